@@ -1,0 +1,104 @@
+/**
+ * Structured log lines (one JSON object each) with a level. Under systemd or `--foreground` they
+ * go to stderr, where journald reads the `<N>` priority prefix; otherwise to a size-capped,
+ * rotated `memd.log`.
+ */
+import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import type { LogLevel } from '../../shared/config.js';
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** Where lines go, for status: a file path, or null for stderr. */
+  readonly file: string | null;
+  close(): void;
+}
+
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+/** sd-daemon(3) priorities: journald turns the `<N>` prefix into the entry's priority. */
+const JOURNAL_PRIORITY: Record<LogLevel, number> = { debug: 7, info: 6, warn: 4, error: 3 };
+
+function serializeField(value: unknown): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  return value;
+}
+
+function formatLine(level: LogLevel, msg: string, fields: LogFields | undefined, now: Date): string {
+  const record: Record<string, unknown> = { time: now.toISOString(), level, msg };
+  if (fields) for (const [key, value] of Object.entries(fields)) record[key] = serializeField(value);
+  return `${JSON.stringify(record)}\n`;
+}
+
+type Sink = { write(level: LogLevel, line: string): void; close(): void; file: string | null };
+
+export function stderrSink(journal: boolean): Sink {
+  return {
+    file: null,
+    write(level, line) {
+      process.stderr.write(journal ? `<${JOURNAL_PRIORITY[level]}>${line}` : line);
+    },
+    close() {},
+  };
+}
+
+/** Appends synchronously, so the last line before a crash is on disk; rotates past `maxBytes`. */
+export function rotatingFileSink(path: string, maxBytes: number, keep: number): Sink {
+  let fd = openSync(path, 'a', 0o600);
+  let size = fstatSync(fd).size;
+  const rotate = () => {
+    closeSync(fd);
+    rmSync(`${path}.${keep}`, { force: true });
+    for (let n = keep - 1; n >= 1; n--) {
+      try {
+        renameSync(`${path}.${n}`, `${path}.${n + 1}`);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    renameSync(path, `${path}.1`);
+    fd = openSync(path, 'a', 0o600);
+    size = 0;
+  };
+  return {
+    file: path,
+    write(_level, line) {
+      const bytes = Buffer.byteLength(line);
+      if (size > 0 && size + bytes > maxBytes) {
+        try {
+          rotate();
+        } catch {
+          // A failed rotation must not stop logging: keep appending to the current file.
+        }
+      }
+      try {
+        writeSync(fd, line);
+        size += bytes;
+      } catch {
+        // A full disk drops log lines rather than crashing the daemon.
+      }
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
+}
+
+export function createLogger(sink: Sink, level: LogLevel, clock: () => Date = () => new Date()): Logger {
+  const threshold = RANK[level];
+  const emit = (lineLevel: LogLevel, msg: string, fields?: LogFields) => {
+    if (RANK[lineLevel] < threshold) return;
+    sink.write(lineLevel, formatLine(lineLevel, msg, fields, clock()));
+  };
+  return {
+    file: sink.file,
+    debug: (msg, fields) => emit('debug', msg, fields),
+    info: (msg, fields) => emit('info', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    error: (msg, fields) => emit('error', msg, fields),
+    close: () => sink.close(),
+  };
+}

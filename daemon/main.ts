@@ -1,0 +1,206 @@
+#!/usr/bin/env node
+/**
+ * memd: the daemon, in the foreground. This file is the one place that wires the parts together.
+ */
+import { homedir } from 'node:os';
+import { describeConfigKeys, type ResolvedConfig } from '../shared/config.js';
+import { checkSocketPath, resolvePaths, type MemdPaths } from '../shared/paths.js';
+import { MEMD_VERSION } from '../shared/version.js';
+import { createBus } from './bus/bus.js';
+import { eventMethods } from './bus/methods.js';
+import { loadConfig } from './config/load.js';
+import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
+import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecycle/instance-lock.js';
+import { daemonMethods } from './lifecycle/methods.js';
+import { createShutdown } from './lifecycle/shutdown.js';
+import { takeActivatedSocket } from './lifecycle/socket-activation.js';
+import { removeStaleSocket, SocketPathError } from './lifecycle/socket-file.js';
+import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
+import { createDispatcher } from './rpc/dispatch.js';
+import { createRpcServer, type ListenTarget } from './rpc/server.js';
+import { openStore, type Store } from './store/db.js';
+
+const USAGE = `usage: memd [--foreground] [--print-config] [--version] [--help]
+
+Runs the memd daemon in the foreground (there is one per user).
+  --foreground     log to stderr instead of memd.log (as under systemd)
+  --print-config   print the resolved paths and configuration, then exit
+  --version        print the version, then exit
+
+Environment: MEMD_SOCKET, MEMD_STATE_DIR, MEMD_CONFIG, MEMD_PROJECTS_DIR, CLAUDE_CONFIG_DIR,
+XDG_RUNTIME_DIR, XDG_STATE_HOME, XDG_CONFIG_HOME, and the keys in docs/configuration.md.`;
+
+/** Exit codes: 1 a runtime failure (another daemon, a bad dir), 2 bad usage or configuration. */
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+/** Feature flags reported by daemon.version beside the method names. */
+const FEATURES = ['events', 'cancel'] as const;
+
+function fail(message: string, code = EXIT_FAILURE): never {
+  process.stderr.write(`memd: ${message}\n`);
+  process.exit(code);
+}
+
+function printConfig(paths: MemdPaths, resolved: ResolvedConfig): void {
+  const keys = describeConfigKeys().map(({ key, env }) => ({
+    key,
+    env,
+    value: resolved.config[key],
+    source: resolved.sources[key],
+  }));
+  process.stdout.write(`${JSON.stringify({ version: MEMD_VERSION, paths, config: keys, problems: resolved.problems }, null, 2)}\n`);
+}
+
+function openLogger(paths: MemdPaths, resolved: ResolvedConfig, foreground: boolean): Logger {
+  const { config } = resolved;
+  const underSystemd = process.env.JOURNAL_STREAM !== undefined && process.env.JOURNAL_STREAM !== '';
+  if (underSystemd || foreground) return createLogger(stderrSink(underSystemd), config.logLevel);
+  return createLogger(rotatingFileSink(paths.logPath, config.logMaxBytes, config.logFiles), config.logLevel);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const known = new Set(['--foreground', '--print-config', '--version', '--help', '-h']);
+  const unknown = argv.filter((arg) => !known.has(arg));
+  if (unknown.length > 0) fail(`unknown argument ${unknown[0]}\n${USAGE}`, EXIT_USAGE);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (argv.includes('--version')) {
+    process.stdout.write(`memd ${MEMD_VERSION}\n`);
+    return;
+  }
+
+  const paths = resolvePaths(process.env, homedir());
+  const resolved = loadConfig(paths.configPath, process.env);
+  if (argv.includes('--print-config')) {
+    printConfig(paths, resolved);
+    process.exitCode = resolved.problems.length > 0 ? EXIT_USAGE : 0;
+    return;
+  }
+  if (resolved.problems.length > 0) fail(`bad configuration:\n  ${resolved.problems.join('\n  ')}`, EXIT_USAGE);
+
+  // Everything memd creates is private to the user.
+  process.umask(0o077);
+  const activated = takeActivatedSocket(process.env);
+  if (!activated) {
+    const socketProblem = checkSocketPath(paths.socketPath);
+    if (socketProblem) fail(socketProblem, EXIT_USAGE);
+  }
+  try {
+    ensurePrivateDir(paths.stateDir, 'state');
+    ensurePrivateDir(paths.runtimeDir, 'socket');
+  } catch (error) {
+    if (error instanceof UnsafeDirError) fail(error.message);
+    throw error;
+  }
+
+  const log = openLogger(paths, resolved, argv.includes('--foreground'));
+  let lock: InstanceLock;
+  try {
+    lock = acquireInstanceLock(paths.lockPath);
+  } catch (error) {
+    if (error instanceof LockHeldError) fail(`already running as pid ${error.pid} (lock ${error.lockPath}); stop it with: memctl stop`);
+    throw error;
+  }
+
+  let store: Store | undefined;
+  try {
+    if (!activated && removeStaleSocket(paths.socketPath)) log.info('removed a stale socket', { socket: paths.socketPath });
+    store = openStore(paths.dbPath, log);
+  } catch (error) {
+    lock.release();
+    if (error instanceof SocketPathError) fail(error.message);
+    fail(`cannot open the state database ${paths.dbPath}: ${(error as Error).message}`);
+  }
+  await serve({ paths, resolved, log, lock, store, activatedFd: activated?.fd });
+}
+
+interface Parts {
+  paths: MemdPaths;
+  resolved: ResolvedConfig;
+  log: Logger;
+  lock: InstanceLock;
+  store: Store;
+  activatedFd: number | undefined;
+}
+
+async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts): Promise<void> {
+  const { config } = resolved;
+  const startedAt = new Date();
+  const bus = createBus((error, topic) => log.error('event listener failed', { topic, error }));
+  let methodNames: readonly string[] = [];
+  const handlers = [
+    ...daemonMethods({
+      version: MEMD_VERSION,
+      startedAt,
+      socketActivated: activatedFd !== undefined,
+      paths: {
+        socket: paths.socketPath,
+        stateDir: paths.stateDir,
+        database: paths.dbPath,
+        log: log.file,
+        config: paths.configPath,
+        projectsDir: paths.projectsDir,
+      },
+      database: store.status,
+      rpcStats: () => rpc.stats(),
+      features: FEATURES,
+      methodNames: () => methodNames,
+      requestShutdown: (reason) => void shutdown(reason),
+      clock: () => Date.now(),
+    }),
+    ...eventMethods(),
+  ];
+  const dispatcher = createDispatcher(handlers, log);
+  methodNames = dispatcher.methods;
+  const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections });
+
+  const shutdown = createShutdown(
+    (reason) => [
+      { name: 'announce', run: () => bus.publish('daemon.stopping', { reason }) },
+      { name: 'stop accepting', run: () => rpc.stopAccepting() },
+      { name: 'finish requests', run: async () => void (await rpc.drain(config.shutdownGraceMs)) },
+      { name: 'close connections', run: () => rpc.closeConnections() },
+      { name: 'close database', run: () => store.close() },
+      { name: 'remove socket', run: () => void (activatedFd === undefined && removeStaleSocket(paths.socketPath)) },
+      { name: 'release lock', run: () => lock.release() },
+      { name: 'log stopped', run: () => log.info('stopped') },
+    ],
+    log,
+    (code) => {
+      log.close();
+      process.exit(code);
+    },
+  );
+
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGHUP', () => log.info('SIGHUP ignored; restart memd to reload its configuration'));
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception; shutting down', { error });
+    void shutdown('uncaught exception', EXIT_FAILURE);
+  });
+  process.on('unhandledRejection', (reason) => log.error('unhandled promise rejection', { error: reason }));
+
+  const target: ListenTarget = activatedFd !== undefined ? { kind: 'fd', fd: activatedFd } : { kind: 'path', path: paths.socketPath };
+  try {
+    await rpc.listen(target);
+  } catch (error) {
+    log.error('cannot listen', { error });
+    await shutdown(`cannot listen on ${paths.socketPath}: ${(error as Error).message}`, EXIT_FAILURE);
+    return;
+  }
+  log.info('ready', {
+    pid: process.pid,
+    version: MEMD_VERSION,
+    socket: paths.socketPath,
+    socketActivated: activatedFd !== undefined,
+    stateDir: paths.stateDir,
+  });
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  fail(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+});

@@ -1,0 +1,224 @@
+/**
+ * One client connection: NDJSON framing, envelope checks, dispatch, notifications, cancellation.
+ * A frame that is not JSON (or too large) gets -32700 and closes this connection only.
+ */
+import type { Socket } from 'node:net';
+import { ErrorCode } from '../../shared/protocol/errors.js';
+import {
+  MAX_BATCH_SIZE,
+  checkRequest,
+  errorEnvelope,
+  exceedsDepth,
+  type ErrorEnvelope,
+  type RequestEnvelope,
+  type RequestId,
+} from '../../shared/protocol/envelope.js';
+import type { EventTopic } from '../../shared/protocol/events.js';
+import { LineSplitter } from '../../shared/protocol/framing.js';
+import type { Logger } from '../log/logger.js';
+import type { CallContext, ConnectionHandle, Dispatcher } from './dispatch.js';
+
+/** A client that stops reading its answers is cut off rather than allowed to grow our buffers. */
+const MAX_UNREAD_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Past this many requests in flight we stop reading from the socket until some finish. */
+const MAX_IN_FLIGHT_PER_CONNECTION = 256;
+/** LSP's cancellation notification, which memd honours too. */
+const CANCEL_METHOD = '$/cancelRequest';
+
+export interface ConnectionHooks {
+  dispatcher: Dispatcher;
+  log: Logger;
+  /** False once shutdown began: requests then get ShuttingDown. */
+  accepting(): boolean;
+  onRequest(): void;
+  onProtocolError(): void;
+  onClose(connection: Connection): void;
+}
+
+export class Connection implements ConnectionHandle {
+  private readonly splitter = new LineSplitter();
+  private readonly inFlight = new Map<RequestId | symbol, AbortController>();
+  private readonly topics = new Set<EventTopic>();
+  private closed = false;
+  /** Set after a bad frame: read nothing more, answer what runs, then end. */
+  private ending = false;
+  private paused = false;
+  /** Lines read whose answer is not written yet. */
+  private unanswered = 0;
+
+  constructor(
+    readonly id: number,
+    private readonly socket: Socket,
+    private readonly hooks: ConnectionHooks,
+  ) {
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (error) => hooks.log.debug('connection error', { connection: id, error: error.message }));
+    socket.on('close', () => this.onClosed());
+  }
+
+  get subscriptionCount(): number {
+    return this.topics.size;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  subscribe(topics: readonly EventTopic[]): string[] {
+    for (const topic of topics) this.topics.add(topic);
+    return [...this.topics];
+  }
+
+  unsubscribe(topics: readonly EventTopic[]): string[] {
+    for (const topic of topics) this.topics.delete(topic);
+    return [...this.topics];
+  }
+
+  notify(topic: EventTopic, payload: unknown): void {
+    if (this.closed || !this.topics.has(topic)) return;
+    this.send({ jsonrpc: '2.0', method: topic, params: payload });
+  }
+
+  /** Cancels everything this connection is waiting for (disconnect or shutdown). */
+  cancelAll(): void {
+    for (const controller of this.inFlight.values()) controller.abort();
+  }
+
+  /** Ends the connection after pending writes flush. */
+  end(): void {
+    if (!this.closed) this.socket.end();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    const { lines, overflow } = this.splitter.push(chunk);
+    for (const line of lines) {
+      if (this.ending || this.closed) return;
+      this.onLine(line);
+    }
+    if (overflow && !this.ending) this.failFrame('frame is over the 16 MiB limit');
+  }
+
+  private failFrame(message: string): void {
+    this.hooks.onProtocolError();
+    this.hooks.log.warn('closing connection after a bad frame', { connection: this.id, reason: message });
+    this.send(errorEnvelope(null, ErrorCode.ParseError, 'ParseError', message));
+    this.ending = true;
+    this.socket.pause();
+    this.endWhenIdle();
+  }
+
+  private endWhenIdle(): void {
+    if (this.ending && this.unanswered === 0) this.socket.end();
+  }
+
+  private onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      this.failFrame(`not JSON: ${(error as Error).message}`);
+      return;
+    }
+    if (exceedsDepth(message)) {
+      this.hooks.onProtocolError();
+      this.send(errorEnvelope(null, ErrorCode.InvalidRequest, 'TooDeep', 'message nests deeper than the protocol allows'));
+      return;
+    }
+    this.unanswered++;
+    if (!Array.isArray(message)) {
+      void this.handleOne(message).then((response) => this.sendAndSettle(response));
+      return;
+    }
+    if (message.length === 0 || message.length > MAX_BATCH_SIZE) {
+      this.unanswered--;
+      this.hooks.onProtocolError();
+      const reason = message.length === 0 ? 'an empty batch' : `a batch of ${message.length}; the limit is ${MAX_BATCH_SIZE}`;
+      this.send(errorEnvelope(null, ErrorCode.InvalidRequest, 'InvalidBatch', `invalid request: ${reason}`));
+      return;
+    }
+    void Promise.all(message.map((entry) => this.handleOne(entry))).then((responses) => {
+      const answered = responses.filter((response) => response !== null);
+      this.sendAndSettle(answered.length > 0 ? answered : null);
+    });
+  }
+
+  private async handleOne(value: unknown): Promise<object | null> {
+    const checked = checkRequest(value);
+    if (!checked.ok) {
+      this.hooks.onProtocolError();
+      return checked.response;
+    }
+    const request = checked.request;
+    if (request.method === CANCEL_METHOD) {
+      this.cancel(request.params?.id);
+      return null;
+    }
+    if (!this.hooks.accepting()) {
+      return request.id === undefined
+        ? null
+        : errorEnvelope(request.id, ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down; retry after it restarts');
+    }
+    return this.run(request);
+  }
+
+  private async run(request: RequestEnvelope): Promise<object | null> {
+    const key = request.id ?? Symbol('notification');
+    const controller = new AbortController();
+    this.inFlight.set(key, controller);
+    this.applyBackpressure();
+    this.hooks.onRequest();
+    const ctx: CallContext = { signal: controller.signal, connection: this };
+    try {
+      const response = await this.hooks.dispatcher.dispatch(request, ctx);
+      if (controller.signal.aborted && request.id !== undefined) return cancelled(request.id);
+      return response;
+    } finally {
+      this.inFlight.delete(key);
+      this.applyBackpressure();
+    }
+  }
+
+  private sendAndSettle(response: object | null): void {
+    this.unanswered--;
+    if (response !== null) this.send(response);
+    this.endWhenIdle();
+  }
+
+  private cancel(id: unknown): void {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    this.inFlight.get(id)?.abort();
+  }
+
+  private applyBackpressure(): void {
+    const shouldPause = this.inFlight.size >= MAX_IN_FLIGHT_PER_CONNECTION;
+    if (shouldPause === this.paused || this.closed || this.ending) return;
+    this.paused = shouldPause;
+    if (shouldPause) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  private send(message: object): void {
+    if (this.socket.destroyed || !this.socket.writable) return;
+    if (this.socket.writableLength > MAX_UNREAD_RESPONSE_BYTES) {
+      this.hooks.log.warn('client is not reading its responses; disconnecting it', { connection: this.id });
+      this.socket.destroy();
+      return;
+    }
+    this.socket.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private onClosed(): void {
+    this.closed = true;
+    this.cancelAll();
+    this.topics.clear();
+    this.hooks.onClose(this);
+  }
+}
+
+function cancelled(id: RequestId): ErrorEnvelope {
+  return errorEnvelope(id, ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled');
+}

@@ -1,0 +1,75 @@
+/**
+ * Method dispatch on top of json-rpc-2.0: params are validated against the method's schema,
+ * handlers throw typed RpcErrors, and anything else becomes InternalError with a plain message
+ * (the stack goes to the log, never over the wire).
+ */
+import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCResponse } from 'json-rpc-2.0';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { METHOD_BY_NAME, type MethodDescriptor } from '../../shared/protocol/methods.js';
+import type { RequestEnvelope } from '../../shared/protocol/envelope.js';
+import type { EventTopic } from '../../shared/protocol/events.js';
+import type { Logger } from '../log/logger.js';
+
+export interface ConnectionHandle {
+  readonly id: number;
+  subscribe(topics: readonly EventTopic[]): string[];
+  unsubscribe(topics: readonly EventTopic[]): string[];
+}
+
+export interface CallContext {
+  /** Aborted when the client cancels the request or disconnects, or the daemon stops. */
+  readonly signal: AbortSignal;
+  readonly connection: ConnectionHandle;
+}
+
+export type Handler<P, R> = (params: P, ctx: CallContext) => R | Promise<R>;
+
+export interface MethodHandler {
+  readonly descriptor: MethodDescriptor<unknown, unknown>;
+  readonly run: Handler<unknown, unknown>;
+}
+
+export function handle<P, R>(descriptor: MethodDescriptor<P, R>, run: Handler<P, R>): MethodHandler {
+  return { descriptor: descriptor as MethodDescriptor<unknown, unknown>, run: run as Handler<unknown, unknown> };
+}
+
+export interface Dispatcher {
+  dispatch(request: RequestEnvelope, ctx: CallContext): PromiseLike<JSONRPCResponse | null>;
+  readonly methods: string[];
+}
+
+export function createDispatcher(handlers: readonly MethodHandler[], log: Logger): Dispatcher {
+  const server = new JSONRPCServer<CallContext>({
+    errorListener: (message, data) => {
+      if (data instanceof RpcError) return;
+      log.error('handler failed', { detail: message, error: data });
+    },
+  });
+  server.mapErrorToJSONRPCErrorResponse = (id, error: unknown) => {
+    if (error instanceof RpcError) return createJSONRPCErrorResponse(id, error.code, error.message, error.data);
+    return createJSONRPCErrorResponse(id, ErrorCode.InternalError, 'internal error; the daemon log has the details', {
+      kind: 'InternalError',
+    });
+  };
+  server.handleMethodNotFound = async (request) => {
+    if (request.id === undefined) return null;
+    const known = METHOD_BY_NAME.has(request.method);
+    const message = known
+      ? `method "${request.method}" is part of the protocol but not served by this daemon version`
+      : `unknown method "${request.method}"`;
+    return createJSONRPCErrorResponse(request.id, ErrorCode.MethodNotFound, message, {
+      kind: 'MethodNotFound',
+      method: request.method,
+    });
+  };
+  for (const { descriptor, run } of handlers) {
+    server.addMethod(descriptor.name, (params: unknown, ctx: CallContext) => {
+      const parsed = descriptor.params.parse(params ?? {}, 'params');
+      return run(parsed, ctx);
+    });
+  }
+  return {
+    methods: handlers.map((handler) => handler.descriptor.name),
+    dispatch: (request, ctx) => server.receive(request, ctx),
+  };
+}

@@ -1,0 +1,115 @@
+/** The socket server: accepts connections, forwards bus events to subscribers, keeps counts. */
+import { createServer, type Server } from 'node:net';
+import { chmodSync } from 'node:fs';
+import type { Bus } from '../bus/bus.js';
+import type { Logger } from '../log/logger.js';
+import { Connection } from './connection.js';
+import type { Dispatcher } from './dispatch.js';
+
+export type ListenTarget = { kind: 'path'; path: string } | { kind: 'fd'; fd: number };
+
+export interface RpcStats {
+  connections: number;
+  subscriptions: number;
+  requestsServed: number;
+  protocolErrors: number;
+}
+
+export interface RpcServer {
+  listen(target: ListenTarget): Promise<void>;
+  stats(): RpcStats;
+  /** Stops accepting; requests already running may finish. */
+  stopAccepting(): Promise<void>;
+  /** Resolves when no request is running, or after `timeoutMs`. */
+  drain(timeoutMs: number): Promise<boolean>;
+  /** Cancels what still runs and closes every connection. */
+  closeConnections(): void;
+}
+
+/** How often drain() looks at the in-flight count; shutdown is rare, so a coarse poll is fine. */
+const DRAIN_POLL_MS = 10;
+
+export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: Logger; maxConnections: number }): RpcServer {
+  const { dispatcher, bus, log } = deps;
+  const connections = new Set<Connection>();
+  let nextId = 1;
+  let accepting = true;
+  let requestsServed = 0;
+  let protocolErrors = 0;
+  let server: Server | undefined;
+
+  const hooks = {
+    dispatcher,
+    log,
+    accepting: () => accepting,
+    onRequest: () => {
+      requestsServed++;
+    },
+    onProtocolError: () => {
+      protocolErrors++;
+    },
+    onClose: (connection: Connection) => {
+      connections.delete(connection);
+      log.debug('client disconnected', { connection: connection.id });
+    },
+  };
+
+  bus.listen((topic, payload) => {
+    for (const connection of connections) connection.notify(topic, payload);
+  });
+
+  const inFlight = () => [...connections].reduce((sum, connection) => sum + connection.inFlightCount, 0);
+
+  return {
+    listen(target) {
+      const created = createServer({ allowHalfOpen: false }, (socket) => {
+        const connection = new Connection(nextId++, socket, hooks);
+        connections.add(connection);
+        log.debug('client connected', { connection: connection.id });
+      });
+      created.maxConnections = deps.maxConnections;
+      server = created;
+      return new Promise((resolve, reject) => {
+        created.once('error', reject);
+        const onListening = () => {
+          created.off('error', reject);
+          created.on('error', (error) => log.error('server error', { error }));
+          resolve();
+        };
+        if (target.kind === 'fd') {
+          created.listen({ fd: target.fd }, onListening);
+        } else {
+          created.listen(target.path, () => {
+            // listen() creates the socket with the umask; tighten before the first client can see it.
+            chmodSync(target.path, 0o600);
+            onListening();
+          });
+        }
+      });
+    },
+    stats() {
+      let subscriptions = 0;
+      for (const connection of connections) subscriptions += connection.subscriptionCount;
+      return { connections: connections.size, subscriptions, requestsServed, protocolErrors };
+    },
+    stopAccepting() {
+      accepting = false;
+      // close()'s callback waits for every connection to end; stopping the listener is immediate.
+      if (server?.listening) server.close();
+      return Promise.resolve();
+    },
+    async drain(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight() > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      }
+      return inFlight() === 0;
+    },
+    closeConnections() {
+      for (const connection of connections) {
+        connection.cancelAll();
+        connection.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The state store: SQLite in WAL mode. At open it checks integrity; a corrupt (or newer-schema)
+ * database is moved aside as `memd.sqlite.corrupt-<time>` and rebuilt from nothing, because all
+ * of its content is derivable from the transcripts.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, renameSync } from 'node:fs';
+import type { DatabaseStatus } from '../../shared/protocol/results.js';
+import type { Logger } from '../log/logger.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+/** Readers and the writer share the file; wait this long for a lock instead of failing at once. */
+const BUSY_TIMEOUT_MS = 5_000;
+const SIDE_FILES = ['-wal', '-shm'] as const;
+
+export interface Store {
+  readonly db: Database.Database;
+  readonly status: DatabaseStatus;
+  close(): void;
+}
+
+class CorruptDatabaseError extends Error {
+  override name = 'CorruptDatabaseError';
+}
+
+function configure(db: Database.Database): void {
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  const mode = db.pragma('journal_mode = WAL', { simple: true });
+  if (mode !== 'wal') throw new CorruptDatabaseError(`journal_mode is ${String(mode)}, not wal`);
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+}
+
+function checkIntegrity(db: Database.Database): void {
+  const rows = db.pragma('integrity_check') as { integrity_check: string }[];
+  const problems = rows.map((row) => row.integrity_check).filter((line) => line !== 'ok');
+  if (problems.length > 0) throw new CorruptDatabaseError(`integrity_check: ${problems.slice(0, 3).join('; ')}`);
+}
+
+function migrate(db: Database.Database, log: Logger): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new CorruptDatabaseError(`schema version ${current} is newer than this memd's ${SCHEMA_VERSION}`);
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+    log.info('database migrated', { version: migration.version, name: migration.name });
+  }
+}
+
+function openChecked(path: string, log: Logger): Database.Database {
+  const db = new Database(path);
+  try {
+    configure(db);
+    checkIntegrity(db);
+    migrate(db, log);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function isCorruption(error: unknown): boolean {
+  if (error instanceof CorruptDatabaseError) return true;
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT_VTAB';
+}
+
+function moveAside(path: string, at: Date): string {
+  const movedTo = `${path}.corrupt-${at.toISOString().replace(/[:.]/g, '-')}`;
+  renameSync(path, movedTo);
+  for (const suffix of SIDE_FILES) {
+    if (existsSync(path + suffix)) renameSync(path + suffix, movedTo + suffix);
+  }
+  return movedTo;
+}
+
+export function openStore(path: string, log: Logger, clock: () => Date = () => new Date()): Store {
+  let recoveredFrom: DatabaseStatus['recoveredFrom'] = null;
+  let db: Database.Database;
+  try {
+    db = openChecked(path, log);
+  } catch (error) {
+    if (!isCorruption(error)) throw error;
+    const at = clock();
+    const movedTo = moveAside(path, at);
+    const reason = (error as Error).message;
+    log.warn('database was corrupt; moved aside and rebuilt', { movedTo, reason });
+    recoveredFrom = { movedTo, reason, at: at.toISOString() };
+    db = openChecked(path, log);
+  }
+  const status: DatabaseStatus = { schemaVersion: SCHEMA_VERSION, recoveredFrom };
+  return {
+    db,
+    status,
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}

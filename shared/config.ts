@@ -1,0 +1,115 @@
+/**
+ * Daemon configuration: environment over `config.json` over these defaults (DESIGN.md §5).
+ * Pure: the caller reads the file and passes its parsed value.
+ */
+import type { Env } from './paths.js';
+
+type Parser<T> = (raw: unknown) => T | undefined;
+
+interface KeySpec<T> {
+  env: string;
+  default: T;
+  parse: Parser<T>;
+  doc: string;
+}
+
+const positiveInt: Parser<number> = (raw) => {
+  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+};
+const nonNegativeInt: Parser<number> = (raw) => {
+  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+};
+const nonEmptyString: Parser<string> = (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined);
+const choice =
+  <T extends string>(...choices: T[]): Parser<T> =>
+  (raw) =>
+    typeof raw === 'string' && (choices as string[]).includes(raw) ? (raw as T) : undefined;
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const spec = {
+  logLevel: { env: 'MEMD_LOG_LEVEL', default: 'info' as LogLevel, parse: choice(...LOG_LEVELS), doc: 'debug, info, warn or error' },
+  logMaxBytes: {
+    env: 'MEMD_LOG_MAX_BYTES',
+    default: 5 * 1024 * 1024,
+    parse: positiveInt,
+    doc: 'memd.log is rotated when it passes this size',
+  },
+  logFiles: { env: 'MEMD_LOG_FILES', default: 3, parse: positiveInt, doc: 'rotated logs kept (memd.log.1 ... memd.log.N)' },
+  shutdownGraceMs: {
+    env: 'MEMD_SHUTDOWN_GRACE_MS',
+    default: 5_000,
+    parse: nonNegativeInt,
+    doc: 'how long a graceful shutdown lets running requests finish before cancelling them',
+  },
+  maxConnections: { env: 'MEMD_MAX_CONNECTIONS', default: 1_024, parse: positiveInt, doc: 'concurrent client connections' },
+  summarizer: {
+    env: 'MEMD_SUMMARIZER',
+    default: 'offline' as 'offline' | 'anthropic',
+    parse: choice('offline', 'anthropic'),
+    doc: 'offline (deterministic, no API key) or anthropic',
+  },
+  model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
+  handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },
+} satisfies Record<string, KeySpec<unknown>>;
+
+type Spec = typeof spec;
+export type ConfigKey = keyof Spec;
+export type MemdConfig = { [K in ConfigKey]: Spec[K]['default'] };
+export type ConfigSource = 'default' | 'file' | 'env';
+
+export interface ResolvedConfig {
+  config: MemdConfig;
+  sources: Record<ConfigKey, ConfigSource>;
+  /** Invalid or unknown settings, each naming the key and where it came from. */
+  problems: string[];
+}
+
+export const CONFIG_KEYS = Object.keys(spec) as ConfigKey[];
+
+export function describeConfigKeys(): { key: ConfigKey; env: string; default: unknown; doc: string }[] {
+  return CONFIG_KEYS.map((key) => ({ key, env: spec[key].env, default: spec[key].default, doc: spec[key].doc }));
+}
+
+export function resolveConfig(env: Env, file: unknown): ResolvedConfig {
+  const problems: string[] = [];
+  let fileValues: Record<string, unknown> = {};
+  if (file !== undefined) {
+    if (typeof file === 'object' && file !== null && !Array.isArray(file)) {
+      fileValues = file as Record<string, unknown>;
+      for (const key of Object.keys(fileValues)) {
+        if (!Object.hasOwn(spec, key)) problems.push(`config.json: unknown key "${key}"`);
+      }
+    } else {
+      problems.push('config.json: must hold one JSON object');
+    }
+  }
+  const config: Record<string, unknown> = {};
+  const sources: Record<string, ConfigSource> = {};
+  for (const key of CONFIG_KEYS) {
+    const keySpec: KeySpec<unknown> = spec[key];
+    config[key] = keySpec.default;
+    sources[key] = 'default';
+    if (Object.hasOwn(fileValues, key)) {
+      const parsed = keySpec.parse(fileValues[key]);
+      if (parsed === undefined) problems.push(`config.json: "${key}" is invalid (${keySpec.doc})`);
+      else {
+        config[key] = parsed;
+        sources[key] = 'file';
+      }
+    }
+    const fromEnv = env[keySpec.env];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      const parsed = keySpec.parse(fromEnv);
+      if (parsed === undefined) problems.push(`${keySpec.env}="${fromEnv}" is invalid (${keySpec.doc})`);
+      else {
+        config[key] = parsed;
+        sources[key] = 'env';
+      }
+    }
+  }
+  return { config: config as MemdConfig, sources: sources as Record<ConfigKey, ConfigSource>, problems };
+}

@@ -1,0 +1,82 @@
+/**
+ * Every path memd uses, resolved once from the environment (DESIGN.md §2).
+ * Pure: callers pass the environment and home directory, nothing is read at import time.
+ */
+import { join, resolve } from 'node:path';
+
+/** sockaddr_un.sun_path is 108 bytes including the terminating NUL. */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Claude Code cuts project folder names here and appends a hash so they stay unique. */
+const MAX_PROJECT_DIR_NAME = 200;
+
+export interface MemdPaths {
+  claudeRoot: string;
+  projectsDir: string;
+  runtimeDir: string;
+  socketPath: string;
+  stateDir: string;
+  dbPath: string;
+  logPath: string;
+  lockPath: string;
+  configPath: string;
+  systemdUserDir: string;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value !== '' ? value : undefined;
+}
+
+export function resolvePaths(env: Env, home: string): MemdPaths {
+  const claudeRoot = resolve(nonEmpty(env.CLAUDE_CONFIG_DIR) ?? join(home, '.claude'));
+  const projectsDir = resolve(nonEmpty(env.MEMD_PROJECTS_DIR) ?? join(claudeRoot, 'projects'));
+  const stateHome = nonEmpty(env.XDG_STATE_HOME) ?? join(home, '.local', 'state');
+  const stateDir = resolve(nonEmpty(env.MEMD_STATE_DIR) ?? join(stateHome, 'memd'));
+  const xdgRuntime = nonEmpty(env.XDG_RUNTIME_DIR);
+  const runtimeDir = xdgRuntime !== undefined ? resolve(xdgRuntime, 'memd') : stateDir;
+  const explicitSocket = nonEmpty(env.MEMD_SOCKET);
+  const socketPath = explicitSocket !== undefined ? resolve(explicitSocket) : join(runtimeDir, 'memd.sock');
+  const configHome = nonEmpty(env.XDG_CONFIG_HOME) ?? join(home, '.config');
+  const configPath = resolve(nonEmpty(env.MEMD_CONFIG) ?? join(configHome, 'memd', 'config.json'));
+  return {
+    claudeRoot,
+    projectsDir,
+    // An explicit socket path decides the directory that must be private, not XDG_RUNTIME_DIR.
+    runtimeDir: explicitSocket !== undefined ? resolve(socketPath, '..') : runtimeDir,
+    socketPath,
+    stateDir,
+    dbPath: join(stateDir, 'memd.sqlite'),
+    logPath: join(stateDir, 'memd.log'),
+    lockPath: join(stateDir, 'memd.lock'),
+    configPath,
+    systemdUserDir: join(configHome, 'systemd', 'user'),
+  };
+}
+
+/** Returns a reason when the path cannot be bound as a Unix socket, else undefined. */
+export function checkSocketPath(socketPath: string): string | undefined {
+  const bytes = Buffer.byteLength(socketPath, 'utf8');
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    return `socket path is ${bytes} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit of Unix sockets: ${socketPath} (set MEMD_SOCKET or XDG_RUNTIME_DIR to a shorter directory)`;
+  }
+  return undefined;
+}
+
+/**
+ * 32-bit djb2 hash in base 36 for over-long folder names. Claude Code's exact hash is not
+ * documented; ingest discovers folders from disk, so this only matters when mapping a cwd.
+ */
+function shortHash(text: string): string {
+  let hash = 5381;
+  for (let i = 0; i < text.length; i++) hash = ((hash << 5) + hash + text.charCodeAt(i)) | 0;
+  return Math.abs(hash).toString(36);
+}
+
+/** `/home/user/my-project` → `-home-user-my-project`, as Claude Code names project folders. */
+export function sanitizeProjectDirName(cwd: string): string {
+  const sanitized = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  if (sanitized.length <= MAX_PROJECT_DIR_NAME) return sanitized;
+  return `${sanitized.slice(0, MAX_PROJECT_DIR_NAME)}-${shortHash(cwd)}`;
+}

@@ -1,0 +1,73 @@
+/** JSON-RPC error codes of DESIGN.md §3, in one namespace. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  // Daemon state: -32000..-32099.
+  ShuttingDown: -32001,
+  NotReady: -32002,
+  VersionMismatch: -32003,
+  Cancelled: -32800,
+  // Domain errors start at 1000.
+  NotFound: 1001,
+  Conflict: 1002,
+  Locked: 1003,
+  PathRejected: 1004,
+  LlmUnavailable: 1005,
+  JobFailed: 1006,
+  InvalidTranscript: 1007,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
+
+/** `error.data` on the wire: `kind` names the case; no stack traces ever. */
+export interface RpcErrorData {
+  kind: string;
+  [key: string]: unknown;
+}
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: RpcErrorData;
+}
+
+const NAME_BY_CODE = new Map<number, ErrorCodeName>(
+  (Object.entries(ErrorCode) as [ErrorCodeName, number][]).map(([name, code]) => [code, name]),
+);
+
+export function errorCodeName(code: number): ErrorCodeName | undefined {
+  return NAME_BY_CODE.get(code);
+}
+
+/** A typed protocol error, thrown by handlers and raised by the client for error responses. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly kind: string;
+  readonly data: RpcErrorData;
+
+  constructor(code: number, kind: string, message: string, data: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'RpcError';
+    this.code = code;
+    this.kind = kind;
+    this.data = { ...data, kind };
+  }
+
+  toJSON(): RpcErrorObject {
+    return { code: this.code, message: this.message, data: this.data };
+  }
+
+  static fromObject(value: RpcErrorObject): RpcError {
+    const data = value.data ?? { kind: errorCodeName(value.code) ?? 'Unknown' };
+    const { kind, ...rest } = data;
+    return new RpcError(value.code, typeof kind === 'string' ? kind : 'Unknown', value.message, rest);
+  }
+}
+
+export function invalidParams(message: string, data: Record<string, unknown> = {}): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, 'InvalidParams', message, data);
+}

@@ -1,0 +1,31 @@
+/** Notification topics (`domain.pastTense`, DESIGN.md §3) and their payloads. */
+
+export const EVENT_TOPICS = [
+  'session.updated',
+  'session.thresholdCrossed',
+  'memory.extracted',
+  'compaction.ready',
+  'ingest.failed',
+  // Not in DESIGN.md's list: sent before a graceful shutdown so that clients reconnect instead of failing.
+  'daemon.stopping',
+] as const;
+
+export type EventTopic = (typeof EVENT_TOPICS)[number];
+
+export interface DaemonStoppingEvent {
+  reason: string;
+}
+
+/** Payload types; topics whose feature lands later carry a plain record until then. */
+export interface EventPayloads {
+  'session.updated': Record<string, unknown>;
+  'session.thresholdCrossed': Record<string, unknown>;
+  'memory.extracted': Record<string, unknown>;
+  'compaction.ready': Record<string, unknown>;
+  'ingest.failed': Record<string, unknown>;
+  'daemon.stopping': DaemonStoppingEvent;
+}
+
+export function isEventTopic(value: unknown): value is EventTopic {
+  return typeof value === 'string' && (EVENT_TOPICS as readonly string[]).includes(value);
+}
