@@ -18,13 +18,15 @@ import { removeStaleSocket, SocketPathError } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
+import { checkDatabase } from './store/check.js';
 import { openStore, type Store } from './store/db.js';
 
-const USAGE = `usage: memd [--foreground] [--print-config] [--version] [--help]
+const USAGE = `usage: memd [--foreground] [--print-config] [--check-db] [--version] [--help]
 
 Runs the memd daemon in the foreground (there is one per user).
   --foreground     log to stderr instead of memd.log (as under systemd)
   --print-config   print the resolved paths and configuration, then exit
+  --check-db       check the state database's integrity (read-only), print JSON, then exit
   --version        print the version, then exit
 
 Environment: MEMD_SOCKET, MEMD_STATE_DIR, MEMD_CONFIG, MEMD_PROJECTS_DIR, CLAUDE_CONFIG_DIR,
@@ -60,7 +62,7 @@ function openLogger(paths: MemdPaths, resolved: ResolvedConfig, foreground: bool
 }
 
 async function main(argv: string[]): Promise<void> {
-  const known = new Set(['--foreground', '--print-config', '--version', '--help', '-h']);
+  const known = new Set(['--foreground', '--print-config', '--check-db', '--version', '--help', '-h']);
   const unknown = argv.filter((arg) => !known.has(arg));
   if (unknown.length > 0) fail(`unknown argument ${unknown[0]}\n${USAGE}`, EXIT_USAGE);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -77,6 +79,12 @@ async function main(argv: string[]): Promise<void> {
   if (argv.includes('--print-config')) {
     printConfig(paths, resolved);
     process.exitCode = resolved.problems.length > 0 ? EXIT_USAGE : 0;
+    return;
+  }
+  if (argv.includes('--check-db')) {
+    const check = checkDatabase(paths.dbPath);
+    process.stdout.write(`${JSON.stringify(check)}\n`);
+    process.exitCode = check.ok ? 0 : EXIT_FAILURE;
     return;
   }
   if (resolved.problems.length > 0) fail(`bad configuration:\n  ${resolved.problems.join('\n  ')}`, EXIT_USAGE);

@@ -1,0 +1,226 @@
+/**
+ * The typed memd client. It connects on first use (starting the daemon when none answers),
+ * checks the protocol version once per connection, and re-subscribes after a daemon restart.
+ */
+import { homedir } from 'node:os';
+import { ErrorCode, RpcError } from '../shared/protocol/errors.js';
+import type { EventPayloads, EventTopic } from '../shared/protocol/events.js';
+import { Methods, type MethodDescriptor, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
+import { PROTOCOL_VERSION, type VersionInfo } from '../shared/protocol/results.js';
+import { resolvePaths, type Env, type MemdPaths } from '../shared/paths.js';
+import { startDaemon, type StartResult } from './autostart.js';
+import { openSocket, RpcConnection } from './connection.js';
+import { ClientError } from './errors.js';
+
+/** DESIGN: every call, including connecting and starting the daemon, answers within this. */
+export const DEFAULT_TIMEOUT_MS = 3_000;
+/** How often to knock while a just-started daemon comes up. */
+const STARTUP_POLL_MS = 20;
+/** Reconnect backoff after the daemon goes away, doubling up to the cap. */
+const RECONNECT_FIRST_MS = 50;
+const RECONNECT_MAX_MS = 2_000;
+
+export interface ClientOptions {
+  /** Defaults to the paths DESIGN.md §2 resolves from `env`. */
+  socketPath?: string;
+  env?: Env;
+  /** Start the daemon when none answers (default true). */
+  autostart?: boolean;
+  timeoutMs?: number;
+  /** Keep the host process alive while subscribed (default false: an idle client never does). */
+  keepAlive?: boolean;
+}
+
+type Listener = (payload: unknown, topic: EventTopic) => void;
+
+function isNoDaemonError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNREFUSED' || code === 'ENOENT';
+}
+
+/** Only used while a call waits, so it must hold the process open like the call itself does. */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class MemdClient {
+  readonly paths: MemdPaths;
+  readonly socketPath: string;
+  private readonly env: Env;
+  private readonly autostart: boolean;
+  private readonly timeoutMs: number;
+  private readonly keepAlive: boolean;
+  private connection: RpcConnection | undefined;
+  private connecting: Promise<RpcConnection> | undefined;
+  private readonly listeners = new Map<EventTopic, Set<Listener>>();
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private holdTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** The daemon's handshake answer on the current connection. */
+  daemon: VersionInfo | undefined;
+  /** How this client last started the daemon, if it did. */
+  started: StartResult['via'] | undefined;
+
+  constructor(options: ClientOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.paths = resolvePaths(this.env, homedir());
+    this.socketPath = options.socketPath ?? this.paths.socketPath;
+    this.autostart = options.autostart ?? true;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.keepAlive = options.keepAlive ?? false;
+  }
+
+  /** Calls any method by descriptor, with its params and result typed. */
+  async call<M extends MethodDescriptor<unknown, unknown>>(descriptor: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    const deadline = Date.now() + this.timeoutMs;
+    const connection = await this.connect(deadline);
+    return (await connection.call(descriptor.name, params as object, Math.max(1, deadline - Date.now()))) as ResultOf<M>;
+  }
+
+  /** Calls a method by name with raw params (memctl call); the daemon validates them. */
+  async callRaw(method: string, params: object): Promise<unknown> {
+    const deadline = Date.now() + this.timeoutMs;
+    const connection = await this.connect(deadline);
+    return connection.call(method, params, Math.max(1, deadline - Date.now()));
+  }
+
+  /** Subscribes to a topic; the returned function unsubscribes. Survives daemon restarts. */
+  async on<T extends EventTopic>(topic: T, listener: (payload: EventPayloads[T], topic: T) => void): Promise<() => Promise<void>> {
+    let set = this.listeners.get(topic);
+    const first = set === undefined;
+    if (!set) {
+      set = new Set();
+      this.listeners.set(topic, set);
+    }
+    set.add(listener as Listener);
+    this.updateHold();
+    if (first) await this.call(Methods.eventsSubscribe, { topics: [topic] });
+    return async () => {
+      set.delete(listener as Listener);
+      if (set.size > 0) return;
+      this.listeners.delete(topic);
+      this.updateHold();
+      if (this.connection?.isOpen) await this.call(Methods.eventsUnsubscribe, { topics: [topic] });
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.holdTimer);
+    this.listeners.clear();
+    this.connection?.close();
+    this.connection = undefined;
+  }
+
+  private connect(deadline: number): Promise<RpcConnection> {
+    if (this.closed) return Promise.reject(new ClientError('Closed', 'the client was closed'));
+    if (this.connection?.isOpen) return Promise.resolve(this.connection);
+    this.connecting ??= this.establish(deadline).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async establish(deadline: number): Promise<RpcConnection> {
+    const socket = await this.openOrStart(deadline);
+    const connection = new RpcConnection(
+      socket,
+      (method, params) => this.dispatch(method, params),
+      () => this.onConnectionClosed(connection),
+    );
+    const version = (await connection.call(Methods.daemonVersion.name, {}, Math.max(1, deadline - Date.now()))) as VersionInfo;
+    if (version.protocol !== PROTOCOL_VERSION) {
+      connection.close();
+      throw new RpcError(
+        ErrorCode.VersionMismatch,
+        'VersionMismatch',
+        `memd ${version.version} speaks protocol ${version.protocol}, this client speaks ${PROTOCOL_VERSION}; restart the daemon with: memctl stop && memctl start`,
+      );
+    }
+    this.daemon = version;
+    this.connection = connection;
+    return connection;
+  }
+
+  private async openOrStart(deadline: number) {
+    try {
+      return await openSocket(this.socketPath, Math.max(1, deadline - Date.now()));
+    } catch (error) {
+      if (!isNoDaemonError(error)) throw error;
+      if (!this.autostart) {
+        // One retry: a daemon that is restarting may be between unlink and listen.
+        await delay(STARTUP_POLL_MS);
+        try {
+          return await openSocket(this.socketPath, Math.max(1, deadline - Date.now()));
+        } catch (retryError) {
+          if (!isNoDaemonError(retryError)) throw retryError;
+          throw new ClientError('NoDaemon', `memd is not running (nothing answers on ${this.socketPath}); start it with: memctl start`, retryError);
+        }
+      }
+    }
+    return this.startAndWait(deadline);
+  }
+
+  private async startAndWait(deadline: number) {
+    const start = await startDaemon(this.env, this.paths);
+    this.started = start.via;
+    let exitCode: number | null | undefined;
+    void start.exited?.then((code) => {
+      exitCode = code;
+    });
+    let lastError: unknown;
+    while (Date.now() < deadline) {
+      try {
+        return await openSocket(this.socketPath, Math.max(1, deadline - Date.now()));
+      } catch (error) {
+        if (!isNoDaemonError(error)) throw error;
+        lastError = error;
+      }
+      if (exitCode !== undefined && exitCode !== 0) {
+        throw new ClientError('NoDaemon', `memd exited with code ${exitCode} at start; run \`memd --foreground\` to see why`);
+      }
+      await delay(STARTUP_POLL_MS);
+    }
+    throw new ClientError(
+      'NoDaemon',
+      `memd was started (${start.via}) but did not answer on ${this.socketPath} within ${this.timeoutMs} ms; see ${this.paths.logPath} or run \`memd --foreground\``,
+      lastError,
+    );
+  }
+
+  private dispatch(method: string, params: unknown): void {
+    const set = this.listeners.get(method as EventTopic);
+    if (!set) return;
+    for (const listener of set) listener(params, method as EventTopic);
+  }
+
+  /** A client that subscribes with keepAlive holds the process open; otherwise nothing does. */
+  private updateHold(): void {
+    const hold = this.keepAlive && this.listeners.size > 0 && !this.closed;
+    if (hold && !this.holdTimer) this.holdTimer = setInterval(() => {}, 1 << 30);
+    if (!hold && this.holdTimer) {
+      clearInterval(this.holdTimer);
+      this.holdTimer = undefined;
+    }
+  }
+
+  private onConnectionClosed(connection: RpcConnection): void {
+    if (this.connection === connection) this.connection = undefined;
+    if (this.closed || this.listeners.size === 0) return;
+    this.scheduleReconnect(RECONNECT_FIRST_MS);
+  }
+
+  private scheduleReconnect(waitMs: number): void {
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => void this.resubscribe(waitMs), waitMs);
+    if (!this.keepAlive) this.reconnectTimer.unref();
+  }
+
+  private async resubscribe(waitMs: number): Promise<void> {
+    if (this.closed || this.listeners.size === 0) return;
+    try {
+      await this.call(Methods.eventsSubscribe, { topics: [...this.listeners.keys()] });
+    } catch {
+      this.scheduleReconnect(Math.min(waitMs * 2, RECONNECT_MAX_MS));
+    }
+  }
+}

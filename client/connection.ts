@@ -1,0 +1,145 @@
+/**
+ * One socket to the daemon speaking NDJSON JSON-RPC: correlates responses with calls, hands
+ * notifications to a callback, and keeps the host process alive only while a call is waiting.
+ */
+import { connect, type Socket } from 'node:net';
+import { RpcError, type RpcErrorObject } from '../shared/protocol/errors.js';
+import { LineSplitter } from '../shared/protocol/framing.js';
+import { ClientError } from './errors.js';
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export type NotificationHandler = (method: string, params: unknown) => void;
+
+export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new ClientError('Timeout', `no answer from ${path} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class RpcConnection {
+  private readonly pending = new Map<number, Pending>();
+  private readonly splitter = new LineSplitter();
+  private nextId = 1;
+  private closedError: Error | undefined;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly onNotification: NotificationHandler,
+    private readonly onClose: (error: Error) => void,
+  ) {
+    socket.setNoDelay?.(true);
+    socket.unref();
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => {
+      // 'close' follows and fails what is pending.
+    });
+    socket.on('close', () => this.fail(new ClientError('ConnectionLost', 'the connection to memd closed')));
+  }
+
+  get isOpen(): boolean {
+    return this.closedError === undefined;
+  }
+
+  call(method: string, params: object, timeoutMs: number): Promise<unknown> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        this.updateRef();
+        reject(new ClientError('Timeout', `${method} got no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.updateRef();
+      this.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  close(): void {
+    this.fail(new ClientError('Closed', 'the client was closed'));
+    this.socket.destroy();
+  }
+
+  private updateRef(): void {
+    if (this.pending.size > 0) this.socket.ref();
+    else this.socket.unref();
+  }
+
+  private onData(chunk: Buffer): void {
+    const { lines, overflow } = this.splitter.push(chunk);
+    for (const line of lines) this.onLine(line);
+    if (overflow) {
+      this.fail(new ClientError('BadResponse', 'memd sent a frame over the 16 MiB limit'));
+      this.socket.destroy();
+    }
+  }
+
+  private onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.fail(new ClientError('BadResponse', 'memd sent a line that is not JSON'));
+      this.socket.destroy();
+      return;
+    }
+    const messages = Array.isArray(message) ? message : [message];
+    for (const entry of messages) this.onMessage(entry);
+  }
+
+  private onMessage(message: unknown): void {
+    if (!isRecord(message)) return;
+    if (typeof message.method === 'string' && message.id === undefined) {
+      this.onNotification(message.method, message.params);
+      return;
+    }
+    if (typeof message.id !== 'number') return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    this.updateRef();
+    if (isRecord(message.error)) {
+      const error = message.error;
+      const code = typeof error.code === 'number' ? error.code : -32603;
+      const text = typeof error.message === 'string' ? error.message : 'error without a message';
+      const data = isRecord(error.data) ? (error.data as RpcErrorObject['data']) : undefined;
+      pending.reject(RpcError.fromObject({ code, message: text, ...(data ? { data } : {}) }));
+      return;
+    }
+    pending.resolve(message.result);
+  }
+
+  private fail(error: Error): void {
+    if (this.closedError) return;
+    this.closedError = error;
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.pending.clear();
+    this.onClose(error);
+  }
+}

@@ -1,0 +1,144 @@
+/** `memctl doctor`: every check prints one line with what to do when it fails. */
+import { execFile } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkSocketPath, type MemdPaths } from '../../../shared/paths.js';
+import { PROTOCOL_VERSION } from '../../../shared/protocol/results.js';
+import { DAEMON_MAIN } from '../../autostart.js';
+import { UsageError, type Command, type CommandContext } from '../context.js';
+import { UNIT_NAMES } from '../units.js';
+
+/** package.json's engines field: the oldest Node memd is tested on. */
+const MIN_NODE = [20, 10] as const;
+/** A child `memd --check-db` reads the whole database; give it time on a large one. */
+const CHILD_TIMEOUT_MS = 60_000;
+
+type Check = { ok: boolean | 'skip'; label: string; detail: string; hint?: string };
+
+function checkNode(): Check {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return { ok, label: 'node', detail: `v${process.versions.node} (${process.execPath})`, hint: `install Node ${MIN_NODE.join('.')} or newer` };
+}
+
+function checkPrivateDir(dir: string, label: string): Check {
+  let stats;
+  try {
+    stats = lstatSync(dir);
+  } catch {
+    return { ok: 'skip', label, detail: `${dir} does not exist yet; memd creates it 0700 at start` };
+  }
+  const uid = process.getuid?.();
+  const mode = stats.mode & 0o777;
+  const modeText = mode.toString(8).padStart(4, '0');
+  if (!stats.isDirectory() || stats.isSymbolicLink()) return { ok: false, label, detail: `${dir} is not a directory`, hint: `remove ${dir}` };
+  if (uid !== undefined && stats.uid !== uid) {
+    return { ok: false, label, detail: `${dir} belongs to uid ${stats.uid}`, hint: `memd refuses it; set MEMD_STATE_DIR or XDG_RUNTIME_DIR` };
+  }
+  if ((mode & 0o077) !== 0) return { ok: false, label, detail: `${dir} has mode ${modeText}`, hint: `chmod 700 ${dir}` };
+  return { ok: true, label, detail: `${dir} (${modeText}, yours)` };
+}
+
+async function checkSocket(ctx: CommandContext): Promise<Check> {
+  const client = ctx.client({ autostart: false });
+  const tooLong = checkSocketPath(client.socketPath);
+  if (tooLong) return { ok: false, label: 'socket', detail: tooLong };
+  try {
+    const version = await client.daemonVersion();
+    const same = version.protocol === PROTOCOL_VERSION;
+    return {
+      ok: same,
+      label: 'socket',
+      detail: `${client.socketPath} answers: memd ${version.version}, protocol ${version.protocol}`,
+      hint: 'restart the daemon: memctl stop && memctl start',
+    };
+  } catch (error) {
+    return { ok: false, label: 'socket', detail: `${client.socketPath}: ${(error as Error).message}`, hint: 'start it: memctl start' };
+  } finally {
+    client.close();
+  }
+}
+
+function runDaemon(args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [DAEMON_MAIN, ...args], { timeout: CHILD_TIMEOUT_MS }, (error, stdout) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout });
+    });
+  });
+}
+
+async function checkDatabase(): Promise<Check> {
+  const { stdout } = await runDaemon(['--check-db']);
+  let result: { path?: string; exists?: boolean; ok?: boolean; schemaVersion?: number | null; problems?: string[] };
+  try {
+    result = JSON.parse(stdout) as typeof result;
+  } catch {
+    return { ok: false, label: 'database', detail: `memd --check-db printed no result`, hint: `run: memd --check-db` };
+  }
+  if (!result.exists) return { ok: 'skip', label: 'database', detail: `${result.path} not created yet` };
+  if (result.ok) return { ok: true, label: 'database', detail: `${result.path} passes integrity_check (schema ${result.schemaVersion})` };
+  return {
+    ok: false,
+    label: 'database',
+    detail: `${result.path}: ${(result.problems ?? []).slice(0, 2).join('; ')}`,
+    hint: 'restart memd: it moves a corrupt database aside and rebuilds it',
+  };
+}
+
+async function checkConfig(): Promise<Check> {
+  const { stdout } = await runDaemon(['--print-config']);
+  try {
+    const printed = JSON.parse(stdout) as { problems: string[]; paths: { configPath: string } };
+    if (printed.problems.length === 0) return { ok: true, label: 'config', detail: `${printed.paths.configPath} (or defaults)` };
+    return { ok: false, label: 'config', detail: printed.problems.join('; '), hint: 'fix the settings named (docs/configuration.md)' };
+  } catch {
+    return { ok: false, label: 'config', detail: 'memd --print-config printed no result', hint: 'run: memd --print-config' };
+  }
+}
+
+function checkProjects(paths: MemdPaths): Check {
+  const present = existsSync(paths.projectsDir);
+  return present
+    ? { ok: true, label: 'projects', detail: paths.projectsDir }
+    : { ok: false, label: 'projects', detail: `${paths.projectsDir} does not exist`, hint: 'run Claude Code once, or set MEMD_PROJECTS_DIR' };
+}
+
+function checkUnits(paths: MemdPaths): Check {
+  const missing = UNIT_NAMES.filter((name) => !existsSync(join(paths.systemdUserDir, name)));
+  if (missing.length === UNIT_NAMES.length) {
+    return { ok: 'skip', label: 'units', detail: `not installed in ${paths.systemdUserDir} (optional: memctl install-service)` };
+  }
+  if (missing.length > 0) return { ok: false, label: 'units', detail: `missing ${missing.join(', ')}`, hint: 'memctl install-service' };
+  const service = readFileSync(join(paths.systemdUserDir, 'memd.service'), 'utf8');
+  const execStart = /^ExecStart=(.*)$/m.exec(service)?.[1] ?? '';
+  const current = service.includes(DAEMON_MAIN) && service.includes(process.execPath);
+  return current
+    ? { ok: true, label: 'units', detail: `installed in ${paths.systemdUserDir}` }
+    : { ok: false, label: 'units', detail: `memd.service runs ${execStart}, not this memd`, hint: 'memctl install-service' };
+}
+
+export const doctor: Command = async (ctx) => {
+  if (ctx.args.length > 0) throw new UsageError('doctor takes no arguments');
+  const paths = ctx.client({ autostart: false }).paths;
+  const checks: Check[] = [
+    checkNode(),
+    checkPrivateDir(paths.stateDir, 'state dir'),
+    checkPrivateDir(paths.runtimeDir, 'socket dir'),
+    await checkSocket(ctx),
+    await checkDatabase(),
+    await checkConfig(),
+    checkProjects(paths),
+    checkUnits(paths),
+  ];
+  if (ctx.json) {
+    ctx.out.out(JSON.stringify({ ok: checks.every((check) => check.ok !== false), checks }));
+  } else {
+    for (const check of checks) {
+      const mark = check.ok === true ? ctx.out.green('ok  ') : check.ok === 'skip' ? ctx.out.dim('--  ') : ctx.out.red('FAIL');
+      ctx.out.out(`${mark} ${check.label.padEnd(10)} ${check.detail}`);
+      if (check.ok === false && check.hint) ctx.out.out(`     ${''.padEnd(10)} ${ctx.out.yellow(`→ ${check.hint}`)}`);
+    }
+  }
+  return checks.every((check) => check.ok !== false) ? 0 : 1;
+};

@@ -1,0 +1,29 @@
+/** What every memctl command receives, and the exit codes of DESIGN.md §4. */
+import { createClient, type Client } from '../index.js';
+import type { Output } from './output.js';
+
+export const EXIT_OK = 0;
+/** The daemon answered with an error (or a check failed). */
+export const EXIT_ERROR = 1;
+/** No daemon answered, or the command line was wrong. */
+export const EXIT_NO_DAEMON = 2;
+export const EXIT_USAGE = 2;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface CommandContext {
+  args: string[];
+  json: boolean;
+  autostart: boolean;
+  out: Output;
+  env: NodeJS.ProcessEnv;
+  client(options?: { autostart?: boolean; keepAlive?: boolean }): Client;
+}
+
+export type Command = (ctx: CommandContext) => Promise<number>;
+
+export function makeClientFactory(env: NodeJS.ProcessEnv, autostart: boolean): CommandContext['client'] {
+  return (options = {}) => createClient({ env, autostart: options.autostart ?? autostart, keepAlive: options.keepAlive ?? false });
+}

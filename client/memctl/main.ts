@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+/** memctl: the command line. Each command module loads only when it runs, to keep start-up quick. */
+import { RpcError } from '../../shared/protocol/errors.js';
+import { MEMD_VERSION } from '../../shared/version.js';
+import { ClientError } from '../errors.js';
+import { EXIT_ERROR, EXIT_NO_DAEMON, EXIT_USAGE, makeClientFactory, UsageError, type Command } from './context.js';
+import { createOutput, type Output } from './output.js';
+import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  status: async () => (await import('./commands/status.js')).status,
+  start: async () => (await import('./commands/lifecycle.js')).start,
+  stop: async () => (await import('./commands/lifecycle.js')).stop,
+  watch: async () => (await import('./commands/watch.js')).watch,
+  call: async () => (await import('./commands/call.js')).call,
+  doctor: async () => (await import('./commands/doctor.js')).doctor,
+  'install-service': async () => (await import('./commands/install-service.js')).installService,
+};
+
+/** What to do next, by failure. */
+function describeFailure(error: unknown): { message: string; code: number } {
+  if (error instanceof UsageError) return { message: `${error.message} (see memctl --help)`, code: EXIT_USAGE };
+  if (error instanceof RpcError) {
+    return { message: `memd answered ${error.kind} (${error.code}): ${error.message}`, code: EXIT_ERROR };
+  }
+  if (error instanceof ClientError) {
+    const hint = error.kind === 'Timeout' ? '; check `memctl doctor`' : '';
+    return { message: `${error.message}${hint}`, code: EXIT_NO_DAEMON };
+  }
+  return { message: `unexpected failure: ${error instanceof Error ? error.message : String(error)}`, code: EXIT_ERROR };
+}
+
+async function run(argv: string[], out: Output): Promise<number> {
+  let json = false;
+  let autostart = true;
+  let help = false;
+  const args: string[] = [];
+  for (const arg of argv) {
+    if (arg === '--json') json = true;
+    else if (arg === '--no-autostart') autostart = false;
+    else if (arg === '--help' || arg === '-h') help = true;
+    else if (arg === '--version' && args.length === 0) {
+      out.out(`memctl ${MEMD_VERSION}`);
+      return 0;
+    } else args.push(arg);
+  }
+  const [name, ...rest] = args;
+  if (name === undefined) {
+    (help ? out.out : out.err)(MAIN_USAGE);
+    return help ? 0 : EXIT_USAGE;
+  }
+  if (name === 'help') {
+    out.out(rest[0] !== undefined ? (COMMAND_USAGE[rest[0]] ?? MAIN_USAGE) : MAIN_USAGE);
+    return 0;
+  }
+  const load = COMMANDS[name];
+  if (!load) throw new UsageError(`unknown command "${name}"`);
+  if (help) {
+    out.out(COMMAND_USAGE[name] ?? MAIN_USAGE);
+    return 0;
+  }
+  const command = await load();
+  const env = process.env;
+  return command({ args: rest, json, autostart, out, env, client: makeClientFactory(env, autostart) });
+}
+
+const out = createOutput();
+run(process.argv.slice(2), out).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const { message, code } = describeFailure(error);
+    out.err(`memctl: ${message}`);
+    process.exitCode = code;
+  },
+);

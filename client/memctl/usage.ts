@@ -1,0 +1,50 @@
+/** Help texts: one per command, printed by `memctl COMMAND --help`. */
+
+export const MAIN_USAGE = `usage: memctl [--no-autostart] COMMAND [ARGS] [--json] [--help]
+
+Talks to the memd daemon on its Unix socket (started on demand unless --no-autostart).
+
+commands:
+  status [--json]           the daemon's version, pid, uptime, paths and counts
+  start                     start the daemon if none answers
+  stop                      ask the daemon to shut down gracefully
+  watch                     print events live (Ctrl-C to stop)
+  call METHOD [JSON]        call any protocol method with JSON params; prints the result
+  doctor                    check node, paths and modes, the socket, the database, units
+  install-service [--dry-run]
+                            install and enable the systemd user units (memd.socket, memd.service)
+
+exit codes: 0 ok, 1 the daemon answered with an error, 2 no daemon or bad usage.
+environment: MEMD_SOCKET, MEMD_STATE_DIR, XDG_RUNTIME_DIR, NO_COLOR (see docs/configuration.md).`;
+
+export const COMMAND_USAGE: Record<string, string> = {
+  status: `usage: memctl status [--json]
+
+Prints the daemon's version, pid, uptime, paths, connection and request counts, memory use and
+database state. --json prints the daemon.status result unchanged.`,
+  start: `usage: memctl start
+
+Starts the daemon when none answers (systemctl --user start memd.socket where the user units are
+installed and a user systemd runs, else a detached memd), then prints its pid.`,
+  stop: `usage: memctl stop
+
+Asks the daemon to shut down gracefully (daemon.shutdown) and waits until it is gone. Under
+systemd socket activation the socket stays and the next client starts memd again.`,
+  watch: `usage: memctl watch [--json]
+
+Subscribes to every event topic and prints each notification as it arrives, one per line.`,
+  call: `usage: memctl call METHOD [JSON]
+
+Calls METHOD with the JSON object given as params (default {}) and prints the result as JSON.
+Example: memctl call daemon.status '{}'`,
+  doctor: `usage: memctl doctor
+
+Checks: node version; the state and socket dirs exist, are yours and are 0700; the socket answers;
+the database passes its integrity check; the projects dir exists; the systemd units are installed.
+Exits 0 when every check passes, else 1.`,
+  'install-service': `usage: memctl install-service [--dry-run]
+
+Writes memd.socket and memd.service to ~/.config/systemd/user/ with the absolute paths of this
+node and memd filled in, then runs systemctl --user daemon-reload and enable --now memd.socket.
+Where systemctl --user does not work, it prints the steps instead. --dry-run prints the units only.`,
+};
