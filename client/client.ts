@@ -8,7 +8,7 @@ import type { EventPayloads, EventTopic } from '../shared/protocol/events.js';
 import { Methods, type MethodDescriptor, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
 import { PROTOCOL_VERSION, type VersionInfo } from '../shared/protocol/results.js';
 import { resolvePaths, type Env, type MemdPaths } from '../shared/paths.js';
-import { startDaemon, type StartResult } from './autostart.js';
+import type { StartResult } from './autostart.js';
 import { openSocket, RpcConnection } from './connection.js';
 import { ClientError } from './errors.js';
 
@@ -161,6 +161,8 @@ export class MemdClient {
   }
 
   private async startAndWait(deadline: number) {
+    // Loaded only when needed: child_process costs every memctl run several milliseconds.
+    const { startDaemon } = await import('./autostart.js');
     const start = await startDaemon(this.env, this.paths);
     this.started = start.via;
     let exitCode: number | null | undefined;

@@ -18,7 +18,28 @@ export interface DaemonInfo {
   clock(): number;
 }
 
+/**
+ * process.memoryUsage() reads /proc on every call and dominated a busy daemon.status profile;
+ * a figure up to this old is exact enough for a status line.
+ */
+const MEMORY_SAMPLE_MAX_AGE_MS = 250;
+
+function memorySampler(clock: () => number): () => DaemonStatus['memory'] {
+  let sampledAt = -Infinity;
+  let sample: DaemonStatus['memory'] = { rssBytes: 0, heapUsedBytes: 0 };
+  return () => {
+    const now = clock();
+    if (now - sampledAt >= MEMORY_SAMPLE_MAX_AGE_MS) {
+      const usage = process.memoryUsage();
+      sample = { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed };
+      sampledAt = now;
+    }
+    return sample;
+  };
+}
+
 export function daemonMethods(info: DaemonInfo): MethodHandler[] {
+  const memory = memorySampler(info.clock);
   return [
     handle(Methods.daemonVersion, () => ({
       name: 'memd' as const,
@@ -27,7 +48,6 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
       capabilities: [...info.methodNames(), ...info.features],
     })),
     handle(Methods.daemonStatus, (): DaemonStatus => {
-      const memory = process.memoryUsage();
       return {
         pid: process.pid,
         version: info.version,
@@ -37,7 +57,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         socketActivated: info.socketActivated,
         paths: info.paths,
         counts: info.rpcStats(),
-        memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
+        memory: memory(),
         database: info.database,
       };
     }),

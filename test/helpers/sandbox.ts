@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, onTestFailed } from 'vitest';
+import { afterAll, afterEach, onTestFailed } from 'vitest';
 import { RawSocket } from './raw-socket.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -36,6 +36,29 @@ afterEach(() => {
   }
   sandboxes.clear();
 });
+
+/** Sandboxes and processes that the tests of one file share (see keepForFile). */
+const fileLive = new Set<ChildProcess>();
+const fileSandboxes = new Map<string, Sandbox>();
+
+afterAll(() => {
+  for (const child of fileLive) child.kill('SIGKILL');
+  fileLive.clear();
+  for (const [dir, sandbox] of fileSandboxes) {
+    killLockHolder(sandbox);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  fileSandboxes.clear();
+});
+
+/**
+ * Takes a sandbox and its daemon out of the per-test cleanup, so that the ordered tests of one file
+ * can all run against the same daemon (made in beforeAll); they are cleaned up after the file.
+ */
+export function keepForFile(sandbox: Sandbox, daemon: DaemonProcess): void {
+  if (sandboxes.delete(sandbox.root)) fileSandboxes.set(sandbox.root, sandbox);
+  if (live.delete(daemon.child)) fileLive.add(daemon.child);
+}
 
 export interface Sandbox {
   root: string;
