@@ -14,7 +14,7 @@ import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecyc
 import { daemonMethods } from './lifecycle/methods.js';
 import { createShutdown } from './lifecycle/shutdown.js';
 import { takeActivatedSocket } from './lifecycle/socket-activation.js';
-import { removeStaleSocket, SocketPathError } from './lifecycle/socket-file.js';
+import { ownSocket, removeStaleSocket, SocketPathError, type OwnSocket } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
@@ -164,6 +164,8 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
   const dispatcher = createDispatcher(handlers, log);
   methodNames = dispatcher.methods;
   const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections });
+  // Set once listening on a path of our own; systemd owns an activated socket.
+  let socketFile: OwnSocket | undefined;
 
   const shutdown = createShutdown(
     (reason) => [
@@ -172,7 +174,7 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
       { name: 'finish requests', run: async () => void (await rpc.drain(config.shutdownGraceMs)) },
       { name: 'close connections', run: () => rpc.closeConnections() },
       { name: 'close database', run: () => store.close() },
-      { name: 'remove socket', run: () => void (activatedFd === undefined && removeStaleSocket(paths.socketPath)) },
+      { name: 'remove socket', run: () => socketFile?.remove() },
       { name: 'release lock', run: () => lock.release() },
       { name: 'log stopped', run: () => log.info('stopped') },
     ],
@@ -199,6 +201,10 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
     log.error('cannot listen', { error });
     await shutdown(`cannot listen on ${paths.socketPath}: ${(error as Error).message}`, EXIT_FAILURE);
     return;
+  }
+  if (activatedFd === undefined) {
+    socketFile = ownSocket(paths.socketPath);
+    socketFile.watch(config.socketCheckMs, (why) => void shutdown(`${why}; no client can reach this daemon`));
   }
   log.info('ready', {
     pid: process.pid,

@@ -45,6 +45,12 @@ const spec = {
     parse: nonNegativeInt,
     doc: 'how long a graceful shutdown lets running requests finish before cancelling them',
   },
+  socketCheckMs: {
+    env: 'MEMD_SOCKET_CHECK_MS',
+    default: 5_000,
+    parse: positiveInt,
+    doc: 'how often the daemon checks that its socket file is still its own (it stops when it is gone)',
+  },
   maxConnections: { env: 'MEMD_MAX_CONNECTIONS', default: 1_024, parse: positiveInt, doc: 'concurrent client connections' },
   summarizer: {
     env: 'MEMD_SUMMARIZER',

@@ -17,11 +17,20 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'install-service': async () => (await import('./commands/install-service.js')).installService,
 };
 
+/** What to do next after an error answer, by `error.data.kind`. */
+const NEXT_STEP_BY_KIND: Record<string, string> = {
+  MethodNotFound: '`memctl call daemon.version` lists the methods this daemon serves',
+  InvalidParams: 'docs/protocol.md gives each method\'s params',
+  ShuttingDown: 'memd is restarting; run the command again in a moment',
+  InternalError: 'this is a bug in memd; its log (memctl status shows where) has the details',
+};
+
 /** What to do next, by failure. */
 function describeFailure(error: unknown): { message: string; code: number } {
   if (error instanceof UsageError) return { message: `${error.message} (see memctl --help)`, code: EXIT_USAGE };
   if (error instanceof RpcError) {
-    return { message: `memd answered ${error.kind} (${error.code}): ${error.message}`, code: EXIT_ERROR };
+    const hint = NEXT_STEP_BY_KIND[error.kind];
+    return { message: `memd answered ${error.kind} (${error.code}): ${error.message}${hint ? `; ${hint}` : ''}`, code: EXIT_ERROR };
   }
   if (error instanceof ClientError) {
     const hint = error.kind === 'Timeout' ? '; check `memctl doctor`' : '';

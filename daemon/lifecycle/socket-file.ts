@@ -20,3 +20,39 @@ export function removeStaleSocket(socketPath: string): boolean {
   rmSync(socketPath, { force: true });
   return true;
 }
+
+function inodeOf(socketPath: string): number | undefined {
+  try {
+    return lstatSync(socketPath).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The socket this daemon bound, so that it never removes a file that is not its own. */
+export interface OwnSocket {
+  /** Removes the socket file if it is still the one this daemon created. */
+  remove(): void;
+  /** Calls `onGone` once if the file is removed or replaced: then no client can reach us. */
+  watch(intervalMs: number, onGone: (why: string) => void): void;
+}
+
+export function ownSocket(socketPath: string): OwnSocket {
+  const inode = inodeOf(socketPath);
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    remove() {
+      clearInterval(timer);
+      if (inode !== undefined && inodeOf(socketPath) === inode) rmSync(socketPath, { force: true });
+    },
+    watch(intervalMs, onGone) {
+      timer = setInterval(() => {
+        const current = inodeOf(socketPath);
+        if (current === inode) return;
+        clearInterval(timer);
+        onGone(current === undefined ? 'the socket file was removed' : 'the socket file was replaced');
+      }, intervalMs);
+      timer.unref();
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { eventually, makeSandbox, runMemctl, spawnDaemon, startDaemon } from '../helpers/sandbox.js';
@@ -75,6 +75,15 @@ describe('memd lifecycle', () => {
     expect(readFileSync(sandbox.lockPath, 'utf8')).toContain(String(status.pid));
     // The detached daemon logs to its file, where it reports taking over the stale socket.
     expect(readFileSync(status.paths.log, 'utf8')).toContain('removed a stale socket');
+  });
+
+  it('stops when its socket file is removed, so that a new daemon can take over', async () => {
+    const sandbox = makeSandbox();
+    const daemon = await startDaemon(sandbox, ['--foreground'], { MEMD_SOCKET_CHECK_MS: '50' });
+    rmSync(sandbox.socketPath);
+    expect((await daemon.exited).code).toBe(0);
+    expect(daemon.output()).toContain('the socket file was removed');
+    expect(existsSync(sandbox.lockPath)).toBe(false);
   });
 
   it('reports config from env over config.json over defaults with --print-config', async () => {
