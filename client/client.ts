@@ -92,7 +92,17 @@ export class MemdClient {
     }
     set.add(listener as Listener);
     this.updateHold();
-    if (first) await this.call(Methods.eventsSubscribe, { topics: [topic] });
+    if (first) {
+      try {
+        await this.call(Methods.eventsSubscribe, { topics: [topic] });
+      } catch (error) {
+        // Not subscribed: forget the listener, or the topic would look subscribed and the next on() would not ask again.
+        set.delete(listener as Listener);
+        if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
+        this.updateHold();
+        throw error;
+      }
+    }
     return async () => {
       set.delete(listener as Listener);
       if (set.size > 0) return;
@@ -127,7 +137,14 @@ export class MemdClient {
       (method, params) => this.dispatch(method, params),
       () => this.onConnectionClosed(connection),
     );
-    const version = (await connection.call(Methods.daemonVersion.name, {}, Math.max(1, deadline - Date.now()))) as VersionInfo;
+    let version: VersionInfo;
+    try {
+      version = (await connection.call(Methods.daemonVersion.name, {}, Math.max(1, deadline - Date.now()))) as VersionInfo;
+    } catch (error) {
+      // A daemon that missed the handshake deadline gets no second chance on this socket; keeping it would leak one per call.
+      connection.close();
+      throw error;
+    }
     if (version.protocol !== PROTOCOL_VERSION) {
       connection.close();
       throw new RpcError(

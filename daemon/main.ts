@@ -170,7 +170,7 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
   const shutdown = createShutdown(
     (reason) => [
       { name: 'announce', run: () => bus.publish('daemon.stopping', { reason }) },
-      { name: 'stop accepting', run: () => rpc.stopAccepting() },
+      { name: 'stop accepting', run: () => rpc.stopAccepting(socketFile?.isOwn() ?? true) },
       { name: 'finish requests', run: async () => void (await rpc.drain(config.shutdownGraceMs)) },
       { name: 'close connections', run: () => rpc.closeConnections() },
       { name: 'close database', run: () => store.close() },

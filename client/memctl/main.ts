@@ -73,6 +73,16 @@ async function run(argv: string[], out: Output): Promise<number> {
   return command({ args: rest, json, autostart, out, env, client: makeClientFactory(env, autostart) });
 }
 
+/**
+ * A reader that goes away early (`memctl status | head -1`) is not a failure of the command: the
+ * rest of the output is dropped and the command still finishes what it was asked to do.
+ */
+function ignoreClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+process.stdout.on('error', ignoreClosedReader);
+process.stderr.on('error', ignoreClosedReader);
+
 const out = createOutput();
 run(process.argv.slice(2), out).then(
   (code) => {

@@ -31,6 +31,8 @@ function inodeOf(socketPath: string): number | undefined {
 
 /** The socket this daemon bound, so that it never removes a file that is not its own. */
 export interface OwnSocket {
+  /** True while the file at the socket path is the one this daemon created. */
+  isOwn(): boolean;
   /** Removes the socket file if it is still the one this daemon created. */
   remove(): void;
   /** Calls `onGone` once if the file is removed or replaced: then no client can reach us. */
@@ -41,6 +43,7 @@ export function ownSocket(socketPath: string): OwnSocket {
   const inode = inodeOf(socketPath);
   let timer: NodeJS.Timeout | undefined;
   return {
+    isOwn: () => inode !== undefined && inodeOf(socketPath) === inode,
     remove() {
       clearInterval(timer);
       if (inode !== undefined && inodeOf(socketPath) === inode) rmSync(socketPath, { force: true });

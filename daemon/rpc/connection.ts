@@ -22,6 +22,8 @@ import type { CallContext, ConnectionHandle, Dispatcher } from './dispatch.js';
 const MAX_UNREAD_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Past this many requests in flight we stop reading from the socket until some finish. */
 const MAX_IN_FLIGHT_PER_CONNECTION = 256;
+/** After a bad frame, how long a peer that reads nothing may keep its last answers unflushed. */
+const BAD_FRAME_LINGER_MS = 5_000;
 /** LSP's cancellation notification, which memd honours too. */
 const CANCEL_METHOD = '$/cancelRequest';
 
@@ -112,7 +114,11 @@ export class Connection implements ConnectionHandle {
   }
 
   private endWhenIdle(): void {
-    if (this.ending && this.unanswered === 0) this.socket.end();
+    if (!this.ending || this.unanswered > 0 || this.socket.writableEnded) return;
+    // We read nothing more from this peer, so a half-closed socket would never see its EOF and
+    // never close (a peer still writing would pin it forever): destroy it once the answers are out.
+    this.socket.end(() => this.socket.destroy());
+    setTimeout(() => this.socket.destroy(), BAD_FRAME_LINGER_MS).unref();
   }
 
   private onLine(line: string): void {

@@ -38,6 +38,10 @@ export interface Dispatcher {
   readonly methods: string[];
 }
 
+function cancelledError(): RpcError {
+  return new RpcError(ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled');
+}
+
 export function createDispatcher(handlers: readonly MethodHandler[], log: Logger): Dispatcher {
   const server = new JSONRPCServer<CallContext>({
     errorListener: (message, data) => {
@@ -63,9 +67,16 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
     });
   };
   for (const { descriptor, run } of handlers) {
-    server.addMethod(descriptor.name, (params: unknown, ctx: CallContext) => {
+    server.addMethod(descriptor.name, async (params: unknown, ctx: CallContext) => {
       const parsed = descriptor.params.parse(params ?? {}, 'params');
-      return run(parsed, ctx);
+      try {
+        return await run(parsed, ctx);
+      } catch (error) {
+        // A handler that stops because its caller cancelled or left has not failed: answer
+        // Cancelled instead of logging an InternalError with a stack for every cancel.
+        if (ctx.signal.aborted && !(error instanceof RpcError)) throw cancelledError();
+        throw error;
+      }
     });
   }
   return {

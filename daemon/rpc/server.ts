@@ -18,8 +18,12 @@ export interface RpcStats {
 export interface RpcServer {
   listen(target: ListenTarget): Promise<void>;
   stats(): RpcStats;
-  /** Stops accepting; requests already running may finish. */
-  stopAccepting(): Promise<void>;
+  /**
+   * Stops accepting; requests already running may finish. Node unlinks a listening socket's
+   * path on close, so `closeListener: false` leaves a path that now belongs to someone else
+   * alone: the descriptor then closes when the process exits.
+   */
+  stopAccepting(closeListener?: boolean): Promise<void>;
   /** Resolves when no request is running, or after `timeoutMs`. */
   drain(timeoutMs: number): Promise<boolean>;
   /** Cancels what still runs and closes every connection. */
@@ -92,10 +96,10 @@ export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: L
       for (const connection of connections) subscriptions += connection.subscriptionCount;
       return { connections: connections.size, subscriptions, requestsServed, protocolErrors };
     },
-    stopAccepting() {
+    stopAccepting(closeListener = true) {
       accepting = false;
       // close()'s callback waits for every connection to end; stopping the listener is immediate.
-      if (server?.listening) server.close();
+      if (closeListener && server?.listening) server.close();
       return Promise.resolve();
     },
     async drain(timeoutMs) {

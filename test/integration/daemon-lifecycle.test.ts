@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { eventually, makeSandbox, runMemctl, spawnDaemon, startDaemon } from '../helpers/sandbox.js';
@@ -84,6 +85,21 @@ describe('memd lifecycle', () => {
     expect((await daemon.exited).code).toBe(0);
     expect(daemon.output()).toContain('the socket file was removed');
     expect(existsSync(sandbox.lockPath)).toBe(false);
+  });
+
+  it('stops when its socket file is replaced, leaving the new owner\'s socket in place', async () => {
+    const sandbox = makeSandbox();
+    const daemon = await startDaemon(sandbox, ['--foreground'], { MEMD_SOCKET_CHECK_MS: '50' });
+    rmSync(sandbox.socketPath);
+    const usurper = createServer();
+    await new Promise<void>((resolve) => usurper.listen(sandbox.socketPath, resolve));
+    try {
+      expect((await daemon.exited).code).toBe(0);
+      expect(daemon.output()).toContain('the socket file was replaced');
+      expect(existsSync(sandbox.socketPath)).toBe(true);
+    } finally {
+      usurper.close();
+    }
   });
 
   it('reports config from env over config.json over defaults with --print-config', async () => {

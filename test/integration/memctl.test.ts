@@ -6,7 +6,7 @@ import { createOutput } from '../../client/memctl/output.js';
 import { COMMAND_USAGE } from '../../client/memctl/usage.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 /** Exit codes of DESIGN.md §4. */
 const EXIT_OK = 0;
@@ -47,9 +47,16 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * systemctl --user falls back to the session bus named here, which on a developer's desktop is the
+ * real user manager; the sandbox must not reach it.
+ */
+const NO_SESSION_BUS = { DBUS_SESSION_BUS_ADDRESS: undefined };
+
 /** `systemctl --user` as memctl would run it in this sandbox: the first line of why it fails, or undefined if it works. */
 function systemctlUserFailure(sandbox: Sandbox): string | undefined {
-  const run = spawnSync('systemctl', ['--user', 'daemon-reload'], { env: sandbox.env, encoding: 'utf8', timeout: 15_000 });
+  const env = { ...sandbox.env, ...NO_SESSION_BUS };
+  const run = spawnSync('systemctl', ['--user', 'daemon-reload'], { env, encoding: 'utf8', timeout: 15_000 });
   if (run.error) return run.error.message;
   if (run.status === 0) return undefined;
   return run.stderr.trim().split('\n')[0];
@@ -101,6 +108,16 @@ describe('memctl status', () => {
       expect(printed[key], key).toEqual(direct[key]);
     }
     expect(printed.pid).toBe(lockPid(sandbox));
+  });
+
+  it('does not crash when its reader goes away early (memctl status | head -1)', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const memctl = spawnTracked(process.execPath, [MEMCTL_MAIN, 'status'], sandbox.env);
+    // Closed before memctl has written anything, so every write it makes meets EPIPE.
+    memctl.child.stdout?.destroy();
+    expect(await memctl.exited).toEqual({ code: EXIT_OK, signal: null });
+    expect(memctl.output()).toBe('');
   });
 
   it('--no-autostart with no daemon exits 2 and says to run memctl start', async () => {
@@ -169,6 +186,8 @@ describe('memctl call', () => {
     expect(result.code).toBe(EXIT_ERROR);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^memctl: memd answered MethodNotFound \(-32601\)/);
+    // It says what to do next.
+    expect(result.stderr).toContain('memctl call daemon.version');
   });
 
   it('exits 1 with InvalidParams for an unknown field', async () => {
@@ -177,6 +196,8 @@ describe('memctl call', () => {
     const result = await runMemctl(sandbox, ['call', 'daemon.status', '{"x":1}']);
     expect(result.code).toBe(EXIT_ERROR);
     expect(result.stderr).toMatch(/^memctl: memd answered InvalidParams \(-32602\)/);
+    expect(result.stderr).toContain('"x"');
+    expect(result.stderr).toContain('docs/protocol.md');
   });
 
   it.each([
@@ -294,7 +315,7 @@ describe('memctl install-service', () => {
     await startDaemon(sandbox);
 
     const dryRun = parseDryRun((await runMemctl(sandbox, ['install-service', '--dry-run'])).stdout);
-    const result = await runMemctl(sandbox, ['install-service']);
+    const result = await runMemctl(sandbox, ['install-service'], NO_SESSION_BUS);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(EXIT_OK);
     expect(result.stdout).toContain(`systemctl --user does not work here (${systemctlFailure})`);

@@ -118,7 +118,9 @@ describe.sequential('memd under malformed input', () => {
   });
 
   beforeEach(({ onTestFailed }) => {
-    onTestFailed(() => process.stderr.write(`\n--- memd output (pid ${daemon.pid}) ---\n${daemon.output()}\n---\n`));
+    onTestFailed(() => {
+      process.stderr.write(`\n--- memd output (pid ${daemon.pid}) ---\n${daemon.output()}\n---\n`);
+    });
   });
 
   afterEach(() => {
@@ -197,7 +199,10 @@ describe.sequential('memd under malformed input', () => {
     const protocolMethods = Object.values(Methods).map((descriptor) => descriptor.name);
     for (const name of protocolMethods.filter((method) => !capabilities.includes(method))) {
       const response = await socket.request(name, {});
-      expect(errorOf(response), name).toMatchObject({ code: ErrorCode.MethodNotFound, data: { kind: 'MethodNotFound', method: name } });
+      expect(errorOf(response), name).toMatchObject({
+        code: ErrorCode.MethodNotFound,
+        data: { kind: 'MethodNotFound', method: name },
+      });
       expect(errorOf(response).message).toContain('not served');
     }
     // And what it claims to serve, it does serve (shutdown aside, which would end this file).
@@ -237,7 +242,7 @@ describe.sequential('memd under malformed input', () => {
     await expectBystanderServed();
   });
 
-  it('answers an empty batch with -32600, a batch of non-objects with one error each, and a batch of notifications with nothing', async () => {
+  it('answers an empty batch with -32600, a batch of non-objects with an error each, a batch of notifications with nothing', async () => {
     const socket = await abuser();
     socket.send('[]\n');
     expect(errorOf(await socket.next())).toMatchObject({ code: ErrorCode.InvalidRequest, data: { kind: 'InvalidBatch' } });
@@ -259,7 +264,10 @@ describe.sequential('memd under malformed input', () => {
   });
 
   it.each([
-    ['params nested as objects', (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"daemon.status","params":${nested('{"a":', '1', '}', HOSTILE_DEPTH)}}`],
+    [
+      'params nested as objects',
+      (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"daemon.status","params":${nested('{"a":', '1', '}', HOSTILE_DEPTH)}}`,
+    ],
     ['a batch nested as arrays', () => nested('[', '', ']', HOSTILE_DEPTH)],
   ])('survives %s 100,000 levels deep', async (_name, build) => {
     const socket = await abuser();

@@ -1,0 +1,186 @@
+/**
+ * memctl and the client library are thin: they load only client/, shared/ and Node built-ins,
+ * never the daemon or its dependencies (native SQLite, file watchers, the LLM SDK).
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DAEMON_MAIN, makeSandbox, MEMCTL_MAIN, ROOT, runNode, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+/** What memctl must never load, by resolved URL or path. */
+const FORBIDDEN = /better-sqlite3|chokidar|@anthropic-ai\/sdk|json-rpc-2\.0|\/daemon\//;
+
+const DIST = join(ROOT, 'dist');
+const CLIENT_ENTRY_POINTS = [join(DIST, 'client/index.js'), join(DIST, 'client/memctl/main.js')];
+
+const tempDirs: string[] = [];
+afterEach(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A `--import` preload that records every module the process loads into $MEMD_TEST_LOAD_LOG:
+ * ES modules through a resolve hook (module.register), CommonJS ones from require.cache at exit
+ * (a native addon such as better-sqlite3 is reached through require).
+ */
+function writeLoadRecorder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memd-load-'));
+  tempDirs.push(dir);
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, nextResolve) {
+  const resolved = await nextResolve(specifier, context);
+  appendFileSync(process.env.MEMD_TEST_LOAD_LOG, resolved.url + '\\n');
+  return resolved;
+}
+`,
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+register('./hooks.mjs', import.meta.url);
+const require = createRequire(import.meta.url);
+process.on('exit', () => {
+  const loaded = Object.keys(require.cache);
+  if (loaded.length > 0) appendFileSync(process.env.MEMD_TEST_LOAD_LOG, loaded.join('\\n') + '\\n');
+});
+`,
+  );
+  return join(dir, 'register.mjs');
+}
+
+/** Runs `node --import <recorder> SCRIPT ARGS` and returns its result and every module it loaded. */
+async function runRecorded(sandbox: Sandbox, script: string, args: string[]) {
+  const recorder = writeLoadRecorder();
+  const log = join(dirname(recorder), 'loaded.txt');
+  writeFileSync(log, '');
+  const result = await runNode(['--import', pathToFileURL(recorder).href, script, ...args], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log });
+  const loaded = readFileSync(log, 'utf8').split('\n').filter((line) => line !== '');
+  return { ...result, loaded };
+}
+
+/** `import x from '...'`, `export ... from '...'`, `import '...'` and `import('...')` specifiers. */
+function importSpecifiers(source: string): string[] {
+  const patterns = [
+    /^\s*(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm,
+    /^\s*import\s*['"]([^'"]+)['"]/gm,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1] ?? ''));
+}
+
+function isNodeBuiltin(specifier: string): boolean {
+  return specifier.startsWith('node:') && builtinModules.includes(specifier.slice('node:'.length));
+}
+
+function filesUnder(dir: string, extension: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('memctl loads no daemon code', () => {
+  it('memctl status, call, doctor and install-service --dry-run load only client, shared and node: modules', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const loaded = new Set<string>();
+    for (const args of [['status'], ['status', '--json'], ['call', 'daemon.version'], ['doctor'], ['install-service', '--dry-run']]) {
+      const run = await runRecorded(sandbox, MEMCTL_MAIN, ['--no-autostart', ...args]);
+      expect(run.code, `memctl ${args.join(' ')}: ${run.stderr}`).toBe(0);
+      for (const entry of run.loaded) loaded.add(entry);
+    }
+    const urls = [...loaded];
+    // The recorder saw memctl itself and the modules each command loads lazily.
+    for (const file of ['client/memctl/main.js', 'client/client.js', 'client/connection.js', 'client/memctl/commands/doctor.js', 'shared/paths.js']) {
+      expect(urls, file).toContain(pathToFileURL(join(DIST, file)).href);
+    }
+    expect(urls.filter((url) => FORBIDDEN.test(url))).toEqual([]);
+    // Anything that is not a built-in is a file of this package's dist/client or dist/shared.
+    const foreign = urls.filter(
+      (url) =>
+        !url.startsWith('node:') &&
+        !url.startsWith(pathToFileURL(join(DIST, 'client')).href + '/') &&
+        !url.startsWith(pathToFileURL(join(DIST, 'shared')).href + '/'),
+    );
+    expect(foreign).toEqual([]);
+  });
+
+  it('the recorder does see the daemon load its dependencies (control)', async () => {
+    const sandbox = makeSandbox();
+    // --check-db opens the database read-only and exits: it must reach better-sqlite3.
+    const run = await runRecorded(sandbox, DAEMON_MAIN, ['--check-db']);
+    expect(run.code, run.stderr).toBe(0);
+    // Both ways of recording work: the resolve hook gives URLs, require.cache gives paths.
+    expect(run.loaded).toContain(pathToFileURL(join(ROOT, 'node_modules/better-sqlite3/lib/index.js')).href);
+    expect(run.loaded).toContain(join(ROOT, 'node_modules/better-sqlite3/lib/database.js'));
+    expect(run.loaded.filter((entry) => /json-rpc-2\.0/.test(entry))).not.toEqual([]);
+    expect(run.loaded).toContain(pathToFileURL(DAEMON_MAIN).href);
+  });
+});
+
+describe('the client import graph', () => {
+  it('from dist/client/index.js and memctl reaches only dist/client, dist/shared and node: built-ins', () => {
+    const seen = new Set<string>();
+    const pending = [...CLIENT_ENTRY_POINTS];
+    const offending: string[] = [];
+    // Bounded: every file is visited once, and dist holds finitely many.
+    while (pending.length > 0) {
+      const file = pending.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
+        if (isNodeBuiltin(specifier)) continue;
+        const target = resolve(dirname(file), specifier);
+        const inPackage = specifier.startsWith('.') && /^(client|shared)\//.test(relative(DIST, target));
+        if (!inPackage || !existsSync(target)) {
+          offending.push(`${relative(DIST, file)} imports ${specifier}`);
+          continue;
+        }
+        pending.push(target);
+      }
+    }
+    expect(offending).toEqual([]);
+    // The walk followed memctl's lazily loaded commands too.
+    for (const command of ['status', 'lifecycle', 'watch', 'call', 'doctor', 'install-service']) {
+      expect(seen, command).toContain(join(DIST, `client/memctl/commands/${command}.js`));
+    }
+    expect(seen).toContain(join(DIST, 'shared/protocol/methods.js'));
+  });
+
+  it('no source under client/ or shared/ imports from daemon/, and shared/ imports nothing from client/', () => {
+    const offending: string[] = [];
+    for (const area of ['client', 'shared']) {
+      for (const file of filesUnder(join(ROOT, area), '.ts')) {
+        for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
+          const target = relative(ROOT, resolve(dirname(file), specifier));
+          const reachesDaemon = specifier.startsWith('.') && /^daemon(\/|$)/.test(target);
+          const sharedReachesClient = area === 'shared' && specifier.startsWith('.') && /^client(\/|$)/.test(target);
+          const external = !specifier.startsWith('.') && !isNodeBuiltin(specifier);
+          if (reachesDaemon || sharedReachesClient || external) offending.push(`${relative(ROOT, file)} imports ${specifier}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('the specifier scanner finds every form of import (control)', () => {
+    const source = `import { a } from './a.js';
+import type { B } from "./b.js";
+export { c } from './c.js';
+export * from './d.js';
+import './e.js';
+import {
+  f,
+  g,
+} from './fg.js';
+const h = await import('./h.js');
+const url = new URL('../daemon/main.js', import.meta.url);
+`;
+    expect(importSpecifiers(source).sort()).toEqual(['./a.js', './b.js', './c.js', './d.js', './e.js', './fg.js', './h.js']);
+  });
+});
