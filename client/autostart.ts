@@ -5,11 +5,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Env, MemdPaths } from '../shared/paths.js';
-
-/** The daemon's entry point, found beside this file in the built package. */
-export const DAEMON_MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+import { daemonMainPath } from './install-paths.js';
 
 /** systemctl answers in milliseconds; past this it is stuck and the detached start is tried instead. */
 const SYSTEMCTL_TIMEOUT_MS = 2_000;
@@ -37,7 +34,7 @@ function startWithSystemd(env: Env): Promise<boolean> {
 }
 
 function startDetached(env: Env): StartResult {
-  const child = spawn(process.execPath, [DAEMON_MAIN], { detached: true, stdio: 'ignore', env: { ...env } });
+  const child = spawn(process.execPath, [daemonMainPath()], { detached: true, stdio: 'ignore', env: { ...env } });
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
     child.once('error', () => resolve(null));

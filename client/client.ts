@@ -1,6 +1,6 @@
 /**
  * The typed memd client. It connects on first use (starting the daemon when none answers),
- * checks the protocol version once per connection, and re-subscribes after a daemon restart.
+ * checks the protocol version on every connection, and re-subscribes after a daemon restart.
  */
 import { homedir } from 'node:os';
 import { ErrorCode, RpcError } from '../shared/protocol/errors.js';
@@ -33,6 +33,12 @@ export interface ClientOptions {
 
 type Listener = (payload: unknown, topic: EventTopic) => void;
 
+/** A topic's listeners and the daemon's confirmation of the subscription, shared by every on(). */
+interface Subscription {
+  listeners: Set<Listener>;
+  confirmed: Promise<void>;
+}
+
 function isNoDaemonError(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ECONNREFUSED' || code === 'ENOENT';
@@ -40,6 +46,8 @@ function isNoDaemonError(error: unknown): boolean {
 
 /** Only used while a call waits, so it must hold the process open like the call itself does. */
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const remaining = (deadline: number) => Math.max(1, deadline - Date.now());
 
 export class MemdClient {
   readonly paths: MemdPaths;
@@ -50,7 +58,7 @@ export class MemdClient {
   private readonly keepAlive: boolean;
   private connection: RpcConnection | undefined;
   private connecting: Promise<RpcConnection> | undefined;
-  private readonly listeners = new Map<EventTopic, Set<Listener>>();
+  private readonly subscriptions = new Map<EventTopic, Subscription>();
   private reconnectTimer: NodeJS.Timeout | undefined;
   private holdTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -58,6 +66,8 @@ export class MemdClient {
   daemon: VersionInfo | undefined;
   /** How this client last started the daemon, if it did. */
   started: StartResult['via'] | undefined;
+  /** Reconnect attempts since the last connection was lost (to watch a client wait for memd). */
+  reconnectAttempts = 0;
 
   constructor(options: ClientOptions = {}) {
     this.env = options.env ?? process.env;
@@ -70,45 +80,40 @@ export class MemdClient {
 
   /** Calls any method by descriptor, with its params and result typed. */
   async call<M extends MethodDescriptor<unknown, unknown>>(descriptor: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-    const deadline = Date.now() + this.timeoutMs;
-    const connection = await this.connect(deadline);
-    return (await connection.call(descriptor.name, params as object, Math.max(1, deadline - Date.now()))) as ResultOf<M>;
+    return (await this.request(descriptor.name, params as object, this.autostart)) as ResultOf<M>;
   }
 
   /** Calls a method by name with raw params (memctl call); the daemon validates them. */
-  async callRaw(method: string, params: object): Promise<unknown> {
-    const deadline = Date.now() + this.timeoutMs;
-    const connection = await this.connect(deadline);
-    return connection.call(method, params, Math.max(1, deadline - Date.now()));
+  callRaw(method: string, params: object): Promise<unknown> {
+    return this.request(method, params, this.autostart);
   }
 
   /** Subscribes to a topic; the returned function unsubscribes. Survives daemon restarts. */
   async on<T extends EventTopic>(topic: T, listener: (payload: EventPayloads[T], topic: T) => void): Promise<() => Promise<void>> {
-    let set = this.listeners.get(topic);
-    const first = set === undefined;
-    if (!set) {
-      set = new Set();
-      this.listeners.set(topic, set);
-    }
-    set.add(listener as Listener);
-    this.updateHold();
-    if (first) {
-      try {
-        await this.call(Methods.eventsSubscribe, { topics: [topic] });
-      } catch (error) {
-        // Not subscribed: forget the listener, or the topic would look subscribed and the next on() would not ask again.
-        set.delete(listener as Listener);
-        if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
+    let subscription = this.subscriptions.get(topic);
+    if (!subscription) {
+      const created: Subscription = {
+        listeners: new Set(),
+        confirmed: this.request(Methods.eventsSubscribe.name, { topics: [topic] }, this.autostart).then(() => undefined),
+      };
+      // Not subscribed after all: forget the topic, so that the next on() asks the daemon again.
+      created.confirmed.catch(() => {
+        if (this.subscriptions.get(topic) === created) this.subscriptions.delete(topic);
         this.updateHold();
-        throw error;
-      }
+      });
+      this.subscriptions.set(topic, created);
+      subscription = created;
     }
+    const listeners = subscription.listeners;
+    listeners.add(listener as Listener);
+    this.updateHold();
+    await subscription.confirmed;
     return async () => {
-      set.delete(listener as Listener);
-      if (set.size > 0) return;
-      this.listeners.delete(topic);
+      listeners.delete(listener as Listener);
+      if (listeners.size > 0 || this.subscriptions.get(topic) !== subscription) return;
+      this.subscriptions.delete(topic);
       this.updateHold();
-      if (this.connection?.isOpen) await this.call(Methods.eventsUnsubscribe, { topics: [topic] });
+      if (this.connection?.isOpen) await this.request(Methods.eventsUnsubscribe.name, { topics: [topic] }, false);
     };
   }
 
@@ -116,22 +121,29 @@ export class MemdClient {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     clearInterval(this.holdTimer);
-    this.listeners.clear();
+    this.subscriptions.clear();
     this.connection?.close();
     this.connection = undefined;
   }
 
-  private connect(deadline: number): Promise<RpcConnection> {
+  private async request(method: string, params: object, mayStart: boolean): Promise<unknown> {
+    const deadline = Date.now() + this.timeoutMs;
+    const connection = await this.connect(deadline, mayStart);
+    return connection.call(method, params, remaining(deadline));
+  }
+
+  private connect(deadline: number, mayStart: boolean): Promise<RpcConnection> {
     if (this.closed) return Promise.reject(new ClientError('Closed', 'the client was closed'));
     if (this.connection?.isOpen) return Promise.resolve(this.connection);
-    this.connecting ??= this.establish(deadline).finally(() => {
+    this.connecting ??= this.establish(deadline, mayStart).finally(() => {
       this.connecting = undefined;
     });
     return this.connecting;
   }
 
-  private async establish(deadline: number): Promise<RpcConnection> {
-    const socket = await this.openOrStart(deadline);
+  /** Nothing but the handshake goes out before the daemon's protocol is known to be ours. */
+  private async establish(deadline: number, mayStart: boolean): Promise<RpcConnection> {
+    const socket = await this.openOrStart(deadline, mayStart);
     const connection = new RpcConnection(
       socket,
       (method, params) => this.dispatch(method, params),
@@ -139,7 +151,7 @@ export class MemdClient {
     );
     let version: VersionInfo;
     try {
-      version = (await connection.call(Methods.daemonVersion.name, {}, Math.max(1, deadline - Date.now()))) as VersionInfo;
+      version = (await connection.call(Methods.daemonVersion.name, {}, remaining(deadline))) as VersionInfo;
     } catch (error) {
       // A daemon that missed the handshake deadline gets no second chance on this socket; keeping it would leak one per call.
       connection.close();
@@ -158,23 +170,21 @@ export class MemdClient {
     return connection;
   }
 
-  private async openOrStart(deadline: number) {
+  private async openOrStart(deadline: number, mayStart: boolean) {
     try {
-      return await openSocket(this.socketPath, Math.max(1, deadline - Date.now()));
+      return await openSocket(this.socketPath, remaining(deadline));
     } catch (error) {
       if (!isNoDaemonError(error)) throw error;
-      if (!this.autostart) {
-        // One retry: a daemon that is restarting may be between unlink and listen.
-        await delay(STARTUP_POLL_MS);
-        try {
-          return await openSocket(this.socketPath, Math.max(1, deadline - Date.now()));
-        } catch (retryError) {
-          if (!isNoDaemonError(retryError)) throw retryError;
-          throw new ClientError('NoDaemon', `memd is not running (nothing answers on ${this.socketPath}); start it with: memctl start`, retryError);
-        }
-      }
     }
-    return this.startAndWait(deadline);
+    if (mayStart) return this.startAndWait(deadline);
+    // One retry: a daemon that is restarting may be between unlink and listen.
+    await delay(STARTUP_POLL_MS);
+    try {
+      return await openSocket(this.socketPath, remaining(deadline));
+    } catch (error) {
+      if (!isNoDaemonError(error)) throw error;
+      throw new ClientError('NoDaemon', `memd is not running (nothing answers on ${this.socketPath}); start it with: memctl start`, error);
+    }
   }
 
   private async startAndWait(deadline: number) {
@@ -189,7 +199,7 @@ export class MemdClient {
     let lastError: unknown;
     while (Date.now() < deadline) {
       try {
-        return await openSocket(this.socketPath, Math.max(1, deadline - Date.now()));
+        return await openSocket(this.socketPath, remaining(deadline));
       } catch (error) {
         if (!isNoDaemonError(error)) throw error;
         lastError = error;
@@ -207,14 +217,14 @@ export class MemdClient {
   }
 
   private dispatch(method: string, params: unknown): void {
-    const set = this.listeners.get(method as EventTopic);
-    if (!set) return;
-    for (const listener of set) listener(params, method as EventTopic);
+    const subscription = this.subscriptions.get(method as EventTopic);
+    if (!subscription) return;
+    for (const listener of subscription.listeners) listener(params, method as EventTopic);
   }
 
   /** A client that subscribes with keepAlive holds the process open; otherwise nothing does. */
   private updateHold(): void {
-    const hold = this.keepAlive && this.listeners.size > 0 && !this.closed;
+    const hold = this.keepAlive && this.subscriptions.size > 0 && !this.closed;
     if (hold && !this.holdTimer) this.holdTimer = setInterval(() => {}, 1 << 30);
     if (!hold && this.holdTimer) {
       clearInterval(this.holdTimer);
@@ -224,7 +234,7 @@ export class MemdClient {
 
   private onConnectionClosed(connection: RpcConnection): void {
     if (this.connection === connection) this.connection = undefined;
-    if (this.closed || this.listeners.size === 0) return;
+    if (this.closed || this.subscriptions.size === 0) return;
     this.scheduleReconnect(RECONNECT_FIRST_MS);
   }
 
@@ -234,10 +244,16 @@ export class MemdClient {
     if (!this.keepAlive) this.reconnectTimer.unref();
   }
 
+  /**
+   * Reconnects without starting a daemon: one that went away was stopped on purpose (memctl stop,
+   * a hand-over to systemd), and a watching client must not undo that.
+   */
   private async resubscribe(waitMs: number): Promise<void> {
-    if (this.closed || this.listeners.size === 0) return;
+    if (this.closed || this.subscriptions.size === 0) return;
+    this.reconnectAttempts++;
     try {
-      await this.call(Methods.eventsSubscribe, { topics: [...this.listeners.keys()] });
+      await this.request(Methods.eventsSubscribe.name, { topics: [...this.subscriptions.keys()] }, false);
+      this.reconnectAttempts = 0;
     } catch {
       this.scheduleReconnect(Math.min(waitMs * 2, RECONNECT_MAX_MS));
     }

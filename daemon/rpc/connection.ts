@@ -173,6 +173,11 @@ export class Connection implements ConnectionHandle {
 
   private async run(request: RequestEnvelope): Promise<object | null> {
     const key = request.id ?? Symbol('notification');
+    if (this.inFlight.has(key)) {
+      // A second request under a running id could not be told apart, cancelled or waited for.
+      this.hooks.onProtocolError();
+      return errorEnvelope(request.id ?? null, ErrorCode.InvalidRequest, 'DuplicateId', `request id ${JSON.stringify(request.id)} is already in flight on this connection`);
+    }
     const controller = new AbortController();
     this.inFlight.set(key, controller);
     this.applyBackpressure();

@@ -76,7 +76,8 @@ export interface Sandbox {
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(MEMD_|XDG_|LISTEN_|CLAUDE_|ANTHROPIC_)/.test(key) || key === 'JOURNAL_STREAM' || key === 'NODE_OPTIONS') continue;
+    // DBUS_SESSION_BUS_ADDRESS would let systemctl --user reach the real user manager.
+    if (/^(MEMD_|XDG_|LISTEN_|CLAUDE_|ANTHROPIC_|DBUS_)/.test(key) || key === 'JOURNAL_STREAM' || key === 'NODE_OPTIONS') continue;
     env[key] = value;
   }
   return env;

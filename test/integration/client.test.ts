@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -285,6 +286,44 @@ describe('client library', () => {
       await eventually(() => events.length === 2, 'the second daemon.stopping');
       expect(events).toEqual([{ reason: 'first' }, { reason: 'second' }]);
       expect((await second.exited).code).toBe(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('waits for a daemon after losing it, but never starts one itself (memctl stop must stick)', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const watcher = createClient({ env: sandbox.env });
+    try {
+      await watcher.on('daemon.stopping', () => {});
+      const stopper = createClient({ env: sandbox.env, autostart: false });
+      await stopper.daemonShutdown({ reason: 'stop for good' });
+      stopper.close();
+      await eventually(() => watcher.reconnectAttempts >= 3, 'three reconnect attempts');
+      expect(existsSync(sandbox.socketPath)).toBe(false);
+      expect(existsSync(sandbox.lockPath)).toBe(false);
+    } finally {
+      watcher.close();
+    }
+  });
+
+  it('shares one subscription between concurrent listeners of a topic', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      const seen: string[] = [];
+      await Promise.all([
+        client.on('daemon.stopping', () => seen.push('a')),
+        client.on('daemon.stopping', () => seen.push('b')),
+      ]);
+      expect((await daemonStatus(sandbox)).counts.subscriptions).toBe(1);
+      const stopper = createClient({ env: sandbox.env, autostart: false });
+      await stopper.daemonShutdown({});
+      stopper.close();
+      await eventually(() => seen.length === 2, 'both listeners');
+      expect(seen.sort()).toEqual(['a', 'b']);
     } finally {
       client.close();
     }

@@ -6,11 +6,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { renderUnits, UNIT_NAMES } from '../../client/memctl/units.js';
 import type { DaemonStatus } from '../../shared/protocol/results.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { DAEMON_MAIN, ROOT, STARTUP_DEADLINE_MS, makeSandbox, spawnTracked, type Sandbox } from '../helpers/sandbox.js';
+import { DAEMON_MAIN, STARTUP_DEADLINE_MS, makeSandbox, spawnTracked, type Sandbox } from '../helpers/sandbox.js';
 
-type UnitsModule = typeof import('../../client/memctl/units.js');
 
 function onPath(command: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
@@ -18,14 +18,6 @@ function onPath(command: string): boolean {
 
 const HAS_ANALYZE = onPath('systemd-analyze');
 const HAS_SOCKET_ACTIVATE = onPath('systemd-socket-activate');
-
-/**
- * From the build, as memctl install-service runs it: units.ts finds `systemd/` relative to its
- * place in dist/, so the TypeScript source would look one level too high.
- */
-async function loadUnits(): Promise<UnitsModule> {
-  return (await import(join(ROOT, 'dist/client/memctl/units.js'))) as UnitsModule;
-}
 
 const scratch: string[] = [];
 afterEach(() => {
@@ -64,7 +56,6 @@ function directives(unit: string, section: string): string[] {
 
 describe('systemd units', () => {
   it('fill in the node and memd paths and keep the socket private', async () => {
-    const { renderUnits } = await loadUnits();
     const units = renderUnits('/opt/node 20/bin/node', DAEMON_MAIN);
     expect(units['memd.service']).not.toMatch(/@[A-Z_]+@/);
     expect(units['memd.socket']).not.toMatch(/@[A-Z_]+@/);
@@ -80,7 +71,6 @@ describe('systemd units', () => {
   });
 
   it.skipIf(!HAS_ANALYZE)('pass systemd-analyze --user verify without a complaint', async () => {
-    const { renderUnits, UNIT_NAMES } = await loadUnits();
     const dir = tempDir();
     const runtime = join(dir, 'run');
     mkdirSync(runtime, { mode: 0o700 });
@@ -99,7 +89,6 @@ describe('systemd units', () => {
   });
 
   it.skipIf(!HAS_ANALYZE)('make systemd-analyze complain about a broken unit (so the check above can fail)', async () => {
-    const { renderUnits } = await loadUnits();
     const dir = tempDir();
     const runtime = join(dir, 'run');
     mkdirSync(runtime, { mode: 0o700 });

@@ -4,7 +4,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSocketPath, type MemdPaths } from '../../../shared/paths.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol/results.js';
-import { DAEMON_MAIN } from '../../autostart.js';
+import { daemonMainPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { UNIT_NAMES } from '../units.js';
 
@@ -61,7 +61,7 @@ async function checkSocket(ctx: CommandContext): Promise<Check> {
 
 function runDaemon(args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [DAEMON_MAIN, ...args], { timeout: CHILD_TIMEOUT_MS }, (error, stdout) => {
+    execFile(process.execPath, [daemonMainPath(), ...args], { timeout: CHILD_TIMEOUT_MS }, (error, stdout) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout });
     });
@@ -112,7 +112,7 @@ function checkUnits(paths: MemdPaths): Check {
   if (missing.length > 0) return { ok: false, label: 'units', detail: `missing ${missing.join(', ')}`, hint: 'memctl install-service' };
   const service = readFileSync(join(paths.systemdUserDir, 'memd.service'), 'utf8');
   const execStart = /^ExecStart=(.*)$/m.exec(service)?.[1] ?? '';
-  const current = service.includes(DAEMON_MAIN) && service.includes(process.execPath);
+  const current = service.includes(daemonMainPath()) && service.includes(process.execPath);
   return current
     ? { ok: true, label: 'units', detail: `installed in ${paths.systemdUserDir}` }
     : { ok: false, label: 'units', detail: `memd.service runs ${execStart}, not this memd`, hint: 'memctl install-service' };

@@ -189,6 +189,16 @@ describe('cancellation', () => {
     expect(log.at('error')).toEqual([]);
   });
 
+  it('refuses a second request under an id that is still running, and keeps tracking the first', async () => {
+    const client = await connect();
+    client.sendJson(request(5, 'test.wait'));
+    const first = await calls.next();
+    client.sendJson(request(5, 'test.echo', { value: 'again' }));
+    expect(await client.responseTo(5)).toMatchObject({ id: 5, error: { code: ErrorCode.InvalidRequest, data: { kind: 'DuplicateId' } } });
+    client.close();
+    await withDeadline(first.aborted, 'the first request to be cancelled on disconnect');
+  });
+
   it('cancels only the request it names', async () => {
     const client = await connect();
     client.sendJson(request(1, 'test.wait'));

@@ -1,0 +1,29 @@
+/**
+ * Where this installation's own files are. Found from this module's location, so that the same
+ * answer comes from the built package (`dist/client/`) and from the sources (`client/`).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** dist/client/memctl/ is the deepest place this module's callers live. */
+const MAX_LEVELS_UP = 4;
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let level = 0; level <= MAX_LEVELS_UP; level++) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error(`cannot find memd's package.json above ${fileURLToPath(import.meta.url)}`);
+}
+
+/** The daemon's entry point, which the client starts and the systemd unit runs. */
+export function daemonMainPath(): string {
+  return join(packageRoot(), 'dist', 'daemon', 'main.js');
+}
+
+/** The shipped unit templates (memd.socket, memd.service). */
+export function unitTemplateDir(): string {
+  return join(packageRoot(), 'systemd');
+}
