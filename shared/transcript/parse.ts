@@ -1,0 +1,122 @@
+/**
+ * Turns one parsed transcript line into its index row. Every field is read defensively: lines
+ * come from files that other programs write, so nothing about their shape is trusted.
+ */
+import { contentChars, estimateTokens } from './tokens.js';
+import type { CompactBoundary, IndexedEntry, ToolResult, ToolUse, Usage } from './types.js';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function numOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** Entry types whose content reaches the model; the rest are bookkeeping (DESIGN.md §5). */
+const CONTEXT_TYPES = new Set(['user', 'assistant', 'attachment']);
+
+export function parseUsage(value: unknown): Usage | null {
+  if (!isRecord(value)) return null;
+  const split = isRecord(value.cache_creation) ? value.cache_creation : {};
+  return {
+    input: num(value.input_tokens),
+    output: num(value.output_tokens),
+    cacheCreation: num(value.cache_creation_input_tokens),
+    cacheRead: num(value.cache_read_input_tokens),
+    cache5m: num(split.ephemeral_5m_input_tokens),
+    cache1h: num(split.ephemeral_1h_input_tokens),
+  };
+}
+
+function blocksOf(message: Json | null): Json[] {
+  const content = message?.content;
+  return Array.isArray(content) ? content.filter(isRecord) : [];
+}
+
+function toolUsesOf(blocks: Json[]): ToolUse[] {
+  const uses: ToolUse[] = [];
+  for (const block of blocks) {
+    if (block.type !== 'tool_use') continue;
+    const id = str(block.id);
+    if (id !== null) uses.push({ id, name: str(block.name) ?? '' });
+  }
+  return uses;
+}
+
+function toolResultsOf(blocks: Json[]): ToolResult[] {
+  const results: ToolResult[] = [];
+  for (const block of blocks) {
+    if (block.type !== 'tool_result') continue;
+    const id = str(block.tool_use_id);
+    if (id !== null) results.push({ id, isError: block.is_error === true });
+  }
+  return results;
+}
+
+function compactOf(entry: Json): CompactBoundary | null {
+  if (entry.type !== 'system' || entry.subtype !== 'compact_boundary') return null;
+  const meta = isRecord(entry.compactMetadata) ? entry.compactMetadata : {};
+  return {
+    trigger: str(meta.trigger) ?? 'unknown',
+    preTokens: numOrNull(meta.preTokens),
+    postTokens: numOrNull(meta.postTokens),
+  };
+}
+
+function titleOf(entry: Json): IndexedEntry['title'] {
+  if (entry.type === 'custom-title') {
+    const value = str(entry.customTitle) ?? str(entry.title);
+    return value === null ? null : { kind: 'custom', value };
+  }
+  if (entry.type === 'ai-title') {
+    const value = str(entry.aiTitle) ?? str(entry.title);
+    return value === null ? null : { kind: 'ai', value };
+  }
+  return null;
+}
+
+/** Returns null when the line is valid JSON but not an object (such lines are counted as bad). */
+export function parseEntry(value: unknown, offset: number, length: number): IndexedEntry | null {
+  if (!isRecord(value)) return null;
+  const type = str(value.type) ?? 'unknown';
+  const message = isRecord(value.message) ? value.message : null;
+  const blocks = blocksOf(message);
+  const chars = CONTEXT_TYPES.has(type) ? contentChars(value) : 0;
+  return {
+    offset,
+    length,
+    type,
+    subtype: str(value.subtype),
+    uuid: str(value.uuid),
+    parentUuid: str(value.parentUuid),
+    logicalParentUuid: str(value.logicalParentUuid),
+    timestamp: str(value.timestamp),
+    sessionId: str(value.sessionId),
+    chars,
+    estTokens: estimateTokens(chars),
+    messageId: type === 'assistant' ? str(message?.id) : null,
+    requestId: str(value.requestId),
+    model: str(message?.model),
+    usage: type === 'assistant' ? parseUsage(message?.usage) : null,
+    toolUses: toolUsesOf(blocks),
+    toolResults: toolResultsOf(blocks),
+    isSidechain: value.isSidechain === true,
+    isMeta: value.isMeta === true,
+    isCompactSummary: value.isCompactSummary === true,
+    cwd: str(value.cwd),
+    gitBranch: str(value.gitBranch),
+    title: titleOf(value),
+    compact: compactOf(value),
+  };
+}

@@ -1,0 +1,64 @@
+/** What the index keeps of one transcript line (one JSON object written by Claude Code). */
+
+/** Token usage of one API response, as Claude Code records it on assistant entries. */
+export interface Usage {
+  input: number;
+  output: number;
+  /** cache_creation_input_tokens: all cache writes. */
+  cacheCreation: number;
+  cacheRead: number;
+  /** The split of cache writes by TTL (cache_creation.ephemeral_5m / _1h). */
+  cache5m: number;
+  cache1h: number;
+}
+
+export interface ToolUse {
+  id: string;
+  name: string;
+}
+
+export interface ToolResult {
+  id: string;
+  isError: boolean;
+}
+
+export interface CompactBoundary {
+  trigger: 'manual' | 'auto' | string;
+  preTokens: number | null;
+  /** Not written by every Claude Code version; null when absent. */
+  postTokens: number | null;
+}
+
+/** One indexed line. Message content stays in the transcript; `offset`/`length` find it again. */
+export interface IndexedEntry {
+  /** Byte offset of the line's first byte in its file. */
+  offset: number;
+  /** Bytes of the line, without its newline. */
+  length: number;
+  type: string;
+  subtype: string | null;
+  uuid: string | null;
+  parentUuid: string | null;
+  logicalParentUuid: string | null;
+  timestamp: string | null;
+  sessionId: string | null;
+  /** Characters of the content that reaches the model (see tokens.ts); 0 for bookkeeping entries. */
+  chars: number;
+  /** chars / 4, rounded up: Claude Code's rough estimate. */
+  estTokens: number;
+  messageId: string | null;
+  requestId: string | null;
+  model: string | null;
+  usage: Usage | null;
+  toolUses: ToolUse[];
+  toolResults: ToolResult[];
+  isSidechain: boolean;
+  isMeta: boolean;
+  isCompactSummary: boolean;
+  /** Session facts some entries carry. */
+  cwd: string | null;
+  gitBranch: string | null;
+  /** custom-title / ai-title entries. */
+  title: { kind: 'custom' | 'ai'; value: string } | null;
+  compact: CompactBoundary | null;
+}
