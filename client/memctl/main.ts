@@ -9,6 +9,7 @@ import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).status,
+  sessions: async () => (await import('./commands/sessions.js')).sessions,
   start: async () => (await import('./commands/lifecycle.js')).start,
   stop: async () => (await import('./commands/lifecycle.js')).stop,
   watch: async () => (await import('./commands/watch.js')).watch,

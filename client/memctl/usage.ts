@@ -5,7 +5,9 @@ export const MAIN_USAGE = `usage: memctl [--no-autostart] COMMAND [ARGS] [--json
 Talks to the memd daemon on its Unix socket (started on demand unless --no-autostart).
 
 commands:
-  status [--json]           the daemon's version, pid, uptime, paths and counts
+  status [SESSION] [--json] the daemon (version, pid, uptime, paths, counts) and its sessions;
+                            with SESSION, that session in full
+  sessions [--json]         every session, most recent first, with its context bar
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -18,10 +20,16 @@ exit codes: 0 ok, 1 the daemon answered with an error, 2 no daemon or bad usage.
 environment: MEMD_SOCKET, MEMD_STATE_DIR, XDG_RUNTIME_DIR, NO_COLOR (see docs/configuration.md).`;
 
 export const COMMAND_USAGE: Record<string, string> = {
-  status: `usage: memctl status [--json]
+  status: `usage: memctl status [SESSION] [--json]
 
-Prints the daemon's version, pid, uptime, paths, connection and request counts, memory use and
-database state. --json prints the daemon.status result unchanged.`,
+Prints the daemon's version, pid, uptime, paths, connection and request counts, memory use,
+database state and ingest progress, then the sessions table (most recent first). With SESSION,
+prints that session in full: context bar and threshold state, usage and cost, compactions.
+--json prints the daemon.status (or sessions.get) result unchanged.`,
+  sessions: `usage: memctl sessions [--json]
+
+Lists every session, most recent first: id, project, title, last activity, cost and a context bar
+(▕██████░░▏ 152K/167K 91% · compacts at 154K). --json prints the sessions.list result unchanged.`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are
@@ -32,7 +40,8 @@ Asks the daemon to shut down gracefully (daemon.shutdown) and waits until it is 
 systemd socket activation the socket stays and the next client starts memd again.`,
   watch: `usage: memctl watch [--json]
 
-Subscribes to every event topic and prints each notification as it arrives, one per line.`,
+Shows the sessions table and redraws it live as sessions change (on a terminal); otherwise, and
+with --json, prints each notification as it arrives, one per line.`,
   call: `usage: memctl call METHOD [JSON]
 
 Calls METHOD with the JSON object given as params (default {}) and prints the result as JSON.

@@ -1,3 +1,5 @@
+import type { SessionSummary, ThresholdResult, ThresholdState } from './results.js';
+
 /** Notification topics (`domain.pastTense`, DESIGN.md §3) and their payloads. */
 
 export const EVENT_TOPICS = [
@@ -16,10 +18,21 @@ export interface DaemonStoppingEvent {
   reason: string;
 }
 
+/** A session's state changed (at most one per session per 250 ms). */
+export type SessionUpdatedEvent = SessionSummary;
+
+export interface ThresholdCrossedEvent {
+  sessionId: string;
+  from: ThresholdState;
+  to: ThresholdState;
+  contextTokens: number;
+  threshold: ThresholdResult;
+}
+
 /** Payload types; topics whose feature lands later carry a plain record until then. */
 export interface EventPayloads {
-  'session.updated': Record<string, unknown>;
-  'session.thresholdCrossed': Record<string, unknown>;
+  'session.updated': SessionUpdatedEvent;
+  'session.thresholdCrossed': ThresholdCrossedEvent;
   'memory.extracted': Record<string, unknown>;
   'compaction.ready': Record<string, unknown>;
   'ingest.failed': Record<string, unknown>;

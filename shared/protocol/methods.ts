@@ -8,6 +8,8 @@ import type {
   CompactionResult,
   DaemonStatus,
   OkResult,
+  SessionList,
+  SessionSummary,
   SubscriptionResult,
   ThresholdResult,
   VersionInfo,
@@ -38,11 +40,11 @@ export const Methods = {
   daemonStatus: method<DaemonStatus>()('daemon.status', nothing),
   daemonShutdown: method<OkResult>()('daemon.shutdown', object({ reason: optional(str({ maxLength: 500 })) })),
 
-  sessionsList: method<PendingResult>()(
+  sessionsList: method<SessionList>()(
     'sessions.list',
     object({ project: optional(str()), activeWithinMs: optional(int({ min: 0 })), limit: optional(int({ min: 1, max: 10_000 })) }),
   ),
-  sessionsGet: method<PendingResult>()('sessions.get', object({ sessionId })),
+  sessionsGet: method<SessionSummary>()('sessions.get', object({ sessionId })),
 
   eventsSubscribe: method<SubscriptionResult>()('events.subscribe', object({ topics })),
   eventsUnsubscribe: method<SubscriptionResult>()('events.unsubscribe', object({ topics })),

@@ -58,9 +58,59 @@ export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'block
 export interface ThresholdResult {
   model: string;
   tokens: number;
+  /** The model's context window, after CLAUDE_CODE_AUTO_COMPACT_WINDOW. */
+  window: number;
+  /** window − the output reserve. */
+  effectiveWindow: number;
+  autoCompactAt: number;
+  warningAt: number;
+  errorAt: number;
+  blockingAt: number;
   state: ThresholdState;
+  /** Tokens until auto-compaction (until blocking when auto-compaction is off). */
   tokensLeft: number;
-  [key: string]: unknown;
+  percentUsed: number;
+  autoCompactEnabled: boolean;
+}
+
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cacheCreation: number;
+  cacheRead: number;
+  cache5m: number;
+  cache1h: number;
+  assistantMessages: number;
+  /** USD; null when a model in it has no price. */
+  costUsd: number | null;
+}
+
+/** One session as `sessions.list` and `sessions.get` report it. */
+export interface SessionSummary {
+  sessionId: string;
+  project: string;
+  cwd: string | null;
+  gitBranch: string | null;
+  title: string | null;
+  model: string | null;
+  firstActivity: string | null;
+  lastActivity: string | null;
+  /** The main transcript was deleted; its rows stay. */
+  gone: boolean;
+  contextTokens: number;
+  threshold: ThresholdResult;
+  usage: { main: UsageTotals; sidechain: UsageTotals; total: UsageTotals };
+  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
+  /** Since the last session-memory extraction (the whole session until one ran). */
+  sinceExtraction: { toolCalls: number; tokenGrowth: number };
+  entries: number;
+  sidechainFiles: number;
+  /** Lines skipped because they were not JSON or not UTF-8. */
+  badLines: number;
+}
+
+export interface SessionList {
+  sessions: SessionSummary[];
 }
 
 /** DESIGN.md §3: ready-to-send messages plus what was done. */

@@ -2,6 +2,7 @@
 import type { DaemonStatus } from '../../../shared/protocol/results.js';
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
+import { renderSessionDetail } from '../session-detail.js';
 
 export function renderStatus(status: DaemonStatus, out: Output): string[] {
   const { counts, paths, database } = status;
@@ -33,7 +34,8 @@ export const status: Command = async (ctx) => {
     const sessionId = ctx.args[0];
     if (sessionId !== undefined) {
       const session = await client.sessionsGet({ sessionId });
-      ctx.out.out(JSON.stringify(session, null, ctx.json ? undefined : 2));
+      if (ctx.json) ctx.out.out(JSON.stringify(session));
+      else for (const line of renderSessionDetail(session, ctx.out)) ctx.out.out(line);
       return 0;
     }
     const result = await client.daemonStatus();

@@ -10,9 +10,9 @@ describe('createBus', () => {
     const seen: string[] = [];
     bus.listen((topic, payload) => seen.push(`a:${topic}:${JSON.stringify(payload)}`));
     bus.listen((topic) => seen.push(`b:${topic}`));
-    bus.publish('session.updated', { sessionId: 's' });
+    bus.publish('memory.extracted', { sessionId: 's' });
     bus.publish('daemon.stopping', { reason: 'test' });
-    expect(seen).toEqual(['a:session.updated:{"sessionId":"s"}', 'b:session.updated', 'a:daemon.stopping:{"reason":"test"}', 'b:daemon.stopping']);
+    expect(seen).toEqual(['a:memory.extracted:{"sessionId":"s"}', 'b:memory.extracted', 'a:daemon.stopping:{"reason":"test"}', 'b:daemon.stopping']);
   });
 
   it('keeps delivering when a listener throws, and reports the error with its topic', () => {

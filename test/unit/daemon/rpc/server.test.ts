@@ -348,17 +348,17 @@ describe('events', () => {
     const updates = await connect();
     const memory = await connect();
     const nobody = await connect();
-    expect(await subscribe(updates, ['session.updated'])).toEqual({ topics: ['session.updated'] });
+    expect(await subscribe(updates, ['compaction.ready'])).toEqual({ topics: ['compaction.ready'] });
     expect(await subscribe(memory, ['memory.extracted'])).toEqual({ topics: ['memory.extracted'] });
     expect(server.stats().subscriptions).toBe(2);
 
-    bus.publish('session.updated', { sessionId: 'a' });
+    bus.publish('compaction.ready', { sessionId: 'a' });
     bus.publish('memory.extracted', { sessionId: 'b' });
-    bus.publish('session.updated', { sessionId: 'c' });
+    bus.publish('compaction.ready', { sessionId: 'c' });
 
     // Each client's messages arrive in order, so what comes first proves what was skipped.
-    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'session.updated', params: { sessionId: 'a' } });
-    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'session.updated', params: { sessionId: 'c' } });
+    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: { sessionId: 'a' } });
+    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: { sessionId: 'c' } });
     expect(await memory.next()).toEqual({ jsonrpc: '2.0', method: 'memory.extracted', params: { sessionId: 'b' } });
     nobody.sendJson(request(1, 'test.echo'));
     expect(await nobody.next()).toMatchObject({ id: 1 });
@@ -366,9 +366,9 @@ describe('events', () => {
 
   it('stops sending a topic after unsubscribe, keeping the others', async () => {
     const client = await connect();
-    await subscribe(client, ['session.updated', 'compaction.ready']);
-    expect((await client.request('events.unsubscribe', { topics: ['session.updated'] })).result).toEqual({ topics: ['compaction.ready'] });
-    bus.publish('session.updated', { n: 1 });
+    await subscribe(client, ['memory.extracted', 'compaction.ready']);
+    expect((await client.request('events.unsubscribe', { topics: ['memory.extracted'] })).result).toEqual({ topics: ['compaction.ready'] });
+    bus.publish('memory.extracted', { n: 1 });
     bus.publish('compaction.ready', { n: 2 });
     expect(await client.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: { n: 2 } });
   });

@@ -1,0 +1,121 @@
+/**
+ * Sessions as the protocol reports them: summaries computed from the index (never from the
+ * transcripts), cached until ingest changes a session, and `session.updated` /
+ * `session.thresholdCrossed` published at most once per session per throttle interval.
+ */
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { EventTopic } from '../../shared/protocol/events.js';
+import type { SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
+import type { Bus } from '../bus/bus.js';
+import type { Logger } from '../log/logger.js';
+
+/** DESIGN/issue 3: at most one session.updated per session per this interval. */
+export const SESSION_UPDATE_THROTTLE_MS = 250;
+
+export interface SessionService {
+  get(sessionId: string): SessionSummary;
+  list(filter: { project?: string; activeWithinMs?: number; limit?: number }): SessionSummary[];
+  /** Called by ingest after each commit that touched these sessions. */
+  onSessionsChanged(sessionIds: readonly string[]): void;
+  close(): void;
+}
+
+export interface SessionServiceDeps {
+  /** Every session id the index knows. */
+  sessionIds(): string[];
+  /** The summary of one session, computed from the index; undefined when unknown. */
+  summarize(sessionId: string): SessionSummary | undefined;
+  bus: Bus;
+  log: Logger;
+  /** Whether any client listens to a topic: events nobody wants are not computed. */
+  wanted(topic: EventTopic): boolean;
+  clock?: () => number;
+  throttleMs?: number;
+}
+
+export function createSessionService(deps: SessionServiceDeps): SessionService {
+  const clock = deps.clock ?? Date.now;
+  const throttleMs = deps.throttleMs ?? SESSION_UPDATE_THROTTLE_MS;
+  const cache = new Map<string, SessionSummary>();
+  const lastPublished = new Map<string, number>();
+  const pending = new Map<string, NodeJS.Timeout>();
+  const lastState = new Map<string, ThresholdState>();
+
+  const summary = (sessionId: string): SessionSummary | undefined => {
+    const cached = cache.get(sessionId);
+    if (cached) return cached;
+    const fresh = deps.summarize(sessionId);
+    if (fresh) cache.set(sessionId, fresh);
+    return fresh;
+  };
+
+  const publish = (sessionId: string) => {
+    pending.delete(sessionId);
+    lastPublished.set(sessionId, clock());
+    const wantsUpdates = deps.wanted('session.updated');
+    const wantsCrossings = deps.wanted('session.thresholdCrossed');
+    if (!wantsUpdates && !wantsCrossings) return;
+    const current = summary(sessionId);
+    if (!current) return;
+    if (wantsUpdates) deps.bus.publish('session.updated', current);
+    const previous = lastState.get(sessionId);
+    lastState.set(sessionId, current.threshold.state);
+    if (wantsCrossings && previous !== undefined && previous !== current.threshold.state) {
+      deps.bus.publish('session.thresholdCrossed', {
+        sessionId,
+        from: previous,
+        to: current.threshold.state,
+        contextTokens: current.contextTokens,
+        threshold: current.threshold,
+      });
+    }
+  };
+
+  return {
+    get(sessionId) {
+      const found = summary(sessionId);
+      if (!found) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+      return found;
+    },
+    list(filter) {
+      const now = clock();
+      const sessions: SessionSummary[] = [];
+      for (const sessionId of deps.sessionIds()) {
+        const found = summary(sessionId);
+        if (!found) continue;
+        if (filter.project !== undefined && found.project !== filter.project && found.cwd !== filter.project) continue;
+        if (filter.activeWithinMs !== undefined) {
+          const last = found.lastActivity === null ? Number.NaN : Date.parse(found.lastActivity);
+          if (!(now - last <= filter.activeWithinMs)) continue;
+        }
+        sessions.push(found);
+      }
+      sessions.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
+      return filter.limit === undefined ? sessions : sessions.slice(0, filter.limit);
+    },
+    onSessionsChanged(sessionIds) {
+      for (const sessionId of new Set(sessionIds)) {
+        cache.delete(sessionId);
+        if (pending.has(sessionId)) continue;
+        const wait = (lastPublished.get(sessionId) ?? -Infinity) + throttleMs - clock();
+        if (wait <= 0) {
+          publish(sessionId);
+          continue;
+        }
+        const timer = setTimeout(() => {
+          try {
+            publish(sessionId);
+          } catch (error) {
+            deps.log.error('publishing a session update failed', { sessionId, error });
+          }
+        }, wait);
+        timer.unref();
+        pending.set(sessionId, timer);
+      }
+    },
+    close() {
+      for (const timer of pending.values()) clearTimeout(timer);
+      pending.clear();
+    },
+  };
+}
