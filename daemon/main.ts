@@ -9,6 +9,9 @@ import { MEMD_VERSION } from '../shared/version.js';
 import { createBus } from './bus/bus.js';
 import { eventMethods } from './bus/methods.js';
 import { loadConfig } from './config/load.js';
+import { createIngestor } from './ingest/ingestor.js';
+import { listSessions } from './ingest/store.js';
+import { createWatcher } from './ingest/watcher.js';
 import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
 import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecycle/instance-lock.js';
 import { daemonMethods } from './lifecycle/methods.js';
@@ -20,6 +23,10 @@ import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { checkDatabase } from './store/check.js';
 import { openStore, type Store } from './store/db.js';
+import { createEntryCache } from './sessions/entry-cache.js';
+import { sessionMethods } from './sessions/methods.js';
+import { createSessionService } from './sessions/service.js';
+import { summarizeSession } from './sessions/summary.js';
 
 const USAGE = `usage: memd [--foreground] [--print-config] [--check-db] [--version] [--help]
 
@@ -138,6 +145,27 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
   const { config } = resolved;
   const startedAt = new Date();
   const bus = createBus((error, topic) => log.error('event listener failed', { topic, error }));
+  const clock = () => Date.now();
+  const ingestor = createIngestor({
+    db: store.db,
+    bus,
+    log,
+    clock,
+    projectsDir: paths.projectsDir,
+    onSessionsChanged: (sessionIds) => sessions.onSessionsChanged(sessionIds),
+  });
+  // Claude Code's own overrides (CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, ...) as the daemon sees them.
+  const thresholdEnv = { ...process.env };
+  const entryCache = createEntryCache();
+  const sessions = createSessionService({
+    sessionIds: () => listSessions(store.db).map((session) => session.sessionId),
+    summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv),
+    bus,
+    log,
+    wanted: (topic) => rpc.hasSubscribers(topic),
+    clock,
+  });
+  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock });
   let methodNames: readonly string[] = [];
   const handlers = [
     ...daemonMethods({
@@ -154,12 +182,14 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
       },
       database: store.status,
       rpcStats: () => rpc.stats(),
+      ingest: () => ingestor.status(),
       features: FEATURES,
       methodNames: () => methodNames,
       requestShutdown: (reason) => void shutdown(reason),
-      clock: () => Date.now(),
+      clock,
     }),
     ...eventMethods(),
+    ...sessionMethods(sessions, thresholdEnv),
   ];
   const dispatcher = createDispatcher(handlers, log);
   methodNames = dispatcher.methods;
@@ -173,6 +203,9 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
       { name: 'stop accepting', run: () => rpc.stopAccepting(socketFile?.isOwn() ?? true) },
       { name: 'finish requests', run: async () => void (await rpc.drain(config.shutdownGraceMs)) },
       { name: 'close connections', run: () => rpc.closeConnections() },
+      // What was read is committed; the rest is read after the next start.
+      { name: 'stop ingest', run: async () => void (await Promise.all([watcher.stop(), ingestor.stop()])) },
+      { name: 'stop session updates', run: () => sessions.close() },
       { name: 'close database', run: () => store.close() },
       { name: 'remove socket', run: () => socketFile?.remove() },
       { name: 'release lock', run: () => lock.release() },
@@ -206,6 +239,7 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
     socketFile = ownSocket(paths.socketPath);
     socketFile.watch(config.socketCheckMs, (why) => void shutdown(`${why}; no client can reach this daemon`));
   }
+  watcher.start();
   log.info('ready', {
     pid: process.pid,
     version: MEMD_VERSION,

@@ -1,6 +1,6 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import { Methods } from '../../shared/protocol/methods.js';
-import { PROTOCOL_VERSION, type DaemonPaths, type DaemonStatus, type DatabaseStatus } from '../../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type DaemonPaths, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../rpc/dispatch.js';
 import type { RpcStats } from '../rpc/server.js';
 
@@ -11,6 +11,7 @@ export interface DaemonInfo {
   paths: DaemonPaths;
   database: DatabaseStatus;
   rpcStats(): RpcStats;
+  ingest(): IngestStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -59,6 +60,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         counts: info.rpcStats(),
         memory: memory(),
         database: info.database,
+        ingest: info.ingest(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

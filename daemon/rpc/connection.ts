@@ -66,6 +66,10 @@ export class Connection implements ConnectionHandle {
     return this.inFlight.size;
   }
 
+  isSubscribed(topic: EventTopic): boolean {
+    return this.topics.has(topic);
+  }
+
   subscribe(topics: readonly EventTopic[]): string[] {
     for (const topic of topics) this.topics.add(topic);
     return [...this.topics];

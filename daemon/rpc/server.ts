@@ -1,6 +1,7 @@
 /** The socket server: accepts connections, forwards bus events to subscribers, keeps counts. */
 import { createServer, type Server } from 'node:net';
 import { chmodSync } from 'node:fs';
+import type { EventTopic } from '../../shared/protocol/events.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { Connection } from './connection.js';
@@ -18,6 +19,8 @@ export interface RpcStats {
 export interface RpcServer {
   listen(target: ListenTarget): Promise<void>;
   stats(): RpcStats;
+  /** Whether any connection subscribes to the topic, so that nobody's events are not computed. */
+  hasSubscribers(topic: EventTopic): boolean;
   /**
    * Stops accepting; requests already running may finish. Node unlinks a listening socket's
    * path on close, so `closeListener: false` leaves a path that now belongs to someone else
@@ -90,6 +93,10 @@ export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: L
           });
         }
       });
+    },
+    hasSubscribers(topic) {
+      for (const connection of connections) if (connection.isSubscribed(topic)) return true;
+      return false;
     },
     stats() {
       let subscriptions = 0;

@@ -18,6 +18,19 @@ export interface DaemonStoppingEvent {
   reason: string;
 }
 
+/** Why a transcript line was skipped. */
+export type BadLineReason = 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'too-long';
+
+/** One skipped transcript line, sent once, after the line is recorded as bad. */
+export interface IngestFailedEvent {
+  path: string;
+  sessionId: string;
+  /** Byte offset and length (without the newline) of the line in its file. */
+  offset: number;
+  length: number;
+  reason: BadLineReason;
+}
+
 /** A session's state changed (at most one per session per 250 ms). */
 export type SessionUpdatedEvent = SessionSummary;
 
@@ -35,7 +48,7 @@ export interface EventPayloads {
   'session.thresholdCrossed': ThresholdCrossedEvent;
   'memory.extracted': Record<string, unknown>;
   'compaction.ready': Record<string, unknown>;
-  'ingest.failed': Record<string, unknown>;
+  'ingest.failed': IngestFailedEvent;
   'daemon.stopping': DaemonStoppingEvent;
 }
 

@@ -35,6 +35,51 @@ export interface DatabaseStatus {
   recoveredFrom: { movedTo: string; reason: string; at: string } | null;
 }
 
+/** Where transcript ingest stands. */
+export interface IngestProgress {
+  /** `backfilling` until every file found at start has been read to its end once. */
+  state: 'backfilling' | 'live';
+  /** False while the projects dir does not exist (it is polled for). */
+  watching: boolean;
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  /** Files queued or being read now; 0 with state `live` means caught up with every event seen. */
+  filesPending: number;
+}
+
+export interface IngestStats {
+  files: number;
+  sessions: number;
+  entries: number;
+  badLines: number;
+  /** Transcript bytes read, over every run, as committed with the rows they produced. */
+  bytesRead: number;
+  /** Transcript bytes read by this process (a restart over unchanged files reads 0). */
+  bytesReadThisRun: number;
+  /** Bytes read by this process to check that files are unchanged (heads, last newline). */
+  checkBytesReadThisRun: number;
+}
+
+export interface BadLineInfo {
+  path: string;
+  sessionId: string;
+  offset: number;
+  length: number;
+  reason: string;
+  at: string;
+}
+
+export interface IngestStatus {
+  progress: IngestProgress;
+  stats: IngestStats;
+  /** The most recent skipped lines, newest first (at most 10). */
+  recentBadLines: BadLineInfo[];
+  /** The last failure to read a file (not a bad line), if any. */
+  lastError: { path: string; message: string; at: string } | null;
+}
+
 export interface DaemonStatus {
   pid: number;
   version: string;
@@ -51,6 +96,7 @@ export interface DaemonStatus {
   };
   memory: { rssBytes: number; heapUsedBytes: number };
   database: DatabaseStatus;
+  ingest: IngestStatus;
 }
 
 export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';

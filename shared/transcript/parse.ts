@@ -2,8 +2,8 @@
  * Turns one parsed transcript line into its index row. Every field is read defensively: lines
  * come from files that other programs write, so nothing about their shape is trusted.
  */
-import { contentChars, estimateTokens } from './tokens.js';
-import type { CompactBoundary, IndexedEntry, ToolResult, ToolUse, Usage } from './types.js';
+import { measureEntry } from './tokens.js';
+import type { CompactBoundary, IndexedEntry, PreservedSegment, ToolResult, ToolUse, Usage } from './types.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,9 +22,6 @@ function num(value: unknown): number {
 function numOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
-
-/** Entry types whose content reaches the model; the rest are bookkeeping (DESIGN.md §5). */
-const CONTEXT_TYPES = new Set(['user', 'assistant', 'attachment']);
 
 export function parseUsage(value: unknown): Usage | null {
   if (!isRecord(value)) return null;
@@ -64,6 +61,14 @@ function toolResultsOf(blocks: Json[]): ToolResult[] {
   return results;
 }
 
+function preservedSegmentOf(value: unknown): PreservedSegment | null {
+  if (!isRecord(value)) return null;
+  const headUuid = str(value.headUuid);
+  const anchorUuid = str(value.anchorUuid);
+  const tailUuid = str(value.tailUuid);
+  return headUuid === null || anchorUuid === null || tailUuid === null ? null : { headUuid, anchorUuid, tailUuid };
+}
+
 function compactOf(entry: Json): CompactBoundary | null {
   if (entry.type !== 'system' || entry.subtype !== 'compact_boundary') return null;
   const meta = isRecord(entry.compactMetadata) ? entry.compactMetadata : {};
@@ -71,6 +76,7 @@ function compactOf(entry: Json): CompactBoundary | null {
     trigger: str(meta.trigger) ?? 'unknown',
     preTokens: numOrNull(meta.preTokens),
     postTokens: numOrNull(meta.postTokens),
+    preservedSegment: preservedSegmentOf(meta.preservedSegment),
   };
 }
 
@@ -92,7 +98,8 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
   const type = str(value.type) ?? 'unknown';
   const message = isRecord(value.message) ? value.message : null;
   const blocks = blocksOf(message);
-  const chars = CONTEXT_TYPES.has(type) ? contentChars(value) : 0;
+  // Only user, assistant and attachment entries reach the model; the rest measure 0 (DESIGN.md §5).
+  const measure = measureEntry(value);
   return {
     offset,
     length,
@@ -103,8 +110,8 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
     logicalParentUuid: str(value.logicalParentUuid),
     timestamp: str(value.timestamp),
     sessionId: str(value.sessionId),
-    chars,
-    estTokens: estimateTokens(chars),
+    chars: measure.chars,
+    estTokens: measure.tokens,
     messageId: type === 'assistant' ? str(message?.id) : null,
     requestId: str(value.requestId),
     model: str(message?.model),

@@ -22,11 +22,23 @@ export interface ToolResult {
   isError: boolean;
 }
 
+/**
+ * The messages a compaction kept verbatim (compactMetadata.preservedSegment). They stay where they
+ * were in the file, before the boundary; Claude Code splices them back in after `anchorUuid` (the
+ * summary) when it loads the transcript. Null when the compaction kept nothing.
+ */
+export interface PreservedSegment {
+  headUuid: string;
+  anchorUuid: string;
+  tailUuid: string;
+}
+
 export interface CompactBoundary {
   trigger: 'manual' | 'auto' | string;
   preTokens: number | null;
   /** Not written by every Claude Code version; null when absent. */
   postTokens: number | null;
+  preservedSegment: PreservedSegment | null;
 }
 
 /** One indexed line. Message content stays in the transcript; `offset`/`length` find it again. */
@@ -44,7 +56,10 @@ export interface IndexedEntry {
   sessionId: string | null;
   /** Characters of the content that reaches the model (see tokens.ts); 0 for bookkeeping entries. */
   chars: number;
-  /** chars / 4, rounded up: Claude Code's rough estimate. */
+  /**
+   * Claude Code's rough estimate of those characters: length / 4 rounded to nearest, per content
+   * block, summed (tokens.ts). So it can differ from chars / 4 by the rounding of each block.
+   */
   estTokens: number;
   messageId: string | null;
   requestId: string | null;

@@ -3,6 +3,32 @@ import type { DaemonStatus } from '../../../shared/protocol/results.js';
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderSessionDetail } from '../session-detail.js';
+import { renderSessionTable } from '../sessions-view.js';
+
+/** The most recent sessions shown under the daemon's status; `memctl sessions` lists all. */
+const STATUS_SESSION_ROWS = 10;
+
+/** Cells of the backfill progress bar. */
+const PROGRESS_CELLS = 20;
+
+function renderIngest(status: DaemonStatus, out: Output): string[] {
+  const { progress, stats } = status.ingest;
+  const lines = [
+    `  ingest    ${stats.sessions} sessions, ${stats.files} files, ${stats.entries} entries, ${formatBytes(stats.bytesRead)} read${
+      stats.badLines > 0 ? out.yellow(`, ${stats.badLines} bad lines skipped`) : ''
+    }${progress.watching ? '' : out.yellow(' (projects dir missing; waiting for it)')}`,
+  ];
+  if (progress.state === 'backfilling') {
+    const fraction = progress.bytesTotal > 0 ? progress.bytesDone / progress.bytesTotal : 0;
+    const filled = Math.round(fraction * PROGRESS_CELLS);
+    lines.push(
+      `  backfill  ▕${'█'.repeat(filled)}${'░'.repeat(PROGRESS_CELLS - filled)}▏ ${Math.floor(fraction * 100)}% · ${progress.filesDone}/${progress.filesTotal} files · ${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}`,
+    );
+  }
+  const lastError = status.ingest.lastError;
+  if (lastError) lines.push(out.yellow(`  warning   cannot read ${lastError.path}: ${lastError.message}`));
+  return lines;
+}
 
 export function renderStatus(status: DaemonStatus, out: Output): string[] {
   const { counts, paths, database } = status;
@@ -19,6 +45,7 @@ export function renderStatus(status: DaemonStatus, out: Output): string[] {
     `  clients   ${counts.connections} connected, ${counts.subscriptions} subscriptions, ${counts.requestsServed} requests served, ${counts.protocolErrors} protocol errors`,
     `  memory    ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
   ];
+  lines.push(...renderIngest(status, out));
   if (database.recoveredFrom) {
     lines.push(
       out.yellow(`  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`),
@@ -39,8 +66,14 @@ export const status: Command = async (ctx) => {
       return 0;
     }
     const result = await client.daemonStatus();
-    if (ctx.json) ctx.out.out(JSON.stringify(result));
-    else for (const line of renderStatus(result, ctx.out)) ctx.out.out(line);
+    if (ctx.json) {
+      ctx.out.out(JSON.stringify(result));
+      return 0;
+    }
+    for (const line of renderStatus(result, ctx.out)) ctx.out.out(line);
+    const { sessions } = await client.sessionsList({ limit: STATUS_SESSION_ROWS });
+    ctx.out.out('');
+    for (const line of renderSessionTable(sessions, ctx.out)) ctx.out.out(line);
     return 0;
   } finally {
     client.close();

@@ -25,7 +25,7 @@ describe('createBus', () => {
       throw failure;
     });
     bus.listen(() => seen.push('after'));
-    expect(() => bus.publish('ingest.failed', {})).not.toThrow();
+    expect(() => bus.publish('ingest.failed', { path: '/p/s.jsonl', sessionId: 's', offset: 0, length: 1, reason: 'invalid-json' })).not.toThrow();
     expect(seen).toEqual(['before', 'after']);
     expect(reported).toEqual([[failure, 'ingest.failed']]);
   });

@@ -387,7 +387,7 @@ describe('events', () => {
     client.close();
     await until(() => server.stats().connections === 0, 'the connection to close');
     expect(server.stats().subscriptions).toBe(0);
-    expect(() => bus.publish('ingest.failed', {})).not.toThrow();
+    expect(() => bus.publish('ingest.failed', { path: '/p/s.jsonl', sessionId: 's', offset: 0, length: 1, reason: 'invalid-json' })).not.toThrow();
   });
 });
 

@@ -1,0 +1,157 @@
+// `npm run bench -- ingest`: cold ingest of a generated 200 MB corpus beside a plain chunked read +
+// JSON.parse of the same bytes; peak RSS; latency from appending a line to a 100 MB transcript to
+// its session.updated event; bytes read per append; memctl status --json beside ccusage.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeCorpus } from './corpus.js';
+import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+
+const MB = 1024 * 1024;
+const CORPUS_BYTES = 200 * MB;
+const BIG_SESSION_BYTES = 100 * MB;
+const APPENDS = 100;
+const CHUNK_BYTES = MB;
+const WALL_RUNS = 5;
+/** Acceptance targets of issue 3. */
+const MIN_INGEST_RATIO = 0.7;
+const MAX_PEAK_RSS_MB = 200;
+const MAX_APPEND_P99_MS = 100;
+
+/** The limit memd is measured against: read in chunks, split lines, JSON.parse each. */
+function plainParse(files) {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let lines = 0;
+  for (const path of files) {
+    const fd = openSync(path, 'r');
+    let carry = null;
+    for (;;) {
+      const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+      if (read === 0) break;
+      let start = 0;
+      let newline = buffer.indexOf(10, 0);
+      while (newline !== -1 && newline < read) {
+        let text;
+        if (carry) {
+          text = Buffer.concat([carry, buffer.subarray(0, newline)]).toString('utf8');
+          carry = null;
+        } else text = buffer.toString('utf8', start, newline);
+        JSON.parse(text);
+        lines++;
+        start = newline + 1;
+        newline = buffer.indexOf(10, start);
+      }
+      if (start < read) carry = carry ? Buffer.concat([carry, buffer.subarray(start, read)]) : Buffer.from(buffer.subarray(start, read));
+    }
+    closeSync(fd);
+  }
+  return lines;
+}
+
+function peakRssMb(pid) {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+async function until(condition, what) {
+  const deadline = Date.now() + STEP_DEADLINE_MS * 5;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function wallMs(args, env) {
+  const times = [];
+  for (let i = 0; i < WALL_RUNS; i++) {
+    const started = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, maxBuffer: 256 * MB });
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(times);
+}
+
+export async function benchIngest() {
+  const { createClient } = await import(join(ROOT, 'dist/client/index.js'));
+  const sandbox = makeSandbox();
+  const projectsDir = sandbox.env.MEMD_PROJECTS_DIR;
+  const corpus = writeCorpus(projectsDir, CORPUS_BYTES, BIG_SESSION_BYTES);
+  const project = join(projectsDir, '-home-user-src-bench');
+  const files = readdirSync(project).map((name) => join(project, name));
+  const corpusMb = corpus.bytes / MB;
+  let daemon;
+  try {
+    plainParse(files); // warm the page cache and the JIT alike for both sides
+    const parseStarted = process.hrtime.bigint();
+    const lines = plainParse(files);
+    const parseS = Number(process.hrtime.bigint() - parseStarted) / 1e9;
+
+    const started = process.hrtime.bigint();
+    daemon = spawnProcess([DAEMON_MAIN, '--foreground'], sandbox.env);
+    await waitForSocket(sandbox.socketPath);
+    const client = createClient({ env: sandbox.env, autostart: false, timeoutMs: 30_000 });
+    await until(async () => {
+      const { ingest } = await client.daemonStatus();
+      return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= corpus.bytes;
+    }, 'cold ingest');
+    const ingestS = Number(process.hrtime.bigint() - started) / 1e9;
+    const rss = peakRssMb(daemon.child.pid);
+
+    const updates = [];
+    await client.on('session.updated', (session) => {
+      if (session.sessionId === corpus.bigSession.id) updates.push({ at: process.hrtime.bigint(), entries: session.entries });
+    });
+    const before = (await client.daemonStatus()).ingest.stats;
+    const baseline = (await client.sessionsGet({ sessionId: corpus.bigSession.id })).entries;
+    const latencies = [];
+    let appended = 0;
+    let parent = corpus.bigSession.lastUuid;
+    for (let i = 0; i < APPENDS; i++) {
+      const uuid = `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      const line = `${JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        type: 'user',
+        message: { role: 'user', content: `appended prompt number ${i}` },
+        uuid,
+        timestamp: new Date().toISOString(),
+        sessionId: corpus.bigSession.id,
+      })}\n`;
+      parent = uuid;
+      const sent = process.hrtime.bigint();
+      appendFileSync(corpus.bigSession.path, line);
+      appended += Buffer.byteLength(line);
+      await until(() => updates.some((update) => update.entries >= baseline + i + 1), `the event for append ${i}`);
+      const update = updates.find((candidate) => candidate.entries >= baseline + i + 1);
+      latencies.push(Number(update.at - sent) / 1e6);
+      updates.length = 0;
+    }
+    const after = (await client.daemonStatus()).ingest.stats;
+    const readForAppends = after.bytesReadThisRun - before.bytesReadThisRun;
+    const checkForAppends = after.checkBytesReadThisRun - before.checkBytesReadThisRun;
+    client.close();
+
+    const claudeRoot = join(projectsDir, '..');
+    const memctlMs = wallMs([MEMCTL_MAIN, 'status', '--json'], sandbox.env);
+    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/dist/index.js'), 'session', '--json', '--offline'], { ...sandbox.env, CLAUDE_CONFIG_DIR: claudeRoot });
+
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const plainRate = corpusMb / parseS;
+    const memdRate = corpusMb / ingestS;
+    const ratio = memdRate / plainRate;
+    console.log(`ingest: ${fmt(corpusMb)} MB corpus, ${files.length} files, ${lines} lines (1 MB tool results among them)`);
+    console.log(`  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s)`);
+    console.log(`  memd cold ingest (spawn to live)  ${fmt(memdRate)} MB/s (${fmt(ingestS, 2)} s), ratio ${fmt(ratio, 2)} (target >= ${MIN_INGEST_RATIO}): ${ratio >= MIN_INGEST_RATIO ? 'PASS' : 'FAIL'}`);
+    console.log(`  memd peak RSS                     ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`);
+    const p99 = percentile(sorted, 99);
+    console.log(`  append → session.updated (${APPENDS} appends to a ${fmt(statSync(corpus.bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`);
+    console.log(`  bytes read for appends: ${readForAppends} of ${appended} appended (+${checkForAppends} to check heads): ${readForAppends === appended ? 'PASS' : 'FAIL'}`);
+    console.log(`  memctl status --json ${fmt(memctlMs)} ms · ccusage session --json ${fmt(ccusageMs)} ms (median of ${WALL_RUNS})`);
+    return ratio >= MIN_INGEST_RATIO && rss <= MAX_PEAK_RSS_MB && p99 <= MAX_APPEND_P99_MS && readForAppends === appended;
+  } finally {
+    await daemon?.stop();
+    sandbox.cleanup();
+  }
+}

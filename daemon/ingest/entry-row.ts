@@ -1,0 +1,172 @@
+/**
+ * How an IndexedEntry is laid out in the `entries` table (migration 2), both ways. Writing binds
+ * positional parameters in ENTRY_COLUMNS order: the ingest hot path builds no objects per row.
+ */
+import type { CompactBoundary, IndexedEntry, ToolResult, ToolUse } from '../../shared/transcript/types.js';
+
+export const ENTRY_COLUMNS = [
+  'file_id',
+  'offset',
+  'length',
+  'type',
+  'subtype',
+  'uuid',
+  'parent_uuid',
+  'logical_parent_uuid',
+  'timestamp',
+  'session_id',
+  'chars',
+  'est_tokens',
+  'message_id',
+  'request_id',
+  'model',
+  'usage_input',
+  'usage_output',
+  'usage_cache_creation',
+  'usage_cache_read',
+  'usage_cache_5m',
+  'usage_cache_1h',
+  'tool_uses',
+  'tool_results',
+  'is_sidechain',
+  'is_meta',
+  'is_compact_summary',
+  'cwd',
+  'git_branch',
+  'title_kind',
+  'title',
+  'compact',
+] as const;
+
+export type EntryParam = string | number | null;
+
+export const INSERT_ENTRY_SQL = `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')}) VALUES (${ENTRY_COLUMNS.map(() => '?').join(', ')})`;
+
+/** The row as SQLite returns it. */
+export interface EntryRow {
+  file_id: number;
+  offset: number;
+  length: number;
+  type: string;
+  subtype: string | null;
+  uuid: string | null;
+  parent_uuid: string | null;
+  logical_parent_uuid: string | null;
+  timestamp: string | null;
+  session_id: string | null;
+  chars: number;
+  est_tokens: number;
+  message_id: string | null;
+  request_id: string | null;
+  model: string | null;
+  usage_input: number | null;
+  usage_output: number | null;
+  usage_cache_creation: number | null;
+  usage_cache_read: number | null;
+  usage_cache_5m: number | null;
+  usage_cache_1h: number | null;
+  tool_uses: string | null;
+  tool_results: string | null;
+  is_sidechain: number;
+  is_meta: number;
+  is_compact_summary: number;
+  cwd: string | null;
+  git_branch: string | null;
+  title_kind: string | null;
+  title: string | null;
+  compact: string | null;
+}
+
+const bit = (value: boolean): number => (value ? 1 : 0);
+
+/**
+ * Token counts come from files other programs write; a STRICT INTEGER column refuses a fraction
+ * or a huge float, and one such value must not fail the batch it is in.
+ */
+function int(value: number): number {
+  if (Number.isSafeInteger(value)) return value;
+  if (!Number.isFinite(value)) return 0;
+  return Math.trunc(Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, value)));
+}
+
+/** Parameters for INSERT_ENTRY_SQL. */
+export function entryParams(fileId: number, entry: IndexedEntry): EntryParam[] {
+  const { usage, title, compact } = entry;
+  return [
+    fileId,
+    entry.offset,
+    entry.length,
+    entry.type,
+    entry.subtype,
+    entry.uuid,
+    entry.parentUuid,
+    entry.logicalParentUuid,
+    entry.timestamp,
+    entry.sessionId,
+    int(entry.chars),
+    int(entry.estTokens),
+    entry.messageId,
+    entry.requestId,
+    entry.model,
+    usage === null ? null : int(usage.input),
+    usage === null ? null : int(usage.output),
+    usage === null ? null : int(usage.cacheCreation),
+    usage === null ? null : int(usage.cacheRead),
+    usage === null ? null : int(usage.cache5m),
+    usage === null ? null : int(usage.cache1h),
+    entry.toolUses.length === 0 ? null : JSON.stringify(entry.toolUses),
+    entry.toolResults.length === 0 ? null : JSON.stringify(entry.toolResults),
+    bit(entry.isSidechain),
+    bit(entry.isMeta),
+    bit(entry.isCompactSummary),
+    entry.cwd,
+    entry.gitBranch,
+    title === null ? null : title.kind,
+    title === null ? null : title.value,
+    compact === null ? null : JSON.stringify(compact),
+  ];
+}
+
+/** The JSON was written by entryParams from parsed values, so it is trusted as such. */
+function fromJson<T>(json: string | null, absent: T): T {
+  return json === null ? absent : (JSON.parse(json) as T);
+}
+
+export function entryFromRow(row: EntryRow): IndexedEntry {
+  const hasUsage = row.usage_input !== null;
+  return {
+    offset: row.offset,
+    length: row.length,
+    type: row.type,
+    subtype: row.subtype,
+    uuid: row.uuid,
+    parentUuid: row.parent_uuid,
+    logicalParentUuid: row.logical_parent_uuid,
+    timestamp: row.timestamp,
+    sessionId: row.session_id,
+    chars: row.chars,
+    estTokens: row.est_tokens,
+    messageId: row.message_id,
+    requestId: row.request_id,
+    model: row.model,
+    usage: hasUsage
+      ? {
+          input: row.usage_input ?? 0,
+          output: row.usage_output ?? 0,
+          cacheCreation: row.usage_cache_creation ?? 0,
+          cacheRead: row.usage_cache_read ?? 0,
+          cache5m: row.usage_cache_5m ?? 0,
+          cache1h: row.usage_cache_1h ?? 0,
+        }
+      : null,
+    toolUses: fromJson<ToolUse[]>(row.tool_uses, []),
+    toolResults: fromJson<ToolResult[]>(row.tool_results, []),
+    isSidechain: row.is_sidechain === 1,
+    isMeta: row.is_meta === 1,
+    isCompactSummary: row.is_compact_summary === 1,
+    cwd: row.cwd,
+    gitBranch: row.git_branch,
+    title: row.title_kind === null || row.title === null ? null : { kind: row.title_kind === 'custom' ? 'custom' : 'ai', value: row.title },
+    compact: fromJson<CompactBoundary | null>(row.compact, null),
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * Decides which transcript file is read next and runs one pass at a time, so passes over a file
+ * never overlap and memory stays at one chunk plus one line. Files that changed (watcher events)
+ * go before the backfill of files found at start, which runs smallest first; a long pass gives
+ * way between chunks to waiting files and resumes later from its committed offset. Events go out
+ * only after the transaction that recorded them commits.
+ */
+import type Database from 'better-sqlite3';
+import type { IngestProgress, IngestStatus } from '../../shared/protocol/results.js';
+import type { Bus } from '../bus/bus.js';
+import type { Logger } from '../log/logger.js';
+import { classifyTranscript } from './layout.js';
+import { allFiles, ingestStats, recentBadLines } from './store.js';
+import { createTailer, type CommitEvent, type PassResult } from './tailer.js';
+
+/** A changed file read for this long lets other changed files go first (keeps event latency low). */
+export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
+/** Status shows this many recent bad lines; the table keeps them all. */
+const RECENT_BAD_LINES = 10;
+
+export interface IngestorDeps {
+  db: Database.Database;
+  bus: Bus;
+  log: Logger;
+  clock: () => number;
+  projectsDir: string;
+  /** Called after a pass over a file changed the index (rows committed, or the file gone). */
+  onSessionsChanged(sessionIds: string[]): void;
+  chunkBytes?: number;
+  maxLineBytes?: number;
+  carryBudgetBytes?: number;
+  commitBytes?: number;
+  liveSliceBytes?: number;
+}
+
+export interface FoundFile {
+  path: string;
+  size: number;
+  ino: string;
+}
+
+export interface Ingestor {
+  /** A file changed (or appeared, or went): read it soon. Non-transcript paths are ignored. */
+  touch(path: string): void;
+  /** The files found at start (and those indexed but no longer found), read smallest first. */
+  backfill(files: readonly FoundFile[], missing: readonly string[]): void;
+  /** Inode and size up to which a file was last read to its end, if it was. */
+  lastRead(path: string): { ino: string; size: number } | undefined;
+  /** Queued or being read now. */
+  isPending(path: string): boolean;
+  setWatching(watching: boolean): void;
+  progress(): IngestProgress;
+  status(): IngestStatus;
+  /** Resolves once nothing is queued or being read. */
+  idle(): Promise<void>;
+  /** Ends the running pass at its next chunk (what it read is committed) and reads nothing more. */
+  stop(): Promise<void>;
+}
+
+export function createIngestor(deps: IngestorDeps): Ingestor {
+  const { db, bus, log, clock, projectsDir } = deps;
+  const liveSlice = deps.liveSliceBytes ?? DEFAULT_LIVE_SLICE_BYTES;
+
+  const live = new Set<string>();
+  let backlog: string[] = [];
+  let backlogHead = 0;
+  const backlogQueued = new Set<string>();
+  /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
+  const backfillLeft = new Set<string>();
+  const lastReads = new Map<string, { ino: string; size: number }>();
+  const progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
+  let watching = false;
+  let running: string | null = null;
+  let rerun = false;
+  let current: Promise<void> | null = null;
+  let stopped = false;
+  let lastError: IngestStatus['lastError'] = null;
+  let idleWaiters: (() => void)[] = [];
+
+  const onCommit = (event: CommitEvent) => {
+    if (backfillLeft.has(event.file.path)) progress.bytesDone += event.bytesRead;
+    for (const bad of event.bad) {
+      bus.publish('ingest.failed', { path: event.file.path, sessionId: event.file.sessionId, ...bad });
+    }
+  };
+  const tailer = createTailer({
+    db,
+    log,
+    clock,
+    onCommit,
+    chunkBytes: deps.chunkBytes,
+    maxLineBytes: deps.maxLineBytes,
+    carryBudgetBytes: deps.carryBudgetBytes,
+    commitBytes: deps.commitBytes,
+  });
+
+  const queued = () => live.size + backlogQueued.size;
+  const isIdle = () => current === null && queued() === 0;
+
+  function nextPath(): { path: string; fromBacklog: boolean } | null {
+    for (const path of live) {
+      live.delete(path);
+      return { path, fromBacklog: false };
+    }
+    while (backlogHead < backlog.length) {
+      const path = backlog[backlogHead++] as string;
+      if (backlogQueued.delete(path)) return { path, fromBacklog: true };
+    }
+    return null;
+  }
+
+  function requeue(path: string, fromBacklog: boolean): void {
+    if (live.has(path)) return;
+    if (!fromBacklog) {
+      live.add(path);
+      return;
+    }
+    backlogQueued.add(path);
+    if (backlogHead > 0) backlog[--backlogHead] = path;
+    else backlog.unshift(path);
+  }
+
+  function finishBackfill(path: string): void {
+    if (backfillLeft.delete(path)) progress.filesDone += 1;
+  }
+
+  function notifySessions(sessionId: string): void {
+    try {
+      deps.onSessionsChanged([sessionId]);
+    } catch (error) {
+      log.error('onSessionsChanged failed', { sessionId, error });
+    }
+  }
+
+  async function runPass(path: string, fromBacklog: boolean): Promise<void> {
+    const target = classifyTranscript(projectsDir, path);
+    if (target === null) return;
+    running = path;
+    rerun = false;
+    // Backfill gives way to any changed file at once; a changed file gives way after a slice.
+    const shouldYield = (bytes: number) => stopped || (live.size > 0 && (fromBacklog || bytes >= liveSlice));
+    let result: PassResult | null = null;
+    try {
+      result = await tailer.pass(target, { shouldYield });
+    } catch (error) {
+      // One unreadable file (permissions, I/O, a full disk) must not stop ingest of the others.
+      log.warn('cannot read transcript', { path, error });
+      lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
+      finishBackfill(path);
+    } finally {
+      running = null;
+      if (rerun && !stopped) live.add(path);
+    }
+    if (result === null) return;
+    if (result.end !== null) lastReads.set(path, result.end);
+    else if (result.outcome !== 'yielded') lastReads.delete(path);
+    if (result.outcome === 'yielded') {
+      if (!stopped) requeue(path, fromBacklog);
+    } else {
+      finishBackfill(path);
+    }
+    if (result.changed) notifySessions(target.sessionId);
+  }
+
+  function currentProgress(): IngestProgress {
+    return {
+      state: backfillLeft.size > 0 ? 'backfilling' : 'live',
+      watching,
+      ...progress,
+      bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),
+      filesPending: queued() + (running === null ? 0 : 1),
+    };
+  }
+
+  async function drain(): Promise<void> {
+    for (let next = nextPath(); next !== null && !stopped; next = nextPath()) {
+      await runPass(next.path, next.fromBacklog);
+    }
+  }
+
+  function kick(): void {
+    if (current !== null || stopped) return;
+    current = drain().finally(() => {
+      current = null;
+      if (!stopped && queued() > 0) {
+        kick();
+        return;
+      }
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    });
+  }
+
+  return {
+    touch(path) {
+      if (stopped || classifyTranscript(projectsDir, path) === null) return;
+      if (running === path) {
+        rerun = true;
+        return;
+      }
+      // A changed file waiting for its backfill turn is read now instead.
+      backlogQueued.delete(path);
+      live.add(path);
+      kick();
+    },
+    backfill(files, missing) {
+      if (stopped) return;
+      const known = allFiles(db);
+      const sizes = new Map<string, number>();
+      const add = (path: string, size: number, left: number) => {
+        if (sizes.has(path) || live.has(path) || running === path || backfillLeft.has(path)) return;
+        sizes.set(path, size);
+        backfillLeft.add(path);
+        backlogQueued.add(path);
+        progress.filesTotal += 1;
+        progress.bytesTotal += left;
+      };
+      for (const path of missing) {
+        if (known.get(path)?.gone === false) add(path, 0, 0);
+      }
+      for (const file of files) {
+        if (classifyTranscript(projectsDir, file.path) === null) continue;
+        const row = known.get(file.path);
+        const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
+        add(file.path, file.size, unchanged ? file.size - row.committedOffset : file.size);
+      }
+      backlog = [...backlogQueued].sort((a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
+      backlogHead = 0;
+      kick();
+    },
+    lastRead: (path) => lastReads.get(path),
+    isPending: (path) => running === path || live.has(path) || backlogQueued.has(path),
+    setWatching(value) {
+      watching = value;
+    },
+    progress: currentProgress,
+    status() {
+      return {
+        progress: currentProgress(),
+        stats: {
+          ...ingestStats(db),
+          bytesReadThisRun: tailer.counters.bytesRead,
+          checkBytesReadThisRun: tailer.counters.checkBytesRead,
+        },
+        recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
+        lastError,
+      };
+    },
+    idle() {
+      if (isIdle()) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async stop() {
+      stopped = true;
+      live.clear();
+      backlogQueued.clear();
+      await current;
+      for (const resolve of idleWaiters.splice(0)) resolve();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Write side of the transcript index. `commit` is the one way rows and offsets change: the rows
+ * derived from a run of complete lines and the file's new committed offset go in one SQLite
+ * transaction, so a crash keeps both or neither.
+ */
+import type Database from 'better-sqlite3';
+import type { BadLineReason } from '../../shared/protocol/events.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { entryParams, INSERT_ENTRY_SQL } from './entry-row.js';
+import type { TranscriptFile } from './layout.js';
+import type { FileRow } from './store.js';
+
+export interface BadLine {
+  offset: number;
+  length: number;
+  reason: BadLineReason;
+}
+
+export interface FileIdentity {
+  dev: string;
+  ino: string;
+  size: number;
+}
+
+export interface Commit {
+  /** The file's row as last committed; updated in place once the transaction succeeds. */
+  row: FileRow;
+  /** Drop the file's rows first: it is being indexed again from its start. */
+  reset: boolean;
+  entries: readonly IndexedEntry[];
+  bad: readonly BadLine[];
+  identity: FileIdentity;
+  head: { len: number; hash: string };
+  committedOffset: number;
+  /** Transcript bytes read since the last commit. */
+  bytesRead: number;
+  now: number;
+}
+
+export interface IngestWriter {
+  getFile(path: string): FileRow | undefined;
+  insertFile(target: TranscriptFile, identity: FileIdentity, now: number): FileRow;
+  commit(commit: Commit): void;
+  markGone(row: FileRow, now: number): void;
+}
+
+export function createIngestWriter(db: Database.Database): IngestWriter {
+  const getFile = db.prepare('SELECT * FROM files WHERE path = ?');
+  const insertFile = db.prepare(`
+    INSERT INTO files (path, project, session_id, agent_id, is_sidechain, dev, ino, size, head_len, head_hash,
+                       committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen)
+    VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '', 0, 0, 0, 0, 0, 0, ?, ?) RETURNING *`);
+  const insertEntry = db.prepare(INSERT_ENTRY_SQL);
+  const insertBad = db.prepare('INSERT INTO bad_lines (file_id, offset, length, reason, seen_at) VALUES (?, ?, ?, ?, ?)');
+  const deleteEntries = db.prepare('DELETE FROM entries WHERE file_id = ?');
+  const deleteBad = db.prepare('DELETE FROM bad_lines WHERE file_id = ?');
+  const updateFile = db.prepare(`
+    UPDATE files SET dev = ?, ino = ?, size = ?, head_len = ?, head_hash = ?, committed_offset = ?, bytes_read = ?,
+                     entries = ?, bad_lines = ?, generation = ?, gone = 0, last_seen = ?
+    WHERE id = ?`);
+  const setGone = db.prepare('UPDATE files SET gone = 1, last_seen = ? WHERE id = ?');
+
+  const write = db.transaction((c: Commit) => {
+    const { row } = c;
+    if (c.reset) {
+      deleteEntries.run(row.id);
+      deleteBad.run(row.id);
+    }
+    for (const entry of c.entries) insertEntry.run(entryParams(row.id, entry));
+    for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
+    const next = nextCounts(c);
+    updateFile.run(
+      c.identity.dev,
+      c.identity.ino,
+      c.identity.size,
+      c.head.len,
+      c.head.hash,
+      c.committedOffset,
+      next.bytesRead,
+      next.entries,
+      next.badLines,
+      next.generation,
+      c.now,
+      row.id,
+    );
+  });
+
+  return {
+    getFile: (path) => getFile.get(path) as FileRow | undefined,
+    insertFile(target, identity, now) {
+      return insertFile.get(
+        target.path,
+        target.project,
+        target.sessionId,
+        target.agentId,
+        target.agentId === null ? 0 : 1,
+        identity.dev,
+        identity.ino,
+        now,
+        now,
+      ) as FileRow;
+    },
+    commit(c) {
+      write(c);
+      const next = nextCounts(c);
+      Object.assign(c.row, {
+        dev: c.identity.dev,
+        ino: c.identity.ino,
+        size: c.identity.size,
+        head_len: c.head.len,
+        head_hash: c.head.hash,
+        committed_offset: c.committedOffset,
+        bytes_read: next.bytesRead,
+        entries: next.entries,
+        bad_lines: next.badLines,
+        generation: next.generation,
+        gone: 0,
+        last_seen: c.now,
+      } satisfies Partial<FileRow>);
+    },
+    markGone(row, now) {
+      setGone.run(now, row.id);
+      row.gone = 1;
+      row.last_seen = now;
+    },
+  };
+}
+
+function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: number; generation: number } {
+  const { row } = c;
+  return {
+    bytesRead: row.bytes_read + c.bytesRead,
+    entries: (c.reset ? 0 : row.entries) + c.entries.length,
+    badLines: (c.reset ? 0 : row.bad_lines) + c.bad.length,
+    generation: row.generation + (c.reset ? 1 : 0),
+  };
+}

@@ -1,0 +1,15 @@
+/** `sessions.list`, `sessions.get` and `compact.thresholds`. */
+import { Methods } from '../../shared/protocol/methods.js';
+import { computeThresholds, type ThresholdEnv } from '../../shared/transcript/thresholds.js';
+import { handle, type MethodHandler } from '../rpc/dispatch.js';
+import type { SessionService } from './service.js';
+
+export function sessionMethods(sessions: SessionService, env: ThresholdEnv): MethodHandler[] {
+  return [
+    handle(Methods.sessionsList, (params) => ({ sessions: sessions.list(params) })),
+    handle(Methods.sessionsGet, (params) => sessions.get(params.sessionId)),
+    handle(Methods.compactThresholds, (params) =>
+      'sessionId' in params ? sessions.get(params.sessionId).threshold : computeThresholds({ model: params.model, tokens: params.tokens, env }),
+    ),
+  ];
+}

@@ -1,0 +1,37 @@
+/** A session's summary, computed from the index: its files and their entries, never the transcripts. */
+import type Database from 'better-sqlite3';
+import type { SessionSummary } from '../../shared/protocol/results.js';
+import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
+import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
+import { sessionFiles } from '../ingest/store.js';
+import type { EntryCache } from './entry-cache.js';
+
+export function summarizeSession(db: Database.Database, cache: EntryCache, sessionId: string, env: ThresholdEnv): SessionSummary | undefined {
+  // One read transaction, so that the files and their entries are of the same moment.
+  return db.transaction(() => {
+    const files = sessionFiles(db, sessionId);
+    if (files.length === 0) return undefined;
+    const main = files.find((file) => file.agentId === null);
+    const { main: mainEntries, sidechain } = cache.load(db, sessionId, files);
+    const accounting = computeSessionAccounting(mainEntries, sidechain, { env });
+    return {
+      sessionId,
+      project: main?.project ?? files[0]?.project ?? '',
+      cwd: accounting.cwd,
+      gitBranch: accounting.gitBranch,
+      title: accounting.title,
+      model: accounting.model,
+      firstActivity: accounting.firstActivity,
+      lastActivity: accounting.lastActivity,
+      gone: main?.gone ?? false,
+      contextTokens: accounting.contextTokens,
+      threshold: accounting.threshold,
+      usage: accounting.usage,
+      compactions: accounting.compactions,
+      sinceExtraction: accounting.sinceExtraction,
+      entries: accounting.entries.main + accounting.entries.sidechain,
+      sidechainFiles: files.filter((file) => file.agentId !== null).length,
+      badLines: files.reduce((sum, file) => sum + file.badLines, 0),
+    };
+  })();
+}

@@ -1,0 +1,316 @@
+/**
+ * Per-session accounting from indexed entries (DESIGN.md §5, issue 3 item 5). Pure: the daemon
+ * passes the entries of one session's main transcript and of its sub-agent transcripts, each in
+ * file order, plus the environment the thresholds are read against.
+ *
+ * Context tokens, as Claude Code's tokenCountWithEstimation counts them:
+ *   usage of the last API response on the active conversation (input + cache_creation +
+ *   cache_read + output, taken once however many entries the response was split into)
+ *   + the rough estimate (tokens.ts) of every active entry after the first entry of that response.
+ * "After the first entry" is Claude Code's choice: tool results interleaved between the split
+ * entries of the last response were not in its prompt, so they must be counted; the later split
+ * entries themselves are counted too (their text is also in output_tokens; Claude Code does the
+ * same). Synthetic responses (`<synthetic>`) are skipped. So are responses written before the
+ * last boundary (a preserved segment): their usage measured the context before compaction, which
+ * is why Claude Code zeroes it on load. With no response after the boundary the whole active
+ * conversation is estimated. The manifests' `contextTokens` is the usage part alone.
+ */
+import type { ThresholdResult, UsageTotals } from '../protocol/results.js';
+import { activeConversation } from './conversation.js';
+import { DEFAULT_CONTEXT_WINDOW, SYNTHETIC_MODEL, costOf, hasOneMillionSuffix, priceFor } from './models.js';
+import { computeThresholds, type ThresholdEnv } from './thresholds.js';
+import type { IndexedEntry, Usage } from './types.js';
+
+/**
+ * Where the last session-memory extraction left off. `uuid` names the last entry it covered;
+ * `atOffset` is that entry's byte offset in the main transcript (used when the uuid is absent or
+ * no longer in the file). Tool calls of the active conversation after that offset are "since",
+ * and growth is measured from `contextTokens`. When neither locates anything (a replaced file),
+ * it counts as no extraction: everything is "since", so the next extraction is not held back.
+ */
+export interface LastExtraction {
+  uuid?: string;
+  atOffset?: number;
+  /** Context tokens when it ran. */
+  contextTokens: number;
+}
+
+export interface AccountingOptions {
+  env: ThresholdEnv;
+  lastExtraction?: LastExtraction | null;
+  /** Passed to computeThresholds (0: no output reserve). */
+  reserveOutputTokens?: number;
+  /** The model as configured (for example with `[1m]`); wins over the transcript's for the window. */
+  configuredModel?: string | null;
+}
+
+export interface ModelUsage {
+  model: string;
+  usage: UsageTotals;
+}
+
+export interface ContextBreakdown {
+  /** From the last response's usage; the manifests' `contextTokens`. */
+  usageTokens: number;
+  /** Rough estimate of the active entries after it (or of all of them without a response). */
+  estimatedTokens: number;
+  /** The first entry of the response the count starts from; null when there is none. */
+  anchorUuid: string | null;
+  anchorMessageId: string | null;
+}
+
+export interface SessionAccounting {
+  contextTokens: number;
+  context: ContextBreakdown;
+  threshold: ThresholdResult;
+  usage: { main: UsageTotals; sidechain: UsageTotals; total: UsageTotals };
+  /** Total usage per model, in order of first use. */
+  byModel: ModelUsage[];
+  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
+  sinceExtraction: { toolCalls: number; tokenGrowth: number };
+  /** The last response on the active conversation called tools (no natural break yet). */
+  lastResponseHasToolCalls: boolean;
+  /** Latest non-synthetic model of the main thread. */
+  model: string | null;
+  cwd: string | null;
+  gitBranch: string | null;
+  /** The latest custom title, else the latest AI title. */
+  title: string | null;
+  firstActivity: string | null;
+  lastActivity: string | null;
+  entries: { main: number; sidechain: number; active: number };
+}
+
+function emptyTotals(): UsageTotals {
+  return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 };
+}
+
+function addUsage(totals: UsageTotals, usage: Usage): void {
+  totals.input += usage.input;
+  totals.output += usage.output;
+  totals.cacheCreation += usage.cacheCreation;
+  totals.cacheRead += usage.cacheRead;
+  totals.cache5m += usage.cache5m;
+  totals.cache1h += usage.cache1h;
+  totals.assistantMessages += 1;
+}
+
+function isApiResponse(entry: IndexedEntry): entry is IndexedEntry & { usage: Usage } {
+  return entry.type === 'assistant' && entry.usage !== null && entry.model !== SYNTHETIC_MODEL;
+}
+
+function contextOfUsage(usage: Usage): number {
+  return usage.input + usage.cacheCreation + usage.cacheRead + usage.output;
+}
+
+type Bucket = 'main' | 'sidechain';
+
+/** Model → bucket → totals; cost filled in afterwards. */
+type UsageByModel = Map<string, Record<Bucket, UsageTotals>>;
+
+/**
+ * Adds every API response once, keyed by message.id + requestId (split entries repeat the same
+ * usage; the first one seen counts, as ccusage does). Responses without ids count per entry.
+ */
+function collectUsage(main: readonly IndexedEntry[], sidechains: readonly IndexedEntry[]): UsageByModel {
+  const byModel: UsageByModel = new Map();
+  const seen = new Set<string>();
+  const add = (entries: readonly IndexedEntry[], source: string, forceSidechain: boolean): void => {
+    for (const entry of entries) {
+      if (!isApiResponse(entry)) continue;
+      const key = entry.messageId === null ? `${source}@${entry.offset}` : `${entry.messageId}:${entry.requestId ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const model = entry.model ?? '';
+      let row = byModel.get(model);
+      if (!row) byModel.set(model, (row = { main: emptyTotals(), sidechain: emptyTotals() }));
+      addUsage(row[forceSidechain || entry.isSidechain ? 'sidechain' : 'main'], entry.usage);
+    }
+  };
+  add(main, 'main', false);
+  add(sidechains, 'sidechain', true);
+  return byModel;
+}
+
+function sumTotals(parts: readonly UsageTotals[]): UsageTotals {
+  const sum = emptyTotals();
+  for (const part of parts) {
+    sum.input += part.input;
+    sum.output += part.output;
+    sum.cacheCreation += part.cacheCreation;
+    sum.cacheRead += part.cacheRead;
+    sum.cache5m += part.cache5m;
+    sum.cache1h += part.cache1h;
+    sum.assistantMessages += part.assistantMessages;
+    sum.costUsd = sum.costUsd === null || part.costUsd === null ? null : sum.costUsd + part.costUsd;
+  }
+  return sum;
+}
+
+/** Prices each model's totals; a model without a price makes every sum that includes it null. */
+function priceUsage(byModel: UsageByModel): { usage: SessionAccounting['usage']; byModel: ModelUsage[] } {
+  const mains: UsageTotals[] = [];
+  const sidechains: UsageTotals[] = [];
+  const models: ModelUsage[] = [];
+  for (const [model, row] of byModel) {
+    const price = priceFor(model === '' ? null : model);
+    for (const totals of [row.main, row.sidechain]) {
+      totals.costUsd = totals.assistantMessages === 0 ? 0 : price === null ? null : costOf(totals, price);
+    }
+    mains.push(row.main);
+    sidechains.push(row.sidechain);
+    models.push({ model, usage: sumTotals([row.main, row.sidechain]) });
+  }
+  const main = sumTotals(mains);
+  const sidechain = sumTotals(sidechains);
+  return { usage: { main, sidechain, total: sumTotals([main, sidechain]) }, byModel: models };
+}
+
+interface ContextCount {
+  breakdown: ContextBreakdown;
+  /** Entries of the last response on the active conversation (any side of the boundary). */
+  lastResponse: IndexedEntry[];
+}
+
+function countContext(active: readonly IndexedEntry[], boundary: IndexedEntry | null): ContextCount {
+  let anchorIndex = -1;
+  for (let i = active.length - 1; i >= 0; i--) {
+    const entry = active[i];
+    // Entries before the boundary in the file form the preserved segment (see the file comment).
+    if (entry && isApiResponse(entry) && (boundary === null || entry.offset > boundary.offset)) {
+      anchorIndex = i;
+      break;
+    }
+  }
+  const anchor = active[anchorIndex];
+  let first = anchorIndex;
+  if (anchor?.messageId) {
+    first = active.findIndex((entry) => entry.type === 'assistant' && entry.messageId === anchor.messageId);
+  }
+  let estimatedTokens = 0;
+  for (let i = first + 1; i < active.length; i++) estimatedTokens += active[i]?.estTokens ?? 0;
+  const firstEntry = active[first];
+  return {
+    breakdown: {
+      usageTokens: anchor?.usage ? contextOfUsage(anchor.usage) : 0,
+      estimatedTokens,
+      anchorUuid: firstEntry?.uuid ?? null,
+      anchorMessageId: anchor?.messageId ?? null,
+    },
+    lastResponse: lastResponseEntries(active),
+  };
+}
+
+function lastResponseEntries(active: readonly IndexedEntry[]): IndexedEntry[] {
+  const last = active.findLast((entry) => entry.type === 'assistant' && entry.model !== SYNTHETIC_MODEL);
+  if (!last) return [];
+  if (last.messageId === null) return [last];
+  return active.filter((entry) => entry.type === 'assistant' && entry.messageId === last.messageId);
+}
+
+/** The byte offset the last extraction covered up to, or null when none applies. */
+function extractionMark(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): number | null {
+  if (!last) return null;
+  if (last.uuid !== undefined) {
+    const entry = main.find((candidate) => candidate.uuid === last.uuid);
+    if (entry) return entry.offset;
+  }
+  return last.atOffset ?? null;
+}
+
+function sinceExtraction(
+  active: readonly IndexedEntry[],
+  main: readonly IndexedEntry[],
+  contextTokens: number,
+  last: LastExtraction | null | undefined,
+): SessionAccounting['sinceExtraction'] {
+  const mark = extractionMark(main, last);
+  let toolCalls = 0;
+  for (const entry of active) {
+    if (entry.type !== 'assistant' || (mark !== null && entry.offset <= mark)) continue;
+    toolCalls += entry.toolUses.length;
+  }
+  // Growth never goes negative: a compaction since the extraction shrinks the context.
+  return { toolCalls, tokenGrowth: Math.max(0, contextTokens - (mark === null ? 0 : (last?.contextTokens ?? 0))) };
+}
+
+function latest<T>(entries: readonly IndexedEntry[], pick: (entry: IndexedEntry) => T | null): T | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i];
+    const value = entry ? pick(entry) : null;
+    if (value !== null) return value;
+  }
+  return null;
+}
+
+function activitySpan(groups: readonly (readonly IndexedEntry[])[]): { first: string | null; last: string | null } {
+  let first: { at: number; text: string } | null = null;
+  let last: { at: number; text: string } | null = null;
+  for (const entries of groups) {
+    for (const entry of entries) {
+      if (entry.timestamp === null) continue;
+      const at = Date.parse(entry.timestamp);
+      if (Number.isNaN(at)) continue;
+      if (first === null || at < first.at) first = { at, text: entry.timestamp };
+      if (last === null || at > last.at) last = { at, text: entry.timestamp };
+    }
+  }
+  return { first: first?.text ?? null, last: last?.text ?? null };
+}
+
+/**
+ * A model for the thresholds: the configured one, else the transcript's. A response whose
+ * prompt alone passed 200K proves the session runs with the 1M window, which the transcript's
+ * bare model id cannot say, so `[1m]` is added then.
+ */
+function thresholdModel(model: string | null, usageTokens: number, configured: string | null | undefined): string {
+  const name = configured ?? model ?? '';
+  if (usageTokens > DEFAULT_CONTEXT_WINDOW && !hasOneMillionSuffix(name)) return `${name}[1m]`;
+  return name;
+}
+
+export function computeSessionAccounting(
+  mainEntries: readonly IndexedEntry[],
+  sidechainEntries: readonly IndexedEntry[],
+  options: AccountingOptions,
+): SessionAccounting {
+  const conversation = activeConversation(mainEntries);
+  const { breakdown, lastResponse } = countContext(conversation.entries, conversation.boundary);
+  const contextTokens = breakdown.usageTokens + breakdown.estimatedTokens;
+  const priced = priceUsage(collectUsage(mainEntries, sidechainEntries));
+  const mainThread = mainEntries.filter((entry) => !entry.isSidechain);
+  const model = latest(mainThread, (entry) => (isApiResponse(entry) ? entry.model : null));
+  const boundaries = mainThread.filter((entry) => entry.compact !== null);
+  const lastBoundary = boundaries[boundaries.length - 1]?.compact ?? null;
+  const span = activitySpan([mainEntries, sidechainEntries]);
+  const threshold = computeThresholds({
+    model: thresholdModel(model, breakdown.usageTokens, options.configuredModel),
+    tokens: contextTokens,
+    env: options.env,
+    reserveOutputTokens: options.reserveOutputTokens,
+  });
+  return {
+    contextTokens,
+    context: breakdown,
+    threshold,
+    usage: priced.usage,
+    byModel: priced.byModel,
+    compactions: {
+      count: boundaries.length,
+      lastTrigger: lastBoundary?.trigger ?? null,
+      lastPreTokens: lastBoundary?.preTokens ?? null,
+      lastPostTokens: lastBoundary?.postTokens ?? null,
+    },
+    sinceExtraction: sinceExtraction(conversation.entries, mainEntries, contextTokens, options.lastExtraction),
+    lastResponseHasToolCalls: lastResponse.some((entry) => entry.toolUses.length > 0),
+    model,
+    cwd: latest(mainThread, (entry) => entry.cwd),
+    gitBranch: latest(mainThread, (entry) => entry.gitBranch),
+    title:
+      latest(mainThread, (entry) => (entry.title?.kind === 'custom' ? entry.title.value : null)) ??
+      latest(mainThread, (entry) => (entry.title?.kind === 'ai' ? entry.title.value : null)),
+    firstActivity: span.first,
+    lastActivity: span.last,
+    entries: { main: mainEntries.length, sidechain: sidechainEntries.length, active: conversation.entries.length },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Sessions end to end: the recorded transcripts go into a real daemon's projects dir, and what
+ * sessions.list reports must equal the fixtures' manifests and ccusage's totals for the same files.
+ */
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createClient, type Client, type SessionSummary } from '../../client/index.js';
+import { copyAllProjects, manifest, scenarios, type UsageFigures } from '../helpers/fixtures.js';
+import { eventually, makeSandbox, ROOT, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+const CCUSAGE = join(ROOT, 'node_modules/ccusage/dist/index.js');
+/** Trailing `/exit` command entries after the last response add chars/4 (fixtures README). */
+const INTERACTIVE_TRAILING_ESTIMATE = 108;
+
+async function caughtUp(client: Client): Promise<boolean> {
+  const { ingest } = await client.daemonStatus();
+  return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
+}
+
+async function ingestedFixtures(): Promise<{ sandbox: Sandbox; client: Client; sessions: SessionSummary[] }> {
+  const sandbox = makeSandbox();
+  copyAllProjects(sandbox.projectsDir);
+  await startDaemon(sandbox);
+  const client = createClient({ env: sandbox.env, autostart: false });
+  await eventually(() => caughtUp(client), 'ingest to catch up');
+  const { sessions } = await client.sessionsList();
+  return { sandbox, client, sessions };
+}
+
+function figures(usage: SessionSummary['usage']['main']): UsageFigures {
+  return {
+    input_tokens: usage.input,
+    output_tokens: usage.output,
+    cache_creation_input_tokens: usage.cacheCreation,
+    cache_read_input_tokens: usage.cacheRead,
+    ephemeral_5m_input_tokens: usage.cache5m,
+    ephemeral_1h_input_tokens: usage.cache1h,
+    assistantMessages: usage.assistantMessages,
+  };
+}
+
+interface CcusageSession {
+  sessionId: string;
+  projectPath: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+}
+
+function ccusageSessions(claudeRoot: string): Promise<CcusageSession[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [CCUSAGE, 'session', '--json', '--offline'],
+      { env: { ...process.env, CLAUDE_CONFIG_DIR: claudeRoot }, timeout: 60_000 },
+      (error, stdout) => (error ? reject(error) : resolve((JSON.parse(stdout) as { sessions: CcusageSession[] }).sessions)),
+    );
+  });
+}
+
+describe('sessions over the recorded transcripts', () => {
+  it('reports every fixture with the usage and context tokens of its manifest', async () => {
+    const { client, sessions } = await ingestedFixtures();
+    try {
+      expect(sessions.map((session) => session.sessionId).sort()).toEqual(scenarios().map((name) => manifest(name).sessionId).sort());
+      for (const scenario of scenarios()) {
+        const expected = manifest(scenario);
+        const session = sessions.find((candidate) => candidate.sessionId === expected.sessionId);
+        expect(session, scenario).toBeDefined();
+        if (!session) continue;
+        expect(figures(session.usage.main), `${scenario} main`).toEqual(expected.usage.main);
+        expect(figures(session.usage.sidechain), `${scenario} sidechain`).toEqual(expected.usage.sidechain);
+        expect(figures(session.usage.total), `${scenario} total`).toEqual(expected.usage.total);
+        const trailing = scenario === 'interactive' ? INTERACTIVE_TRAILING_ESTIMATE : 0;
+        expect(session.contextTokens, `${scenario} context`).toBe(expected.contextTokens + trailing);
+        expect(session.cwd).toBe(expected.cwd);
+        expect(session.model).toBe(expected.model);
+        expect(session.compactions.count).toBe(expected.compactions.count);
+        expect(await client.sessionsGet({ sessionId: expected.sessionId })).toEqual(session);
+      }
+    } finally {
+      client.close();
+    }
+  });
+
+  it('agrees with ccusage on every session total of the same files', async () => {
+    const { sandbox, client, sessions } = await ingestedFixtures();
+    client.close();
+    const theirs = await ccusageSessions(dirname(sandbox.projectsDir));
+    expect(theirs.length).toBeGreaterThan(0);
+    // ccusage groups main transcripts by project folder and sub-agent files by <project>/<sessionId>.
+    for (const row of theirs) {
+      const ours =
+        row.sessionId === 'subagents'
+          ? sessions.find((session) => row.projectPath.endsWith(`/${session.sessionId}`))?.usage.sidechain
+          : sessions.find((session) => session.project === row.sessionId)?.usage.main;
+      expect(ours, `${row.projectPath}/${row.sessionId}`).toBeDefined();
+      expect({ input: ours?.input, output: ours?.output, cacheCreation: ours?.cacheCreation, cacheRead: ours?.cacheRead }).toEqual({
+        input: row.inputTokens,
+        output: row.outputTokens,
+        cacheCreation: row.cacheCreationTokens,
+        cacheRead: row.cacheReadTokens,
+      });
+    }
+  });
+
+  it('answers compact.thresholds for a session and for a model and token count', async () => {
+    const { client, sessions } = await ingestedFixtures();
+    try {
+      const first = sessions[0];
+      expect(first).toBeDefined();
+      if (!first) return;
+      expect(await client.compactThresholds({ sessionId: first.sessionId })).toEqual(first.threshold);
+      const near = await client.compactThresholds({ model: 'claude-opus-4-8', tokens: 170_000 });
+      expect(near).toMatchObject({ window: 200_000, autoCompactAt: 167_000, state: 'autocompact' });
+      await expect(client.sessionsGet({ sessionId: 'no-such-session' })).rejects.toMatchObject({ code: 1001 });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('prints the sessions table with context bars, most recent first', async () => {
+    const { sandbox, client, sessions } = await ingestedFixtures();
+    client.close();
+    const result = await runMemctl(sandbox, ['sessions']);
+    expect(result.code).toBe(0);
+    const rows = result.stdout.trim().split('\n').slice(1);
+    expect(rows).toHaveLength(sessions.length);
+    expect(rows.map((row) => row.slice(0, 8))).toEqual(sessions.map((session) => session.sessionId.slice(0, 8)));
+    for (const row of rows) expect(row).toMatch(/▕[█░]{8}▏ \d+K\/\d+K \d+% · compacts at \d+K/);
+    const json = await runMemctl(sandbox, ['sessions', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ sessions });
+    const status = await runMemctl(sandbox, ['status']);
+    expect(status.stdout).toContain('ingest    7 sessions');
+    expect(status.stdout).toMatch(/▕[█░]{8}▏/);
+  });
+});

@@ -1,0 +1,188 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBus } from '../../../../daemon/bus/bus.js';
+import { createIngestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
+import { allFiles, ingestStats, listSessions } from '../../../../daemon/ingest/store.js';
+import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { openStore, type Store } from '../../../../daemon/store/db.js';
+import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
+import { fakeLogger } from '../../../helpers/fake-logger.js';
+
+let dir: string;
+let root: string;
+let store: Store;
+let changedSessions: string[];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'memd-ingestor-'));
+  root = join(dir, 'projects');
+  mkdirSync(join(root, 'p'), { recursive: true });
+  store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
+  changedSessions = [];
+});
+
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const bus = createBus((error) => {
+  throw error;
+});
+
+function ingestor(options: Partial<IngestorDeps> = {}) {
+  return createIngestor({
+    db: store.db,
+    bus,
+    log: fakeLogger(),
+    clock: () => Date.now(),
+    projectsDir: root,
+    onSessionsChanged: (ids) => changedSessions.push(...ids),
+    ...options,
+  });
+}
+
+const line = (n: number) => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"message ${n}"}}\n`;
+
+function session(id: string, lines: number, extra = ''): string {
+  const path = join(root, 'p', `${id}.jsonl`);
+  writeFileSync(path, Array.from({ length: lines }, (_, n) => line(n)).join('') + extra);
+  return path;
+}
+
+describe('the ingestor', () => {
+  it('backfills smallest first and reports progress until it is live', async () => {
+    session('big', 30);
+    session('small', 1);
+    session('medium', 10);
+    const ingest = ingestor();
+    const files = await scanTranscripts(root);
+    const total = files.reduce((sum, file) => sum + file.size, 0);
+    ingest.backfill(files, []);
+    expect(ingest.progress()).toMatchObject({ state: 'backfilling', filesTotal: 3, bytesTotal: total, filesPending: 3 });
+    await ingest.idle();
+    expect(changedSessions).toEqual(['small', 'medium', 'big']);
+    expect(ingest.progress()).toEqual({
+      state: 'live',
+      watching: false,
+      filesDone: 3,
+      filesTotal: 3,
+      bytesDone: total,
+      bytesTotal: total,
+      filesPending: 0,
+    });
+    expect(ingest.status().stats).toMatchObject({ files: 3, sessions: 3, entries: 41, badLines: 0, bytesRead: total, bytesReadThisRun: total });
+  });
+
+  it('counts only what is left to read in a restart backfill, and reads nothing of unchanged files', async () => {
+    session('a', 5);
+    session('b', 5);
+    const first = ingestor();
+    first.backfill(await scanTranscripts(root), []);
+    await first.idle();
+    const second = ingestor();
+    second.backfill(await scanTranscripts(root), []);
+    await second.idle();
+    expect(second.progress()).toMatchObject({ state: 'live', filesDone: 2, filesTotal: 2, bytesTotal: 0, bytesDone: 0 });
+    expect(second.status().stats.bytesReadThisRun).toBe(0);
+    expect(changedSessions).toEqual(['a', 'b']);
+  });
+
+  it('reads a changed file before the rest of the backfill', async () => {
+    session('small', 1);
+    session('medium', 10);
+    const big = session('big', 30);
+    const ingest = ingestor();
+    ingest.backfill(await scanTranscripts(root), []);
+    // `small` is being read already; `big` jumps the queue.
+    ingest.touch(big);
+    await ingest.idle();
+    expect(changedSessions).toEqual(['small', 'big', 'medium']);
+    expect(ingest.progress()).toMatchObject({ state: 'live', filesDone: 3 });
+  });
+
+  it('lets a long backfill pass give way to a changed file, then resumes it', async () => {
+    const big = session('big', 400);
+    const small = session('small', 1);
+    const ingest = ingestor({ chunkBytes: 256 });
+    ingest.backfill([{ path: big, size: statSync(big).size, ino: String(statSync(big).ino) }], []);
+    ingest.touch(small);
+    await ingest.idle();
+    expect(changedSessions.indexOf('small')).toBeLessThan(changedSessions.lastIndexOf('big'));
+    expect(changedSessions[0]).toBe('big');
+    expect(allFiles(store.db).get(big)).toMatchObject({ entries: 400, committedOffset: statSync(big).size });
+    expect(ingest.progress()).toMatchObject({ state: 'live', filesDone: 1, filesTotal: 1 });
+  });
+
+  it('marks files indexed before but missing now as gone during the backfill', async () => {
+    const path = session('s', 2);
+    const first = ingestor();
+    first.backfill(await scanTranscripts(root), []);
+    await first.idle();
+    rmSync(path);
+    const second = ingestor();
+    second.backfill(await scanTranscripts(root), [path]);
+    await second.idle();
+    expect(listSessions(store.db)).toMatchObject([{ sessionId: 's', gone: true, entries: 2 }]);
+  });
+
+  it('publishes ingest.failed once per bad line, after the line is committed', async () => {
+    const path = session('s', 2, '{not json\n[]\n');
+    const seen: { topic: EventTopic; payload: unknown; committed: number }[] = [];
+    const stop = bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => {
+      seen.push({ topic, payload, committed: ingestStats(store.db).badLines });
+    });
+    try {
+      const ingest = ingestor();
+      ingest.backfill(await scanTranscripts(root), []);
+      await ingest.idle();
+      ingest.touch(path);
+      await ingest.idle();
+      const at = line(0).length * 2;
+      expect(seen).toEqual([
+        { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at, length: 9, reason: 'invalid-json' }, committed: 2 },
+        { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at + 10, length: 2, reason: 'not-an-object' }, committed: 2 },
+      ]);
+      expect(ingest.status().recentBadLines.map((bad) => bad.reason).sort()).toEqual(['invalid-json', 'not-an-object']);
+    } finally {
+      stop();
+    }
+  });
+
+  it('ignores paths that are not transcripts', async () => {
+    const ingest = ingestor();
+    ingest.touch(join(root, 'p', 'notes.txt'));
+    ingest.touch(join(dir, 'elsewhere.jsonl'));
+    expect(ingest.progress().filesPending).toBe(0);
+    await ingest.idle();
+    expect(ingestStats(store.db).files).toBe(0);
+  });
+
+  it('keeps going after a file it cannot read, and says so in status', async () => {
+    // A symlink to itself fails to open with ELOOP.
+    const loop = join(root, 'p', 'loop.jsonl');
+    symlinkSync(loop, loop);
+    session('fine', 1);
+    const ingest = ingestor();
+    ingest.touch(loop);
+    ingest.backfill(await scanTranscripts(root), []);
+    await ingest.idle();
+    expect(listSessions(store.db).map((s) => s.sessionId)).toEqual(['fine']);
+    expect(ingest.status().lastError).toMatchObject({ path: loop, message: expect.stringContaining('ELOOP') });
+    expect(ingest.progress()).toMatchObject({ state: 'live', filesPending: 0 });
+  });
+
+  it('stops at the next chunk, with what it read committed, and reads nothing after', async () => {
+    const big = session('big', 400);
+    const ingest = ingestor({ chunkBytes: 256, commitBytes: 1 });
+    ingest.backfill(await scanTranscripts(root), []);
+    await ingest.stop();
+    const row = allFiles(store.db).get(big);
+    expect(row?.committedOffset ?? 0).toBeLessThan(statSync(big).size);
+    ingest.touch(big);
+    await ingest.idle();
+    expect(allFiles(store.db).get(big)?.committedOffset).toBe(row?.committedOffset);
+  });
+});
