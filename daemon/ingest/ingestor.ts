@@ -69,6 +69,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const backfillLeft = new Set<string>();
   const lastReads = new Map<string, { ino: string; size: number }>();
   const progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
+  /** When the first backfill began, and how long until every file found then was read. */
+  let backfillStartedAt: number | null = null;
+  let backfillMs: number | null = null;
   let watching = false;
   let running: string | null = null;
   let rerun = false;
@@ -122,6 +125,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   function finishBackfill(path: string): void {
     if (backfillLeft.delete(path)) progress.filesDone += 1;
+    if (backfillLeft.size === 0 && backfillStartedAt !== null && backfillMs === null) backfillMs = clock() - backfillStartedAt;
   }
 
   function notifySessions(sessionId: string): void {
@@ -169,6 +173,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       ...progress,
       bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),
       filesPending: queued() + (running === null ? 0 : 1),
+      backfillStartedAt: backfillStartedAt === null ? null : new Date(backfillStartedAt).toISOString(),
+      backfillMs,
     };
   }
 
@@ -206,6 +212,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     },
     backfill(files, missing) {
       if (stopped) return;
+      backfillStartedAt ??= clock();
       const known = allFiles(db);
       const sizes = new Map<string, number>();
       const add = (path: string, size: number, left: number) => {

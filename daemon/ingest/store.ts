@@ -178,8 +178,9 @@ export function loadSessionEntries(db: Db, sessionId: string): { main: IndexedEn
   const sidechain: IndexedEntry[] = [];
   for (const file of sessionFiles(db, sessionId)) {
     const entries = loadFileEntries(db, file.id);
-    if (file.agentId === null) main.push(...entries);
-    else sidechain.push(...entries);
+    // A loop, not push(...entries): spreading 100k arguments overflows the stack.
+    const target = file.agentId === null ? main : sidechain;
+    for (const entry of entries) target.push(entry);
   }
   return { main, sidechain };
 }

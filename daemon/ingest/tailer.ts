@@ -6,6 +6,7 @@
  * share one read buffer.
  */
 import type Database from 'better-sqlite3';
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { parseEntry } from '../../shared/transcript/parse.js';
@@ -100,18 +101,16 @@ function hashOf(bytes: Buffer): string {
 
 /** Turns complete lines into entries or bad lines; the per-line hot path of ingest. */
 function batchSink(batch: Batch): LineSink {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   return {
     line(line, offset) {
       // A blank line carries nothing and is no error.
       if (line.length === 0) return;
-      let text: string;
-      try {
-        text = decoder.decode(line);
-      } catch {
+      // isUtf8 validates with SIMD, several times faster than a fatal TextDecoder on the hot path.
+      if (!isUtf8(line)) {
         batch.bad.push({ offset, length: line.length, reason: 'invalid-utf8' });
         return;
       }
+      const text = line.toString('utf8');
       let entry: IndexedEntry | null;
       try {
         entry = parseEntry(JSON.parse(text) as unknown, offset, line.length);

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { entryParams, INSERT_ENTRY_SQL } from './entry-row.js';
+import { ENTRY_INSERT_BATCH, entryParams, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, pushEntryParams, type EntryParam } from './entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from './store.js';
 
@@ -60,13 +60,25 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
     WHERE id = ?`);
   const setGone = db.prepare('UPDATE files SET gone = 1, last_seen = ? WHERE id = ?');
 
+  const insertEntryBatch = db.prepare(INSERT_ENTRY_BATCH_SQL);
+  const batchParams: EntryParam[] = [];
+  const insertEntries = (fileId: number, entries: readonly IndexedEntry[]) => {
+    let index = 0;
+    for (; index + ENTRY_INSERT_BATCH <= entries.length; index += ENTRY_INSERT_BATCH) {
+      batchParams.length = 0;
+      for (let offset = 0; offset < ENTRY_INSERT_BATCH; offset++) pushEntryParams(batchParams, fileId, entries[index + offset] as IndexedEntry);
+      insertEntryBatch.run(batchParams);
+    }
+    for (; index < entries.length; index++) insertEntry.run(entryParams(fileId, entries[index] as IndexedEntry));
+  };
+
   const write = db.transaction((c: Commit) => {
     const { row } = c;
     if (c.reset) {
       deleteEntries.run(row.id);
       deleteBad.run(row.id);
     }
-    for (const entry of c.entries) insertEntry.run(entryParams(row.id, entry));
+    insertEntries(row.id, c.entries);
     for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
     updateFile.run(

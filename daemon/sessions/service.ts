@@ -95,6 +95,9 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     },
     onSessionsChanged(sessionIds) {
       for (const sessionId of new Set(sessionIds)) {
+        // The state a client last saw is the baseline of the next crossing.
+        const stale = cache.get(sessionId);
+        if (stale && !lastState.has(sessionId)) lastState.set(sessionId, stale.threshold.state);
         cache.delete(sessionId);
         if (pending.has(sessionId)) continue;
         const wait = (lastPublished.get(sessionId) ?? -Infinity) + throttleMs - clock();

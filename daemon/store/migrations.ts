@@ -53,7 +53,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX files_session ON files (session_id);
 
       CREATE TABLE entries (
-        file_id              INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE,
+        file_id              INTEGER NOT NULL,
         offset               INTEGER NOT NULL,
         length               INTEGER NOT NULL,
         type                 TEXT NOT NULL,
@@ -86,7 +86,6 @@ export const MIGRATIONS: readonly Migration[] = [
         compact              TEXT,
         PRIMARY KEY (file_id, offset)
       ) STRICT;
-      CREATE INDEX entries_message ON entries (message_id) WHERE message_id IS NOT NULL;
 
       CREATE TABLE bad_lines (
         file_id INTEGER NOT NULL REFERENCES files (id) ON DELETE CASCADE,

@@ -47,6 +47,10 @@ export interface IngestProgress {
   bytesTotal: number;
   /** Files queued or being read now; 0 with state `live` means caught up with every event seen. */
   filesPending: number;
+  /** When the first backfill of this run began. */
+  backfillStartedAt: string | null;
+  /** How long that backfill took, once it is done (the cold-ingest figure of the bench). */
+  backfillMs: number | null;
 }
 
 export interface IngestStats {

@@ -18,6 +18,8 @@ export interface UsageFigures {
 export interface Manifest {
   scenario: string;
   sessionId: string;
+  /** Relative to the scenario dir: `projects/<project>/<sessionId>.jsonl`. */
+  transcript: string;
   title: string;
   model: string;
   cwd: string;

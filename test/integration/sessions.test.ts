@@ -3,6 +3,7 @@
  * sessions.list reports must equal the fixtures' manifests and ccusage's totals for the same files.
  */
 import { execFile } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client, type SessionSummary } from '../../client/index.js';
@@ -135,5 +136,38 @@ describe('sessions over the recorded transcripts', () => {
     const status = await runMemctl(sandbox, ['status']);
     expect(status.stdout).toContain('ingest    7 sessions');
     expect(status.stdout).toMatch(/▕[█░]{8}▏/);
+  });
+
+  it('sends session.updated for an append, and thresholdCrossed when the context passes auto-compact', async () => {
+    const { sandbox, client, sessions } = await ingestedFixtures();
+    try {
+      const expected = manifest('coding-loop');
+      const before = sessions.find((session) => session.sessionId === expected.sessionId);
+      expect(before?.threshold.state).toBe('ok');
+      const updates: SessionSummary[] = [];
+      const crossings: { from: string; to: string }[] = [];
+      await client.on('session.updated', (session) => updates.push(session));
+      await client.on('session.thresholdCrossed', (event) => crossings.push(event));
+      const transcript = join(sandbox.projectsDir, expected.transcript.replace(/^projects\//, ''));
+      const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 170_000, output_tokens: 100 };
+      const line = {
+        parentUuid: null,
+        isSidechain: false,
+        type: 'assistant',
+        uuid: 'live-append-0001',
+        timestamp: '2026-12-02T11:00:00.000Z',
+        sessionId: expected.sessionId,
+        requestId: 'req_live_1',
+        message: { id: 'msg_live_1', role: 'assistant', model: expected.model, content: [{ type: 'text', text: 'done' }], usage },
+      };
+      appendFileSync(transcript, `${JSON.stringify(line)}\n`);
+      await eventually(() => updates.some((session) => session.sessionId === expected.sessionId && session.contextTokens === 170_110), `the update (got ${JSON.stringify(updates.map((u) => [u.sessionId.slice(0, 8), u.contextTokens]))})`);
+      await eventually(() => crossings.length > 0, 'the threshold crossing');
+      expect(crossings[0]).toMatchObject({ sessionId: expected.sessionId, from: 'ok', to: 'autocompact' });
+      const after = await client.sessionsGet({ sessionId: expected.sessionId });
+      expect(after.usage.main.cacheRead).toBe(expected.usage.main.cache_read_input_tokens + 170_000);
+    } finally {
+      client.close();
+    }
   });
 });

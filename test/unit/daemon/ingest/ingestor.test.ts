@@ -72,6 +72,8 @@ describe('the ingestor', () => {
       bytesDone: total,
       bytesTotal: total,
       filesPending: 0,
+      backfillStartedAt: expect.any(String),
+      backfillMs: expect.any(Number),
     });
     expect(ingest.status().stats).toMatchObject({ files: 3, sessions: 3, entries: 41, badLines: 0, bytesRead: total, bytesReadThisRun: total });
   });

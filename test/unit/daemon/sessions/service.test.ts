@@ -1,0 +1,155 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
+import type { SessionSummary, ThresholdState } from '../../../../shared/protocol/results.js';
+import { createBus } from '../../../../daemon/bus/bus.js';
+import { createSessionService, SESSION_UPDATE_THROTTLE_MS, type SessionService } from '../../../../daemon/sessions/service.js';
+import { fakeLogger } from '../../../helpers/fake-logger.js';
+
+function summary(sessionId: string, tokens: number, state: ThresholdState, lastActivity: string): SessionSummary {
+  const usage = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 };
+  return {
+    sessionId,
+    project: '-p',
+    cwd: '/p',
+    gitBranch: null,
+    title: null,
+    model: 'claude-opus-4-8',
+    firstActivity: lastActivity,
+    lastActivity,
+    gone: false,
+    contextTokens: tokens,
+    threshold: {
+      model: 'claude-opus-4-8',
+      tokens,
+      window: 200_000,
+      effectiveWindow: 180_000,
+      autoCompactAt: 167_000,
+      warningAt: 147_000,
+      errorAt: 147_000,
+      blockingAt: 177_000,
+      state,
+      tokensLeft: 167_000 - tokens,
+      percentUsed: 0,
+      autoCompactEnabled: true,
+    },
+    usage: { main: usage, sidechain: usage, total: usage },
+    compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null },
+    sinceExtraction: { toolCalls: 0, tokenGrowth: 0 },
+    entries: 1,
+    sidechainFiles: 0,
+    badLines: 0,
+  };
+}
+
+let now = 0;
+let current: Map<string, SessionSummary>;
+let computed: string[];
+let published: { topic: EventTopic; payload: unknown }[];
+let wanted: Set<EventTopic>;
+let service: SessionService;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  now = 1_000_000;
+  vi.setSystemTime(now);
+  current = new Map([
+    ['a', summary('a', 10_000, 'ok', '2026-12-02T10:00:00.000Z')],
+    ['b', summary('b', 20_000, 'ok', '2026-12-02T11:00:00.000Z')],
+  ]);
+  computed = [];
+  published = [];
+  wanted = new Set(['session.updated', 'session.thresholdCrossed']);
+  const bus = createBus((error) => {
+    throw error;
+  });
+  bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => published.push({ topic, payload }));
+  service = createSessionService({
+    sessionIds: () => [...current.keys()],
+    summarize: (id) => {
+      computed.push(id);
+      return current.get(id);
+    },
+    bus,
+    log: fakeLogger(),
+    wanted: (topic) => wanted.has(topic),
+    clock: () => now,
+  });
+});
+
+afterEach(() => {
+  service.close();
+  vi.useRealTimers();
+});
+
+function advance(ms: number): void {
+  now += ms;
+  vi.advanceTimersByTime(ms);
+}
+
+describe('session service', () => {
+  it('caches summaries until ingest says the session changed', () => {
+    service.get('a');
+    service.get('a');
+    expect(computed).toEqual(['a']);
+    service.onSessionsChanged(['a']);
+    service.get('a');
+    expect(computed.filter((id) => id === 'a')).toHaveLength(2);
+  });
+
+  it('answers NotFound for an unknown session', () => {
+    expect(() => service.get('zzz')).toThrow(expect.objectContaining({ code: 1001, kind: 'NotFound' }));
+  });
+
+  it('lists most recent first, with project, activity and limit filters', () => {
+    expect(service.list({}).map((s) => s.sessionId)).toEqual(['b', 'a']);
+    expect(service.list({ limit: 1 }).map((s) => s.sessionId)).toEqual(['b']);
+    expect(service.list({ project: '/p' })).toHaveLength(2);
+    expect(service.list({ project: 'elsewhere' })).toHaveLength(0);
+    now = Date.parse('2026-12-02T11:30:00.000Z');
+    expect(service.list({ activeWithinMs: 60 * 60 * 1000 }).map((s) => s.sessionId)).toEqual(['b']);
+  });
+
+  it('publishes at most one session.updated per session per 250 ms, the last state winning', () => {
+    service.onSessionsChanged(['a']);
+    expect(published.map((e) => e.topic)).toEqual(['session.updated']);
+    current.set('a', summary('a', 11_000, 'ok', '2026-12-02T10:00:01.000Z'));
+    service.onSessionsChanged(['a']);
+    current.set('a', summary('a', 12_000, 'ok', '2026-12-02T10:00:02.000Z'));
+    service.onSessionsChanged(['a', 'a']);
+    expect(published).toHaveLength(1);
+    advance(SESSION_UPDATE_THROTTLE_MS - 1);
+    expect(published).toHaveLength(1);
+    advance(1);
+    expect(published).toHaveLength(2);
+    expect((published[1]?.payload as SessionSummary).contextTokens).toBe(12_000);
+  });
+
+  it('throttles each session on its own', () => {
+    service.onSessionsChanged(['a', 'b']);
+    expect(published.map((e) => (e.payload as SessionSummary).sessionId)).toEqual(['a', 'b']);
+  });
+
+  it('publishes session.thresholdCrossed when the state changes', () => {
+    service.onSessionsChanged(['a']);
+    current.set('a', summary('a', 170_000, 'autocompact', '2026-12-02T10:05:00.000Z'));
+    advance(SESSION_UPDATE_THROTTLE_MS);
+    service.onSessionsChanged(['a']);
+    const crossed = published.filter((e) => e.topic === 'session.thresholdCrossed');
+    expect(crossed).toHaveLength(1);
+    expect(crossed[0]?.payload).toMatchObject({ sessionId: 'a', from: 'ok', to: 'autocompact', contextTokens: 170_000 });
+  });
+
+  it('takes the state a client last read as the baseline of the first crossing', () => {
+    expect(service.get('b').threshold.state).toBe('ok');
+    current.set('b', summary('b', 150_000, 'warning', '2026-12-02T11:01:00.000Z'));
+    service.onSessionsChanged(['b']);
+    expect(published.find((e) => e.topic === 'session.thresholdCrossed')?.payload).toMatchObject({ from: 'ok', to: 'warning' });
+  });
+
+  it('computes nothing for events nobody subscribes to', () => {
+    wanted.clear();
+    service.onSessionsChanged(['a']);
+    expect(published).toEqual([]);
+    expect(computed).toEqual([]);
+  });
+});
