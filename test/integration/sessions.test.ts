@@ -2,13 +2,13 @@
  * Sessions end to end: the recorded transcripts go into a real daemon's projects dir, and what
  * sessions.list reports must equal the fixtures' manifests and ccusage's totals for the same files.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client, type SessionSummary } from '../../client/index.js';
 import { copyAllProjects, manifest, scenarios, type UsageFigures } from '../helpers/fixtures.js';
-import { eventually, makeSandbox, ROOT, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, MEMCTL_MAIN, ROOT, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 const CCUSAGE = join(ROOT, 'node_modules/ccusage/dist/index.js');
 /** Trailing `/exit` command entries after the last response add chars/4 (fixtures README). */
@@ -169,5 +169,30 @@ describe('sessions over the recorded transcripts', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('memctl watch prints events as lines off a terminal, and redraws the table on one', async () => {
+    const { sandbox, client } = await ingestedFixtures();
+    client.close();
+    const expected = manifest('coding-loop');
+    const transcript = join(sandbox.projectsDir, expected.transcript.replace(/^projects\//, ''));
+    const prompt = (n: number) =>
+      `${JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', uuid: `watch-${n}`, timestamp: '2026-12-02T11:00:00.000Z', sessionId: expected.sessionId, message: { role: 'user', content: `prompt ${n}` } })}\n`;
+
+    const lines = spawnTracked(process.execPath, [MEMCTL_MAIN, 'watch', '--json'], sandbox.env);
+    await eventually(() => lines.output().includes('watching'), 'watch to subscribe');
+    appendFileSync(transcript, prompt(1));
+    await eventually(() => lines.output().includes('"topic":"session.updated"'), 'a session.updated line');
+    lines.child.kill('SIGINT');
+    expect((await lines.exited).code).toBe(0);
+
+    if (spawnSync('script', ['--version']).status !== 0) return;
+    const tty = spawnTracked('script', ['-qfec', `${process.execPath} ${MEMCTL_MAIN} watch`, '/dev/null'], sandbox.env);
+    await eventually(() => tty.output().includes('SESSION'), 'the first table');
+    const before = tty.output().split('\x1b[2J').length;
+    appendFileSync(transcript, prompt(2));
+    await eventually(() => tty.output().split('\x1b[2J').length > before, 'a redraw');
+    expect(tty.output()).toMatch(/▕[█░]{8}▏/);
+    tty.child.kill('SIGTERM');
   });
 });
