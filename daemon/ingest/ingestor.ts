@@ -80,7 +80,21 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   let lastError: IngestStatus['lastError'] = null;
   let idleWaiters: (() => void)[] = [];
 
+  /**
+   * The index's totals, read from SQLite only after ingest wrote something: daemon.status is
+   * called far more often than transcripts change, and its SQL dominated a busy status profile.
+   */
+  let indexTotals: Pick<IngestStatus, 'recentBadLines'> & { stats: ReturnType<typeof ingestStats> } | null = null;
+  const readIndexTotals = () => {
+    indexTotals ??= {
+      stats: ingestStats(db),
+      recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
+    };
+    return indexTotals;
+  };
+
   const onCommit = (event: CommitEvent) => {
+    indexTotals = null;
     if (backfillLeft.has(event.file.path)) progress.bytesDone += event.bytesRead;
     for (const bad of event.bad) {
       bus.publish('ingest.failed', { path: event.file.path, sessionId: event.file.sessionId, ...bad });
@@ -129,6 +143,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   }
 
   function notifySessions(sessionId: string): void {
+    indexTotals = null;
     try {
       deps.onSessionsChanged([sessionId]);
     } catch (error) {
@@ -147,6 +162,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     try {
       result = await tailer.pass(target, { shouldYield });
     } catch (error) {
+      indexTotals = null;
       // One unreadable file (permissions, I/O, a full disk) must not stop ingest of the others.
       log.warn('cannot read transcript', { path, error });
       lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
@@ -163,6 +179,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     } else {
       finishBackfill(path);
     }
+    // A pass may add a file's row without committing lines (an empty file): totals are stale then too.
+    indexTotals = null;
     if (result.changed) notifySessions(target.sessionId);
   }
 
@@ -243,14 +261,15 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     },
     progress: currentProgress,
     status() {
+      const totals = readIndexTotals();
       return {
         progress: currentProgress(),
         stats: {
-          ...ingestStats(db),
+          ...totals.stats,
           bytesReadThisRun: tailer.counters.bytesRead,
           checkBytesReadThisRun: tailer.counters.checkBytesRead,
         },
-        recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
+        recentBadLines: totals.recentBadLines,
         lastError,
       };
     },
