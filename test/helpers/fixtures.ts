@@ -1,11 +1,9 @@
-/** The recorded Claude Code sessions in test/fixtures/claude-code and their manifests. */
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+/** The manifests of the recorded Claude Code sessions in test/fixtures/claude-code (see its README). */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './sandbox.js';
+import { FIXTURES } from './ingest.js';
 
-export const FIXTURES_DIR = join(ROOT, 'test/fixtures/claude-code');
-
-export interface UsageFigures {
+export interface ManifestUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
@@ -18,30 +16,18 @@ export interface UsageFigures {
 export interface Manifest {
   scenario: string;
   sessionId: string;
-  /** Relative to the scenario dir: `projects/<project>/<sessionId>.jsonl`. */
-  transcript: string;
   title: string;
   model: string;
   cwd: string;
-  usage: { main: UsageFigures; sidechain: UsageFigures; total: UsageFigures };
+  /** Relative to the scenario dir: `projects/<project>/<sessionId>.jsonl`. */
+  transcript: string;
+  subagentTranscripts: string[];
+  usage: { main: ManifestUsage; sidechain: ManifestUsage; total: ManifestUsage };
   contextTokens: number;
-  compactions: { count: number; triggers: string[] };
-}
-
-export function scenarios(): string[] {
-  return readdirSync(FIXTURES_DIR, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
+  compactions: { count: number; triggers: string[]; boundaries: { trigger: string; summary: string }[] };
+  sidechain: { present: boolean; agents: { toolUseId: string; usage: ManifestUsage }[] };
 }
 
 export function manifest(scenario: string): Manifest {
-  return JSON.parse(readFileSync(join(FIXTURES_DIR, scenario, 'manifest.json'), 'utf8')) as Manifest;
-}
-
-/** Copies every scenario's `projects/*` into one projects dir, as ~/.claude/projects holds them. */
-export function copyAllProjects(projectsDir: string): void {
-  for (const scenario of scenarios()) {
-    cpSync(join(FIXTURES_DIR, scenario, 'projects'), projectsDir, { recursive: true });
-  }
+  return JSON.parse(readFileSync(join(FIXTURES, scenario, 'manifest.json'), 'utf8')) as Manifest;
 }

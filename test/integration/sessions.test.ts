@@ -7,7 +7,8 @@ import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client, type SessionSummary } from '../../client/index.js';
-import { copyAllProjects, manifest, scenarios, type UsageFigures } from '../helpers/fixtures.js';
+import { manifest, type ManifestUsage } from '../helpers/fixtures.js';
+import { copyFixtureProjects, SCENARIOS } from '../helpers/ingest.js';
 import { eventually, makeSandbox, MEMCTL_MAIN, ROOT, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 const CCUSAGE = join(ROOT, 'node_modules/ccusage/dist/index.js');
@@ -21,7 +22,7 @@ async function caughtUp(client: Client): Promise<boolean> {
 
 async function ingestedFixtures(): Promise<{ sandbox: Sandbox; client: Client; sessions: SessionSummary[] }> {
   const sandbox = makeSandbox();
-  copyAllProjects(sandbox.projectsDir);
+  copyFixtureProjects(sandbox.projectsDir);
   await startDaemon(sandbox);
   const client = createClient({ env: sandbox.env, autostart: false });
   await eventually(() => caughtUp(client), 'ingest to catch up');
@@ -29,7 +30,7 @@ async function ingestedFixtures(): Promise<{ sandbox: Sandbox; client: Client; s
   return { sandbox, client, sessions };
 }
 
-function figures(usage: SessionSummary['usage']['main']): UsageFigures {
+function figures(usage: SessionSummary['usage']['main']): ManifestUsage {
   return {
     input_tokens: usage.input,
     output_tokens: usage.output,
@@ -65,8 +66,8 @@ describe('sessions over the recorded transcripts', () => {
   it('reports every fixture with the usage and context tokens of its manifest', async () => {
     const { client, sessions } = await ingestedFixtures();
     try {
-      expect(sessions.map((session) => session.sessionId).sort()).toEqual(scenarios().map((name) => manifest(name).sessionId).sort());
-      for (const scenario of scenarios()) {
+      expect(sessions.map((session) => session.sessionId).sort()).toEqual(SCENARIOS.map((name) => manifest(name).sessionId).sort());
+      for (const scenario of SCENARIOS) {
         const expected = manifest(scenario);
         const session = sessions.find((candidate) => candidate.sessionId === expected.sessionId);
         expect(session, scenario).toBeDefined();

@@ -10,32 +10,10 @@ import { activeConversation } from '../../../../shared/transcript/conversation.j
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import type { UsageTotals } from '../../../../shared/protocol/results.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
+import type { Manifest, ManifestUsage } from '../../../helpers/fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/claude-code');
 const NEWLINE = 0x0a;
-
-interface ManifestUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number;
-  cache_read_input_tokens: number;
-  ephemeral_5m_input_tokens: number;
-  ephemeral_1h_input_tokens: number;
-  assistantMessages: number;
-}
-
-interface Manifest {
-  scenario: string;
-  title: string;
-  model: string;
-  cwd: string;
-  transcript: string;
-  subagentTranscripts: string[];
-  usage: { main: ManifestUsage; sidechain: ManifestUsage; total: ManifestUsage };
-  contextTokens: number;
-  compactions: { count: number; triggers: string[]; boundaries: { trigger: string; summary: string }[] };
-  sidechain: { present: boolean; agents: { toolUseId: string; usage: ManifestUsage }[] };
-}
 
 interface Transcript {
   entries: IndexedEntry[];
