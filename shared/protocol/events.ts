@@ -51,7 +51,3 @@ export interface EventPayloads {
   'ingest.failed': IngestFailedEvent;
   'daemon.stopping': DaemonStoppingEvent;
 }
-
-export function isEventTopic(value: unknown): value is EventTopic {
-  return typeof value === 'string' && (EVENT_TOPICS as readonly string[]).includes(value);
-}

@@ -146,8 +146,3 @@ export function measureEntry(entry: Record<string, unknown>): ContentMeasure {
   const message = isRecord(entry.message) ? entry.message : null;
   return measureContent(message?.content);
 }
-
-/** Characters an entry sends to the model (see measureEntry). */
-export function contentChars(entry: Record<string, unknown>): number {
-  return measureEntry(entry).chars;
-}
