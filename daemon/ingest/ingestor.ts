@@ -15,6 +15,8 @@ import { createTailer, type CommitEvent, type PassResult } from './tailer.js';
 
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
 export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
+/** Bad lines reported as ingest.failed per file per run; the rest are only counted and kept in bad_lines. */
+export const MAX_FAILED_EVENTS_PER_FILE = 100;
 /** Status shows this many recent bad lines; the table keeps them all. */
 const RECENT_BAD_LINES = 10;
 
@@ -93,11 +95,17 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     return indexTotals;
   };
 
+  /** ingest.failed events sent per file in this run: a file of garbage must not flood the clients. */
+  const failedEvents = new Map<string, number>();
   const onCommit = (event: CommitEvent) => {
     indexTotals = null;
     if (backfillLeft.has(event.file.path)) progress.bytesDone += event.bytesRead;
+    const { path, sessionId } = event.file;
     for (const bad of event.bad) {
-      bus.publish('ingest.failed', { path: event.file.path, sessionId: event.file.sessionId, ...bad });
+      const sent = failedEvents.get(path) ?? 0;
+      failedEvents.set(path, sent + 1);
+      if (sent < MAX_FAILED_EVENTS_PER_FILE) bus.publish('ingest.failed', { path, sessionId, ...bad });
+      else if (sent === MAX_FAILED_EVENTS_PER_FILE) log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
     }
   };
   const tailer = createTailer({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import { createIngestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
+import { createIngestor, MAX_FAILED_EVENTS_PER_FILE, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { allFiles, ingestStats, listSessions } from '../../../../daemon/ingest/store.js';
 import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
@@ -148,6 +148,23 @@ describe('the ingestor', () => {
         { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at + 10, length: 2, reason: 'not-an-object' }, committed: 2 },
       ]);
       expect(ingest.status().recentBadLines.map((bad) => bad.reason).sort()).toEqual(['invalid-json', 'not-an-object']);
+    } finally {
+      stop();
+    }
+  });
+
+  it('reports at most MAX_FAILED_EVENTS_PER_FILE bad lines of a file as events, and counts them all', async () => {
+    session('g', 1, '{bad\n'.repeat(MAX_FAILED_EVENTS_PER_FILE + 20));
+    let events = 0;
+    const stop = bus.listen((topic) => {
+      if (topic === 'ingest.failed') events++;
+    });
+    try {
+      const ingest = ingestor();
+      ingest.backfill(await scanTranscripts(root), []);
+      await ingest.idle();
+      expect(events).toBe(MAX_FAILED_EVENTS_PER_FILE);
+      expect(ingestStats(store.db).badLines).toBe(MAX_FAILED_EVENTS_PER_FILE + 20);
     } finally {
       stop();
     }
