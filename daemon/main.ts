@@ -158,7 +158,7 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
   const thresholdEnv = { ...process.env };
   const entryCache = createEntryCache();
   const sessions = createSessionService({
-    sessionIds: () => listSessions(store.db).map((session) => session.sessionId),
+    sessionIndex: () => listSessions(store.db),
     summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv),
     bus,
     log,

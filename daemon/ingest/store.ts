@@ -47,6 +47,7 @@ export interface FileRow {
   gone: number;
   first_seen: number;
   last_seen: number;
+  last_activity: string | null;
 }
 
 /** One indexed transcript file. */
@@ -86,6 +87,8 @@ export interface IngestedSession {
   firstSeenAt: number;
   /** When a file of the session last changed the index, in ms since the epoch. */
   lastSeenAt: number;
+  /** Newest entry timestamp over the session's files (ISO), null before any. */
+  lastActivity: string | null;
 }
 
 export interface IngestStatsRow {
@@ -126,6 +129,7 @@ interface SessionRow {
   bad_lines: number;
   first_seen: number;
   last_seen: number;
+  last_activity: string | null;
 }
 
 const LIST_SESSIONS_SQL = `
@@ -136,7 +140,7 @@ const LIST_SESSIONS_SQL = `
          MAX(CASE WHEN agent_id IS NULL THEN gone END) AS main_gone,
          MAX(CASE WHEN agent_id IS NULL THEN committed_offset END) AS main_offset,
          COUNT(*) AS files, SUM(entries) AS entries, SUM(bad_lines) AS bad_lines,
-         MIN(first_seen) AS first_seen, MAX(last_seen) AS last_seen
+         MIN(first_seen) AS first_seen, MAX(last_seen) AS last_seen, MAX(last_activity) AS last_activity
   FROM files GROUP BY session_id ORDER BY last_seen DESC, session_id`;
 
 /** Every session with at least one indexed file, most recently changed first. */
@@ -153,6 +157,7 @@ export function listSessions(db: Db): IngestedSession[] {
     badLines: row.bad_lines,
     firstSeenAt: row.first_seen,
     lastSeenAt: row.last_seen,
+    lastActivity: row.last_activity,
   }));
 }
 

@@ -59,6 +59,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
                      entries = ?, bad_lines = ?, generation = ?, gone = 0, last_seen = ?
     WHERE id = ?`);
   const setGone = db.prepare('UPDATE files SET gone = 1, last_seen = ? WHERE id = ?');
+  const setLastActivity = db.prepare('UPDATE files SET last_activity = ? WHERE id = ?');
 
   const insertEntryBatch = db.prepare(INSERT_ENTRY_BATCH_SQL);
   const batchParams: EntryParam[] = [];
@@ -95,6 +96,8 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
       c.now,
       row.id,
     );
+    const newest = newestTimestamp(c.entries);
+    if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity))) setLastActivity.run(newest, row.id);
   });
 
   return {
@@ -126,6 +129,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
         entries: next.entries,
         bad_lines: next.badLines,
         generation: next.generation,
+        last_activity: lastActivityAfter(c),
         gone: 0,
         last_seen: c.now,
       } satisfies Partial<FileRow>);
@@ -146,4 +150,18 @@ function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: 
     badLines: (c.reset ? 0 : row.bad_lines) + c.bad.length,
     generation: row.generation + (c.reset ? 1 : 0),
   };
+}
+
+/** ISO timestamps compare as strings; entries without one do not count. */
+function newestTimestamp(entries: readonly IndexedEntry[]): string | null {
+  let newest: string | null = null;
+  for (const entry of entries) if (entry.timestamp !== null && (newest === null || entry.timestamp > newest)) newest = entry.timestamp;
+  return newest;
+}
+
+function lastActivityAfter(c: Commit): string | null {
+  const newest = newestTimestamp(c.entries);
+  if (c.reset) return newest;
+  const current = c.row.last_activity;
+  return newest !== null && (current === null || newest > current) ? newest : current;
 }

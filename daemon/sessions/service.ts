@@ -21,8 +21,8 @@ export interface SessionService {
 }
 
 export interface SessionServiceDeps {
-  /** Every session id the index knows. */
-  sessionIds(): string[];
+  /** Every session the index knows, with its project folder and newest entry timestamp. */
+  sessionIndex(): { sessionId: string; project: string; lastActivity: string | null }[];
   /** The summary of one session, computed from the index; undefined when unknown. */
   summarize(sessionId: string): SessionSummary | undefined;
   bus: Bus;
@@ -79,19 +79,22 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     },
     list(filter) {
       const now = clock();
+      // Newest first by the index's own timestamps, so that a limit summarizes only the sessions it returns.
+      const index = deps.sessionIndex().sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
+      const isRecent = (lastActivity: string | null) =>
+        filter.activeWithinMs === undefined || (lastActivity !== null && now - Date.parse(lastActivity) <= filter.activeWithinMs);
       const sessions: SessionSummary[] = [];
-      for (const sessionId of deps.sessionIds()) {
-        const found = summary(sessionId);
+      for (const candidate of index) {
+        if (filter.limit !== undefined && sessions.length >= filter.limit) break;
+        if (!isRecent(candidate.lastActivity)) continue;
+        // A folder name can be checked without a summary; a cwd needs one.
+        if (filter.project !== undefined && !filter.project.startsWith('/') && candidate.project !== filter.project) continue;
+        const found = summary(candidate.sessionId);
         if (!found) continue;
         if (filter.project !== undefined && found.project !== filter.project && found.cwd !== filter.project) continue;
-        if (filter.activeWithinMs !== undefined) {
-          const last = found.lastActivity === null ? Number.NaN : Date.parse(found.lastActivity);
-          if (!(now - last <= filter.activeWithinMs)) continue;
-        }
         sessions.push(found);
       }
-      sessions.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
-      return filter.limit === undefined ? sessions : sessions.slice(0, filter.limit);
+      return sessions.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
     },
     onSessionsChanged(sessionIds) {
       for (const sessionId of new Set(sessionIds)) {

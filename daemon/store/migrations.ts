@@ -98,6 +98,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX bad_lines_seen ON bad_lines (seen_at);
     `,
   },
+  {
+    version: 3,
+    name: 'last activity per transcript file',
+    // The newest entry timestamp of each file, kept at commit time, so that sessions.list can pick
+    // the most recent sessions without summarizing every session (a long history takes seconds).
+    sql: `
+      ALTER TABLE files ADD COLUMN last_activity TEXT;
+      UPDATE files SET last_activity = (SELECT MAX(timestamp) FROM entries WHERE entries.file_id = files.id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -170,6 +170,20 @@ describe('the ingestor', () => {
     }
   });
 
+  it('keeps each session\'s newest entry timestamp, and recomputes it when a file is rewritten', async () => {
+    const entry = (uuid: string, timestamp: string) => `${JSON.stringify({ type: 'user', uuid, timestamp, message: { role: 'user', content: uuid } })}\n`;
+    const path = join(root, 'p', 't.jsonl');
+    writeFileSync(path, entry('u1', '2026-12-02T10:00:00.000Z') + entry('u2', '2026-12-02T12:00:00.000Z') + entry('u3', '2026-12-02T11:00:00.000Z'));
+    const ingest = ingestor();
+    ingest.backfill(await scanTranscripts(root), []);
+    await ingest.idle();
+    expect(listSessions(store.db).find((row) => row.sessionId === 't')?.lastActivity).toBe('2026-12-02T12:00:00.000Z');
+    writeFileSync(path, entry('v1', '2026-12-01T09:00:00.000Z'));
+    ingest.touch(path);
+    await ingest.idle();
+    expect(listSessions(store.db).find((row) => row.sessionId === 't')?.lastActivity).toBe('2026-12-01T09:00:00.000Z');
+  });
+
   it('ignores paths that are not transcripts', async () => {
     const ingest = ingestor();
     ingest.touch(join(root, 'p', 'notes.txt'));

@@ -64,7 +64,7 @@ beforeEach(() => {
   });
   bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => published.push({ topic, payload }));
   service = createSessionService({
-    sessionIds: () => [...current.keys()],
+    sessionIndex: () => [...current.values()].map(({ sessionId, project, lastActivity }) => ({ sessionId, project, lastActivity })),
     summarize: (id) => {
       computed.push(id);
       return current.get(id);
@@ -103,6 +103,13 @@ describe('session service', () => {
   it('lists most recent first, with project, activity and limit filters', () => {
     expect(service.list({}).map((s) => s.sessionId)).toEqual(['b', 'a']);
     expect(service.list({ limit: 1 }).map((s) => s.sessionId)).toEqual(['b']);
+    // A limit summarizes only the sessions it returns.
+    expect(computed).toEqual(['b', 'a']);
+    wanted.clear();
+    service.onSessionsChanged(['a', 'b']);
+    computed.length = 0;
+    service.list({ limit: 1 });
+    expect(computed).toEqual(['b']);
     expect(service.list({ project: '/p' })).toHaveLength(2);
     expect(service.list({ project: 'elsewhere' })).toHaveLength(0);
     now = Date.parse('2026-12-02T11:30:00.000Z');
