@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutput } from '../../client/memctl/output.js';
+import { isProcessAlive } from '../../daemon/lifecycle/instance-lock.js';
 import { COMMAND_USAGE } from '../../client/memctl/usage.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { RawSocket } from '../helpers/raw-socket.js';
@@ -36,15 +37,6 @@ function shape(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, shape(entry)]));
   }
   return value === null ? 'null' : typeof value;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -159,7 +151,7 @@ describe('memctl start and stop', () => {
     expect(stopped.stdout).toContain(`memd stopped (pid ${pid})`);
     // stop returns once the socket no longer answers; the daemon removes it on its way out.
     await eventually(() => !existsSync(sandbox.socketPath), 'the socket file to go');
-    await eventually(() => !processAlive(pid), `pid ${pid} to exit`);
+    await eventually(() => !isProcessAlive(pid), `pid ${pid} to exit`);
 
     const stoppedAgain = await runMemctl(sandbox, ['stop']);
     expect(stoppedAgain.code).toBe(EXIT_OK);
