@@ -100,13 +100,6 @@ function int(value: number): number {
   return Math.trunc(Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, value)));
 }
 
-/** Parameters for INSERT_ENTRY_SQL. */
-export function entryParams(fileId: number, entry: IndexedEntry): EntryParam[] {
-  const params: EntryParam[] = [];
-  pushEntryParams(params, fileId, entry);
-  return params;
-}
-
 /** Appends one row's parameters, for the multi-row INSERT (no array per row on the hot path). */
 export function pushEntryParams(params: EntryParam[], fileId: number, entry: IndexedEntry): void {
   const { usage, title, compact } = entry;
@@ -145,7 +138,7 @@ export function pushEntryParams(params: EntryParam[], fileId: number, entry: Ind
   );
 }
 
-/** The JSON was written by entryParams from parsed values, so it is trusted as such. */
+/** The JSON was written by pushEntryParams from parsed values, so it is trusted as such. */
 function fromJson<T>(json: string | null, absent: T): T {
   return json === null ? absent : (JSON.parse(json) as T);
 }

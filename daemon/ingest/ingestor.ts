@@ -11,6 +11,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
 import { allFiles, ingestStats, recentBadLines } from './store.js';
+import { createInlineParser, createWorkerParser } from './parser.js';
 import { createTailer, type CommitEvent, type PassResult } from './tailer.js';
 
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
@@ -33,6 +34,8 @@ export interface IngestorDeps {
   carryBudgetBytes?: number;
   commitBytes?: number;
   liveSliceBytes?: number;
+  /** Parse in a worker thread (the default), beside SQLite on the main thread; false parses inline. */
+  parseInWorker?: boolean;
 }
 
 export interface FoundFile {
@@ -117,6 +120,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     maxLineBytes: deps.maxLineBytes,
     carryBudgetBytes: deps.carryBudgetBytes,
     commitBytes: deps.commitBytes,
+    createParser: deps.parseInWorker === false ? createInlineParser : createWorkerParser,
   });
 
   const queued = () => live.size + backlogQueued.size;
@@ -290,6 +294,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       live.clear();
       backlogQueued.clear();
       await current;
+      await tailer.close();
       for (const resolve of idleWaiters.splice(0)) resolve();
     },
   };

@@ -1,19 +1,19 @@
 /**
  * One pass over one transcript file: check that it is still the file indexed so far, read only
- * the bytes after its last complete line, chunk by chunk, and commit each chunk's lines with the
- * new offset in one transaction. A replaced or shrunk file is indexed again from its start; a
- * missing one is marked gone. Passes must not overlap (the ingestor runs one at a time): they
- * share one read buffer.
+ * the bytes after its last complete line, chunk by chunk, and commit the parsed lines with the new
+ * offset in one transaction. Parsing runs in a LineParser (a worker thread by default) a few chunks
+ * ahead of the commits. A replaced or shrunk file is indexed again from its start; a missing one is
+ * marked gone. Passes must not overlap (the ingestor runs one at a time): they share the parser.
  */
 import type Database from 'better-sqlite3';
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { parseEntry } from '../../shared/transcript/parse.js';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { Logger } from '../log/logger.js';
+import type { EntryParam } from './entry-row.js';
+import type { ParsedChunk } from './chunk-parser.js';
 import type { TranscriptFile } from './layout.js';
-import { LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
+import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from './store.js';
 import { createIngestWriter, type BadLine, type FileIdentity } from './writer.js';
 
@@ -54,6 +54,8 @@ export interface TailerDeps {
   maxLineBytes?: number;
   carryBudgetBytes?: number;
   commitBytes?: number;
+  /** Builds the parser from the limits above; default inline (the ingestor passes a worker). */
+  createParser?: typeof createInlineParser;
 }
 
 export interface PassOptions {
@@ -83,11 +85,18 @@ export interface TailerCounters {
 export interface Tailer {
   pass(target: TranscriptFile, options: PassOptions): Promise<PassResult>;
   readonly counters: TailerCounters;
+  /** Stops the parser (its worker); call once no pass runs. */
+  close(): Promise<void>;
 }
 
+/** Parsed chunks waiting for their commit. */
 interface Batch {
-  entries: IndexedEntry[];
+  /** One array of INSERT parameters per chunk (copying them into one array costs more than it saves). */
+  rows: EntryParam[][];
+  count: number;
   bad: BadLine[];
+  newest: string | null;
+  completeOffset: number;
 }
 
 function isMissing(error: unknown): boolean {
@@ -99,47 +108,25 @@ function hashOf(bytes: Buffer): string {
   return createHash('sha1').update(bytes).digest('hex');
 }
 
-/** Turns complete lines into entries or bad lines; the per-line hot path of ingest. */
-function batchSink(batch: Batch): LineSink {
-  return {
-    line(line, offset) {
-      // A blank line carries nothing and is no error.
-      if (line.length === 0) return;
-      // isUtf8 validates with SIMD, several times faster than a fatal TextDecoder on the hot path.
-      if (!isUtf8(line)) {
-        batch.bad.push({ offset, length: line.length, reason: 'invalid-utf8' });
-        return;
-      }
-      const text = line.toString('utf8');
-      let entry: IndexedEntry | null;
-      try {
-        entry = parseEntry(JSON.parse(text) as unknown, offset, line.length);
-      } catch {
-        // JSON.parse failed, or a valid value was nested too deep to walk.
-        batch.bad.push({ offset, length: line.length, reason: 'invalid-json' });
-        return;
-      }
-      if (entry === null) batch.bad.push({ offset, length: line.length, reason: 'not-an-object' });
-      else batch.entries.push(entry);
-    },
-    tooLong(offset, length) {
-      batch.bad.push({ offset, length, reason: 'too-long' });
-    },
-  };
+function absorb(batch: Batch, parsed: ParsedChunk): void {
+  if (parsed.count > 0) batch.rows.push(parsed.rows);
+  batch.count += parsed.count;
+  for (const bad of parsed.bad) batch.bad.push(bad);
+  if (parsed.newest !== null && (batch.newest === null || parsed.newest > batch.newest)) batch.newest = parsed.newest;
+  batch.completeOffset = parsed.completeOffset;
 }
 
 export function createTailer(deps: TailerDeps): Tailer {
   const { clock, onCommit } = deps;
   const writer = createIngestWriter(deps.db);
   const chunkBytes = deps.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-  // Two buffers: the next chunk is read while the current one is parsed.
-  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)] as const;
-  const maxLineBytes = deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const carryBudget = deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES;
   const commitBytes = deps.commitBytes ?? DEFAULT_COMMIT_BYTES;
+  const parser: LineParser = (deps.createParser ?? createInlineParser)({
+    slotBytes: chunkBytes,
+    maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    carryBudgetBytes: deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES,
+  });
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
-  const carries = new Map<string, { ino: string; pending: PendingLine }>();
-  let carriedBytes = 0;
   let busy = false;
 
   async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
@@ -169,31 +156,8 @@ export function createTailer(deps: TailerDeps): Tailer {
     return { len, hash: hashOf(await readAt(handle, len, 0)) };
   }
 
-  function dropCarry(path: string): { ino: string; pending: PendingLine } | undefined {
-    const carry = carries.get(path);
-    if (carry === undefined) return undefined;
-    carries.delete(path);
-    carriedBytes -= carry.pending.bytes?.length ?? 0;
-    return carry;
-  }
-
-  /** The partial line kept from the last pass, if it continues exactly where this pass starts. */
-  function takeCarry(path: string, ino: string, start: number): PendingLine | undefined {
-    const carry = dropCarry(path);
-    return carry !== undefined && carry.ino === ino && carry.pending.offset === start ? carry.pending : undefined;
-  }
-
-  function keepCarry(path: string, ino: string, splitter: LineSplitter): void {
-    if (splitter.nextOffset === splitter.completeOffset) return;
-    const pending = splitter.pending();
-    const bytes = pending.bytes?.length ?? 0;
-    if (carriedBytes + bytes > carryBudget) return;
-    carries.set(path, { ino, pending });
-    carriedBytes += bytes;
-  }
-
   function markGone(target: TranscriptFile): PassResult {
-    dropCarry(target.path);
+    parser.forget(target.path);
     const row = writer.getFile(target.path);
     if (row === undefined || row.gone === 1) return { outcome: 'absent', changed: false, bytesRead: 0, end: null };
     writer.markGone(row, clock());
@@ -207,64 +171,72 @@ export function createTailer(deps: TailerDeps): Tailer {
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
     const reset = !(await isSameFile(handle, row, identity));
     const start = reset ? 0 : row.committed_offset;
-    const batch: Batch = { entries: [], bad: [] };
-    const splitter = new LineSplitter(batchSink(batch), maxLineBytes, start, takeCarry(target.path, identity.ino, start));
-    let position = splitter.nextOffset;
+    const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset });
+    let batch = emptyBatch(start);
+    let position = parser.begin({ path: target.path, ino: identity.ino, start, fileId: row.id });
     let committedOffset = start;
-    let readSinceCommit = 0;
+    let parsedSinceCommit = 0;
     let resetPending = reset;
     let changed = false;
+    let kept = false;
 
     const commit = async () => {
-      const offset = splitter.completeOffset;
+      const offset = batch.completeOffset;
       const head = await headFor(handle, row, offset, resetPending);
-      const entries = batch.entries;
-      const bad = batch.bad;
+      const { rows, count, bad, newest } = batch;
       const size = Math.max(identity.size, position);
-      const bytesRead = readSinceCommit;
-      writer.commit({ row, reset: resetPending, entries, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock() });
-      onCommit({ file: target, row, entries: entries.length, bad, reset: resetPending, bytesRead });
-      changed ||= resetPending || entries.length > 0 || bad.length > 0 || offset !== committedOffset;
-      batch.entries = [];
-      batch.bad = [];
+      const bytesRead = parsedSinceCommit;
+      writer.commit({ row, reset: resetPending, rows, count, newest, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock() });
+      onCommit({ file: target, row, entries: count, bad, reset: resetPending, bytesRead });
+      changed ||= resetPending || count > 0 || bad.length > 0 || offset !== committedOffset;
+      batch = emptyBatch(offset);
       committedOffset = offset;
-      readSinceCommit = 0;
+      parsedSinceCommit = 0;
       resetPending = false;
     };
 
-    const readInto = (buffer: Buffer, at: number) => {
-      const read = handle.read(buffer, 0, chunkBytes, at).then(({ bytesRead }) => bytesRead);
-      // Awaited below unless the pass fails first; then its failure is of no interest.
-      read.catch(() => {});
-      return read;
-    };
+    // Chunks handed to the parser, oldest first; their slots come back as they settle.
+    const inflight: { slot: number; bytes: number; parsed: Promise<ParsedChunk> }[] = [];
+    const free = parser.slots.map((_, slot) => slot).reverse();
     let outcome: PassOutcome = 'caught-up';
     let passBytes = 0;
-    let turn = 0;
-    let next = readInto(buffers[0], position);
-    for (;;) {
-      const chunk = buffers[turn] as Buffer;
-      const bytesRead = await next;
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      passBytes += bytesRead;
-      readSinceCommit += bytesRead;
-      counters.bytesRead += bytesRead;
-      const yielding = options.shouldYield(passBytes);
-      turn = 1 - turn;
-      if (!yielding) next = readInto(buffers[turn] as Buffer, position);
-      splitter.push(chunk.subarray(0, bytesRead));
-      const due = readSinceCommit >= commitBytes || batch.entries.length >= COMMIT_ENTRIES;
-      if (due && splitter.completeOffset !== committedOffset) await commit();
-      if (yielding) {
-        outcome = 'yielded';
-        break;
+    let atEnd = false;
+    try {
+      for (;;) {
+        while (!atEnd && outcome !== 'yielded' && free.length > 0) {
+          const slot = free.pop() as number;
+          // Synchronous: a page-cache read of one chunk takes a fraction of a millisecond, while a
+          // thread-pool read waits for a core that the parse worker and SQLite keep busy.
+          const bytesRead = readSync(handle.fd, parser.slots[slot] as Buffer, 0, chunkBytes, position);
+          if (bytesRead === 0) {
+            free.push(slot);
+            atEnd = true;
+            break;
+          }
+          position += bytesRead;
+          passBytes += bytesRead;
+          counters.bytesRead += bytesRead;
+          inflight.push({ slot, bytes: bytesRead, parsed: parser.parse(slot, bytesRead) });
+          if (options.shouldYield(passBytes)) outcome = 'yielded';
+        }
+        const next = inflight.shift();
+        if (next === undefined) break;
+        const parsed = await next.parsed;
+        free.push(next.slot);
+        absorb(batch, parsed);
+        parsedSinceCommit += next.bytes;
+        const due = parsedSinceCommit >= commitBytes || batch.count >= COMMIT_ENTRIES;
+        if (due && batch.completeOffset !== committedOffset) await commit();
       }
+      const size = Math.max(identity.size, position);
+      const stale = row.gone === 1 || row.size !== size || row.dev !== identity.dev || row.ino !== identity.ino;
+      if (resetPending || parsedSinceCommit > 0 || stale) await commit();
+      kept = true;
+    } finally {
+      // A slot still being parsed must not be read into by the next pass.
+      await Promise.allSettled(inflight.map((chunk) => chunk.parsed));
+      parser.end(batch.completeOffset, position, kept);
     }
-    const size = Math.max(identity.size, position);
-    const stale = row.gone === 1 || row.size !== size || row.dev !== identity.dev || row.ino !== identity.ino;
-    if (resetPending || readSinceCommit > 0 || stale) await commit();
-    keepCarry(target.path, identity.ino, splitter);
     return { outcome, changed, bytesRead: passBytes, end: outcome === 'caught-up' ? { ino: identity.ino, size: position } : null };
   }
 
@@ -290,5 +262,6 @@ export function createTailer(deps: TailerDeps): Tailer {
         busy = false;
       }
     },
+    close: () => parser.close(),
   };
 }

@@ -5,8 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { ENTRY_INSERT_BATCH, entryParams, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, pushEntryParams, type EntryParam } from './entry-row.js';
+import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, type EntryParam } from './entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from './store.js';
 
@@ -27,7 +26,11 @@ export interface Commit {
   row: FileRow;
   /** Drop the file's rows first: it is being indexed again from its start. */
   reset: boolean;
-  entries: readonly IndexedEntry[];
+  /** INSERT parameters in ENTRY_COLUMNS order, in runs of whole rows; `count` rows in all. */
+  rows: readonly (readonly EntryParam[])[];
+  count: number;
+  /** The newest timestamp among the rows. */
+  newest: string | null;
   bad: readonly BadLine[];
   identity: FileIdentity;
   head: { len: number; hash: string };
@@ -62,15 +65,13 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
   const setLastActivity = db.prepare('UPDATE files SET last_activity = ? WHERE id = ?');
 
   const insertEntryBatch = db.prepare(INSERT_ENTRY_BATCH_SQL);
-  const batchParams: EntryParam[] = [];
-  const insertEntries = (fileId: number, entries: readonly IndexedEntry[]) => {
-    let index = 0;
-    for (; index + ENTRY_INSERT_BATCH <= entries.length; index += ENTRY_INSERT_BATCH) {
-      batchParams.length = 0;
-      for (let offset = 0; offset < ENTRY_INSERT_BATCH; offset++) pushEntryParams(batchParams, fileId, entries[index + offset] as IndexedEntry);
-      insertEntryBatch.run(batchParams);
+  const batchWidth = ENTRY_COLUMNS.length * ENTRY_INSERT_BATCH;
+  const insertEntries = (runs: readonly (readonly EntryParam[])[]) => {
+    for (const rows of runs) {
+      let at = 0;
+      for (; at + batchWidth <= rows.length; at += batchWidth) insertEntryBatch.run(rows.slice(at, at + batchWidth));
+      for (; at < rows.length; at += ENTRY_COLUMNS.length) insertEntry.run(rows.slice(at, at + ENTRY_COLUMNS.length));
     }
-    for (; index < entries.length; index++) insertEntry.run(entryParams(fileId, entries[index] as IndexedEntry));
   };
 
   const write = db.transaction((c: Commit) => {
@@ -79,7 +80,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
       deleteEntries.run(row.id);
       deleteBad.run(row.id);
     }
-    insertEntries(row.id, c.entries);
+    insertEntries(c.rows);
     for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
     updateFile.run(
@@ -96,7 +97,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
       c.now,
       row.id,
     );
-    const newest = newestTimestamp(c.entries);
+    const { newest } = c;
     if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity))) setLastActivity.run(newest, row.id);
   });
 
@@ -146,21 +147,14 @@ function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: 
   const { row } = c;
   return {
     bytesRead: row.bytes_read + c.bytesRead,
-    entries: (c.reset ? 0 : row.entries) + c.entries.length,
+    entries: (c.reset ? 0 : row.entries) + c.count,
     badLines: (c.reset ? 0 : row.bad_lines) + c.bad.length,
     generation: row.generation + (c.reset ? 1 : 0),
   };
 }
 
-/** ISO timestamps compare as strings; entries without one do not count. */
-function newestTimestamp(entries: readonly IndexedEntry[]): string | null {
-  let newest: string | null = null;
-  for (const entry of entries) if (entry.timestamp !== null && (newest === null || entry.timestamp > newest)) newest = entry.timestamp;
-  return newest;
-}
-
 function lastActivityAfter(c: Commit): string | null {
-  const newest = newestTimestamp(c.entries);
+  const { newest } = c;
   if (c.reset) return newest;
   const current = c.row.last_activity;
   return newest !== null && (current === null || newest > current) ? newest : current;

@@ -1,0 +1,208 @@
+/**
+ * Where the tailer's bytes are parsed: in a worker thread (the daemon's default), so decoding and
+ * JSON.parse run beside the main thread's SQLite writes and RPC, or inline (tests, and callers that
+ * want no thread). Both share the same read buffers ("slots"): the tailer reads a chunk into a free
+ * slot and hands it over; the slot is its own again once `parse` settles. Only `parse` waits for an
+ * answer: the main thread keeps the book of kept partial lines, so starting and ending a pass
+ * costs no round trip.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
+
+/**
+ * Chunks in flight at once: enough read-ahead that the worker keeps parsing while the main thread
+ * commits what it parsed before.
+ */
+export const PARSE_SLOTS = 8;
+
+export interface LineParser {
+  /** Read buffers; a slot handed to `parse` must not be touched until that settles. */
+  readonly slots: readonly Buffer[];
+  /** Starts a pass over one file; returns the offset to read from (past a kept partial line). */
+  begin(pass: ParsePass & { ino: string }): number;
+  parse(slot: number, length: number): Promise<ParsedChunk>;
+  /**
+   * Ends the pass, which parsed up to `nextOffset` and completed lines up to `completeOffset`;
+   * `keep` holds the partial line between them for the next pass, within the budget.
+   */
+  end(completeOffset: number, nextOffset: number, keep: boolean): void;
+  /** Drops a deleted file's kept partial line. */
+  forget(path: string): void;
+  close(): Promise<void>;
+}
+
+export interface ParserOptions {
+  slotBytes: number;
+  maxLineBytes: number;
+  /** Partial last lines kept between passes, over all files; beyond this they are read again. */
+  carryBudgetBytes: number;
+}
+
+/** What the worker is told at start (workerData). */
+export interface ParseWorkerData {
+  memory: SharedArrayBuffer;
+  slotBytes: number;
+  maxLineBytes: number;
+}
+
+export type ParseOp =
+  | { op: 'begin'; pass: ParsePass; resume: boolean }
+  | { op: 'parse'; id: number; slot: number; length: number }
+  | { op: 'end'; keep: boolean }
+  | { op: 'forget'; path: string };
+
+export type ParseReply = { id: number; value: ParsedChunk } | { id: number; error: string };
+
+export function slotViews(memory: SharedArrayBuffer | ArrayBuffer, slotBytes: number): Buffer[] {
+  return Array.from({ length: PARSE_SLOTS }, (_, index) => Buffer.from(memory, index * slotBytes, slotBytes));
+}
+
+/** Runs one ParseOp against a ChunkParser; both the worker and the inline parser go through it. */
+export function applyOp(parser: ChunkParser, slots: readonly Buffer[], op: ParseOp): ParsedChunk | undefined {
+  switch (op.op) {
+    case 'begin':
+      parser.begin(op.pass, op.resume);
+      return undefined;
+    case 'parse': {
+      const slot = slots[op.slot];
+      if (slot === undefined) throw new Error(`no slot ${op.slot}`);
+      return parser.parse(slot.subarray(0, op.length));
+    }
+    case 'end':
+      parser.end(op.keep);
+      return undefined;
+    case 'forget':
+      parser.forget(op.path);
+      return undefined;
+  }
+}
+
+/** The LineParser around a way of sending ops: one-way ops are sent, `parse` is answered. */
+function withBook(
+  options: ParserOptions,
+  slots: readonly Buffer[],
+  send: (op: ParseOp) => void,
+  parse: (slot: number, length: number) => Promise<ParsedChunk>,
+  close: () => Promise<void>,
+): LineParser {
+  const book = new CarryBook(options.maxLineBytes, options.carryBudgetBytes);
+  let current: { path: string; ino: string } | null = null;
+  return {
+    slots,
+    begin(pass) {
+      const { resume, readFrom } = book.begin(pass.path, pass.ino, pass.start);
+      current = { path: pass.path, ino: pass.ino };
+      send({ op: 'begin', pass: { path: pass.path, start: pass.start, fileId: pass.fileId }, resume });
+      return readFrom;
+    },
+    parse,
+    end(completeOffset, nextOffset, keep) {
+      const pass = current;
+      current = null;
+      send({ op: 'end', keep: keep && pass !== null && book.end(pass.path, pass.ino, completeOffset, nextOffset) });
+    },
+    forget(path) {
+      book.forget(path);
+      send({ op: 'forget', path });
+    },
+    close,
+  };
+}
+
+export function createInlineParser(options: ParserOptions): LineParser {
+  const parser = new ChunkParser(options.maxLineBytes);
+  const slots = slotViews(new ArrayBuffer(options.slotBytes * PARSE_SLOTS), options.slotBytes);
+  let failure: Error | null = null;
+  const send = (op: ParseOp) => {
+    // A failed begin fails the pass's parses, as it does in the worker.
+    try {
+      applyOp(parser, slots, op);
+      if (op.op === 'begin') failure = null;
+    } catch (error) {
+      failure = error as Error;
+    }
+  };
+  const parse = (slot: number, length: number): Promise<ParsedChunk> => {
+    if (failure !== null) return Promise.reject(failure);
+    try {
+      return Promise.resolve(applyOp(parser, slots, { op: 'parse', id: 0, slot, length }) as ParsedChunk);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  };
+  return withBook(options, slots, send, parse, async () => {});
+}
+
+/**
+ * The compiled worker script. Under vitest this module runs from its TypeScript source, which a
+ * worker cannot load: the compiled one in dist/ (built by `pretest`) is used then.
+ */
+export function parseWorkerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith('.ts')) return join(dirname(here), 'parse-worker.js');
+  const built = join(resolve(dirname(here), '../..'), 'dist/daemon/ingest/parse-worker.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
+  return built;
+}
+
+interface Waiter {
+  resolve(value: ParsedChunk): void;
+  reject(error: Error): void;
+}
+
+export function createWorkerParser(options: ParserOptions): LineParser {
+  const memory = new SharedArrayBuffer(options.slotBytes * PARSE_SLOTS);
+  const slots = slotViews(memory, options.slotBytes);
+  const waiting = new Map<number, Waiter>();
+  let nextId = 1;
+
+  const failAll = (error: Error) => {
+    for (const waiter of waiting.values()) waiter.reject(error);
+    waiting.clear();
+  };
+
+  const spawn = (): Worker => {
+    const data: ParseWorkerData = { memory, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
+    const started = new Worker(parseWorkerScript(), { workerData: data });
+    // Ingest never keeps the daemon alive on its own; shutdown terminates the worker.
+    started.unref();
+    started.on('message', (message: ParseReply) => {
+      const waiter = waiting.get(message.id);
+      if (waiter === undefined) return;
+      waiting.delete(message.id);
+      if ('error' in message) waiter.reject(new Error(message.error));
+      else waiter.resolve(message.value);
+    });
+    const lost = (error: Error) => {
+      if (worker !== started) return;
+      worker = null;
+      // Its kept partial lines are gone with it; a pass that expects one fails and is run again.
+      failAll(error);
+    };
+    started.on('error', (error) => lost(error));
+    started.on('exit', (code) => lost(new Error(`the parse worker exited with code ${code}`)));
+    return started;
+  };
+  // Started now, so that loading its modules overlaps the daemon's start-up and first scan.
+  let worker: Worker | null = spawn();
+
+  const send = (op: ParseOp) => {
+    worker ??= spawn();
+    worker.postMessage(op);
+  };
+  const parse = (slot: number, length: number) =>
+    new Promise<ParsedChunk>((resolvePromise, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve: resolvePromise, reject });
+      send({ op: 'parse', id, slot, length });
+    });
+  return withBook(options, slots, send, parse, async () => {
+    const current = worker;
+    worker = null;
+    failAll(new Error('the parse worker was closed'));
+    if (current !== null) await current.terminate();
+  });
+}
