@@ -2,7 +2,7 @@
 // JSON.parse of the same bytes; peak RSS; latency from appending a line to a 100 MB transcript to
 // its session.updated event; bytes read per append; memctl status --json beside ccusage.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCorpus } from './corpus.js';
 import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
@@ -15,6 +15,8 @@ const APPENDS = 100;
 const APPEND_SPACING_MS = 300;
 const CHUNK_BYTES = MB;
 const WALL_RUNS = 5;
+/** Cold ingests (each a fresh daemon and index) and baseline reads: medians, as one run on a 2-core VM varies by a fifth. */
+const INGEST_RUNS = 3;
 /** Acceptance targets of issue 3. */
 const MIN_INGEST_RATIO = 0.7;
 const MAX_PEAK_RSS_MB = 200;
@@ -84,25 +86,44 @@ export async function benchIngest() {
   const files = readdirSync(project).map((name) => join(project, name));
   const corpusMb = corpus.bytes / MB;
   let daemon;
+  let client;
   try {
     plainParse(files); // warm the page cache and the JIT alike for both sides
-    const parseStarted = process.hrtime.bigint();
-    const lines = plainParse(files);
-    const parseS = Number(process.hrtime.bigint() - parseStarted) / 1e9;
+    let lines = 0;
+    const parseTimes = [];
+    for (let run = 0; run < INGEST_RUNS; run++) {
+      const parseStarted = process.hrtime.bigint();
+      lines = plainParse(files);
+      parseTimes.push(Number(process.hrtime.bigint() - parseStarted) / 1e9);
+    }
+    const parseS = median(parseTimes);
 
-    const started = process.hrtime.bigint();
-    daemon = spawnProcess([DAEMON_MAIN, '--foreground'], sandbox.env);
-    await waitForSocket(sandbox.socketPath);
-    const client = createClient({ env: sandbox.env, autostart: false, timeoutMs: 30_000 });
-    await until(async () => {
-      const { ingest } = await client.daemonStatus();
-      return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= corpus.bytes;
-    }, 'cold ingest');
-    const wallS = Number(process.hrtime.bigint() - started) / 1e9;
-    const { backfillMs } = (await client.daemonStatus()).ingest.progress;
-    // The daemon times its own backfill: process start-up is not ingest, as the baseline has none.
-    const ingestS = backfillMs / 1000;
-    const rss = peakRssMb(daemon.child.pid);
+    const ingestTimes = [];
+    const wallTimes = [];
+    const rssValues = [];
+    let env;
+    for (let run = 0; run < INGEST_RUNS; run++) {
+      await daemon?.stop();
+      client?.close();
+      // A fresh index and socket per run; the transcripts stay.
+      env = { ...sandbox.env, XDG_STATE_HOME: join(sandbox.root, `state-${run}`), XDG_RUNTIME_DIR: join(sandbox.root, `run-${run}`) };
+      mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+      const started = process.hrtime.bigint();
+      daemon = spawnProcess([DAEMON_MAIN, '--foreground'], env);
+      await waitForSocket(join(env.XDG_RUNTIME_DIR, 'memd', 'memd.sock'));
+      client = createClient({ env, autostart: false, timeoutMs: 30_000 });
+      await until(async () => {
+        const { ingest } = await client.daemonStatus();
+        return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= corpus.bytes;
+      }, 'cold ingest');
+      wallTimes.push(Number(process.hrtime.bigint() - started) / 1e9);
+      // The daemon times its own backfill: process start-up is not ingest, as the baseline has none.
+      ingestTimes.push((await client.daemonStatus()).ingest.progress.backfillMs / 1000);
+      rssValues.push(peakRssMb(daemon.child.pid));
+    }
+    const ingestS = median(ingestTimes);
+    const wallS = median(wallTimes);
+    const rss = Math.max(...rssValues);
 
     const updates = [];
     await client.on('session.updated', (session) => {
@@ -138,26 +159,30 @@ export async function benchIngest() {
     const readForAppends = after.bytesReadThisRun - before.bytesReadThisRun;
     const checkForAppends = after.checkBytesReadThisRun - before.checkBytesReadThisRun;
     client.close();
+    client = undefined;
 
     const claudeRoot = join(projectsDir, '..');
-    const memctlMs = wallMs([MEMCTL_MAIN, 'status', '--json'], sandbox.env);
-    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/dist/index.js'), 'session', '--json', '--offline'], { ...sandbox.env, CLAUDE_CONFIG_DIR: claudeRoot });
+    const memctlMs = wallMs([MEMCTL_MAIN, 'status', '--json'], env);
+    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/dist/index.js'), 'session', '--json', '--offline'], { ...env, CLAUDE_CONFIG_DIR: claudeRoot });
 
     const sorted = [...latencies].sort((a, b) => a - b);
     const plainRate = corpusMb / parseS;
     const memdRate = corpusMb / ingestS;
     const ratio = memdRate / plainRate;
     console.log(`ingest: ${fmt(corpusMb)} MB corpus of replayed fixture lines, ${files.length} files, ${lines} lines (1 MB tool results among them)`);
-    console.log(`  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s)`);
-    console.log(`  memd cold ingest (its backfill)   ${fmt(memdRate)} MB/s (${fmt(ingestS, 2)} s), ratio ${fmt(ratio, 2)} (target >= ${MIN_INGEST_RATIO}): ${ratio >= MIN_INGEST_RATIO ? 'PASS' : 'FAIL'}`);
+    const seconds = (times) => times.map((time) => fmt(time, 2)).join(', ');
+    console.log(`  medians of ${INGEST_RUNS} runs each`);
+    console.log(`  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s; runs ${seconds(parseTimes)})`);
+    console.log(`  memd cold ingest (its backfill)   ${fmt(memdRate)} MB/s (${fmt(ingestS, 2)} s; runs ${seconds(ingestTimes)}), ratio ${fmt(ratio, 2)} (target >= ${MIN_INGEST_RATIO}): ${ratio >= MIN_INGEST_RATIO ? 'PASS' : 'FAIL'}`);
     console.log(`  memd spawn to caught up           ${fmt(corpusMb / wallS)} MB/s (${fmt(wallS, 2)} s, with process start-up)`);
-    console.log(`  memd peak RSS                     ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`);
+    console.log(`  memd peak RSS (highest run)       ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`);
     const p99 = percentile(sorted, 99);
     console.log(`  append → session.updated (${APPENDS} appends to a ${fmt(statSync(corpus.bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`);
     console.log(`  bytes read for appends: ${readForAppends} of ${appended} appended (+${checkForAppends} to check heads): ${readForAppends === appended ? 'PASS' : 'FAIL'}`);
     console.log(`  memctl status --json ${fmt(memctlMs)} ms · ccusage session --json ${fmt(ccusageMs)} ms (median of ${WALL_RUNS})`);
     return ratio >= MIN_INGEST_RATIO && rss <= MAX_PEAK_RSS_MB && p99 <= MAX_APPEND_P99_MS && readForAppends === appended;
   } finally {
+    client?.close();
     await daemon?.stop();
     sandbox.cleanup();
   }

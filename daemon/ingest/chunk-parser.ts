@@ -84,47 +84,48 @@ class CurrentSink implements LineSink {
 }
 
 /**
- * Parses the passes over files, one at a time. The partial last line of a pass can be kept for the
- * next pass over the same file; which ones to keep is the caller's decision (see CarryBook), so a
- * caller on another thread knows where each pass resumes without asking.
+ * Parses passes over files, one per lane at a time (lanes let the caller keep several files in
+ * flight). The partial last line of a pass can be kept for the next pass over the same file;
+ * which ones to keep is the caller's decision (see CarryBook), so a caller on another thread
+ * knows where each pass resumes without asking.
  */
 export class ChunkParser {
   private readonly carries = new Map<string, PendingLine>();
-  private pass: ParsePass | null = null;
-  private splitter: LineSplitter | null = null;
+  private readonly passes = new Map<number, { pass: ParsePass; splitter: LineSplitter }>();
   private readonly sink = new CurrentSink();
 
   constructor(private readonly maxLineBytes: number) {}
 
-  /** Starts a pass over one file, after the kept partial line if `resume` (else it is dropped). */
-  begin(pass: ParsePass, resume: boolean): void {
+  /** Starts a pass over one file in `lane`, after the kept partial line if `resume` (else it is dropped). */
+  begin(lane: number, pass: ParsePass, resume: boolean): void {
+    this.passes.delete(lane);
     const carry = this.carries.get(pass.path);
     this.carries.delete(pass.path);
     if (resume && (carry === undefined || carry.offset !== pass.start)) throw new Error(`no partial line kept for ${pass.path} at ${pass.start}`);
-    this.pass = pass;
-    this.splitter = new LineSplitter(this.sink, this.maxLineBytes, pass.start, resume ? carry : undefined);
+    this.passes.set(lane, { pass, splitter: new LineSplitter(this.sink, this.maxLineBytes, pass.start, resume ? carry : undefined) });
   }
 
-  /** Feeds the pass's next bytes; `bytes` may be reused once this returns. */
-  parse(bytes: Buffer): ParsedChunk {
-    const { pass, splitter } = this;
-    if (pass === null || splitter === null) throw new Error('parse outside a pass');
-    const chunk = new ChunkRows(pass.fileId);
+  /** Feeds the lane's pass its next bytes; `bytes` may be reused once this returns. */
+  parse(lane: number, bytes: Buffer): ParsedChunk {
+    const current = this.passes.get(lane);
+    if (current === undefined) throw new Error(`parse outside a pass in lane ${lane}`);
+    const chunk = new ChunkRows(current.pass.fileId);
     this.sink.current = chunk;
     try {
-      splitter.push(bytes);
+      current.splitter.push(bytes);
     } finally {
       this.sink.current = null;
     }
-    return { rows: chunk.rows, count: chunk.count, bad: chunk.bad, completeOffset: splitter.completeOffset, newest: chunk.newest };
+    return { rows: chunk.rows, count: chunk.count, bad: chunk.bad, completeOffset: current.splitter.completeOffset, newest: chunk.newest };
   }
 
-  /** Ends the pass; `keep` holds its partial last line for the next pass over the same file. */
-  end(keep: boolean): void {
-    const { pass, splitter } = this;
-    this.pass = null;
-    this.splitter = null;
-    if (keep && pass !== null && splitter !== null && splitter.nextOffset !== splitter.completeOffset) this.carries.set(pass.path, splitter.pending());
+  /** Ends the lane's pass; `keep` holds its partial last line for the next pass over the same file. */
+  end(lane: number, keep: boolean): void {
+    const current = this.passes.get(lane);
+    this.passes.delete(lane);
+    if (!keep || current === undefined) return;
+    const { pass, splitter } = current;
+    if (splitter.nextOffset !== splitter.completeOffset) this.carries.set(pass.path, splitter.pending());
   }
 
   /** Forgets a file's kept partial line. */

@@ -1,6 +1,6 @@
 /**
- * Decides which transcript file is read next and runs one pass at a time, so passes over a file
- * never overlap and memory stays at one chunk plus one line. Files that changed (watcher events)
+ * Decides which transcript file is read next and runs up to LANES passes at once, never two over
+ * the same file, so memory stays at a few chunks plus one line per lane. Files that changed (watcher events)
  * go before the backfill of files found at start, which runs smallest first; a long pass gives
  * way between chunks to waiting files and resumes later from its committed offset. Events go out
  * only after the transaction that recorded them commits.
@@ -12,7 +12,13 @@ import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
 import { allFiles, ingestStats, recentBadLines } from './store.js';
 import { createInlineParser, createWorkerParser } from './parser.js';
-import { createTailer, type CommitEvent, type PassResult } from './tailer.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
+
+/**
+ * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,
+ * the worker parses the other's chunks instead of waiting.
+ */
+export const DEFAULT_LANES = 2;
 
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
 export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
@@ -36,6 +42,7 @@ export interface IngestorDeps {
   liveSliceBytes?: number;
   /** Parse in a worker thread (the default), beside SQLite on the main thread; false parses inline. */
   parseInWorker?: boolean;
+  lanes?: number;
 }
 
 export interface FoundFile {
@@ -78,9 +85,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   let backfillStartedAt: number | null = null;
   let backfillMs: number | null = null;
   let watching = false;
-  let running: string | null = null;
-  let rerun = false;
-  let current: Promise<void> | null = null;
+  /** Paths being read, and those that changed meanwhile (read again once their pass ends). */
+  const running = new Set<string>();
+  const rerun = new Set<string>();
+  const lanes: (Promise<void> | null)[] = Array.from({ length: deps.lanes ?? DEFAULT_LANES }, () => null);
   let stopped = false;
   let lastError: IngestStatus['lastError'] = null;
   let idleWaiters: (() => void)[] = [];
@@ -111,20 +119,18 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       else if (sent === MAX_FAILED_EVENTS_PER_FILE) log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
     }
   };
-  const tailer = createTailer({
-    db,
-    log,
-    clock,
-    onCommit,
-    chunkBytes: deps.chunkBytes,
-    maxLineBytes: deps.maxLineBytes,
-    carryBudgetBytes: deps.carryBudgetBytes,
-    commitBytes: deps.commitBytes,
-    createParser: deps.parseInWorker === false ? createInlineParser : createWorkerParser,
-  });
+  const parserOptions = {
+    lanes: lanes.length,
+    slotBytes: deps.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+    maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    carryBudgetBytes: deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES,
+  };
+  const parser = deps.parseInWorker === false ? createInlineParser(parserOptions) : createWorkerParser(parserOptions);
+  const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
+  const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, commitBytes: deps.commitBytes, parser: { parser, lane }, counters }));
 
   const queued = () => live.size + backlogQueued.size;
-  const isIdle = () => current === null && queued() === 0;
+  const isIdle = () => running.size === 0 && queued() === 0;
 
   function nextPath(): { path: string; fromBacklog: boolean } | null {
     for (const path of live) {
@@ -163,16 +169,16 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     }
   }
 
-  async function runPass(path: string, fromBacklog: boolean): Promise<void> {
+  async function runPass(lane: number, path: string, fromBacklog: boolean): Promise<void> {
     const target = classifyTranscript(projectsDir, path);
     if (target === null) return;
-    running = path;
-    rerun = false;
+    running.add(path);
+    rerun.delete(path);
     // Backfill gives way to any changed file at once; a changed file gives way after a slice.
     const shouldYield = (bytes: number) => stopped || (live.size > 0 && (fromBacklog || bytes >= liveSlice));
     let result: PassResult | null = null;
     try {
-      result = await tailer.pass(target, { shouldYield });
+      result = await (tailers[lane] as Tailer).pass(target, { shouldYield });
     } catch (error) {
       indexTotals = null;
       // One unreadable file (permissions, I/O, a full disk) must not stop ingest of the others.
@@ -180,8 +186,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
       finishBackfill(path);
     } finally {
-      running = null;
-      if (rerun && !stopped) live.add(path);
+      running.delete(path);
+      if (rerun.delete(path) && !stopped) live.add(path);
     }
     if (result === null) return;
     if (result.end !== null) lastReads.set(path, result.end);
@@ -202,37 +208,39 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       watching,
       ...progress,
       bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),
-      filesPending: queued() + (running === null ? 0 : 1),
+      filesPending: queued() + running.size,
       backfillStartedAt: backfillStartedAt === null ? null : new Date(backfillStartedAt).toISOString(),
       backfillMs,
     };
   }
 
-  async function drain(): Promise<void> {
+  async function drain(lane: number): Promise<void> {
     for (let next = nextPath(); next !== null && !stopped; next = nextPath()) {
-      await runPass(next.path, next.fromBacklog);
+      await runPass(lane, next.path, next.fromBacklog);
     }
   }
 
+  /** Starts a drain in every free lane while there is work; wakes idle() waiters once all are done. */
   function kick(): void {
-    if (current !== null || stopped) return;
-    current = drain().finally(() => {
-      current = null;
-      if (!stopped && queued() > 0) {
-        kick();
-        return;
-      }
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const resolve of waiters) resolve();
+    if (stopped) return;
+    lanes.forEach((busy, lane) => {
+      if (busy !== null || queued() === 0) return;
+      lanes[lane] = drain(lane).finally(() => {
+        lanes[lane] = null;
+        if (!stopped && queued() > 0) kick();
+        if (!isIdle() && !stopped) return;
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      });
     });
   }
 
   return {
     touch(path) {
       if (stopped || classifyTranscript(projectsDir, path) === null) return;
-      if (running === path) {
-        rerun = true;
+      if (running.has(path)) {
+        rerun.add(path);
         return;
       }
       // A changed file waiting for its backfill turn is read now instead.
@@ -246,7 +254,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       const known = allFiles(db);
       const sizes = new Map<string, number>();
       const add = (path: string, size: number, left: number) => {
-        if (sizes.has(path) || live.has(path) || running === path || backfillLeft.has(path)) return;
+        if (sizes.has(path) || live.has(path) || running.has(path) || backfillLeft.has(path)) return;
         sizes.set(path, size);
         backfillLeft.add(path);
         backlogQueued.add(path);
@@ -267,7 +275,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       kick();
     },
     lastRead: (path) => lastReads.get(path),
-    isPending: (path) => running === path || live.has(path) || backlogQueued.has(path),
+    isPending: (path) => running.has(path) || live.has(path) || backlogQueued.has(path),
     setWatching(value) {
       watching = value;
     },
@@ -278,8 +286,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         progress: currentProgress(),
         stats: {
           ...totals.stats,
-          bytesReadThisRun: tailer.counters.bytesRead,
-          checkBytesReadThisRun: tailer.counters.checkBytesRead,
+          bytesReadThisRun: counters.bytesRead,
+          checkBytesReadThisRun: counters.checkBytesRead,
         },
         recentBadLines: totals.recentBadLines,
         lastError,
@@ -293,8 +301,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       stopped = true;
       live.clear();
       backlogQueued.clear();
-      await current;
-      await tailer.close();
+      await Promise.all(lanes);
+      await parser.close();
       for (const resolve of idleWaiters.splice(0)) resolve();
     },
   };

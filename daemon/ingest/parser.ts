@@ -12,29 +12,29 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
 
-/**
- * Chunks in flight at once: enough read-ahead that the worker keeps parsing while the main thread
- * commits what it parsed before.
- */
-export const PARSE_SLOTS = 8;
+/** Chunks in flight per lane: enough read-ahead that parsing never waits for a read. */
+export const SLOTS_PER_LANE = 8;
 
 export interface LineParser {
-  /** Read buffers; a slot handed to `parse` must not be touched until that settles. */
-  readonly slots: readonly Buffer[];
-  /** Starts a pass over one file; returns the offset to read from (past a kept partial line). */
-  begin(pass: ParsePass & { ino: string }): number;
-  parse(slot: number, length: number): Promise<ParsedChunk>;
+  readonly lanes: number;
+  readonly slotBytes: number;
+  /** The lane's read buffers; a slot handed to `parse` must not be touched until that settles. */
+  slots(lane: number): readonly Buffer[];
+  /** Starts a pass over one file in `lane`; returns the offset to read from (past a kept partial line). */
+  begin(lane: number, pass: ParsePass & { ino: string }): number;
+  parse(lane: number, slot: number, length: number): Promise<ParsedChunk>;
   /**
-   * Ends the pass, which parsed up to `nextOffset` and completed lines up to `completeOffset`;
-   * `keep` holds the partial line between them for the next pass, within the budget.
+   * Ends the lane's pass, which parsed up to `nextOffset` and completed lines up to
+   * `completeOffset`; `keep` holds the partial line between them for the next pass, within the budget.
    */
-  end(completeOffset: number, nextOffset: number, keep: boolean): void;
+  end(lane: number, completeOffset: number, nextOffset: number, keep: boolean): void;
   /** Drops a deleted file's kept partial line. */
   forget(path: string): void;
   close(): Promise<void>;
 }
 
 export interface ParserOptions {
+  lanes: number;
   slotBytes: number;
   maxLineBytes: number;
   /** Partial last lines kept between passes, over all files; beyond this they are read again. */
@@ -44,35 +44,39 @@ export interface ParserOptions {
 /** What the worker is told at start (workerData). */
 export interface ParseWorkerData {
   memory: SharedArrayBuffer;
+  lanes: number;
   slotBytes: number;
   maxLineBytes: number;
 }
 
 export type ParseOp =
-  | { op: 'begin'; pass: ParsePass; resume: boolean }
-  | { op: 'parse'; id: number; slot: number; length: number }
-  | { op: 'end'; keep: boolean }
+  | { op: 'begin'; lane: number; pass: ParsePass; resume: boolean }
+  | { op: 'parse'; id: number; lane: number; slot: number; length: number }
+  | { op: 'end'; lane: number; keep: boolean }
   | { op: 'forget'; path: string };
 
 export type ParseReply = { id: number; value: ParsedChunk } | { id: number; error: string };
 
-export function slotViews(memory: SharedArrayBuffer | ArrayBuffer, slotBytes: number): Buffer[] {
-  return Array.from({ length: PARSE_SLOTS }, (_, index) => Buffer.from(memory, index * slotBytes, slotBytes));
+/** Every lane's slots over one memory: lane L's slot S is at index L * SLOTS_PER_LANE + S. */
+export function slotViews(memory: SharedArrayBuffer | ArrayBuffer, lanes: number, slotBytes: number): Buffer[][] {
+  return Array.from({ length: lanes }, (_, lane) =>
+    Array.from({ length: SLOTS_PER_LANE }, (_, slot) => Buffer.from(memory, (lane * SLOTS_PER_LANE + slot) * slotBytes, slotBytes)),
+  );
 }
 
 /** Runs one ParseOp against a ChunkParser; both the worker and the inline parser go through it. */
-export function applyOp(parser: ChunkParser, slots: readonly Buffer[], op: ParseOp): ParsedChunk | undefined {
+export function applyOp(parser: ChunkParser, slots: readonly (readonly Buffer[])[], op: ParseOp): ParsedChunk | undefined {
   switch (op.op) {
     case 'begin':
-      parser.begin(op.pass, op.resume);
+      parser.begin(op.lane, op.pass, op.resume);
       return undefined;
     case 'parse': {
-      const slot = slots[op.slot];
-      if (slot === undefined) throw new Error(`no slot ${op.slot}`);
-      return parser.parse(slot.subarray(0, op.length));
+      const slot = slots[op.lane]?.[op.slot];
+      if (slot === undefined) throw new Error(`no slot ${op.slot} in lane ${op.lane}`);
+      return parser.parse(op.lane, slot.subarray(0, op.length));
     }
     case 'end':
-      parser.end(op.keep);
+      parser.end(op.lane, op.keep);
       return undefined;
     case 'forget':
       parser.forget(op.path);
@@ -83,26 +87,32 @@ export function applyOp(parser: ChunkParser, slots: readonly Buffer[], op: Parse
 /** The LineParser around a way of sending ops: one-way ops are sent, `parse` is answered. */
 function withBook(
   options: ParserOptions,
-  slots: readonly Buffer[],
+  slots: readonly (readonly Buffer[])[],
   send: (op: ParseOp) => void,
-  parse: (slot: number, length: number) => Promise<ParsedChunk>,
+  parse: (lane: number, slot: number, length: number) => Promise<ParsedChunk>,
   close: () => Promise<void>,
 ): LineParser {
   const book = new CarryBook(options.maxLineBytes, options.carryBudgetBytes);
-  let current: { path: string; ino: string } | null = null;
+  const current = new Map<number, { path: string; ino: string }>();
   return {
-    slots,
-    begin(pass) {
+    lanes: options.lanes,
+    slotBytes: options.slotBytes,
+    slots(lane) {
+      const own = slots[lane];
+      if (own === undefined) throw new Error(`no lane ${lane}`);
+      return own;
+    },
+    begin(lane, pass) {
       const { resume, readFrom } = book.begin(pass.path, pass.ino, pass.start);
-      current = { path: pass.path, ino: pass.ino };
-      send({ op: 'begin', pass: { path: pass.path, start: pass.start, fileId: pass.fileId }, resume });
+      current.set(lane, { path: pass.path, ino: pass.ino });
+      send({ op: 'begin', lane, pass: { path: pass.path, start: pass.start, fileId: pass.fileId }, resume });
       return readFrom;
     },
     parse,
-    end(completeOffset, nextOffset, keep) {
-      const pass = current;
-      current = null;
-      send({ op: 'end', keep: keep && pass !== null && book.end(pass.path, pass.ino, completeOffset, nextOffset) });
+    end(lane, completeOffset, nextOffset, keep) {
+      const pass = current.get(lane);
+      current.delete(lane);
+      send({ op: 'end', lane, keep: keep && pass !== undefined && book.end(pass.path, pass.ino, completeOffset, nextOffset) });
     },
     forget(path) {
       book.forget(path);
@@ -114,21 +124,22 @@ function withBook(
 
 export function createInlineParser(options: ParserOptions): LineParser {
   const parser = new ChunkParser(options.maxLineBytes);
-  const slots = slotViews(new ArrayBuffer(options.slotBytes * PARSE_SLOTS), options.slotBytes);
-  let failure: Error | null = null;
+  const slots = slotViews(new ArrayBuffer(options.slotBytes * SLOTS_PER_LANE * options.lanes), options.lanes, options.slotBytes);
+  const failures = new Map<number, Error>();
   const send = (op: ParseOp) => {
     // A failed begin fails the pass's parses, as it does in the worker.
     try {
       applyOp(parser, slots, op);
-      if (op.op === 'begin') failure = null;
+      if (op.op === 'begin') failures.delete(op.lane);
     } catch (error) {
-      failure = error as Error;
+      if (op.op === 'begin') failures.set(op.lane, error as Error);
     }
   };
-  const parse = (slot: number, length: number): Promise<ParsedChunk> => {
-    if (failure !== null) return Promise.reject(failure);
+  const parse = (lane: number, slot: number, length: number): Promise<ParsedChunk> => {
+    const failure = failures.get(lane);
+    if (failure !== undefined) return Promise.reject(failure);
     try {
-      return Promise.resolve(applyOp(parser, slots, { op: 'parse', id: 0, slot, length }) as ParsedChunk);
+      return Promise.resolve(applyOp(parser, slots, { op: 'parse', id: 0, lane, slot, length }) as ParsedChunk);
     } catch (error) {
       return Promise.reject(error as Error);
     }
@@ -154,8 +165,8 @@ interface Waiter {
 }
 
 export function createWorkerParser(options: ParserOptions): LineParser {
-  const memory = new SharedArrayBuffer(options.slotBytes * PARSE_SLOTS);
-  const slots = slotViews(memory, options.slotBytes);
+  const memory = new SharedArrayBuffer(options.slotBytes * SLOTS_PER_LANE * options.lanes);
+  const slots = slotViews(memory, options.lanes, options.slotBytes);
   const waiting = new Map<number, Waiter>();
   let nextId = 1;
 
@@ -165,7 +176,7 @@ export function createWorkerParser(options: ParserOptions): LineParser {
   };
 
   const spawn = (): Worker => {
-    const data: ParseWorkerData = { memory, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
+    const data: ParseWorkerData = { memory, lanes: options.lanes, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
     const started = new Worker(parseWorkerScript(), { workerData: data });
     // Ingest never keeps the daemon alive on its own; shutdown terminates the worker.
     started.unref();
@@ -193,11 +204,11 @@ export function createWorkerParser(options: ParserOptions): LineParser {
     worker ??= spawn();
     worker.postMessage(op);
   };
-  const parse = (slot: number, length: number) =>
+  const parse = (lane: number, slot: number, length: number) =>
     new Promise<ParsedChunk>((resolvePromise, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve: resolvePromise, reject });
-      send({ op: 'parse', id, slot, length });
+      send({ op: 'parse', id, lane, slot, length });
     });
   return withBook(options, slots, send, parse, async () => {
     const current = worker;

@@ -3,7 +3,8 @@
  * the bytes after its last complete line, chunk by chunk, and commit the parsed lines with the new
  * offset in one transaction. Parsing runs in a LineParser (a worker thread by default) a few chunks
  * ahead of the commits. A replaced or shrunk file is indexed again from its start; a missing one is
- * marked gone. Passes must not overlap (the ingestor runs one at a time): they share the parser.
+ * marked gone. One tailer runs one pass at a time (its lane of the parser); the ingestor runs
+ * several tailers, never two on the same file.
  */
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
@@ -54,8 +55,13 @@ export interface TailerDeps {
   maxLineBytes?: number;
   carryBudgetBytes?: number;
   commitBytes?: number;
-  /** Builds the parser from the limits above; default inline (the ingestor passes a worker). */
-  createParser?: typeof createInlineParser;
+  /**
+   * The parser and the lane of it this tailer uses (the ingestor shares one worker parser among
+   * its tailers). Default: an inline parser of its own, built from the limits above.
+   */
+  parser?: { parser: LineParser; lane: number };
+  /** Shared by the tailers of one ingestor. */
+  counters?: TailerCounters;
 }
 
 export interface PassOptions {
@@ -85,7 +91,7 @@ export interface TailerCounters {
 export interface Tailer {
   pass(target: TranscriptFile, options: PassOptions): Promise<PassResult>;
   readonly counters: TailerCounters;
-  /** Stops the parser (its worker); call once no pass runs. */
+  /** Stops the parser if the tailer made its own; call once no pass runs. */
   close(): Promise<void>;
 }
 
@@ -119,14 +125,20 @@ function absorb(batch: Batch, parsed: ParsedChunk): void {
 export function createTailer(deps: TailerDeps): Tailer {
   const { clock, onCommit } = deps;
   const writer = createIngestWriter(deps.db);
-  const chunkBytes = deps.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const commitBytes = deps.commitBytes ?? DEFAULT_COMMIT_BYTES;
-  const parser: LineParser = (deps.createParser ?? createInlineParser)({
-    slotBytes: chunkBytes,
-    maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-    carryBudgetBytes: deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES,
-  });
-  const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
+  const own = deps.parser === undefined;
+  const { parser, lane } = deps.parser ?? {
+    parser: createInlineParser({
+      lanes: 1,
+      slotBytes: deps.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+      maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      carryBudgetBytes: deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES,
+    }),
+    lane: 0,
+  };
+  const chunkBytes = parser.slotBytes;
+  const slots = parser.slots(lane);
+  const counters: TailerCounters = deps.counters ?? { bytesRead: 0, checkBytesRead: 0 };
   let busy = false;
 
   async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
@@ -173,7 +185,7 @@ export function createTailer(deps: TailerDeps): Tailer {
     const start = reset ? 0 : row.committed_offset;
     const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset });
     let batch = emptyBatch(start);
-    let position = parser.begin({ path: target.path, ino: identity.ino, start, fileId: row.id });
+    let position = parser.begin(lane, { path: target.path, ino: identity.ino, start, fileId: row.id });
     let committedOffset = start;
     let parsedSinceCommit = 0;
     let resetPending = reset;
@@ -197,7 +209,7 @@ export function createTailer(deps: TailerDeps): Tailer {
 
     // Chunks handed to the parser, oldest first; their slots come back as they settle.
     const inflight: { slot: number; bytes: number; parsed: Promise<ParsedChunk> }[] = [];
-    const free = parser.slots.map((_, slot) => slot).reverse();
+    const free = slots.map((_, slot) => slot).reverse();
     let outcome: PassOutcome = 'caught-up';
     let passBytes = 0;
     let atEnd = false;
@@ -207,7 +219,7 @@ export function createTailer(deps: TailerDeps): Tailer {
           const slot = free.pop() as number;
           // Synchronous: a page-cache read of one chunk takes a fraction of a millisecond, while a
           // thread-pool read waits for a core that the parse worker and SQLite keep busy.
-          const bytesRead = readSync(handle.fd, parser.slots[slot] as Buffer, 0, chunkBytes, position);
+          const bytesRead = readSync(handle.fd, slots[slot] as Buffer, 0, chunkBytes, position);
           if (bytesRead === 0) {
             free.push(slot);
             atEnd = true;
@@ -216,7 +228,7 @@ export function createTailer(deps: TailerDeps): Tailer {
           position += bytesRead;
           passBytes += bytesRead;
           counters.bytesRead += bytesRead;
-          inflight.push({ slot, bytes: bytesRead, parsed: parser.parse(slot, bytesRead) });
+          inflight.push({ slot, bytes: bytesRead, parsed: parser.parse(lane, slot, bytesRead) });
           if (options.shouldYield(passBytes)) outcome = 'yielded';
         }
         const next = inflight.shift();
@@ -235,7 +247,7 @@ export function createTailer(deps: TailerDeps): Tailer {
     } finally {
       // A slot still being parsed must not be read into by the next pass.
       await Promise.allSettled(inflight.map((chunk) => chunk.parsed));
-      parser.end(batch.completeOffset, position, kept);
+      parser.end(lane, batch.completeOffset, position, kept);
     }
     return { outcome, changed, bytesRead: passBytes, end: outcome === 'caught-up' ? { ino: identity.ino, size: position } : null };
   }
@@ -262,6 +274,6 @@ export function createTailer(deps: TailerDeps): Tailer {
         busy = false;
       }
     },
-    close: () => parser.close(),
+    close: () => (own ? parser.close() : Promise.resolve()),
   };
 }

@@ -243,16 +243,28 @@ function latest<T>(entries: readonly IndexedEntry[], pick: (entry: IndexedEntry)
   return null;
 }
 
+/** Claude Code's timestamps (`2026-01-05T10:28:29.607Z`): these compare as strings. */
+const CANONICAL_TIMESTAMP_LENGTH = 24;
+
+/** A string that orders as the time does: the timestamp itself when canonical, else its ISO form. */
+function timeKey(timestamp: string): string | null {
+  if (timestamp.length === CANONICAL_TIMESTAMP_LENGTH && timestamp[10] === 'T' && timestamp[23] === 'Z') return timestamp;
+  const at = Date.parse(timestamp);
+  if (Number.isNaN(at)) return null;
+  const iso = new Date(at).toISOString();
+  return iso.length === CANONICAL_TIMESTAMP_LENGTH ? iso : null;
+}
+
 function activitySpan(groups: readonly (readonly IndexedEntry[])[]): { first: string | null; last: string | null } {
-  let first: { at: number; text: string } | null = null;
-  let last: { at: number; text: string } | null = null;
+  let first: { key: string; text: string } | null = null;
+  let last: { key: string; text: string } | null = null;
   for (const entries of groups) {
     for (const entry of entries) {
       if (entry.timestamp === null) continue;
-      const at = Date.parse(entry.timestamp);
-      if (Number.isNaN(at)) continue;
-      if (first === null || at < first.at) first = { at, text: entry.timestamp };
-      if (last === null || at > last.at) last = { at, text: entry.timestamp };
+      const key = timeKey(entry.timestamp);
+      if (key === null) continue;
+      if (first === null || key < first.key) first = { key, text: entry.timestamp };
+      if (last === null || key > last.key) last = { key, text: entry.timestamp };
     }
   }
   return { first: first?.text ?? null, last: last?.text ?? null };

@@ -1,14 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import { createIngestor, MAX_FAILED_EVENTS_PER_FILE, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
+import { createIngestor, MAX_FAILED_EVENTS_PER_FILE, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { allFiles, ingestStats, listSessions } from '../../../../daemon/ingest/store.js';
 import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { copyFixtureProjects, dumpIndex } from '../../../helpers/ingest.js';
 
 let dir: string;
 let root: string;
@@ -23,7 +24,11 @@ beforeEach(() => {
   changedSessions = [];
 });
 
-afterEach(() => {
+const started: Ingestor[] = [];
+
+afterEach(async () => {
+  // Each ingestor has a parse worker: stop them before the store they write to closes.
+  await Promise.all(started.splice(0).map((ingest) => ingest.stop()));
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -32,8 +37,8 @@ const bus = createBus((error) => {
   throw error;
 });
 
-function ingestor(options: Partial<IngestorDeps> = {}) {
-  return createIngestor({
+function ingestor(options: Partial<IngestorDeps> = {}): Ingestor {
+  const ingest = createIngestor({
     db: store.db,
     bus,
     log: fakeLogger(),
@@ -42,6 +47,8 @@ function ingestor(options: Partial<IngestorDeps> = {}) {
     onSessionsChanged: (ids) => changedSessions.push(...ids),
     ...options,
   });
+  started.push(ingest);
+  return ingest;
 }
 
 const line = (n: number) => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"message ${n}"}}\n`;
@@ -96,7 +103,8 @@ describe('the ingestor', () => {
     session('small', 1);
     session('medium', 10);
     const big = session('big', 30);
-    const ingest = ingestor();
+    // One lane, so that the order is the scheduler's alone.
+    const ingest = ingestor({ lanes: 1 });
     ingest.backfill(await scanTranscripts(root), []);
     // `small` is being read already; `big` jumps the queue.
     ingest.touch(big);
@@ -108,7 +116,8 @@ describe('the ingestor', () => {
   it('lets a long backfill pass give way to a changed file, then resumes it', async () => {
     const big = session('big', 400);
     const small = session('small', 1);
-    const ingest = ingestor({ chunkBytes: 256 });
+    // One lane: with a second one, the changed file would simply be read beside the big one.
+    const ingest = ingestor({ chunkBytes: 256, lanes: 1 });
     ingest.backfill([{ path: big, size: statSync(big).size, ino: String(statSync(big).ino) }], []);
     ingest.touch(small);
     await ingest.idle();
@@ -116,6 +125,38 @@ describe('the ingestor', () => {
     expect(changedSessions[0]).toBe('big');
     expect(allFiles(store.db).get(big)).toMatchObject({ entries: 400, committedOffset: statSync(big).size });
     expect(ingest.progress()).toMatchObject({ state: 'live', filesDone: 1, filesTotal: 1 });
+  });
+
+  it('indexes every fixture the same in two lanes through the parse worker as in one lane inline', async () => {
+    copyFixtureProjects(root);
+    const files = await scanTranscripts(root);
+    // Small chunks, so that lines span chunks and partial lines are kept in the worker too.
+    const inWorker = ingestor({ chunkBytes: 4096 });
+    inWorker.backfill(files, []);
+    await inWorker.idle();
+    const expected = dumpIndex(store.db, root);
+    store.close();
+    store = openStore(join(dir, 'inline.sqlite'), fakeLogger());
+    const inline = ingestor({ parseInWorker: false, lanes: 1 });
+    inline.backfill(files, []);
+    await inline.idle();
+    expect(dumpIndex(store.db, root)).toEqual(expected);
+    expect(Object.keys(expected).length).toBe(files.length);
+  });
+
+  it('reads a file changed while it is being read once more afterwards, never in two lanes at once', async () => {
+    const path = session('s', 200);
+    const ingest = ingestor({ chunkBytes: 256 });
+    ingest.backfill(await scanTranscripts(root), []);
+    for (let n = 200; n < 260; n++) {
+      appendFileSync(path, line(n));
+      ingest.touch(path);
+      if (n % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await ingest.idle();
+    expect(allFiles(store.db).get(path)).toMatchObject({ entries: 260, committedOffset: statSync(path).size });
+    // Two passes at once over one file would have read (and counted) some bytes twice.
+    expect(ingest.status().stats.bytesReadThisRun).toBe(statSync(path).size);
   });
 
   it('marks files indexed before but missing now as gone during the backfill', async () => {

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
 import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
 import { allFiles, listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/ingest/store.js';
-import { createTailer, type CommitEvent, type PassOptions, type PassResult, type TailerDeps } from '../../../../daemon/ingest/tailer.js';
+import { createWorkerParser, type LineParser } from '../../../../daemon/ingest/parser.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassOptions, type PassResult, type TailerDeps } from '../../../../daemon/ingest/tailer.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
@@ -39,6 +40,17 @@ function tailer(options: Partial<TailerDeps> = {}) {
 }
 
 type Tailer = ReturnType<typeof tailer>;
+
+const workers: LineParser[] = [];
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((parser) => parser.close()));
+});
+
+function workerParser(slotBytes: number): LineParser {
+  const parser = createWorkerParser({ lanes: 1, slotBytes, maxLineBytes: DEFAULT_MAX_LINE_BYTES, carryBudgetBytes: DEFAULT_CARRY_BUDGET_BYTES });
+  workers.push(parser);
+  return parser;
+}
 
 function pass(t: Tailer, path: string, options: PassOptions = never): Promise<PassResult> {
   const target = classifyTranscript(root, path);
@@ -80,9 +92,12 @@ function fileRow(path: string) {
 const line = (n: number, extra = '') => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"m${n}${extra}"}}\n`;
 
 describe('a pass over a transcript', () => {
-  it('indexes every line of the fixtures exactly as parseEntry sees it, main and sidechains', async () => {
+  it.each([
+    ['inline', () => tailer()],
+    ['through the parse worker, in chunks smaller than some lines', () => tailer({ parser: { parser: workerParser(2048), lane: 0 } })],
+  ])('indexes every line of the fixtures exactly as parseEntry sees it, main and sidechains (%s)', async (_how, make) => {
     copyFixtureProjects(root);
-    const t = tailer();
+    const t = make();
     const paths = await transcriptsUnder(root);
     expect(paths.length).toBeGreaterThanOrEqual(9);
     for (const path of paths) expect((await pass(t, path)).outcome).toBe('caught-up');
