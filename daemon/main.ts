@@ -9,7 +9,8 @@ import { MEMD_VERSION } from '../shared/version.js';
 import { createBus } from './bus/bus.js';
 import { eventMethods } from './bus/methods.js';
 import { loadConfig } from './config/load.js';
-import { createIngestor } from './ingest/ingestor.js';
+import { createIngestor, createIngestParser } from './ingest/ingestor.js';
+import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
 import { createWatcher } from './ingest/watcher.js';
 import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
@@ -120,16 +121,19 @@ async function main(argv: string[]): Promise<void> {
     throw error;
   }
 
+  // Made now, so that the parse worker boots (about 80 ms) while the store opens and the socket binds.
+  const parser = createIngestParser({});
   let store: Store | undefined;
   try {
     if (!activated && removeStaleSocket(paths.socketPath)) log.info('removed a stale socket', { socket: paths.socketPath });
     store = openStore(paths.dbPath, log);
   } catch (error) {
+    await parser.close();
     lock.release();
     if (error instanceof SocketPathError) fail(error.message);
     fail(`cannot open the state database ${paths.dbPath}: ${(error as Error).message}`);
   }
-  await serve({ paths, resolved, log, lock, store, activatedFd: activated?.fd });
+  await serve({ paths, resolved, log, lock, store, parser, activatedFd: activated?.fd });
 }
 
 interface Parts {
@@ -138,10 +142,11 @@ interface Parts {
   log: Logger;
   lock: InstanceLock;
   store: Store;
+  parser: LineParser;
   activatedFd: number | undefined;
 }
 
-async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts): Promise<void> {
+async function serve({ paths, resolved, log, lock, store, parser, activatedFd }: Parts): Promise<void> {
   const { config } = resolved;
   const startedAt = new Date();
   const bus = createBus((error, topic) => log.error('event listener failed', { topic, error }));
@@ -153,6 +158,7 @@ async function serve({ paths, resolved, log, lock, store, activatedFd }: Parts):
     clock,
     projectsDir: paths.projectsDir,
     onSessionsChanged: (sessionIds) => sessions.onSessionsChanged(sessionIds),
+    parser,
   });
   // Claude Code's own overrides (CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, ...) as the daemon sees them.
   const thresholdEnv = { ...process.env };

@@ -11,7 +11,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
 import { allFiles, ingestStats, recentBadLines } from './store.js';
-import { createInlineParser, createWorkerParser } from './parser.js';
+import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
 
 /**
@@ -43,6 +43,8 @@ export interface IngestorDeps {
   /** Parse in a worker thread (the default), beside SQLite on the main thread; false parses inline. */
   parseInWorker?: boolean;
   lanes?: number;
+  /** A parser made by createIngestParser beforehand (its worker boots meanwhile); the ingestor owns it. */
+  parser?: LineParser;
 }
 
 export interface FoundFile {
@@ -67,6 +69,17 @@ export interface Ingestor {
   idle(): Promise<void>;
   /** Ends the running pass at its next chunk (what it read is committed) and reads nothing more. */
   stop(): Promise<void>;
+}
+
+/** The parser an ingestor with these settings uses; made early, its worker boots while the daemon starts. */
+export function createIngestParser(deps: Pick<IngestorDeps, 'lanes' | 'chunkBytes' | 'maxLineBytes' | 'carryBudgetBytes' | 'parseInWorker'>): LineParser {
+  const options = {
+    lanes: deps.lanes ?? DEFAULT_LANES,
+    slotBytes: deps.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+    maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    carryBudgetBytes: deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES,
+  };
+  return deps.parseInWorker === false ? createInlineParser(options) : createWorkerParser(options);
 }
 
 export function createIngestor(deps: IngestorDeps): Ingestor {
@@ -119,13 +132,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       else if (sent === MAX_FAILED_EVENTS_PER_FILE) log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
     }
   };
-  const parserOptions = {
-    lanes: lanes.length,
-    slotBytes: deps.chunkBytes ?? DEFAULT_CHUNK_BYTES,
-    maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-    carryBudgetBytes: deps.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES,
-  };
-  const parser = deps.parseInWorker === false ? createInlineParser(parserOptions) : createWorkerParser(parserOptions);
+  const parser = deps.parser ?? createIngestParser(deps);
+  if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
   const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, commitBytes: deps.commitBytes, parser: { parser, lane }, counters }));
 
