@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from './entry-row.js';
 import { parseLine } from './long-lines.js';
-import { LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
+import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
 import type { BadLine } from './writer.js';
 
 /** What one chunk's complete lines came to. */
@@ -92,6 +92,7 @@ class CurrentSink implements LineSink {
 export class ChunkParser {
   private readonly carries = new Map<string, PendingLine>();
   private readonly passes = new Map<number, { pass: ParsePass; splitter: LineSplitter }>();
+  private readonly lineBuffers = new Map<number, LineBuffer>();
   private readonly sink = new CurrentSink();
 
   constructor(private readonly maxLineBytes: number) {}
@@ -102,7 +103,9 @@ export class ChunkParser {
     const carry = this.carries.get(pass.path);
     this.carries.delete(pass.path);
     if (resume && (carry === undefined || carry.offset !== pass.start)) throw new Error(`no partial line kept for ${pass.path} at ${pass.start}`);
-    this.passes.set(lane, { pass, splitter: new LineSplitter(this.sink, this.maxLineBytes, pass.start, resume ? carry : undefined) });
+    let buffer = this.lineBuffers.get(lane);
+    if (buffer === undefined) this.lineBuffers.set(lane, (buffer = new LineBuffer()));
+    this.passes.set(lane, { pass, splitter: new LineSplitter(this.sink, this.maxLineBytes, pass.start, resume ? carry : undefined, buffer) });
   }
 
   /** Feeds the lane's pass its next bytes; `bytes` may be reused once this returns. */

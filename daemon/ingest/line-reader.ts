@@ -1,8 +1,9 @@
 /**
  * Splits a file's bytes, fed chunk by chunk, into lines with their byte offsets. A line inside one
  * chunk is handed out as a view of that chunk (no copy); only a line that spans chunks is copied,
- * and joined once when its newline arrives. A line longer than the limit is not kept at all: its
- * bytes are counted and dropped until its newline, so memory stays at one line plus one chunk.
+ * into a buffer reused from line to line (fresh memory costs more to fault in than to copy). A
+ * line longer than the limit is not kept at all: its bytes are counted and dropped until its
+ * newline, so memory stays at one line plus one chunk.
  */
 
 const NEWLINE = 0x0a;
@@ -24,8 +25,16 @@ export interface PendingLine {
   bytes: Buffer | null;
 }
 
+/** Past this size the buffer is let go once its line is handled: one long line must not stay resident. */
+const RETAINED_LINE_BYTES = 4 * 1024 * 1024;
+const NO_BYTES = Buffer.alloc(0);
+
+/** The bytes of a line that spans chunks; one per lane, reused by its passes. */
+export class LineBuffer {
+  bytes: Buffer = NO_BYTES;
+}
+
 export class LineSplitter {
-  private parts: Buffer[] = [];
   private pendingLength = 0;
   private oversize = false;
   private lineStart: number;
@@ -35,13 +44,17 @@ export class LineSplitter {
     private readonly maxLineBytes: number,
     startOffset: number,
     pending?: PendingLine,
+    private readonly buffer = new LineBuffer(),
   ) {
     this.lineStart = startOffset;
     if (pending === undefined) return;
     this.lineStart = pending.offset;
     this.pendingLength = pending.length;
     if (pending.bytes === null) this.oversize = true;
-    else if (pending.length > 0) this.parts.push(pending.bytes);
+    else if (pending.length > 0) {
+      this.reserve(pending.length, 0);
+      pending.bytes.copy(this.buffer.bytes, 0, 0, pending.length);
+    }
   }
 
   /** File offset just past the last complete line: where a later read must start over. */
@@ -71,8 +84,8 @@ export class LineSplitter {
   /** The incomplete last line, to resume from without reading its bytes again. */
   pending(): PendingLine {
     if (this.oversize) return { offset: this.lineStart, length: this.pendingLength, bytes: null };
-    const bytes = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.pendingLength);
-    return { offset: this.lineStart, length: this.pendingLength, bytes };
+    // A copy: the buffer goes on to the lane's next pass.
+    return { offset: this.lineStart, length: this.pendingLength, bytes: Buffer.from(this.buffer.bytes.subarray(0, this.pendingLength)) };
   }
 
   private complete(chunk: Buffer, from: number, newline: number): void {
@@ -83,27 +96,36 @@ export class LineSplitter {
     } else if (this.pendingLength === 0) {
       this.sink.line(chunk.subarray(from, newline), offset);
     } else {
-      this.parts.push(chunk.subarray(from, newline));
-      const line = Buffer.concat(this.parts, length);
-      // Released before the line is handled, so the parts and the joined line are not both kept.
-      this.parts = [];
-      this.sink.line(line, offset);
+      this.reserve(length, this.pendingLength);
+      chunk.copy(this.buffer.bytes, this.pendingLength, from, newline);
+      this.sink.line(this.buffer.bytes.subarray(0, length), offset);
     }
-    this.parts = [];
+    if (this.buffer.bytes.length > RETAINED_LINE_BYTES) this.buffer.bytes = NO_BYTES;
     this.pendingLength = 0;
     this.oversize = false;
     this.lineStart = offset + length + 1;
   }
 
   private hold(rest: Buffer): void {
+    const held = this.pendingLength;
     this.pendingLength += rest.length;
     if (this.oversize) return;
     if (this.pendingLength > this.maxLineBytes) {
       this.oversize = true;
-      this.parts = [];
+      this.buffer.bytes = NO_BYTES;
       return;
     }
     // A copy: the caller reuses the chunk for its next read.
-    this.parts.push(Buffer.from(rest));
+    this.reserve(this.pendingLength, held);
+    rest.copy(this.buffer.bytes, held);
+  }
+
+  /** Room for `length` bytes, keeping the first `keep`; grows by doubling, never past the line limit. */
+  private reserve(length: number, keep: number): void {
+    const current = this.buffer.bytes;
+    if (current.length >= length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(length, Math.min(current.length * 2, this.maxLineBytes)));
+    current.copy(grown, 0, 0, keep);
+    this.buffer.bytes = grown;
   }
 }
