@@ -4,3 +4,4 @@ export * from './framing.js';
 export * from './methods.js';
 export * from './results.js';
 export * from './envelope.js';
+export * from './messages.js';

@@ -1,4 +1,5 @@
 /** Result types of the methods the daemon serves. */
+import type { MessageParam } from './messages.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
 export const PROTOCOL_VERSION = 1;
@@ -163,14 +164,49 @@ export interface SessionList {
   sessions: SessionSummary[];
 }
 
-/** DESIGN.md §3: ready-to-send messages plus what was done. */
+/** How a compaction result was made. */
+export type CompactionMethod = 'micro' | 'cache-edits' | 'session-memory' | 'summary' | 'reactive';
+
+/** What a compaction dropped: items present in the conversation before and absent after. */
+export interface LostItems {
+  /** User messages (their text) no longer present verbatim or in the summary. */
+  userMessages: string[];
+  filePaths: string[];
+  /** Code identifiers (function, class and variable names) mentioned before and not after. */
+  identifiers: string[];
+  /** Error strings (the key line of failed tool results). */
+  errors: string[];
+}
+
+/** One change a compaction made to the conversation. */
+export interface CompactionAction {
+  kind: 'persisted' | 'cleared' | 'truncated-mcp' | 'summarized' | 'dropped-round';
+  /** The tool_use id for tool-result actions; the first entry's uuid for dropped rounds. */
+  id: string;
+  tool?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Where a persisted result was written (or already was). */
+  path?: string;
+}
+
+/**
+ * DESIGN.md §3: ready-to-send messages plus what was done. Token counts are the conservative
+ * estimate (JSON length / 4, rounded up) of the messages before and after.
+ */
 export interface CompactionResult {
-  messages: unknown[];
-  method: string;
-  boundary: unknown;
+  sessionId: string;
+  method: CompactionMethod;
+  messages: MessageParam[];
+  /** The last compact boundary of the conversation compacted, or null. */
+  boundary: { uuid: string; trigger: string; preTokens: number | null } | null;
+  /** The summary message's text (session memory or summarizer), or null for other methods. */
   summary: string | null;
   preTokens: number;
   postTokens: number;
+  /** The first message kept verbatim after the summary, or null when nothing was kept. */
   keptFromUuid: string | null;
+  actions: CompactionAction[];
+  lost: LostItems;
   [key: string]: unknown;
 }

@@ -1,0 +1,34 @@
+/** A session's active conversation, loaded from its transcript for compaction. */
+import type Database from 'better-sqlite3';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
+import { attachmentTexts } from '../../shared/transcript/tokens.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { sessionFiles, type IngestedFile } from '../ingest/store.js';
+import type { EntryCache } from '../sessions/entry-cache.js';
+import { loadEntries, type LoadedEntry } from './content.js';
+import { buildMessages, type ConversationMessage } from './messages.js';
+
+export interface SessionConversation {
+  sessionId: string;
+  /** The main transcript. */
+  file: IngestedFile;
+  /** Every indexed entry of the main transcript, in file order. */
+  entries: IndexedEntry[];
+  active: ActiveConversation;
+  /** The active entries with their content, in conversation order. */
+  loaded: LoadedEntry[];
+  messages: ConversationMessage[];
+}
+
+export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
+  const { files, entries } = db.transaction(() => {
+    const found = sessionFiles(db, sessionId);
+    return { files: found, entries: found.length === 0 ? [] : cache.load(db, sessionId, found).main };
+  })();
+  const file = files.find((candidate) => candidate.agentId === null);
+  if (file === undefined) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no main transcript of session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+  const active = activeConversation(entries);
+  const loaded = loadEntries(file.path, active.entries);
+  return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };
+}

@@ -1,0 +1,54 @@
+/**
+ * Helpers for compaction tests: a fixture scenario ingested into a temporary index, and its
+ * session's conversation loaded as compaction sees it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConversation, type SessionConversation } from '../../daemon/compact/conversation.js';
+import { classifyTranscript } from '../../daemon/ingest/layout.js';
+import { createTailer } from '../../daemon/ingest/tailer.js';
+import { scanTranscripts } from '../../daemon/ingest/watcher.js';
+import { createEntryCache, type EntryCache } from '../../daemon/sessions/entry-cache.js';
+import { openStore, type Store } from '../../daemon/store/db.js';
+import { fakeLogger } from './fake-logger.js';
+import { manifest, type Manifest } from './fixtures.js';
+import { copyFixtureProjects } from './ingest.js';
+
+export interface IngestedFixture {
+  dir: string;
+  projectsDir: string;
+  store: Store;
+  cache: EntryCache;
+  manifest: Manifest;
+  conversation(): SessionConversation;
+  close(): void;
+}
+
+/** Copies a scenario's transcripts to a temporary dir and indexes them (inline, no daemon). */
+export async function ingestFixture(scenario: string): Promise<IngestedFixture> {
+  const dir = mkdtempSync(join(tmpdir(), `memd-compact-${scenario}-`));
+  const projectsDir = join(dir, 'projects');
+  copyFixtureProjects(projectsDir, [scenario]);
+  const store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
+  const tailer = createTailer({ db: store.db, log: fakeLogger(), clock: () => Date.now(), onCommit: () => {} });
+  for (const file of await scanTranscripts(projectsDir)) {
+    const target = classifyTranscript(projectsDir, file.path);
+    if (target !== null) await tailer.pass(target, { shouldYield: () => false });
+  }
+  await tailer.close();
+  const cache = createEntryCache();
+  const found = manifest(scenario);
+  return {
+    dir,
+    projectsDir,
+    store,
+    cache,
+    manifest: found,
+    conversation: () => loadConversation(store.db, cache, found.sessionId),
+    close() {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
