@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConversation, type SessionConversation } from '../../daemon/compact/conversation.js';
+import { normalize, type ConversationMessage } from '../../daemon/compact/messages.js';
 import { classifyTranscript } from '../../daemon/ingest/layout.js';
 import { createTailer } from '../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../daemon/ingest/watcher.js';
@@ -51,4 +52,21 @@ export async function ingestFixture(scenario: string): Promise<IngestedFixture> 
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A conversation of `rounds` API rounds: a prompt, an assistant tool_use, its result of
+ * `resultChars` characters, and an assistant text. Deterministic.
+ */
+export function syntheticConversation(rounds: number, resultChars = 4_000, tool = 'Bash'): ConversationMessage[] {
+  const messages: ConversationMessage[] = [];
+  for (let n = 0; n < rounds; n++) {
+    const id = `toolu_${String(n).padStart(6, '0')}`;
+    messages.push({ role: 'user', content: [{ type: 'text', text: `Request ${n}: look at /src/module_${n}.py and fix \`handler_${n}\`` }], uuids: [`u-${n}`], messageId: null, isPrompt: true, isSummary: false });
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id, name: tool, input: { command: `cat /src/module_${n}.py` } }], uuids: [`a-${n}`], messageId: `msg_${n}`, isPrompt: false, isSummary: false });
+    const line = `line of output ${n} `.padEnd(79, '.');
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `${line}\n`.repeat(Math.ceil(resultChars / 80)).slice(0, resultChars) }], uuids: [`r-${n}`], messageId: null, isPrompt: false, isSummary: false });
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Done with request ${n}.` }], uuids: [`t-${n}`], messageId: `msg_${n}_b`, isPrompt: false, isSummary: false });
+  }
+  return normalize(messages);
 }
