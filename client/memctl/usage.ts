@@ -8,6 +8,8 @@ commands:
   status [SESSION] [--json] the daemon (version, pid, uptime, paths, counts) and its sessions;
                             with SESSION, that session in full
   sessions [--json]         every session, most recent first, with its context bar
+  compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
+                            a compaction of the session: tokens before and after, what was lost
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -30,6 +32,19 @@ prints that session in full: context bar and threshold state, usage and cost, co
 
 Lists every session, most recent first: id, project, title, last activity, cost and a context bar
 (▕██████░░▏ 152K/167K 91% · compacts at 154K). --json prints the sessions.list result unchanged.`,
+  compact: `usage: memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
+
+Asks the daemon for a compaction of SESSION's active conversation and prints the method, the
+tokens before and after, what was done (results persisted or cleared, rounds dropped, a summary)
+and what was lost: user messages, file paths, identifiers and errors present before and absent
+after. Nothing is written to the transcript: the result is what a client would send next.
+  --method auto         session memory when summary.md has content, else a 9-section summary (default)
+  --method micro        persist big tool results, clear old ones (Layer 1)
+  --method reactive     drop the oldest rounds until the estimate fits --limit (default: the
+                        auto-compact threshold), as after a "prompt too long" error
+  --method cache-edits  the tool results an API context_management edit would clear, and the savings
+  --force               compact with auto even below the threshold
+--json prints the compact.* result unchanged (the messages are ready to send).`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are

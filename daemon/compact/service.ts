@@ -1,0 +1,219 @@
+/**
+ * The compaction methods over sessions: loads a session's active conversation, runs one layer,
+ * and returns a CompactionResult (messages ready to send, what was done, what was lost). Nothing
+ * is written to transcripts. Auto-compaction also runs by itself when a session crosses its
+ * auto-compact threshold, and publishes `compaction.ready`; three failures in a row stop that
+ * for the session (a circuit breaker) until a compaction of it succeeds again.
+ */
+import type Database from 'better-sqlite3';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { CompactionAction, CompactionMethod, CompactionResult, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import type { ModelPrice } from '../../shared/transcript/models.js';
+import type { Bus } from '../bus/bus.js';
+import type { Logger } from '../log/logger.js';
+import type { EntryCache } from '../sessions/entry-cache.js';
+import { planCacheEdits } from './cache-edits.js';
+import { loadConversation, type SessionConversation } from './conversation.js';
+import { lostItems } from './lost.js';
+import { estimateMessageTokens, toMessageParams, type ConversationMessage } from './messages.js';
+import { reactiveCompaction } from './reactive.js';
+
+/** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */
+export const CIRCUIT_BREAKER_FAILURES = 3;
+
+/** The layers that live in their own modules, bound to this daemon's paths and settings. */
+export interface CompactionLayers {
+  micro(conversation: SessionConversation, now: number): { messages: ConversationMessage[]; actions: CompactionAction[] };
+  /** Null when the session has no session memory worth compacting with. */
+  sessionMemory(conversation: SessionConversation): { messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null;
+  summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<{ messages: ConversationMessage[]; summary: string }>;
+}
+
+export interface CompactionServiceDeps {
+  db: Database.Database;
+  cache: EntryCache;
+  bus: Bus;
+  log: Logger;
+  clock: () => number;
+  layers: CompactionLayers;
+  /** The session's threshold state now (the sessions service computes it). */
+  thresholds(sessionId: string): ThresholdResult;
+  price(sessionId: string): ModelPrice | null;
+}
+
+export interface CompactionStatus {
+  /** Auto-compactions run by threshold crossings since start. */
+  autoRuns: number;
+  /** Sessions whose last auto-compactions failed; `stopped` once the breaker is open. */
+  failing: { sessionId: string; failures: number; stopped: boolean; lastError: string }[];
+}
+
+export interface CompactionService {
+  micro(sessionId: string): CompactionResult;
+  cacheEdits(sessionId: string, keep?: number): CompactionResult;
+  auto(sessionId: string, options: { force?: boolean; instructions?: string }): Promise<CompactionResult>;
+  reactive(sessionId: string, limitTokens?: number): CompactionResult;
+  conversation(sessionId: string): SessionConversation;
+  /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
+  onThresholdCrossed(sessionId: string, to: ThresholdState): void;
+  status(): CompactionStatus;
+  close(): void;
+}
+
+const AUTO_STATES: ReadonlySet<ThresholdState> = new Set(['autocompact', 'blocking']);
+
+export function createCompactionService(deps: CompactionServiceDeps): CompactionService {
+  const { db, cache, bus, log, clock, layers } = deps;
+  const failures = new Map<string, { count: number; lastError: string }>();
+  const running = new Map<string, Promise<CompactionResult>>();
+  const aborts = new Set<AbortController>();
+  let autoRuns = 0;
+  let closed = false;
+
+  const load = (sessionId: string) => loadConversation(db, cache, sessionId);
+
+  function result(conversation: SessionConversation, method: CompactionMethod, messages: readonly ConversationMessage[], extra: Partial<CompactionResult> = {}): CompactionResult {
+    const before = toMessageParams(conversation.messages);
+    const after = toMessageParams(messages);
+    const boundary = conversation.active.boundary;
+    return {
+      sessionId: conversation.sessionId,
+      method,
+      messages: after,
+      boundary: boundary?.uuid ? { uuid: boundary.uuid, trigger: boundary.compact?.trigger ?? 'unknown', preTokens: boundary.compact?.preTokens ?? null } : null,
+      summary: null,
+      preTokens: estimateMessageTokens(before),
+      postTokens: estimateMessageTokens(after),
+      keptFromUuid: null,
+      actions: [],
+      lost: lostItems(conversation.messages, after),
+      ...extra,
+    };
+  }
+
+  async function runAuto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
+    const conversation = load(sessionId);
+    const memory = layers.sessionMemory(conversation);
+    if (memory !== null) {
+      return result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
+    }
+    const abort = new AbortController();
+    aborts.add(abort);
+    try {
+      const summary = await layers.summary(conversation, instructions, abort.signal);
+      return result(conversation, 'summary', summary.messages, { summary: summary.summary, actions: [summarized(conversation, summary.summary)] });
+    } finally {
+      aborts.delete(abort);
+    }
+  }
+
+  function summarized(conversation: SessionConversation, summary: string): CompactionAction {
+    return {
+      kind: 'summarized',
+      id: conversation.messages[0]?.uuids[0] ?? '',
+      tokensBefore: estimateMessageTokens(toMessageParams(conversation.messages)),
+      tokensAfter: estimateMessageTokens([{ role: 'user', content: summary }]),
+    };
+  }
+
+  /** One auto-compaction at a time per session; failures feed the breaker, a success resets it. */
+  function auto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
+    const pending = running.get(sessionId);
+    if (pending) return pending;
+    const run = runAuto(sessionId, instructions)
+      .then((done) => {
+        failures.delete(sessionId);
+        return done;
+      })
+      .catch((error: unknown) => {
+        // A session that is not there is the caller's mistake, not a failed compaction.
+        if (!(error instanceof RpcError && error.code === ErrorCode.NotFound)) {
+          const previous = failures.get(sessionId)?.count ?? 0;
+          failures.set(sessionId, { count: previous + 1, lastError: (error as Error).message });
+        }
+        throw error;
+      })
+      .finally(() => running.delete(sessionId));
+    running.set(sessionId, run);
+    return run;
+  }
+
+  return {
+    conversation: load,
+    micro(sessionId) {
+      const conversation = load(sessionId);
+      const done = layers.micro(conversation, clock());
+      return result(conversation, 'micro', done.messages, { actions: done.actions });
+    },
+    cacheEdits(sessionId, keep) {
+      const conversation = load(sessionId);
+      const plan = planCacheEdits(conversation.messages, { keep, triggerTokens: deps.thresholds(sessionId).autoCompactAt, price: deps.price(sessionId) });
+      const base = result(conversation, 'cache-edits', conversation.messages);
+      // The messages stay as they are (so the cached prefix matches); the API clears on its side.
+      return {
+        ...base,
+        postTokens: Math.max(0, base.preTokens - plan.freedTokens),
+        actions: plan.clear.map((item) => ({ kind: 'cleared' as const, id: item.toolUseId, tool: item.tool, tokensBefore: item.tokens, tokensAfter: 0 })),
+        lost: { userMessages: [], filePaths: [], identifiers: [], errors: [] },
+        cacheEdits: {
+          freedTokens: plan.freedTokens,
+          withCacheEdits: plan.withCacheEdits,
+          withPlainClearing: plan.withPlainClearing,
+          savedUsd: plan.savedUsd,
+        },
+        contextManagement: plan.contextManagement,
+      };
+    },
+    reactive(sessionId, limitTokens) {
+      const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
+      const conversation = load(sessionId);
+      const done = reactiveCompaction(conversation.messages, limit);
+      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit });
+    },
+    async auto(sessionId, options) {
+      if (!options.force) {
+        const threshold = deps.thresholds(sessionId);
+        if (!AUTO_STATES.has(threshold.state)) {
+          throw new RpcError(ErrorCode.Conflict, 'BelowThreshold', `session ${sessionId} is at ${threshold.tokens} tokens, below its auto-compact threshold of ${threshold.autoCompactAt}; pass force to compact anyway`, {
+            tokens: threshold.tokens,
+            autoCompactAt: threshold.autoCompactAt,
+          });
+        }
+      }
+      return auto(sessionId, options.instructions);
+    },
+    onThresholdCrossed(sessionId, to) {
+      if (closed || !AUTO_STATES.has(to)) return;
+      const failing = failures.get(sessionId);
+      if (failing !== undefined && failing.count >= CIRCUIT_BREAKER_FAILURES) return;
+      autoRuns += 1;
+      auto(sessionId, undefined).then(
+        (done) =>
+          bus.publish('compaction.ready', {
+            sessionId,
+            method: done.method,
+            preTokens: done.preTokens,
+            postTokens: done.postTokens,
+            keptFromUuid: done.keptFromUuid,
+            lost: { userMessages: done.lost.userMessages.length, filePaths: done.lost.filePaths.length, identifiers: done.lost.identifiers.length, errors: done.lost.errors.length },
+          }),
+        (error: unknown) => log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 }),
+      );
+    },
+    status() {
+      return {
+        autoRuns,
+        failing: [...failures].map(([sessionId, failure]) => ({
+          sessionId,
+          failures: failure.count,
+          stopped: failure.count >= CIRCUIT_BREAKER_FAILURES,
+          lastError: failure.lastError,
+        })),
+      };
+    },
+    close() {
+      closed = true;
+      for (const abort of aborts) abort.abort();
+    },
+  };
+}
