@@ -58,6 +58,12 @@ const spec = {
     parse: choice('offline', 'anthropic'),
     doc: 'offline (deterministic, no API key) or anthropic',
   },
+  microCompact: {
+    env: 'MEMD_MICRO_COMPACT',
+    default: 'savings' as 'savings' | 'time',
+    parse: choice('savings', 'time'),
+    doc: 'when micro-compaction clears old tool results: savings (at least 20,000 tokens) or time (after 60 minutes idle)',
+  },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },
 } satisfies Record<string, KeySpec<unknown>>;

@@ -1,9 +1,10 @@
 /** `compact.micro`, `compact.cacheEdits`, `compact.auto`, `compact.reactive` and `toolResults.get`. */
-import { Methods, type PendingResult } from '../../shared/protocol/methods.js';
+import { Methods } from '../../shared/protocol/methods.js';
+import type { ToolResultContent } from '../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../rpc/dispatch.js';
 import type { CompactionService } from './service.js';
 
-export function compactionMethods(compaction: CompactionService, toolResult: (sessionId: string, toolUseId: string) => PendingResult): MethodHandler[] {
+export function compactionMethods(compaction: CompactionService, toolResult: (sessionId: string, toolUseId: string) => Promise<ToolResultContent>): MethodHandler[] {
   return [
     handle(Methods.compactMicro, (params) => compaction.micro(params.sessionId)),
     handle(Methods.compactCacheEdits, (params) => compaction.cacheEdits(params.sessionId, params.keep)),

@@ -23,7 +23,8 @@ export const CIRCUIT_BREAKER_FAILURES = 3;
 
 /** The layers that live in their own modules, bound to this daemon's paths and settings. */
 export interface CompactionLayers {
-  micro(conversation: SessionConversation, now: number): { messages: ConversationMessage[]; actions: CompactionAction[] };
+  /** Persists what it moves out of the messages before it returns. */
+  micro(conversation: SessionConversation, now: number): Promise<{ messages: ConversationMessage[]; actions: CompactionAction[] }>;
   /** Null when the session has no session memory worth compacting with. */
   sessionMemory(conversation: SessionConversation): { messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null;
   summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<{ messages: ConversationMessage[]; summary: string }>;
@@ -49,7 +50,7 @@ export interface CompactionStatus {
 }
 
 export interface CompactionService {
-  micro(sessionId: string): CompactionResult;
+  micro(sessionId: string): Promise<CompactionResult>;
   cacheEdits(sessionId: string, keep?: number): CompactionResult;
   auto(sessionId: string, options: { force?: boolean; instructions?: string }): Promise<CompactionResult>;
   reactive(sessionId: string, limitTokens?: number): CompactionResult;
@@ -140,9 +141,9 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
 
   return {
     conversation: load,
-    micro(sessionId) {
+    async micro(sessionId) {
       const conversation = load(sessionId);
-      const done = layers.micro(conversation, clock());
+      const done = await layers.micro(conversation, clock());
       return result(conversation, 'micro', done.messages, { actions: done.actions });
     },
     cacheEdits(sessionId, keep) {

@@ -12,6 +12,7 @@ import type {
   SessionSummary,
   SubscriptionResult,
   ThresholdResult,
+  ToolResultContent,
   VersionInfo,
 } from './results.js';
 
@@ -60,7 +61,7 @@ export const Methods = {
     object({ sessionId, force: optional(bool()), instructions: optional(str({ maxLength: 100_000 })) }),
   ),
   compactReactive: method<CompactionResult>()('compact.reactive', object({ sessionId, limitTokens: optional(int({ min: 1 })) })),
-  toolResultsGet: method<PendingResult>()('toolResults.get', object({ sessionId, toolUseId: str({ minLength: 1 }) })),
+  toolResultsGet: method<ToolResultContent>()('toolResults.get', object({ sessionId, toolUseId: str({ minLength: 1 }) })),
 
   memorySummary: method<PendingResult>()('memory.summary', object({ sessionId })),
   memoryExtract: method<PendingResult>()('memory.extract', object({ sessionId })),

@@ -1,5 +1,5 @@
 /** Result types of the methods the daemon serves. */
-import type { MessageParam } from './messages.js';
+import type { ContentBlock, MessageParam } from './messages.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
 export const PROTOCOL_VERSION = 1;
@@ -162,6 +162,19 @@ export interface SessionSummary {
 
 export interface SessionList {
   sessions: SessionSummary[];
+}
+
+/** `toolResults.get`: a tool result in full, from where it is kept. */
+export interface ToolResultContent {
+  toolUseId: string;
+  tool: string | null;
+  content: string | ContentBlock[];
+  /** Text chars, as micro-compaction measures them. */
+  chars: number;
+  isError: boolean;
+  /** `persisted`: read from its tool-results file (Claude Code's or memd's). */
+  source: 'transcript' | 'persisted';
+  path?: string;
 }
 
 /** How a compaction result was made. */

@@ -1,0 +1,172 @@
+/**
+ * Persisted tool results on disk (DESIGN.md §2): memd's own at
+ * `<projects>/<project>/<sessionId>/tool-results/<toolUseId>.txt` (`.json` for block arrays), and
+ * Claude Code's, wherever its `toolUseResult.persistedOutputPath` says. Writes are atomic (a temp
+ * file in the same dir, fsync, rename), so a reader sees the whole result or none. Reads never
+ * leave the projects dir: the path comes from a transcript, and transcripts are input.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { ToolResultContent } from '../../shared/protocol/results.js';
+import type { LoadedEntry } from './content.js';
+import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, toolResultsDir, type PersistItem } from './micro.js';
+
+const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
+const FILE_MODE = 0o600;
+/** Claude Code's persisted paths are absolute under its projects dir; this is where they start there. */
+const PROJECTS_SEGMENT = '/projects/';
+
+/** What `toolResults.get` answers. */
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function pathRejected(message: string, data: Record<string, unknown>): RpcError {
+  return new RpcError(ErrorCode.PathRejected, 'PathRejected', message, data);
+}
+
+async function readIfExists(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Temp file in the same dir (so rename is atomic), flushed before it takes the name. */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const file = await open(temp, 'wx', FILE_MODE);
+    try {
+      await file.writeFile(text, 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  // The rename itself survives a crash only once the dir is flushed.
+  const dir = await open(dirname(path), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Writes each item (skipping files that already hold the same text); the paths, in item order. */
+export async function persistToolResults(projectsDir: string, project: string, sessionId: string, items: readonly PersistItem[]): Promise<string[]> {
+  const dir = toolResultsDir(projectsDir, project, sessionId);
+  if (!isInside(resolve(projectsDir), resolve(dir))) throw pathRejected(`tool results of ${project}/${sessionId} would be written outside ${projectsDir}`, { project, sessionId });
+  if (items.length === 0) return [];
+  await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  const paths: string[] = [];
+  for (const item of items) {
+    if (!isSafeToolUseId(item.toolUseId)) throw pathRejected(`tool use id ${JSON.stringify(item.toolUseId)} cannot name a file`, { toolUseId: item.toolUseId });
+    const path = toolResultFile(dir, item.toolUseId, item.ext);
+    if ((await readIfExists(path)) !== item.text) await writeAtomically(path, item.text);
+    paths.push(path);
+  }
+  return paths;
+}
+
+/**
+ * Claude Code's path, as a file under `projectsDir`: the part after its `/projects/` resolved here
+ * (the transcript may come from another machine or a copy). Null when it would leave projectsDir,
+ * also through a symlink, or does not exist.
+ */
+async function underProjects(projectsDir: string, claudePath: string): Promise<string | null> {
+  const root = resolve(projectsDir);
+  const at = claudePath.lastIndexOf(PROJECTS_SEGMENT);
+  const direct = isAbsolute(claudePath) && isInside(root, resolve(claudePath));
+  const candidate = direct ? resolve(claudePath) : at < 0 ? null : resolve(root, claudePath.slice(at + PROJECTS_SEGMENT.length));
+  if (candidate === null || !isInside(root, candidate)) return null;
+  try {
+    return isInside(await realpath(root), await realpath(candidate)) ? candidate : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** A `.json` file holds a block array; anything else in it is returned as text. */
+function parseStored(path: string, text: string): string | ContentBlock[] {
+  if (!path.endsWith('.json')) return text;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.every((block) => isRecord(block) && typeof block.type === 'string')) return value as ContentBlock[];
+  } catch {
+    // Not JSON after all: the text is still the result.
+  }
+  return text;
+}
+
+interface FoundResult {
+  block: ToolResultBlock;
+  raw: Record<string, unknown>;
+  tool: string | null;
+}
+
+function findResult(loaded: readonly LoadedEntry[], toolUseId: string): FoundResult | null {
+  const tool = loaded.flatMap(({ entry }) => entry.toolUses).find((use) => use.id === toolUseId)?.name ?? null;
+  for (const { entry, raw } of loaded) {
+    if (!entry.toolResults.some((result) => result.id === toolUseId)) continue;
+    const content = isRecord(raw.message) && Array.isArray(raw.message.content) ? (raw.message.content as unknown[]) : [];
+    const block = content.find((item): item is ToolResultBlock => isRecord(item) && item.type === 'tool_result' && item.tool_use_id === toolUseId);
+    if (block !== undefined) return { block, raw, tool };
+  }
+  return null;
+}
+
+async function persistedFile(projectsDir: string, project: string, sessionId: string, toolUseId: string, found: FoundResult): Promise<string | null> {
+  const claude = claudePersisted(found.raw, found.block.content);
+  if (claude?.path !== undefined) {
+    const path = await underProjects(projectsDir, claude.path);
+    if (path !== null) return path;
+  }
+  if (!isSafeToolUseId(toolUseId)) return null;
+  const dir = toolResultsDir(projectsDir, project, sessionId);
+  for (const ext of ['txt', 'json'] as const) {
+    const path = await underProjects(projectsDir, toolResultFile(dir, toolUseId, ext));
+    if (path !== null) return path;
+  }
+  return null;
+}
+
+/**
+ * The full result of one tool call of the conversation: from the file it was persisted to when
+ * there is one, else as the transcript holds it. NotFound when no result has that id.
+ */
+export async function readToolResult(
+  projectsDir: string,
+  project: string,
+  sessionId: string,
+  toolUseId: string,
+  conversation: { loaded: readonly LoadedEntry[] },
+): Promise<ToolResultContent> {
+  const found = findResult(conversation.loaded, toolUseId);
+  if (found === null) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no tool result ${toolUseId} in the active conversation of session ${sessionId}`, { toolUseId });
+  const base = { toolUseId, tool: found.tool, isError: found.block.is_error === true };
+  const path = await persistedFile(projectsDir, project, sessionId, toolUseId, found);
+  const text = path === null ? null : await readIfExists(path);
+  if (path !== null && text !== null) {
+    const content = parseStored(path, text);
+    return { ...base, content, chars: contentChars(content), source: 'persisted', path };
+  }
+  const content = found.block.content ?? '';
+  return { ...base, content, chars: contentChars(content), source: 'transcript' };
+}
