@@ -1,10 +1,11 @@
 // `npm run bench [-- NAME...]`: runs the named benchmarks (all when none is named) and exits 1
 // when a target is missed.
 import { benchClient } from './client.js';
+import { benchCompact } from './compact.js';
 import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
 
-const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest };
+const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest, compact: benchCompact };
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));

@@ -5,11 +5,18 @@
 import { homedir } from 'node:os';
 import { describeConfigKeys, type ResolvedConfig } from '../shared/config.js';
 import { checkSocketPath, resolvePaths, type MemdPaths } from '../shared/paths.js';
+import type { EventPayloads } from '../shared/protocol/events.js';
+import { priceFor } from '../shared/transcript/models.js';
 import { MEMD_VERSION } from '../shared/version.js';
 import { createBus } from './bus/bus.js';
 import { eventMethods } from './bus/methods.js';
 import { loadConfig } from './config/load.js';
+import { createLayers } from './compact/layers.js';
+import { compactionMethods } from './compact/methods.js';
+import { createCompactionService } from './compact/service.js';
+import { readToolResult } from './compact/tool-results.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
+import { createOfflineCompactionSummarizer } from './summarize/compact-summary.js';
 import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
 import { createWatcher } from './ingest/watcher.js';
@@ -168,9 +175,30 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv),
     bus,
     log,
-    wanted: (topic) => rpc.hasSubscribers(topic),
+    // Crossings are always computed: auto-compaction runs on them, clients or not.
+    wanted: (topic) => topic === 'session.thresholdCrossed' || rpc.hasSubscribers(topic),
     clock,
   });
+  const compaction = createCompactionService({
+    db: store.db,
+    cache: entryCache,
+    bus,
+    log,
+    clock,
+    layers: createLayers({ projectsDir: paths.projectsDir, summarizer: createOfflineCompactionSummarizer(), microCompact: config.microCompact }),
+    thresholds: (sessionId) => sessions.get(sessionId).threshold,
+    price: (sessionId) => priceFor(sessions.get(sessionId).model),
+  });
+  bus.listen((topic, payload) => {
+    if (topic === 'session.thresholdCrossed') {
+      const crossed = payload as EventPayloads['session.thresholdCrossed'];
+      compaction.onThresholdCrossed(crossed.sessionId, crossed.to);
+    }
+  });
+  const toolResult = async (sessionId: string, toolUseId: string) => {
+    const conversation = compaction.conversation(sessionId);
+    return readToolResult(paths.projectsDir, conversation.file.project, sessionId, toolUseId, conversation);
+  };
   const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock });
   let methodNames: readonly string[] = [];
   const handlers = [
@@ -189,6 +217,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       database: store.status,
       rpcStats: () => rpc.stats(),
       ingest: () => ingestor.status(),
+      compaction: () => compaction.status(),
       features: FEATURES,
       methodNames: () => methodNames,
       requestShutdown: (reason) => void shutdown(reason),
@@ -196,6 +225,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     }),
     ...eventMethods(),
     ...sessionMethods(sessions, thresholdEnv),
+    ...compactionMethods(compaction, toolResult),
   ];
   const dispatcher = createDispatcher(handlers, log);
   methodNames = dispatcher.methods;
@@ -212,6 +242,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       // What was read is committed; the rest is read after the next start.
       { name: 'stop ingest', run: async () => void (await Promise.all([watcher.stop(), ingestor.stop()])) },
       { name: 'stop session updates', run: () => sessions.close() },
+      { name: 'stop compactions', run: () => compaction.close() },
       { name: 'close database', run: () => store.close() },
       { name: 'remove socket', run: () => socketFile?.remove() },
       { name: 'release lock', run: () => lock.release() },

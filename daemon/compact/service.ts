@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionAction, CompactionMethod, CompactionResult, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
@@ -42,12 +42,6 @@ export interface CompactionServiceDeps {
   price(sessionId: string): ModelPrice | null;
 }
 
-export interface CompactionStatus {
-  /** Auto-compactions run by threshold crossings since start. */
-  autoRuns: number;
-  /** Sessions whose last auto-compactions failed; `stopped` once the breaker is open. */
-  failing: { sessionId: string; failures: number; stopped: boolean; lastError: string }[];
-}
 
 export interface CompactionService {
   micro(sessionId: string): Promise<CompactionResult>;

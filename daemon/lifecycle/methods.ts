@@ -1,6 +1,6 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import { Methods } from '../../shared/protocol/methods.js';
-import { PROTOCOL_VERSION, type DaemonPaths, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../rpc/dispatch.js';
 import type { RpcStats } from '../rpc/server.js';
 
@@ -12,6 +12,7 @@ export interface DaemonInfo {
   database: DatabaseStatus;
   rpcStats(): RpcStats;
   ingest(): IngestStatus;
+  compaction(): CompactionStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -61,6 +62,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         memory: memory(),
         database: info.database,
         ingest: info.ingest(),
+        compaction: info.compaction(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

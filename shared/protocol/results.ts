@@ -100,6 +100,7 @@ export interface DaemonStatus {
     protocolErrors: number;
   };
   memory: { rssBytes: number; heapUsedBytes: number };
+  compaction: CompactionStatus;
   database: DatabaseStatus;
   ingest: IngestStatus;
 }
@@ -162,6 +163,14 @@ export interface SessionSummary {
 
 export interface SessionList {
   sessions: SessionSummary[];
+}
+
+/** Auto-compaction in `daemon.status`. */
+export interface CompactionStatus {
+  /** Auto-compactions started by threshold crossings since the daemon started. */
+  autoRuns: number;
+  /** Sessions whose last auto-compactions failed; `stopped` once three in a row did (the circuit breaker). */
+  failing: { sessionId: string; failures: number; stopped: boolean; lastError: string }[];
 }
 
 /** `toolResults.get`: a tool result in full, from where it is kept. */

@@ -26,6 +26,8 @@ export interface Manifest {
   contextTokens: number;
   compactions: { count: number; triggers: string[]; boundaries: { trigger: string; summary: string }[] };
   sidechain: { present: boolean; agents: { toolUseId: string; usage: ManifestUsage }[] };
+  /** Tool results Claude Code moved to tool-results/ files. */
+  persistedToolResults: { toolUseId: string; tool: string; step: number; originalChars: number }[];
 }
 
 export function manifest(scenario: string): Manifest {

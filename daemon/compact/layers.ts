@@ -1,0 +1,58 @@
+/**
+ * The compaction layers bound to this daemon: where tool results and session memory live, which
+ * summarizer writes summaries, and the micro-compaction settings.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CompactionSummarizer } from '../summarize/compact-summary.js';
+import { summaryCompaction } from '../summarize/compact-summary.js';
+import type { SessionConversation } from './conversation.js';
+import { planMicro, toolResultsDir } from './micro.js';
+import { sessionMemoryCompaction } from './session-memory.js';
+import type { CompactionLayers } from './service.js';
+import { persistToolResults } from './tool-results.js';
+
+export interface LayerSettings {
+  projectsDir: string;
+  summarizer: CompactionSummarizer;
+  /** `time`: clear old tool results after 60 idle minutes instead of by savings. */
+  microCompact: 'savings' | 'time';
+  /** The uuid the last session-memory extraction covered, once extraction records it. */
+  lastSummarizedUuid?(sessionId: string): string | null;
+}
+
+/** DESIGN.md §2: `<projects>/<project>/<sessionId>/session-memory/summary.md`. */
+export function sessionMemoryPath(projectsDir: string, project: string, sessionId: string): string {
+  return join(projectsDir, project, sessionId, 'session-memory', 'summary.md');
+}
+
+function readIfPresent(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+export function createLayers(settings: LayerSettings): CompactionLayers {
+  const { projectsDir } = settings;
+  const projectOf = (conversation: SessionConversation) => conversation.file.project;
+  return {
+    async micro(conversation, now) {
+      const dir = toolResultsDir(projectsDir, projectOf(conversation), conversation.sessionId);
+      const plan = planMicro(conversation.messages, conversation.loaded, { now, toolResultsDir: dir, timeBased: settings.microCompact === 'time' });
+      await persistToolResults(projectsDir, projectOf(conversation), conversation.sessionId, plan.persist);
+      return { messages: plan.messages, actions: plan.actions };
+    },
+    sessionMemory(conversation) {
+      const memory = readIfPresent(sessionMemoryPath(projectsDir, projectOf(conversation), conversation.sessionId));
+      return sessionMemoryCompaction(conversation.messages, {
+        memory,
+        lastSummarizedUuid: settings.lastSummarizedUuid?.(conversation.sessionId) ?? null,
+        transcriptPath: conversation.file.path,
+      });
+    },
+    summary: (conversation, instructions, signal) => summaryCompaction(conversation, settings.summarizer, instructions, signal),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Compaction over a real daemon: every method on ingested fixtures, tool results in full, and
+ * auto-compaction when a live session crosses its threshold (compaction.ready).
+ */
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client/index.js';
+import { RpcError } from '../../shared/protocol/errors.js';
+import { manifest } from '../helpers/fixtures.js';
+import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+async function caughtUp(client: Client): Promise<boolean> {
+  const { ingest } = await client.daemonStatus();
+  return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
+}
+
+describe('compaction over ingested fixtures', () => {
+  let sandbox: Sandbox;
+  let client: Client;
+  const big = manifest('big-outputs');
+  const compactions = manifest('compactions');
+
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['big-outputs', 'compactions']);
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'ingest to catch up');
+  });
+
+  it('micro-compacts big-outputs, keeping what Claude Code persisted where it is', async () => {
+    const result = await client.compactMicro({ sessionId: big.sessionId });
+    expect(result.method).toBe('micro');
+    const persisted = result.actions.filter((action) => action.kind === 'persisted').map((action) => action.id).sort();
+    expect(persisted).toEqual(big.persistedToolResults.map((item) => item.toolUseId).sort());
+    expect(result.postTokens).toBeLessThanOrEqual(result.preTokens);
+    expect(await client.compactMicro({ sessionId: big.sessionId })).toEqual(result);
+  });
+
+  it('returns a persisted tool result in full', async () => {
+    const result = await client.toolResultsGet({ sessionId: big.sessionId, toolUseId: 'toolu_01uUgp7hiyuJjEHHOUyODbbD' });
+    expect(result).toMatchObject({ source: 'persisted', chars: 120_012, isError: false });
+    await expect(client.toolResultsGet({ sessionId: big.sessionId, toolUseId: 'toolu_nope' })).rejects.toMatchObject({ code: 1001 });
+  });
+
+  it('refuses auto-compaction below the threshold unless forced, then summarizes in 9 sections', async () => {
+    const refused = await client.compactAuto({ sessionId: compactions.sessionId }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RpcError);
+    expect((refused as RpcError).data).toMatchObject({ kind: 'BelowThreshold' });
+    const result = await client.compactAuto({ sessionId: compactions.sessionId, force: true, instructions: 'Keep the expiry rules.' });
+    expect(result.method).toBe('summary');
+    for (const heading of ['Primary Request and Intent', 'Key Technical Concepts', 'Files and Code Sections', 'Errors and fixes', 'Problem Solving', 'All user messages', 'Pending Tasks', 'Current Work', 'Optional Next Step']) {
+      expect(result.summary).toContain(heading);
+    }
+    expect(result.messages).toHaveLength(1);
+    expect(result.boundary).toMatchObject({ trigger: 'auto' });
+  });
+
+  it('compacts by session memory once summary.md has content', async () => {
+    const project = dirname(compactions.transcript).split('/').at(-1) as string;
+    const path = join(sandbox.projectsDir, project, compactions.sessionId, 'session-memory', 'summary.md');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, '# Session Title\n_A short title_\n\nIdempotency keys with expiry\n\n# Current State\n_What is happening now_\n\nLogging duplicate replays.\n');
+    const result = await client.compactAuto({ sessionId: compactions.sessionId, force: true });
+    expect(result.method).toBe('session-memory');
+    expect(result.summary).toContain('Idempotency keys with expiry');
+  });
+
+  it('fits a reactive compaction to a limit, and says why when it cannot', async () => {
+    const full = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10_000_000 });
+    const limit = Math.ceil(full.preTokens * 0.7);
+    const result = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: limit });
+    expect(result.postTokens).toBeLessThanOrEqual(limit);
+    await expect(client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10 })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('plans cache edits with the API parameter', async () => {
+    const result = await client.compactCacheEdits({ sessionId: big.sessionId, keep: 2 });
+    expect(result.contextManagement).toMatchObject({ edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: 2 } }] });
+    expect(result.postTokens).toBeLessThan(result.preTokens);
+  });
+
+  it('memctl compact prints the method, the tokens and what was lost', async () => {
+    const run = await runMemctl(sandbox, ['compact', compactions.sessionId, '--method', 'reactive', '--limit', '20000']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('reactive compaction of');
+    expect(run.stdout).toMatch(/tokens +\S+ → \S+/);
+    expect(run.stdout).toMatch(/lost +(nothing|\d+ items?)/);
+    const json = await runMemctl(sandbox, ['compact', big.sessionId, '--method', 'micro', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ method: 'micro', sessionId: big.sessionId });
+  });
+});
+
+describe('auto-compaction on a threshold crossing', () => {
+  it('publishes compaction.ready when a live session reaches its auto-compact threshold', async () => {
+    const sandbox = makeSandbox();
+    const found = manifest('compactions');
+    const source = join(FIXTURES, 'compactions', found.transcript);
+    const target = join(sandbox.projectsDir, found.transcript.replace(/^projects\//, ''));
+    const lines = readFileSync(source, 'utf8').split('\n').filter((line) => line !== '');
+    const crossing = lines.findIndex((line) => line.includes('"4c1f2589-b7a8-45bc-a371-5ea7575f0a1d"') && line.includes('"type":"assistant"'));
+    expect(crossing).toBeGreaterThan(0);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, `${lines.slice(0, crossing).join('\n')}\n`);
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(() => caughtUp(client), 'ingest to catch up');
+      const ready: Record<string, unknown>[] = [];
+      await client.on('compaction.ready', (payload) => ready.push(payload as Record<string, unknown>));
+      appendFileSync(target, `${lines[crossing]}\n`);
+      await eventually(() => ready.length > 0, 'compaction.ready');
+      expect(ready[0]).toMatchObject({ sessionId: found.sessionId, method: 'summary' });
+      expect(Number(ready[0]?.postTokens)).toBeLessThan(Number(ready[0]?.preTokens));
+      const status = await client.daemonStatus();
+      expect(status.compaction).toMatchObject({ autoRuns: 1, failing: [] });
+    } finally {
+      client.close();
+    }
+  });
+});
