@@ -12,13 +12,14 @@ const { createTailer } = await dist('daemon/ingest/tailer.js');
 const { scanTranscripts } = await dist('daemon/ingest/watcher.js');
 const { classifyTranscript } = await dist('daemon/ingest/layout.js');
 const { createEntryCache } = await dist('daemon/sessions/entry-cache.js');
-const { loadConversation } = await dist('daemon/compact/conversation.js');
+const { loadConversation, createConversationLoader } = await dist('daemon/compact/conversation.js');
 const { planMicro, toolResultsDir } = await dist('daemon/compact/micro.js');
 const { sessionMemoryCompaction } = await dist('daemon/compact/session-memory.js');
 const { reactiveCompaction } = await dist('daemon/compact/reactive.js');
 const { planCacheEdits } = await dist('daemon/compact/cache-edits.js');
 const { estimateMessageTokens, toMessageParams } = await dist('daemon/compact/messages.js');
-const { summaryCompaction, createOfflineCompactionSummarizer } = await dist('daemon/summarize/compact-summary.js');
+const { summaryCompaction } = await dist('daemon/summarize/compact-summary.js');
+const { createOfflineCompactionSummarizer } = await dist('daemon/summarize/offline-compact.js');
 const { priceFor } = await dist('shared/transcript/models.js');
 
 const ITERATIONS = 200;
@@ -96,15 +97,24 @@ export async function benchCompact() {
       planMicro(fresh.messages, fresh.loaded, settings);
     });
     const memoryLoaded = timed(() => sessionMemoryCompaction(loadConversation(store.db, cache, sessionId).messages, { memory: MEMORY, lastSummarizedUuid: null }));
+    // As the daemon serves repeated calls on an unchanged session: the loaded conversation is reused.
+    const loader = createConversationLoader();
+    const microServed = timed(() => {
+      const served = loader(store.db, cache, sessionId);
+      planMicro(served.messages, served.loaded, settings);
+    });
+    const memoryServed = timed(() => sessionMemoryCompaction(loader(store.db, cache, sessionId).messages, { memory: MEMORY, lastSummarizedUuid: null }));
     store.close();
     const p99s = [micro, memory].map((times) => percentile(times, 99));
     const ok = p99s.every((p99) => p99 <= MAX_P99_MS);
     console.log(`compact: a generated session of ${conversation.messages.length} messages, ${Math.round(tokens / 1000)}K tokens (JSON/4), ${ITERATIONS} runs each`);
-    const line = (name, times, target) => console.log(`  ${name.padEnd(44)} p50 ${fmt(percentile(times, 50), 2)} ms  p99 ${fmt(percentile(times, 99), 2)} ms${target ? ` (target <= ${MAX_P99_MS}): ${percentile(times, 99) <= MAX_P99_MS ? 'PASS' : 'FAIL'}` : ''}`);
+    const line = (name, times, target) => console.log(`  ${name.padEnd(48)} p50 ${fmt(percentile(times, 50), 2)} ms  p99 ${fmt(percentile(times, 99), 2)} ms${target ? ` (target <= ${MAX_P99_MS}): ${percentile(times, 99) <= MAX_P99_MS ? 'PASS' : 'FAIL'}` : ''}`);
     line('micro-compaction', micro, true);
     line('session-memory compaction', memory, true);
-    line('micro, with loading from the transcript', microLoaded, false);
-    line('session memory, with loading from the transcript', memoryLoaded, false);
+    line('micro, as the daemon serves an unchanged session', microServed, false);
+    line('session memory, as the daemon serves it', memoryServed, false);
+    line('micro, loading from the transcript each time', microLoaded, false);
+    line('session memory, loading each time', memoryLoaded, false);
 
     console.log('  tokens per method on each fixture (before → after, JSON/4):');
     const widths = [14, 18, 18, 18, 18, 18];

@@ -16,7 +16,7 @@ import { compactionMethods } from './compact/methods.js';
 import { createCompactionService } from './compact/service.js';
 import { readToolResult } from './compact/tool-results.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
-import { createOfflineCompactionSummarizer } from './summarize/compact-summary.js';
+import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
 import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
 import { createWatcher } from './ingest/watcher.js';

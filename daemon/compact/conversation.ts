@@ -32,3 +32,34 @@ export function loadConversation(db: Database.Database, cache: EntryCache, sessi
   const loaded = loadEntries(file.path, active.entries);
   return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };
 }
+
+/** Sessions whose loaded conversation is kept: a client compacting one asks again and again. */
+export const CACHED_CONVERSATIONS = 4;
+
+export type ConversationLoader = (db: Database.Database, cache: EntryCache, sessionId: string) => SessionConversation;
+
+/**
+ * loadConversation, reusing the last load of a session while its main transcript is unchanged
+ * (same file, generation and committed offset). Layers never modify a conversation (the property
+ * tests run them on frozen ones), so one load can serve every call.
+ */
+export function createConversationLoader(maxSessions = CACHED_CONVERSATIONS): ConversationLoader {
+  const cached = new Map<string, { key: string; conversation: SessionConversation }>();
+  return (db, cache, sessionId) => {
+    const main = sessionFiles(db, sessionId).find((candidate) => candidate.agentId === null);
+    const key = main === undefined ? '' : `${main.id}:${main.generation}:${main.committedOffset}`;
+    const hit = cached.get(sessionId);
+    cached.delete(sessionId);
+    if (hit !== undefined && hit.key === key) {
+      cached.set(sessionId, hit);
+      return hit.conversation;
+    }
+    const conversation = loadConversation(db, cache, sessionId);
+    cached.set(sessionId, { key, conversation });
+    for (const oldest of cached.keys()) {
+      if (cached.size <= maxSessions) break;
+      cached.delete(oldest);
+    }
+    return conversation;
+  };
+}

@@ -2,10 +2,15 @@
  * What a compaction lost: the user messages, file paths, code identifiers and error strings of
  * the conversation before that appear nowhere in the result (its kept messages and its summary).
  * Pure. "Appears" is a plain substring test over all the text of the result, so a summary that
- * quotes a path or a user message verbatim keeps it.
+ * quotes a path or a user message verbatim keeps it. User messages are what the user wrote:
+ * Claude Code's command plumbing and meta messages are not listed.
  */
 import type { LostItems } from '../../shared/protocol/results.js';
 import type { ContentBlock, MessageParam } from '../../shared/protocol/messages.js';
+import { ELLIPSIS, errorKeyLine, isCommandPlumbing } from '../summarize/offline-compact.js';
+
+const SYSTEM_REMINDER = '<system-reminder>';
+import type { LoadedEntry } from './content.js';
 import type { ConversationMessage } from './messages.js';
 
 /** Each list is capped: a result stays small however much was dropped. */
@@ -22,7 +27,6 @@ const PATH_IN_TEXT = /(?:^|[\s`'"(])((?:\/|\.\/)[\w.@+-]+(?:\/[\w.@+-]+)*\.\w{1,
 const DECLARATION = /\b(?:def|class|function|func|fn|const|let|var|interface|type|struct|enum)\s+([A-Za-z_][\w]*)/g;
 /** `name` or `name()` in backticks: how prose names code. */
 const BACKTICKED = /`([A-Za-z_][\w.]*)(?:\(\))?`/g;
-const ERROR_LINE = /error|exception|traceback|fail|fatal|denied|not found/i;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -53,10 +57,29 @@ function allText(messages: readonly MessageParam[]): string {
   return parts.join('\n');
 }
 
-/** The line of a failed tool result that says what failed. */
-export function keyErrorLine(text: string): string | null {
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  return lines.find((line) => ERROR_LINE.test(line)) ?? lines[0] ?? null;
+/**
+ * The texts of meta user entries (command expansions, caveats, "continue" nudges). A meta entry
+ * next to a prompt is merged into the prompt's message, so the message's isPrompt cannot tell
+ * its blocks apart; their text can.
+ */
+function metaTexts(loaded: readonly LoadedEntry[]): Set<string> {
+  const texts = new Set<string>();
+  for (const { entry, raw } of loaded) {
+    if (entry.type !== 'user' || !entry.isMeta || !isRecord(raw.message)) continue;
+    const content = raw.message.content;
+    // Compared block by block: merging keeps each entry's text blocks as they were.
+    const blocks: unknown[] = typeof content === 'string' ? [{ text: content }] : Array.isArray(content) ? content : [];
+    for (const block of blocks) if (isRecord(block) && typeof block.text === 'string' && block.text.trim() !== '') texts.add(block.text.trim());
+  }
+  return texts;
+}
+
+/**
+ * Whether an error's key line is still there. errorKeyLine joins a traceback's first and last
+ * lines and clips long lines, marking each gap with an ellipsis: kept when every piece is.
+ */
+function keepsError(text: string, keyLine: string): boolean {
+  return keyLine.split(ELLIPSIS).map((piece) => piece.trim()).every((piece) => text.includes(piece));
 }
 
 class Found {
@@ -67,8 +90,10 @@ class Found {
 }
 
 /** The items of a conversation worth not losing. */
-function itemsOf(messages: readonly ConversationMessage[]): Record<keyof LostItems, Found> {
+function itemsOf(messages: readonly ConversationMessage[], meta: ReadonlySet<string>): Record<keyof LostItems, Found> {
   const found = { userMessages: new Found(), filePaths: new Found(), identifiers: new Found(), errors: new Found() };
+  // Hook context Claude Code injects is rendered as a <system-reminder>; the user did not write it.
+  const wroteByUser = (text: string) => text !== '' && !isCommandPlumbing(text) && !meta.has(text) && !text.startsWith(SYSTEM_REMINDER);
   const scanText = (text: string) => {
     for (const match of text.matchAll(PATH_IN_TEXT)) found.filePaths.add(match[1]);
     for (const match of text.matchAll(BACKTICKED)) if ((match[1]?.length ?? 0) >= MIN_IDENTIFIER_LENGTH && !match[1]?.includes('/')) found.identifiers.add(match[1]);
@@ -78,7 +103,7 @@ function itemsOf(messages: readonly ConversationMessage[]): Record<keyof LostIte
     for (const block of message.content) {
       const record = block as Record<string, unknown>;
       if (block.type === 'text' && typeof record.text === 'string') {
-        if (message.role === 'user' && message.isPrompt) found.userMessages.add(record.text.trim());
+        if (message.role === 'user' && message.isPrompt && wroteByUser(record.text.trim())) found.userMessages.add(record.text.trim());
         scanText(record.text);
       }
       if (block.type === 'tool_use' && isRecord(record.input)) {
@@ -91,21 +116,29 @@ function itemsOf(messages: readonly ConversationMessage[]): Record<keyof LostIte
         }
         if (typeof input.command === 'string') scanText(input.command);
       }
-      if (block.type === 'tool_result' && record.is_error === true) found.errors.add(keyErrorLine(textOfContent(record.content)));
+      if (block.type === 'tool_result' && record.is_error === true) {
+        const output = textOfContent(record.content);
+        // An empty result names no error worth reporting ("(no output)" appears nowhere).
+        if (output.trim() !== '') found.errors.add(errorKeyLine(output));
+      }
     }
   }
   return found;
 }
 
-/** Items of `before` that appear nowhere in `after`. */
-export function lostItems(before: readonly ConversationMessage[], after: readonly MessageParam[]): LostItems {
+/**
+ * Items of `before` that appear nowhere in `after`. `loaded`, the entries `before` was built
+ * from, tells meta messages merged into a prompt's message apart from what the user wrote.
+ */
+export function lostItems(before: readonly ConversationMessage[], after: readonly MessageParam[], loaded: readonly LoadedEntry[] = []): LostItems {
   const text = allText(after);
-  const missing = (found: Found) => [...found.items].filter((item) => !text.includes(item)).slice(0, MAX_LOST_ITEMS);
-  const items = itemsOf(before);
+  const appears = (item: string) => text.includes(item);
+  const missing = (found: Found, kept = appears) => [...found.items].filter((item) => !kept(item)).slice(0, MAX_LOST_ITEMS);
+  const items = itemsOf(before, metaTexts(loaded));
   return {
     userMessages: missing(items.userMessages),
     filePaths: missing(items.filePaths),
     identifiers: missing(items.identifiers),
-    errors: missing(items.errors),
+    errors: missing(items.errors, (item) => keepsError(text, item)),
   };
 }

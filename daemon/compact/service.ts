@@ -13,7 +13,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
 import { planCacheEdits } from './cache-edits.js';
-import { loadConversation, type SessionConversation } from './conversation.js';
+import { createConversationLoader, type SessionConversation } from './conversation.js';
 import { lostItems } from './lost.js';
 import { estimateMessageTokens, toMessageParams, type ConversationMessage } from './messages.js';
 import { reactiveCompaction } from './reactive.js';
@@ -65,7 +65,8 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   let autoRuns = 0;
   let closed = false;
 
-  const load = (sessionId: string) => loadConversation(db, cache, sessionId);
+  const loader = createConversationLoader();
+  const load = (sessionId: string) => loader(db, cache, sessionId);
 
   function result(conversation: SessionConversation, method: CompactionMethod, messages: readonly ConversationMessage[], extra: Partial<CompactionResult> = {}): CompactionResult {
     const before = toMessageParams(conversation.messages);
@@ -81,7 +82,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       postTokens: estimateMessageTokens(after),
       keptFromUuid: null,
       actions: [],
-      lost: lostItems(conversation.messages, after),
+      lost: lostItems(conversation.messages, after, conversation.loaded),
       ...extra,
     };
   }

@@ -13,6 +13,7 @@ describe('resolveConfig', () => {
       socketCheckMs: 5_000,
       maxConnections: 1_024,
       summarizer: 'offline',
+      microCompact: 'savings',
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });

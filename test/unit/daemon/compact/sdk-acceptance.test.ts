@@ -6,7 +6,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCacheEdits } from '../../../../daemon/compact/cache-edits.js';
 import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../../../../daemon/compact/messages.js';
+import type { SessionConversation } from '../../../../daemon/compact/conversation.js';
+import { planMicro } from '../../../../daemon/compact/micro.js';
 import { reactiveCompaction } from '../../../../daemon/compact/reactive.js';
+import { sessionMemoryCompaction } from '../../../../daemon/compact/session-memory.js';
+import { summaryCompaction } from '../../../../daemon/summarize/compact-summary.js';
+import { createOfflineCompactionSummarizer } from '../../../../daemon/summarize/offline-compact.js';
 import type { MessageParam } from '../../../../shared/protocol/messages.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
@@ -46,12 +51,29 @@ function asBlocks(content: MessageParam['content']): Exclude<MessageParam['conte
 
 describe.each(SCENARIOS)('the SDK accepts every result for %s', (scenario) => {
   let messages: ConversationMessage[];
+  let conversation: SessionConversation;
   let close: () => void;
 
   beforeAll(async () => {
     const fixture = await ingestFixture(scenario);
-    messages = fixture.conversation().messages;
+    conversation = fixture.conversation();
+    messages = conversation.messages;
     close = () => fixture.close();
+  });
+
+  it('micro', async () => {
+    const plan = planMicro(messages, conversation.loaded, { now: Date.parse('2026-12-01T00:00:00Z'), toolResultsDir: '/tmp/unused', maxResultChars: 1_000, keepRecent: 1, minSavingsTokens: 0 });
+    await send(toMessageParams(plan.messages));
+  });
+
+  it('session memory', async () => {
+    const result = sessionMemoryCompaction(messages, { memory: '# Session Title\n_t_\n\nWork\n', lastSummarizedUuid: null });
+    await send(toMessageParams(result?.messages ?? []));
+  });
+
+  it('summary', async () => {
+    const result = await summaryCompaction(conversation, createOfflineCompactionSummarizer());
+    await send(toMessageParams(result.messages));
   });
 
   afterAll(() => close());

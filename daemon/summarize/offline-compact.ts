@@ -1,0 +1,388 @@
+/**
+ * The default summarizer for full compaction (DESIGN.md §5, `offline`): deterministic and needs no
+ * network. It reads the transcript's structure (prompts, tool calls and their results, todo
+ * lists) from the loaded entries, and carries forward the summary of an earlier compaction, as a
+ * model summarizing the conversation would. It writes the nine sections of SUMMARY_SECTIONS.
+ */
+import type { LoadedEntry } from '../compact/content.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from '../compact/session-memory.js';
+import { SUMMARY_SECTIONS, type CompactionSummarizer } from './compact-summary.js';
+
+/** Section 6 carries every user message; past this they are shortened, oldest first. */
+export const USER_MESSAGES_MAX_TOKENS = 20_000;
+const CHARS_PER_TOKEN = 4; // the chars/4 estimate of DESIGN.md §5
+/** What an old user message keeps at least when section 6 is over its budget. */
+const MIN_USER_MESSAGE_CHARS = 200;
+/** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
+const REQUEST_CHARS = 1_000;
+const REPLY_CHARS = 1_500;
+const LINE_CHARS = 200;
+/** Edits quoted per file in section 3: enough to say what changed. */
+const SNIPPETS_PER_FILE = 3;
+
+const FILE_TOOLS: Record<string, 'read' | 'edited' | 'written'> = { Read: 'read', Edit: 'edited', MultiEdit: 'edited', NotebookEdit: 'edited', Write: 'written' };
+const LANGUAGES: Record<string, string> = {
+  ts: 'TypeScript', tsx: 'TypeScript', js: 'JavaScript', jsx: 'JavaScript', mjs: 'JavaScript', cjs: 'JavaScript', py: 'Python',
+  rs: 'Rust', go: 'Go', java: 'Java', kt: 'Kotlin', rb: 'Ruby', php: 'PHP', cs: 'C#', c: 'C', h: 'C', cpp: 'C++', hpp: 'C++',
+  swift: 'Swift', sh: 'Shell', sql: 'SQL', html: 'HTML', css: 'CSS', md: 'Markdown', json: 'JSON', yml: 'YAML', yaml: 'YAML',
+  toml: 'TOML', csv: 'CSV', ipynb: 'Jupyter notebooks',
+};
+/** User text that is Claude Code's command plumbing, not something the user wrote. */
+const COMMAND_PLUMBING = /^<(?:command-name|command-message|command-args|local-command-[\w-]+|bash-stdout|bash-stderr)>/;
+/** Where clip and errorKeyLine leave text out; what is between is verbatim text of the source. */
+export const ELLIPSIS = '…';
+const EXIT_CODE_HEADER = /^(?:Error: )?Exit code \d+$/;
+const FAILED_EXIT = /^(?:Error: )?Exit code [1-9]\d*/;
+const ERROR_WORDS = /error|exception|traceback|fail|fatal|denied|not found/i;
+const TEST_MISMATCH = /\bexpected\b.*\bgot\b|assert/i;
+const PYTHON_EXCEPTION = /^[A-Za-z_][\w.]*:\s/;
+const EARLIER_CUTS = [`\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`, `\n\n${RECENT_PRESERVED}`, `\n${CONTINUATION_CLOSING.slice(0, 40)}`];
+
+interface Call {
+  name: string;
+  input: Record<string, unknown>;
+  at: number;
+  result: { isError: boolean; text: string; at: number; meta: unknown } | null;
+}
+
+interface Digest {
+  prompts: string[];
+  /** Sections of the summary of an earlier compaction (number → body), or its whole text under 0. */
+  earlier: Map<number, string>;
+  calls: Call[];
+  replies: { at: number; text: string }[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function blocksOf(content: unknown): Record<string, unknown>[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content.filter(isRecord) : [];
+}
+
+function textOf(content: unknown): string {
+  return blocksOf(content)
+    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '');
+  return `${cut}${ELLIPSIS}`;
+}
+
+function firstLine(text: string): string {
+  return clip(text.trim().split('\n')[0] ?? '', LINE_CHARS);
+}
+
+/** Continuation lines indented under a list item or section. */
+function indent(text: string, spaces: number): string {
+  return text.split('\n').map((line, index) => (index === 0 || line === '' ? line : `${' '.repeat(spaces)}${line}`)).join('\n');
+}
+
+function dedent(text: string): string {
+  const lines = text.split('\n');
+  const widths = lines.filter((line) => line.trim() !== '').map((line) => (/^ */.exec(line)?.[0].length ?? 0));
+  const common = widths.length === 0 ? 0 : Math.min(...widths);
+  return lines.map((line) => line.slice(common)).join('\n').trim();
+}
+
+/** A failed call: is_error, a non-zero exit code in the result, or Bash's "Exit code N" header. */
+function hasFailed(block: Record<string, unknown>, meta: unknown, text: string, tool: string): boolean {
+  if (block.is_error === true) return true;
+  if (isRecord(meta) && typeof meta.exitCode === 'number') return meta.exitCode !== 0;
+  return tool === 'Bash' && FAILED_EXIT.test(text);
+}
+
+/** Slash-command names and arguments, local-command output and caveats, bash-mode output. */
+export function isCommandPlumbing(text: string): boolean {
+  return COMMAND_PLUMBING.test(text.trimStart());
+}
+
+/** The line of a failed result that says what failed, past Bash's exit-code header. */
+export function errorKeyLine(text: string): string {
+  const lines = text.replace(/<\/?tool_use_error>/g, '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const body = lines.filter((line) => !EXIT_CODE_HEADER.test(line));
+  const at = body.findIndex((line) => ERROR_WORDS.test(line));
+  const line = body[at] ?? body.find((candidate) => TEST_MISMATCH.test(candidate)) ?? body[0] ?? lines[0] ?? '(no output)';
+  // A Python traceback says what went wrong in its last line, not its first.
+  const raised = line.startsWith('Traceback') ? body.slice(at + 1).filter((candidate) => PYTHON_EXCEPTION.test(candidate)).at(-1) : undefined;
+  return clip(raised === undefined ? line : `${line} ${ELLIPSIS} ${raised}`, LINE_CHARS * 2);
+}
+
+/** The summary of an earlier compaction, by section number; unnumbered text goes under 0. */
+function parseEarlier(text: string): Map<number, string> {
+  let body = text.startsWith(CONTINUATION_OPENING) ? text.slice(CONTINUATION_OPENING.length) : text;
+  for (const cut of EARLIER_CUTS) {
+    const at = body.indexOf(cut);
+    if (at !== -1) body = body.slice(0, at);
+  }
+  body = body.trim().replace(/^Summary:\s*\n/, '');
+  const headings = [...body.matchAll(/^(\d)\.\s+[^\n]*:[ \t]*$/gm)];
+  const sections = new Map<number, string>();
+  if (headings.length === 0) return body === '' ? sections : sections.set(0, body);
+  headings.forEach((heading, index) => {
+    const end = headings[index + 1]?.index ?? body.length;
+    sections.set(Number(heading[1]), dedent(body.slice((heading.index ?? 0) + heading[0].length, end)));
+  });
+  return sections;
+}
+
+function digest(loaded: readonly LoadedEntry[]): Digest {
+  const found: Digest = { prompts: [], earlier: new Map(), calls: [], replies: [] };
+  const byId = new Map<string, Call>();
+  loaded.forEach(({ entry, raw }, at) => {
+    const content = isRecord(raw.message) ? raw.message.content : undefined;
+    if (entry.type === 'assistant') {
+      for (const block of blocksOf(content)) {
+        if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') found.replies.push({ at, text: block.text.trim() });
+        if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
+          const call: Call = { name: block.name, input: isRecord(block.input) ? block.input : {}, at, result: null };
+          byId.set(block.id, call);
+          found.calls.push(call);
+        }
+      }
+      return;
+    }
+    if (entry.type !== 'user') return;
+    if (entry.isCompactSummary) {
+      found.earlier = parseEarlier(textOf(content));
+      return;
+    }
+    for (const block of blocksOf(content)) {
+      const call = block.type === 'tool_result' && typeof block.tool_use_id === 'string' ? byId.get(block.tool_use_id) : undefined;
+      if (call === undefined) continue;
+      const text = typeof block.content === 'string' ? block.content : textOf(block.content);
+      call.result = { isError: hasFailed(block, raw.toolUseResult, text, call.name), text, at, meta: raw.toolUseResult };
+    }
+    const prompt = textOf(content).trim();
+    if (!entry.isMeta && prompt !== '' && !isCommandPlumbing(prompt)) found.prompts.push(prompt);
+  });
+  return found;
+}
+
+const succeeded = (call: Call) => call.result !== null && !call.result.isError;
+const inputString = (call: Call, field: string) => (typeof call.input[field] === 'string' ? (call.input[field] as string) : null);
+const filePath = (call: Call) => inputString(call, 'file_path') ?? inputString(call, 'notebook_path');
+/** What a call acted on: its command or its file. */
+const target = (call: Call) => inputString(call, 'command') ?? filePath(call) ?? JSON.stringify(call.input);
+
+/** A section body from the earlier summary, carried under its own label. */
+function carried(digest: Digest, section: number): string[] {
+  const body = digest.earlier.get(section);
+  if (body === undefined || /^-?\s*None\.?$/.test(body)) return [];
+  return ['   Earlier (from the previous summary):', `      ${indent(body, 6)}`];
+}
+
+function orNone(lines: string[]): string[] {
+  return lines.length === 0 ? ['   - None.'] : lines;
+}
+
+function primaryRequest(digest: Digest, instructions: string | undefined): string[] {
+  const lines = carried(digest, 1);
+  const whole = digest.earlier.get(0);
+  if (whole !== undefined) lines.push('   Earlier (from the previous summary):', `      ${indent(whole, 6)}`);
+  const [first, ...later] = digest.prompts;
+  if (first !== undefined) lines.push(`   ${indent(clip(first, REQUEST_CHARS), 3)}`);
+  if (later.length > 0) lines.push('   Later requests:', ...later.map((prompt) => `   - ${firstLine(prompt)}`));
+  if (lines.length === 0) lines.push('   No request in this part of the conversation.');
+  if (instructions !== undefined && instructions.trim() !== '') lines.push(`   Focus requested: ${indent(instructions.trim(), 3)}`);
+  return lines;
+}
+
+/** The programs a shell command runs (with the subcommand for package managers and runners). */
+function programsOf(command: string): string[] {
+  const programs: string[] = [];
+  // Quoted arguments hold code (node -e "…;…"), not more commands.
+  for (const segment of command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '""').split(/&&|\|\||[;|\n]/)) {
+    const words = segment.trim().split(/\s+/).filter((word) => !/^\w+=/.test(word) && !['sudo', 'env', 'time', 'nohup', 'exec'].includes(word));
+    const program = (words[0] ?? '').replace(/^['"]|['"]$/g, '').split('/').at(-1) ?? '';
+    if (program === '' || program === 'cd') continue;
+    const sub = words[1];
+    if (/^python[\d.]*$/.test(program) && sub === '-m' && words[2] !== undefined) programs.push(`${program} -m ${words[2]}`);
+    else if (['npm', 'pnpm', 'yarn', 'npx', 'cargo', 'go', 'uv', 'poetry'].includes(program) && sub !== undefined && !sub.startsWith('-')) programs.push(`${program} ${sub}`);
+    else programs.push(program);
+  }
+  return programs;
+}
+
+function keyConcepts(digest: Digest): string[] {
+  const languages = new Set<string>();
+  const programs = new Set<string>();
+  const tools = new Map<string, number>();
+  for (const call of digest.calls) {
+    tools.set(call.name, (tools.get(call.name) ?? 0) + 1);
+    const ext = /\.([A-Za-z0-9]+)$/.exec(filePath(call) ?? '')?.[1]?.toLowerCase();
+    if (ext !== undefined) languages.add(LANGUAGES[ext] !== undefined ? `${LANGUAGES[ext]} (.${ext})` : `.${ext} files`);
+    const command = inputString(call, 'command');
+    if (call.name === 'Bash' && command !== null) for (const program of programsOf(command)) programs.add(program);
+  }
+  const lines = carried(digest, 2);
+  if (languages.size > 0) lines.push(`   - Languages and formats: ${[...languages].join(', ')}`);
+  if (programs.size > 0) lines.push(`   - Commands: ${[...programs].map((program) => `\`${program}\``).join(', ')}`);
+  if (tools.size > 0) lines.push(`   - Tools used: ${[...tools].map(([name, count]) => `${name} ×${count}`).join(', ')}`);
+  return orNone(lines);
+}
+
+function editSnippets(call: Call): string[] {
+  const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
+  return edits
+    .map((edit) => (typeof edit.new_string === 'string' ? edit.new_string : typeof edit.new_source === 'string' ? edit.new_source : ''))
+    .map((code) => code.split('\n').find((line) => line.trim() !== '')?.trim() ?? '')
+    .filter((line) => line !== '')
+    .map((line) => `\`${clip(line, LINE_CHARS)}\``);
+}
+
+function filesAndCode(digest: Digest): string[] {
+  const files = new Map<string, { actions: Map<string, number>; snippets: string[] }>();
+  for (const call of digest.calls) {
+    const action = FILE_TOOLS[call.name];
+    const path = filePath(call);
+    if (action === undefined || path === null || (call.result !== null && call.result.isError)) continue;
+    const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
+    files.set(path, file);
+    file.actions.set(action, (file.actions.get(action) ?? 0) + 1);
+    if (action === 'edited') file.snippets.push(...editSnippets(call));
+    const content = inputString(call, 'content');
+    if (action === 'written' && content !== null) file.snippets.push(`written in full: ${content.split('\n').length} lines`);
+  }
+  const lines = carried(digest, 3);
+  for (const [path, file] of files) {
+    const actions = [...file.actions].map(([action, count]) => (count > 1 ? `${action} ×${count}` : action));
+    lines.push(`   - ${path}: ${actions.join('; ')}`, ...file.snippets.slice(-SNIPPETS_PER_FILE).map((snippet) => `      - ${snippet}`));
+  }
+  return orNone(lines);
+}
+
+function errorsAndFixes(digest: Digest): string[] {
+  const lines = carried(digest, 4);
+  digest.calls.forEach((call, index) => {
+    if (call.result === null || !call.result.isError) return;
+    const header = /^(?:Error: )?(Exit code \d+)/.exec(call.result.text)?.[1];
+    lines.push(`   - ${call.name} \`${clip(target(call), LINE_CHARS)}\` failed${header === undefined ? '' : ` (${header})`}: ${errorKeyLine(call.result.text)}`);
+    const later = digest.calls.slice(index + 1);
+    const retry = later.findIndex((other) => other.name === call.name && target(other) === target(call) && succeeded(other));
+    if (retry === -1) {
+      lines.push('      - Not resolved in this part of the conversation.');
+      return;
+    }
+    const edited = [...new Set(later.slice(0, retry).filter((other) => FILE_TOOLS[other.name] !== 'read' && FILE_TOOLS[other.name] !== undefined && succeeded(other)).map(filePath))];
+    const after = edited.length === 0 ? '' : ` after changes to ${edited.join(', ')}`;
+    lines.push(`      - Fixed: the same ${call.name === 'Bash' ? 'command' : 'call'} succeeded later${after}.`);
+  });
+  return orNone(lines);
+}
+
+function problemSolving(digest: Digest): string[] {
+  const lines = carried(digest, 5);
+  const failed = digest.calls.filter((call) => call.result?.isError === true);
+  if (digest.calls.length > 0) lines.push(`   - ${digest.calls.length} tool calls, ${failed.length} of them failed.`);
+  for (const call of failed) {
+    const reply = digest.replies.find((candidate) => candidate.at > (call.result?.at ?? call.at));
+    if (reply !== undefined) lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);
+  }
+  return orNone(lines);
+}
+
+/** Every user message verbatim within the budget; over it, the newest stay whole. */
+export function fitUserMessages(messages: readonly string[], maxChars: number): string[] {
+  const share = Math.min(MIN_USER_MESSAGE_CHARS, Math.floor(maxChars / Math.max(1, messages.length)));
+  const fitted = new Array<string>(messages.length);
+  let left = maxChars;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as string;
+    // Each older message keeps at least its share.
+    const available = Math.max(share, left - index * share);
+    fitted[index] = message.length <= available ? message : clip(message, available);
+    left -= Math.min(message.length, available);
+  }
+  return fitted;
+}
+
+function earlierUserMessages(digest: Digest): string[] {
+  const body = digest.earlier.get(6);
+  if (body === undefined) return [];
+  return body
+    .split(/\n(?=\s*- ")/)
+    .map((item) => item.replace(/^\s*- "/, '').replace(/"\s*$/, ''))
+    .filter((item) => item.trim() !== '' && !/^-?\s*None\.?$/.test(item.trim()));
+}
+
+function userMessages(digest: Digest): string[] {
+  // A preserved segment repeats what the earlier summary already quotes.
+  const all = [...earlierUserMessages(digest).filter((message) => !digest.prompts.includes(message)), ...digest.prompts];
+  return orNone(fitUserMessages(all, USER_MESSAGES_MAX_TOKENS * CHARS_PER_TOKEN).map((message) => `   - "${message}"`));
+}
+
+interface OpenTask {
+  status: string;
+  text: string;
+}
+
+/** The latest TodoWrite list and the TaskCreate/TaskUpdate tasks, open ones only, in order. */
+function openTasks(digest: Digest): OpenTask[] {
+  let todos: OpenTask[] = [];
+  const tasks = new Map<string, OpenTask>();
+  for (const call of digest.calls) {
+    if (call.result?.isError === true) continue;
+    if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
+      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.content === 'string' && typeof todo.status === 'string' ? [{ status: todo.status, text: todo.content }] : []));
+    }
+    const meta = call.result?.meta;
+    const created = isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string' ? meta.task.id : null;
+    if (call.name === 'TaskCreate' && created !== null) {
+      const description = inputString(call, 'description');
+      tasks.set(created, { status: 'pending', text: `#${created} ${inputString(call, 'subject') ?? ''}${description === null ? '' : ` (${description})`}` });
+    }
+    const updated = tasks.get(inputString(call, 'taskId') ?? '');
+    const status = inputString(call, 'status');
+    if (call.name === 'TaskUpdate' && updated !== undefined && status !== null) updated.status = status;
+  }
+  return [...todos, ...tasks.values()].filter((task) => task.status === 'pending' || task.status === 'in_progress');
+}
+
+function currentWork(digest: Digest, open: readonly OpenTask[]): string[] {
+  const lines: string[] = [];
+  const request = digest.prompts.at(-1) ?? earlierUserMessages(digest).at(-1);
+  if (request !== undefined) lines.push(`   Last request: "${indent(clip(request, REQUEST_CHARS), 3)}"`);
+  const reply = digest.replies.at(-1);
+  if (reply !== undefined) lines.push(`   Last assistant reply: ${indent(clip(reply.text, REPLY_CHARS), 3)}`);
+  for (const task of open) if (task.status === 'in_progress') lines.push(`   In progress: ${task.text}`);
+  return lines.length === 0 ? ['   Nothing recorded yet.'] : lines;
+}
+
+/** The nine sections from the transcript's structure. Pure and deterministic. */
+export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: string): string {
+  const found = digest(loaded);
+  const open = openTasks(found);
+  const next = open[0];
+  const bodies = [
+    primaryRequest(found, instructions),
+    keyConcepts(found),
+    filesAndCode(found),
+    errorsAndFixes(found),
+    problemSolving(found),
+    userMessages(found),
+    orNone(open.map((task) => `   - [${task.status}] ${task.text}`)),
+    currentWork(found, open),
+    [next === undefined ? '   Wait for the next request.' : `   Continue with: ${next.text}`],
+  ];
+  return bodies.map((lines, index) => `${index + 1}. ${SUMMARY_SECTIONS[index]}:\n${lines.join('\n')}`).join('\n\n');
+}
+
+/** The default summarizer (DESIGN.md §5, `offline`): no network, the same summary every time. */
+export function createOfflineCompactionSummarizer(): CompactionSummarizer {
+  return {
+    summarize(input) {
+      // A throw in the executor rejects: callers see cancellation as a rejected promise.
+      return new Promise((resolve) => {
+        input.signal?.throwIfAborted();
+        resolve(offlineSummary(input.loaded, input.instructions));
+      });
+    },
+  };
+}
