@@ -117,6 +117,8 @@ describe('auto-compaction on a threshold crossing', () => {
       expect(Number(ready[0]?.postTokens)).toBeLessThan(Number(ready[0]?.preTokens));
       const status = await client.daemonStatus();
       expect(status.compaction).toMatchObject({ autoRuns: 1, failing: [] });
+      const printed = await runMemctl(sandbox, ['status']);
+      expect(printed.stdout).toContain('1 auto-compaction run');
     } finally {
       client.close();
     }

@@ -45,6 +45,12 @@ export function renderStatus(status: DaemonStatus, out: Output): string[] {
     `  memory    ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
   ];
   lines.push(...renderIngest(status, out));
+  const { compaction } = status;
+  if (compaction.autoRuns > 0) lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
+  for (const failing of compaction.failing) {
+    const what = failing.stopped ? `auto-compaction stopped after ${failing.failures} failures` : `${failing.failures} auto-compaction failure${failing.failures === 1 ? '' : 's'}`;
+    lines.push(out.yellow(`  warning   ${failing.sessionId.slice(0, 8)}: ${what} (${failing.lastError}); memctl compact ${failing.sessionId} --force retries`));
+  }
   if (database.recoveredFrom) {
     lines.push(
       out.yellow(`  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`),
