@@ -42,12 +42,22 @@ export interface ThresholdCrossedEvent {
   threshold: ThresholdResult;
 }
 
+/** An auto-compaction result is ready (compact.auto returns it in full); lost items are counted. */
+export interface CompactionReadyEvent {
+  sessionId: string;
+  method: string;
+  preTokens: number;
+  postTokens: number;
+  keptFromUuid: string | null;
+  lost: { userMessages: number; filePaths: number; identifiers: number; errors: number };
+}
+
 /** Payload types; topics whose feature lands later carry a plain record until then. */
 export interface EventPayloads {
   'session.updated': SessionUpdatedEvent;
   'session.thresholdCrossed': ThresholdCrossedEvent;
   'memory.extracted': Record<string, unknown>;
-  'compaction.ready': Record<string, unknown>;
+  'compaction.ready': CompactionReadyEvent;
   'ingest.failed': IngestFailedEvent;
   'daemon.stopping': DaemonStoppingEvent;
 }

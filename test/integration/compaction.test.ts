@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { RpcError } from '../../shared/protocol/errors.js';
+import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
@@ -109,12 +110,12 @@ describe('auto-compaction on a threshold crossing', () => {
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       await eventually(() => caughtUp(client), 'ingest to catch up');
-      const ready: Record<string, unknown>[] = [];
-      await client.on('compaction.ready', (payload) => ready.push(payload as Record<string, unknown>));
+      const ready: CompactionReadyEvent[] = [];
+      await client.on('compaction.ready', (payload) => ready.push(payload));
       appendFileSync(target, `${lines[crossing]}\n`);
       await eventually(() => ready.length > 0, 'compaction.ready');
       expect(ready[0]).toMatchObject({ sessionId: found.sessionId, method: 'summary' });
-      expect(Number(ready[0]?.postTokens)).toBeLessThan(Number(ready[0]?.preTokens));
+      expect(ready[0]?.postTokens).toBeLessThan(ready[0]?.preTokens ?? 0);
       const status = await client.daemonStatus();
       expect(status.compaction).toMatchObject({ autoRuns: 1, failing: [] });
       const printed = await runMemctl(sandbox, ['status']);

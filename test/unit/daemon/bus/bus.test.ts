@@ -45,6 +45,6 @@ describe('createBus', () => {
     const bus = createBus(() => {
       throw new Error('unexpected');
     });
-    expect(() => bus.publish('compaction.ready', {})).not.toThrow();
+    expect(() => bus.publish('memory.extracted', {})).not.toThrow();
   });
 });

@@ -2,6 +2,7 @@
  * The RPC layer in-process: a real Unix socket in a temp dir, the real dispatcher, connection
  * and server, with test methods whose progress the tests observe directly.
  */
+import type { CompactionReadyEvent } from '../../../../shared/protocol/events.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -352,13 +353,13 @@ describe('events', () => {
     expect(await subscribe(memory, ['memory.extracted'])).toEqual({ topics: ['memory.extracted'] });
     expect(server.stats().subscriptions).toBe(2);
 
-    bus.publish('compaction.ready', { sessionId: 'a' });
+    bus.publish('compaction.ready', ready('a'));
     bus.publish('memory.extracted', { sessionId: 'b' });
-    bus.publish('compaction.ready', { sessionId: 'c' });
+    bus.publish('compaction.ready', ready('c'));
 
     // Each client's messages arrive in order, so what comes first proves what was skipped.
-    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: { sessionId: 'a' } });
-    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: { sessionId: 'c' } });
+    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: ready('a') });
+    expect(await updates.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: ready('c') });
     expect(await memory.next()).toEqual({ jsonrpc: '2.0', method: 'memory.extracted', params: { sessionId: 'b' } });
     nobody.sendJson(request(1, 'test.echo'));
     expect(await nobody.next()).toMatchObject({ id: 1 });
@@ -369,8 +370,8 @@ describe('events', () => {
     await subscribe(client, ['memory.extracted', 'compaction.ready']);
     expect((await client.request('events.unsubscribe', { topics: ['memory.extracted'] })).result).toEqual({ topics: ['compaction.ready'] });
     bus.publish('memory.extracted', { n: 1 });
-    bus.publish('compaction.ready', { n: 2 });
-    expect(await client.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: { n: 2 } });
+    bus.publish('compaction.ready', ready('n2'));
+    expect(await client.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: ready('n2') });
   });
 
   it('refuses unknown topics', async () => {
@@ -401,3 +402,7 @@ describe('stats', () => {
     expect(server.stats()).toEqual({ connections: 1, subscriptions: 0, requestsServed: 2, protocolErrors: 1 });
   });
 });
+
+function ready(sessionId: string): CompactionReadyEvent {
+  return { sessionId, method: 'summary', preTokens: 2, postTokens: 1, keptFromUuid: null, lost: { userMessages: 0, filePaths: 0, identifiers: 0, errors: 0 } };
+}
