@@ -5,7 +5,6 @@
 import { homedir } from 'node:os';
 import { describeConfigKeys, type ResolvedConfig } from '../shared/config.js';
 import { checkSocketPath, resolvePaths, type MemdPaths } from '../shared/paths.js';
-import type { EventPayloads } from '../shared/protocol/events.js';
 import { priceFor } from '../shared/transcript/models.js';
 import { MEMD_VERSION } from '../shared/version.js';
 import { createBus } from './bus/bus.js';
@@ -175,9 +174,15 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv),
     bus,
     log,
-    // Crossings are always computed: auto-compaction runs on them, clients or not.
-    wanted: (topic) => topic === 'session.thresholdCrossed' || rpc.hasSubscribers(topic),
+    // Crossings are computed once ingest is live, clients or not: auto-compaction runs on them.
+    // Not during the backfill: history is not compacted, and summarizing every session on the way
+    // would fill the entry cache (RSS) and slow the backfill.
+    wanted: (topic) => rpc.hasSubscribers(topic) || (topic === 'session.thresholdCrossed' && ingestor.progress().state === 'live'),
     clock,
+    // A live session entering the auto-compact zone, or first seen live inside it, gets a compaction.
+    onState: (sessionId, state, previous) => {
+      if (state !== previous) compaction.onThresholdCrossed(sessionId, state);
+    },
   });
   const compaction = createCompactionService({
     db: store.db,
@@ -188,12 +193,6 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     layers: createLayers({ projectsDir: paths.projectsDir, summarizer: createOfflineCompactionSummarizer(), microCompact: config.microCompact }),
     thresholds: (sessionId) => sessions.get(sessionId).threshold,
     price: (sessionId) => priceFor(sessions.get(sessionId).model),
-  });
-  bus.listen((topic, payload) => {
-    if (topic === 'session.thresholdCrossed') {
-      const crossed = payload as EventPayloads['session.thresholdCrossed'];
-      compaction.onThresholdCrossed(crossed.sessionId, crossed.to);
-    }
   });
   const toolResult = async (sessionId: string, toolUseId: string) => {
     const conversation = compaction.conversation(sessionId);

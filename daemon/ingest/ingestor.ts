@@ -200,14 +200,15 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     if (result === null) return;
     if (result.end !== null) lastReads.set(path, result.end);
     else if (result.outcome !== 'yielded') lastReads.delete(path);
+    // A pass may add a file's row without committing lines (an empty file): totals are stale then too.
+    indexTotals = null;
+    // Before the backfill is marked done: the last backfilled file is history, not a live change.
+    if (result.changed) notifySessions(target.sessionId);
     if (result.outcome === 'yielded') {
       if (!stopped) requeue(path, fromBacklog);
     } else {
       finishBackfill(path);
     }
-    // A pass may add a file's row without committing lines (an empty file): totals are stale then too.
-    indexTotals = null;
-    if (result.changed) notifySessions(target.sessionId);
   }
 
   function currentProgress(): IngestProgress {

@@ -31,6 +31,11 @@ export interface SessionServiceDeps {
   wanted(topic: EventTopic): boolean;
   clock?: () => number;
   throttleMs?: number;
+  /**
+   * Each threshold state computed for a changed session, with the one before it (undefined the
+   * first time this process sees the session): auto-compaction starts from here.
+   */
+  onState?(sessionId: string, state: ThresholdState, previous: ThresholdState | undefined): void;
 }
 
 export function createSessionService(deps: SessionServiceDeps): SessionService {
@@ -60,6 +65,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     if (wantsUpdates) deps.bus.publish('session.updated', current);
     const previous = lastState.get(sessionId);
     lastState.set(sessionId, current.threshold.state);
+    deps.onState?.(sessionId, current.threshold.state, previous);
     if (wantsCrossings && previous !== undefined && previous !== current.threshold.state) {
       deps.bus.publish('session.thresholdCrossed', {
         sessionId,
@@ -97,7 +103,16 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       return sessions.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
     },
     onSessionsChanged(sessionIds) {
+      // Nobody wants events now (no subscriber; crossings off during the backfill): only forget the
+      // cached summaries. Scheduling would compute them later for sessions nobody asked about.
+      const wanted = deps.wanted('session.updated') || deps.wanted('session.thresholdCrossed');
       for (const sessionId of new Set(sessionIds)) {
+        if (!wanted) {
+          const stale = cache.get(sessionId);
+          if (stale && !lastState.has(sessionId)) lastState.set(sessionId, stale.threshold.state);
+          cache.delete(sessionId);
+          continue;
+        }
         // The state a client last saw is the baseline of the next crossing.
         const stale = cache.get(sessionId);
         if (stale && !lastState.has(sessionId)) lastState.set(sessionId, stale.threshold.state);

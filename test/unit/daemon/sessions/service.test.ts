@@ -47,6 +47,7 @@ let computed: string[];
 let published: { topic: EventTopic; payload: unknown }[];
 let wanted: Set<EventTopic>;
 let service: SessionService;
+let states: [string, ThresholdState, ThresholdState | undefined][] = [];
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -58,6 +59,7 @@ beforeEach(() => {
   ]);
   computed = [];
   published = [];
+  states = [];
   wanted = new Set(['session.updated', 'session.thresholdCrossed']);
   const bus = createBus((error) => {
     throw error;
@@ -73,6 +75,7 @@ beforeEach(() => {
     log: fakeLogger(),
     wanted: (topic) => wanted.has(topic),
     clock: () => now,
+    onState: (sessionId, state, previous) => states.push([sessionId, state, previous]),
   });
 });
 
@@ -87,6 +90,23 @@ function advance(ms: number): void {
 }
 
 describe('session service', () => {
+  it('reports each computed state with the one before it, and nothing while no one wants events', () => {
+    wanted.clear();
+    service.onSessionsChanged(['a']);
+    advance(1_000);
+    expect(states).toEqual([]);
+    expect(computed).toEqual([]);
+    wanted.add('session.thresholdCrossed');
+    service.onSessionsChanged(['a']);
+    current.set('a', summary('a', 170_000, 'autocompact', '2026-12-02T10:01:00.000Z'));
+    advance(1_000);
+    service.onSessionsChanged(['a']);
+    expect(states).toEqual([
+      ['a', 'ok', undefined],
+      ['a', 'autocompact', 'ok'],
+    ]);
+  });
+
   it('caches summaries until ingest says the session changed', () => {
     service.get('a');
     service.get('a');
