@@ -15,6 +15,8 @@ import { compactionMethods } from './compact/methods.js';
 import { createCompactionService } from './compact/service.js';
 import { readToolResult } from './compact/tool-results.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
+import { createAnthropicCompactionSummarizer } from './summarize/anthropic-compact.js';
+import type { CompactionSummarizer } from './summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
 import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
@@ -142,6 +144,18 @@ async function main(argv: string[]): Promise<void> {
   await serve({ paths, resolved, log, lock, store, parser, activatedFd: activated?.fd });
 }
 
+/** The anthropic summarizer when configured and a key is there; else the offline one (DESIGN.md §5). */
+function compactionSummarizer(config: ResolvedConfig['config'], log: Logger): CompactionSummarizer {
+  if (config.summarizer !== 'anthropic') return createOfflineCompactionSummarizer();
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (!apiKey) {
+    log.warn('MEMD_SUMMARIZER is anthropic but ANTHROPIC_API_KEY is not set; summaries are offline');
+    return createOfflineCompactionSummarizer();
+  }
+  const baseURL = process.env.ANTHROPIC_BASE_URL;
+  return createAnthropicCompactionSummarizer({ apiKey, model: config.model, ...(baseURL ? { baseURL } : {}) });
+}
+
 interface Parts {
   paths: MemdPaths;
   resolved: ResolvedConfig;
@@ -190,7 +204,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     bus,
     log,
     clock,
-    layers: createLayers({ projectsDir: paths.projectsDir, summarizer: createOfflineCompactionSummarizer(), microCompact: config.microCompact }),
+    layers: createLayers({ projectsDir: paths.projectsDir, summarizer: compactionSummarizer(config, log), microCompact: config.microCompact }),
     thresholds: (sessionId) => sessions.get(sessionId).threshold,
     price: (sessionId) => priceFor(sessions.get(sessionId).model),
   });

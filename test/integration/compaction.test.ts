@@ -10,6 +10,7 @@ import { RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
+import { startMessagesApi } from '../helpers/messages-api.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 async function caughtUp(client: Client): Promise<boolean> {
@@ -122,6 +123,31 @@ describe('auto-compaction on a threshold crossing', () => {
       expect(printed.stdout).toContain('1 auto-compaction run');
     } finally {
       client.close();
+    }
+  });
+});
+
+describe('the anthropic summarizer', () => {
+  it('summarizes through the SDK against the scripted Messages API when configured with a key', async () => {
+    const api = await startMessagesApi();
+    try {
+      api.script({ kind: 'text', text: '<analysis>notes</analysis><summary>1. Primary Request and Intent:\n   Idempotency keys.</summary>' });
+      const sandbox = makeSandbox();
+      copyFixtureProjects(sandbox.projectsDir, ['compactions']);
+      await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
+      const client = createClient({ env: sandbox.env, autostart: false });
+      try {
+        await eventually(() => caughtUp(client), 'ingest to catch up');
+        const result = await client.compactAuto({ sessionId: manifest('compactions').sessionId, force: true });
+        expect(result).toMatchObject({ method: 'summary', summary: '1. Primary Request and Intent:\n   Idempotency keys.' });
+        expect(api.requests).toHaveLength(1);
+        expect(api.requests[0]?.problems).toEqual([]);
+        expect((api.requests[0]?.body as { model: string }).model).toBe('claude-haiku-4-5');
+      } finally {
+        client.close();
+      }
+    } finally {
+      await api.close();
     }
   });
 });
