@@ -108,6 +108,46 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE files SET last_activity = (SELECT MAX(timestamp) FROM entries WHERE entries.file_id = files.id);
     `,
   },
+  {
+    version: 4,
+    name: 'session-memory jobs and extractions',
+    // Jobs outlive the daemon, so an extraction cut short by a crash runs again after a restart.
+    // The partial unique index is the rule "one unfinished job per session", kept by SQLite itself.
+    // memory_extractions holds the last extraction of each session: where it stopped (the last
+    // summarized entry's uuid, and its offset for when the uuid is gone) and the context tokens
+    // then, which the triggers measure growth from and session-memory compaction keeps after.
+    // Unlike the index it cannot be rebuilt from the transcripts, but losing it costs little: a
+    // session without a record is extracted afresh once it has 10,000 tokens. Times are epoch ms;
+    // cost_usd is NULL when the summarizer's model has no known price.
+    sql: `
+      CREATE TABLE memory_jobs (
+        id         INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        state      TEXT NOT NULL CHECK (state IN ('queued', 'running', 'deferred', 'done', 'failed')),
+        reason     TEXT NOT NULL,
+        attempts   INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        not_before INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX memory_jobs_unfinished ON memory_jobs (session_id)
+        WHERE state IN ('queued', 'running', 'deferred');
+      CREATE INDEX memory_jobs_state ON memory_jobs (state, not_before);
+
+      CREATE TABLE memory_extractions (
+        session_id     TEXT PRIMARY KEY,
+        last_uuid      TEXT,
+        last_offset    INTEGER,
+        context_tokens INTEGER NOT NULL,
+        extracted_at   INTEGER NOT NULL,
+        summarizer     TEXT NOT NULL,
+        input_tokens   INTEGER NOT NULL DEFAULT 0,
+        output_tokens  INTEGER NOT NULL DEFAULT 0,
+        cost_usd       REAL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
