@@ -5,17 +5,16 @@
  * file in the same dir, fsync, rename), so a reader sees the whole result or none. Reads never
  * leave the projects dir: the path comes from a transcript, and transcripts are input.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, realpath, rename, rm } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mkdir, readFile, realpath } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { writeFileAtomic } from '../fs/atomic.js';
 import type { ToolResultContent } from '../../shared/protocol/results.js';
 import type { LoadedEntry } from './content.js';
 import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, toolResultsDir, type PersistItem } from './micro.js';
 
 const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
-const FILE_MODE = 0o600;
 /** Claude Code's persisted paths are absolute under its projects dir; this is where they start there. */
 const PROJECTS_SEGMENT = '/projects/';
 
@@ -43,31 +42,6 @@ async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
-/** Temp file in the same dir (so rename is atomic), flushed before it takes the name. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const file = await open(temp, 'wx', FILE_MODE);
-    try {
-      await file.writeFile(text, 'utf8');
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  // The rename itself survives a crash only once the dir is flushed.
-  const dir = await open(dirname(path), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
-}
-
 /** Writes each item (skipping files that already hold the same text); the paths, in item order. */
 export async function persistToolResults(projectsDir: string, project: string, sessionId: string, items: readonly PersistItem[]): Promise<string[]> {
   const dir = toolResultsDir(projectsDir, project, sessionId);
@@ -78,7 +52,7 @@ export async function persistToolResults(projectsDir: string, project: string, s
   for (const item of items) {
     if (!isSafeToolUseId(item.toolUseId)) throw pathRejected(`tool use id ${JSON.stringify(item.toolUseId)} cannot name a file`, { toolUseId: item.toolUseId });
     const path = toolResultFile(dir, item.toolUseId, item.ext);
-    if ((await readIfExists(path)) !== item.text) await writeAtomically(path, item.text);
+    if ((await readIfExists(path)) !== item.text) await writeFileAtomic(path, item.text);
     paths.push(path);
   }
   return paths;

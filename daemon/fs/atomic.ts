@@ -1,0 +1,32 @@
+/** Writes of files that users and other programs read: whole or not at all, even across a crash. */
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** Owner read/write only: these files hold transcript content. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Temp file in the same dir (so rename is atomic), flushed before it takes the name; then the dir is flushed. */
+export async function writeFileAtomic(path: string, text: string, mode = PRIVATE_FILE_MODE): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const file = await open(temp, 'wx', mode);
+    try {
+      await file.writeFile(text, 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  // The rename itself survives a crash only once the dir is flushed.
+  const dir = await open(dirname(path), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
