@@ -18,6 +18,12 @@ import { createIngestor, createIngestParser } from './ingest/ingestor.js';
 import { createAnthropicCompactionSummarizer } from './summarize/anthropic-compact.js';
 import type { CompactionSummarizer } from './summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
+import { createAnthropicMemorySummarizer, type AnthropicMemorySummarizer } from './summarize/anthropic-memory.js';
+import { hasAllSections, offlineSessionMemory } from './summarize/offline-memory.js';
+import { createJobStore } from './memory/jobs.js';
+import { createMemoryLocks } from './memory/lock.js';
+import { memoryMethods } from './memory/methods.js';
+import { createExtractionService } from './memory/service.js';
 import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
 import { createWatcher } from './ingest/watcher.js';
@@ -156,6 +162,15 @@ function compactionSummarizer(config: ResolvedConfig['config'], log: Logger): Co
   return createAnthropicCompactionSummarizer({ apiKey, model: config.model, ...(baseURL ? { baseURL } : {}) });
 }
 
+/** The anthropic session-memory summarizer when configured with a key; null means offline. */
+function memorySummarizer(config: ResolvedConfig['config'], log: Logger): AnthropicMemorySummarizer | null {
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (config.summarizer !== 'anthropic' || !apiKey) return null;
+  const baseURL = process.env.ANTHROPIC_BASE_URL;
+  log.info('session memory is summarized by the API', { model: config.model });
+  return createAnthropicMemorySummarizer({ apiKey, model: config.model, validate: hasAllSections, ...(baseURL ? { baseURL } : {}) });
+}
+
 interface Parts {
   paths: MemdPaths;
   resolved: ResolvedConfig;
@@ -177,7 +192,11 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     log,
     clock,
     projectsDir: paths.projectsDir,
-    onSessionsChanged: (sessionIds) => sessions.onSessionsChanged(sessionIds),
+    onSessionsChanged: (sessionIds) => {
+      sessions.onSessionsChanged(sessionIds);
+      // Live changes only: the backfill reads history, which is not summarized on the way.
+      if (ingestor.progress().state === 'live') for (const sessionId of sessionIds) extraction.onSessionChanged(sessionId);
+    },
     parser,
   });
   // Claude Code's own overrides (CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, ...) as the daemon sees them.
@@ -198,13 +217,38 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       if (state !== previous) compaction.onThresholdCrossed(sessionId, state);
     },
   });
+  const jobs = createJobStore({ db: store.db, clock });
+  const locks = createMemoryLocks({ log });
+  const anthropicMemory = memorySummarizer(config, log);
+  const extraction = createExtractionService({
+    db: store.db,
+    cache: entryCache,
+    projectsDir: paths.projectsDir,
+    claudeRoot: paths.claudeRoot,
+    bus,
+    log,
+    clock,
+    jobs,
+    locks,
+    price: (model) => priceFor(model),
+    summarize: async (input) => {
+      const offline = () => offlineSessionMemory({ loaded: input.loaded, previous: input.previous, template: input.template, title: input.title });
+      if (anthropicMemory === null) return { text: offline(), summarizer: 'offline', usage: null, rejected: 0 };
+      return anthropicMemory.summarize(input, offline);
+    },
+  });
   const compaction = createCompactionService({
     db: store.db,
     cache: entryCache,
     bus,
     log,
     clock,
-    layers: createLayers({ projectsDir: paths.projectsDir, summarizer: compactionSummarizer(config, log), microCompact: config.microCompact }),
+    layers: createLayers({
+      projectsDir: paths.projectsDir,
+      summarizer: compactionSummarizer(config, log),
+      microCompact: config.microCompact,
+      lastSummarizedUuid: (sessionId) => extraction.lastSummarizedUuid(sessionId),
+    }),
     thresholds: (sessionId) => sessions.get(sessionId).threshold,
     price: (sessionId) => priceFor(sessions.get(sessionId).model),
   });
@@ -231,6 +275,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       rpcStats: () => rpc.stats(),
       ingest: () => ingestor.status(),
       compaction: () => compaction.status(),
+      extraction: () => extraction.status(),
       features: FEATURES,
       methodNames: () => methodNames,
       requestShutdown: (reason) => void shutdown(reason),
@@ -239,6 +284,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...eventMethods(),
     ...sessionMethods(sessions, thresholdEnv),
     ...compactionMethods(compaction, toolResult),
+    ...memoryMethods(extraction),
   ];
   const dispatcher = createDispatcher(handlers, log);
   methodNames = dispatcher.methods;
@@ -256,6 +302,8 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       { name: 'stop ingest', run: async () => void (await Promise.all([watcher.stop(), ingestor.stop()])) },
       { name: 'stop session updates', run: () => sessions.close() },
       { name: 'stop compactions', run: () => compaction.close() },
+      // Running summaries are aborted; their jobs stay queued and run after the next start.
+      { name: 'stop extraction', run: () => extraction.close() },
       { name: 'close database', run: () => store.close() },
       { name: 'remove socket', run: () => socketFile?.remove() },
       { name: 'release lock', run: () => lock.release() },
@@ -290,6 +338,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     socketFile.watch(config.socketCheckMs, (why) => void shutdown(`${why}; no client can reach this daemon`));
   }
   watcher.start();
+  extraction.start();
   log.info('ready', {
     pid: process.pid,
     version: MEMD_VERSION,

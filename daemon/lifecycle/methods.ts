@@ -1,6 +1,6 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import { Methods } from '../../shared/protocol/methods.js';
-import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../rpc/dispatch.js';
 import type { RpcStats } from '../rpc/server.js';
 
@@ -13,6 +13,7 @@ export interface DaemonInfo {
   rpcStats(): RpcStats;
   ingest(): IngestStatus;
   compaction(): CompactionStatus;
+  extraction(): ExtractionStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -63,6 +64,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         database: info.database,
         ingest: info.ingest(),
         compaction: info.compaction(),
+        extraction: info.extraction(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

@@ -66,8 +66,6 @@ export interface AnthropicMemoryOptions {
   maxRetries?: number;
   /** hasAllSections: the reply kept every heading and description line of the template. */
   validate(text: string, template: string): boolean;
-  /** The offline summary, used when the model twice breaks the structure. */
-  offline(input: MemorySummaryInput): string;
 }
 
 function blockText(block: ContentBlock): string {
@@ -96,7 +94,12 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions): { summarize(input: MemorySummaryInput): Promise<MemorySummary> } {
+export interface AnthropicMemorySummarizer {
+  /** `offline` gives the offline summary, used when the model twice breaks the structure. */
+  summarize(input: MemorySummaryInput, offline: () => string): Promise<MemorySummary>;
+}
+
+export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions): AnthropicMemorySummarizer {
   let client: Promise<Sdk> | null = null;
   const connect = () =>
     (client ??= import('@anthropic-ai/sdk').then(
@@ -109,7 +112,7 @@ export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions)
         }) as unknown as Sdk,
     ));
   return {
-    async summarize(input) {
+    async summarize(input, offline) {
       const sdk = await connect();
       const usage: MemoryUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
       const body = {
@@ -139,7 +142,7 @@ export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions)
         usage.cacheWrite += count(used.cache_creation_input_tokens);
         if (text !== '' && options.validate(text, input.template)) return { text: `${text}\n`, summarizer: 'anthropic', usage, rejected: attempt };
       }
-      return { text: options.offline(input), summarizer: 'offline', usage, rejected: STRUCTURE_ATTEMPTS };
+      return { text: offline(), summarizer: 'offline', usage, rejected: STRUCTURE_ATTEMPTS };
     },
   };
 }

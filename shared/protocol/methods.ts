@@ -7,6 +7,8 @@ import { EVENT_TOPICS } from './events.js';
 import type {
   CompactionResult,
   DaemonStatus,
+  MemoryLockResult,
+  MemorySummaryResult,
   OkResult,
   SessionList,
   SessionSummary,
@@ -63,13 +65,13 @@ export const Methods = {
   compactReactive: method<CompactionResult>()('compact.reactive', object({ sessionId, limitTokens: optional(int({ min: 1 })) })),
   toolResultsGet: method<ToolResultContent>()('toolResults.get', object({ sessionId, toolUseId: str({ minLength: 1 }) })),
 
-  memorySummary: method<PendingResult>()('memory.summary', object({ sessionId })),
-  memoryExtract: method<PendingResult>()('memory.extract', object({ sessionId })),
-  memoryLock: method<PendingResult>()(
+  memorySummary: method<MemorySummaryResult>()('memory.summary', object({ sessionId })),
+  memoryExtract: method<MemorySummaryResult>()('memory.extract', object({ sessionId })),
+  memoryLock: method<MemoryLockResult>()(
     'memory.lock',
     object({ sessionId, owner: str({ minLength: 1 }), ttlMs: optional(int({ min: 1 })) }),
   ),
-  memoryUnlock: method<PendingResult>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }) })),
+  memoryUnlock: method<{ released: boolean }>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }) })),
 
   memdirList: method<PendingResult>()('memdir.list', object({ project: str({ minLength: 1 }), scope })),
   memdirRead: method<PendingResult>()('memdir.read', object({ project: str({ minLength: 1 }), scope, name: str({ minLength: 1 }) })),

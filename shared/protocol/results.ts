@@ -101,6 +101,7 @@ export interface DaemonStatus {
   };
   memory: { rssBytes: number; heapUsedBytes: number };
   compaction: CompactionStatus;
+  extraction: ExtractionStatus;
   database: DatabaseStatus;
   ingest: IngestStatus;
 }
@@ -163,6 +164,37 @@ export interface SessionSummary {
 
 export interface SessionList {
   sessions: SessionSummary[];
+}
+
+/** `memory.summary` and `memory.extract`: a session's summary.md and its last extraction. */
+export interface MemorySummaryResult {
+  sessionId: string;
+  path: string;
+  /** Null when the session has no summary.md yet. */
+  text: string | null;
+  /** The last message the summary covers. */
+  lastUuid: string | null;
+  extractedAt: string | null;
+  summarizer: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
+
+export interface MemoryLockResult {
+  owner: string;
+  /** Epoch ms when the lock lapses unless renewed. */
+  expiresAt: number;
+}
+
+/** Session-memory extraction in `daemon.status`. */
+export interface ExtractionStatus {
+  /** Jobs by state (queued, running, deferred, done, failed). */
+  jobs: Record<string, number>;
+  /** Sessions being extracted now. */
+  running: string[];
+  /** Locks main agents hold through memory.lock. */
+  locks: { sessionDir: string; owner: string; expiresAt: number }[];
 }
 
 /** Auto-compaction in `daemon.status`. */

@@ -26,6 +26,7 @@ export interface Manifest {
   contextTokens: number;
   compactions: { count: number; triggers: string[]; boundaries: { trigger: string; summary: string }[] };
   sidechain: { present: boolean; agents: { toolUseId: string; usage: ManifestUsage }[] };
+  files: { read: string[]; edited: string[]; written: string[] };
   /** Tool results Claude Code moved to tool-results/ files. */
   persistedToolResults: { toolUseId: string; tool: string; step: number; originalChars: number }[];
 }

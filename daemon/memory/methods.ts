@@ -1,0 +1,13 @@
+/** `memory.summary`, `memory.extract`, `memory.lock` and `memory.unlock`. */
+import { Methods } from '../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../rpc/dispatch.js';
+import type { ExtractionService } from './service.js';
+
+export function memoryMethods(extraction: ExtractionService): MethodHandler[] {
+  return [
+    handle(Methods.memorySummary, (params) => extraction.summary(params.sessionId)),
+    handle(Methods.memoryExtract, (params) => extraction.extract(params.sessionId)),
+    handle(Methods.memoryLock, (params) => extraction.lock(params.sessionId, params.owner, params.ttlMs)),
+    handle(Methods.memoryUnlock, (params) => extraction.unlock(params.sessionId, params.owner)),
+  ];
+}

@@ -1,0 +1,251 @@
+/**
+ * Background session-memory extraction: decides from each change of a live session whether its
+ * summary is due (triggers.ts), queues a job (jobs.ts, persisted, one per session), and runs jobs
+ * up to a concurrency limit. A job loads the conversation, summarizes what is new since the last
+ * extraction, and writes `summary.md` atomically under the session-memory lock; when the main
+ * agent (or anyone) holds the lock, the job is deferred and retried with backoff. Shutdown aborts
+ * running summaries; their jobs run again after the next start.
+ */
+import type Database from 'better-sqlite3';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
+import type { ModelPrice } from '../../shared/transcript/models.js';
+import type { Bus } from '../bus/bus.js';
+import { createConversationLoader, type SessionConversation } from '../compact/conversation.js';
+import type { ConversationMessage } from '../compact/messages.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../compact/session-memory.js';
+import { writeFileAtomic } from '../fs/atomic.js';
+import { sessionFiles } from '../ingest/store.js';
+import type { Logger } from '../log/logger.js';
+import type { EntryCache } from '../sessions/entry-cache.js';
+import type { MemorySummary, MemorySummaryInput } from '../summarize/anthropic-memory.js';
+import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
+import type { MemoryLocks } from './lock.js';
+import { shouldExtract, triggerState } from './triggers.js';
+
+/** Extractions at once over all sessions (issue 5 default): summaries compete with the agent for the API. */
+export const DEFAULT_CONCURRENCY = 1;
+/** A job that failed this often is given up (a summary that always fails must not loop forever). */
+export const MAX_ATTEMPTS = 5;
+
+/** DESIGN.md §2: `<projects>/<project>/<sessionId>/session-memory/`. */
+export function sessionMemoryDir(projectsDir: string, project: string, sessionId: string): string {
+  return join(projectsDir, project, sessionId, 'session-memory');
+}
+
+export type Summarize = (input: MemorySummaryInput & { loaded: SessionConversation['loaded']; title: string | null }) => Promise<MemorySummary>;
+
+export interface ExtractionDeps {
+  db: Database.Database;
+  cache: EntryCache;
+  projectsDir: string;
+  claudeRoot: string;
+  bus: Bus;
+  log: Logger;
+  clock: () => number;
+  jobs: JobStore;
+  locks: MemoryLocks;
+  summarize: Summarize;
+  price(model: string | null): ModelPrice | null;
+  concurrency?: number;
+}
+
+export interface ExtractionService {
+  /** After ingest changed a session (live): queue an extraction when its triggers say so. */
+  onSessionChanged(sessionId: string): void;
+  /** `memory.extract`: queue one now (whatever the triggers say) and wait for it. */
+  extract(sessionId: string): Promise<MemorySummaryResult>;
+  summary(sessionId: string): Promise<MemorySummaryResult>;
+  lock(sessionId: string, owner: string, ttlMs?: number): Promise<MemoryLockResult>;
+  unlock(sessionId: string, owner: string): Promise<{ released: boolean }>;
+  lastSummarizedUuid(sessionId: string): string | null;
+  status(): ExtractionStatus;
+  start(): void;
+  close(): Promise<void>;
+}
+
+async function readIfPresent(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/** The messages after the one holding `uuid` (all when it is not found). */
+function messagesSince(messages: readonly ConversationMessage[], uuid: string | null): ConversationMessage[] {
+  if (uuid === null) return [...messages];
+  const at = messages.findIndex((message) => message.uuids.includes(uuid));
+  return at === -1 ? [...messages] : messages.slice(at + 1);
+}
+
+export function createExtractionService(deps: ExtractionDeps): ExtractionService {
+  const { db, cache, jobs, locks, log, clock, bus } = deps;
+  const load = createConversationLoader();
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const running = new Map<number, { sessionId: string; abort: AbortController; done: Promise<void> }>();
+  const waiters = new Map<string, ((error: Error | null) => void)[]>();
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  const dirOf = (conversation: SessionConversation) => sessionMemoryDir(deps.projectsDir, conversation.file.project, conversation.sessionId);
+  const configFile = (name: string) => readIfPresent(join(deps.claudeRoot, 'session-memory', 'config', name));
+
+  function settle(sessionId: string, error: Error | null): void {
+    for (const wake of waiters.get(sessionId) ?? []) wake(error);
+    waiters.delete(sessionId);
+  }
+
+  async function run(job: MemoryJob, abort: AbortController): Promise<void> {
+    const conversation = load(db, cache, job.sessionId);
+    const dir = dirOf(conversation);
+    const path = join(dir, 'summary.md');
+    const last = jobs.lastExtraction(job.sessionId);
+    const previousText = await readIfPresent(path);
+    const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
+    const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
+    const prompt = (await configFile('prompt.md')) ?? undefined;
+    const title = conversation.entries.reduce<string | null>((found, entry) => (entry.title?.kind === 'custom' ? entry.title.value : found ?? entry.title?.value ?? null), null);
+    const result = await deps.summarize({
+      loaded: conversation.loaded,
+      messages: messagesSince(conversation.messages, last?.lastUuid ?? null),
+      previous,
+      template,
+      ...(prompt === undefined ? {} : { prompt }),
+      title,
+      signal: abort.signal,
+    });
+    if (abort.signal.aborted) throw new Error('extraction cancelled by shutdown');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
+    if (written.deferred) {
+      jobs.defer(job.id, clock() + retryDelayMs(job.attempts), 'the session memory is locked by another writer');
+      return;
+    }
+    const lastEntry = conversation.loaded.at(-1)?.entry ?? null;
+    const state = triggerState(conversation.entries, last === null ? null : asLastExtraction(last));
+    const model = conversation.entries.findLast((entry) => entry.model !== null && entry.type === 'assistant')?.model ?? null;
+    const price = result.usage === null ? null : deps.price(model);
+    const costUsd = result.usage === null ? 0 : price === null ? null : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
+    jobs.finish(job.id, {
+      lastUuid: lastEntry?.uuid ?? null,
+      lastOffset: lastEntry?.offset ?? null,
+      contextTokens: state.contextTokens,
+      summarizer: result.summarizer,
+      inputTokens: result.usage?.input ?? 0,
+      outputTokens: result.usage?.output ?? 0,
+      costUsd,
+    });
+    bus.publish('memory.extracted', { sessionId: job.sessionId, path, summarizer: result.summarizer, lastUuid: lastEntry?.uuid ?? null, rejectedReplies: result.rejected });
+    settle(job.sessionId, null);
+  }
+
+  function pump(): void {
+    if (closed) return;
+    while (running.size < concurrency) {
+      const job = jobs.claimNext(clock());
+      if (job === null) break;
+      const abort = new AbortController();
+      const done = run(job, abort)
+        .catch((error: unknown) => {
+          const message = (error as Error).message;
+          if (closed) return;
+          const retry = job.attempts < MAX_ATTEMPTS && !(error instanceof RpcError && error.code === ErrorCode.NotFound);
+          jobs.fail(job.id, message, { retry, notBefore: clock() + retryDelayMs(job.attempts) });
+          log.warn('session-memory extraction failed', { sessionId: job.sessionId, attempts: job.attempts, retry, error });
+          if (!retry) settle(job.sessionId, error as Error);
+        })
+        .finally(() => {
+          running.delete(job.id);
+          pump();
+        });
+      running.set(job.id, { sessionId: job.sessionId, abort, done });
+    }
+    schedule();
+  }
+
+  /** Wakes up when the next deferred job is due. */
+  function schedule(): void {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    const due = jobs.nextDue();
+    if (closed || due === null || running.size >= concurrency) return;
+    timer = setTimeout(pump, Math.max(0, due - clock()));
+    timer.unref();
+  }
+
+  async function summary(sessionId: string): Promise<MemorySummaryResult> {
+    const conversation = load(db, cache, sessionId);
+    const path = join(dirOf(conversation), 'summary.md');
+    const last = jobs.lastExtraction(sessionId);
+    return {
+      sessionId,
+      path,
+      text: await readIfPresent(path),
+      lastUuid: last?.lastUuid ?? null,
+      extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
+      summarizer: last?.summarizer ?? null,
+      inputTokens: last?.inputTokens ?? 0,
+      outputTokens: last?.outputTokens ?? 0,
+      costUsd: last?.costUsd ?? null,
+    };
+  }
+
+  return {
+    onSessionChanged(sessionId) {
+      if (closed) return;
+      // The index alone decides: no transcript content is read unless a job runs.
+      const entries = db.transaction(() => cache.load(db, sessionId, sessionFiles(db, sessionId)).main)();
+      if (entries.length === 0) return;
+      const last = jobs.lastExtraction(sessionId);
+      const decision = shouldExtract(triggerState(entries, last === null ? null : asLastExtraction(last)));
+      if (!decision.extract || decision.reason === null) return;
+      if (jobs.enqueue(sessionId, decision.reason).created) pump();
+    },
+    async extract(sessionId) {
+      load(db, cache, sessionId); // NotFound for an unknown session, before anything is queued
+      const finished = new Promise<void>((resolve, reject) => {
+        const list = waiters.get(sessionId) ?? [];
+        list.push((error) => (error === null ? resolve() : reject(error)));
+        waiters.set(sessionId, list);
+      });
+      jobs.enqueue(sessionId, 'requested');
+      pump();
+      await finished;
+      return summary(sessionId);
+    },
+    summary,
+    async lock(sessionId, owner, ttlMs) {
+      const dir = dirOf(load(db, cache, sessionId));
+      return locks.acquireForAgent(dir, owner, ttlMs);
+    },
+    async unlock(sessionId, owner) {
+      return locks.releaseForAgent(dirOf(load(db, cache, sessionId)), owner);
+    },
+    lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
+    status() {
+      return {
+        jobs: jobs.counts(),
+        running: [...running.values()].map((job) => job.sessionId),
+        locks: locks.held().map((held) => ({ sessionDir: held.dir, owner: held.owner, expiresAt: held.expiresAt })),
+      };
+    },
+    start() {
+      const requeued = jobs.recoverAfterRestart();
+      if (requeued > 0) log.info('extraction jobs left running by the last daemon run again', { requeued });
+      pump();
+    },
+    async close() {
+      closed = true;
+      if (timer !== null) clearTimeout(timer);
+      for (const job of running.values()) job.abort.abort();
+      await Promise.allSettled([...running.values()].map((job) => job.done));
+      for (const sessionId of [...waiters.keys()]) settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
+      await locks.close();
+    },
+  };
+}
