@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).status,
   sessions: async () => (await import('./commands/sessions.js')).sessions,
   compact: async () => (await import('./commands/compact.js')).compact,
+  memory: async () => (await import('./commands/memory.js')).memory,
   start: async () => (await import('./commands/lifecycle.js')).start,
   stop: async () => (await import('./commands/lifecycle.js')).stop,
   watch: async () => (await import('./commands/watch.js')).watch,

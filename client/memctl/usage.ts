@@ -10,6 +10,8 @@ commands:
   sessions [--json]         every session, most recent first, with its context bar
   compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
                             a compaction of the session: tokens before and after, what was lost
+  memory summary|extract SESSION [--json]
+                            the session's memory (summary.md), or an extraction now
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -45,6 +47,13 @@ after. Nothing is written to the transcript: the result is what a client would s
   --method cache-edits  the tool results an API context_management edit would clear, and the savings
   --force               compact with auto even below the threshold
 --json prints the compact.* result unchanged (the messages are ready to send).`,
+  memory: `usage: memctl memory summary|extract SESSION [--json]
+
+summary: prints the session's summary.md with when it was extracted, by which summarizer, its
+tokens and cost, and the last message it covers. extract: runs an extraction now (whatever the
+triggers say), waits for it to be written, and prints the result the same way. An extraction waits
+while a main agent holds the session-memory lock (memory.lock).
+--json prints the memory.summary / memory.extract result unchanged.`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are

@@ -5,7 +5,7 @@ import { createClient, type Client } from '../../client/index.js';
 import { hasAllSections } from '../../daemon/summarize/offline-memory.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -48,6 +48,18 @@ describe('session memory over a daemon', () => {
   it('compacts by that session memory, keeping what follows the last summarized message', async () => {
     const result = await client.compactAuto({ sessionId: loop.sessionId, force: true });
     expect(result.method).toBe('session-memory');
+  });
+
+  it('memctl memory summary prints the file and its sections; memctl status counts the extraction', async () => {
+    const run = await runMemctl(sandbox, ['memory', 'summary', loop.sessionId]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`session memory of ${loop.sessionId}`);
+    expect(run.stdout).toContain('by the offline summarizer');
+    expect(run.stdout).toContain('# Worklog');
+    const status = await runMemctl(sandbox, ['status']);
+    expect(status.stdout).toMatch(/memory +1 extractions done/);
+    const usage = await runMemctl(sandbox, ['memory', 'nope']);
+    expect(usage.code).toBe(2);
   });
 
   it('lets a main agent hold the lock; another owner is refused until it is released', async () => {

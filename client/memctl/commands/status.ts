@@ -45,7 +45,12 @@ export function renderStatus(status: DaemonStatus, out: Output): string[] {
     `  memory    ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
   ];
   lines.push(...renderIngest(status, out));
-  const { compaction } = status;
+  const { compaction, extraction } = status;
+  const jobs = extraction.jobs;
+  const active = (jobs.queued ?? 0) + (jobs.running ?? 0) + (jobs.deferred ?? 0);
+  if (active + (jobs.done ?? 0) + (jobs.failed ?? 0) > 0) {
+    lines.push(`  memory    ${jobs.done ?? 0} extractions done, ${active} waiting or running${jobs.failed ? `, ${jobs.failed} failed` : ''}${extraction.locks.length > 0 ? `, ${extraction.locks.length} held by agents` : ''}`);
+  }
   if (compaction.autoRuns > 0) lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
   for (const failing of compaction.failing) {
     const what = failing.stopped ? `auto-compaction stopped after ${failing.failures} failures` : `${failing.failures} auto-compaction failure${failing.failures === 1 ? '' : 's'}`;
