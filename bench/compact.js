@@ -33,7 +33,7 @@ const logger = { ...log, child: () => logger };
 const MEMORY = ['# Session Title', '_A short title_', '', 'Generated session', '', '# Current State', '_What is happening now_', '', 'Working through the requests one by one.', ''].join('\n');
 
 /** A transcript of prompt → Bash call → 4K result → answer rounds, about `tokens` in all. */
-function writeSession(path, sessionId, tokens) {
+export function writeSession(path, sessionId, tokens) {
   const lines = [];
   let parent = null;
   const rounds = Math.ceil((tokens * 4) / (ROUND_RESULT_CHARS + 200));
@@ -55,7 +55,7 @@ function writeSession(path, sessionId, tokens) {
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
-async function ingest(projectsDir, dbPath) {
+export async function ingest(projectsDir, dbPath) {
   const store = openStore(dbPath, logger);
   const tailer = createTailer({ db: store.db, log: logger, clock: Date.now, onCommit() {} });
   for (const file of await scanTranscripts(projectsDir)) {

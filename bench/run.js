@@ -2,10 +2,11 @@
 // when a target is missed.
 import { benchClient } from './client.js';
 import { benchCompact } from './compact.js';
+import { benchExtract } from './extract.js';
 import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
 
-const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest, compact: benchCompact };
+const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest, compact: benchCompact, extract: benchExtract };
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));
