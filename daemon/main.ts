@@ -19,7 +19,8 @@ import { createAnthropicCompactionSummarizer } from './summarize/anthropic-compa
 import type { CompactionSummarizer } from './summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
 import { createAnthropicMemorySummarizer, type AnthropicMemorySummarizer } from './summarize/anthropic-memory.js';
-import { hasAllSections, offlineSessionMemory } from './summarize/offline-memory.js';
+import { hasAllSections } from './summarize/memory-template.js';
+import { offlineSessionMemory } from './summarize/offline-memory.js';
 import { createJobStore } from './memory/jobs.js';
 import { createMemoryLocks } from './memory/lock.js';
 import { memoryMethods } from './memory/methods.js';

@@ -7,7 +7,7 @@
  */
 import type { LostItems } from '../../shared/protocol/results.js';
 import type { ContentBlock, MessageParam } from '../../shared/protocol/messages.js';
-import { ELLIPSIS, errorKeyLine, isCommandPlumbing } from '../summarize/offline-compact.js';
+import { ELLIPSIS, errorKeyLine, isCommandPlumbing } from '../summarize/transcript-facts.js';
 
 const SYSTEM_REMINDER = '<system-reminder>';
 import type { LoadedEntry } from './content.js';

@@ -7,6 +7,7 @@
 import type { LoadedEntry } from '../compact/content.js';
 import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from '../compact/session-memory.js';
 import { SUMMARY_SECTIONS, type CompactionSummarizer } from './compact-summary.js';
+import { clip, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from './transcript-facts.js';
 
 /** Section 6 carries every user message; past this they are shortened, oldest first. */
 export const USER_MESSAGES_MAX_TOKENS = 20_000;
@@ -16,63 +17,23 @@ const MIN_USER_MESSAGE_CHARS = 200;
 /** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
 const REQUEST_CHARS = 1_000;
 const REPLY_CHARS = 1_500;
-const LINE_CHARS = 200;
 /** Edits quoted per file in section 3: enough to say what changed. */
 const SNIPPETS_PER_FILE = 3;
 
-const FILE_TOOLS: Record<string, 'read' | 'edited' | 'written'> = { Read: 'read', Edit: 'edited', MultiEdit: 'edited', NotebookEdit: 'edited', Write: 'written' };
 const LANGUAGES: Record<string, string> = {
   ts: 'TypeScript', tsx: 'TypeScript', js: 'JavaScript', jsx: 'JavaScript', mjs: 'JavaScript', cjs: 'JavaScript', py: 'Python',
   rs: 'Rust', go: 'Go', java: 'Java', kt: 'Kotlin', rb: 'Ruby', php: 'PHP', cs: 'C#', c: 'C', h: 'C', cpp: 'C++', hpp: 'C++',
   swift: 'Swift', sh: 'Shell', sql: 'SQL', html: 'HTML', css: 'CSS', md: 'Markdown', json: 'JSON', yml: 'YAML', yaml: 'YAML',
   toml: 'TOML', csv: 'CSV', ipynb: 'Jupyter notebooks',
 };
-/** User text that is Claude Code's command plumbing, not something the user wrote. */
-const COMMAND_PLUMBING = /^<(?:command-name|command-message|command-args|local-command-[\w-]+|bash-stdout|bash-stderr)>/;
-/** Where clip and errorKeyLine leave text out; what is between is verbatim text of the source. */
-export const ELLIPSIS = '…';
-const EXIT_CODE_HEADER = /^(?:Error: )?Exit code \d+$/;
-const FAILED_EXIT = /^(?:Error: )?Exit code [1-9]\d*/;
-const ERROR_WORDS = /error|exception|traceback|fail|fatal|denied|not found/i;
-const TEST_MISMATCH = /\bexpected\b.*\bgot\b|assert/i;
-const PYTHON_EXCEPTION = /^[A-Za-z_][\w.]*:\s/;
 const EARLIER_CUTS = [`\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`, `\n\n${RECENT_PRESERVED}`, `\n${CONTINUATION_CLOSING.slice(0, 40)}`];
-
-interface Call {
-  name: string;
-  input: Record<string, unknown>;
-  at: number;
-  result: { isError: boolean; text: string; at: number; meta: unknown } | null;
-}
 
 interface Digest {
   prompts: string[];
   /** Sections of the summary of an earlier compaction (number → body), or its whole text under 0. */
   earlier: Map<number, string>;
   calls: Call[];
-  replies: { at: number; text: string }[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function blocksOf(content: unknown): Record<string, unknown>[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content.filter(isRecord) : [];
-}
-
-function textOf(content: unknown): string {
-  return blocksOf(content)
-    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
-    .filter((text) => text !== '')
-    .join('\n\n');
-}
-
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1)).replace(/[\uD800-\uDBFF]$/, '');
-  return `${cut}${ELLIPSIS}`;
+  replies: Said[];
 }
 
 function firstLine(text: string): string {
@@ -89,29 +50,6 @@ function dedent(text: string): string {
   const widths = lines.filter((line) => line.trim() !== '').map((line) => (/^ */.exec(line)?.[0].length ?? 0));
   const common = widths.length === 0 ? 0 : Math.min(...widths);
   return lines.map((line) => line.slice(common)).join('\n').trim();
-}
-
-/** A failed call: is_error, a non-zero exit code in the result, or Bash's "Exit code N" header. */
-function hasFailed(block: Record<string, unknown>, meta: unknown, text: string, tool: string): boolean {
-  if (block.is_error === true) return true;
-  if (isRecord(meta) && typeof meta.exitCode === 'number') return meta.exitCode !== 0;
-  return tool === 'Bash' && FAILED_EXIT.test(text);
-}
-
-/** Slash-command names and arguments, local-command output and caveats, bash-mode output. */
-export function isCommandPlumbing(text: string): boolean {
-  return COMMAND_PLUMBING.test(text.trimStart());
-}
-
-/** The line of a failed result that says what failed, past Bash's exit-code header. */
-export function errorKeyLine(text: string): string {
-  const lines = text.replace(/<\/?tool_use_error>/g, '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  const body = lines.filter((line) => !EXIT_CODE_HEADER.test(line));
-  const at = body.findIndex((line) => ERROR_WORDS.test(line));
-  const line = body[at] ?? body.find((candidate) => TEST_MISMATCH.test(candidate)) ?? body[0] ?? lines[0] ?? '(no output)';
-  // A Python traceback says what went wrong in its last line, not its first.
-  const raised = line.startsWith('Traceback') ? body.slice(at + 1).filter((candidate) => PYTHON_EXCEPTION.test(candidate)).at(-1) : undefined;
-  return clip(raised === undefined ? line : `${line} ${ELLIPSIS} ${raised}`, LINE_CHARS * 2);
 }
 
 /** The summary of an earlier compaction, by section number; unnumbered text goes under 0. */
@@ -133,41 +71,13 @@ function parseEarlier(text: string): Map<number, string> {
 }
 
 function digest(loaded: readonly LoadedEntry[]): Digest {
-  const found: Digest = { prompts: [], earlier: new Map(), calls: [], replies: [] };
-  const byId = new Map<string, Call>();
-  loaded.forEach(({ entry, raw }, at) => {
-    const content = isRecord(raw.message) ? raw.message.content : undefined;
-    if (entry.type === 'assistant') {
-      for (const block of blocksOf(content)) {
-        if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') found.replies.push({ at, text: block.text.trim() });
-        if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
-          const call: Call = { name: block.name, input: isRecord(block.input) ? block.input : {}, at, result: null };
-          byId.set(block.id, call);
-          found.calls.push(call);
-        }
-      }
-      return;
-    }
-    if (entry.type !== 'user') return;
-    if (entry.isCompactSummary) {
-      found.earlier = parseEarlier(textOf(content));
-      return;
-    }
-    for (const block of blocksOf(content)) {
-      const call = block.type === 'tool_result' && typeof block.tool_use_id === 'string' ? byId.get(block.tool_use_id) : undefined;
-      if (call === undefined) continue;
-      const text = typeof block.content === 'string' ? block.content : textOf(block.content);
-      call.result = { isError: hasFailed(block, raw.toolUseResult, text, call.name), text, at, meta: raw.toolUseResult };
-    }
-    const prompt = textOf(content).trim();
-    if (!entry.isMeta && prompt !== '' && !isCommandPlumbing(prompt)) found.prompts.push(prompt);
-  });
-  return found;
+  const facts = readTranscript(loaded);
+  // The latest compaction summary is the one that covers all before it.
+  const earlier = parseEarlier(facts.summaries.at(-1) ?? '');
+  return { prompts: facts.prompts.map((prompt) => prompt.text), earlier, calls: facts.calls, replies: facts.replies };
 }
 
-const succeeded = (call: Call) => call.result !== null && !call.result.isError;
-const inputString = (call: Call, field: string) => (typeof call.input[field] === 'string' ? (call.input[field] as string) : null);
-const filePath = (call: Call) => inputString(call, 'file_path') ?? inputString(call, 'notebook_path');
+const succeeded = (call: Call) => call.result !== null && !call.result.failed;
 /** What a call acted on: its command or its file. */
 const target = (call: Call) => inputString(call, 'command') ?? filePath(call) ?? JSON.stringify(call.input);
 
@@ -242,7 +152,7 @@ function filesAndCode(digest: Digest): string[] {
   for (const call of digest.calls) {
     const action = FILE_TOOLS[call.name];
     const path = filePath(call);
-    if (action === undefined || path === null || (call.result !== null && call.result.isError)) continue;
+    if (action === undefined || path === null || (call.result !== null && call.result.failed)) continue;
     const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
     files.set(path, file);
     file.actions.set(action, (file.actions.get(action) ?? 0) + 1);
@@ -261,7 +171,7 @@ function filesAndCode(digest: Digest): string[] {
 function errorsAndFixes(digest: Digest): string[] {
   const lines = carried(digest, 4);
   digest.calls.forEach((call, index) => {
-    if (call.result === null || !call.result.isError) return;
+    if (call.result === null || !call.result.failed) return;
     const header = /^(?:Error: )?(Exit code \d+)/.exec(call.result.text)?.[1];
     lines.push(`   - ${call.name} \`${clip(target(call), LINE_CHARS)}\` failed${header === undefined ? '' : ` (${header})`}: ${errorKeyLine(call.result.text)}`);
     const later = digest.calls.slice(index + 1);
@@ -279,7 +189,7 @@ function errorsAndFixes(digest: Digest): string[] {
 
 function problemSolving(digest: Digest): string[] {
   const lines = carried(digest, 5);
-  const failed = digest.calls.filter((call) => call.result?.isError === true);
+  const failed = digest.calls.filter((call) => call.result?.failed === true);
   if (digest.calls.length > 0) lines.push(`   - ${digest.calls.length} tool calls, ${failed.length} of them failed.`);
   for (const call of failed) {
     const reply = digest.replies.find((candidate) => candidate.at > (call.result?.at ?? call.at));
@@ -318,31 +228,10 @@ function userMessages(digest: Digest): string[] {
   return orNone(fitUserMessages(all, USER_MESSAGES_MAX_TOKENS * CHARS_PER_TOKEN).map((message) => `   - "${message}"`));
 }
 
-interface OpenTask {
-  status: string;
-  text: string;
-}
-
-/** The latest TodoWrite list and the TaskCreate/TaskUpdate tasks, open ones only, in order. */
-function openTasks(digest: Digest): OpenTask[] {
-  let todos: OpenTask[] = [];
-  const tasks = new Map<string, OpenTask>();
-  for (const call of digest.calls) {
-    if (call.result?.isError === true) continue;
-    if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
-      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.content === 'string' && typeof todo.status === 'string' ? [{ status: todo.status, text: todo.content }] : []));
-    }
-    const meta = call.result?.meta;
-    const created = isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string' ? meta.task.id : null;
-    if (call.name === 'TaskCreate' && created !== null) {
-      const description = inputString(call, 'description');
-      tasks.set(created, { status: 'pending', text: `#${created} ${inputString(call, 'subject') ?? ''}${description === null ? '' : ` (${description})`}` });
-    }
-    const updated = tasks.get(inputString(call, 'taskId') ?? '');
-    const status = inputString(call, 'status');
-    if (call.name === 'TaskUpdate' && updated !== undefined && status !== null) updated.status = status;
-  }
-  return [...todos, ...tasks.values()].filter((task) => task.status === 'pending' || task.status === 'in_progress');
+/** A todo as written; a task by its id, subject and description. */
+function taskLabel(open: OpenTask): string {
+  if (open.task === null) return open.text;
+  return `#${open.task.id} ${open.text}${open.task.description === null ? '' : ` (${open.task.description})`}`;
 }
 
 function currentWork(digest: Digest, open: readonly OpenTask[]): string[] {
@@ -351,14 +240,14 @@ function currentWork(digest: Digest, open: readonly OpenTask[]): string[] {
   if (request !== undefined) lines.push(`   Last request: "${indent(clip(request, REQUEST_CHARS), 3)}"`);
   const reply = digest.replies.at(-1);
   if (reply !== undefined) lines.push(`   Last assistant reply: ${indent(clip(reply.text, REPLY_CHARS), 3)}`);
-  for (const task of open) if (task.status === 'in_progress') lines.push(`   In progress: ${task.text}`);
+  for (const task of open) if (task.status === 'in_progress') lines.push(`   In progress: ${taskLabel(task)}`);
   return lines.length === 0 ? ['   Nothing recorded yet.'] : lines;
 }
 
 /** The nine sections from the transcript's structure. Pure and deterministic. */
 export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: string): string {
   const found = digest(loaded);
-  const open = openTasks(found);
+  const open = openTasks(found.calls);
   const next = open[0];
   const bodies = [
     primaryRequest(found, instructions),
@@ -367,9 +256,9 @@ export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: st
     errorsAndFixes(found),
     problemSolving(found),
     userMessages(found),
-    orNone(open.map((task) => `   - [${task.status}] ${task.text}`)),
+    orNone(open.map((task) => `   - [${task.status}] ${taskLabel(task)}`)),
     currentWork(found, open),
-    [next === undefined ? '   Wait for the next request.' : `   Continue with: ${next.text}`],
+    [next === undefined ? '   Wait for the next request.' : `   Continue with: ${taskLabel(next)}`],
   ];
   return bodies.map((lines, index) => `${index + 1}. ${SUMMARY_SECTIONS[index]}:\n${lines.join('\n')}`).join('\n\n');
 }

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
-import { hasAllSections } from '../../daemon/summarize/offline-memory.js';
+import { hasAllSections } from '../../daemon/summarize/memory-template.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';

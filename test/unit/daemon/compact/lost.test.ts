@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadedEntry } from '../../../../daemon/compact/content.js';
 import { lostItems } from '../../../../daemon/compact/lost.js';
 import { buildMessages, toMessageParams, type ConversationMessage } from '../../../../daemon/compact/messages.js';
-import { errorKeyLine } from '../../../../daemon/summarize/offline-compact.js';
+import { errorKeyLine } from '../../../../daemon/summarize/transcript-facts.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { ingestFixture, syntheticConversation } from '../../../helpers/compact.js';
 
