@@ -1,11 +1,12 @@
 /**
  * The compaction summarizer that asks a model: the conversation as it stands, then COMPACT_PROMPT
- * (with any custom instructions) as the last user turn, through @anthropic-ai/sdk. The SDK is
- * loaded on first use, so a daemon on the offline summarizer never loads it. Timeouts, retries
- * (429, 5xx, overloaded, honouring retry-after) and aborts are the SDK's, set here.
+ * (with any custom instructions) as the last user turn, through @anthropic-ai/sdk
+ * (anthropic-client.ts). Timeouts, retries (429, 5xx, overloaded, honouring retry-after) and
+ * aborts are the SDK's, set here.
  */
 import type { MessageParam } from '../../shared/protocol/messages.js';
 import { toMessageParams } from '../compact/messages.js';
+import { lazyMessagesClient, replyText } from './anthropic-client.js';
 import { compactPrompt, type CompactionSummarizer } from './compact-summary.js';
 
 /** DESIGN.md §5: summarizer calls time out after 60 s. */
@@ -33,23 +34,13 @@ export function summaryRequestMessages(messages: MessageParam[], instructions?: 
   return [...messages.slice(0, -1), { role: 'user', content: [...content, prompt] }];
 }
 
-function textOf(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  return content.map((block) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : '')).join('');
-}
-
 export function createAnthropicCompactionSummarizer(options: AnthropicSummarizerOptions): CompactionSummarizer {
-  let client: Promise<{ messages: { create(body: unknown, request: { signal?: AbortSignal }): Promise<{ content: unknown }> } }> | null = null;
-  const connect = () =>
-    (client ??= import('@anthropic-ai/sdk').then(
-      ({ default: Anthropic }) =>
-        new Anthropic({
-          apiKey: options.apiKey,
-          ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-          timeout: options.timeoutMs ?? SUMMARY_TIMEOUT_MS,
-          maxRetries: options.maxRetries ?? SUMMARY_MAX_RETRIES,
-        }) as unknown as { messages: { create(body: unknown, request: { signal?: AbortSignal }): Promise<{ content: unknown }> } },
-    ));
+  const connect = lazyMessagesClient({
+    apiKey: options.apiKey,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    timeoutMs: options.timeoutMs ?? SUMMARY_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? SUMMARY_MAX_RETRIES,
+  });
   return {
     async summarize(input) {
       const sdk = await connect();
@@ -58,7 +49,7 @@ export function createAnthropicCompactionSummarizer(options: AnthropicSummarizer
         input.signal === undefined ? {} : { signal: input.signal },
       );
       // The reply comes from the network: unknown until it is a non-empty text.
-      const text = textOf(reply.content).trim();
+      const text = replyText(reply.content).trim();
       if (text === '') throw new Error('the model returned no summary text');
       return text;
     },

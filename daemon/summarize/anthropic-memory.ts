@@ -4,10 +4,11 @@
  * prefix marked for prompt caching; big tool results are cut as micro-compaction cuts them. A reply
  * that lost a heading or its italic description line is rejected and asked for once more, then
  * the offline summary is used. API failures (after the SDK's retries) are thrown: the job is
- * retried later. The SDK is loaded on first use.
+ * retried later.
  */
 import type { ContentBlock } from '../../shared/protocol/messages.js';
 import type { ConversationMessage } from '../compact/messages.js';
+import { lazyMessagesClient, replyText } from './anthropic-client.js';
 
 /** DESIGN.md §5 / issue 5: a summarizer call gives up after 60 s. */
 export const MEMORY_TIMEOUT_MS = 60_000;
@@ -88,8 +89,6 @@ export function renderMessages(messages: readonly ConversationMessage[]): string
     .join('\n\n');
 }
 
-type Sdk = { messages: { create(body: unknown, request: { signal?: AbortSignal }): Promise<{ content: unknown; usage?: Record<string, unknown> }> } };
-
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
@@ -100,17 +99,12 @@ export interface AnthropicMemorySummarizer {
 }
 
 export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions): AnthropicMemorySummarizer {
-  let client: Promise<Sdk> | null = null;
-  const connect = () =>
-    (client ??= import('@anthropic-ai/sdk').then(
-      ({ default: Anthropic }) =>
-        new Anthropic({
-          apiKey: options.apiKey,
-          ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-          timeout: options.timeoutMs ?? MEMORY_TIMEOUT_MS,
-          maxRetries: options.maxRetries ?? MEMORY_MAX_RETRIES,
-        }) as unknown as Sdk,
-    ));
+  const connect = lazyMessagesClient({
+    apiKey: options.apiKey,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    timeoutMs: options.timeoutMs ?? MEMORY_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? MEMORY_MAX_RETRIES,
+  });
   return {
     async summarize(input, offline) {
       const sdk = await connect();
@@ -133,8 +127,7 @@ export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions)
       for (let attempt = 0; attempt < STRUCTURE_ATTEMPTS; attempt++) {
         const reply = await sdk.messages.create(body, input.signal === undefined ? {} : { signal: input.signal });
         // From the network: unknown until checked.
-        const content = Array.isArray(reply.content) ? reply.content : [];
-        const text = content.map((block) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : '')).join('').trim();
+        const text = replyText(reply.content).trim();
         const used = reply.usage ?? {};
         usage.input += count(used.input_tokens);
         usage.output += count(used.output_tokens);

@@ -12,6 +12,7 @@ import { createTailer } from '../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../daemon/ingest/watcher.js';
 import { createEntryCache, type EntryCache } from '../../daemon/sessions/entry-cache.js';
 import { openStore, type Store } from '../../daemon/store/db.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { fakeLogger } from './fake-logger.js';
 import { manifest, type Manifest } from './fixtures.js';
 import { copyFixtureProjects } from './ingest.js';
@@ -69,4 +70,35 @@ export function syntheticConversation(rounds: number, resultChars = 4_000, tool 
     messages.push({ role: 'assistant', content: [{ type: 'text', text: `Done with request ${n}.` }], uuids: [`t-${n}`], messageId: `msg_${n}_b`, isPrompt: false, isSummary: false });
   }
   return normalize(messages);
+}
+
+/** An index row with neutral defaults, for tests that build conversations by hand. */
+export function indexedEntry(overrides: Partial<IndexedEntry> = {}): IndexedEntry {
+  return {
+    offset: 0,
+    length: 0,
+    type: 'user',
+    subtype: null,
+    uuid: null,
+    parentUuid: null,
+    logicalParentUuid: null,
+    timestamp: null,
+    sessionId: null,
+    chars: 0,
+    estTokens: 0,
+    messageId: null,
+    requestId: null,
+    model: null,
+    usage: null,
+    toolUses: [],
+    toolResults: [],
+    isSidechain: false,
+    isMeta: false,
+    isCompactSummary: false,
+    cwd: null,
+    gitBranch: null,
+    title: null,
+    compact: null,
+    ...overrides,
+  };
 }

@@ -6,7 +6,7 @@ import { buildMessages, toMessageParams, toolsArePaired, type ConversationMessag
 import { CLEARED_TOOL_RESULT, planMicro, type MicroSettings } from '../../../../daemon/compact/micro.js';
 import type { ContentBlock, ToolResultBlock } from '../../../../shared/protocol/messages.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
-import { ingestFixture } from '../../../helpers/compact.js';
+import { ingestFixture, indexedEntry } from '../../../helpers/compact.js';
 import { FIXTURES, SCENARIOS } from '../../../helpers/ingest.js';
 
 const NOW = Date.parse('2026-01-01T12:00:00.000Z');
@@ -15,33 +15,7 @@ const SETTINGS: MicroSettings = { now: NOW, toolResultsDir: DIR };
 const START = Date.parse('2026-01-01T10:00:00.000Z');
 
 function indexed(partial: Partial<IndexedEntry>): IndexedEntry {
-  return {
-    offset: 0,
-    length: 0,
-    type: 'user',
-    subtype: null,
-    uuid: null,
-    parentUuid: null,
-    logicalParentUuid: null,
-    timestamp: null,
-    sessionId: 'sess-1',
-    chars: 0,
-    estTokens: 0,
-    messageId: null,
-    requestId: null,
-    model: null,
-    usage: null,
-    toolUses: [],
-    toolResults: [],
-    isSidechain: false,
-    isMeta: false,
-    isCompactSummary: false,
-    cwd: null,
-    gitBranch: null,
-    title: null,
-    compact: null,
-    ...partial,
-  };
+  return indexedEntry({ sessionId: 'sess-1', ...partial });
 }
 
 interface Call {

@@ -9,40 +9,14 @@ import { persistToolResults, readToolResult } from '../../../../daemon/compact/t
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { ContentBlock } from '../../../../shared/protocol/messages.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
-import { ingestFixture } from '../../../helpers/compact.js';
+import { ingestFixture, indexedEntry } from '../../../helpers/compact.js';
 
 const PROJECT = '-home-user-proj';
 const SESSION = 'sess-1';
 const BIG_BASH = 'toolu_01uUgp7hiyuJjEHHOUyODbbD';
 
 function indexed(partial: Partial<IndexedEntry>): IndexedEntry {
-  return {
-    offset: 0,
-    length: 0,
-    type: 'user',
-    subtype: null,
-    uuid: null,
-    parentUuid: null,
-    logicalParentUuid: null,
-    timestamp: '2026-01-01T10:00:00.000Z',
-    sessionId: SESSION,
-    chars: 0,
-    estTokens: 0,
-    messageId: null,
-    requestId: null,
-    model: null,
-    usage: null,
-    toolUses: [],
-    toolResults: [],
-    isSidechain: false,
-    isMeta: false,
-    isCompactSummary: false,
-    cwd: null,
-    gitBranch: null,
-    title: null,
-    compact: null,
-    ...partial,
-  };
+  return indexedEntry({ timestamp: '2026-01-01T10:00:00.000Z', sessionId: SESSION, ...partial });
 }
 
 /** A prompt, one Bash call and its result line (with `toolUseResult` as given). */

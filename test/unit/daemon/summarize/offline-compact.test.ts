@@ -7,7 +7,7 @@ import { createOfflineCompactionSummarizer, fitUserMessages, offlineSummary, USE
 import { errorKeyLine } from '../../../../daemon/summarize/transcript-facts.js';
 import { roughTokens } from '../../../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
-import { ingestFixture } from '../../../helpers/compact.js';
+import { ingestFixture, indexedEntry } from '../../../helpers/compact.js';
 import type { Manifest } from '../../../helpers/fixtures.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 
@@ -30,33 +30,7 @@ function sections(summary: string): string[] {
 }
 
 function indexed(type: string, uuid: string, overrides: Partial<IndexedEntry> = {}): IndexedEntry {
-  return {
-    offset: 0,
-    length: 0,
-    type,
-    subtype: null,
-    uuid,
-    parentUuid: null,
-    logicalParentUuid: null,
-    timestamp: null,
-    sessionId: 's',
-    chars: 0,
-    estTokens: 0,
-    messageId: null,
-    requestId: null,
-    model: null,
-    usage: null,
-    toolUses: [],
-    toolResults: [],
-    isSidechain: false,
-    isMeta: false,
-    isCompactSummary: false,
-    cwd: null,
-    gitBranch: null,
-    title: null,
-    compact: null,
-    ...overrides,
-  };
+  return indexedEntry({ type, uuid, sessionId: 's', ...overrides });
 }
 
 let serial = 0;
