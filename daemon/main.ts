@@ -234,7 +234,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     price: (model) => priceFor(model),
     summarize: async (input) => {
       const offline = () => offlineSessionMemory({ loaded: input.loaded, previous: input.previous, template: input.template, title: input.title });
-      if (anthropicMemory === null) return { text: offline(), summarizer: 'offline', usage: null, rejected: 0 };
+      if (anthropicMemory === null) return { text: offline(), summarizer: 'offline', usage: null, model: null, rejected: 0 };
       return anthropicMemory.summarize(input, offline);
     },
   });

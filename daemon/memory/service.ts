@@ -128,8 +128,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     }
     const lastEntry = conversation.loaded.at(-1)?.entry ?? null;
     const state = triggerState(conversation.entries, last === null ? null : asLastExtraction(last));
-    const model = conversation.entries.findLast((entry) => entry.model !== null && entry.type === 'assistant')?.model ?? null;
-    const price = result.usage === null ? null : deps.price(model);
+    // Priced at the summarizer model's rates, not the session's.
+    const price = result.usage === null ? null : deps.price(result.model);
     const costUsd = result.usage === null ? 0 : price === null ? null : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
     jobs.finish(job.id, {
       lastUuid: lastEntry?.uuid ?? null,

@@ -55,6 +55,8 @@ export interface MemorySummary {
   summarizer: 'offline' | 'anthropic';
   /** Tokens the model call used (null for offline). */
   usage: MemoryUsage | null;
+  /** The model that was asked (null for offline): extraction is priced at its rates. */
+  model: string | null;
   /** Replies rejected for a broken structure before this one. */
   rejected: number;
 }
@@ -133,9 +135,9 @@ export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions)
         usage.output += count(used.output_tokens);
         usage.cacheRead += count(used.cache_read_input_tokens);
         usage.cacheWrite += count(used.cache_creation_input_tokens);
-        if (text !== '' && options.validate(text, input.template)) return { text: `${text}\n`, summarizer: 'anthropic', usage, rejected: attempt };
+        if (text !== '' && options.validate(text, input.template)) return { text: `${text}\n`, summarizer: 'anthropic', usage, model: options.model, rejected: attempt };
       }
-      return { text: offline(), summarizer: 'offline', usage, rejected: STRUCTURE_ATTEMPTS };
+      return { text: offline(), summarizer: 'offline', usage, model: options.model, rejected: STRUCTURE_ATTEMPTS };
     },
   };
 }

@@ -50,6 +50,11 @@ describe('an extraction interrupted by kill -9', () => {
         expect(hasAllSections(text)).toBe(true);
         expect((await client.daemonStatus()).extraction.jobs).toMatchObject({ done: 1, running: 0, queued: 0 });
         expect(api.requests.length).toBe(2);
+        // Tokens and cost of the extraction, at the summarizer model's (claude-haiku-4-5) prices.
+        const recorded = await client.memorySummary({ sessionId });
+        expect(recorded).toMatchObject({ summarizer: 'anthropic' });
+        expect(recorded.inputTokens).toBeGreaterThan(0);
+        expect(recorded.costUsd).toBeGreaterThan(0);
       } finally {
         client.close();
       }
