@@ -20,10 +20,10 @@ import type { CompactionSummarizer } from './summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
 import { createAnthropicMemorySummarizer, type AnthropicMemorySummarizer } from './summarize/anthropic-memory.js';
 import { hasAllSections } from './summarize/memory-template.js';
-import { offlineSessionMemory } from './summarize/offline-memory.js';
 import { createJobStore } from './memory/jobs.js';
 import { createMemoryLocks } from './memory/lock.js';
 import { memoryMethods } from './memory/methods.js';
+import { createExtractor } from './memory/extract.js';
 import { createExtractionService } from './memory/service.js';
 import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
@@ -232,11 +232,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     jobs,
     locks,
     price: (model) => priceFor(model),
-    summarize: async (input) => {
-      const offline = () => offlineSessionMemory({ loaded: input.loaded, previous: input.previous, template: input.template, title: input.title });
-      if (anthropicMemory === null) return { text: offline(), summarizer: 'offline', usage: null, model: null, rejected: 0 };
-      return anthropicMemory.summarize(input, offline);
-    },
+    extractor: createExtractor(anthropicMemory),
   });
   const compaction = createCompactionService({
     db: store.db,

@@ -6,10 +6,8 @@
  * answer: the main thread keeps the book of kept partial lines, so starting and ending a pass
  * costs no round trip.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScript } from '../worker-script.js';
 import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
 
 /** Chunks in flight per lane: enough read-ahead that parsing never waits for a read. */
@@ -147,17 +145,6 @@ export function createInlineParser(options: ParserOptions): LineParser {
   return withBook(options, slots, send, parse, async () => {});
 }
 
-/**
- * The compiled worker script. Under vitest this module runs from its TypeScript source, which a
- * worker cannot load: the compiled one in dist/ (built by `pretest`) is used then.
- */
-export function parseWorkerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (!here.endsWith('.ts')) return join(dirname(here), 'parse-worker.js');
-  const built = join(resolve(dirname(here), '../..'), 'dist/daemon/ingest/parse-worker.js');
-  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
-  return built;
-}
 
 interface Waiter {
   resolve(value: ParsedChunk): void;
@@ -177,7 +164,7 @@ export function createWorkerParser(options: ParserOptions): LineParser {
 
   const spawn = (): Worker => {
     const data: ParseWorkerData = { memory, lanes: options.lanes, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
-    const started = new Worker(parseWorkerScript(), { workerData: data });
+    const started = new Worker(workerScript(import.meta.url, 'parse-worker.js'), { workerData: data });
     // Ingest never keeps the daemon alive on its own; shutdown terminates the worker.
     started.unref();
     started.on('message', (message: ParseReply) => {

@@ -13,14 +13,12 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
-import { createConversationLoader, type SessionConversation } from '../compact/conversation.js';
-import type { ConversationMessage } from '../compact/messages.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../compact/session-memory.js';
 import { writeFileAtomic } from '../fs/atomic.js';
-import { sessionFiles } from '../ingest/store.js';
+import { sessionFiles, type IngestedFile } from '../ingest/store.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
-import type { MemorySummary, MemorySummaryInput } from '../summarize/anthropic-memory.js';
+import type { Extractor } from './extract.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerState } from './triggers.js';
@@ -35,7 +33,6 @@ export function sessionMemoryDir(projectsDir: string, project: string, sessionId
   return join(projectsDir, project, sessionId, 'session-memory');
 }
 
-export type Summarize = (input: MemorySummaryInput & { loaded: SessionConversation['loaded']; title: string | null }) => Promise<MemorySummary>;
 
 export interface ExtractionDeps {
   db: Database.Database;
@@ -47,7 +44,7 @@ export interface ExtractionDeps {
   clock: () => number;
   jobs: JobStore;
   locks: MemoryLocks;
-  summarize: Summarize;
+  extractor: Extractor;
   price(model: string | null): ModelPrice | null;
   concurrency?: number;
 }
@@ -76,23 +73,14 @@ async function readIfPresent(path: string): Promise<string | null> {
   }
 }
 
-/** The messages after the one holding `uuid` (all when it is not found). */
-function messagesSince(messages: readonly ConversationMessage[], uuid: string | null): ConversationMessage[] {
-  if (uuid === null) return [...messages];
-  const at = messages.findIndex((message) => message.uuids.includes(uuid));
-  return at === -1 ? [...messages] : messages.slice(at + 1);
-}
-
 export function createExtractionService(deps: ExtractionDeps): ExtractionService {
   const { db, cache, jobs, locks, log, clock, bus } = deps;
-  const load = createConversationLoader();
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const running = new Map<number, { sessionId: string; abort: AbortController; done: Promise<void> }>();
   const waiters = new Map<string, ((error: Error | null) => void)[]>();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
-  const dirOf = (conversation: SessionConversation) => sessionMemoryDir(deps.projectsDir, conversation.file.project, conversation.sessionId);
   const configFile = (name: string) => readIfPresent(join(deps.claudeRoot, 'session-memory', 'config', name));
 
   function settle(sessionId: string, error: Error | null): void {
@@ -100,19 +88,30 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     waiters.delete(sessionId);
   }
 
+  /** The session's main transcript file; NotFound when the index has none. */
+  function mainFile(sessionId: string): IngestedFile {
+    const file = sessionFiles(db, sessionId).find((candidate) => candidate.agentId === null);
+    if (file === undefined) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no main transcript of session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+    return file;
+  }
+
+  const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
+
   async function run(job: MemoryJob, abort: AbortController): Promise<void> {
-    const conversation = load(db, cache, job.sessionId);
-    const dir = dirOf(conversation);
+    const file = mainFile(job.sessionId);
+    const entries = db.transaction(() => cache.load(db, job.sessionId, sessionFiles(db, job.sessionId)).main)();
+    const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
     const path = join(dir, 'summary.md');
     const last = jobs.lastExtraction(job.sessionId);
     const previousText = await readIfPresent(path);
     const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
     const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
     const prompt = (await configFile('prompt.md')) ?? undefined;
-    const title = conversation.entries.reduce<string | null>((found, entry) => (entry.title?.kind === 'custom' ? entry.title.value : found ?? entry.title?.value ?? null), null);
-    const result = await deps.summarize({
-      loaded: conversation.loaded,
-      messages: messagesSince(conversation.messages, last?.lastUuid ?? null),
+    const title = entries.reduce<string | null>((found, entry) => (entry.title?.kind === 'custom' ? entry.title.value : found ?? entry.title?.value ?? null), null);
+    const result = await deps.extractor.run({
+      path: file.path,
+      entries,
+      sinceUuid: last?.lastUuid ?? null,
       previous,
       template,
       ...(prompt === undefined ? {} : { prompt }),
@@ -126,21 +125,20 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       jobs.defer(job.id, clock() + retryDelayMs(job.attempts), 'the session memory is locked by another writer');
       return;
     }
-    const lastEntry = conversation.loaded.at(-1)?.entry ?? null;
-    const state = triggerState(conversation.entries, last === null ? null : asLastExtraction(last));
+    const state = triggerState(entries, last === null ? null : asLastExtraction(last));
     // Priced at the summarizer model's rates, not the session's.
     const price = result.usage === null ? null : deps.price(result.model);
     const costUsd = result.usage === null ? 0 : price === null ? null : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
     jobs.finish(job.id, {
-      lastUuid: lastEntry?.uuid ?? null,
-      lastOffset: lastEntry?.offset ?? null,
+      lastUuid: result.lastUuid,
+      lastOffset: result.lastOffset,
       contextTokens: state.contextTokens,
       summarizer: result.summarizer,
       inputTokens: result.usage?.input ?? 0,
       outputTokens: result.usage?.output ?? 0,
       costUsd,
     });
-    bus.publish('memory.extracted', { sessionId: job.sessionId, path, summarizer: result.summarizer, lastUuid: lastEntry?.uuid ?? null, rejectedReplies: result.rejected });
+    bus.publish('memory.extracted', { sessionId: job.sessionId, path, summarizer: result.summarizer, lastUuid: result.lastUuid, rejectedReplies: result.rejected });
     settle(job.sessionId, null);
   }
 
@@ -179,8 +177,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   }
 
   async function summary(sessionId: string): Promise<MemorySummaryResult> {
-    const conversation = load(db, cache, sessionId);
-    const path = join(dirOf(conversation), 'summary.md');
+    const path = join(dirOf(sessionId), 'summary.md');
     const last = jobs.lastExtraction(sessionId);
     return {
       sessionId,
@@ -207,7 +204,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       if (jobs.enqueue(sessionId, decision.reason).created) pump();
     },
     async extract(sessionId) {
-      load(db, cache, sessionId); // NotFound for an unknown session, before anything is queued
+      mainFile(sessionId); // NotFound for an unknown session, before anything is queued
       const finished = new Promise<void>((resolve, reject) => {
         const list = waiters.get(sessionId) ?? [];
         list.push((error) => (error === null ? resolve() : reject(error)));
@@ -220,11 +217,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     },
     summary,
     async lock(sessionId, owner, ttlMs) {
-      const dir = dirOf(load(db, cache, sessionId));
-      return locks.acquireForAgent(dir, owner, ttlMs);
+      return locks.acquireForAgent(dirOf(sessionId), owner, ttlMs);
     },
     async unlock(sessionId, owner) {
-      return locks.releaseForAgent(dirOf(load(db, cache, sessionId)), owner);
+      return locks.releaseForAgent(dirOf(sessionId), owner);
     },
     lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
     status() {
@@ -246,6 +242,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       await Promise.allSettled([...running.values()].map((job) => job.done));
       for (const sessionId of [...waiters.keys()]) settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
       await locks.close();
+      await deps.extractor.close();
     },
   };
 }
