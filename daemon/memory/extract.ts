@@ -3,6 +3,7 @@
  * default), or the anthropic one, whose conversation is loaded here on the main thread (the wait
  * is the network's) and which falls back to the offline text when the model breaks the structure.
  */
+import type { LastExtraction } from '../../shared/transcript/accounting.js';
 import { activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
@@ -11,18 +12,23 @@ import { buildMessages, type ConversationMessage } from '../compact/messages.js'
 import type { AnthropicMemorySummarizer, MemorySummary } from '../summarize/anthropic-memory.js';
 import { offlineSessionMemory } from '../summarize/offline-memory.js';
 import { createOfflineExtractor } from './offline-extractor.js';
+import { sessionTitle } from './title.js';
+import { triggerState } from './triggers.js';
 
 export interface ExtractRequest {
+  sessionId: string;
+  /** The daemon's database (the offline worker reads it on its own connection). */
+  dbPath: string;
   /** The main transcript. */
   path: string;
-  /** Every entry of it, in file order. */
-  entries: IndexedEntry[];
+  /** Every entry of it, in file order, for summarizers that run on the main thread. */
+  entries(): IndexedEntry[];
+  lastExtraction: LastExtraction | null;
   /** The last message the previous extraction covered; null for the first. */
   sinceUuid: string | null;
   previous: string | null;
   template: string;
   prompt?: string;
-  title: string | null;
   signal: AbortSignal;
 }
 
@@ -30,6 +36,8 @@ export interface Extracted extends MemorySummary {
   /** The last entry the summary covers. */
   lastUuid: string | null;
   lastOffset: number | null;
+  /** The session's context tokens now (the next extraction's baseline). */
+  contextTokens: number;
 }
 
 export interface Extractor {
@@ -49,19 +57,21 @@ export function createExtractor(anthropic: AnthropicMemorySummarizer | null): Ex
   return {
     async run(request) {
       if (anthropic === null) {
-        const { path, entries, previous, template, title } = request;
-        const done = await offline.run({ path, entries, previous, template, title }, request.signal);
+        const { dbPath, sessionId, previous, template, lastExtraction } = request;
+        const done = await offline.run({ dbPath, sessionId, previous, template, lastExtraction }, request.signal);
         return { ...done, summarizer: 'offline', usage: null, model: null, rejected: 0 };
       }
-      const loaded = loadEntries(request.path, activeConversation(request.entries).entries);
+      const entries = request.entries();
+      const loaded = loadEntries(request.path, activeConversation(entries).entries);
       const messages = messagesSince(buildMessages(loaded, attachmentTexts), request.sinceUuid);
-      const fallback = () => offlineSessionMemory({ loaded, previous: request.previous, template: request.template, title: request.title });
+      const fallback = () => offlineSessionMemory({ loaded, previous: request.previous, template: request.template, title: sessionTitle(entries) });
       const result = await anthropic.summarize(
         { messages, previous: request.previous, template: request.template, ...(request.prompt === undefined ? {} : { prompt: request.prompt }), signal: request.signal },
         fallback,
       );
       const last = loaded.at(-1)?.entry ?? null;
-      return { ...result, lastUuid: last?.uuid ?? null, lastOffset: last?.offset ?? null };
+      const { contextTokens } = triggerState(entries, request.lastExtraction);
+      return { ...result, lastUuid: last?.uuid ?? null, lastOffset: last?.offset ?? null, contextTokens };
     },
     close: () => offline.close(),
   };

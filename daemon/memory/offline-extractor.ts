@@ -1,25 +1,27 @@
 /** The main thread's side of the offline extraction worker (offline-worker.ts). */
 import { Worker } from 'node:worker_threads';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
+import type { LastExtraction } from '../../shared/transcript/accounting.js';
 import { workerScript } from '../worker-script.js';
 
 export interface OfflineRequest {
   id: number;
-  path: string;
-  /** Every entry of the main transcript, in file order (the worker finds the active conversation). */
-  entries: IndexedEntry[];
+  /** The daemon's database, opened read-only by the worker. */
+  dbPath: string;
+  sessionId: string;
   previous: string | null;
   template: string;
-  title: string | null;
+  lastExtraction: LastExtraction | null;
 }
-
-export type OfflineReply = { id: number; text: string; lastUuid: string | null; lastOffset: number | null } | { id: number; error: string };
 
 export interface OfflineExtraction {
   text: string;
   lastUuid: string | null;
   lastOffset: number | null;
+  /** The session's context tokens now (the next extraction's baseline). */
+  contextTokens: number;
 }
+
+export type OfflineReply = ({ id: number } & OfflineExtraction) | { id: number; error: string };
 
 export interface OfflineExtractor {
   run(request: Omit<OfflineRequest, 'id'>, signal?: AbortSignal): Promise<OfflineExtraction>;
@@ -45,7 +47,7 @@ export function createOfflineExtractor(): OfflineExtractor {
       if (waiter === undefined) return;
       waiting.delete(reply.id);
       if ('error' in reply) waiter.reject(new Error(reply.error));
-      else waiter.resolve({ text: reply.text, lastUuid: reply.lastUuid, lastOffset: reply.lastOffset });
+      else waiter.resolve({ text: reply.text, lastUuid: reply.lastUuid, lastOffset: reply.lastOffset, contextTokens: reply.contextTokens });
     });
     const lost = (error: Error) => {
       if (worker !== started) return;

@@ -99,7 +99,6 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   async function run(job: MemoryJob, abort: AbortController): Promise<void> {
     const file = mainFile(job.sessionId);
-    const entries = db.transaction(() => cache.load(db, job.sessionId, sessionFiles(db, job.sessionId)).main)();
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
     const path = join(dir, 'summary.md');
     const last = jobs.lastExtraction(job.sessionId);
@@ -107,15 +106,16 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
     const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
     const prompt = (await configFile('prompt.md')) ?? undefined;
-    const title = entries.reduce<string | null>((found, entry) => (entry.title?.kind === 'custom' ? entry.title.value : found ?? entry.title?.value ?? null), null);
     const result = await deps.extractor.run({
+      sessionId: job.sessionId,
+      dbPath: db.name,
       path: file.path,
-      entries,
+      entries: () => db.transaction(() => cache.load(db, job.sessionId, sessionFiles(db, job.sessionId)).main)(),
+      lastExtraction: last === null ? null : asLastExtraction(last),
       sinceUuid: last?.lastUuid ?? null,
       previous,
       template,
       ...(prompt === undefined ? {} : { prompt }),
-      title,
       signal: abort.signal,
     });
     if (abort.signal.aborted) throw new Error('extraction cancelled by shutdown');
@@ -125,14 +125,13 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       jobs.defer(job.id, clock() + retryDelayMs(job.attempts), 'the session memory is locked by another writer');
       return;
     }
-    const state = triggerState(entries, last === null ? null : asLastExtraction(last));
     // Priced at the summarizer model's rates, not the session's.
     const price = result.usage === null ? null : deps.price(result.model);
     const costUsd = result.usage === null ? 0 : price === null ? null : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
     jobs.finish(job.id, {
       lastUuid: result.lastUuid,
       lastOffset: result.lastOffset,
-      contextTokens: state.contextTokens,
+      contextTokens: result.contextTokens,
       summarizer: result.summarizer,
       inputTokens: result.usage?.input ?? 0,
       outputTokens: result.usage?.output ?? 0,
