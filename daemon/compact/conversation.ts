@@ -21,13 +21,19 @@ export interface SessionConversation {
   messages: ConversationMessage[];
 }
 
+/** The session's main transcript among its files; NotFound when the index has none. */
+export function mainTranscript(files: readonly IngestedFile[], sessionId: string): IngestedFile {
+  const file = files.find((candidate) => candidate.agentId === null);
+  if (file === undefined) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no main transcript of session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+  return file;
+}
+
 export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
   const { files, entries } = db.transaction(() => {
     const found = sessionFiles(db, sessionId);
     return { files: found, entries: found.length === 0 ? [] : cache.load(db, sessionId, found).main };
   })();
-  const file = files.find((candidate) => candidate.agentId === null);
-  if (file === undefined) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no main transcript of session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+  const file = mainTranscript(files, sessionId);
   const active = activeConversation(entries);
   const loaded = loadEntries(file.path, active.entries);
   return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };

@@ -2,10 +2,10 @@
  * The compaction layers bound to this daemon: where tool results and session memory live, which
  * summarizer writes summaries, and the micro-compaction settings.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CompactionSummarizer } from '../summarize/compact-summary.js';
 import { summaryCompaction } from '../summarize/compact-summary.js';
+import { readTextIfPresent } from '../fs/read.js';
+import { sessionSummaryPath } from '../memory/paths.js';
 import type { SessionConversation } from './conversation.js';
 import { planMicro, toolResultsDir } from './micro.js';
 import { sessionMemoryCompaction } from './session-memory.js';
@@ -21,20 +21,6 @@ export interface LayerSettings {
   lastSummarizedUuid?(sessionId: string): string | null;
 }
 
-/** DESIGN.md §2: `<projects>/<project>/<sessionId>/session-memory/summary.md`. */
-export function sessionMemoryPath(projectsDir: string, project: string, sessionId: string): string {
-  return join(projectsDir, project, sessionId, 'session-memory', 'summary.md');
-}
-
-function readIfPresent(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-    throw error;
-  }
-}
-
 export function createLayers(settings: LayerSettings): CompactionLayers {
   const { projectsDir } = settings;
   const projectOf = (conversation: SessionConversation) => conversation.file.project;
@@ -45,8 +31,8 @@ export function createLayers(settings: LayerSettings): CompactionLayers {
       await persistToolResults(projectsDir, projectOf(conversation), conversation.sessionId, plan.persist);
       return { messages: plan.messages, actions: plan.actions };
     },
-    sessionMemory(conversation) {
-      const memory = readIfPresent(sessionMemoryPath(projectsDir, projectOf(conversation), conversation.sessionId));
+    async sessionMemory(conversation) {
+      const memory = await readTextIfPresent(sessionSummaryPath(projectsDir, projectOf(conversation), conversation.sessionId));
       return sessionMemoryCompaction(conversation.messages, {
         memory,
         lastSummarizedUuid: settings.lastSummarizedUuid?.(conversation.sessionId) ?? null,

@@ -26,7 +26,7 @@ export interface CompactionLayers {
   /** Persists what it moves out of the messages before it returns. */
   micro(conversation: SessionConversation, now: number): Promise<{ messages: ConversationMessage[]; actions: CompactionAction[] }>;
   /** Null when the session has no session memory worth compacting with. */
-  sessionMemory(conversation: SessionConversation): { messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null;
+  sessionMemory(conversation: SessionConversation): Promise<{ messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null>;
   summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<{ messages: ConversationMessage[]; summary: string }>;
 }
 
@@ -89,7 +89,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
 
   async function runAuto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
     const conversation = load(sessionId);
-    const memory = layers.sessionMemory(conversation);
+    const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
       return result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
     }

@@ -5,11 +5,12 @@
  * file in the same dir, fsync, rename), so a reader sees the whole result or none. Reads never
  * leave the projects dir: the path comes from a transcript, and transcripts are input.
  */
-import { mkdir, readFile, realpath } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
+import { readTextIfPresent } from '../fs/read.js';
 import type { ToolResultContent } from '../../shared/protocol/results.js';
 import type { LoadedEntry } from './content.js';
 import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, toolResultsDir, type PersistItem } from './micro.js';
@@ -33,15 +34,6 @@ function pathRejected(message: string, data: Record<string, unknown>): RpcError 
   return new RpcError(ErrorCode.PathRejected, 'PathRejected', message, data);
 }
 
-async function readIfExists(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
 /** Writes each item (skipping files that already hold the same text); the paths, in item order. */
 export async function persistToolResults(projectsDir: string, project: string, sessionId: string, items: readonly PersistItem[]): Promise<string[]> {
   const dir = toolResultsDir(projectsDir, project, sessionId);
@@ -52,7 +44,7 @@ export async function persistToolResults(projectsDir: string, project: string, s
   for (const item of items) {
     if (!isSafeToolUseId(item.toolUseId)) throw pathRejected(`tool use id ${JSON.stringify(item.toolUseId)} cannot name a file`, { toolUseId: item.toolUseId });
     const path = toolResultFile(dir, item.toolUseId, item.ext);
-    if ((await readIfExists(path)) !== item.text) await writeFileAtomic(path, item.text);
+    if ((await readTextIfPresent(path)) !== item.text) await writeFileAtomic(path, item.text);
     paths.push(path);
   }
   return paths;
@@ -136,7 +128,7 @@ export async function readToolResult(
   if (found === null) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no tool result ${toolUseId} in the active conversation of session ${sessionId}`, { toolUseId });
   const base = { toolUseId, tool: found.tool, isError: found.block.is_error === true };
   const path = await persistedFile(projectsDir, project, sessionId, toolUseId, found);
-  const text = path === null ? null : await readIfExists(path);
+  const text = path === null ? null : await readTextIfPresent(path);
   if (path !== null && text !== null) {
     const content = parseStored(path, text);
     return { ...base, content, chars: contentChars(content), source: 'persisted', path };

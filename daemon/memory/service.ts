@@ -7,18 +7,21 @@
  * running summaries; their jobs run again after the next start.
  */
 import type Database from 'better-sqlite3';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
+import { mainTranscript } from '../compact/conversation.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../compact/session-memory.js';
 import { writeFileAtomic } from '../fs/atomic.js';
-import { sessionFiles, type IngestedFile } from '../ingest/store.js';
+import { readTextIfPresent } from '../fs/read.js';
+import { sessionFiles } from '../ingest/store.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
 import type { Extractor } from './extract.js';
+import { sessionMemoryDir, sessionSummaryPath } from './paths.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerState } from './triggers.js';
@@ -27,12 +30,6 @@ import { shouldExtract, triggerState } from './triggers.js';
 export const DEFAULT_CONCURRENCY = 1;
 /** A job that failed this often is given up (a summary that always fails must not loop forever). */
 export const MAX_ATTEMPTS = 5;
-
-/** DESIGN.md §2: `<projects>/<project>/<sessionId>/session-memory/`. */
-export function sessionMemoryDir(projectsDir: string, project: string, sessionId: string): string {
-  return join(projectsDir, project, sessionId, 'session-memory');
-}
-
 
 export interface ExtractionDeps {
   db: Database.Database;
@@ -63,16 +60,6 @@ export interface ExtractionService {
   close(): Promise<void>;
 }
 
-async function readIfPresent(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw error;
-  }
-}
-
 export function createExtractionService(deps: ExtractionDeps): ExtractionService {
   const { db, cache, jobs, locks, log, clock, bus } = deps;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
@@ -81,28 +68,23 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
-  const configFile = (name: string) => readIfPresent(join(deps.claudeRoot, 'session-memory', 'config', name));
+  const configFile = (name: string) => readTextIfPresent(join(deps.claudeRoot, 'session-memory', 'config', name));
 
   function settle(sessionId: string, error: Error | null): void {
     for (const wake of waiters.get(sessionId) ?? []) wake(error);
     waiters.delete(sessionId);
   }
 
-  /** The session's main transcript file; NotFound when the index has none. */
-  function mainFile(sessionId: string): IngestedFile {
-    const file = sessionFiles(db, sessionId).find((candidate) => candidate.agentId === null);
-    if (file === undefined) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no main transcript of session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
-    return file;
-  }
+  const mainFile = (sessionId: string) => mainTranscript(sessionFiles(db, sessionId), sessionId);
 
   const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
 
   async function run(job: MemoryJob, abort: AbortController): Promise<void> {
     const file = mainFile(job.sessionId);
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
-    const path = join(dir, 'summary.md');
+    const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
     const last = jobs.lastExtraction(job.sessionId);
-    const previousText = await readIfPresent(path);
+    const previousText = await readTextIfPresent(path);
     const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
     const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
     const prompt = (await configFile('prompt.md')) ?? undefined;
@@ -176,12 +158,12 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   }
 
   async function summary(sessionId: string): Promise<MemorySummaryResult> {
-    const path = join(dirOf(sessionId), 'summary.md');
+    const path = sessionSummaryPath(deps.projectsDir, mainFile(sessionId).project, sessionId);
     const last = jobs.lastExtraction(sessionId);
     return {
       sessionId,
       path,
-      text: await readIfPresent(path),
+      text: await readTextIfPresent(path),
       lastUuid: last?.lastUuid ?? null,
       extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
       summarizer: last?.summarizer ?? null,

@@ -23,7 +23,7 @@ async function setup(summary: CompactionLayers['summary'], state: ThresholdState
   bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => events.push({ topic, payload }));
   const layers: CompactionLayers = {
     micro: async (conversation) => ({ messages: conversation.messages, actions: [] }),
-    sessionMemory: () => null,
+    sessionMemory: async () => null,
     summary,
   };
   const service = createCompactionService({ db: fixture.store.db, cache: fixture.cache, bus, log: fakeLogger(), clock: () => 0, layers, thresholds: () => threshold(state), price: () => null });
