@@ -51,8 +51,9 @@ after. Nothing is written to the transcript: the result is what a client would s
 
 summary: prints the session's summary.md with when it was extracted, by which summarizer, its
 tokens and cost, and the last message it covers. extract: runs an extraction now (whatever the
-triggers say), waits for it to be written, and prints the result the same way. An extraction waits
-while a main agent holds the session-memory lock (memory.lock).
+triggers say), waits for it to be written, and prints the result the same way. While a main agent
+holds the session-memory lock (memory.lock) it says so at once; the extraction runs after the lock
+is released.
 --json prints the memory.summary / memory.extract result unchanged.`,
   start: `usage: memctl start
 

@@ -84,7 +84,11 @@ export interface JobStoreDeps {
 }
 
 export interface JobStore {
-  enqueue(sessionId: string, reason: string): EnqueueResult;
+  /**
+   * A new queued job, or the session's unfinished one. `dueNow` (an explicit request) makes a
+   * deferred one due at once instead of at the end of its backoff.
+   */
+  enqueue(sessionId: string, reason: string, options?: { dueNow?: boolean }): EnqueueResult;
   /**
    * The oldest queued or deferred job due at `now` whose session has no running job, now running
    * with one more attempt; null when none is due.
@@ -135,6 +139,8 @@ interface ExtractionRow {
 }
 
 const DEFAULT_LIST_LIMIT = 100;
+/** Finished jobs kept for `list`; older ones are pruned and only counted (memory_job_totals). */
+export const KEEP_FINISHED_JOBS = 500;
 
 /** The delay before retry number `attempts` (1 after the first failure): exponential, capped. */
 export function retryDelayMs(attempts: number): number {
@@ -195,6 +201,7 @@ function prepare(db: Database.Database) {
          AND NOT EXISTS (SELECT 1 FROM memory_jobs AS other WHERE other.session_id = job.session_id AND other.state = 'running')
        ORDER BY created_at, id LIMIT 1`,
     ),
+    expedite: db.prepare(`UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE id = ? AND state = 'deferred' RETURNING *`),
     claim: db.prepare(`UPDATE memory_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`),
     finish: db.prepare(`UPDATE memory_jobs SET state = 'done', updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
     failed: db.prepare(`UPDATE memory_jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
@@ -207,7 +214,19 @@ function prepare(db: Database.Database) {
     recover: db.prepare(`UPDATE memory_jobs SET state = 'queued', updated_at = ? WHERE state = 'running'`),
     get: db.prepare('SELECT * FROM memory_jobs WHERE id = ?'),
     list: db.prepare('SELECT * FROM memory_jobs WHERE state IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?'),
-    counts: db.prepare('SELECT state, COUNT(*) AS n FROM memory_jobs GROUP BY state'),
+    counts: db.prepare(
+      `SELECT state, SUM(n) AS n FROM (
+         SELECT state, COUNT(*) AS n FROM memory_jobs GROUP BY state
+         UNION ALL SELECT state, pruned AS n FROM memory_job_totals
+       ) GROUP BY state`,
+    ),
+    // The id below which finished jobs are pruned: that of the newest one beyond the kept number.
+    pruneBelow: db.prepare(`SELECT id FROM memory_jobs WHERE state IN ('done', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?`),
+    prunedCounts: db.prepare(`SELECT state, COUNT(*) AS n FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ? GROUP BY state`),
+    addPruned: db.prepare(
+      `INSERT INTO memory_job_totals (state, pruned) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET pruned = pruned + excluded.pruned`,
+    ),
+    prune: db.prepare(`DELETE FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ?`),
     earliest: db.prepare(`SELECT MIN(not_before) AS at FROM memory_jobs WHERE state IN ('queued', 'deferred')`),
     lastExtraction: db.prepare('SELECT * FROM memory_extractions WHERE session_id = ?'),
     record: db.prepare(
@@ -245,10 +264,11 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
 
   // Run IMMEDIATE: the write lock is taken at BEGIN, where busy_timeout waits for another
   // connection to let go, not by a read turning into a write, which fails with SQLITE_BUSY.
-  const enqueue = db.transaction((sessionId: string, reason: string): EnqueueResult => {
-    const existing = jobOf(sql.unfinished.get(sessionId));
-    if (existing !== null) return { job: existing, created: false };
+  const enqueue = db.transaction((sessionId: string, reason: string, dueNow: boolean): EnqueueResult => {
     const now = clock();
+    const existing = jobOf(sql.unfinished.get(sessionId));
+    if (existing !== null && dueNow && existing.state === 'deferred') return { job: jobFromRow(sql.expedite.get(now, now, existing.id) as JobRow), created: false };
+    if (existing !== null) return { job: existing, created: false };
     return { job: jobFromRow(sql.insert.get(sessionId, reason, now, now) as JobRow), created: true };
   });
 
@@ -257,16 +277,27 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
     return due === undefined ? null : jobOf(sql.claim.get(now, due.id));
   });
 
+  /** Within the transaction that finished a job: the oldest finished ones beyond the kept number go. */
+  const prune = (): void => {
+    const below = sql.pruneBelow.get(KEEP_FINISHED_JOBS) as { id: number } | undefined;
+    if (below === undefined) return;
+    for (const row of sql.prunedCounts.all(below.id) as { state: JobState; n: number }[]) sql.addPruned.run(row.state, row.n);
+    sql.prune.run(below.id);
+  };
+
   const finish = db.transaction((id: number, extraction?: Omit<ExtractionInput, 'sessionId'>): MemoryJob | null => {
     const job = jobOf(sql.finish.get(clock(), id));
     if (job !== null && extraction !== undefined) record({ ...extraction, sessionId: job.sessionId });
+    if (job !== null) prune();
     return job;
   });
 
   const fail = db.transaction((id: number, error: string, options: FailOptions): MemoryJob | null => {
     const now = clock();
-    if (!options.retry) return jobOf(sql.failed.get(error, now, id));
-    return jobOf(sql.retry.get(error, options.notBefore ?? now, now, id));
+    if (options.retry) return jobOf(sql.retry.get(error, options.notBefore ?? now, now, id));
+    const job = jobOf(sql.failed.get(error, now, id));
+    if (job !== null) prune();
+    return job;
   });
 
   const defer = db.transaction((id: number, notBefore: number, reason: string): MemoryJob | null =>
@@ -278,7 +309,7 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
   const recordExtraction = db.transaction(record);
 
   return {
-    enqueue: (sessionId, reason) => enqueue.immediate(sessionId, reason),
+    enqueue: (sessionId, reason, options) => enqueue.immediate(sessionId, reason, options?.dueNow === true),
     claimNext: (now) => claimNext.immediate(now),
     finish: (id, extraction) => finish.immediate(id, extraction),
     fail: (id, error, options) => fail.immediate(id, error, options),

@@ -104,7 +104,11 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
     if (written.deferred) {
-      jobs.defer(job.id, clock() + retryDelayMs(job.attempts), 'the session memory is locked by another writer');
+      const notBefore = clock() + retryDelayMs(job.attempts);
+      jobs.defer(job.id, notBefore, 'the session memory is locked by another writer');
+      // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
+      const retryAt = new Date(notBefore).toISOString();
+      settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock); the extraction is deferred and runs again at ${retryAt}`, { retryAt }));
       return;
     }
     // Priced at the summarizer model's rates, not the session's.
@@ -191,7 +195,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         list.push((error) => (error === null ? resolve() : reject(error)));
         waiters.set(sessionId, list);
       });
-      jobs.enqueue(sessionId, 'requested');
+      jobs.enqueue(sessionId, 'requested', { dueNow: true });
       pump();
       await finished;
       return summary(sessionId);

@@ -148,6 +148,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: 'totals of pruned session-memory jobs',
+    // Finished jobs are pruned to the most recent few hundred, so that the table (and the
+    // per-state counts daemon.status reads on every call) stays small in a daemon that runs for
+    // months; what was pruned is still counted here.
+    sql: `
+      CREATE TABLE memory_job_totals (
+        state  TEXT PRIMARY KEY CHECK (state IN ('done', 'failed')),
+        pruned INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -2,8 +2,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
+import { SESSION_MEMORY_TEMPLATE } from '../../daemon/compact/session-memory.js';
 import { hasAllSections } from '../../daemon/summarize/memory-template.js';
 import { manifest } from '../helpers/fixtures.js';
+import { startMessagesApi, type MessagesApi } from '../helpers/messages-api.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
@@ -69,5 +71,79 @@ describe('session memory over a daemon', () => {
     expect(await client.memoryUnlock({ sessionId: loop.sessionId, owner: 'agent-1' })).toEqual({ released: true });
     expect(await client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-2' })).toMatchObject({ owner: 'agent-2' });
     await client.memoryUnlock({ sessionId: loop.sessionId, owner: 'agent-2' });
+  });
+
+  it('answers memory.extract at once with Locked while an agent holds the lock, and runs it on request once released', async () => {
+    const before = (await client.daemonStatus()).extraction.jobs.done ?? 0;
+    await client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-1', ttlMs: 30_000 });
+    const refused = await client.memoryExtract({ sessionId: loop.sessionId }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 1003, kind: 'Locked' });
+    expect((refused as { data: { retryAt: string } }).data.retryAt).toMatch(/^\d{4}-/);
+    expect((await client.daemonStatus()).extraction.jobs).toMatchObject({ deferred: 1, running: 0, done: before });
+    await client.memoryUnlock({ sessionId: loop.sessionId, owner: 'agent-1' });
+    // The deferred job is made due by the request instead of waiting out its backoff.
+    expect((await client.memoryExtract({ sessionId: loop.sessionId })).summarizer).toBe('offline');
+    expect((await client.daemonStatus()).extraction.jobs).toMatchObject({ deferred: 0, done: before + 1 });
+  });
+});
+
+describe('the anthropic summarizer over a daemon', () => {
+  let api: MessagesApi;
+  let client: Client;
+  const loop = manifest('coding-loop');
+  // What a model that keeps the structure answers: every heading and italic line, with notes under each.
+  const modelNotes = SESSION_MEMORY_TEMPLATE.replace(/^(_.+_)$/gm, '$1\nNotes from the model.').trim();
+
+  beforeAll(async () => {
+    api = await startMessagesApi();
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
+    const daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
+    keepForFile(sandbox, daemon);
+    client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'ingest to catch up');
+    return async () => {
+      client.close();
+      await api.close();
+    };
+  });
+
+  it('retries an overloaded API, rejects a reply that lost the structure, and keeps the next one; tokens and cost recorded', async () => {
+    const events: { rejectedReplies: number; summarizer: string }[] = [];
+    await client.on('memory.extracted', (payload) => events.push(payload as (typeof events)[number]));
+    api.script(
+      { kind: 'status', status: 529, retryAfter: 0 },
+      { kind: 'text', text: 'The session fixed the invoice service.', usage: { input_tokens: 1_000, output_tokens: 100 } },
+      { kind: 'text', text: modelNotes, usage: { input_tokens: 1_200, output_tokens: 300, cache_read_input_tokens: 800 } },
+    );
+    const result = await client.memoryExtract({ sessionId: loop.sessionId });
+    expect(result).toMatchObject({ summarizer: 'anthropic', text: `${modelNotes}\n`, inputTokens: 2_200, outputTokens: 400 });
+    expect(result.costUsd).toBeGreaterThan(0);
+    expect(api.pending()).toBe(0);
+    expect(api.requests.map((request) => request.status)).toEqual([529, 200, 200]);
+    for (const request of api.requests) expect(request.problems).toEqual([]);
+    expect((api.requests[0]?.body as { model: string }).model).toBe('claude-haiku-4-5');
+    await eventually(() => events.length === 1, 'memory.extracted');
+    expect(events[0]).toMatchObject({ summarizer: 'anthropic', rejectedReplies: 1 });
+  });
+
+  it('falls back to the offline summary when the retried reply breaks the structure too', async () => {
+    const events: { rejectedReplies: number; summarizer: string }[] = [];
+    await client.on('memory.extracted', (payload) => events.push(payload as (typeof events)[number]));
+    const seen = api.requests.length;
+    api.script(
+      { kind: 'text', text: modelNotes.replace('# Worklog', '# Log') },
+      { kind: 'text', text: modelNotes.replace('_What is being worked on', '_What') },
+    );
+    const result = await client.memoryExtract({ sessionId: loop.sessionId });
+    expect(result.summarizer).toBe('offline');
+    expect(hasAllSections(result.text ?? '')).toBe(true);
+    for (const file of loop.files.edited) expect(result.text).toContain(file.split('/').at(-1));
+    // The model's tokens were spent all the same.
+    expect(result.inputTokens).toBeGreaterThan(0);
+    // The previous notes went to the model as the current ones.
+    expect(api.requests[seen]?.raw).toContain('Notes from the model.');
+    await eventually(() => events.length === 1, 'memory.extracted');
+    expect(events[0]).toMatchObject({ summarizer: 'offline', rejectedReplies: 2 });
   });
 });

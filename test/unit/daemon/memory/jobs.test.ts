@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   asLastExtraction,
   createJobStore,
+  KEEP_FINISHED_JOBS,
   RETRY_BASE_DELAY_MS,
   RETRY_MAX_DELAY_MS,
   retryDelayMs,
@@ -81,6 +82,17 @@ describe('enqueue', () => {
     jobs.fail(second.id, 'boom', { retry: false });
     expect(jobs.enqueue('s1', 'tokens-and-tools').created).toBe(true);
     expect(jobs.counts()).toEqual({ queued: 1, running: 0, deferred: 0, done: 1, failed: 1 });
+  });
+
+  it('makes a deferred job due at once for an explicit request, and leaves other states alone', () => {
+    const first = enqueueAt(1_000, 's1');
+    jobs.claimNext(now);
+    jobs.defer(first.id, 60_000, 'locked');
+    now = 2_000;
+    expect(jobs.enqueue('s1', 'requested')).toMatchObject({ created: false, job: { id: first.id, notBefore: 60_000 } });
+    expect(jobs.enqueue('s1', 'requested', { dueNow: true })).toMatchObject({ created: false, job: { id: first.id, state: 'deferred', notBefore: 2_000 } });
+    expect(jobs.claimNext(now)?.id).toBe(first.id);
+    expect(jobs.enqueue('s1', 'requested', { dueNow: true }).job).toMatchObject({ id: first.id, state: 'running' });
   });
 
   it('is held to the rule by the schema itself', () => {
@@ -217,6 +229,22 @@ describe('status', () => {
     expect(jobs.counts()).toEqual({ queued: 2, running: 0, deferred: 1, done: 1, failed: 1 });
     expect(jobs.list().map((job) => `${job.sessionId}:${job.state}`)).toEqual(['a:queued', 'd:queued', 'c:deferred', 'b:failed', 'a:done']);
     expect(jobs.list({ states: ['queued', 'deferred'], limit: 2 }).map((job) => job.sessionId)).toEqual(['a', 'd']);
+  });
+
+  it('prunes the oldest finished jobs beyond the kept number, and still counts them', () => {
+    const total = KEEP_FINISHED_JOBS + 30;
+    for (let n = 0; n < total; n++) {
+      const job = enqueueAt(1_000 + n, `s${n % 7}`);
+      expect(jobs.claimNext(now)?.id).toBe(job.id);
+      if (n % 10 === 0) jobs.fail(job.id, 'boom', { retry: false });
+      else jobs.finish(job.id);
+    }
+    const unfinished = enqueueAt(1_000_000, 'open');
+    expect(jobs.counts()).toEqual({ queued: 1, running: 0, deferred: 0, done: total - total / 10, failed: total / 10 });
+    const kept = jobs.list({ states: ['done', 'failed'], limit: total });
+    expect(kept).toHaveLength(KEEP_FINISHED_JOBS);
+    expect(kept.at(-1)?.createdAt).toBe(1_000 + total - KEEP_FINISHED_JOBS);
+    expect(jobs.get(unfinished.id)?.state).toBe('queued');
   });
 });
 
