@@ -48,6 +48,17 @@ describe('the anthropic session-memory summarizer', () => {
     expect(api.requests).toHaveLength(4);
   });
 
+  it('waits as long as retry-after says before asking again', async () => {
+    // Longer than the SDK's own first backoff (at most 0.5 s), so the wait shows the header was honoured.
+    const retryAfterSeconds = 1.2;
+    api.script({ kind: 'status', status: 429, retryAfter: retryAfterSeconds }, { kind: 'text', text: filled });
+    const started = performance.now();
+    expect(await summarizer(1).summarize(input(), () => 'OFFLINE')).toMatchObject({ summarizer: 'anthropic' });
+    // A lower bound only: the retry may come later on a busy machine, never sooner.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(retryAfterSeconds * 1_000 - 5);
+    expect(api.requests.map((request) => request.status)).toEqual([429, 200]);
+  });
+
   it('fails, for the job to retry, on a dropped connection, a malformed body and a timeout', async () => {
     api.script({ kind: 'drop' });
     await expect(summarizer().summarize(input(), () => 'OFFLINE')).rejects.toThrow();
