@@ -35,6 +35,11 @@ import { createShutdown } from './lifecycle/shutdown.js';
 import { takeActivatedSocket } from './lifecycle/socket-activation.js';
 import { ownSocket, removeStaleSocket, SocketPathError, type OwnSocket } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
+import { historyMethods } from './history/methods.js';
+import { createMemdirStore } from './memdir/store.js';
+import { memdirMethods } from './memdir/methods.js';
+import { createRewindService } from './rewind/service.js';
+import { rewindMethods } from './rewind/methods.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { checkDatabase } from './store/check.js';
@@ -282,6 +287,9 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...sessionMethods(sessions, thresholdEnv),
     ...compactionMethods(compaction, toolResult),
     ...memoryMethods(extraction),
+    ...memdirMethods(createMemdirStore({ projectsDir: paths.projectsDir, clock })),
+    ...historyMethods({ claudeRoot: paths.claudeRoot }),
+    ...rewindMethods(createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock })),
   ];
   const dispatcher = createDispatcher(handlers, log);
   methodNames = dispatcher.methods;

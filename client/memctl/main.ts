@@ -12,6 +12,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   sessions: async () => (await import('./commands/sessions.js')).sessions,
   compact: async () => (await import('./commands/compact.js')).compact,
   memory: async () => (await import('./commands/memory.js')).memory,
+  memdir: async () => (await import('./commands/memdir.js')).memdir,
+  rewind: async () => (await import('./commands/rewind.js')).rewind,
+  history: async () => (await import('./commands/history.js')).history,
   start: async () => (await import('./commands/lifecycle.js')).start,
   stop: async () => (await import('./commands/lifecycle.js')).stop,
   watch: async () => (await import('./commands/watch.js')).watch,
@@ -26,6 +29,8 @@ const NEXT_STEP_BY_KIND: Record<string, string> = {
   InvalidParams: 'docs/protocol.md gives each method\'s params',
   ShuttingDown: 'memd is restarting; run the command again in a moment',
   InternalError: 'this is a bug in memd; its log (memctl status shows where) has the details',
+  Conflict: 'read it again (its etag is in --json) and retry',
+  PathRejected: 'data.reason (memctl call ... prints it) says which rule the path broke',
 };
 
 /** What to do next, by failure. */

@@ -12,6 +12,12 @@ commands:
                             a compaction of the session: tokens before and after, what was lost
   memory summary|extract SESSION [--json]
                             the session's memory (summary.md), or an extraction now
+  memdir list|read|write|delete PROJECT [NAME] [--team] ...
+                            project and team memory files and their MEMORY.md index
+  history [--project P] [--session S] [--limit N] [--before ISO]
+                            the prompt history (history.jsonl), newest first, pastes resolved
+  rewind list SESSION | restore SESSION MESSAGE_ID [--dry-run] | undo UNDO_ID [--dry-run]
+                            Claude Code's file checkpoints: put files back as before a prompt
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -55,6 +61,34 @@ triggers say), waits for it to be written, and prints the result the same way. W
 holds the session-memory lock (memory.lock) it says so at once; the extraction runs after the lock
 is released.
 --json prints the memory.summary / memory.extract result unchanged.`,
+  memdir: `usage: memctl memdir list PROJECT [--team] [--json]
+       memctl memdir read PROJECT NAME [--team] [--json]
+       memctl memdir write PROJECT NAME --type user|feedback|project|reference [--description TEXT]
+                    [--file FILE] [--if-match ETAG | --new] [--team] [--json]
+       memctl memdir delete PROJECT NAME [--if-match ETAG] [--team] [--json]
+
+Project memory lives in <projects>/<project>/memory/ (team memory in memory/team/, --team): one
+NAME.md per memory with frontmatter, and MEMORY.md, the index, kept in step by memd. PROJECT is a
+project folder name (-home-user-src-app), an absolute path, or . for the current directory. NAME
+may be nested (testing/flaky-tests); names that could escape the dir are refused (PathRejected).
+read prints the body; write takes the body from --file or stdin. --if-match ETAG (from list or
+read --json) refuses the write if the memory changed since (Conflict); --new refuses it if the
+memory exists. A user memory is never team memory.`,
+  history: `usage: memctl history [--project P] [--session S] [--limit N] [--before ISO] [--json]
+
+Claude Code's prompt history (<claude root>/history.jsonl), newest first, at most 100 a call:
+time, project and the prompt as typed, with its pastes (long ones are read from paste-cache/; a
+paste whose file is gone says so). --project takes a path or a project folder name; --before the
+time of the last prompt shown, to page back. --json prints the history.list result unchanged.`,
+  rewind: `usage: memctl rewind list SESSION [--json]
+       memctl rewind restore SESSION MESSAGE_ID [--dry-run] [--json]
+       memctl rewind undo UNDO_ID [--dry-run] [--json]
+
+list: the session's file checkpoints (from its file-history-snapshot entries and the backups in
+<claude root>/file-history/), one per prompt, with the files each records. restore: puts every
+file the session changed from that prompt on back as it was just before it (deleting files that did
+not exist then); --dry-run shows per file what would change. A restore first saves the files it
+changes and prints an undo id; undo puts them back.`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are

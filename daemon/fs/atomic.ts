@@ -6,13 +6,16 @@ import { basename, dirname, join } from 'node:path';
 /** Owner read/write only: these files hold transcript content. */
 export const PRIVATE_FILE_MODE = 0o600;
 
-/** Temp file in the same dir (so rename is atomic), flushed before it takes the name; then the dir is flushed. */
-export async function writeFileAtomic(path: string, text: string, mode = PRIVATE_FILE_MODE): Promise<void> {
+/**
+ * Temp file in the same dir (so rename is atomic), flushed before it takes the name; then the dir
+ * is flushed. Text is written as UTF-8; bytes (rewind's restored files) as they are.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = PRIVATE_FILE_MODE): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const file = await open(temp, 'wx', mode);
     try {
-      await file.writeFile(text, 'utf8');
+      await file.writeFile(data, typeof data === 'string' ? 'utf8' : null);
       await file.sync();
     } finally {
       await file.close();

@@ -5,3 +5,6 @@ export * from './methods.js';
 export * from './results.js';
 export * from './envelope.js';
 export * from './messages.js';
+export * from './memdir.js';
+export * from './history.js';
+export * from './rewind.js';

@@ -2,7 +2,10 @@
  * Every method of DESIGN.md §3 as a typed descriptor: its name, its params schema (validated by the
  * daemon at the boundary) and its result type (carried for the typed client).
  */
-import { arrayOf, bool, int, object, oneOf, optional, str, union, type Schema } from './schema.js';
+import { arrayOf, bool, int, nullable, object, oneOf, optional, str, union, type Schema } from './schema.js';
+import type { HistoryListResult } from './history.js';
+import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
+import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
 import { EVENT_TOPICS } from './events.js';
 import type {
   CompactionResult,
@@ -36,6 +39,10 @@ const sessionId = str({ minLength: 1, maxLength: 200 });
 const nothing = object({});
 const scope = optional(oneOf('private', 'team'));
 const memoryType = oneOf('user', 'feedback', 'project', 'reference');
+/** A project folder name (`-home-user-src-app`) or the project's absolute cwd. */
+const project = str({ minLength: 1, maxLength: 4_096 });
+/** Checked for safety by the daemon (PathRejected names the reason), not here. */
+const memoryName = str({ minLength: 1, maxLength: 4_096 });
 const topics = arrayOf(oneOf(...EVENT_TOPICS), { minItems: 1, maxItems: EVENT_TOPICS.length });
 
 export const Methods = {
@@ -73,27 +80,39 @@ export const Methods = {
   ),
   memoryUnlock: method<{ released: boolean }>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }) })),
 
-  memdirList: method<PendingResult>()('memdir.list', object({ project: str({ minLength: 1 }), scope })),
-  memdirRead: method<PendingResult>()('memdir.read', object({ project: str({ minLength: 1 }), scope, name: str({ minLength: 1 }) })),
-  memdirWrite: method<PendingResult>()(
+  memdirList: method<MemdirListResult>()('memdir.list', object({ project, scope })),
+  memdirRead: method<MemdirReadResult>()('memdir.read', object({ project, scope, name: memoryName })),
+  memdirWrite: method<MemdirWriteResult>()(
     'memdir.write',
     object({
-      project: str({ minLength: 1 }),
+      project,
       scope,
-      name: str({ minLength: 1 }),
+      name: memoryName,
       type: memoryType,
-      description: optional(str()),
+      description: optional(str({ maxLength: 1_000 })),
       content: str(),
+      // The etag the caller last read; null: the memory must not exist yet. A mismatch is Conflict.
+      ifMatch: optional(nullable(str({ minLength: 1 }))),
     }),
   ),
-  memdirDelete: method<PendingResult>()('memdir.delete', object({ project: str({ minLength: 1 }), scope, name: str({ minLength: 1 }) })),
+  memdirDelete: method<MemdirDeleteResult>()('memdir.delete', object({ project, scope, name: memoryName, ifMatch: optional(str({ minLength: 1 })) })),
 
-  historyList: method<PendingResult>()('history.list', object({ project: optional(str()), limit: optional(int({ min: 1 })) })),
-  rewindList: method<PendingResult>()('rewind.list', object({ sessionId })),
-  rewindRestore: method<PendingResult>()(
+  historyList: method<HistoryListResult>()(
+    'history.list',
+    object({
+      project: optional(str({ minLength: 1 })),
+      sessionId: optional(sessionId),
+      limit: optional(int({ min: 1, max: 100 })),
+      // An entry's ISO timestamp: only older entries (the previous page's nextBefore).
+      before: optional(str({ minLength: 1 })),
+    }),
+  ),
+  rewindList: method<RewindListResult>()('rewind.list', object({ sessionId })),
+  rewindRestore: method<RewindRestoreResult>()(
     'rewind.restore',
     object({ sessionId, messageId: str({ minLength: 1 }), dryRun: optional(bool()) }),
   ),
+  rewindUndo: method<RewindUndoResult>()('rewind.undo', object({ undoId: str({ minLength: 1, maxLength: 200 }), dryRun: optional(bool()) })),
 
   handoffGenerate: method<PendingResult>()(
     'handoff.generate',

@@ -87,6 +87,14 @@ export const optional = <T>(inner: Schema<T>): OptionalSchema<T> => ({
   },
 });
 
+/** The inner schema's value, or null. */
+export const nullable = <T>(inner: Schema<T>): Schema<T | null> => ({
+  describe: `${inner.describe} or null`,
+  parse(value, path) {
+    return value === null ? null : inner.parse(value, path);
+  },
+});
+
 type Shape = Record<string, Schema<unknown>>;
 type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends OptionalSchema<unknown> ? never : K }[keyof S];
 type OptionalKeys<S extends Shape> = Exclude<keyof S, RequiredKeys<S>>;
