@@ -159,23 +159,26 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
     return { memories, skipped };
   }
 
+  const indexOf = (memories: readonly ScannedMemory[]): BuiltIndex =>
+    buildIndex(memories.map((scanned): IndexedMemory => ({ name: scanned.name, description: scanned.memory.description, updated: scanned.memory.updated })));
+
   /** Under the lock: MEMORY.md rebuilt from the files. */
   async function reindex(located: Located): Promise<MemdirIndexInfo> {
-    const { memories } = await scan(located);
-    const built: BuiltIndex = buildIndex(memories.map((scanned): IndexedMemory => ({ name: scanned.name, description: scanned.memory.description, updated: scanned.memory.updated })));
+    const built = indexOf((await scan(located)).memories);
     const path = join(located.dir, INDEX_FILE);
     // A link put in the index's place is replaced by the rename, never written through.
     await writeFileAtomic(path, built.text);
-    return { path, lines: built.lines, chars: built.chars, dropped: built.dropped };
+    return { path, lines: built.lines, chars: built.chars, dropped: built.dropped, inStep: true };
   }
 
-  async function indexInfo(located: Located, count: number): Promise<MemdirIndexInfo> {
+  /** The index the files make, and whether MEMORY.md on disk is that. */
+  async function indexInfo(located: Located, memories: readonly ScannedMemory[]): Promise<MemdirIndexInfo> {
+    const built = indexOf(memories);
     const path = join(located.dir, INDEX_FILE);
     // Only a plain file counts: a link in its place is not followed.
     const found = await lstat(path).catch(() => null);
-    const text = found?.isFile() === true ? ((await readTextIfPresent(path)) ?? '') : '';
-    const lines = text === '' ? 0 : text.trimEnd().split('\n').length;
-    return { path, lines, chars: text.length, dropped: Math.max(0, count - lines) };
+    const onDisk = found?.isFile() === true ? ((await readTextIfPresent(path)) ?? '') : '';
+    return { path, lines: built.lines, chars: built.chars, dropped: built.dropped, inStep: onDisk === built.text };
   }
 
   async function current(located: Located, name: string): Promise<ScannedMemory | null> {
@@ -205,7 +208,7 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
         scope: located.scope,
         dir: located.dir,
         memories: memories.map((scanned) => info(located, scanned)),
-        index: await indexInfo(located, memories.length),
+        index: await indexInfo(located, memories),
         skipped,
       };
     },
@@ -245,7 +248,7 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
       const located = await locate(input.project, input.scope);
       if (!located.exists) {
         checkMatch(null, input.ifMatch, input.name);
-        return { deleted: false, index: await indexInfo(located, 0) };
+        return { deleted: false, index: await indexInfo(located, []) };
       }
       return withDirLock(located.dir, async () => {
         const existing = await current(located, input.name).catch((error: unknown) => {

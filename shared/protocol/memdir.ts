@@ -27,6 +27,8 @@ export interface MemdirIndexInfo {
   chars: number;
   /** Memories left out of the index to keep it within its limits (oldest first). */
   dropped: number;
+  /** False when MEMORY.md differs from what the files make (edited by hand); the next write rebuilds it. */
+  inStep: boolean;
 }
 
 export interface MemdirListResult {

@@ -41,6 +41,7 @@ describe('four processes writing one memory dir', () => {
     expect(successes.length + conflicts).toBe(PROCESSES * WRITES_EACH);
     // Writers collided, or the test proves nothing about lost updates.
     expect(conflicts).toBeGreaterThan(0);
+    console.log(`memdir stress: ${PROCESSES} processes, ${successes.length} writes, ${conflicts} refused with Conflict`);
 
     const dir = join(root, PROJECT, 'memory');
     const byName = new Map<string, number[]>();
