@@ -27,3 +27,8 @@ export function daemonMainPath(): string {
 export function unitTemplateDir(): string {
   return join(packageRoot(), 'systemd');
 }
+
+/** memctl's entry point, which Claude Code's hooks run (see memctl install-hooks). */
+export function memctlMainPath(): string {
+  return join(packageRoot(), 'dist', 'client', 'memctl', 'main.js');
+}

@@ -35,7 +35,13 @@ import { createShutdown } from './lifecycle/shutdown.js';
 import { takeActivatedSocket } from './lifecycle/socket-activation.js';
 import { ownSocket, removeStaleSocket, SocketPathError, type OwnSocket } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
+import type { AnthropicHandoffOptions } from './handoff/anthropic.js';
+import { handoffMethods } from './handoff/methods.js';
+import { createHandoffService } from './handoff/service.js';
 import { historyMethods } from './history/methods.js';
+import { hookMethods } from './hooks/methods.js';
+import { createHookRecords } from './hooks/records.js';
+import { createHookService } from './hooks/service.js';
 import { createMemdirStore } from './memdir/store.js';
 import { memdirMethods } from './memdir/methods.js';
 import { createRewindService } from './rewind/service.js';
@@ -177,6 +183,14 @@ function memorySummarizer(config: ResolvedConfig['config'], log: Logger): Anthro
   return createAnthropicMemorySummarizer({ apiKey, model: config.model, validate: hasAllSections, ...(baseURL ? { baseURL } : {}) });
 }
 
+/** Where handoffs' narrative comes from: the API (claude-sonnet-4-6) when configured with a key; null means offline. */
+function handoffNarrator(config: ResolvedConfig['config']): AnthropicHandoffOptions | null {
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (config.summarizer !== 'anthropic' || !apiKey) return null;
+  const baseURL = process.env.ANTHROPIC_BASE_URL;
+  return { apiKey, model: config.handoffModel, ...(baseURL ? { baseURL } : {}) };
+}
+
 interface Parts {
   paths: MemdPaths;
   resolved: ResolvedConfig;
@@ -202,6 +216,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       sessions.onSessionsChanged(sessionIds);
       // Live changes only: the backfill reads history, which is not summarized on the way.
       if (ingestor.progress().state === 'live') for (const sessionId of sessionIds) extraction.onSessionChanged(sessionId);
+      for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
     },
     parser,
   });
@@ -226,6 +241,8 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
   const jobs = createJobStore({ db: store.db, clock });
   const locks = createMemoryLocks({ log });
   const anthropicMemory = memorySummarizer(config, log);
+  const memdir = createMemdirStore({ projectsDir: paths.projectsDir, clock });
+  const hooks = createHookService({ db: store.db, cache: entryCache, records: createHookRecords(store.db), memdir, log, clock });
   const extraction = createExtractionService({
     db: store.db,
     cache: entryCache,
@@ -287,7 +304,11 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...sessionMethods(sessions, thresholdEnv),
     ...compactionMethods(compaction, toolResult),
     ...memoryMethods(extraction),
-    ...memdirMethods(createMemdirStore({ projectsDir: paths.projectsDir, clock })),
+    ...memdirMethods(memdir),
+    ...hookMethods(hooks),
+    ...handoffMethods(
+      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: handoffNarrator(config) }),
+    ),
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock })),
   ];

@@ -1,4 +1,5 @@
 /** `memctl status SESSION`: one session in full. */
+import type { HandoffStatusResult } from '../../shared/protocol/handoff.js';
 import type { SessionSummary, UsageTotals } from '../../shared/protocol/results.js';
 import type { Output } from './output.js';
 import { contextBar, formatAge, formatTokens } from './sessions-view.js';
@@ -26,5 +27,21 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
     `  since last memory extraction: ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens`,
     `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.badLines} bad lines skipped`,
   ];
+  return lines;
+}
+
+/** What the hooks recorded: whether the SessionStart context reached the transcript, and compactions' losses. */
+export function renderHookRecords(status: HandoffStatusResult, out: Output): string[] {
+  const lines: string[] = [];
+  const { injection } = status;
+  if (injection !== null) {
+    const verdict = injection.injected === null ? 'not known yet (no message since)' : injection.injected ? 'yes, found in the transcript' : out.bold('NO: the context is not in the transcript; the model did not get the handoff');
+    lines.push(`  handoff   SessionStart (${injection.source}) at ${injection.expectedAt}: injected ${verdict}`);
+  }
+  const last = status.compactions[0];
+  if (last !== undefined) {
+    const lost = last.lost === null ? 'unknown' : `${last.lost.userMessages.length} user messages, ${last.lost.filePaths.length} paths, ${last.lost.identifiers.length} identifiers, ${last.lost.errors.length} errors`;
+    lines.push(`  summary   ${last.trigger} compaction at ${last.recordedAt}: ${last.summaryChars} chars; lost ${lost}`);
+  }
   return lines;
 }

@@ -18,6 +18,12 @@ commands:
                             the prompt history (history.jsonl), newest first, pastes resolved
   rewind list SESSION | restore SESSION MESSAGE_ID [--dry-run] | undo UNDO_ID [--dry-run]
                             Claude Code's file checkpoints: put files back as before a prompt
+  handoff [SESSION] [--cwd DIR]
+                            write <cwd>/docs/handoff-context.md for a session now
+  hook pre-compact|session-start|post-compact
+                            Claude Code's hooks (stdin: the hook's JSON; always exits 0)
+  install-hooks [--project] [--uninstall] [--dry-run]
+                            add memd's hooks to Claude Code's settings.json
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -89,6 +95,27 @@ list: the session's file checkpoints (from its file-history-snapshot entries and
 file the session changed from that prompt on back as it was just before it (deleting files that did
 not exist then); --dry-run shows per file what would change. A restore first saves the files it
 changes and prints an undo id; undo puts them back.`,
+  handoff: `usage: memctl handoff [SESSION] [--cwd DIR] [--json]
+
+Writes <cwd>/docs/handoff-context.md for SESSION (default: the most recent session of the current
+directory) and prints what it holds: files touched, commands and failures, and the pinned user
+constraints. The file goes to the session's cwd unless --cwd names another.`,
+  hook: `usage: memctl hook pre-compact|session-start|post-compact
+
+Run by Claude Code as a hook (memctl install-hooks sets them up), with the hook's JSON on stdin.
+pre-compact: writes the handoff (handoff.generate) and prints the pinned constraints for the
+compaction instructions; when memd cannot answer in time it writes a HANDOFF_AUTO_PARTIAL handoff
+itself. session-start: for the sources in MEMD_SESSION_START_SOURCES (default compact,resume)
+prints {"hookSpecificOutput":{...,"additionalContext"}} with the handoff and the project's feedback
+memories (at most 10,000 tokens), or nothing. post-compact: records the compaction's summary and
+what it lost. Always exits 0. MEMD_HOOK_DEADLINE_MS overrides how long a hook waits for memd.`,
+  'install-hooks': `usage: memctl install-hooks [--project] [--uninstall] [--dry-run] [--json]
+
+Merges memd's three hooks (PreCompact, SessionStart, PostCompact: memctl hook ...) into Claude
+Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings.json with
+--project). Idempotent; every other hook and key is kept; the file is backed up first
+(settings.json.bak-<time>). A file that is not valid JSON is refused, with where it breaks.
+--uninstall removes memd's hooks only. --dry-run prints what would change.`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are

@@ -161,6 +161,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 6,
+    name: 'hook records: SessionStart injections and PostCompact summaries',
+    // One expected injection per session (the latest SessionStart that gave context): injected is
+    // NULL until an entry after it shows whether the context reached the transcript. compact_records
+    // keep each PostCompact's summary and what it lost (JSON), for memctl status and handoffs.
+    sql: `
+      CREATE TABLE handoff_injections (
+        session_id  TEXT PRIMARY KEY,
+        source      TEXT NOT NULL,
+        marker      TEXT NOT NULL,
+        expected_at INTEGER NOT NULL,
+        injected    INTEGER,
+        checked_at  INTEGER
+      ) STRICT;
+      CREATE TABLE compact_records (
+        id          INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL,
+        trigger     TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        summary     TEXT NOT NULL,
+        lost        TEXT
+      ) STRICT;
+      CREATE INDEX compact_records_session ON compact_records (session_id, recorded_at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

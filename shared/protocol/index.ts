@@ -8,3 +8,4 @@ export * from './messages.js';
 export * from './memdir.js';
 export * from './history.js';
 export * from './rewind.js';
+export * from './handoff.js';

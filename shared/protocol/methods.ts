@@ -3,6 +3,7 @@
  * daemon at the boundary) and its result type (carried for the typed client).
  */
 import { arrayOf, bool, int, nullable, object, oneOf, optional, str, union, type Schema } from './schema.js';
+import type { CompactRecord, HandoffReadResult, HandoffResult, HandoffStatusResult, SessionStartResult } from './handoff.js';
 import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
@@ -114,14 +115,24 @@ export const Methods = {
   ),
   rewindUndo: method<RewindUndoResult>()('rewind.undo', object({ undoId: str({ minLength: 1, maxLength: 200 }), dryRun: optional(bool()) })),
 
-  handoffGenerate: method<PendingResult>()(
+  handoffGenerate: method<HandoffResult>()(
     'handoff.generate',
     union(
       object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()) }),
       object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()) }),
     ),
   ),
-  handoffRead: method<PendingResult>()('handoff.read', object({ cwd: str({ minLength: 1 }) })),
+  handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }) })),
+  // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).
+  handoffSessionStart: method<SessionStartResult>()(
+    'handoff.sessionStart',
+    object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }) }),
+  ),
+  handoffPostCompact: method<CompactRecord>()(
+    'handoff.postCompact',
+    object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() }),
+  ),
+  handoffStatus: method<HandoffStatusResult>()('handoff.status', object({ sessionId })),
 } as const;
 
 export type MethodName = (typeof Methods)[keyof typeof Methods]['name'];

@@ -70,11 +70,11 @@ export const status: Command = async (ctx) => {
   try {
     const sessionId = ctx.args[0];
     if (sessionId !== undefined) {
-      const session = await client.sessionsGet({ sessionId });
+      const [session, hooks] = await Promise.all([client.sessionsGet({ sessionId }), client.handoffStatus({ sessionId })]);
       if (ctx.json) ctx.out.out(JSON.stringify(session));
       else {
-        const { renderSessionDetail } = await import('../session-detail.js');
-        for (const line of renderSessionDetail(session, ctx.out)) ctx.out.out(line);
+        const { renderSessionDetail, renderHookRecords } = await import('../session-detail.js');
+        for (const line of [...renderSessionDetail(session, ctx.out), ...renderHookRecords(hooks, ctx.out)]) ctx.out.out(line);
       }
       return 0;
     }

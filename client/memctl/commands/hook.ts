@@ -1,0 +1,231 @@
+/**
+ * `memctl hook pre-compact|session-start|post-compact`: the commands Claude Code runs as hooks
+ * (configured by `memctl install-hooks`). Each reads the hook's JSON on stdin, asks the daemon
+ * (starting it when needed), prints what Claude Code takes from stdout, and always exits 0 within
+ * its deadline, whatever fails: a hook that errors or hangs would get in the way of the user.
+ */
+import { mkdirSync, openSync, readSync, closeSync, fstatSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { renderPartialHandoff } from '../../../shared/handoff/render.js';
+import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
+import { UsageError, type Command, type CommandContext } from '../context.js';
+import { writeFileAtomic } from '../fs-atomic.js';
+
+/** Claude Code's PreCompact hook gets 60 s (install-hooks); memd answers within this, or falls back. */
+const PRE_COMPACT_DEADLINE_MS = 50_000;
+/** SessionStart and PostCompact hooks get 15 s. */
+const SHORT_DEADLINE_MS = 12_000;
+/** A hook's stdin is one small JSON object; a writer that never closes it is not waited for. */
+const STDIN_DEADLINE_MS = 2_000;
+/** SessionStart's cap without the daemon: 10,000 tokens of chars / 4. */
+const FALLBACK_CONTEXT_CHARS = 40_000;
+const DEFAULT_SESSION_START_SOURCES = ['compact', 'resume'];
+const HANDOFF_FILE = join('docs', 'handoff-context.md');
+
+interface HookInput {
+  sessionId: string | null;
+  transcriptPath: string | null;
+  cwd: string | null;
+  trigger: string | null;
+  source: string | null;
+  compactSummary: string | null;
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+export function parseHookInput(raw: string): HookInput | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const record = value as Record<string, unknown>;
+  return {
+    sessionId: text(record.session_id),
+    transcriptPath: text(record.transcript_path),
+    cwd: text(record.cwd),
+    trigger: text(record.trigger),
+    source: text(record.source),
+    compactSummary: typeof record.compact_summary === 'string' ? record.compact_summary : null,
+  };
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.pause();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(done, STDIN_DEADLINE_MS);
+    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+    process.stdin.once('end', done);
+    process.stdin.once('error', done);
+  });
+}
+
+function deadline(env: NodeJS.ProcessEnv, fallbackMs: number): number {
+  const override = Number(env.MEMD_HOOK_DEADLINE_MS);
+  return Number.isSafeInteger(override) && override > 0 ? override : fallbackMs;
+}
+
+/** The call's result, or the reason it gave none in time. */
+async function within<T>(ms: number, work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ ok: false; reason: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, reason: `memd gave no answer within ${ms} ms` }), ms);
+  });
+  const answered = work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, reason: (error as Error).message }),
+  );
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function transcriptTail(path: string | null): string {
+  if (path === null) return '(Claude Code gave no transcript path)';
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const length = Math.min(size, HANDOFF_TAIL_BYTES);
+      // One byte more before the window tells whether it starts at a line's beginning.
+      const before = size > length ? 1 : 0;
+      const buffer = Buffer.alloc(length + before);
+      readSync(fd, buffer, 0, length + before, size - length - before);
+      const startsMidLine = before === 1 && buffer[0] !== 0x0a;
+      return transcriptTailText(buffer.subarray(before).toString('utf8'), startsMidLine);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return `(the transcript could not be read: ${(error as Error).message})`;
+  }
+}
+
+/** Without the daemon: the HANDOFF_AUTO_PARTIAL file, written here. */
+function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandContext): void {
+  if (input.cwd === null || !isAbsolute(input.cwd)) {
+    ctx.out.err(`memctl hook: no handoff written (${reason}; and the hook gave no absolute cwd)`);
+    return;
+  }
+  const path = join(input.cwd, HANDOFF_FILE);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const document = renderPartialHandoff({
+      sessionId: input.sessionId,
+      cwd: input.cwd,
+      trigger: input.trigger ?? 'unknown',
+      generatedAt: new Date().toISOString(),
+      reason,
+      tail: transcriptTail(input.transcriptPath),
+    });
+    writeFileAtomic(path, document);
+    ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
+  } catch (error) {
+    ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
+  }
+}
+
+async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> {
+  if (input.cwd === null) {
+    ctx.out.err('memctl hook pre-compact: the hook input has no cwd; nothing to do');
+    return;
+  }
+  const client = ctx.client();
+  try {
+    const cwd = input.cwd;
+    const trigger = input.trigger ?? undefined;
+    const ask = async () => {
+      if (input.sessionId !== null) {
+        try {
+          return await client.handoffGenerate({ sessionId: input.sessionId, cwd, ...(trigger === undefined ? {} : { trigger }) });
+        } catch (error) {
+          // Not indexed yet (a brand-new session): the transcript path names it all the same.
+          if ((error as { kind?: string }).kind !== 'NotFound' || input.transcriptPath === null) throw error;
+        }
+      }
+      if (input.transcriptPath === null) throw new Error('the hook input names neither a session nor a transcript');
+      return client.handoffGenerate({ transcriptPath: input.transcriptPath, cwd, ...(trigger === undefined ? {} : { trigger }) });
+    };
+    const answer = await within(deadline(ctx.env, PRE_COMPACT_DEADLINE_MS), ask());
+    if (answer.ok) {
+      if (answer.value.pinned !== '') ctx.out.out(answer.value.pinned);
+    } else writeFallbackHandoff(input, answer.reason, ctx);
+  } finally {
+    client.close();
+  }
+}
+
+function sessionStartSources(env: NodeJS.ProcessEnv): string[] {
+  const configured = env.MEMD_SESSION_START_SOURCES;
+  return configured === undefined ? DEFAULT_SESSION_START_SOURCES : configured.split(',').map((source) => source.trim()).filter((source) => source !== '');
+}
+
+function printContext(context: string, ctx: CommandContext): void {
+  ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } }));
+}
+
+async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void> {
+  if (input.source === null || !sessionStartSources(ctx.env).includes(input.source) || input.cwd === null || input.sessionId === null) return;
+  const client = ctx.client();
+  try {
+    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), client.handoffSessionStart({ sessionId: input.sessionId, cwd: input.cwd, source: input.source }));
+    if (answer.ok) {
+      if (answer.value.additionalContext !== null) printContext(answer.value.additionalContext, ctx);
+      return;
+    }
+    // Without the daemon, the handoff file alone still carries the work over.
+    ctx.out.err(`memctl hook session-start: ${answer.reason}; using the handoff file alone`);
+    let handoff: string;
+    try {
+      handoff = readFileSync(join(input.cwd, HANDOFF_FILE), 'utf8');
+    } catch {
+      return;
+    }
+    if (handoff.trim() !== '') printContext(handoff.slice(0, FALLBACK_CONTEXT_CHARS), ctx);
+  } finally {
+    client.close();
+  }
+}
+
+async function postCompact(input: HookInput, ctx: CommandContext): Promise<void> {
+  if (input.sessionId === null || input.compactSummary === null) return;
+  const client = ctx.client();
+  try {
+    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), client.handoffPostCompact({ sessionId: input.sessionId, trigger: input.trigger ?? 'unknown', compactSummary: input.compactSummary }));
+    if (!answer.ok) ctx.out.err(`memctl hook post-compact: the summary was not recorded: ${answer.reason}`);
+  } finally {
+    client.close();
+  }
+}
+
+const HOOKS: Record<string, (input: HookInput, ctx: CommandContext) => Promise<void>> = {
+  'pre-compact': preCompact,
+  'session-start': sessionStart,
+  'post-compact': postCompact,
+};
+
+export const hook: Command = async (ctx) => {
+  const [name, ...rest] = ctx.args;
+  const run = name === undefined ? undefined : HOOKS[name];
+  if (run === undefined || rest.length > 0) throw new UsageError(`hook takes one of ${Object.keys(HOOKS).join(', ')}`);
+  const input = parseHookInput(await readStdin());
+  if (input === null) {
+    ctx.out.err(`memctl hook ${name}: stdin is not the hook's JSON object; nothing to do`);
+    return 0;
+  }
+  try {
+    await run(input, ctx);
+  } catch (error) {
+    ctx.out.err(`memctl hook ${name}: ${(error as Error).message}`);
+  }
+  return 0;
+};

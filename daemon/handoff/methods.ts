@@ -1,0 +1,12 @@
+/** `handoff.generate` and `handoff.read`. */
+import { Methods } from '../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../rpc/dispatch.js';
+import type { HandoffService } from './service.js';
+
+export function handoffMethods(service: HandoffService): MethodHandler[] {
+  return [
+    // The signal: a client that cancels or goes away stops the model call and the git runs.
+    handle(Methods.handoffGenerate, (params, ctx) => service.generate(params, ctx.signal)),
+    handle(Methods.handoffRead, (params) => service.read(params.cwd)),
+  ];
+}

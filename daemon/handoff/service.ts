@@ -1,0 +1,180 @@
+/**
+ * handoff.generate and handoff.read (issue 7): `<cwd>/docs/handoff-context.md`, so that the turn
+ * after a compaction continues with nothing important lost. The facts are read from the session's
+ * transcripts (through the index) and from git; the narrative is written offline, or by the model
+ * when one is configured. When the model fails or does not answer in time, the file is the
+ * partial handoff (HANDOFF_AUTO_PARTIAL: the facts and the transcript's tail) and says so.
+ */
+import type Database from 'better-sqlite3';
+import { basename, isAbsolute } from 'node:path';
+import { isPartialHandoff, renderHandoff, renderPartialHandoff, renderPinned } from '../../shared/handoff/render.js';
+import { transcriptTailText } from '../../shared/handoff/tail.js';
+import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../shared/protocol/handoff.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { LoadedEntry } from '../compact/content.js';
+import { mainTranscript } from '../compact/conversation.js';
+import { readTextIfPresent } from '../fs/read.js';
+import { classifyTranscript } from '../ingest/layout.js';
+import { loadFileEntries, sessionFiles, type IngestedFile } from '../ingest/store.js';
+import type { Logger } from '../log/logger.js';
+import type { EntryCache } from '../sessions/entry-cache.js';
+import { readTranscript } from '../summarize/transcript-facts.js';
+import { createAnthropicNarrator, HandoffNarratorError, type AnthropicHandoffOptions, type HandoffNarrator } from './anthropic.js';
+import { verbatimRules } from './constraints.js';
+import { handoffFacts, requests } from './facts.js';
+import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, writeHandoff } from './files.js';
+import { gitFacts, type GitOptions } from './git.js';
+import { offlineNarrative } from './offline.js';
+import { loadTranscript, readTail, scanFile } from './transcript.js';
+
+/** A handoff asked for without a trigger: someone ran it by hand (memctl handoff, /handoff). */
+export const DEFAULT_TRIGGER = 'manual';
+
+export type HandoffGenerateParams =
+  | { sessionId: string; cwd: string; trigger?: string | undefined }
+  | { transcriptPath: string; cwd: string; trigger?: string | undefined };
+
+export interface HandoffDeps {
+  db: Database.Database;
+  /** The sessions' entry cache, reused for the main transcript's index rows when given. */
+  cache?: EntryCache;
+  projectsDir: string;
+  /** `~/.claude`; not read by handoffs yet, taken so the wiring matches the other services. */
+  claudeRoot?: string;
+  log: Logger;
+  clock: () => number;
+  /** The model that writes the narrative; absent or null: the offline narrative. */
+  anthropic?: AnthropicHandoffOptions | HandoffNarrator | null;
+  /** How git is run (tests: a git that is not there). */
+  git?: GitOptions;
+}
+
+export interface HandoffService {
+  generate(params: HandoffGenerateParams, signal?: AbortSignal): Promise<HandoffResult>;
+  read(cwd: string): Promise<HandoffReadResult>;
+}
+
+/** The transcript a handoff is made from: the session's main file (or the one named), and its sub-agents'. */
+interface Source {
+  sessionId: string | null;
+  path: string;
+  /** Its index row; null when the index does not know the file (yet). */
+  file: IngestedFile | null;
+  subagents: IngestedFile[];
+}
+
+interface SessionEntries {
+  main: LoadedEntry[];
+  sidechains: LoadedEntry[][];
+}
+
+const isNarrator = (value: AnthropicHandoffOptions | HandoffNarrator): value is HandoffNarrator => 'narrate' in value;
+
+export function createHandoffService(deps: HandoffDeps): HandoffService {
+  const { db, log } = deps;
+  const narrator = deps.anthropic == null ? null : isNarrator(deps.anthropic) ? deps.anthropic : createAnthropicNarrator(deps.anthropic);
+  // Writes to one cwd go one at a time: two at once could both find .gitignore without the line.
+  const writing = new Map<string, Promise<unknown>>();
+
+  function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const result = (writing.get(key) ?? Promise.resolve()).then(run, run);
+    const settled = result.catch(() => undefined);
+    writing.set(key, settled);
+    void settled.then(() => {
+      if (writing.get(key) === settled) writing.delete(key);
+    });
+    return result;
+  }
+
+  function notFound(sessionId: string): RpcError {
+    return new RpcError(ErrorCode.NotFound, 'NotFound', `the transcript of session ${sessionId} is gone`, { sessionId });
+  }
+
+  function fromSession(sessionId: string): Source {
+    const files = sessionFiles(db, sessionId);
+    const file = mainTranscript(files, sessionId);
+    if (file.gone) throw notFound(sessionId);
+    return { sessionId, path: file.path, file, subagents: files.filter((candidate) => candidate.agentId !== null && !candidate.gone) };
+  }
+
+  async function fromPath(transcriptPath: string): Promise<Source> {
+    const path = await checkTranscriptPath(deps.projectsDir, transcriptPath);
+    const sessionId = classifyTranscript(deps.projectsDir, path)?.sessionId ?? basename(path, '.jsonl');
+    const files = sessionFiles(db, sessionId);
+    const file = files.find((candidate) => candidate.path === path && !candidate.gone) ?? null;
+    // A sub-agent's file named directly is the whole source: its agents are not the session's.
+    const subagents = file !== null && file.agentId !== null ? [] : files.filter((candidate) => candidate.agentId !== null && !candidate.gone);
+    return { sessionId, path, file, subagents };
+  }
+
+  async function loadSession(source: Source, signal?: AbortSignal): Promise<SessionEntries> {
+    const { file } = source;
+    if (file === null) return { main: await scanFile(source.path, 0, false, signal), sidechains: [] };
+    // One read transaction: the rows and the committed offsets they stop at agree.
+    const rows = db.transaction(() => {
+      const all = sessionFiles(db, file.sessionId);
+      const current = all.find((candidate) => candidate.id === file.id) ?? file;
+      const main = deps.cache !== undefined && file.agentId === null ? deps.cache.load(db, file.sessionId, all).main : loadFileEntries(db, file.id);
+      return { current, main, subagents: source.subagents.map((agent) => ({ agent, entries: loadFileEntries(db, agent.id) })) };
+    })();
+    const main = await loadTranscript(source.path, rows.main, rows.current.committedOffset, file.agentId !== null, signal);
+    const sidechains: LoadedEntry[][] = [];
+    for (const { agent, entries } of rows.subagents) {
+      signal?.throwIfAborted();
+      sidechains.push(await loadTranscript(agent.path, entries, agent.committedOffset, true, signal));
+    }
+    return { main, sidechains };
+  }
+
+  async function generate(params: HandoffGenerateParams, signal?: AbortSignal): Promise<HandoffResult> {
+    const trigger = params.trigger?.trim() || DEFAULT_TRIGGER;
+    const realCwd = await checkCwd(params.cwd);
+    const source = 'sessionId' in params ? fromSession(params.sessionId) : await fromPath(params.transcriptPath);
+    const [entries, git, tailBytes] = await Promise.all([
+      loadSession(source, signal),
+      gitFacts(realCwd, { ...deps.git, ...(signal === undefined ? {} : { signal }) }),
+      readTail(source.path),
+    ]);
+    signal?.throwIfAborted();
+    const main = readTranscript(entries.main);
+    const facts = handoffFacts({ main, sidechains: entries.sidechains.map(readTranscript), git, cwd: params.cwd, realCwd });
+    const tail = transcriptTailText(tailBytes.text, tailBytes.startsMidLine);
+    const generatedAt = new Date(deps.clock()).toISOString();
+    const sessionStarted = entries.main.find((loaded) => loaded.entry.timestamp !== null)?.entry.timestamp ?? null;
+    const header = { sessionId: source.sessionId, cwd: params.cwd, trigger, generatedAt };
+
+    let text: string;
+    let summarizer: HandoffSummarizer | null;
+    if (narrator === null) {
+      summarizer = 'offline';
+      const narrative = offlineNarrative({ main, facts, sessionId: source.sessionId, cwd: params.cwd });
+      text = renderHandoff({ ...header, sessionStarted, summarizer, narrative, facts });
+    } else {
+      try {
+        const written = await narrator.narrate({ sessionId: source.sessionId, cwd: params.cwd, facts, tail, ...(signal === undefined ? {} : { signal }) });
+        facts.constraints.push(...verbatimRules(written.userRules, requests(main), [...facts.constraints, ...facts.ruledOut]));
+        summarizer = 'anthropic';
+        text = renderHandoff({ ...header, sessionStarted, summarizer, narrative: written.narrative, facts });
+      } catch (error) {
+        if (!(error instanceof HandoffNarratorError)) throw error;
+        log.warn('handoff narrative failed; the partial handoff is written', { sessionId: source.sessionId, kind: error.kind, error: error.message });
+        summarizer = null;
+        text = renderPartialHandoff({ ...header, reason: error.message, tail, facts });
+      }
+    }
+    signal?.throwIfAborted();
+    const { path, gitignoreUpdated } = await oneAtATime(realCwd, async () => ({ path: await writeHandoff(params.cwd, text), gitignoreUpdated: await ensureIgnored(params.cwd) }));
+    return { sessionId: source.sessionId, cwd: params.cwd, path, partial: summarizer === null, summarizer, generatedAt, pinned: renderPinned(facts), facts, gitignoreUpdated, text };
+  }
+
+  async function read(cwd: string): Promise<HandoffReadResult> {
+    if (!isAbsolute(cwd)) await checkCwd(cwd); // InvalidParams, naming the field
+    // A cwd that is gone has no handoff: answered, not refused (SessionStart asks in any dir).
+    const realCwd = await checkCwd(cwd).catch(() => null);
+    const path = handoffPath(cwd);
+    const text = realCwd === null ? null : await readTextIfPresent(path);
+    return { cwd, path, text, partial: text !== null && isPartialHandoff(text) };
+  }
+
+  return { generate, read };
+}

@@ -1,0 +1,236 @@
+/**
+ * The parts of a session's transcripts a handoff needs, read with bounded memory. The index says
+ * where each entry is; only the entries that carry facts are read back by offset (compact/content.ts):
+ * prompts, assistant messages (tool calls and their inputs), failed results, and the results whose
+ * metadata matters (Write: created or overwritten; TaskCreate: the task id). A successful Read or
+ * Bash result, often the bulk of a transcript, becomes a stub that keeps only its tool_use_id and
+ * status; older replies without tool calls are not read at all; what is read is slimmed (thinking
+ * and images dropped, long texts cut in the middle) before the next batch is read. Lines the index
+ * has not reached yet (the hook fires right after a write) are scanned from the file, as is a
+ * whole file the index does not know or that changed under it.
+ */
+import { open } from 'node:fs/promises';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { HANDOFF_TAIL_BYTES } from '../../shared/handoff/tail.js';
+import { parseEntry } from '../../shared/transcript/parse.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { loadEntries, type LoadedEntry } from '../compact/content.js';
+
+/** One entry read whole at most: past this it is a stub (results) or left out (prompts). */
+export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+/** Bytes read back at once: with the slimming below, the peak memory of a handoff whatever the transcript's size. */
+const READ_BATCH_BYTES = 8 * 1024 * 1024;
+/** Assistant entries without tool calls read, the newest: of the replies, only the last ones are used. */
+export const LAST_REPLIES = 20;
+/** Text kept of one block: more than any fact needs (a rule is a sentence, a key line one line). */
+export const KEEP_TEXT_CHARS = 50_000;
+/** Strings kept of a tool's input: paths and commands whole, file contents (Write, Edit) cut. */
+export const KEEP_INPUT_CHARS = 4_000;
+/** Forward scans read this much at a time. */
+const SCAN_CHUNK_BYTES = 1024 * 1024;
+/** Successful results of these tools are read: their metadata says what the call did. */
+const RESULT_TOOLS = new Set(['Write', 'TaskCreate']);
+const NEWLINE = 0x0a;
+
+type Choice = 'skip' | 'stub' | 'read';
+
+/** Tool names by tool_use id, learnt from assistant entries in file order. */
+type ToolNames = Map<string, string>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `reply`: an assistant entry without tool calls that is among the last LAST_REPLIES. */
+function choose(entry: IndexedEntry, names: ToolNames, sidechainFile: boolean, recentReply: boolean): Choice {
+  for (const use of entry.toolUses) names.set(use.id, use.name);
+  if (entry.type !== 'user' && entry.type !== 'assistant') return 'skip';
+  // Old Claude Code versions wrote sub-agent entries into the main transcript; they are the agent's.
+  if (entry.isSidechain && !sidechainFile) return 'skip';
+  if (entry.type === 'assistant' && entry.toolUses.length === 0 && !recentReply) return 'skip';
+  const results = entry.toolResults;
+  if (entry.length > MAX_ENTRY_BYTES) return results.length > 0 || entry.toolUses.length > 0 ? 'stub' : 'skip';
+  if (results.length === 0) return 'read';
+  return results.some((result) => result.isError || RESULT_TOOLS.has(names.get(result.id) ?? '')) ? 'read' : 'stub';
+}
+
+/** The entry without its bulk: tool calls by name, results by id and status. */
+function stub(entry: IndexedEntry): LoadedEntry {
+  const content =
+    entry.type === 'assistant'
+      ? entry.toolUses.map((use) => ({ type: 'tool_use', id: use.id, name: use.name, input: {} }))
+      : entry.toolResults.map((result) => ({ type: 'tool_result', tool_use_id: result.id, content: result.isError ? `(a result of ${entry.length} bytes, not read)` : '', is_error: result.isError }));
+  return { entry, raw: { type: entry.type, uuid: entry.uuid, message: { role: entry.type, content } } };
+}
+
+/** Head and tail of a long text: a failure's first error line and a traceback's last line both stay. */
+function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n…\n${text.slice(text.length - half)}`;
+}
+
+function slimInput(value: unknown): unknown {
+  if (typeof value === 'string') return clipMiddle(value, KEEP_INPUT_CHARS);
+  if (Array.isArray(value)) return value.map(slimInput);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, slimInput(inner)]));
+  return value;
+}
+
+function slimBlock(block: unknown): unknown[] {
+  if (typeof block === 'string') return [clipMiddle(block, KEEP_TEXT_CHARS)];
+  if (!isRecord(block)) return [];
+  if (block.type === 'text' && typeof block.text === 'string') return [{ ...block, text: clipMiddle(block.text, KEEP_TEXT_CHARS) }];
+  if (block.type === 'tool_use') return [{ ...block, input: slimInput(block.input) }];
+  if (block.type !== 'tool_result') return []; // thinking, images, documents: no fact in them
+  const content = typeof block.content === 'string' ? clipMiddle(block.content, KEEP_TEXT_CHARS) : Array.isArray(block.content) ? block.content.flatMap(slimBlock) : block.content;
+  return [{ ...block, content }];
+}
+
+/** What readTranscript uses of Claude Code's structured result: Write's kind, a task's id, an exit code. */
+function slimMeta(meta: unknown): unknown {
+  if (!isRecord(meta)) return undefined;
+  return {
+    ...(typeof meta.type === 'string' ? { type: meta.type } : {}),
+    ...(typeof meta.exitCode === 'number' ? { exitCode: meta.exitCode } : {}),
+    ...(isRecord(meta.task) ? { task: { id: meta.task.id } } : {}),
+  };
+}
+
+/** A read entry as little as the facts need: held for the whole session, it must stay small. */
+function slim({ entry, raw }: LoadedEntry): LoadedEntry {
+  const message = isRecord(raw.message) ? raw.message : {};
+  const content = typeof message.content === 'string' ? clipMiddle(message.content, KEEP_TEXT_CHARS) : Array.isArray(message.content) ? message.content.flatMap(slimBlock) : [];
+  return { entry, raw: { type: raw.type, uuid: raw.uuid, message: { role: message.role, content }, toolUseResult: slimMeta(raw.toolUseResult) } };
+}
+
+/** Reads `entries` back by offset in batches of READ_BATCH_BYTES, each slimmed before the next. */
+function readSlim(path: string, entries: readonly IndexedEntry[]): LoadedEntry[] {
+  const read: LoadedEntry[] = [];
+  let batch: IndexedEntry[] = [];
+  let bytes = 0;
+  const flush = () => {
+    for (const loaded of loadEntries(path, batch)) read.push(slim(loaded));
+    batch = [];
+    bytes = 0;
+  };
+  for (const entry of entries) {
+    batch.push(entry);
+    bytes += entry.length;
+    if (bytes >= READ_BATCH_BYTES) flush();
+  }
+  flush();
+  return read;
+}
+
+/** Indexed entries of one file, read back as `choose` says. InvalidTranscript when the file changed under the index. */
+export function loadIndexed(path: string, entries: readonly IndexedEntry[], sidechainFile: boolean): LoadedEntry[] {
+  const names: ToolNames = new Map();
+  const replies = entries.flatMap((entry, at) => (entry.type === 'assistant' && entry.toolUses.length === 0 ? [at] : []));
+  const firstRecent = replies.at(-LAST_REPLIES) ?? 0;
+  const choices = entries.map((entry, at) => choose(entry, names, sidechainFile, at >= firstRecent));
+  const read = readSlim(path, entries.filter((_, at) => choices[at] === 'read'));
+  let next = 0;
+  return entries.flatMap((entry, at) => {
+    const choice = choices[at];
+    if (choice === 'skip') return [];
+    return [choice === 'read' ? (read[next++] as LoadedEntry) : stub(entry)];
+  });
+}
+
+/**
+ * The complete lines of `path` from `fromOffset` on, parsed and chosen as `loadIndexed` does; an
+ * unfinished last line (Claude Code is writing it) and lines over MAX_ENTRY_BYTES are left out.
+ */
+export async function scanFile(path: string, fromOffset: number, sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
+  const names: ToolNames = new Map();
+  const loaded: LoadedEntry[] = [];
+  const take = (bytes: Buffer, offset: number) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return;
+    }
+    const entry = parseEntry(value, offset, bytes.length);
+    if (entry === null) return;
+    // A scan cannot know which replies are the last: it keeps them all (slimmed).
+    const choice = choose(entry, names, sidechainFile, true);
+    if (choice === 'read') loaded.push(slim({ entry, raw: value as Record<string, unknown> }));
+    else if (choice === 'stub') loaded.push(stub(entry));
+  };
+  const file = await open(path, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let lineStart = fromOffset;
+    let oversize = false;
+    let position = fromOffset;
+    // Each pass reads one chunk and `position` only grows, up to the size the file has.
+    for (;;) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, position);
+      if (bytesRead === 0) break;
+      let start = 0;
+      for (let newline = chunk.indexOf(NEWLINE, 0); newline !== -1 && newline < bytesRead; newline = chunk.indexOf(NEWLINE, start)) {
+        if (!oversize && pendingBytes + newline - start <= MAX_ENTRY_BYTES) take(Buffer.concat([...pending, chunk.subarray(start, newline)]), lineStart);
+        pending = [];
+        pendingBytes = 0;
+        oversize = false;
+        start = newline + 1;
+        lineStart = position + start;
+      }
+      if (!oversize && pendingBytes + bytesRead - start <= MAX_ENTRY_BYTES) {
+        pending.push(Buffer.from(chunk.subarray(start, bytesRead)));
+        pendingBytes += bytesRead - start;
+      } else {
+        oversize = true;
+        pending = [];
+        pendingBytes = 0;
+      }
+      position += bytesRead;
+    }
+  } finally {
+    await file.close();
+  }
+  return loaded;
+}
+
+/**
+ * One transcript file's entries for the facts: the indexed ones read back, then whatever was
+ * written after the index's committed offset. A file that changed under the index is scanned whole.
+ */
+export async function loadTranscript(path: string, indexed: readonly IndexedEntry[], committedOffset: number, sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
+  let head: LoadedEntry[];
+  try {
+    head = loadIndexed(path, indexed, sidechainFile);
+  } catch (error) {
+    if (!(error instanceof RpcError && error.code === ErrorCode.InvalidTranscript)) throw error;
+    return scanFile(path, 0, sidechainFile, signal);
+  }
+  const rest = await scanFile(path, committedOffset, sidechainFile, signal);
+  return [...head, ...rest];
+}
+
+/** The transcript's last `bytes` as text, and whether they start inside a line. Empty when the file is gone. */
+export async function readTail(path: string, bytes: number = HANDOFF_TAIL_BYTES): Promise<{ text: string; startsMidLine: boolean }> {
+  let file;
+  try {
+    file = await open(path, 'r');
+  } catch {
+    return { text: '', startsMidLine: false };
+  }
+  try {
+    const { size } = await file.stat();
+    // One byte more, to see whether the window starts just after a newline.
+    const start = Math.max(0, size - bytes - 1);
+    const buffer = Buffer.alloc(size - start);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
+    const read = buffer.subarray(0, bytesRead);
+    if (start === 0 && size <= bytes) return { text: read.toString('utf8'), startsMidLine: false };
+    return { text: read.subarray(1).toString('utf8'), startsMidLine: read[0] !== NEWLINE };
+  } finally {
+    await file.close();
+  }
+}

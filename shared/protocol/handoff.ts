@@ -1,0 +1,94 @@
+/**
+ * Results of handoff.* (issue 7): `<cwd>/docs/handoff-context.md`, written through Claude Code's
+ * PreCompact hook (or on demand) so that the turn after a compaction continues with nothing lost.
+ */
+export type HandoffSummarizer = 'offline' | 'anthropic';
+
+export interface HandoffFileTouched {
+  /** As the tools named it (absolute), or relative to cwd for git's entries. */
+  path: string;
+  /** From git where cwd is a repo, else from the tool calls. */
+  status: 'created' | 'modified' | 'deleted' | 'renamed' | 'untracked' | 'read';
+  /** One line: what was done to it (the tools and how often). */
+  summary: string;
+}
+
+export interface HandoffCommand {
+  command: string;
+  /** Null when the result does not say. */
+  exitCode: number | null;
+  isError: boolean;
+}
+
+export interface HandoffFacts {
+  git: { branch: string | null; porcelain: string[]; diffStat: string | null } | null;
+  filesTouched: HandoffFileTouched[];
+  /** The last commands run, oldest first. */
+  commands: HandoffCommand[];
+  /** Commands whose last run failed (not fixed by a later passing run of the same command). */
+  failing: HandoffCommand[];
+  todos: { content: string; status: string }[];
+  /** The user's rules, verbatim. */
+  constraints: string[];
+  /** Approaches the user ruled out, verbatim. */
+  ruledOut: string[];
+}
+
+export interface HandoffResult {
+  sessionId: string | null;
+  cwd: string;
+  path: string;
+  /** True when the narrative could not be made (timeout, failure): the file holds the transcript's tail. */
+  partial: boolean;
+  summarizer: HandoffSummarizer | null;
+  generatedAt: string;
+  /** What PreCompact prints for the compaction instructions: the constraints and ruled-out approaches. */
+  pinned: string;
+  facts: HandoffFacts;
+  /** True when this call added docs/handoff-context.md to <cwd>/.gitignore. */
+  gitignoreUpdated: boolean;
+  text: string;
+}
+
+export interface HandoffReadResult {
+  cwd: string;
+  path: string;
+  /** Null when there is no handoff file. */
+  text: string | null;
+  partial: boolean;
+}
+
+/** `handoff.sessionStart`: what the SessionStart hook prints for the model's context. */
+export interface SessionStartResult {
+  /** Null when there is nothing to add (then the hook prints nothing). */
+  additionalContext: string | null;
+  /** Its estimated tokens (chars / 4), at most 10,000. */
+  tokens: number;
+  /** What went in: the handoff file and the feedback memories' names. */
+  sources: string[];
+}
+
+/** Whether the context a SessionStart hook gave was found in the transcript afterwards. */
+export interface HandoffInjection {
+  source: string;
+  expectedAt: string;
+  /** Null while not yet known (no entry after the SessionStart yet). */
+  injected: boolean | null;
+  checkedAt: string | null;
+}
+
+export interface CompactRecord {
+  trigger: string;
+  recordedAt: string;
+  summaryChars: number;
+  /** What the compaction summary dropped of the conversation before it; null when unknown. */
+  lost: { userMessages: string[]; filePaths: string[]; identifiers: string[]; errors: string[] } | null;
+}
+
+/** `handoff.status`: a session's hook records. */
+export interface HandoffStatusResult {
+  sessionId: string;
+  injection: HandoffInjection | null;
+  /** Newest first. */
+  compactions: CompactRecord[];
+}

@@ -1,0 +1,167 @@
+/**
+ * Claude Code's recorded hook inputs replayed into `memctl hook ...` against a real daemon: the
+ * documented outputs, exit code 0 in every case (daemon down, missing transcript, a summarizer that
+ * hangs), and the SessionStart injection checked in the transcript afterwards.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client/index.js';
+import { FIXTURES } from '../helpers/ingest.js';
+import { manifest } from '../helpers/fixtures.js';
+import { startMessagesApi, type MessagesApi } from '../helpers/messages-api.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+const SCENARIO = join(FIXTURES, 'compactions');
+const RECORDED_CWD = '/home/user/src/payments-api';
+const RECORDED_PROJECTS = '/home/user/.claude/projects';
+const PROJECT = '-home-user-src-payments-api';
+const compactions = manifest('compactions');
+
+interface Recorded {
+  stdin: Record<string, unknown>;
+}
+
+/** A recorded hook's stdin, its paths moved into the sandbox. */
+function hookInput(file: string, sandbox: Sandbox, cwd: string, changes: Record<string, unknown> = {}): string {
+  const recorded = JSON.parse(readFileSync(join(SCENARIO, 'hooks', file), 'utf8')) as Recorded;
+  const text = JSON.stringify({ ...recorded.stdin, ...changes }).replaceAll(RECORDED_PROJECTS, sandbox.projectsDir).replaceAll(RECORDED_CWD, cwd);
+  return text;
+}
+
+function setUp(sandbox: Sandbox): { cwd: string; transcript: string } {
+  const cwd = join(sandbox.root, 'payments-api');
+  mkdirSync(cwd);
+  mkdirSync(join(sandbox.projectsDir, PROJECT));
+  const transcript = join(sandbox.projectsDir, PROJECT, `${compactions.sessionId}.jsonl`);
+  writeFileSync(transcript, readFileSync(join(SCENARIO, 'projects', PROJECT, `${compactions.sessionId}.jsonl`), 'utf8').replaceAll(RECORDED_CWD, cwd));
+  return { cwd, transcript };
+}
+
+const SECTIONS = ['## Session Started', '## Task', '## Completed Tasks', '## Current State', '## Constraints', '## Files Touched', '## Issues Discovered', '## Open Questions', '## Next Steps', '## Resume Prompt'];
+
+describe('hooks against a running daemon', () => {
+  let sandbox: Sandbox;
+  let client: Client;
+  let cwd: string;
+  let transcript: string;
+
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    ({ cwd, transcript } = setUp(sandbox));
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(async () => (await client.daemonStatus()).ingest.stats.files === 1, 'the session to be indexed');
+  });
+  afterAll(() => client?.close());
+
+  it('pre-compact writes the handoff with every section and exits 0', async () => {
+    const run = await runMemctl(sandbox, ['hook', 'pre-compact'], {}, hookInput('05-PreCompact.json', sandbox, cwd));
+    expect(run.code).toBe(0);
+    const handoff = readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8');
+    for (const section of SECTIONS) expect(handoff).toContain(section);
+    for (const file of compactions.files.edited) expect(handoff).toContain(file.split('/').at(-1));
+    expect(readFileSync(join(cwd, '.gitignore'), 'utf8')).toContain('docs/handoff-context.md');
+    // This session set no rules: nothing is pinned, so nothing is printed.
+    expect(run.stdout).toBe('');
+  });
+
+  it('session-start after a compaction prints the handoff as additionalContext; for startup it prints nothing', async () => {
+    const run = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
+    expect(run.code).toBe(0);
+    const output = JSON.parse(run.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(output.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(output.hookSpecificOutput.additionalContext).toContain('## Resume Prompt');
+    expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(40_000);
+    const startup = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('00-SessionStart.json', sandbox, cwd));
+    expect(startup).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('records whether the SessionStart context reached the transcript', async () => {
+    const run = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
+    const context = (JSON.parse(run.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect((await client.handoffStatus({ sessionId: compactions.sessionId })).injection).toMatchObject({ source: 'compact', injected: null });
+    const at = new Date().toISOString();
+    const line = (entry: Record<string, unknown>) => `${JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: compactions.sessionId, cwd, timestamp: at, ...entry })}\n`;
+    appendFileSync(transcript, line({ type: 'attachment', uuid: 'b0000000-0000-4000-8000-000000000001', attachment: { type: 'hook_additional_context', content: [context], hookName: 'SessionStart', hookEvent: 'SessionStart' } }));
+    appendFileSync(transcript, line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000002', message: { role: 'user', content: 'go on' } }));
+    await eventually(async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === true, 'the injection to be found');
+    const status = await runMemctl(sandbox, ['status', compactions.sessionId]);
+    expect(status.stdout).toContain('injected yes');
+
+    // Another SessionStart whose context never shows up: reported as not injected.
+    await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
+    appendFileSync(transcript, line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000003', timestamp: new Date(Date.now() + 1_000).toISOString(), message: { role: 'user', content: 'and again' } }));
+    await eventually(async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === false, 'the missing injection to be reported');
+    expect((await runMemctl(sandbox, ['status', compactions.sessionId])).stdout).toContain('injected NO');
+  });
+
+  it('post-compact records the summary and what it lost', async () => {
+    const run = await runMemctl(sandbox, ['hook', 'post-compact'], {}, hookInput('08-PostCompact.json', sandbox, cwd));
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    const status = await client.handoffStatus({ sessionId: compactions.sessionId });
+    expect(status.compactions[0]).toMatchObject({ trigger: 'manual' });
+    expect(status.compactions[0]?.summaryChars).toBeGreaterThan(100);
+    expect(status.compactions[0]?.lost).not.toBeNull();
+  });
+
+  it('exits 0 with a partial handoff when the transcript is missing and the session unknown', async () => {
+    const elsewhere = join(sandbox.root, 'elsewhere');
+    mkdirSync(elsewhere);
+    const input = hookInput('05-PreCompact.json', sandbox, elsewhere, { session_id: 'c0000000-0000-4000-8000-000000000000', transcript_path: join(sandbox.projectsDir, PROJECT, 'missing.jsonl') });
+    const run = await runMemctl(sandbox, ['hook', 'pre-compact'], {}, input);
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(elsewhere, 'docs', 'handoff-context.md'), 'utf8')).toContain('HANDOFF_AUTO_PARTIAL');
+  });
+
+  it('exits 0 on input that is not the hook JSON', async () => {
+    expect(await runMemctl(sandbox, ['hook', 'pre-compact'], {}, 'not json')).toMatchObject({ code: 0, stdout: '' });
+  });
+});
+
+describe('hooks with the daemon down', () => {
+  it('pre-compact writes the HANDOFF_AUTO_PARTIAL fallback itself with the transcript tail; session-start falls back to the file', async () => {
+    const sandbox = makeSandbox();
+    const { cwd } = setUp(sandbox);
+    const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, hookInput('05-PreCompact.json', sandbox, cwd));
+    expect(run.code).toBe(0);
+    const handoff = readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8');
+    expect(handoff.split('\n')[0]).toContain('HANDOFF_AUTO_PARTIAL');
+    expect(handoff).toContain('idempotency');
+    const start = await runMemctl(sandbox, ['--no-autostart', 'hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
+    expect(start.code).toBe(0);
+    expect(JSON.parse(start.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'SessionStart' } });
+    expect(await runMemctl(sandbox, ['--no-autostart', 'hook', 'post-compact'], {}, hookInput('08-PostCompact.json', sandbox, cwd))).toMatchObject({ code: 0 });
+  });
+});
+
+describe('a summarizer that hangs', () => {
+  let api: MessagesApi;
+  beforeAll(async () => {
+    api = await startMessagesApi();
+  });
+  afterAll(() => api?.close());
+
+  it('pre-compact returns within its deadline, exit 0, with a partial handoff', async () => {
+    const sandbox = makeSandbox();
+    const { cwd } = setUp(sandbox);
+    api.script({ kind: 'slow', delayMs: 120_000, then: { kind: 'text', text: '{}' } });
+    const daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.daemonStatus()).ingest.stats.files === 1, 'the session to be indexed');
+    } finally {
+      client.close();
+    }
+    const deadlineMs = 3_000;
+    const started = Date.now();
+    const run = await runMemctl(sandbox, ['hook', 'pre-compact'], { MEMD_HOOK_DEADLINE_MS: String(deadlineMs) }, hookInput('05-PreCompact.json', sandbox, cwd));
+    expect(run.code).toBe(0);
+    // The hook's own deadline, plus node's start-up; far below Claude Code's 60 s.
+    expect(Date.now() - started).toBeLessThan(deadlineMs + 10_000);
+    expect(existsSync(join(cwd, 'docs', 'handoff-context.md'))).toBe(true);
+    expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('HANDOFF_AUTO_PARTIAL');
+  });
+});
