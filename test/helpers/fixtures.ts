@@ -29,6 +29,8 @@ export interface Manifest {
   files: { read: string[]; edited: string[]; written: string[] };
   /** Tool results Claude Code moved to tool-results/ files. */
   persistedToolResults: { toolUseId: string; tool: string; step: number; originalChars: number }[];
+  /** User-stated rules, verbatim substrings of a prompt. */
+  constraints: { step: number; text: string }[];
 }
 
 export function manifest(scenario: string): Manifest {

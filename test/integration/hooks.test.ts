@@ -3,12 +3,13 @@
  * documented outputs, exit code 0 in every case (daemon down, missing transcript, a summarizer that
  * hangs), and the SessionStart injection checked in the transcript afterwards.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { FIXTURES } from '../helpers/ingest.js';
 import { manifest } from '../helpers/fixtures.js';
+import { copyFixtureProjects } from '../helpers/ingest.js';
 import { startMessagesApi, type MessagesApi } from '../helpers/messages-api.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
@@ -163,5 +164,83 @@ describe('a summarizer that hangs', () => {
     expect(Date.now() - started).toBeLessThan(deadlineMs + 10_000);
     expect(existsSync(join(cwd, 'docs', 'handoff-context.md'))).toBe(true);
     expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('HANDOFF_AUTO_PARTIAL');
+  });
+});
+
+describe('every recorded hook input of every fixture', () => {
+  const HOOK_OF: Record<string, string> = { PreCompact: 'pre-compact', SessionStart: 'session-start', PostCompact: 'post-compact' };
+
+  it('gives exit 0 and the documented output, replayed into memctl hook', { timeout: 180_000 }, async () => {
+    const sandbox = makeSandbox();
+    const scenarios = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'hooks')));
+    copyFixtureProjects(sandbox.projectsDir, scenarios);
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    let replayed = 0;
+    for (const scenario of scenarios) {
+      const cwd = join(sandbox.root, 'cwd', scenario);
+      mkdirSync(cwd, { recursive: true });
+      for (const file of readdirSync(join(FIXTURES, scenario, 'hooks')).sort()) {
+        const recorded = JSON.parse(readFileSync(join(FIXTURES, scenario, 'hooks', file), 'utf8')) as Recorded;
+        const name = HOOK_OF[String(recorded.stdin.hook_event_name)];
+        if (name === undefined) continue;
+        const input = JSON.stringify({ ...recorded.stdin, cwd, transcript_path: String(recorded.stdin.transcript_path).replace(RECORDED_PROJECTS, sandbox.projectsDir) });
+        const run = await runMemctl(sandbox, ['hook', name], {}, input);
+        replayed++;
+        expect(run.code, `${scenario}/${file}: ${run.stderr}`).toBe(0);
+        if (name === 'pre-compact') expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('## Resume Prompt');
+        if (name === 'post-compact') expect(run.stdout).toBe('');
+        if (name === 'session-start') {
+          const source = String(recorded.stdin.source);
+          const handoffThere = existsSync(join(cwd, 'docs', 'handoff-context.md'));
+          if ((source === 'compact' || source === 'resume') && handoffThere) {
+            expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expect.stringContaining('## Resume Prompt') } });
+          } else expect(run.stdout, `${scenario}/${file} (${source})`).toBe('');
+        }
+      }
+    }
+    expect(replayed).toBe(27);
+  });
+});
+
+describe('memctl handoff and install-hooks as commands', () => {
+  it('memctl handoff prints the pinned rules of the user verbatim and writes the file in the session cwd', async () => {
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['corrections']);
+    const corrections = manifest('corrections');
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    const cwd = join(sandbox.root, 'price-scraper');
+    mkdirSync(cwd);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.daemonStatus()).ingest.stats.files >= 1, 'the session to be indexed');
+    } finally {
+      client.close();
+    }
+    const run = await runMemctl(sandbox, ['handoff', corrections.sessionId, '--cwd', cwd]);
+    expect(run.code).toBe(0);
+    for (const constraint of corrections.constraints) expect(run.stdout).toContain(constraint.text);
+    expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain(corrections.constraints[0]?.text);
+  });
+
+  it('memctl install-hooks merges into settings.json with the other hooks kept, twice without change, and refuses invalid JSON', async () => {
+    const sandbox = makeSandbox();
+    const claudeRoot = sandbox.env.CLAUDE_CONFIG_DIR as string;
+    mkdirSync(claudeRoot, { recursive: true });
+    cpSync(join(SCENARIO, 'settings.json'), join(claudeRoot, 'settings.json'));
+    const first = await runMemctl(sandbox, ['install-hooks']);
+    expect(first.code).toBe(0);
+    const settings = JSON.parse(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const commands = Object.values(settings.hooks).flat().flatMap((entry) => entry.hooks.map((hook) => hook.command));
+    for (const name of ['pre-compact', 'session-start', 'post-compact']) expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
+    expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
+    const before = readFileSync(join(claudeRoot, 'settings.json'), 'utf8');
+    expect((await runMemctl(sandbox, ['install-hooks'])).code).toBe(0);
+    expect(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')).toBe(before);
+    writeFileSync(join(claudeRoot, 'settings.json'), '{ "hooks": { ');
+    const refused = await runMemctl(sandbox, ['install-hooks']);
+    expect(refused.code).toBe(1);
+    expect(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')).toBe('{ "hooks": { ');
   });
 });
