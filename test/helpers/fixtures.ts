@@ -30,7 +30,7 @@ export interface Manifest {
   /** Tool results Claude Code moved to tool-results/ files. */
   persistedToolResults: { toolUseId: string; tool: string; step: number; originalChars: number }[];
   /** User-stated rules, verbatim substrings of a prompt. */
-  constraints: { step: number; text: string }[];
+  constraints: { text: string }[];
 }
 
 export function manifest(scenario: string): Manifest {
