@@ -235,6 +235,7 @@ describe('memctl handoff and install-hooks as commands', () => {
     const commands = Object.values(settings.hooks).flat().flatMap((entry) => entry.hooks.map((hook) => hook.command));
     for (const name of ['pre-compact', 'session-start', 'post-compact']) expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
     expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
+    expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(/ok +hooks +PreCompact, SessionStart, PostCompact in/);
     const before = readFileSync(join(claudeRoot, 'settings.json'), 'utf8');
     expect((await runMemctl(sandbox, ['install-hooks'])).code).toBe(0);
     expect(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')).toBe(before);

@@ -4,7 +4,8 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSocketPath, type MemdPaths } from '../../../shared/paths.js';
 import { PROTOCOL_VERSION } from '../../../shared/protocol/results.js';
-import { daemonMainPath } from '../../install-paths.js';
+import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
+import { daemonMainPath, memctlMainPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { UNIT_NAMES } from '../units.js';
 
@@ -118,6 +119,30 @@ function checkUnits(paths: MemdPaths): Check {
     : { ok: false, label: 'units', detail: `memd.service runs ${execStart}, not this memd`, hint: 'memctl install-service' };
 }
 
+/** Whether Claude Code runs memd's hooks (optional: without them there are no handoffs). */
+function checkHooks(paths: MemdPaths): Check {
+  const path = join(paths.claudeRoot, 'settings.json');
+  let settings: unknown;
+  try {
+    settings = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: 'skip', label: 'hooks', detail: `no ${path} (optional: memctl install-hooks)` };
+    return { ok: false, label: 'hooks', detail: `${path} is not valid JSON: ${(error as Error).message}`, hint: 'fix the file; Claude Code cannot read it either' };
+  }
+  let states;
+  try {
+    states = memdHookStates(settings, memdHookCommands(process.execPath, memctlMainPath()));
+  } catch (error) {
+    return { ok: false, label: 'hooks', detail: `${path}: ${(error as Error).message}`, hint: 'fix the hooks key of the file' };
+  }
+  const missing = states.filter((state) => state.state === 'missing');
+  if (missing.length === states.length) return { ok: 'skip', label: 'hooks', detail: `not installed in ${path} (optional: memctl install-hooks)` };
+  const wrong = states.filter((state) => state.state !== 'installed').map((state) => `${state.spec.event} ${state.state}`);
+  return wrong.length === 0
+    ? { ok: true, label: 'hooks', detail: `PreCompact, SessionStart, PostCompact in ${path}` }
+    : { ok: false, label: 'hooks', detail: wrong.join(', '), hint: 'memctl install-hooks' };
+}
+
 export const doctor: Command = async (ctx) => {
   if (ctx.args.length > 0) throw new UsageError('doctor takes no arguments');
   const paths = ctx.client({ autostart: false }).paths;
@@ -130,6 +155,7 @@ export const doctor: Command = async (ctx) => {
     await checkConfig(),
     checkProjects(paths),
     checkUnits(paths),
+    checkHooks(paths),
   ];
   if (ctx.json) {
     ctx.out.out(JSON.stringify({ ok: checks.every((check) => check.ok !== false), checks }));
