@@ -44,6 +44,16 @@ export interface HookServiceDeps {
   clock: () => number;
 }
 
+/**
+ * The handoff file when it was written for this session (its first line names the session), or
+ * by memctl without knowing one; a handoff another session left in the same dir would mislead.
+ */
+function forThisSession(handoff: string | null, sessionId: string): string | null {
+  if (handoff === null) return null;
+  const named = /session ([0-9a-f-]{8,})/.exec(handoff.split('\n', 1)[0] ?? '')?.[1];
+  return named === undefined || named === sessionId ? handoff : null;
+}
+
 const cut = (text: string, chars: number, note: string) => (text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`);
 
 export function createHookService(deps: HookServiceDeps) {
@@ -93,7 +103,7 @@ export function createHookService(deps: HookServiceDeps) {
       if (!isAbsolute(cwd)) throw invalidParams('cwd must be an absolute path', { field: 'params.cwd' });
       const marker = randomBytes(4).toString('hex');
       const handoffPath = join(cwd, HANDOFF_FILE);
-      const handoff = await readTextIfPresent(handoffPath).catch(() => null);
+      const handoff = forThisSession(await readTextIfPresent(handoffPath).catch(() => null), sessionId);
       const memories = await feedbackMemories(cwd);
       if (handoff === null && memories.length === 0) return { additionalContext: null, tokens: 0, sources: [] };
       const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;
