@@ -14,6 +14,7 @@ import { SESSION_SECTION_MAX_TOKENS, renderWithinLimits, type BudgetSection } fr
 import { CURRENT, earlierLines, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './memory-template.js';
 import { fitUserMessages } from './offline-compact.js';
 import { didWork, ELLIPSIS, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, oneLine, openTasks, readTranscript, type Call, type TranscriptFacts } from './transcript-facts.js';
+import { runLengths } from '../../shared/text/run-lengths.js';
 
 const REQUEST_CHARS = 1_000; // the current request and user corrections: enough to keep their wording
 const REPLY_CHARS = 1_500; // the last assistant text: what it said it did and what is next
@@ -150,16 +151,6 @@ function filesAndFunctions(calls: readonly Call[]): string[] {
 const statusOf = (call: Call) =>
   call.result === null ? 'no result yet' : call.result.exit !== null ? `exit ${call.result.exit}` : call.result.failed ? 'failed' : 'done';
 
-/** Statuses in order, repeats counted: "exit 1 ×2, then exit 0". */
-function runLengths(statuses: readonly string[]): string {
-  const groups: { status: string; count: number }[] = [];
-  for (const status of statuses) {
-    const last = groups.at(-1);
-    if (last?.status === status) last.count++;
-    else groups.push({ status, count: 1 });
-  }
-  return groups.map((group) => (group.count === 1 ? group.status : `${group.status} ×${group.count}`)).join(', then ');
-}
 
 function workflow(calls: readonly Call[]): string[] {
   const commands = new Map<string, string[]>();

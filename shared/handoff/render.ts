@@ -8,6 +8,7 @@
  */
 import type { HandoffCommand, HandoffFacts, HandoffSummarizer } from '../protocol/handoff.js';
 import { bullets, codeSpan, fenced, flat, tableCell } from './markdown.js';
+import { runLengths } from '../text/run-lengths.js';
 
 /** The first line of a handoff that could not be made whole carries this (DESIGN.md §5). */
 export const HANDOFF_PARTIAL_MARKER = 'HANDOFF_AUTO_PARTIAL';
@@ -82,16 +83,6 @@ const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
 const prose = (items: readonly string[]) => items.map((item) => flat(item, ITEM_CHARS)).filter((item) => item !== '').slice(0, MAX_ITEMS);
 
-/** Statuses in order, repeats counted: "exit 1 ×2, then exit 0". */
-function runLengths(statuses: readonly string[]): string {
-  const groups: { status: string; count: number }[] = [];
-  for (const status of statuses) {
-    const last = groups.at(-1);
-    if (last?.status === status) last.count++;
-    else groups.push({ status, count: 1 });
-  }
-  return groups.map((group) => (group.count === 1 ? group.status : `${group.status} ×${group.count}`)).join(', then ');
-}
 
 const statusOf = (command: HandoffCommand) => (command.exitCode !== null ? `exit ${command.exitCode}` : command.isError ? 'failed' : 'no exit code');
 

@@ -10,21 +10,14 @@
  * [name, counter] pairs, and the number of conflicts.
  */
 import { resolve } from 'node:path';
+import { seededRandom } from './seeded-random.mjs';
 
 const [projectsDir, project, writesArg, namesArg, seedArg] = process.argv.slice(2);
 const root = resolve(import.meta.dirname, '../..');
 const { createMemdirStore } = await import(resolve(root, 'dist/daemon/memdir/store.js'));
 const store = createMemdirStore({ projectsDir, clock: Date.now });
 const names = Number(namesArg);
-let state = Number(seedArg) >>> 0;
-/** mulberry32: seeded, so that a failing run can be repeated. */
-const random = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = seededRandom(Number(seedArg));
 
 const written = [];
 let conflicts = 0;

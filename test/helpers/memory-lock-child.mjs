@@ -12,21 +12,11 @@
 import { appendFileSync, openSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
+import { seededRandom } from './seeded-random.mjs';
 
 const MAX_HOLD_MS = 3;
 const MAX_BACKOFF_MS = 2;
 
-/** mulberry32: a seeded generator, so a failing run can be repeated. */
-function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pause = (ms) => (ms > 0 ? delay(ms) : Promise.resolve());
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TailLineReader, type TailLineOptions } from '../../../../daemon/history/tail-lines.js';
+import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
 let dir: string;
 let file: string;
@@ -42,17 +43,6 @@ function expectedLines(content: string): string[] {
   return content.slice(0, end).split('\n').reverse();
 }
 
-/** mulberry32: a seeded generator, so a failing case can be repeated. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('TailLineReader', () => {
   it('returns nothing for a missing file', async () => {

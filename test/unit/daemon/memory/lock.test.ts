@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryLocks, type MemoryLocks, type MemoryLocksOptions } from '../../../../daemon/memory/lock.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
 const CHILD_SCRIPT = resolve(import.meta.dirname, '../../../helpers/memory-lock-child.mjs');
 /** proper-lockfile's minimum stale time: the fastest a dead holder can be taken over. */
@@ -354,14 +355,3 @@ function overlaps(lines: readonly string[]): string[] {
   return found;
 }
 
-/** mulberry32, as in the child: a failing run names its seed and can be repeated. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
