@@ -14,7 +14,7 @@ import { applyChange, changesFiles, planChanges, toResult, type FileTarget, type
 import { restoreTargets } from './checkpoints.js';
 import { backupPath, isPlainName, trackedPath } from './paths.js';
 import { loadSessionCheckpoints, type SessionCheckpoints } from './transcript.js';
-import { newUndoId, readUndoPoint, removeUndoPoint, saveUndoPoint, undoDir } from './undo-store.js';
+import { newUndoId, pruneUndoPoints, readUndoPoint, removeUndoPoint, saveUndoPoint, undoDir } from './undo-store.js';
 
 export interface RewindDeps {
   db: Database.Database;
@@ -114,6 +114,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
     const dir = undoDir(deps.stateDir, undoId);
     await saveUndoPoint(dir, { undoId, sessionId, messageId, createdAt: new Date(now).toISOString() }, changing.map((change) => change.path));
     await apply(changing, undoId);
+    await pruneUndoPoints(deps.stateDir);
     return { ...result, undoId };
   }
 

@@ -5,7 +5,7 @@
  * always describes complete copies; a save that fails removes its dir.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
@@ -21,6 +21,8 @@ const UNDO_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
 /** The random part: two restores in the same second must not share a dir. */
 const UNDO_ID_RANDOM_BYTES = 4;
 const PRIVATE_DIR_MODE = 0o700;
+/** Undo points kept: the newest ones; older restores are rarely taken back, and each holds file copies. */
+export const KEEP_UNDO_POINTS = 50;
 
 export interface SavedFile {
   /** Absolute. */
@@ -123,4 +125,13 @@ export async function readUndoPoint(dir: string, undoId: string): Promise<UndoMa
 
 export async function removeUndoPoint(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Removes all but the newest `keep` undo points (ids sort by their time), so the state dir does not grow forever. */
+export async function pruneUndoPoints(stateDir: string, keep = KEEP_UNDO_POINTS): Promise<string[]> {
+  const root = join(stateDir, UNDO_ROOT);
+  const ids = (await readdir(root).catch(() => [] as string[])).filter((name) => UNDO_ID.test(name)).sort();
+  const old = ids.slice(0, Math.max(0, ids.length - keep));
+  for (const id of old) await removeUndoPoint(join(root, id));
+  return old;
 }

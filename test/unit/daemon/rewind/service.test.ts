@@ -2,9 +2,11 @@
  * The rewind service on the recorded `checkpoints` session: every checkpoint restored and undone,
  * byte for byte, against the files replayed from the transcript; and what it refuses.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newUndoId, pruneUndoPoints, UNDO_ROOT } from '../../../../daemon/rewind/undo-store.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { RewindFileChange } from '../../../../shared/protocol/rewind.js';
 import {
@@ -313,5 +315,20 @@ describe('hostile snapshots', () => {
     await fixture.service.undo(result.undoId as string);
     expect(existsSync(absolute)).toBe(false);
     expect(fixture.readState(['ok.txt']).get('ok.txt')?.toString()).toBe('current\n');
+  });
+});
+
+describe('undo points', () => {
+  it('keeps the newest ones and removes the oldest beyond the kept number', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'memd-undo-prune-'));
+    try {
+      const ids = Array.from({ length: 7 }, (_, n) => newUndoId(Date.UTC(2026, 11, 2, 10, 0, n)));
+      for (const id of ids) mkdirSync(join(root, UNDO_ROOT, id), { recursive: true });
+      mkdirSync(join(root, UNDO_ROOT, 'not-an-undo-point'));
+      expect(await pruneUndoPoints(root, 4)).toEqual(ids.slice(0, 3));
+      expect(readdirSync(join(root, UNDO_ROOT)).sort()).toEqual([...ids.slice(3), 'not-an-undo-point'].sort());
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
