@@ -28,12 +28,17 @@ export function mainTranscript(files: readonly IngestedFile[], sessionId: string
   return file;
 }
 
-export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
+/** The session's main transcript and its entries, read in one transaction; NotFound without a main transcript. */
+export function loadMainEntries(db: Database.Database, cache: EntryCache, sessionId: string): { file: IngestedFile; entries: IndexedEntry[] } {
   const { files, entries } = db.transaction(() => {
     const found = sessionFiles(db, sessionId);
     return { files: found, entries: found.length === 0 ? [] : cache.load(db, sessionId, found).main };
   })();
-  const file = mainTranscript(files, sessionId);
+  return { file: mainTranscript(files, sessionId), entries };
+}
+
+export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
+  const { file, entries } = loadMainEntries(db, cache, sessionId);
   const active = activeConversation(entries);
   const loaded = loadEntries(file.path, active.entries);
   return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };

@@ -1,13 +1,28 @@
-/** Reading files that may not be there yet (summaries, persisted results, overrides). */
-import { readFile } from 'node:fs/promises';
+/** Reading files that may not be there yet (summaries, persisted results, overrides, histories). */
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+
+/** The error says the path, or a directory on it, does not exist. */
+export function isMissingPath(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
 
 /** The file's text, or null when it (or a directory on its path) does not exist. */
 export async function readTextIfPresent(path: string): Promise<string | null> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (isMissingPath(error)) return null;
+    throw error;
+  }
+}
+
+/** The file opened for reading, or null when it (or a directory on its path) does not exist. */
+export async function openIfPresent(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    if (isMissingPath(error)) return null;
     throw error;
   }
 }

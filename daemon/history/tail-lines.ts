@@ -4,7 +4,8 @@
  * last newline are an appender's unfinished line and are never returned. Only the size seen at
  * open is read: lines appended later wait for the next reader.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openIfPresent } from '../fs/read.js';
 
 const NEWLINE = 0x0a;
 /** Large enough that a page of prompts is usually one read, small enough to cost nothing when it is not. */
@@ -45,14 +46,8 @@ export class TailLineReader {
 
   /** Null when the file does not exist. */
   static async open(path: string, options: TailLineOptions = {}): Promise<TailLineReader | null> {
-    let file: FileHandle;
-    try {
-      file = await open(path, 'r');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-      throw error;
-    }
+    const file = await openIfPresent(path);
+    if (file === null) return null;
     try {
       const { size } = await file.stat();
       return new TailLineReader(file, size, options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);

@@ -14,11 +14,10 @@ import { activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { loadEntries } from '../compact/content.js';
-import { mainTranscript } from '../compact/conversation.js';
+import { loadMainEntries } from '../compact/conversation.js';
 import { lostItems } from '../compact/lost.js';
 import { buildMessages } from '../compact/messages.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { sessionFiles } from '../ingest/store.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memdir/store.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
@@ -60,11 +59,8 @@ export function createHookService(deps: HookServiceDeps) {
   const { db, cache, records, log, clock } = deps;
 
   const mainEntries = (sessionId: string): { path: string; entries: IndexedEntry[] } => {
-    const { files, entries } = db.transaction(() => {
-      const found = sessionFiles(db, sessionId);
-      return { files: found, entries: found.length === 0 ? [] : cache.load(db, sessionId, found).main };
-    })();
-    return { path: mainTranscript(files, sessionId).path, entries };
+    const { file, entries } = loadMainEntries(db, cache, sessionId);
+    return { path: file.path, entries };
   };
 
   async function feedbackMemories(cwd: string): Promise<{ name: string; text: string }[]> {

@@ -17,6 +17,7 @@ import type { TranscriptFile } from './layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from './store.js';
 import { createIngestWriter, type BadLine, type FileIdentity } from './writer.js';
+import { isMissingPath } from '../fs/read.js';
 
 /** Large enough that syscalls and transactions are rare, small enough to stay a minor part of RSS. */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -105,10 +106,6 @@ interface Batch {
   completeOffset: number;
 }
 
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
 
 function hashOf(bytes: Buffer): string {
   return createHash('sha1').update(bytes).digest('hex');
@@ -262,7 +259,7 @@ export function createTailer(deps: TailerDeps): Tailer {
         try {
           handle = await open(target.path, 'r');
         } catch (error) {
-          if (isMissing(error)) return markGone(target);
+          if (isMissingPath(error)) return markGone(target);
           throw error;
         }
         try {

@@ -19,6 +19,7 @@ import { NameReason, checkMemoryName, quoteName } from '../../shared/memdir/name
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { MemoryScope } from '../../shared/protocol/memdir.js';
 import { PRIVATE_FILE_MODE } from '../fs/atomic.js';
+import { isMissingPath } from '../fs/read.js';
 
 export { NameReason } from '../../shared/memdir/names.js';
 
@@ -113,8 +114,8 @@ async function lstatIfPresent(path: string): Promise<Stats | null> {
   try {
     return await lstat(path);
   } catch (error) {
+    if (isMissingPath(error)) return null;
     const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     if (code === 'ELOOP') throw symlinkLoop(path);
     throw error;
   }
@@ -356,8 +357,8 @@ async function readOnce(trustedRoot: string, name: string, options: ReadOptions)
   try {
     handle = await open(target, READ_FLAGS);
   } catch (error) {
+    if (isMissingPath(error)) return null;
     const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     // O_NOFOLLOW fails with ELOOP (EMLINK on FreeBSD) when the last component is a symlink.
     if (code === 'ELOOP' || code === 'EMLINK') {
       throw pathRejected(PathReason.SymlinkTarget, `memory ${quoteName(name)} is a symlink; memory files are never read through one`);

@@ -77,6 +77,9 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   const mainFile = (sessionId: string) => mainTranscript(sessionFiles(db, sessionId), sessionId);
 
+  /** The main transcript's entries from the index alone; none for a session it does not know. */
+  const entriesOf = (sessionId: string) => db.transaction(() => cache.load(db, sessionId, sessionFiles(db, sessionId)).main)();
+
   const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
 
   async function run(job: MemoryJob, abort: AbortController): Promise<void> {
@@ -92,7 +95,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       sessionId: job.sessionId,
       dbPath: db.name,
       path: file.path,
-      entries: () => db.transaction(() => cache.load(db, job.sessionId, sessionFiles(db, job.sessionId)).main)(),
+      entries: () => entriesOf(job.sessionId),
       lastExtraction: last === null ? null : asLastExtraction(last),
       sinceUuid: last?.lastUuid ?? null,
       previous,
@@ -181,7 +184,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     onSessionChanged(sessionId) {
       if (closed) return;
       // The index alone decides: no transcript content is read unless a job runs.
-      const entries = db.transaction(() => cache.load(db, sessionId, sessionFiles(db, sessionId)).main)();
+      const entries = entriesOf(sessionId);
       if (entries.length === 0) return;
       const last = jobs.lastExtraction(sessionId);
       const decision = shouldExtract(triggerState(entries, last === null ? null : asLastExtraction(last)));

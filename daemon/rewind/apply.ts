@@ -3,11 +3,12 @@
  * through writeFileAtomic, keeps a file's mode, and deletes with rm. One file's bytes are held at
  * a time, never the whole set.
  */
-import { chmod, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { RewindFileChange } from '../../shared/protocol/rewind.js';
 import { writeFileAtomic } from '../fs/atomic.js';
+import { openIfPresent } from '../fs/read.js';
 
 /** What a file should become: the bytes of `source` (a backup or a saved copy), or absent (null). */
 export interface FileTarget {
@@ -34,14 +35,8 @@ const PERMISSION_BITS = 0o7777;
 
 /** The file's bytes and mode; null when it (or a dir on its path) does not exist. */
 export async function readPresent(path: string): Promise<PresentFile | null> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw error;
-  }
+  const handle = await openIfPresent(path);
+  if (handle === null) return null;
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is not a regular file; rewind only restores files`, { path });
