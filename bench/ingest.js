@@ -146,7 +146,7 @@ export async function benchIngest() {
 
     const claudeRoot = join(projectsDir, '..');
     const memctlMs = wallMs([MEMCTL_MAIN, 'status', '--json'], env);
-    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/dist/index.js'), 'session', '--json', '--offline'], { ...env, CLAUDE_CONFIG_DIR: claudeRoot });
+    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/src/cli.js'), 'session', '--json', '--offline'], { ...env, CLAUDE_CONFIG_DIR: claudeRoot });
 
     const sorted = [...latencies].sort((a, b) => a - b);
     const plainRate = corpusMb / parseS;

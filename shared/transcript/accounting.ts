@@ -109,26 +109,46 @@ type Bucket = 'main' | 'sidechain';
 type UsageByModel = Map<string, Record<Bucket, UsageTotals>>;
 
 /**
- * Adds every API response once, keyed by message.id + requestId (split entries repeat the same
- * usage; the first one seen counts, as ccusage does). Responses without ids count per entry.
+ * One response's final usage: the entry with the largest output_tokens among the entries that
+ * share its message.id + requestId, the last one written on a tie. Claude Code writes one entry
+ * per content block; until 2.1.x the early ones carry message_start's placeholder output_tokens
+ * (1-10) and only the last, written after message_delta, the final figure (DESIGN.md §5).
+ * Input and cache fields are the same on every entry. A response whose last entry was never
+ * written counts the largest figure seen.
+ */
+function isFinalerThan(candidate: Usage, current: Usage): boolean {
+  return candidate.output >= current.output;
+}
+
+interface Response {
+  entry: IndexedEntry & { usage: Usage };
+  bucket: Bucket;
+}
+
+/**
+ * Every API response once, keyed by message.id + requestId across the main transcript and the
+ * sub-agent files (as ccusage 20 does), with its final usage. Responses without an id count per entry.
  */
 function collectUsage(main: readonly IndexedEntry[], sidechains: readonly IndexedEntry[]): UsageByModel {
-  const byModel: UsageByModel = new Map();
-  const seen = new Set<string>();
+  const responses = new Map<string, Response>();
   const add = (entries: readonly IndexedEntry[], source: string, forceSidechain: boolean): void => {
     for (const entry of entries) {
       if (!isApiResponse(entry)) continue;
       const key = entry.messageId === null ? `${source}@${entry.offset}` : `${entry.messageId}:${entry.requestId ?? ''}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const model = entry.model ?? '';
-      let row = byModel.get(model);
-      if (!row) byModel.set(model, (row = { main: emptyTotals(), sidechain: emptyTotals() }));
-      addUsage(row[forceSidechain || entry.isSidechain ? 'sidechain' : 'main'], entry.usage);
+      const seen = responses.get(key);
+      if (seen === undefined) responses.set(key, { entry, bucket: forceSidechain || entry.isSidechain ? 'sidechain' : 'main' });
+      else if (isFinalerThan(entry.usage, seen.entry.usage)) seen.entry = entry;
     }
   };
   add(main, 'main', false);
   add(sidechains, 'sidechain', true);
+  const byModel: UsageByModel = new Map();
+  for (const { entry, bucket } of responses.values()) {
+    const model = entry.model ?? '';
+    let row = byModel.get(model);
+    if (!row) byModel.set(model, (row = { main: emptyTotals(), sidechain: emptyTotals() }));
+    addUsage(row[bucket], entry.usage);
+  }
   return byModel;
 }
 
@@ -190,15 +210,29 @@ function countContext(active: readonly IndexedEntry[], boundary: IndexedEntry | 
   let estimatedTokens = 0;
   for (let i = first + 1; i < active.length; i++) estimatedTokens += active[i]?.estTokens ?? 0;
   const firstEntry = active[first];
+  const usage = anchor === undefined ? null : finalUsageOf(active, first, anchorIndex);
   return {
     breakdown: {
-      usageTokens: anchor?.usage ? contextOfUsage(anchor.usage) : 0,
+      usageTokens: usage === null ? 0 : contextOfUsage(usage),
       estimatedTokens,
       anchorUuid: firstEntry?.uuid ?? null,
       anchorMessageId: anchor?.messageId ?? null,
     },
     lastResponse: lastResponseEntries(active),
   };
+}
+
+/** The final usage of the response whose entries lie between `first` and `last` (see isFinalerThan). */
+function finalUsageOf(active: readonly IndexedEntry[], first: number, last: number): Usage | null {
+  const anchor = active[last];
+  let best: Usage | null = null;
+  for (let i = first; i <= last; i++) {
+    const entry = active[i];
+    if (!entry || !isApiResponse(entry)) continue;
+    if (anchor?.messageId !== null && (entry.messageId !== anchor?.messageId || entry.requestId !== anchor.requestId)) continue;
+    if (best === null || isFinalerThan(entry.usage, best)) best = entry.usage;
+  }
+  return best;
 }
 
 function lastResponseEntries(active: readonly IndexedEntry[]): IndexedEntry[] {

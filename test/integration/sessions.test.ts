@@ -9,9 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { createClient, type Client, type SessionSummary } from '../../client/index.js';
 import { manifest, type ManifestUsage } from '../helpers/fixtures.js';
 import { copyFixtureProjects, SCENARIOS } from '../helpers/ingest.js';
+import { placeholderSession, writePlaceholderSession } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, MEMCTL_MAIN, ROOT, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
-const CCUSAGE = join(ROOT, 'node_modules/ccusage/dist/index.js');
+/** ccusage 20 (with its native binary, @ccusage/ccusage-linux-x64, at the same version). */
+const CCUSAGE = join(ROOT, 'node_modules/ccusage/src/cli.js');
 /** Trailing `/exit` command entries after the last response add chars/4 (fixtures README). */
 const INTERACTIVE_TRAILING_ESTIMATE = 108;
 
@@ -43,12 +45,13 @@ function figures(usage: SessionSummary['usage']['main']): ManifestUsage {
 }
 
 interface CcusageSession {
-  sessionId: string;
-  projectPath: string;
+  /** The session id: ccusage 20 groups a session's main transcript and its sub-agent files. */
+  period: string;
   inputTokens: number;
   outputTokens: number;
   cacheCreationTokens: number;
   cacheReadTokens: number;
+  totalCost: number;
 }
 
 function ccusageSessions(claudeRoot: string): Promise<CcusageSession[]> {
@@ -57,9 +60,29 @@ function ccusageSessions(claudeRoot: string): Promise<CcusageSession[]> {
       process.execPath,
       [CCUSAGE, 'session', '--json', '--offline'],
       { env: { ...process.env, CLAUDE_CONFIG_DIR: claudeRoot }, timeout: 60_000 },
-      (error, stdout) => (error ? reject(error) : resolve((JSON.parse(stdout) as { sessions: CcusageSession[] }).sessions)),
+      (error, stdout) => (error ? reject(error) : resolve((JSON.parse(stdout) as { session: CcusageSession[] }).session)),
     );
   });
+}
+
+/** ccusage's cost is a float sum in another order: equal to the cent's ten-thousandth. */
+const COST_DIGITS = 6;
+
+async function expectCcusageAgrees(sandbox: Sandbox, sessions: readonly SessionSummary[]): Promise<number> {
+  const theirs = await ccusageSessions(dirname(sandbox.projectsDir));
+  expect(theirs.length).toBeGreaterThan(0);
+  for (const row of theirs) {
+    const ours = sessions.find((session) => session.sessionId === row.period)?.usage.total;
+    expect(ours, row.period).toBeDefined();
+    expect({ input: ours?.input, output: ours?.output, cacheCreation: ours?.cacheCreation, cacheRead: ours?.cacheRead }, row.period).toEqual({
+      input: row.inputTokens,
+      output: row.outputTokens,
+      cacheCreation: row.cacheCreationTokens,
+      cacheRead: row.cacheReadTokens,
+    });
+    expect(ours?.costUsd, row.period).toBeCloseTo(row.totalCost, COST_DIGITS);
+  }
+  return theirs.length;
 }
 
 describe('sessions over the recorded transcripts', () => {
@@ -87,25 +110,31 @@ describe('sessions over the recorded transcripts', () => {
     }
   });
 
-  it('agrees with ccusage on every session total of the same files', async () => {
+  it('agrees with ccusage 20 on every session total and cost of the same files', async () => {
     const { sandbox, client, sessions } = await ingestedFixtures();
     client.close();
-    const theirs = await ccusageSessions(dirname(sandbox.projectsDir));
-    expect(theirs.length).toBeGreaterThan(0);
-    // ccusage groups main transcripts by project folder and sub-agent files by <project>/<sessionId>.
-    for (const row of theirs) {
-      const ours =
-        row.sessionId === 'subagents'
-          ? sessions.find((session) => row.projectPath.endsWith(`/${session.sessionId}`))?.usage.sidechain
-          : sessions.find((session) => session.project === row.sessionId)?.usage.main;
-      expect(ours, `${row.projectPath}/${row.sessionId}`).toBeDefined();
-      expect({ input: ours?.input, output: ours?.output, cacheCreation: ours?.cacheCreation, cacheRead: ours?.cacheRead }).toEqual({
-        input: row.inputTokens,
-        output: row.outputTokens,
-        cacheCreation: row.cacheCreationTokens,
-        cacheRead: row.cacheReadTokens,
-      });
+    expect(await expectCcusageAgrees(sandbox, sessions)).toBe(SCENARIOS.length);
+  });
+
+  it('agrees with ccusage 20 on sessions whose responses carry placeholder output tokens', async () => {
+    const sandbox = makeSandbox();
+    const written = [
+      placeholderSession('5e1f0c2a-7b3d-4e8f-9a10-2b3c4d5e6f70', '/home/u/src/uploader'),
+      placeholderSession('6f2a1d3b-8c4e-4f90-8b21-3c4d5e6f7081', '/home/u/src/uploader', 12, '2.1.39'),
+      placeholderSession('7a3b2e4c-9d5f-4a01-9c32-4d5e6f708192', '/home/u/work/billing', 3),
+    ];
+    for (const session of written) writePlaceholderSession(sandbox.projectsDir, session);
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'ingest to catch up');
+    const { sessions } = await client.sessionsList();
+    client.close();
+    for (const session of written) {
+      const ours = sessions.find((candidate) => candidate.sessionId === session.sessionId);
+      expect(ours?.usage.total.output).toBe(session.expectedOutput);
+      expect(ours?.usage.total.assistantMessages).toBe(session.expectedResponses);
     }
+    expect(await expectCcusageAgrees(sandbox, sessions)).toBe(written.length);
   });
 
   it('answers compact.thresholds for a session and for a model and token count', async () => {
