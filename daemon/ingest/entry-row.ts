@@ -2,7 +2,7 @@
  * How an IndexedEntry is laid out in the `entries` table (migration 2), both ways. Writing binds
  * positional parameters in ENTRY_COLUMNS order: the ingest hot path builds no objects per row.
  */
-import type { CompactBoundary, IndexedEntry, ToolResult, ToolUse } from '../../shared/transcript/types.js';
+import type { CompactBoundary, EntryTitle, IndexedEntry, TitleKind, ToolResult, ToolUse } from '../../shared/transcript/types.js';
 
 export const ENTRY_COLUMNS = [
   'file_id',
@@ -36,6 +36,7 @@ export const ENTRY_COLUMNS = [
   'title_kind',
   'title',
   'compact',
+  'leaf_uuid',
 ] as const;
 
 export type EntryParam = string | number | null;
@@ -46,7 +47,7 @@ export const INSERT_ENTRY_SQL = `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')
 
 /**
  * Rows per multi-row INSERT: one statement step per row costs more than binding a row, so a
- * batch of rows per step cuts ingest's SQLite time; 16 × 31 parameters stays far under SQLite's
+ * batch of rows per step cuts ingest's SQLite time; 16 × 32 parameters stays far under SQLite's
  * 32,766-parameter limit.
  */
 export const ENTRY_INSERT_BATCH = 16;
@@ -86,6 +87,7 @@ export interface EntryRow {
   title_kind: string | null;
   title: string | null;
   compact: string | null;
+  leaf_uuid: string | null;
 }
 
 const bit = (value: boolean): number => (value ? 1 : 0);
@@ -135,12 +137,21 @@ export function pushEntryParams(params: EntryParam[], fileId: number, entry: Ind
     title === null ? null : title.kind,
     title === null ? null : title.value,
     compact === null ? null : JSON.stringify(compact),
+    title?.leafUuid ?? null,
   );
 }
 
 /** The JSON was written by pushEntryParams from parsed values, so it is trusted as such. */
 function fromJson<T>(json: string | null, absent: T): T {
   return json === null ? absent : (JSON.parse(json) as T);
+}
+
+const TITLE_KINDS: ReadonlySet<string> = new Set<TitleKind>(['custom', 'ai', 'summary', 'prompt']);
+
+function titleFromRow(row: EntryRow): EntryTitle | null {
+  if (row.title_kind === null || row.title === null || !TITLE_KINDS.has(row.title_kind)) return null;
+  const kind = row.title_kind as TitleKind;
+  return row.leaf_uuid === null ? { kind, value: row.title } : { kind, value: row.title, leafUuid: row.leaf_uuid };
 }
 
 export function entryFromRow(row: EntryRow): IndexedEntry {
@@ -177,7 +188,7 @@ export function entryFromRow(row: EntryRow): IndexedEntry {
     isCompactSummary: row.is_compact_summary === 1,
     cwd: row.cwd,
     gitBranch: row.git_branch,
-    title: row.title_kind === null || row.title === null ? null : { kind: row.title_kind === 'custom' ? 'custom' : 'ai', value: row.title },
+    title: titleFromRow(row),
     compact: fromJson<CompactBoundary | null>(row.compact, null),
   };
 }

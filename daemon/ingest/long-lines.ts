@@ -122,9 +122,60 @@ function shapeOf(line: Buffer, open: number, close: number): StringShape | null 
 }
 
 /** A string of the shape's length whose JSON.stringify is as long as the original's. */
-function standIn(shape: StringShape): string {
+function filler(shape: StringShape): string {
   const plain = shape.length - shape.twoCharEscapes - shape.sixCharEscapes;
   return 'x'.repeat(plain) + '\n'.repeat(shape.twoCharEscapes) + '\u0001'.repeat(shape.sixCharEscapes);
+}
+
+/**
+ * Raw bytes of a long string decoded for real: a prompt's title comes from its start
+ * (shared/transcript/prompt-text.ts), 200 characters even when every one is a `\u` escape.
+ */
+export const DECODED_PREFIX_BYTES = 2 * 1024;
+
+/** The end of the longest run of whole characters and escapes from `start` within `limit`. */
+function prefixEnd(line: Buffer, start: number, limit: number): number {
+  let at = start;
+  while (at < limit) {
+    const byte = line[at] as number;
+    let width: number;
+    if (byte === BACKSLASH) {
+      width = line[at + 1] === 0x75 ? 6 : 2;
+      // An escaped surrogate pair stays whole, so that each side is measured as one character.
+      const unit = width === 6 ? hex4(line, at + 2) : -1;
+      if (unit >= 0xd800 && unit <= 0xdbff && line[at + 6] === BACKSLASH && line[at + 7] === 0x75) width = 12;
+    } else {
+      width = byte < 0x80 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    }
+    if (at + width > limit) break;
+    at += width;
+  }
+  return at;
+}
+
+/**
+ * The stand-in for the literal between `open` and `close`: its first DECODED_PREFIX_BYTES
+ * decoded, then filler, so that the whole has the original's length and JSON length.
+ */
+function standIn(line: Buffer, open: number, close: number, shape: StringShape): string {
+  const cut = prefixEnd(line, open + 1, Math.min(close, open + 1 + DECODED_PREFIX_BYTES));
+  const head = shapeOf(line, open, cut);
+  let prefix: string;
+  try {
+    prefix = head === null ? '' : (JSON.parse(`"${line.toString('utf8', open + 1, cut)}"`) as string);
+  } catch {
+    // A raw control character (not JSON, measured anyway): the prefix is left out.
+    return filler(shape);
+  }
+  if (head === null || prefix === '') return filler(shape);
+  return (
+    prefix +
+    filler({
+      length: shape.length - head.length,
+      twoCharEscapes: shape.twoCharEscapes - head.twoCharEscapes,
+      sixCharEscapes: shape.sixCharEscapes - head.sixCharEscapes,
+    })
+  );
 }
 
 /** The key a value literal at `open` belongs to, if the bytes before it are `"key":`. */
@@ -162,7 +213,7 @@ export function parseLine(line: Buffer): unknown {
       const shape = key !== null && KEPT_KEYS.has(key) ? null : shapeOf(line, open, close);
       if (shape !== null) {
         pieces.push(line.subarray(copiedTo, open), Buffer.from(JSON.stringify(`${MARKER}${standIns.length}`)));
-        standIns.push(standIn(shape));
+        standIns.push(standIn(line, open, close, shape));
         copiedTo = close + 1;
         budget += (close - open) / BYTES_PER_EXTRA_LITERAL;
       }

@@ -217,3 +217,18 @@ export function allFiles(db: Db): Map<string, IngestedFile & { ino: string }> {
   const rows = prepared(db, 'SELECT * FROM files').all() as FileRow[];
   return new Map(rows.map((row) => [row.path, { ...fileFromRow(row), ino: row.ino }]));
 }
+
+/**
+ * The titles `summary` entries give, by leafUuid, from every file of one project folder: Claude
+ * Code 1.0.x wrote a session's summary at the top of a later session's file. Few rows, found
+ * through the partial index on leaf_uuid.
+ */
+export function leafTitles(db: Db, project: string): Map<string, string> {
+  const sql = `SELECT e.leaf_uuid AS leaf, e.title AS title FROM entries e JOIN files f ON f.id = e.file_id
+               WHERE e.leaf_uuid IS NOT NULL AND f.project = ? ORDER BY f.id, e.offset`;
+  const titles = new Map<string, string>();
+  for (const row of prepared(db, sql).all(project) as { leaf: string; title: string | null }[]) {
+    if (row.title !== null) titles.set(row.leaf, row.title);
+  }
+  return titles;
+}

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { SessionSummary } from '../../shared/protocol/results.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
-import { sessionFiles } from '../ingest/store.js';
+import { leafTitles, sessionFiles } from '../ingest/store.js';
 import type { EntryCache } from './entry-cache.js';
 
 export function summarizeSession(db: Database.Database, cache: EntryCache, sessionId: string, env: ThresholdEnv): SessionSummary | undefined {
@@ -13,10 +13,11 @@ export function summarizeSession(db: Database.Database, cache: EntryCache, sessi
     if (files.length === 0) return undefined;
     const main = files.find((file) => file.agentId === null);
     const { main: mainEntries, sidechain } = cache.load(db, sessionId, files);
-    const accounting = computeSessionAccounting(mainEntries, sidechain, { env });
+    const project = main?.project ?? files[0]?.project ?? '';
+    const accounting = computeSessionAccounting(mainEntries, sidechain, { env, leafTitles: leafTitles(db, project) });
     return {
       sessionId,
-      project: main?.project ?? files[0]?.project ?? '',
+      project,
       cwd: accounting.cwd,
       gitBranch: accounting.gitBranch,
       title: accounting.title,

@@ -187,6 +187,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX compact_records_session ON compact_records (session_id, recorded_at);
     `,
   },
+  {
+    version: 7,
+    name: 'titles from summary entries and first prompts',
+    // leaf_uuid is a `summary` entry's leafUuid (Claude Code 1.0.x names a session from the next
+    // session's file); title_kind gains 'summary' and 'prompt'. Rows indexed before this carry
+    // neither, so every file is read again once: an empty head hash fails the identity check and
+    // the tailer re-indexes the file from 0, replacing its rows in one transaction.
+    sql: `
+      ALTER TABLE entries ADD COLUMN leaf_uuid TEXT;
+      CREATE INDEX entries_leaf ON entries (leaf_uuid) WHERE leaf_uuid IS NOT NULL;
+      UPDATE files SET head_hash = '' WHERE head_len > 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

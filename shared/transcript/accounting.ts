@@ -42,6 +42,8 @@ export interface AccountingOptions {
   reserveOutputTokens?: number;
   /** The model as configured (for example with `[1m]`); wins over the transcript's for the window. */
   configuredModel?: string | null;
+  /** Titles of `summary` entries by leafUuid, from any file of the project (see sessionTitle). */
+  leafTitles?: ReadonlyMap<string, string>;
 }
 
 export interface ModelUsage {
@@ -74,7 +76,7 @@ export interface SessionAccounting {
   model: string | null;
   cwd: string | null;
   gitBranch: string | null;
-  /** The latest custom title, else the latest AI title. */
+  /** See sessionTitle. */
   title: string | null;
   firstActivity: string | null;
   lastActivity: string | null;
@@ -277,6 +279,17 @@ function latest<T>(entries: readonly IndexedEntry[], pick: (entry: IndexedEntry)
   return null;
 }
 
+/**
+ * What people know a session by, as Claude Code's own session list names it: the latest custom
+ * title, else the latest AI title, else the summary whose leaf is the latest message of this
+ * session that one names, else the first typed prompt. Null only when there is no prompt at all.
+ */
+export function sessionTitle(mainThread: readonly IndexedEntry[], leafTitles: ReadonlyMap<string, string> = new Map()): string | null {
+  const titleOf = (kind: string) => latest(mainThread, (entry) => (entry.title?.kind === kind ? entry.title.value : null));
+  const summary = leafTitles.size === 0 ? null : latest(mainThread, (entry) => (entry.uuid === null ? null : (leafTitles.get(entry.uuid) ?? null)));
+  return titleOf('custom') ?? titleOf('ai') ?? summary ?? mainThread.find((entry) => entry.title?.kind === 'prompt')?.title?.value ?? null;
+}
+
 /** Claude Code's timestamps (`2026-01-05T10:28:29.607Z`): these compare as strings. */
 const CANONICAL_TIMESTAMP_LENGTH = 24;
 
@@ -352,9 +365,7 @@ export function computeSessionAccounting(
     model,
     cwd: latest(mainThread, (entry) => entry.cwd),
     gitBranch: latest(mainThread, (entry) => entry.gitBranch),
-    title:
-      latest(mainThread, (entry) => (entry.title?.kind === 'custom' ? entry.title.value : null)) ??
-      latest(mainThread, (entry) => (entry.title?.kind === 'ai' ? entry.title.value : null)),
+    title: sessionTitle(mainThread, options.leafTitles),
     firstActivity: span.first,
     lastActivity: span.last,
     entries: { main: mainEntries.length, sidechain: sidechainEntries.length, active: conversation.entries.length },

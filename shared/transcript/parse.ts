@@ -2,6 +2,7 @@
  * Turns one parsed transcript line into its index row. Every field is read defensively: lines
  * come from files that other programs write, so nothing about their shape is trusted.
  */
+import { promptTitle } from './prompt-text.js';
 import { measureEntry } from './tokens.js';
 import type { CompactBoundary, IndexedEntry, PreservedSegment, ToolResult, ToolUse, Usage } from './types.js';
 
@@ -80,16 +81,29 @@ function compactOf(entry: Json): CompactBoundary | null {
   };
 }
 
-function titleOf(entry: Json): IndexedEntry['title'] {
-  if (entry.type === 'custom-title') {
-    const value = str(entry.customTitle) ?? str(entry.title);
-    return value === null ? null : { kind: 'custom', value };
+function titleOf(entry: Json, message: Json | null): IndexedEntry['title'] {
+  switch (entry.type) {
+    case 'custom-title': {
+      const value = str(entry.customTitle) ?? str(entry.title);
+      return value === null ? null : { kind: 'custom', value };
+    }
+    case 'ai-title': {
+      const value = str(entry.aiTitle) ?? str(entry.title);
+      return value === null ? null : { kind: 'ai', value };
+    }
+    case 'summary': {
+      const value = str(entry.summary);
+      const leafUuid = str(entry.leafUuid);
+      return value === null || leafUuid === null ? null : { kind: 'summary', value, leafUuid };
+    }
+    case 'user': {
+      if (entry.isMeta === true || entry.isCompactSummary === true || entry.isSidechain === true) return null;
+      const value = promptTitle(message?.content);
+      return value === null ? null : { kind: 'prompt', value };
+    }
+    default:
+      return null;
   }
-  if (entry.type === 'ai-title') {
-    const value = str(entry.aiTitle) ?? str(entry.title);
-    return value === null ? null : { kind: 'ai', value };
-  }
-  return null;
 }
 
 /** Returns null when the line is valid JSON but not an object (such lines are counted as bad). */
@@ -123,7 +137,7 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
     isCompactSummary: value.isCompactSummary === true,
     cwd: str(value.cwd),
     gitBranch: str(value.gitBranch),
-    title: titleOf(value),
+    title: titleOf(value, message),
     compact: compactOf(value),
   };
 }

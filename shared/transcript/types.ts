@@ -41,6 +41,15 @@ export interface CompactBoundary {
   preservedSegment: PreservedSegment | null;
 }
 
+export type TitleKind = 'custom' | 'ai' | 'summary' | 'prompt';
+
+export interface EntryTitle {
+  kind: TitleKind;
+  value: string;
+  /** A `summary` title's leafUuid: the last message of the conversation it names. */
+  leafUuid?: string;
+}
+
 /** One indexed line. Message content stays in the transcript; `offset`/`length` find it again. */
 export interface IndexedEntry {
   /** Byte offset of the line's first byte in its file. */
@@ -73,7 +82,11 @@ export interface IndexedEntry {
   /** Session facts some entries carry. */
   cwd: string | null;
   gitBranch: string | null;
-  /** custom-title / ai-title entries. */
-  title: { kind: 'custom' | 'ai'; value: string } | null;
+  /**
+   * What the entry says the session is called: custom-title / ai-title entries; a `summary`
+   * entry (Claude Code 1.0.x: it names the session that holds `leafUuid`, often written at the
+   * top of the next session's file); a user entry that is a typed prompt (prompt-text.ts).
+   */
+  title: EntryTitle | null;
   compact: CompactBoundary | null;
 }
