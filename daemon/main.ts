@@ -20,7 +20,7 @@ import type { CompactionSummarizer } from './summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
 import { createAnthropicMemorySummarizer, type AnthropicMemorySummarizer } from './summarize/anthropic-memory.js';
 import { hasAllSections } from './summarize/memory-template.js';
-import { createJobStore } from './memory/jobs.js';
+import { asLastExtraction, createJobStore } from './memory/jobs.js';
 import { createMemoryLocks } from './memory/lock.js';
 import { memoryMethods } from './memory/methods.js';
 import { createExtractor } from './memory/extract.js';
@@ -53,6 +53,7 @@ import { openStore, type Store } from './store/db.js';
 import { createEntryCache } from './sessions/entry-cache.js';
 import { sessionMethods } from './sessions/methods.js';
 import { createSessionService } from './sessions/service.js';
+import { createSessionIdResolver } from './sessions/short-id.js';
 import { summarizeSession } from './sessions/summary.js';
 
 const USAGE = `usage: memd [--foreground] [--print-config] [--check-db] [--version] [--help]
@@ -223,9 +224,14 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
   // Claude Code's own overrides (CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, ...) as the daemon sees them.
   const thresholdEnv = { ...process.env };
   const entryCache = createEntryCache();
+  const jobs = createJobStore({ db: store.db, clock });
+  const lastExtraction = (sessionId: string) => {
+    const record = jobs.lastExtraction(sessionId);
+    return record === null ? null : asLastExtraction(record);
+  };
   const sessions = createSessionService({
     sessionIndex: () => listSessions(store.db),
-    summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv),
+    summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv, lastExtraction(sessionId)),
     bus,
     log,
     // Crossings are computed once ingest is live, clients or not: auto-compaction runs on them.
@@ -238,7 +244,6 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       if (state !== previous) compaction.onThresholdCrossed(sessionId, state);
     },
   });
-  const jobs = createJobStore({ db: store.db, clock });
   const locks = createMemoryLocks({ log });
   const anthropicMemory = memorySummarizer(config, log);
   const memdir = createMemdirStore({ projectsDir: paths.projectsDir, clock });
@@ -255,6 +260,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     locks,
     price: (model) => priceFor(model),
     extractor: createExtractor(anthropicMemory),
+    onExtracted: (sessionId) => sessions.onSessionsChanged([sessionId]),
   });
   const compaction = createCompactionService({
     db: store.db,
@@ -312,7 +318,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock })),
   ];
-  const dispatcher = createDispatcher(handlers, log);
+  const dispatcher = createDispatcher(handlers, log, createSessionIdResolver(store.db));
   methodNames = dispatcher.methods;
   const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections });
   // Set once listening on a path of our own; systemd owns an activated socket.

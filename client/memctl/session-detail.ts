@@ -2,17 +2,22 @@
 import type { HandoffStatusResult } from '../../shared/protocol/handoff.js';
 import type { SessionSummary, UsageTotals } from '../../shared/protocol/results.js';
 import type { Output } from './output.js';
-import { contextBar, formatAge, formatTokens } from './sessions-view.js';
+import { contextBar, formatAge, formatTokens, titleOf } from './sessions-view.js';
 
 function usageLine(label: string, usage: UsageTotals): string {
   const cost = usage.costUsd === null ? 'cost unknown (unpriced model)' : `$${usage.costUsd.toFixed(4)}`;
   return `  ${label.padEnd(10)}${usage.assistantMessages} responses · in ${usage.input} · out ${usage.output} · cache write ${usage.cacheCreation} (5m ${usage.cache5m}, 1h ${usage.cache1h}) · cache read ${usage.cacheRead} · ${cost}`;
 }
 
+/** `?` until known: the post size waits for the first response after the boundary. */
+function tokensOrUnknown(tokens: number | null): string {
+  return tokens === null ? '?' : formatTokens(tokens);
+}
+
 export function renderSessionDetail(session: SessionSummary, out: Output, now = Date.now()): string[] {
   const { threshold, compactions } = session;
   const lines = [
-    `${out.bold(session.title ?? '(untitled)')}  ${out.dim(session.sessionId)}${session.gone ? out.dim(' (transcript deleted)') : ''}`,
+    `${out.bold(titleOf(session))}  ${out.dim(session.sessionId)}${session.gone ? out.dim(' (transcript deleted)') : ''}`,
     `  project   ${session.cwd ?? session.project}${session.gitBranch ? ` (${session.gitBranch})` : ''}`,
     `  model     ${session.model ?? '-'}`,
     `  activity  ${session.firstActivity ?? '-'} → ${session.lastActivity ?? '-'} (${formatAge(session.lastActivity, now)})`,
@@ -20,12 +25,13 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
     `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)} · blocking ${formatTokens(threshold.blockingAt)} · window ${formatTokens(threshold.window)}`,
     usageLine('main', session.usage.main),
     usageLine('subagents', session.usage.sidechain),
+    ...(session.compactionFiles > 0 || session.usage.compaction.assistantMessages > 0 ? [usageLine('compaction', session.usage.compaction)] : []),
     usageLine('total', session.usage.total),
     `  compacted ${compactions.count}×${
-      compactions.lastTrigger ? ` (last ${compactions.lastTrigger}, ${compactions.lastPreTokens ?? '?'} → ${compactions.lastPostTokens ?? '?'} tokens)` : ''
+      compactions.lastTrigger ? ` (last ${compactions.lastTrigger}, ${tokensOrUnknown(compactions.lastPreTokens)} → ${tokensOrUnknown(compactions.lastPostTokens)})` : ''
     }`,
     `  since last memory extraction: ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens`,
-    `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.badLines} bad lines skipped`,
+    `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.compactionFiles} compaction transcripts, ${session.badLines} bad lines skipped`,
   ];
   return lines;
 }

@@ -18,14 +18,18 @@ function truncate(text: string, width: number): string {
   return text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 1)}…`;
 }
 
-/** `▕██████░░▏ 152K/167K 91% · compacts at 154K` */
+/**
+ * `▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left`: the share of the auto-compact
+ * threshold (ThresholdResult.percentUsed, "context until auto-compact" as Claude Code users ask
+ * for it), or of the effective window when auto-compaction is off.
+ */
 export function contextBar(tokens: number, threshold: ThresholdResult, out?: Output): string {
-  const fraction = threshold.effectiveWindow > 0 ? Math.min(1, tokens / threshold.effectiveWindow) : 0;
+  const base = threshold.autoCompactEnabled ? threshold.autoCompactAt : threshold.effectiveWindow;
+  const fraction = base > 0 ? Math.min(1, tokens / base) : 1;
   const filled = Math.round(fraction * BAR_CELLS);
   const bar = `▕${'█'.repeat(filled)}${'░'.repeat(BAR_CELLS - filled)}▏`;
-  const percent = Math.round(fraction * 100);
-  const tail = threshold.autoCompactEnabled ? `compacts at ${formatTokens(threshold.autoCompactAt)}` : 'auto-compact off';
-  const text = `${bar} ${formatTokens(tokens)}/${formatTokens(threshold.effectiveWindow)} ${percent}% · ${tail}`;
+  const of = threshold.autoCompactEnabled ? 'of auto-compact' : 'of window (auto-compact off)';
+  const text = `${bar} ${threshold.percentUsed}% ${of} · ${formatTokens(tokens)}/${formatTokens(base)}, ${formatTokens(threshold.tokensLeft)} left`;
   if (!out) return text;
   switch (threshold.state) {
     case 'ok':
@@ -52,20 +56,64 @@ function formatCost(cost: number | null): string {
   return cost === null ? '?' : `$${cost.toFixed(2)}`;
 }
 
-/** Claude Code's folder name without the home prefix: `-home-user-src-shop` → `src-shop`. */
-function shortProject(session: SessionSummary): string {
-  if (session.cwd) return session.cwd.split('/').filter(Boolean).slice(-2).join('/');
-  return session.project;
+function pathParts(session: SessionSummary): string[] {
+  // Without a cwd (no entry carried one), the folder name is all there is.
+  return session.cwd === null ? [session.project] : session.cwd.split('/').filter(Boolean);
+}
+
+/**
+ * The distinguishing end of each session's cwd: its last component, widened one component at a
+ * time while two different cwds among the shown sessions would read the same
+ * (`spotter-dov`, and `a/api` next to `b/api`). Keyed by session id.
+ */
+export function projectLabels(sessions: readonly SessionSummary[]): Map<string, string> {
+  const parts = new Map(sessions.map((session) => [session.sessionId, pathParts(session)]));
+  const depth = new Map(sessions.map((session) => [session.sessionId, 1]));
+  const label = (id: string) => (parts.get(id) ?? []).slice(-(depth.get(id) ?? 1)).join('/');
+  const full = (id: string) => (parts.get(id) ?? []).join('/');
+  // Each round widens every clashing label by one component; a path has few components.
+  for (let round = 0; round < 64; round++) {
+    const byLabel = new Map<string, Set<string>>();
+    for (const { sessionId } of sessions) {
+      const text = label(sessionId);
+      let cwds = byLabel.get(text);
+      if (cwds === undefined) byLabel.set(text, (cwds = new Set()));
+      cwds.add(full(sessionId));
+    }
+    let widened = false;
+    for (const { sessionId } of sessions) {
+      const clashing = (byLabel.get(label(sessionId))?.size ?? 0) > 1;
+      const current = depth.get(sessionId) ?? 1;
+      if (clashing && current < (parts.get(sessionId)?.length ?? 0)) {
+        depth.set(sessionId, current + 1);
+        widened = true;
+      }
+    }
+    if (!widened) break;
+  }
+  return new Map(sessions.map((session) => [session.sessionId, label(session.sessionId)]));
+}
+
+/** Cut from the left: the end of a path is what tells projects apart. */
+function truncateLeft(text: string, width: number): string {
+  return text.length <= width ? text.padEnd(width) : `…${text.slice(text.length - width + 1)}`;
+}
+
+/** What a session is called in a list: its title, else why it has none. */
+export function titleOf(session: SessionSummary): string {
+  if (!session.hasMainTranscript) return '(main transcript missing)';
+  return session.title ?? '(untitled)';
 }
 
 /** Rows, most recent first (the daemon sorts them so). */
 export function renderSessionTable(sessions: readonly SessionSummary[], out: Output, now = Date.now()): string[] {
   if (sessions.length === 0) return [out.dim('no sessions yet')];
   const header = `${'SESSION'.padEnd(SESSION_ID_CHARS)}  ${'PROJECT'.padEnd(PROJECT_CHARS)}  ${'TITLE'.padEnd(TITLE_CHARS)}  ${'LAST'.padEnd(7)}  ${'COST'.padStart(7)}  CONTEXT`;
+  const projects = projectLabels(sessions);
   const rows = sessions.map((session) => {
     const id = session.sessionId.slice(0, SESSION_ID_CHARS).padEnd(SESSION_ID_CHARS);
-    const title = truncate(session.title ?? '', TITLE_CHARS);
-    const project = truncate(shortProject(session), PROJECT_CHARS);
+    const title = truncate(titleOf(session), TITLE_CHARS);
+    const project = truncateLeft(projects.get(session.sessionId) ?? session.project, PROJECT_CHARS);
     const age = formatAge(session.lastActivity, now).padEnd(7);
     const cost = formatCost(session.usage.total.costUsd).padStart(7);
     const gone = session.gone ? out.dim(' (deleted)') : '';

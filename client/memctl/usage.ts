@@ -32,6 +32,7 @@ commands:
   install-service [--dry-run]
                             install and enable the systemd user units (memd.socket, memd.service)
 
+SESSION is a session id or any unique prefix of one (the 8 characters memctl prints).
 exit codes: 0 ok, 1 the daemon answered with an error, 2 no daemon or bad usage.
 environment: MEMD_SOCKET, MEMD_STATE_DIR, XDG_RUNTIME_DIR, NO_COLOR (see docs/configuration.md).`;
 
@@ -40,12 +41,16 @@ export const COMMAND_USAGE: Record<string, string> = {
 
 Prints the daemon's version, pid, uptime, paths, connection and request counts, memory use,
 database state and ingest progress, then the sessions table (most recent first). With SESSION,
-prints that session in full: context bar and threshold state, usage and cost, compactions.
---json prints the daemon.status (or sessions.get) result unchanged.`,
+prints that session in full: context bar and threshold state, usage and cost, compactions, and
+what the hooks recorded (the SessionStart handoff injection, the last compaction's summary and
+what it lost). --json prints the daemon.status result unchanged; with SESSION, the sessions.get
+result with the hooks' records under "handoff" (the handoff.status result).`,
   sessions: `usage: memctl sessions [--json]
 
 Lists every session, most recent first: id, project, title, last activity, cost and a context bar
-(▕██████░░▏ 152K/167K 91% · compacts at 154K). --json prints the sessions.list result unchanged.`,
+(▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold).
+PROJECT is the end of the session's cwd, widened until two projects differ. --json prints the
+sessions.list result unchanged.`,
   compact: `usage: memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
 
 Asks the daemon for a compaction of SESSION's active conversation and prints the method, the

@@ -21,11 +21,21 @@ export interface SessionConversation {
   messages: ConversationMessage[];
 }
 
-/** The session's main transcript among its files; NotFound when the index has none. */
+/**
+ * The session's main transcript among its files. NotFound when the index has none: kind
+ * MainTranscriptMissing when only sub-agent files of the session were found (their usage is
+ * known, the conversation is not).
+ */
 export function mainTranscript(files: readonly IngestedFile[], sessionId: string): IngestedFile {
   const file = files.find((candidate) => candidate.agentId === null);
-  if (file === undefined) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no main transcript of session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
-  return file;
+  if (file !== undefined) return file;
+  if (files.length === 0) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+  throw new RpcError(
+    ErrorCode.NotFound,
+    'MainTranscriptMissing',
+    `session ${sessionId} has only sub-agent transcripts (${files.length}); its main transcript ${sessionId}.jsonl is missing, so there is no conversation to read`,
+    { sessionId, subagentFiles: files.map((candidate) => candidate.path) },
+  );
 }
 
 /** The session's main transcript and its entries, read in one transaction; NotFound without a main transcript. */

@@ -41,6 +41,19 @@ export const ENTRY_COLUMNS = [
 
 export type EntryParam = string | number | null;
 
+const SESSION_ID_COLUMN = ENTRY_COLUMNS.indexOf('session_id');
+
+/** The first session id the rows carry (runs of whole rows in ENTRY_COLUMNS order), or null. */
+export function firstSessionId(runs: readonly (readonly EntryParam[])[]): string | null {
+  for (const run of runs) {
+    for (let at = SESSION_ID_COLUMN; at < run.length; at += ENTRY_COLUMNS.length) {
+      const value = run[at];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+  }
+  return null;
+}
+
 const ROW_PLACEHOLDERS = `(${ENTRY_COLUMNS.map(() => '?').join(', ')})`;
 
 export const INSERT_ENTRY_SQL = `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')}) VALUES ${ROW_PLACEHOLDERS}`;

@@ -203,7 +203,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     // A pass may add a file's row without committing lines (an empty file): totals are stale then too.
     indexTotals = null;
     // Before the backfill is marked done: the last backfilled file is history, not a live change.
-    if (result.changed) notifySessions(target.sessionId);
+    if (result.changed) notifySessions(result.sessionId);
+    // A 2.0.x agent file listed under its own stem until its entries named the session.
+    if (result.changed && result.sessionId !== target.sessionId) notifySessions(target.sessionId);
     if (result.outcome === 'yielded') {
       if (!stopped) requeue(path, fromBacklog);
     } else {

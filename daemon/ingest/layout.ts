@@ -2,6 +2,8 @@
  * Which files under the projects dir are transcripts (DESIGN.md §2):
  *   <project>/<sessionId>.jsonl                       the session's main transcript
  *   <project>/<sessionId>/subagents/<agent>.jsonl     a sub-agent's sidechain of that session
+ *   <project>/agent-<agentId>.jsonl                   Claude Code 2.0.x's sub-agent files: the
+ *                                                     session is the sessionId their entries carry
  * Everything else there (tool-results/, memory/, session-memory/, *.meta.json) is not ingested.
  */
 import { relative, sep } from 'node:path';
@@ -10,6 +12,8 @@ const TRANSCRIPT_SUFFIX = '.jsonl';
 const SUBAGENTS_DIR = 'subagents';
 /** Sub-agent files are named `agent-<agentId>.jsonl`; the entries inside carry the bare id. */
 const AGENT_PREFIX = 'agent-';
+/** Compaction agents' files (2.1.3x) are `agent-acompact-<id>.jsonl`: summary requests, not sub-agents. */
+const COMPACTION_AGENT_PREFIX = 'acompact';
 /** Project-level dirs that hold no transcripts; not descended into. */
 const NON_SESSION_DIRS = new Set(['memory']);
 /** Deepest level that can hold a transcript: <project>/<session>/subagents/<file> is 4 parts. */
@@ -19,9 +23,15 @@ export interface TranscriptFile {
   path: string;
   /** The project folder name (the sanitized cwd). */
   project: string;
+  /**
+   * For a 2.0.x top-level agent file, its stem until the entries name the session (the writer
+   * then files it under that session; see sessionFromEntries).
+   */
   sessionId: string;
   /** Null for the main transcript. */
   agentId: string | null;
+  /** The path does not say the session: the sessionId of the file's entries does. */
+  sessionFromEntries: boolean;
 }
 
 function stem(name: string): string | null {
@@ -37,21 +47,27 @@ function partsUnder(root: string, path: string): string[] | null {
   return rel.split(sep);
 }
 
+export function isCompactionAgent(agentId: string | null): boolean {
+  return agentId !== null && agentId.startsWith(COMPACTION_AGENT_PREFIX);
+}
+
 /** The transcript a path names, or null when it is not one. */
 export function classifyTranscript(root: string, path: string): TranscriptFile | null {
   const parts = partsUnder(root, path);
   if (parts === null) return null;
   if (parts.length === 2) {
     const [project, name] = parts as [string, string];
-    const sessionId = stem(name);
-    return sessionId === null ? null : { path, project, sessionId, agentId: null };
+    const base = stem(name);
+    if (base === null) return null;
+    if (base.startsWith(AGENT_PREFIX)) return { path, project, sessionId: base, agentId: base.slice(AGENT_PREFIX.length), sessionFromEntries: true };
+    return { path, project, sessionId: base, agentId: null, sessionFromEntries: false };
   }
   if (parts.length === 4) {
     const [project, sessionId, dir, name] = parts as [string, string, string, string];
     const agent = stem(name);
     if (dir !== SUBAGENTS_DIR || agent === null || NON_SESSION_DIRS.has(sessionId)) return null;
     const agentId = agent.startsWith(AGENT_PREFIX) ? agent.slice(AGENT_PREFIX.length) : agent;
-    return { path, project, sessionId, agentId };
+    return { path, project, sessionId, agentId, sessionFromEntries: false };
   }
   return null;
 }

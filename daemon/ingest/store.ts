@@ -232,3 +232,10 @@ export function leafTitles(db: Db, project: string): Map<string, string> {
   }
   return titles;
 }
+
+/** Up to `limit` distinct session ids that start with `prefix`, in order (a range scan of files_session). */
+export function sessionIdsWithPrefix(db: Db, prefix: string, limit: number): string[] {
+  const sql = 'SELECT DISTINCT session_id AS id FROM files WHERE session_id >= ? AND session_id < ? ORDER BY session_id LIMIT ?';
+  // U+FFFF sorts after every character a session id (a uuid, or a file stem) holds.
+  return (prepared(db, sql).all(prefix, `${prefix}\uffff`, limit) as { id: string }[]).map((row) => row.id);
+}

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../log/logger.js';
-import type { EntryParam } from './entry-row.js';
+import { firstSessionId, type EntryParam } from './entry-row.js';
 import type { ParsedChunk } from './chunk-parser.js';
 import type { TranscriptFile } from './layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
@@ -80,6 +80,8 @@ export interface PassResult {
   bytesRead: number;
   /** Inode and size up to which the file was read, when it was read to its end. */
   end: { ino: string; size: number } | null;
+  /** The session the file is filed under (for a 2.0.x agent file, the one its entries name). */
+  sessionId: string;
 }
 
 export interface TailerCounters {
@@ -168,14 +170,14 @@ export function createTailer(deps: TailerDeps): Tailer {
   function markGone(target: TranscriptFile): PassResult {
     parser.forget(target.path);
     const row = writer.getFile(target.path);
-    if (row === undefined || row.gone === 1) return { outcome: 'absent', changed: false, bytesRead: 0, end: null };
+    if (row === undefined || row.gone === 1) return { outcome: 'absent', changed: false, bytesRead: 0, end: null, sessionId: row?.session_id ?? target.sessionId };
     writer.markGone(row, clock());
-    return { outcome: 'gone', changed: true, bytesRead: 0, end: null };
+    return { outcome: 'gone', changed: true, bytesRead: 0, end: null, sessionId: row.session_id };
   }
 
   async function readNew(handle: FileHandle, target: TranscriptFile, options: PassOptions): Promise<PassResult> {
     const stat = await handle.stat({ bigint: true });
-    if (!stat.isFile()) return { outcome: 'not-a-file', changed: false, bytesRead: 0, end: null };
+    if (!stat.isFile()) return { outcome: 'not-a-file', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
     const identity: FileIdentity = { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) };
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
     const reset = !(await isSameFile(handle, row, identity));
@@ -195,7 +197,8 @@ export function createTailer(deps: TailerDeps): Tailer {
       const { rows, count, bad, newest } = batch;
       const size = Math.max(identity.size, position);
       const bytesRead = parsedSinceCommit;
-      writer.commit({ row, reset: resetPending, rows, count, newest, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock() });
+      const sessionId = target.sessionFromEntries ? (firstSessionId(rows) ?? undefined) : undefined;
+      writer.commit({ row, reset: resetPending, rows, count, newest, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock(), sessionId });
       onCommit({ file: target, row, entries: count, bad, reset: resetPending, bytesRead });
       changed ||= resetPending || count > 0 || bad.length > 0 || offset !== committedOffset;
       batch = emptyBatch(offset);
@@ -246,7 +249,8 @@ export function createTailer(deps: TailerDeps): Tailer {
       await Promise.allSettled(inflight.map((chunk) => chunk.parsed));
       parser.end(lane, batch.completeOffset, position, kept);
     }
-    return { outcome, changed, bytesRead: passBytes, end: outcome === 'caught-up' ? { ino: identity.ino, size: position } : null };
+    const end = outcome === 'caught-up' ? { ino: identity.ino, size: position } : null;
+    return { outcome, changed, bytesRead: passBytes, end, sessionId: row.session_id };
   }
 
   return {

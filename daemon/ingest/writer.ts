@@ -38,6 +38,8 @@ export interface Commit {
   /** Transcript bytes read since the last commit. */
   bytesRead: number;
   now: number;
+  /** The file's session as its entries name it (2.0.x top-level agent files); files it there. */
+  sessionId?: string;
 }
 
 export interface IngestWriter {
@@ -63,6 +65,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
     WHERE id = ?`);
   const setGone = db.prepare('UPDATE files SET gone = 1, last_seen = ? WHERE id = ?');
   const setLastActivity = db.prepare('UPDATE files SET last_activity = ? WHERE id = ?');
+  const setSession = db.prepare('UPDATE files SET session_id = ? WHERE id = ?');
 
   const insertEntryBatch = db.prepare(INSERT_ENTRY_BATCH_SQL);
   const batchWidth = ENTRY_COLUMNS.length * ENTRY_INSERT_BATCH;
@@ -97,6 +100,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
       c.now,
       row.id,
     );
+    if (c.sessionId !== undefined && c.sessionId !== row.session_id) setSession.run(c.sessionId, row.id);
     const { newest } = c;
     if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity))) setLastActivity.run(newest, row.id);
   });
@@ -133,6 +137,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
         last_activity: lastActivityAfter(c),
         gone: 0,
         last_seen: c.now,
+        session_id: c.sessionId ?? c.row.session_id,
       } satisfies Partial<FileRow>);
     },
     markGone(row, now) {

@@ -44,6 +44,8 @@ export interface ExtractionDeps {
   extractor: Extractor;
   price(model: string | null): ModelPrice | null;
   concurrency?: number;
+  /** After an extraction is recorded: the session's sinceExtraction starts again from it. */
+  onExtracted?(sessionId: string): void;
 }
 
 export interface ExtractionService {
@@ -127,6 +129,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       costUsd,
     });
     bus.publish('memory.extracted', { sessionId: job.sessionId, path, summarizer: result.summarizer, lastUuid: result.lastUuid, rejectedReplies: result.rejected });
+    deps.onExtracted?.(job.sessionId);
     settle(job.sessionId, null);
   }
 

@@ -42,7 +42,23 @@ function cancelledError(): RpcError {
   return new RpcError(ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled');
 }
 
-export function createDispatcher(handlers: readonly MethodHandler[], log: Logger): Dispatcher {
+/**
+ * Turns a session id as a user typed it (the 8-character prefix memctl prints, or any unique
+ * prefix) into the full id; throws AmbiguousSessionId when several sessions share the prefix and
+ * returns what it got when none does (the handler then reports NotFound as it would).
+ */
+export type SessionIdResolver = (sessionId: string) => string;
+
+/** Every method that names a session does so in `params.sessionId`. */
+function withResolvedSession(params: unknown, resolve: SessionIdResolver | undefined): unknown {
+  if (resolve === undefined || typeof params !== 'object' || params === null) return params;
+  const { sessionId } = params as { sessionId?: unknown };
+  if (typeof sessionId !== 'string') return params;
+  const full = resolve(sessionId);
+  return full === sessionId ? params : { ...params, sessionId: full };
+}
+
+export function createDispatcher(handlers: readonly MethodHandler[], log: Logger, resolveSessionId?: SessionIdResolver): Dispatcher {
   const server = new JSONRPCServer<CallContext>({
     errorListener: (message, data) => {
       if (data instanceof RpcError) return;
@@ -68,7 +84,7 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
   };
   for (const { descriptor, run } of handlers) {
     server.addMethod(descriptor.name, async (params: unknown, ctx: CallContext) => {
-      const parsed = descriptor.params.parse(params ?? {}, 'params');
+      const parsed = withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId);
       try {
         return await run(parsed, ctx);
       } catch (error) {

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { isCompactionAgent } from '../ingest/layout.js';
 import { loadFileEntries, type IngestedFile } from '../ingest/store.js';
 
 /** About 50 MB of entry objects: large sessions stay warm without breaking the RSS budget. */
@@ -18,9 +19,18 @@ interface CachedFile {
 }
 
 export interface EntryCache {
-  /** The session's entries, main transcript first, loading only what is new since last time. */
-  load(db: Database.Database, sessionId: string, files: readonly IngestedFile[]): { main: IndexedEntry[]; sidechain: IndexedEntry[] };
+  /**
+   * The session's entries by kind of file, loading only what is new since last time: the main
+   * transcript, the sub-agents', and the compaction agents' (`agent-acompact-*`).
+   */
+  load(db: Database.Database, sessionId: string, files: readonly IngestedFile[]): SessionEntries;
   readonly size: number;
+}
+
+export interface SessionEntries {
+  main: IndexedEntry[];
+  sidechain: IndexedEntry[];
+  compaction: IndexedEntry[];
 }
 
 export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): EntryCache {
@@ -48,6 +58,7 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
       sessions.delete(sessionId);
       const main: IndexedEntry[] = [];
       const sidechain: IndexedEntry[] = [];
+      const compaction: IndexedEntry[] = [];
       const seen = new Set<number>();
       for (const file of files) {
         seen.add(file.id);
@@ -64,7 +75,7 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
           entry.loadedTo = file.committedOffset;
         }
         // A loop, not push(...entries): spreading 100k arguments overflows the stack.
-        const target = file.agentId === null ? main : sidechain;
+        const target = file.agentId === null ? main : isCompactionAgent(file.agentId) ? compaction : sidechain;
         for (const row of entry.entries) target.push(row);
       }
       for (const [fileId, entry] of cached) {
@@ -74,7 +85,7 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
       }
       sessions.set(sessionId, cached);
       evict(sessionId);
-      return { main, sidechain };
+      return { main, sidechain, compaction };
     },
   };
 }

@@ -1,20 +1,30 @@
 /** A session's summary, computed from the index: its files and their entries, never the transcripts. */
 import type Database from 'better-sqlite3';
 import type { SessionSummary } from '../../shared/protocol/results.js';
-import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
+import { computeSessionAccounting, type LastExtraction } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
+import { isCompactionAgent } from '../ingest/layout.js';
 import { leafTitles, sessionFiles } from '../ingest/store.js';
 import type { EntryCache } from './entry-cache.js';
 
-export function summarizeSession(db: Database.Database, cache: EntryCache, sessionId: string, env: ThresholdEnv): SessionSummary | undefined {
+/** `lastExtraction`: where the session's last memory extraction left off (sinceExtraction counts from it). */
+export function summarizeSession(
+  db: Database.Database,
+  cache: EntryCache,
+  sessionId: string,
+  env: ThresholdEnv,
+  lastExtraction: LastExtraction | null = null,
+): SessionSummary | undefined {
   // One read transaction, so that the files and their entries are of the same moment.
   return db.transaction(() => {
     const files = sessionFiles(db, sessionId);
     if (files.length === 0) return undefined;
     const main = files.find((file) => file.agentId === null);
-    const { main: mainEntries, sidechain } = cache.load(db, sessionId, files);
+    const { main: mainEntries, sidechain, compaction } = cache.load(db, sessionId, files);
     const project = main?.project ?? files[0]?.project ?? '';
-    const accounting = computeSessionAccounting(mainEntries, sidechain, { env, leafTitles: leafTitles(db, project) });
+    const accounting = computeSessionAccounting(mainEntries, sidechain, { env, lastExtraction, leafTitles: leafTitles(db, project), compactionEntries: compaction });
+    const agents = files.filter((file) => file.agentId !== null);
+    const compactionFiles = agents.filter((file) => isCompactionAgent(file.agentId)).length;
     return {
       sessionId,
       project,
@@ -25,13 +35,15 @@ export function summarizeSession(db: Database.Database, cache: EntryCache, sessi
       firstActivity: accounting.firstActivity,
       lastActivity: accounting.lastActivity,
       gone: main?.gone ?? false,
+      hasMainTranscript: main !== undefined,
       contextTokens: accounting.contextTokens,
       threshold: accounting.threshold,
       usage: accounting.usage,
       compactions: accounting.compactions,
       sinceExtraction: accounting.sinceExtraction,
-      entries: accounting.entries.main + accounting.entries.sidechain,
-      sidechainFiles: files.filter((file) => file.agentId !== null).length,
+      entries: accounting.entries.main + accounting.entries.sidechain + accounting.entries.compaction,
+      sidechainFiles: agents.length - compactionFiles,
+      compactionFiles,
       badLines: files.reduce((sum, file) => sum + file.badLines, 0),
     };
   })();

@@ -150,14 +150,25 @@ export interface SessionSummary {
   lastActivity: string | null;
   /** The main transcript was deleted; its rows stay. */
   gone: boolean;
+  /**
+   * False when only sub-agent files of the session were found (`<id>/subagents/` without
+   * `<id>.jsonl`): usage is known, the conversation is not.
+   */
+  hasMainTranscript: boolean;
   contextTokens: number;
   threshold: ThresholdResult;
-  usage: { main: UsageTotals; sidechain: UsageTotals; total: UsageTotals };
+  /**
+   * `main`: the main agent's requests; `sidechain`: sub-agents'; `compaction`: the summary
+   * requests of compaction agents (`agent-acompact-*` files); `total`: their sum.
+   */
+  usage: { main: UsageTotals; sidechain: UsageTotals; compaction: UsageTotals; total: UsageTotals };
   compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
   /** Since the last session-memory extraction (the whole session until one ran). */
   sinceExtraction: { toolCalls: number; tokenGrowth: number };
   entries: number;
+  /** Sub-agent transcripts, compaction agents' not included. */
   sidechainFiles: number;
+  compactionFiles: number;
   /** Lines skipped because they were not JSON or not UTF-8. */
   badLines: number;
 }

@@ -19,21 +19,10 @@ import type { ThresholdResult, UsageTotals } from '../protocol/results.js';
 import { activeConversation } from './conversation.js';
 import { DEFAULT_CONTEXT_WINDOW, SYNTHETIC_MODEL, costOf, hasOneMillionSuffix, priceFor } from './models.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';
+import { endOfCompactionOutput, sinceExtraction, type LastExtraction, type SinceExtraction } from './since-extraction.js';
 import type { IndexedEntry, Usage } from './types.js';
 
-/**
- * Where the last session-memory extraction left off. `uuid` names the last entry it covered;
- * `atOffset` is that entry's byte offset in the main transcript (used when the uuid is absent or
- * no longer in the file). Tool calls of the active conversation after that offset are "since",
- * and growth is measured from `contextTokens`. When neither locates anything (a replaced file),
- * it counts as no extraction: everything is "since", so the next extraction is not held back.
- */
-export interface LastExtraction {
-  uuid?: string;
-  atOffset?: number;
-  /** Context tokens when it ran. */
-  contextTokens: number;
-}
+export type { LastExtraction } from './since-extraction.js';
 
 export interface AccountingOptions {
   env: ThresholdEnv;
@@ -44,6 +33,11 @@ export interface AccountingOptions {
   configuredModel?: string | null;
   /** Titles of `summary` entries by leafUuid, from any file of the project (see sessionTitle). */
   leafTitles?: ReadonlyMap<string, string>;
+  /**
+   * Entries of the session's compaction agents (`agent-acompact-*` files, 2.1.3x): the summary
+   * requests of compaction, counted in their own bucket rather than as sub-agents.
+   */
+  compactionEntries?: readonly IndexedEntry[];
 }
 
 export interface ModelUsage {
@@ -65,11 +59,12 @@ export interface SessionAccounting {
   contextTokens: number;
   context: ContextBreakdown;
   threshold: ThresholdResult;
-  usage: { main: UsageTotals; sidechain: UsageTotals; total: UsageTotals };
+  usage: SessionUsage;
   /** Total usage per model, in order of first use. */
   byModel: ModelUsage[];
   compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
-  sinceExtraction: { toolCalls: number; tokenGrowth: number };
+  /** Since the later of the last extraction and the last compaction (see since-extraction.ts). */
+  sinceExtraction: SinceExtraction;
   /** The last response on the active conversation called tools (no natural break yet). */
   lastResponseHasToolCalls: boolean;
   /** Latest non-synthetic model of the main thread. */
@@ -80,7 +75,7 @@ export interface SessionAccounting {
   title: string | null;
   firstActivity: string | null;
   lastActivity: string | null;
-  entries: { main: number; sidechain: number; active: number };
+  entries: { main: number; sidechain: number; compaction: number; active: number };
 }
 
 function emptyTotals(): UsageTotals {
@@ -105,7 +100,11 @@ function contextOfUsage(usage: Usage): number {
   return usage.input + usage.cacheCreation + usage.cacheRead + usage.output;
 }
 
-type Bucket = 'main' | 'sidechain';
+type Bucket = 'main' | 'sidechain' | 'compaction';
+const BUCKETS: readonly Bucket[] = ['main', 'sidechain', 'compaction'];
+
+/** Usage by where the requests came from; `total` is their sum. */
+export type SessionUsage = Record<Bucket | 'total', UsageTotals>;
 
 /** Model → bucket → totals; cost filled in afterwards. */
 type UsageByModel = Map<string, Record<Bucket, UsageTotals>>;
@@ -131,24 +130,27 @@ interface Response {
  * Every API response once, keyed by message.id + requestId across the main transcript and the
  * sub-agent files (as ccusage 20 does), with its final usage. Responses without an id count per entry.
  */
-function collectUsage(main: readonly IndexedEntry[], sidechains: readonly IndexedEntry[]): UsageByModel {
+function collectUsage(main: readonly IndexedEntry[], sidechains: readonly IndexedEntry[], compaction: readonly IndexedEntry[]): UsageByModel {
   const responses = new Map<string, Response>();
-  const add = (entries: readonly IndexedEntry[], source: string, forceSidechain: boolean): void => {
+  const add = (entries: readonly IndexedEntry[], file: Bucket): void => {
     for (const entry of entries) {
       if (!isApiResponse(entry)) continue;
-      const key = entry.messageId === null ? `${source}@${entry.offset}` : `${entry.messageId}:${entry.requestId ?? ''}`;
+      const key = entry.messageId === null ? `${file}@${entry.offset}` : `${entry.messageId}:${entry.requestId ?? ''}`;
       const seen = responses.get(key);
-      if (seen === undefined) responses.set(key, { entry, bucket: forceSidechain || entry.isSidechain ? 'sidechain' : 'main' });
+      // 1.0.x wrote sidechains inline in the main transcript, flagged isSidechain.
+      const bucket = file === 'main' && entry.isSidechain ? 'sidechain' : file;
+      if (seen === undefined) responses.set(key, { entry, bucket });
       else if (isFinalerThan(entry.usage, seen.entry.usage)) seen.entry = entry;
     }
   };
-  add(main, 'main', false);
-  add(sidechains, 'sidechain', true);
+  add(main, 'main');
+  add(sidechains, 'sidechain');
+  add(compaction, 'compaction');
   const byModel: UsageByModel = new Map();
   for (const { entry, bucket } of responses.values()) {
     const model = entry.model ?? '';
     let row = byModel.get(model);
-    if (!row) byModel.set(model, (row = { main: emptyTotals(), sidechain: emptyTotals() }));
+    if (!row) byModel.set(model, (row = { main: emptyTotals(), sidechain: emptyTotals(), compaction: emptyTotals() }));
     addUsage(row[bucket], entry.usage);
   }
   return byModel;
@@ -170,22 +172,22 @@ function sumTotals(parts: readonly UsageTotals[]): UsageTotals {
 }
 
 /** Prices each model's totals; a model without a price makes every sum that includes it null. */
-function priceUsage(byModel: UsageByModel): { usage: SessionAccounting['usage']; byModel: ModelUsage[] } {
-  const mains: UsageTotals[] = [];
-  const sidechains: UsageTotals[] = [];
+function priceUsage(byModel: UsageByModel): { usage: SessionUsage; byModel: ModelUsage[] } {
+  const parts: Record<Bucket, UsageTotals[]> = { main: [], sidechain: [], compaction: [] };
   const models: ModelUsage[] = [];
   for (const [model, row] of byModel) {
     const price = priceFor(model === '' ? null : model);
-    for (const totals of [row.main, row.sidechain]) {
+    for (const bucket of BUCKETS) {
+      const totals = row[bucket];
       totals.costUsd = totals.assistantMessages === 0 ? 0 : price === null ? null : costOf(totals, price);
+      parts[bucket].push(totals);
     }
-    mains.push(row.main);
-    sidechains.push(row.sidechain);
-    models.push({ model, usage: sumTotals([row.main, row.sidechain]) });
+    models.push({ model, usage: sumTotals(BUCKETS.map((bucket) => row[bucket])) });
   }
-  const main = sumTotals(mains);
-  const sidechain = sumTotals(sidechains);
-  return { usage: { main, sidechain, total: sumTotals([main, sidechain]) }, byModel: models };
+  const main = sumTotals(parts.main);
+  const sidechain = sumTotals(parts.sidechain);
+  const compaction = sumTotals(parts.compaction);
+  return { usage: { main, sidechain, compaction, total: sumTotals([main, sidechain, compaction]) }, byModel: models };
 }
 
 interface ContextCount {
@@ -244,30 +246,17 @@ function lastResponseEntries(active: readonly IndexedEntry[]): IndexedEntry[] {
   return active.filter((entry) => entry.type === 'assistant' && entry.messageId === last.messageId);
 }
 
-/** The byte offset the last extraction covered up to, or null when none applies. */
-function extractionMark(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): number | null {
-  if (!last) return null;
-  if (last.uuid !== undefined) {
-    const entry = main.find((candidate) => candidate.uuid === last.uuid);
-    if (entry) return entry.offset;
-  }
-  return last.atOffset ?? null;
-}
-
-function sinceExtraction(
-  active: readonly IndexedEntry[],
-  main: readonly IndexedEntry[],
-  contextTokens: number,
-  last: LastExtraction | null | undefined,
-): SessionAccounting['sinceExtraction'] {
-  const mark = extractionMark(main, last);
-  let toolCalls = 0;
-  for (const entry of active) {
-    if (entry.type !== 'assistant' || (mark !== null && entry.offset <= mark)) continue;
-    toolCalls += entry.toolUses.length;
-  }
-  // Growth never goes negative: a compaction since the extraction shrinks the context.
-  return { toolCalls, tokenGrowth: Math.max(0, contextTokens - (mark === null ? 0 : (last?.contextTokens ?? 0))) };
+/**
+ * The context a compaction left: Claude Code's own count when the boundary records it, else the
+ * count of the active conversation right after the compaction's own entries, before the next
+ * prompt or response.
+ */
+function contextAfterCompaction(main: readonly IndexedEntry[], boundary: IndexedEntry): number {
+  const postTokens = boundary.compact?.postTokens ?? null;
+  if (postTokens !== null) return postTokens;
+  const after = activeConversation(main.slice(0, endOfCompactionOutput(main, boundary)));
+  const { breakdown } = countContext(after.entries, after.boundary);
+  return breakdown.usageTokens + breakdown.estimatedTokens;
 }
 
 function latest<T>(entries: readonly IndexedEntry[], pick: (entry: IndexedEntry) => T | null): T | null {
@@ -336,12 +325,16 @@ export function computeSessionAccounting(
   const conversation = activeConversation(mainEntries);
   const { breakdown, lastResponse } = countContext(conversation.entries, conversation.boundary);
   const contextTokens = breakdown.usageTokens + breakdown.estimatedTokens;
-  const priced = priceUsage(collectUsage(mainEntries, sidechainEntries));
+  const compactionEntries = options.compactionEntries ?? [];
+  const priced = priceUsage(collectUsage(mainEntries, sidechainEntries, compactionEntries));
   const mainThread = mainEntries.filter((entry) => !entry.isSidechain);
   const model = latest(mainThread, (entry) => (isApiResponse(entry) ? entry.model : null));
   const boundaries = mainThread.filter((entry) => entry.compact !== null);
-  const lastBoundary = boundaries[boundaries.length - 1]?.compact ?? null;
-  const span = activitySpan([mainEntries, sidechainEntries]);
+  const lastBoundaryEntry = boundaries[boundaries.length - 1];
+  const lastBoundary = lastBoundaryEntry?.compact ?? null;
+  const span = activitySpan([mainEntries, sidechainEntries, compactionEntries]);
+  // Without a main transcript (only sub-agent files survive) the sub-agents still say where.
+  const located = mainThread.length > 0 ? mainThread : sidechainEntries;
   const threshold = computeThresholds({
     model: thresholdModel(model, breakdown.usageTokens, options.configuredModel),
     tokens: contextTokens,
@@ -358,16 +351,37 @@ export function computeSessionAccounting(
       count: boundaries.length,
       lastTrigger: lastBoundary?.trigger ?? null,
       lastPreTokens: lastBoundary?.preTokens ?? null,
-      lastPostTokens: lastBoundary?.postTokens ?? null,
+      lastPostTokens: lastBoundary?.postTokens ?? (lastBoundaryEntry === undefined ? null : promptTokensAfter(mainThread, lastBoundaryEntry)),
     },
-    sinceExtraction: sinceExtraction(conversation.entries, mainEntries, contextTokens, options.lastExtraction),
+    sinceExtraction: sinceExtraction(conversation.entries, mainEntries, contextTokens, options.lastExtraction, conversation.boundary, (boundary) =>
+      contextAfterCompaction(mainEntries, boundary),
+    ),
     lastResponseHasToolCalls: lastResponse.some((entry) => entry.toolUses.length > 0),
     model,
-    cwd: latest(mainThread, (entry) => entry.cwd),
-    gitBranch: latest(mainThread, (entry) => entry.gitBranch),
+    cwd: latest(located, (entry) => entry.cwd),
+    gitBranch: latest(located, (entry) => entry.gitBranch),
     title: sessionTitle(mainThread, options.leafTitles),
     firstActivity: span.first,
     lastActivity: span.last,
-    entries: { main: mainEntries.length, sidechain: sidechainEntries.length, active: conversation.entries.length },
+    entries: { main: mainEntries.length, sidechain: sidechainEntries.length, compaction: compactionEntries.length, active: conversation.entries.length },
   };
+}
+
+/**
+ * The context right after a compaction, when the boundary does not record it (Claude Code
+ * writes only preTokens): the prompt of the first response after the boundary (input + cache
+ * reads and writes), taken from that response's final entry. Null until one was written.
+ */
+function promptTokensAfter(mainThread: readonly IndexedEntry[], boundary: IndexedEntry): number | null {
+  const first = mainThread.find((entry) => entry.offset > boundary.offset && isApiResponse(entry));
+  if (first === undefined || first.usage === null) return null;
+  let usage = first.usage;
+  if (first.messageId !== null) {
+    // Its other entries may be interleaved with tool results (parallel tool calls).
+    for (const entry of mainThread) {
+      if (entry.offset <= first.offset || entry.messageId !== first.messageId || entry.requestId !== first.requestId) continue;
+      if (entry.usage !== null && isFinalerThan(entry.usage, usage)) usage = entry.usage;
+    }
+  }
+  return usage.input + usage.cacheCreation + usage.cacheRead;
 }

@@ -145,9 +145,10 @@ export class TranscriptWriter {
     return toolUseId;
   }
 
-  /** Any line, as given (titles, summaries, bookkeeping). */
+  /** Any line, as given (titles, summaries, bookkeeping); one with a uuid is the next line's parent. */
   raw(line: Line): Line {
     this.lines.push(line);
+    if (typeof line.uuid === 'string') this.last = line.uuid;
     return line;
   }
 

@@ -160,7 +160,7 @@ describe('sessions over the recorded transcripts', () => {
     const rows = result.stdout.trim().split('\n').slice(1);
     expect(rows).toHaveLength(sessions.length);
     expect(rows.map((row) => row.slice(0, 8))).toEqual(sessions.map((session) => session.sessionId.slice(0, 8)));
-    for (const row of rows) expect(row).toMatch(/▕[█░]{8}▏ \d+K\/\d+K \d+% · compacts at \d+K/);
+    for (const row of rows) expect(row).toMatch(/▕[█░]{8}▏ \d+% of auto-compact · \d+K\/\d+K, \d+K left/);
     const json = await runMemctl(sandbox, ['sessions', '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ sessions });
     const status = await runMemctl(sandbox, ['status']);

@@ -71,7 +71,8 @@ export const status: Command = async (ctx) => {
     const sessionId = ctx.args[0];
     if (sessionId !== undefined) {
       const [session, hooks] = await Promise.all([client.sessionsGet({ sessionId }), client.handoffStatus({ sessionId })]);
-      if (ctx.json) ctx.out.out(JSON.stringify(session));
+      // Everything the text view shows: the session and the hooks' records.
+      if (ctx.json) ctx.out.out(JSON.stringify({ ...session, handoff: hooks }));
       else {
         const { renderSessionDetail, renderHookRecords } = await import('../session-detail.js');
         for (const line of [...renderSessionDetail(session, ctx.out), ...renderHookRecords(hooks, ctx.out)]) ctx.out.out(line);

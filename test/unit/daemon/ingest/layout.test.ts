@@ -11,6 +11,7 @@ describe('classifyTranscript', () => {
       project: '-home-u-app',
       sessionId: '0a1b',
       agentId: null,
+      sessionFromEntries: false,
     });
   });
 
@@ -20,6 +21,17 @@ describe('classifyTranscript', () => {
       project: '-home-u-app',
       sessionId: '0a1b',
       agentId: 'a7f4',
+      sessionFromEntries: false,
+    });
+  });
+
+  it('names a 2.0.x top-level agent file a sidechain whose session its entries say', () => {
+    expect(classifyTranscript(ROOT, at('-home-u-app/agent-5e1f9a.jsonl'))).toEqual({
+      path: at('-home-u-app/agent-5e1f9a.jsonl'),
+      project: '-home-u-app',
+      sessionId: 'agent-5e1f9a',
+      agentId: '5e1f9a',
+      sessionFromEntries: true,
     });
   });
 

@@ -17,6 +17,7 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
     firstActivity: lastActivity,
     lastActivity,
     gone: false,
+    hasMainTranscript: true,
     contextTokens: tokens,
     threshold: {
       model: 'claude-opus-4-8',
@@ -32,11 +33,12 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
       percentUsed: 0,
       autoCompactEnabled: true,
     },
-    usage: { main: usage, sidechain: usage, total: usage },
+    usage: { main: usage, sidechain: usage, compaction: usage, total: usage },
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null },
     sinceExtraction: { toolCalls: 0, tokenGrowth: 0 },
     entries: 1,
     sidechainFiles: 0,
+    compactionFiles: 0,
     badLines: 0,
   };
 }

@@ -1,0 +1,27 @@
+/**
+ * Session ids as people type them: memctl prints the first 8 characters, and any unique prefix
+ * names a session, as git's abbreviated hashes do.
+ */
+import type Database from 'better-sqlite3';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { sessionIdsWithPrefix } from '../ingest/store.js';
+
+/** Shorter prefixes match too much to be meant (git's minimum abbreviation). */
+export const MIN_SESSION_PREFIX = 4;
+/** Candidates listed in an AmbiguousSessionId error; more would not help anyone choose. */
+const MAX_CANDIDATES = 10;
+
+export function createSessionIdResolver(db: Database.Database): (sessionId: string) => string {
+  return (sessionId) => {
+    if (sessionId.length < MIN_SESSION_PREFIX) return sessionId;
+    const candidates = sessionIdsWithPrefix(db, sessionId, MAX_CANDIDATES + 1);
+    if (candidates.length === 0 || candidates.includes(sessionId)) return sessionId;
+    if (candidates.length === 1) return candidates[0] as string;
+    const shown = candidates.slice(0, MAX_CANDIDATES);
+    const more = candidates.length > MAX_CANDIDATES ? ', …' : '';
+    throw new RpcError(ErrorCode.InvalidParams, 'AmbiguousSessionId', `session id prefix "${sessionId}" is ambiguous: ${shown.join(', ')}${more}`, {
+      prefix: sessionId,
+      candidates: shown,
+    });
+  };
+}
