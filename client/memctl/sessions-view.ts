@@ -101,7 +101,7 @@ function truncateLeft(text: string, width: number): string {
 
 /** What a session is called in a list: its title, else why it has none. */
 export function titleOf(session: SessionSummary): string {
-  if (!session.hasMainTranscript) return '(main transcript missing)';
+  if (session.hasMainTranscript === false) return '(main transcript missing)';
   return session.title ?? '(untitled)';
 }
 
