@@ -59,8 +59,9 @@ and what was lost: user messages, file paths, identifiers and errors present bef
 after. Nothing is written to the transcript: the result is what a client would send next.
   --method auto         session memory when summary.md has content, else a 9-section summary (default)
   --method micro        persist big tool results, clear old ones (Layer 1)
-  --method reactive     drop the oldest rounds until the estimate fits --limit (default: the
-                        auto-compact threshold), as after a "prompt too long" error
+  --method reactive     drop the oldest rounds, then cut the newest round's largest results to
+                        previews, until the estimate fits --limit (default: the auto-compact
+                        threshold), as after a "prompt too long" error
   --method cache-edits  the tool results an API context_management edit would clear, and the savings
   --force               compact with auto even below the threshold
 --json prints the compact.* result unchanged (the messages are ready to send).`,

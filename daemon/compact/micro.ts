@@ -122,7 +122,8 @@ export function contentChars(content: string | readonly ContentBlock[] | undefin
   return textBlocks(content).reduce((sum, block) => sum + block.text.length, 0);
 }
 
-function contentText(content: string | readonly ContentBlock[]): string {
+/** The result's text: a string as it is, or its text blocks joined by newlines. */
+export function contentText(content: string | readonly ContentBlock[]): string {
   return typeof content === 'string' ? content : textBlocks(content).map((block) => block.text).join('\n');
 }
 
@@ -145,6 +146,17 @@ export function previewOf(text: string, maxChars: number): { preview: string; ha
   const newline = text.slice(0, maxChars).lastIndexOf('\n');
   const cut = newline > maxChars * MIN_PREVIEW_FRACTION ? newline : maxChars;
   return { preview: text.slice(0, cut), hasMore: true };
+}
+
+/** The last `maxChars`, started after the first newline in them (unless that wastes half). */
+export function tailOf(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const start = text.length - maxChars;
+  const newline = text.indexOf('\n', start);
+  const cut = newline >= 0 && newline - start < maxChars * MIN_PREVIEW_FRACTION ? newline + 1 : start;
+  // Never start on the second half of a surrogate pair.
+  const code = text.charCodeAt(cut);
+  return text.slice(code >= 0xdc00 && code <= 0xdfff ? cut + 1 : cut);
 }
 
 /** The tool_result text Claude Code writes for a result it saved to `path`. */

@@ -13,6 +13,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
 import { planCacheEdits } from './cache-edits.js';
+import { estimateMargin } from './calibration.js';
 import { createConversationLoader, type SessionConversation } from './conversation.js';
 import { lostItems } from './lost.js';
 import { estimateMessageTokens, toMessageParams, type ConversationMessage } from './messages.js';
@@ -163,8 +164,9 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     reactive(sessionId, limitTokens) {
       const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
       const conversation = load(sessionId);
-      const done = reactiveCompaction(conversation.messages, limit);
-      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit });
+      const { margin, measured } = estimateMargin(conversation.messages, conversation.loaded);
+      const done = reactiveCompaction(conversation.messages, limit, { margin, sessionId });
+      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, estimate: { tokens: done.tokens, margin, measuredRatio: measured } });
     },
     async auto(sessionId, options) {
       if (!options.force) {

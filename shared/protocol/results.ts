@@ -245,7 +245,8 @@ export interface LostItems {
 
 /** One change a compaction made to the conversation. */
 export interface CompactionAction {
-  kind: 'persisted' | 'cleared' | 'truncated-mcp' | 'summarized' | 'dropped-round';
+  /** `previewed`: a tool result cut to its start and end by reactive compaction; `toolResults.get` has it whole. */
+  kind: 'persisted' | 'cleared' | 'truncated-mcp' | 'summarized' | 'dropped-round' | 'previewed';
   /** The tool_use id for tool-result actions; the first entry's uuid for dropped rounds. */
   id: string;
   tool?: string;

@@ -40,6 +40,19 @@ export function estimateTokens(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/**
+ * The least a limit check multiplies estimateTokens by. Measured on real sessions, JSON length / 4
+ * covered only about 75 % of the input tokens the API counted (code, paths, JSON escapes and
+ * non-English text take more tokens per char than prose), so 4/3 makes up for that; a session
+ * whose recorded usage shows more uses its own ratio (daemon/compact/calibration.ts).
+ */
+export const DEFAULT_ESTIMATE_MARGIN = 4 / 3;
+
+/** estimateTokens of `chars` times `margin`, rounded up: what reactive compaction checks a limit with. */
+export function marginTokens(chars: number, margin: number): number {
+  return estimateTokens(Math.ceil(chars * margin));
+}
+
 /** What an entry puts in front of the model, measured. */
 export interface ContentMeasure {
   /** String length of the content (media blocks count 4 × their flat token cost). */

@@ -5,33 +5,46 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createBus } from '../../daemon/bus/bus.js';
 import { loadConversation, type SessionConversation } from '../../daemon/compact/conversation.js';
+import { createCompactionService, type CompactionLayers, type CompactionService } from '../../daemon/compact/service.js';
 import { normalize, type ConversationMessage } from '../../daemon/compact/messages.js';
 import { classifyTranscript } from '../../daemon/ingest/layout.js';
 import { createTailer } from '../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../daemon/ingest/watcher.js';
 import { createEntryCache, type EntryCache } from '../../daemon/sessions/entry-cache.js';
 import { openStore, type Store } from '../../daemon/store/db.js';
+import type { ThresholdResult } from '../../shared/protocol/results.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { fakeLogger } from './fake-logger.js';
 import { manifest, type Manifest } from './fixtures.js';
 import { copyFixtureProjects } from './ingest.js';
 
-export interface IngestedFixture {
+export interface IngestedSession {
   dir: string;
   projectsDir: string;
   store: Store;
   cache: EntryCache;
-  manifest: Manifest;
+  sessionId: string;
   conversation(): SessionConversation;
   close(): void;
+}
+
+export interface IngestedFixture extends IngestedSession {
+  manifest: Manifest;
 }
 
 /** Copies a scenario's transcripts to a temporary dir and indexes them (inline, no daemon). */
 export async function ingestFixture(scenario: string): Promise<IngestedFixture> {
   const dir = mkdtempSync(join(tmpdir(), `memd-compact-${scenario}-`));
+  copyFixtureProjects(join(dir, 'projects'), [scenario]);
+  const found = manifest(scenario);
+  return { ...(await ingestWritten(dir, found.sessionId)), manifest: found };
+}
+
+/** Indexes the transcripts under `<dir>/projects` (inline, no daemon); `sessionId` is the session compacted. */
+export async function ingestWritten(dir: string, sessionId: string): Promise<IngestedSession> {
   const projectsDir = join(dir, 'projects');
-  copyFixtureProjects(projectsDir, [scenario]);
   const store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
   const tailer = createTailer({ db: store.db, log: fakeLogger(), clock: () => Date.now(), onCommit: () => {} });
   for (const file of await scanTranscripts(projectsDir)) {
@@ -40,14 +53,13 @@ export async function ingestFixture(scenario: string): Promise<IngestedFixture> 
   }
   await tailer.close();
   const cache = createEntryCache();
-  const found = manifest(scenario);
   return {
     dir,
     projectsDir,
     store,
     cache,
-    manifest: found,
-    conversation: () => loadConversation(store.db, cache, found.sessionId),
+    sessionId,
+    conversation: () => loadConversation(store.db, cache, sessionId),
     close() {
       store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -101,4 +113,23 @@ export function indexedEntry(overrides: Partial<IndexedEntry> = {}): IndexedEntr
     compact: null,
     ...overrides,
   };
+}
+
+/**
+ * The compaction service over an ingested session, for the methods that need no model
+ * (reactive, micro as given, cache edits); auto-compaction is not under test with it.
+ */
+export function compactionService(session: IngestedSession, autoCompactAt = 167_000): CompactionService {
+  const layers: CompactionLayers = {
+    micro: async (conversation) => ({ messages: conversation.messages, actions: [] }),
+    sessionMemory: async () => null,
+    summary: async () => {
+      throw new Error('no summarizer in this test');
+    },
+  };
+  const threshold: ThresholdResult = { model: 'm', tokens: 0, window: 200_000, effectiveWindow: 180_000, autoCompactAt, warningAt: 147_000, errorAt: 147_000, blockingAt: 177_000, state: 'ok', tokensLeft: 0, percentUsed: 0, autoCompactEnabled: true };
+  const bus = createBus((error) => {
+    throw error;
+  });
+  return createCompactionService({ db: session.store.db, cache: session.cache, bus, log: fakeLogger(), clock: () => 0, layers, thresholds: () => threshold, price: () => null });
 }

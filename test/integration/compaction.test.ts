@@ -72,11 +72,15 @@ describe('compaction over ingested fixtures', () => {
   });
 
   it('fits a reactive compaction to a limit, and says why when it cannot', async () => {
+    // Limits are checked against JSON length / 4 times the session's margin (docs/protocol.md).
     const full = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10_000_000 });
-    const limit = Math.ceil(full.preTokens * 0.7);
+    const whole = full.estimate as { tokens: number; margin: number };
+    expect(whole.tokens).toBe(Math.ceil((JSON.stringify(full.messages).length * whole.margin) / 4));
+    const limit = Math.ceil(whole.tokens * 0.7);
     const result = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: limit });
-    expect(result.postTokens).toBeLessThanOrEqual(limit);
-    await expect(client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10 })).rejects.toMatchObject({ code: -32602 });
+    expect((result.estimate as { tokens: number }).tokens).toBeLessThanOrEqual(limit);
+    expect(result.postTokens * whole.margin).toBeLessThanOrEqual(limit);
+    await expect(client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10 })).rejects.toMatchObject({ code: -32602, data: { kind: 'LimitTooSmall', limitTokens: 10 } });
   });
 
   it('plans cache edits with the API parameter', async () => {

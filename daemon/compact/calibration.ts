@@ -1,0 +1,50 @@
+/**
+ * How much the JSON-length estimate must be scaled so that a limit checked against it is not
+ * exceeded once the API counts the real tokens. Pure.
+ *
+ * The transcript says what the API counted: each assistant entry records its response's usage,
+ * and input + cache writes + cache reads is every input token of the request that produced it.
+ * That request carried the messages before the response, so the newest response with usage,
+ * divided by the estimate of the messages before it, is the session's own tokens-per-estimate.
+ * It errs high, never low: the request also carried the system prompt and the tool definitions,
+ * which are not messages, and any context Claude Code adds that memd does not send. The margin
+ * is the larger of that ratio and DEFAULT_ESTIMATE_MARGIN, so a session without usage (or whose
+ * Claude Code had cleared part of what memd would send) still gets the measured 4/3.
+ */
+import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
+import type { LoadedEntry } from './content.js';
+import { estimateMessageTokens, toMessageParams, type ConversationMessage } from './messages.js';
+
+export interface EstimateMargin {
+  /** What the JSON-length estimate is multiplied by: max(DEFAULT_ESTIMATE_MARGIN, measured). */
+  margin: number;
+  /** The session's tokens-per-estimate from its newest response with usage; null without one. */
+  measured: number | null;
+}
+
+/** Input tokens each assistant entry's request cost, by uuid; entries reporting none are left out. */
+function inputTokensByUuid(loaded: readonly LoadedEntry[]): Map<string, number> {
+  const tokens = new Map<string, number>();
+  for (const { entry } of loaded) {
+    if (entry.type !== 'assistant' || entry.uuid === null || entry.usage === null) continue;
+    const input = entry.usage.input + entry.usage.cacheCreation + entry.usage.cacheRead;
+    // Claude Code's synthetic messages ("No response requested.") record zero usage: no request.
+    if (input > 0) tokens.set(entry.uuid, input);
+  }
+  return tokens;
+}
+
+export function estimateMargin(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[]): EstimateMargin {
+  const counted = inputTokensByUuid(loaded);
+  for (let index = messages.length - 1; index > 0; index--) {
+    const message = messages[index] as ConversationMessage;
+    if (message.role !== 'assistant') continue;
+    // A merged message can hold several responses; its first one was sent exactly what precedes it.
+    const tokens = message.uuids.map((uuid) => counted.get(uuid)).find((value) => value !== undefined);
+    if (tokens === undefined) continue;
+    const estimated = estimateMessageTokens(toMessageParams(messages.slice(0, index)));
+    const measured = tokens / estimated;
+    return { margin: Math.max(DEFAULT_ESTIMATE_MARGIN, measured), measured };
+  }
+  return { margin: DEFAULT_ESTIMATE_MARGIN, measured: null };
+}
