@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { offlineSessionMemory } from '../../../../daemon/summarize/offline-memory.js';
 import { errorKeyLine } from '../../../../daemon/summarize/transcript-facts.js';
 import { SUMMARY_SECTIONS } from '../../../../daemon/summarize/compact-summary.js';
-import { indexed, sections, transcript } from '../../../helpers/loaded-transcript.js';
+import { sections, transcript } from '../../../helpers/loaded-transcript.js';
 
 const many = (count: number, line: (n: number) => string) => Array.from({ length: count }, (_, n) => line(n)).join('\n');
 
@@ -171,7 +171,7 @@ function modelSummary(pending: string[]): string {
 function compacted(pending: string[]) {
   const session = transcript();
   session.loaded.push({
-    entry: { ...indexed('user', 'summary'), isCompactSummary: true },
+    entry: { ...(transcript().prompt('x').loaded[0]?.entry as never), isCompactSummary: true, cwd: '/repo' },
     raw: { type: 'user', message: { role: 'user', content: `This session is being continued from a previous conversation.\n\n${modelSummary(pending)}` } },
   });
   return session;
