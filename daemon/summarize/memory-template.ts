@@ -15,16 +15,6 @@ const FROM_COMPACTION: Record<number, { section: number; label?: string }> = {
   1: { section: TASK }, 2: { section: CODEBASE }, 3: { section: FILES }, 4: { section: ERRORS }, 5: { section: LEARNINGS }, 6: { section: TASK },
   7: { section: CURRENT, label: 'Pending at the last compaction' }, 8: { section: WORKLOG, label: 'Before the last compaction' },
 };
-/** A fence of a code block: what is inside is code, never a fact of its own. */
-const FENCE = /^(?:```|~~~)/;
-/** A markdown heading, bold-only heading, or the summarizer's own tags: structure, not facts. */
-const STRUCTURE = /^(?:#{1,6}\s|\*\*[^*]+\*\*:?$|<\/?(?:analysis|summary)>$)/;
-/**
- * A line of code outside a fence: statements, declarations and braces. Only lines that are not
- * list items are checked: a list item that quotes code in backticks is a fact.
- */
-const CODE_LINE = /^(?:(?:import|export|from|const|let|var|function|class|def|return|if|for|while|async|await|fn|pub|func|package|#include)\b.*|.*[;{}]\s*$|[)\]}]+[;,]?$|@\w+)/;
-const LIST_ITEM = /^(?:[-*+]|\d+\.)\s/;
 /** A line's file or command, or its label ("Tools used:"). */
 const SUBJECT = /^- (`[^`]+`|[^:`]+:)/;
 /**
@@ -117,44 +107,26 @@ export function earlierLines(text: string, template: readonly TemplateSection[])
   const ids = sectionIds(template);
   const descriptions = new Set([...template, ...DEFAULT_SECTIONS].flatMap((section) => section.description.map((line) => line.trim())));
   let into: { section?: number; label?: string } = numbered ? {} : { section: TASK };
-  let inCode = false;
   for (const line of lines) {
-    if (FENCE.test(line)) {
-      inCode = !inCode;
-      continue;
-    }
-    if (inCode) continue;
     const opened = headingSection(line, numbered, template, ids);
     if (opened !== null) {
       into = opened;
       continue;
     }
-    const noise =
-      line === '' ||
-      descriptions.has(line) ||
-      OMITTED.test(line) ||
-      /^-?\s*None(?: yet)?\.?$/.test(line) ||
-      BOILERPLATE.some((start) => line.startsWith(start)) ||
-      STRUCTURE.test(line) ||
-      (!LIST_ITEM.test(line) && CODE_LINE.test(line));
+    const noise = line === '' || descriptions.has(line) || OMITTED.test(line) || /^-?\s*None(?: yet)?\.?$/.test(line) || BOILERPLATE.some((start) => line.startsWith(start));
     if (into.section === undefined || noise) continue;
-    const item = line.replace(/^(?:[-*+]|\d+\.) /, '');
+    const item = line.replace(/^- /, '');
     bySection[into.section]?.push(into.section === TITLE ? line : into.label !== undefined ? `- ${into.label}: ${item}` : `- ${item}`);
   }
   return bySection;
-}
-
-/** What makes two lines of a section the same fact (see KEYS). */
-export function lineKey(section: number, line: string): string {
-  return KEYS[section]?.exec(line)?.[1] ?? line;
 }
 
 /**
  * Carried lines first, then the new ones. A carried line goes when a new one has its key (a file's
  * new state), except for requests: a request does not change, and the carried one has its place.
  */
-export function merge(section: number, carried: readonly string[], fresh: readonly string[], key?: (line: string) => string): string[] {
-  const keyOf = key ?? ((line: string) => lineKey(section, line));
+export function merge(section: number, carried: readonly string[], fresh: readonly string[]): string[] {
+  const keyOf = (line: string) => KEYS[section]?.exec(line)?.[1] ?? line;
   if (section === TASK) {
     const carriedKeys = new Set(carried.map(keyOf));
     return [...new Set([...carried, ...fresh.filter((line) => !carriedKeys.has(keyOf(line)))])];

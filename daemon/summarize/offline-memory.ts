@@ -11,7 +11,7 @@
  */
 import type { LoadedEntry } from '../compact/content.js';
 import { SESSION_SECTION_MAX_TOKENS, renderWithinLimits, type BudgetSection } from './memory-budget.js';
-import { CURRENT, earlierLines, FILES, lineKey, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './memory-template.js';
+import { CURRENT, earlierLines, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './memory-template.js';
 import { fitUserMessages } from './offline-compact.js';
 import { didWork, ELLIPSIS, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, oneLine, openTasks, readTranscript, type Call, type TranscriptFacts } from './transcript-facts.js';
 import { runLengths } from '../../shared/text/run-lengths.js';
@@ -29,15 +29,6 @@ const INTERRUPTED = /^\[Request interrupted by user/;
 const DECLARATION = /\b(?:function\s*\*?\s*|class\s+|def\s+|fn\s+|func\s+(?:\([^)]*\)\s*)?)([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
 const PASS_LINE = /\bpass(?:ed|es|ing)?\b|^OK\b|✓|^ok\b|\bRan \d+ tests?\b/i;
 const GIT_COMMIT = /\bgit\s+(?:-\S+\s+)*commit\b/;
-/** A fenced code block in an assistant text: a memory line says what was done, not the code. */
-const CODE_BLOCK = /(?:```|~~~)[\s\S]*?(?:```|~~~|$)/g;
-/** Shell commands that delete the files they name: `rm -f a b`, `git rm a`, `unlink a`. */
-const DELETE_COMMAND = /^(?:rm|git\s+rm|unlink)\s+(.+)$/;
-/** A pending item carried from before: `- Pending: …`, `- In progress: …`, `- Pending at the last compaction: …`. */
-const CARRIED_PENDING = /^- (?:Pending|In progress)(?: at the last compaction)?: (.*)$/;
-/** A path-like word in a pending item: `src/a.ts`, `totals.py`. */
-const PATH_WORD = /[\w./-]*\w\.[A-Za-z0-9]{1,8}\b|[\w.-]+\/[\w./-]+/g;
-const MENTIONS_TESTS = /\btests?\b/i;
 const TEST_COMMAND = /\b(?:test|tests|pytest|unittest|jest|vitest|mocha|spec)\b/;
 
 export interface OfflineMemoryInput {
@@ -105,16 +96,9 @@ function readSession(loaded: readonly LoadedEntry[]): Session {
 
 const targetOf = (call: Call) => inputString(call, 'command') ?? filePath(call) ?? inputString(call, 'pattern') ?? JSON.stringify(call.input);
 
-/** An assistant text without its code blocks. */
-function prose(text: string): string {
-  const without = text.replace(CODE_BLOCK, ' ').trim();
-  return without === '' ? '(code)' : without;
-}
-
 function currentState(session: Session, calls: readonly Call[]): string[] {
   const prompt = session.turns.findLast((turn) => turn.prompt !== null)?.prompt;
-  const last = session.turns.flatMap((turn) => turn.replies).at(-1);
-  const reply = last === undefined ? undefined : prose(last);
+  const reply = session.turns.flatMap((turn) => turn.replies).at(-1);
   const lines: string[] = [];
   if (prompt != null) lines.push(`- Last request: ${oneLine(prompt, REQUEST_CHARS)}`);
   if (reply !== undefined) lines.push(`- Last assistant text: ${oneLine(reply, REPLY_CHARS)}`);
@@ -135,44 +119,17 @@ function declarations(code: string): string[] {
   return [...code.matchAll(DECLARATION)].map((match) => match[1] ?? match[2] ?? '').filter((name) => name !== '');
 }
 
-/** The paths a successful delete command names, absolute (relative ones against `cwd`). */
-function deletedPaths(call: Call, cwd: string | null): string[] {
-  const command = call.name === 'Bash' && didWork(call) ? inputString(call, 'command') : null;
-  const args = command === null ? null : DELETE_COMMAND.exec(command.trim())?.[1];
-  if (args == null || /[;&|<>$`*?]/.test(args)) return [];
-  return args
-    .split(/\s+/)
-    .filter((arg) => arg !== '' && !arg.startsWith('-'))
-    .map((arg) => arg.replace(/^(['"])(.*)\1$/, '$2'))
-    .map((arg) => (arg.startsWith('/') || cwd === null ? arg : `${cwd.replace(/\/$/, '')}/${arg.replace(/^\.\//, '')}`));
-}
-
-/** What makes two Files lines the same file: its path, relative to the working directory. */
-function fileKey(line: string, cwd: string | null): string {
-  const path = /^- `([^`]+)`/.exec(line)?.[1] ?? /^- ([^\s`:]+\.[\w]+|[^\s`:]*\/[^\s`:]+):?(?:\s|$)/.exec(line)?.[1];
-  if (path === undefined) return lineKey(FILES, line);
-  const root = cwd === null ? null : `${cwd.replace(/\/$/, '')}/`;
-  return `file:${(root !== null && path.startsWith(root) ? path.slice(root.length) : path).replace(/^\.\//, '')}`;
-}
-
-/** One line per file, with what was done to it; a file deleted after its last change says so first. */
-function filesAndFunctions(calls: readonly Call[], cwd: string | null): string[] {
-  const files = new Map<string, { actions: Set<string>; names: Set<string>; changedAt: number; deletedAt: number }>();
+function filesAndFunctions(calls: readonly Call[]): string[] {
+  const files = new Map<string, { actions: Set<string>; names: Set<string> }>();
   const searches = new Set<string>();
-  const deleted = new Map<string, number>();
-  calls.forEach((call, index) => {
-    for (const path of deletedPaths(call, cwd)) deleted.set(path, index);
-  });
-  calls.forEach((call, index) => {
-    if (!didWork(call)) return;
+  for (const call of calls.filter(didWork)) {
     if ((call.name === 'Grep' || call.name === 'Glob') && inputString(call, 'pattern') !== null) searches.add(`${call.name} \`${oneLine(`${inputString(call, 'pattern')}`, LINE_CHARS)}\`${inputString(call, 'path') === null ? '' : ` in ${inputString(call, 'path')}`}`);
     const action = FILE_TOOLS[call.name];
     const path = filePath(call);
-    if (action === undefined || path === null) return;
-    const file = files.get(path) ?? { actions: new Set<string>(), names: new Set<string>(), changedAt: -1, deletedAt: deleted.get(path) ?? -1 };
+    if (action === undefined || path === null) continue;
+    const file = files.get(path) ?? { actions: new Set<string>(), names: new Set<string>() };
     files.set(path, file);
     file.actions.add(action);
-    if (action !== 'read') file.changedAt = index;
     const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
     const code = edits.map((edit) => [edit.new_string, edit.new_source, edit.content].filter((part) => typeof part === 'string').join('\n')).join('\n');
     // A name declared again moves to the end: the newest declarations are the ones listed.
@@ -180,27 +137,15 @@ function filesAndFunctions(calls: readonly Call[], cwd: string | null): string[]
       file.names.delete(name);
       file.names.add(name);
     }
-  });
+  }
   const order = ['written', 'edited', 'read'];
   const lines = [...files].map(([path, file]) => {
     const actions = order.filter((action) => file.actions.has(action)).join(', ');
     const names = [...file.names].slice(-NAMES_PER_FILE).map((name) => `\`${name}\``);
-    const status = file.deletedAt > file.changedAt ? `deleted (was ${actions})` : actions;
-    return `- \`${path}\` — ${status}${names.length === 0 ? '' : `; defines ${names.join(', ')}`}`;
+    return `- \`${path}\` — ${actions}${names.length === 0 ? '' : `; defines ${names.join(', ')}`}`;
   });
   if (searches.size > 0) lines.push(`- Searches: ${[...searches].join(', ')}`);
   return lines;
-}
-
-/**
- * Whether a pending item carried from before was finished since: it names a file that was
- * written or edited after, or it is about tests and a test command passed after.
- */
-function finishedSince(item: string, calls: readonly Call[]): boolean {
-  const changed = calls.filter((call) => didWork(call) && call.result !== null && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read').map(filePath);
-  const named = item.match(PATH_WORD) ?? [];
-  if (named.some((word) => changed.some((path) => path !== null && (path === word || path.endsWith(`/${word.replace(/^\.\//, '')}`))))) return true;
-  return MENTIONS_TESTS.test(item) && calls.some((call) => call.name === 'Bash' && call.result?.exit === 0 && TEST_COMMAND.test(inputString(call, 'command') ?? ''));
 }
 
 const statusOf = (call: Call) =>
@@ -300,7 +245,7 @@ function worklog(session: Session): string[] {
     const failed = turn.calls.filter((call) => call.result?.failed === true).length;
     const tools = turn.calls.length === 0 ? 'no tools' : `${turn.calls.length} tool call${turn.calls.length === 1 ? '' : 's'} (${[...counts].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`;
     const reply = turn.replies.at(-1);
-    return `- ${prompt} — ${tools}; ${reply === undefined ? 'no reply yet' : oneLine(prose(reply), LINE_CHARS)}`;
+    return `- ${prompt} — ${tools}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
   });
 }
 
@@ -319,7 +264,7 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     [title],
     currentState(session, calls),
     taskSpecification(prompts, carried(TASK).length > 0),
-    filesAndFunctions(calls, session.cwd),
+    filesAndFunctions(calls),
     workflow(calls),
     errorsAndCorrections(session, calls),
     codebase(session, calls),
@@ -330,15 +275,9 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
   const hasTaskCalls = calls.some((call) => ['TodoWrite', 'TaskCreate', 'TaskUpdate'].includes(call.name));
   const bodies = fresh.map((lines, section) => {
     if (section === TITLE) return lines;
-    // A todo list in `loaded` is the whole list: carried open items are stale; so is one that later work finished.
-    const old =
-      section === CURRENT
-        ? carried(section).filter((line) => {
-            const pending = CARRIED_PENDING.exec(line)?.[1];
-            return pending === undefined || (!(hasTaskCalls && !line.includes('at the last compaction')) && !finishedSince(pending, calls));
-          })
-        : carried(section);
-    return merge(section, old, lines, section === FILES ? (line) => fileKey(line, session.cwd) : undefined);
+    // A todo list in `loaded` is the whole list: carried open items are stale.
+    const old = section === CURRENT && hasTaskCalls ? carried(section).filter((line) => !/^- (?:Pending|In progress):/.test(line)) : carried(section);
+    return merge(section, old, lines);
   });
   const sections = template.map((section, index): BudgetSection => {
     const id = ids[index] ?? null;

@@ -17,43 +17,8 @@ const COMMAND_PLUMBING = /^<(?:command-name|command-message|command-args|local-c
 const EXIT_HEADER = /^(?:Error: )?Exit code (\d+)/;
 const EXIT_HEADER_LINE = /^(?:Error: )?Exit code \d+$/;
 const ERROR_WORDS = /error|exception|traceback|fail|fatal|denied|not found/i;
-const TEST_MISMATCH = /\bexpected\b.*\b(?:got|received)\b|assert/i;
-/**
- * Lines that say what failed, by their shape, strongest first: a test runner's or compiler's
- * own verdict, then an exception or an assertion's detail, then a generic error line. Where the
- * line sits does not matter: a pytest or jest run puts the verdict at the end of a long output.
- */
-const KEY_LINE_SHAPES: readonly (readonly [RegExp, number])[] = [
-  [/^FAILED\s+[^\s(]+::/, 6], // pytest's short summary: the test id and the reason
-  [/\berror TS\d+:/, 6], // tsc
-  [/^error(?:\[E\d+\])?:/, 6], // rustc and cargo
-  [/\bpanicked at\b/, 6], // a Rust panic
-  [/^--- FAIL:/, 6], // go test
-  [/^(?:●|✕|×)\s+\S/, 4], // jest and vitest: the failing test's title (an assertion line says more)
-  [/^E\s{2,}\S/, 5], // pytest: the assertion's detail under the failing line
-  [/^(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception|Failure)\b(?:\s*\[[^\]]*\])?(?::|$|\s+not raised)/, 5], // AssertionError: …, TypeError: x is not a function
-  [/\bnot raised\b|\bDID NOT RAISE\b/, 5],
-  [/^(?:error|fatal|ERROR|FATAL|Error)\b[:!]/, 4],
-  [/^npm ERR!/, 3],
-  [TEST_MISMATCH, 2],
-  [ERROR_WORDS, 1],
-];
-/**
- * Lines that never say what failed: stack frames, traceback locations, separators and banners
- * (`==== FAILURES ====`, `____ test_y ____`), source lines a runner quotes (`>`, `|`, line
- * numbers), and the runner's tallies.
- */
-const PYTEST_GUTTER = /^E\s{2,}/;
-const NEVER_KEY = [
-  /^at\s/,
-  /^File "/,
-  /^[=_\-*~#⎯]{3,}(?:.*[=_\-*~#⎯]{3,})?$/,
-  /^>\s/,
-  /^\d+\s*\|/,
-  /^\|/,
-  /^(?:Traceback \(most recent call last\)|During handling of the above exception)/,
-  /^(?:Tests?|Test Files|Suites?):\s+\d/,
-];
+const TEST_MISMATCH = /\bexpected\b.*\bgot\b|assert/i;
+const PYTHON_EXCEPTION = /^[A-Za-z_][\w.]*:\s/;
 
 export interface CallResult {
   /** is_error, or a non-zero exit code. */
@@ -134,27 +99,15 @@ export function isCommandPlumbing(text: string): boolean {
   return COMMAND_PLUMBING.test(text.trimStart());
 }
 
-function keyScore(line: string): number {
-  if (NEVER_KEY.some((shape) => shape.test(line))) return -1;
-  return KEY_LINE_SHAPES.find(([shape]) => shape.test(line))?.[1] ?? 0;
-}
-
-/**
- * The line of a failed result that says what failed (past Bash's exit-code header): the first
- * line of the strongest shape (KEY_LINE_SHAPES), else the first line that is no frame or banner.
- */
+/** The line of a failed result that says what failed, past Bash's exit-code header. */
 export function errorKeyLine(text: string): string {
   const lines = text.replace(/<\/?tool_use_error>/g, '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
   const body = lines.filter((line) => !EXIT_HEADER_LINE.test(line));
-  let best: string | undefined;
-  let bestScore = 0;
-  for (const line of body) {
-    const score = keyScore(line);
-    if (score > bestScore) [best, bestScore] = [line, score];
-  }
-  const line = best ?? body.find((candidate) => keyScore(candidate) === 0) ?? body[0] ?? lines[0] ?? '(no output)';
-  // pytest's `E   ` gutter is layout, not part of the message.
-  return clip(line.replace(PYTEST_GUTTER, ''), LINE_CHARS * 2);
+  const at = body.findIndex((line) => ERROR_WORDS.test(line));
+  const line = body[at] ?? body.find((candidate) => TEST_MISMATCH.test(candidate)) ?? body[0] ?? lines[0] ?? '(no output)';
+  // A Python traceback says what went wrong in its last line, not its first.
+  const raised = line.startsWith('Traceback') ? body.slice(at + 1).filter((candidate) => PYTHON_EXCEPTION.test(candidate)).at(-1) : undefined;
+  return clip(raised === undefined ? line : `${line} ${ELLIPSIS} ${raised}`, LINE_CHARS * 2);
 }
 
 /** The exit code a result reports; a Bash result without Claude Code's failure header exited 0. */

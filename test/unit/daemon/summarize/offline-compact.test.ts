@@ -200,7 +200,7 @@ describe('pieces of the summary', () => {
     expect(errorKeyLine('Exit code 1\nok - a\nnot ok - b\n  AssertionError [b]: expected 1, got 2\n# 1/2 passed')).toBe('AssertionError [b]: expected 1, got 2');
     expect(errorKeyLine('Exit code 1\n\n> pkg test\nnot ok - x\n  x: expected [1], got [2]')).toBe('x: expected [1], got [2]');
     expect(errorKeyLine('<tool_use_error>String to replace not found in file.</tool_use_error>')).toBe('String to replace not found in file.');
-    expect(errorKeyLine('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n    f()\nValueError: bad price')).toBe('ValueError: bad price');
+    expect(errorKeyLine('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n    f()\nValueError: bad price')).toBe('Traceback (most recent call last): … ValueError: bad price');
     expect(errorKeyLine('\n  something odd\nmore')).toBe('something odd');
     expect(errorKeyLine('Exit code 137')).toBe('Exit code 137');
   });
