@@ -61,6 +61,8 @@ export interface OpenTask {
   text: string;
   /** A TaskCreate task's id and description; null for a TodoWrite item. */
   task: { id: string; description: string | null } | null;
+  /** Index in `loaded` of the call that last set its status. */
+  at?: number;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -166,14 +168,17 @@ export function openTasks(calls: readonly Call[]): OpenTask[] {
   const tasks = new Map<string, OpenTask>();
   for (const call of calls.filter(didWork)) {
     if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
-      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null }] : []));
+      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null, at: call.at }] : []));
     }
     const meta = call.name === 'TaskCreate' ? call.result?.meta : null;
     if (isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string') {
-      tasks.set(meta.task.id, { status: 'pending', text: inputString(call, 'subject') ?? '', task: { id: meta.task.id, description: inputString(call, 'description') } });
+      tasks.set(meta.task.id, { status: 'pending', text: inputString(call, 'subject') ?? '', task: { id: meta.task.id, description: inputString(call, 'description') }, at: call.at });
     }
     const task = call.name === 'TaskUpdate' ? tasks.get(inputString(call, 'taskId') ?? '') : undefined;
-    if (task !== undefined) task.status = inputString(call, 'status') ?? task.status;
+    if (task !== undefined) {
+      task.status = inputString(call, 'status') ?? task.status;
+      task.at = call.at;
+    }
   }
   return [...todos, ...tasks.values()].filter((task) => task.status === 'pending' || task.status === 'in_progress');
 }
