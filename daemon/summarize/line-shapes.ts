@@ -33,7 +33,7 @@ const WRAPPER = /^make(?:\[\d+\])?: \*\*\*|^npm (?:ERR!|error)|^error: (?:test f
 const FAILURE_COUNT = /\b\d+ (?:failed|failing|errors?)\b/i;
 const MENTION = /error|exception|traceback|fail|fatal|denied|not found|^not ok\b/i;
 /** Lines that open a failure and leave its reason to the lines after. */
-const TITLE = /^Traceback \(most recent call last\):$|^●\s|\bpanicked at\b.*:$|^(?:FAILED|ERROR)\s+\S+::\S+$|^(?:FAIL|ERROR): \S+ \(.*\)$/;
+const TITLE = /^Traceback \(most recent call last\):$|^●\s(?!Console$)|\bpanicked at\b.*:$|^(?:FAILED|ERROR)\s+\S+::\S+$|^(?:FAIL|ERROR): \S+ \(.*\)$/;
 const TRACEBACK = /^Traceback \(most recent call last\):$/;
 const PYTHON_EXCEPTION = /^[A-Za-z_][\w.]*:\s/;
 const EXPECTED = /^Expected(?: value)?:/;
