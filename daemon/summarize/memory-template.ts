@@ -6,6 +6,7 @@
 import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SESSION_MEMORY_TEMPLATE, TRANSCRIPT_POINTER } from '../compact/session-memory.js';
 import { SUMMARY_SECTIONS } from './compact-summary.js';
 import { OMITTED } from './memory-budget.js';
+import { isCodeLine, isHeadingLine } from './line-shapes.js';
 
 /** Sections by their place in SESSION_MEMORY_TEMPLATE. */
 export const [TITLE, CURRENT, TASK, FILES, WORKFLOW, ERRORS, CODEBASE, LEARNINGS, RESULTS, WORKLOG] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
@@ -93,6 +94,9 @@ function headingSection(line: string, numbered: boolean, template: readonly Temp
   if (!line.startsWith('#')) return null;
   const at = template.findIndex((section) => section.heading.trim() === line);
   const byName = DEFAULT_HEADINGS.indexOf(normalizeHeading(line));
+  // A sub-heading of a section (a model's memory has them) stays in it.
+  const depth = (heading: string) => /^#*/.exec(heading.trim())?.[0].length ?? 0;
+  if (at === -1 && byName === -1 && depth(line) > Math.min(...template.map((section) => depth(section.heading)))) return null;
   return { section: (at !== -1 ? ids[at] : byName !== -1 ? byName : undefined) ?? undefined };
 }
 
@@ -107,13 +111,19 @@ export function earlierLines(text: string, template: readonly TemplateSection[])
   const ids = sectionIds(template);
   const descriptions = new Set([...template, ...DEFAULT_SECTIONS].flatMap((section) => section.description.map((line) => line.trim())));
   let into: { section?: number; label?: string } = numbered ? {} : { section: TASK };
+  let fenced = false;
   for (const line of lines) {
+    // Code an earlier summary quoted (a compaction's "Files and Code Sections") is no fact to list.
+    if (/^(?:```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced || /^(?:```|~~~)/.test(line)) continue;
     const opened = headingSection(line, numbered, template, ids);
     if (opened !== null) {
       into = opened;
       continue;
     }
-    const noise = line === '' || descriptions.has(line) || OMITTED.test(line) || /^-?\s*None(?: yet)?\.?$/.test(line) || BOILERPLATE.some((start) => line.startsWith(start));
+    // A heading no section is named by (a model's sub-heading, a quoted summary's) is no item either.
+    const unlisted = isHeadingLine(line) || (!/^(?:[-*+]|\d+\.)\s/.test(line) && isCodeLine(line));
+    const noise = line === '' || unlisted || descriptions.has(line) || OMITTED.test(line) || /^-?\s*None(?: yet)?\.?$/.test(line) || BOILERPLATE.some((start) => line.startsWith(start));
     if (into.section === undefined || noise) continue;
     const item = line.replace(/^- /, '');
     bySection[into.section]?.push(into.section === TITLE ? line : into.label !== undefined ? `- ${into.label}: ${item}` : `- ${item}`);

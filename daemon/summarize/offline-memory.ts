@@ -11,9 +11,11 @@
  */
 import type { LoadedEntry } from '../compact/content.js';
 import { SESSION_SECTION_MAX_TOKENS, renderWithinLimits, type BudgetSection } from './memory-budget.js';
-import { CURRENT, earlierLines, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './memory-template.js';
+import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './memory-template.js';
 import { fitUserMessages } from './offline-compact.js';
-import { didWork, ELLIPSIS, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, oneLine, openTasks, readTranscript, type Call, type TranscriptFacts } from './transcript-facts.js';
+import { didWork, ELLIPSIS, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, oneLine, openTasks, readTranscript, type Call, type Said, type TranscriptFacts } from './transcript-facts.js';
+import { proseOf } from './line-shapes.js';
+import { doneAfter, earlierNote, fileEntries, mergeCarriedFiles, resolvePath, type FileEntry, type Request } from './memory-progress.js';
 import { runLengths } from '../../shared/text/run-lengths.js';
 
 const REQUEST_CHARS = 1_000; // the current request and user corrections: enough to keep their wording
@@ -24,6 +26,9 @@ const NAMES_PER_FILE = 12; // declarations listed per file: the newest say what 
 const FACTS_LINE_CHARS = 1_000; // a codebase line lists directories or extensions; past this it is noise
 const NONE = '- None yet.';
 const CORRECTION = /\b(?:no|don['’]t|do not|never|always|instead)\b/i;
+/** A sentence announcing the next step: "Next I'll add the test.", "Now let me run pytest." */
+const INTENTION = /^(?:(?:next|now|then|after that),?\s+)?(?:I['’]ll|I will|let me|I['’]m going to|we['’]ll)\b/i;
+const OPEN_LINE = /^- (?:Pending|In progress|Pending at the last compaction|Next(?: steps?)?|To ?do): (.*)$/i;
 const CHANGE_OF_MIND = /^\s*(?:actually\b|instead\b|no,|change of plan\b|scratch that\b|on second thought\b|forget (?:that|it)\b|never ?mind\b)/i;
 const INTERRUPTED = /^\[Request interrupted by user/;
 const DECLARATION = /\b(?:function\s*\*?\s*|class\s+|def\s+|fn\s+|func\s+(?:\([^)]*\)\s*)?)([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
@@ -49,7 +54,7 @@ interface Turn {
   prompt: string | null;
   at: number;
   calls: Call[];
-  replies: string[];
+  replies: Said[];
 }
 
 interface Session {
@@ -85,7 +90,7 @@ function turnsOf(facts: TranscriptFacts): Turn[] {
   const first = Math.min(facts.calls[0]?.at ?? Infinity, facts.replies[0]?.at ?? Infinity);
   if (first < (turns[0]?.at ?? Infinity)) turns.unshift({ prompt: null, at: first, calls: [], replies: [] });
   assign(turns, facts.calls, (turn, call) => turn.calls.push(call));
-  assign(turns, facts.replies, (turn, reply) => turn.replies.push(reply.text));
+  assign(turns, facts.replies, (turn, reply) => turn.replies.push(reply));
   return turns;
 }
 
@@ -96,13 +101,26 @@ function readSession(loaded: readonly LoadedEntry[]): Session {
 
 const targetOf = (call: Call) => inputString(call, 'command') ?? filePath(call) ?? inputString(call, 'pattern') ?? JSON.stringify(call.input);
 
+/** The session's requests with where they are, for what later turns finished. */
+const requestsOf = (session: Session): Request[] => session.turns.flatMap((turn) => (turn.prompt === null ? [] : [{ at: turn.at, text: turn.prompt }]));
+
+/** A reply as prose, without the steps it announced that the calls after it did. */
+function replyText(reply: Said, session: Session, calls: readonly Call[]): string {
+  const sentences = proseOf(reply.text).split(/(?<=[.!?])\s+/);
+  return sentences.filter((sentence) => !(INTENTION.test(sentence.trim()) && doneAfter(sentence, reply.at, calls, requestsOf(session), session.cwd))).join(' ').trim();
+}
+
 function currentState(session: Session, calls: readonly Call[]): string[] {
   const prompt = session.turns.findLast((turn) => turn.prompt !== null)?.prompt;
-  const reply = session.turns.flatMap((turn) => turn.replies).at(-1);
+  const reply = session.turns.flatMap((turn) => turn.replies).findLast((said) => proseOf(said.text) !== '');
   const lines: string[] = [];
   if (prompt != null) lines.push(`- Last request: ${oneLine(prompt, REQUEST_CHARS)}`);
-  if (reply !== undefined) lines.push(`- Last assistant text: ${oneLine(reply, REPLY_CHARS)}`);
-  for (const task of openTasks(calls)) lines.push(`- ${task.status === 'in_progress' ? 'In progress' : 'Pending'}: ${oneLine(task.text, LINE_CHARS)}`);
+  const said = reply === undefined ? '' : replyText(reply, session, calls);
+  if (said !== '') lines.push(`- Last assistant text: ${oneLine(said, REPLY_CHARS)}`);
+  for (const task of openTasks(calls)) {
+    if (doneAfter(task.text, task.at ?? -1, calls, requestsOf(session), session.cwd)) continue;
+    lines.push(`- ${task.status === 'in_progress' ? 'In progress' : 'Pending'}: ${oneLine(task.text, LINE_CHARS)}`);
+  }
   return lines;
 }
 
@@ -119,30 +137,26 @@ function declarations(code: string): string[] {
   return [...code.matchAll(DECLARATION)].map((match) => match[1] ?? match[2] ?? '').filter((name) => name !== '');
 }
 
-function filesAndFunctions(calls: readonly Call[]): string[] {
-  const files = new Map<string, { actions: Set<string>; names: Set<string> }>();
+function filesAndFunctions(calls: readonly Call[], files: ReadonlyMap<string, FileEntry>, notes: ReadonlyMap<string, string[]>, cwd: string | null): string[] {
+  const names = new Map<string, Set<string>>();
   const searches = new Set<string>();
   for (const call of calls.filter(didWork)) {
     if ((call.name === 'Grep' || call.name === 'Glob') && inputString(call, 'pattern') !== null) searches.add(`${call.name} \`${oneLine(`${inputString(call, 'pattern')}`, LINE_CHARS)}\`${inputString(call, 'path') === null ? '' : ` in ${inputString(call, 'path')}`}`);
-    const action = FILE_TOOLS[call.name];
     const path = filePath(call);
-    if (action === undefined || path === null) continue;
-    const file = files.get(path) ?? { actions: new Set<string>(), names: new Set<string>() };
-    files.set(path, file);
-    file.actions.add(action);
+    if (FILE_TOOLS[call.name] === undefined || path === null) continue;
+    const declared = names.get(resolvePath(path, cwd)) ?? new Set<string>();
+    names.set(resolvePath(path, cwd), declared);
     const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
     const code = edits.map((edit) => [edit.new_string, edit.new_source, edit.content].filter((part) => typeof part === 'string').join('\n')).join('\n');
     // A name declared again moves to the end: the newest declarations are the ones listed.
     for (const name of declarations(code)) {
-      file.names.delete(name);
-      file.names.add(name);
+      declared.delete(name);
+      declared.add(name);
     }
   }
-  const order = ['written', 'edited', 'read'];
-  const lines = [...files].map(([path, file]) => {
-    const actions = order.filter((action) => file.actions.has(action)).join(', ');
-    const names = [...file.names].slice(-NAMES_PER_FILE).map((name) => `\`${name}\``);
-    return `- \`${path}\` — ${actions}${names.length === 0 ? '' : `; defines ${names.join(', ')}`}`;
+  const lines = [...files].map(([key, file]) => {
+    const listed = [...(names.get(key) ?? [])].slice(-NAMES_PER_FILE).map((name) => `\`${name}\``);
+    return `- \`${file.path}\` — ${file.status}${listed.length === 0 || file.status === 'deleted' ? '' : `; defines ${listed.join(', ')}`}${earlierNote(notes.get(key))}`;
   });
   if (searches.size > 0) lines.push(`- Searches: ${[...searches].join(', ')}`);
   return lines;
@@ -244,7 +258,7 @@ function worklog(session: Session): string[] {
     for (const call of turn.calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
     const failed = turn.calls.filter((call) => call.result?.failed === true).length;
     const tools = turn.calls.length === 0 ? 'no tools' : `${turn.calls.length} tool call${turn.calls.length === 1 ? '' : 's'} (${[...counts].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`;
-    const reply = turn.replies.at(-1);
+    const reply = turn.replies.map((said) => proseOf(said.text)).findLast((text) => text !== '');
     return `- ${prompt} — ${tools}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
   });
 }
@@ -256,15 +270,19 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
   const session = readSession(input.loaded);
   const calls = session.turns.flatMap((turn) => turn.calls);
   const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [turn.prompt]));
-  const earlier = [...(input.previous == null ? [] : [input.previous]), ...session.summaries].map((text) => earlierLines(text, template));
-  const carried = (section: number) => earlier.flatMap((sections) => sections[section] ?? []);
+  // Each earlier text with where it stood: the previous memory before `loaded`, a compaction summary at its entry.
+  const summaryAt = input.loaded.flatMap(({ entry }, at) => (entry.type === 'user' && entry.isCompactSummary ? [at] : []));
+  const earlier = [...(input.previous == null ? [] : [{ text: input.previous, at: -1 }]), ...session.summaries.map((text, index) => ({ text, at: summaryAt[index] ?? -1 }))].map(({ text, at }) => ({ at, sections: earlierLines(text, template) }));
+  const carried = (section: number) => earlier.flatMap((source) => source.sections[section] ?? []);
   const derived = [carried(TITLE)[0], carried(TASK)[0]?.replace(/^- (?:First request: )?/, ''), prompts[0]].find((text) => text !== undefined && text.trim() !== '');
   const title = input.title != null && input.title.trim() !== '' ? oneLine(input.title, LINE_CHARS) : titleOf(derived ?? 'Untitled session');
+  const files = fileEntries(calls, session.cwd);
+  const carriedFiles = mergeCarriedFiles(carried(FILES), files, session.cwd);
   const fresh: string[][] = [
     [title],
     currentState(session, calls),
     taskSpecification(prompts, carried(TASK).length > 0),
-    filesAndFunctions(calls),
+    filesAndFunctions(calls, files, carriedFiles.notes, session.cwd),
     workflow(calls),
     errorsAndCorrections(session, calls),
     codebase(session, calls),
@@ -273,10 +291,16 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     worklog(session),
   ];
   const hasTaskCalls = calls.some((call) => ['TodoWrite', 'TaskCreate', 'TaskUpdate'].includes(call.name));
+  // A carried open item the later turns finished is not open any more.
+  const stillOpen = (line: string, at: number) => {
+    const item = OPEN_LINE.exec(line)?.[1];
+    return item === undefined || !doneAfter(item, at, calls, requestsOf(session), session.cwd);
+  };
+  const carriedCurrent = earlier.flatMap((source) => (source.sections[CURRENT] ?? []).filter((line) => stillOpen(line, source.at)));
   const bodies = fresh.map((lines, section) => {
     if (section === TITLE) return lines;
     // A todo list in `loaded` is the whole list: carried open items are stale.
-    const old = section === CURRENT && hasTaskCalls ? carried(section).filter((line) => !/^- (?:Pending|In progress):/.test(line)) : carried(section);
+    const old = section === CURRENT ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line)) : section === FILES ? carriedFiles.carried : carried(section);
     return merge(section, old, lines);
   });
   const sections = template.map((section, index): BudgetSection => {

@@ -5,6 +5,7 @@
  * Pure.
  */
 import type { LoadedEntry } from '../compact/content.js';
+import { keyErrorLines } from './line-shapes.js';
 
 /** Where clip and errorKeyLine leave text out; what is between is verbatim text of the source. */
 export const ELLIPSIS = '…';
@@ -16,9 +17,6 @@ const COMMAND_PLUMBING = /^<(?:command-name|command-message|command-args|local-c
 /** Claude Code's first line of a Bash result that exited non-zero. */
 const EXIT_HEADER = /^(?:Error: )?Exit code (\d+)/;
 const EXIT_HEADER_LINE = /^(?:Error: )?Exit code \d+$/;
-const ERROR_WORDS = /error|exception|traceback|fail|fatal|denied|not found/i;
-const TEST_MISMATCH = /\bexpected\b.*\bgot\b|assert/i;
-const PYTHON_EXCEPTION = /^[A-Za-z_][\w.]*:\s/;
 
 export interface CallResult {
   /** is_error, or a non-zero exit code. */
@@ -63,6 +61,8 @@ export interface OpenTask {
   text: string;
   /** A TaskCreate task's id and description; null for a TodoWrite item. */
   task: { id: string; description: string | null } | null;
+  /** Index in `loaded` of the call that last set its status. */
+  at?: number;
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -99,15 +99,16 @@ export function isCommandPlumbing(text: string): boolean {
   return COMMAND_PLUMBING.test(text.trimStart());
 }
 
-/** The line of a failed result that says what failed, past Bash's exit-code header. */
+/**
+ * The line of a failed result that says what failed, chosen by its shape wherever it sits (see
+ * line-shapes.ts), past Bash's exit-code header; with the reason after a traceback's or a test's
+ * title. The pieces are verbatim lines of the text, joined by an ellipsis.
+ */
 export function errorKeyLine(text: string): string {
   const lines = text.replace(/<\/?tool_use_error>/g, '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  const body = lines.filter((line) => !EXIT_HEADER_LINE.test(line));
-  const at = body.findIndex((line) => ERROR_WORDS.test(line));
-  const line = body[at] ?? body.find((candidate) => TEST_MISMATCH.test(candidate)) ?? body[0] ?? lines[0] ?? '(no output)';
-  // A Python traceback says what went wrong in its last line, not its first.
-  const raised = line.startsWith('Traceback') ? body.slice(at + 1).filter((candidate) => PYTHON_EXCEPTION.test(candidate)).at(-1) : undefined;
-  return clip(raised === undefined ? line : `${line} ${ELLIPSIS} ${raised}`, LINE_CHARS * 2);
+  const pieces = keyErrorLines(lines.filter((line) => !EXIT_HEADER_LINE.test(line)));
+  if (pieces.length === 0) return clip(lines[0] ?? '(no output)', LINE_CHARS * 2);
+  return clip(pieces.map((piece) => clip(piece, LINE_CHARS)).join(` ${ELLIPSIS} `), LINE_CHARS * 2);
 }
 
 /** The exit code a result reports; a Bash result without Claude Code's failure header exited 0. */
@@ -167,14 +168,17 @@ export function openTasks(calls: readonly Call[]): OpenTask[] {
   const tasks = new Map<string, OpenTask>();
   for (const call of calls.filter(didWork)) {
     if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
-      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null }] : []));
+      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null, at: call.at }] : []));
     }
     const meta = call.name === 'TaskCreate' ? call.result?.meta : null;
     if (isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string') {
-      tasks.set(meta.task.id, { status: 'pending', text: inputString(call, 'subject') ?? '', task: { id: meta.task.id, description: inputString(call, 'description') } });
+      tasks.set(meta.task.id, { status: 'pending', text: inputString(call, 'subject') ?? '', task: { id: meta.task.id, description: inputString(call, 'description') }, at: call.at });
     }
     const task = call.name === 'TaskUpdate' ? tasks.get(inputString(call, 'taskId') ?? '') : undefined;
-    if (task !== undefined) task.status = inputString(call, 'status') ?? task.status;
+    if (task !== undefined) {
+      task.status = inputString(call, 'status') ?? task.status;
+      task.at = call.at;
+    }
   }
   return [...todos, ...tasks.values()].filter((task) => task.status === 'pending' || task.status === 'in_progress');
 }

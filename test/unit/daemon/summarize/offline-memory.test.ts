@@ -137,7 +137,7 @@ describe('the offline session memory of each fixture', () => {
       expect(current).not.toContain('Fix computeTotal so');
       expect(task).toContain('- First request: Customers are being overcharged');
       expect(task).toContain('- Then: Does formatCurrency');
-      expect(files).toContain('- `/home/user/src/invoice-service/src/totals.js` — edited, read');
+      expect(files).toContain('- `/home/user/src/invoice-service/src/totals.js` — edited\n');
       expect(files).toContain('Grep `computeTotal`');
       expect(workflow).toContain('- `node test/run.js` — ran 3×: exit 1 ×2, then exit 0');
       expect(errors).toContain('- Bash `node test/run.js` failed (exit 1): AssertionError [fixed discount is applied before tax]: expected 10353, got 10638');
@@ -159,7 +159,7 @@ describe('the offline session memory of each fixture', () => {
       expect(errors).toContain('- User correction: "No — never use regex to parse HTML. Use the parser in lib/htmlparser.js instead."');
       expect(task).toContain('- Change of plan: Actually, stop working on prices for now');
       expect(current).toContain('- Pending: Support multiple currencies');
-      expect(files).toContain('- `/home/user/src/price-scraper/src/extract.js` — written, edited, read; defines `extractPrices`');
+      expect(files).toContain('- `/home/user/src/price-scraper/src/extract.js` — created; defines `extractPrices`');
     } finally {
       fixture.close();
     }
@@ -170,7 +170,11 @@ describe('the offline session memory of each fixture', () => {
     try {
       const [title, current, task, files, , , codebase, , , worklog] = sections(offlineSessionMemory({ loaded: fixture.conversation().loaded }));
       expect(title).toContain('Idempotency-key support for create_charge');
-      expect(current).toContain('- Pending at the last compaction: Log a warning when a duplicate idempotency key is replayed.');
+      // Pending then, done since: the user asked for it again and the turn changed charges.py with the tests passing.
+      expect(current).not.toContain('Log a warning when a duplicate idempotency key is replayed.');
+      // The compaction's line on charges.py and the new one are one entry.
+      expect(files).toContain('- `/home/user/src/payments-api/payments/charges.py` — edited; earlier: idempotency short-circuit in create_charge');
+      expect(files).not.toContain('- payments/charges.py');
       expect(task).toContain('"Stored idempotency keys should expire after 24 hours."');
       expect(task).not.toContain('First request:');
       expect(files).toContain('- payments/store.py — get_idempotent / remember_idempotent');
@@ -275,7 +279,7 @@ describe('reading the transcript', () => {
     const [title, , task, files] = sections(next);
     expect(title).toContain('\n\nSet up the project.');
     expect(task).toContain('- First request: Set up the project.\n- Then: Now change a.py.');
-    expect(files).toContain('- `/repo/old.py` — written; defines `Old`');
+    expect(files).toContain('- `/repo/old.py` — created; defines `Old`');
     expect(files).toContain('- `/repo/a.py` — edited; defines `run`');
     expect(files).not.toContain('- `/repo/a.py` — read');
   });
