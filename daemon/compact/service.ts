@@ -8,7 +8,9 @@
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
+import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
@@ -18,6 +20,17 @@ import { createConversationLoader, type SessionConversation } from './conversati
 import { lostItems } from './lost.js';
 import { estimateMessageTokens, toMessageParams, type ConversationMessage } from './messages.js';
 import { reactiveCompaction } from './reactive.js';
+
+/**
+ * `preTokens` is the session's context as sessions.get counts it (the last response's usage plus
+ * the estimate of what followed), so a compaction, the context bar and the thresholds show one
+ * figure. `postTokens` takes away what the layer freed, measured in the JSON-length estimate and
+ * scaled by DEFAULT_ESTIMATE_MARGIN into the same tokens (what the estimate undercounts).
+ */
+function contextFigures(conversation: SessionConversation, freedEstimate: number): { preTokens: number; postTokens: number } {
+  const preTokens = computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens;
+  return { preTokens, postTokens: Math.max(0, Math.round(preTokens - freedEstimate * DEFAULT_ESTIMATE_MARGIN)) };
+}
 
 /** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */
 export const CIRCUIT_BREAKER_FAILURES = 3;
@@ -79,8 +92,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       messages: after,
       boundary: boundary?.uuid ? { uuid: boundary.uuid, trigger: boundary.compact?.trigger ?? 'unknown', preTokens: boundary.compact?.preTokens ?? null } : null,
       summary: null,
-      preTokens: estimateMessageTokens(before),
-      postTokens: estimateMessageTokens(after),
+      ...contextFigures(conversation, estimateMessageTokens(before) - estimateMessageTokens(after)),
       keptFromUuid: null,
       actions: [],
       lost: lostItems(conversation.messages, after, conversation.loaded),
@@ -149,7 +161,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       // The messages stay as they are (so the cached prefix matches); the API clears on its side.
       return {
         ...base,
-        postTokens: Math.max(0, base.preTokens - plan.freedTokens),
+        ...contextFigures(conversation, plan.freedTokens),
         actions: plan.clear.map((item) => ({ kind: 'cleared' as const, id: item.toolUseId, tool: item.tool, tokensBefore: item.tokens, tokensAfter: 0 })),
         lost: { userMessages: [], filePaths: [], identifiers: [], errors: [] },
         cacheEdits: {

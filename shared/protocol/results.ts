@@ -257,8 +257,8 @@ export interface CompactionAction {
 }
 
 /**
- * DESIGN.md §3: ready-to-send messages plus what was done. Token counts are the conservative
- * estimate (JSON length / 4, rounded up) of the messages before and after.
+ * DESIGN.md §3: ready-to-send messages plus what was done. `preTokens` is the session's context
+ * (SessionSummary.contextTokens); `postTokens` is it minus what was freed (docs/protocol.md).
  */
 export interface CompactionResult {
   sessionId: string;
