@@ -162,13 +162,13 @@ async function main(argv: string[]): Promise<void> {
   await serve({ paths, resolved, log, lock, store, parser, activatedFd: activated?.fd });
 }
 
-/** The anthropic summarizer when configured and a key is there; else the offline one (DESIGN.md §5). */
-function compactionSummarizer(config: ResolvedConfig['config'], log: Logger): CompactionSummarizer {
-  if (config.summarizer !== 'anthropic') return createOfflineCompactionSummarizer();
+/** The anthropic summarizer when configured and a key is there; null means offline (DESIGN.md §5). */
+function modelCompactionSummarizer(config: ResolvedConfig['config'], log: Logger): CompactionSummarizer | null {
+  if (config.summarizer !== 'anthropic') return null;
   const apiKey = process.env.ANTHROPIC_API_KEY;
   if (!apiKey) {
     log.warn('MEMD_SUMMARIZER is anthropic but ANTHROPIC_API_KEY is not set; summaries are offline');
-    return createOfflineCompactionSummarizer();
+    return null;
   }
   const baseURL = process.env.ANTHROPIC_BASE_URL;
   return createAnthropicCompactionSummarizer({ apiKey, model: config.model, ...(baseURL ? { baseURL } : {}) });
@@ -256,6 +256,8 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     price: (model) => priceFor(model),
     extractor: createExtractor(anthropicMemory),
   });
+  const modelSummarizer = modelCompactionSummarizer(config, log);
+  const offlineSummarizer = createOfflineCompactionSummarizer();
   const compaction = createCompactionService({
     db: store.db,
     cache: entryCache,
@@ -264,7 +266,9 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     clock,
     layers: createLayers({
       projectsDir: paths.projectsDir,
-      summarizer: compactionSummarizer(config, log),
+      summarizer: modelSummarizer ?? offlineSummarizer,
+      // A model's fragment of a summary is replaced by the offline one, rebuilt from the transcript.
+      ...(modelSummarizer === null ? {} : { fallbackSummarizer: offlineSummarizer }),
       microCompact: config.microCompact,
       lastSummarizedUuid: (sessionId) => extraction.lastSummarizedUuid(sessionId),
     }),

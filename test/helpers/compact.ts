@@ -32,6 +32,18 @@ export async function ingestFixture(scenario: string): Promise<IngestedFixture> 
   const dir = mkdtempSync(join(tmpdir(), `memd-compact-${scenario}-`));
   const projectsDir = join(dir, 'projects');
   copyFixtureProjects(projectsDir, [scenario]);
+  const found = manifest(scenario);
+  return { ...(await ingestDir(dir, found.sessionId)), manifest: found };
+}
+
+export type IngestedProjects = Omit<IngestedFixture, 'manifest'>;
+
+/**
+ * Indexes the transcripts a test wrote under `<dir>/projects` (inline, no daemon); the
+ * conversation is that of `sessionId`. Closing removes `dir`.
+ */
+export async function ingestDir(dir: string, sessionId: string): Promise<IngestedProjects> {
+  const projectsDir = join(dir, 'projects');
   const store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
   const tailer = createTailer({ db: store.db, log: fakeLogger(), clock: () => Date.now(), onCommit: () => {} });
   for (const file of await scanTranscripts(projectsDir)) {
@@ -40,14 +52,12 @@ export async function ingestFixture(scenario: string): Promise<IngestedFixture> 
   }
   await tailer.close();
   const cache = createEntryCache();
-  const found = manifest(scenario);
   return {
     dir,
     projectsDir,
     store,
     cache,
-    manifest: found,
-    conversation: () => loadConversation(store.db, cache, found.sessionId),
+    conversation: () => loadConversation(store.db, cache, sessionId),
     close() {
       store.close();
       rmSync(dir, { recursive: true, force: true });
