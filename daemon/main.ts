@@ -214,10 +214,16 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     projectsDir: paths.projectsDir,
     onSessionsChanged: (sessionIds) => {
       sessions.onSessionsChanged(sessionIds);
-      // Live changes only: the backfill reads history, which is not summarized on the way.
-      if (ingestor.progress().state === 'live') for (const sessionId of sessionIds) extraction.onSessionChanged(sessionId);
+      // The backfill reads history, which is not summarized on the way: the sessions it changed
+      // are extracted once it is done, at the lowest priority.
+      const live = ingestor.progress().state === 'live';
+      for (const sessionId of sessionIds) {
+        if (live) extraction.onSessionChanged(sessionId);
+        else extraction.onSessionBackfilled(sessionId);
+      }
       for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
     },
+    onBackfillDone: () => extraction.onBackfillDone(),
     parser,
   });
   // Claude Code's own overrides (CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, ...) as the daemon sees them.
@@ -255,6 +261,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     locks,
     price: (model) => priceFor(model),
     extractor: createExtractor(anthropicMemory),
+    backfillExtractions: config.backfillExtractions,
   });
   const modelSummarizer = modelCompactionSummarizer(config, log);
   const offlineSummarizer = createOfflineCompactionSummarizer();
