@@ -62,7 +62,7 @@ describe('compact.auto with no session memory', () => {
         await eventually(() => caughtUp(client), 'ingest to catch up');
         api.script({ kind: 'text', text: FRAGMENT });
         const result = await client.compactAuto({ sessionId, force: true });
-        console.log(`anthropic fragment, background-task session of 36 rounds: ${result.preTokens} → ${result.postTokens} tokens (offline fallback)`);
+        console.log(`anthropic fragment, background-task session of 36 rounds: ${result.preTokens} → ${result.postTokens} tokens (fallback: ${result.fallback === undefined ? 'none' : 'offline'})`);
         expect(api.requests).toHaveLength(1);
         expect(result.method).toBe('summary');
         expect(result.fallback).toMatchObject({ from: 'summary', reason: expect.stringContaining('implausibly short') });
