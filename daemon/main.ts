@@ -163,13 +163,13 @@ async function main(argv: string[]): Promise<void> {
   await serve({ paths, resolved, log, lock, store, parser, activatedFd: activated?.fd });
 }
 
-/** The anthropic summarizer when configured and a key is there; else the offline one (DESIGN.md §5). */
-function compactionSummarizer(config: ResolvedConfig['config'], log: Logger): CompactionSummarizer {
-  if (config.summarizer !== 'anthropic') return createOfflineCompactionSummarizer();
+/** The anthropic summarizer when configured and a key is there; null means offline (DESIGN.md §5). */
+function modelCompactionSummarizer(config: ResolvedConfig['config'], log: Logger): CompactionSummarizer | null {
+  if (config.summarizer !== 'anthropic') return null;
   const apiKey = process.env.ANTHROPIC_API_KEY;
   if (!apiKey) {
     log.warn('MEMD_SUMMARIZER is anthropic but ANTHROPIC_API_KEY is not set; summaries are offline');
-    return createOfflineCompactionSummarizer();
+    return null;
   }
   const baseURL = process.env.ANTHROPIC_BASE_URL;
   return createAnthropicCompactionSummarizer({ apiKey, model: config.model, ...(baseURL ? { baseURL } : {}) });
@@ -215,10 +215,16 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     projectsDir: paths.projectsDir,
     onSessionsChanged: (sessionIds) => {
       sessions.onSessionsChanged(sessionIds);
-      // Live changes only: the backfill reads history, which is not summarized on the way.
-      if (ingestor.progress().state === 'live') for (const sessionId of sessionIds) extraction.onSessionChanged(sessionId);
+      // The backfill reads history, which is not summarized on the way: the sessions it changed
+      // are extracted once it is done, at the lowest priority.
+      const live = ingestor.progress().state === 'live';
+      for (const sessionId of sessionIds) {
+        if (live) extraction.onSessionChanged(sessionId);
+        else extraction.onSessionBackfilled(sessionId);
+      }
       for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
     },
+    onBackfillDone: () => extraction.onBackfillDone(),
     parser,
   });
   // Claude Code's own overrides (CLAUDE_CODE_AUTO_COMPACT_WINDOW, DISABLE_AUTO_COMPACT, ...) as the daemon sees them.
@@ -261,7 +267,10 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     price: (model) => priceFor(model),
     extractor: createExtractor(anthropicMemory),
     onExtracted: (sessionId) => sessions.onSessionsChanged([sessionId]),
+    backfillExtractions: config.backfillExtractions,
   });
+  const modelSummarizer = modelCompactionSummarizer(config, log);
+  const offlineSummarizer = createOfflineCompactionSummarizer();
   const compaction = createCompactionService({
     db: store.db,
     cache: entryCache,
@@ -270,7 +279,9 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     clock,
     layers: createLayers({
       projectsDir: paths.projectsDir,
-      summarizer: compactionSummarizer(config, log),
+      summarizer: modelSummarizer ?? offlineSummarizer,
+      // A model's fragment of a summary is replaced by the offline one, rebuilt from the transcript.
+      ...(modelSummarizer === null ? {} : { fallbackSummarizer: offlineSummarizer }),
       microCompact: config.microCompact,
       lastSummarizedUuid: (sessionId) => extraction.lastSummarizedUuid(sessionId),
     }),

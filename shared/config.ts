@@ -64,6 +64,12 @@ const spec = {
     parse: choice('savings', 'time'),
     doc: 'when micro-compaction clears old tool results: savings (at least 20,000 tokens) or time (after 60 minutes idle)',
   },
+  backfillExtractions: {
+    env: 'MEMD_BACKFILL_EXTRACTIONS',
+    default: 50,
+    parse: nonNegativeInt,
+    doc: 'sessions the backfill may extract session memory for per daemon start, newest first (0: none; live changes still trigger extraction)',
+  },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },
 } satisfies Record<string, KeySpec<unknown>>;

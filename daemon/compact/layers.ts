@@ -15,6 +15,8 @@ import { persistToolResults } from './tool-results.js';
 export interface LayerSettings {
   projectsDir: string;
   summarizer: CompactionSummarizer;
+  /** Rebuilds the summary when `summarizer`'s is implausibly short; none when it is the offline one already. */
+  fallbackSummarizer?: CompactionSummarizer;
   /** `time`: clear old tool results after 60 idle minutes instead of by savings. */
   microCompact: 'savings' | 'time';
   /** The uuid the last session-memory extraction covered, once extraction records it. */
@@ -22,7 +24,7 @@ export interface LayerSettings {
 }
 
 export function createLayers(settings: LayerSettings): CompactionLayers {
-  const { projectsDir } = settings;
+  const { projectsDir, fallbackSummarizer: fallback } = settings;
   const projectOf = (conversation: SessionConversation) => conversation.file.project;
   return {
     async micro(conversation, now) {
@@ -40,5 +42,6 @@ export function createLayers(settings: LayerSettings): CompactionLayers {
       });
     },
     summary: (conversation, instructions, signal) => summaryCompaction(conversation, settings.summarizer, instructions, signal),
+    ...(fallback === undefined ? {} : { fallbackSummary: (conversation, instructions, signal) => summaryCompaction(conversation, fallback, instructions, signal) }),
   };
 }

@@ -4,6 +4,11 @@
  * is written to transcripts. Auto-compaction also runs by itself when a session crosses its
  * auto-compact threshold, and publishes `compaction.ready`; three failures in a row stop that
  * for the session (a circuit breaker) until a compaction of it succeeds again.
+ *
+ * A summary implausibly short for its conversation (compact-summary.ts: a fragment, such as one
+ * quoted line) is never returned: session memory is tried first anyway, so the fallback is the
+ * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
+ * breaker, and the result says it fell back.
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
@@ -41,7 +46,19 @@ export interface CompactionLayers {
   micro(conversation: SessionConversation, now: number): Promise<{ messages: ConversationMessage[]; actions: CompactionAction[] }>;
   /** Null when the session has no session memory worth compacting with. */
   sessionMemory(conversation: SessionConversation): Promise<{ messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null>;
-  summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<{ messages: ConversationMessage[]; summary: string }>;
+  summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<SummaryLayerResult>;
+  /** The offline summary, when `summary` is another summarizer's: used when that one's is implausible. */
+  fallbackSummary?(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<SummaryLayerResult>;
+}
+
+export interface SummaryLayerResult {
+  messages: ConversationMessage[];
+  summary: string;
+}
+
+/** The summary layer's refusal of a fragment (compact-summary.ts). */
+function isImplausible(error: unknown): error is RpcError {
+  return error instanceof RpcError && error.kind === 'ImplausibleSummary';
 }
 
 export interface CompactionServiceDeps {
@@ -100,17 +117,27 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     };
   }
 
-  async function runAuto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
+  /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
+  async function runAuto(sessionId: string, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
     const conversation = load(sessionId);
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
-      return result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
+      const done = result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
+      return { done, failure: null };
     }
     const abort = new AbortController();
     aborts.add(abort);
+    const summaryResult = (summary: SummaryLayerResult, extra: Partial<CompactionResult> = {}) =>
+      result(conversation, 'summary', summary.messages, { summary: summary.summary, actions: [summarized(conversation, summary.summary)], ...extra });
     try {
-      const summary = await layers.summary(conversation, instructions, abort.signal);
-      return result(conversation, 'summary', summary.messages, { summary: summary.summary, actions: [summarized(conversation, summary.summary)] });
+      try {
+        return { done: summaryResult(await layers.summary(conversation, instructions, abort.signal)), failure: null };
+      } catch (error) {
+        if (!isImplausible(error) || layers.fallbackSummary === undefined) throw error;
+        log.warn('implausible summary; falling back to the offline summary', { sessionId, error: error.message });
+        const rebuilt = await layers.fallbackSummary(conversation, instructions, abort.signal);
+        return { done: summaryResult(rebuilt, { fallback: { from: 'summary', reason: error.message } }), failure: error.message };
+      }
     } finally {
       aborts.delete(abort);
     }
@@ -125,21 +152,24 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     };
   }
 
+  function countFailure(sessionId: string, lastError: string): void {
+    failures.set(sessionId, { count: (failures.get(sessionId)?.count ?? 0) + 1, lastError });
+  }
+
   /** One auto-compaction at a time per session; failures feed the breaker, a success resets it. */
   function auto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
     const pending = running.get(sessionId);
     if (pending) return pending;
     const run = runAuto(sessionId, instructions)
-      .then((done) => {
-        failures.delete(sessionId);
+      .then(({ done, failure }) => {
+        // A fragment replaced by the fallback still counts: the summarizer failed.
+        if (failure === null) failures.delete(sessionId);
+        else countFailure(sessionId, failure);
         return done;
       })
       .catch((error: unknown) => {
         // A session that is not there is the caller's mistake, not a failed compaction.
-        if (!(error instanceof RpcError && error.code === ErrorCode.NotFound)) {
-          const previous = failures.get(sessionId)?.count ?? 0;
-          failures.set(sessionId, { count: previous + 1, lastError: (error as Error).message });
-        }
+        if (!(error instanceof RpcError && error.code === ErrorCode.NotFound)) countFailure(sessionId, (error as Error).message);
         throw error;
       })
       .finally(() => running.delete(sessionId));

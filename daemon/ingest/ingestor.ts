@@ -35,6 +35,8 @@ export interface IngestorDeps {
   projectsDir: string;
   /** Called after a pass over a file changed the index (rows committed, or the file gone). */
   onSessionsChanged(sessionIds: string[]): void;
+  /** Called once, when every file found at start has been read (after its onSessionsChanged). */
+  onBackfillDone?(): void;
   chunkBytes?: number;
   maxLineBytes?: number;
   carryBudgetBytes?: number;
@@ -165,7 +167,17 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   function finishBackfill(path: string): void {
     if (backfillLeft.delete(path)) progress.filesDone += 1;
-    if (backfillLeft.size === 0 && backfillStartedAt !== null && backfillMs === null) backfillMs = clock() - backfillStartedAt;
+    backfillDoneIfEmpty();
+  }
+
+  function backfillDoneIfEmpty(): void {
+    if (backfillLeft.size > 0 || backfillStartedAt === null || backfillMs !== null) return;
+    backfillMs = clock() - backfillStartedAt;
+    try {
+      deps.onBackfillDone?.();
+    } catch (error) {
+      log.error('onBackfillDone failed', { error });
+    }
   }
 
   function notifySessions(sessionId: string): void {
@@ -283,6 +295,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       }
       backlog = [...backlogQueued].sort((a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
       backlogHead = 0;
+      // Nothing to read: done at once.
+      backfillDoneIfEmpty();
       kick();
     },
     lastRead: (path) => lastReads.get(path),

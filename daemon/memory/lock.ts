@@ -34,6 +34,8 @@ export interface MemoryLocks {
   /** Takes (or, for the same owner, renews) the lock of a session-memory dir for a main agent. */
   acquireForAgent(dir: string, owner: string, ttlMs?: number): Promise<AgentLock>;
   releaseForAgent(dir: string, owner: string): Promise<{ released: boolean }>;
+  /** Whether anyone holds the lock right now: an agent through memd, or another process. */
+  isLocked(dir: string): Promise<boolean>;
   /** Runs `write` under the lock if it is free right now; otherwise defers without calling it. */
   withExtractionLock(dir: string, write: () => Promise<void>): Promise<{ deferred: boolean }>;
   /** Locks held for agents, for status. */
@@ -237,6 +239,18 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
     });
   };
 
+  const isLocked = async (rawDir: string): Promise<boolean> => {
+    const dir = resolve(rawDir);
+    if ((await liveAgent(dir)) !== undefined) return true;
+    try {
+      return await lockfile.check(dir, { stale: staleMs, realpath: true });
+    } catch (error) {
+      // No session-memory dir yet: nobody can hold its lock.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  };
+
   const held = (): HeldAgentLock[] => {
     const now = clock();
     return [...agents]
@@ -250,5 +264,5 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
     await Promise.all([...agents].map(([dir, entry]) => dropAgent(dir, entry, 'shutdown')));
   };
 
-  return { acquireForAgent, releaseForAgent, withExtractionLock, held, close };
+  return { acquireForAgent, releaseForAgent, isLocked, withExtractionLock, held, close };
 }

@@ -4,7 +4,9 @@
  * up to a concurrency limit. A job loads the conversation, summarizes what is new since the last
  * extraction, and writes `summary.md` atomically under the session-memory lock; when the main
  * agent (or anyone) holds the lock, the job is deferred and retried with backoff. Shutdown aborts
- * running summaries; their jobs run again after the next start.
+ * running summaries; their jobs run again after the next start. Sessions the backfill read get
+ * one extraction at the lowest priority once it is done (backfill.ts); such a job starts only
+ * while nobody holds the session's memory lock.
  */
 import type Database from 'better-sqlite3';
 import { mkdir } from 'node:fs/promises';
@@ -17,9 +19,10 @@ import { mainTranscript } from '../compact/conversation.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../compact/session-memory.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { sessionFiles } from '../ingest/store.js';
+import { listSessions, sessionFiles } from '../ingest/store.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
+import { createBackfillExtractions } from './backfill.js';
 import type { Extractor } from './extract.js';
 import { sessionMemoryDir, sessionSummaryPath } from './paths.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
@@ -30,6 +33,8 @@ import { shouldExtract, triggerState } from './triggers.js';
 export const DEFAULT_CONCURRENCY = 1;
 /** A job that failed this often is given up (a summary that always fails must not loop forever). */
 export const MAX_ATTEMPTS = 5;
+/** The reason of the jobs backfill.ts queues. */
+export const BACKFILL_REASON = 'backfill';
 
 export interface ExtractionDeps {
   db: Database.Database;
@@ -46,11 +51,17 @@ export interface ExtractionDeps {
   concurrency?: number;
   /** After an extraction is recorded: the session's sinceExtraction starts again from it. */
   onExtracted?(sessionId: string): void;
+  /** Sessions the backfill may extract per daemon run (backfill.ts); default none. */
+  backfillExtractions?: number;
 }
 
 export interface ExtractionService {
   /** After ingest changed a session (live): queue an extraction when its triggers say so. */
   onSessionChanged(sessionId: string): void;
+  /** The backfill changed a session: it is a candidate once the backfill is done. */
+  onSessionBackfilled(sessionId: string): void;
+  /** The backfill is done: extract the sessions it brought over the threshold, lowest priority. */
+  onBackfillDone(): void;
   /** `memory.extract`: queue one now (whatever the triggers say) and wait for it. */
   extract(sessionId: string): Promise<MemorySummaryResult>;
   summary(sessionId: string): Promise<MemorySummaryResult>;
@@ -88,6 +99,13 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     const file = mainFile(job.sessionId);
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
     const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
+    if (job.reason === BACKFILL_REASON && (await locks.isLocked(dir))) {
+      // A held lock means a live agent: its changes trigger extraction live, at their priority.
+      jobs.finish(job.id);
+      log.info('backfill extraction skipped: the session memory is locked', { sessionId: job.sessionId });
+      settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`));
+      return;
+    }
     const last = jobs.lastExtraction(job.sessionId);
     const previousText = await readTextIfPresent(path);
     const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
@@ -183,17 +201,33 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     };
   }
 
+  /** Queues a job when the session's triggers say so; true when one was queued. The index alone decides. */
+  function enqueueIfDue(sessionId: string, reason?: string): boolean {
+    const entries = entriesOf(sessionId);
+    if (entries.length === 0) return false;
+    const last = jobs.lastExtraction(sessionId);
+    const decision = shouldExtract(triggerState(entries, last === null ? null : asLastExtraction(last)));
+    if (!decision.extract || decision.reason === null) return false;
+    if (!jobs.enqueue(sessionId, reason ?? decision.reason).created) return false;
+    pump();
+    return true;
+  }
+
+  const backfill = createBackfillExtractions({
+    sessions: () => listSessions(db),
+    hasExtraction: (sessionId) => jobs.lastExtraction(sessionId) !== null,
+    idle: () => running.size === 0 && jobs.nextDue() === null,
+    enqueueIfDue: (sessionId) => !closed && enqueueIfDue(sessionId, BACKFILL_REASON),
+    maxSessions: deps.backfillExtractions ?? 0,
+  });
+
   return {
     onSessionChanged(sessionId) {
       if (closed) return;
-      // The index alone decides: no transcript content is read unless a job runs.
-      const entries = entriesOf(sessionId);
-      if (entries.length === 0) return;
-      const last = jobs.lastExtraction(sessionId);
-      const decision = shouldExtract(triggerState(entries, last === null ? null : asLastExtraction(last)));
-      if (!decision.extract || decision.reason === null) return;
-      if (jobs.enqueue(sessionId, decision.reason).created) pump();
+      enqueueIfDue(sessionId);
     },
+    onSessionBackfilled: (sessionId) => backfill.noteChanged(sessionId),
+    onBackfillDone: () => backfill.start(),
     async extract(sessionId) {
       mainFile(sessionId); // NotFound for an unknown session, before anything is queued
       const finished = new Promise<void>((resolve, reject) => {
@@ -228,6 +262,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     },
     async close() {
       closed = true;
+      backfill.close();
       if (timer !== null) clearTimeout(timer);
       for (const job of running.values()) job.abort.abort();
       await Promise.allSettled([...running.values()].map((job) => job.done));

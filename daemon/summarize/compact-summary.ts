@@ -1,11 +1,17 @@
 /**
  * Layer 3, full compaction: the conversation replaced by one summary in Claude Code's nine
  * sections, nothing else kept verbatim. Summarizers are behind an interface: a model is asked
- * COMPACT_PROMPT; the default, offline one (offline-compact.ts) needs no network.
+ * COMPACT_PROMPT; the default, offline one (offline-compact.ts) needs no network. A summary far
+ * too short for its conversation is refused (ImplausibleSummary): it would replace a whole
+ * session with a fragment.
  */
 import type { LoadedEntry } from '../compact/content.js';
-import type { ConversationMessage } from '../compact/messages.js';
+import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../compact/messages.js';
 import { continuationMessage } from '../compact/session-memory.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { MessageParam } from '../../shared/protocol/messages.js';
+import { GENERATED_TAGS } from '../../shared/transcript/prompt-text.js';
+import { estimateTokens } from '../../shared/transcript/tokens.js';
 
 export interface CompactionSummaryInput {
   messages: ConversationMessage[];
@@ -99,15 +105,101 @@ export function compactPrompt(instructions?: string): string {
   return extra === '' ? COMPACT_PROMPT : `${COMPACT_PROMPT}\n\nAdditional Instructions:\n${extra}`;
 }
 
-/** The summary without the model's `<analysis>` and without its `<summary>` wrapper. */
+/**
+ * Where tags are quoted rather than the summarizer's own: Claude Code's generated blocks (a
+ * `<task-notification>` holds a `<summary>` of its own), fenced code and inline code. Each is
+ * blanked out with spaces, so that indices in the result are indices in the text.
+ */
+function maskQuoted(text: string): string {
+  const generated = Object.keys(GENERATED_TAGS).join('|');
+  const quoted = new RegExp(`\`\`\`[\\s\\S]*?\`\`\`|\`[^\`\\n]*\`|<(${generated})(?:\\s[^>]*)?>[\\s\\S]*?</\\1>`, 'g');
+  return text.replace(quoted, (region) => ' '.repeat(region.length));
+}
+
+const SUMMARIZER_TAG = /<(\/?)(analysis|summary)>/g;
+
+/**
+ * The summary the summarizer wrote: the body of its last top-level `<summary>` outside its
+ * `<analysis>` (a `<summary>` nested in it, or inside quoted content, is not one), or, without
+ * one, the whole text less the analysis. An unclosed `<summary>` (output cut at its limit) runs
+ * to the end.
+ */
 export function stripAnalysis(text: string): string {
-  const withoutAnalysis = text.replace(/<analysis>[\s\S]*?<\/analysis>/g, '');
-  const open = withoutAnalysis.indexOf('<summary>');
-  if (open === -1) return withoutAnalysis.trim();
-  // An unclosed <summary> (output cut at its limit) still holds the summary.
-  const body = withoutAnalysis.slice(open + '<summary>'.length);
-  const close = body.indexOf('</summary>');
-  return (close === -1 ? body : body.slice(0, close)).trim();
+  const masked = maskQuoted(text);
+  const analyses: [number, number][] = [];
+  let analysisFrom: number | null = null;
+  let depth = 0;
+  let open = 0;
+  let last: [number, number] | null = null;
+  for (const tag of masked.matchAll(SUMMARIZER_TAG)) {
+    const closing = tag[1] === '/';
+    const at = tag.index;
+    if (analysisFrom !== null) {
+      // Inside the analysis only its end counts: it may talk about the tags.
+      if (closing && tag[2] === 'analysis') {
+        analyses.push([analysisFrom, at + tag[0].length]);
+        analysisFrom = null;
+      }
+    } else if (tag[2] === 'analysis') {
+      if (!closing && depth === 0) analysisFrom = at;
+    } else if (!closing) {
+      if (depth === 0) open = at + tag[0].length;
+      depth += 1;
+    } else if (depth > 0) {
+      depth -= 1;
+      if (depth === 0) last = [open, at];
+    }
+  }
+  if (depth > 0) last = [open, text.length];
+  if (last !== null) return text.slice(last[0], last[1]).trim();
+  let rest = '';
+  let from = 0;
+  for (const [start, end] of analyses) {
+    rest += text.slice(from, start);
+    from = end;
+  }
+  return (rest + text.slice(from)).trim();
+}
+
+/** Below this share of what it summarizes, a summary is a fragment (issue 12). */
+export const MIN_SUMMARY_SHARE = 0.01;
+/** A conversation of this many tokens holds more than MIN_SUMMARY_TOKENS can say. */
+export const SUBSTANTIAL_CONVERSATION_TOKENS = 20_000;
+/** The nine section headings alone take about 60 tokens; a real summary of a long session, hundreds. */
+export const MIN_SUMMARY_TOKENS = 300;
+/**
+ * A summary restates a tool's output in a line or two: past this, a result adds nothing the
+ * summary must account for (a session of big reads would otherwise need a summary of thousands).
+ */
+export const SUMMARIZED_TOOL_RESULT_CHARS = 2_000;
+
+/** The conversation's tokens as a summary must account for them: each tool result up to SUMMARIZED_TOOL_RESULT_CHARS. */
+export function summarizableTokens(messages: readonly MessageParam[]): number {
+  let excess = 0;
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_result') excess += Math.max(0, JSON.stringify(block.content ?? '').length - SUMMARIZED_TOOL_RESULT_CHARS);
+    }
+  }
+  return estimateTokens(JSON.stringify(messages).length - excess);
+}
+
+/**
+ * Why a summary of `summaryTokens` is implausible for a conversation of `preTokens` (of which a
+ * summary must account for `summarizable`), or null when it is plausible.
+ */
+export function implausibleSummary(summaryTokens: number, preTokens: number, summarizable = preTokens): string | null {
+  if (summaryTokens < summarizable * MIN_SUMMARY_SHARE) return `under ${MIN_SUMMARY_SHARE * 100} % of the ${summarizable} tokens it summarizes, tool results counted up to ${SUMMARIZED_TOOL_RESULT_CHARS} characters`;
+  if (preTokens >= SUBSTANTIAL_CONVERSATION_TOKENS && summaryTokens < MIN_SUMMARY_TOKENS) {
+    return `under ${MIN_SUMMARY_TOKENS} tokens for a conversation of ${SUBSTANTIAL_CONVERSATION_TOKENS.toLocaleString('en')} or more`;
+  }
+  return null;
+}
+
+/** The tokens a summary counts for in the compacted conversation, as the result's postTokens counts them. */
+export function summaryTokens(summary: string): number {
+  return estimateMessageTokens([{ role: 'user', content: summary }]);
 }
 
 /**
@@ -128,6 +220,16 @@ export async function summaryCompaction(
   });
   const summary = stripAnalysis(raw);
   if (summary === '') throw new Error('the summarizer returned an empty summary');
+  const params = toMessageParams(conversation.messages);
+  const before = estimateMessageTokens(params);
+  const tokens = summaryTokens(summary);
+  const why = implausibleSummary(tokens, before, summarizableTokens(params));
+  if (why !== null) {
+    throw new RpcError(ErrorCode.JobFailed, 'ImplausibleSummary', `the summary is implausibly short: ${tokens} tokens for a ${before}-token conversation (${why})`, {
+      summaryTokens: tokens,
+      preTokens: before,
+    });
+  }
   const path = conversation.file?.path;
   return { messages: [continuationMessage(`Summary:\n${summary}`, path === undefined ? {} : { transcriptPath: path })], summary };
 }

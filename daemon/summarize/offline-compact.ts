@@ -3,7 +3,10 @@
  * network. It reads the transcript's structure (prompts, tool calls and their results, todo
  * lists) from the loaded entries, and carries forward the summary of an earlier compaction, as a
  * model summarizing the conversation would. It writes the nine sections of SUMMARY_SECTIONS.
+ * User messages are quoted with Claude Code's generated XML rendered as one line or left out
+ * (shared/transcript/user-text.ts): a background task's notice is a line, not its XML.
  */
+import { readableUserText } from '../../shared/transcript/user-text.js';
 import type { LoadedEntry } from '../compact/content.js';
 import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from '../compact/session-memory.js';
 import { SUMMARY_SECTIONS, type CompactionSummarizer } from './compact-summary.js';
@@ -29,7 +32,10 @@ const LANGUAGES: Record<string, string> = {
 const EARLIER_CUTS = [`\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`, `\n\n${RECENT_PRESERVED}`, `\n${CONTINUATION_CLOSING.slice(0, 40)}`];
 
 interface Digest {
+  /** What the user typed, generated XML left out: the requests of sections 1 and 8. */
   prompts: string[];
+  /** Every user message with generated XML rendered as one line or left out: section 6. */
+  messages: string[];
   /** Sections of the summary of an earlier compaction (number → body), or its whole text under 0. */
   earlier: Map<number, string>;
   calls: Call[];
@@ -74,7 +80,14 @@ function digest(loaded: readonly LoadedEntry[]): Digest {
   const facts = readTranscript(loaded);
   // The latest compaction summary is the one that covers all before it.
   const earlier = parseEarlier(facts.summaries.at(-1) ?? '');
-  return { prompts: facts.prompts.map((prompt) => prompt.text), earlier, calls: facts.calls, replies: facts.replies };
+  const readable = facts.prompts.map((prompt) => readableUserText(prompt.text));
+  return {
+    prompts: readable.map((text) => text.typed).filter((text) => text !== ''),
+    messages: readable.map((text) => text.text).filter((text) => text !== ''),
+    earlier,
+    calls: facts.calls,
+    replies: facts.replies,
+  };
 }
 
 const succeeded = (call: Call) => call.result !== null && !call.result.failed;
@@ -218,13 +231,13 @@ function earlierUserMessages(digest: Digest): string[] {
   if (body === undefined) return [];
   return body
     .split(/\n(?=\s*- ")/)
-    .map((item) => item.replace(/^\s*- "/, '').replace(/"\s*$/, ''))
+    .map((item) => readableUserText(item.replace(/^\s*- "/, '').replace(/"\s*$/, '')).text)
     .filter((item) => item.trim() !== '' && !/^-?\s*None\.?$/.test(item.trim()));
 }
 
 function userMessages(digest: Digest): string[] {
   // A preserved segment repeats what the earlier summary already quotes.
-  const all = [...earlierUserMessages(digest).filter((message) => !digest.prompts.includes(message)), ...digest.prompts];
+  const all = [...earlierUserMessages(digest).filter((message) => !digest.messages.includes(message)), ...digest.messages];
   return orNone(fitUserMessages(all, USER_MESSAGES_MAX_TOKENS * CHARS_PER_TOKEN).map((message) => `   - "${message}"`));
 }
 
@@ -263,14 +276,18 @@ export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: st
   return bodies.map((lines, index) => `${index + 1}. ${SUMMARY_SECTIONS[index]}:\n${lines.join('\n')}`).join('\n\n');
 }
 
-/** The default summarizer (DESIGN.md §5, `offline`): no network, the same summary every time. */
+/**
+ * The default summarizer (DESIGN.md §5, `offline`): no network, the same summary every time. Its
+ * text is wrapped in `<summary>` as a model's is, so that a tag in what it quotes is nested in
+ * the wrapper and never taken for the summary.
+ */
 export function createOfflineCompactionSummarizer(): CompactionSummarizer {
   return {
     summarize(input) {
       // A throw in the executor rejects: callers see cancellation as a rejected promise.
       return new Promise((resolve) => {
         input.signal?.throwIfAborted();
-        resolve(offlineSummary(input.loaded, input.instructions));
+        resolve(`<summary>\n${offlineSummary(input.loaded, input.instructions)}\n</summary>`);
       });
     },
   };

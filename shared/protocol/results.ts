@@ -274,5 +274,10 @@ export interface CompactionResult {
   keptFromUuid: string | null;
   actions: CompactionAction[];
   lost: LostItems;
+  /**
+   * `compact.auto` only, when the configured summarizer's summary was implausibly short and this
+   * is the offline summary instead; the failure counts in the circuit breaker.
+   */
+  fallback?: { from: 'summary'; reason: string };
   [key: string]: unknown;
 }

@@ -145,6 +145,18 @@ export class TranscriptWriter {
     return toolUseId;
   }
 
+  /**
+   * A background task's completion notice as Claude Code 2.1 writes it: a user entry whose content
+   * is a string, the XML block, then the pointer to the task's output file.
+   */
+  taskNotification(taskId: string, description: string, exitCode = 0): Line {
+    const output = `/tmp/claude-1000/${projectFolder(this.options.cwd)}/tasks/${taskId}.output`;
+    return this.user(
+      `<task-notification>\n<task-id>${taskId}</task-id>\n<tool-use-id>${this.id('toolu_')}</tool-use-id>\n<output-file>${output}</output-file>\n<status>completed</status>\n` +
+        `<summary>Background command "${description}" completed (exit code ${exitCode})</summary>\n</task-notification>\nRead the output file to retrieve the result: ${output}`,
+    );
+  }
+
   /** Any line, as given (titles, summaries, bookkeeping); one with a uuid is the next line's parent. */
   raw(line: Line): Line {
     this.lines.push(line);
@@ -252,4 +264,30 @@ export function placeholderSession(sessionId: string, cwd: string, rounds = 6, v
 export function writePlaceholderSession(projectsDir: string, session: PlaceholderSession): void {
   writeTranscript(mainPath(projectsDir, session.cwd, session.sessionId), session.main);
   for (const [stem, writer] of session.agents) writeTranscript(subagentPath(projectsDir, session.cwd, session.sessionId, stem), writer);
+}
+
+/**
+ * A 2.1 session that runs its tests in the background, as the sessions of issue 12 did: each
+ * round reads a file, starts a background test run, and gets its `<task-notification>` back as a
+ * user message; reminders and a slash command come in between. About 1,400 tokens a round.
+ */
+export function backgroundTaskSession(sessionId: string, cwd: string, rounds: number, options: { startMs?: number; version?: string } = {}): TranscriptWriter {
+  const main = new TranscriptWriter({ sessionId, cwd, version: options.version ?? '2.1.38', ...(options.startMs === undefined ? {} : { startMs: options.startMs }) });
+  main.prompt('Make the SessionLive tests pass, then move the poller into its own module');
+  backgroundTaskRounds(main, cwd, 0, rounds);
+  return main;
+}
+
+/** Rounds `from` to `from + rounds - 1` of backgroundTaskSession, appended to `main`. */
+export function backgroundTaskRounds(main: TranscriptWriter, cwd: string, from: number, rounds: number): void {
+  for (let n = from; n < from + rounds; n++) {
+    const file = `${cwd}/src/session-live-${n}.ts`;
+    main.toolRound('Read', { file_path: file }, `export function poll${n}(session: Session): void {\n  session.tick(${n});\n}\n`.repeat(60), growingUsage(2 * n));
+    const taskId = `b${n}x${(n * 7) % 10}`;
+    main.toolRound('Bash', { command: `npx vitest run test/session-live-${n}.test.ts`, run_in_background: true, description: `Run SessionLive tests ${n}` }, `Command running in background with ID: ${taskId}`, growingUsage(2 * n + 1));
+    main.taskNotification(taskId, `Run SessionLive tests ${n}`);
+    if (n % 5 === 2) main.prompt(`<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n</system-reminder>\nNow check module ${n} for the race in tick()`);
+    if (n % 5 === 4) main.prompt(`<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>src/session-live-${n}.ts</command-args>`);
+    main.response([{ type: 'text', text: `The SessionLive tests of module ${n} pass.` }], growingUsage(2 * n + 2));
+  }
 }

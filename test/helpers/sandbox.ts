@@ -83,6 +83,9 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Extra env for startDaemon: the backfill extraction as configured by default (an empty value is unset). */
+export const BACKFILL_EXTRACTION_DEFAULT: NodeJS.ProcessEnv = { MEMD_BACKFILL_EXTRACTIONS: '' };
+
 export function makeSandbox(): Sandbox {
   // Short /tmp paths keep the socket well under the 107-byte limit.
   const root = mkdtempSync('/tmp/memd-t-');
@@ -103,6 +106,10 @@ export function makeSandbox(): Sandbox {
     MEMD_PROJECTS_DIR: projectsDir,
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     NO_COLOR: '1',
+    // Every fixture is past the extraction threshold, and the backfill extraction
+    // (daemon/memory/backfill.ts) would run beside what a test asserts about session memory, jobs
+    // and API requests. Tests of it pass BACKFILL_EXTRACTION_DEFAULT.
+    MEMD_BACKFILL_EXTRACTIONS: '0',
   };
   const stateDir = join(stateHome, 'memd');
   const sandbox: Sandbox = {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
+import { SUMMARY_SECTIONS } from '../../daemon/summarize/compact-summary.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
@@ -137,7 +138,9 @@ describe('the anthropic summarizer', () => {
   it('summarizes through the SDK against the scripted Messages API when configured with a key', async () => {
     const api = await startMessagesApi();
     try {
-      api.script({ kind: 'text', text: '<analysis>notes</analysis><summary>1. Primary Request and Intent:\n   Idempotency keys.</summary>' });
+      // A summary the size a model writes for this conversation: a fragment would be refused.
+      const modelSummary = SUMMARY_SECTIONS.map((title, index) => `${index + 1}. ${title}:\n   Idempotency keys for charges, expiring after 24 hours; section ${index + 1}.`).join('\n\n');
+      api.script({ kind: 'text', text: `<analysis>notes</analysis><summary>${modelSummary}</summary>` });
       const sandbox = makeSandbox();
       copyFixtureProjects(sandbox.projectsDir, ['compactions']);
       await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
@@ -145,7 +148,8 @@ describe('the anthropic summarizer', () => {
       try {
         await eventually(() => caughtUp(client), 'ingest to catch up');
         const result = await client.compactAuto({ sessionId: manifest('compactions').sessionId, force: true });
-        expect(result).toMatchObject({ method: 'summary', summary: '1. Primary Request and Intent:\n   Idempotency keys.' });
+        expect(result).toMatchObject({ method: 'summary', summary: modelSummary });
+        expect(result.fallback).toBeUndefined();
         expect(api.requests).toHaveLength(1);
         expect(api.requests[0]?.problems).toEqual([]);
         expect((api.requests[0]?.body as { model: string }).model).toBe('claude-haiku-4-5');

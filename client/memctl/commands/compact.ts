@@ -42,6 +42,7 @@ export function renderCompaction(result: CompactionResult, out: Output): string[
     `  tokens   ${kilo(result.preTokens)} → ${kilo(result.postTokens)} (${saved >= 0 ? 'saves' : 'adds'} ${kilo(Math.abs(saved))})`,
     `  messages ${result.messages.length}${result.keptFromUuid ? `, kept verbatim from ${result.keptFromUuid}` : ''}`,
   ];
+  if (result.fallback !== undefined) lines.push(`  fallback the offline summary: ${result.fallback.reason}`);
   const counts = new Map<string, number>();
   for (const action of result.actions) counts.set(action.kind, (counts.get(action.kind) ?? 0) + 1);
   if (counts.size > 0) lines.push(`  actions  ${[...counts].map(([kind, count]) => `${count} ${kind}`).join(', ')}`);

@@ -14,6 +14,7 @@ describe('resolveConfig', () => {
       maxConnections: 1_024,
       summarizer: 'offline',
       microCompact: 'savings',
+      backfillExtractions: 50,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });

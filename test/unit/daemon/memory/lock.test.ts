@@ -207,6 +207,17 @@ describe('agent locks', () => {
 });
 
 describe('extraction lock', () => {
+  it('says whether anyone holds the lock: nobody before the dir exists, an agent, another memd', async () => {
+    const locks = makeLocks();
+    expect(await locks.isLocked(dir)).toBe(false);
+    await locks.acquireForAgent(dir, 'agent-a', 5_000);
+    expect(await locks.isLocked(dir)).toBe(true);
+    // Another process's lock is seen through the lock file alone.
+    expect(await makeLocks().isLocked(dir)).toBe(true);
+    await locks.releaseForAgent(dir, 'agent-a');
+    expect(await locks.isLocked(dir)).toBe(false);
+  });
+
   it('defers while an agent holds the lock, and writes once it is released', async () => {
     const locks = makeLocks();
     let writes = 0;

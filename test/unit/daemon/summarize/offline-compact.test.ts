@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadedEntry } from '../../../../daemon/compact/content.js';
 import { CONTINUATION_CLOSING, CONTINUATION_OPENING, continuationText, RECENT_PRESERVED } from '../../../../daemon/compact/session-memory.js';
-import { SUMMARY_SECTIONS } from '../../../../daemon/summarize/compact-summary.js';
+import { stripAnalysis, SUMMARY_SECTIONS } from '../../../../daemon/summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer, fitUserMessages, offlineSummary, USER_MESSAGES_MAX_TOKENS } from '../../../../daemon/summarize/offline-compact.js';
 import { errorKeyLine } from '../../../../daemon/summarize/transcript-facts.js';
 import { roughTokens } from '../../../../shared/transcript/tokens.js';
@@ -54,7 +54,10 @@ describe('the offline summary of each fixture', () => {
       const manifest = fixture.manifest as FullManifest;
       const conversation = fixture.conversation();
       const summarizer = createOfflineCompactionSummarizer();
-      const summary = await summarizer.summarize({ messages: conversation.messages, loaded: conversation.loaded });
+      const raw = await summarizer.summarize({ messages: conversation.messages, loaded: conversation.loaded });
+      // Wrapped as a model's summary is, so that tags in what it quotes are never taken for it.
+      expect(raw).toMatch(/^<summary>\n[\s\S]*\n<\/summary>$/);
+      const summary = stripAnalysis(raw);
       const bodies = sections(summary);
       expect(summary).toMatch(/^1\. Primary Request and Intent:\n {3}\S/);
       // Claude Code's own summaries (and this one) quote every user message in section 6.
@@ -72,7 +75,7 @@ describe('the offline summary of each fixture', () => {
       for (const task of open) expect(bodies[6]).toContain(task.text);
       expect(bodies[8]).toContain(open[0] === undefined ? 'Wait for the next request.' : open[0].text);
       // Deterministic.
-      expect(await summarizer.summarize({ messages: conversation.messages, loaded: conversation.loaded })).toBe(summary);
+      expect(await summarizer.summarize({ messages: conversation.messages, loaded: conversation.loaded })).toBe(raw);
     } finally {
       fixture.close();
     }
