@@ -32,9 +32,13 @@ import { reactiveCompaction } from './reactive.js';
  * figure. `postTokens` takes away what the layer freed, measured in the JSON-length estimate and
  * scaled by DEFAULT_ESTIMATE_MARGIN into the same tokens (what the estimate undercounts).
  */
-function contextFigures(conversation: SessionConversation, freedEstimate: number): { preTokens: number; postTokens: number } {
+function contextFigures(conversation: SessionConversation, before: number, after: number): { preTokens: number; postTokens: number } {
   const preTokens = computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens;
-  return { preTokens, postTokens: Math.max(0, Math.round(preTokens - freedEstimate * DEFAULT_ESTIMATE_MARGIN)) };
+  const moved = Math.round(preTokens - (before - after) * DEFAULT_ESTIMATE_MARGIN);
+  if (after >= before) return { preTokens, postTokens: moved };
+  // Between the messages' own scaled estimate and preTokens: tool results Claude Code had already
+  // cleared from its context are whole in memd's messages, so "freed" can exceed what it held.
+  return { preTokens, postTokens: Math.min(preTokens, Math.max(Math.ceil(after * DEFAULT_ESTIMATE_MARGIN), moved)) };
 }
 
 /** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */
@@ -109,7 +113,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       messages: after,
       boundary: boundary?.uuid ? { uuid: boundary.uuid, trigger: boundary.compact?.trigger ?? 'unknown', preTokens: boundary.compact?.preTokens ?? null } : null,
       summary: null,
-      ...contextFigures(conversation, estimateMessageTokens(before) - estimateMessageTokens(after)),
+      ...contextFigures(conversation, estimateMessageTokens(before), estimateMessageTokens(after)),
       keptFromUuid: null,
       actions: [],
       lost: lostItems(conversation.messages, after, conversation.loaded),
@@ -188,10 +192,11 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       const conversation = load(sessionId);
       const plan = planCacheEdits(conversation.messages, { keep, triggerTokens: deps.thresholds(sessionId).autoCompactAt, price: deps.price(sessionId) });
       const base = result(conversation, 'cache-edits', conversation.messages);
+      const whole = estimateMessageTokens(base.messages);
       // The messages stay as they are (so the cached prefix matches); the API clears on its side.
       return {
         ...base,
-        ...contextFigures(conversation, plan.freedTokens),
+        ...contextFigures(conversation, whole, whole - plan.freedTokens),
         actions: plan.clear.map((item) => ({ kind: 'cleared' as const, id: item.toolUseId, tool: item.tool, tokensBefore: item.tokens, tokensAfter: 0 })),
         lost: { userMessages: [], filePaths: [], identifiers: [], errors: [] },
         cacheEdits: {
