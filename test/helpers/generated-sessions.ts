@@ -118,25 +118,7 @@ export function generateSession(shape: SessionShape): GeneratedSession {
     // What came before the boundary is not in the active conversation; it is there as on disk.
     track(writer.prompt('Add idempotency keys to create_charge'));
     toolRound([randomCall(0)], 'Let me look.');
-    const boundaryUuid = `${hex}-0000-4000-9000-000000000001`;
-    const before = writer.lines[writer.lines.length - 1] as Line;
-    writer.raw({
-      parentUuid: null,
-      logicalParentUuid: writer.lastUuid,
-      isSidechain: false,
-      type: 'system',
-      subtype: 'compact_boundary',
-      content: 'Conversation compacted',
-      isMeta: false,
-      timestamp: before.timestamp,
-      uuid: boundaryUuid,
-      level: 'info',
-      compactMetadata: { trigger: 'auto', preTokens: 180_000 },
-      userType: 'external',
-      cwd,
-      sessionId,
-      version: '2.1.197',
-    });
+    const boundaryUuid = String(writer.compactBoundary(180_000, `${hex}-0000-4000-9000-000000000001`).uuid);
     sent = 0;
     const summary = `${SUMMARY_OPENING} The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary Request and Intent:\n   Idempotency keys for create_charge (seed ${shape.seed}).\n\n9. Optional Next Step:\n   Keep going with the ${pick(random, WORDS)} tests.`;
     track(writer.user(summary, { parentUuid: boundaryUuid, isCompactSummary: true, isVisibleInTranscriptOnly: true }));

@@ -157,6 +157,31 @@ export class TranscriptWriter {
     );
   }
 
+  /**
+   * A compact boundary as Claude Code writes it (no parent; the entry before as its logical
+   * parent; `compactMetadata` with preTokens only), the next line's parent.
+   */
+  compactBoundary(preTokens: number, uuid: string = this.uuid()): Line {
+    const before = this.lines[this.lines.length - 1];
+    return this.raw({
+      parentUuid: null,
+      logicalParentUuid: this.last,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.options.cwd,
+      sessionId: this.options.sessionId,
+      version: this.options.version,
+      type: 'system',
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      isMeta: false,
+      level: 'info',
+      timestamp: before?.timestamp ?? new Date(this.clock).toISOString(),
+      uuid,
+      compactMetadata: { trigger: 'auto', preTokens },
+    });
+  }
+
   /** Any line, as given (titles, summaries, bookkeeping); one with a uuid is the next line's parent. */
   raw(line: Line): Line {
     this.lines.push(line);

@@ -109,19 +109,7 @@ function writeCorpus(projectsDir: string): void {
 /** A session compacted by Claude Code (a boundary without postTokens), then one response. */
 function compactedSession(cwd: string): TranscriptWriter {
   const writer = titled(IDS.compacted, (w) => w.prompt('Port the spotter to the new API'), cwd);
-  const boundary = writer.raw({
-    parentUuid: null,
-    logicalParentUuid: writer.lastUuid,
-    isSidechain: false,
-    type: 'system',
-    subtype: 'compact_boundary',
-    content: 'Conversation compacted',
-    uuid: '60000000-0000-4000-8000-0000000000b0',
-    timestamp: '2026-03-02T10:00:00.000Z',
-    sessionId: IDS.compacted,
-    cwd,
-    compactMetadata: { trigger: 'auto', preTokens: 170_123 },
-  });
+  const boundary = writer.compactBoundary(170_123, '60000000-0000-4000-8000-0000000000b0');
   writer.raw({
     parentUuid: boundary.uuid,
     isSidechain: false,
