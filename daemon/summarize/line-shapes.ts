@@ -125,7 +125,7 @@ export function keyErrorLines(lines: readonly string[]): string[] {
   const title = lines.findIndex((line) => TITLE.test(line));
   const titled = title !== -1 && (rank(title) > rank(top) || (rank(title) === rank(top) && title < top));
   // A runner's verdicts each name a test and its reason: the first few together say what failed.
-  const verdicts = rank(top) === RANK.verdict ? lines.flatMap((line, at) => (rank(at) === RANK.verdict ? [at] : [])).slice(0, MAX_VERDICTS) : [];
+  const verdicts = rank(top) === RANK.verdict ? lines.flatMap((_line, at) => (rank(at) === RANK.verdict ? [at] : [])).slice(0, MAX_VERDICTS) : [];
   const chosen = titled ? [title, ...reasonOf(lines, ranks, title)] : verdicts.length > 0 ? verdicts : [top === -1 ? 0 : top];
   return chosen.map((at) => lines[at] ?? '');
 }

@@ -148,7 +148,7 @@ const corpus = async (): Promise<Corpus> => shared;
 
 describe('names people recognize', () => {
   it('titles a session by custom title, AI title, a 1.0.x summary in the next file, then the first typed prompt', async () => {
-    const { client, sessions } = await corpus();
+    const { sessions } = await corpus();
     expect(sessions.get(IDS.summarized)?.title).toBe('Login redirect loop fixed');
     expect(sessions.get(IDS.next)?.title).toBe('Now add a regression test for it');
     expect(sessions.get(IDS.custom)?.title).toBe('cart: money as integers');
@@ -176,7 +176,7 @@ describe('names people recognize', () => {
   });
 
   it('prints titles, the distinguishing end of each cwd, and why a session has no title', async () => {
-    const { sandbox, client, sessions } = await corpus();
+    const { sandbox, sessions } = await corpus();
     const result = await runMemctl(sandbox, ['sessions'], { COLUMNS: '200' });
     expect(result.code).toBe(0);
     const row = (id: string) => result.stdout.split('\n').find((line) => line.startsWith(id.slice(0, 8))) ?? '';
@@ -220,7 +220,7 @@ describe('names people recognize', () => {
 
 describe('figures that agree', () => {
   it('counts compaction agents as compaction, not as sub-agents', async () => {
-    const { client, sessions } = await corpus();
+    const { sessions } = await corpus();
     const session = sessions.get(IDS.placeholder);
     expect(session).toMatchObject({ sidechainFiles: 1, compactionFiles: 1 });
     expect(session?.usage.compaction).toMatchObject({ assistantMessages: 1, output: 1_900, cacheRead: 30_000 });
@@ -230,7 +230,7 @@ describe('figures that agree', () => {
   });
 
   it('fills the size after a compaction from the first response after the boundary, and prints it', async () => {
-    const { sandbox, client, sessions } = await corpus();
+    const { sandbox, sessions } = await corpus();
     expect(sessions.get(IDS.compacted)?.compactions).toEqual({ count: 1, lastTrigger: 'auto', lastPreTokens: 170_123, lastPostTokens: 24_006 });
     const status = await runMemctl(sandbox, ['status', IDS.compacted]);
     expect(status.stdout).toContain('compacted 1× (last auto, 170K → 24K)');
@@ -250,7 +250,7 @@ describe('figures that agree', () => {
   });
 
   it('shows one percentage, of the auto-compact threshold, in the bar and the JSON', async () => {
-    const { sandbox, client, sessions } = await corpus();
+    const { sandbox, sessions } = await corpus();
     const session = sessions.get(IDS.compacted) as SessionSummary;
     const { threshold } = session;
     expect(threshold.percentUsed).toBe(Math.round((session.contextTokens / threshold.autoCompactAt) * 100));
