@@ -48,3 +48,20 @@ export function estimateMargin(messages: readonly ConversationMessage[], loaded:
   }
   return { margin: DEFAULT_ESTIMATE_MARGIN, measured: null };
 }
+
+/**
+ * What every request of the session carries besides its messages (the system prompt, the tool
+ * definitions): the first response's recorded input tokens less the scaled estimate of the
+ * messages sent with it; 0 without a response that recorded usage. A compaction leaves it as it is.
+ */
+export function requestOverhead(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[]): number {
+  const counted = inputTokensByUuid(loaded);
+  for (let index = 1; index < messages.length; index++) {
+    const message = messages[index] as ConversationMessage;
+    if (message.role !== 'assistant') continue;
+    const tokens = message.uuids.map((uuid) => counted.get(uuid)).find((value) => value !== undefined);
+    if (tokens === undefined) continue;
+    return Math.max(0, Math.round(tokens - estimateMessageTokens(toMessageParams(messages.slice(0, index))) * DEFAULT_ESTIMATE_MARGIN));
+  }
+  return 0;
+}

@@ -20,7 +20,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
 import { planCacheEdits } from './cache-edits.js';
-import { estimateMargin } from './calibration.js';
+import { estimateMargin, requestOverhead } from './calibration.js';
 import { createConversationLoader, type SessionConversation } from './conversation.js';
 import { lostItems } from './lost.js';
 import { estimateMessageTokens, toMessageParams, type ConversationMessage } from './messages.js';
@@ -36,9 +36,12 @@ function contextFigures(conversation: SessionConversation, before: number, after
   const preTokens = computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens;
   const moved = Math.round(preTokens - (before - after) * DEFAULT_ESTIMATE_MARGIN);
   if (after >= before) return { preTokens, postTokens: moved };
-  // Between the messages' own scaled estimate and preTokens: tool results Claude Code had already
-  // cleared from its context are whole in memd's messages, so "freed" can exceed what it held.
-  return { preTokens, postTokens: Math.min(preTokens, Math.max(Math.ceil(after * DEFAULT_ESTIMATE_MARGIN), moved)) };
+  const messagesAfter = Math.ceil(after * DEFAULT_ESTIMATE_MARGIN);
+  if (moved >= messagesAfter) return { preTokens, postTokens: moved };
+  // "Freed" exceeded what the context held: tool results Claude Code had already cleared from its
+  // context are whole in memd's messages. The next request carries the messages left and the
+  // system prompt and tools, measured from the session's first response.
+  return { preTokens, postTokens: Math.min(preTokens, messagesAfter + requestOverhead(conversation.messages, conversation.loaded)) };
 }
 
 /** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */

@@ -34,6 +34,16 @@ describe('compaction over ingested fixtures', () => {
     await eventually(() => caughtUp(client), 'ingest to catch up');
   });
 
+  it('reports a compaction in context tokens: big-outputs keeps its system prompt and tools after the summary', async () => {
+    const { contextTokens } = await client.sessionsGet({ sessionId: big.sessionId });
+    const result = await client.compactAuto({ sessionId: big.sessionId, force: true });
+    expect(result.preTokens).toBe(contextTokens);
+    // Its tool results, whole in the messages, exceed what the context held: the figure must not go to 0.
+    const messagesAfter = Math.ceil((Math.ceil(JSON.stringify(result.messages).length / 4) * 4) / 3);
+    expect(result.postTokens).toBeGreaterThan(messagesAfter + 10_000);
+    expect(result.postTokens).toBeLessThan(result.preTokens);
+  });
+
   it('micro-compacts big-outputs, keeping what Claude Code persisted where it is', async () => {
     const result = await client.compactMicro({ sessionId: big.sessionId });
     expect(result.method).toBe('micro');
