@@ -1,11 +1,15 @@
 /** Files users read are replaced atomically: write a temp file, fsync it, rename it over. */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export function writeFileAtomic(path: string, content: string, mode = 0o644): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', mode);
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  // 'wx': a temp name planted as a symlink in the directory is refused, not written through.
+  const fd = openSync(temp, 'wx', mode);
   try {
+    // The mode asked for, whatever the umask.
+    fchmodSync(fd, mode);
     writeSync(fd, content);
     fsyncSync(fd);
   } catch (error) {

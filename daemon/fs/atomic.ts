@@ -15,6 +15,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   try {
     const file = await open(temp, 'wx', mode);
     try {
+      // The mode asked for, not what the process umask leaves of it (a new .gitignore is 0644).
+      await file.chmod(mode);
       await file.writeFile(data, typeof data === 'string' ? 'utf8' : null);
       await file.sync();
     } finally {

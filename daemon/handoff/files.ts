@@ -3,16 +3,17 @@
  * `<cwd>/.gitignore` that keeps it out of the repository (DESIGN.md §2), added once. And the
  * checks on the paths a caller names: cwd, and a transcript path that must stay in the projects dir.
  */
-import { realpath, stat, mkdir } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { HANDOFF_RELATIVE_PATH, withIgnoredPath } from '../../shared/handoff/gitignore.js';
 import { ErrorCode, invalidParams, RpcError } from '../../shared/protocol/errors.js';
-import { writeFileAtomic } from '../fs/atomic.js';
-import { readTextIfPresent } from '../fs/read.js';
+import { PRIVATE_FILE_MODE } from '../fs/atomic.js';
+import { readInWorkTree, WorkTreeRefusal, writeInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 
 /** A new .gitignore is a normal repository file: readable by all, like the ones git users create. */
 const NEW_GITIGNORE_MODE = 0o644;
 const TRANSCRIPT_SUFFIX = '.jsonl';
+const GITIGNORE = '.gitignore';
 
 export function handoffPath(cwd: string): string {
   return join(cwd, ...HANDOFF_RELATIVE_PATH.split('/'));
@@ -58,23 +59,31 @@ export async function checkTranscriptPath(projectsDir: string, path: string): Pr
   return resolve(path);
 }
 
-/** Writes the handoff whole or not at all; docs/ is made first. */
+/** Writes the handoff whole or not at all; docs/ is made first. WorkTreeRefusal through a symlink. */
 export async function writeHandoff(cwd: string, text: string): Promise<string> {
-  const path = handoffPath(cwd);
-  await mkdir(join(cwd, 'docs'), { recursive: true });
-  await writeFileAtomic(path, text);
-  return path;
+  return writeInWorkTree(cwd, HANDOFF_RELATIVE_PATH, text, PRIVATE_FILE_MODE);
 }
 
-/** Adds the handoff to `<cwd>/.gitignore` unless a line there ignores it already; true when it changed the file. */
-export async function ensureIgnored(cwd: string): Promise<boolean> {
-  const link = join(cwd, '.gitignore');
-  // A .gitignore that is a symlink is written through, not replaced by a plain file.
-  const path = await realpath(link).catch(() => link);
-  const text = await readTextIfPresent(path);
-  const next = withIgnoredPath(text);
-  if (next === null) return false;
-  const mode = text === null ? NEW_GITIGNORE_MODE : (await stat(path)).mode & 0o777;
-  await writeFileAtomic(path, next, mode);
-  return true;
+/** The handoff's text; null when there is none, or when it is not a regular file of the tree (the reason logged by the caller). */
+export async function readHandoff(cwd: string): Promise<WorkTreeRead> {
+  return readInWorkTree(cwd, HANDOFF_RELATIVE_PATH);
+}
+
+/**
+ * Adds the handoff to `<cwd>/.gitignore` unless a line there ignores it already: `changed` when
+ * it wrote the file, `skipped` with the reason when the .gitignore is a symlink or no regular file
+ * (it is never written through: a committed link can point at any file of the user's).
+ */
+export async function ensureIgnored(cwd: string): Promise<{ changed: boolean; skipped: string | null }> {
+  const current = await readInWorkTree(cwd, GITIGNORE);
+  if (current.kind === 'refused') return { changed: false, skipped: current.reason };
+  const next = withIgnoredPath(current.kind === 'file' ? current.text : null);
+  if (next === null) return { changed: false, skipped: null };
+  try {
+    await writeInWorkTree(cwd, GITIGNORE, next, NEW_GITIGNORE_MODE);
+  } catch (error) {
+    if (error instanceof WorkTreeRefusal) return { changed: false, skipped: error.reason };
+    throw error;
+  }
+  return { changed: true, skipped: null };
 }

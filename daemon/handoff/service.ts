@@ -6,14 +6,13 @@
  * partial handoff (HANDOFF_AUTO_PARTIAL: the facts and the transcript's tail) and says so.
  */
 import type Database from 'better-sqlite3';
-import { basename, isAbsolute } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import { isPartialHandoff, renderHandoff, renderPartialHandoff, renderPinned } from '../../shared/handoff/render.js';
 import { transcriptTailText } from '../../shared/handoff/tail.js';
 import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../shared/protocol/handoff.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { LoadedEntry } from '../compact/content.js';
 import { mainTranscript } from '../compact/conversation.js';
-import { readTextIfPresent } from '../fs/read.js';
 import { classifyTranscript } from '../ingest/layout.js';
 import { loadFileEntries, sessionFiles, type IngestedFile } from '../ingest/store.js';
 import type { Logger } from '../log/logger.js';
@@ -22,7 +21,8 @@ import { readTranscript } from '../summarize/transcript-facts.js';
 import { createAnthropicNarrator, HandoffNarratorError, type AnthropicHandoffOptions, type HandoffNarrator } from './anthropic.js';
 import { verbatimRules } from './constraints.js';
 import { handoffFacts, requests } from './facts.js';
-import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, writeHandoff } from './files.js';
+import { WorkTreeRefusal } from '../fs/work-tree.js';
+import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, readHandoff, writeHandoff } from './files.js';
 import { gitFacts, type GitOptions } from './git.js';
 import { offlineNarrative } from './offline.js';
 import { loadTranscript, readTail, scanFile } from './transcript.js';
@@ -163,8 +163,18 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
       }
     }
     signal?.throwIfAborted();
-    const { path, gitignoreUpdated } = await oneAtATime(realCwd, async () => ({ path: await writeHandoff(params.cwd, text), gitignoreUpdated: await ensureIgnored(params.cwd) }));
-    return { sessionId: source.sessionId, cwd: params.cwd, path, partial: summarizer === null, summarizer, generatedAt, pinned: renderPinned(facts), facts, gitignoreUpdated, text };
+    const { path, ignored } = await oneAtATime(realCwd, async () => {
+      try {
+        return { path: await writeHandoff(realCwd, text), ignored: await ensureIgnored(realCwd) };
+      } catch (error) {
+        if (!(error instanceof WorkTreeRefusal)) throw error;
+        log.warn('handoff not written: the working tree has a symlink or special file on its path', { cwd: realCwd, reason: error.reason });
+        throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `the handoff was not written: ${error.reason}`, { path: error.path, reason: error.reason });
+      }
+    });
+    if (ignored.skipped !== null) log.warn('.gitignore left as it is', { cwd: realCwd, reason: ignored.skipped });
+    const skipped = ignored.skipped === null ? [] : [{ path: join(realCwd, '.gitignore'), reason: ignored.skipped }];
+    return { sessionId: source.sessionId, cwd: params.cwd, path, partial: summarizer === null, summarizer, generatedAt, pinned: renderPinned(facts), facts, gitignoreUpdated: ignored.changed, skipped, text };
   }
 
   async function read(cwd: string): Promise<HandoffReadResult> {
@@ -172,8 +182,10 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     // A cwd that is gone has no handoff: answered, not refused (SessionStart asks in any dir).
     const realCwd = await checkCwd(cwd).catch(() => null);
     const path = handoffPath(cwd);
-    const text = realCwd === null ? null : await readTextIfPresent(path);
-    return { cwd, path, text, partial: text !== null && isPartialHandoff(text) };
+    const found = realCwd === null ? null : await readHandoff(realCwd);
+    if (found?.kind === 'refused') log.warn('handoff not read', { cwd, reason: found.reason });
+    const text = found?.kind === 'file' ? found.text : null;
+    return { cwd, path, text, partial: text !== null && isPartialHandoff(text), refused: found?.kind === 'refused' ? found.reason : null };
   }
 
   return { generate, read };

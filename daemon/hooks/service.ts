@@ -17,7 +17,8 @@ import { loadEntries } from '../compact/content.js';
 import { loadMainEntries } from '../compact/conversation.js';
 import { lostItems } from '../compact/lost.js';
 import { buildMessages } from '../compact/messages.js';
-import { readTextIfPresent } from '../fs/read.js';
+import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
+import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memdir/store.js';
 import type { EntryCache } from '../sessions/entry-cache.js';
@@ -99,7 +100,10 @@ export function createHookService(deps: HookServiceDeps) {
       if (!isAbsolute(cwd)) throw invalidParams('cwd must be an absolute path', { field: 'params.cwd' });
       const marker = randomBytes(4).toString('hex');
       const handoffPath = join(cwd, HANDOFF_FILE);
-      const handoff = forThisSession(await readTextIfPresent(handoffPath).catch(() => null), sessionId);
+      // Never through a symlink: a cloned repo's docs/handoff-context.md may point at any file.
+      const found = await readInWorkTree(cwd, HANDOFF_RELATIVE_PATH).catch((): WorkTreeRead => ({ kind: 'absent' }));
+      if (found.kind === 'refused') log.warn('handoff not read for SessionStart', { cwd, reason: found.reason });
+      const handoff = forThisSession(found.kind === 'file' ? found.text : null, sessionId);
       const memories = await feedbackMemories(cwd);
       if (handoff === null && memories.length === 0) return { additionalContext: null, tokens: 0, sources: [] };
       const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;

@@ -47,15 +47,19 @@ export interface HandoffResult {
   facts: HandoffFacts;
   /** True when this call added docs/handoff-context.md to <cwd>/.gitignore. */
   gitignoreUpdated: boolean;
+  /** Files of the working tree left alone, and why (a .gitignore that is a symlink, say). */
+  skipped: { path: string; reason: string }[];
   text: string;
 }
 
 export interface HandoffReadResult {
   cwd: string;
   path: string;
-  /** Null when there is no handoff file. */
+  /** Null when there is no handoff file, or when it was refused. */
   text: string | null;
   partial: boolean;
+  /** Why the file was not read (a symlink, not a regular file); null otherwise. */
+  refused: string | null;
 }
 
 /** `handoff.sessionStart`: what the SessionStart hook prints for the model's context. */

@@ -4,12 +4,13 @@
  * (starting it when needed), prints what Claude Code takes from stdout, and always exits 0 within
  * its deadline, whatever fails: a hook that errors or hangs would get in the way of the user.
  */
-import { mkdirSync, openSync, readSync, closeSync, fstatSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
-import { writeFileAtomic } from '../fs-atomic.js';
+import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
 
 /** Claude Code's PreCompact hook gets 60 s (install-hooks); memd answers within this, or falls back. */
 const PRE_COMPACT_DEADLINE_MS = 50_000;
@@ -21,6 +22,8 @@ const STDIN_DEADLINE_MS = 2_000;
 const FALLBACK_CONTEXT_CHARS = 40_000;
 const DEFAULT_SESSION_START_SOURCES = ['compact', 'resume'];
 const HANDOFF_FILE = join('docs', 'handoff-context.md');
+/** The handoff holds transcript content: owner only, as the daemon writes it. */
+const PRIVATE_FILE_MODE = 0o600;
 
 interface HookInput {
   sessionId: string | null;
@@ -118,7 +121,6 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
   }
   const path = join(input.cwd, HANDOFF_FILE);
   try {
-    mkdirSync(dirname(path), { recursive: true });
     const document = renderPartialHandoff({
       sessionId: input.sessionId,
       cwd: input.cwd,
@@ -127,7 +129,7 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
       reason,
       tail: transcriptTail(input.transcriptPath),
     });
-    writeFileAtomic(path, document);
+    writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, document, PRIVATE_FILE_MODE);
     ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
   } catch (error) {
     ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
@@ -186,8 +188,9 @@ async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void
     ctx.out.err(`memctl hook session-start: ${answer.reason}; using the handoff file alone`);
     let handoff: string;
     try {
-      handoff = readFileSync(join(input.cwd, HANDOFF_FILE), 'utf8');
-    } catch {
+      handoff = readInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH) ?? '';
+    } catch (error) {
+      ctx.out.err(`memctl hook session-start: the handoff was not read: ${(error as Error).message}`);
       return;
     }
     if (handoff.trim() !== '') printContext(handoff.slice(0, FALLBACK_CONTEXT_CHARS), ctx);

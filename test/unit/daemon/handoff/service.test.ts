@@ -194,10 +194,10 @@ describe('handoff.read', () => {
   it('returns the file, or text null when there is none', async () => {
     session(SESSION, cwd).prompt('Hi.').write(transcriptPath());
     const handoffs = await service();
-    expect(await handoffs.read(cwd)).toEqual({ cwd, path: join(cwd, 'docs', 'handoff-context.md'), text: null, partial: false });
+    expect(await handoffs.read(cwd)).toEqual({ cwd, path: join(cwd, 'docs', 'handoff-context.md'), text: null, partial: false, refused: null });
     expect(await handoffs.read(join(dir, 'gone'))).toMatchObject({ text: null, partial: false });
     const written = await handoffs.generate({ sessionId: SESSION, cwd });
-    expect(await handoffs.read(cwd)).toEqual({ cwd, path: written.path, text: written.text, partial: false });
+    expect(await handoffs.read(cwd)).toEqual({ cwd, path: written.path, text: written.text, partial: false, refused: null });
     // Atomic writes leave only the file itself behind.
     expect(tree(cwd)).toEqual(['.gitignore', 'docs', 'docs/handoff-context.md']);
   });

@@ -1,0 +1,125 @@
+/**
+ * Issue 13 items 1 and 2: a repository the user did not write must not lead memd through a
+ * symlink. A committed `docs/handoff-context.md -> ~/.ssh/id_rsa` must not reach the model
+ * (handoff.read, handoff.sessionStart, the hook's own fallback); a symlinked `.gitignore` or
+ * `docs/` must not be written through; a new .gitignore is 0644 and an existing one keeps its mode.
+ */
+import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client/index.js';
+import { RpcError } from '../../shared/protocol/errors.js';
+import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+const SECRET = '-----BEGIN OPENSSH PRIVATE KEY----- memd-test-secret';
+let sandbox: Sandbox;
+let client: Client;
+let outside: string;
+let n = 0;
+
+/** A repository with one indexed session; returns its cwd and session id. */
+async function repo(prepare: (cwd: string) => void): Promise<{ cwd: string; sessionId: string }> {
+  n += 1;
+  const cwd = join(sandbox.root, `repo${n}`);
+  mkdirSync(cwd);
+  prepare(cwd);
+  const sessionId = `5ec00000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  const writer = new TranscriptWriter({ sessionId, cwd, version: '2.1.38' });
+  writer.prompt('Fix the login redirect');
+  writer.toolRound('Read', { file_path: `${cwd}/src/login.ts` }, 'export {}', growingUsage(1));
+  writeTranscript(mainPath(sandbox.projectsDir, cwd, sessionId), writer);
+  await eventually(async () => (await client.sessionsList()).sessions.some((session) => session.sessionId === sessionId), 'the session to be indexed');
+  return { cwd, sessionId };
+}
+
+beforeAll(async () => {
+  sandbox = makeSandbox();
+  outside = join(sandbox.root, 'home-secrets');
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'id_rsa'), SECRET);
+  writeFileSync(join(outside, '.gitconfig'), '[user]\n\tname = me\n');
+  chmodSync(join(outside, '.gitconfig'), 0o644);
+  keepForFile(sandbox, await startDaemon(sandbox));
+  client = createClient({ env: sandbox.env, autostart: false });
+});
+afterAll(() => client?.close());
+
+describe('a symlinked handoff never reaches the model', () => {
+  it('handoff.read and handoff.sessionStart refuse it, with the reason', async () => {
+    const { cwd, sessionId } = await repo((dir) => {
+      mkdirSync(join(dir, 'docs'));
+      symlinkSync(join(outside, 'id_rsa'), join(dir, 'docs', 'handoff-context.md'));
+    });
+    const read = await client.handoffRead({ cwd });
+    expect(read.text).toBeNull();
+    expect(read.refused).toMatch(/symlink/);
+    const start = await client.handoffSessionStart({ sessionId, cwd, source: 'resume' });
+    expect(JSON.stringify(start)).not.toContain('memd-test-secret');
+  });
+
+  it('the hook without a daemon does not print it either', async () => {
+    const { cwd, sessionId } = await repo((dir) => {
+      mkdirSync(join(dir, 'docs'));
+      symlinkSync(join(outside, 'id_rsa'), join(dir, 'docs', 'handoff-context.md'));
+    });
+    const input = JSON.stringify({ session_id: sessionId, cwd, source: 'resume', hook_event_name: 'SessionStart' });
+    const result = await runMemctl(sandbox, ['--no-autostart', 'hook', 'session-start'], { MEMD_SOCKET: join(sandbox.root, 'no-daemon.sock') }, input);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('memd-test-secret');
+    expect(result.stderr).toMatch(/symlink/);
+  });
+
+  it('a symlinked docs/ directory is refused too', async () => {
+    const { cwd } = await repo((dir) => symlinkSync(outside, join(dir, 'docs')));
+    expect((await client.handoffRead({ cwd })).refused).toMatch(/symlink/);
+  });
+});
+
+describe('nothing is written through a symlink in the working tree', () => {
+  it('a symlinked .gitignore is left alone and reported; its target is unchanged', async () => {
+    const target = join(outside, '.gitconfig');
+    const before = readFileSync(target, 'utf8');
+    const { cwd, sessionId } = await repo((dir) => symlinkSync(target, join(dir, '.gitignore')));
+    const result = await client.handoffGenerate({ sessionId, cwd });
+    expect(result.gitignoreUpdated).toBe(false);
+    expect(result.skipped).toEqual([{ path: join(cwd, '.gitignore'), reason: expect.stringMatching(/symlink/) }]);
+    expect(readFileSync(target, 'utf8')).toBe(before);
+    expect(statSync(target).mode & 0o777).toBe(0o644);
+    expect(lstatSync(join(cwd, '.gitignore')).isSymbolicLink()).toBe(true);
+  });
+
+  it('a symlinked docs/ gets PathRejected and nothing is written where it points', async () => {
+    const elsewhere = join(sandbox.root, `elsewhere${n}`);
+    mkdirSync(elsewhere);
+    const { cwd, sessionId } = await repo((dir) => symlinkSync(elsewhere, join(dir, 'docs')));
+    const refused = await client.handoffGenerate({ sessionId, cwd }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RpcError);
+    expect((refused as RpcError).kind).toBe('PathRejected');
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('a symlinked handoff file is not replaced or written through', async () => {
+    const { cwd, sessionId } = await repo((dir) => {
+      mkdirSync(join(dir, 'docs'));
+      symlinkSync(join(outside, 'id_rsa'), join(dir, 'docs', 'handoff-context.md'));
+    });
+    await expect(client.handoffGenerate({ sessionId, cwd })).rejects.toMatchObject({ data: { kind: 'PathRejected' } });
+    expect(readFileSync(join(outside, 'id_rsa'), 'utf8')).toBe(SECRET);
+  });
+
+  it('creates a .gitignore 0644 whatever the umask, and keeps an existing one\'s mode', async () => {
+    const fresh = await repo(() => {});
+    await client.handoffGenerate(fresh);
+    expect(statSync(join(fresh.cwd, '.gitignore')).mode & 0o777).toBe(0o644);
+    expect(statSync(join(fresh.cwd, 'docs', 'handoff-context.md')).mode & 0o777).toBe(0o600);
+    const kept = await repo((dir) => {
+      writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
+      chmodSync(join(dir, '.gitignore'), 0o664);
+    });
+    await client.handoffGenerate(kept);
+    expect(readFileSync(join(kept.cwd, '.gitignore'), 'utf8')).toContain('docs/handoff-context.md');
+    expect(statSync(join(kept.cwd, '.gitignore')).mode & 0o777).toBe(0o664);
+    expect(existsSync(join(kept.cwd, 'docs'))).toBe(true);
+  });
+});
