@@ -16,7 +16,7 @@ commands:
                             project and team memory files and their MEMORY.md index
   history [--project P] [--session S] [--limit N] [--before ISO]
                             the prompt history (history.jsonl), newest first, pastes resolved
-  rewind list SESSION | restore SESSION MESSAGE_ID [--dry-run] | undo UNDO_ID [--dry-run]
+  rewind list SESSION | restore SESSION MESSAGE_ID [--dry-run] [--allow-outside-project [--yes]] | undo UNDO_ID [--dry-run]
                             Claude Code's file checkpoints: put files back as before a prompt
   handoff [SESSION] [--cwd DIR]
                             write <cwd>/docs/handoff-context.md for a session now
@@ -93,14 +93,16 @@ time, project and the prompt as typed, with its pastes (long ones are read from 
 paste whose file is gone says so). --project takes a path or a project folder name; --before the
 time of the last prompt shown, to page back. --json prints the history.list result unchanged.`,
   rewind: `usage: memctl rewind list SESSION [--json]
-       memctl rewind restore SESSION MESSAGE_ID [--dry-run] [--json]
+       memctl rewind restore SESSION MESSAGE_ID [--dry-run] [--allow-outside-project [--yes]] [--json]
        memctl rewind undo UNDO_ID [--dry-run] [--json]
 
 list: the session's file checkpoints (from its file-history-snapshot entries and the backups in
 <claude root>/file-history/), one per prompt, with the files each records. restore: puts every
 file the session changed from that prompt on back as it was just before it (deleting files that did
 not exist then); --dry-run shows per file what would change. A restore first saves the files it
-changes and prints an undo id; undo puts them back.`,
+changes and prints an undo id; undo puts them back. Only files inside the session's project (the git
+root of its cwd, or the cwd) are restored; --allow-outside-project restores the others the
+transcript lists too, after you confirm (or with --yes).`,
   handoff: `usage: memctl handoff [SESSION] [--cwd DIR] [--json]
 
 Writes <cwd>/docs/handoff-context.md for SESSION (default: the most recent session of the current

@@ -17,10 +17,14 @@ export async function readTextIfPresent(path: string): Promise<string | null> {
   }
 }
 
-/** The file opened for reading, or null when it (or a directory on its path) does not exist. */
-export async function openIfPresent(path: string): Promise<FileHandle | null> {
+/**
+ * The file opened for reading, or null when it (or a directory on its path) does not exist.
+ * `flags` replaces plain read-only (O_NONBLOCK so a FIFO cannot block, O_NOFOLLOW for files
+ * that must not be symlinks).
+ */
+export async function openIfPresent(path: string, flags: string | number = 'r'): Promise<FileHandle | null> {
   try {
-    return await open(path, 'r');
+    return await open(path, flags);
   } catch (error) {
     if (isMissingPath(error)) return null;
     throw error;

@@ -3,6 +3,7 @@
  * through writeFileAtomic, keeps a file's mode, and deletes with rm. One file's bytes are held at
  * a time, never the whole set.
  */
+import { constants } from 'node:fs';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
@@ -33,9 +34,21 @@ export interface PresentFile {
 /** Permission bits (with setuid/setgid/sticky): what chmod sets, without the file type. */
 const PERMISSION_BITS = 0o7777;
 
-/** The file's bytes and mode; null when it (or a dir on its path) does not exist. */
-export async function readPresent(path: string): Promise<PresentFile | null> {
-  const handle = await openIfPresent(path);
+/** A FIFO or device on a restore plan must not block every later restore. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/**
+ * The file's bytes and mode; null when it (or a dir on its path) does not exist. A backup
+ * (`followLinks` false) that is a symlink is refused: it could point at any file of the user's.
+ */
+export async function readPresent(path: string, followLinks = true): Promise<PresentFile | null> {
+  let handle;
+  try {
+    handle = await openIfPresent(path, followLinks ? READ_FLAGS : READ_FLAGS | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is a symlink; rewind never follows one to a backup`, { path });
+    throw error;
+  }
   if (handle === null) return null;
   try {
     const stats = await handle.stat();
@@ -54,7 +67,7 @@ export async function planChange(target: FileTarget): Promise<PlannedChange> {
   if (target.source === null) {
     return current === null ? stays('unchanged') : { path, action: 'delete', bytesBefore: before, bytesAfter: null, source: null, mode: 0 };
   }
-  const wanted = await readPresent(target.source);
+  const wanted = await readPresent(target.source, false);
   if (wanted === null) return stays('missing-backup');
   if (current !== null && current.bytes.equals(wanted.bytes)) return stays('unchanged');
   return { path, action: 'write', bytesBefore: before, bytesAfter: wanted.bytes.length, source: target.source, mode: target.mode ?? current?.mode ?? wanted.mode };
@@ -75,7 +88,7 @@ export async function applyChange(change: PlannedChange): Promise<void> {
     return;
   }
   if (change.action !== 'write' || change.source === null) return;
-  const source = await readPresent(change.source);
+  const source = await readPresent(change.source, false);
   if (source === null) throw new Error(`${change.source} disappeared before it could be copied to ${change.path}`);
   await mkdir(dirname(change.path), { recursive: true });
   await writeFileAtomic(change.path, source.bytes, change.mode);

@@ -6,7 +6,7 @@ import type { RewindService } from './service.js';
 export function rewindMethods(rewind: RewindService): MethodHandler[] {
   return [
     handle(Methods.rewindList, (params) => rewind.list(params.sessionId)),
-    handle(Methods.rewindRestore, (params) => rewind.restore(params.sessionId, params.messageId, params.dryRun ?? false)),
+    handle(Methods.rewindRestore, (params) => rewind.restore(params.sessionId, params.messageId, params.dryRun ?? false, params.allowOutsideProject ?? false)),
     handle(Methods.rewindUndo, (params) => rewind.undo(params.undoId, params.dryRun ?? false)),
   ];
 }

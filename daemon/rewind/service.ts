@@ -13,6 +13,7 @@ import type { Checkpoint, CheckpointFile, RewindListResult, RewindRestoreResult,
 import { applyChange, changesFiles, planChanges, toResult, type FileTarget, type PlannedChange } from './apply.js';
 import { restoreTargets } from './checkpoints.js';
 import { backupPath, isPlainName, trackedPath } from './paths.js';
+import { isUnder, projectRoot } from './project-root.js';
 import { loadSessionCheckpoints, type SessionCheckpoints } from './transcript.js';
 import { newUndoId, pruneUndoPoints, readUndoPoint, removeUndoPoint, saveUndoPoint, undoDir } from './undo-store.js';
 
@@ -27,7 +28,8 @@ export interface RewindDeps {
 
 export interface RewindService {
   list(sessionId: string): Promise<RewindListResult>;
-  restore(sessionId: string, messageId: string, dryRun?: boolean): Promise<RewindRestoreResult>;
+  /** Files outside the session's project root only with `allowOutsideProject` (PathRejected otherwise). */
+  restore(sessionId: string, messageId: string, dryRun?: boolean, allowOutsideProject?: boolean): Promise<RewindRestoreResult>;
   undo(undoId: string, dryRun?: boolean): Promise<RewindUndoResult>;
 }
 
@@ -103,8 +105,25 @@ export function createRewindService(deps: RewindDeps): RewindService {
     }
   }
 
-  async function restore(sessionId: string, messageId: string, dryRun = false): Promise<RewindRestoreResult> {
-    const targets = targetsOf(loadSessionCheckpoints(deps.db, sessionId), messageId);
+  /** PathRejected, listing them all, when files outside the session's project root would be touched without consent. */
+  async function checkInsideProject(session: SessionCheckpoints, targets: readonly FileTarget[], allowOutside: boolean): Promise<void> {
+    if (allowOutside) return;
+    const root = session.cwd === null ? null : await projectRoot(session.cwd);
+    const outside = targets.filter((target) => root === null || !isUnder(root, target.path));
+    if (outside.length === 0) return;
+    const paths = outside.map((target) => target.path);
+    throw new RpcError(
+      ErrorCode.PathRejected,
+      'PathRejected',
+      `the restore would touch ${paths.length} file${paths.length === 1 ? '' : 's'} outside the project ${root ?? '(no cwd)'}: ${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ', …' : ''}; nothing was changed (allowOutsideProject restores them too)`,
+      { projectRoot: root, paths },
+    );
+  }
+
+  async function restore(sessionId: string, messageId: string, dryRun = false, allowOutside = false): Promise<RewindRestoreResult> {
+    const session = loadSessionCheckpoints(deps.db, sessionId);
+    const targets = targetsOf(session, messageId);
+    await checkInsideProject(session, targets, allowOutside);
     const changes = await planChanges(targets);
     const result: RewindRestoreResult = { sessionId, messageId, dryRun, files: changes.map(toResult), undoId: null };
     const changing = changes.filter(changesFiles);
@@ -133,7 +152,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
 
   return {
     list: (sessionId) => list(sessionId),
-    restore: (sessionId, messageId, dryRun) => oneAtATime(() => restore(sessionId, messageId, dryRun)),
+    restore: (sessionId, messageId, dryRun, allowOutside) => oneAtATime(() => restore(sessionId, messageId, dryRun, allowOutside)),
     undo: (undoId, dryRun) => oneAtATime(() => undo(undoId, dryRun)),
   };
 }

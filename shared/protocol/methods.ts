@@ -111,7 +111,7 @@ export const Methods = {
   rewindList: method<RewindListResult>()('rewind.list', object({ sessionId })),
   rewindRestore: method<RewindRestoreResult>()(
     'rewind.restore',
-    object({ sessionId, messageId: str({ minLength: 1 }), dryRun: optional(bool()) }),
+    object({ sessionId, messageId: str({ minLength: 1 }), dryRun: optional(bool()), allowOutsideProject: optional(bool()) }),
   ),
   rewindUndo: method<RewindUndoResult>()('rewind.undo', object({ undoId: str({ minLength: 1, maxLength: 200 }), dryRun: optional(bool()) })),
 

@@ -8,26 +8,33 @@ import type { Client } from '../../index.js';
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, type Output } from '../output.js';
 
-const USAGE = 'rewind takes list SESSION, restore SESSION MESSAGE_ID [--dry-run], or undo UNDO_ID [--dry-run]';
+const USAGE = 'rewind takes list SESSION, restore SESSION MESSAGE_ID [--dry-run] [--allow-outside-project [--yes]], or undo UNDO_ID [--dry-run]';
 
 interface Invocation {
   action: 'list' | 'restore' | 'undo';
   positional: string[];
   dryRun: boolean;
+  /** Files outside the session's project root too: asked for on a terminal, or given with --yes. */
+  allowOutside: boolean;
+  yes: boolean;
 }
 
 function parseArgs(args: string[]): Invocation {
   const [action, ...rest] = args;
   let dryRun = false;
+  let allowOutside = false;
+  let yes = false;
   const positional: string[] = [];
   for (const arg of rest) {
     if (arg === '--dry-run') dryRun = true;
+    else if (arg === '--allow-outside-project' && action === 'restore') allowOutside = true;
+    else if (arg === '--yes' && action === 'restore') yes = true;
     else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
   const wanted = action === 'list' ? 1 : action === 'restore' ? 2 : action === 'undo' ? 1 : -1;
   if (wanted < 0 || positional.length !== wanted || (action === 'list' && dryRun)) throw new UsageError(USAGE);
-  return { action: action as Invocation['action'], positional, dryRun };
+  return { action: action as Invocation['action'], positional, dryRun, allowOutside, yes };
 }
 
 /** ISO as recorded (UTC), readable: `2026-12-02 10:28:36Z`. */
@@ -97,14 +104,34 @@ export function renderUndo(result: RewindUndoResult, out: Output): string[] {
 }
 
 /** The method's result (what --json prints) and its readable lines. */
-async function call(client: Client, { action, positional, dryRun }: Invocation, out: Output): Promise<{ result: unknown; lines: string[] }> {
+/**
+ * A restore outside the project writes wherever the transcript says (~/.ssh, dotfiles): the user
+ * confirms it on a terminal, or says --yes; otherwise it is not asked for.
+ */
+async function confirmOutside(yes: boolean): Promise<boolean> {
+  if (yes) return true;
+  if (!process.stdin.isTTY) throw new UsageError('--allow-outside-project writes files outside the project; add --yes to confirm without a terminal');
+  const { createInterface } = await import('node:readline/promises');
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question('Restore files outside the project too (they may be anywhere on disk)? Type yes to confirm: ');
+    if (answer.trim().toLowerCase() !== 'yes') throw new UsageError('not confirmed; nothing was restored');
+    return true;
+  } finally {
+    prompt.close();
+  }
+}
+
+async function call(client: Client, invocation: Invocation, out: Output): Promise<{ result: unknown; lines: string[] }> {
+  const { action, positional, dryRun } = invocation;
   const [first, second] = positional as [string, string];
   if (action === 'list') {
     const result = await client.rewindList({ sessionId: first });
     return { result, lines: renderList(result, out) };
   }
   if (action === 'restore') {
-    const result = await client.rewindRestore({ sessionId: first, messageId: second, dryRun });
+    const allowOutsideProject = invocation.allowOutside && (dryRun || (await confirmOutside(invocation.yes)));
+    const result = await client.rewindRestore({ sessionId: first, messageId: second, dryRun, ...(allowOutsideProject ? { allowOutsideProject } : {}) });
     return { result, lines: renderRestore(result, out) };
   }
   const result = await client.rewindUndo({ undoId: first, dryRun });

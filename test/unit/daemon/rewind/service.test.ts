@@ -2,9 +2,9 @@
  * The rewind service on the recorded `checkpoints` session: every checkpoint restored and undone,
  * byte for byte, against the files replayed from the transcript; and what it refuses.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newUndoId, pruneUndoPoints, UNDO_ROOT } from '../../../../daemon/rewind/undo-store.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
@@ -303,10 +303,47 @@ describe('hostile snapshots', () => {
     ]);
   });
 
-  it('restores an absolute recorded path and a relative one that stays inside the cwd', async () => {
+  it('refuses every path outside the project root, listing them, and changes nothing (issue 13 item 3)', async () => {
+    const keys = join(fixture.root, 'home', '.ssh', 'authorized_keys');
+    const bashrc = join(fixture.root, 'home', '.bashrc');
+    mkdirSync(dirname(keys), { recursive: true });
+    writeFileSync(keys, 'ssh-ed25519 mine\n');
+    writeFileSync(bashrc, 'export PS1=me\n');
+    await setUp({ 'ok.txt': GOOD_BACKUP, [keys]: GOOD_BACKUP, [bashrc]: null });
+    const error = await rpcError(fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001'));
+    expect(error.code).toBe(ErrorCode.PathRejected);
+    expect(error.data).toMatchObject({ projectRoot: fixture.cwd, paths: [keys, bashrc] });
+    expect(readFileSync(keys, 'utf8')).toBe('ssh-ed25519 mine\n');
+    expect(readFileSync(bashrc, 'utf8')).toBe('export PS1=me\n');
+    expect(fixture.readState(['ok.txt']).get('ok.txt')?.toString()).toBe('current\n');
+    expect(undoPoints()).toEqual([]);
+    // A dry run says the same before anything.
+    await expect(fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001', true)).rejects.toMatchObject({ code: ErrorCode.PathRejected });
+  });
+
+  it('never follows a backup that is a symlink', async () => {
+    await setUp({ 'ok.txt': 'link@v1' });
+    writeFileSync(join(fixture.root, 'secret'), 'private\n');
+    symlinkSync(join(fixture.root, 'secret'), join(fixture.claudeRoot, 'file-history', HOSTILE_SESSION, 'link@v1'));
+    const error = await rpcError(fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001'));
+    expect(error.code).toBe(ErrorCode.PathRejected);
+    expect(error.message).toMatch(/symlink/);
+    expect(fixture.readState(['ok.txt']).get('ok.txt')?.toString()).toBe('current\n');
+  });
+
+  it('takes the git root of the cwd as the project root', async () => {
+    mkdirSync(join(fixture.root, '.git'));
+    const sibling = join(fixture.root, 'lib', 'shared.txt');
+    await setUp({ [sibling]: GOOD_BACKUP });
+    const result = await fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001');
+    expect(result.files.map((file) => [file.path, file.action])).toEqual([[sibling, 'write']]);
+  });
+
+  it('restores an absolute recorded path outside the project only when allowed, and undoes it', async () => {
     const absolute = join(fixture.root, 'elsewhere', 'abs.txt');
     await setUp({ [absolute]: GOOD_BACKUP, 'sub/../ok.txt': GOOD_BACKUP });
-    const result = await fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001');
+    await expect(fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001')).rejects.toMatchObject({ code: ErrorCode.PathRejected });
+    const result = await fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001', false, true);
     expect(result.files.map((file) => [file.path, file.action])).toEqual([
       [absolute, 'write'],
       [join(fixture.cwd, 'ok.txt'), 'write'],
