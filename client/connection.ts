@@ -2,7 +2,9 @@
  * One socket to the daemon speaking NDJSON JSON-RPC: correlates responses with calls, hands
  * notifications to a callback, and keeps the host process alive only while a call is waiting.
  */
+import { lstatSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { dirname } from 'node:path';
 import { RpcError, type RpcErrorObject } from '../shared/protocol/errors.js';
 import { LineSplitter } from '../shared/protocol/framing.js';
 import { ClientError } from './errors.js';
@@ -15,7 +17,41 @@ interface Pending {
 
 export type NotificationHandler = (method: string, params: unknown) => void;
 
+/** Group or world write: someone else could have put a socket there, or swap it. */
+const OTHERS_WRITE = 0o022;
+
+/**
+ * Why the socket at `path` may not be memd's own, or null. It and its directory must belong to
+ * this user and the directory must not be writable by others: with XDG_RUNTIME_DIR or
+ * MEMD_SOCKET in a shared dir, another user's fake memd would otherwise get the summaries and
+ * feed the SessionStart hook. A socket that is not there is no one's (connecting says so).
+ * Node exposes no peer credentials (SO_PEERCRED), so ownership of the path is the check.
+ */
+export function unsafeSocketReason(path: string, uid = process.getuid?.()): string | null {
+  if (uid === undefined) return null;
+  let socket;
+  try {
+    socket = lstatSync(path);
+  } catch {
+    return null;
+  }
+  if (!socket.isSocket()) return `${path} is not a socket`;
+  if (socket.uid !== uid) return `${path} belongs to uid ${socket.uid}, not to this user (${uid})`;
+  const dir = dirname(path);
+  let parent;
+  try {
+    parent = statSync(dir);
+  } catch {
+    return null;
+  }
+  if (parent.uid !== uid) return `the socket's directory ${dir} belongs to uid ${parent.uid}, not to this user (${uid})`;
+  if ((parent.mode & OTHERS_WRITE) !== 0) return `the socket's directory ${dir} is writable by others (mode ${(parent.mode & 0o7777).toString(8)})`;
+  return null;
+}
+
 export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
+  const unsafe = unsafeSocketReason(path);
+  if (unsafe !== null) return Promise.reject(new ClientError('UnsafeSocket', `refusing to talk to ${path}: ${unsafe}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`));
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     const timer = setTimeout(() => {

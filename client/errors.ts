@@ -6,6 +6,7 @@ export type ClientErrorKind =
   | 'ConnectionLost' // the daemon went away while a call was waiting
   | 'VersionMismatch' // the daemon speaks another protocol version
   | 'BadResponse' // the daemon sent something that is not JSON-RPC
+  | 'UnsafeSocket' // the socket or its dir is not this user's alone: it may not be memd's
   | 'Closed'; // the client was closed
 
 export class ClientError extends Error {
