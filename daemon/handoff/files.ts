@@ -19,15 +19,28 @@ export function handoffPath(cwd: string): string {
   return join(cwd, ...HANDOFF_RELATIVE_PATH.split('/'));
 }
 
-/** cwd resolved; InvalidParams unless it is an absolute path to an existing directory. */
+/**
+ * Kernel file systems: their "directories" are views of processes and devices (`/proc/self`
+ * holds `cwd` and `root` links back to `/`), never a working tree; walking them never ends.
+ */
+const PSEUDO_ROOTS = ['/proc', '/sys', '/dev'];
+
+/**
+ * cwd resolved; InvalidParams unless it is an absolute path to an existing directory that is no
+ * part of /proc, /sys or /dev (checked on the resolved path, so a link into them is refused too).
+ */
 export async function checkCwd(cwd: string): Promise<string> {
   if (!isAbsolute(cwd)) throw invalidParams(`cwd must be an absolute path, got ${JSON.stringify(cwd.slice(0, 200))}`, { field: 'params.cwd' });
+  let real: string | null = null;
   try {
-    if ((await stat(cwd)).isDirectory()) return await realpath(cwd);
+    if ((await stat(cwd)).isDirectory()) real = await realpath(cwd);
   } catch {
     // Reported below, as for a file.
   }
-  throw invalidParams(`cwd must be an existing directory: ${cwd}`, { field: 'params.cwd' });
+  if (real === null) throw invalidParams(`cwd must be an existing directory: ${cwd}`, { field: 'params.cwd' });
+  const pseudo = PSEUDO_ROOTS.find((root) => real === root || real.startsWith(`${root}/`));
+  if (pseudo !== undefined) throw invalidParams(`cwd must be a directory of yours, not part of ${pseudo}: ${cwd}${real === cwd ? '' : ` (${real})`}`, { field: 'params.cwd' });
+  return real;
 }
 
 function rejected(message: string, path: string): RpcError {

@@ -123,3 +123,19 @@ describe('nothing is written through a symlink in the working tree', () => {
     expect(existsSync(join(kept.cwd, 'docs'))).toBe(true);
   });
 });
+
+describe('a cwd that is no working tree (issue 13 item 10)', () => {
+  it('refuses /proc, /sys, /dev and links into them at once', async () => {
+    const { sessionId, cwd } = await repo(() => {});
+    symlinkSync('/proc/self', join(cwd, 'proc-link'));
+    for (const bad of ['/proc/self', '/proc', '/sys/kernel', '/dev', join(cwd, 'proc-link')]) {
+      const started = Date.now();
+      const error = await client.handoffGenerate({ sessionId, cwd: bad }).catch((caught: unknown) => caught);
+      expect(error, bad).toBeInstanceOf(RpcError);
+      expect((error as RpcError).code, bad).toBe(-32602);
+      expect((error as RpcError).message, bad).toMatch(/not part of \/(proc|sys|dev)/);
+      expect(Date.now() - started, bad).toBeLessThan(5_000);
+    }
+    expect((await client.handoffRead({ cwd: '/proc/self' })).text).toBeNull();
+  });
+});
