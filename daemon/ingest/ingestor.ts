@@ -137,7 +137,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const parser = deps.parser ?? createIngestParser(deps);
   if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
-  const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, commitBytes: deps.commitBytes, parser: { parser, lane }, counters }));
+  const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
 
   const queued = () => live.size + backlogQueued.size;
   const isIdle = () => running.size === 0 && queued() === 0;

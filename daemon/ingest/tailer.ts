@@ -8,8 +8,9 @@
  */
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants, readSync } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { isAbsolute, relative, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { firstSessionId, type EntryParam } from './entry-row.js';
 import type { ParsedChunk } from './chunk-parser.js';
@@ -57,6 +58,11 @@ export interface TailerDeps {
   carryBudgetBytes?: number;
   commitBytes?: number;
   /**
+   * The projects dir: a transcript path that resolves outside it (a symlink to elsewhere) is not
+   * read. Unset in tests that index a dir of their own.
+   */
+  projectsDir?: string;
+  /**
    * The parser and the lane of it this tailer uses (the ingestor shares one worker parser among
    * its tailers). Default: an inline parser of its own, built from the limits above.
    */
@@ -71,7 +77,8 @@ export interface PassOptions {
 }
 
 /** `absent`: missing and already known as gone (or never indexed). */
-export type PassOutcome = 'caught-up' | 'yielded' | 'gone' | 'absent' | 'not-a-file';
+/** `outside`: a symlink that leads out of the projects dir (not ingested; DESIGN departure, docs/security.md). */
+export type PassOutcome = 'caught-up' | 'yielded' | 'gone' | 'absent' | 'not-a-file' | 'outside';
 
 export interface PassResult {
   outcome: PassOutcome;
@@ -121,8 +128,18 @@ function absorb(batch: Batch, parsed: ParsedChunk): void {
   batch.completeOffset = parsed.completeOffset;
 }
 
+/** Whether the path, symlinks resolved, is inside the projects dir (a gone path counts as inside: it is marked gone). */
+async function insideProjects(path: string, projectsDir: string): Promise<boolean> {
+  const [real, root] = await Promise.all([realpath(path).catch(() => null), realpath(projectsDir).catch(() => projectsDir)]);
+  if (real === null) return true;
+  const rel = relative(root, real);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+}
+
 export function createTailer(deps: TailerDeps): Tailer {
   const { clock, onCommit } = deps;
+  /** Paths logged as leading outside, once each. */
+  const warnedOutside = new Set<string>();
   const writer = createIngestWriter(deps.db);
   const commitBytes = deps.commitBytes ?? DEFAULT_COMMIT_BYTES;
   const own = deps.parser === undefined;
@@ -259,9 +276,15 @@ export function createTailer(deps: TailerDeps): Tailer {
       if (busy) throw new Error('tailer passes must not overlap');
       busy = true;
       try {
+        if (deps.projectsDir !== undefined && !(await insideProjects(target.path, deps.projectsDir))) {
+          if (!warnedOutside.has(target.path)) deps.log.warn('transcript leads out of the projects dir; not ingested', { path: target.path });
+          warnedOutside.add(target.path);
+          return { outcome: 'outside', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
+        }
         let handle: FileHandle;
         try {
-          handle = await open(target.path, 'r');
+          // Non-blocking: opening a FIFO put where a transcript was must not wait for a writer.
+          handle = await open(target.path, constants.O_RDONLY | constants.O_NONBLOCK);
         } catch (error) {
           if (isMissingPath(error)) return markGone(target);
           throw error;
