@@ -50,6 +50,7 @@ import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { checkDatabase } from './store/check.js';
 import { openStore, type Store } from './store/db.js';
+import { cleanLeftovers } from './store/leftovers.js';
 import { createEntryCache } from './sessions/entry-cache.js';
 import { sessionMethods } from './sessions/methods.js';
 import { createSessionService } from './sessions/service.js';
@@ -153,6 +154,7 @@ async function main(argv: string[]): Promise<void> {
   let store: Store | undefined;
   try {
     if (!activated && removeStaleSocket(paths.socketPath)) log.info('removed a stale socket', { socket: paths.socketPath });
+    cleanLeftovers(paths.stateDir, paths.dbPath, log);
     store = openStore(paths.dbPath, log);
   } catch (error) {
     await parser.close();
