@@ -34,16 +34,25 @@ function inputTokensByUuid(loaded: readonly LoadedEntry[]): Map<string, number> 
   return tokens;
 }
 
+/**
+ * The input tokens the API counted for the assistant message at `index` and the estimate of the
+ * messages sent with it (all before it); null when none of its responses recorded usage.
+ */
+function measuredRequest(messages: readonly ConversationMessage[], counted: ReadonlyMap<string, number>, index: number): { tokens: number; estimated: number } | null {
+  const message = messages[index] as ConversationMessage;
+  if (message.role !== 'assistant') return null;
+  // A merged message can hold several responses; its first one was sent exactly what precedes it.
+  const tokens = message.uuids.map((uuid) => counted.get(uuid)).find((value) => value !== undefined);
+  if (tokens === undefined) return null;
+  return { tokens, estimated: estimateMessageTokens(toMessageParams(messages.slice(0, index))) };
+}
+
 export function estimateMargin(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[]): EstimateMargin {
   const counted = inputTokensByUuid(loaded);
   for (let index = messages.length - 1; index > 0; index--) {
-    const message = messages[index] as ConversationMessage;
-    if (message.role !== 'assistant') continue;
-    // A merged message can hold several responses; its first one was sent exactly what precedes it.
-    const tokens = message.uuids.map((uuid) => counted.get(uuid)).find((value) => value !== undefined);
-    if (tokens === undefined) continue;
-    const estimated = estimateMessageTokens(toMessageParams(messages.slice(0, index)));
-    const measured = tokens / estimated;
+    const request = measuredRequest(messages, counted, index);
+    if (request === null) continue;
+    const measured = request.tokens / request.estimated;
     return { margin: Math.max(DEFAULT_ESTIMATE_MARGIN, measured), measured };
   }
   return { margin: DEFAULT_ESTIMATE_MARGIN, measured: null };
@@ -57,11 +66,8 @@ export function estimateMargin(messages: readonly ConversationMessage[], loaded:
 export function requestOverhead(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[]): number {
   const counted = inputTokensByUuid(loaded);
   for (let index = 1; index < messages.length; index++) {
-    const message = messages[index] as ConversationMessage;
-    if (message.role !== 'assistant') continue;
-    const tokens = message.uuids.map((uuid) => counted.get(uuid)).find((value) => value !== undefined);
-    if (tokens === undefined) continue;
-    return Math.max(0, Math.round(tokens - estimateMessageTokens(toMessageParams(messages.slice(0, index))) * DEFAULT_ESTIMATE_MARGIN));
+    const request = measuredRequest(messages, counted, index);
+    if (request !== null) return Math.max(0, Math.round(request.tokens - request.estimated * DEFAULT_ESTIMATE_MARGIN));
   }
   return 0;
 }

@@ -6,10 +6,11 @@
  * leave the projects dir: the path comes from a transcript, and transcripts are input.
  */
 import { mkdir, realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
+import { isInside } from '../fs/inside.js';
 import { readTextIfPresent } from '../fs/read.js';
 import type { ToolResultContent } from '../../shared/protocol/results.js';
 import type { LoadedEntry } from './content.js';
@@ -23,11 +24,6 @@ const PROJECTS_SEGMENT = '/projects/';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 function pathRejected(message: string, data: Record<string, unknown>): RpcError {

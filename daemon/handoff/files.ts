@@ -4,10 +4,11 @@
  * checks on the paths a caller names: cwd, and a transcript path that must stay in the projects dir.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { HANDOFF_RELATIVE_PATH, withIgnoredPath } from '../../shared/handoff/gitignore.js';
 import { ErrorCode, invalidParams, RpcError } from '../../shared/protocol/errors.js';
 import { PRIVATE_FILE_MODE } from '../fs/atomic.js';
+import { isInside } from '../fs/inside.js';
 import { readInWorkTree, WorkTreeRefusal, writeInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 
 /** A new .gitignore is a normal repository file: readable by all, like the ones git users create. */
@@ -54,12 +55,8 @@ function rejected(message: string, path: string): RpcError {
 export async function checkTranscriptPath(projectsDir: string, path: string): Promise<string> {
   if (!isAbsolute(path) || path.includes('\0')) throw rejected(`transcriptPath must be an absolute path, got ${JSON.stringify(path.slice(0, 200))}`, path);
   if (!path.endsWith(TRANSCRIPT_SUFFIX)) throw rejected(`transcriptPath must be a ${TRANSCRIPT_SUFFIX} transcript: ${path}`, path);
-  const inside = (root: string, candidate: string) => {
-    const rel = relative(root, candidate);
-    return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-  };
   const root = await realpath(projectsDir).catch(() => resolve(projectsDir));
-  if (!inside(resolve(projectsDir), resolve(path)) && !inside(root, resolve(path))) throw rejected(`transcriptPath must be under the projects dir ${projectsDir}: ${path}`, path);
+  if (!isInside(resolve(projectsDir), resolve(path)) && !isInside(root, resolve(path))) throw rejected(`transcriptPath must be under the projects dir ${projectsDir}: ${path}`, path);
   let real: string;
   try {
     real = await realpath(path);
@@ -67,7 +64,7 @@ export async function checkTranscriptPath(projectsDir: string, path: string): Pr
     throw new RpcError(ErrorCode.NotFound, 'NotFound', `no transcript at ${path}`, { path });
   }
   // The second pass: a symlink inside the projects dir must not lead out of it.
-  if (!inside(root, real) || !real.endsWith(TRANSCRIPT_SUFFIX)) throw rejected(`transcriptPath leads out of the projects dir ${projectsDir}: ${path} -> ${real}`, path);
+  if (!isInside(root, real) || !real.endsWith(TRANSCRIPT_SUFFIX)) throw rejected(`transcriptPath leads out of the projects dir ${projectsDir}: ${path} -> ${real}`, path);
   if (!(await stat(real)).isFile()) throw rejected(`transcriptPath is not a file: ${path}`, path);
   return resolve(path);
 }

@@ -10,7 +10,6 @@ import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { constants, readSync } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
-import { isAbsolute, relative, sep } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { firstSessionId, type EntryParam } from './entry-row.js';
 import type { ParsedChunk } from './chunk-parser.js';
@@ -19,6 +18,7 @@ import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from './store.js';
 import { createIngestWriter, type BadLine, type FileIdentity } from './writer.js';
 import { isMissingPath } from '../fs/read.js';
+import { isInside } from '../fs/inside.js';
 
 /** Large enough that syscalls and transactions are rare, small enough to stay a minor part of RSS. */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -132,8 +132,7 @@ function absorb(batch: Batch, parsed: ParsedChunk): void {
 async function insideProjects(path: string, projectsDir: string): Promise<boolean> {
   const [real, root] = await Promise.all([realpath(path).catch(() => null), realpath(projectsDir).catch(() => projectsDir)]);
   if (real === null) return true;
-  const rel = relative(root, real);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  return isInside(root, real);
 }
 
 export function createTailer(deps: TailerDeps): Tailer {

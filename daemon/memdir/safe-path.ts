@@ -19,6 +19,7 @@ import { NameReason, checkMemoryName, quoteName } from '../../shared/memdir/name
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { MemoryScope } from '../../shared/protocol/memdir.js';
 import { PRIVATE_FILE_MODE } from '../fs/atomic.js';
+import { isInside } from '../fs/inside.js';
 import { isMissingPath } from '../fs/read.js';
 
 export { NameReason } from '../../shared/memdir/names.js';
@@ -84,12 +85,6 @@ function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
 }
 
-/** `path` is `base` or below it. Not a prefix test: `/mem-other` is not inside `/mem`. */
-function isInside(base: string, path: string): boolean {
-  const rel = relative(base, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
 function symlinkLoop(path: string): RpcError {
   return pathRejected(PathReason.SymlinkLoop, `symlink loop at ${quoteName(path)}`);
 }
@@ -103,7 +98,7 @@ export function resolveInside(root: string, name: string, options: SafePathOptio
   if (!check.ok) throw pathRejected(check.reason, check.message);
   const base = resolve(root);
   const target = resolve(base, ...check.segments) + MEMORY_FILE_EXTENSION;
-  if (!isInside(base, target) || target === base) {
+  if (!isInside(base, target, true) || target === base) {
     throw pathRejected(PathReason.OutsideRoot, `memory name ${quoteName(name)} resolves outside the memory dir`);
   }
   return target;
@@ -172,7 +167,7 @@ export async function realpathDeepestExisting(path: string): Promise<string> {
 /** Second pass: the real target must be inside the real root and be a valid memory name there too. */
 function checkRealTarget(trustedRoot: string, realTarget: string, name: string, scope: MemoryScope): void {
   const rel = relative(trustedRoot, realTarget);
-  if (!isInside(trustedRoot, realTarget) || rel === '') {
+  if (!isInside(trustedRoot, realTarget, true) || rel === '') {
     throw pathRejected(PathReason.SymlinkEscape, `memory name ${quoteName(name)} leads outside the memory dir through a symlink`);
   }
   // NFC: HFS+ hands back decomposed names for what was created composed.
@@ -227,7 +222,7 @@ async function isStillInPlace(trustedRoot: string, handle: FileHandle, path: str
     return false;
   }
   const [ours, there] = await Promise.all([handle.stat(), lstat(path).catch(() => null)]);
-  return isInside(trustedRoot, dirNow) && there !== null && there.dev === ours.dev && there.ino === ours.ino;
+  return isInside(trustedRoot, dirNow, true) && there !== null && there.dev === ours.dev && there.ino === ours.ino;
 }
 
 function swapped(name: string): RpcError {
@@ -247,7 +242,7 @@ async function makeDirsInside(trustedRoot: string, dir: string, name: string): P
     const stat = await lstat(current);
     // The second pass saw no link here, so one appeared since: follow it only if it stays inside.
     if (stat.isSymbolicLink()) {
-      if (!isInside(trustedRoot, await realpathDeepestExisting(current))) {
+      if (!isInside(trustedRoot, await realpathDeepestExisting(current), true)) {
         throw pathRejected(PathReason.SymlinkEscape, `memory name ${quoteName(name)} leads outside the memory dir through a symlink`);
       }
     } else if (!stat.isDirectory()) {

@@ -2,8 +2,9 @@
  * The paths rewind reads and writes, each checked before the disk is touched: names and paths come
  * from transcripts, undo manifests and callers, and a restore writes wherever they point.
  */
-import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { isInside } from '../fs/inside.js';
 
 function rejected(message: string, data: Record<string, unknown>): RpcError {
   return new RpcError(ErrorCode.PathRejected, 'PathRejected', message, data);
@@ -21,11 +22,6 @@ export function backupPath(claudeRoot: string, sessionId: string, backupFileName
     throw rejected(`backup file name ${JSON.stringify(backupFileName)} is not a plain name; the transcript was not written by Claude Code`, { backupFileName });
   }
   return join(claudeRoot, 'file-history', sessionId, backupFileName);
-}
-
-function isInside(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 /**

@@ -5,7 +5,7 @@
  * consent (`allowOutsideProject`).
  */
 import { lstat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Directories walked up from the cwd at most; a path has fewer components than this. */
 const MAX_LEVELS = 256;
@@ -23,8 +23,3 @@ export async function projectRoot(cwd: string): Promise<string> {
   return start;
 }
 
-/** Whether `path` is the root or below it (lexically: the paths were normalized by trackedPath). */
-export function isUnder(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}

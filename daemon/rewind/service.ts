@@ -13,7 +13,8 @@ import type { Checkpoint, CheckpointFile, RewindListResult, RewindRestoreResult,
 import { applyChange, changesFiles, planChanges, toResult, type FileTarget, type PlannedChange } from './apply.js';
 import { restoreTargets } from './checkpoints.js';
 import { backupPath, isPlainName, trackedPath } from './paths.js';
-import { isUnder, projectRoot } from './project-root.js';
+import { isInside } from '../fs/inside.js';
+import { projectRoot } from './project-root.js';
 import { loadSessionCheckpoints, type SessionCheckpoints } from './transcript.js';
 import { newUndoId, pruneUndoPoints, readUndoPoint, removeUndoPoint, saveUndoPoint, undoDir } from './undo-store.js';
 
@@ -109,7 +110,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
   async function checkInsideProject(session: SessionCheckpoints, targets: readonly FileTarget[], allowOutside: boolean): Promise<void> {
     if (allowOutside) return;
     const root = session.cwd === null ? null : await projectRoot(session.cwd);
-    const outside = targets.filter((target) => root === null || !isUnder(root, target.path));
+    const outside = targets.filter((target) => root === null || !isInside(root, target.path, true));
     if (outside.length === 0) return;
     const paths = outside.map((target) => target.path);
     throw new RpcError(
