@@ -7,7 +7,8 @@ Talks to the memd daemon on its Unix socket (started on demand unless --no-autos
 commands:
   status [SESSION] [--json] the daemon (version, pid, uptime, paths, counts) and its sessions;
                             with SESSION, that session in full
-  sessions [--json]         every session, most recent first, with its context bar
+  sessions [--all] [--limit N] [--cursor C] [--json]
+                            sessions, most recent first, with their context bars (50 a page)
   compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
                             a compaction of the session: tokens before and after, what was lost
   memory summary|extract SESSION [--json]
@@ -45,10 +46,12 @@ prints that session in full: context bar and threshold state, usage and cost, co
 what the hooks recorded (the SessionStart handoff injection, the last compaction's summary and
 what it lost). --json prints the daemon.status result unchanged; with SESSION, the sessions.get
 result with the hooks' records under "handoff" (the handoff.status result).`,
-  sessions: `usage: memctl sessions [--json]
+  sessions: `usage: memctl sessions [--all] [--limit N] [--cursor C] [--json]
 
-Lists every session, most recent first: id, project, title, last activity, cost and a context bar
-(▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold).
+Lists sessions, most recent first, 50 a page (--limit N, up to 10,000; the last line gives the
+--cursor of the next page). Sessions whose files are all deleted, or that hold no entry, are kept
+as history but listed only with --all (the last line counts them). Each row: id, project, title,
+last activity, cost and a context bar (▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold).
 PROJECT is the end of the session's cwd, widened until two projects differ. --json prints the
 sessions.list result unchanged.`,
   compact: `usage: memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]

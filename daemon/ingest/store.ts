@@ -78,6 +78,8 @@ export interface IngestedSession {
   mainFile: string | null;
   /** The main transcript was deleted (its rows stay). */
   gone: boolean;
+  /** Every file of the session was deleted: it is history, listed only when asked for all. */
+  allGone: boolean;
   /** Committed offset of the main transcript (0 without one). */
   lastOffset: number;
   /** Main transcript plus sub-agent files. */
@@ -123,6 +125,7 @@ interface SessionRow {
   any_project: string;
   main_path: string | null;
   main_gone: number | null;
+  all_gone: number;
   main_offset: number | null;
   files: number;
   entries: number;
@@ -137,7 +140,7 @@ const LIST_SESSIONS_SQL = `
          MAX(CASE WHEN agent_id IS NULL THEN project END) AS main_project,
          MIN(project) AS any_project,
          MAX(CASE WHEN agent_id IS NULL THEN path END) AS main_path,
-         MAX(CASE WHEN agent_id IS NULL THEN gone END) AS main_gone,
+         MAX(CASE WHEN agent_id IS NULL THEN gone END) AS main_gone, MIN(gone) AS all_gone,
          MAX(CASE WHEN agent_id IS NULL THEN committed_offset END) AS main_offset,
          COUNT(*) AS files, SUM(entries) AS entries, SUM(bad_lines) AS bad_lines,
          MIN(first_seen) AS first_seen, MAX(last_seen) AS last_seen, MAX(last_activity) AS last_activity
@@ -151,6 +154,7 @@ export function listSessions(db: Db): IngestedSession[] {
     project: row.main_project ?? row.any_project,
     mainFile: row.main_path,
     gone: row.main_gone === 1,
+    allGone: row.all_gone === 1,
     lastOffset: row.main_offset ?? 0,
     files: row.files,
     entries: row.entries,

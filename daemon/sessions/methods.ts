@@ -6,7 +6,7 @@ import type { SessionService } from './service.js';
 
 export function sessionMethods(sessions: SessionService, env: ThresholdEnv): MethodHandler[] {
   return [
-    handle(Methods.sessionsList, (params) => ({ sessions: sessions.list(params) })),
+    handle(Methods.sessionsList, (params) => sessions.list(params)),
     handle(Methods.sessionsGet, (params) => sessions.get(params.sessionId)),
     handle(Methods.compactThresholds, (params) =>
       'sessionId' in params ? sessions.get(params.sessionId).threshold : computeThresholds({ model: params.model, tokens: params.tokens, env }),

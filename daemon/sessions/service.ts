@@ -5,24 +5,25 @@
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
-import type { SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
+import type { SessionList, SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
+import { listPage, type IndexRow, type ListFilter } from './list.js';
 
 /** DESIGN/issue 3: at most one session.updated per session per this interval. */
 export const SESSION_UPDATE_THROTTLE_MS = 250;
 
 export interface SessionService {
   get(sessionId: string): SessionSummary;
-  list(filter: { project?: string; activeWithinMs?: number; limit?: number }): SessionSummary[];
+  list(filter: ListFilter): SessionList;
   /** Called by ingest after each commit that touched these sessions. */
   onSessionsChanged(sessionIds: readonly string[]): void;
   close(): void;
 }
 
 export interface SessionServiceDeps {
-  /** Every session the index knows, with its project folder and newest entry timestamp. */
-  sessionIndex(): { sessionId: string; project: string; lastActivity: string | null }[];
+  /** Every session the index knows, with its project folder, newest entry timestamp and counts. */
+  sessionIndex(): IndexRow[];
   /** The summary of one session, computed from the index; undefined when unknown. */
   summarize(sessionId: string): SessionSummary | undefined;
   bus: Bus;
@@ -84,23 +85,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       return found;
     },
     list(filter) {
-      const now = clock();
-      // Newest first by the index's own timestamps, so that a limit summarizes only the sessions it returns.
-      const index = deps.sessionIndex().sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
-      const isRecent = (lastActivity: string | null) =>
-        filter.activeWithinMs === undefined || (lastActivity !== null && now - Date.parse(lastActivity) <= filter.activeWithinMs);
-      const sessions: SessionSummary[] = [];
-      for (const candidate of index) {
-        if (filter.limit !== undefined && sessions.length >= filter.limit) break;
-        if (!isRecent(candidate.lastActivity)) continue;
-        // A folder name can be checked without a summary; a cwd needs one.
-        if (filter.project !== undefined && !filter.project.startsWith('/') && candidate.project !== filter.project) continue;
-        const found = summary(candidate.sessionId);
-        if (!found) continue;
-        if (filter.project !== undefined && found.project !== filter.project && found.cwd !== filter.project) continue;
-        sessions.push(found);
-      }
-      return sessions.sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
+      return listPage(deps.sessionIndex(), filter, summary, clock());
     },
     onSessionsChanged(sessionIds) {
       // Nobody wants events now (no subscriber; crossings off during the backfill): only forget the

@@ -53,7 +53,13 @@ export const Methods = {
 
   sessionsList: method<SessionList>()(
     'sessions.list',
-    object({ project: optional(str()), activeWithinMs: optional(int({ min: 0 })), limit: optional(int({ min: 1, max: 10_000 })) }),
+    object({
+      project: optional(str()),
+      activeWithinMs: optional(int({ min: 0 })),
+      limit: optional(int({ min: 1, max: 10_000 })),
+      cursor: optional(str({ minLength: 1, maxLength: 8_192 })),
+      all: optional(bool()),
+    }),
   ),
   sessionsGet: method<SessionSummary>()('sessions.get', object({ sessionId })),
 

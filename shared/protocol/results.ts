@@ -175,6 +175,12 @@ export interface SessionSummary {
 
 export interface SessionList {
   sessions: SessionSummary[];
+  /** Sessions the filter lists over all pages; null with a cwd filter (it would summarize every one). */
+  total: number | null;
+  /** Sessions the filter matched but left out because every file is gone or none has an entry (`all` lists them). */
+  hidden: number;
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: string | null;
 }
 
 /** `memory.summary` and `memory.extract`: a session's summary.md and its last extraction. */

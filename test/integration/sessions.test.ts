@@ -162,7 +162,7 @@ describe('sessions over the recorded transcripts', () => {
     expect(rows.map((row) => row.slice(0, 8))).toEqual(sessions.map((session) => session.sessionId.slice(0, 8)));
     for (const row of rows) expect(row).toMatch(/▕[█░]{8}▏ \d+% of auto-compact · \d+K\/\d+K, \d+K left/);
     const json = await runMemctl(sandbox, ['sessions', '--json']);
-    expect(JSON.parse(json.stdout)).toEqual({ sessions });
+    expect(JSON.parse(json.stdout)).toEqual({ sessions, total: sessions.length, hidden: 0, nextCursor: null });
     const status = await runMemctl(sandbox, ['status']);
     expect(status.stdout).toContain('ingest    7 sessions');
     expect(status.stdout).toMatch(/▕[█░]{8}▏/);

@@ -4,8 +4,9 @@ import type { SessionSummary, ThresholdState } from '../../../../shared/protocol
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { createSessionService, SESSION_UPDATE_THROTTLE_MS, type SessionService } from '../../../../daemon/sessions/service.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import type { IndexRow } from '../../../../daemon/sessions/list.js';
 
-function summary(sessionId: string, tokens: number, state: ThresholdState, lastActivity: string): SessionSummary {
+function summary(sessionId: string, tokens: number, state: ThresholdState, lastActivity: string | null): SessionSummary {
   const usage = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 };
   return {
     sessionId,
@@ -46,6 +47,7 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
 let now = 0;
 let current: Map<string, SessionSummary>;
 let computed: string[];
+let indexOverrides: Map<string, Partial<IndexRow>>;
 let published: { topic: EventTopic; payload: unknown }[];
 let wanted: Set<EventTopic>;
 let service: SessionService;
@@ -60,6 +62,7 @@ beforeEach(() => {
     ['b', summary('b', 20_000, 'ok', '2026-12-02T11:00:00.000Z')],
   ]);
   computed = [];
+  indexOverrides = new Map();
   published = [];
   states = [];
   wanted = new Set(['session.updated', 'session.thresholdCrossed']);
@@ -68,7 +71,16 @@ beforeEach(() => {
   });
   bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => published.push({ topic, payload }));
   service = createSessionService({
-    sessionIndex: () => [...current.values()].map(({ sessionId, project, lastActivity }) => ({ sessionId, project, lastActivity })),
+    sessionIndex: () =>
+      [...current.values()].map(({ sessionId, project, lastActivity }) => ({
+        sessionId,
+        project,
+        lastActivity,
+        allGone: false,
+        entries: 10,
+        badLines: 0,
+        ...indexOverrides.get(sessionId),
+      })),
     summarize: (id) => {
       computed.push(id);
       return current.get(id);
@@ -123,8 +135,8 @@ describe('session service', () => {
   });
 
   it('lists most recent first, with project, activity and limit filters', () => {
-    expect(service.list({}).map((s) => s.sessionId)).toEqual(['b', 'a']);
-    expect(service.list({ limit: 1 }).map((s) => s.sessionId)).toEqual(['b']);
+    expect(service.list({}).sessions.map((s) => s.sessionId)).toEqual(['b', 'a']);
+    expect(service.list({ limit: 1 }).sessions.map((s) => s.sessionId)).toEqual(['b']);
     // A limit summarizes only the sessions it returns.
     expect(computed).toEqual(['b', 'a']);
     wanted.clear();
@@ -132,10 +144,42 @@ describe('session service', () => {
     computed.length = 0;
     service.list({ limit: 1 });
     expect(computed).toEqual(['b']);
-    expect(service.list({ project: '/p' })).toHaveLength(2);
-    expect(service.list({ project: 'elsewhere' })).toHaveLength(0);
+    expect(service.list({ project: '/p' }).sessions).toHaveLength(2);
+    expect(service.list({ project: 'elsewhere' }).sessions).toHaveLength(0);
     now = Date.parse('2026-12-02T11:30:00.000Z');
-    expect(service.list({ activeWithinMs: 60 * 60 * 1000 }).map((s) => s.sessionId)).toEqual(['b']);
+    expect(service.list({ activeWithinMs: 60 * 60 * 1000 }).sessions.map((s) => s.sessionId)).toEqual(['b']);
+  });
+
+  it('pages with a cursor over a stable order, with the total', () => {
+    for (let i = 0; i < 5; i += 1) current.set(`c${i}`, summary(`c${i}`, 1_000, 'ok', '2026-12-02T09:00:00.000Z'));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page += 1) {
+      const result = service.list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+      expect(result.total).toBe(7);
+      seen.push(...result.sessions.map((s) => s.sessionId));
+      if (result.nextCursor === null) break;
+      cursor = result.nextCursor;
+    }
+    // Equal timestamps are ordered by id, so no session is skipped or repeated across pages.
+    expect(seen).toEqual(['b', 'a', 'c0', 'c1', 'c2', 'c3', 'c4']);
+    expect(() => service.list({ cursor: 'not-a-cursor' })).toThrow(expect.objectContaining({ code: -32602, kind: 'BadCursor' }));
+  });
+
+  it('keeps sessions whose files are all gone, or that have no entry, out of a default list', () => {
+    current.set('gone', summary('gone', 1_000, 'ok', '2026-12-02T12:00:00.000Z'));
+    current.set('empty', summary('empty', 0, 'ok', null));
+    indexOverrides.set('gone', { allGone: true });
+    indexOverrides.set('empty', { entries: 0 });
+    const listed = service.list({});
+    expect(listed.sessions.map((s) => s.sessionId)).toEqual(['b', 'a']);
+    expect(listed).toMatchObject({ total: 2, hidden: 2, nextCursor: null });
+    expect(computed).not.toContain('gone');
+    const all = service.list({ all: true });
+    expect(all.sessions.map((s) => s.sessionId)).toEqual(['gone', 'b', 'a', 'empty']);
+    expect(all).toMatchObject({ total: 4, hidden: 0 });
+    // A gone session is history: sessions.get still answers with its totals.
+    expect(service.get('gone').contextTokens).toBe(1_000);
   });
 
   it('publishes at most one session.updated per session per 250 ms, the last state winning', () => {
