@@ -27,7 +27,7 @@ import { createExtractor } from './memory/extract.js';
 import { createExtractionService } from './memory/service.js';
 import type { LineParser } from './ingest/parser.js';
 import { listSessions } from './ingest/store.js';
-import { createWatcher } from './ingest/watcher.js';
+import { createWatcher, scanTranscripts } from './ingest/watcher.js';
 import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
 import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecycle/instance-lock.js';
 import { daemonMethods } from './lifecycle/methods.js';
@@ -50,6 +50,7 @@ import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { checkDatabase } from './store/check.js';
 import { openStore, type Store } from './store/db.js';
+import { createDbHealth } from './store/health.js';
 import { cleanLeftovers } from './store/leftovers.js';
 import { createEntryCache } from './sessions/entry-cache.js';
 import { sessionMethods } from './sessions/methods.js';
@@ -295,6 +296,17 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     return readToolResult(paths.projectsDir, conversation.file.project, sessionId, toolUseId, conversation);
   };
   const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock });
+  const dbHealth = createDbHealth({
+    store,
+    log,
+    intervalMs: config.dbCheckMs,
+    // File ids now name other files: nothing cached survives, and every transcript is read again.
+    onRebuilt: () => {
+      entryCache.clear();
+      sessions.forgetAll();
+      void scanTranscripts(paths.projectsDir).then((files) => files.forEach((file) => ingestor.touch(file.path)));
+    },
+  });
   let methodNames: readonly string[] = [];
   const handlers = [
     ...daemonMethods({
@@ -349,7 +361,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       { name: 'stop compactions', run: () => compaction.close() },
       // Running summaries are aborted; their jobs stay queued and run after the next start.
       { name: 'stop extraction', run: () => extraction.close() },
-      { name: 'close database', run: () => store.close() },
+      { name: 'close database', run: () => (dbHealth.stop(), store.close()) },
       { name: 'remove socket', run: () => socketFile?.remove() },
       { name: 'release lock', run: () => lock.release() },
       { name: 'log stopped', run: () => log.info('stopped') },

@@ -51,6 +51,12 @@ const spec = {
     parse: positiveInt,
     doc: 'how often the daemon checks that its socket file is still its own (it stops when it is gone)',
   },
+  dbCheckMs: {
+    env: 'MEMD_DB_CHECK_MS',
+    default: 30_000,
+    parse: positiveInt,
+    doc: 'how often the daemon checks that its database file is still the one it opened (deleted or replaced: written back; overwritten: rebuilt)',
+  },
   maxConnections: { env: 'MEMD_MAX_CONNECTIONS', default: 1_024, parse: positiveInt, doc: 'concurrent client connections' },
   summarizer: {
     env: 'MEMD_SUMMARIZER',

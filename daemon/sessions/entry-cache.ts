@@ -24,6 +24,8 @@ export interface EntryCache {
    * transcript, the sub-agents', and the compaction agents' (`agent-acompact-*`).
    */
   load(db: Database.Database, sessionId: string, files: readonly IngestedFile[]): SessionEntries;
+  /** Forgets everything: the database was rebuilt, so file ids name other files now. */
+  clear(): void;
   readonly size: number;
 }
 
@@ -52,6 +54,10 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
   return {
     get size() {
       return size;
+    },
+    clear() {
+      sessions.clear();
+      size = 0;
     },
     load(db, sessionId, files) {
       const cached = sessions.get(sessionId) ?? new Map<number, CachedFile>();

@@ -18,6 +18,8 @@ export interface SessionService {
   list(filter: ListFilter): SessionList;
   /** Called by ingest after each commit that touched these sessions. */
   onSessionsChanged(sessionIds: readonly string[]): void;
+  /** Forgets every cached summary: the database was rebuilt and is being read again. */
+  forgetAll(): void;
   close(): void;
 }
 
@@ -118,6 +120,9 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
         timer.unref();
         pending.set(sessionId, timer);
       }
+    },
+    forgetAll() {
+      cache.clear();
     },
     close() {
       for (const timer of pending.values()) clearTimeout(timer);

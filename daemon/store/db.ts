@@ -1,21 +1,28 @@
 /**
  * The state store: SQLite in WAL mode. At open it checks integrity; a corrupt (or newer-schema)
  * database is moved aside as `memd.sqlite.corrupt-<time>` and rebuilt from nothing, because all
- * of its content is derivable from the transcripts.
+ * of its content is derivable from the transcripts. While memd runs, `daemon/store/health.ts`
+ * watches the file and swaps the connection (`reopenable.ts`) when it is deleted or broken.
  */
 import Database from 'better-sqlite3';
 import { existsSync, renameSync } from 'node:fs';
 import type { DatabaseStatus } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { createReopenableDb, type ReopenableDb } from './reopenable.js';
 
 /** Readers and the writer share the file; wait this long for a lock instead of failing at once. */
 const BUSY_TIMEOUT_MS = 5_000;
 const SIDE_FILES = ['-wal', '-shm'] as const;
 
 export interface Store {
+  /** The handle every domain keeps: it follows the connection across a reopen. */
   readonly db: Database.Database;
   readonly status: DatabaseStatus;
+  readonly path: string;
+  readonly connection: ReopenableDb;
+  /** Set by the health check: called (after the throwing call) when SQLite says the file is broken. */
+  onBrokenFile: (error: unknown) => void;
   close(): void;
 }
 
@@ -56,7 +63,7 @@ function migrate(db: Database.Database, log: Logger): void {
   }
 }
 
-function openChecked(path: string, log: Logger): Database.Database {
+export function openChecked(path: string, log: Logger): Database.Database {
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -71,13 +78,13 @@ function openChecked(path: string, log: Logger): Database.Database {
   }
 }
 
-function isCorruption(error: unknown): boolean {
+export function isCorruption(error: unknown): boolean {
   if (error instanceof CorruptDatabaseError) return true;
   const code = (error as { code?: unknown }).code;
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT_VTAB';
 }
 
-function moveAside(path: string, at: Date): string {
+export function moveAside(path: string, at: Date): string {
   const movedTo = `${path}.corrupt-${at.toISOString().replace(/[:.]/g, '-')}`;
   renameSync(path, movedTo);
   for (const suffix of SIDE_FILES) {
@@ -100,12 +107,18 @@ export function openStore(path: string, log: Logger, clock: () => Date = () => n
     recoveredFrom = { movedTo, reason, at: at.toISOString() };
     db = openChecked(path, log);
   }
-  const status: DatabaseStatus = { schemaVersion: SCHEMA_VERSION, recoveredFrom };
-  return {
-    db,
+  const status: DatabaseStatus = { schemaVersion: SCHEMA_VERSION, recoveredFrom, whileRunning: null };
+  const connection = createReopenableDb(db, (error) => store.onBrokenFile(error));
+  const store: Store = {
+    db: connection.db,
     status,
+    path,
+    connection,
+    onBrokenFile: () => undefined,
     close() {
-      if (db.open) db.close();
+      const current = connection.current();
+      if (current.open) current.close();
     },
   };
+  return store;
 }

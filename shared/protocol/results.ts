@@ -34,6 +34,22 @@ export interface DatabaseStatus {
   schemaVersion: number;
   /** Set when the database failed its integrity check at start and was rebuilt. */
   recoveredFrom: { movedTo: string; reason: string; at: string } | null;
+  /**
+   * The last time the file was found deleted, replaced or corrupt while memd ran, and what memd
+   * did: `reopened` (the open connection's content written back to the path, nothing lost) or
+   * `rebuilt` (moved aside; the index is read again from the transcripts). Null when it never was.
+   */
+  whileRunning: DatabaseIncident | null;
+}
+
+export interface DatabaseIncident {
+  problem: 'deleted' | 'replaced' | 'corrupt';
+  action: 'reopened' | 'rebuilt' | 'failed';
+  detail: string;
+  movedTo: string | null;
+  at: string;
+  /** Incidents since start. */
+  count: number;
 }
 
 /** Where transcript ingest stands. */

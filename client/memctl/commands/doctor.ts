@@ -3,10 +3,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSocketPath, type MemdPaths } from '../../../shared/paths.js';
-import { PROTOCOL_VERSION } from '../../../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/results.js';
 import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
 import { daemonMainPath, memctlMainPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
+import { databaseIncidentText } from '../database-view.js';
 import { UNIT_NAMES } from '../units.js';
 
 /** package.json's engines field: the oldest Node memd is tested on. */
@@ -69,7 +70,11 @@ function runDaemon(args: string[]): Promise<{ code: number; stdout: string }> {
   });
 }
 
-async function checkDatabase(): Promise<Check> {
+/**
+ * The file on disk, and what the running daemon says of it: a file deleted while memd runs looks
+ * like "not created yet" on disk, but the daemon still holds (and writes back) its content.
+ */
+async function checkDatabase(ctx: CommandContext): Promise<Check> {
   const { stdout } = await runDaemon(['--check-db']);
   let result: { path?: string; exists?: boolean; ok?: boolean; schemaVersion?: number | null; problems?: string[] };
   try {
@@ -77,14 +82,36 @@ async function checkDatabase(): Promise<Check> {
   } catch {
     return { ok: false, label: 'database', detail: `memd --check-db printed no result`, hint: `run: memd --check-db` };
   }
-  if (!result.exists) return { ok: 'skip', label: 'database', detail: `${result.path} not created yet` };
-  if (result.ok) return { ok: true, label: 'database', detail: `${result.path} passes integrity_check (schema ${result.schemaVersion})` };
+  const running = await runningDatabase(ctx);
+  const incident = running?.whileRunning ? ` (last incident: ${databaseIncidentText(running.whileRunning)})` : '';
+  if (!result.exists) {
+    if (running === null) return { ok: 'skip', label: 'database', detail: `${result.path} not created yet` };
+    return {
+      ok: false,
+      label: 'database',
+      detail: `${result.path} is missing while memd runs: its content is only in the open connection${incident}`,
+      hint: 'memd writes it back at its next check (MEMD_DB_CHECK_MS); or restart memd',
+    };
+  }
+  if (result.ok) return { ok: true, label: 'database', detail: `${result.path} passes integrity_check (schema ${result.schemaVersion})${incident}` };
   return {
     ok: false,
     label: 'database',
-    detail: `${result.path}: ${(result.problems ?? []).slice(0, 2).join('; ')}`,
-    hint: 'restart memd: it moves a corrupt database aside and rebuilds it',
+    detail: `${result.path}: ${(result.problems ?? []).slice(0, 2).join('; ')}${incident}`,
+    hint: running === null ? 'start memd: it moves a corrupt database aside and rebuilds it' : 'memd rebuilds it at its next check; or restart memd',
   };
+}
+
+/** The running daemon's database status, or null when no daemon answers. */
+async function runningDatabase(ctx: CommandContext): Promise<DaemonStatus['database'] | null> {
+  const client = ctx.client({ autostart: false });
+  try {
+    return (await client.daemonStatus()).database;
+  } catch {
+    return null;
+  } finally {
+    client.close();
+  }
 }
 
 async function checkConfig(): Promise<Check> {
@@ -151,7 +178,7 @@ export const doctor: Command = async (ctx) => {
     checkPrivateDir(paths.stateDir, 'state dir'),
     checkPrivateDir(paths.runtimeDir, 'socket dir'),
     await checkSocket(ctx),
-    await checkDatabase(),
+    await checkDatabase(ctx),
     await checkConfig(),
     checkProjects(paths),
     checkUnits(paths),

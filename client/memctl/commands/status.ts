@@ -1,5 +1,6 @@
 /** `memctl status [SESSION] [--json]` */
 import type { DaemonStatus } from '../../../shared/protocol/results.js';
+import { databaseIncidentText } from '../database-view.js';
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderSessionTable } from '../sessions-view.js';
@@ -61,6 +62,8 @@ export function renderStatus(status: DaemonStatus, out: Output): string[] {
       out.yellow(`  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`),
     );
   }
+  const incident = database.whileRunning;
+  if (incident) lines.push(out.yellow(`  warning   ${databaseIncidentText(incident)}`));
   return lines;
 }
 

@@ -40,7 +40,7 @@ describe('openStore', () => {
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(store.db.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.status).toEqual({ schemaVersion: SCHEMA_VERSION, recoveredFrom: null });
+    expect(store.status).toEqual({ schemaVersion: SCHEMA_VERSION, recoveredFrom: null, whileRunning: null });
     expect(log.at('info').filter((line) => line.msg === 'database migrated')).toHaveLength(SCHEMA_VERSION);
     // The file is a real SQLite database.
     expect(readFileSync(dbPath).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
