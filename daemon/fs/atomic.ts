@@ -25,7 +25,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw namingPath(error, path);
   }
   // The rename itself survives a crash only once the dir is flushed.
   const dir = await open(dirname(path), 'r');
@@ -34,4 +34,15 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   } finally {
     await dir.close();
   }
+}
+
+/**
+ * Errors of calls on a file handle (write, sync) carry no path: the file the caller asked for is
+ * set on them, so that the client is told which file a full disk or a permission refused.
+ */
+export function namingPath(error: unknown, path: string): unknown {
+  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && (error as { path?: unknown }).path === undefined) {
+    (error as { path?: string }).path = path;
+  }
+  return error;
 }

@@ -13,9 +13,25 @@ export const DIR_LOCK_NAME = '.memdir.lock';
 const STALE_MS = 10_000;
 /**
  * How long a writer waits for the others: a change takes a few ms (two fsynced writes), so this
- * covers a long queue of writers from several processes.
+ * covers a long queue of writers from several processes (about 15 s in all).
  */
-const RETRY = { retries: 200, factor: 1.3, minTimeout: 2, maxTimeout: 100, randomize: true } as const;
+const RETRY = { retries: 200, factor: 1.3, minTimeout: 2, maxTimeout: 100 } as const;
+
+/**
+ * proper-lockfile retries on every error, so a dir memd may not write (EACCES, a full disk)
+ * would spin for the whole retry budget: only a lock held by another writer is waited for.
+ */
+async function lockWhenFree(dir: string, options: Parameters<typeof lockfile.lock>[1]): Promise<() => Promise<void>> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await lockfile.lock(dir, { ...options, retries: 0 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || attempt >= RETRY.retries) throw error;
+      const wait = Math.min(RETRY.maxTimeout, RETRY.minTimeout * RETRY.factor ** attempt) * (1 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
 
 const queues = new Map<string, Promise<unknown>>();
 
@@ -23,16 +39,14 @@ export async function withDirLock<T>(dir: string, work: () => Promise<T>): Promi
   const previous = queues.get(dir) ?? Promise.resolve();
   const run = previous.catch(() => undefined).then(async () => {
     let compromised: Error | null = null;
-    const release = await lockfile
-      .lock(dir, {
-        lockfilePath: join(dir, DIR_LOCK_NAME),
-        realpath: false,
-        stale: STALE_MS,
-        retries: RETRY,
-        onCompromised: (error) => {
-          compromised = error;
-        },
-      })
+    const release = await lockWhenFree(dir, {
+      lockfilePath: join(dir, DIR_LOCK_NAME),
+      realpath: false,
+      stale: STALE_MS,
+      onCompromised: (error) => {
+        compromised = error;
+      },
+    })
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ELOCKED') throw new RpcError(ErrorCode.Locked, 'Locked', `the memory dir ${dir} stayed locked by another writer; try again`);
         throw error;

@@ -18,7 +18,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { NameReason, checkMemoryName, quoteName } from '../../shared/memdir/names.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { MemoryScope } from '../../shared/protocol/memdir.js';
-import { PRIVATE_FILE_MODE } from '../fs/atomic.js';
+import { namingPath, PRIVATE_FILE_MODE } from '../fs/atomic.js';
 import { isInside } from '../fs/inside.js';
 import { isMissingPath } from '../fs/read.js';
 
@@ -303,7 +303,7 @@ async function writeThenRename(trustedRoot: string, target: string, text: string
     if (code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST') {
       throw pathRejected(PathReason.NotAFile, `memory ${quoteName(name)} cannot be written: a dir is in its place`);
     }
-    throw error;
+    throw namingPath(error, target);
   } finally {
     await handle.close();
   }

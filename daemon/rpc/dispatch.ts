@@ -9,6 +9,7 @@ import { METHOD_BY_NAME, type MethodDescriptor } from '../../shared/protocol/met
 import type { RequestEnvelope } from '../../shared/protocol/envelope.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
 import type { Logger } from '../log/logger.js';
+import { osErrorToRpc } from './os-errors.js';
 
 export interface ConnectionHandle {
   readonly id: number;
@@ -91,7 +92,10 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
         // A handler that stops because its caller cancelled or left has not failed: answer
         // Cancelled instead of logging an InternalError with a stack for every cancel.
         if (ctx.signal.aborted && !(error instanceof RpcError)) throw cancelledError();
-        throw error;
+        const mapped = osErrorToRpc(error);
+        if (mapped === undefined) throw error;
+        log.warn('a request failed on the file system', { method: descriptor.name, kind: mapped.kind, message: mapped.message });
+        throw mapped;
       }
     });
   }

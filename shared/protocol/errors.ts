@@ -18,6 +18,8 @@ export const ErrorCode = {
   LlmUnavailable: 1005,
   JobFailed: 1006,
   InvalidTranscript: 1007,
+  /** The file system said no (permissions, a full disk, a directory where a file should be): `data.path`, `data.cause`. */
+  IoError: 1008,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
