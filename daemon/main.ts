@@ -52,6 +52,7 @@ import { checkDatabase } from './store/check.js';
 import { openStore, type Store } from './store/db.js';
 import { createDbHealth } from './store/health.js';
 import { cleanLeftovers } from './store/leftovers.js';
+import { removeUnfinishedUndoPoints } from './rewind/undo-store.js';
 import { createEntryCache } from './sessions/entry-cache.js';
 import { sessionMethods } from './sessions/methods.js';
 import { createSessionService } from './sessions/service.js';
@@ -155,7 +156,7 @@ async function main(argv: string[]): Promise<void> {
   let store: Store | undefined;
   try {
     if (!activated && removeStaleSocket(paths.socketPath)) log.info('removed a stale socket', { socket: paths.socketPath });
-    cleanLeftovers(paths.stateDir, paths.dbPath, log);
+    cleanLeftovers(paths.stateDir, paths.dbPath, log, () => removeUnfinishedUndoPoints(paths.stateDir));
     store = openStore(paths.dbPath, log);
   } catch (error) {
     await parser.close();

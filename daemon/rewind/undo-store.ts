@@ -5,6 +5,7 @@
  * always describes complete copies; a save that fails removes its dir.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
@@ -134,4 +135,26 @@ export async function pruneUndoPoints(stateDir: string, keep = KEEP_UNDO_POINTS)
   const old = ids.slice(0, Math.max(0, ids.length - keep));
   for (const id of old) await removeUndoPoint(join(root, id));
   return old;
+}
+
+/**
+ * Undo dirs without a manifest: a save a crash interrupted. Nothing was restored from them (a
+ * restore writes only after its manifest), so they are removed at start, under the instance lock.
+ */
+export function removeUnfinishedUndoPoints(stateDir: string): string[] {
+  const root = join(stateDir, UNDO_ROOT);
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names.filter((entry) => UNDO_ID.test(entry))) {
+    const dir = join(root, name);
+    if (!lstatSync(dir).isDirectory() || existsSync(join(dir, MANIFEST))) continue;
+    rmSync(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
 }

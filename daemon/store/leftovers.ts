@@ -18,6 +18,8 @@ const MAX_ENTRIES = 10_000;
 export interface LeftoversRemoved {
   tempFiles: string[];
   corruptCopies: string[];
+  /** Undo dirs of the state dir that a crash left without a manifest (rewind/undo-store.ts finds them). */
+  undoDirs: string[];
 }
 
 function tempFiles(dir: string, depth: number, budget: { left: number }, found: string[]): void {
@@ -50,11 +52,16 @@ function oldCorruptCopies(dbPath: string): string[] {
   return names.filter((name) => name.replace(/-(?:wal|shm)$/, '') !== keep).map((name) => join(dirname(dbPath), name));
 }
 
-export function cleanLeftovers(stateDir: string, dbPath: string, log: Logger): LeftoversRemoved {
+export function cleanLeftovers(stateDir: string, dbPath: string, log: Logger, unfinished: () => string[] = () => []): LeftoversRemoved {
   const temps: string[] = [];
   tempFiles(stateDir, 1, { left: MAX_ENTRIES }, temps);
   const corrupt = oldCorruptCopies(dbPath);
-  const removed: LeftoversRemoved = { tempFiles: [], corruptCopies: [] };
+  const removed: LeftoversRemoved = { tempFiles: [], corruptCopies: [], undoDirs: [] };
+  try {
+    removed.undoDirs = unfinished();
+  } catch (error) {
+    log.warn('could not remove unfinished undo points', { error });
+  }
   for (const [path, into] of [...temps.map((path) => [path, removed.tempFiles] as const), ...corrupt.map((path) => [path, removed.corruptCopies] as const)]) {
     try {
       rmSync(path, { force: true });
@@ -63,6 +70,8 @@ export function cleanLeftovers(stateDir: string, dbPath: string, log: Logger): L
       log.warn('could not remove a leftover', { path, error });
     }
   }
-  if (removed.tempFiles.length + removed.corruptCopies.length > 0) log.info('removed leftovers of earlier runs', { tempFiles: removed.tempFiles.length, corruptCopies: removed.corruptCopies.length });
+  if (removed.tempFiles.length + removed.corruptCopies.length + removed.undoDirs.length > 0) {
+    log.info('removed leftovers of earlier runs', { tempFiles: removed.tempFiles.length, corruptCopies: removed.corruptCopies.length, undoDirs: removed.undoDirs.length });
+  }
   return removed;
 }
