@@ -4,7 +4,7 @@
  * line that no longer parses, or no longer is the entry indexed there, is an InvalidTranscript
  * error: the file changed under the index, and the next ingest pass will catch up.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
@@ -20,8 +20,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The entries' lines from `path`, in the order given. */
 export function loadEntries(path: string, entries: readonly IndexedEntry[]): LoadedEntry[] {
-  const fd = openSync(path, 'r');
+  // Non-blocking, then checked: a FIFO or device swapped in for the transcript would otherwise
+  // block this open (on the main thread) until a writer came, freezing the whole daemon.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!fstatSync(fd).isFile()) {
+      throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} is no longer a regular file; memd reads only regular files`, { path });
+    }
     return entries.map((entry) => {
       const bytes = Buffer.allocUnsafe(entry.length);
       const read = readSync(fd, bytes, 0, entry.length, entry.offset);

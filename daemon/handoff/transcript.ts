@@ -9,7 +9,7 @@
  * has not reached yet (the hook fires right after a write) are scanned from the file, as is a
  * whole file the index does not know or that changed under it.
  */
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../fs/read.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { HANDOFF_TAIL_BYTES } from '../../shared/handoff/tail.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
@@ -159,7 +159,7 @@ export async function scanFile(path: string, fromOffset: number, sidechainFile: 
     if (choice === 'read') loaded.push(slim({ entry, raw: value as Record<string, unknown> }));
     else if (choice === 'stub') loaded.push(stub(entry));
   };
-  const file = await open(path, 'r');
+  const file = await openRegularFile(path);
   try {
     const chunk = Buffer.allocUnsafe(SCAN_CHUNK_BYTES);
     let pending: Buffer[] = [];
@@ -217,7 +217,7 @@ export async function loadTranscript(path: string, indexed: readonly IndexedEntr
 export async function readTail(path: string, bytes: number = HANDOFF_TAIL_BYTES): Promise<{ text: string; startsMidLine: boolean }> {
   let file;
   try {
-    file = await open(path, 'r');
+    file = await openRegularFile(path);
   } catch {
     return { text: '', startsMidLine: false };
   }

@@ -34,9 +34,6 @@ export interface PresentFile {
 /** Permission bits (with setuid/setgid/sticky): what chmod sets, without the file type. */
 const PERMISSION_BITS = 0o7777;
 
-/** A FIFO or device on a restore plan must not block every later restore. */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
-
 /**
  * The file's bytes and mode; null when it (or a dir on its path) does not exist. A backup
  * (`followLinks` false) that is a symlink is refused: it could point at any file of the user's.
@@ -44,15 +41,16 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 export async function readPresent(path: string, followLinks = true): Promise<PresentFile | null> {
   let handle;
   try {
-    handle = await openIfPresent(path, followLinks ? READ_FLAGS : READ_FLAGS | constants.O_NOFOLLOW);
+    // Non-blocking and regular files only (a FIFO on a restore plan must not block every later restore).
+    handle = await openIfPresent(path, followLinks ? 0 : constants.O_NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is a symlink; rewind never follows one to a backup`, { path });
+    if (error instanceof RpcError && error.kind === 'NotAFile') throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is not a regular file; rewind only restores files`, { path });
     throw error;
   }
   if (handle === null) return null;
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is not a regular file; rewind only restores files`, { path });
     return { bytes: await handle.readFile(), mode: stats.mode & PERMISSION_BITS };
   } finally {
     await handle.close();

@@ -5,9 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
+import { sessionSummaryPath } from '../../daemon/memory/paths.js';
 import { growingUsage, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 
@@ -67,5 +68,45 @@ describe('hostile files in the projects dir', () => {
     const stop = await runMemctl(sandbox, ['stop']);
     expect(stop.code).toBe(0);
     await eventually(() => daemon.child.exitCode !== null || daemon.child.signalCode !== null, 'the daemon to exit');
+  });
+
+  it('a transcript swapped for a FIFO after ingest: methods that read it back answer InvalidTranscript at once', async () => {
+    const sandbox = makeSandbox();
+    const swapped = mainPath(sandbox.projectsDir, CWD, id(6));
+    writeTranscript(swapped, session(id(6), CWD));
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === id(6))?.entries ?? 0) > 0, 'the transcript to be read');
+      rmSync(swapped);
+      execFileSync('mkfifo', [swapped]);
+      // Before the fix the daemon's main thread blocked in open() until a writer came.
+      const error = await client.compactMicro({ sessionId: id(6) }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 1007, kind: 'InvalidTranscript' });
+      expect((error as Error).message).toContain('no longer a regular file');
+      expect((await client.daemonVersion()).name).toBe('memd');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a FIFO where memd reads session memory answers at once and holds no thread', async () => {
+    const sandbox = makeSandbox();
+    writeTranscript(mainPath(sandbox.projectsDir, CWD, id(7)), session(id(7), CWD));
+    const summary = sessionSummaryPath(sandbox.projectsDir, projectFolder(CWD), id(7));
+    mkdirSync(dirname(summary), { recursive: true });
+    execFileSync('mkfifo', [summary]);
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === id(7))?.entries ?? 0) > 0, 'the transcript to be read');
+      // More calls than libuv has threads (4): before the fix each one held a thread for good.
+      const answers = await Promise.all(Array.from({ length: 6 }, () => client.memorySummary({ sessionId: id(7) }).catch((caught: unknown) => caught)));
+      for (const answer of answers) expect(answer).toMatchObject({ code: 1004, kind: 'NotAFile' });
+      expect((answers[0] as Error).message).toContain(summary);
+      expect((await client.daemonStatus()).pid).toBeGreaterThan(0);
+    } finally {
+      client.close();
+    }
   });
 });
