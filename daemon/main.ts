@@ -326,7 +326,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...memdirMethods(memdir),
     ...hookMethods(hooks),
     ...handoffMethods(
-      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: handoffNarrator(config) }),
+      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: handoffNarrator(config), git: { timeoutMs: config.gitTimeoutMs } }),
     ),
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock })),

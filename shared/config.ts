@@ -51,6 +51,12 @@ const spec = {
     parse: positiveInt,
     doc: 'how often the daemon checks that its socket file is still its own (it stops when it is gone)',
   },
+  gitTimeoutMs: {
+    env: 'MEMD_GIT_TIMEOUT_MS',
+    default: 5_000,
+    parse: positiveInt,
+    doc: 'how long a handoff waits for git (all its commands together); then git is killed and the handoff says git did not answer',
+  },
   maxConnections: { env: 'MEMD_MAX_CONNECTIONS', default: 1_024, parse: positiveInt, doc: 'concurrent client connections' },
   summarizer: {
     env: 'MEMD_SUMMARIZER',

@@ -11,6 +11,7 @@ describe('resolveConfig', () => {
       logFiles: 3,
       shutdownGraceMs: 5_000,
       socketCheckMs: 5_000,
+      gitTimeoutMs: 5_000,
       maxConnections: 1_024,
       summarizer: 'offline',
       microCompact: 'savings',
