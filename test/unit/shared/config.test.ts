@@ -10,6 +10,7 @@ describe('resolveConfig', () => {
       logMaxBytes: 5 * 1024 * 1024,
       logFiles: 3,
       shutdownGraceMs: 5_000,
+      shutdownDeadlineMs: 10_000,
       socketCheckMs: 5_000,
       gitTimeoutMs: 5_000,
       maxConnections: 1_024,
