@@ -31,7 +31,7 @@ import { createWatcher, scanTranscripts } from './ingest/watcher.js';
 import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
 import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecycle/instance-lock.js';
 import { daemonMethods } from './lifecycle/methods.js';
-import { createShutdown } from './lifecycle/shutdown.js';
+import { createShutdown, inParallel, killSelf } from './lifecycle/shutdown.js';
 import { takeActivatedSocket } from './lifecycle/socket-activation.js';
 import { ownSocket, removeStaleSocket, SocketPathError, type OwnSocket } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
@@ -330,6 +330,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       features: FEATURES,
       methodNames: () => methodNames,
       requestShutdown: (reason) => void shutdown(reason),
+      shutdownDeadlineMs: config.shutdownDeadlineMs,
       clock,
     }),
     ...eventMethods(),
@@ -339,7 +340,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...memdirMethods(memdir),
     ...hookMethods(hooks),
     ...handoffMethods(
-      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: handoffNarrator(config) }),
+      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: handoffNarrator(config), git: { timeoutMs: config.gitTimeoutMs } }),
     ),
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock })),
@@ -354,25 +355,41 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     (reason) => [
       { name: 'announce', run: () => bus.publish('daemon.stopping', { reason }) },
       { name: 'stop accepting', run: () => rpc.stopAccepting(socketFile?.isOwn() ?? true) },
-      { name: 'finish requests', run: async () => void (await rpc.drain(config.shutdownGraceMs)) },
-      { name: 'close connections', run: () => rpc.closeConnections() },
+      { name: 'finish requests', run: async () => void (await rpc.drain(config.shutdownGraceMs)), pending: () => rpc.running() },
+      // Always: a request still running past the deadline is cancelled (its git runs killed) too.
+      { name: 'close connections', run: () => rpc.closeConnections(), always: true },
       // What was read is committed; the rest is read after the next start.
-      { name: 'stop ingest', run: async () => void (await Promise.all([watcher.stop(), ingestor.stop()])) },
+      {
+        name: 'stop ingest',
+        ...inParallel([
+          { name: 'transcript watcher', run: () => watcher.stop() },
+          { name: 'ingest lanes and parse worker', run: () => ingestor.stop(), detail: () => `${ingestor.progress().filesPending} transcripts being read` },
+        ]),
+      },
       { name: 'stop session updates', run: () => sessions.close() },
       { name: 'stop compactions', run: () => compaction.close() },
       // Running summaries are aborted; their jobs stay queued and run after the next start.
-      { name: 'stop extraction', run: () => extraction.close() },
-      { name: 'close database', run: () => (dbHealth.stop(), store.close()) },
-      { name: 'remove socket', run: () => socketFile?.remove() },
-      { name: 'release lock', run: () => lock.release() },
-      { name: 'log stopped', run: () => log.info('stopped') },
+      { name: 'stop extraction', run: () => extraction.close(), pending: () => extraction.status().running.map((id) => `extraction job of session ${id}`) },
+      // Always, from here on: whatever is stuck, the next daemon must find the lock free.
+      { name: 'close database', run: () => (dbHealth.stop(), store.close()), always: true },
+      { name: 'remove socket', run: () => socketFile?.remove(), always: true },
+      { name: 'release lock', run: () => lock.release(), always: true },
+      { name: 'log stopped', run: () => log.info('stopped'), always: true },
     ],
     log,
     (code) => {
       log.close();
       process.exit(code);
     },
+    {
+      deadlineMs: config.shutdownDeadlineMs,
+      forceExit: () => {
+        log.close();
+        killSelf();
+      },
+    },
   );
+  if (config.shutdownGraceMs >= config.shutdownDeadlineMs) log.warn('shutdownGraceMs is not below shutdownDeadlineMs: the deadline cuts off the grace');
 
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

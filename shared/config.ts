@@ -27,6 +27,9 @@ const choice =
   (raw) =>
     typeof raw === 'string' && (choices as string[]).includes(raw) ? (raw as T) : undefined;
 
+/** A shutdown takes well under a second; 10 s leaves room for the requests' grace (5 s) and a slow disk, under systemd's TimeoutStopSec (15 s). */
+export const DEFAULT_SHUTDOWN_DEADLINE_MS = 10_000;
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -45,6 +48,12 @@ const spec = {
     parse: nonNegativeInt,
     doc: 'how long a graceful shutdown lets running requests finish before cancelling them',
   },
+  shutdownDeadlineMs: {
+    env: 'MEMD_SHUTDOWN_DEADLINE_MS',
+    default: DEFAULT_SHUTDOWN_DEADLINE_MS,
+    parse: positiveInt,
+    doc: 'the longest a shutdown may take; past it memd logs what was stuck, releases its lock and socket, and exits (killed, status 137)',
+  },
   socketCheckMs: {
     env: 'MEMD_SOCKET_CHECK_MS',
     default: 5_000,
@@ -56,6 +65,12 @@ const spec = {
     default: 30_000,
     parse: positiveInt,
     doc: 'how often the daemon checks that its database file is still the one it opened (deleted or replaced: written back; overwritten: rebuilt)',
+  },
+  gitTimeoutMs: {
+    env: 'MEMD_GIT_TIMEOUT_MS',
+    default: 5_000,
+    parse: positiveInt,
+    doc: 'how long a handoff waits for git (all its commands together); then git is killed and the handoff says git did not answer',
   },
   maxConnections: { env: 'MEMD_MAX_CONNECTIONS', default: 1_024, parse: positiveInt, doc: 'concurrent client connections' },
   summarizer: {

@@ -133,8 +133,10 @@ Starts the daemon when none answers (systemctl --user start memd.socket where th
 installed and a user systemd runs, else a detached memd), then prints its pid.`,
   stop: `usage: memctl stop
 
-Asks the daemon to shut down gracefully (daemon.shutdown) and waits until it is gone. Under
-systemd socket activation the socket stays and the next client starts memd again.`,
+Asks the daemon to shut down gracefully (daemon.shutdown) and waits until its process is gone:
+at most its shutdown deadline (shutdownDeadlineMs, 10 s) and 2 s more. Exits 1 when it did not go
+in time, or when a process holds memd's lock without answering. Under systemd socket activation
+the socket stays and the next client starts memd again.`,
   watch: `usage: memctl watch [--json]
 
 Shows the sessions table and redraws it live as sessions change (on a terminal); otherwise, and

@@ -137,7 +137,12 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     ]);
     signal?.throwIfAborted();
     const main = readTranscript(entries.main);
-    const facts = handoffFacts({ main, sidechains: entries.sidechains.map(readTranscript), git, cwd: params.cwd, realCwd });
+    const unanswered = git !== null && 'unanswered' in git ? git.unanswered : null;
+    const facts = handoffFacts({ main, sidechains: entries.sidechains.map(readTranscript), git: git !== null && 'top' in git ? git : null, cwd: params.cwd, realCwd });
+    if (unanswered !== null) {
+      facts.gitProblem = unanswered;
+      log.warn('handoff without git facts: git did not answer in time', { cwd: realCwd, problem: unanswered });
+    }
     const tail = transcriptTailText(tailBytes.text, tailBytes.startsMidLine);
     const generatedAt = new Date(deps.clock()).toISOString();
     const sessionStarted = entries.main.find((loaded) => loaded.entry.timestamp !== null)?.entry.timestamp ?? null;

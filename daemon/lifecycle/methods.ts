@@ -18,6 +18,8 @@ export interface DaemonInfo {
   features: readonly string[];
   methodNames(): readonly string[];
   requestShutdown(reason: string): void;
+  /** How long the shutdown may take at most (told to the caller of daemon.shutdown). */
+  shutdownDeadlineMs: number;
   clock(): number;
 }
 
@@ -70,7 +72,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
     handle(Methods.daemonShutdown, (params) => {
       // Answer first; the shutdown starts once this response is on its way.
       setImmediate(() => info.requestShutdown(params.reason ?? 'daemon.shutdown request'));
-      return { ok: true as const };
+      return { ok: true as const, deadlineMs: info.shutdownDeadlineMs };
     }),
   ];
 }

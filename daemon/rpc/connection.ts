@@ -40,6 +40,8 @@ export interface ConnectionHooks {
 export class Connection implements ConnectionHandle {
   private readonly splitter = new LineSplitter();
   private readonly inFlight = new Map<RequestId | symbol, AbortController>();
+  /** The method of each request in flight, for the shutdown's log when it runs past the deadline. */
+  private readonly methods = new Map<RequestId | symbol, string>();
   private readonly topics = new Set<EventTopic>();
   private closed = false;
   /** Set after a bad frame: read nothing more, answer what runs, then end. */
@@ -64,6 +66,10 @@ export class Connection implements ConnectionHandle {
 
   get inFlightCount(): number {
     return this.inFlight.size;
+  }
+
+  get inFlightMethods(): string[] {
+    return [...this.methods.values()];
   }
 
   isSubscribed(topic: EventTopic): boolean {
@@ -184,6 +190,7 @@ export class Connection implements ConnectionHandle {
     }
     const controller = new AbortController();
     this.inFlight.set(key, controller);
+    this.methods.set(key, request.method);
     this.applyBackpressure();
     this.hooks.onRequest();
     const ctx: CallContext = { signal: controller.signal, connection: this };
@@ -193,6 +200,7 @@ export class Connection implements ConnectionHandle {
       return response;
     } finally {
       this.inFlight.delete(key);
+      this.methods.delete(key);
       this.applyBackpressure();
     }
   }

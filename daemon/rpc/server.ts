@@ -29,6 +29,8 @@ export interface RpcServer {
   stopAccepting(closeListener?: boolean): Promise<void>;
   /** Resolves when no request is running, or after `timeoutMs`. */
   drain(timeoutMs: number): Promise<boolean>;
+  /** The requests running now, as `method (connection N)`. */
+  running(): string[];
   /** Cancels what still runs and closes every connection. */
   closeConnections(): void;
 }
@@ -115,6 +117,9 @@ export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: L
         await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
       }
       return inFlight() === 0;
+    },
+    running() {
+      return [...connections].flatMap((connection) => connection.inFlightMethods.map((method) => `${method} (connection ${connection.id})`));
     },
     closeConnections() {
       for (const connection of connections) {

@@ -97,7 +97,7 @@ export function commandLines(commands: readonly HandoffCommand[]): string[] {
 }
 
 function gitLines(facts: HandoffFacts): string[] {
-  if (facts.git === null) return [];
+  if (facts.git === null) return facts.gitProblem === undefined ? [] : [`Git: not read (${flat(facts.gitProblem)}); the working tree's state is unknown.`];
   const { branch, porcelain, diffStat } = facts.git;
   const summary = diffStat?.trim().split('\n').at(-1)?.trim();
   const changes = porcelain.length === 0 ? 'a clean working tree' : `${porcelain.length} path${porcelain.length === 1 ? '' : 's'} in \`git status\``;

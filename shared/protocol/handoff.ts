@@ -22,6 +22,8 @@ export interface HandoffCommand {
 
 export interface HandoffFacts {
   git: { branch: string | null; porcelain: string[]; diffStat: string | null } | null;
+  /** Set when git did not answer in time (then `git` is null though cwd may be a repository). */
+  gitProblem?: string;
   filesTouched: HandoffFileTouched[];
   /** The last commands run, oldest first. */
   commands: HandoffCommand[];

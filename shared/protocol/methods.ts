@@ -14,6 +14,7 @@ import type {
   MemoryLockResult,
   MemorySummaryResult,
   OkResult,
+  ShutdownResult,
   SessionList,
   SessionSummary,
   SubscriptionResult,
@@ -49,7 +50,7 @@ const topics = arrayOf(oneOf(...EVENT_TOPICS), { minItems: 1, maxItems: EVENT_TO
 export const Methods = {
   daemonVersion: method<VersionInfo>()('daemon.version', nothing),
   daemonStatus: method<DaemonStatus>()('daemon.status', nothing),
-  daemonShutdown: method<OkResult>()('daemon.shutdown', object({ reason: optional(str({ maxLength: 500 })) })),
+  daemonShutdown: method<ShutdownResult>()('daemon.shutdown', object({ reason: optional(str({ maxLength: 500 })) })),
 
   sessionsList: method<SessionList>()(
     'sessions.list',

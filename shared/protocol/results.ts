@@ -16,6 +16,12 @@ export interface OkResult {
   ok: true;
 }
 
+/** `daemon.shutdown`: the deadline tells a client how long waiting for the process to go is worth. */
+export interface ShutdownResult extends OkResult {
+  /** The daemon's shutdownDeadlineMs: it is gone by then, however the shutdown went. */
+  deadlineMs: number;
+}
+
 export interface SubscriptionResult {
   /** Every topic this connection is subscribed to after the call. */
   topics: string[];

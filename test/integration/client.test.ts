@@ -218,7 +218,7 @@ describe('client library', () => {
       const events: unknown[] = [];
       await watcher.on('daemon.stopping', (payload, topic) => events.push({ topic, payload }));
       expect((await daemonStatus(sandbox)).counts.subscriptions).toBe(1);
-      expect(await stopper.daemonShutdown({ reason: 'client test' })).toEqual({ ok: true });
+      expect(await stopper.daemonShutdown({ reason: 'client test' })).toEqual({ ok: true, deadlineMs: 10_000 });
       await eventually(() => events.length > 0, 'daemon.stopping');
       expect(events).toEqual([{ topic: 'daemon.stopping', payload: { reason: 'client test' } }]);
       expect((await daemon.exited).code).toBe(0);

@@ -53,7 +53,7 @@ describe('memd lifecycle', () => {
     const watcher = await RawSocket.open(sandbox.socketPath);
     expect((await watcher.request('events.subscribe', { topics: ['daemon.stopping'] })).result).toEqual({ topics: ['daemon.stopping'] });
     const caller = await RawSocket.open(sandbox.socketPath);
-    expect((await caller.request('daemon.shutdown', { reason: 'test' })).result).toEqual({ ok: true });
+    expect((await caller.request('daemon.shutdown', { reason: 'test' })).result).toEqual({ ok: true, deadlineMs: 10_000 });
     expect(await watcher.next()).toEqual({ jsonrpc: '2.0', method: 'daemon.stopping', params: { reason: 'test' } });
     expect((await daemon.exited).code).toBe(0);
     await watcher.waitClosed();

@@ -148,7 +148,7 @@ describe('socket activation', () => {
     expect(status.paths.socket).toBe(sandbox.socketPath);
     expect((await socket.request('daemon.version', {})).result).toMatchObject({ name: 'memd', protocol: 1 });
 
-    expect((await socket.request('daemon.shutdown', { reason: 'test' })).result).toEqual({ ok: true });
+    expect((await socket.request('daemon.shutdown', { reason: 'test' })).result).toEqual({ ok: true, deadlineMs: 10_000 });
     expect((await activator.exited).code).toBe(0);
     await socket.waitClosed();
 

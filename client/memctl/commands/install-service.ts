@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ClientError } from '../../errors.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { writeFileAtomic } from '../fs-atomic.js';
+import { stopWaitMs, waitForExit } from './lifecycle.js';
 import { renderUnits, UNIT_NAMES } from '../units.js';
 
 /** systemctl answers in milliseconds; a hang means no usable user manager. */
@@ -26,8 +27,10 @@ async function stopUnmanagedDaemon(ctx: CommandContext): Promise<void> {
   try {
     const status = await client.daemonStatus();
     if (status.socketActivated) return;
-    await client.daemonShutdown({ reason: 'memctl install-service: handing over to systemd' });
-    ctx.out.out(`stopped the running memd (pid ${status.pid}) so that systemd can take over its socket`);
+    const answer = await client.daemonShutdown({ reason: 'memctl install-service: handing over to systemd' });
+    // Until it is gone it holds the instance lock, and the memd systemd starts would refuse to run.
+    if (await waitForExit(status.pid, stopWaitMs(answer))) ctx.out.out(`stopped the running memd (pid ${status.pid}) so that systemd can take over its socket`);
+    else ctx.out.err(`memctl: the running memd (pid ${status.pid}) did not stop; systemd's memd cannot start until it does (kill -9 ${status.pid})`);
   } catch (error) {
     if (!(error instanceof ClientError)) throw error;
   } finally {

@@ -1,22 +1,46 @@
 /** `memctl start` and `memctl stop`. */
-import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_SHUTDOWN_DEADLINE_MS } from '../../../shared/config.js';
 import { ClientError } from '../../errors.js';
-import { UsageError, type Command } from '../context.js';
+import { EXIT_ERROR, EXIT_OK, UsageError, type Command } from '../context.js';
 
-/** How long `stop` waits for the daemon to let go of its socket after answering. */
-const STOP_DEADLINE_MS = 10_000;
+/** Past the daemon's deadline: its last steps, the log's flush and the process's end on a loaded machine. */
+const STOP_MARGIN_MS = 2_000;
 const STOP_POLL_MS = 25;
 
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(socketPath);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+/** The deadline the daemon gave in its daemon.shutdown answer (from the wire, so checked); a daemon from before it said one gets the default. */
+function deadlineOf(answer: unknown): number {
+  const deadlineMs = (answer as { deadlineMs?: unknown } | null)?.deadlineMs;
+  return typeof deadlineMs === 'number' && Number.isSafeInteger(deadlineMs) && deadlineMs > 0 ? deadlineMs : DEFAULT_SHUTDOWN_DEADLINE_MS;
 }
+
+/** Waits until `pid` is gone, at most `waitMs`; true when it is. */
+export async function waitForExit(pid: number, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (!processAlive(pid)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
+  }
+}
+
+/** How long stop waits after asking: the daemon's deadline and a margin. */
+export function stopWaitMs(answer: unknown): number {
+  return deadlineOf(answer) + STOP_MARGIN_MS;
+}
+
+/** The pid in memd's instance lock, if that process lives: a daemon that holds the lock but does not answer. */
+function lockHolder(lockPath: string): number | null {
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(lockPath, 'utf8').split('\n')[0] ?? '', 10);
+  } catch {
+    return null;
+  }
+  return Number.isSafeInteger(pid) && pid > 0 && processAlive(pid) ? pid : null;
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 export const start: Command = async (ctx) => {
   if (ctx.args.length > 0) throw new UsageError('start takes no arguments');
@@ -35,31 +59,30 @@ export const stop: Command = async (ctx) => {
   if (ctx.args.length > 0) throw new UsageError('stop takes no arguments');
   const client = ctx.client({ autostart: false });
   let pid: number;
-  let socketActivated: boolean;
+  let waitMs: number;
   try {
-    const status = await client.daemonStatus();
-    pid = status.pid;
-    socketActivated = status.socketActivated;
-    await client.daemonShutdown({ reason: 'memctl stop' });
+    pid = (await client.daemonStatus()).pid;
+    waitMs = stopWaitMs(await client.daemonShutdown({ reason: 'memctl stop' }));
   } catch (error) {
-    if (error instanceof ClientError && error.kind === 'NoDaemon') {
+    if (!(error instanceof ClientError && error.kind === 'NoDaemon')) throw error;
+    // Nothing answers; a live process holding the lock is a daemon all the same (one shutting down, or stuck).
+    const holder = lockHolder(client.paths.lockPath);
+    if (holder === null) {
       ctx.out.out('memd is not running');
-      return 0;
+      return EXIT_OK;
     }
-    throw error;
+    ctx.out.err(`memctl: memd (pid ${holder}) holds ${client.paths.lockPath} but does not answer on ${client.socketPath}: it is shutting down or stuck; see ${client.paths.logPath}, or kill it with: kill ${holder}`);
+    return EXIT_ERROR;
   } finally {
     client.close();
   }
-  const deadline = Date.now() + STOP_DEADLINE_MS;
-  while (Date.now() < deadline) {
-    const alive = socketActivated ? processAlive(pid) : await answers(client.socketPath);
-    if (!alive) {
-      ctx.out.out(`memd stopped (pid ${pid})`);
-      return 0;
-    }
-    await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
+  // The socket goes early in a shutdown; only the process being gone means the lock is free.
+  if (await waitForExit(pid, waitMs)) {
+    ctx.out.out(`memd stopped (pid ${pid})`);
+    return EXIT_OK;
   }
-  throw new ClientError('Timeout', `memd (pid ${pid}) did not stop within ${STOP_DEADLINE_MS / 1000} s; kill it with: kill ${pid}`);
+  ctx.out.err(`memctl: memd (pid ${pid}) did not stop within ${seconds(waitMs)}; ${client.paths.logPath} says what it was waiting for; kill it with: kill -9 ${pid}`);
+  return EXIT_ERROR;
 };
 
 function processAlive(pid: number): boolean {

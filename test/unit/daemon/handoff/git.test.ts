@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../../../daemon/lifecycle/instance-lock.js';
+import { eventually } from '../../../helpers/sandbox.js';
 import { gitFacts, gitStatusOf, MAX_DIFF_STAT_LINES, MAX_PORCELAIN_LINES, parseStatus, shortStat } from '../../../../daemon/handoff/git.js';
 
 describe('parseStatus', () => {
@@ -62,6 +64,63 @@ describe('gitFacts', () => {
         else process.env.GIT_CEILING_DIRECTORIES = previous;
       }
       expect(await gitFacts(dir, { git: join(dir, 'missing-git') })).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A git on a hung mount: rev-parse answers, status and diff never do, and the child each starts
+ * keeps git's stdout open (killing git alone would leave the pipe open and the caller waiting).
+ */
+function hangingGit(dir: string): { git: string; children: () => number[] } {
+  const git = join(dir, 'git');
+  const pids = join(dir, 'children');
+  writeFileSync(git, `#!/bin/sh\ncase " $* " in *" rev-parse "*) echo ${dir}; exit 0 ;; esac\nsleep 600 &\necho $! >> ${pids}\nwait\n`);
+  chmodSync(git, 0o755);
+  const children = () => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+  return { git, children };
+}
+
+/** Killed: gone, or a zombie its new parent (pid 1 here) has not reaped yet. */
+function isGone(pid: number): boolean {
+  if (!isProcessAlive(pid)) return true;
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+describe('gitFacts against a git that hangs', () => {
+  it('answers at the deadline that git did not answer, and kills what git started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memd-handoff-git-'));
+    try {
+      const { git, children } = hangingGit(dir);
+      const started = Date.now();
+      const facts = await gitFacts(dir, { git, timeoutMs: 300 });
+      // Well under the 600 s the children would hold the pipe for.
+      expect(Date.now() - started).toBeLessThan(300 + 3_000);
+      expect(facts).toEqual({ unanswered: expect.stringMatching(/^`git (status|diff --stat)` did not answer within 300 ms and was stopped$/) });
+      expect(children()).toHaveLength(2);
+      await eventually(() => children().every(isGone), 'the hanging git children to be killed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops at once when the caller aborts, children included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memd-handoff-git-'));
+    try {
+      const { git, children } = hangingGit(dir);
+      const abort = new AbortController();
+      const facts = gitFacts(dir, { git, timeoutMs: 60_000, signal: abort.signal });
+      await eventually(() => children().length === 2, 'git status and diff to start');
+      abort.abort();
+      // A cancelled run is no fact about the repository: null, and the caller reports the cancel.
+      expect(await facts).toBeNull();
+      await eventually(() => children().every(isGone), 'the hanging git children to be killed');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
