@@ -20,6 +20,7 @@ describe('ErrorCode', () => {
       LlmUnavailable: 1005,
       JobFailed: 1006,
       InvalidTranscript: 1007,
+      IoError: 1008,
     });
   });
 
