@@ -14,6 +14,13 @@ import { ClientError } from './errors.js';
 
 /** DESIGN: every call, including connecting and starting the daemon, answers within this. */
 export const DEFAULT_TIMEOUT_MS = 3_000;
+/**
+ * Methods that may ask a model (60 s with retries on the daemon's side) or run git (5 s): the
+ * default call timeout would give up on them while the daemon still works. A caller's own
+ * `timeoutMs` (the hooks pass their deadline) wins.
+ */
+export const SLOW_METHOD_TIMEOUT_MS = 90_000;
+const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract']);
 /** How often to knock while a just-started daemon comes up. */
 const STARTUP_POLL_MS = 20;
 /** Reconnect backoff after the daemon goes away, doubling up to the cap. */
@@ -55,6 +62,8 @@ export class MemdClient {
   private readonly env: Env;
   private readonly autostart: boolean;
   private readonly timeoutMs: number;
+  /** Set when the caller chose the timeout: then it holds for slow methods too. */
+  private readonly timeoutChosen: boolean;
   private readonly keepAlive: boolean;
   private connection: RpcConnection | undefined;
   private connecting: Promise<RpcConnection> | undefined;
@@ -75,6 +84,7 @@ export class MemdClient {
     this.socketPath = options.socketPath ?? this.paths.socketPath;
     this.autostart = options.autostart ?? true;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.timeoutChosen = options.timeoutMs !== undefined;
     this.keepAlive = options.keepAlive ?? false;
   }
 
@@ -129,7 +139,8 @@ export class MemdClient {
   private async request(method: string, params: object, mayStart: boolean): Promise<unknown> {
     const deadline = Date.now() + this.timeoutMs;
     const connection = await this.connect(deadline, mayStart);
-    return connection.call(method, params, remaining(deadline));
+    const slow = !this.timeoutChosen && SLOW_METHODS.has(method);
+    return connection.call(method, params, slow ? SLOW_METHOD_TIMEOUT_MS : remaining(deadline));
   }
 
   private connect(deadline: number, mayStart: boolean): Promise<RpcConnection> {

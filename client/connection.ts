@@ -105,6 +105,8 @@ export class RpcConnection {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         this.updateRef();
+        // The daemon would otherwise work on for a caller that no longer waits.
+        if (!this.closedError) this.socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } })}\n`);
         reject(new ClientError('Timeout', `${method} got no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });

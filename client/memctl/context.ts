@@ -19,11 +19,12 @@ export interface CommandContext {
   autostart: boolean;
   out: Output;
   env: NodeJS.ProcessEnv;
-  client(options?: { autostart?: boolean; keepAlive?: boolean }): Client;
+  client(options?: { autostart?: boolean; keepAlive?: boolean; timeoutMs?: number }): Client;
 }
 
 export type Command = (ctx: CommandContext) => Promise<number>;
 
 export function makeClientFactory(env: NodeJS.ProcessEnv, autostart: boolean): CommandContext['client'] {
-  return (options = {}) => createClient({ env, autostart: options.autostart ?? autostart, keepAlive: options.keepAlive ?? false });
+  return (options = {}) =>
+    createClient({ env, autostart: options.autostart ?? autostart, keepAlive: options.keepAlive ?? false, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
 }

@@ -167,6 +167,44 @@ describe('a summarizer that hangs', () => {
   });
 });
 
+describe('a summarizer that takes longer than the client default of 3 s', () => {
+  let api: MessagesApi;
+  beforeAll(async () => {
+    api = await startMessagesApi();
+  });
+  afterAll(() => api?.close());
+
+  it('pre-compact waits for it within its own deadline and writes the whole handoff', async () => {
+    const sandbox = makeSandbox();
+    const { cwd } = setUp(sandbox);
+    const narrative = {
+      task: 'Finish the invoice service',
+      completedTasks: ['tests pass'],
+      currentState: ['half done'],
+      issues: [],
+      openQuestions: [],
+      nextSteps: ['write the export'],
+      resumePrompt: 'Continue with the export.',
+    };
+    api.script({ kind: 'slow', delayMs: 4_000, then: { kind: 'text', text: JSON.stringify(narrative) } });
+    const daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.daemonStatus()).ingest.stats.files === 1, 'the session to be indexed');
+    } finally {
+      client.close();
+    }
+    const run = await runMemctl(sandbox, ['hook', 'pre-compact'], {}, hookInput('05-PreCompact.json', sandbox, cwd));
+    expect(run.code).toBe(0);
+    // Before, the client gave up after 3 s and the hook wrote the partial fallback.
+    const handoff = readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8');
+    expect(handoff).not.toContain('HANDOFF_AUTO_PARTIAL');
+    expect(handoff).toContain('Continue with the export.');
+    expect(api.requests.length).toBe(1);
+  });
+});
+
 describe('every recorded hook input of every fixture', () => {
   const HOOK_OF: Record<string, string> = { PreCompact: 'pre-compact', SessionStart: 'session-start', PostCompact: 'post-compact' };
 

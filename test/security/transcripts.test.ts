@@ -4,7 +4,7 @@
  * projects dir is not followed (one inside it is).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
@@ -108,5 +108,18 @@ describe('hostile files in the projects dir', () => {
     } finally {
       client.close();
     }
+  });
+
+  it("the hook's own fallback does not hang on a FIFO at the hook's transcript path", async () => {
+    const sandbox = makeSandbox();
+    const cwd = join(sandbox.root, 'work');
+    mkdirSync(cwd);
+    const fifo = join(sandbox.root, 'transcript.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const input = JSON.stringify({ session_id: id(8), transcript_path: fifo, cwd, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' });
+    // No daemon: the hook writes the partial handoff itself, with what it could read of the transcript.
+    const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, input);
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('not a regular file');
   });
 });

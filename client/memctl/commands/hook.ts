@@ -4,7 +4,7 @@
  * (starting it when needed), prints what Claude Code takes from stdout, and always exits 0 within
  * its deadline, whatever fails: a hook that errors or hangs would get in the way of the user.
  */
-import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
@@ -95,9 +95,12 @@ async function within<T>(ms: number, work: Promise<T>): Promise<{ ok: true; valu
 function transcriptTail(path: string | null): string {
   if (path === null) return '(Claude Code gave no transcript path)';
   try {
-    const fd = openSync(path, 'r');
+    // Non-blocking and regular files only: a FIFO at the transcript path must not hang the hook.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      const size = fstatSync(fd).size;
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) return '(the transcript path is not a regular file; nothing was read)';
+      const size = stats.size;
       const length = Math.min(size, HANDOFF_TAIL_BYTES);
       // One byte more before the window tells whether it starts at a line's beginning.
       const before = size > length ? 1 : 0;
@@ -141,7 +144,9 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
     ctx.out.err('memctl hook pre-compact: the hook input has no cwd; nothing to do');
     return;
   }
-  const client = ctx.client();
+  const limit = deadline(ctx.env, PRE_COMPACT_DEADLINE_MS);
+  // The hook's deadline is the call's too: the client's 3 s default would cut a model's handoff short.
+  const client = ctx.client({ timeoutMs: limit });
   try {
     const cwd = input.cwd;
     const trigger = input.trigger ?? undefined;
@@ -157,7 +162,7 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
       if (input.transcriptPath === null) throw new Error('the hook input names neither a session nor a transcript');
       return client.handoffGenerate({ transcriptPath: input.transcriptPath, cwd, ...(trigger === undefined ? {} : { trigger }) });
     };
-    const answer = await within(deadline(ctx.env, PRE_COMPACT_DEADLINE_MS), ask());
+    const answer = await within(limit, ask());
     if (answer.ok) {
       if (answer.value.pinned !== '') ctx.out.out(answer.value.pinned);
     } else writeFallbackHandoff(input, answer.reason, ctx);
