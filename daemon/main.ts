@@ -294,7 +294,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     const conversation = compaction.conversation(sessionId);
     return readToolResult(paths.projectsDir, conversation.file.project, sessionId, toolUseId, conversation);
   };
-  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock });
+  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
   let methodNames: readonly string[] = [];
   const handlers = [
     ...daemonMethods({

@@ -15,6 +15,7 @@ describe('resolveConfig', () => {
       summarizer: 'offline',
       microCompact: 'savings',
       backfillExtractions: 50,
+      ingestSweepMs: 30_000,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });
