@@ -6,7 +6,8 @@
  * within seconds proves that the watcher was re-armed.
  */
 import Database from 'better-sqlite3';
-import { chmodSync, renameSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/protocol/results.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
@@ -70,6 +71,27 @@ describe('the transcript watcher recovers', () => {
     const states = logLines(daemon).filter((line) => /^watcher degraded|^watching transcripts again/.test(line.msg));
     expect(states.map((line) => line.msg)).toEqual(['watcher degraded; changes may be missed until it is re-armed', 'watching transcripts again']);
   }, 30_000);
+
+  it('while a project dir cannot be read: degraded with one warning (chokidar failed), re-armed on a backoff, and watching once it can be', async () => {
+    const sandbox = makeSandbox();
+    const locked = join(sandbox.projectsDir, '-home-dev-locked');
+    mkdirSync(locked);
+    handToNobody(sandbox);
+    // Root's dir, mode 000: chokidar as nobody cannot watch it.
+    chownSync(locked, 0, 0);
+    chmodSync(locked, 0o000);
+    const daemon = await startDaemonAsNobody(sandbox, LONG_SWEEP);
+    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'degraded', 'the watcher to report degraded');
+    expect((await watcherOf(sandbox)).watcher.reason).toMatch(/the watcher failed: EACCES/);
+    // Re-arms (1 s, 2 s, ...) that fail the same way log nothing more.
+    await eventually(async () => (await watcherOf(sandbox)).watcher.rearms >= 2, 'two re-arms');
+    expect(logLines(daemon).filter((line) => line.level === 'warn').map((line) => line.msg)).toEqual(['watcher degraded; changes may be missed until it is re-armed']);
+    chmodSync(locked, 0o755);
+    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'watching', 'the watcher to be healthy again', 15_000);
+    const path = join(locked, `${id(3)}.jsonl`);
+    writeTranscript(path, session(id(3)));
+    await eventually(() => committed(sandbox, path) === statSync(path).size, 'a new transcript in it to arrive by event', EVENT_DEADLINE_MS);
+  }, 40_000);
 
   it('after the projects dir was moved away and back: missing meanwhile, and watching again', async () => {
     const sandbox = makeSandbox();
