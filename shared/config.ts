@@ -91,6 +91,12 @@ const spec = {
     parse: nonNegativeInt,
     doc: 'sessions the backfill may extract session memory for per daemon start, newest first (0: none; live changes still trigger extraction)',
   },
+  ingestSweepMs: {
+    env: 'MEMD_INGEST_SWEEP_MS',
+    default: 30_000,
+    parse: positiveInt,
+    doc: 'how often the whole projects dir is compared with the index, the safety net for changes the watcher missed',
+  },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },
 } satisfies Record<string, KeySpec<unknown>>;

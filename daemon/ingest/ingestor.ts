@@ -6,13 +6,14 @@
  * only after the transaction that recorded them commits.
  */
 import type Database from 'better-sqlite3';
-import type { IngestProgress, IngestStatus } from '../../shared/protocol/results.js';
+import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
 import { allFiles, ingestStats, recentBadLines } from './store.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
+import { createRetries, type Fault } from './retries.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassOutcome, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
 
 /**
  * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,
@@ -64,7 +65,10 @@ export interface Ingestor {
   lastRead(path: string): { ino: string; size: number } | undefined;
   /** Queued or being read now. */
   isPending(path: string): boolean;
-  setWatching(watching: boolean): void;
+  /** Failed (or the store fails), and read again on the backoff: the watcher need not re-check it. */
+  isFailing(path: string): boolean;
+  /** What the watcher reports of itself, for status. */
+  setWatcher(watcher: Omit<WatcherStatus, 'since'>): void;
   progress(): IngestProgress;
   status(): IngestStatus;
   /** Resolves once nothing is queued or being read. */
@@ -84,6 +88,13 @@ export function createIngestParser(deps: Pick<IngestorDeps, 'lanes' | 'chunkByte
   return deps.parseInWorker === false ? createInlineParser(options) : createWorkerParser(options);
 }
 
+/** A pass that ended without reading the file, as a fault to back off (null: it was read, or is gone). */
+function unreadFault(outcome: PassOutcome): Fault | null {
+  if (outcome === 'not-a-file') return { kind: 'read', code: 'not-a-file', message: 'not a regular file (a directory, FIFO or device is where the transcript was)', retryOnChange: true };
+  if (outcome === 'outside') return { kind: 'read', code: 'outside', message: 'a symlink that leads out of the projects dir; not ingested', retryOnChange: true };
+  return null;
+}
+
 export function createIngestor(deps: IngestorDeps): Ingestor {
   const { db, bus, log, clock, projectsDir } = deps;
   const liveSlice = deps.liveSliceBytes ?? DEFAULT_LIVE_SLICE_BYTES;
@@ -99,7 +110,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   /** When the first backfill began, and how long until every file found then was read. */
   let backfillStartedAt: number | null = null;
   let backfillMs: number | null = null;
-  let watching = false;
+  let watcher: WatcherStatus = { state: 'stopped', reason: null, since: null, rearms: 0 };
   /** Paths being read, and those that changed meanwhile (read again once their pass ends). */
   const running = new Set<string>();
   const rerun = new Set<string>();
@@ -112,12 +123,21 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
    * The index's totals, read from SQLite only after ingest wrote something: daemon.status is
    * called far more often than transcripts change, and its SQL dominated a busy status profile.
    */
-  let indexTotals: Pick<IngestStatus, 'recentBadLines'> & { stats: ReturnType<typeof ingestStats> } | null = null;
+  type IndexTotals = Pick<IngestStatus, 'recentBadLines'> & { stats: ReturnType<typeof ingestStats> };
+  let indexTotals: IndexTotals | null = null;
+  let lastTotals: IndexTotals = { stats: { files: 0, sessions: 0, entries: 0, badLines: 0, bytesRead: 0 }, recentBadLines: [] };
   const readIndexTotals = () => {
-    indexTotals ??= {
-      stats: ingestStats(db),
-      recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
-    };
+    try {
+      indexTotals ??= {
+        stats: ingestStats(db),
+        recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
+      };
+    } catch {
+      // A corrupt or unreadable index must not take daemon.status down with it: the last totals
+      // stand, and the store fault shows in `failing` once a pass meets it.
+      return lastTotals;
+    }
+    lastTotals = indexTotals;
     return indexTotals;
   };
 
@@ -138,6 +158,19 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
   const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
+
+  const retries = createRetries({
+    log,
+    clock,
+    onDue(paths) {
+      for (const path of paths) {
+        if (running.has(path)) rerun.add(path);
+        else live.add(path);
+      }
+      kick();
+    },
+    onStoreDue: () => kick(),
+  });
 
   const queued = () => live.size + backlogQueued.size;
   const isIdle = () => running.size === 0 && queued() === 0;
@@ -199,15 +232,27 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     let result: PassResult | null = null;
     try {
       result = await (tailers[lane] as Tailer).pass(target, { shouldYield });
+      // Before `finally` looks at the backoff: a change during this pass must not skip it.
+      const unread = unreadFault(result.outcome);
+      if (unread === null) retries.succeeded(path, result.changed);
+      else retries.failedWith(path, unread);
     } catch (error) {
       indexTotals = null;
-      // One unreadable file (permissions, I/O, a full disk) must not stop ingest of the others.
-      log.warn('cannot read transcript', { path, error });
       lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
-      finishBackfill(path);
+      // One unreadable file must not stop ingest of the others, nor be read again at once (retries.ts).
+      // A store fault is no file's: the file waits in the queue while ingest pauses.
+      if (retries.failed(path, error) === 'store') {
+        if (!stopped) requeue(path, fromBacklog);
+      } else {
+        finishBackfill(path);
+      }
     } finally {
       running.delete(path);
-      if (rerun.delete(path) && !stopped) live.add(path);
+      if (rerun.delete(path) && !stopped) {
+        // A change during a pass that failed does not skip the backoff (it may bring it forward).
+        if (retries.isWaiting(path)) retries.changed(path);
+        else live.add(path);
+      }
     }
     if (result === null) return;
     if (result.end !== null) lastReads.set(path, result.end);
@@ -228,7 +273,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   function currentProgress(): IngestProgress {
     return {
       state: backfillLeft.size > 0 ? 'backfilling' : 'live',
-      watching,
+      watching: watcher.state === 'watching',
       ...progress,
       bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),
       filesPending: queued() + running.size,
@@ -237,8 +282,16 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     };
   }
 
+  /** While the store fails, no pass starts before its retry, and then one lane probes it alone. */
+  const mayStart = (lane: number) => {
+    const gate = retries.storeGate();
+    return gate === 'open' || (gate === 'probe' && lane === 0);
+  };
+
   async function drain(lane: number): Promise<void> {
-    for (let next = nextPath(); next !== null && !stopped; next = nextPath()) {
+    while (!stopped && mayStart(lane)) {
+      const next = nextPath();
+      if (next === null) return;
       await runPass(lane, next.path, next.fromBacklog);
     }
   }
@@ -247,7 +300,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   function kick(): void {
     if (stopped) return;
     lanes.forEach((busy, lane) => {
-      if (busy !== null || queued() === 0) return;
+      if (busy !== null || queued() === 0 || !mayStart(lane)) return;
       lanes[lane] = drain(lane).finally(() => {
         lanes[lane] = null;
         if (!stopped && queued() > 0) kick();
@@ -262,6 +315,11 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   return {
     touch(path) {
       if (stopped || classifyTranscript(projectsDir, path) === null) return;
+      // A failing file is read again when its backoff says, not at every event.
+      if (retries.isWaiting(path)) {
+        retries.changed(path);
+        return;
+      }
       if (running.has(path)) {
         rerun.add(path);
         return;
@@ -301,8 +359,11 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     },
     lastRead: (path) => lastReads.get(path),
     isPending: (path) => running.has(path) || live.has(path) || backlogQueued.has(path),
-    setWatching(value) {
-      watching = value;
+    // While the store fails every file is: re-checks and sweeps would only queue what waits already.
+    isFailing: (path) => retries.isFailing(path) || retries.storeGate() === 'closed',
+    setWatcher(next) {
+      const since = next.state === watcher.state && next.reason === watcher.reason ? watcher.since : new Date(clock()).toISOString();
+      watcher = { ...next, since };
     },
     progress: currentProgress,
     status() {
@@ -316,6 +377,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         },
         recentBadLines: totals.recentBadLines,
         lastError,
+        ...retries.status(),
+        watcher,
       };
     },
     idle() {
@@ -324,6 +387,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     },
     async stop() {
       stopped = true;
+      retries.stop();
       live.clear();
       backlogQueued.clear();
       await Promise.all(lanes);

@@ -16,6 +16,7 @@ import type { ParsedChunk } from './chunk-parser.js';
 import type { TranscriptFile } from './layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from './store.js';
+import { ParseFault } from './retries.js';
 import { createIngestWriter, type BadLine, type FileIdentity } from './writer.js';
 import { isMissingPath } from '../fs/read.js';
 import { isInside } from '../fs/inside.js';
@@ -137,8 +138,6 @@ async function insideProjects(path: string, projectsDir: string): Promise<boolea
 
 export function createTailer(deps: TailerDeps): Tailer {
   const { clock, onCommit } = deps;
-  /** Paths logged as leading outside, once each. */
-  const warnedOutside = new Set<string>();
   const writer = createIngestWriter(deps.db);
   const commitBytes = deps.commitBytes ?? DEFAULT_COMMIT_BYTES;
   const own = deps.parser === undefined;
@@ -249,7 +248,10 @@ export function createTailer(deps: TailerDeps): Tailer {
         }
         const next = inflight.shift();
         if (next === undefined) break;
-        const parsed = await next.parsed;
+        // Tagged, so that the ingestor backs off a parse failure as such and not as a read error.
+        const parsed = await next.parsed.catch((error: unknown) => {
+          throw new ParseFault(error);
+        });
         free.push(next.slot);
         absorb(batch, parsed);
         parsedSinceCommit += next.bytes;
@@ -275,9 +277,8 @@ export function createTailer(deps: TailerDeps): Tailer {
       if (busy) throw new Error('tailer passes must not overlap');
       busy = true;
       try {
+        // The ingestor logs it (once) and retries it with backoff, as a read fault.
         if (deps.projectsDir !== undefined && !(await insideProjects(target.path, deps.projectsDir))) {
-          if (!warnedOutside.has(target.path)) deps.log.warn('transcript leads out of the projects dir; not ingested', { path: target.path });
-          warnedOutside.add(target.path);
           return { outcome: 'outside', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
         }
         let handle: FileHandle;

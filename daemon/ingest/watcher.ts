@@ -2,18 +2,22 @@
  * Finds transcripts under the projects dir and tells the ingestor when one changes. chokidar
  * reports changes, but it drops a second `change` of a path within 50 ms, so after every event
  * the file's size is re-checked until it has been quiet for longer than that. A slow sweep
- * compares the whole tree with the index as a last resort (lost events, an inotify limit). A
- * projects dir that does not exist yet is polled for.
+ * compares the whole tree with the index as a last resort (lost events, an inotify limit). The
+ * projects dir itself is checked once a second: missing (polled for; its files are marked gone),
+ * unreadable (degraded until it is readable again), replaced, or a failed chokidar all end in a
+ * re-armed watcher (watch-health.ts), and status tells which state it is in.
  */
 import type Database from 'better-sqlite3';
 import chokidar, { type FSWatcher } from 'chokidar';
 import type { Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { WatcherStatus } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
 import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
 import { allFiles } from './store.js';
+import { createRearmBackoff, MISSED_GRACE_MS, rootHealth, type RootHealth } from './watch-health.js';
 
 /** How often a recently changed file's size is checked: well inside chokidar's 50 ms throttle. */
 export const DEFAULT_RECHECK_MS = 20;
@@ -21,7 +25,7 @@ export const DEFAULT_RECHECK_MS = 20;
 export const DEFAULT_QUIET_MS = 100;
 /** The safety-net sweep over the whole tree; rare, since it stats every transcript. */
 export const DEFAULT_SWEEP_MS = 30_000;
-/** How often a missing projects dir is looked for (cheap: one stat). */
+/** How often the projects dir is checked: missing, unreadable or replaced (cheap: a stat and an access). */
 export const DEFAULT_ROOT_POLL_MS = 1_000;
 
 export interface WatcherDeps {
@@ -34,6 +38,16 @@ export interface WatcherDeps {
   quietMs?: number;
   sweepMs?: number;
   rootPollMs?: number;
+}
+
+/** A chokidar instance with the root's identity when it was made, when it became ready, and whether it failed since. */
+interface Armed {
+  watcher: FSWatcher;
+  dev: number;
+  ino: number;
+  at: number;
+  readyAt: number | null;
+  failed: boolean;
 }
 
 export interface Watcher {
@@ -57,9 +71,9 @@ async function listDir(path: string): Promise<string[]> {
   }
 }
 
-/** Every transcript under `root` with its size and inode. */
-export async function scanTranscripts(root: string): Promise<FoundFile[]> {
-  const found: FoundFile[] = [];
+/** Every transcript under `root` with its size, inode and mtime. */
+export async function scanTranscripts(root: string): Promise<(FoundFile & { mtimeMs: number })[]> {
+  const found: (FoundFile & { mtimeMs: number })[] = [];
   const visit = async (dir: string, depth: number): Promise<void> => {
     const names = await listDir(dir);
     await Promise.all(
@@ -71,7 +85,7 @@ export async function scanTranscripts(root: string): Promise<FoundFile[]> {
         if (stats.isDirectory()) {
           if (depth < TRANSCRIPT_MAX_DEPTH) await visit(path, depth + 1);
         } else if (stats.isFile() && classifyTranscript(root, path) !== null) {
-          found.push({ path, size: stats.size, ino: String(stats.ino) });
+          found.push({ path, size: stats.size, ino: String(stats.ino), mtimeMs: stats.mtimeMs });
         }
       }),
     );
@@ -88,13 +102,52 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   const sweepMs = deps.sweepMs ?? DEFAULT_SWEEP_MS;
   const rootPollMs = deps.rootPollMs ?? DEFAULT_ROOT_POLL_MS;
 
-  let fsWatcher: FSWatcher | null = null;
+  let armed: Armed | null = null;
   let stopped = false;
-  let rootTimer: NodeJS.Timeout | null = null;
+  let healthTimer: NodeJS.Timeout | null = null;
   let sweepTimer: NodeJS.Timeout | null = null;
   let recheckTimer: NodeJS.Timeout | null = null;
   /** Recently changed files and until when to keep checking them. */
   const rechecks = new Map<string, number>();
+  let state: WatcherStatus['state'] = 'stopped';
+  let reason: string | null = null;
+  let rearms = 0;
+  let armedOnce = false;
+  /** The next arm queues a backfill: the first one, and the first after the dir was missing (its files were marked gone). */
+  let needsBackfill = true;
+  const rearmBackoff = createRearmBackoff(clock);
+  let rearmAt = 0;
+  let sweepFailing = false;
+  /** Arming and disarming run one at a time, in order (the health check, chokidar and the sweep all ask for them). */
+  let transitions: Promise<void> = Promise.resolve();
+  let transitionFailing = false;
+  const serial = (step: () => Promise<void>): Promise<void> => {
+    transitions = transitions.then(step).then(
+      () => {
+        transitionFailing = false;
+      },
+      (error: unknown) => {
+        // The index failing under an arm (a corrupt database) is retried on the re-arm backoff, logged once.
+        if (!transitionFailing) log.error('cannot watch transcripts', { error });
+        transitionFailing = true;
+        rearmAt = rearmBackoff.failed(clock());
+      },
+    );
+    return transitions;
+  };
+
+  /** One log line per change of state; status always shows the current one. */
+  function enter(next: WatcherStatus['state'], why: string | null, details: Record<string, unknown> = {}): void {
+    const previous = state;
+    const changed = next !== state || why !== reason;
+    state = next;
+    reason = why;
+    ingestor.setWatcher({ state, reason, rearms });
+    if (!changed) return;
+    if (next === 'degraded') log.warn('watcher degraded; changes may be missed until it is re-armed', { root, reason: why, ...details });
+    else if (next === 'missing') log.info('projects dir does not exist; waiting for it', { root });
+    else if (next === 'watching' && previous === 'degraded') log.info('watching transcripts again', { root, rearms });
+  }
 
   /** Whether the file differs from what the ingestor last read of it. */
   function differs(path: string, stats: Stats | null): boolean {
@@ -108,6 +161,11 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const now = clock();
     await Promise.all(
       [...rechecks].map(async ([path, until]) => {
+        // Its retry is the ingestor's (retries.ts): re-checking it would read it at every tick.
+        if (ingestor.isFailing(path)) {
+          rechecks.delete(path);
+          return;
+        }
         if (ingestor.isPending(path)) {
           // Quiet is counted from the end of the read: writes during it may have lost their event.
           rechecks.set(path, Math.max(until, now + quietMs));
@@ -137,32 +195,61 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     scheduleRecheck();
   }
 
-  /** Compares the tree with the index and touches every file that differs (or went). */
+  /** The armed watcher no longer sees everything: degraded, and re-armed after a backoff. */
+  function failed(instance: Armed, why: string, details: Record<string, unknown> = {}): void {
+    if (armed !== instance || instance.failed) return;
+    instance.failed = true;
+    rearmAt = rearmBackoff.failed(instance.at);
+    enter('degraded', why, details);
+  }
+
+  /**
+   * Compares the tree with the index and touches every file that differs (or went). A difference
+   * that no event reported, in a file changed after the watcher was ready, means it missed it.
+   */
   async function sweep(): Promise<void> {
-    const rootStats = await statOrNull(root);
-    if (rootStats === null || !rootStats.isDirectory()) {
-      if (fsWatcher !== null) await lostRoot();
+    const startedAt = clock();
+    const instance = armed;
+    if (!(await rootHealth(root)).ok) {
+      await serial(checkRoot);
       return;
     }
     const found = await scanTranscripts(root);
     if (stopped) return;
     const known = allFiles(db);
+    const missed: string[] = [];
+    const ready = instance?.readyAt ?? null;
     for (const file of found) {
       const row = known.get(file.path);
       known.delete(file.path);
-      if (ingestor.isPending(file.path)) continue;
-      if (row === undefined || row.gone || row.ino !== file.ino || row.size !== file.size) ingestor.touch(file.path);
+      if (ingestor.isPending(file.path) || ingestor.isFailing(file.path)) continue;
+      if (row !== undefined && !row.gone && row.ino === file.ino && row.size === file.size) continue;
+      ingestor.touch(file.path);
+      if (ready !== null && file.mtimeMs > ready && file.mtimeMs < startedAt - MISSED_GRACE_MS && !rechecks.has(file.path)) missed.push(file.path);
     }
     for (const [path, row] of known) if (!row.gone) ingestor.touch(path);
+    if (instance !== null && missed.length > 0) failed(instance, `the watcher missed ${missed.length} change(s) that the sweep found`, { path: missed[0] });
+  }
+
+  function runSweep(): Promise<void> {
+    return sweep().then(
+      () => {
+        if (sweepFailing) log.info('sweep works again', { root });
+        sweepFailing = false;
+      },
+      (error: unknown) => {
+        // Once per run of failures: a broken index would otherwise log one line per sweep.
+        if (!sweepFailing) log.warn('sweep failed', { error });
+        sweepFailing = true;
+      },
+    );
   }
 
   function scheduleSweep(): void {
     if (stopped) return;
     sweepTimer = setTimeout(() => {
       sweepTimer = null;
-      void sweep()
-        .catch((error: unknown) => log.warn('sweep failed', { error }))
-        .finally(scheduleSweep);
+      void runSweep().finally(scheduleSweep);
     }, sweepMs);
     sweepTimer.unref();
   }
@@ -174,33 +261,106 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       // Levels of dirs below the root: <project>/<session>/subagents.
       depth: TRANSCRIPT_MAX_DEPTH - 1,
     });
+    const mine = () => (armed?.watcher === watcher ? armed : null);
     watcher.on('add', changed);
     watcher.on('change', changed);
     watcher.on('unlink', changed);
     watcher.on('unlinkDir', (path) => {
-      if (resolve(path) === root) void lostRoot();
+      const instance = mine();
+      // chokidar drops its watch of a root it could not read (chmod 000) for good, even once it is back.
+      if (resolve(path) !== root || instance === null) return;
+      void serial(async () => {
+        const health = await rootHealth(root);
+        if (health.ok) failed(instance, 'chokidar dropped its watch of the projects dir');
+        else await unhealthy(health);
+      });
     });
-    // Whatever changed between the start-up scan and the watches being in place; after the
-    // backfill is queued, so that the sweep does not take its files out of size order.
+    // Whatever changed between the start-up scan (or the last watcher) and the watches being in
+    // place; after the backfill is queued, so that the sweep does not take its files out of size order.
     watcher.on('ready', () => {
-      void queued.then(sweep).catch((error: unknown) => log.warn('sweep failed', { error }));
+      const instance = mine();
+      if (instance === null) return;
+      instance.readyAt = clock();
+      // A re-armed watcher is trusted once it has walked the tree without a fault.
+      if (!instance.failed && state === 'degraded') enter('watching', null);
+      // A failed backfill is arm()'s to handle.
+      void queued.then(runSweep, () => undefined);
     });
-    watcher.on('error', (error) => log.warn('watcher error', { error }));
+    watcher.on('error', (error) => {
+      const instance = mine();
+      if (instance !== null) failed(instance, `the watcher failed: ${error instanceof Error ? error.message : String(error)}`, { error });
+    });
     return watcher;
   }
 
-  async function begin(): Promise<void> {
-    if (stopped) return;
-    const rootStats = await statOrNull(root);
-    if (rootStats === null || !rootStats.isDirectory()) {
-      pollForRoot();
+  async function disarm(): Promise<void> {
+    const instance = armed;
+    armed = null;
+    await instance?.watcher.close();
+  }
+
+  async function unhealthy(health: Extract<RootHealth, { ok: false }>): Promise<void> {
+    // A dir that flaps (unreadable, readable, unreadable) is re-armed on the same backoff.
+    if (armed !== null && !armed.failed) rearmAt = rearmBackoff.failed(armed.at);
+    await disarm();
+    if (!health.missing) {
+      enter('degraded', health.reason);
       return;
     }
-    const queued = queueBackfill();
-    fsWatcher = watchTree(queued);
-    ingestor.setWatching(true);
-    await queued;
+    enter('missing', health.reason);
+    if (needsBackfill) return;
+    // Gone with the dir: its files are marked gone, and a dir that comes back is read from scratch.
+    needsBackfill = true;
+    for (const [path, row] of allFiles(db)) if (!row.gone) ingestor.touch(path);
+  }
+
+  async function arm(): Promise<void> {
+    const health = await rootHealth(root);
+    if (stopped) return;
+    if (!health.ok) {
+      await unhealthy(health);
+      return;
+    }
+    if (armedOnce) rearms += 1;
+    armedOnce = true;
+    const queued = needsBackfill ? queueBackfill() : Promise.resolve();
+    needsBackfill = false;
+    armed = { watcher: watchTree(queued), dev: health.dev, ino: health.ino, at: clock(), readyAt: null, failed: false };
+    // Degraded stays so until the new watcher is ready: one that fails again at once (a subdir
+    // that stays unreadable) then costs no pair of log lines per re-arm.
+    if (state === 'degraded') enter('degraded', reason);
+    else enter('watching', null);
+    const instance = armed;
+    try {
+      await queued;
+    } catch (error) {
+      // The index could not be read (the store fails): armed, but the backfill is owed; re-armed on the backoff.
+      needsBackfill = true;
+      failed(instance, `cannot queue the backfill: ${error instanceof Error ? error.message : String(error)}`, { error });
+    }
     if (sweepTimer === null) scheduleSweep();
+  }
+
+  /** The health tick: (re-)arms, disarms or leaves the watcher as the projects dir and chokidar say. */
+  async function checkRoot(): Promise<void> {
+    if (stopped) return;
+    const health = await rootHealth(root);
+    if (stopped) return;
+    if (!health.ok) {
+      await unhealthy(health);
+      return;
+    }
+    if (clock() < rearmAt) return;
+    if (armed === null) return arm();
+    if (armed.dev !== health.dev || armed.ino !== health.ino) {
+      log.info('projects dir was replaced; re-arming the watcher', { root });
+      await disarm();
+      return arm();
+    }
+    if (armed.failed) {
+      await disarm();
+      return arm();
+    }
   }
 
   async function queueBackfill(): Promise<void> {
@@ -212,44 +372,26 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     log.info('watching transcripts', { root, files: found.length });
   }
 
-  function pollForRoot(): void {
-    if (stopped || rootTimer !== null) return;
-    log.info('projects dir does not exist; waiting for it', { root });
-    rootTimer = setInterval(() => {
-      void statOrNull(root).then((stats) => {
-        if (stopped || rootTimer === null || stats === null || !stats.isDirectory()) return;
-        clearInterval(rootTimer);
-        rootTimer = null;
-        void begin().catch((error: unknown) => log.error('cannot watch transcripts', { error }));
-      });
-    }, rootPollMs);
-  }
-
-  /** The projects dir went away: its files are marked gone, and it is waited for again. */
-  async function lostRoot(): Promise<void> {
-    // Both chokidar and the sweep may notice; the first one handles it.
-    const watcher = fsWatcher;
-    if (watcher === null) return;
-    fsWatcher = null;
-    ingestor.setWatching(false);
-    await watcher.close();
-    for (const [path, row] of allFiles(db)) if (!row.gone) ingestor.touch(path);
-    pollForRoot();
-  }
-
   return {
     start() {
-      void begin().catch((error: unknown) => log.error('cannot watch transcripts', { error }));
+      void serial(arm);
+      // A tick is skipped while the last one waits (an arm may take a long scan): the queue stays short.
+      let waiting = false;
+      healthTimer = setInterval(() => {
+        if (waiting) return;
+        waiting = true;
+        void serial(checkRoot).finally(() => (waiting = false));
+      }, rootPollMs);
+      healthTimer.unref();
     },
     async stop() {
       stopped = true;
-      for (const timer of [rootTimer, sweepTimer, recheckTimer]) if (timer !== null) clearTimeout(timer);
-      rootTimer = sweepTimer = recheckTimer = null;
+      if (healthTimer !== null) clearInterval(healthTimer);
+      for (const timer of [sweepTimer, recheckTimer]) if (timer !== null) clearTimeout(timer);
+      healthTimer = sweepTimer = recheckTimer = null;
       rechecks.clear();
-      const watcher = fsWatcher;
-      fsWatcher = null;
-      ingestor.setWatching(false);
-      await watcher?.close();
+      await disarm();
+      enter('stopped', null);
     },
   };
 }

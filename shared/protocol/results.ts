@@ -62,7 +62,7 @@ export interface DatabaseIncident {
 export interface IngestProgress {
   /** `backfilling` until every file found at start has been read to its end once. */
   state: 'backfilling' | 'live';
-  /** False while the projects dir does not exist (it is polled for). */
+  /** True only while the watcher is armed and healthy (`IngestStatus.watcher` says why not). */
   watching: boolean;
   filesDone: number;
   filesTotal: number;
@@ -98,6 +98,45 @@ export interface BadLineInfo {
   at: string;
 }
 
+/**
+ * `read`: the file cannot be opened or read (EACCES, EIO, not a regular file, a symlink out of the
+ * projects dir); `store`: the index cannot be written (SQLITE_FULL, SQLITE_CORRUPT, ...), which
+ * pauses all of ingest; `parse`: the parse worker failed on the file.
+ */
+export type IngestFailureKind = 'read' | 'store' | 'parse';
+
+/** A file (or, kind `store`, the index) that failed and is retried after a backoff. */
+export interface IngestFailure {
+  /** The file; for kind `store`, the file whose write failed last. */
+  path: string;
+  kind: IngestFailureKind;
+  /** The error code (EACCES, SQLITE_FULL, ...), or null when it has none. */
+  code: string | null;
+  message: string;
+  /** The first failure of this kind in the current run of failures. */
+  since: string;
+  /** Failed attempts since then, the first included. */
+  failures: number;
+  /** No attempt before this. */
+  retryAt: string;
+}
+
+/** What the transcript watcher is doing. */
+export interface WatcherStatus {
+  /**
+   * `watching`: changes arrive as events; `degraded`: events may be missed (the projects dir is
+   * unreadable, or the watcher failed) and the watcher is re-armed once it can be; `missing`: the
+   * projects dir does not exist and is polled for; `stopped`: not started, or shut down.
+   */
+  state: 'watching' | 'degraded' | 'missing' | 'stopped';
+  /** Why it is not `watching`, else null. */
+  reason: string | null;
+  /** When it entered this state. */
+  since: string | null;
+  /** Times the watcher was closed and made again in this run. */
+  rearms: number;
+}
+
 export interface IngestStatus {
   progress: IngestProgress;
   stats: IngestStats;
@@ -105,6 +144,10 @@ export interface IngestStatus {
   recentBadLines: BadLineInfo[];
   /** The last failure to read a file (not a bad line), if any. */
   lastError: { path: string; message: string; at: string } | null;
+  /** What is failing now: the store first, then files by next retry (at most 5; `failingCount` counts all). */
+  failing: IngestFailure[];
+  failingCount: number;
+  watcher: WatcherStatus;
 }
 
 export interface DaemonStatus {

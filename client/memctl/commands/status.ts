@@ -1,6 +1,10 @@
 /** `memctl status [SESSION] [--json]` */
+<<<<<<< HEAD
 import type { DaemonStatus } from '../../../shared/protocol/results.js';
 import { databaseIncidentText } from '../database-view.js';
+=======
+import type { DaemonStatus, IngestFailure, IngestStatus } from '../../../shared/protocol/results.js';
+>>>>>>> i13-ingest
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderSessionTable } from '../sessions-view.js';
@@ -11,12 +15,53 @@ const STATUS_SESSION_ROWS = 10;
 /** Cells of the backfill progress bar. */
 const PROGRESS_CELLS = 20;
 
-function renderIngest(status: DaemonStatus, out: Output): string[] {
+const FAILURE_LABELS: Record<IngestFailure['kind'], string> = { read: 'cannot read', parse: 'parse failed', store: 'cannot write the index' };
+
+/** `in 40s`, or `now` for a retry that is due. */
+function retryIn(retryAt: string, now: number): string {
+  const ms = Date.parse(retryAt) - now;
+  return ms < 1_000 ? 'now' : `in ${formatDuration(ms)}`;
+}
+
+/** One line for the store, one for the files, each with the soonest retry (issue 13 item 8). */
+function renderFailing(ingest: IngestStatus, out: Output, now: number): string[] {
+  const failing = ingest.failing ?? [];
+  const store = failing.find((failure) => failure.kind === 'store');
+  const files = failing.filter((failure) => failure.kind !== 'store');
+  const fileCount = (ingest.failingCount ?? failing.length) - (store === undefined ? 0 : 1);
+  const lines: string[] = [];
+  if (store !== undefined) {
+    lines.push(
+      out.yellow(`  warning   ingest paused: ${FAILURE_LABELS.store} (${store.code ?? 'error'}: ${store.message}), ${store.failures} failure${store.failures === 1 ? '' : 's'} — next retry ${retryIn(store.retryAt, now)}`),
+    );
+  }
+  const first = files[0];
+  if (first !== undefined) {
+    const retryAt = files.reduce((soonest, failure) => (failure.retryAt < soonest ? failure.retryAt : soonest), first.retryAt);
+    lines.push(
+      out.yellow(`  warning   ingest: ${fileCount} file${fileCount === 1 ? '' : 's'} failing (${FAILURE_LABELS[first.kind]}: ${first.code ?? first.message}, ${first.path}) — next retry ${retryIn(retryAt, now)}`),
+    );
+  }
+  return lines;
+}
+
+function renderWatcher(ingest: IngestStatus, out: Output): string {
+  const watcher = ingest.watcher;
+  if (watcher === undefined) return ingest.progress.watching ? '' : out.yellow(' (projects dir missing; waiting for it)');
+  if (watcher.state === 'missing') return out.yellow(' (projects dir missing; waiting for it)');
+  if (watcher.state === 'degraded') {
+    const since = watcher.since === null ? '?' : new Date(watcher.since).toTimeString().slice(0, 8);
+    return out.yellow(` (watcher degraded since ${since}: ${watcher.reason ?? 'unknown'}; re-armed once it can be)`);
+  }
+  return '';
+}
+
+function renderIngest(status: DaemonStatus, out: Output, now: number): string[] {
   const { progress, stats } = status.ingest;
   const lines = [
     `  ingest    ${stats.sessions} sessions, ${stats.files} files, ${stats.entries} entries, ${formatBytes(stats.bytesRead)} read${
       stats.badLines > 0 ? out.yellow(`, ${stats.badLines} bad lines skipped`) : ''
-    }${progress.watching ? '' : out.yellow(' (projects dir missing; waiting for it)')}`,
+    }${renderWatcher(status.ingest, out)}`,
   ];
   if (progress.state === 'backfilling') {
     const fraction = progress.bytesTotal > 0 ? progress.bytesDone / progress.bytesTotal : 0;
@@ -25,12 +70,15 @@ function renderIngest(status: DaemonStatus, out: Output): string[] {
       `  backfill  ▕${'█'.repeat(filled)}${'░'.repeat(PROGRESS_CELLS - filled)}▏ ${Math.floor(fraction * 100)}% · ${progress.filesDone}/${progress.filesTotal} files · ${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}`,
     );
   }
+  const failing = renderFailing(status.ingest, out, now);
+  lines.push(...failing);
+  // From a daemon older than `failing`; a newer one's lastError may be long recovered from.
   const lastError = status.ingest.lastError;
-  if (lastError) lines.push(out.yellow(`  warning   cannot read ${lastError.path}: ${lastError.message}`));
+  if (lastError && status.ingest.failing === undefined) lines.push(out.yellow(`  warning   cannot read ${lastError.path}: ${lastError.message}`));
   return lines;
 }
 
-export function renderStatus(status: DaemonStatus, out: Output): string[] {
+export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()): string[] {
   const { counts, paths, database } = status;
   const lines = [
     `${out.bold('memd')} ${status.version} ${out.green('running')} (pid ${status.pid}, up ${formatDuration(status.uptimeMs)}${
@@ -45,7 +93,7 @@ export function renderStatus(status: DaemonStatus, out: Output): string[] {
     `  clients   ${counts.connections} connected, ${counts.subscriptions} subscriptions, ${counts.requestsServed} requests served, ${counts.protocolErrors} protocol errors`,
     `  memory    ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
   ];
-  lines.push(...renderIngest(status, out));
+  lines.push(...renderIngest(status, out, now));
   const { compaction, extraction } = status;
   const jobs = extraction.jobs;
   const active = (jobs.queued ?? 0) + (jobs.running ?? 0) + (jobs.deferred ?? 0);

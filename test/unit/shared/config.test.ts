@@ -18,6 +18,7 @@ describe('resolveConfig', () => {
       microCompact: 'savings',
       backfillExtractions: 50,
       dbCheckMs: 30_000,
+      ingestSweepMs: 30_000,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });
