@@ -296,8 +296,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     const conversation = compaction.conversation(sessionId);
     return readToolResult(paths.projectsDir, conversation.file.project, sessionId, toolUseId, conversation);
   };
-<<<<<<< HEAD
-  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock });
+  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
   const dbHealth = createDbHealth({
     store,
     log,
@@ -309,9 +308,6 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
       void scanTranscripts(paths.projectsDir).then((files) => files.forEach((file) => ingestor.touch(file.path)));
     },
   });
-=======
-  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
->>>>>>> i13-ingest
   let methodNames: readonly string[] = [];
   const handlers = [
     ...daemonMethods({

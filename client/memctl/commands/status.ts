@@ -1,10 +1,6 @@
 /** `memctl status [SESSION] [--json]` */
-<<<<<<< HEAD
-import type { DaemonStatus } from '../../../shared/protocol/results.js';
-import { databaseIncidentText } from '../database-view.js';
-=======
 import type { DaemonStatus, IngestFailure, IngestStatus } from '../../../shared/protocol/results.js';
->>>>>>> i13-ingest
+import { databaseIncidentText } from '../database-view.js';
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderSessionTable } from '../sessions-view.js';
