@@ -292,9 +292,9 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     thresholds: (sessionId) => sessions.get(sessionId).threshold,
     price: (sessionId) => priceFor(sessions.get(sessionId).model),
   });
-  const toolResult = async (sessionId: string, toolUseId: string) => {
+  const toolResult = async (sessionId: string, toolUseId: string, range: { offset?: number; length?: number }) => {
     const conversation = compaction.conversation(sessionId);
-    return readToolResult(paths.projectsDir, conversation.file.project, sessionId, toolUseId, conversation);
+    return readToolResult(paths.projectsDir, conversation.file.project, sessionId, toolUseId, conversation, range);
   };
   const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
   const dbHealth = createDbHealth({
@@ -347,7 +347,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
   ];
   const dispatcher = createDispatcher(handlers, log, createSessionIdResolver(store.db));
   methodNames = dispatcher.methods;
-  const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections });
+  const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections, limits: { idleMs: config.idleTimeoutMs, frameMs: config.frameTimeoutMs } });
   // Set once listening on a path of our own; systemd owns an activated socket.
   let socketFile: OwnSocket | undefined;
 

@@ -72,7 +72,24 @@ const spec = {
     parse: positiveInt,
     doc: 'how long a handoff waits for git (all its commands together); then git is killed and the handoff says git did not answer',
   },
-  maxConnections: { env: 'MEMD_MAX_CONNECTIONS', default: 1_024, parse: positiveInt, doc: 'concurrent client connections' },
+  maxConnections: {
+    env: 'MEMD_MAX_CONNECTIONS',
+    default: 1_024,
+    parse: positiveInt,
+    doc: 'client connections served at once; one more is answered TooManyConnections (-32004) and closed',
+  },
+  idleTimeoutMs: {
+    env: 'MEMD_IDLE_TIMEOUT_MS',
+    default: 600_000,
+    parse: positiveInt,
+    doc: 'a connection with no request, no subscription and no byte received for this long is closed (clients reconnect on their next call)',
+  },
+  frameTimeoutMs: {
+    env: 'MEMD_FRAME_TIMEOUT_MS',
+    default: 10_000,
+    parse: positiveInt,
+    doc: 'a frame begun must end with its newline within this, else -32700 and the connection is closed',
+  },
   summarizer: {
     env: 'MEMD_SUMMARIZER',
     default: 'offline' as 'offline' | 'anthropic',

@@ -4,12 +4,12 @@ import type { ToolResultContent } from '../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../rpc/dispatch.js';
 import type { CompactionService } from './service.js';
 
-export function compactionMethods(compaction: CompactionService, toolResult: (sessionId: string, toolUseId: string) => Promise<ToolResultContent>): MethodHandler[] {
+export function compactionMethods(compaction: CompactionService, toolResult: (sessionId: string, toolUseId: string, range: { offset?: number; length?: number }) => Promise<ToolResultContent>): MethodHandler[] {
   return [
     handle(Methods.compactMicro, (params) => compaction.micro(params.sessionId)),
     handle(Methods.compactCacheEdits, (params) => compaction.cacheEdits(params.sessionId, params.keep)),
     handle(Methods.compactAuto, (params) => compaction.auto(params.sessionId, { force: params.force, instructions: params.instructions })),
     handle(Methods.compactReactive, (params) => compaction.reactive(params.sessionId, params.limitTokens)),
-    handle(Methods.toolResultsGet, (params) => toolResult(params.sessionId, params.toolUseId)),
+    handle(Methods.toolResultsGet, (params) => toolResult(params.sessionId, params.toolUseId, params)),
   ];
 }

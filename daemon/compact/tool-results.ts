@@ -11,9 +11,10 @@ import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messag
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { isInside } from '../fs/inside.js';
-import { readTextIfPresent } from '../fs/read.js';
+import { openIfPresent, readTextIfPresent } from '../fs/read.js';
 import type { ToolResultContent } from '../../shared/protocol/results.js';
 import type { LoadedEntry } from './content.js';
+import { pageOfFile, pageOfText, pageRequest, textForm, type Page } from './tool-result-page.js';
 import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, toolResultsDir, type PersistItem } from './micro.js';
 
 const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
@@ -110,8 +111,9 @@ async function persistedFile(projectsDir: string, project: string, sessionId: st
 }
 
 /**
- * The full result of one tool call of the conversation: from the file it was persisted to when
- * there is one, else as the transcript holds it. NotFound when no result has that id.
+ * One tool call's result, from the file it was persisted to when there is one, else as the
+ * transcript holds it; whole when it fits in the page asked for (the first page by default),
+ * else that page of its text form (tool-result-page.ts). NotFound when no result has that id.
  */
 export async function readToolResult(
   projectsDir: string,
@@ -119,16 +121,39 @@ export async function readToolResult(
   sessionId: string,
   toolUseId: string,
   conversation: { loaded: readonly LoadedEntry[] },
+  range: { offset?: number; length?: number } = {},
 ): Promise<ToolResultContent> {
   const found = findResult(conversation.loaded, toolUseId);
   if (found === null) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no tool result ${toolUseId} in the active conversation of session ${sessionId}`, { toolUseId });
   const base = { toolUseId, tool: found.tool, isError: found.block.is_error === true };
+  const request = pageRequest(range.offset, range.length);
   const path = await persistedFile(projectsDir, project, sessionId, toolUseId, found);
-  const text = path === null ? null : await readTextIfPresent(path);
-  if (path !== null && text !== null) {
-    const content = parseStored(path, text);
-    return { ...base, content, chars: contentChars(content), source: 'persisted', path };
+  const handle = path === null ? null : await openIfPresent(path);
+  if (path !== null && handle !== null) {
+    try {
+      const { size } = await handle.stat();
+      if (request.offset === 0 && size <= request.length) {
+        const content = parseStored(path, await handle.readFile('utf8'));
+        return { ...base, content, chars: contentChars(content), source: 'persisted', path, ...whole(size) };
+      }
+      const page = await pageOfFile(handle, size, request);
+      return { ...base, content: page.text, chars: null, source: 'persisted', path, ...paged(page, path.endsWith('.json') ? 'json' : 'text') };
+    } finally {
+      await handle.close();
+    }
   }
   const content = found.block.content ?? '';
-  return { ...base, content, chars: contentChars(content), source: 'transcript' };
+  const { text, form } = textForm(content);
+  const totalBytes = Buffer.byteLength(text);
+  if (request.offset === 0 && totalBytes <= request.length) return { ...base, content, chars: contentChars(content), source: 'transcript', ...whole(totalBytes) };
+  const page = pageOfText(text, request);
+  return { ...base, content: page.text, chars: contentChars(content), source: 'transcript', ...paged(page, form) };
+}
+
+function whole(totalBytes: number): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {
+  return { offset: 0, bytes: totalBytes, totalBytes, nextOffset: null, paged: false, form: null };
+}
+
+function paged(page: Page, form: 'text' | 'json'): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {
+  return { offset: page.offset, bytes: page.bytes, totalBytes: page.totalBytes, nextOffset: page.nextOffset, paged: true, form };
 }

@@ -14,7 +14,7 @@ import {
   type RequestId,
 } from '../../shared/protocol/envelope.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
-import { LineSplitter } from '../../shared/protocol/framing.js';
+import { LineSplitter, MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
 import type { CallContext, ConnectionHandle, Dispatcher } from './dispatch.js';
 
@@ -27,6 +27,14 @@ const BAD_FRAME_LINGER_MS = 5_000;
 /** LSP's cancellation notification, which memd honours too. */
 const CANCEL_METHOD = '$/cancelRequest';
 
+/** How long a client may hold a connection open, and a frame unfinished (config: idleTimeoutMs, frameTimeoutMs). */
+export interface ConnectionLimits {
+  /** No request, no subscription, no byte received for this long: the connection is closed. */
+  idleMs: number;
+  /** A frame begun must end with its newline within this (16 MiB over a Unix socket takes milliseconds). */
+  frameMs: number;
+}
+
 export interface ConnectionHooks {
   dispatcher: Dispatcher;
   log: Logger;
@@ -35,6 +43,7 @@ export interface ConnectionHooks {
   onRequest(): void;
   onProtocolError(): void;
   onClose(connection: Connection): void;
+  limits: ConnectionLimits;
 }
 
 export class Connection implements ConnectionHandle {
@@ -49,6 +58,8 @@ export class Connection implements ConnectionHandle {
   private paused = false;
   /** Lines read whose answer is not written yet. */
   private unanswered = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private frameTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: number,
@@ -58,6 +69,22 @@ export class Connection implements ConnectionHandle {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error) => hooks.log.debug('connection error', { connection: id, error: error.message }));
     socket.on('close', () => this.onClosed());
+    this.armIdle();
+  }
+
+  /** Restarted by every byte received and every answer sent; a subscriber or a running request is never idle. */
+  private armIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.closed) return;
+      if (this.topics.size > 0 || this.inFlight.size > 0 || this.unanswered > 0) {
+        this.armIdle();
+        return;
+      }
+      this.hooks.log.info('closing an idle connection', { connection: this.id, idleMs: this.hooks.limits.idleMs });
+      this.socket.end(() => this.socket.destroy());
+    }, this.hooks.limits.idleMs);
+    this.idleTimer.unref();
   }
 
   get subscriptionCount(): number {
@@ -106,12 +133,30 @@ export class Connection implements ConnectionHandle {
   }
 
   private onData(chunk: Buffer): void {
+    this.armIdle();
     const { lines, overflow } = this.splitter.push(chunk);
     for (const line of lines) {
       if (this.ending || this.closed) return;
       this.onLine(line);
     }
     if (overflow && !this.ending) this.failFrame('frame is over the 16 MiB limit');
+    this.watchPartialFrame();
+  }
+
+  /** A half line held open would pin this connection and its buffer for good. */
+  private watchPartialFrame(): void {
+    if (this.splitter.bufferedBytes === 0 || this.ending || this.closed) {
+      clearTimeout(this.frameTimer);
+      this.frameTimer = undefined;
+      return;
+    }
+    if (this.frameTimer !== undefined) return;
+    const frameMs = this.hooks.limits.frameMs;
+    this.frameTimer = setTimeout(() => {
+      this.frameTimer = undefined;
+      if (this.splitter.bufferedBytes > 0 && !this.ending && !this.closed) this.failFrame(`a frame was left unfinished (no newline) for ${frameMs} ms`);
+    }, frameMs);
+    this.frameTimer.unref();
   }
 
   private failFrame(message: string): void {
@@ -231,15 +276,45 @@ export class Connection implements ConnectionHandle {
       this.socket.destroy();
       return;
     }
-    this.socket.write(`${JSON.stringify(message)}\n`);
+    const frame = serializeWithin(message, this.hooks.log, this.id);
+    if (frame !== null) this.socket.write(frame);
+    this.armIdle();
   }
 
   private onClosed(): void {
     this.closed = true;
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.frameTimer);
     this.cancelAll();
     this.topics.clear();
     this.hooks.onClose(this);
   }
+}
+
+/**
+ * The frame for a message, never over the client's MAX_FRAME_BYTES: an answer that would be is
+ * replaced by an AnswerTooLarge error (a client would reject the frame and never see its answer;
+ * one too big to serialize at all threw out of here unanswered). An event that large is dropped.
+ */
+function serializeWithin(message: object, log: Logger, connection: number): string | null {
+  let text: string | null;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    text = null;
+  }
+  const bytes = text === null ? null : Buffer.byteLength(text) + 1;
+  if (text !== null && bytes !== null && bytes <= MAX_FRAME_BYTES) return `${text}\n`;
+  const id = (message as { id?: unknown }).id;
+  if (id === undefined) {
+    log.warn('an event too large for one frame was not sent', { connection, bytes });
+    return null;
+  }
+  log.warn('an answer too large for one frame was replaced by AnswerTooLarge', { connection, bytes });
+  const size = bytes === null ? 'more than a string can hold' : `${bytes} bytes`;
+  const envelope = errorEnvelope(id as RequestId, ErrorCode.TooLarge, 'AnswerTooLarge', `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`);
+  return `${JSON.stringify({ ...envelope, error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } } })}\n`;
 }
 
 function cancelled(id: RequestId): ErrorEnvelope {

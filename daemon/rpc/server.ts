@@ -4,7 +4,9 @@ import { chmodSync } from 'node:fs';
 import type { EventTopic } from '../../shared/protocol/events.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { Connection } from './connection.js';
+import { ErrorCode } from '../../shared/protocol/errors.js';
+import { errorEnvelope } from '../../shared/protocol/envelope.js';
+import { Connection, type ConnectionLimits } from './connection.js';
 import type { Dispatcher } from './dispatch.js';
 
 export type ListenTarget = { kind: 'path'; path: string } | { kind: 'fd'; fd: number };
@@ -38,7 +40,16 @@ export interface RpcServer {
 /** How often drain() looks at the in-flight count; shutdown is rare, so a coarse poll is fine. */
 const DRAIN_POLL_MS = 10;
 
-export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: Logger; maxConnections: number }): RpcServer {
+export interface RpcServerDeps {
+  dispatcher: Dispatcher;
+  bus: Bus;
+  log: Logger;
+  /** Connections served at once; one more gets a TooManyConnections error frame and is closed. */
+  maxConnections: number;
+  limits: ConnectionLimits;
+}
+
+export function createRpcServer(deps: RpcServerDeps): RpcServer {
   const { dispatcher, bus, log } = deps;
   const connections = new Set<Connection>();
   let nextId = 1;
@@ -47,9 +58,11 @@ export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: L
   let protocolErrors = 0;
   let server: Server | undefined;
 
+  let refusedLogged = false;
   const hooks = {
     dispatcher,
     log,
+    limits: deps.limits,
     accepting: () => accepting,
     onRequest: () => {
       requestsServed++;
@@ -72,11 +85,21 @@ export function createRpcServer(deps: { dispatcher: Dispatcher; bus: Bus; log: L
   return {
     listen(target) {
       const created = createServer({ allowHalfOpen: false }, (socket) => {
+        if (connections.size >= deps.maxConnections) {
+          // Told why, not just dropped; logged once per run of refusals.
+          if (!refusedLogged) log.warn('refusing connections: every slot is taken', { maxConnections: deps.maxConnections });
+          refusedLogged = true;
+          protocolErrors++;
+          socket.on('error', () => undefined);
+          const refusal = errorEnvelope(null, ErrorCode.Busy, 'TooManyConnections', `memd serves ${deps.maxConnections} connections at once (maxConnections) and all are taken; retry later`);
+          socket.end(`${JSON.stringify(refusal)}\n`);
+          return;
+        }
+        refusedLogged = false;
         const connection = new Connection(nextId++, socket, hooks);
         connections.add(connection);
         log.debug('client connected', { connection: connection.id });
       });
-      created.maxConnections = deps.maxConnections;
       server = created;
       return new Promise((resolve, reject) => {
         created.once('error', reject);

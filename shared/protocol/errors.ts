@@ -9,6 +9,8 @@ export const ErrorCode = {
   ShuttingDown: -32001,
   NotReady: -32002,
   VersionMismatch: -32003,
+  /** Every connection slot is taken (`TooManyConnections`); the connections open are served on. */
+  Busy: -32004,
   Cancelled: -32800,
   // Domain errors start at 1000.
   NotFound: 1001,
@@ -20,6 +22,8 @@ export const ErrorCode = {
   InvalidTranscript: 1007,
   /** The file system said no (permissions, a full disk, a directory where a file should be): `data.path`, `data.cause`. */
   IoError: 1008,
+  /** The answer would not fit in one frame (`AnswerTooLarge`, `data.bytes`, `data.limit`): ask for a page. */
+  TooLarge: 1009,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

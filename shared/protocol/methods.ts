@@ -78,7 +78,11 @@ export const Methods = {
     object({ sessionId, force: optional(bool()), instructions: optional(str({ maxLength: 100_000 })) }),
   ),
   compactReactive: method<CompactionResult>()('compact.reactive', object({ sessionId, limitTokens: optional(int({ min: 1 })) })),
-  toolResultsGet: method<ToolResultContent>()('toolResults.get', object({ sessionId, toolUseId: str({ minLength: 1 }) })),
+  toolResultsGet: method<ToolResultContent>()(
+    'toolResults.get',
+    // A page holds at least one whole UTF-8 character (4 bytes) and at most 2 MiB (tool-result-page.ts).
+    object({ sessionId, toolUseId: str({ minLength: 1 }), offset: optional(int({ min: 0 })), length: optional(int({ min: 4, max: 2 * 1024 * 1024 })) }),
+  ),
 
   memorySummary: method<MemorySummaryResult>()('memory.summary', object({ sessionId })),
   memoryExtract: method<MemorySummaryResult>()('memory.extract', object({ sessionId })),

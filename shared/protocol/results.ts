@@ -291,13 +291,26 @@ export interface CompactionStatus {
 export interface ToolResultContent {
   toolUseId: string;
   tool: string | null;
+  /** The whole result, or (`paged`) one page of its text form as a string. */
   content: string | ContentBlock[];
-  /** Text chars, as micro-compaction measures them. */
-  chars: number;
+  /** Text chars of the whole result, as micro-compaction measures them; null when only a page of a file was read. */
+  chars: number | null;
   isError: boolean;
   /** `persisted`: read from its tool-results file (Claude Code's or memd's). */
   source: 'transcript' | 'persisted';
   path?: string;
+  /** Where `content` starts, in UTF-8 bytes of the text form. */
+  offset: number;
+  /** UTF-8 bytes in this answer's part. */
+  bytes: number;
+  /** UTF-8 bytes of the whole text form. */
+  totalBytes: number;
+  /** Pass as `offset` for the next page; null when this answer ends the result. */
+  nextOffset: number | null;
+  /** True when `content` is a page (a string) rather than the whole result. */
+  paged: boolean;
+  /** What the pages put together are: the result's text, or the JSON of its block array (null when whole). */
+  form: 'text' | 'json' | null;
 }
 
 /** How a compaction result was made. */

@@ -14,6 +14,8 @@ describe('resolveConfig', () => {
       socketCheckMs: 5_000,
       gitTimeoutMs: 5_000,
       maxConnections: 1_024,
+      idleTimeoutMs: 600_000,
+      frameTimeoutMs: 10_000,
       summarizer: 'offline',
       microCompact: 'savings',
       backfillExtractions: 50,

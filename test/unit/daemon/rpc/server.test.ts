@@ -129,7 +129,7 @@ beforeEach(async () => {
   });
   calls = new CallLog();
   const dispatcher = createDispatcher([...testHandlers(calls), ...eventMethods()], log);
-  server = createRpcServer({ dispatcher, bus, log, maxConnections: 100 });
+  server = createRpcServer({ dispatcher, bus, log, maxConnections: 100, limits: { idleMs: 600_000, frameMs: 10_000 } });
   await server.listen({ kind: 'path', path: socketPath });
 });
 

@@ -12,6 +12,7 @@ describe('ErrorCode', () => {
       ShuttingDown: -32001,
       NotReady: -32002,
       VersionMismatch: -32003,
+      Busy: -32004,
       Cancelled: -32800,
       NotFound: 1001,
       Conflict: 1002,
@@ -21,6 +22,7 @@ describe('ErrorCode', () => {
       JobFailed: 1006,
       InvalidTranscript: 1007,
       IoError: 1008,
+      TooLarge: 1009,
     });
   });
 
