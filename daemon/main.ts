@@ -15,11 +15,8 @@ import { compactionMethods } from './compact/methods.js';
 import { createCompactionService } from './compact/service.js';
 import { readToolResult } from './compact/tool-results.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
-import { createAnthropicCompactionSummarizer } from './summarize/anthropic-compact.js';
-import type { CompactionSummarizer } from './summarize/compact-summary.js';
 import { createOfflineCompactionSummarizer } from './summarize/offline-compact.js';
-import { createAnthropicMemorySummarizer, type AnthropicMemorySummarizer } from './summarize/anthropic-memory.js';
-import { hasAllSections } from './summarize/memory-template.js';
+import { handoffNarrator, memorySummarizer, modelCompactionSummarizer } from './summarize/backends.js';
 import { asLastExtraction, createJobStore } from './memory/jobs.js';
 import { createMemoryLocks } from './memory/lock.js';
 import { memoryMethods } from './memory/methods.js';
@@ -35,7 +32,6 @@ import { createShutdown, inParallel, killSelf } from './lifecycle/shutdown.js';
 import { takeActivatedSocket } from './lifecycle/socket-activation.js';
 import { ownSocket, removeStaleSocket, SocketPathError, type OwnSocket } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
-import type { AnthropicHandoffOptions } from './handoff/anthropic.js';
 import { handoffMethods } from './handoff/methods.js';
 import { createHandoffService } from './handoff/service.js';
 import { historyMethods } from './history/methods.js';
@@ -165,35 +161,6 @@ async function main(argv: string[]): Promise<void> {
     fail(`cannot open the state database ${paths.dbPath}: ${(error as Error).message}`);
   }
   await serve({ paths, resolved, log, lock, store, parser, activatedFd: activated?.fd });
-}
-
-/** The anthropic summarizer when configured and a key is there; null means offline (DESIGN.md §5). */
-function modelCompactionSummarizer(config: ResolvedConfig['config'], log: Logger): CompactionSummarizer | null {
-  if (config.summarizer !== 'anthropic') return null;
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) {
-    log.warn('MEMD_SUMMARIZER is anthropic but ANTHROPIC_API_KEY is not set; summaries are offline');
-    return null;
-  }
-  const baseURL = process.env.ANTHROPIC_BASE_URL;
-  return createAnthropicCompactionSummarizer({ apiKey, model: config.model, ...(baseURL ? { baseURL } : {}) });
-}
-
-/** The anthropic session-memory summarizer when configured with a key; null means offline. */
-function memorySummarizer(config: ResolvedConfig['config'], log: Logger): AnthropicMemorySummarizer | null {
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (config.summarizer !== 'anthropic' || !apiKey) return null;
-  const baseURL = process.env.ANTHROPIC_BASE_URL;
-  log.info('session memory is summarized by the API', { model: config.model });
-  return createAnthropicMemorySummarizer({ apiKey, model: config.model, validate: hasAllSections, ...(baseURL ? { baseURL } : {}) });
-}
-
-/** Where handoffs' narrative comes from: the API (claude-sonnet-4-6) when configured with a key; null means offline. */
-function handoffNarrator(config: ResolvedConfig['config']): AnthropicHandoffOptions | null {
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (config.summarizer !== 'anthropic' || !apiKey) return null;
-  const baseURL = process.env.ANTHROPIC_BASE_URL;
-  return { apiKey, model: config.handoffModel, ...(baseURL ? { baseURL } : {}) };
 }
 
 interface Parts {
