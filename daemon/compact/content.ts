@@ -6,6 +6,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 export interface LoadedEntry {
@@ -32,7 +33,7 @@ export function loadEntries(path: string, entries: readonly IndexedEntry[]): Loa
       const read = readSync(fd, bytes, 0, entry.length, entry.offset);
       let raw: unknown;
       try {
-        raw = JSON.parse(bytes.toString('utf8', 0, read));
+        raw = parseTranscriptJson(bytes.toString('utf8', 0, read));
       } catch {
         raw = null;
       }

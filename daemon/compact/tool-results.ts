@@ -9,6 +9,7 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { isInside } from '../fs/inside.js';
 import { openIfPresent, readTextIfPresent } from '../fs/read.js';
@@ -70,7 +71,7 @@ async function underProjects(projectsDir: string, claudePath: string): Promise<s
 function parseStored(path: string, text: string): string | ContentBlock[] {
   if (!path.endsWith('.json')) return text;
   try {
-    const value: unknown = JSON.parse(text);
+    const value = parseTranscriptJson(text);
     if (Array.isArray(value) && value.every((block) => isRecord(block) && typeof block.type === 'string')) return value as ContentBlock[];
   } catch {
     // Not JSON after all: the text is still the result.

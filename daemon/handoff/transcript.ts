@@ -13,6 +13,7 @@ import { openRegularFile } from '../fs/read.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { HANDOFF_TAIL_BYTES } from '../../shared/handoff/tail.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
+import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { loadEntries, type LoadedEntry } from '../compact/content.js';
 
@@ -148,7 +149,7 @@ export async function scanFile(path: string, fromOffset: number, sidechainFile: 
   const take = (bytes: Buffer, offset: number) => {
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = parseTranscriptJson(bytes.toString('utf8'));
     } catch {
       return;
     }

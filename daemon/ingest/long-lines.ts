@@ -14,6 +14,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
+import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 
 /** Lines shorter than this are parsed whole: their strings are cheap, and scanning costs per string. */
 export const LONG_LINE_BYTES = 64 * 1024;
@@ -191,11 +192,12 @@ function keyBefore(line: Buffer, open: number, lastKey: { open: number; close: n
 }
 
 /**
- * JSON.parse of a line, long strings measured instead of decoded. Throws as JSON.parse does on a
- * line that is not JSON. Short lines, and long lines without long strings, go to JSON.parse whole.
+ * JSON.parse of a line, long strings measured instead of decoded, nesting cut to MAX_ENTRY_DEPTH
+ * (transcript/depth.ts). Throws as JSON.parse does on a line that is not JSON. Short lines, and
+ * long lines without long strings, go to JSON.parse whole.
  */
 export function parseLine(line: Buffer): unknown {
-  if (line.length < LONG_LINE_BYTES) return JSON.parse(line.toString('utf8'));
+  if (line.length < LONG_LINE_BYTES) return parseTranscriptJson(line.toString('utf8'));
   const pieces: Buffer[] = [];
   const standIns: string[] = [];
   let copiedTo = 0;
@@ -220,9 +222,30 @@ export function parseLine(line: Buffer): unknown {
     }
     open = line.indexOf(QUOTE, close + 1);
   }
-  if (standIns.length === 0) return JSON.parse(line.toString('utf8'));
+  if (standIns.length === 0) return parseTranscriptJson(line.toString('utf8'));
   pieces.push(line.subarray(copiedTo));
-  return JSON.parse(Buffer.concat(pieces).toString('utf8'), (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(MARKER) ? standIns[Number(value.slice(MARKER.length))] : value,
-  );
+  // Not a JSON.parse reviver: V8 runs revivers recursively, and a line 4,000 deep overflows it.
+  const value = parseTranscriptJson(Buffer.concat(pieces).toString('utf8'));
+  return putBack(value, standIns);
+}
+
+/** The value with each placeholder string replaced by its stand-in, in place; iterative. */
+function putBack(value: unknown, standIns: readonly string[]): unknown {
+  const standInFor = (text: string) => standIns[Number(text.slice(MARKER.length))];
+  if (typeof value === 'string') return value.startsWith(MARKER) ? standInFor(value) : value;
+  const containers: unknown[] = [value];
+  while (containers.length > 0) {
+    const container = containers.pop();
+    if (typeof container !== 'object' || container === null) continue;
+    const record = container as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = record[key];
+      if (typeof child === 'string') {
+        if (child.startsWith(MARKER)) record[key] = standInFor(child);
+      } else if (typeof child === 'object' && child !== null) {
+        containers.push(child);
+      }
+    }
+  }
+  return value;
 }

@@ -298,11 +298,14 @@ export class Connection implements ConnectionHandle {
  */
 function serializeWithin(message: object, log: Logger, connection: number): string | null {
   let text: string | null;
+  // RangeError is either a string past V8's limit or a value nested too deep for the stack.
+  let tooDeep = false;
   try {
     text = JSON.stringify(message);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     text = null;
+    tooDeep = error.message.includes('call stack');
   }
   const bytes = text === null ? null : Buffer.byteLength(text) + 1;
   if (text !== null && bytes !== null && bytes <= MAX_FRAME_BYTES) return `${text}\n`;
@@ -313,7 +316,8 @@ function serializeWithin(message: object, log: Logger, connection: number): stri
   }
   log.warn('an answer too large for one frame was replaced by AnswerTooLarge', { connection, bytes });
   const size = bytes === null ? 'more than a string can hold' : `${bytes} bytes`;
-  const envelope = errorEnvelope(id as RequestId, ErrorCode.TooLarge, 'AnswerTooLarge', `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`);
+  const problem = tooDeep ? 'the answer nests too deep to serialize' : `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit`;
+  const envelope = errorEnvelope(id as RequestId, ErrorCode.TooLarge, 'AnswerTooLarge', `${problem}; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`);
   return `${JSON.stringify({ ...envelope, error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } } })}\n`;
 }
 

@@ -4,6 +4,8 @@
  * handoff model's input and for the partial handoff's tail, by the daemon and by memctl. Pure.
  */
 
+import { parseTranscriptJson } from '../transcript/depth.js';
+
 /** DESIGN.md §5: a handoff reads the last 50 KB of the transcript. */
 export const HANDOFF_TAIL_BYTES = 50 * 1024;
 
@@ -32,7 +34,7 @@ function blockLines(role: 'USER' | 'ASSISTANT', content: unknown): string[] {
 function lineText(line: string): string[] {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = parseTranscriptJson(line);
   } catch {
     return [line];
   }

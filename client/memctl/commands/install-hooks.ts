@@ -8,6 +8,8 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, formatSettings, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { findJsonSyntaxProblem } from '../../../shared/json-syntax.js';
+import { exceedsDepth } from '../../../shared/protocol/envelope.js';
+import { MAX_ENTRY_DEPTH } from '../../../shared/transcript/depth.js';
 import { resolvePaths } from '../../../shared/paths.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, UsageError, type Command, type CommandContext } from '../context.js';
@@ -55,11 +57,15 @@ function loadSettings(path: string): Loaded {
   const text = readFileSync(realPath, 'utf8');
   // Nothing in an empty file can be lost, and `touch settings.json` is a common first step.
   if (text.trim() === '') return { exists: true, settings: {}, realPath };
+  let settings: unknown;
   try {
-    return { exists: true, settings: JSON.parse(text) as unknown, realPath };
+    settings = JSON.parse(text);
   } catch (error) {
     return { refused: `${path} is not valid JSON (${describeJsonError(text, error)})` };
   }
+  // Rewriting it would overflow JSON.stringify's stack; cutting it would lose the user's keys.
+  if (exceedsDepth(settings, MAX_ENTRY_DEPTH)) return { refused: `${path} nests deeper than ${MAX_ENTRY_DEPTH} levels; memctl will not rewrite it` };
+  return { exists: true, settings, realPath };
 }
 
 function merge(settings: unknown, options: Options): HookMergeResult {

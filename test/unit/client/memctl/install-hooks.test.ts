@@ -153,6 +153,16 @@ describe('memctl install-hooks', () => {
     expect(backups()).toEqual([]);
   });
 
+  it('refuses settings nested 10,000 deep (a cloned repo can hold them) instead of crashing or cutting them', async () => {
+    const deep = `{ "hooks": {}, "x": ${'['.repeat(10_000)}${']'.repeat(10_000)} }\n`;
+    writeSettings(deep);
+    const { code, err } = await run([]);
+    expect(code).toBe(1);
+    expect(err[0]).toContain(`${settingsPath} nests deeper than 256 levels; memctl will not rewrite it`);
+    expect(readFileSync(settingsPath, 'utf8')).toBe(deep);
+    expect(backups()).toEqual([]);
+  });
+
   it('with --project, edits <project>/.claude/settings.json and not the user settings', async () => {
     const project = join(dir, 'project');
     const { code, out } = await run(['--project'], { env: { HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: claudeDir, CLAUDE_PROJECT_DIR: project } });

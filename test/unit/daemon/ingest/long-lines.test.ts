@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LONG_LINE_BYTES, LONG_STRING_BYTES, parseLine } from '../../../../daemon/ingest/long-lines.js';
+import { CUT_VALUE } from '../../../../shared/transcript/depth.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import { FIXTURES } from '../../../helpers/ingest.js';
 
@@ -101,5 +102,16 @@ describe('parseLine', () => {
   it('does not take a string that merely looks like a placeholder for one', () => {
     const line = Buffer.from(JSON.stringify({ type: 'user', note: '\u0000memd-0000000000000000:0', message: { content: 'z'.repeat(LONG_LINE_BYTES) } }));
     expect((parseLine(line) as Record<string, unknown>).note).toBe('\u0000memd-0000000000000000:0');
+  });
+
+  it('cuts a long line nested 10,000 deep, and still puts its long strings back (no recursive reviver)', () => {
+    const deep = `${'['.repeat(10_000)}"${'q'.repeat(LONG_STRING_BYTES)}"${']'.repeat(10_000)}`;
+    const text = 'é'.repeat(LONG_LINE_BYTES);
+    const line = Buffer.from(`{"type":"assistant","uuid":"a","message":{"id":"m","content":[{"type":"text","text":"${text}"},{"type":"tool_use","id":"t","name":"W","input":{"v":${deep}}}],"usage":{"output_tokens":9}}}`);
+    const value = parseLine(line) as { message: { content: { text?: string; input?: unknown }[] } };
+    const [first, second] = value.message.content;
+    expect(first?.text).toHaveLength(text.length);
+    expect(JSON.stringify(second?.input)).toContain(CUT_VALUE);
+    expect(parseEntry(value, 0, line.length)?.usage?.output).toBe(9);
   });
 });

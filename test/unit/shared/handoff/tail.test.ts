@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { transcriptTailText } from '../../../../shared/handoff/tail.js';
+import { CUT_VALUE } from '../../../../shared/transcript/depth.js';
 
 const line = (value: unknown) => JSON.stringify(value);
 
@@ -36,4 +37,14 @@ describe('transcriptTailText', () => {
     expect(transcriptTailText(raw, true)).toBe('USER: Fix the "parser".\nPlease.');
     expect(transcriptTailText(raw, false).startsWith('t": "cut"}')).toBe(true);
   });
+
+  it('renders a tool call whose input nests 10,000 deep, cut, and the lines around it', () => {
+    const deep = `${'{"k":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const call = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Edit","input":{"edits":${deep}}}]}}`;
+    const text = transcriptTailText([lines[0], call, line({ type: 'assistant', message: { role: 'assistant', content: 'Done.' } })].join('\n'), false);
+    expect(text).toContain('TOOL CALL Edit: {"edits":{"k":');
+    expect(text).toContain(CUT_VALUE);
+    expect(text.endsWith('ASSISTANT: Done.')).toBe(true);
+  });
 });
+
