@@ -2,11 +2,11 @@
  * The verifiable part of a handoff (issue 7, item 2): the files the session touched (git's status
  * wins for files git reports), the last commands with their exit codes, the commands still
  * failing, the todo list's final state, and the user's rules. Read from the transcripts' tool
- * calls (summarize/transcript-facts.ts) and from git. Pure.
+ * calls (transcripts/facts.ts) and from git. Pure.
  */
 import { join } from 'node:path';
 import type { HandoffCommand, HandoffFacts, HandoffFileTouched } from '../../shared/protocol/handoff.js';
-import { didWork, FILE_TOOLS, filePath, inputString, isRecord, type Call, type TranscriptFacts } from '../summarize/transcript-facts.js';
+import { didWork, FILE_TOOLS, filePath, inputString, isRecord, type Call, type TranscriptFacts } from '../transcripts/facts.js';
 import { userRules } from './constraints.js';
 import { gitStatusOf, relativeToCwd, type GitFacts } from './git.js';
 

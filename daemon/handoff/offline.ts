@@ -8,7 +8,7 @@
 import type { HandoffFacts } from '../../shared/protocol/handoff.js';
 import { flat } from '../../shared/handoff/markdown.js';
 import { MAX_ITEMS, RESUME_CHARS, type HandoffNarrative } from '../../shared/handoff/render.js';
-import { didWork, errorKeyLine, FILE_TOOLS, filePath, inputString, type Call, type TranscriptFacts } from '../summarize/transcript-facts.js';
+import { didWork, errorKeyLine, FILE_TOOLS, filePath, inputString, type Call, type TranscriptFacts } from '../transcripts/facts.js';
 import { INTERRUPTED } from './facts.js';
 
 const REQUEST_CHARS = 600; // a request in the state or a step: enough to keep its wording

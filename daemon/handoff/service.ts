@@ -11,13 +11,13 @@ import { isPartialHandoff, renderHandoff, renderPartialHandoff, renderPinned } f
 import { transcriptTailText } from '../../shared/handoff/tail.js';
 import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../shared/protocol/handoff.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { LoadedEntry } from '../compact/content.js';
-import { mainTranscript } from '../compact/conversation.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
+import { mainTranscript } from '../transcripts/conversation.js';
 import { classifyTranscript } from '../ingest/layout.js';
 import { loadFileEntries, sessionFiles, type IngestedFile } from '../ingest/store.js';
 import type { Logger } from '../log/logger.js';
-import type { EntryCache } from '../sessions/entry-cache.js';
-import { readTranscript } from '../summarize/transcript-facts.js';
+import type { EntryCache } from '../transcripts/entry-cache.js';
+import { readTranscript } from '../transcripts/facts.js';
 import { createAnthropicNarrator, HandoffNarratorError, type AnthropicHandoffOptions, type HandoffNarrator } from './anthropic.js';
 import { verbatimRules } from './constraints.js';
 import { handoffFacts, requests } from './facts.js';

@@ -1,6 +1,6 @@
 /**
  * The parts of a session's transcripts a handoff needs, read with bounded memory. The index says
- * where each entry is; only the entries that carry facts are read back by offset (compact/content.ts):
+ * where each entry is; only the entries that carry facts are read back by offset (transcripts/entries.ts):
  * prompts, assistant messages (tool calls and their inputs), failed results, and the results whose
  * metadata matters (Write: created or overwritten; TaskCreate: the task id). A successful Read or
  * Bash result, often the bulk of a transcript, becomes a stub that keeps only its tool_use_id and
@@ -15,7 +15,7 @@ import { HANDOFF_TAIL_BYTES } from '../../shared/handoff/tail.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { loadEntries, type LoadedEntry } from '../compact/content.js';
+import { loadEntries, type LoadedEntry } from '../transcripts/entries.js';
 
 /** One entry read whole at most: past this it is a stub (results) or left out (prompts). */
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;

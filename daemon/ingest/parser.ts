@@ -7,7 +7,7 @@
  * costs no round trip.
  */
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../worker-script.js';
+import { workerScript } from '../workers/script.js';
 import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
 
 /** Chunks in flight per lane: enough read-ahead that parsing never waits for a read. */

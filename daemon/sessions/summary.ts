@@ -5,7 +5,7 @@ import { computeSessionAccounting, type LastExtraction } from '../../shared/tran
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import { isCompactionAgent } from '../ingest/layout.js';
 import { leafTitles, sessionFiles } from '../ingest/store.js';
-import type { EntryCache } from './entry-cache.js';
+import type { EntryCache } from '../transcripts/entry-cache.js';
 
 /** `lastExtraction`: where the session's last memory extraction left off (sinceExtraction counts from it). */
 export function summarizeSession(

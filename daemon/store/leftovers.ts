@@ -18,7 +18,7 @@ const MAX_ENTRIES = 10_000;
 export interface LeftoversRemoved {
   tempFiles: string[];
   corruptCopies: string[];
-  /** Undo dirs of the state dir that a crash left without a manifest (rewind/undo-store.ts finds them). */
+  /** Undo dirs of the state dir that a crash left without a manifest (memory/rewind/undo-store.ts finds them). */
   undoDirs: string[];
 }
 

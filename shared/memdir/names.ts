@@ -1,7 +1,7 @@
 /**
  * The lexical pass on a memory name as a client sends it (DESIGN.md §6): `testing/flaky-tests`,
  * a relative name without `.md`, nested with `/`. Pure: no file system, so the daemon's second
- * pass (symlinks, on the real disk) stays in daemon/memdir/safe-path.ts.
+ * pass (symlinks, on the real disk) stays in daemon/memory/memdir/safe-path.ts.
  *
  * A name that passes maps to exactly one file on every file system memd runs on: no two accepted
  * names differ only in normalization, invisible characters or case of a reserved name, and no

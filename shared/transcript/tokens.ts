@@ -44,7 +44,7 @@ export function estimateTokens(chars: number): number {
  * The least a limit check multiplies estimateTokens by. Measured on real sessions, JSON length / 4
  * covered only about 75 % of the input tokens the API counted (code, paths, JSON escapes and
  * non-English text take more tokens per char than prose), so 4/3 makes up for that; a session
- * whose recorded usage shows more uses its own ratio (daemon/compact/calibration.ts).
+ * whose recorded usage shows more uses its own ratio (daemon/compaction/calibration.ts).
  */
 export const DEFAULT_ESTIMATE_MARGIN = 4 / 3;
 

@@ -4,7 +4,7 @@
  * passing lines, tracebacks with source lines and frames, separators, and the line that says what
  * failed near the end. Each comes with the key facts a summary of it must keep. Deterministic.
  */
-import type { LoadedEntry } from '../../daemon/compact/content.js';
+import type { LoadedEntry } from '../../daemon/transcripts/entries.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { growingUsage, type Line, TranscriptWriter } from './real-shapes.js';
 

@@ -1,6 +1,6 @@
 /**
  * Another process appending to Claude Code's history.jsonl as Claude Code does: one whole line per
- * appendFileSync (test/unit/daemon/history/concurrent.test.ts). Plain JS, so it runs without a build.
+ * appendFileSync (test/unit/daemon/memory/history/concurrent.test.ts). Plain JS, so it runs without a build.
  *
  *   node history-writer-child.mjs <file> <writer> <lines>
  *     Prints "started" once its first line is written, appends historyLine(writer, 0 .. lines - 1),

@@ -1,6 +1,6 @@
 /**
  * Another process taking a session-memory lock directly with proper-lockfile, as a main agent may
- * (test/unit/daemon/memory/lock.test.ts). Plain JS, so it runs without a build.
+ * (test/unit/daemon/extraction/lock.test.ts). Plain JS, so it runs without a build.
  *
  *   node memory-lock-child.mjs rounds <dir> <writeLog> <rounds> <staleMs> <seed>
  *     Prints "ready", then makes <rounds> attempts to take the lock; each one that succeeds appends

@@ -107,7 +107,7 @@ export function makeSandbox(): Sandbox {
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     NO_COLOR: '1',
     // Every fixture is past the extraction threshold, and the backfill extraction
-    // (daemon/memory/backfill.ts) would run beside what a test asserts about session memory, jobs
+    // (daemon/extraction/backfill.ts) would run beside what a test asserts about session memory, jobs
     // and API requests. Tests of it pass BACKFILL_EXTRACTION_DEFAULT.
     MEMD_BACKFILL_EXTRACTIONS: '0',
   };

@@ -1,5 +1,5 @@
 /**
- * Session memory for sessions the backfill read (issue 12 item 2, daemon/memory/backfill.ts) over
+ * Session memory for sessions the backfill read (issue 12 item 2, daemon/extraction/backfill.ts) over
  * a real daemon: after a restart, a session that crossed the extraction threshold while memd was
  * down gets its summary.md, so compact.auto can use it; never while its memory lock is held.
  */

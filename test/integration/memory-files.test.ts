@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { FIXTURES } from '../helpers/ingest.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
-import { CHECKPOINT_MESSAGES, replaySession, SESSION_ID, type FileState } from '../unit/daemon/rewind/fixture.js';
+import { CHECKPOINT_MESSAGES, replaySession, SESSION_ID, type FileState } from '../unit/daemon/memory/rewind/fixture.js';
 
 const PROJECT = '-home-user-src-cli-tool';
 const RECORDED_CWD = '/home/user/src/cli-tool';

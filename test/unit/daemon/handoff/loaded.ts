@@ -1,6 +1,6 @@
 /** A hand-written session as loaded entries, for the pure parts (facts, offline narrative). */
-import type { LoadedEntry } from '../../../../daemon/compact/content.js';
-import { readTranscript, type TranscriptFacts } from '../../../../daemon/summarize/transcript-facts.js';
+import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
+import { readTranscript, type TranscriptFacts } from '../../../../daemon/transcripts/facts.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import type { SessionWriter } from './session.js';
 

@@ -1,0 +1,57 @@
+/**
+ * The compaction summarizer that asks a model: the conversation as it stands, then COMPACT_PROMPT
+ * (with any custom instructions) as the last user turn, through @anthropic-ai/sdk
+ * (anthropic-client.ts). Timeouts, retries (429, 5xx, overloaded, honouring retry-after) and
+ * aborts are the SDK's, set here.
+ */
+import type { MessageParam } from '../../shared/protocol/messages.js';
+import { toMessageParams } from '../transcripts/messages.js';
+import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
+import { compactPrompt, type CompactionSummarizer } from './summary.js';
+
+/** DESIGN.md §5: summarizer calls time out after 60 s. */
+export const SUMMARY_TIMEOUT_MS = 60_000;
+/** Retries of 429, 5xx and overloaded answers before the compaction counts as failed. */
+export const SUMMARY_MAX_RETRIES = 2;
+/** Room for the analysis and the nine sections. */
+export const SUMMARY_MAX_TOKENS = 16_000;
+
+export interface AnthropicSummarizerOptions {
+  apiKey: string;
+  model: string;
+  /** ANTHROPIC_BASE_URL: the tests' scripted server. */
+  baseURL?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** The prompt as the last user turn; a conversation ending with a user message gets it appended. */
+export function summaryRequestMessages(messages: MessageParam[], instructions?: string): MessageParam[] {
+  const prompt = { type: 'text' as const, text: compactPrompt(instructions) };
+  const last = messages.at(-1);
+  if (last?.role !== 'user') return [...messages, { role: 'user', content: [prompt] }];
+  const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
+  return [...messages.slice(0, -1), { role: 'user', content: [...content, prompt] }];
+}
+
+export function createAnthropicCompactionSummarizer(options: AnthropicSummarizerOptions): CompactionSummarizer {
+  const connect = lazyMessagesClient({
+    apiKey: options.apiKey,
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    timeoutMs: options.timeoutMs ?? SUMMARY_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? SUMMARY_MAX_RETRIES,
+  });
+  return {
+    async summarize(input) {
+      const sdk = await connect();
+      const reply = await sdk.messages.create(
+        { model: options.model, max_tokens: SUMMARY_MAX_TOKENS, messages: summaryRequestMessages(toMessageParams(input.messages), input.instructions) },
+        input.signal === undefined ? {} : { signal: input.signal },
+      );
+      // The reply comes from the network: unknown until it is a non-empty text.
+      const text = replyText(reply.content).trim();
+      if (text === '') throw new Error('the model returned no summary text');
+      return text;
+    },
+  };
+}

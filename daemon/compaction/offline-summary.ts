@@ -1,0 +1,294 @@
+/**
+ * The default summarizer for full compaction (DESIGN.md §5, `offline`): deterministic and needs no
+ * network. It reads the transcript's structure (prompts, tool calls and their results, todo
+ * lists) from the loaded entries, and carries forward the summary of an earlier compaction, as a
+ * model summarizing the conversation would. It writes the nine sections of SUMMARY_SECTIONS.
+ * User messages are quoted with Claude Code's generated XML rendered as one line or left out
+ * (shared/transcript/user-text.ts): a background task's notice is a line, not its XML.
+ */
+import { readableUserText } from '../../shared/transcript/user-text.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from './session-memory.js';
+import { SUMMARY_SECTIONS, type CompactionSummarizer } from './summary.js';
+import { clip, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from '../transcripts/facts.js';
+
+/** Section 6 carries every user message; past this they are shortened, oldest first. */
+export const USER_MESSAGES_MAX_TOKENS = 20_000;
+const CHARS_PER_TOKEN = 4; // the chars/4 estimate of DESIGN.md §5
+/** What an old user message keeps at least when section 6 is over its budget. */
+const MIN_USER_MESSAGE_CHARS = 200;
+/** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
+const REQUEST_CHARS = 1_000;
+const REPLY_CHARS = 1_500;
+/** Edits quoted per file in section 3: enough to say what changed. */
+const SNIPPETS_PER_FILE = 3;
+
+const LANGUAGES: Record<string, string> = {
+  ts: 'TypeScript', tsx: 'TypeScript', js: 'JavaScript', jsx: 'JavaScript', mjs: 'JavaScript', cjs: 'JavaScript', py: 'Python',
+  rs: 'Rust', go: 'Go', java: 'Java', kt: 'Kotlin', rb: 'Ruby', php: 'PHP', cs: 'C#', c: 'C', h: 'C', cpp: 'C++', hpp: 'C++',
+  swift: 'Swift', sh: 'Shell', sql: 'SQL', html: 'HTML', css: 'CSS', md: 'Markdown', json: 'JSON', yml: 'YAML', yaml: 'YAML',
+  toml: 'TOML', csv: 'CSV', ipynb: 'Jupyter notebooks',
+};
+const EARLIER_CUTS = [`\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`, `\n\n${RECENT_PRESERVED}`, `\n${CONTINUATION_CLOSING.slice(0, 40)}`];
+
+interface Digest {
+  /** What the user typed, generated XML left out: the requests of sections 1 and 8. */
+  prompts: string[];
+  /** Every user message with generated XML rendered as one line or left out: section 6. */
+  messages: string[];
+  /** Sections of the summary of an earlier compaction (number → body), or its whole text under 0. */
+  earlier: Map<number, string>;
+  calls: Call[];
+  replies: Said[];
+}
+
+function firstLine(text: string): string {
+  return clip(text.trim().split('\n')[0] ?? '', LINE_CHARS);
+}
+
+/** Continuation lines indented under a list item or section. */
+function indent(text: string, spaces: number): string {
+  return text.split('\n').map((line, index) => (index === 0 || line === '' ? line : `${' '.repeat(spaces)}${line}`)).join('\n');
+}
+
+function dedent(text: string): string {
+  const lines = text.split('\n');
+  const widths = lines.filter((line) => line.trim() !== '').map((line) => (/^ */.exec(line)?.[0].length ?? 0));
+  const common = widths.length === 0 ? 0 : Math.min(...widths);
+  return lines.map((line) => line.slice(common)).join('\n').trim();
+}
+
+/** The summary of an earlier compaction, by section number; unnumbered text goes under 0. */
+function parseEarlier(text: string): Map<number, string> {
+  let body = text.startsWith(CONTINUATION_OPENING) ? text.slice(CONTINUATION_OPENING.length) : text;
+  for (const cut of EARLIER_CUTS) {
+    const at = body.indexOf(cut);
+    if (at !== -1) body = body.slice(0, at);
+  }
+  body = body.trim().replace(/^Summary:\s*\n/, '');
+  const headings = [...body.matchAll(/^(\d)\.\s+[^\n]*:[ \t]*$/gm)];
+  const sections = new Map<number, string>();
+  if (headings.length === 0) return body === '' ? sections : sections.set(0, body);
+  headings.forEach((heading, index) => {
+    const end = headings[index + 1]?.index ?? body.length;
+    sections.set(Number(heading[1]), dedent(body.slice((heading.index ?? 0) + heading[0].length, end)));
+  });
+  return sections;
+}
+
+function digest(loaded: readonly LoadedEntry[]): Digest {
+  const facts = readTranscript(loaded);
+  // The latest compaction summary is the one that covers all before it.
+  const earlier = parseEarlier(facts.summaries.at(-1) ?? '');
+  const readable = facts.prompts.map((prompt) => readableUserText(prompt.text));
+  return {
+    prompts: readable.map((text) => text.typed).filter((text) => text !== ''),
+    messages: readable.map((text) => text.text).filter((text) => text !== ''),
+    earlier,
+    calls: facts.calls,
+    replies: facts.replies,
+  };
+}
+
+const succeeded = (call: Call) => call.result !== null && !call.result.failed;
+/** What a call acted on: its command or its file. */
+const target = (call: Call) => inputString(call, 'command') ?? filePath(call) ?? JSON.stringify(call.input);
+
+/** A section body from the earlier summary, carried under its own label. */
+function carried(digest: Digest, section: number): string[] {
+  const body = digest.earlier.get(section);
+  if (body === undefined || /^-?\s*None\.?$/.test(body)) return [];
+  return ['   Earlier (from the previous summary):', `      ${indent(body, 6)}`];
+}
+
+function orNone(lines: string[]): string[] {
+  return lines.length === 0 ? ['   - None.'] : lines;
+}
+
+function primaryRequest(digest: Digest, instructions: string | undefined): string[] {
+  const lines = carried(digest, 1);
+  const whole = digest.earlier.get(0);
+  if (whole !== undefined) lines.push('   Earlier (from the previous summary):', `      ${indent(whole, 6)}`);
+  const [first, ...later] = digest.prompts;
+  if (first !== undefined) lines.push(`   ${indent(clip(first, REQUEST_CHARS), 3)}`);
+  if (later.length > 0) lines.push('   Later requests:', ...later.map((prompt) => `   - ${firstLine(prompt)}`));
+  if (lines.length === 0) lines.push('   No request in this part of the conversation.');
+  if (instructions !== undefined && instructions.trim() !== '') lines.push(`   Focus requested: ${indent(instructions.trim(), 3)}`);
+  return lines;
+}
+
+/** The programs a shell command runs (with the subcommand for package managers and runners). */
+function programsOf(command: string): string[] {
+  const programs: string[] = [];
+  // Quoted arguments hold code (node -e "…;…"), not more commands.
+  for (const segment of command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '""').split(/&&|\|\||[;|\n]/)) {
+    const words = segment.trim().split(/\s+/).filter((word) => !/^\w+=/.test(word) && !['sudo', 'env', 'time', 'nohup', 'exec'].includes(word));
+    const program = (words[0] ?? '').replace(/^['"]|['"]$/g, '').split('/').at(-1) ?? '';
+    if (program === '' || program === 'cd') continue;
+    const sub = words[1];
+    if (/^python[\d.]*$/.test(program) && sub === '-m' && words[2] !== undefined) programs.push(`${program} -m ${words[2]}`);
+    else if (['npm', 'pnpm', 'yarn', 'npx', 'cargo', 'go', 'uv', 'poetry'].includes(program) && sub !== undefined && !sub.startsWith('-')) programs.push(`${program} ${sub}`);
+    else programs.push(program);
+  }
+  return programs;
+}
+
+function keyConcepts(digest: Digest): string[] {
+  const languages = new Set<string>();
+  const programs = new Set<string>();
+  const tools = new Map<string, number>();
+  for (const call of digest.calls) {
+    tools.set(call.name, (tools.get(call.name) ?? 0) + 1);
+    const ext = /\.([A-Za-z0-9]+)$/.exec(filePath(call) ?? '')?.[1]?.toLowerCase();
+    if (ext !== undefined) languages.add(LANGUAGES[ext] !== undefined ? `${LANGUAGES[ext]} (.${ext})` : `.${ext} files`);
+    const command = inputString(call, 'command');
+    if (call.name === 'Bash' && command !== null) for (const program of programsOf(command)) programs.add(program);
+  }
+  const lines = carried(digest, 2);
+  if (languages.size > 0) lines.push(`   - Languages and formats: ${[...languages].join(', ')}`);
+  if (programs.size > 0) lines.push(`   - Commands: ${[...programs].map((program) => `\`${program}\``).join(', ')}`);
+  if (tools.size > 0) lines.push(`   - Tools used: ${[...tools].map(([name, count]) => `${name} ×${count}`).join(', ')}`);
+  return orNone(lines);
+}
+
+function editSnippets(call: Call): string[] {
+  const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
+  return edits
+    .map((edit) => (typeof edit.new_string === 'string' ? edit.new_string : typeof edit.new_source === 'string' ? edit.new_source : ''))
+    .map((code) => code.split('\n').find((line) => line.trim() !== '')?.trim() ?? '')
+    .filter((line) => line !== '')
+    .map((line) => `\`${clip(line, LINE_CHARS)}\``);
+}
+
+function filesAndCode(digest: Digest): string[] {
+  const files = new Map<string, { actions: Map<string, number>; snippets: string[] }>();
+  for (const call of digest.calls) {
+    const action = FILE_TOOLS[call.name];
+    const path = filePath(call);
+    if (action === undefined || path === null || (call.result !== null && call.result.failed)) continue;
+    const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
+    files.set(path, file);
+    file.actions.set(action, (file.actions.get(action) ?? 0) + 1);
+    if (action === 'edited') file.snippets.push(...editSnippets(call));
+    const content = inputString(call, 'content');
+    if (action === 'written' && content !== null) file.snippets.push(`written in full: ${content.split('\n').length} lines`);
+  }
+  const lines = carried(digest, 3);
+  for (const [path, file] of files) {
+    const actions = [...file.actions].map(([action, count]) => (count > 1 ? `${action} ×${count}` : action));
+    lines.push(`   - ${path}: ${actions.join('; ')}`, ...file.snippets.slice(-SNIPPETS_PER_FILE).map((snippet) => `      - ${snippet}`));
+  }
+  return orNone(lines);
+}
+
+function errorsAndFixes(digest: Digest): string[] {
+  const lines = carried(digest, 4);
+  digest.calls.forEach((call, index) => {
+    if (call.result === null || !call.result.failed) return;
+    const header = /^(?:Error: )?(Exit code \d+)/.exec(call.result.text)?.[1];
+    lines.push(`   - ${call.name} \`${clip(target(call), LINE_CHARS)}\` failed${header === undefined ? '' : ` (${header})`}: ${errorKeyLine(call.result.text)}`);
+    const later = digest.calls.slice(index + 1);
+    const retry = later.findIndex((other) => other.name === call.name && target(other) === target(call) && succeeded(other));
+    if (retry === -1) {
+      lines.push('      - Not resolved in this part of the conversation.');
+      return;
+    }
+    const edited = [...new Set(later.slice(0, retry).filter((other) => FILE_TOOLS[other.name] !== 'read' && FILE_TOOLS[other.name] !== undefined && succeeded(other)).map(filePath))];
+    const after = edited.length === 0 ? '' : ` after changes to ${edited.join(', ')}`;
+    lines.push(`      - Fixed: the same ${call.name === 'Bash' ? 'command' : 'call'} succeeded later${after}.`);
+  });
+  return orNone(lines);
+}
+
+function problemSolving(digest: Digest): string[] {
+  const lines = carried(digest, 5);
+  const failed = digest.calls.filter((call) => call.result?.failed === true);
+  if (digest.calls.length > 0) lines.push(`   - ${digest.calls.length} tool calls, ${failed.length} of them failed.`);
+  for (const call of failed) {
+    const reply = digest.replies.find((candidate) => candidate.at > (call.result?.at ?? call.at));
+    if (reply !== undefined) lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);
+  }
+  return orNone(lines);
+}
+
+/** Every user message verbatim within the budget; over it, the newest stay whole. */
+export function fitUserMessages(messages: readonly string[], maxChars: number): string[] {
+  const share = Math.min(MIN_USER_MESSAGE_CHARS, Math.floor(maxChars / Math.max(1, messages.length)));
+  const fitted = new Array<string>(messages.length);
+  let left = maxChars;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as string;
+    // Each older message keeps at least its share.
+    const available = Math.max(share, left - index * share);
+    fitted[index] = message.length <= available ? message : clip(message, available);
+    left -= Math.min(message.length, available);
+  }
+  return fitted;
+}
+
+function earlierUserMessages(digest: Digest): string[] {
+  const body = digest.earlier.get(6);
+  if (body === undefined) return [];
+  return body
+    .split(/\n(?=\s*- ")/)
+    .map((item) => readableUserText(item.replace(/^\s*- "/, '').replace(/"\s*$/, '')).text)
+    .filter((item) => item.trim() !== '' && !/^-?\s*None\.?$/.test(item.trim()));
+}
+
+function userMessages(digest: Digest): string[] {
+  // A preserved segment repeats what the earlier summary already quotes.
+  const all = [...earlierUserMessages(digest).filter((message) => !digest.messages.includes(message)), ...digest.messages];
+  return orNone(fitUserMessages(all, USER_MESSAGES_MAX_TOKENS * CHARS_PER_TOKEN).map((message) => `   - "${message}"`));
+}
+
+/** A todo as written; a task by its id, subject and description. */
+function taskLabel(open: OpenTask): string {
+  if (open.task === null) return open.text;
+  return `#${open.task.id} ${open.text}${open.task.description === null ? '' : ` (${open.task.description})`}`;
+}
+
+function currentWork(digest: Digest, open: readonly OpenTask[]): string[] {
+  const lines: string[] = [];
+  const request = digest.prompts.at(-1) ?? earlierUserMessages(digest).at(-1);
+  if (request !== undefined) lines.push(`   Last request: "${indent(clip(request, REQUEST_CHARS), 3)}"`);
+  const reply = digest.replies.at(-1);
+  if (reply !== undefined) lines.push(`   Last assistant reply: ${indent(clip(reply.text, REPLY_CHARS), 3)}`);
+  for (const task of open) if (task.status === 'in_progress') lines.push(`   In progress: ${taskLabel(task)}`);
+  return lines.length === 0 ? ['   Nothing recorded yet.'] : lines;
+}
+
+/** The nine sections from the transcript's structure. Pure and deterministic. */
+export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: string): string {
+  const found = digest(loaded);
+  const open = openTasks(found.calls);
+  const next = open[0];
+  const bodies = [
+    primaryRequest(found, instructions),
+    keyConcepts(found),
+    filesAndCode(found),
+    errorsAndFixes(found),
+    problemSolving(found),
+    userMessages(found),
+    orNone(open.map((task) => `   - [${task.status}] ${taskLabel(task)}`)),
+    currentWork(found, open),
+    [next === undefined ? '   Wait for the next request.' : `   Continue with: ${taskLabel(next)}`],
+  ];
+  return bodies.map((lines, index) => `${index + 1}. ${SUMMARY_SECTIONS[index]}:\n${lines.join('\n')}`).join('\n\n');
+}
+
+/**
+ * The default summarizer (DESIGN.md §5, `offline`): no network, the same summary every time. Its
+ * text is wrapped in `<summary>` as a model's is, so that a tag in what it quotes is nested in
+ * the wrapper and never taken for the summary.
+ */
+export function createOfflineCompactionSummarizer(): CompactionSummarizer {
+  return {
+    summarize(input) {
+      // A throw in the executor rejects: callers see cancellation as a rejected promise.
+      return new Promise((resolve) => {
+        input.signal?.throwIfAborted();
+        resolve(`<summary>\n${offlineSummary(input.loaded, input.instructions)}\n</summary>`);
+      });
+    },
+  };
+}

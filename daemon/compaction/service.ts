@@ -1,0 +1,267 @@
+/**
+ * The compaction methods over sessions: loads a session's active conversation, runs one layer,
+ * and returns a CompactionResult (messages ready to send, what was done, what was lost). Nothing
+ * is written to transcripts. Auto-compaction also runs by itself when a session crosses its
+ * auto-compact threshold, and publishes `compaction.ready`; three failures in a row stop that
+ * for the session (a circuit breaker) until a compaction of it succeeds again.
+ *
+ * A summary implausibly short for its conversation (compact-summary.ts: a fragment, such as one
+ * quoted line) is never returned: session memory is tried first anyway, so the fallback is the
+ * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
+ * breaker, and the result says it fell back.
+ */
+import type Database from 'better-sqlite3';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
+import type { ModelPrice } from '../../shared/transcript/models.js';
+import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
+import type { Bus } from '../bus/bus.js';
+import type { Logger } from '../log/logger.js';
+import type { EntryCache } from '../transcripts/entry-cache.js';
+import { planCacheEdits } from './cache-edits.js';
+import { estimateMargin, requestOverhead } from './calibration.js';
+import { createConversationLoader, type SessionConversation } from '../transcripts/conversation.js';
+import { lostItems } from './lost.js';
+import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
+import { reactiveCompaction } from './reactive.js';
+
+/**
+ * `preTokens` is the session's context as sessions.get counts it (the last response's usage plus
+ * the estimate of what followed), so a compaction, the context bar and the thresholds show one
+ * figure. `postTokens` takes away what the layer freed, measured in the JSON-length estimate and
+ * scaled by DEFAULT_ESTIMATE_MARGIN into the same tokens (what the estimate undercounts).
+ */
+function contextFigures(conversation: SessionConversation, before: number, after: number): { preTokens: number; postTokens: number } {
+  const preTokens = computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens;
+  const moved = Math.round(preTokens - (before - after) * DEFAULT_ESTIMATE_MARGIN);
+  if (after >= before) return { preTokens, postTokens: moved };
+  const messagesAfter = Math.ceil(after * DEFAULT_ESTIMATE_MARGIN);
+  if (moved >= messagesAfter) return { preTokens, postTokens: moved };
+  // "Freed" exceeded what the context held: tool results Claude Code had already cleared from its
+  // context are whole in memd's messages. The next request carries the messages left and the
+  // system prompt and tools, measured from the session's first response.
+  return { preTokens, postTokens: Math.min(preTokens, messagesAfter + requestOverhead(conversation.messages, conversation.loaded)) };
+}
+
+/** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */
+export const CIRCUIT_BREAKER_FAILURES = 3;
+
+/** The layers that live in their own modules, bound to this daemon's paths and settings. */
+export interface CompactionLayers {
+  /** Persists what it moves out of the messages before it returns. */
+  micro(conversation: SessionConversation, now: number): Promise<{ messages: ConversationMessage[]; actions: CompactionAction[] }>;
+  /** Null when the session has no session memory worth compacting with. */
+  sessionMemory(conversation: SessionConversation): Promise<{ messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null>;
+  summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<SummaryLayerResult>;
+  /** The offline summary, when `summary` is another summarizer's: used when that one's is implausible. */
+  fallbackSummary?(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<SummaryLayerResult>;
+}
+
+export interface SummaryLayerResult {
+  messages: ConversationMessage[];
+  summary: string;
+}
+
+/** The summary layer's refusal of a fragment (compact-summary.ts). */
+function isImplausible(error: unknown): error is RpcError {
+  return error instanceof RpcError && error.kind === 'ImplausibleSummary';
+}
+
+export interface CompactionServiceDeps {
+  db: Database.Database;
+  cache: EntryCache;
+  bus: Bus;
+  log: Logger;
+  clock: () => number;
+  layers: CompactionLayers;
+  /** The session's threshold state now (the sessions service computes it). */
+  thresholds(sessionId: string): ThresholdResult;
+  price(sessionId: string): ModelPrice | null;
+}
+
+
+export interface CompactionService {
+  micro(sessionId: string): Promise<CompactionResult>;
+  cacheEdits(sessionId: string, keep?: number): CompactionResult;
+  auto(sessionId: string, options: { force?: boolean; instructions?: string }): Promise<CompactionResult>;
+  reactive(sessionId: string, limitTokens?: number): CompactionResult;
+  conversation(sessionId: string): SessionConversation;
+  /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
+  onThresholdCrossed(sessionId: string, to: ThresholdState): void;
+  status(): CompactionStatus;
+  close(): void;
+}
+
+const AUTO_STATES: ReadonlySet<ThresholdState> = new Set(['autocompact', 'blocking']);
+
+export function createCompactionService(deps: CompactionServiceDeps): CompactionService {
+  const { db, cache, bus, log, clock, layers } = deps;
+  const failures = new Map<string, { count: number; lastError: string }>();
+  const running = new Map<string, Promise<CompactionResult>>();
+  const aborts = new Set<AbortController>();
+  let autoRuns = 0;
+  let closed = false;
+
+  const loader = createConversationLoader();
+  const load = (sessionId: string) => loader(db, cache, sessionId);
+
+  function result(conversation: SessionConversation, method: CompactionMethod, messages: readonly ConversationMessage[], extra: Partial<CompactionResult> = {}): CompactionResult {
+    const before = toMessageParams(conversation.messages);
+    const after = toMessageParams(messages);
+    const boundary = conversation.active.boundary;
+    return {
+      sessionId: conversation.sessionId,
+      method,
+      messages: after,
+      boundary: boundary?.uuid ? { uuid: boundary.uuid, trigger: boundary.compact?.trigger ?? 'unknown', preTokens: boundary.compact?.preTokens ?? null } : null,
+      summary: null,
+      ...contextFigures(conversation, estimateMessageTokens(before), estimateMessageTokens(after)),
+      keptFromUuid: null,
+      actions: [],
+      lost: lostItems(conversation.messages, after, conversation.loaded),
+      ...extra,
+    };
+  }
+
+  /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
+  async function runAuto(sessionId: string, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
+    const conversation = load(sessionId);
+    const memory = await layers.sessionMemory(conversation);
+    if (memory !== null) {
+      const done = result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
+      return { done, failure: null };
+    }
+    const abort = new AbortController();
+    aborts.add(abort);
+    const summaryResult = (summary: SummaryLayerResult, extra: Partial<CompactionResult> = {}) =>
+      result(conversation, 'summary', summary.messages, { summary: summary.summary, actions: [summarized(conversation, summary.summary)], ...extra });
+    try {
+      try {
+        return { done: summaryResult(await layers.summary(conversation, instructions, abort.signal)), failure: null };
+      } catch (error) {
+        if (!isImplausible(error) || layers.fallbackSummary === undefined) throw error;
+        log.warn('implausible summary; falling back to the offline summary', { sessionId, error: error.message });
+        const rebuilt = await layers.fallbackSummary(conversation, instructions, abort.signal);
+        return { done: summaryResult(rebuilt, { fallback: { from: 'summary', reason: error.message } }), failure: error.message };
+      }
+    } finally {
+      aborts.delete(abort);
+    }
+  }
+
+  function summarized(conversation: SessionConversation, summary: string): CompactionAction {
+    return {
+      kind: 'summarized',
+      id: conversation.messages[0]?.uuids[0] ?? '',
+      tokensBefore: estimateMessageTokens(toMessageParams(conversation.messages)),
+      tokensAfter: estimateMessageTokens([{ role: 'user', content: summary }]),
+    };
+  }
+
+  function countFailure(sessionId: string, lastError: string): void {
+    failures.set(sessionId, { count: (failures.get(sessionId)?.count ?? 0) + 1, lastError });
+  }
+
+  /** One auto-compaction at a time per session; failures feed the breaker, a success resets it. */
+  function auto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
+    const pending = running.get(sessionId);
+    if (pending) return pending;
+    const run = runAuto(sessionId, instructions)
+      .then(({ done, failure }) => {
+        // A fragment replaced by the fallback still counts: the summarizer failed.
+        if (failure === null) failures.delete(sessionId);
+        else countFailure(sessionId, failure);
+        return done;
+      })
+      .catch((error: unknown) => {
+        // A session that is not there is the caller's mistake, not a failed compaction.
+        if (!(error instanceof RpcError && error.code === ErrorCode.NotFound)) countFailure(sessionId, (error as Error).message);
+        throw error;
+      })
+      .finally(() => running.delete(sessionId));
+    running.set(sessionId, run);
+    return run;
+  }
+
+  return {
+    conversation: load,
+    async micro(sessionId) {
+      const conversation = load(sessionId);
+      const done = await layers.micro(conversation, clock());
+      return result(conversation, 'micro', done.messages, { actions: done.actions });
+    },
+    cacheEdits(sessionId, keep) {
+      const conversation = load(sessionId);
+      const plan = planCacheEdits(conversation.messages, { keep, triggerTokens: deps.thresholds(sessionId).autoCompactAt, price: deps.price(sessionId) });
+      const base = result(conversation, 'cache-edits', conversation.messages);
+      const whole = estimateMessageTokens(base.messages);
+      // The messages stay as they are (so the cached prefix matches); the API clears on its side.
+      return {
+        ...base,
+        ...contextFigures(conversation, whole, whole - plan.freedTokens),
+        actions: plan.clear.map((item) => ({ kind: 'cleared' as const, id: item.toolUseId, tool: item.tool, tokensBefore: item.tokens, tokensAfter: 0 })),
+        lost: { userMessages: [], filePaths: [], identifiers: [], errors: [] },
+        cacheEdits: {
+          freedTokens: plan.freedTokens,
+          withCacheEdits: plan.withCacheEdits,
+          withPlainClearing: plan.withPlainClearing,
+          savedUsd: plan.savedUsd,
+        },
+        contextManagement: plan.contextManagement,
+      };
+    },
+    reactive(sessionId, limitTokens) {
+      const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
+      const conversation = load(sessionId);
+      const { margin, measured } = estimateMargin(conversation.messages, conversation.loaded);
+      const done = reactiveCompaction(conversation.messages, limit, { margin, sessionId });
+      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, estimate: { tokens: done.tokens, margin, measuredRatio: measured } });
+    },
+    async auto(sessionId, options) {
+      if (!options.force) {
+        const threshold = deps.thresholds(sessionId);
+        if (!AUTO_STATES.has(threshold.state)) {
+          throw new RpcError(ErrorCode.Conflict, 'BelowThreshold', `session ${sessionId} is at ${threshold.tokens} tokens, below its auto-compact threshold of ${threshold.autoCompactAt}; pass force to compact anyway`, {
+            tokens: threshold.tokens,
+            autoCompactAt: threshold.autoCompactAt,
+          });
+        }
+      }
+      return auto(sessionId, options.instructions);
+    },
+    onThresholdCrossed(sessionId, to) {
+      if (closed || !AUTO_STATES.has(to)) return;
+      const failing = failures.get(sessionId);
+      if (failing !== undefined && failing.count >= CIRCUIT_BREAKER_FAILURES) return;
+      autoRuns += 1;
+      auto(sessionId, undefined).then(
+        (done) =>
+          bus.publish('compaction.ready', {
+            sessionId,
+            method: done.method,
+            preTokens: done.preTokens,
+            postTokens: done.postTokens,
+            keptFromUuid: done.keptFromUuid,
+            lost: { userMessages: done.lost.userMessages.length, filePaths: done.lost.filePaths.length, identifiers: done.lost.identifiers.length, errors: done.lost.errors.length },
+          }),
+        (error: unknown) => log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 }),
+      );
+    },
+    status() {
+      return {
+        autoRuns,
+        failing: [...failures].map(([sessionId, failure]) => ({
+          sessionId,
+          failures: failure.count,
+          stopped: failure.count >= CIRCUIT_BREAKER_FAILURES,
+          lastError: failure.lastError,
+        })),
+      };
+    },
+    close() {
+      closed = true;
+      for (const abort of aborts) abort.abort();
+    },
+  };
+}

@@ -1,0 +1,274 @@
+/**
+ * Background session-memory extraction: decides from each change of a live session whether its
+ * summary is due (triggers.ts), queues a job (jobs.ts, persisted, one per session), and runs jobs
+ * up to a concurrency limit. A job loads the conversation, summarizes what is new since the last
+ * extraction, and writes `summary.md` atomically under the session-memory lock; when the main
+ * agent (or anyone) holds the lock, the job is deferred and retried with backoff. Shutdown aborts
+ * running summaries; their jobs run again after the next start. Sessions the backfill read get
+ * one extraction at the lowest priority once it is done (backfill.ts); such a job starts only
+ * while nobody holds the session's memory lock.
+ */
+import type Database from 'better-sqlite3';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
+import type { ModelPrice } from '../../shared/transcript/models.js';
+import type { Bus } from '../bus/bus.js';
+import { mainTranscript } from '../transcripts/conversation.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../compaction/session-memory.js';
+import { writeFileAtomic } from '../fs/atomic.js';
+import { readTextIfPresent } from '../fs/read.js';
+import { listSessions, sessionFiles } from '../ingest/store.js';
+import type { Logger } from '../log/logger.js';
+import type { EntryCache } from '../transcripts/entry-cache.js';
+import { createBackfillExtractions } from './backfill.js';
+import type { Extractor } from './extract.js';
+import { sessionMemoryDir, sessionSummaryPath } from './paths.js';
+import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
+import type { MemoryLocks } from './lock.js';
+import { shouldExtract, triggerState } from './triggers.js';
+
+/** Extractions at once over all sessions (issue 5 default): summaries compete with the agent for the API. */
+export const DEFAULT_CONCURRENCY = 1;
+/** A job that failed this often is given up (a summary that always fails must not loop forever). */
+export const MAX_ATTEMPTS = 5;
+/** The reason of the jobs backfill.ts queues. */
+export const BACKFILL_REASON = 'backfill';
+
+export interface ExtractionDeps {
+  db: Database.Database;
+  cache: EntryCache;
+  projectsDir: string;
+  claudeRoot: string;
+  bus: Bus;
+  log: Logger;
+  clock: () => number;
+  jobs: JobStore;
+  locks: MemoryLocks;
+  extractor: Extractor;
+  price(model: string | null): ModelPrice | null;
+  concurrency?: number;
+  /** After an extraction is recorded: the session's sinceExtraction starts again from it. */
+  onExtracted?(sessionId: string): void;
+  /** Sessions the backfill may extract per daemon run (backfill.ts); default none. */
+  backfillExtractions?: number;
+}
+
+export interface ExtractionService {
+  /** After ingest changed a session (live): queue an extraction when its triggers say so. */
+  onSessionChanged(sessionId: string): void;
+  /** The backfill changed a session: it is a candidate once the backfill is done. */
+  onSessionBackfilled(sessionId: string): void;
+  /** The backfill is done: extract the sessions it brought over the threshold, lowest priority. */
+  onBackfillDone(): void;
+  /** `memory.extract`: queue one now (whatever the triggers say) and wait for it. */
+  extract(sessionId: string): Promise<MemorySummaryResult>;
+  summary(sessionId: string): Promise<MemorySummaryResult>;
+  lock(sessionId: string, owner: string, ttlMs?: number): Promise<MemoryLockResult>;
+  unlock(sessionId: string, owner: string): Promise<{ released: boolean }>;
+  lastSummarizedUuid(sessionId: string): string | null;
+  status(): ExtractionStatus;
+  start(): void;
+  close(): Promise<void>;
+}
+
+export function createExtractionService(deps: ExtractionDeps): ExtractionService {
+  const { db, cache, jobs, locks, log, clock, bus } = deps;
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const running = new Map<number, { sessionId: string; abort: AbortController; done: Promise<void> }>();
+  const waiters = new Map<string, ((error: Error | null) => void)[]>();
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  const configFile = (name: string) => readTextIfPresent(join(deps.claudeRoot, 'session-memory', 'config', name));
+
+  function settle(sessionId: string, error: Error | null): void {
+    for (const wake of waiters.get(sessionId) ?? []) wake(error);
+    waiters.delete(sessionId);
+  }
+
+  const mainFile = (sessionId: string) => mainTranscript(sessionFiles(db, sessionId), sessionId);
+
+  /** The main transcript's entries from the index alone; none for a session it does not know. */
+  const entriesOf = (sessionId: string) => db.transaction(() => cache.load(db, sessionId, sessionFiles(db, sessionId)).main)();
+
+  const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
+
+  async function run(job: MemoryJob, abort: AbortController): Promise<void> {
+    const file = mainFile(job.sessionId);
+    const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
+    const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
+    if (job.reason === BACKFILL_REASON && (await locks.isLocked(dir))) {
+      // A held lock means a live agent: its changes trigger extraction live, at their priority.
+      jobs.finish(job.id);
+      log.info('backfill extraction skipped: the session memory is locked', { sessionId: job.sessionId });
+      settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`));
+      return;
+    }
+    const last = jobs.lastExtraction(job.sessionId);
+    const previousText = await readTextIfPresent(path);
+    const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
+    const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
+    const prompt = (await configFile('prompt.md')) ?? undefined;
+    const result = await deps.extractor.run({
+      sessionId: job.sessionId,
+      dbPath: db.name,
+      path: file.path,
+      entries: () => entriesOf(job.sessionId),
+      lastExtraction: last === null ? null : asLastExtraction(last),
+      sinceUuid: last?.lastUuid ?? null,
+      previous,
+      template,
+      ...(prompt === undefined ? {} : { prompt }),
+      signal: abort.signal,
+    });
+    if (abort.signal.aborted) throw new Error('extraction cancelled by shutdown');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
+    if (written.deferred) {
+      const notBefore = clock() + retryDelayMs(job.attempts);
+      jobs.defer(job.id, notBefore, 'the session memory is locked by another writer');
+      // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
+      const retryAt = new Date(notBefore).toISOString();
+      settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock); the extraction is deferred and runs again at ${retryAt}`, { retryAt }));
+      return;
+    }
+    // Priced at the summarizer model's rates, not the session's.
+    const price = result.usage === null ? null : deps.price(result.model);
+    const costUsd = result.usage === null ? 0 : price === null ? null : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
+    jobs.finish(job.id, {
+      lastUuid: result.lastUuid,
+      lastOffset: result.lastOffset,
+      contextTokens: result.contextTokens,
+      summarizer: result.summarizer,
+      inputTokens: result.usage?.input ?? 0,
+      outputTokens: result.usage?.output ?? 0,
+      costUsd,
+    });
+    bus.publish('memory.extracted', { sessionId: job.sessionId, path, summarizer: result.summarizer, lastUuid: result.lastUuid, rejectedReplies: result.rejected });
+    deps.onExtracted?.(job.sessionId);
+    settle(job.sessionId, null);
+  }
+
+  function pump(): void {
+    if (closed) return;
+    while (running.size < concurrency) {
+      const job = jobs.claimNext(clock());
+      if (job === null) break;
+      const abort = new AbortController();
+      const done = run(job, abort)
+        .catch((error: unknown) => {
+          const message = (error as Error).message;
+          if (closed) return;
+          const retry = job.attempts < MAX_ATTEMPTS && !(error instanceof RpcError && error.code === ErrorCode.NotFound);
+          jobs.fail(job.id, message, { retry, notBefore: clock() + retryDelayMs(job.attempts) });
+          log.warn('session-memory extraction failed', { sessionId: job.sessionId, attempts: job.attempts, retry, error });
+          if (!retry) settle(job.sessionId, error as Error);
+        })
+        .finally(() => {
+          running.delete(job.id);
+          pump();
+        });
+      running.set(job.id, { sessionId: job.sessionId, abort, done });
+    }
+    schedule();
+  }
+
+  /** Wakes up when the next deferred job is due. */
+  function schedule(): void {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    const due = jobs.nextDue();
+    if (closed || due === null || running.size >= concurrency) return;
+    timer = setTimeout(pump, Math.max(0, due - clock()));
+    timer.unref();
+  }
+
+  async function summary(sessionId: string): Promise<MemorySummaryResult> {
+    const path = sessionSummaryPath(deps.projectsDir, mainFile(sessionId).project, sessionId);
+    const last = jobs.lastExtraction(sessionId);
+    return {
+      sessionId,
+      path,
+      text: await readTextIfPresent(path),
+      lastUuid: last?.lastUuid ?? null,
+      extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
+      summarizer: last?.summarizer ?? null,
+      inputTokens: last?.inputTokens ?? 0,
+      outputTokens: last?.outputTokens ?? 0,
+      costUsd: last?.costUsd ?? null,
+    };
+  }
+
+  /** Queues a job when the session's triggers say so; true when one was queued. The index alone decides. */
+  function enqueueIfDue(sessionId: string, reason?: string): boolean {
+    const entries = entriesOf(sessionId);
+    if (entries.length === 0) return false;
+    const last = jobs.lastExtraction(sessionId);
+    const decision = shouldExtract(triggerState(entries, last === null ? null : asLastExtraction(last)));
+    if (!decision.extract || decision.reason === null) return false;
+    if (!jobs.enqueue(sessionId, reason ?? decision.reason).created) return false;
+    pump();
+    return true;
+  }
+
+  const backfill = createBackfillExtractions({
+    sessions: () => listSessions(db),
+    hasExtraction: (sessionId) => jobs.lastExtraction(sessionId) !== null,
+    idle: () => running.size === 0 && jobs.nextDue() === null,
+    enqueueIfDue: (sessionId) => !closed && enqueueIfDue(sessionId, BACKFILL_REASON),
+    maxSessions: deps.backfillExtractions ?? 0,
+  });
+
+  return {
+    onSessionChanged(sessionId) {
+      if (closed) return;
+      enqueueIfDue(sessionId);
+    },
+    onSessionBackfilled: (sessionId) => backfill.noteChanged(sessionId),
+    onBackfillDone: () => backfill.start(),
+    async extract(sessionId) {
+      mainFile(sessionId); // NotFound for an unknown session, before anything is queued
+      const finished = new Promise<void>((resolve, reject) => {
+        const list = waiters.get(sessionId) ?? [];
+        list.push((error) => (error === null ? resolve() : reject(error)));
+        waiters.set(sessionId, list);
+      });
+      jobs.enqueue(sessionId, 'requested', { dueNow: true });
+      pump();
+      await finished;
+      return summary(sessionId);
+    },
+    summary,
+    async lock(sessionId, owner, ttlMs) {
+      return locks.acquireForAgent(dirOf(sessionId), owner, ttlMs);
+    },
+    async unlock(sessionId, owner) {
+      return locks.releaseForAgent(dirOf(sessionId), owner);
+    },
+    lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
+    status() {
+      return {
+        jobs: jobs.counts(),
+        running: [...running.values()].map((job) => job.sessionId),
+        locks: locks.held().map((held) => ({ sessionDir: held.dir, owner: held.owner, expiresAt: held.expiresAt })),
+      };
+    },
+    start() {
+      const requeued = jobs.recoverAfterRestart();
+      if (requeued > 0) log.info('extraction jobs left running by the last daemon run again', { requeued });
+      pump();
+    },
+    async close() {
+      closed = true;
+      backfill.close();
+      if (timer !== null) clearTimeout(timer);
+      for (const job of running.values()) job.abort.abort();
+      await Promise.allSettled([...running.values()].map((job) => job.done));
+      for (const sessionId of [...waiters.keys()]) settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
+      await locks.close();
+      await deps.extractor.close();
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * The daemon's side of Claude Code's hooks (issue 7). SessionStart: the context to inject (the
+ * handoff file and the project's feedback memories, capped), and a record that it is expected, so
+ * that the next entries of the transcript can show whether it arrived (`injected`). PostCompact:
+ * the compaction's summary and what it lost of the conversation before it.
+ */
+import type Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, join } from 'node:path';
+import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
+import type { MemdirListResult } from '../../shared/protocol/memdir.js';
+import { invalidParams } from '../../shared/protocol/errors.js';
+import { activeConversation } from '../../shared/transcript/conversation.js';
+import { attachmentTexts } from '../../shared/transcript/tokens.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { loadEntries } from '../transcripts/entries.js';
+import { loadMainEntries } from '../transcripts/conversation.js';
+import { lostItems } from '../compaction/lost.js';
+import { buildMessages } from '../transcripts/messages.js';
+import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
+import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
+import type { Logger } from '../log/logger.js';
+import type { MemdirStore } from '../memory/memdir/store.js';
+import type { EntryCache } from '../transcripts/entry-cache.js';
+import type { HookRecords } from './hook-records.js';
+
+/** The cap on what SessionStart adds to the model's context (issue 7). */
+export const SESSION_START_MAX_TOKENS = 10_000;
+/** Tokens as the rest of memd estimates them: chars / 4. */
+const CHARS_PER_TOKEN = 4;
+export const HANDOFF_FILE = join('docs', 'handoff-context.md');
+/**
+ * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook
+ * process and the transcript can differ a little, so entries from slightly before still count.
+ */
+const INJECTION_SLACK_MS = 5_000;
+
+export interface HookServiceDeps {
+  db: Database.Database;
+  cache: EntryCache;
+  records: HookRecords;
+  memdir: MemdirStore;
+  log: Logger;
+  clock: () => number;
+}
+
+/**
+ * The handoff file when it was written for this session (its first line names the session), or
+ * by memctl without knowing one; a handoff another session left in the same dir would mislead.
+ */
+function forThisSession(handoff: string | null, sessionId: string): string | null {
+  if (handoff === null) return null;
+  const named = /session ([0-9a-f-]{8,})/.exec(handoff.split('\n', 1)[0] ?? '')?.[1];
+  return named === undefined || named === sessionId ? handoff : null;
+}
+
+const cut = (text: string, chars: number, note: string) => (text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`);
+
+export function createHookService(deps: HookServiceDeps) {
+  const { db, cache, records, log, clock } = deps;
+
+  const mainEntries = (sessionId: string): { path: string; entries: IndexedEntry[] } => {
+    const { file, entries } = loadMainEntries(db, cache, sessionId);
+    return { path: file.path, entries };
+  };
+
+  async function feedbackMemories(cwd: string): Promise<{ name: string; text: string }[]> {
+    const found: { name: string; text: string }[] = [];
+    for (const scope of ['private', 'team'] as const) {
+      const listed: MemdirListResult | null = await deps.memdir.list(cwd, scope).catch(() => null);
+      for (const memory of listed?.memories ?? []) {
+        if (memory.type !== 'feedback') continue;
+        const read = await deps.memdir.read(cwd, scope, memory.name).catch(() => null);
+        if (read === null) continue;
+        const title = `### ${memory.name}${memory.description === '' ? '' : ` — ${memory.description}`}`;
+        found.push({ name: `${scope}:${memory.name}`, text: `${title}\n${read.content.trim()}` });
+      }
+    }
+    return found;
+  }
+
+  /** What the conversation before the latest compaction lost in `summary`; null when it cannot tell. */
+  function lostBefore(sessionId: string, summary: string): CompactRecord['lost'] {
+    const { path, entries } = mainEntries(sessionId);
+    let last = -1;
+    for (let index = entries.length - 1; index >= 0; index--) {
+      if ((entries[index] as IndexedEntry).type === 'system' && (entries[index] as IndexedEntry).subtype === 'compact_boundary') {
+        last = index;
+        break;
+      }
+    }
+    // Before the boundary is indexed, the whole conversation so far is what was compacted.
+    const compacted = activeConversation(last === -1 ? entries : entries.slice(0, last)).entries;
+    const loaded = loadEntries(path, compacted);
+    return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
+  }
+
+  return {
+    async sessionStart(sessionId: string, cwd: string, source: string): Promise<SessionStartResult> {
+      if (!isAbsolute(cwd)) throw invalidParams('cwd must be an absolute path', { field: 'params.cwd' });
+      const marker = randomBytes(4).toString('hex');
+      const handoffPath = join(cwd, HANDOFF_FILE);
+      // Never through a symlink: a cloned repo's docs/handoff-context.md may point at any file.
+      const found = await readInWorkTree(cwd, HANDOFF_RELATIVE_PATH).catch((): WorkTreeRead => ({ kind: 'absent' }));
+      if (found.kind === 'refused') log.warn('handoff not read for SessionStart', { cwd, reason: found.reason });
+      const handoff = forThisSession(found.kind === 'file' ? found.text : null, sessionId);
+      const memories = await feedbackMemories(cwd);
+      if (handoff === null && memories.length === 0) return { additionalContext: null, tokens: 0, sources: [] };
+      const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;
+      const head = `memd: context for this session after "${source}" (id ${marker}).`;
+      // Standing rules first: they are short and must survive; the handoff takes what is left.
+      const rules = memories.length === 0 ? '' : cut(`## Feedback memories\n${memories.map((memory) => memory.text).join('\n\n')}`, maxChars / 2, '[further feedback memories cut to fit]');
+      const room = maxChars - head.length - rules.length - 8;
+      const handoffBlock = handoff === null ? '' : cut(`## Handoff (${handoffPath})\n${handoff.trim()}`, room, `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`);
+      const additionalContext = [head, handoffBlock, rules].filter((part) => part !== '').join('\n\n');
+      records.expect(sessionId, source, marker, clock());
+      return {
+        additionalContext,
+        tokens: Math.ceil(additionalContext.length / CHARS_PER_TOKEN),
+        sources: [...(handoff === null ? [] : [handoffPath]), ...memories.map((memory) => memory.name)],
+      };
+    },
+
+    postCompact(sessionId: string, trigger: string, summary: string): CompactRecord {
+      let lost: CompactRecord['lost'] = null;
+      try {
+        lost = lostBefore(sessionId, summary);
+      } catch (error) {
+        log.warn('could not tell what the compaction lost', { sessionId, error });
+      }
+      return records.addCompact(sessionId, trigger, clock(), summary, lost);
+    },
+
+    status(sessionId: string): HandoffStatusResult {
+      return { sessionId, injection: records.injection(sessionId), compactions: records.compactions(sessionId) };
+    },
+
+    /** After ingest changed a session: settles an expected injection once the transcript shows it, or shows it is missing. */
+    onSessionChanged(sessionId: string): void {
+      const pending = records.pending(sessionId);
+      if (pending === null) return;
+      try {
+        const { path, entries } = mainEntries(sessionId);
+        const since = new Date(pending.expectedAt - INJECTION_SLACK_MS).toISOString();
+        const after = entries.filter((entry) => entry.timestamp !== null && entry.timestamp >= since);
+        const attachments = loadEntries(path, after.filter((entry) => entry.type === 'attachment'));
+        const found = attachments.some(({ raw }) => {
+          const attachment = raw.attachment as Record<string, unknown> | undefined;
+          return attachment?.type === 'hook_additional_context' && JSON.stringify(attachment.content ?? '').includes(pending.marker);
+        });
+        if (found) {
+          records.settle(pending, true, clock());
+          return;
+        }
+        // A message after the hook without the context: it did not reach the model.
+        const laterTurn = after.some((entry) => (entry.type === 'user' || entry.type === 'assistant') && !entry.isMeta && entry.timestamp !== null && Date.parse(entry.timestamp) > pending.expectedAt);
+        if (laterTurn) {
+          records.settle(pending, false, clock());
+          log.warn('the SessionStart context was not found in the transcript: it did not reach the model', { sessionId, marker: pending.marker });
+        }
+      } catch (error) {
+        log.warn('could not check the SessionStart injection', { sessionId, error });
+      }
+    },
+  };
+}
+
+export type HookService = ReturnType<typeof createHookService>;

@@ -1,0 +1,86 @@
+/** A session's active conversation, loaded from its transcript for compaction. */
+import type Database from 'better-sqlite3';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
+import { attachmentTexts } from '../../shared/transcript/tokens.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { sessionFiles, type IngestedFile } from '../ingest/store.js';
+import type { EntryCache } from './entry-cache.js';
+import { loadEntries, type LoadedEntry } from './entries.js';
+import { buildMessages, type ConversationMessage } from './messages.js';
+
+export interface SessionConversation {
+  sessionId: string;
+  /** The main transcript. */
+  file: IngestedFile;
+  /** Every indexed entry of the main transcript, in file order. */
+  entries: IndexedEntry[];
+  active: ActiveConversation;
+  /** The active entries with their content, in conversation order. */
+  loaded: LoadedEntry[];
+  messages: ConversationMessage[];
+}
+
+/**
+ * The session's main transcript among its files. NotFound when the index has none: kind
+ * MainTranscriptMissing when only sub-agent files of the session were found (their usage is
+ * known, the conversation is not).
+ */
+export function mainTranscript(files: readonly IngestedFile[], sessionId: string): IngestedFile {
+  const file = files.find((candidate) => candidate.agentId === null);
+  if (file !== undefined) return file;
+  if (files.length === 0) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+  throw new RpcError(
+    ErrorCode.NotFound,
+    'MainTranscriptMissing',
+    `session ${sessionId} has only sub-agent transcripts (${files.length}); its main transcript ${sessionId}.jsonl is missing, so there is no conversation to read`,
+    { sessionId, subagentFiles: files.map((candidate) => candidate.path) },
+  );
+}
+
+/** The session's main transcript and its entries, read in one transaction; NotFound without a main transcript. */
+export function loadMainEntries(db: Database.Database, cache: EntryCache, sessionId: string): { file: IngestedFile; entries: IndexedEntry[] } {
+  const { files, entries } = db.transaction(() => {
+    const found = sessionFiles(db, sessionId);
+    return { files: found, entries: found.length === 0 ? [] : cache.load(db, sessionId, found).main };
+  })();
+  return { file: mainTranscript(files, sessionId), entries };
+}
+
+export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
+  const { file, entries } = loadMainEntries(db, cache, sessionId);
+  const active = activeConversation(entries);
+  const loaded = loadEntries(file.path, active.entries);
+  return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };
+}
+
+/** Sessions whose loaded conversation is kept: a client compacting one asks again and again. */
+export const CACHED_CONVERSATIONS = 4;
+
+export type ConversationLoader = (db: Database.Database, cache: EntryCache, sessionId: string) => SessionConversation;
+
+/**
+ * loadConversation, reusing the last load of a session while its main transcript is unchanged
+ * (same file, generation and committed offset). Layers never modify a conversation (the property
+ * tests run them on frozen ones), so one load can serve every call.
+ */
+export function createConversationLoader(maxSessions = CACHED_CONVERSATIONS): ConversationLoader {
+  const cached = new Map<string, { key: string; conversation: SessionConversation }>();
+  return (db, cache, sessionId) => {
+    const main = sessionFiles(db, sessionId).find((candidate) => candidate.agentId === null);
+    const key = main === undefined ? '' : `${main.id}:${main.generation}:${main.committedOffset}`;
+    const hit = cached.get(sessionId);
+    cached.delete(sessionId);
+    if (hit !== undefined && hit.key === key) {
+      cached.set(sessionId, hit);
+      return hit.conversation;
+    }
+    const conversation = loadConversation(db, cache, sessionId);
+    cached.set(sessionId, { key, conversation });
+    for (const oldest of cached.keys()) {
+      if (cached.size <= maxSessions) break;
+      cached.delete(oldest);
+    }
+    return conversation;
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * Issue 12 part 3: reactive compaction fits whenever the limit allows it at all. Sessions are
+ * written in Claude Code's shapes (test/helpers/generated-sessions.ts) and compacted through the
+ * service, as `compact.reactive` does.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { estimateMessageTokens, toMessageParams } from '../../../../daemon/transcripts/messages.js';
+import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
+import { readToolResult } from '../../../../daemon/compaction/tool-results.js';
+import { RpcError } from '../../../../shared/protocol/errors.js';
+import type { MessageParam, ToolResultBlock } from '../../../../shared/protocol/messages.js';
+import type { CompactionResult } from '../../../../shared/protocol/results.js';
+import { compactionService, ingestWritten, syntheticConversation, type IngestedSession } from '../../../helpers/compact.js';
+import { generateSession, SUMMARY_OPENING, writeGeneratedSession, type SessionShape } from '../../../helpers/generated-sessions.js';
+import { validateMessagesRequest } from '../../../helpers/messages-api.js';
+
+const DEFAULT_MARGIN = 4 / 3; // the issue: JSON length / 4 covered only ~75 % of the API's count
+
+let session: IngestedSession | undefined;
+afterEach(() => session?.close());
+
+async function written(shape: Omit<SessionShape, 'seed'> & { seed: number }): Promise<IngestedSession> {
+  const dir = mkdtempSync(join(tmpdir(), 'memd-reactive-'));
+  const generated = generateSession(shape);
+  writeGeneratedSession(join(dir, 'projects'), generated);
+  session = await ingestWritten(dir, generated.sessionId);
+  return session;
+}
+
+/** Tokens the API would count for these messages if it counts `factor` per JSON-length / 4. */
+function tokensAt(messages: readonly MessageParam[], factor: number): number {
+  return Math.ceil((JSON.stringify(messages).length * factor) / 4);
+}
+
+function sendable(messages: MessageParam[]): string[] {
+  return validateMessagesRequest({ model: 'claude-sonnet-4-5-20250929', max_tokens: 1024, messages });
+}
+
+function refusal(run: () => unknown): RpcError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof RpcError) return error;
+    throw error;
+  }
+  throw new Error('expected LimitTooSmall');
+}
+
+function firstText(result: CompactionResult): string {
+  const content = result.messages[0]?.content;
+  const block = Array.isArray(content) ? content[0] : undefined;
+  return block?.type === 'text' ? String((block as { text: string }).text) : String(content);
+}
+
+describe('reactive compaction after a compaction', () => {
+  it('drops the oldest rounds though Claude Code went on without a new prompt', async () => {
+    const ingested = await written({ seed: 11, rounds: 30, compacted: true, prompts: false, bigReads: false, tokensPerEstimate: 1 });
+    const { messages } = ingested.conversation();
+    // The shape under test: the summary, then rounds with no typed prompt.
+    expect(messages[0]?.isSummary).toBe(true);
+    expect(messages.slice(1).some((message) => message.isPrompt)).toBe(false);
+    const limit = Math.ceil(tokensAt(toMessageParams(messages), DEFAULT_MARGIN) / 2);
+    const result = compactionService(ingested).reactive(ingested.sessionId, limit);
+    expect(sendable(result.messages)).toEqual([]);
+    expect(tokensAt(result.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(limit);
+    expect(firstText(result)).toContain(SUMMARY_OPENING);
+    expect(result.actions.filter((action) => action.kind === 'dropped-round').length).toBeGreaterThan(0);
+    // The newest round is kept as it was.
+    expect(result.messages.slice(-2)).toEqual(toMessageParams(messages).slice(-2));
+  });
+});
+
+describe('reactive compaction of a round over the limit by itself', () => {
+  it('cuts three 90K-char Reads to previews that toolResults.get expands, and keeps older rounds that fit', async () => {
+    const ingested = await written({ seed: 12, rounds: 12, compacted: false, prompts: true, bigReads: true, tokensPerEstimate: 1 });
+    const conversation = ingested.conversation();
+    const newest = conversation.messages.at(-1);
+    const reads = (newest?.content ?? []).filter((block): block is ToolResultBlock => block.type === 'tool_result');
+    expect(reads.map((block) => String(block.content).length)).toEqual([90_000, 90_000, 90_000]);
+    const limit = 30_000;
+    expect(tokensAt(toMessageParams([conversation.messages[0]!, ...conversation.messages.slice(-2)]), DEFAULT_MARGIN)).toBeGreaterThan(limit);
+
+    const result = compactionService(ingested).reactive(ingested.sessionId, limit);
+    expect(sendable(result.messages)).toEqual([]);
+    expect(tokensAt(result.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(limit);
+    expect(result.actions.filter((action) => action.kind === 'previewed').map((action) => action.tool)).toEqual(['Read', 'Read', 'Read']);
+    // More than the first prompt and the newest round: older rounds came back into the room left.
+    expect(result.messages.length).toBeGreaterThan(3);
+    const previews = (result.messages.at(-1)?.content as ToolResultBlock[]).filter((block) => block.type === 'tool_result');
+    for (const [index, preview] of previews.entries()) {
+      const original = String(reads[index]?.content);
+      const text = String(preview.content);
+      expect(preview.tool_use_id).toBe(reads[index]?.tool_use_id);
+      expect(text.length).toBeLessThan(4_000);
+      expect(text.startsWith(original.slice(0, 1_000))).toBe(true);
+      expect(text.endsWith(original.slice(-500))).toBe(true);
+      expect(text).toContain(`toolResults.get {"sessionId":"${ingested.sessionId}","toolUseId":"${preview.tool_use_id}"}`);
+      const whole = await readToolResult(ingested.projectsDir, conversation.file.project, ingested.sessionId, preview.tool_use_id, conversation);
+      expect(whole.content).toBe(original);
+    }
+  });
+
+  it('refuses only below the first prompt and the newest round with previews, and says that minimum', async () => {
+    const ingested = await written({ seed: 12, rounds: 12, compacted: false, prompts: true, bigReads: true, tokensPerEstimate: 1 });
+    const { messages } = ingested.conversation();
+    const service = compactionService(ingested);
+    const error = refusal(() => service.reactive(ingested.sessionId, 1));
+    expect(error.kind).toBe('LimitTooSmall');
+    const minimum = error.data.minimumTokens as number;
+    // The whole newest round would take far more: the minimum counts its results as previews.
+    expect(minimum).toBeLessThan(tokensAt(toMessageParams([messages[0]!, ...messages.slice(-2)]), DEFAULT_MARGIN) / 10);
+    expect(error.data).toMatchObject({ limitTokens: 1, margin: DEFAULT_MARGIN });
+    const fitted = service.reactive(ingested.sessionId, minimum);
+    expect(sendable(fitted.messages)).toEqual([]);
+    expect(tokensAt(fitted.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(minimum);
+    expect(refusal(() => service.reactive(ingested.sessionId, minimum - 1)).data).toMatchObject({ kind: 'LimitTooSmall', minimumTokens: minimum });
+  });
+});
+
+describe('the estimate a reactive limit is checked against', () => {
+  it('does not undercount a session whose recorded usage is twice JSON length / 4', async () => {
+    const ingested = await written({ seed: 13, rounds: 25, compacted: false, prompts: true, bigReads: false, tokensPerEstimate: 2 });
+    const { messages } = ingested.conversation();
+    const whole = tokensAt(toMessageParams(messages), 2);
+    const limit = Math.ceil(whole * 0.6);
+    const result = compactionService(ingested).reactive(ingested.sessionId, limit);
+    // The API counts twice the estimate in this session: what is sent must fit at that rate.
+    expect(tokensAt(result.messages, 2)).toBeLessThanOrEqual(limit);
+    expect(sendable(result.messages)).toEqual([]);
+    const estimate = result.estimate as { tokens: number; margin: number; measuredRatio: number };
+    expect(estimate.measuredRatio).toBeGreaterThanOrEqual(2);
+    expect(estimate.margin).toBe(estimate.measuredRatio);
+    expect(estimate.tokens).toBe(tokensAt(result.messages, estimate.margin));
+    expect(estimate.tokens).toBeLessThanOrEqual(limit);
+  });
+
+  it('counts at least 4/3 of JSON length / 4 when nothing was recorded', () => {
+    const messages = syntheticConversation(60);
+    const limit = Math.floor(estimateMessageTokens(toMessageParams(messages)) / 3);
+    const result = reactiveCompaction(messages, limit);
+    expect(tokensAt(toMessageParams(result.messages), DEFAULT_MARGIN)).toBeLessThanOrEqual(limit);
+  });
+});

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBus } from '../../../../daemon/bus/bus.js';
+import { createCompactionService, CIRCUIT_BREAKER_FAILURES, type CompactionLayers } from '../../../../daemon/compaction/service.js';
+import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
+import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
+import type { ThresholdResult, ThresholdState } from '../../../../shared/protocol/results.js';
+import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
+
+let fixture: IngestedFixture | undefined;
+afterEach(() => fixture?.close());
+
+function threshold(state: ThresholdState): ThresholdResult {
+  return { model: 'm', tokens: 170_000, window: 200_000, effectiveWindow: 180_000, autoCompactAt: 167_000, warningAt: 147_000, errorAt: 147_000, blockingAt: 177_000, state, tokensLeft: 0, percentUsed: 100, autoCompactEnabled: true };
+}
+
+async function setup(summary: CompactionLayers['summary'], state: ThresholdState = 'autocompact', more: Partial<CompactionLayers> = {}) {
+  fixture = await ingestFixture('coding-loop');
+  const events: { topic: EventTopic; payload: unknown }[] = [];
+  const bus = createBus((error) => {
+    throw error;
+  });
+  bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => events.push({ topic, payload }));
+  const layers: CompactionLayers = {
+    micro: async (conversation) => ({ messages: conversation.messages, actions: [] }),
+    sessionMemory: async () => null,
+    summary,
+    ...more,
+  };
+  const service = createCompactionService({ db: fixture.store.db, cache: fixture.cache, bus, log: fakeLogger(), clock: () => 0, layers, thresholds: () => threshold(state), price: () => null });
+  return { service, events, sessionId: fixture.manifest.sessionId };
+}
+
+/** Lets the auto-compaction started by a crossing settle. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('auto-compaction', () => {
+  it('publishes compaction.ready after a crossing into autocompact, not for lower states', async () => {
+    const { service, events, sessionId } = await setup(async () => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'summary' }], uuids: [], messageId: null, isPrompt: false, isSummary: true }], summary: 'summary' }));
+    service.onThresholdCrossed(sessionId, 'warning');
+    await settle();
+    expect(events).toEqual([]);
+    service.onThresholdCrossed(sessionId, 'autocompact');
+    for (let i = 0; i < 10 && events.length === 0; i++) await settle();
+    expect(events).toMatchObject([{ topic: 'compaction.ready', payload: { sessionId, method: 'summary' } }]);
+    expect(service.status()).toEqual({ autoRuns: 1, failing: [] });
+  });
+
+  it('stops after three failures in a row, shows it, and starts again after a success', async () => {
+    let fail = true;
+    const { service, events, sessionId } = await setup(async (conversation) => {
+      if (fail) throw new Error('the summarizer is down');
+      return { messages: conversation.messages.slice(0, 1), summary: 'ok' };
+    });
+    for (let n = 0; n < CIRCUIT_BREAKER_FAILURES + 2; n++) {
+      service.onThresholdCrossed(sessionId, 'blocking');
+      for (let i = 0; i < 10; i++) await settle();
+    }
+    expect(service.status()).toEqual({ autoRuns: CIRCUIT_BREAKER_FAILURES, failing: [{ sessionId, failures: CIRCUIT_BREAKER_FAILURES, stopped: true, lastError: 'the summarizer is down' }] });
+    expect(events).toEqual([]);
+    fail = false;
+    await expect(service.auto(sessionId, { force: true })).resolves.toMatchObject({ method: 'summary' });
+    expect(service.status().failing).toEqual([]);
+    service.onThresholdCrossed(sessionId, 'blocking');
+    for (let i = 0; i < 10 && events.length === 0; i++) await settle();
+    expect(events).toHaveLength(1);
+  });
+
+  it('refuses below the threshold unless forced, and counts an unknown session as no failure', async () => {
+    const { service } = await setup(async (conversation) => ({ messages: conversation.messages, summary: 's' }), 'ok');
+    await expect(service.auto('nope', { force: true })).rejects.toMatchObject({ code: ErrorCode.NotFound });
+    expect(service.status().failing).toEqual([]);
+    const refused = await service.auto(fixture?.manifest.sessionId ?? '', {}).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RpcError);
+    expect((refused as RpcError).data).toMatchObject({ kind: 'BelowThreshold' });
+  });
+});
+
+describe('a summary implausibly short for its conversation', () => {
+  const fragment = () => new RpcError(ErrorCode.JobFailed, 'ImplausibleSummary', 'the summary is implausibly short: 21 tokens for a 51000-token conversation');
+  const rebuilt = (conversation: { messages: unknown[] }) => ({
+    messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Summary:\n1. Primary Request and Intent: …' }], uuids: [], messageId: null, isPrompt: false, isSummary: true }],
+    summary: `1. Primary Request and Intent: rebuilt from ${conversation.messages.length} messages`,
+  });
+
+  it('is replaced by the offline summary, which says so, and counts in the breaker', async () => {
+    const { service, events, sessionId } = await setup(async () => {
+      throw fragment();
+    }, 'autocompact', { fallbackSummary: async (conversation) => rebuilt(conversation) });
+    const done = await service.auto(sessionId, { force: true });
+    expect(done).toMatchObject({ method: 'summary', summary: expect.stringContaining('rebuilt from'), fallback: { from: 'summary', reason: expect.stringContaining('implausibly short') } });
+    expect(service.status().failing).toEqual([{ sessionId, failures: 1, stopped: false, lastError: expect.stringContaining('implausibly short') }]);
+    // Fragments in a row open the breaker like any failure, although each was replaced.
+    for (let n = 1; n < CIRCUIT_BREAKER_FAILURES + 1; n++) {
+      service.onThresholdCrossed(sessionId, 'autocompact');
+      for (let i = 0; i < 10; i++) await settle();
+    }
+    expect(service.status().failing).toMatchObject([{ sessionId, failures: CIRCUIT_BREAKER_FAILURES, stopped: true }]);
+    expect(service.status().autoRuns).toBe(CIRCUIT_BREAKER_FAILURES - 1);
+    expect(events).toHaveLength(CIRCUIT_BREAKER_FAILURES - 1);
+  });
+
+  it('fails the compaction when there is nothing to fall back on', async () => {
+    const { service, sessionId } = await setup(async () => {
+      throw fragment();
+    });
+    await expect(service.auto(sessionId, { force: true })).rejects.toMatchObject({ kind: 'ImplausibleSummary' });
+    expect(service.status().failing).toMatchObject([{ sessionId, failures: 1 }]);
+  });
+});
