@@ -23,7 +23,7 @@ import { memoryMethods } from './extraction/methods.js';
 import { createExtractor } from './extraction/extract.js';
 import { createExtractionService } from './extraction/service.js';
 import type { LineParser } from './ingest/parser.js';
-import { listSessions } from './ingest/store.js';
+import { listSessions } from './transcripts/queries.js';
 import { createWatcher, scanTranscripts } from './ingest/watcher.js';
 import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
 import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecycle/instance-lock.js';

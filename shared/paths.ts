@@ -80,3 +80,32 @@ export function sanitizeProjectDirName(cwd: string): string {
   if (sanitized.length <= MAX_PROJECT_DIR_NAME) return sanitized;
   return `${sanitized.slice(0, MAX_PROJECT_DIR_NAME)}-${shortHash(cwd)}`;
 }
+
+// Paths inside the projects dir and Claude Code's root, built here only (DESIGN.md §2).
+
+/** `<projects>/<project>/<sessionId>/session-memory/`. */
+export function sessionMemoryDir(projectsDir: string, project: string, sessionId: string): string {
+  return join(projectsDir, project, sessionId, 'session-memory');
+}
+
+export function sessionSummaryPath(projectsDir: string, project: string, sessionId: string): string {
+  return join(sessionMemoryDir(projectsDir, project, sessionId), 'summary.md');
+}
+
+/** `<projects>/<project>/<sessionId>/tool-results/`: Claude Code's persisted tool results, and memd's. */
+export function toolResultsDir(projectsDir: string, project: string, sessionId: string): string {
+  return join(projectsDir, project, sessionId, 'tool-results');
+}
+
+export function historyFile(claudeRoot: string): string {
+  return join(claudeRoot, 'history.jsonl');
+}
+
+export function pasteCacheDir(claudeRoot: string): string {
+  return join(claudeRoot, 'paste-cache');
+}
+
+/** `<claude root>/file-history/<sessionId>/`: Claude Code's file checkpoints' backups. */
+export function fileHistoryDir(claudeRoot: string, sessionId: string): string {
+  return join(claudeRoot, 'file-history', sessionId);
+}

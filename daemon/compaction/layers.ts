@@ -5,9 +5,10 @@
 import type { CompactionSummarizer } from './summary.js';
 import { summaryCompaction } from './summary.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { sessionSummaryPath } from '../extraction/paths.js';
+import { sessionSummaryPath } from '../../shared/paths.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
-import { planMicro, toolResultsDir } from './micro.js';
+import { planMicro } from './micro.js';
+import { toolResultsDir } from '../../shared/paths.js';
 import { sessionMemoryCompaction } from './session-memory.js';
 import type { CompactionLayers } from './service.js';
 import { persistToolResults } from './tool-results.js';

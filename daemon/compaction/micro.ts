@@ -99,10 +99,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function toolResultsDir(projectsDir: string, project: string, sessionId: string): string {
-  return join(projectsDir, project, sessionId, 'tool-results');
-}
-
 export function toolResultFile(dir: string, toolUseId: string, ext: 'txt' | 'json'): string {
   return join(dir, `${toolUseId}.${ext}`);
 }

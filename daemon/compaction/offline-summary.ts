@@ -8,15 +8,13 @@
  */
 import { readableUserText } from '../../shared/transcript/user-text.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from './session-memory.js';
-import { SUMMARY_SECTIONS, type CompactionSummarizer } from './summary.js';
-import { clip, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from '../transcripts/facts.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SUMMARY_SECTIONS, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
+import type { CompactionSummarizer } from './summary.js';
+import { clip, errorKeyLine, fitUserMessages, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from '../transcripts/facts.js';
 
 /** Section 6 carries every user message; past this they are shortened, oldest first. */
 export const USER_MESSAGES_MAX_TOKENS = 20_000;
 const CHARS_PER_TOKEN = 4; // the chars/4 estimate of DESIGN.md §5
-/** What an old user message keeps at least when section 6 is over its budget. */
-const MIN_USER_MESSAGE_CHARS = 200;
 /** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
 const REQUEST_CHARS = 1_000;
 const REPLY_CHARS = 1_500;
@@ -209,21 +207,6 @@ function problemSolving(digest: Digest): string[] {
     if (reply !== undefined) lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);
   }
   return orNone(lines);
-}
-
-/** Every user message verbatim within the budget; over it, the newest stay whole. */
-export function fitUserMessages(messages: readonly string[], maxChars: number): string[] {
-  const share = Math.min(MIN_USER_MESSAGE_CHARS, Math.floor(maxChars / Math.max(1, messages.length)));
-  const fitted = new Array<string>(messages.length);
-  let left = maxChars;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index] as string;
-    // Each older message keeps at least its share.
-    const available = Math.max(share, left - index * share);
-    fitted[index] = message.length <= available ? message : clip(message, available);
-    left -= Math.min(message.length, available);
-  }
-  return fitted;
 }
 
 function earlierUserMessages(digest: Digest): string[] {

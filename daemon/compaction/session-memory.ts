@@ -10,43 +10,9 @@
  * message without tool results (a tool_result needs the tool_use before it), and never between
  * two messages of one response (`message.id`).
  */
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
+import { isBareTemplate } from '../extraction/template.js';
 import { estimateMessageTokens, normalize, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
-
-/**
- * The session-memory template (DESIGN.md §5): a heading and an italic line saying what belongs
- * there, per section. The extraction agent fills it in; a file holding only this has nothing to
- * compact with.
- */
-export const SESSION_MEMORY_TEMPLATE = `# Session Title
-_A short, distinctive title for the session in 5 to 10 words_
-
-# Current State
-_What is being worked on right now, what is still pending, and the immediate next steps_
-
-# Task specification
-_What the user asked for, with the design decisions and constraints they gave_
-
-# Files and Functions
-_The files and functions that matter, what they contain and why they are relevant_
-
-# Workflow
-_The commands that are run and in what order, and how to read their output_
-
-# Errors & Corrections
-_Errors met and how they were fixed, corrections from the user, approaches that failed_
-
-# Codebase and System Documentation
-_The components of the system, how they work and fit together_
-
-# Learnings
-_What worked, what did not, and what to avoid, not repeating the other sections_
-
-# Key results
-_Exact results the user asked for (answers, tables, documents), repeated in full_
-
-# Worklog
-_Step by step, what was tried and done, one terse line each_
-`;
 
 export interface SessionMemoryLimits {
   /** Recent context the model keeps word for word, at least (when the conversation has it). */
@@ -79,27 +45,6 @@ export interface SessionMemoryCompaction {
   keptFromUuid: string | null;
   /** The session memory as it went into the summary message (trimmed). */
   summary: string;
-}
-
-/** Claude Code's opening line of the message that carries a compaction summary. */
-export const CONTINUATION_OPENING =
-  'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.';
-export const TRANSCRIPT_POINTER =
-  'If you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: ';
-export const RECENT_PRESERVED = 'Recent messages are preserved verbatim.';
-/** Claude Code's closing line: the model picks the work up instead of asking what to do. */
-export const CONTINUATION_CLOSING =
-  'Continue the conversation from where it left off without asking the user any further questions. Resume directly — do not acknowledge the summary, do not recap what was happening, do not preface with "I\'ll continue" or similar. Pick up the last task as if the break never happened.';
-
-/** Italic lines as markdown writes them: `_text_` or `*text*`. */
-const ITALIC_LINE = /^(?:_[^_].*_|\*[^*].*\*)$/;
-
-/** Whether the memory holds nothing beyond headings and their italic descriptions. */
-export function isBareTemplate(text: string): boolean {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .every((line) => line === '' || line.startsWith('#') || ITALIC_LINE.test(line));
 }
 
 export interface ContinuationOptions {

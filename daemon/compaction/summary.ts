@@ -25,18 +25,6 @@ export interface CompactionSummarizer {
   summarize(input: CompactionSummaryInput): Promise<string>;
 }
 
-export const SUMMARY_SECTIONS = [
-  'Primary Request and Intent',
-  'Key Technical Concepts',
-  'Files and Code Sections',
-  'Errors and fixes',
-  'Problem Solving',
-  'All user messages',
-  'Pending Tasks',
-  'Current Work',
-  'Optional Next Step',
-] as const;
-
 /** What a model summarizer is asked, after the conversation itself. */
 export const COMPACT_PROMPT = `Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and your previous actions. The summary must capture the technical details, code patterns and decisions that are needed to continue the work without losing context.
 

@@ -16,7 +16,8 @@ import { openIfPresent, readTextIfPresent } from '../fs/read.js';
 import type { ToolResultContent } from '../../shared/protocol/results.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import { pageOfFile, pageOfText, pageRequest, textForm, type Page } from './tool-result-page.js';
-import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, toolResultsDir, type PersistItem } from './micro.js';
+import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, type PersistItem } from './micro.js';
+import { toolResultsDir } from '../../shared/paths.js';
 
 const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
 /** Claude Code's persisted paths are absolute under its projects dir; this is where they start there. */

@@ -12,7 +12,7 @@
 import type { LoadedEntry } from '../transcripts/entries.js';
 import { SESSION_SECTION_MAX_TOKENS, renderWithinLimits, type BudgetSection } from './budget.js';
 import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './template.js';
-import { fitUserMessages } from '../compaction/offline-summary.js';
+import { fitUserMessages } from '../transcripts/facts.js';
 import { didWork, ELLIPSIS, errorKeyLine, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, oneLine, openTasks, readTranscript, type Call, type Said, type TranscriptFacts } from '../transcripts/facts.js';
 import { proseOf } from '../transcripts/line-shapes.js';
 import { doneAfter, earlierNote, fileEntries, mergeCarriedFiles, resolvePath, type FileEntry, type Request } from './progress.js';

@@ -10,7 +10,7 @@ import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { activeConversation } from '../../shared/transcript/conversation.js';
 import { loadEntries } from '../transcripts/entries.js';
-import { loadFileEntries, sessionFiles } from '../ingest/store.js';
+import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
 import { offlineSessionMemory } from './offline-summary.js';
 import type { OfflineReply, OfflineRequest } from './offline-extractor.js';
 import { sessionTitle } from './title.js';

@@ -16,15 +16,15 @@ import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '..
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import { mainTranscript } from '../transcripts/conversation.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../compaction/session-memory.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { listSessions, sessionFiles } from '../ingest/store.js';
+import { listSessions, sessionFiles } from '../transcripts/queries.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../transcripts/entry-cache.js';
 import { createBackfillExtractions } from './backfill.js';
 import type { Extractor } from './extract.js';
-import { sessionMemoryDir, sessionSummaryPath } from './paths.js';
+import { sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerState } from './triggers.js';

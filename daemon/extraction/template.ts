@@ -3,10 +3,56 @@
  * the template's sections, whether a text has them all, the lines of an earlier memory or
  * compaction summary by section, and how carried lines give way to new ones. Pure.
  */
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SESSION_MEMORY_TEMPLATE, TRANSCRIPT_POINTER } from '../compaction/session-memory.js';
-import { SUMMARY_SECTIONS } from '../compaction/summary.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SUMMARY_SECTIONS, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
 import { OMITTED } from './budget.js';
 import { isCodeLine, isHeadingLine } from '../transcripts/line-shapes.js';
+
+/**
+ * The session-memory template (DESIGN.md §5): a heading and an italic line saying what belongs
+ * there, per section. The extraction agent fills it in; a file holding only this has nothing to
+ * compact with.
+ */
+export const SESSION_MEMORY_TEMPLATE = `# Session Title
+_A short, distinctive title for the session in 5 to 10 words_
+
+# Current State
+_What is being worked on right now, what is still pending, and the immediate next steps_
+
+# Task specification
+_What the user asked for, with the design decisions and constraints they gave_
+
+# Files and Functions
+_The files and functions that matter, what they contain and why they are relevant_
+
+# Workflow
+_The commands that are run and in what order, and how to read their output_
+
+# Errors & Corrections
+_Errors met and how they were fixed, corrections from the user, approaches that failed_
+
+# Codebase and System Documentation
+_The components of the system, how they work and fit together_
+
+# Learnings
+_What worked, what did not, and what to avoid, not repeating the other sections_
+
+# Key results
+_Exact results the user asked for (answers, tables, documents), repeated in full_
+
+# Worklog
+_Step by step, what was tried and done, one terse line each_
+`;
+
+/** Italic lines as markdown writes them: `_text_` or `*text*`. */
+const ITALIC_LINE = /^(?:_[^_].*_|\*[^*].*\*)$/;
+
+/** Whether the memory holds nothing beyond headings and their italic descriptions. */
+export function isBareTemplate(text: string): boolean {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .every((line) => line === '' || line.startsWith('#') || ITALIC_LINE.test(line));
+}
 
 /** Sections by their place in SESSION_MEMORY_TEMPLATE. */
 export const [TITLE, CURRENT, TASK, FILES, WORKFLOW, ERRORS, CODEBASE, LEARNINGS, RESULTS, WORKLOG] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;

@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { parseEntry } from '../../shared/transcript/parse.js';
-import { pushEntryParams, type EntryParam } from './entry-row.js';
+import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
 import { parseLine } from './long-lines.js';
 import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
 import type { BadLine } from './writer.js';

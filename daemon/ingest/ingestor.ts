@@ -10,7 +10,7 @@ import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/p
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
-import { allFiles, ingestStats, recentBadLines } from './store.js';
+import { allFiles, ingestStats, recentBadLines } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
 import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassOutcome, type PassResult, type Tailer, type TailerCounters } from './tailer.js';

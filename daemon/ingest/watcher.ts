@@ -16,7 +16,7 @@ import type { WatcherStatus } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
 import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
-import { allFiles } from './store.js';
+import { allFiles } from './index-rows.js';
 import { createRearmBackoff, MISSED_GRACE_MS, rootHealth, type RootHealth } from './watch-health.js';
 
 /** How often a recently changed file's size is checked: well inside chokidar's 50 ms throttle. */

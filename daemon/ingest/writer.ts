@@ -5,9 +5,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
-import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, type EntryParam } from './entry-row.js';
+import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, type EntryParam } from '../store/entry-row.js';
 import type { TranscriptFile } from './layout.js';
-import type { FileRow } from './store.js';
+import type { FileRow } from '../store/rows.js';
 
 export interface BadLine {
   offset: number;

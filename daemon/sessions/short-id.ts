@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import { sessionIdsWithPrefix } from '../ingest/store.js';
+import { sessionIdsWithPrefix } from '../transcripts/queries.js';
 
 /** Shorter prefixes match too much to be meant (git's minimum abbreviation). */
 export const MIN_SESSION_PREFIX = 4;

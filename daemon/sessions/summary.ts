@@ -4,7 +4,7 @@ import type { SessionSummary } from '../../shared/protocol/results.js';
 import { computeSessionAccounting, type LastExtraction } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import { isCompactionAgent } from '../ingest/layout.js';
-import { leafTitles, sessionFiles } from '../ingest/store.js';
+import { leafTitles, sessionFiles } from '../transcripts/queries.js';
 import type { EntryCache } from '../transcripts/entry-cache.js';
 
 /** `lastExtraction`: where the session's last memory extraction left off (sinceExtraction counts from it). */

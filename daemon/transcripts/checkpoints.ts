@@ -7,9 +7,10 @@ import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { loadEntries } from './entries.js';
 import { mainTranscript } from './conversation.js';
-import { entryFromRow, type EntryRow } from '../ingest/entry-row.js';
-import { prepared, sessionFiles, type IngestedFile } from '../ingest/store.js';
-import { addSnapshot, parseSnapshotEntry, promptPreview, type RecordedCheckpoint } from '../memory/rewind/checkpoints.js';
+import { entryFromRow, type EntryRow } from '../store/entry-row.js';
+import { prepared, type IngestedFile } from '../store/rows.js';
+import { sessionFiles } from './queries.js';
+import { addSnapshot, parseSnapshotEntry, promptPreview, type RecordedCheckpoint } from './snapshots.js';
 
 /** Snapshot lines read back at once: each repeats the session's whole map of tracked files. */
 const SNAPSHOT_BATCH = 256;

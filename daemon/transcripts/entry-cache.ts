@@ -6,7 +6,8 @@
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
-import { loadFileEntries, type IngestedFile } from '../ingest/store.js';
+import { type IngestedFile } from '../store/rows.js';
+import { loadFileEntries } from './queries.js';
 
 /** About 50 MB of entry objects: large sessions stay warm without breaking the RSS budget. */
 export const DEFAULT_MAX_CACHED_ENTRIES = 100_000;

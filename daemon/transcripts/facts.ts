@@ -182,3 +182,21 @@ export function openTasks(calls: readonly Call[]): OpenTask[] {
   }
   return [...todos, ...tasks.values()].filter((task) => task.status === 'pending' || task.status === 'in_progress');
 }
+
+/** What an old user message keeps at least when the messages are over their budget. */
+const MIN_USER_MESSAGE_CHARS = 200;
+
+/** Every user message verbatim within the budget; over it, the newest stay whole. */
+export function fitUserMessages(messages: readonly string[], maxChars: number): string[] {
+  const share = Math.min(MIN_USER_MESSAGE_CHARS, Math.floor(maxChars / Math.max(1, messages.length)));
+  const fitted = new Array<string>(messages.length);
+  let left = maxChars;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as string;
+    // Each older message keeps at least its share.
+    const available = Math.max(share, left - index * share);
+    fitted[index] = message.length <= available ? message : clip(message, available);
+    left -= Math.min(message.length, available);
+  }
+  return fitted;
+}

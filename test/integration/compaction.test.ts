@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
-import { SUMMARY_SECTIONS } from '../../daemon/compaction/summary.js';
+import { SUMMARY_SECTIONS } from '../../shared/transcript/compaction-texts.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
 import { startMessagesApi } from '../helpers/messages-api.js';

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
-import { SESSION_MEMORY_TEMPLATE } from '../../daemon/compaction/session-memory.js';
+import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { hasAllSections } from '../../daemon/extraction/template.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, MemdClient } from '../../client/index.js';
 import { createBus } from '../../daemon/bus/bus.js';
 import { MAX_PAGE_BYTES } from '../../daemon/compaction/tool-result-page.js';
-import { toolResultsDir } from '../../daemon/compaction/micro.js';
+import { toolResultsDir } from '../../shared/paths.js';
 import { createDispatcher, handle } from '../../daemon/rpc/dispatch.js';
 import { createRpcServer, type RpcServer } from '../../daemon/rpc/server.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
-import { sessionSummaryPath } from '../../daemon/extraction/paths.js';
+import { sessionSummaryPath } from '../../shared/paths.js';
 import { growingUsage, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 

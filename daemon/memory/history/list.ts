@@ -1,5 +1,5 @@
 /** `history.list`: a page of Claude Code's prompt history, newest first, with pastes resolved. */
-import { join } from 'node:path';
+import { historyFile, pasteCacheDir } from '../../../shared/paths.js';
 import { invalidParams } from '../../../shared/protocol/errors.js';
 import type { HistoryEntry, HistoryListResult } from '../../../shared/protocol/history.js';
 import type { HistoryFilter, HistoryRecord } from './entry.js';
@@ -15,14 +15,6 @@ export interface HistoryQuery {
   limit?: number;
   /** ISO time: only entries strictly older (a previous page's nextBefore). */
   before?: string;
-}
-
-export function historyFile(claudeRoot: string): string {
-  return join(claudeRoot, 'history.jsonl');
-}
-
-export function pasteCacheDir(claudeRoot: string): string {
-  return join(claudeRoot, 'paste-cache');
 }
 
 function toFilter(query: HistoryQuery): HistoryFilter {

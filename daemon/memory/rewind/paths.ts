@@ -3,6 +3,7 @@
  * from transcripts, undo manifests and callers, and a restore writes wherever they point.
  */
 import { isAbsolute, join, normalize, resolve } from 'node:path';
+import { fileHistoryDir } from '../../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import { isInside } from '../../fs/inside.js';
 
@@ -21,7 +22,7 @@ export function backupPath(claudeRoot: string, sessionId: string, backupFileName
   if (!isPlainName(backupFileName)) {
     throw rejected(`backup file name ${JSON.stringify(backupFileName)} is not a plain name; the transcript was not written by Claude Code`, { backupFileName });
   }
-  return join(claudeRoot, 'file-history', sessionId, backupFileName);
+  return join(fileHistoryDir(claudeRoot, sessionId), backupFileName);
 }
 
 /**

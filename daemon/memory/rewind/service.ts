@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { Checkpoint, CheckpointFile, RewindListResult, RewindRestoreResult, RewindUndoResult } from '../../../shared/protocol/rewind.js';
 import { applyChange, changesFiles, planChanges, toResult, type FileTarget, type PlannedChange } from './apply.js';
-import { restoreTargets } from './checkpoints.js';
+import { restoreTargets } from '../../transcripts/snapshots.js';
 import { backupPath, isPlainName, trackedPath } from './paths.js';
 import { isInside } from '../../fs/inside.js';
 import { projectRoot } from './project-root.js';

@@ -1,9 +1,12 @@
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING, continuationText, RECENT_PRESERVED } from '../../../../daemon/compaction/session-memory.js';
-import { stripAnalysis, SUMMARY_SECTIONS } from '../../../../daemon/compaction/summary.js';
-import { createOfflineCompactionSummarizer, fitUserMessages, offlineSummary, USER_MESSAGES_MAX_TOKENS } from '../../../../daemon/compaction/offline-summary.js';
+import { continuationText } from '../../../../daemon/compaction/session-memory.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED } from '../../../../shared/transcript/compaction-texts.js';
+import { stripAnalysis } from '../../../../daemon/compaction/summary.js';
+import { SUMMARY_SECTIONS } from '../../../../shared/transcript/compaction-texts.js';
+import { createOfflineCompactionSummarizer, offlineSummary, USER_MESSAGES_MAX_TOKENS } from '../../../../daemon/compaction/offline-summary.js';
+import { fitUserMessages } from '../../../../daemon/transcripts/facts.js';
 import { errorKeyLine } from '../../../../daemon/transcripts/facts.js';
 import { roughTokens } from '../../../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { normalize, toMessageParams, toolsArePaired, type ConversationMessage } from '../../../../daemon/transcripts/messages.js';
-import {
-  CONTINUATION_CLOSING,
-  CONTINUATION_OPENING,
-  continuationText,
-  DEFAULT_SESSION_MEMORY_LIMITS,
-  isBareTemplate,
-  keptStartIndex,
-  messageTokens,
-  RECENT_PRESERVED,
-  SESSION_MEMORY_TEMPLATE,
-  sessionMemoryCompaction,
-  type SessionMemoryCompaction,
-  type SessionMemoryLimits,
-} from '../../../../daemon/compaction/session-memory.js';
+import { continuationText, DEFAULT_SESSION_MEMORY_LIMITS, keptStartIndex, messageTokens, sessionMemoryCompaction, type SessionMemoryCompaction, type SessionMemoryLimits } from '../../../../daemon/compaction/session-memory.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED } from '../../../../shared/transcript/compaction-texts.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING } from '../../../../daemon/compaction/session-memory.js';
-import {
-  COMPACT_PROMPT,
-  compactPrompt,
-  stripAnalysis,
-  SUMMARY_SECTIONS,
-  summaryCompaction,
-  type CompactionSummarizer,
-  type CompactionSummaryInput,
-} from '../../../../daemon/compaction/summary.js';
+import { CONTINUATION_CLOSING, CONTINUATION_OPENING } from '../../../../shared/transcript/compaction-texts.js';
+import { COMPACT_PROMPT, compactPrompt, stripAnalysis, summaryCompaction, type CompactionSummarizer, type CompactionSummaryInput } from '../../../../daemon/compaction/summary.js';
+import { SUMMARY_SECTIONS } from '../../../../shared/transcript/compaction-texts.js';
 import { createOfflineCompactionSummarizer } from '../../../../daemon/compaction/offline-summary.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 

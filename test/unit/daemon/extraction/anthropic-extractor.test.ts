@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicMemorySummarizer, type MemorySummaryInput } from '../../../../daemon/extraction/anthropic-extractor.js';
-import { SESSION_MEMORY_TEMPLATE } from '../../../../daemon/compaction/session-memory.js';
+import { SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
 import { syntheticConversation } from '../../../helpers/compact.js';
 import { startMessagesApi, type MessagesApi } from '../../../helpers/messages-api.js';
 

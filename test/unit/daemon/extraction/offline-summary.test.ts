@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../../../../daemon/compaction/session-memory.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
 import { SESSION_MEMORY_MAX_TOKENS, SESSION_SECTION_MAX_TOKENS } from '../../../../daemon/extraction/budget.js';
 import { hasAllSections, templateSections } from '../../../../daemon/extraction/template.js';
 import { offlineSessionMemory } from '../../../../daemon/extraction/offline-summary.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
-import { loadSessionEntries } from '../../../../daemon/ingest/store.js';
+import { loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createTailer, type Tailer } from '../../../../daemon/ingest/tailer.js';
 import {
   FIRST_EXTRACTION_TOKENS,

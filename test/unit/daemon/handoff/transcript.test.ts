@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEEP_INPUT_CHARS, KEEP_TEXT_CHARS, LAST_REPLIES, loadIndexed, loadTranscript, MAX_ENTRY_BYTES, readTail, scanFile } from '../../../../daemon/handoff/transcript.js';
-import { loadFileEntries, sessionFiles } from '../../../../daemon/ingest/store.js';
+import { loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
 import type { Store } from '../../../../daemon/store/db.js';
 import { readTranscript } from '../../../../daemon/transcripts/facts.js';
 import { indexProjects } from './index-projects.js';

@@ -12,7 +12,7 @@ import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { createInlineParser, type LineParser } from '../../../../daemon/ingest/parser.js';
 import { RETRY_FIRST_MS } from '../../../../daemon/ingest/retries.js';
-import { ingestStats } from '../../../../daemon/ingest/store.js';
+import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';

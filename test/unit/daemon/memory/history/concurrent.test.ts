@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { historyFile, listHistory } from '../../../../../daemon/memory/history/list.js';
+import { listHistory } from '../../../../../daemon/memory/history/list.js';
+import { historyFile } from '../../../../../shared/paths.js';
 import { historyDisplay } from '../../../../helpers/history-writer-child.mjs';
 
 const CHILD_SCRIPT = resolve(import.meta.dirname, '../../../helpers/history-writer-child.mjs');

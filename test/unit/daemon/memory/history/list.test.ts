@@ -2,7 +2,8 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { historyFile, listHistory, pasteCacheDir, type HistoryQuery } from '../../../../../daemon/memory/history/list.js';
+import { listHistory, type HistoryQuery } from '../../../../../daemon/memory/history/list.js';
+import { historyFile, pasteCacheDir } from '../../../../../shared/paths.js';
 import { readHistoryPage } from '../../../../../daemon/memory/history/page.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 import type { HistoryEntry } from '../../../../../shared/protocol/history.js';

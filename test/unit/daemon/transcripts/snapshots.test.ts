@@ -8,8 +8,8 @@ import {
   restoreTargets,
   type RecordedCheckpoint,
   type SnapshotEntry,
-} from '../../../../../daemon/memory/rewind/checkpoints.js';
-import { CHECKPOINT_MESSAGES, transcriptLines } from './fixture.js';
+} from '../../../../daemon/transcripts/snapshots.js';
+import { CHECKPOINT_MESSAGES, transcriptLines } from '../memory/rewind/fixture.js';
 
 function fixtureCheckpoints(): RecordedCheckpoint[] {
   const checkpoints = new Map<string, RecordedCheckpoint>();

@@ -1,123 +1,14 @@
 /**
- * Read side of the transcript index (migration 2): what the sessions service and status ask of
- * it. Every function takes the database, so callers (and tests, on a read-only copy) need no
- * other state. Counters live on the `files` rows, so the totals cost O(files), not O(entries).
+ * Read side of the transcript index: the sessions, their files and their indexed entries. Every
+ * function takes the database, so callers (and tests, on a read-only copy) need no other state.
+ * Counters live on the `files` rows, so the totals cost O(files), not O(entries).
  */
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { entryFromRow, type EntryRow } from './entry-row.js';
+import { entryFromRow, type EntryRow } from '../store/entry-row.js';
+import { fileFromRow, prepared, type FileRow, type IngestedFile, type IngestedSession } from '../store/rows.js';
 
 type Db = Database.Database;
-
-const statements = new WeakMap<Db, Map<string, Database.Statement>>();
-
-/** Prepared once per database: preparing costs more than running these small queries. */
-export function prepared(db: Db, sql: string): Database.Statement {
-  let cache = statements.get(db);
-  if (cache === undefined) {
-    cache = new Map();
-    statements.set(db, cache);
-  }
-  let statement = cache.get(sql);
-  if (statement === undefined) {
-    statement = db.prepare(sql);
-    cache.set(sql, statement);
-  }
-  return statement;
-}
-
-/** A `files` row as SQLite returns it. */
-export interface FileRow {
-  id: number;
-  path: string;
-  project: string;
-  session_id: string;
-  agent_id: string | null;
-  is_sidechain: number;
-  dev: string;
-  ino: string;
-  size: number;
-  head_len: number;
-  head_hash: string;
-  committed_offset: number;
-  bytes_read: number;
-  entries: number;
-  bad_lines: number;
-  generation: number;
-  gone: number;
-  first_seen: number;
-  last_seen: number;
-  last_activity: string | null;
-}
-
-/** One indexed transcript file. */
-export interface IngestedFile {
-  id: number;
-  path: string;
-  project: string;
-  sessionId: string;
-  /** Null for the main transcript. */
-  agentId: string | null;
-  /** Offset just past the last complete line indexed. */
-  committedOffset: number;
-  /** File size when last read. */
-  size: number;
-  entries: number;
-  badLines: number;
-  /** Bumped each time the file was replaced or truncated and indexed again from its start. */
-  generation: number;
-  gone: boolean;
-  firstSeenAt: number;
-  lastSeenAt: number;
-}
-
-export interface IngestedSession {
-  sessionId: string;
-  project: string;
-  /** Path of `<sessionId>.jsonl`, or null when only sub-agent files have been seen. */
-  mainFile: string | null;
-  /** The main transcript was deleted (its rows stay). */
-  gone: boolean;
-  /** Every file of the session was deleted: it is history, listed only when asked for all. */
-  allGone: boolean;
-  /** Committed offset of the main transcript (0 without one). */
-  lastOffset: number;
-  /** Main transcript plus sub-agent files. */
-  files: number;
-  entries: number;
-  badLines: number;
-  firstSeenAt: number;
-  /** When a file of the session last changed the index, in ms since the epoch. */
-  lastSeenAt: number;
-  /** Newest entry timestamp over the session's files (ISO), null before any. */
-  lastActivity: string | null;
-}
-
-export interface IngestStatsRow {
-  files: number;
-  sessions: number;
-  entries: number;
-  badLines: number;
-  bytesRead: number;
-}
-
-export function fileFromRow(row: FileRow): IngestedFile {
-  return {
-    id: row.id,
-    path: row.path,
-    project: row.project,
-    sessionId: row.session_id,
-    agentId: row.agent_id,
-    committedOffset: row.committed_offset,
-    size: row.size,
-    entries: row.entries,
-    badLines: row.bad_lines,
-    generation: row.generation,
-    gone: row.gone === 1,
-    firstSeenAt: row.first_seen,
-    lastSeenAt: row.last_seen,
-  };
-}
 
 interface SessionRow {
   session_id: string;
@@ -192,34 +83,6 @@ export function loadSessionEntries(db: Db, sessionId: string): { main: IndexedEn
     for (const entry of entries) target.push(entry);
   }
   return { main, sidechain };
-}
-
-export function ingestStats(db: Db): IngestStatsRow {
-  const sql = `SELECT COUNT(*) AS files, COUNT(DISTINCT session_id) AS sessions, COALESCE(SUM(entries), 0) AS entries,
-                      COALESCE(SUM(bad_lines), 0) AS badLines, COALESCE(SUM(bytes_read), 0) AS bytesRead FROM files`;
-  return prepared(db, sql).get() as IngestStatsRow;
-}
-
-export interface BadLineRow {
-  path: string;
-  sessionId: string;
-  offset: number;
-  length: number;
-  reason: string;
-  seenAt: number;
-}
-
-export function recentBadLines(db: Db, limit: number): BadLineRow[] {
-  const sql = `SELECT f.path AS path, f.session_id AS sessionId, b.offset AS offset, b.length AS length, b.reason AS reason,
-                      b.seen_at AS seenAt
-               FROM bad_lines b JOIN files f ON f.id = b.file_id ORDER BY b.seen_at DESC, b.offset DESC LIMIT ?`;
-  return prepared(db, sql).all(limit) as BadLineRow[];
-}
-
-/** Every indexed file by path, for comparing the index with what is on disk. */
-export function allFiles(db: Db): Map<string, IngestedFile & { ino: string }> {
-  const rows = prepared(db, 'SELECT * FROM files').all() as FileRow[];
-  return new Map(rows.map((row) => [row.path, { ...fileFromRow(row), ino: row.ino }]));
 }
 
 /**
