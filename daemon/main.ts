@@ -8,18 +8,21 @@ import { checkSocketPath, resolvePaths, type MemdPaths } from '../shared/paths.j
 import { priceFor } from '../shared/transcript/models.js';
 import { MEMD_VERSION } from '../shared/version.js';
 import { createBus } from './bus/bus.js';
-import { eventMethods } from './bus/methods.js';
+import { eventMethods } from './rpc/methods/events.js';
 import { loadConfig } from './config/load.js';
 import { createLayers } from './compaction/layers.js';
-import { compactionMethods } from './compaction/methods.js';
+import { compactionMethods } from './rpc/methods/compaction.js';
 import { createCompactionService } from './compaction/service.js';
 import { readToolResult } from './compaction/tool-results.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
 import { createOfflineCompactionSummarizer } from './compaction/offline-summary.js';
-import { handoffNarrator, memorySummarizer, modelCompactionSummarizer } from './llm/backends.js';
+import { modelAccess } from './llm/backends.js';
+import { createAnthropicCompactionSummarizer } from './compaction/anthropic-summary.js';
+import { createAnthropicMemorySummarizer } from './extraction/anthropic-extractor.js';
+import { hasAllSections } from './extraction/template.js';
 import { asLastExtraction, createJobStore } from './extraction/jobs.js';
 import { createMemoryLocks } from './extraction/lock.js';
-import { memoryMethods } from './extraction/methods.js';
+import { memoryMethods } from './rpc/methods/extraction.js';
 import { createExtractor } from './extraction/extract.js';
 import { createExtractionService } from './extraction/service.js';
 import type { LineParser } from './ingest/parser.js';
@@ -27,21 +30,21 @@ import { listSessions } from './transcripts/queries.js';
 import { createWatcher, scanTranscripts } from './ingest/watcher.js';
 import { ensurePrivateDir, UnsafeDirError } from './lifecycle/dirs.js';
 import { acquireInstanceLock, LockHeldError, type InstanceLock } from './lifecycle/instance-lock.js';
-import { daemonMethods } from './lifecycle/methods.js';
+import { daemonMethods } from './rpc/methods/daemon.js';
 import { createShutdown, inParallel, killSelf } from './lifecycle/shutdown.js';
 import { takeActivatedSocket } from './lifecycle/socket-activation.js';
 import { ownSocket, removeStaleSocket, SocketPathError, type OwnSocket } from './lifecycle/socket-file.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from './log/logger.js';
-import { handoffMethods } from './handoff/methods.js';
+import { handoffMethods } from './rpc/methods/handoff.js';
 import { createHandoffService } from './handoff/service.js';
-import { historyMethods } from './memory/history/methods.js';
-import { hookMethods } from './handoff/hook-methods.js';
+import { historyMethods } from './rpc/methods/history.js';
+import { hookMethods } from './rpc/methods/hooks.js';
 import { createHookRecords } from './handoff/hook-records.js';
 import { createHookService } from './handoff/hooks.js';
 import { createMemdirStore } from './memory/memdir/store.js';
-import { memdirMethods } from './memory/memdir/methods.js';
+import { memdirMethods } from './rpc/methods/memdir.js';
 import { createRewindService } from './memory/rewind/service.js';
-import { rewindMethods } from './memory/rewind/methods.js';
+import { rewindMethods } from './rpc/methods/rewind.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { checkDatabase } from './store/check.js';
@@ -50,7 +53,7 @@ import { createDbHealth } from './store/health.js';
 import { cleanLeftovers } from './store/leftovers.js';
 import { removeUnfinishedUndoPoints } from './memory/rewind/undo-store.js';
 import { createEntryCache } from './transcripts/entry-cache.js';
-import { sessionMethods } from './sessions/methods.js';
+import { sessionMethods } from './rpc/methods/sessions.js';
 import { createSessionService } from './sessions/service.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
 import { summarizeSession } from './sessions/summary.js';
@@ -222,7 +225,8 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     },
   });
   const locks = createMemoryLocks({ log });
-  const anthropicMemory = memorySummarizer(config, log);
+  const access = modelAccess(config, process.env, log);
+  const anthropicMemory = access && createAnthropicMemorySummarizer({ ...access, model: config.model, validate: hasAllSections });
   const memdir = createMemdirStore({ projectsDir: paths.projectsDir, clock });
   const hooks = createHookService({ db: store.db, cache: entryCache, records: createHookRecords(store.db), memdir, log, clock });
   const extraction = createExtractionService({
@@ -240,7 +244,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     onExtracted: (sessionId) => sessions.onSessionsChanged([sessionId]),
     backfillExtractions: config.backfillExtractions,
   });
-  const modelSummarizer = modelCompactionSummarizer(config, log);
+  const modelSummarizer = access && createAnthropicCompactionSummarizer({ ...access, model: config.model });
   const offlineSummarizer = createOfflineCompactionSummarizer();
   const compaction = createCompactionService({
     db: store.db,
@@ -307,7 +311,7 @@ async function serve({ paths, resolved, log, lock, store, parser, activatedFd }:
     ...memdirMethods(memdir),
     ...hookMethods(hooks),
     ...handoffMethods(
-      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: handoffNarrator(config), git: { timeoutMs: config.gitTimeoutMs } }),
+      createHandoffService({ db: store.db, cache: entryCache, projectsDir: paths.projectsDir, claudeRoot: paths.claudeRoot, log, clock, anthropic: access && { ...access, model: config.handoffModel }, git: { timeoutMs: config.gitTimeoutMs } }),
     ),
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock })),

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus, type Bus } from '../../../../daemon/bus/bus.js';
-import { eventMethods } from '../../../../daemon/bus/methods.js';
+import { eventMethods } from '../../../../daemon/rpc/methods/events.js';
 import { createDispatcher, handle, type CallContext } from '../../../../daemon/rpc/dispatch.js';
 import { createRpcServer, type RpcServer } from '../../../../daemon/rpc/server.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';

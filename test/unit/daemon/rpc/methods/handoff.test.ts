@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { handoffMethods } from '../../../../daemon/handoff/methods.js';
-import type { HandoffService } from '../../../../daemon/handoff/service.js';
-import type { CallContext } from '../../../../daemon/rpc/dispatch.js';
-import { Methods } from '../../../../shared/protocol/methods.js';
+import { handoffMethods } from '../../../../../daemon/rpc/methods/handoff.js';
+import type { HandoffService } from '../../../../../daemon/handoff/service.js';
+import type { CallContext } from '../../../../../daemon/rpc/dispatch.js';
+import { Methods } from '../../../../../shared/protocol/methods.js';
 
 describe('handoffMethods', () => {
   it('serves handoff.generate with the call signal and handoff.read', async () => {

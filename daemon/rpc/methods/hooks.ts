@@ -1,7 +1,7 @@
 /** `handoff.sessionStart`, `handoff.postCompact` and `handoff.status`: the hook commands' side. */
-import { Methods } from '../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
-import type { HookService } from './hooks.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { HookService } from '../../handoff/hooks.js';
 
 export function hookMethods(hooks: HookService): MethodHandler[] {
   return [

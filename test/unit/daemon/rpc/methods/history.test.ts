@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { historyMethods } from '../../../../../daemon/memory/history/methods.js';
+import { historyMethods } from '../../../../../daemon/rpc/methods/history.js';
 import { createDispatcher, type CallContext } from '../../../../../daemon/rpc/dispatch.js';
 import { ErrorCode } from '../../../../../shared/protocol/errors.js';
 import type { HistoryListResult } from '../../../../../shared/protocol/history.js';

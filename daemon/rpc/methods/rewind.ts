@@ -1,7 +1,7 @@
 /** `rewind.list`, `rewind.restore` and `rewind.undo`. */
 import { Methods } from '../../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../../rpc/dispatch.js';
-import type { RewindService } from './service.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { RewindService } from '../../memory/rewind/service.js';
 
 export function rewindMethods(rewind: RewindService): MethodHandler[] {
   return [

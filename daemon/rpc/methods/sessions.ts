@@ -1,8 +1,8 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`. */
-import { Methods } from '../../shared/protocol/methods.js';
-import { computeThresholds, type ThresholdEnv } from '../../shared/transcript/thresholds.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
-import type { SessionService } from './service.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import { computeThresholds, type ThresholdEnv } from '../../../shared/transcript/thresholds.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { SessionService } from '../../sessions/service.js';
 
 export function sessionMethods(sessions: SessionService, env: ThresholdEnv): MethodHandler[] {
   return [

@@ -1,8 +1,8 @@
 /** `compact.micro`, `compact.cacheEdits`, `compact.auto`, `compact.reactive` and `toolResults.get`. */
-import { Methods } from '../../shared/protocol/methods.js';
-import type { ToolResultContent } from '../../shared/protocol/results.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
-import type { CompactionService } from './service.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import type { ToolResultContent } from '../../../shared/protocol/results.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { CompactionService } from '../../compaction/service.js';
 
 export function compactionMethods(compaction: CompactionService, toolResult: (sessionId: string, toolUseId: string, range: { offset?: number; length?: number }) => Promise<ToolResultContent>): MethodHandler[] {
   return [

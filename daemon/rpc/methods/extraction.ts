@@ -1,7 +1,7 @@
 /** `memory.summary`, `memory.extract`, `memory.lock` and `memory.unlock`. */
-import { Methods } from '../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
-import type { ExtractionService } from './service.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { ExtractionService } from '../../extraction/service.js';
 
 export function memoryMethods(extraction: ExtractionService): MethodHandler[] {
   return [

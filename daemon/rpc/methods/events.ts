@@ -1,6 +1,6 @@
 /** `events.subscribe` / `events.unsubscribe`: per-connection topic sets fed by the bus. */
-import { Methods } from '../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../dispatch.js';
 
 export function eventMethods(): MethodHandler[] {
   return [

@@ -1,8 +1,8 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
-import { Methods } from '../../shared/protocol/methods.js';
-import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../shared/protocol/results.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
-import type { RpcStats } from '../rpc/server.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../../shared/protocol/results.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { RpcStats } from '../server.js';
 
 export interface DaemonInfo {
   version: string;

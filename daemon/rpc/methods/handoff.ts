@@ -1,7 +1,7 @@
 /** `handoff.generate` and `handoff.read`. */
-import { Methods } from '../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../rpc/dispatch.js';
-import type { HandoffService } from './service.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { HandoffService } from '../../handoff/service.js';
 
 export function handoffMethods(service: HandoffService): MethodHandler[] {
   return [

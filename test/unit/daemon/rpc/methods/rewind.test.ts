@@ -1,6 +1,6 @@
 /** The rewind methods behind the dispatcher: params as the contract has them, results unchanged. */
 import { describe, expect, it } from 'vitest';
-import { rewindMethods } from '../../../../../daemon/memory/rewind/methods.js';
+import { rewindMethods } from '../../../../../daemon/rpc/methods/rewind.js';
 import type { RewindService } from '../../../../../daemon/memory/rewind/service.js';
 import { createDispatcher, type CallContext } from '../../../../../daemon/rpc/dispatch.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
