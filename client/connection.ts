@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { RpcError, type RpcErrorObject } from '../shared/protocol/errors.js';
 import { LineSplitter } from '../shared/protocol/framing.js';
 import { ClientError } from './errors.js';
+import { isRecord } from '../shared/values.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -68,10 +69,6 @@ export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
       reject(error);
     });
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class RpcConnection {

@@ -12,6 +12,7 @@ import { ELLIPSIS, errorKeyLine, isCommandPlumbing } from '../transcripts/facts.
 const SYSTEM_REMINDER = '<system-reminder>';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import type { ConversationMessage } from '../transcripts/messages.js';
+import { isRecord } from '../../shared/values.js';
 
 /** Each list is capped: a result stays small however much was dropped. */
 export const MAX_LOST_ITEMS = 200;
@@ -27,10 +28,6 @@ const PATH_IN_TEXT = /(?:^|[\s`'"(])((?:\/|\.\/)[\w.@+-]+(?:\/[\w.@+-]+)*\.\w{1,
 const DECLARATION = /\b(?:def|class|function|func|fn|const|let|var|interface|type|struct|enum)\s+([A-Za-z_][\w]*)/g;
 /** `name` or `name()` in backticks: how prose names code. */
 const BACKTICKED = /`([A-Za-z_][\w.]*)(?:\(\))?`/g;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;

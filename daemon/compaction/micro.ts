@@ -15,9 +15,10 @@
 import { join } from 'node:path';
 import type { ContentBlock, TextBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import type { CompactionAction } from '../../shared/protocol/results.js';
-import { roughTokens } from '../../shared/transcript/tokens.js';
+import { CHARS_PER_TOKEN, roughTokens } from '../../shared/transcript/tokens.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import type { ConversationMessage } from '../transcripts/messages.js';
+import { isRecord } from '../../shared/values.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 50_000; // larger results go to disk
 export const DEFAULT_MAX_MESSAGE_CHARS = 200_000; // one message's tool results together; beyond it the largest go to disk
@@ -42,7 +43,6 @@ const SAVED_TO = /^Output too large \([^)]*\)\. Full output saved to: (.+)$/m;
  */
 const PERSIST_EXEMPT_TOOLS = new Set(['Read']);
 const MCP_PREFIX = 'mcp__';
-const CHARS_PER_TOKEN = 4; // as shared/transcript/tokens.ts counts
 /** A newline earlier than this fraction of the preview would waste most of it (Claude Code's rule). */
 const MIN_PREVIEW_FRACTION = 0.5;
 /** Tool-use ids name files on disk: anything else could walk out of the tool-results dir. */
@@ -93,10 +93,6 @@ interface ResultState {
   persistedBefore: { path: string | undefined } | null;
   persist: PersistItem | null;
   actions: CompactionAction[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function toolResultFile(dir: string, toolUseId: string, ext: 'txt' | 'json'): string {

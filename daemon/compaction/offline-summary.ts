@@ -10,11 +10,12 @@ import { readableUserText } from '../../shared/transcript/user-text.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SUMMARY_SECTIONS, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
 import type { CompactionSummarizer } from './summary.js';
-import { clip, errorKeyLine, fitUserMessages, FILE_TOOLS, filePath, inputString, isRecord, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from '../transcripts/facts.js';
+import { clip, errorKeyLine, fitUserMessages, FILE_TOOLS, filePath, inputString, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from '../transcripts/facts.js';
+import { isRecord } from '../../shared/values.js';
+import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 
 /** Section 6 carries every user message; past this they are shortened, oldest first. */
 export const USER_MESSAGES_MAX_TOKENS = 20_000;
-const CHARS_PER_TOKEN = 4; // the chars/4 estimate of DESIGN.md §5
 /** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
 const REQUEST_CHARS = 1_000;
 const REPLY_CHARS = 1_500;

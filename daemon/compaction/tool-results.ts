@@ -18,16 +18,13 @@ import type { LoadedEntry } from '../transcripts/entries.js';
 import { pageOfFile, pageOfText, pageRequest, textForm, type Page } from './tool-result-page.js';
 import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, type PersistItem } from './micro.js';
 import { toolResultsDir } from '../../shared/paths.js';
+import { isRecord } from '../../shared/values.js';
 
 const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
 /** Claude Code's persisted paths are absolute under its projects dir; this is where they start there. */
 const PROJECTS_SEGMENT = '/projects/';
 
 /** What `toolResults.get` answers. */
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function pathRejected(message: string, data: Record<string, unknown>): RpcError {
   return new RpcError(ErrorCode.PathRejected, 'PathRejected', message, data);

@@ -4,10 +4,10 @@
  * first and a marker saying how many went. Pure.
  */
 import { LINE_CHARS, oneLine } from '../transcripts/facts.js';
+import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 
 export const SESSION_SECTION_MAX_TOKENS = 2_000; // DESIGN.md §5: no one section crowds out the others
 export const SESSION_MEMORY_MAX_TOKENS = 12_000; // DESIGN.md §5: the memory must leave room when it replaces the conversation
-const CHARS_PER_TOKEN = 4; // estimateTokens' chars/4 (DESIGN.md §5), to turn token limits into lengths
 const WORKLOG_SHORT_CHARS = 80; // what an old worklog line keeps when the memory is over budget
 const MIN_WORKLOG_LINES = 5; // the latest turns stay while other sections give way
 /** The marker renderSection writes for the lines it left out; an earlier memory's marker is not carried. */

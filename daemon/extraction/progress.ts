@@ -5,7 +5,8 @@
  * then; the transcript shows the work itself: the file written, the tests passing. Pure.
  */
 import { posix } from 'node:path';
-import { didWork, FILE_TOOLS, filePath, inputString, isRecord, type Call } from '../transcripts/facts.js';
+import { didWork, FILE_TOOLS, filePath, inputString, type Call } from '../transcripts/facts.js';
+import { isRecord } from '../../shared/values.js';
 
 export type FileStatus = 'created' | 'edited' | 'written' | 'read' | 'deleted';
 

@@ -8,7 +8,7 @@
 import type { HandoffFacts } from '../../shared/protocol/handoff.js';
 import type { HandoffNarrative } from '../../shared/handoff/render.js';
 import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
-import { isRecord } from '../transcripts/facts.js';
+import { isRecord } from '../../shared/values.js';
 
 /** Seed: handoffs are high-stakes; Sonnet keeps the nuance of rules and ruled-out approaches that Haiku flattens. */
 export const HANDOFF_MODEL = 'claude-sonnet-4-6';

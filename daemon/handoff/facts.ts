@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import type { HandoffCommand, HandoffFacts, HandoffFileTouched } from '../../shared/protocol/handoff.js';
-import { didWork, FILE_TOOLS, filePath, inputString, isRecord, type Call, type TranscriptFacts } from '../transcripts/facts.js';
+import { didWork, FILE_TOOLS, filePath, inputString, type Call, type TranscriptFacts } from '../transcripts/facts.js';
+import { isRecord } from '../../shared/values.js';
 import { userRules } from './constraints.js';
 import { gitStatusOf, relativeToCwd, type GitFacts } from './git.js';
 

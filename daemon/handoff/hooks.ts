@@ -11,7 +11,7 @@ import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../
 import type { MemdirListResult } from '../../shared/protocol/memdir.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import { activeConversation } from '../../shared/transcript/conversation.js';
-import { attachmentTexts } from '../../shared/transcript/tokens.js';
+import { CHARS_PER_TOKEN, attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { loadEntries } from '../transcripts/entries.js';
 import { loadMainEntries } from '../transcripts/conversation.js';
@@ -27,7 +27,6 @@ import type { HookRecords } from './hook-records.js';
 /** The cap on what SessionStart adds to the model's context (issue 7). */
 export const SESSION_START_MAX_TOKENS = 10_000;
 /** Tokens as the rest of memd estimates them: chars / 4. */
-const CHARS_PER_TOKEN = 4;
 export const HANDOFF_FILE = join('docs', 'handoff-context.md');
 /**
  * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook

@@ -16,6 +16,7 @@ import { parseEntry } from '../../shared/transcript/parse.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { loadEntries, type LoadedEntry } from '../transcripts/entries.js';
+import { isRecord } from '../../shared/values.js';
 
 /** One entry read whole at most: past this it is a stub (results) or left out (prompts). */
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
@@ -37,10 +38,6 @@ type Choice = 'skip' | 'stub' | 'read';
 
 /** Tool names by tool_use id, learnt from assistant entries in file order. */
 type ToolNames = Map<string, string>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** `reply`: an assistant entry without tool calls that is among the last LAST_REPLIES. */
 function choose(entry: IndexedEntry, names: ToolNames, sidechainFile: boolean, recentReply: boolean): Choice {

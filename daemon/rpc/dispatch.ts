@@ -36,7 +36,10 @@ export function handle<P, R>(descriptor: MethodDescriptor<P, R>, run: Handler<P,
 
 export interface Dispatcher {
   dispatch(request: RequestEnvelope, ctx: CallContext): PromiseLike<JSONRPCResponse | null>;
+  /** The names of the methods served so far. */
   readonly methods: string[];
+  /** Serves more methods (the daemon's own need the server and shutdown, built before them). */
+  add(handlers: readonly MethodHandler[]): void;
 }
 
 function cancelledError(): RpcError {
@@ -83,7 +86,12 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
       method: request.method,
     });
   };
-  for (const { descriptor, run } of handlers) {
+  const names: string[] = [];
+  const add = (more: readonly MethodHandler[]) => {
+    for (const handler of more) addMethod(handler);
+  };
+  const addMethod = ({ descriptor, run }: MethodHandler) => {
+    names.push(descriptor.name);
     server.addMethod(descriptor.name, async (params: unknown, ctx: CallContext) => {
       const parsed = withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId);
       try {
@@ -98,9 +106,13 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
         throw mapped;
       }
     });
-  }
+  };
+  add(handlers);
   return {
-    methods: handlers.map((handler) => handler.descriptor.name),
+    get methods() {
+      return [...names];
+    },
+    add,
     dispatch: (request, ctx) => server.receive(request, ctx),
   };
 }

@@ -76,9 +76,17 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
     },
   };
 
-  bus.listen((topic, payload) => {
-    for (const connection of connections) connection.notify(topic, payload);
-  });
+  const hasSubscribers = (topic: EventTopic) => {
+    for (const connection of connections) if (connection.isSubscribed(topic)) return true;
+    return false;
+  };
+  // Declares which topics it takes, so publishers skip events no client subscribed to.
+  bus.listen(
+    (topic, payload) => {
+      for (const connection of connections) connection.notify(topic, payload);
+    },
+    (topic) => hasSubscribers(topic),
+  );
 
   const inFlight = () => [...connections].reduce((sum, connection) => sum + connection.inFlightCount, 0);
 
@@ -119,10 +127,7 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
         }
       });
     },
-    hasSubscribers(topic) {
-      for (const connection of connections) if (connection.isSubscribed(topic)) return true;
-      return false;
-    },
+    hasSubscribers,
     stats() {
       let subscriptions = 0;
       for (const connection of connections) subscriptions += connection.subscriptionCount;

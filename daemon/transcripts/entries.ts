@@ -8,15 +8,12 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { isRecord } from '../../shared/values.js';
 
 export interface LoadedEntry {
   entry: IndexedEntry;
   /** The transcript line as Claude Code wrote it. */
   raw: Record<string, unknown>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The entries' lines from `path`, in the order given. */

@@ -6,6 +6,7 @@
  */
 import type { LoadedEntry } from './entries.js';
 import { keyErrorLines } from './line-shapes.js';
+import { isRecord } from '../../shared/values.js';
 
 /** Where clip and errorKeyLine leave text out; what is between is verbatim text of the source. */
 export const ELLIPSIS = '…';
@@ -63,10 +64,6 @@ export interface OpenTask {
   task: { id: string; description: string | null } | null;
   /** Index in `loaded` of the call that last set its status. */
   at?: number;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function blocksOf(content: unknown): Record<string, unknown>[] {

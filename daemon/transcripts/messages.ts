@@ -13,6 +13,7 @@
 import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../../shared/protocol/messages.js';
 import { estimateTokens } from '../../shared/transcript/tokens.js';
 import type { LoadedEntry } from './entries.js';
+import { isRecord } from '../../shared/values.js';
 
 export interface ConversationMessage {
   role: 'user' | 'assistant';
@@ -29,10 +30,6 @@ export interface ConversationMessage {
 
 /** Attachment kinds Claude Code turns into text the model sees (transcript/tokens.ts renders them). */
 const RENDERED_ATTACHMENTS = new Set(['hook_additional_context', 'hook_success', 'async_hook_response']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isBlock(value: unknown): value is ContentBlock {
   return isRecord(value) && typeof value.type === 'string';

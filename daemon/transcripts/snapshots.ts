@@ -12,6 +12,7 @@
  * then. So a checkpoint stands for the files as they were just before its message's turn changed
  * them.
  */
+import { isRecord } from '../../shared/values.js';
 
 /** One file's backup in one checkpoint, as recorded. */
 export interface FileBackup {
@@ -41,10 +42,6 @@ export interface RecordedCheckpoint {
 
 /** Prompts in `rewind.list` are for recognising the message, not for reading it whole. */
 export const PROMPT_PREVIEW_CHARS = 200;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function backupOf(path: string, value: unknown): FileBackup | null {
   if (path === '' || !isRecord(value)) return null;

@@ -5,13 +5,10 @@
  */
 
 import { parseTranscriptJson } from '../transcript/depth.js';
+import { isRecord } from '../values.js';
 
 /** DESIGN.md §5: a handoff reads the last 50 KB of the transcript. */
 export const HANDOFF_TAIL_BYTES = 50 * 1024;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;

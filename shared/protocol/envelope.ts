@@ -1,5 +1,6 @@
 /** JSON-RPC 2.0 envelopes: the shape checks both ends apply before trusting a parsed line. */
 import { ErrorCode, type RpcErrorObject } from './errors.js';
+import { isRecord } from '../values.js';
 
 /** Batches are legal JSON-RPC, but one line must not queue unbounded work. */
 export const MAX_BATCH_SIZE = 100;
@@ -29,10 +30,6 @@ export interface ErrorEnvelope {
 }
 
 export type ResponseEnvelope = SuccessEnvelope | ErrorEnvelope;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) || value === null;

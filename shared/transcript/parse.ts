@@ -2,15 +2,12 @@
  * Turns one parsed transcript line into its index row. Every field is read defensively: lines
  * come from files that other programs write, so nothing about their shape is trusted.
  */
+import { isRecord } from '../values.js';
 import { promptTitle } from './prompt-text.js';
 import { measureEntry } from './tokens.js';
 import type { CompactBoundary, IndexedEntry, PreservedSegment, ToolResult, ToolUse, Usage } from './types.js';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | null {
   return typeof value === 'string' ? value : null;

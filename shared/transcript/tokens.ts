@@ -18,14 +18,12 @@
  * SessionStart `hook_additional_context` rendered as a 177-char system reminder, with its empty
  * `hook_success` adding nothing = 19,578. JSON lengths or rounding up would give 15 and 58/45.
  */
+import { isRecord } from '../values.js';
 
-const CHARS_PER_TOKEN = 4; // Claude Code's bytes-per-token default for prose and code
+/** Claude Code's bytes-per-token default for prose and code (DESIGN.md §5's chars/4): the one figure every estimate uses. */
+export const CHARS_PER_TOKEN = 4;
 /** Images and documents are estimated flat: the API charges about this per block. */
 const MEDIA_BLOCK_TOKENS = 2_000;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Claude Code's estimate of one piece of text: length / 4, rounded to nearest (half up). */
 export function roughTokens(chars: number): number {

@@ -4,6 +4,7 @@
  * at once), so every field is checked before it is trusted.
  */
 import { sanitizeProjectDirName } from '../../../shared/paths.js';
+import { isRecord } from '../../../shared/values.js';
 
 export type PasteType = 'text' | 'image';
 
@@ -29,10 +30,6 @@ export interface HistoryFilter {
   sessionId?: string;
   /** Only entries strictly older than this (epoch ms). */
   beforeMs?: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function optionalString(value: unknown): string | null | undefined {

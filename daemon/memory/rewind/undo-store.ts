@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../../fs/atomic.js';
 import { readTextIfPresent } from '../../fs/read.js';
 import { readPresent } from './apply.js';
 import { isPlainName } from './paths.js';
+import { isRecord } from '../../../shared/values.js';
 
 /** Under the state dir: private to the user, like the copies it holds. */
 export const UNDO_ROOT = 'rewind';
@@ -77,10 +78,6 @@ export async function saveUndoPoint(dir: string, meta: Omit<UndoManifest, 'files
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;

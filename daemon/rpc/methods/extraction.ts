@@ -3,7 +3,7 @@ import { Methods } from '../../../shared/protocol/methods.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { ExtractionService } from '../../extraction/service.js';
 
-export function memoryMethods(extraction: ExtractionService): MethodHandler[] {
+export function extractionMethods(extraction: ExtractionService): MethodHandler[] {
   return [
     handle(Methods.memorySummary, (params) => extraction.summary(params.sessionId)),
     handle(Methods.memoryExtract, (params) => extraction.extract(params.sessionId)),

@@ -7,7 +7,7 @@ import { listHistory } from '../../../../../daemon/memory/history/list.js';
 import { historyFile } from '../../../../../shared/paths.js';
 import { historyDisplay } from '../../../../helpers/history-writer-child.mjs';
 
-const CHILD_SCRIPT = resolve(import.meta.dirname, '../../../helpers/history-writer-child.mjs');
+const CHILD_SCRIPT = resolve(import.meta.dirname, '../../../../helpers/history-writer-child.mjs');
 const WRITERS = ['a', 'b'];
 /** Lines per writer: ~2 KB each, a few hundred milliseconds of writing. */
 const LINES = 10_000;
