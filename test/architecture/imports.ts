@@ -245,20 +245,17 @@ function classificationViolations(rule: Rule & { kind: 'classified' }, files: re
   return [...unknown].map(([folder, file]) => `[${rule.name}] ${rule.area}/${folder} (${file}) is in neither INFRASTRUCTURE nor DOMAINS: ${rule.reason}`);
 }
 
+function violationsOf(rule: Rule, imports: readonly Import[], files: readonly string[]): string[] {
+  if (rule.kind === 'acyclic') return cycleViolations(rule, imports);
+  if (rule.kind === 'classified') return classificationViolations(rule, files);
+  return edgeViolations(rule, imports);
+}
+
 /** Every broken rule under root, one line each naming the rule, the importing file and the imported file. */
 export function checkImports(root: string): string[] {
   const imports = collectImports(root);
-  return RULES.flatMap((rule) => {
-    switch (rule.kind) {
-      case 'forbid':
-      case 'allow-only':
-        return edgeViolations(rule, imports);
-      case 'acyclic':
-        return cycleViolations(rule, imports);
-      case 'classified':
-        return classificationViolations(rule, sourceFiles(root));
-    }
-  });
+  const files = sourceFiles(root);
+  return RULES.flatMap((rule) => violationsOf(rule, imports, files));
 }
 
 /** Source files per folder (`shared/`, `client/`, daemon folders by name). */
