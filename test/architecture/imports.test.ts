@@ -1,0 +1,125 @@
+/**
+ * STYLE.md's architecture habits, checked on the import graph of the real tree; and a fake tree
+ * that breaks each rule once, so that a passing check is known to be able to fail.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkImports, collectImports, filesPerFolder, folderImportCounts, formatImportCounts } from './imports.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../..');
+
+describe('the real tree', () => {
+  it('breaks no architecture rule', () => {
+    const violations = checkImports(REPO_ROOT);
+    // All of them at once: fixing one at a time through test reruns is slow.
+    if (violations.length > 0) console.log(`${violations.length} architecture violations:\n${violations.join('\n')}`);
+    expect(violations).toEqual([]);
+  });
+
+  it('has a folder import map to read', () => {
+    const counts = folderImportCounts(REPO_ROOT);
+    const files = filesPerFolder(REPO_ROOT);
+    const sizes = [...files].map(([folder, list]) => `${folder} ${list.length}`).join(', ');
+    console.log(`files per folder: ${sizes}\nfolder → folder imports:\n${formatImportCounts(counts)}`);
+    expect(files.get('shared/')?.length).toBeGreaterThan(0);
+    expect(counts.get('(main)')?.size).toBeGreaterThan(0);
+  });
+});
+
+/** One file per broken rule, plus allowed imports that must stay silent. */
+const FAKE_TREE: Record<string, string> = {
+  // Cycle a → b → a, each edge through a different import form.
+  'daemon/a/x.ts': "import { y } from '../b/y.js';\nexport const x = y;\n",
+  'daemon/b/y.ts': "import type { X } from '../a/x.js';\nexport const y = 1;\n",
+  // A domain reaching the transport.
+  'daemon/compaction/z.ts': "export { dispatch } from '../rpc/dispatch.js';\n",
+  // shared/ depending on the daemon.
+  'shared/p.ts': "import '../daemon/a/x.js';\n",
+  // The client reaching past the protocol, type-only.
+  'client/c.ts': "import type { Dispatch } from '../daemon/rpc/dispatch.js';\nimport { q } from '../shared/q.js';\n",
+  // Infrastructure reaching up into a domain.
+  'daemon/log/l.ts': "export * from '../memory/m.js';\n",
+  // A part importing the wiring file, dynamically.
+  'daemon/handoff/h.ts': "export const h = async () => (await import('../main.js')).main;\n",
+  // Allowed: main wires rpc, rpc uses domains and itself, shared uses shared; comments and strings are not imports.
+  'daemon/main.ts': "import { dispatch } from './rpc/dispatch.js';\nexport const main = dispatch;\n",
+  'daemon/rpc/dispatch.ts': "import { m } from '../memory/m.js';\nimport { s } from './server.js';\nexport const dispatch = [m, s];\n",
+  'daemon/rpc/server.ts': 'export const s = 1;\n',
+  'daemon/memory/m.ts': "// import { main } from '../main.js';\nexport const m = \"import '../rpc/dispatch.js'\";\n",
+  'shared/q.ts': "import { p } from './p.js';\nexport const q = p;\n",
+};
+
+describe('a tree that breaks each rule once', () => {
+  let root = '';
+  let violations: string[] = [];
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'memd-architecture-'));
+    for (const [file, text] of Object.entries(FAKE_TREE)) {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), text);
+    }
+    violations = checkImports(root);
+  });
+
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const find = (rule: string) => violations.filter((v) => v.startsWith(`[${rule}] `));
+
+  it('sees every import form and none in comments or strings', () => {
+    const edges = collectImports(root).map((i) => `${i.from} → ${i.to}`);
+    expect(edges).toContain('daemon/b/y.ts → daemon/a/x.ts'); // import type
+    expect(edges).toContain('daemon/compaction/z.ts → daemon/rpc/dispatch.ts'); // export from
+    expect(edges).toContain('daemon/handoff/h.ts → daemon/main.ts'); // import()
+    expect(edges).toContain('shared/p.ts → daemon/a/x.ts'); // side effect only
+    expect(edges.filter((e) => e.startsWith('daemon/memory/m.ts'))).toEqual([]);
+  });
+
+  it('shared imports nothing from daemon or client', () => {
+    expect(find('shared-is-pure')).toEqual([expect.stringContaining('shared/p.ts imports daemon/a/x.ts')]);
+  });
+
+  it('the client imports only shared', () => {
+    expect(find('client-speaks-protocol')).toEqual([expect.stringContaining('client/c.ts imports daemon/rpc/dispatch.ts')]);
+  });
+
+  it('only main and rpc import rpc', () => {
+    expect(find('rpc-is-the-edge')).toEqual([expect.stringContaining('daemon/compaction/z.ts imports daemon/rpc/dispatch.ts')]);
+  });
+
+  it('daemon folders form no cycle, reported once with an import per edge', () => {
+    const cycles = find('no-folder-cycles');
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toContain('a → b → a');
+    expect(cycles[0]).toContain('daemon/a/x.ts imports daemon/b/y.ts');
+    expect(cycles[0]).toContain('daemon/b/y.ts imports daemon/a/x.ts');
+  });
+
+  it('infrastructure imports no domain', () => {
+    expect(find('infrastructure-below-domains')).toEqual([expect.stringContaining('daemon/log/l.ts imports daemon/memory/m.ts')]);
+  });
+
+  it('nothing but main imports main.ts', () => {
+    expect(find('main-is-wiring')).toEqual([expect.stringContaining('daemon/handoff/h.ts imports daemon/main.ts')]);
+  });
+
+  it('every daemon folder is infrastructure or a domain', () => {
+    const unclassified = find('every-folder-classified');
+    expect(unclassified).toEqual([expect.stringContaining('daemon/a (daemon/a/x.ts)'), expect.stringContaining('daemon/b (daemon/b/y.ts)')]);
+  });
+
+  it('reports nothing else', () => {
+    expect(violations).toHaveLength(8);
+  });
+
+  it('counts folder to folder imports', () => {
+    const counts = folderImportCounts(root);
+    expect(Object.fromEntries(counts.get('(main)') ?? [])).toEqual({ rpc: 1 });
+    expect(Object.fromEntries(counts.get('client/') ?? [])).toEqual({ rpc: 1, 'shared/': 1 });
+    expect(filesPerFolder(root).get('rpc')).toEqual(['daemon/rpc/dispatch.ts', 'daemon/rpc/server.ts']);
+  });
+});
