@@ -47,7 +47,11 @@ export function writeSession(path, sessionId, tokens) {
     const id = `toolu_bench${String(n).padStart(8, '0')}`;
     push({ type: 'user', message: { role: 'user', content: `Request ${n}: check /src/module_${n}.py and fix \`handler_${n}\`.` } });
     const usage = { input_tokens: 3, cache_read_input_tokens: n * 1_050, cache_creation_input_tokens: 1_000, output_tokens: 50 };
-    push({ type: 'assistant', requestId: `req_${n}`, message: { id: `msg_${n}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `cat /src/module_${n}.py` } }], usage } });
+    push({
+      type: 'assistant',
+      requestId: `req_${n}`,
+      message: { id: `msg_${n}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `cat /src/module_${n}.py` } }], usage },
+    });
     const output = `output line of round ${n} `.padEnd(79, '.');
     push({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `${output}\n`.repeat(ROUND_RESULT_CHARS / 80) }] } });
     push({ type: 'assistant', requestId: `req_${n}b`, message: { id: `msg_${n}b`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: `Fixed handler_${n}.` }], usage } });
@@ -108,7 +112,10 @@ export async function benchCompact() {
     const p99s = [micro, memory].map((times) => percentile(times, 99));
     const ok = p99s.every((p99) => p99 <= MAX_P99_MS);
     console.log(`compact: a generated session of ${conversation.messages.length} messages, ${Math.round(tokens / 1000)}K tokens (JSON/4), ${ITERATIONS} runs each`);
-    const line = (name, times, target) => console.log(`  ${name.padEnd(48)} p50 ${fmt(percentile(times, 50), 2)} ms  p99 ${fmt(percentile(times, 99), 2)} ms${target ? ` (target <= ${MAX_P99_MS}): ${percentile(times, 99) <= MAX_P99_MS ? 'PASS' : 'FAIL'}` : ''}`);
+    const line = (name, times, target) =>
+      console.log(
+        `  ${name.padEnd(48)} p50 ${fmt(percentile(times, 50), 2)} ms  p99 ${fmt(percentile(times, 99), 2)} ms${target ? ` (target <= ${MAX_P99_MS}): ${percentile(times, 99) <= MAX_P99_MS ? 'PASS' : 'FAIL'}` : ''}`,
+      );
     line('micro-compaction', micro, true);
     line('session-memory compaction', memory, true);
     line('micro, as the daemon serves an unchanged session', microServed, false);
@@ -120,7 +127,10 @@ export async function benchCompact() {
     const widths = [14, 18, 18, 18, 18, 18];
     console.log(`    ${row(['fixture', 'micro', 'session-memory', 'summary', 'reactive (50%)', 'cache-edits'], widths)}`);
     const economics = [];
-    for (const scenario of readdirSync(FIXTURES, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
+    for (const scenario of readdirSync(FIXTURES, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort()) {
       const fixtureDir = join(dir, scenario);
       const manifest = (await import(join(FIXTURES, scenario, 'manifest.json'), { with: { type: 'json' } })).default;
       const { cpSync } = await import('node:fs');
@@ -140,7 +150,9 @@ export async function benchCompact() {
         reactive = 'cannot fit';
       }
       const plan = planCacheEdits(loaded.messages, { keep: 5, triggerTokens: 160_000, price: priceFor(manifest.model) });
-      console.log(`    ${row([scenario, cell(after(microPlan.messages)), memoryResult ? cell(after(memoryResult.messages)) : 'n/a', cell(after(summary.messages)), reactive, cell(before - plan.freedTokens)], widths)}`);
+      console.log(
+        `    ${row([scenario, cell(after(microPlan.messages)), memoryResult ? cell(after(memoryResult.messages)) : 'n/a', cell(after(summary.messages)), reactive, cell(before - plan.freedTokens)], widths)}`,
+      );
       economics.push({ scenario, plan });
       fixtureStore.close();
     }
@@ -149,7 +161,9 @@ export async function benchCompact() {
     console.log(`    ${row(['fixture', 'freed', 'edit: cached/rewrite', 'plain: cached/rewrite', 'saved 5m $', 'saved 1h $'], ew)}`);
     for (const { scenario, plan } of economics) {
       const usd = (value) => (value === undefined ? 'n/a' : value.toFixed(4));
-      console.log(`    ${row([scenario, plan.freedTokens, `${plan.withCacheEdits.cachedTokens}/${plan.withCacheEdits.rewrittenTokens}`, `${plan.withPlainClearing.cachedTokens}/${plan.withPlainClearing.rewrittenTokens}`, usd(plan.savedUsd?.ttl5m), usd(plan.savedUsd?.ttl1h)], ew)}`);
+      console.log(
+        `    ${row([scenario, plan.freedTokens, `${plan.withCacheEdits.cachedTokens}/${plan.withCacheEdits.rewrittenTokens}`, `${plan.withPlainClearing.cachedTokens}/${plan.withPlainClearing.rewrittenTokens}`, usd(plan.savedUsd?.ttl5m), usd(plan.savedUsd?.ttl1h)], ew)}`,
+      );
     }
     return ok;
   } finally {

@@ -32,7 +32,14 @@ function fixtureLines() {
 function hugeLine(lines) {
   const source = lines
     .map((line) => JSON.parse(line))
-    .find((entry) => entry.type === 'user' && Array.isArray(entry.message?.content) && entry.message.content[0]?.type === 'tool_result' && typeof entry.message.content[0].content === 'string' && entry.message.content[0].content.length > 2_000);
+    .find(
+      (entry) =>
+        entry.type === 'user' &&
+        Array.isArray(entry.message?.content) &&
+        entry.message.content[0]?.type === 'tool_result' &&
+        typeof entry.message.content[0].content === 'string' &&
+        entry.message.content[0].content.length > 2_000,
+    );
   const text = source.message.content[0].content;
   source.message.content[0].content = text.repeat(Math.ceil(HUGE_BYTES / text.length)).slice(0, HUGE_BYTES);
   return JSON.stringify(source);

@@ -112,7 +112,9 @@ export async function benchExtract() {
     console.log(`  offline extraction   p50 ${fmt(extractP50)} ms, max ${fmt(times.at(-1))} ms (target <= ${MAX_EXTRACT_MS}): ${extractOk ? 'PASS' : 'FAIL'}`);
     console.log(`  daemon.status idle   p50 ${fmt(percentile(idle, 50), 3)} ms, p99 ${fmt(idleP99, 3)} ms (${idle.length} calls)`);
     console.log(`  (${ROUNDS - 1} rounds of ${STATUS_CALLS} idle calls, then calls while ${SESSIONS} extractions run; one warm-up round before)`);
-    console.log(`  while ${SESSIONS} extract    p50 ${fmt(percentile(busy, 50), 3)} ms, p99 ${fmt(busyP99, 3)} ms (${busy.length} calls), ratio ${fmt(busyP99 / idleP99, 2)} (target <= ${MAX_STATUS_RATIO}): ${statusOk ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `  while ${SESSIONS} extract    p50 ${fmt(percentile(busy, 50), 3)} ms, p99 ${fmt(busyP99, 3)} ms (${busy.length} calls), ratio ${fmt(busyP99 / idleP99, 2)} (target <= ${MAX_STATUS_RATIO}): ${statusOk ? 'PASS' : 'FAIL'}`,
+    );
     return extractOk && statusOk;
   } finally {
     driver?.disconnect();

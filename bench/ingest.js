@@ -14,7 +14,6 @@ const BIG_SESSION_BYTES = 100 * MB;
 const APPENDS = 100;
 /** session.updated is throttled to one per session per 250 ms: appends further apart measure latency, not the throttle. */
 const APPEND_SPACING_MS = 300;
-const CHUNK_BYTES = MB;
 const WALL_RUNS = 5;
 /** Cold ingests (each a fresh daemon and index) and baseline reads: medians, as one run on a 2-core VM varies by a fifth. */
 const INGEST_RUNS = 5;
@@ -157,11 +156,15 @@ export async function benchIngest() {
     console.log(`  medians of ${INGEST_RUNS} runs each; memd and the baseline each in a fresh process, timed without start-up`);
     console.log(`  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s; runs ${seconds(parseTimes)})`);
     console.log(`    same loop, warm process          ${fmt(corpusMb / warmS)} MB/s (${fmt(warmS, 2)} s): memd ${fmt(memdRate / (corpusMb / warmS), 2)}× of it`);
-    console.log(`  memd cold ingest (its backfill)   ${fmt(memdRate)} MB/s (${fmt(ingestS, 2)} s; runs ${seconds(ingestTimes)}), ratio ${fmt(ratio, 2)} (target >= ${MIN_INGEST_RATIO}): ${ratio >= MIN_INGEST_RATIO ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `  memd cold ingest (its backfill)   ${fmt(memdRate)} MB/s (${fmt(ingestS, 2)} s; runs ${seconds(ingestTimes)}), ratio ${fmt(ratio, 2)} (target >= ${MIN_INGEST_RATIO}): ${ratio >= MIN_INGEST_RATIO ? 'PASS' : 'FAIL'}`,
+    );
     console.log(`  memd spawn to caught up           ${fmt(corpusMb / wallS)} MB/s (${fmt(wallS, 2)} s, with process start-up)`);
     console.log(`  memd peak RSS (highest run)       ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`);
     const p99 = percentile(sorted, 99);
-    console.log(`  append → session.updated (${APPENDS} appends to a ${fmt(statSync(corpus.bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `  append → session.updated (${APPENDS} appends to a ${fmt(statSync(corpus.bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`,
+    );
     console.log(`  bytes read for appends: ${readForAppends} of ${appended} appended (+${checkForAppends} to check heads): ${readForAppends === appended ? 'PASS' : 'FAIL'}`);
     console.log(`  memctl status --json ${fmt(memctlMs)} ms · ccusage session --json ${fmt(ccusageMs)} ms (median of ${WALL_RUNS})`);
     return ratio >= MIN_INGEST_RATIO && rss <= MAX_PEAK_RSS_MB && p99 <= MAX_APPEND_P99_MS && readForAppends === appended;

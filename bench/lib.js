@@ -31,7 +31,14 @@ export function makeSandbox() {
 export function spawnProcess(args, env) {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
-  return { child, exited, stop: async () => { child.kill('SIGTERM'); await exited; } };
+  return {
+    child,
+    exited,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 export async function waitForSocket(path) {
@@ -39,7 +46,10 @@ export async function waitForSocket(path) {
   while (Date.now() < deadline) {
     const ok = await new Promise((resolvePromise) => {
       const socket = connect(path);
-      socket.once('connect', () => { socket.destroy(); resolvePromise(true); });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolvePromise(true);
+      });
       socket.once('error', () => resolvePromise(false));
     });
     if (ok) return;

@@ -29,7 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 /** What to do next after an error answer, by `error.data.kind`. */
 const NEXT_STEP_BY_KIND: Record<string, string> = {
   MethodNotFound: '`memctl call daemon.version` lists the methods this daemon serves',
-  InvalidParams: 'docs/protocol.md gives each method\'s params',
+  InvalidParams: "docs/protocol.md gives each method's params",
   ShuttingDown: 'memd is restarting; run the command again in a moment',
   InternalError: 'this is a bug in memd; its log (memctl status shows where) has the details',
   Conflict: 'read it again (its etag is in --json) and retry',

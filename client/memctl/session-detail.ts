@@ -41,12 +41,20 @@ export function renderHookRecords(status: HandoffStatusResult, out: Output): str
   const lines: string[] = [];
   const { injection } = status;
   if (injection !== null) {
-    const verdict = injection.injected === null ? 'not known yet (no message since)' : injection.injected ? 'yes, found in the transcript' : out.bold('NO: the context is not in the transcript; the model did not get the handoff');
+    const verdict =
+      injection.injected === null
+        ? 'not known yet (no message since)'
+        : injection.injected
+          ? 'yes, found in the transcript'
+          : out.bold('NO: the context is not in the transcript; the model did not get the handoff');
     lines.push(`  handoff   SessionStart (${injection.source}) at ${injection.expectedAt}: injected ${verdict}`);
   }
   const last = status.compactions[0];
   if (last !== undefined) {
-    const lost = last.lost === null ? 'unknown' : `${last.lost.userMessages.length} user messages, ${last.lost.filePaths.length} paths, ${last.lost.identifiers.length} identifiers, ${last.lost.errors.length} errors`;
+    const lost =
+      last.lost === null
+        ? 'unknown'
+        : `${last.lost.userMessages.length} user messages, ${last.lost.filePaths.length} paths, ${last.lost.identifiers.length} identifiers, ${last.lost.errors.length} errors`;
     lines.push(`  summary   ${last.trigger} compaction at ${last.recordedAt}: ${last.summaryChars} chars; lost ${lost}`);
   }
   return lines;

@@ -55,7 +55,7 @@ export interface CacheEditsOptions {
 function textLength(content: unknown): number {
   if (typeof content === 'string') return content.length;
   if (!Array.isArray(content)) return 0;
-  return content.reduce((sum: number, block: unknown) => sum + (typeof (block as { text?: unknown }).text === 'string' ? ((block as { text: string }).text.length) : 0), 0);
+  return content.reduce((sum: number, block: unknown) => sum + (typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text.length : 0), 0);
 }
 
 export function planCacheEdits(messages: readonly ConversationMessage[], options: CacheEditsOptions): CacheEditsPlan {

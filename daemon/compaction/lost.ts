@@ -76,7 +76,10 @@ function metaTexts(loaded: readonly LoadedEntry[]): Set<string> {
  * lines and clips long lines, marking each gap with an ellipsis: kept when every piece is.
  */
 function keepsError(text: string, keyLine: string): boolean {
-  return keyLine.split(ELLIPSIS).map((piece) => piece.trim()).every((piece) => text.includes(piece));
+  return keyLine
+    .split(ELLIPSIS)
+    .map((piece) => piece.trim())
+    .every((piece) => text.includes(piece));
 }
 
 class Found {

@@ -116,7 +116,11 @@ export function contentChars(content: string | readonly ContentBlock[] | undefin
 
 /** The result's text: a string as it is, or its text blocks joined by newlines. */
 export function contentText(content: string | readonly ContentBlock[]): string {
-  return typeof content === 'string' ? content : textBlocks(content).map((block) => block.text).join('\n');
+  return typeof content === 'string'
+    ? content
+    : textBlocks(content)
+        .map((block) => block.text)
+        .join('\n');
 }
 
 /** Claude Code's formatFileSize: 1024-based, one decimal, a trailing `.0` dropped. */

@@ -23,10 +23,36 @@ const REPLY_CHARS = 1_500;
 const SNIPPETS_PER_FILE = 3;
 
 const LANGUAGES: Record<string, string> = {
-  ts: 'TypeScript', tsx: 'TypeScript', js: 'JavaScript', jsx: 'JavaScript', mjs: 'JavaScript', cjs: 'JavaScript', py: 'Python',
-  rs: 'Rust', go: 'Go', java: 'Java', kt: 'Kotlin', rb: 'Ruby', php: 'PHP', cs: 'C#', c: 'C', h: 'C', cpp: 'C++', hpp: 'C++',
-  swift: 'Swift', sh: 'Shell', sql: 'SQL', html: 'HTML', css: 'CSS', md: 'Markdown', json: 'JSON', yml: 'YAML', yaml: 'YAML',
-  toml: 'TOML', csv: 'CSV', ipynb: 'Jupyter notebooks',
+  ts: 'TypeScript',
+  tsx: 'TypeScript',
+  js: 'JavaScript',
+  jsx: 'JavaScript',
+  mjs: 'JavaScript',
+  cjs: 'JavaScript',
+  py: 'Python',
+  rs: 'Rust',
+  go: 'Go',
+  java: 'Java',
+  kt: 'Kotlin',
+  rb: 'Ruby',
+  php: 'PHP',
+  cs: 'C#',
+  c: 'C',
+  h: 'C',
+  cpp: 'C++',
+  hpp: 'C++',
+  swift: 'Swift',
+  sh: 'Shell',
+  sql: 'SQL',
+  html: 'HTML',
+  css: 'CSS',
+  md: 'Markdown',
+  json: 'JSON',
+  yml: 'YAML',
+  yaml: 'YAML',
+  toml: 'TOML',
+  csv: 'CSV',
+  ipynb: 'Jupyter notebooks',
 };
 const EARLIER_CUTS = [`\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`, `\n\n${RECENT_PRESERVED}`, `\n${CONTINUATION_CLOSING.slice(0, 40)}`];
 
@@ -47,14 +73,20 @@ function firstLine(text: string): string {
 
 /** Continuation lines indented under a list item or section. */
 function indent(text: string, spaces: number): string {
-  return text.split('\n').map((line, index) => (index === 0 || line === '' ? line : `${' '.repeat(spaces)}${line}`)).join('\n');
+  return text
+    .split('\n')
+    .map((line, index) => (index === 0 || line === '' ? line : `${' '.repeat(spaces)}${line}`))
+    .join('\n');
 }
 
 function dedent(text: string): string {
   const lines = text.split('\n');
-  const widths = lines.filter((line) => line.trim() !== '').map((line) => (/^ */.exec(line)?.[0].length ?? 0));
+  const widths = lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)?.[0].length ?? 0);
   const common = widths.length === 0 ? 0 : Math.min(...widths);
-  return lines.map((line) => line.slice(common)).join('\n').trim();
+  return lines
+    .map((line) => line.slice(common))
+    .join('\n')
+    .trim();
 }
 
 /** The summary of an earlier compaction, by section number; unnumbered text goes under 0. */
@@ -121,8 +153,15 @@ function programsOf(command: string): string[] {
   const programs: string[] = [];
   // Quoted arguments hold code (node -e "…;…"), not more commands.
   for (const segment of command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '""').split(/&&|\|\||[;|\n]/)) {
-    const words = segment.trim().split(/\s+/).filter((word) => !/^\w+=/.test(word) && !['sudo', 'env', 'time', 'nohup', 'exec'].includes(word));
-    const program = (words[0] ?? '').replace(/^['"]|['"]$/g, '').split('/').at(-1) ?? '';
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .filter((word) => !/^\w+=/.test(word) && !['sudo', 'env', 'time', 'nohup', 'exec'].includes(word));
+    const program =
+      (words[0] ?? '')
+        .replace(/^['"]|['"]$/g, '')
+        .split('/')
+        .at(-1) ?? '';
     if (program === '' || program === 'cd') continue;
     const sub = words[1];
     if (/^python[\d.]*$/.test(program) && sub === '-m' && words[2] !== undefined) programs.push(`${program} -m ${words[2]}`);
@@ -154,7 +193,13 @@ function editSnippets(call: Call): string[] {
   const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
   return edits
     .map((edit) => (typeof edit.new_string === 'string' ? edit.new_string : typeof edit.new_source === 'string' ? edit.new_source : ''))
-    .map((code) => code.split('\n').find((line) => line.trim() !== '')?.trim() ?? '')
+    .map(
+      (code) =>
+        code
+          .split('\n')
+          .find((line) => line.trim() !== '')
+          ?.trim() ?? '',
+    )
     .filter((line) => line !== '')
     .map((line) => `\`${clip(line, LINE_CHARS)}\``);
 }
@@ -192,7 +237,14 @@ function errorsAndFixes(digest: Digest): string[] {
       lines.push('      - Not resolved in this part of the conversation.');
       return;
     }
-    const edited = [...new Set(later.slice(0, retry).filter((other) => FILE_TOOLS[other.name] !== 'read' && FILE_TOOLS[other.name] !== undefined && succeeded(other)).map(filePath))];
+    const edited = [
+      ...new Set(
+        later
+          .slice(0, retry)
+          .filter((other) => FILE_TOOLS[other.name] !== 'read' && FILE_TOOLS[other.name] !== undefined && succeeded(other))
+          .map(filePath),
+      ),
+    ];
     const after = edited.length === 0 ? '' : ` after changes to ${edited.join(', ')}`;
     lines.push(`      - Fixed: the same ${call.name === 'Bash' ? 'command' : 'call'} succeeded later${after}.`);
   });

@@ -169,7 +169,12 @@ export function reactiveCompaction(messages: readonly ConversationMessage[], lim
       const preview = previewToolResult(candidate.block, options.sessionId ?? null);
       if (preview === null) continue;
       plan.replaced.set(candidate.message, replaceBlock(current, candidate.block, preview));
-      const action: CompactionAction = { kind: 'previewed', id: candidate.block.tool_use_id, tokensBefore: roughTokens(contentChars(candidate.block.content)), tokensAfter: roughTokens(contentChars(preview.content)) };
+      const action: CompactionAction = {
+        kind: 'previewed',
+        id: candidate.block.tool_use_id,
+        tokensBefore: roughTokens(contentChars(candidate.block.content)),
+        tokensAfter: roughTokens(contentChars(preview.content)),
+      };
       const tool = tools.get(candidate.block.tool_use_id);
       if (tool !== undefined) action.tool = tool;
       actions.push(action);

@@ -80,7 +80,6 @@ export interface CompactionServiceDeps {
   price(sessionId: string): ModelPrice | null;
 }
 
-
 export interface CompactionService {
   micro(sessionId: string): Promise<CompactionResult>;
   cacheEdits(sessionId: string, keep?: number): CompactionResult;
@@ -222,10 +221,15 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       if (!options.force) {
         const threshold = deps.thresholds(sessionId);
         if (!AUTO_STATES.has(threshold.state)) {
-          throw new RpcError(ErrorCode.Conflict, 'BelowThreshold', `session ${sessionId} is at ${threshold.tokens} tokens, below its auto-compact threshold of ${threshold.autoCompactAt}; pass force to compact anyway`, {
-            tokens: threshold.tokens,
-            autoCompactAt: threshold.autoCompactAt,
-          });
+          throw new RpcError(
+            ErrorCode.Conflict,
+            'BelowThreshold',
+            `session ${sessionId} is at ${threshold.tokens} tokens, below its auto-compact threshold of ${threshold.autoCompactAt}; pass force to compact anyway`,
+            {
+              tokens: threshold.tokens,
+              autoCompactAt: threshold.autoCompactAt,
+            },
+          );
         }
       }
       return auto(sessionId, options.instructions);

@@ -107,11 +107,7 @@ function responseReach(messages: readonly ConversationMessage[]): number[] {
  * summarized message stays, however large: the memory does not cover it. With the uuid unknown
  * (null, or not in these messages), the kept part is chosen by the token rules from the end.
  */
-export function keptStartIndex(
-  messages: readonly ConversationMessage[],
-  lastSummarizedUuid: string | null | undefined,
-  limits: SessionMemoryLimits = DEFAULT_SESSION_MEMORY_LIMITS,
-): number {
+export function keptStartIndex(messages: readonly ConversationMessage[], lastSummarizedUuid: string | null | undefined, limits: SessionMemoryLimits = DEFAULT_SESSION_MEMORY_LIMITS): number {
   const reach = responseReach(messages);
   const canStartAt = (index: number): boolean => {
     const message = messages[index] as ConversationMessage;
@@ -129,8 +125,7 @@ export function keptStartIndex(
     tokens += messageTokens(messages[index] as ConversationMessage);
     if (hasText(messages[index] as ConversationMessage)) texts++;
   }
-  const enough = (keptTokens: number, keptTexts: number) =>
-    keptTokens >= limits.maxKeepTokens || (keptTokens >= limits.minKeepTokens && keptTexts >= limits.minKeepTextMessages);
+  const enough = (keptTokens: number, keptTexts: number) => keptTokens >= limits.maxKeepTokens || (keptTokens >= limits.minKeepTokens && keptTexts >= limits.minKeepTextMessages);
   if (enough(tokens, texts)) return start;
 
   // Walk back message by message; commit only at places the kept part can start.
@@ -152,11 +147,7 @@ export function keptStartIndex(
  * The compacted conversation: the session memory as the summary message, then the kept messages.
  * Null when there is no memory, or only the empty template.
  */
-export function sessionMemoryCompaction(
-  messages: readonly ConversationMessage[],
-  input: SessionMemoryInput,
-  limits: Partial<SessionMemoryLimits> = {},
-): SessionMemoryCompaction | null {
+export function sessionMemoryCompaction(messages: readonly ConversationMessage[], input: SessionMemoryInput, limits: Partial<SessionMemoryLimits> = {}): SessionMemoryCompaction | null {
   const memory = input.memory?.trim() ?? '';
   if (memory === '' || isBareTemplate(memory)) return null;
   const start = keptStartIndex(messages, input.lastSummarizedUuid, { ...DEFAULT_SESSION_MEMORY_LIMITS, ...limits });

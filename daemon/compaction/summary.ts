@@ -178,7 +178,8 @@ export function summarizableTokens(messages: readonly MessageParam[]): number {
  * summary must account for `summarizable`), or null when it is plausible.
  */
 export function implausibleSummary(summaryTokens: number, preTokens: number, summarizable = preTokens): string | null {
-  if (summaryTokens < summarizable * MIN_SUMMARY_SHARE) return `under ${MIN_SUMMARY_SHARE * 100} % of the ${summarizable} tokens it summarizes, tool results counted up to ${SUMMARIZED_TOOL_RESULT_CHARS} characters`;
+  if (summaryTokens < summarizable * MIN_SUMMARY_SHARE)
+    return `under ${MIN_SUMMARY_SHARE * 100} % of the ${summarizable} tokens it summarizes, tool results counted up to ${SUMMARIZED_TOOL_RESULT_CHARS} characters`;
   if (preTokens >= SUBSTANTIAL_CONVERSATION_TOKENS && summaryTokens < MIN_SUMMARY_TOKENS) {
     return `under ${MIN_SUMMARY_TOKENS} tokens for a conversation of ${SUBSTANTIAL_CONVERSATION_TOKENS.toLocaleString('en')} or more`;
   }

@@ -77,7 +77,12 @@ function blockText(block: ContentBlock): string {
   if (block.type === 'tool_use') return `[tool_use ${String(record.name)}] ${JSON.stringify(record.input ?? {})}`;
   if (block.type === 'tool_result') {
     const content = record.content;
-    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((inner) => (typeof (inner as { text?: unknown }).text === 'string' ? (inner as { text: string }).text : '')).join('\n') : '';
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((inner) => (typeof (inner as { text?: unknown }).text === 'string' ? (inner as { text: string }).text : '')).join('\n')
+          : '';
     const cut = text.length > TOOL_RESULT_PREVIEW_CHARS ? `${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}\n[... ${text.length - TOOL_RESULT_PREVIEW_CHARS} more chars]` : text;
     return `[tool_result${record.is_error === true ? ' error' : ''}] ${cut}`;
   }
@@ -87,7 +92,13 @@ function blockText(block: ContentBlock): string {
 /** The new messages as plain text, one block per message. */
 export function renderMessages(messages: readonly ConversationMessage[]): string {
   return messages
-    .map((message) => `${message.role.toUpperCase()}:\n${message.content.map(blockText).filter((text) => text !== '').join('\n')}`)
+    .map(
+      (message) =>
+        `${message.role.toUpperCase()}:\n${message.content
+          .map(blockText)
+          .filter((text) => text !== '')
+          .join('\n')}`,
+    )
     .join('\n\n');
 }
 

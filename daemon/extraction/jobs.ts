@@ -205,12 +205,8 @@ function prepare(db: Database.Database) {
     claim: db.prepare(`UPDATE memory_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`),
     finish: db.prepare(`UPDATE memory_jobs SET state = 'done', updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
     failed: db.prepare(`UPDATE memory_jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
-    retry: db.prepare(
-      `UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`,
-    ),
-    defer: db.prepare(
-      `UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state IN ${UNFINISHED} RETURNING *`,
-    ),
+    retry: db.prepare(`UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
+    defer: db.prepare(`UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state IN ${UNFINISHED} RETURNING *`),
     recover: db.prepare(`UPDATE memory_jobs SET state = 'queued', updated_at = ? WHERE state = 'running'`),
     get: db.prepare('SELECT * FROM memory_jobs WHERE id = ?'),
     list: db.prepare('SELECT * FROM memory_jobs WHERE state IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?'),
@@ -223,9 +219,7 @@ function prepare(db: Database.Database) {
     // The id below which finished jobs are pruned: that of the newest one beyond the kept number.
     pruneBelow: db.prepare(`SELECT id FROM memory_jobs WHERE state IN ('done', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?`),
     prunedCounts: db.prepare(`SELECT state, COUNT(*) AS n FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ? GROUP BY state`),
-    addPruned: db.prepare(
-      `INSERT INTO memory_job_totals (state, pruned) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET pruned = pruned + excluded.pruned`,
-    ),
+    addPruned: db.prepare(`INSERT INTO memory_job_totals (state, pruned) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET pruned = pruned + excluded.pruned`),
     prune: db.prepare(`DELETE FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ?`),
     earliest: db.prepare(`SELECT MIN(not_before) AS at FROM memory_jobs WHERE state IN ('queued', 'deferred')`),
     lastExtraction: db.prepare('SELECT * FROM memory_extractions WHERE session_id = ?'),
@@ -300,9 +294,7 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
     return job;
   });
 
-  const defer = db.transaction((id: number, notBefore: number, reason: string): MemoryJob | null =>
-    jobOf(sql.defer.get(reason, notBefore, clock(), id)),
-  );
+  const defer = db.transaction((id: number, notBefore: number, reason: string): MemoryJob | null => jobOf(sql.defer.get(reason, notBefore, clock(), id)));
 
   const recoverAfterRestart = db.transaction((): number => sql.recover.run(clock()).changes);
 

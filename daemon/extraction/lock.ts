@@ -253,9 +253,7 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
 
   const held = (): HeldAgentLock[] => {
     const now = clock();
-    return [...agents]
-      .filter(([, entry]) => entry.expiresAt > now)
-      .map(([dir, entry]) => ({ dir, owner: entry.owner, expiresAt: entry.expiresAt }));
+    return [...agents].filter(([, entry]) => entry.expiresAt > now).map(([dir, entry]) => ({ dir, owner: entry.owner, expiresAt: entry.expiresAt }));
   };
 
   const close = async (): Promise<void> => {

@@ -13,7 +13,21 @@ import type { LoadedEntry } from '../transcripts/entries.js';
 import { SESSION_SECTION_MAX_TOKENS, renderWithinLimits, type BudgetSection } from './budget.js';
 import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './template.js';
 import { fitUserMessages } from '../transcripts/facts.js';
-import { didWork, ELLIPSIS, errorKeyLine, FILE_TOOLS, filePath, inputString, LINE_CHARS, oneLine, openTasks, readTranscript, type Call, type Said, type TranscriptFacts } from '../transcripts/facts.js';
+import {
+  didWork,
+  ELLIPSIS,
+  errorKeyLine,
+  FILE_TOOLS,
+  filePath,
+  inputString,
+  LINE_CHARS,
+  oneLine,
+  openTasks,
+  readTranscript,
+  type Call,
+  type Said,
+  type TranscriptFacts,
+} from '../transcripts/facts.js';
 import { isRecord } from '../../shared/values.js';
 import { proseOf } from '../transcripts/line-shapes.js';
 import { doneAfter, earlierNote, fileEntries, mergeCarriedFiles, resolvePath, type FileEntry, type Request } from './progress.js';
@@ -32,7 +46,8 @@ const INTENTION = /^(?:(?:next|now|then|after that),?\s+)?(?:I['’]ll|I will|le
 const OPEN_LINE = /^- (?:Pending|In progress|Pending at the last compaction|Next(?: steps?)?|To ?do): (.*)$/i;
 const CHANGE_OF_MIND = /^\s*(?:actually\b|instead\b|no,|change of plan\b|scratch that\b|on second thought\b|forget (?:that|it)\b|never ?mind\b)/i;
 const INTERRUPTED = /^\[Request interrupted by user/;
-const DECLARATION = /\b(?:function\s*\*?\s*|class\s+|def\s+|fn\s+|func\s+(?:\([^)]*\)\s*)?)([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
+const DECLARATION =
+  /\b(?:function\s*\*?\s*|class\s+|def\s+|fn\s+|func\s+(?:\([^)]*\)\s*)?)([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
 const PASS_LINE = /\bpass(?:ed|es|ing)?\b|^OK\b|✓|^ok\b|\bRan \d+ tests?\b/i;
 const GIT_COMMIT = /\bgit\s+(?:-\S+\s+)*commit\b/;
 const TEST_COMMAND = /\b(?:test|tests|pytest|unittest|jest|vitest|mocha|spec)\b/;
@@ -108,7 +123,10 @@ const requestsOf = (session: Session): Request[] => session.turns.flatMap((turn)
 /** A reply as prose, without the steps it announced that the calls after it did. */
 function replyText(reply: Said, session: Session, calls: readonly Call[]): string {
   const sentences = proseOf(reply.text).split(/(?<=[.!?])\s+/);
-  return sentences.filter((sentence) => !(INTENTION.test(sentence.trim()) && doneAfter(sentence, reply.at, calls, requestsOf(session), session.cwd))).join(' ').trim();
+  return sentences
+    .filter((sentence) => !(INTENTION.test(sentence.trim()) && doneAfter(sentence, reply.at, calls, requestsOf(session), session.cwd)))
+    .join(' ')
+    .trim();
 }
 
 function currentState(session: Session, calls: readonly Call[]): string[] {
@@ -130,7 +148,10 @@ function taskSpecification(prompts: readonly string[], continued: boolean): stri
   const [first, ...later] = continued ? ['', ...prompts] : prompts;
   if (first === undefined) return [];
   // The newest requests stay whole; older ones shrink first (the section trimmer drops them last).
-  const fitted = fitUserMessages(later.map((prompt) => oneLine(prompt, REQUEST_CHARS)), SESSION_SECTION_MAX_TOKENS * 2);
+  const fitted = fitUserMessages(
+    later.map((prompt) => oneLine(prompt, REQUEST_CHARS)),
+    SESSION_SECTION_MAX_TOKENS * 2,
+  );
   return [...(continued ? [] : [`- First request: ${oneLine(first, REQUEST_CHARS)}`]), ...fitted.map((prompt) => `- ${CHANGE_OF_MIND.test(prompt) ? 'Change of plan' : 'Then'}: ${prompt}`)];
 }
 
@@ -142,7 +163,8 @@ function filesAndFunctions(calls: readonly Call[], files: ReadonlyMap<string, Fi
   const names = new Map<string, Set<string>>();
   const searches = new Set<string>();
   for (const call of calls.filter(didWork)) {
-    if ((call.name === 'Grep' || call.name === 'Glob') && inputString(call, 'pattern') !== null) searches.add(`${call.name} \`${oneLine(`${inputString(call, 'pattern')}`, LINE_CHARS)}\`${inputString(call, 'path') === null ? '' : ` in ${inputString(call, 'path')}`}`);
+    if ((call.name === 'Grep' || call.name === 'Glob') && inputString(call, 'pattern') !== null)
+      searches.add(`${call.name} \`${oneLine(`${inputString(call, 'pattern')}`, LINE_CHARS)}\`${inputString(call, 'path') === null ? '' : ` in ${inputString(call, 'path')}`}`);
     const path = filePath(call);
     if (FILE_TOOLS[call.name] === undefined || path === null) continue;
     const declared = names.get(resolvePath(path, cwd)) ?? new Set<string>();
@@ -163,9 +185,7 @@ function filesAndFunctions(calls: readonly Call[], files: ReadonlyMap<string, Fi
   return lines;
 }
 
-const statusOf = (call: Call) =>
-  call.result === null ? 'no result yet' : call.result.exit !== null ? `exit ${call.result.exit}` : call.result.failed ? 'failed' : 'done';
-
+const statusOf = (call: Call) => (call.result === null ? 'no result yet' : call.result.exit !== null ? `exit ${call.result.exit}` : call.result.failed ? 'failed' : 'done');
 
 function workflow(calls: readonly Call[]): string[] {
   const commands = new Map<string, string[]>();
@@ -207,7 +227,9 @@ function codebase(session: Session, calls: readonly Call[]): string[] {
     const extension = /\.([A-Za-z0-9]+)$/.exec(relative)?.[1]?.toLowerCase();
     if (extension !== undefined) extensions.set(extension, (extensions.get(extension) ?? new Set<string>()).add(path));
   }
-  const tests = new Set(calls.flatMap((call) => (call.name === 'Bash' && TEST_COMMAND.test(inputString(call, 'command') ?? '') ? [`\`${oneLine(inputString(call, 'command') ?? '', LINE_CHARS)}\``] : [])));
+  const tests = new Set(
+    calls.flatMap((call) => (call.name === 'Bash' && TEST_COMMAND.test(inputString(call, 'command') ?? '') ? [`\`${oneLine(inputString(call, 'command') ?? '', LINE_CHARS)}\``] : [])),
+  );
   const lines: string[] = [];
   if (session.cwd !== null) lines.push(`- Working directory: ${session.cwd}`);
   if (session.branch !== null && session.branch !== '') lines.push(`- Git branch: ${session.branch}`);
@@ -243,7 +265,10 @@ function keyResults(calls: readonly Call[]): string[] {
   for (const call of calls) {
     const command = call.name === 'Bash' ? inputString(call, 'command') : null;
     if (command === null || call.result === null || call.result.exit !== 0) continue;
-    const output = call.result.text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const output = call.result.text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
     const key = oneLine(command, LINE_CHARS);
     results.delete(key);
     if (GIT_COMMIT.test(command)) results.set(key, `- \`${key}\` committed — ${oneLine(output[0] ?? '', LINE_CHARS)}`);
@@ -258,7 +283,10 @@ function worklog(session: Session): string[] {
     const counts = new Map<string, number>();
     for (const call of turn.calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
     const failed = turn.calls.filter((call) => call.result?.failed === true).length;
-    const tools = turn.calls.length === 0 ? 'no tools' : `${turn.calls.length} tool call${turn.calls.length === 1 ? '' : 's'} (${[...counts].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`;
+    const tools =
+      turn.calls.length === 0
+        ? 'no tools'
+        : `${turn.calls.length} tool call${turn.calls.length === 1 ? '' : 's'} (${[...counts].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`;
     const reply = turn.replies.map((said) => proseOf(said.text)).findLast((text) => text !== '');
     return `- ${prompt} — ${tools}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
   });
@@ -273,7 +301,10 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
   const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [turn.prompt]));
   // Each earlier text with where it stood: the previous memory before `loaded`, a compaction summary at its entry.
   const summaryAt = input.loaded.flatMap(({ entry }, at) => (entry.type === 'user' && entry.isCompactSummary ? [at] : []));
-  const earlier = [...(input.previous == null ? [] : [{ text: input.previous, at: -1 }]), ...session.summaries.map((text, index) => ({ text, at: summaryAt[index] ?? -1 }))].map(({ text, at }) => ({ at, sections: earlierLines(text, template) }));
+  const earlier = [...(input.previous == null ? [] : [{ text: input.previous, at: -1 }]), ...session.summaries.map((text, index) => ({ text, at: summaryAt[index] ?? -1 }))].map(({ text, at }) => ({
+    at,
+    sections: earlierLines(text, template),
+  }));
   const carried = (section: number) => earlier.flatMap((source) => source.sections[section] ?? []);
   const derived = [carried(TITLE)[0], carried(TASK)[0]?.replace(/^- (?:First request: )?/, ''), prompts[0]].find((text) => text !== undefined && text.trim() !== '');
   const title = input.title != null && input.title.trim() !== '' ? oneLine(input.title, LINE_CHARS) : titleOf(derived ?? 'Untitled session');

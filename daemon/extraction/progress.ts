@@ -15,7 +15,33 @@ const FILE_NAME = /(?:^|[\s`'"(])((?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z][\w]{0,7})
 /** An item that is done when the tests pass. */
 const TEST_ITEM = /\b(?:run|rerun|re-run)\b.*\b(?:tests?|suite|pytest|jest|vitest|specs?)\b|\b(?:tests?|suite|specs?)\b.*\b(?:pass|passes|passing|green)\b|\bmake\b.*\bpass\b/i;
 const TEST_COMMAND = /\b(?:test|tests|pytest|unittest|jest|vitest|mocha|spec)\b/;
-const STOP_WORDS = new Set(['also', 'when', 'whenever', 'that', 'this', 'with', 'from', 'then', 'into', 'each', 'every', 'after', 'before', 'should', 'have', 'will', 'your', 'there', 'them', 'they', 'what', 'which', 'make', 'sure', 'please']);
+const STOP_WORDS = new Set([
+  'also',
+  'when',
+  'whenever',
+  'that',
+  'this',
+  'with',
+  'from',
+  'then',
+  'into',
+  'each',
+  'every',
+  'after',
+  'before',
+  'should',
+  'have',
+  'will',
+  'your',
+  'there',
+  'them',
+  'they',
+  'what',
+  'which',
+  'make',
+  'sure',
+  'please',
+]);
 const RESTATED_SHARE = 0.6; // a later request with this share of an item's words asks for the same thing
 const MIN_RESTATED_WORDS = 3; // fewer shared words than this is coincidence
 const DELETE_COMMAND = /^(?:git\s+rm|rm|unlink)\b/;
@@ -38,10 +64,12 @@ export function resolvePath(path: string, cwd: string | null): string {
 }
 
 function changedFiles(calls: readonly Call[], after: number, cwd: string | null): string[] {
-  return calls.filter((call) => call.at > after && didWork(call) && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read').flatMap((call) => {
-    const path = filePath(call);
-    return path === null ? [] : [resolvePath(path, cwd)];
-  });
+  return calls
+    .filter((call) => call.at > after && didWork(call) && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read')
+    .flatMap((call) => {
+      const path = filePath(call);
+      return path === null ? [] : [resolvePath(path, cwd)];
+    });
 }
 
 const isTestRun = (call: Call) => call.name === 'Bash' && TEST_COMMAND.test(inputString(call, 'command') ?? '');
@@ -82,7 +110,11 @@ function deletedBy(call: Call, cwd: string | null): string[] {
   return command.split(/&&|\|\||;|\n/).flatMap((segment) => {
     const trimmed = segment.trim();
     if (!DELETE_COMMAND.test(trimmed)) return [];
-    return trimmed.split(/\s+/).slice(trimmed.startsWith('git') ? 2 : 1).filter((word) => !word.startsWith('-') && !/[*?$`'"]/.test(word)).map((word) => resolvePath(word, cwd));
+    return trimmed
+      .split(/\s+/)
+      .slice(trimmed.startsWith('git') ? 2 : 1)
+      .filter((word) => !word.startsWith('-') && !/[*?$`'"]/.test(word))
+      .map((word) => resolvePath(word, cwd));
   });
 }
 

@@ -131,12 +131,22 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       jobs.defer(job.id, notBefore, 'the session memory is locked by another writer');
       // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
       const retryAt = new Date(notBefore).toISOString();
-      settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock); the extraction is deferred and runs again at ${retryAt}`, { retryAt }));
+      settle(
+        job.sessionId,
+        new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock); the extraction is deferred and runs again at ${retryAt}`, {
+          retryAt,
+        }),
+      );
       return;
     }
     // Priced at the summarizer model's rates, not the session's.
     const price = result.usage === null ? null : deps.price(result.model);
-    const costUsd = result.usage === null ? 0 : price === null ? null : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
+    const costUsd =
+      result.usage === null
+        ? 0
+        : price === null
+          ? null
+          : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
     jobs.finish(job.id, {
       lastUuid: result.lastUuid,
       lastOffset: result.lastOffset,

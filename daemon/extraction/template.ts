@@ -59,8 +59,14 @@ export const [TITLE, CURRENT, TASK, FILES, WORKFLOW, ERRORS, CODEBASE, LEARNINGS
 const BOILERPLATE = [CONTINUATION_OPENING, TRANSCRIPT_POINTER, RECENT_PRESERVED, CONTINUATION_CLOSING].map((text) => text.slice(0, 40));
 /** Sections of a compaction summary (numbered from 1) and where their lines go; what was current then is labelled so. */
 const FROM_COMPACTION: Record<number, { section: number; label?: string }> = {
-  1: { section: TASK }, 2: { section: CODEBASE }, 3: { section: FILES }, 4: { section: ERRORS }, 5: { section: LEARNINGS }, 6: { section: TASK },
-  7: { section: CURRENT, label: 'Pending at the last compaction' }, 8: { section: WORKLOG, label: 'Before the last compaction' },
+  1: { section: TASK },
+  2: { section: CODEBASE },
+  3: { section: FILES },
+  4: { section: ERRORS },
+  5: { section: LEARNINGS },
+  6: { section: TASK },
+  7: { section: CURRENT, label: 'Pending at the last compaction' },
+  8: { section: WORKLOG, label: 'Before the last compaction' },
 };
 /** A line's file or command, or its label ("Tools used:"). */
 const SUBJECT = /^- (`[^`]+`|[^:`]+:)/;

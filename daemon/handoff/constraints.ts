@@ -10,9 +10,10 @@ export const MAX_RULE_CHARS = 400;
 /** Words that make a sentence a standing rule; "instead" only as the whole sentence's turn ("Use X instead."), not "a table instead of a list". */
 const RULE = /\b(?:never|always|don['’]t|do not|must(?:n['’]t| not)?|avoid|from now on|only ever|make sure to)\b|^instead\b|\binstead[.!]?$/i;
 /** Words that make it an approach the user rejected. */
-const RULED_OUT = /\b(?:never use|don['’]t use|do not use|stop using|no longer use|(?:doesn['’]t|didn['’]t|won['’]t|does not|did not) work|not (?:that|this) (?:way|approach))\b|^(?:no|nope)\b\s*[,—–-]/i;
+const RULED_OUT =
+  /\b(?:never use|don['’]t use|do not use|stop using|no longer use|(?:doesn['’]t|didn['’]t|won['’]t|does not|did not) work|not (?:that|this) (?:way|approach))\b|^(?:no|nope)\b\s*[,—–-]/i;
 /** Sentence ends: `.`, `!` or `?` before space and a capital, quote or bracket; and line breaks. */
-const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z"'“‘`(\[])|\n+/;
+const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z"'“‘`([])|\n+/;
 
 export interface UserRules {
   constraints: string[];

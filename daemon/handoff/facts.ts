@@ -87,7 +87,10 @@ function filesTouched(input: FactsInput): HandoffFileTouched[] {
   }
   const rest = [...byTool.values()];
   for (const file of rest.filter((candidate) => candidate.status !== 'read')) rows.push({ path: file.path, status: file.status, summary: toolSummary(file) });
-  const reads = rest.filter((candidate) => candidate.status === 'read').sort((a, b) => a.last - b.last).slice(-MAX_READ_FILES);
+  const reads = rest
+    .filter((candidate) => candidate.status === 'read')
+    .sort((a, b) => a.last - b.last)
+    .slice(-MAX_READ_FILES);
   for (const file of reads) rows.push({ path: file.path, status: 'read', summary: toolSummary(file) });
   return rows;
 }

@@ -39,9 +39,7 @@ export function createHookRecords(db: Database.Database) {
     settle: db.prepare('UPDATE handoff_injections SET injected = ?, checked_at = ? WHERE session_id = ? AND marker = ? AND injected IS NULL'),
     injection: db.prepare('SELECT * FROM handoff_injections WHERE session_id = ?'),
     addCompact: db.prepare('INSERT INTO compact_records (session_id, trigger, recorded_at, summary, lost) VALUES (?, ?, ?, ?, ?)'),
-    pruneCompacts: db.prepare(
-      `DELETE FROM compact_records WHERE session_id = ? AND id NOT IN (SELECT id FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC LIMIT ?)`,
-    ),
+    pruneCompacts: db.prepare(`DELETE FROM compact_records WHERE session_id = ? AND id NOT IN (SELECT id FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC LIMIT ?)`),
     compacts: db.prepare('SELECT * FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC'),
   };
   const addCompact = db.transaction((sessionId: string, record: CompactRow) => {

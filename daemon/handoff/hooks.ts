@@ -142,7 +142,10 @@ export function createHookService(deps: HookServiceDeps) {
         const { path, entries } = mainEntries(sessionId);
         const since = new Date(pending.expectedAt - INJECTION_SLACK_MS).toISOString();
         const after = entries.filter((entry) => entry.timestamp !== null && entry.timestamp >= since);
-        const attachments = loadEntries(path, after.filter((entry) => entry.type === 'attachment'));
+        const attachments = loadEntries(
+          path,
+          after.filter((entry) => entry.type === 'attachment'),
+        );
         const found = attachments.some(({ raw }) => {
           const attachment = raw.attachment as Record<string, unknown> | undefined;
           return attachment?.type === 'hook_additional_context' && JSON.stringify(attachment.content ?? '').includes(pending.marker);

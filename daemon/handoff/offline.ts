@@ -95,7 +95,8 @@ function openQuestions(prompts: readonly Said[], replies: readonly Said[], facts
   const prompt = prompts.at(-1);
   const reply = replies.at(-1);
   if (prompt !== undefined && prompt.text.trim().endsWith('?') && (reply === undefined || reply.at < prompt.at)) lines.push(`Unanswered question of the user: ${quote(prompt.text, REQUEST_CHARS)}`);
-  if (reply !== undefined && (prompt === undefined || reply.at > prompt.at) && reply.text.trim().endsWith('?')) lines.push(`The assistant asked and awaits an answer: ${quote(reply.text, REPLY_CHARS)}`);
+  if (reply !== undefined && (prompt === undefined || reply.at > prompt.at) && reply.text.trim().endsWith('?'))
+    lines.push(`The assistant asked and awaits an answer: ${quote(reply.text, REPLY_CHARS)}`);
   return lines;
 }
 

@@ -14,7 +14,7 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import { mainTranscript } from '../transcripts/conversation.js';
 import { classifyTranscript } from '../ingest/layout.js';
-import { type IngestedFile } from '../store/rows.js';
+import type { IngestedFile } from '../store/rows.js';
 import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
 import type { Logger } from '../log/logger.js';
 import type { EntryCache } from '../transcripts/entry-cache.js';
@@ -31,9 +31,7 @@ import { loadTranscript, readTail, scanFile } from './transcript.js';
 /** A handoff asked for without a trigger: someone ran it by hand (memctl handoff, /handoff). */
 export const DEFAULT_TRIGGER = 'manual';
 
-export type HandoffGenerateParams =
-  | { sessionId: string; cwd: string; trigger?: string | undefined }
-  | { transcriptPath: string; cwd: string; trigger?: string | undefined };
+export type HandoffGenerateParams = { sessionId: string; cwd: string; trigger?: string | undefined } | { transcriptPath: string; cwd: string; trigger?: string | undefined };
 
 export interface HandoffDeps {
   db: Database.Database;
@@ -131,11 +129,7 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     const trigger = params.trigger?.trim() || DEFAULT_TRIGGER;
     const realCwd = await checkCwd(params.cwd);
     const source = 'sessionId' in params ? fromSession(params.sessionId) : await fromPath(params.transcriptPath);
-    const [entries, git, tailBytes] = await Promise.all([
-      loadSession(source, signal),
-      gitFacts(realCwd, { ...deps.git, ...(signal === undefined ? {} : { signal }) }),
-      readTail(source.path),
-    ]);
+    const [entries, git, tailBytes] = await Promise.all([loadSession(source, signal), gitFacts(realCwd, { ...deps.git, ...(signal === undefined ? {} : { signal }) }), readTail(source.path)]);
     signal?.throwIfAborted();
     const main = readTranscript(entries.main);
     const unanswered = git !== null && 'unanswered' in git ? git.unanswered : null;
@@ -180,7 +174,19 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     });
     if (ignored.skipped !== null) log.warn('.gitignore left as it is', { cwd: realCwd, reason: ignored.skipped });
     const skipped = ignored.skipped === null ? [] : [{ path: join(realCwd, '.gitignore'), reason: ignored.skipped }];
-    return { sessionId: source.sessionId, cwd: params.cwd, path, partial: summarizer === null, summarizer, generatedAt, pinned: renderPinned(facts), facts, gitignoreUpdated: ignored.changed, skipped, text };
+    return {
+      sessionId: source.sessionId,
+      cwd: params.cwd,
+      path,
+      partial: summarizer === null,
+      summarizer,
+      generatedAt,
+      pinned: renderPinned(facts),
+      facts,
+      gitignoreUpdated: ignored.changed,
+      skipped,
+      text,
+    };
   }
 
   async function read(cwd: string): Promise<HandoffReadResult> {

@@ -127,7 +127,10 @@ export function loadIndexed(path: string, entries: readonly IndexedEntry[], side
   const replies = entries.flatMap((entry, at) => (entry.type === 'assistant' && entry.toolUses.length === 0 ? [at] : []));
   const firstRecent = replies.at(-LAST_REPLIES) ?? 0;
   const choices = entries.map((entry, at) => choose(entry, names, sidechainFile, at >= firstRecent));
-  const read = readSlim(path, entries.filter((_, at) => choices[at] === 'read'));
+  const read = readSlim(
+    path,
+    entries.filter((_, at) => choices[at] === 'read'),
+  );
   let next = 0;
   return entries.flatMap((entry, at) => {
     const choice = choices[at];

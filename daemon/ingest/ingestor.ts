@@ -13,7 +13,17 @@ import { classifyTranscript } from './layout.js';
 import { allFiles, ingestStats, recentBadLines } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassOutcome, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
+import {
+  createTailer,
+  DEFAULT_CARRY_BUDGET_BYTES,
+  DEFAULT_CHUNK_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  type CommitEvent,
+  type PassOutcome,
+  type PassResult,
+  type Tailer,
+  type TailerCounters,
+} from './tailer.js';
 
 /**
  * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,

@@ -28,9 +28,29 @@ const BYTES_PER_EXTRA_LITERAL = 1024;
 
 /** Keys whose string values parseEntry keeps or compares: they are always parsed for real. */
 const KEPT_KEYS = new Set([
-  'type', 'subtype', 'uuid', 'parentUuid', 'logicalParentUuid', 'timestamp', 'sessionId', 'id', 'requestId',
-  'model', 'tool_use_id', 'name', 'cwd', 'gitBranch', 'customTitle', 'aiTitle', 'title', 'trigger', 'headUuid',
-  'anchorUuid', 'tailUuid', 'hookName', 'hookEvent',
+  'type',
+  'subtype',
+  'uuid',
+  'parentUuid',
+  'logicalParentUuid',
+  'timestamp',
+  'sessionId',
+  'id',
+  'requestId',
+  'model',
+  'tool_use_id',
+  'name',
+  'cwd',
+  'gitBranch',
+  'customTitle',
+  'aiTitle',
+  'title',
+  'trigger',
+  'headUuid',
+  'anchorUuid',
+  'tailUuid',
+  'hookName',
+  'hookEvent',
 ]);
 
 const QUOTE = 0x22;
@@ -74,7 +94,14 @@ function hex4(line: Buffer, at: number): number {
 
 const SHORT_ESCAPES: Record<number, number> = {
   // Escape letter → how many characters JSON.stringify writes for the decoded character.
-  0x22: 2, 0x5c: 2, 0x2f: 1, 0x62: 2, 0x66: 2, 0x6e: 2, 0x72: 2, 0x74: 2,
+  0x22: 2,
+  0x5c: 2,
+  0x2f: 1,
+  0x62: 2,
+  0x66: 2,
+  0x6e: 2,
+  0x72: 2,
+  0x74: 2,
 };
 
 /** How JSON.stringify writes code unit `unit` (surrogates are handled by the caller). */

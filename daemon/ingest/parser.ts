@@ -57,9 +57,7 @@ export type ParseReply = { id: number; value: ParsedChunk } | { id: number; erro
 
 /** Every lane's slots over one memory: lane L's slot S is at index L * SLOTS_PER_LANE + S. */
 export function slotViews(memory: SharedArrayBuffer | ArrayBuffer, lanes: number, slotBytes: number): Buffer[][] {
-  return Array.from({ length: lanes }, (_, lane) =>
-    Array.from({ length: SLOTS_PER_LANE }, (_, slot) => Buffer.from(memory, (lane * SLOTS_PER_LANE + slot) * slotBytes, slotBytes)),
-  );
+  return Array.from({ length: lanes }, (_, lane) => Array.from({ length: SLOTS_PER_LANE }, (_, slot) => Buffer.from(memory, (lane * SLOTS_PER_LANE + slot) * slotBytes, slotBytes)));
 }
 
 /** Runs one ParseOp against a ChunkParser; both the worker and the inline parser go through it. */
@@ -144,7 +142,6 @@ export function createInlineParser(options: ParserOptions): LineParser {
   };
   return withBook(options, slots, send, parse, async () => {});
 }
-
 
 interface Waiter {
   resolve(value: ParsedChunk): void;

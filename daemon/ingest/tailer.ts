@@ -116,7 +116,6 @@ interface Batch {
   completeOffset: number;
 }
 
-
 function hashOf(bytes: Buffer): string {
   return createHash('sha1').update(bytes).digest('hex');
 }

@@ -86,20 +86,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
     insertEntries(c.rows);
     for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
-    updateFile.run(
-      c.identity.dev,
-      c.identity.ino,
-      c.identity.size,
-      c.head.len,
-      c.head.hash,
-      c.committedOffset,
-      next.bytesRead,
-      next.entries,
-      next.badLines,
-      next.generation,
-      c.now,
-      row.id,
-    );
+    updateFile.run(c.identity.dev, c.identity.ino, c.identity.size, c.head.len, c.head.hash, c.committedOffset, next.bytesRead, next.entries, next.badLines, next.generation, c.now, row.id);
     if (c.sessionId !== undefined && c.sessionId !== row.session_id) setSession.run(c.sessionId, row.id);
     const { newest } = c;
     if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity))) setLastActivity.run(newest, row.id);
@@ -108,17 +95,7 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
   return {
     getFile: (path) => getFile.get(path) as FileRow | undefined,
     insertFile(target, identity, now) {
-      return insertFile.get(
-        target.path,
-        target.project,
-        target.sessionId,
-        target.agentId,
-        target.agentId === null ? 0 : 1,
-        identity.dev,
-        identity.ino,
-        now,
-        now,
-      ) as FileRow;
+      return insertFile.get(target.path, target.project, target.sessionId, target.agentId, target.agentId === null ? 0 : 1, identity.dev, identity.ino, now, now) as FileRow;
     },
     commit(c) {
       write(c);

@@ -24,8 +24,6 @@ export function ensurePrivateDir(dir: string, what: string): void {
   }
   const mode = stats.mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw new UnsafeDirError(
-      `the ${what} dir ${dir} has mode ${mode.toString(8).padStart(4, '0')}; others can reach it. Run: chmod 700 ${dir}`,
-    );
+    throw new UnsafeDirError(`the ${what} dir ${dir} has mode ${mode.toString(8).padStart(4, '0')}; others can reach it. Run: chmod 700 ${dir}`);
   }
 }

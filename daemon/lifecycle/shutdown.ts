@@ -39,12 +39,7 @@ export function killSelf(): void {
 }
 
 /** Runs every step in order; a failing step is logged and the rest still run. */
-export function createShutdown(
-  steps: (reason: string) => readonly ShutdownStep[],
-  log: Logger,
-  exit: (code: number) => void,
-  options: ShutdownOptions = {},
-): Shutdown {
+export function createShutdown(steps: (reason: string) => readonly ShutdownStep[], log: Logger, exit: (code: number) => void, options: ShutdownOptions = {}): Shutdown {
   const deadlineMs = options.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS;
   const forceExit = options.forceExit ?? killSelf;
   let running: Promise<void> | undefined;

@@ -4,15 +4,7 @@
  */
 import type { Socket } from 'node:net';
 import { ErrorCode } from '../../shared/protocol/errors.js';
-import {
-  MAX_BATCH_SIZE,
-  checkRequest,
-  errorEnvelope,
-  exceedsDepth,
-  type ErrorEnvelope,
-  type RequestEnvelope,
-  type RequestId,
-} from '../../shared/protocol/envelope.js';
+import { MAX_BATCH_SIZE, checkRequest, errorEnvelope, exceedsDepth, type ErrorEnvelope, type RequestEnvelope, type RequestId } from '../../shared/protocol/envelope.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
 import { LineSplitter, MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
@@ -219,9 +211,7 @@ export class Connection implements ConnectionHandle {
       return null;
     }
     if (!this.hooks.accepting()) {
-      return request.id === undefined
-        ? null
-        : errorEnvelope(request.id, ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down; retry after it restarts');
+      return request.id === undefined ? null : errorEnvelope(request.id, ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down; retry after it restarts');
     }
     return this.run(request);
   }

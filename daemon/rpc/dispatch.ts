@@ -78,9 +78,7 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
   server.handleMethodNotFound = async (request) => {
     if (request.id === undefined) return null;
     const known = METHOD_BY_NAME.has(request.method);
-    const message = known
-      ? `method "${request.method}" is part of the protocol but not served by this daemon version`
-      : `unknown method "${request.method}"`;
+    const message = known ? `method "${request.method}" is part of the protocol but not served by this daemon version` : `unknown method "${request.method}"`;
     return createJSONRPCErrorResponse(request.id, ErrorCode.MethodNotFound, message, {
       kind: 'MethodNotFound',
       method: request.method,

@@ -61,12 +61,7 @@ function decodeCursor(cursor: string): Position {
   return { lastActivity: value[0], sessionId: value[1] };
 }
 
-export function listPage(
-  index: readonly IndexRow[],
-  filter: ListFilter,
-  summary: (sessionId: string) => SessionSummary | undefined,
-  now: number,
-): SessionList {
+export function listPage(index: readonly IndexRow[], filter: ListFilter, summary: (sessionId: string) => SessionSummary | undefined, now: number): SessionList {
   const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
   const byCwd = filter.project !== undefined && filter.project.startsWith('/');

@@ -8,13 +8,7 @@ import { leafTitles, sessionFiles } from '../transcripts/queries.js';
 import type { EntryCache } from '../transcripts/entry-cache.js';
 
 /** `lastExtraction`: where the session's last memory extraction left off (sinceExtraction counts from it). */
-export function summarizeSession(
-  db: Database.Database,
-  cache: EntryCache,
-  sessionId: string,
-  env: ThresholdEnv,
-  lastExtraction: LastExtraction | null = null,
-): SessionSummary | undefined {
+export function summarizeSession(db: Database.Database, cache: EntryCache, sessionId: string, env: ThresholdEnv, lastExtraction: LastExtraction | null = null): SessionSummary | undefined {
   // One read transaction, so that the files and their entries are of the same moment.
   return db.transaction(() => {
     const files = sessionFiles(db, sessionId);

@@ -63,6 +63,13 @@ export function loadSessionCheckpoints(db: Database.Database, sessionId: string)
   })();
   if (file.gone) throw new RpcError(ErrorCode.NotFound, 'NotFound', `the transcript of session ${sessionId} (${file.path}) was deleted`, { sessionId });
   const checkpoints = readCheckpoints(file, rows);
-  const prompts = checkpoints.length === 0 ? new Map<string, string | null>() : readPrompts(db, file, checkpoints.map((checkpoint) => checkpoint.messageId));
+  const prompts =
+    checkpoints.length === 0
+      ? new Map<string, string | null>()
+      : readPrompts(
+          db,
+          file,
+          checkpoints.map((checkpoint) => checkpoint.messageId),
+        );
   return { sessionId, cwd, checkpoints, prompts };
 }

@@ -4,7 +4,7 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { type IngestedFile } from '../store/rows.js';
+import type { IngestedFile } from '../store/rows.js';
 import { sessionFiles } from './queries.js';
 import type { EntryCache } from './entry-cache.js';
 import { loadEntries, type LoadedEntry } from './entries.js';

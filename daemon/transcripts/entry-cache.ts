@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
-import { type IngestedFile } from '../store/rows.js';
+import type { IngestedFile } from '../store/rows.js';
 import { loadFileEntries } from './queries.js';
 
 /** About 50 MB of entry objects: large sessions stay warm without breaking the RSS budget. */

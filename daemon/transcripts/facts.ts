@@ -102,7 +102,11 @@ export function isCommandPlumbing(text: string): boolean {
  * title. The pieces are verbatim lines of the text, joined by an ellipsis.
  */
 export function errorKeyLine(text: string): string {
-  const lines = text.replace(/<\/?tool_use_error>/g, '').split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const lines = text
+    .replace(/<\/?tool_use_error>/g, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   const pieces = keyErrorLines(lines.filter((line) => !EXIT_HEADER_LINE.test(line)));
   if (pieces.length === 0) return clip(lines[0] ?? '(no output)', LINE_CHARS * 2);
   return clip(pieces.map((piece) => clip(piece, LINE_CHARS)).join(` ${ELLIPSIS} `), LINE_CHARS * 2);
@@ -165,7 +169,9 @@ export function openTasks(calls: readonly Call[]): OpenTask[] {
   const tasks = new Map<string, OpenTask>();
   for (const call of calls.filter(didWork)) {
     if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
-      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null, at: call.at }] : []));
+      todos = call.input.todos
+        .filter(isRecord)
+        .flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null, at: call.at }] : []));
     }
     const meta = call.name === 'TaskCreate' ? call.result?.meta : null;
     if (isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string') {

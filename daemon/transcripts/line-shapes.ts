@@ -29,7 +29,8 @@ const MESSAGE_WORDS = /\bpanicked at\b|\bnot raised\b|\bDID NOT RAISE\b|\bExcept
 const VERDICT = /^(?:FAILED|ERROR)\s+\S+::\S+.*\s-\s+\S/;
 const PYTEST_DETAIL = /^E {2,}(\S.*)$/;
 const DETAIL = /^(?:Expected|Received|Actual|Difference)(?: value)?:|^[\w./\\-]+\.\w+(?::\d+){1,2}: \S|\bassert(?:ion)?\b/i;
-const WRAPPER = /^make(?:\[\d+\])?: \*\*\*|^npm (?:ERR!|error)|^error: (?:test failed|could not compile|aborting due to|Recipe|script)|^error Command failed|ELIFECYCLE|^exit status \d+$|^Found \d+ errors?\b/i;
+const WRAPPER =
+  /^make(?:\[\d+\])?: \*\*\*|^npm (?:ERR!|error)|^error: (?:test failed|could not compile|aborting due to|Recipe|script)|^error Command failed|ELIFECYCLE|^exit status \d+$|^Found \d+ errors?\b/i;
 const FAILURE_COUNT = /\b\d+ (?:failed|failing|errors?)\b/i;
 const MENTION = /error|exception|traceback|fail|fatal|denied|not found|^not ok\b/i;
 /** Lines that open a failure and leave its reason to the lines after. */
@@ -48,7 +49,8 @@ const NO_WORDS = /^[^\p{L}\p{N}]*$/u;
 const FRAMED = /^([=_\-*~#+⎯─━])\1{2,}.*\1{3,}$/;
 /** Source shown in tracebacks and code frames: pytest's `>` line, a `12 |` gutter. */
 const CODE_FRAME = /^>\s|^>?\s*\d+\s*\|/;
-const CODE_KEYWORD = /^(?:def|class|async|await|return|const|let|var|function|if|elif|else|for|while|try|except|finally|raise|throw|with|fn|pub|impl|func|package|export|interface|struct|enum|switch|case)\b.*[(){}[\];=:]|^(?:import\s+[\w.{}, *]+|from\s+[\w.]+\s+import\b|use\s+[\w:]+;|#include\s)/;
+const CODE_KEYWORD =
+  /^(?:def|class|async|await|return|const|let|var|function|if|elif|else|for|while|try|except|finally|raise|throw|with|fn|pub|impl|func|package|export|interface|struct|enum|switch|case)\b.*[(){}[\];=:]|^(?:import\s+[\w.{}, *]+|from\s+[\w.]+\s+import\b|use\s+[\w:]+;|#include\s)/;
 const CODE_CALL = /^(?:await\s+)?[\w$.]+\(.*\)(?:\.[\w$]+\(.*\))*;?(?:\s*(?:\/\/|#).*)?$/;
 const CODE_ASSIGNMENT = /^[\w$.]+(?:\[[^\]]*\])?\s*(?:[-+*/%|&]|\?\?)?=\s*[^=\s]/;
 const CODE_PUNCTUATION = /^[)}\]]+[;,)]*$|[{;]$|^\}|=>\s*\{?$/;

@@ -39,7 +39,10 @@ function globRegex(glob: string): RegExp {
       out += '[^/]';
     } else if (char === '[' && glob.indexOf(']', i + 2) !== -1) {
       const end = glob.indexOf(']', i + 2);
-      const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+      const body = glob
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\');
       out += `[${body}]`;
       i = end;
     } else {
@@ -64,7 +67,10 @@ function parsePattern(line: string): Pattern | null {
 
 /** Whether `gitignore` (the text of a .gitignore in cwd) ignores `path` (relative to cwd, a file). */
 export function ignoresPath(gitignore: string, path: string = HANDOFF_RELATIVE_PATH): boolean {
-  const patterns = gitignore.split('\n').map(parsePattern).filter((pattern): pattern is Pattern => pattern !== null);
+  const patterns = gitignore
+    .split('\n')
+    .map(parsePattern)
+    .filter((pattern): pattern is Pattern => pattern !== null);
   const parts = path.split('/').filter((part) => part !== '');
   for (let depth = 1; depth <= parts.length; depth++) {
     const isDir = depth < parts.length;

@@ -81,8 +81,11 @@ function header(sessionId: string | null, generatedAt: string, trigger: string, 
 
 const section = (title: string, body: string) => `## ${title}\n\n${body}`;
 
-const prose = (items: readonly string[]) => items.map((item) => flat(item, ITEM_CHARS)).filter((item) => item !== '').slice(0, MAX_ITEMS);
-
+const prose = (items: readonly string[]) =>
+  items
+    .map((item) => flat(item, ITEM_CHARS))
+    .filter((item) => item !== '')
+    .slice(0, MAX_ITEMS);
 
 const statusOf = (command: HandoffCommand) => (command.exitCode !== null ? `exit ${command.exitCode}` : command.isError ? 'failed' : 'no exit code');
 
@@ -116,8 +119,20 @@ function stateFacts(facts: HandoffFacts): string {
 function constraintsBody(facts: HandoffFacts): string {
   const parts: string[] = [];
   // Verbatim: the user's own words, only made one line.
-  if (facts.constraints.length > 0) parts.push(`User rules, verbatim:\n${bullets(facts.constraints.map((text) => flat(text)), '')}`);
-  if (facts.ruledOut.length > 0) parts.push(`Ruled-out approaches, verbatim (do not retry them):\n${bullets(facts.ruledOut.map((text) => flat(text)), '')}`);
+  if (facts.constraints.length > 0)
+    parts.push(
+      `User rules, verbatim:\n${bullets(
+        facts.constraints.map((text) => flat(text)),
+        '',
+      )}`,
+    );
+  if (facts.ruledOut.length > 0)
+    parts.push(
+      `Ruled-out approaches, verbatim (do not retry them):\n${bullets(
+        facts.ruledOut.map((text) => flat(text)),
+        '',
+      )}`,
+    );
   return parts.length === 0 ? '- None stated by the user.' : parts.join('\n\n');
 }
 
@@ -143,7 +158,15 @@ export function renderHandoff(doc: HandoffDocument): string {
     ['Session Started', doc.sessionStarted ?? 'unknown (the transcript has no timestamps)'],
     ['Task', flat(narrative.task, ITEM_CHARS * 2) || 'Unknown: the transcript holds no request.'],
     ['Completed Tasks', bullets(prose(narrative.completedTasks), 'Nothing completed yet.')],
-    ['Current State', joinBlocks(prose(narrative.currentState).map((item) => `- ${item}`).join('\n'), stateFacts(facts)) || '- Nothing recorded.'],
+    [
+      'Current State',
+      joinBlocks(
+        prose(narrative.currentState)
+          .map((item) => `- ${item}`)
+          .join('\n'),
+        stateFacts(facts),
+      ) || '- Nothing recorded.',
+    ],
     ['Constraints', constraintsBody(facts)],
     ['Files Touched', filesTable(facts)],
     ['Issues Discovered', bullets([...failingLines(facts), ...prose(narrative.issues)], 'None found.')],

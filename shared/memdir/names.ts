@@ -158,10 +158,7 @@ function checkSegment(segment: string, name: string): NameCheck | null {
     return reject(NameReason.SegmentTooLong, `memory name ${quoted} has a segment over ${MAX_SEGMENT_BYTES} bytes`);
   }
   if (!SAFE_SEGMENT.test(segment)) {
-    return reject(
-      NameReason.DisallowedCharacter,
-      `memory name ${quoted} contains a character outside letters, digits, marks and "-_ .()+,"`,
-    );
+    return reject(NameReason.DisallowedCharacter, `memory name ${quoted} contains a character outside letters, digits, marks and "-_ .()+,"`);
   }
   // Files are always `<segment>.md` and dirs never are, so a file and a dir can never collide.
   if (segment.toLowerCase().endsWith('.md')) {

@@ -13,7 +13,6 @@ import type {
   DaemonStatus,
   MemoryLockResult,
   MemorySummaryResult,
-  OkResult,
   ShutdownResult,
   SessionList,
   SessionSummary,
@@ -67,16 +66,10 @@ export const Methods = {
   eventsSubscribe: method<SubscriptionResult>()('events.subscribe', object({ topics })),
   eventsUnsubscribe: method<SubscriptionResult>()('events.unsubscribe', object({ topics })),
 
-  compactThresholds: method<ThresholdResult>()(
-    'compact.thresholds',
-    union(object({ sessionId }), object({ model: str({ minLength: 1 }), tokens: int({ min: 0 }) })),
-  ),
+  compactThresholds: method<ThresholdResult>()('compact.thresholds', union(object({ sessionId }), object({ model: str({ minLength: 1 }), tokens: int({ min: 0 }) }))),
   compactMicro: method<CompactionResult>()('compact.micro', object({ sessionId })),
   compactCacheEdits: method<CompactionResult>()('compact.cacheEdits', object({ sessionId, keep: optional(int({ min: 0 })) })),
-  compactAuto: method<CompactionResult>()(
-    'compact.auto',
-    object({ sessionId, force: optional(bool()), instructions: optional(str({ maxLength: 100_000 })) }),
-  ),
+  compactAuto: method<CompactionResult>()('compact.auto', object({ sessionId, force: optional(bool()), instructions: optional(str({ maxLength: 100_000 })) })),
   compactReactive: method<CompactionResult>()('compact.reactive', object({ sessionId, limitTokens: optional(int({ min: 1 })) })),
   toolResultsGet: method<ToolResultContent>()(
     'toolResults.get',
@@ -86,10 +79,7 @@ export const Methods = {
 
   memorySummary: method<MemorySummaryResult>()('memory.summary', object({ sessionId })),
   memoryExtract: method<MemorySummaryResult>()('memory.extract', object({ sessionId })),
-  memoryLock: method<MemoryLockResult>()(
-    'memory.lock',
-    object({ sessionId, owner: str({ minLength: 1 }), ttlMs: optional(int({ min: 1 })) }),
-  ),
+  memoryLock: method<MemoryLockResult>()('memory.lock', object({ sessionId, owner: str({ minLength: 1 }), ttlMs: optional(int({ min: 1 })) })),
   memoryUnlock: method<{ released: boolean }>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }) })),
 
   memdirList: method<MemdirListResult>()('memdir.list', object({ project, scope })),
@@ -120,29 +110,17 @@ export const Methods = {
     }),
   ),
   rewindList: method<RewindListResult>()('rewind.list', object({ sessionId })),
-  rewindRestore: method<RewindRestoreResult>()(
-    'rewind.restore',
-    object({ sessionId, messageId: str({ minLength: 1 }), dryRun: optional(bool()), allowOutsideProject: optional(bool()) }),
-  ),
+  rewindRestore: method<RewindRestoreResult>()('rewind.restore', object({ sessionId, messageId: str({ minLength: 1 }), dryRun: optional(bool()), allowOutsideProject: optional(bool()) })),
   rewindUndo: method<RewindUndoResult>()('rewind.undo', object({ undoId: str({ minLength: 1, maxLength: 200 }), dryRun: optional(bool()) })),
 
   handoffGenerate: method<HandoffResult>()(
     'handoff.generate',
-    union(
-      object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()) }),
-      object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()) }),
-    ),
+    union(object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()) }), object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()) })),
   ),
   handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }) })),
   // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).
-  handoffSessionStart: method<SessionStartResult>()(
-    'handoff.sessionStart',
-    object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }) }),
-  ),
-  handoffPostCompact: method<CompactRecord>()(
-    'handoff.postCompact',
-    object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() }),
-  ),
+  handoffSessionStart: method<SessionStartResult>()('handoff.sessionStart', object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }) })),
+  handoffPostCompact: method<CompactRecord>()('handoff.postCompact', object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() })),
   handoffStatus: method<HandoffStatusResult>()('handoff.status', object({ sessionId })),
 } as const;
 

@@ -317,11 +317,7 @@ function thresholdModel(model: string | null, usageTokens: number, configured: s
   return name;
 }
 
-export function computeSessionAccounting(
-  mainEntries: readonly IndexedEntry[],
-  sidechainEntries: readonly IndexedEntry[],
-  options: AccountingOptions,
-): SessionAccounting {
+export function computeSessionAccounting(mainEntries: readonly IndexedEntry[], sidechainEntries: readonly IndexedEntry[], options: AccountingOptions): SessionAccounting {
   const conversation = activeConversation(mainEntries);
   const { breakdown, lastResponse } = countContext(conversation.entries, conversation.boundary);
   const contextTokens = breakdown.usageTokens + breakdown.estimatedTokens;
@@ -353,9 +349,7 @@ export function computeSessionAccounting(
       lastPreTokens: lastBoundary?.preTokens ?? null,
       lastPostTokens: lastBoundary?.postTokens ?? (lastBoundaryEntry === undefined ? null : promptTokensAfter(mainThread, lastBoundaryEntry)),
     },
-    sinceExtraction: sinceExtraction(conversation.entries, mainEntries, contextTokens, options.lastExtraction, conversation.boundary, (boundary) =>
-      contextAfterCompaction(mainEntries, boundary),
-    ),
+    sinceExtraction: sinceExtraction(conversation.entries, mainEntries, contextTokens, options.lastExtraction, conversation.boundary, (boundary) => contextAfterCompaction(mainEntries, boundary)),
     lastResponseHasToolCalls: lastResponse.some((entry) => entry.toolUses.length > 0),
     model,
     cwd: latest(located, (entry) => entry.cwd),

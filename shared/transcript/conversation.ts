@@ -49,10 +49,7 @@ function isBoundary(entry: IndexedEntry): boolean {
 }
 
 /** Parent overrides that splice every preserved segment back in after its anchor. */
-function preservedSegmentRelinks(
-  entries: readonly IndexedEntry[],
-  byUuid: ReadonlyMap<string, IndexedEntry>,
-): Map<string, string> {
+function preservedSegmentRelinks(entries: readonly IndexedEntry[], byUuid: ReadonlyMap<string, IndexedEntry>): Map<string, string> {
   const relinks = new Map<string, string>();
   const segmentByAnchor = new Map<string, PreservedSegment>();
   for (const entry of entries) {

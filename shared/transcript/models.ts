@@ -90,14 +90,9 @@ const MAX_OUTPUT: readonly OutputRow[] = [
   { family: 'haiku', major: 3, fromMinor: 0, tokens: 4_096 },
 ];
 
-function findRow<T extends { family: ModelFamily; major: number; fromMinor: number }>(
-  rows: readonly T[],
-  version: ModelVersion | null,
-): T | null {
+function findRow<T extends { family: ModelFamily; major: number; fromMinor: number }>(rows: readonly T[], version: ModelVersion | null): T | null {
   if (version === null) return null;
-  return (
-    rows.find((row) => row.family === version.family && row.major === version.major && version.minor >= row.fromMinor) ?? null
-  );
+  return rows.find((row) => row.family === version.family && row.major === version.major && version.minor >= row.fromMinor) ?? null;
 }
 
 export function maxOutputTokensFor(model: string | null): number {
@@ -175,10 +170,6 @@ const TOKENS_PER_PRICE_UNIT = 1_000_000; // prices are per million tokens
 export function costOf(usage: Usage, price: ModelPrice): number {
   const unsplitWrites = Math.max(0, usage.cacheCreation - usage.cache5m - usage.cache1h);
   const dollarsTimesMillion =
-    usage.input * price.input +
-    usage.output * price.output +
-    (usage.cache5m + unsplitWrites) * price.cacheWrite5m +
-    usage.cache1h * price.cacheWrite1h +
-    usage.cacheRead * price.cacheRead;
+    usage.input * price.input + usage.output * price.output + (usage.cache5m + unsplitWrites) * price.cacheWrite5m + usage.cache1h * price.cacheWrite1h + usage.cacheRead * price.cacheRead;
   return dollarsTimesMillion / TOKENS_PER_PRICE_UNIT;
 }

@@ -86,8 +86,7 @@ export function contextWindow(model: string, env: ThresholdEnv): number {
 }
 
 export function effectiveContextWindow(model: string, env: ThresholdEnv, reserveOutputTokens?: number): number {
-  const reserve =
-    reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY);
+  const reserve = reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY);
   return contextWindow(model, env) - Math.max(0, reserve);
 }
 

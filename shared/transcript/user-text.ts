@@ -93,6 +93,9 @@ export function readableUserText(raw: string): UserText {
   endInline();
   return {
     text: pieces.map((piece) => piece.text).join('\n'),
-    typed: pieces.filter((piece) => piece.typed).map((piece) => piece.text).join('\n'),
+    typed: pieces
+      .filter((piece) => piece.typed)
+      .map((piece) => piece.text)
+      .join('\n'),
   };
 }

@@ -75,10 +75,31 @@ export function syntheticConversation(rounds: number, resultChars = 4_000, tool 
   const messages: ConversationMessage[] = [];
   for (let n = 0; n < rounds; n++) {
     const id = `toolu_${String(n).padStart(6, '0')}`;
-    messages.push({ role: 'user', content: [{ type: 'text', text: `Request ${n}: look at /src/module_${n}.py and fix \`handler_${n}\`` }], uuids: [`u-${n}`], messageId: null, isPrompt: true, isSummary: false });
-    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id, name: tool, input: { command: `cat /src/module_${n}.py` } }], uuids: [`a-${n}`], messageId: `msg_${n}`, isPrompt: false, isSummary: false });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'text', text: `Request ${n}: look at /src/module_${n}.py and fix \`handler_${n}\`` }],
+      uuids: [`u-${n}`],
+      messageId: null,
+      isPrompt: true,
+      isSummary: false,
+    });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name: tool, input: { command: `cat /src/module_${n}.py` } }],
+      uuids: [`a-${n}`],
+      messageId: `msg_${n}`,
+      isPrompt: false,
+      isSummary: false,
+    });
     const line = `line of output ${n} `.padEnd(79, '.');
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `${line}\n`.repeat(Math.ceil(resultChars / 80)).slice(0, resultChars) }], uuids: [`r-${n}`], messageId: null, isPrompt: false, isSummary: false });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content: `${line}\n`.repeat(Math.ceil(resultChars / 80)).slice(0, resultChars) }],
+      uuids: [`r-${n}`],
+      messageId: null,
+      isPrompt: false,
+      isSummary: false,
+    });
     messages.push({ role: 'assistant', content: [{ type: 'text', text: `Done with request ${n}.` }], uuids: [`t-${n}`], messageId: `msg_${n}_b`, isPrompt: false, isSummary: false });
   }
   return normalize(messages);
@@ -127,7 +148,20 @@ export function compactionService(session: IngestedSession, autoCompactAt = 167_
       throw new Error('no summarizer in this test');
     },
   };
-  const threshold: ThresholdResult = { model: 'm', tokens: 0, window: 200_000, effectiveWindow: 180_000, autoCompactAt, warningAt: 147_000, errorAt: 147_000, blockingAt: 177_000, state: 'ok', tokensLeft: 0, percentUsed: 0, autoCompactEnabled: true };
+  const threshold: ThresholdResult = {
+    model: 'm',
+    tokens: 0,
+    window: 200_000,
+    effectiveWindow: 180_000,
+    autoCompactAt,
+    warningAt: 147_000,
+    errorAt: 147_000,
+    blockingAt: 177_000,
+    state: 'ok',
+    tokensLeft: 0,
+    percentUsed: 0,
+    autoCompactEnabled: true,
+  };
   const bus = createBus((error) => {
     throw error;
   });

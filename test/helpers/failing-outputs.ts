@@ -6,7 +6,7 @@
  */
 import type { LoadedEntry } from '../../daemon/transcripts/entries.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
-import { growingUsage, type Line, TranscriptWriter } from './real-shapes.js';
+import { growingUsage, type Line, type TranscriptWriter } from './real-shapes.js';
 
 export interface FailingOutput {
   /** What produced it, for test names. */
@@ -162,7 +162,12 @@ export function tscBuild(): FailingOutput {
     '[9:14:02 AM] Projects in this build: ',
     ...projects.map((name) => `    * packages/${name}/tsconfig.json`),
     '',
-    ...projects.slice(0, 2).flatMap((name) => [`[9:14:02 AM] Project 'packages/${name}/tsconfig.json' is up to date because newest input 'packages/${name}/src/index.ts' is older than output 'packages/${name}/dist/index.js'`, '']),
+    ...projects
+      .slice(0, 2)
+      .flatMap((name) => [
+        `[9:14:02 AM] Project 'packages/${name}/tsconfig.json' is up to date because newest input 'packages/${name}/src/index.ts' is older than output 'packages/${name}/dist/index.js'`,
+        '',
+      ]),
     "[9:14:03 AM] Building project '/home/dev/mono/packages/http/tsconfig.json'...",
     '',
     "packages/http/src/client.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
@@ -172,7 +177,12 @@ export function tscBuild(): FailingOutput {
     '',
     'Found 2 errors.',
   ];
-  return { name: 'tsc', command: 'npx tsc -b --verbose', output: lines.join('\n'), facts: ["packages/http/src/client.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'."] };
+  return {
+    name: 'tsc',
+    command: 'npx tsc -b --verbose',
+    output: lines.join('\n'),
+    facts: ["packages/http/src/client.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'."],
+  };
 }
 
 export function cargoBuild(): FailingOutput {
@@ -304,7 +314,13 @@ export type FailureRecord = 'is_error' | 'exit header only' | 'exit code in tool
  */
 export function failingBash(writer: TranscriptWriter, n: number, command: string, output: string, record: FailureRecord = 'is_error'): void {
   const id = `toolu_fail${String(n).padStart(4, '0')}`;
-  writer.response([{ type: 'text', text: `Running \`${command}\`.` }, { type: 'tool_use', id, name: 'Bash', input: { command, description: 'Run it' } }], growingUsage(n));
+  writer.response(
+    [
+      { type: 'text', text: `Running \`${command}\`.` },
+      { type: 'tool_use', id, name: 'Bash', input: { command, description: 'Run it' } },
+    ],
+    growingUsage(n),
+  );
   const content = record === 'exit code in toolUseResult' ? output : `Exit code 1\n${output}`;
   const meta: Line = record === 'exit code in toolUseResult' ? { stdout: output, stderr: '', interrupted: false, exitCode: 1 } : {};
   writer.user([{ type: 'tool_result', tool_use_id: id, content, is_error: record === 'is_error' }], { toolUseResult: record === 'is_error' ? `Error: Exit code 1\n${output}` : meta });

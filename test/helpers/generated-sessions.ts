@@ -127,14 +127,20 @@ export function generateSession(shape: SessionShape): GeneratedSession {
   }
   for (let n = 1; n <= shape.rounds; n++) {
     const parallel = random() < 0.6 ? 1 : random() < 0.6 ? 2 : 3;
-    toolRound(Array.from({ length: parallel }, (_, index) => randomCall(n * 10 + index)), random() < 0.5 ? 'Let me check.' : null);
+    toolRound(
+      Array.from({ length: parallel }, (_, index) => randomCall(n * 10 + index)),
+      random() < 0.5 ? 'Let me check.' : null,
+    );
     if (shape.prompts && random() < 0.2) {
       respond([{ type: 'text', text: `Round ${n} is done: the ${pick(random, WORDS)} tests pass.` }]);
       track(writer.prompt(`Now make the ${pick(random, WORDS)} handling strict (step ${n})`));
     }
   }
   if (shape.bigReads) {
-    toolRound([0, 1, 2].map((index) => ({ name: 'Read', input: { file_path: `${cwd}/data/ledger-${index}.csv` }, text: readOutput(random, BIG_READ_CHARS) })), 'Reading the three ledgers.');
+    toolRound(
+      [0, 1, 2].map((index) => ({ name: 'Read', input: { file_path: `${cwd}/data/ledger-${index}.csv` }, text: readOutput(random, BIG_READ_CHARS) })),
+      'Reading the three ledgers.',
+    );
   } else if (random() < 0.5) {
     respond([{ type: 'text', text: 'All tests pass now.' }]);
   }

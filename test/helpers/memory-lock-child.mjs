@@ -17,7 +17,6 @@ import { seededRandom } from './seeded-random.mjs';
 const MAX_HOLD_MS = 3;
 const MAX_BACKOFF_MS = 2;
 
-
 const pause = (ms) => (ms > 0 ? delay(ms) : Promise.resolve());
 
 function lockOptions(staleMs) {

@@ -55,7 +55,10 @@ export class TranscriptWriter {
   private uuid(): string {
     this.counter += 1;
     const tail = String(this.counter).padStart(12, '0');
-    const head = (this.options.agentId ?? this.options.sessionId).replace(/[^0-9a-f]/g, '').padEnd(8, '0').slice(0, 8);
+    const head = (this.options.agentId ?? this.options.sessionId)
+      .replace(/[^0-9a-f]/g, '')
+      .padEnd(8, '0')
+      .slice(0, 8);
     return `${head}-0000-4000-8000-${tail}`;
   }
 
@@ -140,7 +143,13 @@ export class TranscriptWriter {
   /** A tool call and its result in one round; returns the tool_use id. */
   toolRound(name: string, input: Line, result: string, usage: ResponseUsage, text = 'Let me check.'): string {
     const toolUseId = this.id('toolu_');
-    this.response([{ type: 'text', text }, { type: 'tool_use', id: toolUseId, name, input }], usage);
+    this.response(
+      [
+        { type: 'text', text },
+        { type: 'tool_use', id: toolUseId, name, input },
+      ],
+      usage,
+    );
     this.toolResult(toolUseId, result);
     return toolUseId;
   }
@@ -261,7 +270,14 @@ export function placeholderSession(sessionId: string, cwd: string, rounds = 6, v
   expectedOutput += wide.output;
   expectedResponses += 1;
   // Killed before message_delta: only placeholder entries were written.
-  const cut = main.response([{ type: 'text', text: 'Now the' }, { type: 'text', text: 'tests.' }], growingUsage(rounds + 1), { final: false });
+  const cut = main.response(
+    [
+      { type: 'text', text: 'Now the' },
+      { type: 'text', text: 'tests.' },
+    ],
+    growingUsage(rounds + 1),
+    { final: false },
+  );
   expectedOutput += Math.min(PLACEHOLDER_OUTPUT_TOKENS, 1 + 3);
   expectedResponses += 1;
   void cut;
@@ -279,7 +295,13 @@ export function placeholderSession(sessionId: string, cwd: string, rounds = 6, v
   const compactor = new TranscriptWriter({ sessionId, cwd, version, isSidechain: true, agentId: 'acompact-9f8e7d6c5b4a3210' });
   compactor.prompt('Your task is to create a detailed summary of the conversation so far');
   const summaryUsage = { input: 9, cacheWrite: 0, cacheRead: 30_000, output: 1_900 };
-  compactor.response([{ type: 'text', text: '<analysis>a</analysis>' }, { type: 'text', text: '<summary>1. Primary Request and Intent: retries</summary>' }], summaryUsage);
+  compactor.response(
+    [
+      { type: 'text', text: '<analysis>a</analysis>' },
+      { type: 'text', text: '<summary>1. Primary Request and Intent: retries</summary>' },
+    ],
+    summaryUsage,
+  );
   expectedOutput += summaryUsage.output;
   expectedResponses += 1;
   agents.set('agent-acompact-9f8e7d6c5b4a3210', compactor);
@@ -309,7 +331,12 @@ export function backgroundTaskRounds(main: TranscriptWriter, cwd: string, from: 
     const file = `${cwd}/src/session-live-${n}.ts`;
     main.toolRound('Read', { file_path: file }, `export function poll${n}(session: Session): void {\n  session.tick(${n});\n}\n`.repeat(60), growingUsage(2 * n));
     const taskId = `b${n}x${(n * 7) % 10}`;
-    main.toolRound('Bash', { command: `npx vitest run test/session-live-${n}.test.ts`, run_in_background: true, description: `Run SessionLive tests ${n}` }, `Command running in background with ID: ${taskId}`, growingUsage(2 * n + 1));
+    main.toolRound(
+      'Bash',
+      { command: `npx vitest run test/session-live-${n}.test.ts`, run_in_background: true, description: `Run SessionLive tests ${n}` },
+      `Command running in background with ID: ${taskId}`,
+      growingUsage(2 * n + 1),
+    );
     main.taskNotification(taskId, `Run SessionLive tests ${n}`);
     if (n % 5 === 2) main.prompt(`<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n</system-reminder>\nNow check module ${n} for the race in tick()`);
     if (n % 5 === 4) main.prompt(`<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>src/session-live-${n}.ts</command-args>`);

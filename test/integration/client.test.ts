@@ -189,9 +189,7 @@ describe('client library', () => {
 
   it('refuses a daemon that speaks another protocol with VersionMismatch (-32003)', async () => {
     const sandbox = makeSandbox();
-    const future = await fakeDaemon(sandbox, (request) =>
-      request.method === 'daemon.version' ? { name: 'memd', version: '9.0.0', protocol: 2, capabilities: [] } : { never: true },
-    );
+    const future = await fakeDaemon(sandbox, (request) => (request.method === 'daemon.version' ? { name: 'memd', version: '9.0.0', protocol: 2, capabilities: [] } : { never: true }));
     const client = createClient({ env: { ...sandbox.env, MEMD_SOCKET: future.socketPath } });
     try {
       const error = await rejection(client.daemonStatus());
@@ -314,10 +312,7 @@ describe('client library', () => {
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       const seen: string[] = [];
-      await Promise.all([
-        client.on('daemon.stopping', () => seen.push('a')),
-        client.on('daemon.stopping', () => seen.push('b')),
-      ]);
+      await Promise.all([client.on('daemon.stopping', () => seen.push('a')), client.on('daemon.stopping', () => seen.push('b'))]);
       expect((await daemonStatus(sandbox)).counts.subscriptions).toBe(1);
       const stopper = createClient({ env: sandbox.env, autostart: false });
       await stopper.daemonShutdown({});

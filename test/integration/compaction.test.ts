@@ -47,7 +47,10 @@ describe('compaction over ingested fixtures', () => {
   it('micro-compacts big-outputs, keeping what Claude Code persisted where it is', async () => {
     const result = await client.compactMicro({ sessionId: big.sessionId });
     expect(result.method).toBe('micro');
-    const persisted = result.actions.filter((action) => action.kind === 'persisted').map((action) => action.id).sort();
+    const persisted = result.actions
+      .filter((action) => action.kind === 'persisted')
+      .map((action) => action.id)
+      .sort();
     expect(persisted).toEqual(big.persistedToolResults.map((item) => item.toolUseId).sort());
     expect(result.postTokens).toBeLessThanOrEqual(result.preTokens);
     expect(await client.compactMicro({ sessionId: big.sessionId })).toEqual(result);
@@ -65,7 +68,17 @@ describe('compaction over ingested fixtures', () => {
     expect((refused as RpcError).data).toMatchObject({ kind: 'BelowThreshold' });
     const result = await client.compactAuto({ sessionId: compactions.sessionId, force: true, instructions: 'Keep the expiry rules.' });
     expect(result.method).toBe('summary');
-    for (const heading of ['Primary Request and Intent', 'Key Technical Concepts', 'Files and Code Sections', 'Errors and fixes', 'Problem Solving', 'All user messages', 'Pending Tasks', 'Current Work', 'Optional Next Step']) {
+    for (const heading of [
+      'Primary Request and Intent',
+      'Key Technical Concepts',
+      'Files and Code Sections',
+      'Errors and fixes',
+      'Problem Solving',
+      'All user messages',
+      'Pending Tasks',
+      'Current Work',
+      'Optional Next Step',
+    ]) {
       expect(result.summary).toContain(heading);
     }
     expect(result.messages).toHaveLength(1);
@@ -119,7 +132,9 @@ describe('auto-compaction on a threshold crossing', () => {
     const found = manifest('compactions');
     const source = join(FIXTURES, 'compactions', found.transcript);
     const target = join(sandbox.projectsDir, found.transcript.replace(/^projects\//, ''));
-    const lines = readFileSync(source, 'utf8').split('\n').filter((line) => line !== '');
+    const lines = readFileSync(source, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     const crossing = lines.findIndex((line) => line.includes('"4c1f2589-b7a8-45bc-a371-5ea7575f0a1d"') && line.includes('"type":"assistant"'));
     expect(crossing).toBeGreaterThan(0);
     mkdirSync(dirname(target), { recursive: true });

@@ -87,7 +87,7 @@ describe('memd lifecycle', () => {
     expect(existsSync(sandbox.lockPath)).toBe(false);
   });
 
-  it('stops when its socket file is replaced, leaving the new owner\'s socket in place', async () => {
+  it("stops when its socket file is replaced, leaving the new owner's socket in place", async () => {
     const sandbox = makeSandbox();
     const daemon = await startDaemon(sandbox, ['--foreground'], { MEMD_SOCKET_CHECK_MS: '50' });
     rmSync(sandbox.socketPath);
@@ -135,4 +135,3 @@ describe('memd lifecycle', () => {
     expect(readFileSync(`${detached.stateDir}/memd.log`, 'utf8')).toContain('"msg":"ready"');
   });
 });
-

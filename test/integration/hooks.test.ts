@@ -26,7 +26,9 @@ interface Recorded {
 /** A recorded hook's stdin, its paths moved into the sandbox. */
 function hookInput(file: string, sandbox: Sandbox, cwd: string, changes: Record<string, unknown> = {}): string {
   const recorded = JSON.parse(readFileSync(join(SCENARIO, 'hooks', file), 'utf8')) as Recorded;
-  const text = JSON.stringify({ ...recorded.stdin, ...changes }).replaceAll(RECORDED_PROJECTS, sandbox.projectsDir).replaceAll(RECORDED_CWD, cwd);
+  const text = JSON.stringify({ ...recorded.stdin, ...changes })
+    .replaceAll(RECORDED_PROJECTS, sandbox.projectsDir)
+    .replaceAll(RECORDED_CWD, cwd);
   return text;
 }
 
@@ -39,7 +41,18 @@ function setUp(sandbox: Sandbox): { cwd: string; transcript: string } {
   return { cwd, transcript };
 }
 
-const SECTIONS = ['## Session Started', '## Task', '## Completed Tasks', '## Current State', '## Constraints', '## Files Touched', '## Issues Discovered', '## Open Questions', '## Next Steps', '## Resume Prompt'];
+const SECTIONS = [
+  '## Session Started',
+  '## Task',
+  '## Completed Tasks',
+  '## Current State',
+  '## Constraints',
+  '## Files Touched',
+  '## Issues Discovered',
+  '## Open Questions',
+  '## Next Steps',
+  '## Resume Prompt',
+];
 
 describe('hooks against a running daemon', () => {
   let sandbox: Sandbox;
@@ -85,7 +98,14 @@ describe('hooks against a running daemon', () => {
     expect((await client.handoffStatus({ sessionId: compactions.sessionId })).injection).toMatchObject({ source: 'compact', injected: null });
     const at = new Date().toISOString();
     const line = (entry: Record<string, unknown>) => `${JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: compactions.sessionId, cwd, timestamp: at, ...entry })}\n`;
-    appendFileSync(transcript, line({ type: 'attachment', uuid: 'b0000000-0000-4000-8000-000000000001', attachment: { type: 'hook_additional_context', content: [context], hookName: 'SessionStart', hookEvent: 'SessionStart' } }));
+    appendFileSync(
+      transcript,
+      line({
+        type: 'attachment',
+        uuid: 'b0000000-0000-4000-8000-000000000001',
+        attachment: { type: 'hook_additional_context', content: [context], hookName: 'SessionStart', hookEvent: 'SessionStart' },
+      }),
+    );
     appendFileSync(transcript, line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000002', message: { role: 'user', content: 'go on' } }));
     await eventually(async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === true, 'the injection to be found');
     const status = await runMemctl(sandbox, ['status', compactions.sessionId]);
@@ -93,7 +113,10 @@ describe('hooks against a running daemon', () => {
 
     // Another SessionStart whose context never shows up: reported as not injected.
     await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
-    appendFileSync(transcript, line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000003', timestamp: new Date(Date.now() + 1_000).toISOString(), message: { role: 'user', content: 'and again' } }));
+    appendFileSync(
+      transcript,
+      line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000003', timestamp: new Date(Date.now() + 1_000).toISOString(), message: { role: 'user', content: 'and again' } }),
+    );
     await eventually(async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === false, 'the missing injection to be reported');
     expect((await runMemctl(sandbox, ['status', compactions.sessionId])).stdout).toContain('injected NO');
   });
@@ -270,7 +293,9 @@ describe('memctl handoff and install-hooks as commands', () => {
     const first = await runMemctl(sandbox, ['install-hooks']);
     expect(first.code).toBe(0);
     const settings = JSON.parse(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const commands = Object.values(settings.hooks).flat().flatMap((entry) => entry.hooks.map((hook) => hook.command));
+    const commands = Object.values(settings.hooks)
+      .flat()
+      .flatMap((entry) => entry.hooks.map((hook) => hook.command));
     for (const name of ['pre-compact', 'session-start', 'post-compact']) expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
     expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
     expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(/ok +hooks +PreCompact, SessionStart, PostCompact in/);

@@ -106,8 +106,7 @@ async function startWithFixtures(scenarios?: string[]): Promise<{ sandbox: Sandb
   return { sandbox, daemon };
 }
 
-const userLine = (text: string) =>
-  `${JSON.stringify({ type: 'user', uuid: `u-${text.length}-${text.slice(0, 8)}`, sessionId: 'x', message: { role: 'user', content: text } })}\n`;
+const userLine = (text: string) => `${JSON.stringify({ type: 'user', uuid: `u-${text.length}-${text.slice(0, 8)}`, sessionId: 'x', message: { role: 'user', content: text } })}\n`;
 
 describe('transcript ingest under faults', () => {
   it('indexes the fixtures like a clean ingest, and a restart reads no byte again', async () => {
@@ -227,7 +226,11 @@ describe('transcript ingest under faults', () => {
     await waitCaughtUp(sandbox);
     const after = dumpDatabase(sandbox.dbPath, sandbox.projectsDir);
     const gone = Object.keys(after).filter((path) => after[path]?.gone);
-    expect(gone.sort()).toEqual(Object.keys(before).filter((path) => path.startsWith(SUBAGENT_DIR)).sort());
+    expect(gone.sort()).toEqual(
+      Object.keys(before)
+        .filter((path) => path.startsWith(SUBAGENT_DIR))
+        .sort(),
+    );
     for (const path of gone) expect(after[path]?.entries).toEqual(before[path]?.entries);
     await expectCleanIndex(sandbox);
     await expectRestartReadsNothing(sandbox, daemon);
@@ -235,7 +238,9 @@ describe('transcript ingest under faults', () => {
 
   it('indexes 2,000 files: half there at start, half created while it runs', async () => {
     const sandbox = makeSandbox();
-    const lines = readFileSync(join(FIXTURES, 'coding-loop/projects', CODING_LOOP), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(join(FIXTURES, 'coding-loop/projects', CODING_LOOP), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     const writeSession = (n: number) => {
       const project = join(sandbox.projectsDir, `-home-user-p${n % 40}`);
       mkdirSync(project, { recursive: true });

@@ -41,7 +41,13 @@ describe('session memory after a restart', () => {
 
     // Claude Code goes on while memd is down: the context grows past 10,000 tokens.
     backgroundTaskRounds(writer, CWD, 0, 12);
-    appendFileSync(path, writer.lines.slice(written).map((line) => `${JSON.stringify(line)}\n`).join(''));
+    appendFileSync(
+      path,
+      writer.lines
+        .slice(written)
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join(''),
+    );
 
     await startDaemon(sandbox, undefined, BACKFILL_EXTRACTION_DEFAULT);
     client = createClient({ env: sandbox.env, autostart: false });

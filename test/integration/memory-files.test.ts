@@ -38,7 +38,14 @@ afterAll(() => client?.close());
 
 describe('memdir over the daemon', () => {
   it('writes, reads, lists and indexes a memory; a stale etag is a Conflict', async () => {
-    const written = await client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', description: 'Which tests flake', content: 'Retry the socket tests once.\n', ifMatch: null });
+    const written = await client.memdirWrite({
+      project: PROJECT,
+      name: 'testing/flaky-tests',
+      type: 'feedback',
+      description: 'Which tests flake',
+      content: 'Retry the socket tests once.\n',
+      ifMatch: null,
+    });
     expect(written).toMatchObject({ isNew: true, scope: 'private', index: { lines: 1, dropped: 0 } });
     const dir = join(sandbox.projectsDir, PROJECT, 'memory');
     expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('- [testing/flaky-tests](testing/flaky-tests.md) — Which tests flake\n');
@@ -46,7 +53,10 @@ describe('memdir over the daemon', () => {
     expect(read).toMatchObject({ content: 'Retry the socket tests once.\n', etag: written.etag, type: 'feedback' });
     const updated = await client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'Retry twice.\n', ifMatch: read.etag });
     expect(updated).toMatchObject({ isNew: false, created: written.created, description: 'Which tests flake' });
-    await expect(client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'lost?\n', ifMatch: read.etag })).rejects.toMatchObject({ code: 1002, data: { etag: updated.etag } });
+    await expect(client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'lost?\n', ifMatch: read.etag })).rejects.toMatchObject({
+      code: 1002,
+      data: { etag: updated.etag },
+    });
     await expect(client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'again\n', ifMatch: null })).rejects.toMatchObject({ code: 1002 });
     // The project may be named by its cwd too.
     const listed = await client.memdirList({ project: RECORDED_CWD });
@@ -54,7 +64,12 @@ describe('memdir over the daemon', () => {
   });
 
   it('refuses paths that escape, with the reason, and keeps user memories out of team memory', async () => {
-    for (const [name, reason] of [['../../../escape', 'dot-segment'], ['/etc/passwd', 'absolute'], ['%2e%2e/x', 'percent-encoded'], ['．．/x', 'lookalike-character']] as const) {
+    for (const [name, reason] of [
+      ['../../../escape', 'dot-segment'],
+      ['/etc/passwd', 'absolute'],
+      ['%2e%2e/x', 'percent-encoded'],
+      ['．．/x', 'lookalike-character'],
+    ] as const) {
       await expect(client.memdirWrite({ project: PROJECT, name, type: 'project', content: 'x' })).rejects.toMatchObject({ code: 1004, data: { reason } });
     }
     await expect(client.memdirWrite({ project: '../..', name: 'x', type: 'project', content: 'x' })).rejects.toMatchObject({ code: 1004 });

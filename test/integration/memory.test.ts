@@ -131,10 +131,7 @@ describe('the anthropic summarizer over a daemon', () => {
     const events: { rejectedReplies: number; summarizer: string }[] = [];
     await client.on('memory.extracted', (payload) => events.push(payload as (typeof events)[number]));
     const seen = api.requests.length;
-    api.script(
-      { kind: 'text', text: modelNotes.replace('# Worklog', '# Log') },
-      { kind: 'text', text: modelNotes.replace('_What is being worked on', '_What') },
-    );
+    api.script({ kind: 'text', text: modelNotes.replace('# Worklog', '# Log') }, { kind: 'text', text: modelNotes.replace('_What is being worked on', '_What') });
     const result = await client.memoryExtract({ sessionId: loop.sessionId });
     expect(result.summarizer).toBe('offline');
     expect(hasAllSections(result.text ?? '')).toBe(true);

@@ -62,7 +62,10 @@ function writeCorpus(projectsDir: string): void {
   const next = new TranscriptWriter({ sessionId: IDS.next, cwd: CWD, version: OLD });
   next.raw({ type: 'summary', summary: 'Login redirect loop fixed', leafUuid: summarized.lastUuid });
   next.raw({ type: 'summary', summary: 'A summary of a session this index never saw', leafUuid: 'ffffffff-0000-4000-8000-000000000000' });
-  next.user([{ type: 'text', text: '<system-reminder>The user opened README.md</system-reminder>' }, { type: 'text', text: 'Now add a regression test for it' }]);
+  next.user([
+    { type: 'text', text: '<system-reminder>The user opened README.md</system-reminder>' },
+    { type: 'text', text: 'Now add a regression test for it' },
+  ]);
   next.toolRound('Read', { file_path: `${CWD}/test/login.test.ts` }, 'test', growingUsage(2));
   writeTranscript(mainPath(projectsDir, CWD, IDS.next), next);
 
@@ -100,7 +103,10 @@ function writeCorpus(projectsDir: string): void {
     [TWIN_A, '/home/dev/clients/acme/api'],
     [TWIN_B, '/home/dev/clients/globex/api'],
   ] as const) {
-    writeTranscript(mainPath(projectsDir, cwd, id), titled(id, (w) => w.prompt(`Ship the ${cwd.split('/')[4]} API`), cwd));
+    writeTranscript(
+      mainPath(projectsDir, cwd, id),
+      titled(id, (w) => w.prompt(`Ship the ${cwd.split('/')[4]} API`), cwd),
+    );
   }
   const worktree = '/home/dev/spotter-worktrees/spotter-dov';
   writeTranscript(mainPath(projectsDir, worktree, IDS.compacted), compactedSession(worktree));

@@ -91,9 +91,7 @@ describe('memd under concurrent clients', () => {
     const daemon = await startDaemon(sandbox);
     const observer = await observe(sandbox);
 
-    const clients: Client[] = Array.from({ length: CLIENTS }, () =>
-      createClient({ env: sandbox.env, autostart: false, timeoutMs: CALL_TIMEOUT_MS }),
-    );
+    const clients: Client[] = Array.from({ length: CLIENTS }, () => createClient({ env: sandbox.env, autostart: false, timeoutMs: CALL_TIMEOUT_MS }));
     try {
       await Promise.all(
         clients.map(async (client, index) => {
@@ -129,9 +127,7 @@ describe('memd under concurrent clients', () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
     const socket = await RawSocket.open(sandbox.socketPath);
-    const lines = Array.from({ length: PIPELINED_REQUESTS }, (_, i) =>
-      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'daemon.version' }),
-    );
+    const lines = Array.from({ length: PIPELINED_REQUESTS }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'daemon.version' }));
     socket.send(`${lines.join('\n')}\n`);
     const seen = new Set<unknown>();
     for (let i = 0; i < PIPELINED_REQUESTS; i++) {

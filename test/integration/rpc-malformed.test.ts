@@ -139,10 +139,7 @@ describe.sequential('memd under malformed input', () => {
 
   it('answers what came before a bad line, then reads nothing after it', async () => {
     const socket = await abuser();
-    socket.send(
-      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.version' })}\n{"half":\n` +
-        `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'daemon.version' })}\n`,
-    );
+    socket.send(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.version' })}\n{"half":\n` + `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'daemon.version' })}\n`);
     const messages = (await drainUntilClosed(socket)) as Message[];
     expect(messages).toHaveLength(2);
     expect(messages.find((message) => message.id === 1)?.result).toMatchObject({ name: 'memd' });
@@ -264,10 +261,7 @@ describe.sequential('memd under malformed input', () => {
   });
 
   it.each([
-    [
-      'params nested as objects',
-      (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"daemon.status","params":${nested('{"a":', '1', '}', HOSTILE_DEPTH)}}`,
-    ],
+    ['params nested as objects', (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"daemon.status","params":${nested('{"a":', '1', '}', HOSTILE_DEPTH)}}`],
     ['a batch nested as arrays', () => nested('[', '', ']', HOSTILE_DEPTH)],
   ])('survives %s 100,000 levels deep', async (_name, build) => {
     const socket = await abuser();

@@ -56,11 +56,8 @@ interface CcusageSession {
 
 function ccusageSessions(claudeRoot: string): Promise<CcusageSession[]> {
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [CCUSAGE, 'session', '--json', '--offline'],
-      { env: { ...process.env, CLAUDE_CONFIG_DIR: claudeRoot }, timeout: 60_000 },
-      (error, stdout) => (error ? reject(error) : resolve((JSON.parse(stdout) as { session: CcusageSession[] }).session)),
+    execFile(process.execPath, [CCUSAGE, 'session', '--json', '--offline'], { env: { ...process.env, CLAUDE_CONFIG_DIR: claudeRoot }, timeout: 60_000 }, (error, stdout) =>
+      error ? reject(error) : resolve((JSON.parse(stdout) as { session: CcusageSession[] }).session),
     );
   });
 }
@@ -191,7 +188,10 @@ describe('sessions over the recorded transcripts', () => {
         message: { id: 'msg_live_1', role: 'assistant', model: expected.model, content: [{ type: 'text', text: 'done' }], usage },
       };
       appendFileSync(transcript, `${JSON.stringify(line)}\n`);
-      await eventually(() => updates.some((session) => session.sessionId === expected.sessionId && session.contextTokens === 170_110), `the update (got ${JSON.stringify(updates.map((u) => [u.sessionId.slice(0, 8), u.contextTokens]))})`);
+      await eventually(
+        () => updates.some((session) => session.sessionId === expected.sessionId && session.contextTokens === 170_110),
+        `the update (got ${JSON.stringify(updates.map((u) => [u.sessionId.slice(0, 8), u.contextTokens]))})`,
+      );
       await eventually(() => crossings.length > 0, 'the threshold crossing');
       expect(crossings[0]).toMatchObject({ sessionId: expected.sessionId, from: 'ok', to: 'autocompact' });
       const after = await client.sessionsGet({ sessionId: expected.sessionId });

@@ -11,7 +11,6 @@ import type { DaemonStatus } from '../../shared/protocol/results.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { DAEMON_MAIN, STARTUP_DEADLINE_MS, makeSandbox, spawnTracked, type Sandbox } from '../helpers/sandbox.js';
 
-
 function onPath(command: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
 }
@@ -134,11 +133,7 @@ describe('socket activation', () => {
     const sandbox = makeSandbox();
     // systemd-socket-activate binds the socket itself; like the socket unit's DirectoryMode, the dir is ours to make.
     mkdirSync(sandbox.runtimeDir, { mode: 0o700 });
-    const activator = spawnTracked(
-      'systemd-socket-activate',
-      ['-l', sandbox.socketPath, ...setenvArgs(sandbox), process.execPath, DAEMON_MAIN, '--foreground'],
-      sandbox.env,
-    );
+    const activator = spawnTracked('systemd-socket-activate', ['-l', sandbox.socketPath, ...setenvArgs(sandbox), process.execPath, DAEMON_MAIN, '--foreground'], sandbox.env);
 
     const socket = await connectWhenServed(sandbox.socketPath);
     const status = (await socket.request('daemon.status', {})).result as DaemonStatus;

@@ -60,17 +60,15 @@ async function runRecorded(sandbox: Sandbox, script: string, args: string[]) {
   const log = join(dirname(recorder), 'loaded.txt');
   writeFileSync(log, '');
   const result = await runNode(['--import', pathToFileURL(recorder).href, script, ...args], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log });
-  const loaded = readFileSync(log, 'utf8').split('\n').filter((line) => line !== '');
+  const loaded = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   return { ...result, loaded };
 }
 
 /** `import x from '...'`, `export ... from '...'`, `import '...'` and `import('...')` specifiers. */
 function importSpecifiers(source: string): string[] {
-  const patterns = [
-    /^\s*(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm,
-    /^\s*import\s*['"]([^'"]+)['"]/gm,
-    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-  ];
+  const patterns = [/^\s*(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
   return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1] ?? ''));
 }
 
@@ -102,10 +100,7 @@ describe('memctl loads no daemon code', () => {
     expect(urls.filter((url) => FORBIDDEN.test(url))).toEqual([]);
     // Anything that is not a built-in is a file of this package's dist/client or dist/shared.
     const foreign = urls.filter(
-      (url) =>
-        !url.startsWith('node:') &&
-        !url.startsWith(pathToFileURL(join(DIST, 'client')).href + '/') &&
-        !url.startsWith(pathToFileURL(join(DIST, 'shared')).href + '/'),
+      (url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(join(DIST, 'client')).href + '/') && !url.startsWith(pathToFileURL(join(DIST, 'shared')).href + '/'),
     );
     expect(foreign).toEqual([]);
   });

@@ -30,7 +30,20 @@ function session(sandbox: Sandbox): string {
   const base = { sessionId: SESSION, cwd: CWD, version: '2.1.38', timestamp: at };
   const lines = [
     { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'Dump the crawl log' } },
-    { ...base, type: 'assistant', uuid: 'a1', parentUuid: 'u1', requestId: 'req_1', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', id: TOOL_USE, name: 'Bash', input: { command: 'cat crawl.log' } }], usage: { input_tokens: 10, output_tokens: 30, cache_creation_input_tokens: 5_000, cache_read_input_tokens: 0 } } },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      requestId: 'req_1',
+      message: {
+        id: 'msg_1',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'tool_use', id: TOOL_USE, name: 'Bash', input: { command: 'cat crawl.log' } }],
+        usage: { input_tokens: 10, output_tokens: 30, cache_creation_input_tokens: 5_000, cache_read_input_tokens: 0 },
+      },
+    },
     { ...base, type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: TOOL_USE, content: 'Output too large; saved to a file.' }] } },
   ];
   const path = mainPath(sandbox.projectsDir, CWD, SESSION);

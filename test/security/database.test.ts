@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, readdirSync, rmSync, writeFileSync } from '
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 import { checkDatabase } from '../../daemon/store/check.js';
 
 const CWD = '/home/dev/orders';
@@ -22,7 +22,7 @@ function session(sessionId: string): TranscriptWriter {
   return writer;
 }
 
-async function indexed(sandbox: Sandbox, client: Client, sessionId: string): Promise<number> {
+async function indexed(client: Client, sessionId: string): Promise<number> {
   await eventually(async () => (await client.sessionsList({ all: true })).sessions.some((s) => s.sessionId === sessionId && s.entries > 0), `${sessionId} to be indexed`);
   return (await client.sessionsGet({ sessionId })).entries;
 }
@@ -35,7 +35,7 @@ describe('the database file while memd runs', () => {
     await startDaemon(sandbox, undefined, FAST_CHECK);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      const entries = await indexed(sandbox, client, id(1));
+      const entries = await indexed(client, id(1));
       for (const suffix of ['', '-wal', '-shm']) rmSync(sandbox.dbPath + suffix, { force: true });
       await eventually(async () => (await client.daemonStatus()).database.whileRunning?.action === 'reopened', 'the database to be written back');
       expect((await client.daemonStatus()).database.whileRunning).toMatchObject({ problem: 'deleted', count: 1, movedTo: null });
@@ -60,7 +60,7 @@ describe('the database file while memd runs', () => {
     await startDaemon(sandbox, undefined, FAST_CHECK);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      const entries = await indexed(sandbox, client, id(2));
+      const entries = await indexed(client, id(2));
       const usage = (await client.sessionsGet({ sessionId: id(2) })).usage.total;
       // Same inode, other bytes: what a stray `cat > memd.sqlite` or a bad restore does.
       writeFileSync(sandbox.dbPath, 'this is not a database'.repeat(400));
@@ -88,7 +88,7 @@ describe('the database file while memd runs', () => {
     await startDaemon(sandbox, undefined, { MEMD_DB_CHECK_MS: '600000' });
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await indexed(sandbox, client, id(3));
+      await indexed(client, id(3));
     } finally {
       client.close();
     }

@@ -117,49 +117,54 @@ describe('ingest faults are backed off', () => {
     writeTranscript(path, again);
     await eventually(() => committed(sandbox.dbPath, path) === statSync(path).size, 'the file to be read again', 4_000);
     expect((await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount).toBe(0);
-    expect(logLines(daemon).filter((line) => line.path === path && line.level !== 'debug').map((line) => line.msg)).toEqual([
-      'cannot ingest transcript; retried with backoff',
-      expect.stringMatching(/^transcript recovered after \d failures$/),
-    ]);
+    expect(
+      logLines(daemon)
+        .filter((line) => line.path === path && line.level !== 'debug')
+        .map((line) => line.msg),
+    ).toEqual(['cannot ingest transcript; retried with backoff', expect.stringMatching(/^transcript recovered after \d failures$/)]);
   }, 20_000);
 
   // A real full disk: the state dir on a 1 MiB tmpfs (root may mount one here; elsewhere this is
   // skipped, and test/unit/daemon/ingest/ingest-backoff.test.ts fills the database instead).
-  it.skipIf(!canMountTmpfs())('a full disk under the index: ingest pauses on the backoff instead of re-reading, and resumes once there is room', async () => {
-    const sandbox = makeSandbox();
-    const stateFs = join(sandbox.root, 'statefs');
-    mkdirSync(stateFs);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stateFs]);
-    let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
-    try {
-      daemon = await startDaemon(sandbox, undefined, { MEMD_STATE_DIR: join(stateFs, 'memd') });
-      // About 10 MB of transcript (9,000 lines): its first commit of 4,096 rows does not fit in what is left of 1 MiB.
-      const path = mainPath(sandbox.projectsDir, CWD, id(4));
-      writeTranscript(path, session(id(4), 3_000));
-      const size = statSync(path).size;
-      expect(size).toBeGreaterThan(2 * 1024 * 1024);
-      await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.kind === 'store', 'the store to fail');
-      const failing = (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0];
-      expect(failing).toMatchObject({ kind: 'store', code: 'SQLITE_FULL', path });
-      await eventually(async () => ((await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.failures ?? 0) >= 3, 'two retries', 15_000);
-      const status = await daemonStatus<DaemonStatus>(sandbox);
-      const store = status.ingest.failing[0];
-      expect(Date.now() - Date.parse(store?.since ?? '')).toBeGreaterThanOrEqual(3_000 - TIMER_SLACK_MS);
-      // Each attempt reads the file once at most: three or four of them, not a loop.
-      expect(status.ingest.stats.bytesReadThisRun).toBeLessThanOrEqual(((store?.failures ?? 0) + 1) * size);
-      expect(status.ingest.progress.filesPending).toBe(1);
-      execFileSync('mount', ['-o', 'remount,size=64m', stateFs]);
-      await eventually(() => committed(join(stateFs, 'memd', 'memd.sqlite'), path) === size, 'the transcript to be ingested once there is room', 10_000);
-      expect((await daemonStatus<DaemonStatus>(sandbox)).ingest).toMatchObject({ failing: [], failingCount: 0 });
-      const lines = logLines(daemon).filter((line) => line.level !== 'debug' && /index/.test(line.msg));
-      expect(lines.map((line) => [line.level, line.msg])).toEqual([
-        ['warn', 'cannot write the transcript index; ingest is paused and retried with backoff'],
-        ['info', expect.stringMatching(/^transcript index writes recovered after \d failures$/)],
-      ]);
-    } finally {
-      daemon?.child.kill('SIGKILL');
-      if (daemon !== undefined) await daemon.exited;
-      execFileSync('umount', ['-l', stateFs]);
-    }
-  }, 40_000);
+  it.skipIf(!canMountTmpfs())(
+    'a full disk under the index: ingest pauses on the backoff instead of re-reading, and resumes once there is room',
+    async () => {
+      const sandbox = makeSandbox();
+      const stateFs = join(sandbox.root, 'statefs');
+      mkdirSync(stateFs);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stateFs]);
+      let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
+      try {
+        daemon = await startDaemon(sandbox, undefined, { MEMD_STATE_DIR: join(stateFs, 'memd') });
+        // About 10 MB of transcript (9,000 lines): its first commit of 4,096 rows does not fit in what is left of 1 MiB.
+        const path = mainPath(sandbox.projectsDir, CWD, id(4));
+        writeTranscript(path, session(id(4), 3_000));
+        const size = statSync(path).size;
+        expect(size).toBeGreaterThan(2 * 1024 * 1024);
+        await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.kind === 'store', 'the store to fail');
+        const failing = (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0];
+        expect(failing).toMatchObject({ kind: 'store', code: 'SQLITE_FULL', path });
+        await eventually(async () => ((await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.failures ?? 0) >= 3, 'two retries', 15_000);
+        const status = await daemonStatus<DaemonStatus>(sandbox);
+        const store = status.ingest.failing[0];
+        expect(Date.now() - Date.parse(store?.since ?? '')).toBeGreaterThanOrEqual(3_000 - TIMER_SLACK_MS);
+        // Each attempt reads the file once at most: three or four of them, not a loop.
+        expect(status.ingest.stats.bytesReadThisRun).toBeLessThanOrEqual(((store?.failures ?? 0) + 1) * size);
+        expect(status.ingest.progress.filesPending).toBe(1);
+        execFileSync('mount', ['-o', 'remount,size=64m', stateFs]);
+        await eventually(() => committed(join(stateFs, 'memd', 'memd.sqlite'), path) === size, 'the transcript to be ingested once there is room', 10_000);
+        expect((await daemonStatus<DaemonStatus>(sandbox)).ingest).toMatchObject({ failing: [], failingCount: 0 });
+        const lines = logLines(daemon).filter((line) => line.level !== 'debug' && /index/.test(line.msg));
+        expect(lines.map((line) => [line.level, line.msg])).toEqual([
+          ['warn', 'cannot write the transcript index; ingest is paused and retried with backoff'],
+          ['info', expect.stringMatching(/^transcript index writes recovered after \d failures$/)],
+        ]);
+      } finally {
+        daemon?.child.kill('SIGKILL');
+        if (daemon !== undefined) await daemon.exited;
+        execFileSync('umount', ['-l', stateFs]);
+      }
+    },
+    40_000,
+  );
 });

@@ -65,13 +65,30 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
   const lines = [
     JSON.stringify(user('u1', '', 'Parse the config tree')),
     // Deep tool_use input (the model wrote it).
-    withDeep(assistant('a1', 'u1', [{ type: 'text', text: 'Reading it.' }, { type: 'tool_use', id: 'toolu_n1', name: 'Read', input: { file_path: '/home/dev/nest/a.json', extra: '@DEEP@' } }], 1), deepObject(8_000)),
+    withDeep(
+      assistant(
+        'a1',
+        'u1',
+        [
+          { type: 'text', text: 'Reading it.' },
+          { type: 'tool_use', id: 'toolu_n1', name: 'Read', input: { file_path: '/home/dev/nest/a.json', extra: '@DEEP@' } },
+        ],
+        1,
+      ),
+      deepObject(8_000),
+    ),
     // Deep tool_result content and a deep toolUseResult (the tool wrote them).
     withDeep(user('u2', 'a1', [{ type: 'tool_result', tool_use_id: 'toolu_n1', content: '@DEEP@' }]), deepArray(4_000)),
     withDeep(user('u3', 'u2', 'ok', { toolUseResult: { file: '@DEEP@' } }), deepObject(8_000)),
     JSON.stringify(assistant('a2', 'u3', [{ type: 'tool_use', id: 'toolu_n2', name: 'Bash', input: { command: 'ls' } }], 2)),
     // A deep block right in message.content.
-    withDeep(user('u4', 'a2', [{ type: 'tool_result', tool_use_id: 'toolu_n2', content: 'a.json' }, { type: 'text', text: '@DEEP@' }]), deepArray(8_000)),
+    withDeep(
+      user('u4', 'a2', [
+        { type: 'tool_result', tool_use_id: 'toolu_n2', content: 'a.json' },
+        { type: 'text', text: '@DEEP@' },
+      ]),
+      deepArray(8_000),
+    ),
     withDeep(user('u5', 'u4', '@DEEP@'), deepObject(4_000)),
     JSON.stringify(assistant('a3', 'u5', [{ type: 'text', text: 'Done: the tree parses.' }], 3)),
     JSON.stringify({ type: 'file-history-snapshot', messageId: 'u1', snapshot: { messageId: 'u1', trackedFileBackups: {}, timestamp: at() }, isSnapshotUpdate: false }),
@@ -80,7 +97,20 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
   // A long line (its long strings are measured, not decoded, at ingest) that is also deep. Left
   // out where the transcript's last 50 KB must be whole lines (a handoff's tail).
   if (withLongLine) {
-    lines.push(withDeep(assistant('a4', 'u6', [{ type: 'text', text: 'Long notes. '.repeat(8_000) }, { type: 'tool_use', id: 'toolu_n3', name: 'Write', input: { content: '@DEEP@' } }], 4), deepArray(8_000)));
+    lines.push(
+      withDeep(
+        assistant(
+          'a4',
+          'u6',
+          [
+            { type: 'text', text: 'Long notes. '.repeat(8_000) },
+            { type: 'tool_use', id: 'toolu_n3', name: 'Write', input: { content: '@DEEP@' } },
+          ],
+          4,
+        ),
+        deepArray(8_000),
+      ),
+    );
   }
   return { text: `${lines.join('\n')}\n`, totalOutput: 101 + 102 + 103 + (withLongLine ? 104 : 0) };
 }
@@ -142,7 +172,12 @@ describe('entries nested thousands deep', () => {
     mkdirSync(dirname(transcript), { recursive: true });
     // The tail a handoff reads is the last 50 KB: it ends with a deep tool call and a reply.
     const base = { sessionId: SESSION, cwd: CWD, version: '2.1.38', type: 'assistant', timestamp: '2026-12-03T09:30:00.000Z' };
-    const call = { ...base, uuid: 'a5', parentUuid: 'u6', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_n5', name: 'Edit', input: { file_path: '/home/dev/nest/b.json', edits: '@DEEP@' } }] } };
+    const call = {
+      ...base,
+      uuid: 'a5',
+      parentUuid: 'u6',
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_n5', name: 'Edit', input: { file_path: '/home/dev/nest/b.json', edits: '@DEEP@' } }] },
+    };
     const reply = { ...base, uuid: 'a6', parentUuid: 'a5', message: { role: 'assistant', content: [{ type: 'text', text: 'Both files parse now.' }] } };
     writeFileSync(transcript, `${hostileSession(false).text}${withDeep(call, deepObject(7_000))}\n${JSON.stringify(reply)}\n`);
     const workTree = join(sandbox.root, 'work');
@@ -172,10 +207,7 @@ describe('entries nested thousands deep', () => {
     });
     // A real server and socket; only the handler is made to answer a value no walk survives.
     const dispatcher = createDispatcher(
-      [
-        handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] })),
-        handle(Methods.sessionsGet, () => JSON.parse(deepArray(10_000)) as never),
-      ],
+      [handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] })), handle(Methods.sessionsGet, () => JSON.parse(deepArray(10_000)) as never)],
       fakeLogger(),
     );
     server = createRpcServer({ dispatcher, bus, log: fakeLogger(), maxConnections: 10, limits: { idleMs: 60_000, frameMs: 10_000 } });
@@ -191,4 +223,3 @@ describe('entries nested thousands deep', () => {
     }
   });
 });
-

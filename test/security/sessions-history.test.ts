@@ -30,7 +30,11 @@ describe('deleted and empty sessions', () => {
     await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => (await client.daemonStatus()).ingest.progress.filesPending === 0 && (await client.sessionsList({ all: true, limit: 10_000 })).sessions.length === SESSIONS + 1, 'every session to be indexed', 30_000);
+      await eventually(
+        async () => (await client.daemonStatus()).ingest.progress.filesPending === 0 && (await client.sessionsList({ all: true, limit: 10_000 })).sessions.length === SESSIONS + 1,
+        'every session to be indexed',
+        30_000,
+      );
       const newest = id(SESSIONS - 1);
       const before = await client.sessionsGet({ sessionId: newest });
       rmSync(mainPath(sandbox.projectsDir, CWD, newest));

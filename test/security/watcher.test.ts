@@ -85,7 +85,11 @@ describe('the transcript watcher recovers', () => {
     expect((await watcherOf(sandbox)).watcher.reason).toMatch(/the watcher failed: EACCES/);
     // Re-arms (1 s, 2 s, ...) that fail the same way log nothing more.
     await eventually(async () => (await watcherOf(sandbox)).watcher.rearms >= 2, 'two re-arms');
-    expect(logLines(daemon).filter((line) => line.level === 'warn').map((line) => line.msg)).toEqual(['watcher degraded; changes may be missed until it is re-armed']);
+    expect(
+      logLines(daemon)
+        .filter((line) => line.level === 'warn')
+        .map((line) => line.msg),
+    ).toEqual(['watcher degraded; changes may be missed until it is re-armed']);
     chmodSync(locked, 0o755);
     await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'watching', 'the watcher to be healthy again', 15_000);
     const path = join(locked, `${id(3)}.jsonl`);

@@ -108,7 +108,7 @@ describe('nothing is written through a symlink in the working tree', () => {
     expect(readFileSync(join(outside, 'id_rsa'), 'utf8')).toBe(SECRET);
   });
 
-  it('creates a .gitignore 0644 whatever the umask, and keeps an existing one\'s mode', async () => {
+  it("creates a .gitignore 0644 whatever the umask, and keeps an existing one's mode", async () => {
     const fresh = await repo(() => {});
     await client.handoffGenerate(fresh);
     expect(statSync(join(fresh.cwd, '.gitignore')).mode & 0o777).toBe(0o644);

@@ -173,7 +173,12 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
 
 function sessionStartSources(env: NodeJS.ProcessEnv): string[] {
   const configured = env.MEMD_SESSION_START_SOURCES;
-  return configured === undefined ? DEFAULT_SESSION_START_SOURCES : configured.split(',').map((source) => source.trim()).filter((source) => source !== '');
+  return configured === undefined
+    ? DEFAULT_SESSION_START_SOURCES
+    : configured
+        .split(',')
+        .map((source) => source.trim())
+        .filter((source) => source !== '');
 }
 
 function printContext(context: string, ctx: CommandContext): void {
@@ -208,7 +213,10 @@ async function postCompact(input: HookInput, ctx: CommandContext): Promise<void>
   if (input.sessionId === null || input.compactSummary === null) return;
   const client = ctx.client();
   try {
-    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), client.handoffPostCompact({ sessionId: input.sessionId, trigger: input.trigger ?? 'unknown', compactSummary: input.compactSummary }));
+    const answer = await within(
+      deadline(ctx.env, SHORT_DEADLINE_MS),
+      client.handoffPostCompact({ sessionId: input.sessionId, trigger: input.trigger ?? 'unknown', compactSummary: input.compactSummary }),
+    );
     if (!answer.ok) ctx.out.err(`memctl hook post-compact: the summary was not recorded: ${answer.reason}`);
   } finally {
     client.close();

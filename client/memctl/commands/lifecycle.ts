@@ -71,7 +71,9 @@ export const stop: Command = async (ctx) => {
       ctx.out.out('memd is not running');
       return EXIT_OK;
     }
-    ctx.out.err(`memctl: memd (pid ${holder}) holds ${client.paths.lockPath} but does not answer on ${client.socketPath}: it is shutting down or stuck; see ${client.paths.logPath}, or kill it with: kill ${holder}`);
+    ctx.out.err(
+      `memctl: memd (pid ${holder}) holds ${client.paths.lockPath} but does not answer on ${client.socketPath}: it is shutting down or stuck; see ${client.paths.logPath}, or kill it with: kill ${holder}`,
+    );
     return EXIT_ERROR;
   } finally {
     client.close();

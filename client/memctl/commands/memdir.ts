@@ -60,7 +60,11 @@ function parseArgs(args: string[]): Parsed {
 }
 
 function renderList(result: MemdirListResult, out: Output): string[] {
-  const lines = [out.bold(`${result.scope} memory of ${result.project}`), `  dir    ${result.dir}`, `  index  ${result.index.path} (${result.index.lines} lines${result.index.dropped > 0 ? `, ${result.index.dropped} left out` : ''})`];
+  const lines = [
+    out.bold(`${result.scope} memory of ${result.project}`),
+    `  dir    ${result.dir}`,
+    `  index  ${result.index.path} (${result.index.lines} lines${result.index.dropped > 0 ? `, ${result.index.dropped} left out` : ''})`,
+  ];
   if (result.memories.length === 0) lines.push('  no memories yet');
   for (const memory of result.memories) {
     lines.push(`  ${memory.updated.slice(0, 16).replace('T', ' ')}  ${memory.type.padEnd(9)} ${memory.name}${memory.description === '' ? '' : ` — ${memory.description}`}`);

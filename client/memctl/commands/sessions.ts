@@ -45,7 +45,9 @@ export const sessions: Command = async (ctx) => {
     const notes: string[] = [];
     if (result.nextCursor !== null) {
       const of = result.total === null ? '' : ` of ${result.total}`;
-      notes.push(`${result.sessions.length}${of} shown; next page: memctl sessions --cursor ${result.nextCursor}${args.all ? ' --all' : ''}${args.limit === DEFAULT_ROWS ? '' : ` --limit ${args.limit}`}`);
+      notes.push(
+        `${result.sessions.length}${of} shown; next page: memctl sessions --cursor ${result.nextCursor}${args.all ? ' --all' : ''}${args.limit === DEFAULT_ROWS ? '' : ` --limit ${args.limit}`}`,
+      );
     }
     if (result.hidden > 0) notes.push(`${result.hidden} sessions whose files are gone or empty are not listed (--all lists them)`);
     for (const note of notes) ctx.out.out(ctx.out.dim(note));

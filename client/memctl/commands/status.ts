@@ -28,14 +28,18 @@ function renderFailing(ingest: IngestStatus, out: Output, now: number): string[]
   const lines: string[] = [];
   if (store !== undefined) {
     lines.push(
-      out.yellow(`  warning   ingest paused: ${FAILURE_LABELS.store} (${store.code ?? 'error'}: ${store.message}), ${store.failures} failure${store.failures === 1 ? '' : 's'} — next retry ${retryIn(store.retryAt, now)}`),
+      out.yellow(
+        `  warning   ingest paused: ${FAILURE_LABELS.store} (${store.code ?? 'error'}: ${store.message}), ${store.failures} failure${store.failures === 1 ? '' : 's'} — next retry ${retryIn(store.retryAt, now)}`,
+      ),
     );
   }
   const first = files[0];
   if (first !== undefined) {
     const retryAt = files.reduce((soonest, failure) => (failure.retryAt < soonest ? failure.retryAt : soonest), first.retryAt);
     lines.push(
-      out.yellow(`  warning   ingest: ${fileCount} file${fileCount === 1 ? '' : 's'} failing (${FAILURE_LABELS[first.kind]}: ${first.code ?? first.message}, ${first.path}) — next retry ${retryIn(retryAt, now)}`),
+      out.yellow(
+        `  warning   ingest: ${fileCount} file${fileCount === 1 ? '' : 's'} failing (${FAILURE_LABELS[first.kind]}: ${first.code ?? first.message}, ${first.path}) — next retry ${retryIn(retryAt, now)}`,
+      ),
     );
   }
   return lines;
@@ -77,9 +81,7 @@ function renderIngest(status: DaemonStatus, out: Output, now: number): string[] 
 export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()): string[] {
   const { counts, paths, database } = status;
   const lines = [
-    `${out.bold('memd')} ${status.version} ${out.green('running')} (pid ${status.pid}, up ${formatDuration(status.uptimeMs)}${
-      status.socketActivated ? ', socket-activated' : ''
-    })`,
+    `${out.bold('memd')} ${status.version} ${out.green('running')} (pid ${status.pid}, up ${formatDuration(status.uptimeMs)}${status.socketActivated ? ', socket-activated' : ''})`,
     `  socket    ${paths.socket}`,
     `  state     ${paths.stateDir}`,
     `  database  ${paths.database} (schema ${database.schemaVersion})`,
@@ -94,7 +96,9 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
   const jobs = extraction.jobs;
   const active = (jobs.queued ?? 0) + (jobs.running ?? 0) + (jobs.deferred ?? 0);
   if (active + (jobs.done ?? 0) + (jobs.failed ?? 0) > 0) {
-    lines.push(`  memory    ${jobs.done ?? 0} extractions done, ${active} waiting or running${jobs.failed ? `, ${jobs.failed} failed` : ''}${extraction.locks.length > 0 ? `, ${extraction.locks.length} held by agents` : ''}`);
+    lines.push(
+      `  memory    ${jobs.done ?? 0} extractions done, ${active} waiting or running${jobs.failed ? `, ${jobs.failed} failed` : ''}${extraction.locks.length > 0 ? `, ${extraction.locks.length} held by agents` : ''}`,
+    );
   }
   if (compaction.autoRuns > 0) lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
   for (const failing of compaction.failing) {
@@ -102,9 +106,7 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
     lines.push(out.yellow(`  warning   ${failing.sessionId.slice(0, 8)}: ${what} (${failing.lastError}); memctl compact ${failing.sessionId} --force retries`));
   }
   if (database.recoveredFrom) {
-    lines.push(
-      out.yellow(`  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`),
-    );
+    lines.push(out.yellow(`  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`));
   }
   const incident = database.whileRunning;
   if (incident) lines.push(out.yellow(`  warning   ${databaseIncidentText(incident)}`));

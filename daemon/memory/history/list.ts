@@ -41,13 +41,15 @@ export async function listHistory(claudeRoot: string, query: HistoryQuery, optio
   const page = await readHistoryPage(historyFile(claudeRoot), toFilter(query), toLimit(query.limit), options);
   const resolve = createPasteResolver(pasteCacheDir(claudeRoot));
   const entries = await Promise.all(
-    page.records.map(async (record: HistoryRecord): Promise<HistoryEntry> => ({
-      display: record.display,
-      timestamp: new Date(record.timestampMs).toISOString(),
-      project: record.project,
-      sessionId: record.sessionId,
-      pastes: await Promise.all(record.pastes.map(resolve)),
-    })),
+    page.records.map(
+      async (record: HistoryRecord): Promise<HistoryEntry> => ({
+        display: record.display,
+        timestamp: new Date(record.timestampMs).toISOString(),
+        project: record.project,
+        sessionId: record.sessionId,
+        pastes: await Promise.all(record.pastes.map(resolve)),
+      }),
+    ),
   );
   const last = entries.at(-1);
   return { entries, nextBefore: page.hasMore && last !== undefined ? last.timestamp : null, badLines: page.badLines };

@@ -118,13 +118,7 @@ const NO_OLDER: OlderMatch = { more: false, sameMs: false };
  * Beyond that, unread data means an older match may exist. Bad lines seen on the way belong to
  * the next page, unless there is none.
  */
-async function peekOlder(
-  reader: TailLineReader,
-  matches: (record: HistoryRecord) => boolean,
-  lastMs: number,
-  tally: BadLineTally,
-  signal: AbortSignal | undefined,
-): Promise<OlderMatch> {
+async function peekOlder(reader: TailLineReader, matches: (record: HistoryRecord) => boolean, lastMs: number, tally: BadLineTally, signal: AbortSignal | undefined): Promise<OlderMatch> {
   let pastLastMs = false;
   // Each pass consumes a line; the reader ends at the start of the file.
   for (;;) {

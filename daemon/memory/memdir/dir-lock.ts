@@ -37,28 +37,29 @@ const queues = new Map<string, Promise<unknown>>();
 
 export async function withDirLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(dir) ?? Promise.resolve();
-  const run = previous.catch(() => undefined).then(async () => {
-    let compromised: Error | null = null;
-    const release = await lockWhenFree(dir, {
-      lockfilePath: join(dir, DIR_LOCK_NAME),
-      realpath: false,
-      stale: STALE_MS,
-      onCompromised: (error) => {
-        compromised = error;
-      },
-    })
-      .catch((error: NodeJS.ErrnoException) => {
+  const run = previous
+    .catch(() => undefined)
+    .then(async () => {
+      let compromised: Error | null = null;
+      const release = await lockWhenFree(dir, {
+        lockfilePath: join(dir, DIR_LOCK_NAME),
+        realpath: false,
+        stale: STALE_MS,
+        onCompromised: (error) => {
+          compromised = error;
+        },
+      }).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ELOCKED') throw new RpcError(ErrorCode.Locked, 'Locked', `the memory dir ${dir} stayed locked by another writer; try again`);
         throw error;
       });
-    try {
-      const result = await work();
-      if (compromised !== null) throw new RpcError(ErrorCode.Conflict, 'Conflict', `the lock of ${dir} was lost during the write (${(compromised as Error).message}); read again and retry`);
-      return result;
-    } finally {
-      await release().catch(() => undefined);
-    }
-  });
+      try {
+        const result = await work();
+        if (compromised !== null) throw new RpcError(ErrorCode.Conflict, 'Conflict', `the lock of ${dir} was lost during the write (${(compromised as Error).message}); read again and retry`);
+        return result;
+      } finally {
+        await release().catch(() => undefined);
+      }
+    });
   queues.set(dir, run);
   try {
     return await run;

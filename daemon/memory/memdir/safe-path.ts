@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { NameReason, checkMemoryName, quoteName } from '../../../shared/memdir/names.js';
+import { type NameReason, checkMemoryName, quoteName } from '../../../shared/memdir/names.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { MemoryScope } from '../../../shared/protocol/memdir.js';
 import { namingPath, PRIVATE_FILE_MODE } from '../../fs/atomic.js';
@@ -232,7 +232,9 @@ function swapped(name: string): RpcError {
 /** Creates the dirs between the real root and `dir` one level at a time, never through a link that leaves. */
 async function makeDirsInside(trustedRoot: string, dir: string, name: string): Promise<void> {
   let current = trustedRoot;
-  for (const level of relative(trustedRoot, dir).split(sep).filter((part) => part !== '')) {
+  for (const level of relative(trustedRoot, dir)
+    .split(sep)
+    .filter((part) => part !== '')) {
     current = join(current, level);
     try {
       await mkdir(current, { mode: PRIVATE_DIR_MODE });

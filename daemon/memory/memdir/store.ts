@@ -11,16 +11,7 @@ import { lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { buildIndex, INDEX_FILE, type BuiltIndex, type IndexedMemory } from '../../../shared/memdir/index-file.js';
 import { parseMemory, serializeMemory, type MemoryDocument } from '../../../shared/memdir/frontmatter.js';
-import type {
-  MemdirDeleteResult,
-  MemdirIndexInfo,
-  MemdirListResult,
-  MemdirReadResult,
-  MemdirWriteResult,
-  MemoryFileInfo,
-  MemoryScope,
-  MemoryType,
-} from '../../../shared/protocol/memdir.js';
+import type { MemdirDeleteResult, MemdirIndexInfo, MemdirListResult, MemdirReadResult, MemdirWriteResult, MemoryFileInfo, MemoryScope, MemoryType } from '../../../shared/protocol/memdir.js';
 import { ErrorCode, RpcError, invalidParams } from '../../../shared/protocol/errors.js';
 import { sanitizeProjectDirName } from '../../../shared/paths.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
@@ -72,7 +63,9 @@ export const etagOf = (text: string): string => createHash('sha256').update(text
 export function projectFolder(project: string): string {
   if (project.startsWith('/')) return sanitizeProjectDirName(project);
   if (!/^[A-Za-z0-9-]+$/.test(project)) {
-    throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `project must be a project folder name (letters, digits and -) or an absolute path, got ${JSON.stringify(project.slice(0, 200))}`, { reason: 'project' });
+    throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `project must be a project folder name (letters, digits and -) or an absolute path, got ${JSON.stringify(project.slice(0, 200))}`, {
+      reason: 'project',
+    });
   }
   return project;
 }

@@ -22,4 +22,3 @@ export async function projectRoot(cwd: string): Promise<string> {
   }
   return start;
 }
-

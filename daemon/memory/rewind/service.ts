@@ -132,7 +132,11 @@ export function createRewindService(deps: RewindDeps): RewindService {
     const now = deps.clock();
     const undoId = newUndoId(now);
     const dir = undoDir(deps.stateDir, undoId);
-    await saveUndoPoint(dir, { undoId, sessionId, messageId, createdAt: new Date(now).toISOString() }, changing.map((change) => change.path));
+    await saveUndoPoint(
+      dir,
+      { undoId, sessionId, messageId, createdAt: new Date(now).toISOString() },
+      changing.map((change) => change.path),
+    );
     await apply(changing, undoId);
     await pruneUndoPoints(deps.stateDir);
     return { ...result, undoId };

@@ -44,7 +44,10 @@ export interface UndoManifest {
 }
 
 export function newUndoId(now: number): string {
-  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(UNDO_ID_RANDOM_BYTES).toString('hex')}`;
 }
 

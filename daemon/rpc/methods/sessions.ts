@@ -8,8 +8,6 @@ export function sessionMethods(sessions: SessionService, env: ThresholdEnv): Met
   return [
     handle(Methods.sessionsList, (params) => sessions.list(params)),
     handle(Methods.sessionsGet, (params) => sessions.get(params.sessionId)),
-    handle(Methods.compactThresholds, (params) =>
-      'sessionId' in params ? sessions.get(params.sessionId).threshold : computeThresholds({ model: params.model, tokens: params.tokens, env }),
-    ),
+    handle(Methods.compactThresholds, (params) => ('sessionId' in params ? sessions.get(params.sessionId).threshold : computeThresholds({ model: params.model, tokens: params.tokens, env }))),
   ];
 }

@@ -292,7 +292,10 @@ describe('request validation', () => {
     const message = await client().messages.create(
       params(TOOL_CONVERSATION, {
         system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
-        tools: [{ name: 'Read', input_schema: { type: 'object' } }, { name: 'Edit', input_schema: { type: 'object' } }],
+        tools: [
+          { name: 'Read', input_schema: { type: 'object' } },
+          { name: 'Edit', input_schema: { type: 'object' } },
+        ],
       }),
     );
     expect(message.content).toEqual([{ type: 'text', text: 'You are welcome.' }]);
@@ -352,11 +355,7 @@ describe('validateMessagesRequest', () => {
   it('checks the top-level fields', () => {
     expect(validateMessagesRequest(null)).toEqual(['body: expected a JSON object, got null']);
     const problems = validateMessagesRequest({ model: 3, max_tokens: 0, messages: [] });
-    expect(problems).toEqual([
-      'model: expected a non-empty string, got number 3',
-      'max_tokens: expected a positive integer, got number 0',
-      'messages: expected a non-empty array, got an empty array',
-    ]);
+    expect(problems).toEqual(['model: expected a non-empty string, got number 3', 'max_tokens: expected a positive integer, got number 0', 'messages: expected a non-empty array, got an empty array']);
     expect(validateMessagesRequest({ ...HELLO, max_tokens: 1.5 })).toEqual(['max_tokens: expected a positive integer, got number 1.5']);
     expect(validateMessagesRequest({ ...HELLO, system: [{ type: 'image', source: {} }] })).toEqual(['system[0]: system blocks must be text blocks, got type "image"']);
     expect(validateMessagesRequest({ ...HELLO, system: 'Be brief.' })).toEqual([]);
@@ -387,7 +386,13 @@ describe('validateMessagesRequest', () => {
       check([
         { role: 'user', content: 'go' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} }] },
-        { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_use' }], is_error: 'yes' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'first' },
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_use' }], is_error: 'yes' },
+          ],
+        },
       ]),
     ).toEqual([
       'messages[2].content[1]: tool_result blocks must come first in their message, before any other block',
@@ -401,11 +406,25 @@ describe('validateMessagesRequest', () => {
     expect(
       check([
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'abc' }, { type: 'tool_result', tool_use_id: 'toolu_x' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'abc' },
+            { type: 'tool_result', tool_use_id: 'toolu_x' },
+          ],
+        },
       ]),
-    ).toEqual(['messages[1].content[1]: tool_result blocks are only allowed in user messages, not in an assistant message', 'messages[1].content[1]: tool_result blocks must come first in their message, before any other block']);
+    ).toEqual([
+      'messages[1].content[1]: tool_result blocks are only allowed in user messages, not in an assistant message',
+      'messages[1].content[1]: tool_result blocks must come first in their message, before any other block',
+    ]);
     expect(check([{ role: 'user', content: '' }])).toEqual(['messages[0].content: all messages must have non-empty content except for the optional final assistant message']);
-    expect(check([{ role: 'user', content: 'go' }, { role: 'assistant', content: 'Sure ' }])).toEqual(['messages[1].content: final assistant content cannot end with trailing whitespace']);
+    expect(
+      check([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: 'Sure ' },
+      ]),
+    ).toEqual(['messages[1].content: final assistant content cannot end with trailing whitespace']);
   });
 
   it('checks tool_use ids across the conversation', () => {

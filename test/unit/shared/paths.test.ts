@@ -22,10 +22,7 @@ describe('resolvePaths', () => {
   });
 
   it('follows the XDG variables', () => {
-    const paths = resolvePaths(
-      { XDG_RUNTIME_DIR: '/run/user/1000', XDG_STATE_HOME: '/xs', XDG_CONFIG_HOME: '/xc', CLAUDE_CONFIG_DIR: '/cc' },
-      HOME,
-    );
+    const paths = resolvePaths({ XDG_RUNTIME_DIR: '/run/user/1000', XDG_STATE_HOME: '/xs', XDG_CONFIG_HOME: '/xc', CLAUDE_CONFIG_DIR: '/cc' }, HOME);
     expect(paths.runtimeDir).toBe('/run/user/1000/memd');
     expect(paths.socketPath).toBe('/run/user/1000/memd/memd.sock');
     expect(paths.stateDir).toBe('/xs/memd');

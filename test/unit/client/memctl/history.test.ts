@@ -24,14 +24,18 @@ function entry(display: string, pastes: HistoryPaste[] = []): HistoryEntry {
 describe('memctl history rows', () => {
   it('show one row per prompt, cut to the width, with its pastes', () => {
     const rows = renderHistory(
-      { entries: [entry('fix\nthe   bug'), entry('y'.repeat(500), [paste(1), paste(2)]), entry('log: [Pasted text #1]', [paste(1, true)]), entry('two', [paste(1), paste(2, true)])], nextBefore: null, badLines: 0 },
+      {
+        entries: [entry('fix\nthe   bug'), entry('y'.repeat(500), [paste(1), paste(2)]), entry('log: [Pasted text #1]', [paste(1, true)]), entry('two', [paste(1), paste(2, true)])],
+        nextBefore: null,
+        badLines: 0,
+      },
       plain,
       80,
     );
     expect(rows).toHaveLength(4);
     expect(rows[0]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d {2}src\/shop {14}fix the bug$/);
     expect(rows[1]?.length).toBe(80);
-    expect(rows[1]).toMatch(/y…  \+2 pastes$/);
+    expect(rows[1]).toMatch(/y… {2}\+2 pastes$/);
     expect(rows[2]).toMatch(/log: \[Pasted text #1\] {2}\(paste missing\)$/);
     expect(rows[3]).toMatch(/two {2}\+2 pastes \(1 missing\)$/);
   });

@@ -38,6 +38,14 @@ describe('the anthropic compaction summarizer', () => {
 
   it('appends the prompt to a conversation that ends with the user', () => {
     const messages = summaryRequestMessages([{ role: 'user', content: 'hi' }]);
-    expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: COMPACT_PROMPT }] }]);
+    expect(messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: COMPACT_PROMPT },
+        ],
+      },
+    ]);
   });
 });

@@ -35,6 +35,11 @@ describe('the estimate margin', () => {
     const measured = 1_001 / estimateMessageTokens(toMessageParams(messages.slice(0, 1)));
     expect(measured).toBeLessThan(DEFAULT_ESTIMATE_MARGIN);
     expect(estimateMargin(messages, loaded)).toEqual({ margin: DEFAULT_ESTIMATE_MARGIN, measured });
-    expect(estimateMargin(messages, loaded.map(({ entry, raw }) => ({ entry: { ...entry, usage: null }, raw })))).toEqual({ margin: DEFAULT_ESTIMATE_MARGIN, measured: null });
+    expect(
+      estimateMargin(
+        messages,
+        loaded.map(({ entry, raw }) => ({ entry: { ...entry, usage: null }, raw })),
+      ),
+    ).toEqual({ margin: DEFAULT_ESTIMATE_MARGIN, measured: null });
   });
 });

@@ -28,8 +28,22 @@ describe('what a compaction lost', () => {
   it('reports the key line of failed tool results, and nothing when all is kept', () => {
     const before: ConversationMessage[] = [
       { role: 'user', content: [{ type: 'text', text: 'run the tests' }], uuids: ['u'], messageId: null, isPrompt: true, isSummary: false },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Edit', input: { file_path: '/app/pay.py', new_string: 'def remember_key(key):\n    pass' } }], uuids: ['a'], messageId: 'm', isPrompt: false, isSummary: false },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', is_error: true, content: 'running\nAssertionError: expected 2 charges\n' }], uuids: ['r'], messageId: null, isPrompt: false, isSummary: false },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't', name: 'Edit', input: { file_path: '/app/pay.py', new_string: 'def remember_key(key):\n    pass' } }],
+        uuids: ['a'],
+        messageId: 'm',
+        isPrompt: false,
+        isSummary: false,
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 't', is_error: true, content: 'running\nAssertionError: expected 2 charges\n' }],
+        uuids: ['r'],
+        messageId: null,
+        isPrompt: false,
+        isSummary: false,
+      },
     ];
     expect(errorKeyLine('running\nAssertionError: expected 2 charges\n')).toBe('AssertionError: expected 2 charges');
     const lost = lostItems(before, toMessageParams([summary('nothing')]));
@@ -42,7 +56,14 @@ describe('what a compaction lost', () => {
     const longLine = `Error: ${'x'.repeat(600)}`;
     const before: ConversationMessage[] = [
       { role: 'user', content: [{ type: 'text', text: 'go' }], uuids: ['u'], messageId: null, isPrompt: true, isSummary: false },
-      { role: 'assistant', content: ['t1', 't2', 't3'].map((id) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command: 'python a.py' } })), uuids: ['a'], messageId: 'm', isPrompt: false, isSummary: false },
+      {
+        role: 'assistant',
+        content: ['t1', 't2', 't3'].map((id) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command: 'python a.py' } })),
+        uuids: ['a'],
+        messageId: 'm',
+        isPrompt: false,
+        isSummary: false,
+      },
       {
         role: 'user',
         content: [
@@ -97,7 +118,17 @@ describe('what a compaction lost', () => {
 describe('hook context', () => {
   it('is not a lost user message', () => {
     const before: ConversationMessage[] = [
-      { role: 'user', content: [{ type: 'text', text: '<system-reminder>\nSessionStart hook additional context: rules\n</system-reminder>' }, { type: 'text', text: 'do the thing' }], uuids: ['h', 'u'], messageId: null, isPrompt: true, isSummary: false },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<system-reminder>\nSessionStart hook additional context: rules\n</system-reminder>' },
+          { type: 'text', text: 'do the thing' },
+        ],
+        uuids: ['h', 'u'],
+        messageId: null,
+        isPrompt: true,
+        isSummary: false,
+      },
     ];
     expect(lostItems(before, toMessageParams([])).userMessages).toEqual(['do the thing']);
   });

@@ -269,7 +269,12 @@ describe('MCP results', () => {
 
   it('cuts a string result over the token limit and says how big it was', () => {
     const full = logText(10_000);
-    const { messages, loaded } = session([[{ tool: 'mcp__github__search_code', output: full }, { tool: 'mcp__github__get_file', output: logText(3_000) }]]);
+    const { messages, loaded } = session([
+      [
+        { tool: 'mcp__github__search_code', output: full },
+        { tool: 'mcp__github__get_file', output: logText(3_000) },
+      ],
+    ]);
     const plan = planMicro(messages, loaded, { ...SETTINGS, maxMcpOutputTokens: 1_000 });
     expect(contentOf(plan.messages, 'toolu_0_0')).toBe(`${full.slice(0, 4_000)}\n\n${NOTICE}`);
     expect(contentOf(plan.messages, 'toolu_0_1')).toBe(contentOf(messages, 'toolu_0_1'));
@@ -317,7 +322,10 @@ describe('every fixture', () => {
 
   it('is stable on a synthetic session that uses every rule', () => {
     const { messages, loaded, lastAssistantAt } = session([
-      [{ tool: 'Bash', output: logText(120_000) }, { tool: 'mcp__x__y', output: logText(200_000) }],
+      [
+        { tool: 'Bash', output: logText(120_000) },
+        { tool: 'mcp__x__y', output: logText(200_000) },
+      ],
       ...[1, 2, 3, 4, 5, 6, 7, 8].map((seed) => [{ tool: 'Grep', output: logText(45_000, seed) }]),
       [1, 2, 3, 4, 5, 6].map((seed) => ({ tool: 'Bash', output: logText(45_000, seed) })),
     ]);

@@ -72,9 +72,10 @@ describe('the offline summary of each fixture', () => {
       }
       for (const error of manifest.errors.filter((candidate) => !candidate.sidechain)) expect(bodies[3]).toContain(error.message);
       if (manifest.errors.length === 0) expect(bodies[3]).toContain('- None.');
-      const open = [...(manifest.todos ?? []).map((todo) => ({ status: todo.status, text: todo.content })), ...(manifest.tasks ?? []).map((task) => ({ status: task.status, text: task.subject }))].filter(
-        (task) => task.status !== 'completed',
-      );
+      const open = [
+        ...(manifest.todos ?? []).map((todo) => ({ status: todo.status, text: todo.content })),
+        ...(manifest.tasks ?? []).map((task) => ({ status: task.status, text: task.subject })),
+      ].filter((task) => task.status !== 'completed');
       for (const task of open) expect(bodies[6]).toContain(task.text);
       expect(bodies[8]).toContain(open[0] === undefined ? 'Wait for the next request.' : open[0].text);
       // Deterministic.
@@ -165,7 +166,20 @@ describe('the offline summary of generated transcripts', () => {
       prompt('plan'),
       assistant([{ type: 'tool_use', id: 't1', name: 'TodoWrite', input: { todos: [{ content: 'old list item', status: 'pending' }] } }]),
       toolResult('t1', 'ok'),
-      assistant([{ type: 'tool_use', id: 't2', name: 'TodoWrite', input: { todos: [{ content: 'done item', status: 'completed' }, { content: 'doing item', status: 'in_progress' }, { content: 'later item', status: 'pending' }] } }]),
+      assistant([
+        {
+          type: 'tool_use',
+          id: 't2',
+          name: 'TodoWrite',
+          input: {
+            todos: [
+              { content: 'done item', status: 'completed' },
+              { content: 'doing item', status: 'in_progress' },
+              { content: 'later item', status: 'pending' },
+            ],
+          },
+        },
+      ]),
       toolResult('t2', 'ok'),
       assistant([{ type: 'tool_use', id: 't3', name: 'TaskCreate', input: { subject: 'Ship it', description: 'release 1.0' } }]),
       toolResult('t3', 'Task #7 created', {}, { task: { id: '7', subject: 'Ship it' } }),
@@ -218,7 +232,10 @@ describe('pieces of the summary', () => {
     expect(fitted.join('').length).toBeLessThanOrEqual(1_000);
     expect(fitted[0]?.endsWith('…')).toBe(true);
     // Many messages: each keeps a share.
-    const many = fitUserMessages(Array.from({ length: 100 }, () => 'm'.repeat(100)), 1_000);
+    const many = fitUserMessages(
+      Array.from({ length: 100 }, () => 'm'.repeat(100)),
+      1_000,
+    );
     expect(many.every((message) => message.length >= 10)).toBe(true);
     expect(many.join('').length).toBeLessThanOrEqual(1_000);
   });

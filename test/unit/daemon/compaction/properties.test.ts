@@ -37,17 +37,20 @@ function checkAll(messages: ConversationMessage[], loaded: LoadedEntry[], now: n
   const runs: [string, () => MessageParam[]][] = [
     ['micro', () => toMessageParams(planMicro(messages, loaded, { now, toolResultsDir: '/nonexistent/tool-results' }).messages)],
     ['session-memory', () => toMessageParams(sessionMemoryCompaction(messages, { memory: MEMORY, lastSummarizedUuid: null })?.messages ?? [])],
-    ['reactive', () => {
-      const limit = Math.ceil(estimateMessageTokens(toMessageParams(messages)) * 0.6);
-      try {
-        const result = toMessageParams(reactiveCompaction(messages, limit).messages);
-        expect(estimateMessageTokens(result)).toBeLessThanOrEqual(limit);
-        return result;
-      } catch (error) {
-        expect((error as Error).message).toMatch(/over the limit/);
-        return toMessageParams(messages);
-      }
-    }],
+    [
+      'reactive',
+      () => {
+        const limit = Math.ceil(estimateMessageTokens(toMessageParams(messages)) * 0.6);
+        try {
+          const result = toMessageParams(reactiveCompaction(messages, limit).messages);
+          expect(estimateMessageTokens(result)).toBeLessThanOrEqual(limit);
+          return result;
+        } catch (error) {
+          expect((error as Error).message).toMatch(/over the limit/);
+          return toMessageParams(messages);
+        }
+      },
+    ],
   ];
   for (const [name, run] of runs) {
     const first = run();

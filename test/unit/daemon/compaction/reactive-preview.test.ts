@@ -16,7 +16,9 @@ describe('reactive previews of tool results', () => {
     expect(text.startsWith(`${head}\n`)).toBe(true);
     expect(tail?.length).toBeLessThanOrEqual(PREVIEW_TAIL_CHARS);
     expect(text.endsWith(`\n${tail}`)).toBe(true);
-    expect(pointer).toBe(`[memd: ${(text.length - (head?.length ?? 0) - (tail?.length ?? 0)).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} chars of this tool result were left out here to fit the context limit; toolResults.get {"sessionId":"sess-1","toolUseId":"toolu_1"} returns it whole]`);
+    expect(pointer).toBe(
+      `[memd: ${(text.length - (head?.length ?? 0) - (tail?.length ?? 0)).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} chars of this tool result were left out here to fit the context limit; toolResults.get {"sessionId":"sess-1","toolUseId":"toolu_1"} returns it whole]`,
+    );
   });
 
   it('leaves results that would not get shorter, and never splits a surrogate pair', () => {
@@ -30,6 +32,8 @@ describe('reactive previews of tool results', () => {
   it('previews block results as text, counting the images it leaves out', () => {
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(50_000) } };
     const preview = previewToolResult({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'Screenshot taken.' }, image] }, null);
-    expect(preview?.content).toBe('Screenshot taken.\n\n[memd: 0 of 17 chars and 1 image or document block of this tool result were left out here to fit the context limit; toolResults.get {"toolUseId":"t"} returns it whole]');
+    expect(preview?.content).toBe(
+      'Screenshot taken.\n\n[memd: 0 of 17 chars and 1 image or document block of this tool result were left out here to fit the context limit; toolResults.get {"toolUseId":"t"} returns it whole]',
+    );
   });
 });

@@ -35,7 +35,9 @@ const SHAPES: SessionShape[] = [
 
 const tally = { sessions: 0, cases: 0, fit: 0, refusedInRange: 0, refusedBelow: 0 };
 afterAll(() => {
-  console.log(`reactive sweep: ${tally.sessions} sessions, ${tally.cases} (session, limit) cases: ${tally.fit} fit, ${tally.refusedInRange} refused at or above the stated minimum, ${tally.refusedBelow} refused one token below it`);
+  console.log(
+    `reactive sweep: ${tally.sessions} sessions, ${tally.cases} (session, limit) cases: ${tally.fit} fit, ${tally.refusedInRange} refused at or above the stated minimum, ${tally.refusedBelow} refused one token below it`,
+  );
 });
 
 function tokensAt(messages: readonly MessageParam[], factor: number): number {
@@ -89,7 +91,9 @@ function checkResult(conversation: SessionConversation, result: CompactionResult
   // Only the newest round's results are previewed; every other block is as it was.
   const previewed = result.actions.filter((action) => action.kind === 'previewed').map((action) => action.id);
   const newestUser = before.length > 1 && before.at(-1)?.role === 'user' ? before.at(-1) : undefined;
-  const newestResults = new Set(Array.isArray(newestUser?.content) ? newestUser.content.flatMap((block) => (block.type === 'tool_result' ? [(block as { tool_use_id: string }).tool_use_id] : [])) : []);
+  const newestResults = new Set(
+    Array.isArray(newestUser?.content) ? newestUser.content.flatMap((block) => (block.type === 'tool_result' ? [(block as { tool_use_id: string }).tool_use_id] : [])) : [],
+  );
   for (const id of previewed) expect(newestResults.has(id)).toBe(true);
   if (limit >= tokensAt(before, margin)) {
     expect(result.actions).toEqual([]);
@@ -153,7 +157,15 @@ describe('reactive compaction fits every limit from the minimum up', () => {
     }
   });
 
-  it.each(SHAPES.map((shape) => [`${shape.seed}: ${shape.rounds} rounds${shape.compacted ? ', compacted' : ''}${shape.prompts ? ', prompts' : ''}${shape.bigReads ? ', 3×90K Reads last' : ''}, ×${shape.tokensPerEstimate.toFixed(2)}`, shape] as const))('on generated session %s', async (_name, shape) => {
+  it.each(
+    SHAPES.map(
+      (shape) =>
+        [
+          `${shape.seed}: ${shape.rounds} rounds${shape.compacted ? ', compacted' : ''}${shape.prompts ? ', prompts' : ''}${shape.bigReads ? ', 3×90K Reads last' : ''}, ×${shape.tokensPerEstimate.toFixed(2)}`,
+          shape,
+        ] as const,
+    ),
+  )('on generated session %s', async (_name, shape) => {
     const dir = mkdtempSync(join(tmpdir(), 'memd-reactive-sweep-'));
     const generated = generateSession(shape);
     writeGeneratedSession(join(dir, 'projects'), generated);

@@ -11,7 +11,20 @@ let fixture: IngestedFixture | undefined;
 afterEach(() => fixture?.close());
 
 function threshold(state: ThresholdState): ThresholdResult {
-  return { model: 'm', tokens: 170_000, window: 200_000, effectiveWindow: 180_000, autoCompactAt: 167_000, warningAt: 147_000, errorAt: 147_000, blockingAt: 177_000, state, tokensLeft: 0, percentUsed: 100, autoCompactEnabled: true };
+  return {
+    model: 'm',
+    tokens: 170_000,
+    window: 200_000,
+    effectiveWindow: 180_000,
+    autoCompactAt: 167_000,
+    warningAt: 147_000,
+    errorAt: 147_000,
+    blockingAt: 177_000,
+    state,
+    tokensLeft: 0,
+    percentUsed: 100,
+    autoCompactEnabled: true,
+  };
 }
 
 async function setup(summary: CompactionLayers['summary'], state: ThresholdState = 'autocompact', more: Partial<CompactionLayers> = {}) {
@@ -36,7 +49,10 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('auto-compaction', () => {
   it('publishes compaction.ready after a crossing into autocompact, not for lower states', async () => {
-    const { service, events, sessionId } = await setup(async () => ({ messages: [{ role: 'user', content: [{ type: 'text', text: 'summary' }], uuids: [], messageId: null, isPrompt: false, isSummary: true }], summary: 'summary' }));
+    const { service, events, sessionId } = await setup(async () => ({
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'summary' }], uuids: [], messageId: null, isPrompt: false, isSummary: true }],
+      summary: 'summary',
+    }));
     service.onThresholdCrossed(sessionId, 'warning');
     await settle();
     expect(events).toEqual([]);
@@ -84,9 +100,13 @@ describe('a summary implausibly short for its conversation', () => {
   });
 
   it('is replaced by the offline summary, which says so, and counts in the breaker', async () => {
-    const { service, events, sessionId } = await setup(async () => {
-      throw fragment();
-    }, 'autocompact', { fallbackSummary: async (conversation) => rebuilt(conversation) });
+    const { service, events, sessionId } = await setup(
+      async () => {
+        throw fragment();
+      },
+      'autocompact',
+      { fallbackSummary: async (conversation) => rebuilt(conversation) },
+    );
     const done = await service.auto(sessionId, { force: true });
     expect(done).toMatchObject({ method: 'summary', summary: expect.stringContaining('rebuilt from'), fallback: { from: 'summary', reason: expect.stringContaining('implausibly short') } });
     expect(service.status().failing).toEqual([{ sessionId, failures: 1, stopped: false, lastError: expect.stringContaining('implausibly short') }]);

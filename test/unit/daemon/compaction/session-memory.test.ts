@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { normalize, toMessageParams, toolsArePaired, type ConversationMessage } from '../../../../daemon/transcripts/messages.js';
-import { continuationText, DEFAULT_SESSION_MEMORY_LIMITS, keptStartIndex, messageTokens, sessionMemoryCompaction, type SessionMemoryCompaction, type SessionMemoryLimits } from '../../../../daemon/compaction/session-memory.js';
+import {
+  continuationText,
+  DEFAULT_SESSION_MEMORY_LIMITS,
+  keptStartIndex,
+  messageTokens,
+  sessionMemoryCompaction,
+  type SessionMemoryCompaction,
+  type SessionMemoryLimits,
+} from '../../../../daemon/compaction/session-memory.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
 import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED } from '../../../../shared/transcript/compaction-texts.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 
-const MEMORY = SESSION_MEMORY_TEMPLATE.replace('_A short, distinctive title for the session in 5 to 10 words_', '_A short, distinctive title for the session in 5 to 10 words_\nFix the invoice rounding bug');
+const MEMORY = SESSION_MEMORY_TEMPLATE.replace(
+  '_A short, distinctive title for the session in 5 to 10 words_',
+  '_A short, distinctive title for the session in 5 to 10 words_\nFix the invoice rounding bug',
+);
 const LIMITS = DEFAULT_SESSION_MEMORY_LIMITS;
 
 /** A small deterministic PRNG (mulberry32): the same conversations on every run. */
@@ -142,7 +153,9 @@ describe('the summary message', () => {
       const { entries, file } = fixture.conversation();
       const { readFileSync } = await import('node:fs');
       const lines = readFileSync(file.path, 'utf8').split('\n');
-      const summaries = entries.filter((entry) => entry.isCompactSummary).map((entry) => JSON.parse(lines.find((line) => line.includes(`"uuid":"${entry.uuid}"`)) ?? 'null') as { message: { content: string } });
+      const summaries = entries
+        .filter((entry) => entry.isCompactSummary)
+        .map((entry) => JSON.parse(lines.find((line) => line.includes(`"uuid":"${entry.uuid}"`)) ?? 'null') as { message: { content: string } });
       expect(summaries.length).toBe(2);
       for (const { message } of summaries) {
         const text = message.content;
@@ -194,8 +207,22 @@ describe('session-memory compaction over generated long conversations', () => {
     // Tool-only steps: 10,000 tokens of them hold only about 3 messages with text.
     const rounds = Array.from({ length: 12 }, (_, round) => {
       const steps = Array.from({ length: 6 }, (_, step): ConversationMessage[] => [
-        { role: 'assistant', content: [{ type: 'tool_use', id: `t${round}_${step}`, name: 'Read', input: {} }], uuids: [`a${round}_${step}`], messageId: `m${round}_${step}`, isPrompt: false, isSummary: false },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${round}_${step}`, content: 'x'.repeat(6_000) }], uuids: [`r${round}_${step}`], messageId: null, isPrompt: false, isSummary: false },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `t${round}_${step}`, name: 'Read', input: {} }],
+          uuids: [`a${round}_${step}`],
+          messageId: `m${round}_${step}`,
+          isPrompt: false,
+          isSummary: false,
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `t${round}_${step}`, content: 'x'.repeat(6_000) }],
+          uuids: [`r${round}_${step}`],
+          messageId: null,
+          isPrompt: false,
+          isSummary: false,
+        },
       ]);
       return [
         { role: 'user', content: [{ type: 'text', text: `prompt ${round}` }], uuids: [`u${round}`], messageId: null, isPrompt: true, isSummary: false },
@@ -228,7 +255,14 @@ describe('session-memory compaction over generated long conversations', () => {
 
 describe('where the kept part starts', () => {
   const user = (uuid: string, text: string): ConversationMessage => ({ role: 'user', content: [{ type: 'text', text }], uuids: [uuid], messageId: null, isPrompt: true, isSummary: false });
-  const assistant = (uuid: string, id: string, blocks: ConversationMessage['content']): ConversationMessage => ({ role: 'assistant', content: blocks, uuids: [uuid], messageId: id, isPrompt: false, isSummary: false });
+  const assistant = (uuid: string, id: string, blocks: ConversationMessage['content']): ConversationMessage => ({
+    role: 'assistant',
+    content: blocks,
+    uuids: [uuid],
+    messageId: id,
+    isPrompt: false,
+    isSummary: false,
+  });
   const result = (uuid: string, toolUseId: string, chars = 10): ConversationMessage => ({
     role: 'user',
     content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'r'.repeat(chars) }],

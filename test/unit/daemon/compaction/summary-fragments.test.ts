@@ -13,7 +13,8 @@ import { createOfflineCompactionSummarizer } from '../../../../daemon/compaction
 import { ingestWritten, type IngestedSession } from '../../../helpers/compact.js';
 import { backgroundTaskSession, mainPath, writeTranscript } from '../../../helpers/real-shapes.js';
 
-const NOTICE = '<task-notification>\n<task-id>b1x2</task-id>\n<output-file>/tmp/b1x2.output</output-file>\n<status>completed</status>\n<summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>\n</task-notification>';
+const NOTICE =
+  '<task-notification>\n<task-id>b1x2</task-id>\n<output-file>/tmp/b1x2.output</output-file>\n<status>completed</status>\n<summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>\n</task-notification>';
 const RAW_XML = /<\/?(?:task-notification|task-id|output-file|system-reminder|command-name|command-message|command-args|local-command-stdout)>/;
 
 let ingested: IngestedSession | undefined;

@@ -100,7 +100,11 @@ describe('persisted tool results on disk', () => {
     const full = logText(120_000);
     const loaded = oneCall('toolu_big', full);
     const dir = toolResultsDir(projectsDir, PROJECT, SESSION);
-    const plan = planMicro(buildMessages(loaded, () => []), loaded, { now: 0, toolResultsDir: dir });
+    const plan = planMicro(
+      buildMessages(loaded, () => []),
+      loaded,
+      { now: 0, toolResultsDir: dir },
+    );
     expect(plan.persist).toHaveLength(1);
     const paths = await persistToolResults(projectsDir, PROJECT, SESSION, plan.persist);
     expect(paths).toEqual([join(dir, 'toolu_big.txt')]);
@@ -119,7 +123,10 @@ describe('persisted tool results on disk', () => {
   });
 
   it('replaces a file whose content differs, and keeps block arrays as blocks', async () => {
-    const blocks: ContentBlock[] = [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }];
+    const blocks: ContentBlock[] = [
+      { type: 'text', text: 'first' },
+      { type: 'text', text: 'second' },
+    ];
     const item = { toolUseId: 'toolu_blocks', ext: 'json' as const, text: JSON.stringify(blocks, null, 2) };
     const dir = toolResultsDir(projectsDir, PROJECT, SESSION);
     mkdirSync(dir, { recursive: true });

@@ -14,7 +14,10 @@ afterEach(async () => {
 
 /** Every heading and description line of the template, each with content under it. */
 const filled = SESSION_MEMORY_TEMPLATE.replace(/^(_.*_)$/gm, '$1\n\nsomething');
-const valid = (text: string) => SESSION_MEMORY_TEMPLATE.split('\n').filter((line) => line.startsWith('#') || line.startsWith('_')).every((line) => text.includes(line));
+const valid = (text: string) =>
+  SESSION_MEMORY_TEMPLATE.split('\n')
+    .filter((line) => line.startsWith('#') || line.startsWith('_'))
+    .every((line) => text.includes(line));
 const input = (extra: Partial<MemorySummaryInput> = {}): MemorySummaryInput => ({ messages: syntheticConversation(2, 5_000), previous: null, template: SESSION_MEMORY_TEMPLATE, ...extra });
 
 function summarizer(maxRetries = 0, timeoutMs = 5_000) {

@@ -52,7 +52,7 @@ describe('the key line of a failure, by its shape', () => {
     expect(errorKeyLine(frames)).toBe('render failed');
     const separators = '=================== ERRORS ===================\n___________ ERROR collecting tests/test_app.py ___________\nImportError while importing test module';
     expect(errorKeyLine(separators)).toBe('ImportError while importing test module');
-    const code = '    def test_error_message():\n>       assert format_error(3) == "E3"\nE       AssertionError: assert \'E03\' == \'E3\'';
+    const code = "    def test_error_message():\n>       assert format_error(3) == \"E3\"\nE       AssertionError: assert 'E03' == 'E3'";
     expect(errorKeyLine(code)).toBe("E       AssertionError: assert 'E03' == 'E3'");
     const thrown = "        throw new Error('unreachable');\n        ^\nError: connect ECONNREFUSED 127.0.0.1:5432";
     expect(errorKeyLine(thrown)).toBe('Error: connect ECONNREFUSED 127.0.0.1:5432');
@@ -106,7 +106,9 @@ describe('bullets from assistant text and earlier summaries', () => {
   });
 
   it('a sub-heading in a previous memory keeps its section’s lines and is no item', () => {
-    const previous = `${templateSections().map((section) => `${section.heading}\n${section.description.join('\n')}\n`).join('\n')}`.replace(
+    const previous = `${templateSections()
+      .map((section) => `${section.heading}\n${section.description.join('\n')}\n`)
+      .join('\n')}`.replace(
       '# Files and Functions\n_The files and functions that matter, what they contain and why they are relevant_\n',
       '# Files and Functions\n_The files and functions that matter, what they contain and why they are relevant_\n\n### Parser\n- `src/parse.py` — the tokenizer and `parse_amount`\n',
     );
@@ -128,8 +130,15 @@ describe('pending items', () => {
       { content: 'Update the changelog', status: 'pending', activeForm: 'Updating the changelog' },
     ];
     toolCall(session, 1, 'TodoWrite', { todos: todos('in_progress') }, 'Todos have been modified successfully.');
-    toolCall(session, 2, 'Write', { file_path: `${CWD}/tests/test_parser.py`, content: 'def test_empty():\n    assert parse("") == []\n' }, 'File created successfully', { type: 'create', filePath: `${CWD}/tests/test_parser.py` });
-    toolCall(session, 3, 'Bash', { command: 'python -m pytest -q' }, '........                                                                 [100%]\n8 passed in 0.12s', { stdout: '8 passed in 0.12s', stderr: '', interrupted: false });
+    toolCall(session, 2, 'Write', { file_path: `${CWD}/tests/test_parser.py`, content: 'def test_empty():\n    assert parse("") == []\n' }, 'File created successfully', {
+      type: 'create',
+      filePath: `${CWD}/tests/test_parser.py`,
+    });
+    toolCall(session, 3, 'Bash', { command: 'python -m pytest -q' }, '........                                                                 [100%]\n8 passed in 0.12s', {
+      stdout: '8 passed in 0.12s',
+      stderr: '',
+      interrupted: false,
+    });
     const [, current] = sections(offlineSessionMemory({ loaded: loadedOf(session) }));
     expect(current).not.toContain('test_parser.py');
     expect(current).not.toContain('Run the test suite');

@@ -97,9 +97,7 @@ describe('enqueue', () => {
 
   it('is held to the rule by the schema itself', () => {
     enqueueAt(1_000, 's1');
-    const insert = store.db.prepare(
-      "INSERT INTO memory_jobs (session_id, state, reason, created_at, updated_at) VALUES ('s1', ?, 'manual', 0, 0)",
-    );
+    const insert = store.db.prepare("INSERT INTO memory_jobs (session_id, state, reason, created_at, updated_at) VALUES ('s1', ?, 'manual', 0, 0)");
     for (const state of ['queued', 'running', 'deferred']) expect(() => insert.run(state)).toThrow(/UNIQUE/);
     expect(() => insert.run('done')).not.toThrow();
     expect(() => insert.run('paused')).toThrow(/CHECK/);

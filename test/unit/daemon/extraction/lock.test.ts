@@ -175,7 +175,13 @@ describe('agent locks', () => {
 
   it('rejects an empty owner and TTLs outside 1 ms to 10 minutes', async () => {
     const locks = makeLocks();
-    for (const [owner, ttl] of [['', 1_000], ['a', 0], ['a', 1.5], ['a', 600_001], ['a', Number.NaN]] as const) {
+    for (const [owner, ttl] of [
+      ['', 1_000],
+      ['a', 0],
+      ['a', 1.5],
+      ['a', 600_001],
+      ['a', Number.NaN],
+    ] as const) {
       await expect(locks.acquireForAgent(dir, owner, ttl)).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
     }
     expect(existsSync(`${dir}.lock`)).toBe(false);
@@ -272,11 +278,7 @@ describe('two processes', () => {
     holder.process.kill('SIGKILL');
     await holder.exited;
     const killedAt = Date.now();
-    await until(
-      async () => !(await locks.withExtractionLock(dir, noWrite)).deferred,
-      'the dead holder’s lock to be taken over',
-      SHORT_STALE_MS + MARGIN_MS,
-    );
+    await until(async () => !(await locks.withExtractionLock(dir, noWrite)).deferred, 'the dead holder’s lock to be taken over', SHORT_STALE_MS + MARGIN_MS);
     expect(Date.now() - killedAt).toBeLessThanOrEqual(SHORT_STALE_MS + MARGIN_MS);
   });
 
@@ -365,4 +367,3 @@ function overlaps(lines: readonly string[]): string[] {
   });
   return found;
 }
-

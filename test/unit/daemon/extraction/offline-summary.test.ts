@@ -32,9 +32,30 @@ function sections(text: string, headings: readonly string[] = HEADINGS): string[
 
 function indexed(type: string, uuid: string): IndexedEntry {
   return {
-    offset: 0, length: 0, type, subtype: null, uuid, parentUuid: null, logicalParentUuid: null, timestamp: null, sessionId: 's', chars: 0, estTokens: 0,
-    messageId: type === 'assistant' ? uuid : null, requestId: null, model: null, usage: null, toolUses: [], toolResults: [], isSidechain: false, isMeta: false,
-    isCompactSummary: false, cwd: '/repo', gitBranch: 'main', title: null, compact: null,
+    offset: 0,
+    length: 0,
+    type,
+    subtype: null,
+    uuid,
+    parentUuid: null,
+    logicalParentUuid: null,
+    timestamp: null,
+    sessionId: 's',
+    chars: 0,
+    estTokens: 0,
+    messageId: type === 'assistant' ? uuid : null,
+    requestId: null,
+    model: null,
+    usage: null,
+    toolUses: [],
+    toolResults: [],
+    isSidechain: false,
+    isMeta: false,
+    isCompactSummary: false,
+    cwd: '/repo',
+    gitBranch: 'main',
+    title: null,
+    compact: null,
   };
 }
 
@@ -103,7 +124,8 @@ describe('the offline session memory of each fixture', () => {
       // The loaded conversation is the main transcript's: a subagent's errors are its own.
       for (const error of manifest.errors.filter((candidate) => !candidate.sidechain)) facts.push({ kind: `error ${error.message}`, found: errors?.includes(error.message) === true });
       const open = [...(manifest.todos ?? []).map((todo) => ({ status: todo.status, text: todo.content })), ...(manifest.tasks ?? []).map((task) => ({ status: task.status, text: task.subject }))];
-      for (const task of open.filter((candidate) => candidate.status === 'pending' || candidate.status === 'in_progress')) facts.push({ kind: `todo ${task.text}`, found: current?.includes(task.text) === true });
+      for (const task of open.filter((candidate) => candidate.status === 'pending' || candidate.status === 'in_progress'))
+        facts.push({ kind: `todo ${task.text}`, found: current?.includes(task.text) === true });
       for (const constraint of manifest.constraints) facts.push({ kind: `constraint ${constraint.text}`, found: errors?.toLowerCase().includes(constraint.text.toLowerCase()) === true });
       const found = facts.filter((fact) => fact.found).length;
       recall.push(`  ${scenario}: ${found}/${facts.length}${facts.length === 0 ? ' (nothing listed)' : ''}`);
@@ -143,7 +165,9 @@ describe('the offline session memory of each fixture', () => {
       expect(errors).toContain('- Bash `node test/run.js` failed (exit 1): AssertionError [fixed discount is applied before tax]: expected 10353, got 10638');
       expect(codebase).toContain('- Working directory: /home/user/src/invoice-service');
       expect(codebase).toContain('- Test commands: `node test/run.js`');
-      expect(learnings).toContain('`node test/run.js` failed (AssertionError [fixed discount is applied before tax]: expected 10353, got 10638), then passed after changes to /home/user/src/invoice-service/src/totals.js.');
+      expect(learnings).toContain(
+        '`node test/run.js` failed (AssertionError [fixed discount is applied before tax]: expected 10353, got 10638), then passed after changes to /home/user/src/invoice-service/src/totals.js.',
+      );
       expect(results).toContain('- `node test/run.js` passed — # 3/3 passed');
       expect(worklog?.split('\n').filter((line) => line.startsWith('- '))).toHaveLength(2);
       expect(worklog).toContain('12 tool calls (TodoWrite ×3, Glob, Grep, Read ×2, Bash ×3, Edit ×2), 2 failed;');
@@ -262,7 +286,11 @@ describe('limits', () => {
       .map((block) => (filled.some((heading) => block.startsWith(`${heading}\n`)) ? `${block}\n\n${filler(block.split('\n')[0] ?? '').join('\n')}` : block))
       .join('\n\n');
     const session = transcript();
-    for (let n = 0; n < 60; n++) session.prompt(`Step ${n}: ${'tune the cache. '.repeat(6)}`).tool('Bash', { command: 'make' }, 'done').reply(`Step ${n} finished. ${'Numbers look fine. '.repeat(8)}`);
+    for (let n = 0; n < 60; n++)
+      session
+        .prompt(`Step ${n}: ${'tune the cache. '.repeat(6)}`)
+        .tool('Bash', { command: 'make' }, 'done')
+        .reply(`Step ${n} finished. ${'Numbers look fine. '.repeat(8)}`);
     const memory = offlineSessionMemory({ loaded: session.loaded, previous });
     expect(estimateTokens(memory.length)).toBeLessThanOrEqual(SESSION_MEMORY_MAX_TOKENS);
     for (const heading of filled) for (const line of filler(heading)) expect(memory).toContain(line);
@@ -274,7 +302,9 @@ describe('limits', () => {
 
 describe('reading the transcript', () => {
   it('carries a previous memory: lines not rebuilt stay, a file seen again takes its new line, the title stays', () => {
-    const first = offlineSessionMemory({ loaded: transcript().prompt('Set up the project.').tool('Read', { file_path: '/repo/a.py' }).tool('Write', { file_path: '/repo/old.py', content: 'class Old:\n  pass' }).loaded });
+    const first = offlineSessionMemory({
+      loaded: transcript().prompt('Set up the project.').tool('Read', { file_path: '/repo/a.py' }).tool('Write', { file_path: '/repo/old.py', content: 'class Old:\n  pass' }).loaded,
+    });
     const next = offlineSessionMemory({ loaded: transcript().prompt('Now change a.py.').tool('Edit', { file_path: '/repo/a.py', old_string: 'x', new_string: 'def run():' }).loaded, previous: first });
     const [title, , task, files] = sections(next);
     expect(title).toContain('\n\nSet up the project.');

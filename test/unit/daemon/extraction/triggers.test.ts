@@ -5,15 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
 import { loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createTailer, type Tailer } from '../../../../daemon/ingest/tailer.js';
-import {
-  FIRST_EXTRACTION_TOKENS,
-  MIN_GROWTH_TOKENS,
-  MIN_TOOL_CALLS,
-  shouldExtract,
-  triggerState,
-  type TriggerReason,
-  type TriggerState,
-} from '../../../../daemon/extraction/triggers.js';
+import { FIRST_EXTRACTION_TOKENS, MIN_GROWTH_TOKENS, MIN_TOOL_CALLS, shouldExtract, triggerState, type TriggerReason, type TriggerState } from '../../../../daemon/extraction/triggers.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import type { LastExtraction } from '../../../../shared/transcript/accounting.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';

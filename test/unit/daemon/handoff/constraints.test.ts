@@ -27,6 +27,8 @@ describe('userRules', () => {
 describe('verbatimRules', () => {
   it('keeps only quotes that are in a prompt word for word and are not known yet', () => {
     const prompts = ['Fix the pagination in src/crawl.js first.  Never   skip a page.'];
-    expect(verbatimRules(['Never skip a page.', 'Never skip pages.', 'Fix the pagination', 'Never skip a page.', ''], prompts, ['Fix the pagination in src/crawl.js first.'])).toEqual(['Never skip a page.']);
+    expect(verbatimRules(['Never skip a page.', 'Never skip pages.', 'Fix the pagination', 'Never skip a page.', ''], prompts, ['Fix the pagination in src/crawl.js first.'])).toEqual([
+      'Never skip a page.',
+    ]);
   });
 });

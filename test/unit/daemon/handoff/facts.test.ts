@@ -28,7 +28,9 @@ describe('handoffFacts', () => {
   });
 
   it("lets git's status win for the files it reports, under a cwd named through a symlink", () => {
-    const main = session(S, '/link/repo').tool('Edit', { file_path: '/link/repo/src/a.ts', old_string: 'a', new_string: 'b' }, 'ok').tool('Write', { file_path: '/link/repo/b.ts', content: '' }, 'ok', { type: 'create' });
+    const main = session(S, '/link/repo')
+      .tool('Edit', { file_path: '/link/repo/src/a.ts', old_string: 'a', new_string: 'b' }, 'ok')
+      .tool('Write', { file_path: '/link/repo/b.ts', content: '' }, 'ok', { type: 'create' });
     const git: GitFacts = {
       top: '/real/repo',
       branch: 'main',
@@ -70,7 +72,12 @@ describe('finalTodos', () => {
   it('is the last TodoWrite list and every task with its last status; deleted tasks are gone', () => {
     const main = session(S, '/repo')
       .tool('TodoWrite', { todos: [{ content: 'old', status: 'pending' }] })
-      .tool('TodoWrite', { todos: [{ content: 'one', status: 'completed' }, { content: 'two', status: 'in_progress' }] })
+      .tool('TodoWrite', {
+        todos: [
+          { content: 'one', status: 'completed' },
+          { content: 'two', status: 'in_progress' },
+        ],
+      })
       .tool('TaskCreate', { subject: 'Task A', description: 'a' }, 'Task #1 created', { task: { id: '1' } })
       .tool('TaskCreate', { subject: 'Task B', description: 'b' }, 'Task #2 created', { task: { id: '2' } })
       .tool('TaskCreate', { subject: 'Task C', description: 'c' }, 'Task #3 created', { task: { id: '3' } })

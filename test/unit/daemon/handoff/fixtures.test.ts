@@ -48,7 +48,8 @@ describe('the offline handoff of each fixture', () => {
       }
       for (const constraint of manifest.constraints) facts.push({ kind: `constraint ${constraint.text}`, found: constraints.includes(constraint.text) && result.pinned.includes(constraint.text) });
       const todos = [...(manifest.todos ?? []).map((todo) => ({ status: todo.status, text: todo.content })), ...(manifest.tasks ?? []).map((task) => ({ status: task.status, text: task.subject }))];
-      for (const todo of todos) facts.push({ kind: `todo ${todo.text} (${todo.status})`, found: result.facts.todos.some((found) => found.content === todo.text && found.status === todo.status) && text.includes(todo.text) });
+      for (const todo of todos)
+        facts.push({ kind: `todo ${todo.text} (${todo.status})`, found: result.facts.todos.some((found) => found.content === todo.text && found.status === todo.status) && text.includes(todo.text) });
       const found = facts.filter((fact) => fact.found).length;
       recall.push(`  ${scenario}: ${found}/${facts.length}${facts.length === 0 ? ' (nothing listed)' : ''}`);
       expect(facts.filter((fact) => !fact.found).map((fact) => fact.kind)).toEqual([]);

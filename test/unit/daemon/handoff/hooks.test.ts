@@ -33,7 +33,8 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const handoff = (sessionId: string, body = 'Next: run the tests.') => writeFileSync(join(cwd, 'docs', 'handoff-context.md'), `# Handoff — session ${sessionId} — 2026-12-02T10:00:00.000Z — trigger: auto\n\n${body}\n`);
+const handoff = (sessionId: string, body = 'Next: run the tests.') =>
+  writeFileSync(join(cwd, 'docs', 'handoff-context.md'), `# Handoff — session ${sessionId} — 2026-12-02T10:00:00.000Z — trigger: auto\n\n${body}\n`);
 
 describe('the SessionStart context', () => {
   it('is nothing when there is no handoff and no feedback memory, and then nothing is expected', async () => {

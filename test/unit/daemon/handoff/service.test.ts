@@ -49,7 +49,9 @@ function git(...args: string[]): string {
 
 /** Everything in the dir tree: no temp file of an atomic write may be left. */
 function tree(root: string): string[] {
-  return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => !name.startsWith('.git/') && name !== '.git').sort();
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((name) => !name.startsWith('.git/') && name !== '.git')
+    .sort();
 }
 
 describe('handoff.generate in a git repository', () => {
@@ -93,7 +95,10 @@ describe('handoff.generate in a git repository', () => {
   });
 
   it('outside a repository, and with no git at all, git is null and the tool calls decide', async () => {
-    session(SESSION, cwd).prompt('Write a.txt.').tool('Write', { file_path: join(cwd, 'a.txt'), content: 'a' }, 'ok', { type: 'create' }).write(transcriptPath());
+    session(SESSION, cwd)
+      .prompt('Write a.txt.')
+      .tool('Write', { file_path: join(cwd, 'a.txt'), content: 'a' }, 'ok', { type: 'create' })
+      .write(transcriptPath());
     const plain = await (await service()).generate({ sessionId: SESSION, cwd });
     expect(plain.facts.git).toBeNull();
     expect(plain.facts.filesTouched).toEqual([{ path: join(cwd, 'a.txt'), status: 'created', summary: 'Write' }]);
@@ -122,11 +127,14 @@ describe('.gitignore', () => {
     expect(readFileSync(join(cwd, '.gitignore'), 'utf8')).toBe(`${HANDOFF_RELATIVE_PATH}\n`);
   });
 
-  it.each(['docs/', '/docs', 'docs/*.md', '**/handoff-context.md', 'handoff-context.md', '# memd\n/docs/handoff-context.md'])('is left alone when a line already ignores the handoff: %j', async (existing) => {
-    writeFileSync(join(cwd, '.gitignore'), `${existing}\n`);
-    expect((await (await service()).generate({ sessionId: SESSION, cwd })).gitignoreUpdated).toBe(false);
-    expect(readFileSync(join(cwd, '.gitignore'), 'utf8')).toBe(`${existing}\n`);
-  });
+  it.each(['docs/', '/docs', 'docs/*.md', '**/handoff-context.md', 'handoff-context.md', '# memd\n/docs/handoff-context.md'])(
+    'is left alone when a line already ignores the handoff: %j',
+    async (existing) => {
+      writeFileSync(join(cwd, '.gitignore'), `${existing}\n`);
+      expect((await (await service()).generate({ sessionId: SESSION, cwd })).gitignoreUpdated).toBe(false);
+      expect(readFileSync(join(cwd, '.gitignore'), 'utf8')).toBe(`${existing}\n`);
+    },
+  );
 
   it('gets the line when a later line un-ignores the handoff', async () => {
     writeFileSync(join(cwd, '.gitignore'), 'docs/*\n!docs/handoff-context.md\n');
@@ -143,7 +151,10 @@ describe('finding and reading the transcript', () => {
     writer.prompt('Second request: from now on, always run npm run lint too.').tool('Bash', { command: 'npm run lint' }, 'Exit code 2\nerror: no-unused-vars');
     writer.write(transcriptPath());
     const bySession = await handoffs.generate({ sessionId: SESSION, cwd });
-    expect(bySession.facts.failing.map((command) => [command.command, command.exitCode])).toEqual([['npm test', 1], ['npm run lint', 2]]);
+    expect(bySession.facts.failing.map((command) => [command.command, command.exitCode])).toEqual([
+      ['npm test', 1],
+      ['npm run lint', 2],
+    ]);
     expect(bySession.facts.constraints).toEqual(['Second request: from now on, always run npm run lint too.']);
 
     const other = '5e551011-0000-4000-8000-000000000002';

@@ -24,7 +24,10 @@ export function session(sessionId: string, cwd: string): SessionWriter {
   let parent: string | null = null;
   const push = (type: 'user' | 'assistant', content: unknown, extra: Record<string, unknown> = {}) => {
     const uuid = `00000000-0000-4000-8000-${String(++serial).padStart(12, '0')}`;
-    const message = type === 'assistant' ? { id: `msg_${serial}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content, usage: { input_tokens: 10, output_tokens: 5 } } : { role: 'user', content };
+    const message =
+      type === 'assistant'
+        ? { id: `msg_${serial}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content, usage: { input_tokens: 10, output_tokens: 5 } }
+        : { role: 'user', content };
     lines.push({ type, uuid, parentUuid: parent, sessionId, cwd, gitBranch: 'main', isSidechain: false, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, serial)).toISOString(), message, ...extra });
     parent = uuid;
   };
@@ -48,7 +51,10 @@ export function session(sessionId: string, cwd: string): SessionWriter {
     text: () => lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
     write(path) {
       mkdirSync(dirname(path), { recursive: true });
-      const fresh = lines.slice(written).map((line) => `${JSON.stringify(line)}\n`).join('');
+      const fresh = lines
+        .slice(written)
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join('');
       if (written === 0) writeFileSync(path, fresh);
       else appendFileSync(path, fresh);
       written = lines.length;

@@ -70,7 +70,18 @@ describe('what is kept of an entry', () => {
     const writer = session(SESSION, '/repo').prompt(`Start. ${'p'.repeat(KEEP_TEXT_CHARS)} Never skip the tail.`);
     for (let n = 0; n < LAST_REPLIES + 5; n++) writer.reply(`reply ${n}`);
     writer.tool('Write', { file_path: '/repo/big.ts', content: 'c'.repeat(100_000) }, 'ok', { type: 'create', content: 'c'.repeat(100_000), originalFile: null });
-    writer.lines.push({ type: 'assistant', uuid: 'thinking-1', message: { id: 'msg_t', role: 'assistant', content: [{ type: 'thinking', thinking: 't'.repeat(10_000), signature: 's' }, { type: 'text', text: 'last words' }] } });
+    writer.lines.push({
+      type: 'assistant',
+      uuid: 'thinking-1',
+      message: {
+        id: 'msg_t',
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 't'.repeat(10_000), signature: 's' },
+          { type: 'text', text: 'last words' },
+        ],
+      },
+    });
     writer.write(path);
     const { entries } = await indexed();
     const facts = readTranscript(loadIndexed(path, entries, false));

@@ -191,7 +191,12 @@ describe('the ingestor', () => {
         { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at, length: 9, reason: 'invalid-json' }, committed: 2 },
         { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at + 10, length: 2, reason: 'not-an-object' }, committed: 2 },
       ]);
-      expect(ingest.status().recentBadLines.map((bad) => bad.reason).sort()).toEqual(['invalid-json', 'not-an-object']);
+      expect(
+        ingest
+          .status()
+          .recentBadLines.map((bad) => bad.reason)
+          .sort(),
+      ).toEqual(['invalid-json', 'not-an-object']);
     } finally {
       stop();
     }
@@ -214,7 +219,7 @@ describe('the ingestor', () => {
     }
   });
 
-  it('keeps each session\'s newest entry timestamp, and recomputes it when a file is rewritten', async () => {
+  it("keeps each session's newest entry timestamp, and recomputes it when a file is rewritten", async () => {
     const entry = (uuid: string, timestamp: string) => `${JSON.stringify({ type: 'user', uuid, timestamp, message: { role: 'user', content: uuid } })}\n`;
     const path = join(root, 'p', 't.jsonl');
     writeFileSync(path, entry('u1', '2026-12-02T10:00:00.000Z') + entry('u2', '2026-12-02T12:00:00.000Z') + entry('u3', '2026-12-02T11:00:00.000Z'));

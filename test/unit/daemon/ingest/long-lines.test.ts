@@ -26,8 +26,8 @@ function nastyString(next: () => number, length: number): string {
 
 /** JSON.stringify, with some characters in strings written as \u or \/ escapes, as other writers do. */
 function writeJson(value: unknown, next: () => number): string {
-  const escape = (char: string) => (char === '/' ? '\\/' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"/g, (literal) => literal.replace(/[é/a]/g, (char) => (next() < 0.3 ? escape(char) : char)));
+  const escaped = (char: string) => (char === '/' ? '\\/' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"/g, (literal) => literal.replace(/[é/a]/g, (char) => (next() < 0.3 ? escaped(char) : char)));
 }
 
 function expectSameEntry(line: Buffer): void {
@@ -72,8 +72,30 @@ describe('parseLine', () => {
       const next = random(seed);
       const long = () => nastyString(next, LONG_STRING_BYTES + Math.floor(next() * 40_000));
       const entries = [
-        { type: 'user', uuid: 'u', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: long() }, { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: long() }] }] } },
-        { type: 'assistant', uuid: 'a', message: { id: 'm', model: 'claude-opus-4-5', content: [{ type: 'text', text: long() }, { type: 'tool_use', id: 'x', name: 'Write', input: { file_path: '/a', content: long() } }, { type: 'thinking', thinking: long() }] } },
+        {
+          type: 'user',
+          uuid: 'u',
+          message: {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't', content: long() },
+              { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: long() }] },
+            ],
+          },
+        },
+        {
+          type: 'assistant',
+          uuid: 'a',
+          message: {
+            id: 'm',
+            model: 'claude-opus-4-5',
+            content: [
+              { type: 'text', text: long() },
+              { type: 'tool_use', id: 'x', name: 'Write', input: { file_path: '/a', content: long() } },
+              { type: 'thinking', thinking: long() },
+            ],
+          },
+        },
         { type: 'attachment', uuid: 'h', attachment: { type: 'hook_success', hookName: 'SessionStart', hookEvent: 'SessionStart', content: long() } },
         { type: 'attachment', uuid: 'f', attachment: { type: 'file', filename: '/a', content: { file: { content: long() } } } },
         { type: 'user', uuid: 'w', message: { role: 'user', content: long() }, toolUseResult: { stdout: long(), stderr: long() } },
@@ -93,7 +115,13 @@ describe('parseLine', () => {
 
   it('fails as JSON.parse does on lines that are not JSON', () => {
     const body = 'y'.repeat(LONG_LINE_BYTES);
-    for (const text of [`{"type":"user","message":{"content":"${body}\\x"}}`, `{"type":"user","message":{"content":"${body}\\u12"}}`, `{"type":"user","message":{"content":"${body}`, `{"type":"user" "message":"${body}"}`, `{"a":"${body}"}}`]) {
+    for (const text of [
+      `{"type":"user","message":{"content":"${body}\\x"}}`,
+      `{"type":"user","message":{"content":"${body}\\u12"}}`,
+      `{"type":"user","message":{"content":"${body}`,
+      `{"type":"user" "message":"${body}"}`,
+      `{"a":"${body}"}}`,
+    ]) {
       expect(() => JSON.parse(text)).toThrow();
       expect(() => parseLine(Buffer.from(text))).toThrow();
     }
@@ -107,7 +135,9 @@ describe('parseLine', () => {
   it('cuts a long line nested 10,000 deep, and still puts its long strings back (no recursive reviver)', () => {
     const deep = `${'['.repeat(10_000)}"${'q'.repeat(LONG_STRING_BYTES)}"${']'.repeat(10_000)}`;
     const text = 'é'.repeat(LONG_LINE_BYTES);
-    const line = Buffer.from(`{"type":"assistant","uuid":"a","message":{"id":"m","content":[{"type":"text","text":"${text}"},{"type":"tool_use","id":"t","name":"W","input":{"v":${deep}}}],"usage":{"output_tokens":9}}}`);
+    const line = Buffer.from(
+      `{"type":"assistant","uuid":"a","message":{"id":"m","content":[{"type":"text","text":"${text}"},{"type":"tool_use","id":"t","name":"W","input":{"v":${deep}}}],"usage":{"output_tokens":9}}}`,
+    );
     const value = parseLine(line) as { message: { content: { text?: string; input?: unknown }[] } };
     const [first, second] = value.message.content;
     expect(first?.text).toHaveLength(text.length);

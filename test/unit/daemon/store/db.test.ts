@@ -84,9 +84,7 @@ describe('openStore', () => {
     expect(readFileSync(movedTo).equals(garbage)).toBe(true);
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('k', 'v');
-    expect(log.at('warn')).toEqual([
-      { level: 'warn', msg: 'database was corrupt; moved aside and rebuilt', fields: { movedTo, reason: store.status.recoveredFrom?.reason } },
-    ]);
+    expect(log.at('warn')).toEqual([{ level: 'warn', msg: 'database was corrupt; moved aside and rebuilt', fields: { movedTo, reason: store.status.recoveredFrom?.reason } }]);
   });
 
   it('moves aside a database from a newer memd', () => {

@@ -1,14 +1,6 @@
 /** Checkpoints from snapshot entries, and which backup a restore puts back (the rule), without I/O. */
 import { describe, expect, it } from 'vitest';
-import {
-  addSnapshot,
-  parseSnapshotEntry,
-  PROMPT_PREVIEW_CHARS,
-  promptPreview,
-  restoreTargets,
-  type RecordedCheckpoint,
-  type SnapshotEntry,
-} from '../../../../daemon/transcripts/snapshots.js';
+import { addSnapshot, parseSnapshotEntry, PROMPT_PREVIEW_CHARS, promptPreview, restoreTargets, type RecordedCheckpoint, type SnapshotEntry } from '../../../../daemon/transcripts/snapshots.js';
 import { CHECKPOINT_MESSAGES, transcriptLines } from '../memory/rewind/fixture.js';
 
 function fixtureCheckpoints(): RecordedCheckpoint[] {
@@ -103,7 +95,7 @@ describe('addSnapshot', () => {
 });
 
 describe('restoreTargets', () => {
-  it("puts a file first tracked after the checkpoint back to its first backup, or deletes it when that is null", () => {
+  it('puts a file first tracked after the checkpoint back to its first backup, or deletes it when that is null', () => {
     expect(targetsAt(0)).toEqual({
       'src/config.js': null,
       'test/config.test.js': null,

@@ -2,12 +2,43 @@ import { describe, expect, it } from 'vitest';
 import { HANDOFF_RELATIVE_PATH, ignoresPath, withIgnoredPath } from '../../../../shared/handoff/gitignore.js';
 
 describe('ignoresPath', () => {
-  const ignoring = ['docs', 'docs/', '/docs', '/docs/', 'docs/*', 'docs/*.md', 'docs/**', '**/docs', '**/handoff-context.md', 'handoff-context.md', '*.md', 'handoff-*.md', 'docs/handoff-context.md', '/docs/handoff-context.md', 'd?cs/', 'doc[st]/', '# c\ndocs/handoff-context.md   ', '!docs/handoff-context.md\ndocs/'];
+  const ignoring = [
+    'docs',
+    'docs/',
+    '/docs',
+    '/docs/',
+    'docs/*',
+    'docs/*.md',
+    'docs/**',
+    '**/docs',
+    '**/handoff-context.md',
+    'handoff-context.md',
+    '*.md',
+    'handoff-*.md',
+    'docs/handoff-context.md',
+    '/docs/handoff-context.md',
+    'd?cs/',
+    'doc[st]/',
+    '# c\ndocs/handoff-context.md   ',
+    '!docs/handoff-context.md\ndocs/',
+  ];
   it.each(ignoring)('%j ignores the handoff', (text) => {
     expect(ignoresPath(text)).toBe(true);
   });
 
-  const notIgnoring = ['', '# docs/', 'doc', '/handoff-context.md', 'other/docs/', 'docs/handoff-context.md/', 'docs/*.txt', '\\#docs', 'docs/*\n!docs/handoff-context.md', '*.md\n!handoff-context.md', 'src/docs/'];
+  const notIgnoring = [
+    '',
+    '# docs/',
+    'doc',
+    '/handoff-context.md',
+    'other/docs/',
+    'docs/handoff-context.md/',
+    'docs/*.txt',
+    '\\#docs',
+    'docs/*\n!docs/handoff-context.md',
+    '*.md\n!handoff-context.md',
+    'src/docs/',
+  ];
   it.each(notIgnoring)('%j does not', (text) => {
     expect(ignoresPath(text)).toBe(false);
   });

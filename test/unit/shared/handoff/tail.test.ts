@@ -7,7 +7,17 @@ const line = (value: unknown) => JSON.stringify(value);
 describe('transcriptTailText', () => {
   const lines = [
     line({ type: 'user', message: { role: 'user', content: 'Fix the "parser".\nPlease.' } }),
-    line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'text', text: 'On it.' }, { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm test' } }] } }),
+    line({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm' },
+          { type: 'text', text: 'On it.' },
+          { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm test' } },
+        ],
+      },
+    }),
     line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Exit code 1\nboom', is_error: true }] } }),
     line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'ok' }, { type: 'image' }] }] } }),
     line({ type: 'system', subtype: 'compact_boundary' }),
@@ -47,4 +57,3 @@ describe('transcriptTailText', () => {
     expect(text.endsWith('ASSISTANT: Done.')).toBe(true);
   });
 });
-

@@ -2,17 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  formatSettings,
-  HookSettingsError,
-  installHooks,
-  MEMD_HOOKS,
-  memdHookCommands,
-  memdHookName,
-  memdHookStates,
-  shellQuote,
-  uninstallHooks,
-} from '../../../../shared/hooks/settings.js';
+import { formatSettings, HookSettingsError, installHooks, MEMD_HOOKS, memdHookCommands, memdHookName, memdHookStates, shellQuote, uninstallHooks } from '../../../../shared/hooks/settings.js';
 import { FIXTURES } from '../../../helpers/ingest.js';
 
 const COMMANDS = memdHookCommands('/opt/node/bin/node', '/opt/memd/dist/client/memctl/main.js');
@@ -37,7 +27,7 @@ function memdEntries(settings: unknown, event: string): Entry[] {
 
 describe('memd hook commands', () => {
   it('quote both paths so that a POSIX shell gives them back unchanged', () => {
-    const node = "/opt/my node/bin/node";
+    const node = '/opt/my node/bin/node';
     const main = "/home/o'brien/$HOME/`x`/dist/client/memctl/main.js";
     const command = memdHookCommands(node, main)['session-start'];
     expect(command).toBe(`'/opt/my node/bin/node' '/home/o'\\''brien/$HOME/\`x\`/dist/client/memctl/main.js' hook session-start`);
@@ -56,15 +46,12 @@ describe('memd hook commands', () => {
     expect(memdHookName(command)).toBe(name);
   });
 
-  it.each([
-    'node "$HOME/.claude/hooks/hook-log.mjs"',
-    'mymemctl hook pre-compact',
-    'memctl hook pre-compact --verbose',
-    'memctl hook stop',
-    'memctl status',
-  ])('do not take %j for one of memd', (command) => {
-    expect(memdHookName(command)).toBeUndefined();
-  });
+  it.each(['node "$HOME/.claude/hooks/hook-log.mjs"', 'mymemctl hook pre-compact', 'memctl hook pre-compact --verbose', 'memctl hook stop', 'memctl status'])(
+    'do not take %j for one of memd',
+    (command) => {
+      expect(memdHookName(command)).toBeUndefined();
+    },
+  );
 
   it('are not recognized in a non-string command', () => {
     expect(memdHookName(42)).toBeUndefined();
@@ -153,10 +140,7 @@ describe('installHooks', () => {
     const other = { type: 'command', command: 'echo started', timeout: 5 };
     const settings = { hooks: { SessionStart: [{ matcher: 'startup', hooks: [other, { type: 'command', command: OLD_COMMANDS['session-start'], timeout: 15 }] }] } };
     const result = installHooks(settings, COMMANDS);
-    expect(hooksOf(result.settings).SessionStart).toEqual([
-      { matcher: 'startup', hooks: [other] },
-      { hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] },
-    ]);
+    expect(hooksOf(result.settings).SessionStart).toEqual([{ matcher: 'startup', hooks: [other] }, { hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] }]);
     expect(result.actions).toContain(`updated SessionStart hook (command, matcher): ${COMMANDS['session-start']}`);
   });
 

@@ -38,15 +38,12 @@ describe('checkRequest', () => {
     expect(checked).toEqual({ ok: true, request: { jsonrpc: '2.0', id: 1, method: 'm' } });
   });
 
-  it.each([[null], ['text'], [42], [true], [[{ jsonrpc: '2.0', method: 'm' }]]])(
-    'refuses %j as not an object, with a null id',
-    (value) => {
-      const checked = checkRequest(value);
-      expect(checked.ok).toBe(false);
-      if (checked.ok) return;
-      expect(checked.response).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, data: { kind: 'InvalidRequest' } } });
-    },
-  );
+  it.each([[null], ['text'], [42], [true], [[{ jsonrpc: '2.0', method: 'm' }]]])('refuses %j as not an object, with a null id', (value) => {
+    const checked = checkRequest(value);
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.response).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, data: { kind: 'InvalidRequest' } } });
+  });
 
   it.each([[{}], [[1]], [true], [Number.POSITIVE_INFINITY], [Number.NaN]])('refuses the id %j, answering with a null id', (id) => {
     const checked = checkRequest({ jsonrpc: '2.0', id, method: 'm' });

@@ -50,7 +50,12 @@ describe('object', () => {
     expect(error.data.field).toBe('params.name');
   });
 
-  it.each([[null, 'null'], [[], 'array'], ['s', 'string'], [1, 'number']])('rejects %j as not an object', (value, got) => {
+  it.each([
+    [null, 'null'],
+    [[], 'array'],
+    ['s', 'string'],
+    [1, 'number'],
+  ])('rejects %j as not an object', (value, got) => {
     expect(rejection(schema, value).message).toBe(`params must be an object, got ${got}`);
   });
 });

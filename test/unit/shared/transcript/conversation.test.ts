@@ -57,14 +57,7 @@ describe('activeConversation', () => {
   });
 
   it('drops the branch a rewind left behind', () => {
-    const entries = file(
-      user('u1', null),
-      assistant('a1', 'u1', 'm1'),
-      user('u2', 'a1', 'first try'),
-      assistant('a2', 'u2', 'm2'),
-      user('u2b', 'a1', 'second try'),
-      assistant('a2b', 'u2b', 'm3'),
-    );
+    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), user('u2', 'a1', 'first try'), assistant('a2', 'u2', 'm2'), user('u2b', 'a1', 'second try'), assistant('a2b', 'u2b', 'm3'));
     expect(uuids(activeConversation(entries).entries)).toEqual(['u1', 'a1', 'u2b', 'a2b']);
   });
 
@@ -82,13 +75,7 @@ describe('activeConversation', () => {
   });
 
   it('starts at the last compact boundary on the path', () => {
-    const entries = file(
-      user('u1', null),
-      assistant('a1', 'u1', 'm1'),
-      boundary('b1', 'a1'),
-      user('s1', 'b1', 'This session is being continued…'),
-      assistant('a2', 's1', 'm2'),
-    );
+    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), boundary('b1', 'a1'), user('s1', 'b1', 'This session is being continued…'), assistant('a2', 's1', 'm2'));
     const active = activeConversation(entries);
     expect(uuids(active.entries)).toEqual(['b1', 's1', 'a2']);
     expect(active.end).toBe('boundary');
@@ -121,12 +108,7 @@ describe('activeConversation', () => {
   });
 
   it('never starts from or walks into a sidechain entry', () => {
-    const entries = file(
-      user('u1', null),
-      assistant('a1', 'u1', 'm1'),
-      { ...user('side1', 'a1'), isSidechain: true },
-      user('u2', 'side1'),
-    );
+    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), { ...user('side1', 'a1'), isSidechain: true }, user('u2', 'side1'));
     const active = activeConversation(entries);
     expect(uuids(active.entries)).toEqual(['u2']);
     expect(active.end).toBe('missing-parent');

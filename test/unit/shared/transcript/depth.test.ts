@@ -39,11 +39,22 @@ describe('cutDeepNesting', () => {
   });
 
   it('leaves shallow values, and the shallow siblings of a deep one, as they were', () => {
-    const entry = { type: 'assistant', message: { content: [{ type: 'text', text: 'hi' }, { type: 'tool_use', input: { a: [1, { b: null }] } }] } };
+    const entry = {
+      type: 'assistant',
+      message: {
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'tool_use', input: { a: [1, { b: null }] } },
+        ],
+      },
+    };
     const value = structuredClone(entry);
     expect(cutDeepNesting(value)).toBe(0);
     expect(value).toEqual(entry);
-    const mixed = JSON.parse(`{"uuid":"u1","message":{"usage":{"output_tokens":7},"content":[{"type":"text","text":"kept"},${deepObject(5_000)}]}}`) as { uuid: string; message: { usage: unknown; content: unknown[] } };
+    const mixed = JSON.parse(`{"uuid":"u1","message":{"usage":{"output_tokens":7},"content":[{"type":"text","text":"kept"},${deepObject(5_000)}]}}`) as {
+      uuid: string;
+      message: { usage: unknown; content: unknown[] };
+    };
     expect(cutDeepNesting(mixed, 4)).toBe(1);
     expect(mixed).toEqual({ uuid: 'u1', message: { usage: { output_tokens: 7 }, content: [{ type: 'text', text: 'kept' }, { k: CUT_VALUE }] } });
   });

@@ -41,7 +41,15 @@ describe('final usage of split responses', () => {
   it('counts the largest figure seen when the final entry was never written', () => {
     const writer = new TranscriptWriter({ sessionId: 's-cut', cwd: '/w', version: '2.1.38' });
     writer.prompt('go');
-    writer.response([{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'text', text: 'c' }], { input: 1, cacheWrite: 0, cacheRead: 0, output: 900 }, { final: false });
+    writer.response(
+      [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+        { type: 'text', text: 'c' },
+      ],
+      { input: 1, cacheWrite: 0, cacheRead: 0, output: 900 },
+      { final: false },
+    );
     const result = computeSessionAccounting(indexed(writer.lines), [], none);
     expect(result.usage.main.output).toBe(7);
     expect(result.usage.main.assistantMessages).toBe(1);

@@ -120,9 +120,7 @@ describe('fixture scenarios', () => {
     it('keeps every main-thread response on the active conversation', () => {
       const active = activeConversation(scenario.main.entries);
       const boundaryAt = active.boundary?.offset ?? -1;
-      const responsesInFile = new Set(
-        scenario.main.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid),
-      );
+      const responsesInFile = new Set(scenario.main.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid));
       const responsesActive = new Set(active.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid));
       expect(responsesActive).toEqual(responsesInFile);
       // And every tool result of the conversation, including those of parallel calls.
@@ -175,11 +173,7 @@ describe('compactions scenario', () => {
     const active = activeConversation(scenario.main.entries.filter((entry) => entry.offset < second.offset));
     const segment = active.boundary?.compact?.preservedSegment;
     expect(active.boundary?.compact?.trigger).toBe('manual');
-    expect(active.entries.slice(0, 3).map((e) => e.uuid)).toEqual([
-      active.boundary?.uuid,
-      segment?.anchorUuid,
-      segment?.headUuid,
-    ]);
+    expect(active.entries.slice(0, 3).map((e) => e.uuid)).toEqual([active.boundary?.uuid, segment?.anchorUuid, segment?.headUuid]);
   });
 
   it('does not count the synthetic response as an API call', () => {
@@ -214,9 +208,7 @@ describe('subagent scenario', () => {
   const accounting = accountingOf(scenario);
 
   it('adds up each sub-agent transcript to its agent in the manifest', () => {
-    const perFile = scenario.sidechains.map((transcript) =>
-      asManifestUsage(computeSessionAccounting([], transcript.entries, { env: {} }).usage.sidechain),
-    );
+    const perFile = scenario.sidechains.map((transcript) => asManifestUsage(computeSessionAccounting([], transcript.entries, { env: {} }).usage.sidechain));
     const expected = scenario.manifest.sidechain.agents.map((agent) => agent.usage);
     const byOutput = (a: ManifestUsage, b: ManifestUsage) => a.output_tokens - b.output_tokens;
     expect(perFile.sort(byOutput)).toEqual(expected.sort(byOutput));
@@ -229,7 +221,10 @@ describe('subagent scenario', () => {
     const sidechainCost = accounting.usage.sidechain.costUsd ?? 0;
     expect(sidechainCost).toBeGreaterThan(0);
     expect(accounting.usage.total.costUsd).toBeCloseTo(mainCost + sidechainCost, 12);
-    const lastSidechain = scenario.sidechains.flatMap((t) => t.entries).map((e) => Date.parse(e.timestamp ?? '')).filter(Number.isFinite);
+    const lastSidechain = scenario.sidechains
+      .flatMap((t) => t.entries)
+      .map((e) => Date.parse(e.timestamp ?? ''))
+      .filter(Number.isFinite);
     expect(Date.parse(accounting.lastActivity ?? '')).toBeGreaterThanOrEqual(Math.max(...lastSidechain));
   });
 

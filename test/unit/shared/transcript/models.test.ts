@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  contextWindowFor,
-  costOf,
-  maxOutputTokensFor,
-  parseModelVersion,
-  priceFor,
-} from '../../../../shared/transcript/models.js';
+import { contextWindowFor, costOf, maxOutputTokensFor, parseModelVersion, priceFor } from '../../../../shared/transcript/models.js';
 import type { Usage } from '../../../../shared/transcript/types.js';
 
 describe('parseModelVersion', () => {

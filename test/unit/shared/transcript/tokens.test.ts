@@ -45,7 +45,10 @@ describe('measureEntry', () => {
           {
             type: 'tool_result',
             tool_use_id: 't2',
-            content: [{ type: 'text', text: 'y'.repeat(40) }, { type: 'image', source: { data: 'z'.repeat(100_000) } }],
+            content: [
+              { type: 'text', text: 'y'.repeat(40) },
+              { type: 'image', source: { data: 'z'.repeat(100_000) } },
+            ],
           },
         ],
       },
@@ -76,9 +79,7 @@ describe('attachments', () => {
     };
     const [text] = attachmentTexts(attachment);
     expect(text).toBe(
-      '<system-reminder>\nSessionStart hook additional context: ' +
-        'Project notes: amounts are integer cents; run tests with python3 -m unittest. (session source: resume)' +
-        '\n</system-reminder>',
+      '<system-reminder>\nSessionStart hook additional context: ' + 'Project notes: amounts are integer cents; run tests with python3 -m unittest. (session source: resume)' + '\n</system-reminder>',
     );
     expect(measureEntry({ type: 'attachment', attachment })).toEqual({ chars: 177, tokens: 44 });
   });

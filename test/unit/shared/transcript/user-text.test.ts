@@ -17,7 +17,9 @@ describe('a user message as a summary quotes it', () => {
   });
 
   it('says what it can of a notice that is not a background command', () => {
-    expect(taskNotificationLine('<task-id>a9</task-id><status>failed</status><summary>Agent "Explore the repo" failed</summary><result>long text</result>')).toBe('[background task a9 failed: Agent "Explore the repo" failed]');
+    expect(taskNotificationLine('<task-id>a9</task-id><status>failed</status><summary>Agent "Explore the repo" failed</summary><result>long text</result>')).toBe(
+      '[background task a9 failed: Agent "Explore the repo" failed]',
+    );
     expect(taskNotificationLine('')).toBe('[background task finished]');
   });
 

@@ -94,7 +94,10 @@ describe('listHistory on the interactive fixture', () => {
       expect(entry.project).toBe(FIXTURE_PROJECT);
       expect(entry.sessionId).toBe(FIXTURE_SESSION);
     }
-    const raw = readFileSync(historyFile(root), 'utf8').trim().split('\n').map((text) => JSON.parse(text) as { timestamp: number });
+    const raw = readFileSync(historyFile(root), 'utf8')
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { timestamp: number });
     expect(result.entries.map((entry) => entry.timestamp)).toEqual(raw.map((entry) => new Date(entry.timestamp).toISOString()).reverse());
 
     const withPaste = result.entries.at(-1);

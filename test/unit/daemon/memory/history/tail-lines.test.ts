@@ -43,7 +43,6 @@ function expectedLines(content: string): string[] {
   return content.slice(0, end).split('\n').reverse();
 }
 
-
 describe('TailLineReader', () => {
   it('returns nothing for a missing file', async () => {
     expect(await TailLineReader.open(join(dir, 'nope.jsonl'))).toBeNull();

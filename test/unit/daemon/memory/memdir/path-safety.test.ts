@@ -1,7 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,21 +90,18 @@ describe('first pass', () => {
 });
 
 describe('ordinary names', () => {
-  it.each(['style', 'testing/flaky-tests', 'api/v2/auth notes', 'café', '日本語メモ/メモ'])(
-    'writes, reads and removes %j',
-    async (name) => {
-      const path = await writeInside(root, name, `text of ${name}`);
-      expect(path).toBe(join(realpathSync(root), `${name}.md`));
-      expect(readFileSync(path, 'utf8')).toBe(`text of ${name}`);
-      expect(statSync(path).mode & 0o777).toBe(0o600);
-      expect(await readInside(root, name)).toBe(`text of ${name}`);
-      expect(await validateInside(root, name)).toBe(path);
-      expect(await removeInside(root, name)).toBe(true);
-      expect(existsSync(path)).toBe(false);
-      expect(await readInside(root, name)).toBeNull();
-      expect(await removeInside(root, name)).toBe(false);
-    },
-  );
+  it.each(['style', 'testing/flaky-tests', 'api/v2/auth notes', 'café', '日本語メモ/メモ'])('writes, reads and removes %j', async (name) => {
+    const path = await writeInside(root, name, `text of ${name}`);
+    expect(path).toBe(join(realpathSync(root), `${name}.md`));
+    expect(readFileSync(path, 'utf8')).toBe(`text of ${name}`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(await readInside(root, name)).toBe(`text of ${name}`);
+    expect(await validateInside(root, name)).toBe(path);
+    expect(await removeInside(root, name)).toBe(true);
+    expect(existsSync(path)).toBe(false);
+    expect(await readInside(root, name)).toBeNull();
+    expect(await removeInside(root, name)).toBe(false);
+  });
 
   it('creates missing dirs owner-only, and replaces a memory whole', async () => {
     await writeInside(root, 'a/b/c', 'first');
@@ -162,7 +157,7 @@ describe('symlinked dirs', () => {
     expect(readdirSync(outside)).toEqual([]);
   });
 
-  it('rejects a link to a sibling dir whose name starts with the root\'s', async () => {
+  it("rejects a link to a sibling dir whose name starts with the root's", async () => {
     const sibling = `${root}-other`;
     mkdirSync(sibling);
     symlinkSync(sibling, join(root, 'near'));
@@ -309,7 +304,7 @@ describe('the memory file itself is a symlink', () => {
 });
 
 describe('things that are not memory files', () => {
-  it('rejects a dir in the memory file\'s place', async () => {
+  it("rejects a dir in the memory file's place", async () => {
     mkdirSync(join(root, 'd.md'));
     expect(await reason(writeInside(root, 'd', 'x'))).toBe(PathReason.NotAFile);
     expect(await reason(readInside(root, 'd'))).toBe(PathReason.NotAFile);
@@ -324,7 +319,7 @@ describe('things that are not memory files', () => {
     expect(await removeInside(root, 'f/x')).toBe(false);
   });
 
-  it('rejects a FIFO in the memory file\'s place without hanging', async () => {
+  it("rejects a FIFO in the memory file's place without hanging", async () => {
     const made = spawnSync('mkfifo', [join(root, 'fifo.md')]);
     expect(made.status).toBe(0);
     expect(await reason(readInside(root, 'fifo'))).toBe(PathReason.NotAFile);
@@ -345,16 +340,13 @@ describe('a dir swapped for a symlink during a write', () => {
     return hooks;
   }
 
-  it.each(['move', 'delete'] as const)(
-    'rejects the write when an existing dir is swapped (%s), leaving nothing outside and no temp file',
-    async (how) => {
-      mkdirSync(join(root, 'sub'));
-      const hooks = swapTo(join(root, 'sub'), outside, how);
-      expect(await reason(writeInside(root, 'sub/x', 'pwned', { hooks }))).toBe(PathReason.Swapped);
-      expect(hooks.calls).toBe(1);
-      expect(readdirSync(outside)).toEqual([]);
-    },
-  );
+  it.each(['move', 'delete'] as const)('rejects the write when an existing dir is swapped (%s), leaving nothing outside and no temp file', async (how) => {
+    mkdirSync(join(root, 'sub'));
+    const hooks = swapTo(join(root, 'sub'), outside, how);
+    expect(await reason(writeInside(root, 'sub/x', 'pwned', { hooks }))).toBe(PathReason.Swapped);
+    expect(hooks.calls).toBe(1);
+    expect(readdirSync(outside)).toEqual([]);
+  });
 
   it('rejects the write when a dir it just created is swapped', async () => {
     const hooks = swapTo(join(root, 'new'), outside, 'move');

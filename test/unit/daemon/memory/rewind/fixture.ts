@@ -57,9 +57,7 @@ function backupsOf(line: Record<string, unknown>): RecordedBackup[] {
 const snapshotLines = transcriptLines.filter((line) => line.type === 'file-history-snapshot');
 
 /** The user messages that open a checkpoint, in order. */
-export const CHECKPOINT_MESSAGES = snapshotLines
-  .filter((line) => line.isSnapshotUpdate === false)
-  .map((line) => (line.snapshot as { messageId: string }).messageId);
+export const CHECKPOINT_MESSAGES = snapshotLines.filter((line) => line.isSnapshotUpdate === false).map((line) => (line.snapshot as { messageId: string }).messageId);
 
 /** The last backup recorded for each file in each checkpoint, from the raw lines. */
 export function recordedBackups(messageId: string): Map<string, RecordedBackup> {

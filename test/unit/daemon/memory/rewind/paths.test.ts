@@ -65,6 +65,10 @@ describe('undo ids', () => {
   });
 
   it('refuses anything else', () => {
-    for (const undoId of ['..', '../../etc', '20261203T090807Z-0000000/', 'x']) expect(rejection(() => undoDir('/state', undoId)), undoId).toBe(ErrorCode.PathRejected);
+    for (const undoId of ['..', '../../etc', '20261203T090807Z-0000000/', 'x'])
+      expect(
+        rejection(() => undoDir('/state', undoId)),
+        undoId,
+      ).toBe(ErrorCode.PathRejected);
   });
 });

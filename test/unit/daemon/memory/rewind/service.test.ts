@@ -9,18 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newUndoId, pruneUndoPoints, UNDO_ROOT } from '../../../../../daemon/memory/rewind/undo-store.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 import type { RewindFileChange } from '../../../../../shared/protocol/rewind.js';
-import {
-  CHECKPOINT_MESSAGES,
-  manifest,
-  readBackupBytes,
-  recordedBackups,
-  replaySession,
-  rewindFixture,
-  SESSION_ID,
-  treeOf,
-  type FileState,
-  type RewindFixture,
-} from './fixture.js';
+import { CHECKPOINT_MESSAGES, manifest, readBackupBytes, recordedBackups, replaySession, rewindFixture, SESSION_ID, treeOf, type FileState, type RewindFixture } from './fixture.js';
 
 const { before: beforeCheckpoint, end: endState } = replaySession();
 const TRACKED = manifest.checkpointedFiles;
@@ -235,10 +224,7 @@ describe('rewind.restore and rewind.undo', () => {
   it('runs concurrent restores one at a time, so each undo point holds the state before it', async () => {
     setUpEndState();
     const beforeRestore = treeOf(fixture.cwd);
-    const [first, second] = await Promise.all([
-      fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[0] as string),
-      fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[3] as string),
-    ]);
+    const [first, second] = await Promise.all([fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[0] as string), fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[3] as string)]);
     expectState(fixture.readState(TRACKED), stateAt(CHECKPOINT_MESSAGES[3] as string));
     await fixture.service.undo(second.undoId as string);
     expectState(fixture.readState(TRACKED), stateAt(CHECKPOINT_MESSAGES[0] as string));

@@ -24,6 +24,9 @@ describe('handoffMethods', () => {
     const params = Methods.handoffGenerate.params.parse({ transcriptPath: '/p/x.jsonl', cwd: '/repo', trigger: 'auto' }, 'params');
     await handlers[0]?.run(params, ctx);
     await handlers[1]?.run({ cwd: '/repo' }, ctx);
-    expect(calls).toEqual([['generate', { transcriptPath: '/p/x.jsonl', cwd: '/repo', trigger: 'auto' }, abort.signal], ['read', '/repo']]);
+    expect(calls).toEqual([
+      ['generate', { transcriptPath: '/p/x.jsonl', cwd: '/repo', trigger: 'auto' }, abort.signal],
+      ['read', '/repo'],
+    ]);
   });
 });
