@@ -48,8 +48,7 @@ import { createSessionService } from './sessions/service.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
 import { summarizeSession } from './sessions/summary.js';
 import { createDbHealth } from './store/health.js';
-import { createEntryCache } from './transcripts/entry-cache.js';
-import { listSessions } from './transcripts/queries.js';
+import { createTranscripts } from './transcripts/transcripts.js';
 
 /** Feature flags reported by daemon.version beside the method names. */
 const FEATURES = ['events', 'cancel'] as const;
@@ -75,7 +74,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),
     parser,
   });
-  const entryCache = createEntryCache();
+  const transcripts = createTranscripts({ db: store.db });
   const jobs = createJobStore({ db: store.db, clock });
   const lastExtraction = (sessionId: string) => {
     const record = jobs.lastExtraction(sessionId);
@@ -84,8 +83,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
 
   // Accounting: summaries, and the threshold states auto-compaction starts from.
   const sessions = createSessionService({
-    sessionIndex: () => listSessions(store.db),
-    summarize: (sessionId) => summarizeSession(store.db, entryCache, sessionId, thresholdEnv, lastExtraction(sessionId)),
+    sessionIndex: () => transcripts.sessions(),
+    summarize: (sessionId) => summarizeSession(transcripts, sessionId, thresholdEnv, lastExtraction(sessionId)),
     bus,
     log,
     // Events no client subscribed to are not computed, except the states once ingest is live:
@@ -98,11 +97,10 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
 
   // Jobs and results: extraction, compaction, hooks and handoffs, memory.
   const memdir = createMemdirStore({ projectsDir: paths.projectsDir, clock });
-  const hooks = createHookService({ db: store.db, cache: entryCache, records: createHookRecords(store.db), memdir, log, clock });
+  const hooks = createHookService({ transcripts, records: createHookRecords(store.db), memdir, log, clock });
   const anthropicMemory = access && createAnthropicMemorySummarizer({ ...access, model: config.model, validate: hasAllSections });
   const extraction = createExtractionService({
-    db: store.db,
-    cache: entryCache,
+    transcripts,
     projectsDir: paths.projectsDir,
     claudeRoot: paths.claudeRoot,
     bus,
@@ -118,8 +116,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   const modelSummarizer = access && createAnthropicCompactionSummarizer({ ...access, model: config.model });
   const offlineSummarizer = createOfflineCompactionSummarizer();
   const compaction = createCompactionService({
-    db: store.db,
-    cache: entryCache,
+    transcripts,
     bus,
     log,
     clock,
@@ -135,8 +132,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     price: (sessionId) => priceFor(sessions.get(sessionId).model),
   });
   const handoff = createHandoffService({
-    db: store.db,
-    cache: entryCache,
+    transcripts,
     projectsDir: paths.projectsDir,
     claudeRoot: paths.claudeRoot,
     log,
@@ -144,7 +140,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     anthropic: access && { ...access, model: config.handoffModel },
     git: { timeoutMs: config.gitTimeoutMs },
   });
-  const rewind = createRewindService({ db: store.db, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock });
+  const rewind = createRewindService({ transcripts, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock });
   const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
   const dbHealth = createDbHealth({ store, log, intervalMs: config.dbCheckMs, onRebuilt: () => events.publish('store.rebuilt', {}) });
 
@@ -164,7 +160,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   startAutoCompaction(events, compaction);
   // File ids now name other files: nothing cached survives, and every transcript is read again.
   on(events, 'store.rebuilt', () => {
-    entryCache.clear();
+    transcripts.clear();
     sessions.forgetAll();
     void scanTranscripts(paths.projectsDir).then((files) => files.forEach((file) => ingestor.touch(file.path)));
   });

@@ -10,7 +10,6 @@
  * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
  * breaker, and the result says it fell back.
  */
-import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
@@ -18,10 +17,10 @@ import type { ModelPrice } from '../../shared/transcript/models.js';
 import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import type { EntryCache } from '../transcripts/entry-cache.js';
 import { planCacheEdits } from './cache-edits.js';
 import { estimateMargin, requestOverhead } from './calibration.js';
-import { createConversationLoader, type SessionConversation } from '../transcripts/conversation.js';
+import type { SessionConversation } from '../transcripts/conversation.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 import { lostItems } from './lost.js';
 import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
 import { reactiveCompaction } from './reactive.js';
@@ -69,8 +68,7 @@ function isImplausible(error: unknown): error is RpcError {
 }
 
 export interface CompactionServiceDeps {
-  db: Database.Database;
-  cache: EntryCache;
+  transcripts: Transcripts;
   bus: Bus;
   log: Logger;
   clock: () => number;
@@ -95,15 +93,14 @@ export interface CompactionService {
 const AUTO_STATES: ReadonlySet<ThresholdState> = new Set(['autocompact', 'blocking']);
 
 export function createCompactionService(deps: CompactionServiceDeps): CompactionService {
-  const { db, cache, bus, log, clock, layers } = deps;
+  const { transcripts, bus, log, clock, layers } = deps;
   const failures = new Map<string, { count: number; lastError: string }>();
   const running = new Map<string, Promise<CompactionResult>>();
   const aborts = new Set<AbortController>();
   let autoRuns = 0;
   let closed = false;
 
-  const loader = createConversationLoader();
-  const load = (sessionId: string) => loader(db, cache, sessionId);
+  const load = (sessionId: string) => transcripts.conversation(sessionId);
 
   function result(conversation: SessionConversation, method: CompactionMethod, messages: readonly ConversationMessage[], extra: Partial<CompactionResult> = {}): CompactionResult {
     const before = toMessageParams(conversation.messages);

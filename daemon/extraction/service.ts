@@ -8,20 +8,17 @@
  * one extraction at the lowest priority once it is done (backfill.ts); such a job starts only
  * while nobody holds the session's memory lock.
  */
-import type Database from 'better-sqlite3';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
-import { mainTranscript } from '../transcripts/conversation.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { listSessions, sessionFiles } from '../transcripts/queries.js';
 import type { Logger } from '../log/logger.js';
-import type { EntryCache } from '../transcripts/entry-cache.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 import { createBackfillExtractions } from './backfill.js';
 import type { Extractor } from './extract.js';
 import { sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
@@ -37,8 +34,7 @@ export const MAX_ATTEMPTS = 5;
 export const BACKFILL_REASON = 'backfill';
 
 export interface ExtractionDeps {
-  db: Database.Database;
-  cache: EntryCache;
+  transcripts: Transcripts;
   projectsDir: string;
   claudeRoot: string;
   bus: Bus;
@@ -74,7 +70,7 @@ export interface ExtractionService {
 }
 
 export function createExtractionService(deps: ExtractionDeps): ExtractionService {
-  const { db, cache, jobs, locks, log, clock, bus } = deps;
+  const { transcripts, jobs, locks, log, clock, bus } = deps;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const running = new Map<number, { sessionId: string; abort: AbortController; done: Promise<void> }>();
   const waiters = new Map<string, ((error: Error | null) => void)[]>();
@@ -88,10 +84,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     waiters.delete(sessionId);
   }
 
-  const mainFile = (sessionId: string) => mainTranscript(sessionFiles(db, sessionId), sessionId);
+  const mainFile = (sessionId: string) => transcripts.mainFile(sessionId);
 
   /** The main transcript's entries from the index alone; none for a session it does not know. */
-  const entriesOf = (sessionId: string) => db.transaction(() => cache.load(db, sessionId, sessionFiles(db, sessionId)).main)();
+  const entriesOf = (sessionId: string) => transcripts.sessionEntries(sessionId).main;
 
   const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
 
@@ -113,7 +109,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     const prompt = (await configFile('prompt.md')) ?? undefined;
     const result = await deps.extractor.run({
       sessionId: job.sessionId,
-      dbPath: db.name,
+      dbPath: transcripts.dbPath,
       path: file.path,
       entries: () => entriesOf(job.sessionId),
       lastExtraction: last === null ? null : asLastExtraction(last),
@@ -224,7 +220,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   }
 
   const backfill = createBackfillExtractions({
-    sessions: () => listSessions(db),
+    sessions: () => transcripts.sessions(),
     hasExtraction: (sessionId) => jobs.lastExtraction(sessionId) !== null,
     idle: () => running.size === 0 && jobs.nextDue() === null,
     enqueueIfDue: (sessionId) => !closed && enqueueIfDue(sessionId, BACKFILL_REASON),

@@ -4,7 +4,6 @@
  * that the next entries of the transcript can show whether it arrived (`injected`). PostCompact:
  * the compaction's summary and what it lost of the conversation before it.
  */
-import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
 import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
@@ -13,15 +12,13 @@ import { invalidParams } from '../../shared/protocol/errors.js';
 import { activeConversation } from '../../shared/transcript/conversation.js';
 import { CHARS_PER_TOKEN, attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { loadEntries } from '../transcripts/entries.js';
-import { loadMainEntries } from '../transcripts/conversation.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 import { lostItems } from '../compaction/lost.js';
 import { buildMessages } from '../transcripts/messages.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
-import type { EntryCache } from '../transcripts/entry-cache.js';
 import type { HookRecords } from './hook-records.js';
 
 /** The cap on what SessionStart adds to the model's context (issue 7). */
@@ -35,8 +32,7 @@ export const HANDOFF_FILE = join('docs', 'handoff-context.md');
 const INJECTION_SLACK_MS = 5_000;
 
 export interface HookServiceDeps {
-  db: Database.Database;
-  cache: EntryCache;
+  transcripts: Transcripts;
   records: HookRecords;
   memdir: MemdirStore;
   log: Logger;
@@ -56,10 +52,10 @@ function forThisSession(handoff: string | null, sessionId: string): string | nul
 const cut = (text: string, chars: number, note: string) => (text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`);
 
 export function createHookService(deps: HookServiceDeps) {
-  const { db, cache, records, log, clock } = deps;
+  const { transcripts, records, log, clock } = deps;
 
   const mainEntries = (sessionId: string): { path: string; entries: IndexedEntry[] } => {
-    const { file, entries } = loadMainEntries(db, cache, sessionId);
+    const { file, entries } = transcripts.mainEntries(sessionId);
     return { path: file.path, entries };
   };
 
@@ -90,7 +86,7 @@ export function createHookService(deps: HookServiceDeps) {
     }
     // Before the boundary is indexed, the whole conversation so far is what was compacted.
     const compacted = activeConversation(last === -1 ? entries : entries.slice(0, last)).entries;
-    const loaded = loadEntries(path, compacted);
+    const loaded = transcripts.read(path, compacted);
     return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
   }
 
@@ -142,7 +138,7 @@ export function createHookService(deps: HookServiceDeps) {
         const { path, entries } = mainEntries(sessionId);
         const since = new Date(pending.expectedAt - INJECTION_SLACK_MS).toISOString();
         const after = entries.filter((entry) => entry.timestamp !== null && entry.timestamp >= since);
-        const attachments = loadEntries(
+        const attachments = transcripts.read(
           path,
           after.filter((entry) => entry.type === 'attachment'),
         );

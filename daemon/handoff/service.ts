@@ -5,7 +5,6 @@
  * when one is configured. When the model fails or does not answer in time, the file is the
  * partial handoff (HANDOFF_AUTO_PARTIAL: the facts and the transcript's tail) and says so.
  */
-import type Database from 'better-sqlite3';
 import { basename, isAbsolute, join } from 'node:path';
 import { isPartialHandoff, renderHandoff, renderPartialHandoff, renderPinned } from '../../shared/handoff/render.js';
 import { transcriptTailText } from '../../shared/handoff/tail.js';
@@ -15,9 +14,8 @@ import type { LoadedEntry } from '../transcripts/entries.js';
 import { mainTranscript } from '../transcripts/conversation.js';
 import { classifyTranscript } from '../ingest/layout.js';
 import type { IngestedFile } from '../store/rows.js';
-import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
 import type { Logger } from '../log/logger.js';
-import type { EntryCache } from '../transcripts/entry-cache.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 import { readTranscript } from '../transcripts/facts.js';
 import { createAnthropicNarrator, HandoffNarratorError, type AnthropicHandoffOptions, type HandoffNarrator } from './anthropic.js';
 import { verbatimRules } from './constraints.js';
@@ -34,9 +32,7 @@ export const DEFAULT_TRIGGER = 'manual';
 export type HandoffGenerateParams = { sessionId: string; cwd: string; trigger?: string | undefined } | { transcriptPath: string; cwd: string; trigger?: string | undefined };
 
 export interface HandoffDeps {
-  db: Database.Database;
-  /** The sessions' entry cache, reused for the main transcript's index rows when given. */
-  cache?: EntryCache;
+  transcripts: Transcripts;
   projectsDir: string;
   /** `~/.claude`; not read by handoffs yet, taken so the wiring matches the other services. */
   claudeRoot?: string;
@@ -70,7 +66,7 @@ interface SessionEntries {
 const isNarrator = (value: AnthropicHandoffOptions | HandoffNarrator): value is HandoffNarrator => 'narrate' in value;
 
 export function createHandoffService(deps: HandoffDeps): HandoffService {
-  const { db, log } = deps;
+  const { transcripts, log } = deps;
   const narrator = deps.anthropic == null ? null : isNarrator(deps.anthropic) ? deps.anthropic : createAnthropicNarrator(deps.anthropic);
   // Writes to one cwd go one at a time: two at once could both find .gitignore without the line.
   const writing = new Map<string, Promise<unknown>>();
@@ -90,7 +86,7 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
   }
 
   function fromSession(sessionId: string): Source {
-    const files = sessionFiles(db, sessionId);
+    const files = transcripts.files(sessionId);
     const file = mainTranscript(files, sessionId);
     if (file.gone) throw notFound(sessionId);
     return { sessionId, path: file.path, file, subagents: files.filter((candidate) => candidate.agentId !== null && !candidate.gone) };
@@ -99,7 +95,7 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
   async function fromPath(transcriptPath: string): Promise<Source> {
     const path = await checkTranscriptPath(deps.projectsDir, transcriptPath);
     const sessionId = classifyTranscript(deps.projectsDir, path)?.sessionId ?? basename(path, '.jsonl');
-    const files = sessionFiles(db, sessionId);
+    const files = transcripts.files(sessionId);
     const file = files.find((candidate) => candidate.path === path && !candidate.gone) ?? null;
     // A sub-agent's file named directly is the whole source: its agents are not the session's.
     const subagents = file !== null && file.agentId !== null ? [] : files.filter((candidate) => candidate.agentId !== null && !candidate.gone);
@@ -110,12 +106,12 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     const { file } = source;
     if (file === null) return { main: await scanFile(source.path, 0, false, signal), sidechains: [] };
     // One read transaction: the rows and the committed offsets they stop at agree.
-    const rows = db.transaction(() => {
-      const all = sessionFiles(db, file.sessionId);
+    const rows = transcripts.consistent(() => {
+      const all = transcripts.files(file.sessionId);
       const current = all.find((candidate) => candidate.id === file.id) ?? file;
-      const main = deps.cache !== undefined && file.agentId === null ? deps.cache.load(db, file.sessionId, all).main : loadFileEntries(db, file.id);
-      return { current, main, subagents: source.subagents.map((agent) => ({ agent, entries: loadFileEntries(db, agent.id) })) };
-    })();
+      const main = file.agentId === null ? transcripts.sessionEntries(file.sessionId).main : transcripts.fileEntries(file.id);
+      return { current, main, subagents: source.subagents.map((agent) => ({ agent, entries: transcripts.fileEntries(agent.id) })) };
+    });
     const main = await loadTranscript(source.path, rows.main, rows.current.committedOffset, file.agentId !== null, signal);
     const sidechains: LoadedEntry[][] = [];
     for (const { agent, entries } of rows.subagents) {

@@ -1,22 +1,19 @@
 /** A session's summary, computed from the index: its files and their entries, never the transcripts. */
-import type Database from 'better-sqlite3';
 import type { SessionSummary } from '../../shared/protocol/results.js';
 import { computeSessionAccounting, type LastExtraction } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import { isCompactionAgent } from '../ingest/layout.js';
-import { leafTitles, sessionFiles } from '../transcripts/queries.js';
-import type { EntryCache } from '../transcripts/entry-cache.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 
 /** `lastExtraction`: where the session's last memory extraction left off (sinceExtraction counts from it). */
-export function summarizeSession(db: Database.Database, cache: EntryCache, sessionId: string, env: ThresholdEnv, lastExtraction: LastExtraction | null = null): SessionSummary | undefined {
+export function summarizeSession(transcripts: Transcripts, sessionId: string, env: ThresholdEnv, lastExtraction: LastExtraction | null = null): SessionSummary | undefined {
   // One read transaction, so that the files and their entries are of the same moment.
-  return db.transaction(() => {
-    const files = sessionFiles(db, sessionId);
+  return transcripts.consistent(() => {
+    const { files, main: mainEntries, sidechain, compaction } = transcripts.sessionEntries(sessionId);
     if (files.length === 0) return undefined;
     const main = files.find((file) => file.agentId === null);
-    const { main: mainEntries, sidechain, compaction } = cache.load(db, sessionId, files);
     const project = main?.project ?? files[0]?.project ?? '';
-    const accounting = computeSessionAccounting(mainEntries, sidechain, { env, lastExtraction, leafTitles: leafTitles(db, project), compactionEntries: compaction });
+    const accounting = computeSessionAccounting(mainEntries, sidechain, { env, lastExtraction, leafTitles: transcripts.leafTitles(project), compactionEntries: compaction });
     const agents = files.filter((file) => file.agentId !== null);
     const compactionFiles = agents.filter((file) => isCompactionAgent(file.agentId)).length;
     return {
@@ -40,5 +37,5 @@ export function summarizeSession(db: Database.Database, cache: EntryCache, sessi
       compactionFiles,
       badLines: files.reduce((sum, file) => sum + file.badLines, 0),
     };
-  })();
+  });
 }

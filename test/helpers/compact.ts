@@ -19,6 +19,7 @@ import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { fakeLogger } from './fake-logger.js';
 import { manifest, type Manifest } from './fixtures.js';
 import { copyFixtureProjects } from './ingest.js';
+import { createTranscripts } from '../../daemon/transcripts/transcripts.js';
 
 export interface IngestedSession {
   dir: string;
@@ -165,5 +166,13 @@ export function compactionService(session: IngestedSession, autoCompactAt = 167_
   const bus = createBus((error) => {
     throw error;
   });
-  return createCompactionService({ db: session.store.db, cache: session.cache, bus, log: fakeLogger(), clock: () => 0, layers, thresholds: () => threshold, price: () => null });
+  return createCompactionService({
+    transcripts: createTranscripts({ db: session.store.db, cache: session.cache }),
+    bus,
+    log: fakeLogger(),
+    clock: () => 0,
+    layers,
+    thresholds: () => threshold,
+    price: () => null,
+  });
 }

@@ -5,7 +5,6 @@
  * can always be undone. Restores and undos run one at a time: two at once on the same files would
  * each save the other's half-applied state as the one to go back to.
  */
-import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
@@ -15,11 +14,12 @@ import { restoreTargets } from '../../transcripts/snapshots.js';
 import { backupPath, isPlainName, trackedPath } from './paths.js';
 import { isInside } from '../../fs/inside.js';
 import { projectRoot } from './project-root.js';
-import { loadSessionCheckpoints, type SessionCheckpoints } from '../../transcripts/checkpoints.js';
+import type { SessionCheckpoints } from '../../transcripts/checkpoints.js';
+import type { Transcripts } from '../../transcripts/transcripts.js';
 import { newUndoId, pruneUndoPoints, readUndoPoint, removeUndoPoint, saveUndoPoint, undoDir } from './undo-store.js';
 
 export interface RewindDeps {
-  db: Database.Database;
+  transcripts: Pick<Transcripts, 'checkpoints'>;
   /** `~/.claude`: backups are under its `file-history/`. */
   claudeRoot: string;
   /** memd's private state dir: undo points go under its `rewind/`. */
@@ -54,7 +54,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
   }
 
   async function list(sessionId: string): Promise<RewindListResult> {
-    const session = loadSessionCheckpoints(deps.db, sessionId);
+    const session = deps.transcripts.checkpoints(sessionId);
     // Checkpoints repeat a file's backup until it changes: each is looked up once.
     const present = new Map<string | null, boolean>();
     const checkpoints: Checkpoint[] = [];
@@ -122,7 +122,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
   }
 
   async function restore(sessionId: string, messageId: string, dryRun = false, allowOutside = false): Promise<RewindRestoreResult> {
-    const session = loadSessionCheckpoints(deps.db, sessionId);
+    const session = deps.transcripts.checkpoints(sessionId);
     const targets = targetsOf(session, messageId);
     await checkInsideProject(session, targets, allowOutside);
     const changes = await planChanges(targets);

@@ -6,6 +6,7 @@ import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { ThresholdResult, ThresholdState } from '../../../../shared/protocol/results.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 
 let fixture: IngestedFixture | undefined;
 afterEach(() => fixture?.close());
@@ -40,7 +41,15 @@ async function setup(summary: CompactionLayers['summary'], state: ThresholdState
     summary,
     ...more,
   };
-  const service = createCompactionService({ db: fixture.store.db, cache: fixture.cache, bus, log: fakeLogger(), clock: () => 0, layers, thresholds: () => threshold(state), price: () => null });
+  const service = createCompactionService({
+    transcripts: createTranscripts({ db: fixture.store.db, cache: fixture.cache }),
+    bus,
+    log: fakeLogger(),
+    clock: () => 0,
+    layers,
+    thresholds: () => threshold(state),
+    price: () => null,
+  });
   return { service, events, sessionId: fixture.manifest.sessionId };
 }
 

@@ -9,6 +9,7 @@ import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js
 import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
 import { startMessagesApi, type MessagesApi, type Step } from '../../../helpers/messages-api.js';
 import { sectionsOf } from './sections.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 
 let api: MessagesApi;
 let fixture: IngestedFixture;
@@ -29,7 +30,7 @@ afterEach(async () => {
 
 function handoffs(options: { timeoutMs?: number; model?: string } = {}): HandoffService {
   return createHandoffService({
-    db: fixture.store.db,
+    transcripts: createTranscripts({ db: fixture.store.db }),
     projectsDir: fixture.projectsDir,
     log,
     clock: () => Date.parse('2026-01-02T00:00:00Z'),

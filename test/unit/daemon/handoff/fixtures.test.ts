@@ -9,6 +9,7 @@ import { fakeLogger } from '../../../helpers/fake-logger.js';
 import type { Manifest } from '../../../helpers/fixtures.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 import { sectionsOf } from './sections.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 
 /** The parts of manifest.json this test reads; fixtures.ts types only the common ones. */
 interface FactsManifest extends Manifest {
@@ -27,7 +28,12 @@ describe('the offline handoff of each fixture', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'memd-handoff-'));
     try {
       const manifest = fixture.manifest as FactsManifest;
-      const service = createHandoffService({ db: fixture.store.db, cache: fixture.cache, projectsDir: fixture.projectsDir, log: fakeLogger(), clock: () => Date.parse('2026-01-02T03:04:05Z') });
+      const service = createHandoffService({
+        transcripts: createTranscripts({ db: fixture.store.db, cache: fixture.cache }),
+        projectsDir: fixture.projectsDir,
+        log: fakeLogger(),
+        clock: () => Date.parse('2026-01-02T03:04:05Z'),
+      });
       const result = await service.generate({ sessionId: manifest.sessionId, cwd, trigger: 'auto' });
       const text = readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8');
       expect(result.text).toBe(text);
@@ -70,7 +76,10 @@ describe('the offline handoff of each fixture', () => {
       expect((await service.generate({ transcriptPath: path, cwd, trigger: 'auto' })).text).toBe(text);
       const empty = openStore(join(fixture.dir, 'empty.sqlite'), fakeLogger());
       try {
-        const scanned = await createHandoffService({ db: empty.db, projectsDir: fixture.projectsDir, log: fakeLogger(), clock: () => 0 }).generate({ transcriptPath: path, cwd });
+        const scanned = await createHandoffService({ transcripts: createTranscripts({ db: empty.db }), projectsDir: fixture.projectsDir, log: fakeLogger(), clock: () => 0 }).generate({
+          transcriptPath: path,
+          cwd,
+        });
         const { filesTouched, ...rest } = result.facts;
         expect(scanned.facts).toMatchObject(rest);
         if (!manifest.sidechain.present) expect(scanned.facts.filesTouched).toEqual(filesTouched);

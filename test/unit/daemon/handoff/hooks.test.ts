@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHookRecords } from '../../../../daemon/handoff/hook-records.js';
 import { createHookService, SESSION_START_MAX_TOKENS } from '../../../../daemon/handoff/hooks.js';
 import { createMemdirStore } from '../../../../daemon/memory/memdir/store.js';
-import { createEntryCache } from '../../../../daemon/transcripts/entry-cache.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { sanitizeProjectDirName } from '../../../../shared/paths.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 
 const SESSION = '5e551011-0000-4000-8000-000000000001';
 let root: string;
@@ -25,7 +25,7 @@ beforeEach(() => {
   mkdirSync(join(projectsDir, sanitizeProjectDirName(cwd)), { recursive: true });
   store = openStore(join(root, 'memd.sqlite'), fakeLogger());
   memdir = createMemdirStore({ projectsDir, clock: Date.now });
-  hooks = createHookService({ db: store.db, cache: createEntryCache(), records: createHookRecords(store.db), memdir, log: fakeLogger(), clock: Date.now });
+  hooks = createHookService({ transcripts: createTranscripts({ db: store.db }), records: createHookRecords(store.db), memdir, log: fakeLogger(), clock: Date.now });
 });
 
 afterEach(() => {

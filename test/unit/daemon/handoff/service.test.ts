@@ -11,6 +11,7 @@ import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { sectionsOf } from './sections.js';
 import { indexProjects } from './index-projects.js';
 import { session } from './session.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 
 const SESSION = '5e551011-0000-4000-8000-000000000001';
 const PROJECT = '-tmp-repo';
@@ -36,7 +37,7 @@ const transcriptPath = () => join(projectsDir, PROJECT, `${SESSION}.jsonl`);
 
 async function service(extra: Partial<HandoffDeps> = {}) {
   store ??= await indexProjects(dir, projectsDir);
-  return createHandoffService({ db: store.db, projectsDir, log: fakeLogger(), clock: () => Date.parse('2026-01-02T00:00:00Z'), ...extra });
+  return createHandoffService({ transcripts: createTranscripts({ db: store.db }), projectsDir, log: fakeLogger(), clock: () => Date.parse('2026-01-02T00:00:00Z'), ...extra });
 }
 
 function git(...args: string[]): string {

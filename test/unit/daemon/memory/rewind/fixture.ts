@@ -14,6 +14,7 @@ import { createRewindService, type RewindService } from '../../../../../daemon/m
 import { openStore, type Store } from '../../../../../daemon/store/db.js';
 import { fakeLogger } from '../../../../helpers/fake-logger.js';
 import { FIXTURES } from '../../../../helpers/ingest.js';
+import { createTranscripts } from '../../../../../daemon/transcripts/transcripts.js';
 
 export const SCENARIO_DIR = join(FIXTURES, 'checkpoints');
 const RECORDED_CWD = '/home/user/src/cli-tool';
@@ -165,7 +166,7 @@ export async function rewindFixture(): Promise<RewindFixture> {
     await tailer.close();
   };
   await ingest();
-  const service = createRewindService({ db: store.db, claudeRoot, stateDir, clock: () => NOW });
+  const service = createRewindService({ transcripts: createTranscripts({ db: store.db }), claudeRoot, stateDir, clock: () => NOW });
 
   return {
     root,
