@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
-import type { ModelPrice } from '../../shared/transcript/models.js';
+import { costOf, type ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
 import { writeFileAtomic } from '../fs/atomic.js';
@@ -142,7 +142,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         ? 0
         : price === null
           ? null
-          : (result.usage.input * price.input + result.usage.output * price.output + result.usage.cacheRead * price.cacheRead + result.usage.cacheWrite * price.cacheWrite5m) / 1_000_000;
+          : costOf(
+              { input: result.usage.input, output: result.usage.output, cacheRead: result.usage.cacheRead, cacheCreation: result.usage.cacheWrite, cache5m: result.usage.cacheWrite, cache1h: 0 },
+              price,
+            );
     jobs.finish(job.id, {
       lastUuid: result.lastUuid,
       lastOffset: result.lastOffset,

@@ -6,7 +6,7 @@
  * answer: the main thread keeps the book of kept partial lines, so starting and ending a pass
  * costs no round trip.
  */
-import { Worker } from 'node:worker_threads';
+import { createWorkerClient, type WorkerReply } from '../workers/client.js';
 import { workerScript } from '../workers/script.js';
 import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
 
@@ -53,7 +53,7 @@ export type ParseOp =
   | { op: 'end'; lane: number; keep: boolean }
   | { op: 'forget'; path: string };
 
-export type ParseReply = { id: number; value: ParsedChunk } | { id: number; error: string };
+export type ParseReply = WorkerReply<{ value: ParsedChunk }>;
 
 /** Every lane's slots over one memory: lane L's slot S is at index L * SLOTS_PER_LANE + S. */
 export function slotViews(memory: SharedArrayBuffer | ArrayBuffer, lanes: number, slotBytes: number): Buffer[][] {
@@ -143,61 +143,19 @@ export function createInlineParser(options: ParserOptions): LineParser {
   return withBook(options, slots, send, parse, async () => {});
 }
 
-interface Waiter {
-  resolve(value: ParsedChunk): void;
-  reject(error: Error): void;
-}
-
 export function createWorkerParser(options: ParserOptions): LineParser {
   const memory = new SharedArrayBuffer(options.slotBytes * SLOTS_PER_LANE * options.lanes);
   const slots = slotViews(memory, options.lanes, options.slotBytes);
-  const waiting = new Map<number, Waiter>();
-  let nextId = 1;
-
-  const failAll = (error: Error) => {
-    for (const waiter of waiting.values()) waiter.reject(error);
-    waiting.clear();
-  };
-
-  const spawn = (): Worker => {
-    const data: ParseWorkerData = { memory, lanes: options.lanes, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
-    const started = new Worker(workerScript(import.meta.url, 'parse-worker.js'), { workerData: data });
-    // Ingest never keeps the daemon alive on its own; shutdown terminates the worker.
-    started.unref();
-    started.on('message', (message: ParseReply) => {
-      const waiter = waiting.get(message.id);
-      if (waiter === undefined) return;
-      waiting.delete(message.id);
-      if ('error' in message) waiter.reject(new Error(message.error));
-      else waiter.resolve(message.value);
-    });
-    const lost = (error: Error) => {
-      if (worker !== started) return;
-      worker = null;
-      // Its kept partial lines are gone with it; a pass that expects one fails and is run again.
-      failAll(error);
-    };
-    started.on('error', (error) => lost(error));
-    started.on('exit', (code) => lost(new Error(`the parse worker exited with code ${code}`)));
-    return started;
-  };
-  // Started now, so that loading its modules overlaps the daemon's start-up and first scan.
-  let worker: Worker | null = spawn();
-
-  const send = (op: ParseOp) => {
-    worker ??= spawn();
-    worker.postMessage(op);
-  };
-  const parse = (lane: number, slot: number, length: number) =>
-    new Promise<ParsedChunk>((resolvePromise, reject) => {
-      const id = nextId++;
-      waiting.set(id, { resolve: resolvePromise, reject });
-      send({ op: 'parse', id, lane, slot, length });
-    });
-  return withBook(options, slots, send, parse, async () => {
-    const current = worker;
-    worker = null;
-    failAll(new Error('the parse worker was closed'));
-    if (current !== null) await current.terminate();
-  });
+  const data: ParseWorkerData = { memory, lanes: options.lanes, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
+  // Started now, so that loading its modules overlaps the daemon's start-up and first scan. A
+  // worker lost takes its kept partial lines with it; a pass that expects one fails and is run again.
+  const worker = createWorkerClient<{ value: ParsedChunk }>({ script: workerScript(import.meta.url, 'parse-worker.js'), name: 'parse worker', workerData: data, eager: true });
+  const parse = async (lane: number, slot: number, length: number) => (await worker.request((id) => ({ op: 'parse', id, lane, slot, length }) satisfies ParseOp)).value;
+  return withBook(
+    options,
+    slots,
+    (op) => worker.send(op),
+    parse,
+    () => worker.close(),
+  );
 }

@@ -220,12 +220,4 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, input?: string):
   });
 }
 
-/** Polls `condition` until it holds or the deadline passes (no fixed sleeps in tests). */
-export async function eventually(condition: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
-}
+export { eventually } from './poll.js';

@@ -9,6 +9,7 @@ import { createMemoryLocks, type MemoryLocks, type MemoryLocksOptions } from '..
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { seededRandom } from '../../../helpers/seeded-random.mjs';
+import { eventually } from '../../../helpers/poll.js';
 
 const CHILD_SCRIPT = resolve(import.meta.dirname, '../../../helpers/memory-lock-child.mjs');
 /** proper-lockfile's minimum stale time: the fastest a dead holder can be taken over. */
@@ -41,15 +42,6 @@ function makeLocks(options: Partial<MemoryLocksOptions> = {}): MemoryLocks {
   const locks = createMemoryLocks({ log: fakeLogger(), ...options });
   opened.push(locks);
   return locks;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, deadlineMs: number): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await delay(20);
-  }
-  throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
 }
 
 async function lockedError(promise: Promise<unknown>): Promise<RpcError> {
@@ -158,7 +150,7 @@ describe('agent locks', () => {
     const locks = makeLocks();
     await locks.acquireForAgent(dir, 'agent-a', 100);
     expect(await locks.withExtractionLock(dir, noWrite)).toEqual({ deferred: true });
-    await until(() => !existsSync(`${dir}.lock`), 'the TTL timer to release the lock', 2_000);
+    await eventually(() => !existsSync(`${dir}.lock`), 'the TTL timer to release the lock', 2_000);
     expect(locks.held()).toEqual([]);
     expect(await locks.withExtractionLock(dir, noWrite)).toEqual({ deferred: false });
     await locks.acquireForAgent(dir, 'agent-b', 5_000);
@@ -193,7 +185,7 @@ describe('agent locks', () => {
     await locks.acquireForAgent(dir, 'agent-a', 60_000);
     rmdirSync(`${dir}.lock`);
     // proper-lockfile notices at its next mtime refresh (every staleMs / 2).
-    await until(() => locks.held().length === 0, 'the compromise to be noticed', SHORT_STALE_MS + MARGIN_MS);
+    await eventually(() => locks.held().length === 0, 'the compromise to be noticed', SHORT_STALE_MS + MARGIN_MS);
     expect(log.at('warn').map((line) => line.msg)).toContain('memory lock compromised; forgetting it');
     expect(await locks.releaseForAgent(dir, 'agent-a')).toEqual({ released: false });
     await locks.acquireForAgent(dir, 'agent-b', 5_000);
@@ -278,7 +270,7 @@ describe('two processes', () => {
     holder.process.kill('SIGKILL');
     await holder.exited;
     const killedAt = Date.now();
-    await until(async () => !(await locks.withExtractionLock(dir, noWrite)).deferred, 'the dead holder’s lock to be taken over', SHORT_STALE_MS + MARGIN_MS);
+    await eventually(async () => !(await locks.withExtractionLock(dir, noWrite)).deferred, 'the dead holder’s lock to be taken over', SHORT_STALE_MS + MARGIN_MS);
     expect(Date.now() - killedAt).toBeLessThanOrEqual(SHORT_STALE_MS + MARGIN_MS);
   });
 

@@ -16,6 +16,7 @@ import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
+import { eventually } from '../../../helpers/poll.js';
 
 let dir: string;
 let root: string;
@@ -51,14 +52,6 @@ function session(id: string, lines: number): string {
   return path;
 }
 
-async function until(condition: () => boolean, what: string, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('backoff of failing passes', () => {
   it('pauses ingest while the store is full, retries on the backoff, and recovers once it takes writes', async () => {
     const path = session('big', 2_000);
@@ -66,11 +59,11 @@ describe('backoff of failing passes', () => {
     store.db.pragma(`max_page_count = ${pages}`);
     const ingest = ingestor();
     ingest.backfill(await scanTranscripts(root), []);
-    await until(() => ingest.status().failing.length > 0, 'the store fault');
+    await eventually(() => ingest.status().failing.length > 0, 'the store fault');
     const failedAt = Date.now();
     expect(ingest.status()).toMatchObject({ failingCount: 1, failing: [{ kind: 'store', code: 'SQLITE_FULL', path, failures: 1 }] });
     // Through the second retry (1 s, then 2 s after it): three attempts, not hundreds.
-    await until(() => (ingest.status().failing[0]?.failures ?? 0) >= 3, 'two retries');
+    await eventually(() => (ingest.status().failing[0]?.failures ?? 0) >= 3, 'two retries');
     expect(Date.now() - failedAt).toBeGreaterThanOrEqual(3 * RETRY_FIRST_MS - 100);
     const { bytesReadThisRun } = ingest.status().stats;
     expect(bytesReadThisRun).toBeLessThanOrEqual(((ingest.status().failing[0]?.failures ?? 0) + 1) * statSync(path).size);
@@ -116,8 +109,8 @@ describe('backoff of failing passes', () => {
     // A change does not bring a parse fault forward.
     ingest.touch(bad);
     expect(ingest.isPending(bad)).toBe(false);
-    await until(() => ingest.status().failing[0]?.failures === 2, 'the retry');
-    await until(() => ingest.status().failingCount === 0, 'the recovery');
+    await eventually(() => ingest.status().failing[0]?.failures === 2, 'the retry');
+    await eventually(() => ingest.status().failingCount === 0, 'the recovery');
     expect(ingestStats(store.db).entries).toBe(6);
     expect(log.at('warn').map((logged) => logged.msg)).toEqual(['cannot ingest transcript; retried with backoff']);
     expect(log.at('info').map((logged) => logged.msg)).toContain('transcript recovered after 2 failures');

@@ -16,6 +16,7 @@ import type { MethodDescriptor } from '../../../../shared/protocol/methods.js';
 import { object, optional, str, type Schema } from '../../../../shared/protocol/schema.js';
 import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
 import { RawSocket } from '../../../helpers/raw-socket.js';
+import { eventually } from '../../../helpers/poll.js';
 
 /** How long a test waits for something it expects to happen promptly. */
 const DEADLINE_MS = 5_000;
@@ -29,14 +30,6 @@ function withDeadline<T>(promise: Promise<T>, what: string, ms = DEADLINE_MS): P
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${DEADLINE_MS} ms waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 /** One running call of a test method, as its handler saw it. */
@@ -163,7 +156,7 @@ describe('cancellation', () => {
     client.close();
     await withDeadline(call.aborted, 'the handler to be aborted after the disconnect');
     expect(call.signal.aborted).toBe(true);
-    await until(() => server.stats().connections === 0, 'the connection to be dropped');
+    await eventually(() => server.stats().connections === 0, 'the connection to be dropped');
     expect(await server.drain(DEADLINE_MS)).toBe(true);
   });
 
@@ -386,7 +379,7 @@ describe('events', () => {
     await subscribe(client, ['ingest.failed']);
     expect(server.stats().subscriptions).toBe(1);
     client.close();
-    await until(() => server.stats().connections === 0, 'the connection to close');
+    await eventually(() => server.stats().connections === 0, 'the connection to close');
     expect(server.stats().subscriptions).toBe(0);
     expect(() => bus.publish('ingest.failed', { path: '/p/s.jsonl', sessionId: 's', offset: 0, length: 1, reason: 'invalid-json' })).not.toThrow();
   });
