@@ -109,3 +109,25 @@ export function pasteCacheDir(claudeRoot: string): string {
 export function fileHistoryDir(claudeRoot: string, sessionId: string): string {
   return join(claudeRoot, 'file-history', sessionId);
 }
+
+/** `<claude root>/session-memory/config/`: the user's template.md and prompt.md for extraction. */
+export function sessionMemoryConfigDir(claudeRoot: string): string {
+  return join(claudeRoot, 'session-memory', 'config');
+}
+
+/** `<claude root>/settings.json`, or `<project>/.claude/settings.json`: where Claude Code reads its hooks. */
+export function claudeSettingsPath(claudeRoot: string): string {
+  return join(claudeRoot, 'settings.json');
+}
+
+export function projectSettingsPath(projectDir: string): string {
+  return join(projectDir, '.claude', 'settings.json');
+}
+
+/** `<state>/rewind/`: undo points of restores. */
+export function undoRoot(stateDir: string): string {
+  return join(stateDir, 'rewind');
+}
+
+/** DESIGN.md §5: the handoff file, relative to the working tree (docs/ and the handoff are checked link by link). */
+export const HANDOFF_FILE = join('docs', 'handoff-context.md');

@@ -21,7 +21,7 @@ import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { createBackfillExtractions } from './backfill.js';
 import type { Extractor } from './extract.js';
-import { sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
+import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerState } from './triggers.js';
@@ -77,7 +77,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
-  const configFile = (name: string) => readTextIfPresent(join(deps.claudeRoot, 'session-memory', 'config', name));
+  const configFile = (name: string) => readTextIfPresent(join(sessionMemoryConfigDir(deps.claudeRoot), name));
 
   function settle(sessionId: string, error: Error | null): void {
     for (const wake of waiters.get(sessionId) ?? []) wake(error);

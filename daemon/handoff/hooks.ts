@@ -20,11 +20,11 @@ import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
 import type { HookRecords } from './hook-records.js';
+import { HANDOFF_FILE } from '../../shared/paths.js';
 
 /** The cap on what SessionStart adds to the model's context (issue 7). */
 export const SESSION_START_MAX_TOKENS = 10_000;
 /** Tokens as the rest of memd estimates them: chars / 4. */
-export const HANDOFF_FILE = join('docs', 'handoff-context.md');
 /**
  * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook
  * process and the transcript can differ a little, so entries from slightly before still count.

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkSocketPath, type MemdPaths } from '../../../shared/paths.js';
+import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../shared/paths.js';
 import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/results.js';
 import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
 import { daemonMainPath, memctlMainPath } from '../../install-paths.js';
@@ -148,7 +148,7 @@ function checkUnits(paths: MemdPaths): Check {
 
 /** Whether Claude Code runs memd's hooks (optional: without them there are no handoffs). */
 function checkHooks(paths: MemdPaths): Check {
-  const path = join(paths.claudeRoot, 'settings.json');
+  const path = claudeSettingsPath(paths.claudeRoot);
   let settings: unknown;
   try {
     settings = JSON.parse(readFileSync(path, 'utf8'));

@@ -11,6 +11,7 @@ import { renderPartialHandoff } from '../../../shared/handoff/render.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
+import { HANDOFF_FILE } from '../../../shared/paths.js';
 
 /** Claude Code's PreCompact hook gets 60 s (install-hooks); memd answers within this, or falls back. */
 const PRE_COMPACT_DEADLINE_MS = 50_000;
@@ -21,7 +22,6 @@ const STDIN_DEADLINE_MS = 2_000;
 /** SessionStart's cap without the daemon: 10,000 tokens of chars / 4. */
 const FALLBACK_CONTEXT_CHARS = 40_000;
 const DEFAULT_SESSION_START_SOURCES = ['compact', 'resume'];
-const HANDOFF_FILE = join('docs', 'handoff-context.md');
 /** The handoff holds transcript content: owner only, as the daemon writes it. */
 const PRIVATE_FILE_MODE = 0o600;
 

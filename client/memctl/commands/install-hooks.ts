@@ -5,12 +5,12 @@
  */
 import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, formatSettings, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { findJsonSyntaxProblem } from '../../../shared/json-syntax.js';
 import { exceedsDepth } from '../../../shared/protocol/envelope.js';
 import { MAX_ENTRY_DEPTH } from '../../../shared/transcript/depth.js';
-import { resolvePaths } from '../../../shared/paths.js';
+import { claudeSettingsPath, projectSettingsPath, resolvePaths } from '../../../shared/paths.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, UsageError, type Command, type CommandContext } from '../context.js';
 import { writeFileAtomic } from '../fs-atomic.js';
@@ -40,8 +40,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** The user's settings (under CLAUDE_CONFIG_DIR or ~/.claude), or the project's shared one. */
 function settingsPath(env: NodeJS.ProcessEnv, project: boolean): string {
-  if (project) return join(resolve(nonEmpty(env.CLAUDE_PROJECT_DIR) ?? process.cwd()), '.claude', 'settings.json');
-  return join(resolvePaths(env, nonEmpty(env.HOME) ?? homedir()).claudeRoot, 'settings.json');
+  if (project) return projectSettingsPath(resolve(nonEmpty(env.CLAUDE_PROJECT_DIR) ?? process.cwd()));
+  return claudeSettingsPath(resolvePaths(env, nonEmpty(env.HOME) ?? homedir()).claudeRoot);
 }
 
 function describeJsonError(text: string, error: unknown): string {

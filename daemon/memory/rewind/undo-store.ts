@@ -14,9 +14,9 @@ import { readTextIfPresent } from '../../fs/read.js';
 import { readPresent } from './apply.js';
 import { isPlainName } from './paths.js';
 import { isRecord } from '../../../shared/values.js';
+import { undoRoot } from '../../../shared/paths.js';
 
 /** Under the state dir: private to the user, like the copies it holds. */
-export const UNDO_ROOT = 'rewind';
 const MANIFEST = 'manifest.json';
 /** What newUndoId makes: a UTC time to sort by, and a random part. Nothing else names a dir. */
 const UNDO_ID = /^\d{8}T\d{6}Z-[0-9a-f]{8}$/;
@@ -56,7 +56,7 @@ export function undoDir(stateDir: string, undoId: string): string {
   if (!UNDO_ID.test(undoId)) {
     throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${JSON.stringify(undoId)} is not an undo id (rewind.restore prints one, like 20261202T102836Z-1a2b3c4d)`, { undoId });
   }
-  return join(stateDir, UNDO_ROOT, undoId);
+  return join(undoRoot(stateDir), undoId);
 }
 
 export async function saveUndoPoint(dir: string, meta: Omit<UndoManifest, 'files'>, paths: readonly string[]): Promise<void> {
@@ -130,7 +130,7 @@ export async function removeUndoPoint(dir: string): Promise<void> {
 
 /** Removes all but the newest `keep` undo points (ids sort by their time), so the state dir does not grow forever. */
 export async function pruneUndoPoints(stateDir: string, keep = KEEP_UNDO_POINTS): Promise<string[]> {
-  const root = join(stateDir, UNDO_ROOT);
+  const root = undoRoot(stateDir);
   const ids = (await readdir(root).catch(() => [] as string[])).filter((name) => UNDO_ID.test(name)).sort();
   const old = ids.slice(0, Math.max(0, ids.length - keep));
   for (const id of old) await removeUndoPoint(join(root, id));
@@ -142,7 +142,7 @@ export async function pruneUndoPoints(stateDir: string, keep = KEEP_UNDO_POINTS)
  * restore writes only after its manifest), so they are removed at start, under the instance lock.
  */
 export function removeUnfinishedUndoPoints(stateDir: string): string[] {
-  const root = join(stateDir, UNDO_ROOT);
+  const root = undoRoot(stateDir);
   let names: string[];
   try {
     names = readdirSync(root);

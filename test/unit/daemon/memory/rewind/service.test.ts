@@ -6,7 +6,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newUndoId, pruneUndoPoints, UNDO_ROOT } from '../../../../../daemon/memory/rewind/undo-store.js';
+import { newUndoId, pruneUndoPoints } from '../../../../../daemon/memory/rewind/undo-store.js';
+import { undoRoot } from '../../../../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 import type { RewindFileChange } from '../../../../../shared/protocol/rewind.js';
 import { CHECKPOINT_MESSAGES, manifest, readBackupBytes, recordedBackups, replaySession, rewindFixture, SESSION_ID, treeOf, type FileState, type RewindFixture } from './fixture.js';
@@ -346,10 +347,10 @@ describe('undo points', () => {
     const root = mkdtempSync(join(tmpdir(), 'memd-undo-prune-'));
     try {
       const ids = Array.from({ length: 7 }, (_, n) => newUndoId(Date.UTC(2026, 11, 2, 10, 0, n)));
-      for (const id of ids) mkdirSync(join(root, UNDO_ROOT, id), { recursive: true });
-      mkdirSync(join(root, UNDO_ROOT, 'not-an-undo-point'));
+      for (const id of ids) mkdirSync(join(undoRoot(root), id), { recursive: true });
+      mkdirSync(join(undoRoot(root), 'not-an-undo-point'));
       expect(await pruneUndoPoints(root, 4)).toEqual(ids.slice(0, 3));
-      expect(readdirSync(join(root, UNDO_ROOT)).sort()).toEqual([...ids.slice(3), 'not-an-undo-point'].sort());
+      expect(readdirSync(undoRoot(root)).sort()).toEqual([...ids.slice(3), 'not-an-undo-point'].sort());
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
