@@ -47,9 +47,9 @@ function extractAll(driver, ids) {
 }
 
 export async function benchExtract() {
-  const { createEntryCache } = await dist('daemon/sessions/entry-cache.js');
-  const { loadConversation } = await dist('daemon/compact/conversation.js');
-  const { offlineSessionMemory } = await dist('daemon/summarize/offline-memory.js');
+  const { createEntryCache } = await dist('daemon/transcripts/entry-cache.js');
+  const { loadConversation } = await dist('daemon/transcripts/conversation.js');
+  const { offlineSessionMemory } = await dist('daemon/extraction/offline-summary.js');
   const { createClient } = await dist('client/index.js');
 
   const dir = mkdtempSync(join(tmpdir(), 'memd-bench-extract-'));

@@ -14,7 +14,7 @@ import { seededRandom } from './seeded-random.mjs';
 
 const [projectsDir, project, writesArg, namesArg, seedArg] = process.argv.slice(2);
 const root = resolve(import.meta.dirname, '../..');
-const { createMemdirStore } = await import(resolve(root, 'dist/daemon/memdir/store.js'));
+const { createMemdirStore } = await import(resolve(root, 'dist/daemon/memory/memdir/store.js'));
 const store = createMemdirStore({ projectsDir, clock: Date.now });
 const names = Number(namesArg);
 const random = seededRandom(Number(seedArg));
