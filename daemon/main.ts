@@ -87,10 +87,12 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     summarize: (sessionId) => summarizeSession(transcripts, sessionId, thresholdEnv, lastExtraction(sessionId)),
     bus,
     log,
-    // Events no client subscribed to are not computed, except the states once ingest is live:
-    // auto-compaction runs on them. Not during the backfill: history is not compacted, and
-    // summarizing every session on the way would fill the entry cache (RSS) and slow it.
-    wanted: (topic) => bus.wanted(topic) || (topic === 'session.thresholdCrossed' && ingestor.progress().state === 'live'),
+    // Events no client subscribed to are not computed.
+    wanted: (topic) => bus.wanted(topic),
+    // Threshold states are, once ingest is live, clients or not: auto-compaction starts from them.
+    // Not during the backfill: history is not compacted, and summarizing every session on the way
+    // would fill the entry cache (RSS) and slow the backfill.
+    statesWanted: () => ingestor.progress().state === 'live',
     clock,
     onState: (sessionId, state, previous) => events.publish('session.state', { sessionId, state, previous }),
   });

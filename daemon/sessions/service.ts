@@ -32,6 +32,11 @@ export interface SessionServiceDeps {
   log: Logger;
   /** Whether any client listens to a topic: events nobody wants are not computed. */
   wanted(topic: EventTopic): boolean;
+  /**
+   * Whether threshold states are wanted whatever the clients want (auto-compaction's trigger
+   * takes them from onState): changed sessions are then summarized and their state reported.
+   */
+  statesWanted?(): boolean;
   clock?: () => number;
   throttleMs?: number;
   /**
@@ -62,7 +67,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     lastPublished.set(sessionId, clock());
     const wantsUpdates = deps.wanted('session.updated');
     const wantsCrossings = deps.wanted('session.thresholdCrossed');
-    if (!wantsUpdates && !wantsCrossings) return;
+    if (!wantsUpdates && !wantsCrossings && deps.statesWanted?.() !== true) return;
     const current = summary(sessionId);
     if (!current) return;
     if (wantsUpdates) deps.bus.publish('session.updated', current);
@@ -90,9 +95,9 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       return listPage(deps.sessionIndex(), filter, summary, clock());
     },
     onSessionsChanged(sessionIds) {
-      // Nobody wants events now (no subscriber; crossings off during the backfill): only forget the
+      // Nobody wants events now (no subscriber; states off during the backfill): only forget the
       // cached summaries. Scheduling would compute them later for sessions nobody asked about.
-      const wanted = deps.wanted('session.updated') || deps.wanted('session.thresholdCrossed');
+      const wanted = deps.wanted('session.updated') || deps.wanted('session.thresholdCrossed') || deps.statesWanted?.() === true;
       for (const sessionId of new Set(sessionIds)) {
         if (!wanted) {
           const stale = cache.get(sessionId);

@@ -52,6 +52,7 @@ let published: { topic: EventTopic; payload: unknown }[];
 let wanted: Set<EventTopic>;
 let service: SessionService;
 let states: [string, ThresholdState, ThresholdState | undefined][] = [];
+let statesWanted = false;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -65,6 +66,7 @@ beforeEach(() => {
   indexOverrides = new Map();
   published = [];
   states = [];
+  statesWanted = false;
   wanted = new Set(['session.updated', 'session.thresholdCrossed']);
   const bus = createBus((error) => {
     throw error;
@@ -88,6 +90,7 @@ beforeEach(() => {
     bus,
     log: fakeLogger(),
     wanted: (topic) => wanted.has(topic),
+    statesWanted: () => statesWanted,
     clock: () => now,
     onState: (sessionId, state, previous) => states.push([sessionId, state, previous]),
   });
@@ -119,6 +122,20 @@ describe('session service', () => {
       ['a', 'ok', undefined],
       ['a', 'autocompact', 'ok'],
     ]);
+  });
+
+  it('reports states when they are wanted for themselves (auto-compaction), with no client and no wire event', () => {
+    wanted.clear();
+    statesWanted = true;
+    service.onSessionsChanged(['a']);
+    current.set('a', summary('a', 170_000, 'autocompact', '2026-12-02T10:01:00.000Z'));
+    advance(1_000);
+    service.onSessionsChanged(['a']);
+    expect(states).toEqual([
+      ['a', 'ok', undefined],
+      ['a', 'autocompact', 'ok'],
+    ]);
+    expect(published).toEqual([]);
   });
 
   it('caches summaries until ingest says the session changed', () => {
