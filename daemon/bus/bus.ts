@@ -4,7 +4,7 @@
  * subscribed connections. The domain bus (domain-events.ts) carries the daemon's internal
  * reactions between parts, so that no part holds a callback into a part built after it.
  */
-import type { EventPayloads, EventTopic } from '../../shared/protocol/events.js';
+import type { EventPayloads } from '../../shared/protocol/events.js';
 
 export type BusListener<Events> = <T extends keyof Events>(topic: T, payload: Events[T]) => void;
 
@@ -42,7 +42,3 @@ export function createBus<Events = EventPayloads>(onListenerError: (error: unkno
     },
   };
 }
-
-/** The wire bus: the protocol's event topics. */
-export type WireBus = Bus<EventPayloads>;
-export type { EventTopic };
