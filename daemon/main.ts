@@ -206,7 +206,14 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       // Running summaries are aborted; their jobs stay queued and run after the next start.
       { name: 'stop extraction', run: () => extraction.close(), pending: () => extraction.status().running.map((id) => `extraction job of session ${id}`) },
       // Always, from here on: whatever is stuck, the next daemon must find the lock free.
-      { name: 'close database', run: () => (dbHealth.stop(), store.close()), always: true },
+      {
+        name: 'close database',
+        run: () => {
+          dbHealth.stop();
+          store.close();
+        },
+        always: true,
+      },
       { name: 'remove socket', run: () => socketFile?.remove(), always: true },
       { name: 'release lock', run: () => lock.release(), always: true },
       { name: 'log stopped', run: () => log.info('stopped'), always: true },

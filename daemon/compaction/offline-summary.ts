@@ -209,7 +209,7 @@ function filesAndCode(digest: Digest): string[] {
   for (const call of digest.calls) {
     const action = FILE_TOOLS[call.name];
     const path = filePath(call);
-    if (action === undefined || path === null || (call.result !== null && call.result.failed)) continue;
+    if (action === undefined || path === null || call.result?.failed) continue;
     const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
     files.set(path, file);
     file.actions.set(action, (file.actions.get(action) ?? 0) + 1);

@@ -94,7 +94,7 @@ function openQuestions(prompts: readonly Said[], replies: readonly Said[], facts
   const lines = facts.todos.filter((todo) => todo.status === 'pending').map((todo) => `Pending: ${todo.content}`);
   const prompt = prompts.at(-1);
   const reply = replies.at(-1);
-  if (prompt !== undefined && prompt.text.trim().endsWith('?') && (reply === undefined || reply.at < prompt.at)) lines.push(`Unanswered question of the user: ${quote(prompt.text, REQUEST_CHARS)}`);
+  if (prompt?.text.trim().endsWith('?') && (reply === undefined || reply.at < prompt.at)) lines.push(`Unanswered question of the user: ${quote(prompt.text, REQUEST_CHARS)}`);
   if (reply !== undefined && (prompt === undefined || reply.at > prompt.at) && reply.text.trim().endsWith('?'))
     lines.push(`The assistant asked and awaits an answer: ${quote(reply.text, REPLY_CHARS)}`);
   return lines;
@@ -115,7 +115,7 @@ function nextSteps(prompts: readonly Said[], replies: readonly Said[], calls: re
   for (const todo of facts.todos.filter((candidate) => candidate.status === 'pending')) steps.push(`Do the pending task: ${todo.content}`);
   if (steps.length > 0) return steps;
   const reply = replies.at(-1);
-  if (reply !== undefined && reply.text.trim().endsWith('?')) return [`Wait for the user's answer to: ${quote(reply.text, REPLY_CHARS)}`];
+  if (reply?.text.trim().endsWith('?')) return [`Wait for the user's answer to: ${quote(reply.text, REPLY_CHARS)}`];
   return [prompt === undefined ? 'Ask the user what to do next.' : `Ask the user what to do next; the last request (${quote(prompt.text, 200)}) looks done.`];
 }
 

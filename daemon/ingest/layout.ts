@@ -48,7 +48,7 @@ function partsUnder(root: string, path: string): string[] | null {
 }
 
 export function isCompactionAgent(agentId: string | null): boolean {
-  return agentId !== null && agentId.startsWith(COMPACTION_AGENT_PREFIX);
+  return agentId?.startsWith(COMPACTION_AGENT_PREFIX) === true;
 }
 
 /** The transcript a path names, or null when it is not one. */

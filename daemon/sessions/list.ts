@@ -64,7 +64,7 @@ function decodeCursor(cursor: string): Position {
 export function listPage(index: readonly IndexRow[], filter: ListFilter, summary: (sessionId: string) => SessionSummary | undefined, now: number): SessionList {
   const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
-  const byCwd = filter.project !== undefined && filter.project.startsWith('/');
+  const byCwd = filter.project?.startsWith('/') === true;
   const position = (row: IndexRow): Position => ({ lastActivity: row.lastActivity ?? '', sessionId: row.sessionId });
   const rows = index.filter(
     (row) =>

@@ -100,7 +100,7 @@ const PATH_RELEVANT_ASCII = /[./\\%:\p{Cc}]/u;
 function isLookalike(char: string): boolean {
   if (LOOKALIKES.has(char)) return true;
   // ASCII is itself; only characters beyond it can pretend to be something else.
-  return char.codePointAt(0)! > 0x7f && PATH_RELEVANT_ASCII.test(char.normalize('NFKC'));
+  return (char.codePointAt(0) ?? 0) > 0x7f && PATH_RELEVANT_ASCII.test(char.normalize('NFKC'));
 }
 
 /** A name fit for a message: invisible and control characters spelled out, long names cut. */
@@ -108,7 +108,7 @@ export function quoteName(name: string): string {
   const chars = [...name];
   const shown = chars
     .slice(0, MAX_QUOTED_CHARS)
-    .map((char) => (/[\p{C}\p{Default_Ignorable_Code_Point}]/u.test(char) ? `\\u{${char.codePointAt(0)!.toString(16)}}` : char))
+    .map((char) => (/[\p{C}\p{Default_Ignorable_Code_Point}]/u.test(char) ? `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}` : char))
     .join('');
   return `"${shown}${chars.length > MAX_QUOTED_CHARS ? '…' : ''}"`;
 }
@@ -169,7 +169,7 @@ function checkSegment(segment: string, name: string): NameCheck | null {
 
 /** Case-insensitive: on macOS and Windows `memory.md` is `MEMORY.md`. */
 function checkReserved(segments: string[], name: string, scope: MemoryScope): NameCheck | null {
-  const first = segments[0]!.toLowerCase();
+  const first = (segments[0] ?? '').toLowerCase();
   if (segments.length === 1 && first === INDEX_NAME.toLowerCase()) {
     return reject(NameReason.Reserved, `memory name ${quoteName(name)} is reserved: ${INDEX_NAME}.md is the index`);
   }

@@ -199,7 +199,7 @@ export class TranscriptWriter {
   }
 
   text(): string {
-    return this.lines.map((line) => JSON.stringify(line)).join('\n') + '\n';
+    return `${this.lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
   }
 }
 

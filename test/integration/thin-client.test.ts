@@ -100,7 +100,7 @@ describe('memctl loads no daemon code', () => {
     expect(urls.filter((url) => FORBIDDEN.test(url))).toEqual([]);
     // Anything that is not a built-in is a file of this package's dist/client or dist/shared.
     const foreign = urls.filter(
-      (url) => !url.startsWith('node:') && !url.startsWith(pathToFileURL(join(DIST, 'client')).href + '/') && !url.startsWith(pathToFileURL(join(DIST, 'shared')).href + '/'),
+      (url) => !url.startsWith('node:') && !url.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) && !url.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`),
     );
     expect(foreign).toEqual([]);
   });

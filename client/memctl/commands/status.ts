@@ -35,6 +35,7 @@ function renderFailing(ingest: IngestStatus, out: Output, now: number): string[]
   }
   const first = files[0];
   if (first !== undefined) {
+    // biome-ignore lint/complexity/useMathMinMax: retry times are ISO strings, which compare as strings
     const retryAt = files.reduce((soonest, failure) => (failure.retryAt < soonest ? failure.retryAt : soonest), first.retryAt);
     lines.push(
       out.yellow(

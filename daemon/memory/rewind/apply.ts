@@ -67,7 +67,7 @@ export async function planChange(target: FileTarget): Promise<PlannedChange> {
   }
   const wanted = await readPresent(target.source, false);
   if (wanted === null) return stays('missing-backup');
-  if (current !== null && current.bytes.equals(wanted.bytes)) return stays('unchanged');
+  if (current?.bytes.equals(wanted.bytes)) return stays('unchanged');
   return { path, action: 'write', bytesBefore: before, bytesAfter: wanted.bytes.length, source: target.source, mode: target.mode ?? current?.mode ?? wanted.mode };
 }
 

@@ -80,7 +80,7 @@ describe('TailLineReader', () => {
   });
 
   it('reads only the tail of a large file for the newest lines', async () => {
-    const content = Array.from({ length: 50_000 }, (_, index) => `line ${index}`).join('\n') + '\n';
+    const content = `${Array.from({ length: 50_000 }, (_, index) => `line ${index}`).join('\n')}\n`;
     writeFileSync(file, content);
     const reader = await TailLineReader.open(file, { chunkBytes: 4096 });
     if (reader === null) throw new Error('the file was just written');
@@ -94,7 +94,7 @@ describe('TailLineReader', () => {
   });
 
   it('ends without a torn line when the file is truncated while it is read', async () => {
-    const content = Array.from({ length: 1000 }, (_, index) => `line ${index}`).join('\n') + '\n';
+    const content = `${Array.from({ length: 1000 }, (_, index) => `line ${index}`).join('\n')}\n`;
     writeFileSync(file, content);
     const reader = await TailLineReader.open(file, { chunkBytes: 64 });
     if (reader === null) throw new Error('the file was just written');

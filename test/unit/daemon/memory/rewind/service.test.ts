@@ -56,7 +56,7 @@ function expectedChanges(cwd: string, from: FileState, to: FileState): RewindFil
     const after = to.get(path) ?? null;
     const bytesBefore = before === null ? null : before.length;
     if (after === null) return { path: join(cwd, path), action: before === null ? 'unchanged' : 'delete', bytesBefore, bytesAfter: null };
-    if (before !== null && before.equals(after)) return { path: join(cwd, path), action: 'unchanged', bytesBefore, bytesAfter: bytesBefore };
+    if (before?.equals(after)) return { path: join(cwd, path), action: 'unchanged', bytesBefore, bytesAfter: bytesBefore };
     return { path: join(cwd, path), action: 'write', bytesBefore, bytesAfter: after.length };
   });
 }
