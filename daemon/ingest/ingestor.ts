@@ -216,6 +216,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   function backfillDoneIfEmpty(): void {
     if (backfillLeft.size > 0 || backfillStartedAt === null || backfillMs !== null) return;
     backfillMs = clock() - backfillStartedAt;
+    log.info('backfill done', { files: progress.filesTotal, bytes: progress.bytesTotal, ms: backfillMs, mbPerS: Math.round((progress.bytesTotal / 1e6 / Math.max(backfillMs, 1)) * 1000 * 10) / 10 });
     try {
       deps.onBackfillDone?.();
     } catch (error) {
@@ -282,7 +283,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   function currentProgress(): IngestProgress {
     return {
-      state: backfillLeft.size > 0 ? 'backfilling' : 'live',
+      state: backfillStartedAt === null ? 'starting' : backfillLeft.size > 0 ? 'backfilling' : 'live',
       watching: watcher.state === 'watching',
       ...progress,
       bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),

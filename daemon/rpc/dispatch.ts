@@ -42,6 +42,9 @@ export interface Dispatcher {
   add(handlers: readonly MethodHandler[]): void;
 }
 
+/** A request past this is named in the log: what a user who saw memd stall asks for first. */
+export const SLOW_REQUEST_MS = 500;
+
 function cancelledError(): RpcError {
   return new RpcError(ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled');
 }
@@ -92,6 +95,7 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
     names.push(descriptor.name);
     server.addMethod(descriptor.name, async (params: unknown, ctx: CallContext) => {
       const parsed = withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId);
+      const started = performance.now();
       try {
         return await run(parsed, ctx);
       } catch (error) {
@@ -102,6 +106,10 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
         if (mapped === undefined) throw error;
         log.warn('a request failed on the file system', { method: descriptor.name, kind: mapped.kind, message: mapped.message });
         throw mapped;
+      } finally {
+        // Long async waits (a model, git) count too: the line says which method, not why.
+        const ms = performance.now() - started;
+        if (ms > SLOW_REQUEST_MS) log.warn('a request took long', { method: descriptor.name, ms: Math.round(ms) });
       }
     });
   };

@@ -60,8 +60,11 @@ export interface DatabaseIncident {
 
 /** Where transcript ingest stands. */
 export interface IngestProgress {
-  /** `backfilling` until every file found at start has been read to its end once. */
-  state: 'backfilling' | 'live';
+  /**
+   * `starting` until the projects dir has been scanned (nothing is known yet, so nothing is
+   * caught up); `backfilling` until every file found then has been read to its end once.
+   */
+  state: 'starting' | 'backfilling' | 'live';
   /** True only while the watcher is armed and healthy (`IngestStatus.watcher` says why not). */
   watching: boolean;
   filesDone: number;

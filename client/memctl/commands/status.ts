@@ -64,6 +64,7 @@ function renderIngest(status: DaemonStatus, out: Output, now: number): string[] 
       stats.badLines > 0 ? out.yellow(`, ${stats.badLines} bad lines skipped`) : ''
     }${renderWatcher(status.ingest, out)}`,
   ];
+  if (progress.state === 'starting') lines.push('  backfill  starting: scanning the projects dir');
   if (progress.state === 'backfilling') {
     const fraction = progress.bytesTotal > 0 ? progress.bytesDone / progress.bytesTotal : 0;
     const filled = Math.round(fraction * PROGRESS_CELLS);

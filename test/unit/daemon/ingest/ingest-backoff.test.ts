@@ -76,6 +76,7 @@ describe('backoff of failing passes', () => {
     expect(log.lines.filter((logged) => logged.level !== 'debug').map((logged) => [logged.level, logged.msg])).toEqual([
       ['warn', 'cannot write the transcript index; ingest is paused and retried with backoff'],
       ['info', expect.stringMatching(/^transcript index writes recovered after [34] failures$/)],
+      ['info', 'backfill done'],
     ]);
   });
 

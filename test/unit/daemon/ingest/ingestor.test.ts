@@ -66,7 +66,10 @@ describe('the ingestor', () => {
     session('small', 1);
     session('medium', 10);
     // One lane, so that the order is the scheduler's alone (two lanes finish in either order).
-    const ingest = ingestor({ lanes: 1 });
+    const log = fakeLogger();
+    const ingest = ingestor({ lanes: 1, log });
+    // Before the scan has given it the files: not live, since nothing is caught up yet.
+    expect(ingest.progress()).toMatchObject({ state: 'starting', filesPending: 0, backfillStartedAt: null });
     const files = await scanTranscripts(root);
     const total = files.reduce((sum, file) => sum + file.size, 0);
     ingest.backfill(files, []);
@@ -85,6 +88,10 @@ describe('the ingestor', () => {
       backfillMs: expect.any(Number),
     });
     expect(ingest.status().stats).toMatchObject({ files: 3, sessions: 3, entries: 41, badLines: 0, bytesRead: total, bytesReadThisRun: total });
+    // One line when it is done, with the totals.
+    expect(log.at('info').filter((entry) => entry.msg === 'backfill done')).toEqual([
+      { level: 'info', msg: 'backfill done', fields: { files: 3, bytes: total, ms: expect.any(Number), mbPerS: expect.any(Number) } },
+    ]);
   });
 
   it('counts only what is left to read in a restart backfill, and reads nothing of unchanged files', async () => {

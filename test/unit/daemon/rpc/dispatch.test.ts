@@ -1,6 +1,6 @@
 /** The dispatcher alone: params validation and error mapping, without a socket. */
-import { describe, expect, it } from 'vitest';
-import { createDispatcher, handle, type CallContext } from '../../../../daemon/rpc/dispatch.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createDispatcher, handle, SLOW_REQUEST_MS, type CallContext } from '../../../../daemon/rpc/dispatch.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { MethodDescriptor } from '../../../../shared/protocol/methods.js';
 import { object, str, type Schema } from '../../../../shared/protocol/schema.js';
@@ -92,5 +92,26 @@ describe('createDispatcher', () => {
     );
     const response = await dispatcher.dispatch({ jsonrpc: '2.0', id: 3, method: 'test.locked' }, context(controller.signal));
     expect(response).toMatchObject({ error: { code: ErrorCode.Locked } });
+  });
+
+  it('names a request that took over 500 ms in the log, and no quick one', async () => {
+    vi.useFakeTimers();
+    try {
+      const log = fakeLogger();
+      const dispatcher = createDispatcher(
+        [
+          handle(descriptor('test.slow', object({})), () => new Promise((resolve) => setTimeout(() => resolve('done'), SLOW_REQUEST_MS + 100))),
+          handle(descriptor('test.quick', object({})), () => 'done'),
+        ],
+        log,
+      );
+      const slow = dispatcher.dispatch({ jsonrpc: '2.0', id: 1, method: 'test.slow' }, context());
+      await vi.advanceTimersByTimeAsync(SLOW_REQUEST_MS + 100);
+      expect(await slow).toMatchObject({ result: 'done' });
+      await dispatcher.dispatch({ jsonrpc: '2.0', id: 2, method: 'test.quick' }, context());
+      expect(log.at('warn')).toEqual([{ level: 'warn', msg: 'a request took long', fields: { method: 'test.slow', ms: SLOW_REQUEST_MS + 100 } }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

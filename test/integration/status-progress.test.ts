@@ -1,0 +1,30 @@
+/**
+ * `memctl status` says where ingest stands from the first moment: `starting` before the projects
+ * dir is scanned (not `live` with nothing pending), a progress bar while backfilling. The states
+ * are rendered on a real daemon's status, changed only in `progress`.
+ */
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../../client/index.js';
+import { renderStatus } from '../../client/memctl/commands/status.js';
+import type { Output } from '../../client/memctl/output.js';
+import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
+
+const plain: Output = { out: () => undefined, err: () => undefined, bold: (text) => text, green: (text) => text, red: (text) => text, yellow: (text) => text, dim: (text) => text };
+
+describe('memctl status while ingest starts', () => {
+  it('renders starting, then the backfill bar, then nothing once live', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      const status = await client.daemonStatus();
+      const at = (progress: Partial<typeof status.ingest.progress>) => renderStatus({ ...status, ingest: { ...status.ingest, progress: { ...status.ingest.progress, ...progress } } }, plain);
+      expect(at({ state: 'starting', filesTotal: 0 })).toContain('  backfill  starting: scanning the projects dir');
+      const backfilling = at({ state: 'backfilling', filesDone: 1, filesTotal: 4, bytesDone: 250, bytesTotal: 1000 }).find((line) => line.startsWith('  backfill'));
+      expect(backfilling).toMatch(/^ {2}backfill {2}▕[█░]+▏ 25% · 1\/4 files/);
+      expect(at({ state: 'live' }).some((line) => line.startsWith('  backfill'))).toBe(false);
+    } finally {
+      client.close();
+    }
+  });
+});
