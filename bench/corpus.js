@@ -13,7 +13,7 @@ const HUGE_BYTES = 1024 * 1024;
 const FLUSH_BYTES = 4 * 1024 * 1024;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
-function fixtureLines() {
+export function fixtureLines() {
   const lines = [];
   for (const scenario of readdirSync(FIXTURES, { withFileTypes: true })) {
     if (!scenario.isDirectory()) continue;
@@ -29,7 +29,7 @@ function fixtureLines() {
 }
 
 /** A tool-result user line whose content is real tool output repeated to about 1 MB. */
-function hugeLine(lines) {
+export function hugeLine(lines) {
   const source = lines
     .map((line) => JSON.parse(line))
     .find(

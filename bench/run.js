@@ -5,17 +5,24 @@ import { benchCompact } from './compact.js';
 import { benchExtract } from './extract.js';
 import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
+import { benchScale } from './scale.js';
 
-const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest, compact: benchCompact, extract: benchExtract };
+const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest, compact: benchCompact, extract: benchExtract, scale: benchScale };
+/** Run by name only: it writes gigabytes and takes minutes. */
+const ON_REQUEST = new Set(['scale']);
 
-const names = process.argv.slice(2);
+// `--size 2.4G` goes to the benchmarks that take it (scale); the other arguments name benchmarks.
+const argv = process.argv.slice(2);
+const sizeAt = argv.indexOf('--size');
+const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };
+const names = sizeAt === -1 ? argv : argv.filter((_, index) => index !== sizeAt && index !== sizeAt + 1);
 const unknown = names.filter((name) => !(name in BENCHES));
 if (unknown.length > 0) {
   console.error(`bench: unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}`);
   process.exit(2);
 }
 let allOk = true;
-for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
-  allOk = (await BENCHES[name]()) && allOk;
+for (const name of names.length > 0 ? names : Object.keys(BENCHES).filter((name) => !ON_REQUEST.has(name))) {
+  allOk = (await BENCHES[name](options)) && allOk;
 }
 process.exitCode = allOk ? 0 : 1;

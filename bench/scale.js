@@ -1,0 +1,238 @@
+// `npm run bench -- scale [--size 2.4G]`: a heavy user's whole history (issue 15). Generates the
+// skewed corpus (scale-corpus.js), then measures, beside a plain chunked read + JSON.parse of the
+// same files in a fresh process: backfill MB/s and the ratio, peak RSS, DB size, the first
+// `memctl sessions --json` and `memctl status --json` after the backfill and after a restart,
+// restart to caught up, the worst daemon.status latency a parallel client sees during each,
+// append → session.updated on the 50 MB session, idle CPU, and a 50,000-session listing.
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { parseSize, writeManySessions, writeScaleCorpus } from './scale-corpus.js';
+
+const MB = 1024 * 1024;
+const PARSE_RUNS = 3;
+const APPENDS = 30;
+/** session.updated is throttled per session to one per 250 ms: appends further apart measure latency. */
+const APPEND_SPACING_MS = 300;
+const MANY_SESSIONS = 50_000;
+const IDLE_CPU_WINDOW_MS = 10_000;
+/** Issue 15's targets. */
+const TARGETS = { ratio: 0.7, rssMb: 200, firstPageMs: 300, statusWorstMs: 100, appendP99Ms: 100, restartMs: 1_000, idleCpuSPerMin: 0.2 };
+
+const pass = (ok) => (ok ? 'PASS' : 'FAIL');
+
+function freshPlainParseS(files) {
+  const result = spawnSync(process.execPath, [join(ROOT, 'bench/plain-parse.js'), ...files], { encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * MB });
+  if (result.status !== 0) throw new Error(`plain-parse.js exited ${result.status}: ${result.stderr}`);
+  return JSON.parse(result.stdout).seconds;
+}
+
+function procStatus(pid, field) {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** User + system CPU seconds of a process so far. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function until(condition, what, deadlineMs = STEP_DEADLINE_MS * 10) {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The status probe (status-probe.js) in its own process; `worst()` is its slowest answer since the last call. */
+function startProbe(env) {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/status-probe.js')], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const answers = createInterface({ input: child.stdout });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    worst: () =>
+      new Promise((resolve) => {
+        answers.once('line', (line) => resolve(JSON.parse(line).worstMs));
+        child.stdin.write('worst\n');
+      }),
+    stop: async () => {
+      child.stdin.write('stop\n');
+      await exited;
+    },
+  };
+}
+
+/** Wall time of one memctl run (the first one counts: no warm-up). */
+function memctlMs(args, env) {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [MEMCTL_MAIN, ...args], { env, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * MB });
+  const ms = performance.now() - started;
+  return { ms, ok: result.status === 0, bytes: Buffer.byteLength(result.stdout ?? ''), stderr: result.stderr };
+}
+
+async function startDaemon(createClient, env) {
+  const started = performance.now();
+  const daemon = spawnProcess([DAEMON_MAIN, '--foreground'], env);
+  await waitForSocket(join(env.XDG_RUNTIME_DIR, 'memd', 'memd.sock'));
+  const client = createClient({ env, autostart: false, timeoutMs: STEP_DEADLINE_MS });
+  return { daemon, client, started };
+}
+
+async function caughtUp(client, minBytes) {
+  await until(async () => {
+    const { ingest } = await client.daemonStatus();
+    return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= minBytes;
+  }, 'ingest to catch up');
+}
+
+function dbBytes(stateHome) {
+  const base = join(stateHome, 'memd', 'memd.sqlite');
+  return ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${base}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+}
+
+export async function benchScale(options = {}) {
+  const { createClient } = await import(join(ROOT, 'dist/client/index.js'));
+  const totalBytes = options.size === undefined ? undefined : parseSize(options.size);
+  const sandbox = makeSandbox();
+  const env = sandbox.env;
+  mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+  let running;
+  let probe;
+  const results = [];
+  const report = (line, ok) => {
+    console.log(`  ${line}${ok === undefined ? '' : `: ${pass(ok)}`}`);
+    if (ok !== undefined) results.push(ok);
+  };
+  try {
+    const generated = performance.now();
+    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, totalBytes);
+    const corpusMb = corpus.bytes / MB;
+    console.log(`scale: ${fmt(corpusMb)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files in 40 projects (generated in ${fmt((performance.now() - generated) / 1000)} s)`);
+
+    // The baseline, as memd meets it: a fresh process, after a first pass warmed the page cache.
+    freshPlainParseS(corpus.files);
+    const parseTimes = Array.from({ length: PARSE_RUNS }, () => freshPlainParseS(corpus.files));
+    const plainRate = corpusMb / median(parseTimes);
+    report(`plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (runs ${parseTimes.map((s) => fmt(s, 2)).join(', ')} s)`);
+
+    // Cold backfill, with a client asking daemon.status throughout.
+    running = await startDaemon(createClient, env);
+    probe = startProbe(env);
+    await caughtUp(running.client, corpus.bytes);
+    const status = await running.client.daemonStatus();
+    const backfillS = status.ingest.progress.backfillMs / 1000;
+    const ratio = corpusMb / backfillS / plainRate;
+    const rss = procStatus(running.daemon.child.pid, 'VmHWM');
+    report(`memd backfill                     ${fmt(corpusMb / backfillS)} MB/s (${fmt(backfillS, 2)} s), ratio ${fmt(ratio, 2)} (target >= ${TARGETS.ratio})`, ratio >= TARGETS.ratio);
+    report(`peak RSS                          ${fmt(rss)} MB (target <= ${TARGETS.rssMb})`, rss <= TARGETS.rssMb);
+    report(`database                          ${fmt(dbBytes(env.XDG_STATE_HOME) / MB)} MB`);
+    const worstBackfill = await probe.worst();
+    report(`worst daemon.status during backfill ${fmt(worstBackfill)} ms (target <= ${TARGETS.statusWorstMs})`, worstBackfill <= TARGETS.statusWorstMs);
+
+    const firstPages = async (when) => {
+      await probe.worst();
+      const sessions = memctlMs(['sessions', '--json'], env);
+      const statusRun = memctlMs(['status', '--json'], env);
+      report(
+        `first memctl sessions --json ${when}  ${fmt(sessions.ms)} ms${sessions.ok ? '' : ' (failed)'}, ${fmt(sessions.bytes / 1024)} KB (target <= ${TARGETS.firstPageMs})`,
+        sessions.ok && sessions.ms <= TARGETS.firstPageMs,
+      );
+      report(`memctl status --json ${when}          ${fmt(statusRun.ms)} ms${statusRun.ok ? '' : ' (failed)'}`);
+      const worst = await probe.worst();
+      report(`worst daemon.status meanwhile     ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`, worst <= TARGETS.statusWorstMs);
+    };
+    await firstPages('after backfill');
+
+    // Append → session.updated on the 50 MB session, the rest idle.
+    const target = corpus.appendTarget;
+    const baseline = (await running.client.sessionsGet({ sessionId: target.id })).entries;
+    const updates = [];
+    await running.client.on('session.updated', (session) => {
+      if (session.sessionId === target.id) updates.push({ at: performance.now(), entries: session.entries });
+    });
+    const latencies = [];
+    let parent = target.lastUuid;
+    for (let i = 0; i < APPENDS; i++) {
+      const uuid = `abababab-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      await new Promise((resolve) => setTimeout(resolve, APPEND_SPACING_MS));
+      const sent = performance.now();
+      appendFileSync(
+        target.path,
+        `${JSON.stringify({ parentUuid: parent, isSidechain: false, type: 'user', message: { role: 'user', content: `appended ${i}` }, uuid, timestamp: new Date().toISOString(), sessionId: target.id })}\n`,
+      );
+      parent = uuid;
+      await until(() => updates.some((update) => update.entries >= baseline + i + 1), `the event for append ${i}`, STEP_DEADLINE_MS);
+      latencies.push(updates.find((update) => update.entries >= baseline + i + 1).at - sent);
+      updates.length = 0;
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const appendP99 = percentile(sorted, 99);
+    report(
+      `append → session.updated (${fmt(statSync(target.path).size / MB)} MB session) p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(appendP99)} ms (target <= ${TARGETS.appendP99Ms})`,
+      appendP99 <= TARGETS.appendP99Ms,
+    );
+
+    // Idle CPU, with the probe stopped (it is a client, not idleness).
+    await probe.stop();
+    probe = undefined;
+    const cpuBefore = cpuSeconds(running.daemon.child.pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CPU_WINDOW_MS));
+    const idlePerMin = ((cpuSeconds(running.daemon.child.pid) - cpuBefore) * 60_000) / IDLE_CPU_WINDOW_MS;
+    report(`idle CPU                          ${fmt(idlePerMin, 2)} s a minute (target <= ${TARGETS.idleCpuSPerMin})`, idlePerMin <= TARGETS.idleCpuSPerMin);
+
+    // A restart over the unchanged history.
+    running.client.close();
+    await running.daemon.stop();
+    running = await startDaemon(createClient, env);
+    probe = startProbe(env);
+    await caughtUp(running.client, 0);
+    const restartMs = performance.now() - running.started;
+    report(`restart to caught up              ${fmt(restartMs)} ms over ${corpus.files.length} files (target <= ${TARGETS.restartMs})`, restartMs <= TARGETS.restartMs);
+    const worstRestart = await probe.worst();
+    report(`worst daemon.status during restart ${fmt(worstRestart)} ms (target <= ${TARGETS.statusWorstMs})`, worstRestart <= TARGETS.statusWorstMs);
+    await firstPages('after restart');
+    await probe.stop();
+    probe = undefined;
+    running.client.close();
+    await running.daemon.stop();
+    running = undefined;
+
+    // 50,000 sessions.
+    const many = makeSandbox();
+    try {
+      mkdirSync(many.env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+      writeManySessions(many.env.MEMD_PROJECTS_DIR, MANY_SESSIONS);
+      running = await startDaemon(createClient, many.env);
+      await caughtUp(running.client, 0);
+      probe = startProbe(many.env);
+      await probe.worst();
+      const page = memctlMs(['sessions', '--json'], many.env);
+      const worstMany = await probe.worst();
+      report(`${MANY_SESSIONS} sessions: first memctl sessions --json ${fmt(page.ms)} ms, ${fmt(page.bytes / 1024)} KB (target <= ${TARGETS.firstPageMs})`, page.ok && page.ms <= TARGETS.firstPageMs);
+      const started = performance.now();
+      await running.client.daemonStatus();
+      report(
+        `${MANY_SESSIONS} sessions: daemon.status ${fmt(performance.now() - started, 2)} ms after the listing, worst ${fmt(worstMany)} ms during it (target <= ${TARGETS.statusWorstMs})`,
+        worstMany <= TARGETS.statusWorstMs,
+      );
+      await probe.stop();
+      probe = undefined;
+      running.client.close();
+      await running.daemon.stop();
+      running = undefined;
+    } finally {
+      many.cleanup();
+    }
+    return results.every(Boolean);
+  } finally {
+    await probe?.stop();
+    running?.client.close();
+    await running?.daemon.stop();
+    sandbox.cleanup();
+  }
+}

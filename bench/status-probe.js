@@ -1,0 +1,30 @@
+// A separate client for the scale bench: asks daemon.status every 20 ms (its own process, so the
+// bench's blocking memctl runs do not stall it) and answers "worst\n" on stdin with its slowest
+// answer since the last one, as a line of JSON: {"worstMs": …, "calls": …}.
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { ROOT } from './lib.js';
+
+const PROBE_EVERY_MS = 20;
+const { createClient } = await import(join(ROOT, 'dist/client/index.js'));
+const client = createClient({ env: process.env, autostart: false, timeoutMs: 60_000 });
+let worst = 0;
+let calls = 0;
+let running = true;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'worst') {
+    process.stdout.write(`${JSON.stringify({ worstMs: worst, calls })}\n`);
+    worst = 0;
+    calls = 0;
+  }
+  if (line === 'stop') running = false;
+});
+while (running) {
+  const started = performance.now();
+  await client.daemonStatus().catch(() => undefined);
+  worst = Math.max(worst, performance.now() - started);
+  calls += 1;
+  await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+}
+client.close();
+process.exit(0);
