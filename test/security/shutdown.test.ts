@@ -86,6 +86,9 @@ describe('memctl stop tells the truth', () => {
     const stopping = runMemctl(s.sandbox, ['stop']);
     // Frozen mid-shutdown (as a debugger, or a disk that hangs every syscall, would hold it).
     await eventually(() => daemon.output().includes('"msg":"shutting down"'), 'the shutdown to begin');
+    // Frozen once it stopped accepting (its first steps): a frozen listener would take the second
+    // stop's connection and never answer, which is another case than the one tested here.
+    await eventually(() => !existsSync(s.sandbox.socketPath), 'the socket to go');
     daemon.child.kill('SIGSTOP');
     try {
       const stopped = await stopping;
