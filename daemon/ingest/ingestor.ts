@@ -13,6 +13,7 @@ import { classifyTranscript } from './layout.js';
 import { allFiles, ingestStats, recentBadLines } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
+import { PassQueue } from './pass-queue.js';
 import {
   createTailer,
   DEFAULT_CARRY_BUDGET_BYTES,
@@ -109,10 +110,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const { db, bus, log, clock, projectsDir } = deps;
   const liveSlice = deps.liveSliceBytes ?? DEFAULT_LIVE_SLICE_BYTES;
 
-  const live = new Set<string>();
-  let backlog: string[] = [];
-  let backlogHead = 0;
-  const backlogQueued = new Set<string>();
+  const queue = new PassQueue();
   /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
   const backfillLeft = new Set<string>();
   const lastReads = new Map<string, { ino: string; size: number }>();
@@ -175,38 +173,14 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     onDue(paths) {
       for (const path of paths) {
         if (running.has(path)) rerun.add(path);
-        else live.add(path);
+        else queue.addLive(path);
       }
       kick();
     },
     onStoreDue: () => kick(),
   });
 
-  const queued = () => live.size + backlogQueued.size;
-  const isIdle = () => running.size === 0 && queued() === 0;
-
-  function nextPath(): { path: string; fromBacklog: boolean } | null {
-    for (const path of live) {
-      live.delete(path);
-      return { path, fromBacklog: false };
-    }
-    while (backlogHead < backlog.length) {
-      const path = backlog[backlogHead++] as string;
-      if (backlogQueued.delete(path)) return { path, fromBacklog: true };
-    }
-    return null;
-  }
-
-  function requeue(path: string, fromBacklog: boolean): void {
-    if (live.has(path)) return;
-    if (!fromBacklog) {
-      live.add(path);
-      return;
-    }
-    backlogQueued.add(path);
-    if (backlogHead > 0) backlog[--backlogHead] = path;
-    else backlog.unshift(path);
-  }
+  const isIdle = () => running.size === 0 && queue.size === 0;
 
   function finishBackfill(path: string): void {
     if (backfillLeft.delete(path)) progress.filesDone += 1;
@@ -239,7 +213,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     running.add(path);
     rerun.delete(path);
     // Backfill gives way to any changed file at once; a changed file gives way after a slice.
-    const shouldYield = (bytes: number) => stopped || (live.size > 0 && (fromBacklog || bytes >= liveSlice));
+    const shouldYield = (bytes: number) => stopped || (queue.hasLive && (fromBacklog || bytes >= liveSlice));
     let result: PassResult | null = null;
     try {
       result = await (tailers[lane] as Tailer).pass(target, { shouldYield });
@@ -253,7 +227,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       // One unreadable file must not stop ingest of the others, nor be read again at once (retries.ts).
       // A store fault is no file's: the file waits in the queue while ingest pauses.
       if (retries.failed(path, error) === 'store') {
-        if (!stopped) requeue(path, fromBacklog);
+        if (!stopped) queue.requeue(path, fromBacklog);
       } else {
         finishBackfill(path);
       }
@@ -262,7 +236,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       if (rerun.delete(path) && !stopped) {
         // A change during a pass that failed does not skip the backoff (it may bring it forward).
         if (retries.isWaiting(path)) retries.changed(path);
-        else live.add(path);
+        else queue.addLive(path);
       }
     }
     if (result === null) return;
@@ -275,7 +249,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     // A 2.0.x agent file listed under its own stem until its entries named the session.
     if (result.changed && result.sessionId !== target.sessionId) notifySessions(target.sessionId);
     if (result.outcome === 'yielded') {
-      if (!stopped) requeue(path, fromBacklog);
+      if (!stopped) queue.requeue(path, fromBacklog);
     } else {
       finishBackfill(path);
     }
@@ -287,7 +261,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       watching: watcher.state === 'watching',
       ...progress,
       bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),
-      filesPending: queued() + running.size,
+      filesPending: queue.size + running.size,
       backfillStartedAt: backfillStartedAt === null ? null : new Date(backfillStartedAt).toISOString(),
       backfillMs,
     };
@@ -301,7 +275,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   async function drain(lane: number): Promise<void> {
     while (!stopped && mayStart(lane)) {
-      const next = nextPath();
+      const next = queue.next();
       if (next === null) return;
       await runPass(lane, next.path, next.fromBacklog);
     }
@@ -311,10 +285,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   function kick(): void {
     if (stopped) return;
     lanes.forEach((busy, lane) => {
-      if (busy !== null || queued() === 0 || !mayStart(lane)) return;
+      if (busy !== null || queue.size === 0 || !mayStart(lane)) return;
       lanes[lane] = drain(lane).finally(() => {
         lanes[lane] = null;
-        if (!stopped && queued() > 0) kick();
+        if (!stopped && queue.size > 0) kick();
         if (!isIdle() && !stopped) return;
         const waiters = idleWaiters;
         idleWaiters = [];
@@ -336,8 +310,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         return;
       }
       // A changed file waiting for its backfill turn is read now instead.
-      backlogQueued.delete(path);
-      live.add(path);
+      queue.addLive(path);
       kick();
     },
     backfill(files, missing) {
@@ -346,10 +319,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       const known = allFiles(db);
       const sizes = new Map<string, number>();
       const add = (path: string, size: number, left: number) => {
-        if (sizes.has(path) || live.has(path) || running.has(path) || backfillLeft.has(path)) return;
+        if (sizes.has(path) || queue.isLive(path) || running.has(path) || backfillLeft.has(path)) return;
         sizes.set(path, size);
         backfillLeft.add(path);
-        backlogQueued.add(path);
         progress.filesTotal += 1;
         progress.bytesTotal += left;
       };
@@ -362,14 +334,13 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
         add(file.path, file.size, unchanged ? file.size - row.committedOffset : file.size);
       }
-      backlog = [...backlogQueued].sort((a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
-      backlogHead = 0;
+      queue.addBackfill(sizes.keys(), (a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
       // Nothing to read: done at once.
       backfillDoneIfEmpty();
       kick();
     },
     lastRead: (path) => lastReads.get(path),
-    isPending: (path) => running.has(path) || live.has(path) || backlogQueued.has(path),
+    isPending: (path) => running.has(path) || queue.has(path),
     // While the store fails every file is: re-checks and sweeps would only queue what waits already.
     isFailing: (path) => retries.isFailing(path) || retries.storeGate() === 'closed',
     setWatcher(next) {
@@ -399,8 +370,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     async stop() {
       stopped = true;
       retries.stop();
-      live.clear();
-      backlogQueued.clear();
+      queue.clear();
       await Promise.all(lanes);
       await parser.close();
       for (const resolve of idleWaiters.splice(0)) resolve();

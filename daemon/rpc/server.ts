@@ -21,8 +21,6 @@ export interface RpcStats {
 export interface RpcServer {
   listen(target: ListenTarget): Promise<void>;
   stats(): RpcStats;
-  /** Whether any connection subscribes to the topic, so that nobody's events are not computed. */
-  hasSubscribers(topic: EventTopic): boolean;
   /**
    * Stops accepting; requests already running may finish. Node unlinks a listening socket's
    * path on close, so `closeListener: false` leaves a path that now belongs to someone else
@@ -85,7 +83,7 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
     (topic, payload) => {
       for (const connection of connections) connection.notify(topic, payload);
     },
-    (topic) => hasSubscribers(topic),
+    hasSubscribers,
   );
 
   const inFlight = () => [...connections].reduce((sum, connection) => sum + connection.inFlightCount, 0);
@@ -127,7 +125,6 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
         }
       });
     },
-    hasSubscribers,
     stats() {
       let subscriptions = 0;
       for (const connection of connections) subscriptions += connection.subscriptionCount;

@@ -4,19 +4,16 @@
  * other answer too large for a frame becomes AnswerTooLarge instead of a frame the client drops.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, MemdClient } from '../../client/index.js';
-import { createBus } from '../../daemon/bus/bus.js';
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../../client/index.js';
 import { MAX_PAGE_BYTES } from '../../daemon/compaction/tool-result-page.js';
 import { toolResultsDir } from '../../shared/paths.js';
-import { createDispatcher, handle } from '../../daemon/rpc/dispatch.js';
-import { createRpcServer, type RpcServer } from '../../daemon/rpc/server.js';
+import { handle } from '../../daemon/rpc/dispatch.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import { Methods } from '../../shared/protocol/methods.js';
-import { fakeLogger } from '../helpers/fake-logger.js';
+import { serveHandlers } from '../helpers/handler-server.js';
 import { mainPath, projectFolder } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
@@ -53,16 +50,6 @@ function session(sandbox: Sandbox): string {
   mkdirSync(dir, { recursive: true });
   return join(dir, `${TOOL_USE}.txt`);
 }
-
-let server: RpcServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.stopAccepting();
-  server?.closeConnections();
-  server = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 describe('answers that would not fit in a frame', () => {
   it('a 40 MB tool result comes in pages that put together are the file, on character boundaries', async () => {
@@ -115,28 +102,15 @@ describe('answers that would not fit in a frame', () => {
   });
 
   it('any other answer over the frame limit becomes AnswerTooLarge, and the connection serves on', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'memd-answers-'));
-    const socketPath = join(dir, 'memd.sock');
-    const bus = createBus((error) => {
-      throw error;
-    });
     // A real server and socket; only the handler is made to answer too much.
-    const dispatcher = createDispatcher(
-      [
-        handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] })),
-        handle(Methods.sessionsGet, () => ({ huge: 'x'.repeat(MAX_FRAME_BYTES) }) as never),
-      ],
-      fakeLogger(),
-    );
-    server = createRpcServer({ dispatcher, bus, log: fakeLogger(), maxConnections: 10, limits: { idleMs: 60_000, frameMs: 10_000 } });
-    await server.listen({ kind: 'path', path: socketPath });
-    const client = new MemdClient({ socketPath, autostart: false });
+    const served = await serveHandlers([handle(Methods.sessionsGet, () => ({ huge: 'x'.repeat(MAX_FRAME_BYTES) }) as never)]);
+    const { client } = served;
     try {
       const error = await client.call(Methods.sessionsGet, { sessionId: 'any' }).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 1009, kind: 'AnswerTooLarge', data: { limit: MAX_FRAME_BYTES } });
       expect((await client.call(Methods.daemonVersion, {})).name).toBe('memd');
     } finally {
-      client.close();
+      await served.close();
     }
   });
 });

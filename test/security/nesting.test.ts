@@ -4,17 +4,14 @@
  * Such an entry must not crash ingest, a worker or a method: every method that reads the session
  * still answers, and the figures of the entries around it are exact.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, MemdClient } from '../../client/index.js';
-import { createBus } from '../../daemon/bus/bus.js';
-import { createDispatcher, handle } from '../../daemon/rpc/dispatch.js';
-import { createRpcServer, type RpcServer } from '../../daemon/rpc/server.js';
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../../client/index.js';
+import { handle } from '../../daemon/rpc/dispatch.js';
 import { Methods } from '../../shared/protocol/methods.js';
 import { CUT_VALUE } from '../../shared/transcript/depth.js';
-import { fakeLogger } from '../helpers/fake-logger.js';
+import { serveHandlers } from '../helpers/handler-server.js';
 import { mainPath } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 
@@ -115,16 +112,6 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
   return { text: `${lines.join('\n')}\n`, totalOutput: 101 + 102 + 103 + (withLongLine ? 104 : 0) };
 }
 
-let server: RpcServer | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await server?.stopAccepting();
-  server?.closeConnections();
-  server = undefined;
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-
 describe('entries nested thousands deep', () => {
   it('are read, counted and answered for by every method that reads the session', async () => {
     const sandbox = makeSandbox();
@@ -200,26 +187,16 @@ describe('entries nested thousands deep', () => {
   });
 
   it('an answer that still nests too deep to serialize is answered with AnswerTooLarge, and the connection serves on', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'memd-nesting-'));
-    const socketPath = join(dir, 'memd.sock');
-    const bus = createBus((error) => {
-      throw error;
-    });
     // A real server and socket; only the handler is made to answer a value no walk survives.
-    const dispatcher = createDispatcher(
-      [handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] })), handle(Methods.sessionsGet, () => JSON.parse(deepArray(10_000)) as never)],
-      fakeLogger(),
-    );
-    server = createRpcServer({ dispatcher, bus, log: fakeLogger(), maxConnections: 10, limits: { idleMs: 60_000, frameMs: 10_000 } });
-    await server.listen({ kind: 'path', path: socketPath });
-    const client = new MemdClient({ socketPath, autostart: false });
+    const served = await serveHandlers([handle(Methods.sessionsGet, () => JSON.parse(deepArray(10_000)) as never)]);
+    const { client } = served;
     try {
       const error = await client.call(Methods.sessionsGet, { sessionId: 'any' }).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 1009, kind: 'AnswerTooLarge' });
       expect((error as Error).message).toContain('nests too deep to serialize');
       expect((await client.call(Methods.daemonVersion, {})).name).toBe('memd');
     } finally {
-      client.close();
+      await served.close();
     }
   });
 });
