@@ -79,12 +79,9 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
     return false;
   };
   // Declares which topics it takes, so publishers skip events no client subscribed to.
-  bus.listen(
-    (topic, payload) => {
-      for (const connection of connections) connection.notify(topic, payload);
-    },
-    hasSubscribers,
-  );
+  bus.listen((topic, payload) => {
+    for (const connection of connections) connection.notify(topic, payload);
+  }, hasSubscribers);
 
   const inFlight = () => [...connections].reduce((sum, connection) => sum + connection.inFlightCount, 0);
 
