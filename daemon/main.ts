@@ -46,6 +46,7 @@ import { sessionMethods } from './rpc/methods/sessions.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { createSessionService } from './sessions/service.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
+import { createAggregateStore } from './sessions/aggregates.js';
 import { summarizeSession } from './sessions/summary.js';
 import { createDbHealth } from './store/health.js';
 import { createTranscripts } from './transcripts/transcripts.js';
@@ -63,7 +64,13 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   const events = createDomainBus((error, topic) => log.error('internal event listener failed', { topic, error }));
   const access = modelAccess(config, process.env, log);
 
-  // Ingest, then the read model over what it wrote.
+  // Ingest, the aggregates it keeps in its transactions, then the read model over what it wrote.
+  const jobs = createJobStore({ db: store.db, clock });
+  const lastExtraction = (sessionId: string) => {
+    const record = jobs.lastExtraction(sessionId);
+    return record === null ? null : asLastExtraction(record);
+  };
+  const aggregates = createAggregateStore({ db: store.db, lastExtraction });
   const ingestor = createIngestor({
     db: store.db,
     bus,
@@ -72,19 +79,15 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     projectsDir: paths.projectsDir,
     onSessionsChanged: (sessionIds) => events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),
+    observer: aggregates,
     parser,
   });
   const transcripts = createTranscripts({ db: store.db });
-  const jobs = createJobStore({ db: store.db, clock });
-  const lastExtraction = (sessionId: string) => {
-    const record = jobs.lastExtraction(sessionId);
-    return record === null ? null : asLastExtraction(record);
-  };
 
   // Accounting: summaries, and the threshold states auto-compaction starts from.
   const sessions = createSessionService({
     sessionIndex: () => transcripts.sessions(),
-    summarize: (sessionId) => summarizeSession(transcripts, sessionId, thresholdEnv, lastExtraction(sessionId)),
+    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv),
     bus,
     log,
     // Events no client subscribed to are not computed.

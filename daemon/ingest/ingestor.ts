@@ -14,6 +14,7 @@ import { allFiles, ingestStats, recentBadLines } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
+import type { CommitObserver } from './writer.js';
 import {
   createTailer,
   DEFAULT_CARRY_BUDGET_BYTES,
@@ -49,6 +50,8 @@ export interface IngestorDeps {
   onSessionsChanged(sessionIds: string[]): void;
   /** Called once, when every file found at start has been read (after its onSessionsChanged). */
   onBackfillDone?(): void;
+  /** Keeps what derives from the rows in each commit's transaction (the sessions' aggregates). */
+  observer?: CommitObserver;
   chunkBytes?: number;
   maxLineBytes?: number;
   carryBudgetBytes?: number;
@@ -165,7 +168,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const parser = deps.parser ?? createIngestParser(deps);
   if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
-  const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
+  const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, observer: deps.observer, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
 
   const retries = createRetries({
     log,

@@ -17,7 +17,7 @@ import type { TranscriptFile } from './layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from '../store/rows.js';
 import { ParseFault } from './retries.js';
-import { createIngestWriter, type BadLine, type FileIdentity } from './writer.js';
+import { createIngestWriter, type BadLine, type CommitObserver, type FileIdentity } from './writer.js';
 import { isMissingPath } from '../fs/read.js';
 import { isInside } from '../fs/inside.js';
 
@@ -54,6 +54,8 @@ export interface TailerDeps {
   clock: () => number;
   /** Called right after each transaction commits (publish events from here, not before). */
   onCommit(event: CommitEvent): void;
+  /** Keeps what derives from the rows in each commit's transaction (the sessions' aggregates). */
+  observer?: CommitObserver;
   chunkBytes?: number;
   maxLineBytes?: number;
   carryBudgetBytes?: number;
@@ -137,7 +139,7 @@ async function insideProjects(path: string, projectsDir: string): Promise<boolea
 
 export function createTailer(deps: TailerDeps): Tailer {
   const { clock, onCommit } = deps;
-  const writer = createIngestWriter(deps.db);
+  const writer = createIngestWriter(deps.db, deps.observer);
   const commitBytes = deps.commitBytes ?? DEFAULT_COMMIT_BYTES;
   const own = deps.parser === undefined;
   const { parser, lane } = deps.parser ?? {

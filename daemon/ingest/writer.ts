@@ -5,7 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
-import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, type EntryParam } from '../store/entry-row.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, entriesFromParams, type EntryParam } from '../store/entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from '../store/rows.js';
 
@@ -42,6 +43,22 @@ export interface Commit {
   sessionId?: string;
 }
 
+/**
+ * Told of each commit inside its transaction, after the rows are written: what derives from the
+ * rows (the sessions' aggregates) is kept in the same transaction, so a crash keeps both or neither.
+ */
+export interface CommitObserver {
+  committed(rows: {
+    sessionId: string;
+    movedFrom?: string;
+    path: string;
+    agentId: string | null;
+    reset: boolean;
+    entries: readonly IndexedEntry[];
+    complete: boolean;
+  }): void;
+}
+
 export interface IngestWriter {
   getFile(path: string): FileRow | undefined;
   insertFile(target: TranscriptFile, identity: FileIdentity, now: number): FileRow;
@@ -49,7 +66,7 @@ export interface IngestWriter {
   markGone(row: FileRow, now: number): void;
 }
 
-export function createIngestWriter(db: Database.Database): IngestWriter {
+export function createIngestWriter(db: Database.Database, observer?: CommitObserver): IngestWriter {
   const getFile = db.prepare('SELECT * FROM files WHERE path = ?');
   const insertFile = db.prepare(`
     INSERT INTO files (path, project, session_id, agent_id, is_sidechain, dev, ino, size, head_len, head_hash,
@@ -87,9 +104,19 @@ export function createIngestWriter(db: Database.Database): IngestWriter {
     for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
     updateFile.run(c.identity.dev, c.identity.ino, c.identity.size, c.head.len, c.head.hash, c.committedOffset, next.bytesRead, next.entries, next.badLines, next.generation, c.now, row.id);
-    if (c.sessionId !== undefined && c.sessionId !== row.session_id) setSession.run(c.sessionId, row.id);
+    const moved = c.sessionId !== undefined && c.sessionId !== row.session_id;
+    if (moved) setSession.run(c.sessionId, row.id);
     const { newest } = c;
     if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity))) setLastActivity.run(newest, row.id);
+    observer?.committed({
+      sessionId: c.sessionId ?? row.session_id,
+      ...(moved ? { movedFrom: row.session_id } : {}),
+      path: row.path,
+      agentId: row.agent_id,
+      reset: c.reset,
+      entries: c.count === 0 ? [] : entriesFromParams(c.rows),
+      complete: c.committedOffset >= c.identity.size,
+    });
   });
 
   return {

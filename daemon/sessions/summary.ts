@@ -1,41 +1,53 @@
-/** A session's summary, computed from the index: its files and their entries, never the transcripts. */
+/**
+ * A session's summary: its persisted aggregate (aggregates.ts) and its files' rows, never its
+ * entries. `summaryOf` is also how a summary is built from figures computed from scratch.
+ */
 import type { SessionSummary } from '../../shared/protocol/results.js';
-import { computeSessionAccounting, type LastExtraction } from '../../shared/transcript/accounting.js';
+import { accountingOf, type AggregateAccounting } from '../../shared/transcript/aggregate.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import { isCompactionAgent } from '../ingest/layout.js';
+import type { IngestedFile } from '../store/rows.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
+import type { AggregateStore } from './aggregates.js';
 
-/** `lastExtraction`: where the session's last memory extraction left off (sinceExtraction counts from it). */
-export function summarizeSession(transcripts: Transcripts, sessionId: string, env: ThresholdEnv, lastExtraction: LastExtraction | null = null): SessionSummary | undefined {
-  // One read transaction, so that the files and their entries are of the same moment.
+/** The summary of a session with these files (main transcript first) and these figures. */
+export function summaryOf(sessionId: string, files: readonly IngestedFile[], accounting: AggregateAccounting): SessionSummary {
+  const main = files.find((file) => file.agentId === null);
+  const agents = files.filter((file) => file.agentId !== null);
+  const compactionFiles = agents.filter((file) => isCompactionAgent(file.agentId)).length;
+  return {
+    sessionId,
+    project: main?.project ?? files[0]?.project ?? '',
+    cwd: accounting.cwd,
+    gitBranch: accounting.gitBranch,
+    title: accounting.title,
+    model: accounting.model,
+    firstActivity: accounting.firstActivity,
+    lastActivity: accounting.lastActivity,
+    gone: main?.gone ?? false,
+    hasMainTranscript: main !== undefined,
+    contextTokens: accounting.contextTokens,
+    threshold: accounting.threshold,
+    usage: accounting.usage,
+    compactions: accounting.compactions,
+    sinceExtraction: accounting.sinceExtraction,
+    entries: accounting.entries.main + accounting.entries.sidechain + accounting.entries.compaction,
+    sidechainFiles: agents.length - compactionFiles,
+    compactionFiles,
+    badLines: files.reduce((sum, file) => sum + file.badLines, 0),
+  };
+}
+
+export function summarizeSession(transcripts: Transcripts, aggregates: AggregateStore, sessionId: string, env: ThresholdEnv): SessionSummary | undefined {
+  // One read transaction, so that the files and the aggregate are of the same moment.
   return transcripts.consistent(() => {
-    const { files, main: mainEntries, sidechain, compaction } = transcripts.sessionEntries(sessionId);
+    const files = transcripts.files(sessionId);
     if (files.length === 0) return undefined;
+    const state = aggregates.read(sessionId);
+    if (state === undefined) return undefined;
     const main = files.find((file) => file.agentId === null);
-    const project = main?.project ?? files[0]?.project ?? '';
-    const accounting = computeSessionAccounting(mainEntries, sidechain, { env, lastExtraction, leafTitles: transcripts.leafTitles(project), compactionEntries: compaction });
-    const agents = files.filter((file) => file.agentId !== null);
-    const compactionFiles = agents.filter((file) => isCompactionAgent(file.agentId)).length;
-    return {
-      sessionId,
-      project,
-      cwd: accounting.cwd,
-      gitBranch: accounting.gitBranch,
-      title: accounting.title,
-      model: accounting.model,
-      firstActivity: accounting.firstActivity,
-      lastActivity: accounting.lastActivity,
-      gone: main?.gone ?? false,
-      hasMainTranscript: main !== undefined,
-      contextTokens: accounting.contextTokens,
-      threshold: accounting.threshold,
-      usage: accounting.usage,
-      compactions: accounting.compactions,
-      sinceExtraction: accounting.sinceExtraction,
-      entries: accounting.entries.main + accounting.entries.sidechain + accounting.entries.compaction,
-      sidechainFiles: agents.length - compactionFiles,
-      compactionFiles,
-      badLines: files.reduce((sum, file) => sum + file.badLines, 0),
-    };
+    const named = state.titles.custom !== null || state.titles.ai !== null;
+    const summaryTitle = named || main === undefined ? null : transcripts.summaryTitle(main.project, main.id);
+    return summaryOf(sessionId, files, accountingOf(state, env, summaryTitle));
   });
 }

@@ -205,3 +205,17 @@ export function entryFromRow(row: EntryRow): IndexedEntry {
     compact: fromJson<CompactBoundary | null>(row.compact, null),
   };
 }
+
+/** The entries of rows in ENTRY_COLUMNS order (runs of whole rows), as entryFromRow reads them back. */
+export function entriesFromParams(runs: readonly (readonly EntryParam[])[]): IndexedEntry[] {
+  const entries: IndexedEntry[] = [];
+  const width = ENTRY_COLUMNS.length;
+  for (const run of runs) {
+    for (let at = 0; at + width <= run.length; at += width) {
+      const row: Record<string, EntryParam> = {};
+      for (let column = 0; column < width; column++) row[ENTRY_COLUMNS[column] as string] = run[at + column] ?? null;
+      entries.push(entryFromRow(row as unknown as EntryRow));
+    }
+  }
+  return entries;
+}

@@ -200,6 +200,34 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE files SET head_hash = '' WHERE head_len > 0;
     `,
   },
+  {
+    version: 8,
+    name: 'persisted session aggregates',
+    // One row per session: its accounting folded entry by entry (shared/transcript/aggregate.ts),
+    // JSON because only the daemon reads it and its shape follows the code (a version inside says
+    // which). session_responses is the book of counted responses by message.id + requestId, so
+    // that an entry of a response already counted replaces its usage rather than adding to it.
+    // Sessions indexed before this get their row the first time they are read or changed.
+    sql: `
+      CREATE TABLE session_aggregates (
+        session_id TEXT PRIMARY KEY,
+        state      TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE session_responses (
+        session_id     TEXT NOT NULL,
+        key            TEXT NOT NULL,
+        bucket         TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        input          INTEGER NOT NULL,
+        output         INTEGER NOT NULL,
+        cache_creation INTEGER NOT NULL,
+        cache_read     INTEGER NOT NULL,
+        cache_5m       INTEGER NOT NULL,
+        cache_1h       INTEGER NOT NULL,
+        PRIMARY KEY (session_id, key)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

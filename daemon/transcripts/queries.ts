@@ -100,6 +100,20 @@ export function leafTitles(db: Db, project: string): Map<string, string> {
   return titles;
 }
 
+/**
+ * The title a `summary` entry gives the session whose main transcript is `fileId` (sessionTitle's
+ * third choice): that of the latest main-thread entry whose uuid a summary in the project names.
+ * One scan of the file's rows inside SQLite, only in projects that have such entries (1.0.x).
+ */
+export function summaryTitle(db: Db, project: string, fileId: number): string | null {
+  const titles = leafTitles(db, project);
+  if (titles.size === 0) return null;
+  const sql = `SELECT uuid FROM entries WHERE file_id = ? AND is_sidechain = 0 AND uuid IN (SELECT value FROM json_each(?))
+               ORDER BY offset DESC LIMIT 1`;
+  const uuid = prepared(db, sql).pluck().get(fileId, JSON.stringify([...titles.keys()])) as string | undefined;
+  return uuid === undefined ? null : (titles.get(uuid) ?? null);
+}
+
 /** Up to `limit` distinct session ids that start with `prefix`, in order (a range scan of files_session). */
 export function sessionIdsWithPrefix(db: Db, prefix: string, limit: number): string[] {
   const sql = 'SELECT DISTINCT session_id AS id FROM files WHERE session_id >= ? AND session_id < ? ORDER BY session_id LIMIT ?';

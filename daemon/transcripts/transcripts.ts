@@ -12,7 +12,7 @@ import { loadSessionCheckpoints, type SessionCheckpoints } from './checkpoints.j
 import { createConversationLoader, loadMainEntries, mainTranscript, type SessionConversation } from './conversation.js';
 import { createEntryCache, type EntryCache, type SessionEntries } from './entry-cache.js';
 import { loadEntries, type LoadedEntry } from './entries.js';
-import { leafTitles, listSessions, loadFileEntries, sessionFiles } from './queries.js';
+import { leafTitles, listSessions, loadFileEntries, sessionFiles, summaryTitle } from './queries.js';
 
 export interface Transcripts {
   /** The database file, for a worker that opens its own read-only connection. */
@@ -35,6 +35,8 @@ export interface Transcripts {
   read(path: string, entries: readonly IndexedEntry[]): LoadedEntry[];
   /** The titles 1.0.x `summary` entries give, by leafUuid, in one project folder. */
   leafTitles(project: string): Map<string, string>;
+  /** The title a 1.0.x `summary` entry in the project gives the session with this main transcript. */
+  summaryTitle(project: string, mainFileId: number): string | null;
   /** The session's file checkpoints and the prompts they belong to. */
   checkpoints(sessionId: string): SessionCheckpoints;
   /** Runs `read` in one read transaction, so that rows of several files agree. */
@@ -69,6 +71,7 @@ export function createTranscripts({ db, cache = createEntryCache() }: Transcript
     conversation: (sessionId) => conversations(db, cache, sessionId),
     read: (path, entries) => loadEntries(path, entries),
     leafTitles: (project) => leafTitles(db, project),
+    summaryTitle: (project, mainFileId) => summaryTitle(db, project, mainFileId),
     checkpoints: (sessionId) => loadSessionCheckpoints(db, sessionId),
     consistent,
     clear() {

@@ -78,7 +78,7 @@ export interface SessionAccounting {
   entries: { main: number; sidechain: number; compaction: number; active: number };
 }
 
-function emptyTotals(): UsageTotals {
+export function emptyTotals(): UsageTotals {
   return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 };
 }
 
@@ -92,22 +92,22 @@ function addUsage(totals: UsageTotals, usage: Usage): void {
   totals.assistantMessages += 1;
 }
 
-function isApiResponse(entry: IndexedEntry): entry is IndexedEntry & { usage: Usage } {
+export function isApiResponse(entry: IndexedEntry): entry is IndexedEntry & { usage: Usage } {
   return entry.type === 'assistant' && entry.usage !== null && entry.model !== SYNTHETIC_MODEL;
 }
 
-function contextOfUsage(usage: Usage): number {
+export function contextOfUsage(usage: Usage): number {
   return usage.input + usage.cacheCreation + usage.cacheRead + usage.output;
 }
 
-type Bucket = 'main' | 'sidechain' | 'compaction';
-const BUCKETS: readonly Bucket[] = ['main', 'sidechain', 'compaction'];
+export type Bucket = 'main' | 'sidechain' | 'compaction';
+export const BUCKETS: readonly Bucket[] = ['main', 'sidechain', 'compaction'];
 
 /** Usage by where the requests came from; `total` is their sum. */
 export type SessionUsage = Record<Bucket | 'total', UsageTotals>;
 
 /** Model → bucket → totals; cost filled in afterwards. */
-type UsageByModel = Map<string, Record<Bucket, UsageTotals>>;
+export type UsageByModel = Map<string, Record<Bucket, UsageTotals>>;
 
 /**
  * One response's final usage: the entry with the largest output_tokens among the entries that
@@ -117,7 +117,7 @@ type UsageByModel = Map<string, Record<Bucket, UsageTotals>>;
  * Input and cache fields are the same on every entry. A response whose last entry was never
  * written counts the largest figure seen.
  */
-function isFinalerThan(candidate: Usage, current: Usage): boolean {
+export function isFinalerThan(candidate: Usage, current: Usage): boolean {
   return candidate.output >= current.output;
 }
 
@@ -126,16 +126,23 @@ interface Response {
   bucket: Bucket;
 }
 
+/** How a response is known across entries and files: message.id + requestId. */
+export function responseKey(messageId: string, requestId: string | null): string {
+  return `${messageId}:${requestId ?? ''}`;
+}
+
 /**
  * Every API response once, keyed by message.id + requestId across the main transcript and the
  * sub-agent files (as ccusage 20 does), with its final usage. Responses without an id count per entry.
  */
 function collectUsage(main: readonly IndexedEntry[], sidechains: readonly IndexedEntry[], compaction: readonly IndexedEntry[]): UsageByModel {
-  const responses = new Map<string, Response>();
+  const responses = new Map<string | number, Response>();
+  let unkeyed = 0;
   const add = (entries: readonly IndexedEntry[], file: Bucket): void => {
     for (const entry of entries) {
       if (!isApiResponse(entry)) continue;
-      const key = entry.messageId === null ? `${file}@${entry.offset}` : `${entry.messageId}:${entry.requestId ?? ''}`;
+      // Without an id each entry is its own response (a number never equals a string key).
+      const key = entry.messageId === null ? unkeyed++ : responseKey(entry.messageId, entry.requestId);
       const seen = responses.get(key);
       // 1.0.x wrote sidechains inline in the main transcript, flagged isSidechain.
       const bucket = file === 'main' && entry.isSidechain ? 'sidechain' : file;
@@ -172,7 +179,7 @@ function sumTotals(parts: readonly UsageTotals[]): UsageTotals {
 }
 
 /** Prices each model's totals; a model without a price makes every sum that includes it null. */
-function priceUsage(byModel: UsageByModel): { usage: SessionUsage; byModel: ModelUsage[] } {
+export function priceUsage(byModel: UsageByModel): { usage: SessionUsage; byModel: ModelUsage[] } {
   const parts: Record<Bucket, UsageTotals[]> = { main: [], sidechain: [], compaction: [] };
   const models: ModelUsage[] = [];
   for (const [model, row] of byModel) {
@@ -180,9 +187,13 @@ function priceUsage(byModel: UsageByModel): { usage: SessionUsage; byModel: Mode
     for (const bucket of BUCKETS) {
       const totals = row[bucket];
       totals.costUsd = totals.assistantMessages === 0 ? 0 : price === null ? null : costOf(totals, price);
-      parts[bucket].push(totals);
     }
     models.push({ model, usage: sumTotals(BUCKETS.map((bucket) => row[bucket])) });
+  }
+  // Summed in model-name order, so that the costs add up the same however the totals were built
+  // (the persisted aggregates meet the models in another order than a computation from scratch).
+  for (const [, row] of [...byModel].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const bucket of BUCKETS) parts[bucket].push(row[bucket]);
   }
   const main = sumTotals(parts.main);
   const sidechain = sumTotals(parts.sidechain);
@@ -190,13 +201,17 @@ function priceUsage(byModel: UsageByModel): { usage: SessionUsage; byModel: Mode
   return { usage: { main, sidechain, compaction, total: sumTotals([main, sidechain, compaction]) }, byModel: models };
 }
 
-interface ContextCount {
+export interface ContextCount {
   breakdown: ContextBreakdown;
+  /** The final usage of the response the count starts from, null without one. */
+  anchorUsage: Usage | null;
+  /** Index in the active conversation of that response's first entry, -1 without one. */
+  first: number;
   /** Entries of the last response on the active conversation (any side of the boundary). */
   lastResponse: IndexedEntry[];
 }
 
-function countContext(active: readonly IndexedEntry[], boundary: IndexedEntry | null): ContextCount {
+export function countContext(active: readonly IndexedEntry[], boundary: IndexedEntry | null): ContextCount {
   let anchorIndex = -1;
   for (let i = active.length - 1; i >= 0; i--) {
     const entry = active[i];
@@ -222,6 +237,8 @@ function countContext(active: readonly IndexedEntry[], boundary: IndexedEntry | 
       anchorUuid: firstEntry?.uuid ?? null,
       anchorMessageId: anchor?.messageId ?? null,
     },
+    anchorUsage: usage,
+    first,
     lastResponse: lastResponseEntries(active),
   };
 }
@@ -251,7 +268,7 @@ function lastResponseEntries(active: readonly IndexedEntry[]): IndexedEntry[] {
  * count of the active conversation right after the compaction's own entries, before the next
  * prompt or response.
  */
-function contextAfterCompaction(main: readonly IndexedEntry[], boundary: IndexedEntry): number {
+export function contextAfterCompaction(main: readonly IndexedEntry[], boundary: IndexedEntry): number {
   const postTokens = boundary.compact?.postTokens ?? null;
   if (postTokens !== null) return postTokens;
   const after = activeConversation(main.slice(0, endOfCompactionOutput(main, boundary)));
@@ -283,7 +300,7 @@ export function sessionTitle(mainThread: readonly IndexedEntry[], leafTitles: Re
 const CANONICAL_TIMESTAMP_LENGTH = 24;
 
 /** A string that orders as the time does: the timestamp itself when canonical, else its ISO form. */
-function timeKey(timestamp: string): string | null {
+export function timeKey(timestamp: string): string | null {
   if (timestamp.length === CANONICAL_TIMESTAMP_LENGTH && timestamp[10] === 'T' && timestamp[23] === 'Z') return timestamp;
   const at = Date.parse(timestamp);
   if (Number.isNaN(at)) return null;
@@ -311,7 +328,7 @@ function activitySpan(groups: readonly (readonly IndexedEntry[])[]): { first: st
  * prompt alone passed 200K proves the session runs with the 1M window, which the transcript's
  * bare model id cannot say, so `[1m]` is added then.
  */
-function thresholdModel(model: string | null, usageTokens: number, configured: string | null | undefined): string {
+export function thresholdModel(model: string | null, usageTokens: number, configured: string | null | undefined): string {
   const name = configured ?? model ?? '';
   if (usageTokens > DEFAULT_CONTEXT_WINDOW && !hasOneMillionSuffix(name)) return `${name}[1m]`;
   return name;

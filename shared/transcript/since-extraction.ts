@@ -66,16 +66,32 @@ export function sinceExtraction(
   boundary: IndexedEntry | null,
   contextAfter: (boundary: IndexedEntry) => number,
 ): SinceExtraction {
+  const { mark, baseline } = extractionBaseline(main, last, boundary, contextAfter);
+  return { toolCalls: toolCallsAfter(active, mark), tokenGrowth: Math.max(0, contextTokens - baseline) };
+}
+
+/** Where "since" starts (a byte offset, null for the whole session) and the context then. */
+export function extractionBaseline(
+  main: readonly IndexedEntry[],
+  last: LastExtraction | null | undefined,
+  boundary: IndexedEntry | null,
+  contextAfter: (boundary: IndexedEntry) => number,
+): { mark: number | null; baseline: number } {
   let mark = extractionMark(main, last);
   let baseline = mark === null ? 0 : (last?.contextTokens ?? 0);
   if (boundary !== null && (mark === null || boundary.offset > mark)) {
     mark = boundary.offset;
     baseline = contextAfter(boundary);
   }
+  return { mark, baseline };
+}
+
+/** Tool calls of the active conversation's responses after `mark`. */
+export function toolCallsAfter(active: readonly IndexedEntry[], mark: number | null): number {
   let toolCalls = 0;
   for (const entry of active) {
     if (entry.type !== 'assistant' || (mark !== null && entry.offset <= mark)) continue;
     toolCalls += entry.toolUses.length;
   }
-  return { toolCalls, tokenGrowth: Math.max(0, contextTokens - baseline) };
+  return toolCalls;
 }

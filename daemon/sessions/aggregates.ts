@@ -1,0 +1,171 @@
+/**
+ * The persisted session aggregates (migration 8): written by ingest inside the transaction that
+ * writes the entries they fold (`committed`), read by the session summaries (`read`). An append
+ * folds only the appended entries; what cannot be folded is counted again from the index, once:
+ * the context after a boundary or rewind when the file has been read to its end (or when it is
+ * next read), and the whole session after a file was truncated, replaced or filed elsewhere.
+ */
+import type Database from 'better-sqlite3';
+import {
+  aggregateFromScratch,
+  type AggregateState,
+  type Bucket,
+  type ContextState,
+  type CountedResponse,
+  foldEntries,
+  parseAggregate,
+  type ResponseBook,
+  type SessionFileEntries,
+} from '../../shared/transcript/aggregate.js';
+import { contextFromScratch, extractionKey } from '../../shared/transcript/aggregate-context.js';
+import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { isCompactionAgent } from '../ingest/layout.js';
+import type { IngestedFile } from '../store/rows.js';
+import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
+
+export type CountedAggregate = AggregateState & { context: ContextState };
+
+/** What ingest committed for one file, after its rows were written (same transaction). */
+export interface CommittedRows {
+  sessionId: string;
+  /** The session the file was filed under before this commit, when the commit moved it. */
+  movedFrom?: string;
+  path: string;
+  agentId: string | null;
+  /** The file's rows were replaced from its start (truncated or replaced). */
+  reset: boolean;
+  entries: readonly IndexedEntry[];
+  /** Nothing more is known to be in the file: the context is worth counting now if it must be. */
+  complete: boolean;
+}
+
+export interface AggregateStore {
+  committed(rows: CommittedRows): void;
+  /** The session's aggregate, counted where it must be; undefined when the index has no file of it. */
+  read(sessionId: string): CountedAggregate | undefined;
+}
+
+export interface AggregateStoreDeps {
+  db: Database.Database;
+  /** Where the session's last memory extraction left off (sinceExtraction counts from it). */
+  lastExtraction(sessionId: string): LastExtraction | null;
+}
+
+function kindOf(agentId: string | null): Bucket {
+  return agentId === null ? 'main' : isCompactionAgent(agentId) ? 'compaction' : 'sidechain';
+}
+
+interface ResponseRow {
+  key: string;
+  bucket: Bucket;
+  model: string;
+  input: number;
+  output: number;
+  cache_creation: number;
+  cache_read: number;
+  cache_5m: number;
+  cache_1h: number;
+}
+
+/** A book over a map, recording what changed so that only that is written back. */
+function bookOver(known: Map<string, CountedResponse>): ResponseBook & { changed: Set<string> } {
+  const changed = new Set<string>();
+  return {
+    changed,
+    get: (key) => known.get(key),
+    set(key, response) {
+      known.set(key, response);
+      changed.add(key);
+    },
+  };
+}
+
+export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
+  const { db } = deps;
+  const getState = db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck();
+  const putState = db.prepare('INSERT INTO session_aggregates (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state');
+  const getResponses = db.prepare('SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))');
+  const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
+
+  const writeBook = (sessionId: string, known: Map<string, CountedResponse>, keys: Iterable<string>) => {
+    for (const key of keys) {
+      const { bucket, model, usage } = known.get(key) as CountedResponse;
+      putResponse.run(sessionId, key, bucket, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h);
+    }
+  };
+
+  const load = (sessionId: string): AggregateState | null => {
+    const json = getState.get(sessionId) as string | undefined;
+    return json === undefined ? null : parseAggregate(json);
+  };
+  const save = (sessionId: string, state: AggregateState) => putState.run(sessionId, JSON.stringify(state));
+
+  const fileEntries = (files: readonly IngestedFile[]): SessionFileEntries[] =>
+    files.map((file) => ({ kind: kindOf(file.agentId), path: file.path, entries: loadFileEntries(db, file.id) }));
+
+  /** Everything again, from the session's rows: O(session), after a file lost rows. */
+  const rebuild = (sessionId: string): CountedAggregate | undefined => {
+    const files = sessionFiles(db, sessionId);
+    dropResponses.run(sessionId);
+    if (files.length === 0) {
+      db.prepare('DELETE FROM session_aggregates WHERE session_id = ?').run(sessionId);
+      return undefined;
+    }
+    const known = new Map<string, CountedResponse>();
+    const state = aggregateFromScratch(fileEntries(files), deps.lastExtraction(sessionId), bookOver(known)) as CountedAggregate;
+    writeBook(sessionId, known, known.keys());
+    save(sessionId, state);
+    return state;
+  };
+
+  /** The context again, from the main transcript's rows. */
+  const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
+    const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
+    state.context = contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), deps.lastExtraction(sessionId));
+    save(sessionId, state);
+    return state as CountedAggregate;
+  };
+
+  return {
+    committed(rows) {
+      if (rows.reset || rows.movedFrom !== undefined) {
+        if (rows.movedFrom !== undefined) rebuild(rows.movedFrom);
+        rebuild(rows.sessionId);
+        return;
+      }
+      const state = load(rows.sessionId);
+      if (state === null) {
+        rebuild(rows.sessionId);
+        return;
+      }
+      if (rows.entries.length === 0) return;
+      const keys = new Set<string>();
+      for (const entry of rows.entries) if (entry.messageId !== null && entry.usage !== null) keys.add(`${entry.messageId}:${entry.requestId ?? ''}`);
+      const known = new Map<string, CountedResponse>();
+      if (keys.size > 0) {
+        for (const row of getResponses.all(rows.sessionId, JSON.stringify([...keys])) as ResponseRow[]) {
+          known.set(row.key, {
+            bucket: row.bucket,
+            model: row.model,
+            usage: { input: row.input, output: row.output, cacheCreation: row.cache_creation, cacheRead: row.cache_read, cache5m: row.cache_5m, cache1h: row.cache_1h },
+          });
+        }
+      }
+      const book = bookOver(known);
+      foldEntries(state, rows.entries, kindOf(rows.agentId), rows.path, book);
+      writeBook(rows.sessionId, known, book.changed);
+      if (state.context === null && rows.complete) countContext(rows.sessionId, state);
+      else save(rows.sessionId, state);
+    },
+    read(sessionId) {
+      return db.transaction((): CountedAggregate | undefined => {
+        const state = load(sessionId);
+        if (state === null) return rebuild(sessionId);
+        if (state.context === null || state.context.extraction !== extractionKey(deps.lastExtraction(sessionId))) return countContext(sessionId, state);
+        return state as CountedAggregate;
+      })();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The context part of a session's persisted aggregate (aggregate.ts): what accounting.ts counts
+ * from the active conversation, kept so that an append costs O(appended entries).
+ *
+ * An append extends the active conversation when each new main-thread entry hangs off the
+ * current leaf, or off an entry of the last response (a parallel tool call's sibling, or a tool
+ * result hanging off one) while nothing else was written after that response began. Then the new
+ * active conversation is the old one plus the new entries (conversation.ts: the walk from the new
+ * leaf passes through the old path, and the siblings it adds back are the same), so the count
+ * grows by their estimates, or restarts at a new response. Anything else (a compact boundary, a
+ * rewind onto an older entry, a new root) is not an extension: the context is computed again from
+ * the main transcript (`contextFromScratch`), which the caller does once the file is read.
+ */
+import { contextAfterCompaction, contextOfUsage, countContext, isApiResponse, isFinalerThan } from './accounting.js';
+import { activeConversation } from './conversation.js';
+import { endOfCompactionOutput, extractionBaseline, isCompactionOutput, toolCallsAfter, type LastExtraction } from './since-extraction.js';
+import type { IndexedEntry, Usage } from './types.js';
+
+/** Entries of one response tracked as possible parents; a response with more is not followed. */
+export const MAX_TAIL = 512;
+
+export interface ContextState {
+  /** The newest main-thread entry with a uuid: the leaf the active conversation is walked from. */
+  leaf: string | null;
+  /** The response the count starts from: its ids and final usage. */
+  anchor: { messageId: string | null; requestId: string | null; usage: Usage } | null;
+  /** Estimated tokens of the active entries after the anchor's first entry (of all without one). */
+  estimated: number;
+  /** Uuids of the anchor response's entries and of the tool results hanging off them. */
+  tail: string[];
+  /** Of `tail`, the anchor response's own (assistant) entries. */
+  tailResponses: string[];
+  /** Every active entry after the anchor's first is in `tail`: an entry may hang off any of them. */
+  tailPure: boolean;
+  /** sinceExtraction: tool calls after `mark`, and the context at the mark. */
+  toolCalls: number;
+  mark: number | null;
+  baseline: number;
+  /**
+   * The summary a preserved segment is spliced in after: an entry hanging off it is relinked to
+   * the segment's tail (conversation.ts), which is not an extension; counted again then.
+   */
+  segmentAnchor: string | null;
+  /**
+   * Everything after the boundary that `mark` is at is still the compaction's own output, and the
+   * boundary records no postTokens: the baseline is the context right after that output, so it
+   * follows the context until a real prompt or response is written (since-extraction.ts).
+   */
+  inCompactionOutput: boolean;
+  /** The extraction this was counted against (extractionKey); another one means counting again. */
+  extraction: string | null;
+}
+
+/** Identifies a LastExtraction, so a stored count knows whether it still applies. */
+export function extractionKey(last: LastExtraction | null | undefined): string | null {
+  return last ? JSON.stringify([last.uuid ?? null, last.atOffset ?? null, last.contextTokens]) : null;
+}
+
+function isBoundary(entry: IndexedEntry): boolean {
+  return entry.type === 'system' && entry.subtype === 'compact_boundary';
+}
+
+/** Whether `entry` (assistant) belongs to the anchor response, as its first entry is found. */
+function ofAnchor(context: ContextState, entry: IndexedEntry): boolean {
+  return context.anchor !== null && context.anchor.messageId !== null && entry.type === 'assistant' && entry.messageId === context.anchor.messageId;
+}
+
+function addToTail(context: ContextState, uuid: string, response: boolean): void {
+  if (context.tail.length >= MAX_TAIL) {
+    context.tailPure = false;
+    return;
+  }
+  context.tail.push(uuid);
+  if (response) context.tailResponses.push(uuid);
+}
+
+/** After each main-thread entry: the baseline follows the context while the compaction is still writing. */
+export function followCompactionOutput(context: ContextState, entry: IndexedEntry): void {
+  if (!context.inCompactionOutput) return;
+  if (!isCompactionOutput(entry)) {
+    context.inCompactionOutput = false;
+    return;
+  }
+  context.baseline = (context.anchor === null ? 0 : contextOfUsage(context.anchor.usage)) + context.estimated;
+}
+
+/**
+ * Folds one main-thread entry (not a sidechain, with a uuid) appended to the main transcript.
+ * Returns false when it does not extend the active conversation: the state is then unusable.
+ */
+export function extendContext(context: ContextState, entry: IndexedEntry & { uuid: string }): boolean {
+  if (isBoundary(entry)) return false;
+  const parent = entry.parentUuid;
+  if (parent !== null && parent === context.segmentAnchor) return false;
+  const attaches = parent === context.leaf || (context.tailPure && parent !== null && context.tail.includes(parent));
+  if (!attaches) return false;
+  context.leaf = entry.uuid;
+  const anchor = context.anchor;
+  if (isApiResponse(entry) && (anchor === null || entry.messageId === null || entry.messageId !== anchor.messageId)) {
+    context.anchor = { messageId: entry.messageId, requestId: entry.requestId, usage: entry.usage };
+    context.estimated = 0;
+    context.tail = [entry.uuid];
+    context.tailResponses = [entry.uuid];
+    context.tailPure = true;
+  } else {
+    context.estimated += entry.estTokens;
+    if (anchor !== null && ofAnchor(context, entry)) {
+      if (isApiResponse(entry)) {
+        if (entry.requestId !== anchor.requestId) context.anchor = { messageId: anchor.messageId, requestId: entry.requestId, usage: entry.usage };
+        else if (isFinalerThan(entry.usage, anchor.usage)) anchor.usage = entry.usage;
+      }
+      addToTail(context, entry.uuid, true);
+    } else if (entry.type === 'user' && entry.toolResults.length > 0 && parent !== null && context.tailResponses.includes(parent)) {
+      addToTail(context, entry.uuid, false);
+    } else {
+      context.tailPure = false;
+    }
+  }
+  if (entry.type === 'assistant' && (context.mark === null || entry.offset > context.mark)) context.toolCalls += entry.toolUses.length;
+  return true;
+}
+
+/** The context state of a main transcript, counted from all of it (its entries in file order). */
+export function contextFromScratch(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): ContextState {
+  const conversation = activeConversation(main);
+  const active = conversation.entries;
+  const count = countContext(active, conversation.boundary);
+  const { mark, baseline } = extractionBaseline(main, last, conversation.boundary, (boundary) => contextAfterCompaction(main, boundary));
+  const firstEntry = active[count.first];
+  const context: ContextState = {
+    leaf: conversation.leaf?.uuid ?? null,
+    anchor: count.anchorUsage === null || firstEntry === undefined ? null : { messageId: count.breakdown.anchorMessageId, requestId: null, usage: count.anchorUsage },
+    estimated: count.breakdown.estimatedTokens,
+    tail: [],
+    tailResponses: [],
+    tailPure: false,
+    toolCalls: toolCallsAfter(active, mark),
+    mark,
+    baseline,
+    segmentAnchor: conversation.boundary?.compact?.preservedSegment?.anchorUuid ?? null,
+    inCompactionOutput: false,
+    extraction: extractionKey(last),
+  };
+  const boundary = conversation.boundary;
+  if (boundary !== null && mark === boundary.offset && boundary.compact?.postTokens == null) {
+    context.inCompactionOutput = endOfCompactionOutput(main, boundary) === main.length;
+  }
+  if (context.anchor !== null) {
+    // The request id the final usage was taken from: the last API entry of the response.
+    const lastApi = active.findLast((entry) => isApiResponse(entry) && entry.messageId === count.breakdown.anchorMessageId && (conversation.boundary === null || entry.offset > conversation.boundary.offset));
+    context.anchor.requestId = lastApi?.requestId ?? null;
+    context.tailPure = true;
+    for (let i = count.first; i < active.length; i++) {
+      const entry = active[i] as IndexedEntry;
+      if (entry.uuid === null) continue;
+      if (i === count.first || ofAnchor(context, entry)) addToTail(context, entry.uuid, true);
+      else if (entry.type === 'user' && entry.toolResults.length > 0 && entry.parentUuid !== null && context.tailResponses.includes(entry.parentUuid)) addToTail(context, entry.uuid, false);
+      else context.tailPure = false;
+    }
+  }
+  return context;
+}

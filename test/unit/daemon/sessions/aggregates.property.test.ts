@@ -1,0 +1,328 @@
+/**
+ * The persisted session aggregates against a computation from scratch (issue 15): random
+ * transcripts (split responses with placeholder output, parallel tool calls, rewinds, new roots,
+ * compactions with and without preserved segments, synthetic and inline-sidechain entries,
+ * sub-agent and compaction-agent files, titles, partial last lines) go through the real ingestor
+ * into a real SQLite index, with truncations, replacements, deletions and restarts in between;
+ * after every step each session's summary from its aggregate must equal the one computed from
+ * all of its entries. Seeded, so that a failure names the seed that reproduces it.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBus } from '../../../../daemon/bus/bus.js';
+import { createIngestor, type Ingestor } from '../../../../daemon/ingest/ingestor.js';
+import { isCompactionAgent } from '../../../../daemon/ingest/layout.js';
+import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
+import { summarizeSession, summaryOf } from '../../../../daemon/sessions/summary.js';
+import { openStore, type Store } from '../../../../daemon/store/db.js';
+import { leafTitles, listSessions, loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
+import type { SessionSummary } from '../../../../shared/protocol/results.js';
+import { computeSessionAccounting, type LastExtraction } from '../../../../shared/transcript/accounting.js';
+import type { IndexedEntry } from '../../../../shared/transcript/types.js';
+import { contextFromScratch } from '../../../../shared/transcript/aggregate-context.js';
+import { fakeLogger } from '../../../helpers/fake-logger.js';
+
+const SEEDS = Number(process.env.MEMD_PROPERTY_SEEDS ?? 24);
+const STEPS = Number(process.env.MEMD_PROPERTY_STEPS ?? 30);
+const ENV = {};
+
+/** mulberry32: a small seeded generator, so that a failing seed reproduces. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Raw = Record<string, unknown>;
+
+/** Writes plausible Claude Code lines for one session, remembering the tree it has built. */
+class Writer {
+  private n = 0;
+  private uuids: string[] = [];
+  private parents = new Map<string, string | null>();
+  leaf: string | null = null;
+  private clock = Date.parse('2026-03-01T10:00:00.000Z');
+  constructor(
+    private readonly rand: () => number,
+    readonly sessionId: string,
+    private readonly tag: string,
+  ) {}
+
+  private pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.rand() * items.length)] as T;
+  }
+
+  private base(type: string, parent: string | null, extra: Raw = {}): Raw & { uuid: string } {
+    const uuid = `${this.tag}-${++this.n}`;
+    this.clock += Math.floor(this.rand() * 5_000);
+    const line: Raw & { uuid: string } = { type, uuid, parentUuid: parent, sessionId: this.sessionId, timestamp: new Date(this.clock).toISOString(), ...extra };
+    if (this.rand() < 0.3) line.cwd = this.pick(['/work/a', '/work/b']);
+    if (this.rand() < 0.3) line.gitBranch = this.pick(['main', 'dev']);
+    if (this.rand() < 0.05) delete line.timestamp;
+    this.uuids.push(uuid);
+    this.parents.set(uuid, parent);
+    this.leaf = uuid;
+    return line;
+  }
+
+  private parent(): string | null {
+    const roll = this.rand();
+    if (roll < 0.06 && this.uuids.length > 2) return this.pick(this.uuids); // a rewind
+    if (roll < 0.08) return null; // a new root
+    // Off one of the last few entries: a parallel tool call's sibling, or a short rewind.
+    if (roll < 0.16 && this.uuids.length > 4) return this.pick(this.uuids.slice(-4));
+    return this.leaf;
+  }
+
+  private text(): string {
+    return 'x'.repeat(1 + Math.floor(this.rand() * 400));
+  }
+
+  prompt(): Raw[] {
+    return [this.base('user', this.parent(), { message: { role: 'user', content: `prompt ${this.text()}` } })];
+  }
+
+  response(sidechain = false): Raw[] {
+    const id = `msg_${this.tag}_${this.n}`;
+    const requestId = `req_${this.tag}_${this.n}`;
+    const model = this.pick(['claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001', 'claude-opus-4-1-20250805']);
+    const input = Math.floor(this.rand() * 50_000);
+    const cacheRead = Math.floor(this.rand() * 100_000);
+    const write = Math.floor(this.rand() * 5_000);
+    const finalOutput = 20 + Math.floor(this.rand() * 2_000);
+    const parts = 1 + Math.floor(this.rand() * 3);
+    const tools = this.rand() < 0.4 ? 1 + Math.floor(this.rand() * 2) : 0;
+    const lines: Raw[] = [];
+    const toolEntries: { uuid: string; toolId: string }[] = [];
+    let parent = this.parent();
+    for (let part = 0; part < parts + tools; part++) {
+      const isTool = part >= parts;
+      const last = part === parts + tools - 1;
+      const toolId = `tool_${this.tag}_${this.n}_${part}`;
+      const usage = {
+        input_tokens: input,
+        // Early entries carry message_start's placeholder (2.1.3x).
+        output_tokens: last ? finalOutput : 1 + Math.floor(this.rand() * 9),
+        cache_read_input_tokens: cacheRead,
+        cache_creation_input_tokens: write,
+        cache_creation: { ephemeral_5m_input_tokens: write, ephemeral_1h_input_tokens: 0 },
+      };
+      const content = isTool ? [{ type: 'tool_use', id: toolId, name: 'Read', input: { path: this.text() } }] : [{ type: 'text', text: this.text() }];
+      const line = this.base('assistant', parent, { requestId, isSidechain: sidechain, message: { id, role: 'assistant', model, content, usage } });
+      lines.push(line);
+      if (isTool) toolEntries.push({ uuid: line.uuid, toolId });
+      parent = line.uuid;
+    }
+    for (const tool of toolEntries) {
+      const content = [{ type: 'tool_result', tool_use_id: tool.toolId, content: this.text() }];
+      lines.push(this.base('user', tool.uuid, { isSidechain: sidechain, message: { role: 'user', content } }));
+    }
+    return lines;
+  }
+
+  compaction(): Raw[] {
+    const logical = this.leaf;
+    const preserved = this.rand() < 0.4 && this.uuids.length > 3;
+    // Claude Code keeps the leaf and its parent (the head an ancestor of the tail); now and then
+    // a malformed segment, whose head is not on the tail's path.
+    const tail = preserved ? (this.leaf ?? undefined) : undefined;
+    const head = !preserved ? undefined : this.rand() < 0.8 ? (this.parents.get(tail ?? '') ?? undefined) : this.uuids[this.uuids.length - 2];
+    const boundary = this.base('system', null, {
+      subtype: 'compact_boundary',
+      logicalParentUuid: logical,
+      compactMetadata: { trigger: this.pick(['auto', 'manual']), preTokens: Math.floor(this.rand() * 200_000), ...(this.rand() < 0.3 ? { postTokens: Math.floor(this.rand() * 20_000) } : {}) },
+    });
+    const summary = this.base('user', boundary.uuid, { isCompactSummary: true, message: { role: 'user', content: `summary ${this.text()}` } });
+    if (preserved && head !== undefined && tail !== undefined) {
+      (boundary.compactMetadata as Raw).preservedSegment = { headUuid: head, anchorUuid: summary.uuid, tailUuid: tail };
+    }
+    return [boundary, summary];
+  }
+
+  other(): Raw[] {
+    const roll = this.rand();
+    if (roll < 0.2) return [{ type: 'last-prompt', leafUuid: this.leaf, sessionId: this.sessionId }];
+    if (roll < 0.35) return [{ type: 'custom-title', customTitle: `custom ${this.n}`, sessionId: this.sessionId }];
+    if (roll < 0.5) return [{ type: 'ai-title', aiTitle: `ai ${this.n}`, sessionId: this.sessionId }];
+    if (roll < 0.65) {
+      const usage = { input_tokens: 0, output_tokens: 0 };
+      return [this.base('assistant', this.leaf, { message: { id: `syn_${this.n}`, role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: 'No response requested.' }], usage } })];
+    }
+    if (roll < 0.8) return this.response(true); // 1.0.x inline sidechain
+    return [this.base('attachment', this.leaf, { attachment: { type: 'hook', content: this.text() } })];
+  }
+
+  next(): Raw[] {
+    const roll = this.rand();
+    if (roll < 0.3) return this.prompt();
+    if (roll < 0.75) return this.response();
+    if (roll < 0.82) return this.compaction();
+    return this.other();
+  }
+}
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const bus = createBus((error) => {
+  throw error;
+});
+
+function fromScratch(store: Store, sessionId: string, last: LastExtraction | null): SessionSummary | undefined {
+  const db = store.db;
+  return db.transaction(() => {
+    const files = sessionFiles(db, sessionId);
+    if (files.length === 0) return undefined;
+    const byKind = { main: [] as IndexedEntry[], sidechain: [] as IndexedEntry[], compaction: [] as IndexedEntry[] };
+    for (const file of files) {
+      const kind = file.agentId === null ? 'main' : isCompactionAgent(file.agentId) ? 'compaction' : 'sidechain';
+      byKind[kind].push(...loadFileEntries(db, file.id));
+    }
+    const project = files.find((file) => file.agentId === null)?.project ?? files[0]?.project ?? '';
+    const accounting = computeSessionAccounting(byKind.main, byKind.sidechain, { env: ENV, lastExtraction: last, leafTitles: leafTitles(db, project), compactionEntries: byKind.compaction });
+    return summaryOf(sessionId, files, accounting);
+  })();
+}
+
+async function run(seed: number): Promise<void> {
+  const rand = random(seed);
+  const root = join(dir, `projects-${seed}`);
+  const dbPath = join(dir, `memd-${seed}.sqlite`);
+  const project = join(root, '-work-p');
+  mkdirSync(project, { recursive: true });
+  const writers = [new Writer(rand, 's1', 'a'), new Writer(rand, 's2', 'b')];
+  const paths = new Map<Writer, string[]>();
+  for (const writer of writers) paths.set(writer, [join(project, `${writer.sessionId}.jsonl`)]);
+  // A partial last line per file, finished by the next append.
+  const pending = new Map<string, string>();
+  const extractions = new Map<string, LastExtraction>();
+
+  let store = openStore(dbPath, fakeLogger());
+  const start = (): Ingestor =>
+    createIngestor({ db: store.db, bus, log: fakeLogger(), clock: () => Date.now(), projectsDir: root, onSessionsChanged: () => {}, parseInWorker: false, commitBytes: 2_000, observer: aggregates() });
+  const aggregates = () => createAggregateStore({ db: store.db, lastExtraction: (id) => extractions.get(id) ?? null });
+  let ingest = start();
+
+  const check = (step: string) => {
+    const transcripts = createTranscripts({ db: store.db });
+    const store2 = aggregates();
+    for (const { sessionId } of listSessions(store.db)) {
+      const expected = fromScratch(store, sessionId, extractions.get(sessionId) ?? null);
+      const actual = summarizeSession(transcripts, store2, sessionId, ENV);
+      if (process.env.MEMD_PROPERTY_TRACE && JSON.stringify(actual) !== JSON.stringify(expected)) {
+        const row = store.db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck().get(sessionId) as string;
+        const main = sessionFiles(store.db, sessionId).find((f) => f.agentId === null);
+        const entries = main ? loadFileEntries(store.db, main.id) : [];
+        console.log('STORED', JSON.stringify(JSON.parse(row).context));
+        console.log('SCRATCH', JSON.stringify(contextFromScratch(entries, extractions.get(sessionId) ?? null)));
+        console.log('TAIL', JSON.stringify(entries.slice(-12).map((e) => [e.offset, e.type, e.subtype, e.uuid, e.parentUuid, e.messageId, e.toolUses.length, e.isSidechain, e.isCompactSummary])));
+      }
+      expect(actual, `seed ${seed}, ${step}, session ${sessionId}`).toEqual(expected);
+    }
+  };
+
+  for (let step = 0; step < STEPS; step++) {
+    const writer = writers[Math.floor(rand() * writers.length)] as Writer;
+    const files = paths.get(writer) as string[];
+    const roll = rand();
+    let touched: string[] = [];
+    let label = '';
+    if (roll < 0.62) {
+      // Append to the main transcript, or to a sub-agent or compaction agent file.
+      let path = files[0] as string;
+      if (rand() < 0.25) {
+        if (files.length === 1 || rand() < 0.3) {
+          const agent = rand() < 0.3 ? `agent-acompact-${files.length}` : `agent-${files.length}`;
+          files.push(join(project, writer.sessionId, 'subagents', `${agent}.jsonl`));
+        }
+        path = files[1 + Math.floor(rand() * (files.length - 1))] as string;
+      }
+      const isMain = path === files[0];
+      const lines: Raw[] = [];
+      const count = 1 + Math.floor(rand() * 12);
+      for (let i = 0; i < count; i++) lines.push(...(isMain ? writer.next() : writer.response(true)));
+      let text = (pending.get(path) ?? '') + lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+      pending.delete(path);
+      if (rand() < 0.2 && text.length > 10) {
+        const cut = text.length - 1 - Math.floor(rand() * Math.min(40, text.length - 2));
+        pending.set(path, text.slice(cut));
+        text = text.slice(0, cut);
+      }
+      mkdirSync(dirname(path), { recursive: true });
+      appendFileSync(path, text);
+      touched = [path];
+      label = `append ${count} to ${path.slice(root.length)}`;
+    } else if (roll < 0.7) {
+      // Truncate a file to an earlier line boundary.
+      const path = files[Math.floor(rand() * files.length)] as string;
+      let text = '';
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch {
+        continue;
+      }
+      const ends = [...text.matchAll(/\n/g)].map((match) => (match.index ?? 0) + 1);
+      const to = ends.length === 0 ? 0 : (ends[Math.floor(rand() * ends.length)] as number);
+      truncateSync(path, to);
+      pending.delete(path);
+      touched = [path];
+      label = `truncate ${path.slice(root.length)} to ${to}`;
+    } else if (roll < 0.76) {
+      // Replace the main transcript with fresh content.
+      const path = files[0] as string;
+      const lines = [...writer.prompt(), ...writer.response()];
+      writeFileSync(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+      pending.delete(path);
+      touched = [path];
+      label = `replace ${path.slice(root.length)}`;
+    } else if (roll < 0.82 && files.length > 1) {
+      const path = files.pop() as string;
+      try {
+        unlinkSync(path);
+      } catch {
+        // Never written.
+      }
+      pending.delete(path);
+      touched = [path];
+      label = `delete ${path.slice(root.length)}`;
+    } else if (roll < 0.88) {
+      // An extraction recorded at the newest indexed entry, as the extraction service records one.
+      const newest = store.db
+        .prepare("SELECT e.uuid, e.offset FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND f.agent_id IS NULL AND e.uuid IS NOT NULL ORDER BY e.offset DESC LIMIT 1")
+        .get(writer.sessionId) as { uuid: string; offset: number } | undefined;
+      extractions.set(writer.sessionId, { uuid: newest?.uuid, atOffset: newest?.offset, contextTokens: Math.floor(rand() * 50_000) });
+      label = `extraction of ${writer.sessionId}`;
+    } else {
+      await ingest.stop();
+      store.close();
+      store = openStore(dbPath, fakeLogger());
+      ingest = start();
+      const found = await scanTranscripts(root);
+      ingest.backfill(found, []);
+      label = 'restart';
+    }
+    for (const path of touched) ingest.touch(path);
+    await ingest.idle();
+    if (process.env.MEMD_PROPERTY_TRACE) console.log(`step ${step}: ${label}`);
+    check(`step ${step} (${label})`);
+  }
+  await ingest.stop();
+  store.close();
+}
+
+describe('persisted session aggregates', () => {
+  it(`equal a computation from scratch after random appends, truncations, replacements, deletions, extractions and restarts (${SEEDS} seeds × ${STEPS} steps)`, async () => {
+    dir = mkdtempSync(join(tmpdir(), 'memd-aggregates-'));
+    const first = Number(process.env.MEMD_PROPERTY_FIRST_SEED ?? 1);
+    for (let seed = first; seed < first + SEEDS; seed++) await run(seed);
+  }, 120_000);
+});
