@@ -1,7 +1,7 @@
 /**
  * Decides which transcript file is read next and runs up to LANES passes at once, never two over
  * the same file, so memory stays at a few chunks plus one line per lane. Files that changed (watcher events)
- * go before the backfill of files found at start, which runs smallest first; a long pass gives
+ * go before the backfill of files found at start, which runs newest first; a long pass gives
  * way between chunks to waiting files and resumes later from its committed offset. Events go out
  * only after the transaction that recorded them commits.
  */
@@ -68,12 +68,14 @@ export interface FoundFile {
   path: string;
   size: number;
   ino: string;
+  /** When it last changed: the backfill reads the newest first. */
+  mtimeMs?: number;
 }
 
 export interface Ingestor {
   /** A file changed (or appeared, or went): read it soon. Non-transcript paths are ignored. */
   touch(path: string): void;
-  /** The files found at start (and those indexed but no longer found), read smallest first. */
+  /** The files found at start (and those indexed but no longer found), read newest first. */
   backfill(files: readonly FoundFile[], missing: readonly string[]): void;
   /** Inode and size up to which a file was last read to its end, if it was. */
   lastRead(path: string): { ino: string; size: number } | undefined;
@@ -321,9 +323,11 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       backfillStartedAt ??= clock();
       const known = allFiles(db);
       const sizes = new Map<string, number>();
-      const add = (path: string, size: number, left: number) => {
+      const mtimes = new Map<string, number>();
+      const add = (path: string, size: number, left: number, mtimeMs = Number.POSITIVE_INFINITY) => {
         if (sizes.has(path) || queue.isLive(path) || running.has(path) || backfillLeft.has(path)) return;
         sizes.set(path, size);
+        mtimes.set(path, mtimeMs);
         backfillLeft.add(path);
         progress.filesTotal += 1;
         progress.bytesTotal += left;
@@ -335,9 +339,12 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         if (classifyTranscript(projectsDir, file.path) === null) continue;
         const row = known.get(file.path);
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
-        add(file.path, file.size, unchanged ? file.size - row.committedOffset : file.size);
+        add(file.path, file.size, unchanged ? file.size - row.committedOffset : file.size, file.mtimeMs);
       }
-      queue.addBackfill(sizes.keys(), (a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
+      // Newest first: the sessions a user works in show up in their first `memctl status`, and
+      // history fills in behind them. Gone files (no mtime) first, as they cost nothing.
+      const mtime = (path: string) => mtimes.get(path) ?? 0;
+      queue.addBackfill(sizes.keys(), (a, b) => mtime(b) - mtime(a) || (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
       // Nothing to read: done at once.
       backfillDoneIfEmpty();
       kick();

@@ -1,6 +1,6 @@
 /**
  * Which file the ingestor reads next: changed files (`live`) before the backfill, and the
- * backfill in the order it was given (smallest first). A file waits in one of the two at most;
+ * backfill in the order it was given (newest first). A file waits in one of the two at most;
  * a backfill file that changes moves to `live`. A pass that gives way goes back to the head of
  * the queue it came from.
  */

@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import {
   aggregateFromScratch,
+  emptyAggregate,
   type AggregateState,
   type Bucket,
   type ContextState,
@@ -135,10 +136,16 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         rebuild(rows.sessionId);
         return;
       }
-      const state = load(rows.sessionId);
+      let state = load(rows.sessionId);
       if (state === null) {
-        rebuild(rows.sessionId);
-        return;
+        // A session seen for the first time has no other rows: fold from empty. One indexed
+        // before migration 8 (or by another version) is counted from its rows instead.
+        const indexed = sessionFiles(db, rows.sessionId).reduce((sum, file) => sum + file.entries, 0);
+        if (indexed !== rows.entries.length) {
+          rebuild(rows.sessionId);
+          return;
+        }
+        state = emptyAggregate();
       }
       if (rows.entries.length === 0) return;
       const keys = new Set<string>();

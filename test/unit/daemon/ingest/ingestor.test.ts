@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,10 +61,12 @@ function session(id: string, lines: number, extra = ''): string {
 }
 
 describe('the ingestor', () => {
-  it('backfills smallest first and reports progress until it is live', async () => {
-    session('big', 30);
-    session('small', 1);
-    session('medium', 10);
+  it('backfills newest first (the smallest first among equally new) and reports progress until it is live', async () => {
+    const hour = 3_600;
+    utimesSync(session('old', 2), 1_000_000, 1_000_000);
+    utimesSync(session('big', 30), 1_000_000 + hour, 1_000_000 + hour);
+    utimesSync(session('small', 1), 1_000_000 + hour, 1_000_000 + hour);
+    utimesSync(session('newest', 10), 1_000_000 + 2 * hour, 1_000_000 + 2 * hour);
     // One lane, so that the order is the scheduler's alone (two lanes finish in either order).
     const log = fakeLogger();
     const ingest = ingestor({ lanes: 1, log });
@@ -73,24 +75,24 @@ describe('the ingestor', () => {
     const files = await scanTranscripts(root);
     const total = files.reduce((sum, file) => sum + file.size, 0);
     ingest.backfill(files, []);
-    expect(ingest.progress()).toMatchObject({ state: 'backfilling', filesTotal: 3, bytesTotal: total, filesPending: 3 });
+    expect(ingest.progress()).toMatchObject({ state: 'backfilling', filesTotal: 4, bytesTotal: total, filesPending: 4 });
     await ingest.idle();
-    expect(changedSessions).toEqual(['small', 'medium', 'big']);
+    expect(changedSessions).toEqual(['newest', 'small', 'big', 'old']);
     expect(ingest.progress()).toEqual({
       state: 'live',
       watching: false,
-      filesDone: 3,
-      filesTotal: 3,
+      filesDone: 4,
+      filesTotal: 4,
       bytesDone: total,
       bytesTotal: total,
       filesPending: 0,
       backfillStartedAt: expect.any(String),
       backfillMs: expect.any(Number),
     });
-    expect(ingest.status().stats).toMatchObject({ files: 3, sessions: 3, entries: 41, badLines: 0, bytesRead: total, bytesReadThisRun: total });
+    expect(ingest.status().stats).toMatchObject({ files: 4, sessions: 4, entries: 43, badLines: 0, bytesRead: total, bytesReadThisRun: total });
     // One line when it is done, with the totals.
     expect(log.at('info').filter((entry) => entry.msg === 'backfill done')).toEqual([
-      { level: 'info', msg: 'backfill done', fields: { files: 3, bytes: total, ms: expect.any(Number), mbPerS: expect.any(Number) } },
+      { level: 'info', msg: 'backfill done', fields: { files: 4, bytes: total, ms: expect.any(Number), mbPerS: expect.any(Number) } },
     ]);
   });
 

@@ -324,5 +324,5 @@ describe('persisted session aggregates', () => {
     dir = mkdtempSync(join(tmpdir(), 'memd-aggregates-'));
     const first = Number(process.env.MEMD_PROPERTY_FIRST_SEED ?? 1);
     for (let seed = first; seed < first + SEEDS; seed++) await run(seed);
-  }, 120_000);
+  }, Math.max(120_000, SEEDS * STEPS * 100));
 });
