@@ -18,7 +18,7 @@ import {
   type ResponseBook,
   type SessionFileEntries,
 } from '../../shared/transcript/aggregate.js';
-import { contextFromScratch, extractionKey } from '../../shared/transcript/aggregate-context.js';
+import { contextFromScratch, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
@@ -89,6 +89,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const getResponses = db.prepare('SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))');
   const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
+  const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
 
   const writeBook = (sessionId: string, known: Map<string, CountedResponse>, keys: Iterable<string>) => {
     for (const key of keys) {
@@ -127,6 +128,16 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     state.context = contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), deps.lastExtraction(sessionId));
     save(sessionId, state);
     return state as CountedAggregate;
+  };
+
+  /** Where the extraction left off in the main transcript (extractionMark's rule: by uuid, else by offset). */
+  const markOfExtraction = (sessionId: string, last: LastExtraction): number | null => {
+    const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
+    if (last.uuid !== undefined && main !== undefined) {
+      const offset = offsetOfUuid.get(main.id, last.uuid) as number | undefined;
+      if (offset !== undefined) return offset;
+    }
+    return last.atOffset ?? null;
   };
 
   return {
@@ -170,7 +181,13 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       return db.transaction((): CountedAggregate | undefined => {
         const state = load(sessionId);
         if (state === null) return rebuild(sessionId);
-        if (state.context === null || state.context.extraction !== extractionKey(deps.lastExtraction(sessionId))) return countContext(sessionId, state);
+        if (state.context === null) return countContext(sessionId, state);
+        const last = deps.lastExtraction(sessionId);
+        if (state.context.extraction !== extractionKey(last)) {
+          // A new extraction: the mark moves; counted again only when the counts cannot follow.
+          if (!moveExtraction(state.context, last, last === null ? null : markOfExtraction(sessionId, last))) return countContext(sessionId, state);
+          save(sessionId, state);
+        }
         return state as CountedAggregate;
       })();
     },

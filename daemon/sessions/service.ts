@@ -13,6 +13,12 @@ import { listPage, type IndexRow, type ListFilter } from './list.js';
 /** DESIGN/issue 3: at most one session.updated per session per this interval. */
 export const SESSION_UPDATE_THROTTLE_MS = 250;
 
+/**
+ * Summaries kept: a summary is one aggregate row away, so the cache only spares repeated reads of
+ * the sessions in use; bounded, so that paging through 50,000 sessions does not keep them all.
+ */
+export const MAX_CACHED_SUMMARIES = 1_000;
+
 export interface SessionService {
   get(sessionId: string): SessionSummary;
   list(filter: ListFilter): SessionList;
@@ -58,7 +64,11 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     const cached = cache.get(sessionId);
     if (cached) return cached;
     const fresh = deps.summarize(sessionId);
-    if (fresh) cache.set(sessionId, fresh);
+    if (fresh) {
+      cache.set(sessionId, fresh);
+      // Map order is insertion order: the first key is the one cached longest ago.
+      if (cache.size > MAX_CACHED_SUMMARIES) cache.delete(cache.keys().next().value as string);
+    }
     return fresh;
   };
 

@@ -13,7 +13,7 @@
  */
 import { contextAfterCompaction, contextOfUsage, countContext, isApiResponse, isFinalerThan } from './accounting.js';
 import { activeConversation } from './conversation.js';
-import { endOfCompactionOutput, extractionBaseline, isCompactionOutput, toolCallsAfter, type LastExtraction } from './since-extraction.js';
+import { endOfCompactionOutput, extractionBaseline, isCompactionOutput, type LastExtraction } from './since-extraction.js';
 import type { IndexedEntry, Usage } from './types.js';
 
 /** Entries of one response tracked as possible parents; a response with more is not followed. */
@@ -32,19 +32,27 @@ export interface ContextState {
   tailResponses: string[];
   /** Every active entry after the anchor's first is in `tail`: an entry may hang off any of them. */
   tailPure: boolean;
-  /** sinceExtraction: tool calls after `mark`, and the context at the mark. */
-  toolCalls: number;
-  mark: number | null;
-  baseline: number;
+  /**
+   * sinceExtraction counts from the later of two marks (since-extraction.ts): where the last
+   * extraction left off (its offset, and the context then), and the active compact boundary
+   * (its offset, and the context it left). Both are kept, so that a new root, a boundary or a
+   * new extraction moves the mark without counting again.
+   */
+  extractionMark: number | null;
+  extractionContext: number;
+  boundaryOffset: number | null;
+  boundaryContext: number;
+  /** [offset, tool calls] of the active responses with tool calls after the mark. */
+  calls: [number, number][];
   /**
    * The summary a preserved segment is spliced in after: an entry hanging off it is relinked to
    * the segment's tail (conversation.ts), which is not an extension; counted again then.
    */
   segmentAnchor: string | null;
   /**
-   * Everything after the boundary that `mark` is at is still the compaction's own output, and the
-   * boundary records no postTokens: the baseline is the context right after that output, so it
-   * follows the context until a real prompt or response is written (since-extraction.ts).
+   * Everything after the active boundary is still the compaction's own output, and the boundary
+   * records no postTokens: the context it left follows the context until a real prompt or
+   * response is written (contextAfterCompaction).
    */
   inCompactionOutput: boolean;
   /** The extraction this was counted against (extractionKey); another one means counting again. */
@@ -74,14 +82,67 @@ function addToTail(context: ContextState, uuid: string, response: boolean): void
   if (response) context.tailResponses.push(uuid);
 }
 
-/** After each main-thread entry: the baseline follows the context while the compaction is still writing. */
+/** Calls kept past the mark; a longer stretch without an extraction is counted again instead. */
+export const MAX_CALLS = 4_096;
+
+/** The mark sinceExtraction counts from, and the context there (extractionBaseline's rule). */
+export function markOf(context: ContextState): { mark: number | null; baseline: number } {
+  const { extractionMark, boundaryOffset } = context;
+  if (boundaryOffset !== null && (extractionMark === null || boundaryOffset > extractionMark)) return { mark: boundaryOffset, baseline: context.boundaryContext };
+  return { mark: extractionMark, baseline: extractionMark === null ? 0 : context.extractionContext };
+}
+
+export function toolCallsOf(context: ContextState): number {
+  const { mark } = markOf(context);
+  let calls = 0;
+  for (const [offset, count] of context.calls) if (mark === null || offset > mark) calls += count;
+  return calls;
+}
+
+export function contextTokensOf(context: ContextState): number {
+  return (context.anchor === null ? 0 : contextOfUsage(context.anchor.usage)) + context.estimated;
+}
+
+/** Drops the calls at or before the mark; false when too many are left to keep. */
+function trimCalls(context: ContextState): boolean {
+  const { mark } = markOf(context);
+  if (mark !== null) context.calls = context.calls.filter(([offset]) => offset > mark);
+  return context.calls.length <= MAX_CALLS;
+}
+
+/** After each main-thread entry: the context a boundary left follows the context while the compaction is still writing. */
 export function followCompactionOutput(context: ContextState, entry: IndexedEntry): void {
   if (!context.inCompactionOutput) return;
   if (!isCompactionOutput(entry)) {
     context.inCompactionOutput = false;
     return;
   }
-  context.baseline = (context.anchor === null ? 0 : contextOfUsage(context.anchor.usage)) + context.estimated;
+  context.boundaryContext = contextTokensOf(context);
+}
+
+/**
+ * The active conversation starts again at `entry`: a new root (no parent), or a compact boundary
+ * that keeps nothing verbatim. Either is the whole of the new conversation so far.
+ */
+function restartAt(context: ContextState, entry: IndexedEntry & { uuid: string }): void {
+  context.leaf = entry.uuid;
+  context.anchor = null;
+  context.estimated = 0;
+  context.tail = [];
+  context.tailResponses = [];
+  context.tailPure = false;
+  context.segmentAnchor = null;
+  context.calls = [];
+  if (isBoundary(entry)) {
+    context.boundaryOffset = entry.offset;
+    const post = entry.compact?.postTokens ?? null;
+    context.inCompactionOutput = post === null;
+    context.boundaryContext = post ?? entry.estTokens;
+  } else {
+    context.boundaryOffset = null;
+    context.boundaryContext = 0;
+    context.inCompactionOutput = false;
+  }
 }
 
 /**
@@ -89,12 +150,22 @@ export function followCompactionOutput(context: ContextState, entry: IndexedEntr
  * Returns false when it does not extend the active conversation: the state is then unusable.
  */
 export function extendContext(context: ContextState, entry: IndexedEntry & { uuid: string }): boolean {
-  if (isBoundary(entry)) return false;
   const parent = entry.parentUuid;
-  if (parent !== null && parent === context.segmentAnchor) return false;
-  const attaches = parent === context.leaf || (context.tailPure && parent !== null && context.tail.includes(parent));
-  if (!attaches) return false;
-  context.leaf = entry.uuid;
+  if (isBoundary(entry)) {
+    // A boundary that keeps a preserved segment brings older entries back: counted again.
+    if (parent !== null || entry.compact?.preservedSegment != null) return false;
+    restartAt(context, entry);
+    context.estimated = entry.estTokens;
+    return true;
+  }
+  if (parent === null) {
+    restartAt(context, entry);
+  } else {
+    if (parent === context.segmentAnchor) return false;
+    const attaches = parent === context.leaf || (context.tailPure && context.tail.includes(parent));
+    if (!attaches) return false;
+    context.leaf = entry.uuid;
+  }
   const anchor = context.anchor;
   if (isApiResponse(entry) && (anchor === null || entry.messageId === null || entry.messageId !== anchor.messageId)) {
     context.anchor = { messageId: entry.messageId, requestId: entry.requestId, usage: entry.usage };
@@ -110,23 +181,42 @@ export function extendContext(context: ContextState, entry: IndexedEntry & { uui
         else if (isFinalerThan(entry.usage, anchor.usage)) anchor.usage = entry.usage;
       }
       addToTail(context, entry.uuid, true);
-    } else if (entry.type === 'user' && entry.toolResults.length > 0 && parent !== null && context.tailResponses.includes(parent)) {
+    } else if (entry.type === 'user' && entry.toolResults.length > 0 && context.tailResponses.includes(parent as string)) {
       addToTail(context, entry.uuid, false);
     } else {
       context.tailPure = false;
     }
   }
-  if (entry.type === 'assistant' && (context.mark === null || entry.offset > context.mark)) context.toolCalls += entry.toolUses.length;
+  if (entry.type === 'assistant' && entry.toolUses.length > 0) {
+    const { mark } = markOf(context);
+    if (mark === null || entry.offset > mark) context.calls.push([entry.offset, entry.toolUses.length]);
+    if (context.calls.length > MAX_CALLS) return false;
+  }
   return true;
+}
+
+/**
+ * A new last extraction, which `offset` locates in the main transcript (null when it does not).
+ * False when the counts cannot follow (the mark moved back, or too many calls): counted again.
+ */
+export function moveExtraction(context: ContextState, last: LastExtraction | null, offset: number | null): boolean {
+  const before = markOf(context).mark;
+  context.extractionMark = last === null ? null : offset;
+  context.extractionContext = last?.contextTokens ?? 0;
+  context.extraction = extractionKey(last);
+  const after = markOf(context).mark;
+  if (before !== null && (after === null || after < before)) return false;
+  return trimCalls(context);
 }
 
 /** The context state of a main transcript, counted from all of it (its entries in file order). */
 export function contextFromScratch(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): ContextState {
   const conversation = activeConversation(main);
   const active = conversation.entries;
-  const count = countContext(active, conversation.boundary);
-  const { mark, baseline } = extractionBaseline(main, last, conversation.boundary, (boundary) => contextAfterCompaction(main, boundary));
+  const { boundary } = conversation;
+  const count = countContext(active, boundary);
   const firstEntry = active[count.first];
+  const extractionMark = extractionBaseline(main, last, null, () => 0).mark;
   const context: ContextState = {
     leaf: conversation.leaf?.uuid ?? null,
     anchor: count.anchorUsage === null || firstEntry === undefined ? null : { messageId: count.breakdown.anchorMessageId, requestId: null, usage: count.anchorUsage },
@@ -134,20 +224,22 @@ export function contextFromScratch(main: readonly IndexedEntry[], last: LastExtr
     tail: [],
     tailResponses: [],
     tailPure: false,
-    toolCalls: toolCallsAfter(active, mark),
-    mark,
-    baseline,
-    segmentAnchor: conversation.boundary?.compact?.preservedSegment?.anchorUuid ?? null,
-    inCompactionOutput: false,
+    extractionMark,
+    extractionContext: extractionMark === null ? 0 : (last?.contextTokens ?? 0),
+    boundaryOffset: boundary?.offset ?? null,
+    boundaryContext: boundary === null ? 0 : contextAfterCompaction(main, boundary),
+    calls: [],
+    segmentAnchor: boundary?.compact?.preservedSegment?.anchorUuid ?? null,
+    inCompactionOutput: boundary !== null && boundary.compact?.postTokens == null && endOfCompactionOutput(main, boundary) === main.length,
     extraction: extractionKey(last),
   };
-  const boundary = conversation.boundary;
-  if (boundary !== null && mark === boundary.offset && boundary.compact?.postTokens == null) {
-    context.inCompactionOutput = endOfCompactionOutput(main, boundary) === main.length;
+  const { mark } = markOf(context);
+  for (const entry of active) {
+    if (entry.type === 'assistant' && entry.toolUses.length > 0 && (mark === null || entry.offset > mark)) context.calls.push([entry.offset, entry.toolUses.length]);
   }
   if (context.anchor !== null) {
     // The request id the final usage was taken from: the last API entry of the response.
-    const lastApi = active.findLast((entry) => isApiResponse(entry) && entry.messageId === count.breakdown.anchorMessageId && (conversation.boundary === null || entry.offset > conversation.boundary.offset));
+    const lastApi = active.findLast((entry) => isApiResponse(entry) && entry.messageId === count.breakdown.anchorMessageId && (boundary === null || entry.offset > boundary.offset));
     context.anchor.requestId = lastApi?.requestId ?? null;
     context.tailPure = true;
     for (let i = count.first; i < active.length; i++) {

@@ -25,7 +25,7 @@ import {
   timeKey,
   type UsageByModel,
 } from './accounting.js';
-import { type ContextState, contextFromScratch, extendContext, followCompactionOutput } from './aggregate-context.js';
+import { type ContextState, contextFromScratch, contextTokensOf, extendContext, followCompactionOutput, markOf, toolCallsOf } from './aggregate-context.js';
 import type { LastExtraction, SinceExtraction } from './since-extraction.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';
 import type { IndexedEntry, Usage } from './types.js';
@@ -34,7 +34,7 @@ export type { Bucket } from './accounting.js';
 export type { ContextState } from './aggregate-context.js';
 
 /** The bump invalidates stored aggregates of another shape: they are computed again. */
-export const AGGREGATE_VERSION = 1;
+export const AGGREGATE_VERSION = 2;
 
 /** One response as counted: where it was first seen, and the usage of its finalest entry. */
 export interface CountedResponse {
@@ -99,7 +99,22 @@ export function emptyAggregate(): AggregateState {
     agents: {},
     titles: { custom: null, ai: null, prompt: null },
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null, lastOffset: null, after: null },
-    context: { leaf: null, anchor: null, estimated: 0, tail: [], tailResponses: [], tailPure: false, toolCalls: 0, mark: null, baseline: 0, segmentAnchor: null, inCompactionOutput: false, extraction: null },
+    context: {
+      leaf: null,
+      anchor: null,
+      estimated: 0,
+      tail: [],
+      tailResponses: [],
+      tailPure: false,
+      extractionMark: null,
+      extractionContext: 0,
+      boundaryOffset: null,
+      boundaryContext: 0,
+      calls: [],
+      segmentAnchor: null,
+      inCompactionOutput: false,
+      extraction: null,
+    },
   };
 }
 
@@ -240,7 +255,7 @@ export interface AggregateAccounting {
 export function accountingOf(state: AggregateState & { context: ContextState }, env: ThresholdEnv, summaryTitle: string | null = null): AggregateAccounting {
   const { context, compactions } = state;
   const usageTokens = context.anchor === null ? 0 : contextOfUsage(context.anchor.usage);
-  const contextTokens = usageTokens + context.estimated;
+  const contextTokens = contextTokensOf(context);
   const byModel: UsageByModel = new Map();
   for (const [model, row] of Object.entries(state.usage)) {
     byModel.set(model, { main: { ...row.main, costUsd: 0 }, sidechain: { ...row.sidechain, costUsd: 0 }, compaction: { ...row.compaction, costUsd: 0 } });
@@ -267,7 +282,7 @@ export function accountingOf(state: AggregateState & { context: ContextState }, 
       lastPreTokens: compactions.lastPreTokens,
       lastPostTokens: compactions.lastPostTokens ?? (after === undefined ? null : after.input + after.cacheCreation + after.cacheRead),
     },
-    sinceExtraction: { toolCalls: context.toolCalls, tokenGrowth: Math.max(0, contextTokens - context.baseline) },
+    sinceExtraction: { toolCalls: toolCallsOf(context), tokenGrowth: Math.max(0, contextTokens - markOf(context).baseline) },
     model: state.model,
     cwd,
     gitBranch,
