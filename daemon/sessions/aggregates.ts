@@ -18,12 +18,18 @@ import {
   type ResponseBook,
   type SessionFileEntries,
 } from '../../shared/transcript/aggregate.js';
-import { contextFromScratch, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
+import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
 import type { IngestedFile } from '../store/rows.js';
-import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
+import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
+
+/**
+ * Main-transcript rows read to count the context again after a compaction or a rewind: the active
+ * conversation usually starts within them, and reading them costs milliseconds at any file size.
+ */
+export const CONTEXT_WINDOW = 2_000;
 
 export type CountedAggregate = AggregateState & { context: ContextState };
 
@@ -51,6 +57,8 @@ export interface AggregateStoreDeps {
   db: Database.Database;
   /** Where the session's last memory extraction left off (sinceExtraction counts from it). */
   lastExtraction(sessionId: string): LastExtraction | null;
+  /** CONTEXT_WINDOW unless given (tests make it small, so that windows are taken). */
+  contextWindow?: number;
 }
 
 function kindOf(agentId: string | null): Bucket {
@@ -84,6 +92,7 @@ function bookOver(known: Map<string, CountedResponse>): ResponseBook & { changed
 
 export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const { db } = deps;
+  const window = deps.contextWindow ?? CONTEXT_WINDOW;
   const getState = db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck();
   const putState = db.prepare('INSERT INTO session_aggregates (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state');
   const getResponses = db.prepare('SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))');
@@ -122,10 +131,18 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     return state;
   };
 
-  /** The context again, from the main transcript's rows. */
+  /**
+   * The context again: from the main transcript's last rows when the active conversation lies
+   * within them (after a compaction, a rewind since it), else from all of its rows.
+   */
   const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
     const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
-    state.context = contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), deps.lastExtraction(sessionId));
+    const last = deps.lastExtraction(sessionId);
+    let context = null;
+    if (main !== undefined && main.entries > window) {
+      context = contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(sessionId, last));
+    }
+    state.context = context ?? contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), last);
     save(sessionId, state);
     return state as CountedAggregate;
   };

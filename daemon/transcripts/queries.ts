@@ -68,6 +68,12 @@ export function loadFileEntries(db: Db, fileId: number, fromOffset = 0): Indexed
   return (prepared(db, sql).all(fileId, fromOffset) as EntryRow[]).map(entryFromRow);
 }
 
+/** The last `limit` entries of one file, in offset order. */
+export function loadLastEntries(db: Db, fileId: number, limit: number): IndexedEntry[] {
+  const sql = 'SELECT * FROM entries WHERE file_id = ? ORDER BY offset DESC LIMIT ?';
+  return (prepared(db, sql).all(fileId, limit) as EntryRow[]).map(entryFromRow).reverse();
+}
+
 /**
  * All entries of a session: the main transcript's, and the sub-agent files' (file by file, by
  * path), each in offset order. Run it inside one read transaction when consistency across the

@@ -211,12 +211,41 @@ export function moveExtraction(context: ContextState, last: LastExtraction | nul
 
 /** The context state of a main transcript, counted from all of it (its entries in file order). */
 export function contextFromScratch(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): ContextState {
-  const conversation = activeConversation(main);
+  return countConversation(main, activeConversation(main), last, extractionBaseline(main, last, null, () => 0).mark);
+}
+
+/**
+ * Entries of the window before the active conversation's start: a response's other entries sit
+ * next to it, so a conversation that starts this far into the window has none outside it.
+ */
+export const WINDOW_MARGIN = 64;
+
+/**
+ * The context state from the main transcript's last entries (`tail`, in file order), when the
+ * active conversation lies wholly inside them: its walk ends at a compact boundary or a root in
+ * the window (not at an entry outside it), well inside, with any preserved segment inside too.
+ * Then it is the count from scratch at the cost of the window. Null otherwise.
+ * `extractionMark` is where the last extraction left off, located in the whole file.
+ */
+export function contextFromTail(tail: readonly IndexedEntry[], last: LastExtraction | null, extractionMark: number | null): ContextState | null {
+  const conversation = activeConversation(tail);
+  if (conversation.end !== 'boundary' && conversation.end !== 'root') return null;
+  const first = conversation.entries.reduce((min, entry) => Math.min(min, entry.offset), Number.POSITIVE_INFINITY);
+  const margin = tail[Math.min(WINDOW_MARGIN, tail.length - 1)]?.offset ?? 0;
+  if (first < margin) return null;
+  const segment = conversation.boundary?.compact?.preservedSegment;
+  if (segment != null) {
+    const inside = new Set(tail.map((entry) => entry.uuid));
+    if (!inside.has(segment.headUuid) || !inside.has(segment.tailUuid)) return null;
+  }
+  return countConversation(tail, conversation, last, extractionMark);
+}
+
+function countConversation(main: readonly IndexedEntry[], conversation: ReturnType<typeof activeConversation>, last: LastExtraction | null | undefined, extractionMark: number | null): ContextState {
   const active = conversation.entries;
   const { boundary } = conversation;
   const count = countContext(active, boundary);
   const firstEntry = active[count.first];
-  const extractionMark = extractionBaseline(main, last, null, () => 0).mark;
   const context: ContextState = {
     leaf: conversation.leaf?.uuid ?? null,
     anchor: count.anchorUsage === null || firstEntry === undefined ? null : { messageId: count.breakdown.anchorMessageId, requestId: null, usage: count.anchorUsage },

@@ -209,7 +209,8 @@ async function run(seed: number): Promise<void> {
   let store = openStore(dbPath, fakeLogger());
   const start = (): Ingestor =>
     createIngestor({ db: store.db, bus, log: fakeLogger(), clock: () => Date.now(), projectsDir: root, onSessionsChanged: () => {}, parseInWorker: false, commitBytes: 2_000, observer: aggregates() });
-  const aggregates = () => createAggregateStore({ db: store.db, lastExtraction: (id) => extractions.get(id) ?? null });
+  // A small window, so that counting from the last rows is taken (and checked) often.
+  const aggregates = () => createAggregateStore({ db: store.db, lastExtraction: (id) => extractions.get(id) ?? null, contextWindow: 70 + Math.floor(seed % 5) * 20 });
   let ingest = start();
 
   const check = (step: string) => {
