@@ -15,6 +15,7 @@ import { createInlineParser, createWorkerParser, type LineParser } from './parse
 import { createRetries, type Fault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
 import type { CommitObserver } from './writer.js';
+import type { IngestedFile } from '../store/rows.js';
 import {
   createTailer,
   DEFAULT_CARRY_BUDGET_BYTES,
@@ -91,6 +92,15 @@ export interface Ingestor {
   idle(): Promise<void>;
   /** Ends the running pass at its next chunk (what it read is committed) and reads nothing more. */
   stop(): Promise<void>;
+}
+
+/**
+ * Whether the file is as it was when last read to its end: same inode and size, everything
+ * committed, and not modified since (mtime before the row was last written). A rewrite in place
+ * to the same size changes the mtime, so it is still read.
+ */
+function readToEnd(row: IngestedFile & { ino: string }, file: FoundFile): boolean {
+  return !row.gone && row.ino === file.ino && row.size === file.size && row.committedOffset === file.size && file.mtimeMs !== undefined && file.mtimeMs < row.lastSeenAt;
 }
 
 /** The parser an ingestor with these settings uses; made early, its worker boots while the daemon starts. */
@@ -338,6 +348,14 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       for (const file of files) {
         if (classifyTranscript(projectsDir, file.path) === null) continue;
         const row = known.get(file.path);
+        if (row !== undefined && readToEnd(row, file)) {
+          // Read to its end before and not written since: done without a pass (no open, no read).
+          if (sizes.has(file.path) || queue.isLive(file.path) || running.has(file.path) || backfillLeft.has(file.path)) continue;
+          lastReads.set(file.path, { ino: file.ino, size: file.size });
+          progress.filesTotal += 1;
+          progress.filesDone += 1;
+          continue;
+        }
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
         add(file.path, file.size, unchanged ? file.size - row.committedOffset : file.size, file.mtimeMs);
       }

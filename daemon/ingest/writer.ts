@@ -55,6 +55,8 @@ export interface CommitObserver {
     agentId: string | null;
     reset: boolean;
     entries: readonly IndexedEntry[];
+    /** The file's entries after the commit: equal to `entries.length` when these are all of them. */
+    fileEntries: number;
     complete: boolean;
   }): void;
 }
@@ -115,6 +117,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       agentId: row.agent_id,
       reset: c.reset,
       entries: c.count === 0 ? [] : entriesFromParams(c.rows),
+      fileEntries: next.entries,
       complete: c.committedOffset >= c.identity.size,
     });
   });

@@ -31,6 +31,9 @@ import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/q
  */
 export const CONTEXT_WINDOW = 2_000;
 
+const RESPONSE_COLUMNS = 10;
+const RESPONSE_BATCH = 32;
+
 export type CountedAggregate = AggregateState & { context: ContextState };
 
 /** What ingest committed for one file, after its rows were written (same transaction). */
@@ -43,6 +46,8 @@ export interface CommittedRows {
   /** The file's rows were replaced from its start (truncated or replaced). */
   reset: boolean;
   entries: readonly IndexedEntry[];
+  /** The file's entries after the commit: equal to `entries.length` when these are all of them. */
+  fileEntries: number;
   /** Nothing more is known to be in the file: the context is worth counting now if it must be. */
   complete: boolean;
 }
@@ -100,11 +105,20 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
   const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
 
+  /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */
+  const putResponses = db.prepare(`INSERT OR REPLACE INTO session_responses VALUES ${Array.from({ length: RESPONSE_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
   const writeBook = (sessionId: string, known: Map<string, CountedResponse>, keys: Iterable<string>) => {
+    const params: (string | number)[] = [];
+    const flush = (statement: typeof putResponse) => {
+      statement.run(params);
+      params.length = 0;
+    };
     for (const key of keys) {
       const { bucket, model, usage } = known.get(key) as CountedResponse;
-      putResponse.run(sessionId, key, bucket, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h);
+      params.push(sessionId, key, bucket, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h);
+      if (params.length === RESPONSE_BATCH * RESPONSE_COLUMNS) flush(putResponses);
     }
+    for (let at = 0; at < params.length; at += RESPONSE_COLUMNS) putResponse.run(params.slice(at, at + RESPONSE_COLUMNS));
   };
 
   const load = (sessionId: string): AggregateState | null => {
@@ -113,8 +127,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   };
   const save = (sessionId: string, state: AggregateState) => putState.run(sessionId, JSON.stringify(state));
 
-  const fileEntries = (files: readonly IngestedFile[]): SessionFileEntries[] =>
-    files.map((file) => ({ kind: kindOf(file.agentId), path: file.path, entries: loadFileEntries(db, file.id) }));
+  const fileEntries = (files: readonly IngestedFile[]): SessionFileEntries[] => files.map((file) => ({ kind: kindOf(file.agentId), path: file.path, entries: loadFileEntries(db, file.id) }));
 
   /** Everything again, from the session's rows: O(session), after a file lost rows. */
   const rebuild = (sessionId: string): CountedAggregate | undefined => {
@@ -179,7 +192,9 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       const keys = new Set<string>();
       for (const entry of rows.entries) if (entry.messageId !== null && entry.usage !== null) keys.add(`${entry.messageId}:${entry.requestId ?? ''}`);
       const known = new Map<string, CountedResponse>();
-      if (keys.size > 0) {
+      // A session with no response counted yet has nothing to look up.
+      const counted = Object.values(state.usage).some((row) => row.main.assistantMessages + row.sidechain.assistantMessages + row.compaction.assistantMessages > 0);
+      if (keys.size > 0 && counted) {
         for (const row of getResponses.all(rows.sessionId, JSON.stringify([...keys])) as ResponseRow[]) {
           known.set(row.key, {
             bucket: row.bucket,
@@ -191,8 +206,12 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       const book = bookOver(known);
       foldEntries(state, rows.entries, kindOf(rows.agentId), rows.path, book);
       writeBook(rows.sessionId, known, book.changed);
-      if (state.context === null && rows.complete) countContext(rows.sessionId, state);
-      else save(rows.sessionId, state);
+      if (state.context !== null || !rows.complete) save(rows.sessionId, state);
+      else if (rows.agentId === null && rows.fileEntries === rows.entries.length) {
+        // The commit holds the whole main transcript (a file read in one go): counted from it.
+        state.context = contextFromScratch(rows.entries, deps.lastExtraction(rows.sessionId));
+        save(rows.sessionId, state);
+      } else countContext(rows.sessionId, state);
     },
     read(sessionId) {
       return db.transaction((): CountedAggregate | undefined => {

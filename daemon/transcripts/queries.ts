@@ -116,7 +116,9 @@ export function summaryTitle(db: Db, project: string, fileId: number): string | 
   if (titles.size === 0) return null;
   const sql = `SELECT uuid FROM entries WHERE file_id = ? AND is_sidechain = 0 AND uuid IN (SELECT value FROM json_each(?))
                ORDER BY offset DESC LIMIT 1`;
-  const uuid = prepared(db, sql).pluck().get(fileId, JSON.stringify([...titles.keys()])) as string | undefined;
+  const uuid = prepared(db, sql)
+    .pluck()
+    .get(fileId, JSON.stringify([...titles.keys()])) as string | undefined;
   return uuid === undefined ? null : (titles.get(uuid) ?? null);
 }
 

@@ -298,7 +298,7 @@ async function run(seed: number): Promise<void> {
     } else if (roll < 0.88) {
       // An extraction recorded at the newest indexed entry, as the extraction service records one.
       const newest = store.db
-        .prepare("SELECT e.uuid, e.offset FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND f.agent_id IS NULL AND e.uuid IS NOT NULL ORDER BY e.offset DESC LIMIT 1")
+        .prepare('SELECT e.uuid, e.offset FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND f.agent_id IS NULL AND e.uuid IS NOT NULL ORDER BY e.offset DESC LIMIT 1')
         .get(writer.sessionId) as { uuid: string; offset: number } | undefined;
       extractions.set(writer.sessionId, { uuid: newest?.uuid, atOffset: newest?.offset, contextTokens: Math.floor(rand() * 50_000) });
       label = `extraction of ${writer.sessionId}`;
@@ -321,9 +321,13 @@ async function run(seed: number): Promise<void> {
 }
 
 describe('persisted session aggregates', () => {
-  it(`equal a computation from scratch after random appends, truncations, replacements, deletions, extractions and restarts (${SEEDS} seeds × ${STEPS} steps)`, async () => {
-    dir = mkdtempSync(join(tmpdir(), 'memd-aggregates-'));
-    const first = Number(process.env.MEMD_PROPERTY_FIRST_SEED ?? 1);
-    for (let seed = first; seed < first + SEEDS; seed++) await run(seed);
-  }, Math.max(120_000, SEEDS * STEPS * 100));
+  it(
+    `equal a computation from scratch after random appends, truncations, replacements, deletions, extractions and restarts (${SEEDS} seeds × ${STEPS} steps)`,
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'memd-aggregates-'));
+      const first = Number(process.env.MEMD_PROPERTY_FIRST_SEED ?? 1);
+      for (let seed = first; seed < first + SEEDS; seed++) await run(seed);
+    },
+    Math.max(120_000, SEEDS * STEPS * 100),
+  );
 });
