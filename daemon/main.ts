@@ -87,6 +87,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   // Accounting: summaries, and the threshold states auto-compaction starts from.
   const sessions = createSessionService({
     sessionIndex: () => transcripts.sessions(),
+    page: (query) => aggregates.page(query),
     summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv),
     bus,
     log,

@@ -59,6 +59,8 @@ export interface CommitObserver {
     fileEntries: number;
     complete: boolean;
   }): void;
+  /** A file of the session was marked gone, in the transaction that marks it. */
+  gone(sessionId: string): void;
 }
 
 export interface IngestWriter {
@@ -125,7 +127,12 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   return {
     getFile: (path) => getFile.get(path) as FileRow | undefined,
     insertFile(target, identity, now) {
-      return insertFile.get(target.path, target.project, target.sessionId, target.agentId, target.agentId === null ? 0 : 1, identity.dev, identity.ino, now, now) as FileRow;
+      return db.transaction(() => {
+        const row = insertFile.get(target.path, target.project, target.sessionId, target.agentId, target.agentId === null ? 0 : 1, identity.dev, identity.ino, now, now) as FileRow;
+        // An empty file may never be committed: its session is known (and listed as empty) from here.
+        observer?.committed({ sessionId: row.session_id, path: row.path, agentId: row.agent_id, reset: false, entries: [], fileEntries: 0, complete: true });
+        return row;
+      })();
     },
     commit(c) {
       write(c);
@@ -148,7 +155,10 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       } satisfies Partial<FileRow>);
     },
     markGone(row, now) {
-      setGone.run(now, row.id);
+      db.transaction(() => {
+        setGone.run(now, row.id);
+        observer?.gone(row.session_id);
+      })();
       row.gone = 1;
       row.last_seen = now;
     },

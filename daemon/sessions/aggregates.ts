@@ -22,7 +22,8 @@ import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } fr
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
-import type { IngestedFile } from '../store/rows.js';
+import { type IngestedFile, prepared } from '../store/rows.js';
+import type { IndexRow } from './list.js';
 import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
 
 /**
@@ -54,8 +55,21 @@ export interface CommittedRows {
 
 export interface AggregateStore {
   committed(rows: CommittedRows): void;
+  /** A file of the session was marked gone (same transaction as the mark). */
+  gone(sessionId: string): void;
+  /** A page of the listing, newest activity first (see list.ts), with the totals of what it pages through. */
+  page(query: PageQuery): { rows: IndexRow[]; total: number; hidden: number };
   /** The session's aggregate, counted where it must be; undefined when the index has no file of it. */
   read(sessionId: string): CountedAggregate | undefined;
+}
+
+export interface PageQuery {
+  /** A project folder name. */
+  project?: string;
+  all: boolean;
+  /** Rows after this position in the order (a cursor). */
+  after?: { lastActivity: string; sessionId: string };
+  limit: number;
 }
 
 export interface AggregateStoreDeps {
@@ -99,7 +113,14 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const { db } = deps;
   const window = deps.contextWindow ?? CONTEXT_WINDOW;
   const getState = db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck();
-  const putState = db.prepare('INSERT INTO session_aggregates (session_id, state) VALUES (?, ?) ON CONFLICT (session_id) DO UPDATE SET state = excluded.state');
+  const putState = db.prepare(`
+    INSERT INTO session_aggregates (session_id, state, project, last_activity, all_gone, entries, bad_lines)
+    SELECT @id, @state, coalesce(MAX(CASE WHEN agent_id IS NULL THEN project END), MIN(project)), MAX(last_activity), MIN(gone), SUM(entries), SUM(bad_lines)
+    FROM files WHERE session_id = @id GROUP BY session_id
+    ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, project = excluded.project, last_activity = excluded.last_activity,
+      all_gone = excluded.all_gone, entries = excluded.entries, bad_lines = excluded.bad_lines`);
+  const refreshListing = db.prepare(`
+    UPDATE session_aggregates SET all_gone = (SELECT MIN(gone) FROM files WHERE session_id = @id) WHERE session_id = @id`);
   const getResponses = db.prepare('SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))');
   const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
@@ -125,7 +146,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     const json = getState.get(sessionId) as string | undefined;
     return json === undefined ? null : parseAggregate(json);
   };
-  const save = (sessionId: string, state: AggregateState) => putState.run(sessionId, JSON.stringify(state));
+  const save = (sessionId: string, state: AggregateState) => putState.run({ id: sessionId, state: JSON.stringify(state) });
 
   const fileEntries = (files: readonly IngestedFile[]): SessionFileEntries[] => files.map((file) => ({ kind: kindOf(file.agentId), path: file.path, entries: loadFileEntries(db, file.id) }));
 
@@ -170,7 +191,43 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     return last.atOffset ?? null;
   };
 
+  const pageSql = (select: string, where: string[], tail = '') => `SELECT ${select} FROM session_aggregates${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}${tail}`;
+  const HIDDEN = '(all_gone = 1 OR (entries = 0 AND bad_lines = 0))';
+
   return {
+    gone(sessionId) {
+      refreshListing.run({ id: sessionId });
+    },
+    page(query) {
+      const scope: string[] = [];
+      const params: (string | number)[] = [];
+      if (query.project !== undefined) {
+        scope.push('project = ?');
+        params.push(query.project);
+      }
+      const listable = query.all ? scope : [...scope, `NOT ${HIDDEN}`];
+      const hidden = query.all
+        ? 0
+        : (prepared(db, pageSql('COUNT(*)', [...scope, HIDDEN]))
+            .pluck()
+            .get(...params) as number);
+      const total = prepared(db, pageSql('COUNT(*)', listable))
+        .pluck()
+        .get(...params) as number;
+      const where = [...listable];
+      const pageParams = [...params];
+      if (query.after !== undefined) {
+        where.push("(coalesce(last_activity, '') < ? OR (coalesce(last_activity, '') = ? AND session_id > ?))");
+        pageParams.push(query.after.lastActivity, query.after.lastActivity, query.after.sessionId);
+      }
+      const sql = pageSql('session_id, project, last_activity, all_gone, entries, bad_lines', where, " ORDER BY coalesce(last_activity, '') DESC, session_id LIMIT ?");
+      const rows = prepared(db, sql).all(...pageParams, query.limit) as { session_id: string; project: string; last_activity: string | null; all_gone: number; entries: number; bad_lines: number }[];
+      return {
+        rows: rows.map((row) => ({ sessionId: row.session_id, project: row.project, lastActivity: row.last_activity, allGone: row.all_gone === 1, entries: row.entries, badLines: row.bad_lines })),
+        total,
+        hidden,
+      };
+    },
     committed(rows) {
       if (rows.reset || rows.movedFrom !== undefined) {
         if (rows.movedFrom !== undefined) rebuild(rows.movedFrom);
@@ -187,8 +244,11 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
           return;
         }
         state = emptyAggregate();
+      } else if (rows.entries.length === 0) {
+        // Nothing folded; the listing's columns (size, gone) may still have changed.
+        save(rows.sessionId, state);
+        return;
       }
-      if (rows.entries.length === 0) return;
       const keys = new Set<string>();
       for (const entry of rows.entries) if (entry.messageId !== null && entry.usage !== null) keys.add(`${entry.messageId}:${entry.requestId ?? ''}`);
       const known = new Map<string, CountedResponse>();

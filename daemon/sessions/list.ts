@@ -39,9 +39,15 @@ interface Position {
   sessionId: string;
 }
 
-/** Newest activity first, then by id, so that a cursor names one place in a stable order. */
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Newest activity first, then by id, so that a cursor names one place in a stable order. By code
+ * unit, not localeCompare: ISO timestamps and ids sort the same, and sorting 50,000 sessions
+ * with localeCompare alone takes about half a second.
+ */
 function compare(a: Position, b: Position): number {
-  return b.lastActivity.localeCompare(a.lastActivity) || a.sessionId.localeCompare(b.sessionId);
+  return byCodeUnit(b.lastActivity, a.lastActivity) || byCodeUnit(a.sessionId, b.sessionId);
 }
 
 export function encodeCursor(position: Position): string {
@@ -96,4 +102,39 @@ export function listPage(index: readonly IndexRow[], filter: ListFilter, summary
   }
   // With a cwd filter the total would need every candidate's summary: it is left out.
   return { sessions, total: byCwd ? null : listable.length, hidden, nextCursor };
+}
+
+/** A page of the index as the database gives it (aggregates.ts), with the totals it pages through. */
+export type IndexPager = (query: { project?: string; all: boolean; after?: Position; limit: number }) => { rows: IndexRow[]; total: number; hidden: number };
+
+/**
+ * listPage without holding the whole index: the database orders, filters and counts, and only
+ * the page's rows come back. For the filters it can decide (a project folder, all); a cwd or an
+ * activity window goes through listPage.
+ */
+export function pagedList(pager: IndexPager, filter: ListFilter, summary: (sessionId: string) => SessionSummary | undefined): SessionList {
+  const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
+  // One more than the page: whether there is a next page.
+  const { rows, total, hidden } = pager({
+    ...(filter.project === undefined ? {} : { project: filter.project }),
+    all: filter.all === true,
+    ...(after === undefined ? {} : { after }),
+    limit: limit + 1,
+  });
+  const sessions: SessionSummary[] = [];
+  let lastListed: IndexRow | undefined;
+  for (const row of rows.slice(0, limit)) {
+    const found = summary(row.sessionId);
+    if (!found) continue;
+    lastListed = row;
+    sessions.push(found);
+  }
+  const more = rows.length > limit && lastListed !== undefined;
+  return { sessions, total, hidden, nextCursor: more && lastListed !== undefined ? encodeCursor({ lastActivity: lastListed.lastActivity ?? '', sessionId: lastListed.sessionId }) : null };
+}
+
+/** Whether the database can page this filter itself (pagedList). */
+export function pageable(filter: ListFilter): boolean {
+  return filter.activeWithinMs === undefined && filter.project?.startsWith('/') !== true;
 }

@@ -8,7 +8,7 @@ import type { EventTopic } from '../../shared/protocol/events.js';
 import type { SessionList, SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { listPage, type IndexRow, type ListFilter } from './list.js';
+import { type IndexPager, type IndexRow, type ListFilter, listPage, pageable, pagedList } from './list.js';
 
 /** DESIGN/issue 3: at most one session.updated per session per this interval. */
 export const SESSION_UPDATE_THROTTLE_MS = 250;
@@ -32,6 +32,8 @@ export interface SessionService {
 export interface SessionServiceDeps {
   /** Every session the index knows, with its project folder, newest entry timestamp and counts. */
   sessionIndex(): IndexRow[];
+  /** Pages of the index from the database, for the filters it decides (pagedList); else sessionIndex. */
+  page?: IndexPager;
   /** The summary of one session, computed from the index; undefined when unknown. */
   summarize(sessionId: string): SessionSummary | undefined;
   bus: Bus;
@@ -102,6 +104,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       return found;
     },
     list(filter) {
+      if (deps.page !== undefined && pageable(filter)) return pagedList(deps.page, filter, summary);
       return listPage(deps.sessionIndex(), filter, summary, clock());
     },
     onSessionsChanged(sessionIds) {

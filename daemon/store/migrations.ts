@@ -207,12 +207,24 @@ export const MIGRATIONS: readonly Migration[] = [
     // JSON because only the daemon reads it and its shape follows the code (a version inside says
     // which). session_responses is the book of counted responses by message.id + requestId, so
     // that an entry of a response already counted replaces its usage rather than adding to it.
-    // Sessions indexed before this get their row the first time they are read or changed.
+    // The listing's columns (project, last activity, gone, counts) are the files rows' totals,
+    // kept with each commit, so that sessions.list pages through the index in SQL. Sessions
+    // indexed before this get their columns here and their state the first time they are read.
     sql: `
       CREATE TABLE session_aggregates (
-        session_id TEXT PRIMARY KEY,
-        state      TEXT NOT NULL
+        session_id    TEXT PRIMARY KEY,
+        state         TEXT NOT NULL,
+        project       TEXT NOT NULL,
+        last_activity TEXT,
+        all_gone      INTEGER NOT NULL,
+        entries       INTEGER NOT NULL,
+        bad_lines     INTEGER NOT NULL
       ) STRICT;
+      CREATE INDEX session_aggregates_recent ON session_aggregates (coalesce(last_activity, '') DESC, session_id);
+      INSERT INTO session_aggregates (session_id, state, project, last_activity, all_gone, entries, bad_lines)
+        SELECT session_id, '', coalesce(MAX(CASE WHEN agent_id IS NULL THEN project END), MIN(project)), MAX(last_activity),
+               MIN(gone), SUM(entries), SUM(bad_lines)
+        FROM files GROUP BY session_id;
       CREATE TABLE session_responses (
         session_id     TEXT NOT NULL,
         key            TEXT NOT NULL,

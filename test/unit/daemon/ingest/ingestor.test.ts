@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,6 +109,29 @@ describe('the ingestor', () => {
     expect(second.status().stats.bytesReadThisRun).toBe(0);
     // Two lanes: the two equal files finish in either order.
     expect([...changedSessions].sort()).toEqual(['a', 'b']);
+  });
+
+  it('passes over a file read to its end and unchanged since, but reads one rewritten in place to the same size', async () => {
+    const same = session('same', 5);
+    const rewritten = session('rewritten', 5);
+    const first = ingestor();
+    first.backfill(await scanTranscripts(root), []);
+    await first.idle();
+    await first.stop();
+    // Same inode, same size, other content, written after the last read: the mtime says so.
+    const text = readFileSync(rewritten, 'utf8').replace('message 0', 'massage 0');
+    writeFileSync(rewritten, text);
+    const later = Date.now() / 1000 + 60;
+    utimesSync(rewritten, later, later);
+    const before = store.db.prepare('SELECT last_seen FROM files WHERE path = ?').pluck().get(same);
+    const second = ingestor();
+    second.backfill(await scanTranscripts(root), []);
+    await second.idle();
+    expect(second.progress()).toMatchObject({ state: 'live', filesDone: 2, filesTotal: 2 });
+    // The unchanged file had no pass (its row untouched); the rewritten one was read again.
+    expect(store.db.prepare('SELECT last_seen FROM files WHERE path = ?').pluck().get(same)).toBe(before);
+    expect(second.status().stats.bytesReadThisRun).toBe(statSync(rewritten).size);
+    expect(second.lastRead(same)).toEqual({ ino: String(statSync(same).ino), size: statSync(same).size });
   });
 
   it('reads a changed file before the rest of the backfill', async () => {

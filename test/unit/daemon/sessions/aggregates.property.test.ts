@@ -216,6 +216,13 @@ async function run(seed: number): Promise<void> {
   const check = (step: string) => {
     const transcripts = createTranscripts({ db: store.db });
     const store2 = aggregates();
+    // The listing's columns agree with the files rows, in the listing's order.
+    const order = (a: { lastActivity: string | null; sessionId: string }, b: typeof a) =>
+      (b.lastActivity ?? '') < (a.lastActivity ?? '') ? -1 : (b.lastActivity ?? '') > (a.lastActivity ?? '') ? 1 : a.sessionId < b.sessionId ? -1 : 1;
+    const index = listSessions(store.db)
+      .map(({ sessionId, project, lastActivity, allGone, entries, badLines }) => ({ sessionId, project, lastActivity, allGone, entries, badLines }))
+      .sort(order);
+    expect(store2.page({ all: true, limit: 1_000 }).rows, `seed ${seed}, ${step}, listing`).toEqual(index);
     for (const { sessionId } of listSessions(store.db)) {
       const expected = fromScratch(store, sessionId, extractions.get(sessionId) ?? null);
       const actual = summarizeSession(transcripts, store2, sessionId, ENV);
