@@ -50,13 +50,16 @@ export interface Commit {
 export interface CommitObserver {
   committed(rows: {
     sessionId: string;
+    /** The session the file was filed under before this commit, when the commit moved it. */
     movedFrom?: string;
     path: string;
     agentId: string | null;
+    /** The file's rows were replaced from its start (truncated or replaced). */
     reset: boolean;
     entries: readonly IndexedEntry[];
     /** The file's entries after the commit: equal to `entries.length` when these are all of them. */
     fileEntries: number;
+    /** Nothing more is known to be in the file: the context is worth counting now if it must be. */
     complete: boolean;
   }): void;
   /** A file of the session was marked gone, in the transaction that marks it. */

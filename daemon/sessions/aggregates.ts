@@ -20,8 +20,8 @@ import {
 } from '../../shared/transcript/aggregate.js';
 import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
+import type { CommitObserver } from '../ingest/writer.js';
 import { type IngestedFile, prepared } from '../store/rows.js';
 import type { IndexRow } from './list.js';
 import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
@@ -38,20 +38,7 @@ const RESPONSE_BATCH = 32;
 export type CountedAggregate = AggregateState & { context: ContextState };
 
 /** What ingest committed for one file, after its rows were written (same transaction). */
-export interface CommittedRows {
-  sessionId: string;
-  /** The session the file was filed under before this commit, when the commit moved it. */
-  movedFrom?: string;
-  path: string;
-  agentId: string | null;
-  /** The file's rows were replaced from its start (truncated or replaced). */
-  reset: boolean;
-  entries: readonly IndexedEntry[];
-  /** The file's entries after the commit: equal to `entries.length` when these are all of them. */
-  fileEntries: number;
-  /** Nothing more is known to be in the file: the context is worth counting now if it must be. */
-  complete: boolean;
-}
+export type CommittedRows = Parameters<CommitObserver['committed']>[0];
 
 export interface AggregateStore {
   committed(rows: CommittedRows): void;

@@ -10,7 +10,7 @@
  * replaced (its old entries' share cannot be taken back). Usage is deduplicated by response
  * across the session's files through a ResponseBook the caller persists.
  */
-import type { ThresholdResult, UsageTotals } from '../protocol/results.js';
+import type { UsageTotals } from '../protocol/results.js';
 import {
   type Bucket,
   BUCKETS,
@@ -20,13 +20,13 @@ import {
   isFinalerThan,
   priceUsage,
   responseKey,
-  type SessionUsage,
+  type SessionAccounting,
   thresholdModel,
   timeKey,
   type UsageByModel,
 } from './accounting.js';
 import { type ContextState, contextFromScratch, contextTokensOf, extendContext, followCompactionOutput, markOf, toolCallsOf } from './aggregate-context.js';
-import type { LastExtraction, SinceExtraction } from './since-extraction.js';
+import type { LastExtraction } from './since-extraction.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';
 import type { IndexedEntry, Usage } from './types.js';
 
@@ -232,20 +232,11 @@ export function aggregateFromScratch(files: readonly SessionFileEntries[], last:
   return state;
 }
 
-export interface AggregateAccounting {
-  contextTokens: number;
-  threshold: ThresholdResult;
-  usage: SessionUsage;
-  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
-  sinceExtraction: SinceExtraction;
-  model: string | null;
-  cwd: string | null;
-  gitBranch: string | null;
-  title: string | null;
-  firstActivity: string | null;
-  lastActivity: string | null;
-  entries: Record<Bucket, number>;
-}
+/** The figures of SessionAccounting a summary reports. */
+export type AggregateAccounting = Pick<
+  SessionAccounting,
+  'contextTokens' | 'threshold' | 'usage' | 'compactions' | 'sinceExtraction' | 'model' | 'cwd' | 'gitBranch' | 'title' | 'firstActivity' | 'lastActivity'
+> & { entries: Record<Bucket, number> };
 
 /**
  * The figures of computeSessionAccounting, from an aggregate whose context is counted.

@@ -87,7 +87,7 @@ export function extractionBaseline(
 }
 
 /** Tool calls of the active conversation's responses after `mark`. */
-export function toolCallsAfter(active: readonly IndexedEntry[], mark: number | null): number {
+function toolCallsAfter(active: readonly IndexedEntry[], mark: number | null): number {
   let toolCalls = 0;
   for (const entry of active) {
     if (entry.type !== 'assistant' || (mark !== null && entry.offset <= mark)) continue;

@@ -25,22 +25,11 @@ import { computeSessionAccounting, type LastExtraction } from '../../../../share
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { contextFromScratch } from '../../../../shared/transcript/aggregate-context.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
 const SEEDS = Number(process.env.MEMD_PROPERTY_SEEDS ?? 24);
 const STEPS = Number(process.env.MEMD_PROPERTY_STEPS ?? 30);
 const ENV = {};
-
-/** mulberry32: a small seeded generator, so that a failing seed reproduces. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Raw = Record<string, unknown>;
 
@@ -194,7 +183,7 @@ function fromScratch(store: Store, sessionId: string, last: LastExtraction | nul
 }
 
 async function run(seed: number): Promise<void> {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const root = join(dir, `projects-${seed}`);
   const dbPath = join(dir, `memd-${seed}.sqlite`);
   const project = join(root, '-work-p');
