@@ -1,4 +1,4 @@
-/** What ingest and its status ask of the transcript index: its totals, recent bad lines, every file. */
+/** What ingest and its status ask of the transcript index: its totals, recent bad lines, every file, and whether a file needs reading. */
 import type Database from 'better-sqlite3';
 import { fileFromRow, prepared, type FileRow, type IngestedFile } from '../store/rows.js';
 
@@ -38,4 +38,13 @@ export function recentBadLines(db: Db, limit: number): BadLineRow[] {
 export function allFiles(db: Db): Map<string, IngestedFile & { ino: string }> {
   const rows = prepared(db, 'SELECT * FROM files').all() as FileRow[];
   return new Map(rows.map((row) => [row.path, { ...fileFromRow(row), ino: row.ino }]));
+}
+
+/**
+ * Whether the file is as it was when last read to its end: same inode and size, everything
+ * committed, and not modified since (mtime before the row was last written). A rewrite in place
+ * to the same size changes the mtime, so it is still read.
+ */
+export function readToEnd(row: IngestedFile & { ino: string }, file: { ino: string; size: number; mtimeMs?: number }): boolean {
+  return !row.gone && row.ino === file.ino && row.size === file.size && row.committedOffset === file.size && file.mtimeMs !== undefined && file.mtimeMs < row.lastSeenAt;
 }

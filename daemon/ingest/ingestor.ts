@@ -10,12 +10,11 @@ import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/p
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
-import { allFiles, ingestStats, recentBadLines } from './index-rows.js';
+import { allFiles, ingestStats, readToEnd, recentBadLines } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
 import type { CommitObserver } from './writer.js';
-import type { IngestedFile } from '../store/rows.js';
 import {
   createTailer,
   DEFAULT_CARRY_BUDGET_BYTES,
@@ -92,15 +91,6 @@ export interface Ingestor {
   idle(): Promise<void>;
   /** Ends the running pass at its next chunk (what it read is committed) and reads nothing more. */
   stop(): Promise<void>;
-}
-
-/**
- * Whether the file is as it was when last read to its end: same inode and size, everything
- * committed, and not modified since (mtime before the row was last written). A rewrite in place
- * to the same size changes the mtime, so it is still read.
- */
-function readToEnd(row: IngestedFile & { ino: string }, file: FoundFile): boolean {
-  return !row.gone && row.ino === file.ino && row.size === file.size && row.committedOffset === file.size && file.mtimeMs !== undefined && file.mtimeMs < row.lastSeenAt;
 }
 
 /** The parser an ingestor with these settings uses; made early, its worker boots while the daemon starts. */
@@ -334,8 +324,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       const known = allFiles(db);
       const sizes = new Map<string, number>();
       const mtimes = new Map<string, number>();
+      const taken = (path: string) => sizes.has(path) || queue.isLive(path) || running.has(path) || backfillLeft.has(path);
       const add = (path: string, size: number, left: number, mtimeMs = Number.POSITIVE_INFINITY) => {
-        if (sizes.has(path) || queue.isLive(path) || running.has(path) || backfillLeft.has(path)) return;
+        if (taken(path)) return;
         sizes.set(path, size);
         mtimes.set(path, mtimeMs);
         backfillLeft.add(path);
@@ -350,7 +341,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         const row = known.get(file.path);
         if (row !== undefined && readToEnd(row, file)) {
           // Read to its end before and not written since: done without a pass (no open, no read).
-          if (sizes.has(file.path) || queue.isLive(file.path) || running.has(file.path) || backfillLeft.has(file.path)) continue;
+          if (taken(file.path)) continue;
           lastReads.set(file.path, { ino: file.ino, size: file.size });
           progress.filesTotal += 1;
           progress.filesDone += 1;

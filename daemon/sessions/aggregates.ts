@@ -18,6 +18,7 @@ import {
   type ResponseBook,
   type SessionFileEntries,
 } from '../../shared/transcript/aggregate.js';
+import { responseKey } from '../../shared/transcript/accounting.js';
 import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import { isCompactionAgent } from '../ingest/layout.js';
@@ -111,20 +112,20 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const getResponses = db.prepare('SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))');
   const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
+  const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
   const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
 
   /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */
   const putResponses = db.prepare(`INSERT OR REPLACE INTO session_responses VALUES ${Array.from({ length: RESPONSE_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
   const writeBook = (sessionId: string, known: Map<string, CountedResponse>, keys: Iterable<string>) => {
     const params: (string | number)[] = [];
-    const flush = (statement: typeof putResponse) => {
-      statement.run(params);
-      params.length = 0;
-    };
     for (const key of keys) {
       const { bucket, model, usage } = known.get(key) as CountedResponse;
       params.push(sessionId, key, bucket, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h);
-      if (params.length === RESPONSE_BATCH * RESPONSE_COLUMNS) flush(putResponses);
+      if (params.length === RESPONSE_BATCH * RESPONSE_COLUMNS) {
+        putResponses.run(params);
+        params.length = 0;
+      }
     }
     for (let at = 0; at < params.length; at += RESPONSE_COLUMNS) putResponse.run(params.slice(at, at + RESPONSE_COLUMNS));
   };
@@ -142,7 +143,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     const files = sessionFiles(db, sessionId);
     dropResponses.run(sessionId);
     if (files.length === 0) {
-      db.prepare('DELETE FROM session_aggregates WHERE session_id = ?').run(sessionId);
+      dropState.run(sessionId);
       return undefined;
     }
     const known = new Map<string, CountedResponse>();
@@ -152,16 +153,18 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     return state;
   };
 
+  const mainFileOf = (sessionId: string) => sessionFiles(db, sessionId).find((file) => file.agentId === null);
+
   /**
    * The context again: from the main transcript's last rows when the active conversation lies
    * within them (after a compaction, a rewind since it), else from all of its rows.
    */
   const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
-    const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
+    const main = mainFileOf(sessionId);
     const last = deps.lastExtraction(sessionId);
     let context = null;
     if (main !== undefined && main.entries > window) {
-      context = contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(sessionId, last));
+      context = contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last));
     }
     state.context = context ?? contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), last);
     save(sessionId, state);
@@ -169,8 +172,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   };
 
   /** Where the extraction left off in the main transcript (extractionMark's rule: by uuid, else by offset). */
-  const markOfExtraction = (sessionId: string, last: LastExtraction): number | null => {
-    const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
+  const markOfExtraction = (main: IngestedFile | undefined, last: LastExtraction): number | null => {
     if (last.uuid !== undefined && main !== undefined) {
       const offset = offsetOfUuid.get(main.id, last.uuid) as number | undefined;
       if (offset !== undefined) return offset;
@@ -237,7 +239,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         return;
       }
       const keys = new Set<string>();
-      for (const entry of rows.entries) if (entry.messageId !== null && entry.usage !== null) keys.add(`${entry.messageId}:${entry.requestId ?? ''}`);
+      for (const entry of rows.entries) if (entry.messageId !== null && entry.usage !== null) keys.add(responseKey(entry.messageId, entry.requestId));
       const known = new Map<string, CountedResponse>();
       // A session with no response counted yet has nothing to look up.
       const counted = Object.values(state.usage).some((row) => row.main.assistantMessages + row.sidechain.assistantMessages + row.compaction.assistantMessages > 0);
@@ -268,7 +270,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         const last = deps.lastExtraction(sessionId);
         if (state.context.extraction !== extractionKey(last)) {
           // A new extraction: the mark moves; counted again only when the counts cannot follow.
-          if (!moveExtraction(state.context, last, last === null ? null : markOfExtraction(sessionId, last))) return countContext(sessionId, state);
+          if (!moveExtraction(state.context, last, last === null ? null : markOfExtraction(mainFileOf(sessionId), last))) return countContext(sessionId, state);
           save(sessionId, state);
         }
         return state as CountedAggregate;

@@ -130,7 +130,7 @@ export function pagedList(pager: IndexPager, filter: ListFilter, summary: (sessi
     lastListed = row;
     sessions.push(found);
   }
-  const more = rows.length > limit && lastListed !== undefined;
+  const more = rows.length > limit;
   return { sessions, total, hidden, nextCursor: more && lastListed !== undefined ? encodeCursor({ lastActivity: lastListed.lastActivity ?? '', sessionId: lastListed.sessionId }) : null };
 }
 

@@ -13,7 +13,7 @@
  */
 import { contextAfterCompaction, contextOfUsage, countContext, isApiResponse, isFinalerThan } from './accounting.js';
 import { activeConversation } from './conversation.js';
-import { endOfCompactionOutput, extractionBaseline, isCompactionOutput, type LastExtraction } from './since-extraction.js';
+import { endOfCompactionOutput, extractionMark, isCompactionOutput, type LastExtraction } from './since-extraction.js';
 import type { IndexedEntry, Usage } from './types.js';
 
 /** Entries of one response tracked as possible parents; a response with more is not followed. */
@@ -211,7 +211,7 @@ export function moveExtraction(context: ContextState, last: LastExtraction | nul
 
 /** The context state of a main transcript, counted from all of it (its entries in file order). */
 export function contextFromScratch(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): ContextState {
-  return countConversation(main, activeConversation(main), last, extractionBaseline(main, last, null, () => 0).mark);
+  return countConversation(main, activeConversation(main), last, extractionMark(main, last));
 }
 
 /**

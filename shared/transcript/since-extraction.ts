@@ -71,7 +71,7 @@ export function sinceExtraction(
 }
 
 /** Where "since" starts (a byte offset, null for the whole session) and the context then. */
-export function extractionBaseline(
+function extractionBaseline(
   main: readonly IndexedEntry[],
   last: LastExtraction | null | undefined,
   boundary: IndexedEntry | null,
