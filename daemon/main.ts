@@ -4,6 +4,7 @@
  * then the parts are built here in dependency order (each gets only parts built before it),
  * their internal reactions go through the domain bus, and the socket opens last.
  */
+import { accountingOf } from '../shared/transcript/aggregate.js';
 import { priceFor } from '../shared/transcript/models.js';
 import { MEMD_VERSION } from '../shared/version.js';
 import { createBus } from './bus/bus.js';
@@ -115,6 +116,10 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     jobs,
     locks: createMemoryLocks({ log }),
     price: (model) => priceFor(model),
+    triggerFigures: (sessionId) => {
+      const counted = aggregates.read(sessionId);
+      return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, thresholdEnv);
+    },
     extractor: createExtractor(anthropicMemory),
     onExtracted: (sessionId) => events.publish('extraction.done', { sessionId }),
     backfillExtractions: config.backfillExtractions,

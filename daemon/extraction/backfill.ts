@@ -19,7 +19,7 @@
 export const BACKFILL_MAX_AGE_MS = 7 * 24 * 60 * 60_000;
 /** Between two backfill extractions: history never keeps the extractor (or the API) busy back to back. */
 export const BACKFILL_INTERVAL_MS = 5_000;
-/** Trigger checks per tick: each loads a session's index rows on the main thread. */
+/** Trigger checks per tick: each reads a session's aggregate (and counts its context when that was never counted). */
 const CHECKS_PER_TICK = 20;
 
 export interface BackfillSession {

@@ -24,7 +24,7 @@ import type { Extractor } from './extract.js';
 import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
-import { shouldExtract, triggerState } from './triggers.js';
+import { shouldExtract, triggerStateOf, type TriggerFigures } from './triggers.js';
 
 /** Extractions at once over all sessions (issue 5 default): summaries compete with the agent for the API. */
 export const DEFAULT_CONCURRENCY = 1;
@@ -44,6 +44,12 @@ export interface ExtractionDeps {
   locks: MemoryLocks;
   extractor: Extractor;
   price(model: string | null): ModelPrice | null;
+  /**
+   * The trigger figures of a session's main transcript as its persisted aggregate has them
+   * (counted against the same last extraction), or null when it has no entries: deciding after
+   * every commit must cost O(1), not a load of the whole session.
+   */
+  triggerFigures(sessionId: string): TriggerFigures | null;
   concurrency?: number;
   /** After an extraction is recorded: the session's sinceExtraction starts again from it. */
   onExtracted?(sessionId: string): void;
@@ -212,10 +218,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   /** Queues a job when the session's triggers say so; true when one was queued. The index alone decides. */
   function enqueueIfDue(sessionId: string, reason?: string): boolean {
-    const entries = entriesOf(sessionId);
-    if (entries.length === 0) return false;
+    const figures = deps.triggerFigures(sessionId);
+    if (figures === null) return false;
     const last = jobs.lastExtraction(sessionId);
-    const decision = shouldExtract(triggerState(entries, last === null ? null : asLastExtraction(last)));
+    const decision = shouldExtract(triggerStateOf(figures, last === null ? null : asLastExtraction(last)));
     if (!decision.extract || decision.reason === null) return false;
     if (!jobs.enqueue(sessionId, reason ?? decision.reason).created) return false;
     pump();

@@ -9,7 +9,7 @@
  * A compact boundary after the last extraction resets both baselines (the accounting's
  * sinceExtraction, shared/transcript/since-extraction.ts).
  */
-import { computeSessionAccounting, type LastExtraction } from '../../shared/transcript/accounting.js';
+import { computeSessionAccounting, type LastExtraction, type SessionAccounting } from '../../shared/transcript/accounting.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 /** Below this a session has too little to summarize (Claude Code's minimumMessageTokensToInit). */
@@ -50,18 +50,23 @@ export function shouldExtract(state: TriggerState): TriggerDecision {
   return WAIT;
 }
 
+/** The figures the triggers read, as accounting (or a session's persisted aggregate) has them. */
+export type TriggerFigures = Pick<SessionAccounting, 'contextTokens' | 'sinceExtraction' | 'lastResponseHasToolCalls'>;
+
+export function triggerStateOf(figures: TriggerFigures, lastExtraction: LastExtraction | null): TriggerState {
+  return {
+    contextTokens: figures.contextTokens,
+    lastExtraction,
+    tokenGrowth: figures.sinceExtraction.tokenGrowth,
+    toolCallsSince: figures.sinceExtraction.toolCalls,
+    lastResponseHasToolCalls: figures.lastResponseHasToolCalls,
+  };
+}
+
 /**
  * The trigger inputs of one session from its main transcript's entries in file order (sub-agent
  * transcripts never count: their context is not the session's).
  */
 export function triggerState(main: readonly IndexedEntry[], lastExtraction: LastExtraction | null): TriggerState {
-  const accounting = computeSessionAccounting(main, [], { env: {}, lastExtraction });
-  const since = accounting.sinceExtraction;
-  return {
-    contextTokens: accounting.contextTokens,
-    lastExtraction,
-    tokenGrowth: since.tokenGrowth,
-    toolCallsSince: since.toolCalls,
-    lastResponseHasToolCalls: accounting.lastResponseHasToolCalls,
-  };
+  return triggerStateOf(computeSessionAccounting(main, [], { env: {}, lastExtraction }), lastExtraction);
 }

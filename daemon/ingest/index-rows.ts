@@ -1,6 +1,6 @@
 /** What ingest and its status ask of the transcript index: its totals, recent bad lines, every file, and whether a file needs reading. */
 import type Database from 'better-sqlite3';
-import { fileFromRow, prepared, type FileRow, type IngestedFile } from '../store/rows.js';
+import { prepared } from '../store/rows.js';
 
 type Db = Database.Database;
 
@@ -34,10 +34,25 @@ export function recentBadLines(db: Db, limit: number): BadLineRow[] {
   return prepared(db, sql).all(limit) as BadLineRow[];
 }
 
-/** Every indexed file by path, for comparing the index with what is on disk. */
-export function allFiles(db: Db): Map<string, IngestedFile & { ino: string }> {
-  const rows = prepared(db, 'SELECT * FROM files').all() as FileRow[];
-  return new Map(rows.map((row) => [row.path, { ...fileFromRow(row), ino: row.ino }]));
+/** What comparing the index with the disk needs of a file's row. */
+export interface FileState {
+  ino: string;
+  size: number;
+  committedOffset: number;
+  entries: number;
+  gone: boolean;
+  lastSeenAt: number;
+}
+
+/**
+ * Every indexed file by path, for comparing the index with what is on disk. Only these columns,
+ * as arrays: whole rows as objects cost ~9 µs each (20 ms at 2,500 files, on every start and sweep).
+ */
+export function allFiles(db: Db): Map<string, FileState> {
+  const rows = prepared(db, 'SELECT path, ino, size, committed_offset, entries, gone, last_seen FROM files').raw().all() as [string, string, number, number, number, number, number][];
+  const files = new Map<string, FileState>();
+  for (const [path, ino, size, committedOffset, entries, gone, lastSeenAt] of rows) files.set(path, { ino, size, committedOffset, entries, gone: gone === 1, lastSeenAt });
+  return files;
 }
 
 /**
@@ -45,6 +60,6 @@ export function allFiles(db: Db): Map<string, IngestedFile & { ino: string }> {
  * committed, and not modified since (mtime before the row was last written). A rewrite in place
  * to the same size changes the mtime, so it is still read.
  */
-export function readToEnd(row: IngestedFile & { ino: string }, file: { ino: string; size: number; mtimeMs?: number }): boolean {
+export function readToEnd(row: FileState, file: { ino: string; size: number; mtimeMs?: number }): boolean {
   return !row.gone && row.ino === file.ino && row.size === file.size && row.committedOffset === file.size && file.mtimeMs !== undefined && file.mtimeMs < row.lastSeenAt;
 }

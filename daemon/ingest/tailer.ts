@@ -35,6 +35,11 @@ export const DEFAULT_CARRY_BUDGET_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_COMMIT_BYTES = 8 * 1024 * 1024;
 /** ...or once this many entries wait: 8 MiB of short lines would be a large heap of parsed rows. */
 const COMMIT_ENTRIES = 4096;
+/**
+ * The longest a pass keeps the event loop from requests and events: parsed chunks often wait
+ * ready, so awaiting them never yields, and a big file would hold the loop for seconds.
+ */
+const YIELD_AFTER_MS = 10;
 /** How much of a file's start identifies it (a replaced file almost always differs there). */
 export const HEAD_BYTES = 4096;
 const NEWLINE = 0x0a;
@@ -228,6 +233,7 @@ export function createTailer(deps: TailerDeps): Tailer {
     const free = slots.map((_, slot) => slot).reverse();
     let outcome: PassOutcome = 'caught-up';
     let passBytes = 0;
+    let ranSince = performance.now();
     let atEnd = false;
     try {
       for (;;) {
@@ -258,6 +264,10 @@ export function createTailer(deps: TailerDeps): Tailer {
         parsedSinceCommit += next.bytes;
         const due = parsedSinceCommit >= commitBytes || batch.count >= COMMIT_ENTRIES;
         if (due && batch.completeOffset !== committedOffset) await commit();
+        if (performance.now() - ranSince >= YIELD_AFTER_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          ranSince = performance.now();
+        }
       }
       const size = Math.max(identity.size, position);
       const stale = row.gone === 1 || row.size !== size || row.dev !== identity.dev || row.ino !== identity.ino;

@@ -13,6 +13,7 @@
  */
 import { contextAfterCompaction, contextOfUsage, countContext, isApiResponse, isFinalerThan } from './accounting.js';
 import { activeConversation } from './conversation.js';
+import { SYNTHETIC_MODEL } from './models.js';
 import { endOfCompactionOutput, extractionMark, isCompactionOutput, type LastExtraction } from './since-extraction.js';
 import type { IndexedEntry, Usage } from './types.js';
 
@@ -57,6 +58,11 @@ export interface ContextState {
   inCompactionOutput: boolean;
   /** The extraction this was counted against (extractionKey); another one means counting again. */
   extraction: string | null;
+  /**
+   * The last response on the active conversation (its message id) and whether any of its entries
+   * called tools: the extraction triggers' natural break (accounting's lastResponseHasToolCalls).
+   */
+  lastResponse: { messageId: string | null; toolCalls: boolean } | null;
 }
 
 /** Identifies a LastExtraction, so a stored count knows whether it still applies. */
@@ -133,6 +139,7 @@ function restartAt(context: ContextState, entry: IndexedEntry & { uuid: string }
   context.tailPure = false;
   context.segmentAnchor = null;
   context.calls = [];
+  context.lastResponse = null;
   if (isBoundary(entry)) {
     context.boundaryOffset = entry.offset;
     const post = entry.compact?.postTokens ?? null;
@@ -186,6 +193,13 @@ export function extendContext(context: ContextState, entry: IndexedEntry & { uui
     } else {
       context.tailPure = false;
     }
+  }
+  if (entry.type === 'assistant' && entry.model !== SYNTHETIC_MODEL) {
+    const last = context.lastResponse;
+    const calls = entry.toolUses.length > 0;
+    // A message id seen again after another response is taken as a new response (accounting joins them).
+    if (last !== null && entry.messageId !== null && entry.messageId === last.messageId) last.toolCalls ||= calls;
+    else context.lastResponse = { messageId: entry.messageId, toolCalls: calls };
   }
   if (entry.type === 'assistant' && entry.toolUses.length > 0) {
     const { mark } = markOf(context);
@@ -261,6 +275,7 @@ function countConversation(main: readonly IndexedEntry[], conversation: ReturnTy
     segmentAnchor: boundary?.compact?.preservedSegment?.anchorUuid ?? null,
     inCompactionOutput: boundary !== null && boundary.compact?.postTokens == null && endOfCompactionOutput(main, boundary) === main.length,
     extraction: extractionKey(last),
+    lastResponse: count.lastResponse[0] === undefined ? null : { messageId: count.lastResponse[0].messageId, toolCalls: count.lastResponse.some((entry) => entry.toolUses.length > 0) },
   };
   const { mark } = markOf(context);
   for (const entry of active) {

@@ -114,6 +114,7 @@ export function emptyAggregate(): AggregateState {
       segmentAnchor: null,
       inCompactionOutput: false,
       extraction: null,
+      lastResponse: null,
     },
   };
 }
@@ -235,7 +236,7 @@ export function aggregateFromScratch(files: readonly SessionFileEntries[], last:
 /** The figures of SessionAccounting a summary reports. */
 export type AggregateAccounting = Pick<
   SessionAccounting,
-  'contextTokens' | 'threshold' | 'usage' | 'compactions' | 'sinceExtraction' | 'model' | 'cwd' | 'gitBranch' | 'title' | 'firstActivity' | 'lastActivity'
+  'contextTokens' | 'threshold' | 'usage' | 'compactions' | 'sinceExtraction' | 'lastResponseHasToolCalls' | 'model' | 'cwd' | 'gitBranch' | 'title' | 'firstActivity' | 'lastActivity'
 > & { entries: Record<Bucket, number> };
 
 /**
@@ -274,6 +275,7 @@ export function accountingOf(state: AggregateState & { context: ContextState }, 
       lastPostTokens: compactions.lastPostTokens ?? (after === undefined ? null : after.input + after.cacheCreation + after.cacheRead),
     },
     sinceExtraction: { toolCalls: toolCallsOf(context), tokenGrowth: Math.max(0, contextTokens - markOf(context).baseline) },
+    lastResponseHasToolCalls: context.lastResponse?.toolCalls ?? false,
     model: state.model,
     cwd,
     gitBranch,
@@ -293,5 +295,8 @@ export function parseAggregate(json: string): AggregateState | null {
     return null;
   }
   if (typeof value !== 'object' || value === null || (value as { version?: unknown }).version !== AGGREGATE_VERSION) return null;
-  return value as AggregateState;
+  const state = value as AggregateState;
+  // Written before the context kept its last response: counted again (the rest of the state holds).
+  if (state.context !== null && state.context.lastResponse === undefined) state.context = null;
+  return state;
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
 import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
-import { allFiles } from '../../../../daemon/ingest/index-rows.js';
+import { fileFromRow, type FileRow } from '../../../../daemon/store/rows.js';
 import { listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createWorkerParser, type LineParser } from '../../../../daemon/ingest/parser.js';
 import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassOptions, type PassResult, type TailerDeps } from '../../../../daemon/ingest/tailer.js';
@@ -85,9 +85,9 @@ function reference(path: string): IndexedEntry[] {
 }
 
 function fileRow(path: string) {
-  const row = allFiles(store.db).get(path);
+  const row = store.db.prepare('SELECT * FROM files WHERE path = ?').get(path) as FileRow | undefined;
   if (row === undefined) throw new Error(`no row for ${path}`);
-  return row;
+  return fileFromRow(row);
 }
 
 const line = (n: number, extra = '') => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"m${n}${extra}"}}\n`;

@@ -22,6 +22,7 @@ import { leafTitles, listSessions, loadFileEntries, sessionFiles } from '../../.
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 import type { SessionSummary } from '../../../../shared/protocol/results.js';
 import { computeSessionAccounting, type LastExtraction } from '../../../../shared/transcript/accounting.js';
+import { accountingOf } from '../../../../shared/transcript/aggregate.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { contextFromScratch } from '../../../../shared/transcript/aggregate-context.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
@@ -93,9 +94,11 @@ class Writer {
     const lines: Raw[] = [];
     const toolEntries: { uuid: string; toolId: string }[] = [];
     let parent = this.parent();
-    for (let part = 0; part < parts + tools; part++) {
-      const isTool = part >= parts;
-      const last = part === parts + tools - 1;
+    // Text parts, then tool calls, and now and then text after them (the last part is then no call).
+    const kinds = [...Array.from({ length: parts }, () => false), ...Array.from({ length: tools }, () => true), ...(tools > 0 && this.rand() < 0.2 ? [false] : [])];
+    for (let part = 0; part < kinds.length; part++) {
+      const isTool = kinds[part] as boolean;
+      const last = part === kinds.length - 1;
       const toolId = `tool_${this.tag}_${this.n}_${part}`;
       const usage = {
         input_tokens: input,
@@ -166,7 +169,7 @@ const bus = createBus((error) => {
   throw error;
 });
 
-function fromScratch(store: Store, sessionId: string, last: LastExtraction | null): SessionSummary | undefined {
+function fromScratch(store: Store, sessionId: string, last: LastExtraction | null): { summary: SessionSummary; lastResponseHasToolCalls: boolean } | undefined {
   const db = store.db;
   return db.transaction(() => {
     const files = sessionFiles(db, sessionId);
@@ -178,7 +181,7 @@ function fromScratch(store: Store, sessionId: string, last: LastExtraction | nul
     }
     const project = files.find((file) => file.agentId === null)?.project ?? files[0]?.project ?? '';
     const accounting = computeSessionAccounting(byKind.main, byKind.sidechain, { env: ENV, lastExtraction: last, leafTitles: leafTitles(db, project), compactionEntries: byKind.compaction });
-    return summaryOf(sessionId, files, accounting);
+    return { summary: summaryOf(sessionId, files, accounting), lastResponseHasToolCalls: accounting.lastResponseHasToolCalls };
   })();
 }
 
@@ -215,7 +218,7 @@ async function run(seed: number): Promise<void> {
     for (const { sessionId } of listSessions(store.db)) {
       const expected = fromScratch(store, sessionId, extractions.get(sessionId) ?? null);
       const actual = summarizeSession(transcripts, store2, sessionId, ENV);
-      if (process.env.MEMD_PROPERTY_TRACE && JSON.stringify(actual) !== JSON.stringify(expected)) {
+      if (process.env.MEMD_PROPERTY_TRACE && JSON.stringify(actual) !== JSON.stringify(expected?.summary)) {
         const row = store.db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck().get(sessionId) as string;
         const main = sessionFiles(store.db, sessionId).find((f) => f.agentId === null);
         const entries = main ? loadFileEntries(store.db, main.id) : [];
@@ -223,7 +226,11 @@ async function run(seed: number): Promise<void> {
         console.log('SCRATCH', JSON.stringify(contextFromScratch(entries, extractions.get(sessionId) ?? null)));
         console.log('TAIL', JSON.stringify(entries.slice(-12).map((e) => [e.offset, e.type, e.subtype, e.uuid, e.parentUuid, e.messageId, e.toolUses.length, e.isSidechain, e.isCompactSummary])));
       }
-      expect(actual, `seed ${seed}, ${step}, session ${sessionId}`).toEqual(expected);
+      expect(actual, `seed ${seed}, ${step}, session ${sessionId}`).toEqual(expected?.summary);
+      // What the extraction triggers read of the aggregate besides the summary.
+      const counted = store2.read(sessionId);
+      const toolCalls = counted === undefined ? undefined : accountingOf(counted, ENV).lastResponseHasToolCalls;
+      expect(toolCalls, `seed ${seed}, ${step}, session ${sessionId}, lastResponseHasToolCalls`).toBe(expected?.lastResponseHasToolCalls);
     }
   };
 

@@ -136,6 +136,50 @@ describe('openStore', () => {
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
   });
 
+  describe('after a clean close', () => {
+    const skipped = (log: ReturnType<typeof fakeLogger>) => log.lines.some((line) => line.msg.includes('quick_check skipped'));
+
+    it('skips quick_check when the file is unchanged, and forgets that once open (a crash checks again)', () => {
+      const first = openTracked();
+      first.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('k', 'v');
+      first.close();
+      expect(existsSync(`${dbPath}-clean`)).toBe(true);
+      const log = fakeLogger();
+      const second = openTracked(log);
+      expect(skipped(log)).toBe(true);
+      expect(existsSync(`${dbPath}-clean`)).toBe(false);
+      expect(second.db.prepare('SELECT value FROM meta WHERE key = ?').get('k')).toEqual({ value: 'v' });
+      // Killed here: no mark, so the next start checks.
+      const crashLog = fakeLogger();
+      openStore(dbPath, crashLog, () => AT).close();
+      expect(skipped(crashLog)).toBe(false);
+    });
+
+    it('checks a file changed since, and moves it aside when damaged', () => {
+      const first = openTracked();
+      first.db.exec('CREATE TABLE t (x TEXT)');
+      const insert = first.db.prepare('INSERT INTO t (x) VALUES (?)');
+      for (let i = 0; i < 300; i++) insert.run(`row ${i} ${'y'.repeat(50)}`);
+      first.close();
+      const bytes = readFileSync(dbPath);
+      const pageSize = bytes.readUInt16BE(16);
+      randomBytes(bytes.length - pageSize).copy(bytes, pageSize);
+      writeFileSync(dbPath, bytes);
+      const log = fakeLogger();
+      const store = openTracked(log);
+      expect(skipped(log)).toBe(false);
+      expect(store.status.recoveredFrom?.movedTo).toBe(`${dbPath}${MOVED_SUFFIX}`);
+    });
+
+    it('checks when a WAL is beside the file', () => {
+      openTracked().close();
+      writeFileSync(`${dbPath}-wal`, randomBytes(4096));
+      const log = fakeLogger();
+      openTracked(log);
+      expect(skipped(log)).toBe(false);
+    });
+  });
+
   it('does not move aside a database it merely cannot open', () => {
     // A path that cannot be opened is not corruption: fail loudly, move nothing.
     expect(() => openStore(join(dir, 'missing-dir', 'memd.sqlite'), fakeLogger(), () => AT)).toThrow();
