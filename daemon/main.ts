@@ -26,6 +26,7 @@ import { createHookService } from './handoff/hooks.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
 import type { LineParser } from './ingest/parser.js';
 import { createWatcher, scanTranscripts } from './ingest/watcher.js';
+import { tuneHeap } from './lifecycle/heap.js';
 import { bootstrap, EXIT_FAILURE, fail, type Started } from './lifecycle/bootstrap.js';
 import { createShutdown, inParallel, killSelf } from './lifecycle/shutdown.js';
 import { ownSocket, type OwnSocket } from './lifecycle/socket-file.js';
@@ -120,6 +121,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       const counted = aggregates.read(sessionId);
       return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, thresholdEnv);
     },
+    sessionActivity: () => aggregates.activity(),
     extractor: createExtractor(anthropicMemory),
     onExtracted: (sessionId) => events.publish('extraction.done', { sessionId }),
     backfillExtractions: config.backfillExtractions,
@@ -287,6 +289,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
 }
 
 async function main(argv: string[]): Promise<void> {
+  tuneHeap();
   // The parse worker is made before the store opens, so that it boots (about 80 ms) meanwhile.
   const started = await bootstrap(argv, () => createIngestParser({}), removeUnfinishedUndoPoints);
   if (started !== null) await serve(started);

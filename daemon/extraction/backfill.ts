@@ -29,7 +29,7 @@ export interface BackfillSession {
 }
 
 export interface BackfillExtractionDeps {
-  /** Every indexed session. */
+  /** Every indexed session (the aggregates' index: start-up reads no files rows for this). */
   sessions(): BackfillSession[];
   hasExtraction(sessionId: string): boolean;
   /** No extraction job is queued, deferred or running. */

@@ -19,7 +19,7 @@ import { writeFileAtomic } from '../fs/atomic.js';
 import { readTextIfPresent } from '../fs/read.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
-import { createBackfillExtractions } from './backfill.js';
+import { createBackfillExtractions, type BackfillSession } from './backfill.js';
 import type { Extractor } from './extract.js';
 import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
@@ -50,6 +50,8 @@ export interface ExtractionDeps {
    * every commit must cost O(1), not a load of the whole session.
    */
   triggerFigures(sessionId: string): TriggerFigures | null;
+  /** Every session's newest entry time, for choosing the backfill's extractions (backfill.ts). */
+  sessionActivity(): BackfillSession[];
   concurrency?: number;
   /** After an extraction is recorded: the session's sinceExtraction starts again from it. */
   onExtracted?(sessionId: string): void;
@@ -229,7 +231,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   }
 
   const backfill = createBackfillExtractions({
-    sessions: () => transcripts.sessions(),
+    sessions: () => deps.sessionActivity(),
     hasExtraction: (sessionId) => jobs.lastExtraction(sessionId) !== null,
     idle: () => running.size === 0 && jobs.nextDue() === null,
     enqueueIfDue: (sessionId) => !closed && enqueueIfDue(sessionId, BACKFILL_REASON),

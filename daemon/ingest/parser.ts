@@ -11,7 +11,7 @@ import { workerScript } from '../workers/script.js';
 import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
 
 /** Chunks in flight per lane: enough read-ahead that parsing never waits for a read. */
-export const SLOTS_PER_LANE = 8;
+export const SLOTS_PER_LANE = 4;
 
 export interface LineParser {
   readonly lanes: number;

@@ -8,7 +8,6 @@
  * re-armed watcher (watch-health.ts), and status tells which state it is in.
  */
 import type Database from 'better-sqlite3';
-import chokidar, { type FSWatcher } from 'chokidar';
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -17,6 +16,7 @@ import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
 import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
 import { allFiles } from './index-rows.js';
+import { watchTree, type TreeWatch } from './tree-watch.js';
 import { createRearmBackoff, MISSED_GRACE_MS, rootHealth, type RootHealth } from './watch-health.js';
 
 /** How often a recently changed file's size is checked: well inside chokidar's 50 ms throttle. */
@@ -42,7 +42,7 @@ export interface WatcherDeps {
 
 /** A chokidar instance with the root's identity when it was made, when it became ready, and whether it failed since. */
 interface Armed {
-  watcher: FSWatcher;
+  watch: TreeWatch;
   dev: number;
   ino: number;
   at: number;
@@ -291,49 +291,44 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     sweepTimer.unref();
   }
 
-  function watchTree(queued: Promise<void>): FSWatcher {
-    const watcher = chokidar.watch(root, {
-      ignoreInitial: true,
-      ignored: (path: string, stats?: Stats) => isIgnoredPath(root, path, stats === undefined ? undefined : stats.isDirectory()),
-      // Levels of dirs below the root: <project>/<session>/subagents.
-      depth: TRANSCRIPT_MAX_DEPTH - 1,
+  function armTree(queued: Promise<void>): TreeWatch {
+    let watch: TreeWatch | null = null;
+    const mine = () => (watch !== null && armed?.watch === watch ? armed : null);
+    watch = watchTree(root, {
+      changed,
+      rootDropped() {
+        const instance = mine();
+        if (instance === null) return;
+        // chokidar drops its watch of a root it could not read (chmod 000) for good, even once it is back.
+        void serial(async () => {
+          const health = await rootHealth(root);
+          if (health.ok) failed(instance, 'chokidar dropped its watch of the projects dir');
+          else await unhealthy(health);
+        });
+      },
+      // Whatever changed between the start-up scan (or the last watcher) and the watches being in
+      // place; after the backfill is queued, so that the sweep does not take its files out of size order.
+      ready() {
+        const instance = mine();
+        if (instance === null) return;
+        instance.readyAt = clock();
+        // A re-armed watcher is trusted once it has walked the tree without a fault.
+        if (!instance.failed && state === 'degraded') enter('watching', null);
+        // A failed backfill is arm()'s to handle.
+        void queued.then(runSweep, () => undefined);
+      },
+      error(error) {
+        const instance = mine();
+        if (instance !== null) failed(instance, `the watcher failed: ${error instanceof Error ? error.message : String(error)}`, { error });
+      },
     });
-    const mine = () => (armed?.watcher === watcher ? armed : null);
-    watcher.on('add', changed);
-    watcher.on('change', changed);
-    watcher.on('unlink', changed);
-    watcher.on('unlinkDir', (path) => {
-      const instance = mine();
-      // chokidar drops its watch of a root it could not read (chmod 000) for good, even once it is back.
-      if (resolve(path) !== root || instance === null) return;
-      void serial(async () => {
-        const health = await rootHealth(root);
-        if (health.ok) failed(instance, 'chokidar dropped its watch of the projects dir');
-        else await unhealthy(health);
-      });
-    });
-    // Whatever changed between the start-up scan (or the last watcher) and the watches being in
-    // place; after the backfill is queued, so that the sweep does not take its files out of size order.
-    watcher.on('ready', () => {
-      const instance = mine();
-      if (instance === null) return;
-      instance.readyAt = clock();
-      // A re-armed watcher is trusted once it has walked the tree without a fault.
-      if (!instance.failed && state === 'degraded') enter('watching', null);
-      // A failed backfill is arm()'s to handle.
-      void queued.then(runSweep, () => undefined);
-    });
-    watcher.on('error', (error) => {
-      const instance = mine();
-      if (instance !== null) failed(instance, `the watcher failed: ${error instanceof Error ? error.message : String(error)}`, { error });
-    });
-    return watcher;
+    return watch;
   }
 
   async function disarm(): Promise<void> {
     const instance = armed;
     armed = null;
-    await instance?.watcher.close();
+    await instance?.watch.close();
   }
 
   async function unhealthy(health: Extract<RootHealth, { ok: false }>): Promise<void> {
@@ -362,7 +357,11 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     armedOnce = true;
     const queued = needsBackfill ? queueBackfill() : Promise.resolve();
     needsBackfill = false;
-    armed = { watcher: watchTree(queued), dev: health.dev, ino: health.ino, at: clock(), readyAt: null, failed: false };
+    // chokidar walks the tree after the start-up scan, not beside it: two walks at once are one
+    // long stretch of stat callbacks that every client waits behind. Its ready sweep covers the gap.
+    await queued.catch(() => undefined);
+    if (stopped) return;
+    armed = { watch: armTree(queued), dev: health.dev, ino: health.ino, at: clock(), readyAt: null, failed: false };
     // Degraded stays so until the new watcher is ready: one that fails again at once (a subdir
     // that stays unreadable) then costs no pair of log lines per re-arm.
     if (state === 'degraded') enter('degraded', reason);

@@ -49,6 +49,8 @@ export interface AggregateStore {
   page(query: PageQuery): { rows: IndexRow[]; total: number; hidden: number };
   /** The session's aggregate, counted where it must be; undefined when the index has no file of it. */
   read(sessionId: string): CountedAggregate | undefined;
+  /** Every session's newest entry time (null without one), newest first: one index scan, no state read. */
+  activity(): { sessionId: string; lastActivity: string | null }[];
 }
 
 export interface PageQuery {
@@ -113,6 +115,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
   const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
+  const activity = db.prepare("SELECT session_id, coalesce(last_activity, '') FROM session_aggregates ORDER BY coalesce(last_activity, '') DESC, session_id").raw();
   const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
 
   /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */
@@ -262,6 +265,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         save(rows.sessionId, state);
       } else countContext(rows.sessionId, state);
     },
+    activity: () => (activity.all() as [string, string][]).map(([sessionId, lastActivity]) => ({ sessionId, lastActivity: lastActivity === '' ? null : lastActivity })),
     read(sessionId) {
       return db.transaction((): CountedAggregate | undefined => {
         const state = load(sessionId);
