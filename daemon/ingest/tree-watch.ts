@@ -13,6 +13,9 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
 
+/** How long a removed project dir's instance stays, for chokidar to report the unlinks of its files. */
+const PROJECT_CLOSE_GRACE_MS = 1_000;
+
 export interface TreeWatchHandlers {
   /** A file was added, changed or removed. */
   changed(path: string): void;
@@ -47,26 +50,34 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
     const watcher = chokidar.watch(dir, { ignoreInitial: !reportExisting, ignored, depth: TRANSCRIPT_MAX_DEPTH - 2 });
     projects.set(dir, watcher);
     listen(watcher);
+    watcher.on('unlinkDir', (path) => {
+      if (resolve(path) !== dir) return;
+      // The dir went: chokidar reports its files' unlinks just after; the instance goes then.
+      setTimeout(() => unwatchProject(dir, watcher), PROJECT_CLOSE_GRACE_MS).unref();
+    });
     return new Promise((done) => {
       watcher.once('ready', () => done());
       watcher.once('error', () => done());
     });
   };
 
-  const unwatchProject = (dir: string) => {
-    const watcher = projects.get(dir);
-    projects.delete(dir);
-    void watcher?.close();
+  const unwatchProject = (dir: string, watcher: FSWatcher) => {
+    if (projects.get(dir) === watcher) projects.delete(dir);
+    void watcher.close();
   };
 
   const rootWatcher = chokidar.watch(root, { ignoreInitial: true, ignored, depth: 0 });
   listen(rootWatcher);
   rootWatcher.on('addDir', (path) => {
-    if (resolve(path) !== root) void watchProject(resolve(path), true);
+    const dir = resolve(path);
+    if (dir === root) return;
+    // A dir made again at once: the old instance may still wait for its grace period.
+    const old = projects.get(dir);
+    if (old !== undefined) unwatchProject(dir, old);
+    void watchProject(dir, true);
   });
   rootWatcher.on('unlinkDir', (path) => {
     if (resolve(path) === root) handlers.rootDropped();
-    else unwatchProject(resolve(path));
   });
   rootWatcher.once('ready', () => {
     void (async () => {
