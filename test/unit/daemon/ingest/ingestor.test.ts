@@ -135,9 +135,11 @@ describe('the ingestor', () => {
   });
 
   it('reads a changed file before the rest of the backfill', async () => {
-    session('small', 1);
-    session('medium', 10);
-    const big = session('big', 30);
+    const paths = [session('small', 1), session('medium', 10), session('big', 30)];
+    const big = paths[2] as string;
+    // One mtime for all (they were written within a tick or two): smallest first among equals.
+    const at = Date.now() / 1000 - 60;
+    for (const path of paths) utimesSync(path, at, at);
     // One lane, so that the order is the scheduler's alone.
     const ingest = ingestor({ lanes: 1 });
     ingest.backfill(await scanTranscripts(root), []);
