@@ -2,7 +2,7 @@
 // (median ~456 KB, ten of 20-80 MB, one of them 50 MB for the append test), about one in ten
 // with sub-agent files, and a 1 MB tool result every 1,000 lines (corpus.js replays the recorded
 // fixture lines). Deterministic: the same size gives the same corpus.
-import { mkdirSync, statfsSync } from 'node:fs';
+import { mkdirSync, statfsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureLines, hugeLine, writeSession } from './corpus.js';
 
@@ -16,6 +16,8 @@ const MEDIAN_SESSION_BYTES = 456 * 1024;
 const SIGMA = 1.1;
 /** One session in this many has sub-agent files (317 of 3,000 in the measured history). */
 const SUBAGENT_EVERY = 9;
+/** Sessions are this far apart in time (file mtimes): a history of weeks, the newest written last. */
+const SESSION_SPACING_MS = 20 * 60_000;
 /** Corpus, database and WAL: free disk needed per corpus byte. */
 const DISK_FACTOR = 1.6;
 
@@ -53,6 +55,8 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES) {
   const next = random(15);
   const scale = Math.min(1, totalBytes / DEFAULT_BYTES);
   const files = [];
+  /** The session index of each file, for its mtime. */
+  const sessionOf = [];
   let bytes = 0;
   let index = 0;
   let appendTarget = null;
@@ -63,6 +67,7 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES) {
     const path = join(dir, `${id}.jsonl`);
     const main = writeSession(path, id, size, index, lines, huge);
     files.push(path);
+    sessionOf.push(index);
     bytes += main.bytes;
     if (withSubagents) {
       const agents = join(dir, id, 'subagents');
@@ -71,6 +76,7 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES) {
         const agentPath = join(agents, `agent-a${String(index).padStart(6, '0')}${agent}.jsonl`);
         bytes += writeSession(agentPath, id, Math.max(16 * 1024, Math.round(size / 5)), index * 8 + agent + 1, lines, huge).bytes;
         files.push(agentPath);
+        sessionOf.push(index);
       }
     }
     index++;
@@ -86,6 +92,12 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES) {
     const size = Math.min(totalBytes - bytes, Math.max(4 * 1024, Math.round(MEDIAN_SESSION_BYTES * Math.exp(SIGMA * normal))));
     write(size, index % SUBAGENT_EVERY === 0);
   }
+  // Written in seconds, but a history of weeks: a watcher that treats recent files apart must see them so.
+  const now = Date.now();
+  files.forEach((path, at) => {
+    const time = new Date(now - (index - (sessionOf[at] ?? 0)) * SESSION_SPACING_MS);
+    utimesSync(path, time, time);
+  });
   return { files, bytes, sessions: index, appendTarget };
 }
 

@@ -17,7 +17,11 @@ const APPENDS = 30;
 /** session.updated is throttled per session to one per 250 ms: appends further apart measure latency. */
 const APPEND_SPACING_MS = 300;
 const MANY_SESSIONS = 50_000;
-const IDLE_CPU_WINDOW_MS = 10_000;
+/** The CPU of the backfill's extractions, right after the appends (work, reported as such). */
+const EXTRACTION_CPU_WINDOW_MS = 10_000;
+/** Idle: a daemon with nothing to do, once its start-up (watch, first sweep, GC) has settled. */
+const IDLE_SETTLE_MS = 10_000;
+const IDLE_CPU_WINDOW_MS = 30_000;
 /** Issue 15's targets. */
 const TARGETS = { ratio: 0.7, rssMb: 200, firstPageMs: 300, statusWorstMs: 100, appendP99Ms: 100, restartMs: 1_000, idleCpuSPerMin: 0.2 };
 
@@ -156,6 +160,7 @@ export async function benchScale(options = {}) {
       if (session.sessionId === target.id) updates.push({ at: performance.now(), entries: session.entries });
     });
     const latencies = [];
+    let others = 0;
     let parent = target.lastUuid;
     for (let i = 0; i < APPENDS; i++) {
       const uuid = `abababab-0000-4000-8000-${String(i).padStart(12, '0')}`;
@@ -168,30 +173,29 @@ export async function benchScale(options = {}) {
       parent = uuid;
       await until(() => updates.some((update) => update.entries >= baseline + i + 1), `the event for append ${i}`, STEP_DEADLINE_MS);
       latencies.push(updates.find((update) => update.entries >= baseline + i + 1).at - sent);
+      // Updates that no append caused (an extraction finished): the next one waits out the throttle.
+      others += updates.filter((update) => update.entries < baseline + i + 1).length;
       updates.length = 0;
     }
     const sorted = [...latencies].sort((a, b) => a - b);
     const appendP99 = percentile(sorted, 99);
+    const slowest = sorted.slice(-3).map((ms) => fmt(ms));
     report(
-      `append → session.updated (${fmt(statSync(target.path).size / MB)} MB session) p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(appendP99)} ms (target <= ${TARGETS.appendP99Ms})`,
+      `append → session.updated (${fmt(statSync(target.path).size / MB)} MB session) p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(appendP99)} ms, slowest ${slowest.join(', ')}; ${others} update(s) meanwhile from elsewhere (target <= ${TARGETS.appendP99Ms})`,
       appendP99 <= TARGETS.appendP99Ms,
     );
 
-    // Idle CPU, with the probe stopped (it is a client, not idleness).
+    // CPU while the backfill's session-memory extractions run (one every 5 s, up to 50 per start),
+    // with the probe stopped (it is a client): work, reported with how many finished in the window.
     await probe.stop();
     probe = undefined;
-    // The backfill's session-memory extractions (one every 5 s, up to 50) may run in the window:
-    // they are work, not idleness, so the window says how many finished in it.
     const doneJobs = async () => (await running.client.daemonStatus()).extraction.jobs.done ?? 0;
     const jobsBefore = await doneJobs();
     const cpuBefore = cpuSeconds(running.daemon.child.pid);
-    await new Promise((resolve) => setTimeout(resolve, IDLE_CPU_WINDOW_MS));
-    const idlePerMin = ((cpuSeconds(running.daemon.child.pid) - cpuBefore) * 60_000) / IDLE_CPU_WINDOW_MS;
+    await new Promise((resolve) => setTimeout(resolve, EXTRACTION_CPU_WINDOW_MS));
+    const extractingPerMin = ((cpuSeconds(running.daemon.child.pid) - cpuBefore) * 60_000) / EXTRACTION_CPU_WINDOW_MS;
     const extracted = (await doneJobs()) - jobsBefore;
-    report(
-      `idle CPU                          ${fmt(idlePerMin, 2)} s a minute, ${extracted} backfill extraction(s) finished in the ${IDLE_CPU_WINDOW_MS / 1000} s window (target <= ${TARGETS.idleCpuSPerMin})`,
-      idlePerMin <= TARGETS.idleCpuSPerMin,
-    );
+    report(`CPU during backfill extractions    ${fmt(extractingPerMin, 2)} s a minute, ${extracted} extraction(s) finished in the ${EXTRACTION_CPU_WINDOW_MS / 1000} s window`);
 
     // A restart over the unchanged history.
     running.client.close();
@@ -206,6 +210,18 @@ export async function benchScale(options = {}) {
     await firstPages('after restart');
     await probe.stop();
     probe = undefined;
+    running.client.close();
+    await running.daemon.stop();
+
+    // Idle: the same history, nothing to do (the backfill's extractions, bounded work after each
+    // start, are off; their CPU is reported above), after the start-up has settled.
+    running = await startDaemon(createClient, { ...env, MEMD_BACKFILL_EXTRACTIONS: '0' });
+    await caughtUp(running.client, 0);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    const idleBefore = cpuSeconds(running.daemon.child.pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CPU_WINDOW_MS));
+    const idlePerMin = ((cpuSeconds(running.daemon.child.pid) - idleBefore) * 60_000) / IDLE_CPU_WINDOW_MS;
+    report(`idle CPU                          ${fmt(idlePerMin, 2)} s a minute over ${IDLE_CPU_WINDOW_MS / 1000} s (target <= ${TARGETS.idleCpuSPerMin})`, idlePerMin <= TARGETS.idleCpuSPerMin);
     running.client.close();
     await running.daemon.stop();
     running = undefined;

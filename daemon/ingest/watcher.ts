@@ -8,13 +8,13 @@
  * re-armed watcher (watch-health.ts), and status tells which state it is in.
  */
 import type Database from 'better-sqlite3';
-import type { Dirent, Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import type { Stats } from 'node:fs';
+import { resolve } from 'node:path';
 import type { WatcherStatus } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
-import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
+import { classifyTranscript } from './layout.js';
+import { scanTranscripts, statOrNull } from './scan.js';
 import { allFiles } from './index-rows.js';
 import { watchTree, type TreeWatch } from './tree-watch.js';
 import { createRearmBackoff, MISSED_GRACE_MS, rootHealth, type RootHealth } from './watch-health.js';
@@ -25,6 +25,10 @@ export const DEFAULT_RECHECK_MS = 20;
 export const DEFAULT_QUIET_MS = 100;
 /** The safety-net sweep over the whole tree; rare, since it stats every transcript. */
 export const DEFAULT_SWEEP_MS = 30_000;
+/** A file changed within this long is checked at every sweep; the rest at every FULL_SWEEP_EVERY-th. */
+export const RECENT_MS = 60 * 60_000;
+/** One sweep in this many stats the whole tree (every 5 minutes at the default 30 s). */
+export const FULL_SWEEP_EVERY = 10;
 /** How often the projects dir is checked: missing, unreadable or replaced (cheap: a stat and an access). */
 export const DEFAULT_ROOT_POLL_MS = 1_000;
 
@@ -55,82 +59,6 @@ export interface Watcher {
   stop(): Promise<void>;
 }
 
-async function statOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await stat(path);
-  } catch {
-    return null;
-  }
-}
-
-/** Stats in flight at once: enough for the thread pool, few enough that requests interleave with their completions. */
-const SCAN_CONCURRENCY = 16;
-
-async function listDir(path: string): Promise<Dirent[]> {
-  try {
-    return await readdir(path, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Every transcript under `root` with its size, inode and mtime. A bounded number of calls at a
- * time: thousands of stats issued at once cost one long stretch of the event loop to issue and
- * another to settle, which every client would wait behind. Dirs are known from their dirent; a
- * symlink (or a file system without dirent types) is stat'ed, following it as before.
- */
-export async function scanTranscripts(root: string): Promise<(FoundFile & { mtimeMs: number })[]> {
-  const found: (FoundFile & { mtimeMs: number })[] = [];
-  const work: { path: string; depth: number; kind: 'dir' | 'unknown' }[] = [{ path: root, depth: 1, kind: 'dir' }];
-  const visitDir = async (dir: string, depth: number): Promise<void> => {
-    for (const dirent of await listDir(dir)) {
-      const path = join(dir, dirent.name);
-      if (dirent.isDirectory()) {
-        if (depth < TRANSCRIPT_MAX_DEPTH && !isIgnoredPath(root, path, true)) work.push({ path, depth: depth + 1, kind: 'dir' });
-      } else if (dirent.isFile() ? classifyTranscript(root, path) !== null : !isIgnoredPath(root, path, undefined)) {
-        work.push({ path, depth, kind: 'unknown' });
-      }
-    }
-  };
-  const visit = async (item: { path: string; depth: number; kind: 'dir' | 'unknown' }): Promise<void> => {
-    if (item.kind === 'dir') return visitDir(item.path, item.depth);
-    const stats = await statOrNull(item.path);
-    if (stats === null || isIgnoredPath(root, item.path, stats.isDirectory())) return;
-    if (stats.isDirectory()) {
-      if (item.depth < TRANSCRIPT_MAX_DEPTH) work.push({ path: item.path, depth: item.depth + 1, kind: 'dir' });
-    } else if (stats.isFile() && classifyTranscript(root, item.path) !== null) {
-      found.push({ path: item.path, size: stats.size, ino: String(stats.ino), mtimeMs: stats.mtimeMs });
-    }
-  };
-  await new Promise<void>((resolve, reject) => {
-    let active = 0;
-    let failure: unknown = null;
-    const pump = (): void => {
-      while (failure === null && active < SCAN_CONCURRENCY && work.length > 0) {
-        active += 1;
-        visit(work.pop() as (typeof work)[number]).then(
-          () => {
-            active -= 1;
-            pump();
-          },
-          (error: unknown) => {
-            active -= 1;
-            failure ??= error;
-            pump();
-          },
-        );
-      }
-      if (active === 0 && (failure !== null || work.length === 0)) {
-        if (failure === null) resolve();
-        else reject(failure as Error);
-      }
-    };
-    pump();
-  });
-  return found;
-}
-
 export function createWatcher(deps: WatcherDeps): Watcher {
   const { ingestor, db, log, clock } = deps;
   const root = resolve(deps.root);
@@ -155,6 +83,9 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   const rearmBackoff = createRearmBackoff(clock);
   let rearmAt = 0;
   let sweepFailing = false;
+  /** Periodic sweeps so far, and the files changed within RECENT_MS with their mtimes. */
+  let sweeps = 0;
+  const recent = new Map<string, number>();
   /** Arming and disarming run one at a time, in order (the health check, chokidar and the sweep all ask for them). */
   let transitions: Promise<void> = Promise.resolve();
   let transitionFailing = false;
@@ -227,6 +158,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
 
   function changed(path: string): void {
     if (classifyTranscript(root, path) === null) return;
+    recent.set(path, clock());
     ingestor.touch(path);
     rechecks.set(path, clock() + quietMs);
     scheduleRecheck();
@@ -244,14 +176,39 @@ export function createWatcher(deps: WatcherDeps): Watcher {
    * Compares the tree with the index and touches every file that differs (or went). A difference
    * that no event reported, in a file changed after the watcher was ready, means it missed it.
    */
-  async function sweep(): Promise<void> {
+  /** The files to check: all of them (a full sweep), or the recent ones with what became of them. */
+  async function sweepScope(full: boolean, now: number): Promise<{ found: (FoundFile & { mtimeMs: number })[]; scope: Set<string> | null }> {
+    if (full) {
+      const found = await scanTranscripts(root);
+      recent.clear();
+      for (const file of found) if (file.mtimeMs > now - RECENT_MS) recent.set(file.path, file.mtimeMs);
+      return { found, scope: null };
+    }
+    const scope = new Set(recent.keys());
+    const found: (FoundFile & { mtimeMs: number })[] = [];
+    for (const path of scope) {
+      const stats = await statOrNull(path);
+      if (stats === null || !stats.isFile() || stats.mtimeMs <= now - RECENT_MS) recent.delete(path);
+      if (stats?.isFile()) found.push({ path, size: stats.size, ino: String(stats.ino), mtimeMs: stats.mtimeMs });
+    }
+    return { found, scope };
+  }
+
+  /**
+   * Compares the tree with the index and touches every file that differs (or went). A difference
+   * that no event reported, in a file changed after the watcher was ready, means it missed it.
+   * The periodic sweep checks the files changed within RECENT_MS, and the whole tree every
+   * FULL_SWEEP_EVERY-th time (and once a watcher is ready): a full sweep stats every transcript,
+   * which at thousands of files was most of an idle daemon's CPU.
+   */
+  async function sweep(full: boolean): Promise<void> {
     const startedAt = clock();
     const instance = armed;
     if (!(await rootHealth(root)).ok) {
       await serial(checkRoot);
       return;
     }
-    const found = await scanTranscripts(root);
+    const { found, scope } = await sweepScope(full, startedAt);
     if (stopped) return;
     const known = allFiles(db);
     const missed: string[] = [];
@@ -264,12 +221,12 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       ingestor.touch(file.path);
       if (ready !== null && file.mtimeMs > ready && file.mtimeMs < startedAt - MISSED_GRACE_MS && !rechecks.has(file.path)) missed.push(file.path);
     }
-    for (const [path, row] of known) if (!row.gone) ingestor.touch(path);
+    for (const [path, row] of known) if (!row.gone && (scope === null || scope.has(path))) ingestor.touch(path);
     if (instance !== null && missed.length > 0) failed(instance, `the watcher missed ${missed.length} change(s) that the sweep found`, { path: missed[0] });
   }
 
-  function runSweep(): Promise<void> {
-    return sweep().then(
+  function runSweep(full: boolean): Promise<void> {
+    return sweep(full).then(
       () => {
         if (sweepFailing) log.info('sweep works again', { root });
         sweepFailing = false;
@@ -286,7 +243,8 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     if (stopped) return;
     sweepTimer = setTimeout(() => {
       sweepTimer = null;
-      void runSweep().finally(scheduleSweep);
+      sweeps += 1;
+      void runSweep(sweeps % FULL_SWEEP_EVERY === 0).finally(scheduleSweep);
     }, sweepMs);
     sweepTimer.unref();
   }
@@ -315,7 +273,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         // A re-armed watcher is trusted once it has walked the tree without a fault.
         if (!instance.failed && state === 'degraded') enter('watching', null);
         // A failed backfill is arm()'s to handle.
-        void queued.then(runSweep, () => undefined);
+        void queued.then(() => runSweep(true), () => undefined);
       },
       error(error) {
         const instance = mine();

@@ -11,7 +11,7 @@ import { createCompactionService, type CompactionLayers, type CompactionService 
 import { normalize, type ConversationMessage } from '../../daemon/transcripts/messages.js';
 import { classifyTranscript } from '../../daemon/ingest/layout.js';
 import { createTailer } from '../../daemon/ingest/tailer.js';
-import { scanTranscripts } from '../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../daemon/ingest/scan.js';
 import { createEntryCache, type EntryCache } from '../../daemon/transcripts/entry-cache.js';
 import { openStore, type Store } from '../../daemon/store/db.js';
 import type { ThresholdResult } from '../../shared/protocol/results.js';

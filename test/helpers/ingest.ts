@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createBus } from '../../daemon/bus/bus.js';
 import { createIngestor } from '../../daemon/ingest/ingestor.js';
-import { scanTranscripts } from '../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../daemon/ingest/scan.js';
 import { openStore } from '../../daemon/store/db.js';
 import { fakeLogger } from './fake-logger.js';
 

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
 import { createTailer } from '../../../../daemon/ingest/tailer.js';
-import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 

@@ -13,7 +13,7 @@ import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../da
 import { createInlineParser, type LineParser } from '../../../../daemon/ingest/parser.js';
 import { RETRY_FIRST_MS } from '../../../../daemon/ingest/retries.js';
 import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
-import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
 import { eventually } from '../../../helpers/poll.js';

@@ -6,7 +6,7 @@ import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor, MAX_FAILED_EVENTS_PER_FILE, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { allFiles, ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { listSessions } from '../../../../daemon/transcripts/queries.js';
-import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
-import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { fileFromRow, type FileRow } from '../../../../daemon/store/rows.js';
 import { listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createWorkerParser, type LineParser } from '../../../../daemon/ingest/parser.js';

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor, type Ingestor } from '../../../../daemon/ingest/ingestor.js';
 import { isCompactionAgent } from '../../../../daemon/ingest/layout.js';
-import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
 import { summarizeSession, summaryOf } from '../../../../daemon/sessions/summary.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';

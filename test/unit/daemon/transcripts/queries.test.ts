@@ -6,7 +6,7 @@ import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor } from '../../../../daemon/ingest/ingestor.js';
 import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { listSessions, loadFileEntries, loadSessionEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
-import { scanTranscripts } from '../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { copyFixtureProjects, FIXTURES } from '../../../helpers/ingest.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { classifyTranscript } from '../../../../../daemon/ingest/layout.js';
 import { createTailer } from '../../../../../daemon/ingest/tailer.js';
-import { scanTranscripts } from '../../../../../daemon/ingest/watcher.js';
+import { scanTranscripts } from '../../../../../daemon/ingest/scan.js';
 import { createRewindService, type RewindService } from '../../../../../daemon/memory/rewind/service.js';
 import { openStore, type Store } from '../../../../../daemon/store/db.js';
 import { fakeLogger } from '../../../../helpers/fake-logger.js';
