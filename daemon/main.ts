@@ -170,7 +170,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
   });
   on(events, 'transcripts.backfilled', () => extraction.onBackfillDone());
-  on(events, 'extraction.done', ({ sessionId }) => sessions.onSessionsChanged([sessionId]));
+  on(events, 'extraction.done', ({ sessionId }) => sessions.onBackgroundChange(sessionId));
   startAutoCompaction(events, compaction);
   // File ids now name other files: nothing cached survives, and every transcript is read again.
   on(events, 'store.rebuilt', () => {

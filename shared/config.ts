@@ -112,7 +112,7 @@ const spec = {
     env: 'MEMD_INGEST_SWEEP_MS',
     default: 30_000,
     parse: positiveInt,
-    doc: 'how often the whole projects dir is compared with the index, the safety net for changes the watcher missed',
+    doc: 'how often the transcripts changed in the last hour are compared with the index (the whole projects dir every 10th time), the safety net for changes the watcher missed',
   },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },

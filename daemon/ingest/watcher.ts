@@ -1,8 +1,9 @@
 /**
  * Finds transcripts under the projects dir and tells the ingestor when one changes. chokidar
- * reports changes, but it drops a second `change` of a path within 50 ms, so after every event
- * the file's size is re-checked until it has been quiet for longer than that. A slow sweep
- * compares the whole tree with the index as a last resort (lost events, an inotify limit). The
+ * (tree-watch.ts) reports changes, but it drops a second `change` of a path within 50 ms, so after
+ * every event the file's size is re-checked until it has been quiet for longer than that. A slow
+ * sweep compares the recent files (and now and then the whole tree, scan.ts) with the index as a
+ * last resort (lost events, an inotify limit). The
  * projects dir itself is checked once a second: missing (polled for; its files are marked gone),
  * unreadable (degraded until it is readable again), replaced, or a failed chokidar all end in a
  * re-armed watcher (watch-health.ts), and status tells which state it is in.

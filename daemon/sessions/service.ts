@@ -14,6 +14,13 @@ import { type IndexPager, type IndexRow, type ListFilter, listPage, pageable, pa
 export const SESSION_UPDATE_THROTTLE_MS = 250;
 
 /**
+ * A change that no commit made (an extraction finished) is shown with the session's next update,
+ * or after this long without one: published on its own at once, it would hold the next append's
+ * update back for the rest of the throttle interval.
+ */
+export const BACKGROUND_UPDATE_DELAY_MS = 1_000;
+
+/**
  * Summaries kept: a summary is one aggregate row away, so the cache only spares repeated reads of
  * the sessions in use; bounded, so that paging through 50,000 sessions does not keep them all.
  */
@@ -24,6 +31,8 @@ export interface SessionService {
   list(filter: ListFilter): SessionList;
   /** Called by ingest after each commit that touched these sessions. */
   onSessionsChanged(sessionIds: readonly string[]): void;
+  /** Something besides ingest changed the session's summary (an extraction): see BACKGROUND_UPDATE_DELAY_MS. */
+  onBackgroundChange(sessionId: string): void;
   /** Forgets every cached summary: the database was rebuilt and is being read again. */
   forgetAll(): void;
   close(): void;
@@ -60,6 +69,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
   const cache = new Map<string, SessionSummary>();
   const lastPublished = new Map<string, number>();
   const pending = new Map<string, NodeJS.Timeout>();
+  const background = new Map<string, NodeJS.Timeout>();
   const lastState = new Map<string, ThresholdState>();
 
   const summary = (sessionId: string): SessionSummary | undefined => {
@@ -76,6 +86,9 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
 
   const publish = (sessionId: string) => {
     pending.delete(sessionId);
+    // This update shows any background change too.
+    clearTimeout(background.get(sessionId));
+    background.delete(sessionId);
     lastPublished.set(sessionId, clock());
     const wantsUpdates = deps.wanted('session.updated');
     const wantsCrossings = deps.wanted('session.thresholdCrossed');
@@ -97,7 +110,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     }
   };
 
-  return {
+  const api: SessionService = {
     get(sessionId) {
       const found = summary(sessionId);
       if (!found) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
@@ -139,12 +152,27 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
         pending.set(sessionId, timer);
       }
     },
+    onBackgroundChange(sessionId) {
+      // Read at once with the change; published with the next update.
+      const stale = cache.get(sessionId);
+      if (stale && !lastState.has(sessionId)) lastState.set(sessionId, stale.threshold.state);
+      cache.delete(sessionId);
+      if (background.has(sessionId) || pending.has(sessionId)) return;
+      const timer = setTimeout(() => {
+        background.delete(sessionId);
+        api.onSessionsChanged([sessionId]);
+      }, BACKGROUND_UPDATE_DELAY_MS);
+      timer.unref();
+      background.set(sessionId, timer);
+    },
     forgetAll() {
       cache.clear();
     },
     close() {
-      for (const timer of pending.values()) clearTimeout(timer);
+      for (const timer of [...pending.values(), ...background.values()]) clearTimeout(timer);
       pending.clear();
+      background.clear();
     },
   };
+  return api;
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import type { SessionSummary, ThresholdState } from '../../../../shared/protocol/results.js';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import { createSessionService, SESSION_UPDATE_THROTTLE_MS, type SessionService } from '../../../../daemon/sessions/service.js';
+import { BACKGROUND_UPDATE_DELAY_MS, createSessionService, SESSION_UPDATE_THROTTLE_MS, type SessionService } from '../../../../daemon/sessions/service.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import type { IndexRow } from '../../../../daemon/sessions/list.js';
 
@@ -212,6 +212,32 @@ describe('session service', () => {
     advance(1);
     expect(published).toHaveLength(2);
     expect((published[1]?.payload as SessionSummary).contextTokens).toBe(12_000);
+  });
+
+  it('shows a background change (an extraction) with the next update, without holding that one back', () => {
+    service.onSessionsChanged(['a']);
+    advance(SESSION_UPDATE_THROTTLE_MS);
+    published.length = 0;
+    service.get('a');
+    current.set('a', summary('a', 10_500, 'ok', '2026-12-02T10:00:00.000Z'));
+    service.onBackgroundChange('a');
+    // Read at once, published later.
+    expect(service.get('a').contextTokens).toBe(10_500);
+    expect(published).toHaveLength(0);
+    advance(100);
+    // A commit: published at once (no throttle window was taken), showing both.
+    current.set('a', summary('a', 13_000, 'ok', '2026-12-02T10:00:03.000Z'));
+    service.onSessionsChanged(['a']);
+    expect(published.map((e) => (e.payload as SessionSummary).contextTokens)).toEqual([13_000]);
+    advance(BACKGROUND_UPDATE_DELAY_MS * 2);
+    expect(published).toHaveLength(1);
+    // Without a commit: published after the delay, once.
+    service.onBackgroundChange('a');
+    service.onBackgroundChange('a');
+    advance(BACKGROUND_UPDATE_DELAY_MS - 1);
+    expect(published).toHaveLength(1);
+    advance(1);
+    expect(published).toHaveLength(2);
   });
 
   it('throttles each session on its own', () => {
