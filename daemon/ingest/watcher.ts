@@ -274,7 +274,10 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         // A re-armed watcher is trusted once it has walked the tree without a fault.
         if (!instance.failed && state === 'degraded') enter('watching', null);
         // A failed backfill is arm()'s to handle.
-        void queued.then(() => runSweep(true), () => undefined);
+        void queued.then(
+          () => runSweep(true),
+          () => undefined,
+        );
       },
       error(error) {
         const instance = mine();
