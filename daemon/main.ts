@@ -214,6 +214,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
         ]),
       },
       { name: 'stop session updates', run: () => sessions.close() },
+      { name: 'stop background context counts', run: () => aggregates.close() },
       { name: 'stop compactions', run: () => compaction.close() },
       // Running summaries are aborted; their jobs stay queued and run after the next start.
       { name: 'stop extraction', run: () => extraction.close(), pending: () => extraction.status().running.map((id) => `extraction job of session ${id}`) },

@@ -21,8 +21,10 @@ import {
 import { responseKey } from '../../shared/transcript/accounting.js';
 import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
 import type { CommitObserver } from '../ingest/writer.js';
+import { type EntryRow, entryFromRow } from '../store/entry-row.js';
 import { type IngestedFile, prepared } from '../store/rows.js';
 import type { IndexRow } from './list.js';
 import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
@@ -51,6 +53,8 @@ export interface AggregateStore {
   read(sessionId: string): CountedAggregate | undefined;
   /** Every session's newest entry time (null without one), newest first: one index scan, no state read. */
   activity(): { sessionId: string; lastActivity: string | null }[];
+  /** Stops the counts owed in the background (recountLater); a read still counts what it needs. */
+  close(): void;
 }
 
 export interface PageQuery {
@@ -68,7 +72,17 @@ export interface AggregateStoreDeps {
   lastExtraction(sessionId: string): LastExtraction | null;
   /** CONTEXT_WINDOW unless given (tests make it small, so that windows are taken). */
   contextWindow?: number;
+  /** Rows read per turn of the event loop by a count owed in the background (RECOUNT_SLICE_ROWS). */
+  recountSliceRows?: number;
 }
+
+/**
+ * A count that a commit cannot do cheaply (a rewind or a preserved segment in a file whose active
+ * conversation is not in its last rows) is owed, and done after the commit in slices of this many
+ * rows, one per turn of the event loop: a whole 80 MB transcript in one go held the loop for
+ * 150–500 ms. A read that comes first counts at once.
+ */
+export const RECOUNT_SLICE_ROWS = 2_000;
 
 function kindOf(agentId: string | null): Bucket {
   return agentId === null ? 'main' : isCompactionAgent(agentId) ? 'compaction' : 'sidechain';
@@ -116,6 +130,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
   const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
   const activity = db.prepare("SELECT session_id, coalesce(last_activity, '') FROM session_aggregates ORDER BY coalesce(last_activity, '') DESC, session_id").raw();
+  const rowsAfter = db.prepare('SELECT * FROM entries WHERE file_id = ? AND offset > ? ORDER BY offset LIMIT ?');
   const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
 
   /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */
@@ -181,6 +196,71 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       if (offset !== undefined) return offset;
     }
     return last.atOffset ?? null;
+  };
+
+  /** Sessions whose context is owed, counted one at a time in slices; false once closed. */
+  const owed = new Set<string>();
+  let recounting = false;
+  let open = true;
+  const sliceRows = deps.recountSliceRows ?? RECOUNT_SLICE_ROWS;
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  /** The main file as the count saw it: a count applies only while it is so. */
+  const versionOf = (main: IngestedFile | undefined) => (main === undefined ? 'none' : `${main.id}:${main.generation}:${main.entries}:${main.committedOffset}`);
+
+  const recountOne = async (sessionId: string): Promise<void> => {
+    const main = mainFileOf(sessionId);
+    const last = deps.lastExtraction(sessionId);
+    const version = versionOf(main);
+    let context: ContextState | null = null;
+    if (main !== undefined && main.entries > window) {
+      await turn();
+      if (!open) return;
+      context = contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last));
+    }
+    const entries: IndexedEntry[] = [];
+    if (main !== undefined && context === null) {
+      for (let after = -1; ; ) {
+        await turn();
+        if (!open) return;
+        // Rows appended meanwhile are not this count's: it stops at the version it started from.
+        const slice = (rowsAfter.all(main.id, after, sliceRows) as EntryRow[]).filter((row) => row.offset < main.committedOffset).map(entryFromRow);
+        for (const entry of slice) entries.push(entry);
+        if (slice.length < sliceRows) break;
+        after = (slice.at(-1) as IndexedEntry).offset;
+      }
+    }
+    if (context === null) {
+      await turn();
+      if (!open) return;
+      context = contextFromScratch(entries, last);
+    }
+    const counted = context;
+    db.transaction(() => {
+      const state = load(sessionId);
+      // Counted already (a read came first), or the file or the extraction moved on: not this count's to write.
+      if (state === null || state.context !== null || versionOf(mainFileOf(sessionId)) !== version || extractionKey(deps.lastExtraction(sessionId)) !== extractionKey(last)) return;
+      state.context = counted;
+      save(sessionId, state);
+    })();
+  };
+
+  const recountLater = (sessionId: string) => {
+    owed.add(sessionId);
+    if (recounting || !open) return;
+    recounting = true;
+    void (async () => {
+      try {
+        for (let next = owed.values().next(); !next.done && open; next = owed.values().next()) {
+          owed.delete(next.value);
+          await recountOne(next.value);
+        }
+      } catch {
+        // The store failed (or closed) under it: a read counts what it needs.
+      } finally {
+        recounting = false;
+      }
+    })();
   };
 
   const pageSql = (select: string, where: string[], tail = '') => `SELECT ${select} FROM session_aggregates${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}${tail}`;
@@ -263,7 +343,14 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         // The commit holds the whole main transcript (a file read in one go): counted from it.
         state.context = contextFromScratch(rows.entries, deps.lastExtraction(rows.sessionId));
         save(rows.sessionId, state);
-      } else countContext(rows.sessionId, state);
+      } else {
+        save(rows.sessionId, state);
+        recountLater(rows.sessionId);
+      }
+    },
+    close() {
+      open = false;
+      owed.clear();
     },
     activity: () => (activity.all() as [string, string][]).map(([sessionId, lastActivity]) => ({ sessionId, lastActivity: lastActivity === '' ? null : lastActivity })),
     read(sessionId) {
