@@ -35,6 +35,8 @@ export const DEFAULT_LANES = 2;
 
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
 export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
+/** How old daemon.status's index totals may be while passes run (they are exact when ingest is idle). */
+export const TOTALS_STALE_MS = 250;
 /** Bad lines reported as ingest.failed per file per run; the rest are only counted and kept in bad_lines. */
 export const MAX_FAILED_EVENTS_PER_FILE = 100;
 /** Status shows this many recent bad lines; the table keeps them all. */
@@ -139,8 +141,14 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   type IndexTotals = Pick<IngestStatus, 'recentBadLines'> & { stats: ReturnType<typeof ingestStats> };
   let indexTotals: IndexTotals | null = null;
   let lastTotals: IndexTotals = { stats: { files: 0, sessions: 0, entries: 0, badLines: 0, bytesRead: 0 }, recentBadLines: [] };
+  let totalsAt = Number.NEGATIVE_INFINITY;
   const readIndexTotals = () => {
+    // While passes run the totals change at every commit: recounted at most every
+    // TOTALS_STALE_MS then (a client polling status would otherwise cost ingest a sum over
+    // every file per call); exact whenever ingest is idle.
+    if (indexTotals === null && running.size > 0 && clock() - totalsAt < TOTALS_STALE_MS) return lastTotals;
     try {
+      if (indexTotals === null) totalsAt = clock();
       indexTotals ??= {
         stats: ingestStats(db),
         recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),

@@ -204,8 +204,7 @@ async function run(seed: number): Promise<void> {
   const start = (): Ingestor =>
     createIngestor({ db: store.db, bus, log: fakeLogger(), clock: () => Date.now(), projectsDir: root, onSessionsChanged: () => {}, parseInWorker: false, commitBytes: 2_000, observer: aggregates() });
   // A small window, so that counting from the last rows is taken (and checked) often.
-  const aggregates = () =>
-    createAggregateStore({ db: store.db, lastExtraction: (id) => extractions.get(id) ?? null, contextWindow: 70 + Math.floor(seed % 5) * 20, recountSliceRows: 7 + (seed % 5) });
+  const aggregates = () => createAggregateStore({ db: store.db, lastExtraction: (id) => extractions.get(id) ?? null, contextWindow: 70 + Math.floor(seed % 5) * 20, recountSliceRows: 7 + (seed % 5) });
   const owedCounts = () => store.db.prepare("SELECT COUNT(*) FROM session_aggregates WHERE json_extract(state, '$.context') IS NULL").pluck().get() as number;
   const backgroundCounts = async () => {
     for (let turn = 0; turn < SETTLE_TURNS && owedCounts() > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
