@@ -1,8 +1,8 @@
-// The ingest benchmark's corpus: the recorded Claude Code transcripts in test/fixtures, replayed
-// line by line into many sessions (new session ids and uuids per copy) until it reaches the size
-// asked for, with a 1 MB tool result every so often (real tool output, repeated). Real lines keep
+// The benchmarks' transcript lines: the recorded Claude Code transcripts in test/fixtures, replayed
+// line by line into sessions (new session ids and uuids per copy; scale-corpus.js lays them out)
+// until they reach the size asked for, with a 1 MB tool result every so often (real tool output, repeated). Real lines keep
 // the JSON shape honest: escapes, nesting and string lengths as Claude Code writes them.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib.js';
 
@@ -72,23 +72,4 @@ export function writeSession(path, sessionId, targetBytes, copy, lines, huge) {
   }
   appendFileSync(path, buffer.join(''));
   return { bytes, lastUuid };
-}
-
-/** Sessions adding up to `totalBytes`, one of them `bigSessionBytes` (the append target). */
-export function writeCorpus(projectsDir, totalBytes, bigSessionBytes) {
-  const lines = fixtureLines();
-  const huge = hugeLine(lines);
-  const project = join(projectsDir, '-home-user-src-bench');
-  mkdirSync(project, { recursive: true });
-  const bigId = '00000000-0000-4000-8000-000000000000';
-  const big = writeSession(join(project, `${bigId}.jsonl`), bigId, bigSessionBytes, 0, lines, huge);
-  let bytes = big.bytes;
-  let index = 1;
-  while (bytes < totalBytes) {
-    const id = `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
-    const size = Math.min(totalBytes - bytes, 2 * 1024 * 1024 + ((index * 7919) % (6 * 1024 * 1024)));
-    bytes += writeSession(join(project, `${id}.jsonl`), id, size, index, lines, huge).bytes;
-    index++;
-  }
-  return { bytes, files: index, bigSession: { id: bigId, path: join(project, `${bigId}.jsonl`), lastUuid: big.lastUuid } };
 }

@@ -1,15 +1,15 @@
-// `npm run bench -- ingest`: cold ingest of a generated 200 MB corpus beside a plain chunked read +
+// `npm run bench -- ingest`: cold ingest of a generated 300 MB corpus (the scale bench's heavy-user shape) beside a plain chunked read +
 // JSON.parse of the same bytes; peak RSS; latency from appending a line to a 100 MB transcript to
 // its session.updated event; bytes read per append; memctl status --json beside ccusage.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeCorpus } from './corpus.js';
+import { writeScaleCorpus } from './scale-corpus.js';
 import { plainParse } from './plain-parse.js';
 import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
 
 const MB = 1024 * 1024;
-const CORPUS_BYTES = 200 * MB;
+const CORPUS_BYTES = 300 * MB;
 const BIG_SESSION_BYTES = 100 * MB;
 const APPENDS = 100;
 /** session.updated is throttled to one per session per 250 ms: appends further apart measure latency, not the throttle. */
@@ -59,9 +59,11 @@ export async function benchIngest() {
   const { createClient } = await import(join(ROOT, 'dist/client/index.js'));
   const sandbox = makeSandbox();
   const projectsDir = sandbox.env.MEMD_PROJECTS_DIR;
-  const corpus = writeCorpus(projectsDir, CORPUS_BYTES, BIG_SESSION_BYTES);
-  const project = join(projectsDir, '-home-user-src-bench');
-  const files = readdirSync(project).map((name) => join(project, name));
+  // The heavy user's shape (scale-corpus.js: skewed sizes, sub-agents, 1 MB results) at this size,
+  // with a 100 MB session among them: a uniform corpus hid the per-file cost.
+  const corpus = writeScaleCorpus(projectsDir, CORPUS_BYTES, { appendTargetBytes: BIG_SESSION_BYTES });
+  const { files } = corpus;
+  const bigSession = corpus.appendTarget;
   const corpusMb = corpus.bytes / MB;
   let daemon;
   let client;
@@ -109,13 +111,13 @@ export async function benchIngest() {
 
     const updates = [];
     await client.on('session.updated', (session) => {
-      if (session.sessionId === corpus.bigSession.id) updates.push({ at: process.hrtime.bigint(), entries: session.entries });
+      if (session.sessionId === bigSession.id) updates.push({ at: process.hrtime.bigint(), entries: session.entries });
     });
     const before = (await client.daemonStatus()).ingest.stats;
-    const baseline = (await client.sessionsGet({ sessionId: corpus.bigSession.id })).entries;
+    const baseline = (await client.sessionsGet({ sessionId: bigSession.id })).entries;
     const latencies = [];
     let appended = 0;
-    let parent = corpus.bigSession.lastUuid;
+    let parent = bigSession.lastUuid;
     for (let i = 0; i < APPENDS; i++) {
       const uuid = `aaaaaaaa-0000-4000-8000-${String(i).padStart(12, '0')}`;
       const line = `${JSON.stringify({
@@ -125,12 +127,12 @@ export async function benchIngest() {
         message: { role: 'user', content: `appended prompt number ${i}` },
         uuid,
         timestamp: new Date().toISOString(),
-        sessionId: corpus.bigSession.id,
+        sessionId: bigSession.id,
       })}\n`;
       parent = uuid;
       await new Promise((resolve) => setTimeout(resolve, APPEND_SPACING_MS));
       const sent = process.hrtime.bigint();
-      appendFileSync(corpus.bigSession.path, line);
+      appendFileSync(bigSession.path, line);
       appended += Buffer.byteLength(line);
       await until(() => updates.some((update) => update.entries >= baseline + i + 1), `the event for append ${i}`);
       const update = updates.find((candidate) => candidate.entries >= baseline + i + 1);
@@ -151,7 +153,7 @@ export async function benchIngest() {
     const plainRate = corpusMb / parseS;
     const memdRate = corpusMb / ingestS;
     const ratio = memdRate / plainRate;
-    console.log(`ingest: ${fmt(corpusMb)} MB corpus of replayed fixture lines, ${files.length} files, ${lines} lines (1 MB tool results among them)`);
+    console.log(`ingest: ${fmt(corpusMb)} MB heavy-user corpus (${corpus.sessions} sessions, skewed sizes, sub-agents), ${files.length} files, ${lines} lines (1 MB tool results among them)`);
     const seconds = (times) => times.map((time) => fmt(time, 2)).join(', ');
     console.log(`  medians of ${INGEST_RUNS} runs each; memd and the baseline each in a fresh process, timed without start-up`);
     console.log(`  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s; runs ${seconds(parseTimes)})`);
@@ -163,7 +165,7 @@ export async function benchIngest() {
     console.log(`  memd peak RSS (highest run)       ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`);
     const p99 = percentile(sorted, 99);
     console.log(
-      `  append → session.updated (${APPENDS} appends to a ${fmt(statSync(corpus.bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`,
+      `  append → session.updated (${APPENDS} appends to a ${fmt(statSync(bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`,
     );
     console.log(`  bytes read for appends: ${readForAppends} of ${appended} appended (+${checkForAppends} to check heads): ${readForAppends === appended ? 'PASS' : 'FAIL'}`);
     console.log(`  memctl status --json ${fmt(memctlMs)} ms · ccusage session --json ${fmt(ccusageMs)} ms (median of ${WALL_RUNS})`);

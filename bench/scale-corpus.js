@@ -47,8 +47,11 @@ export function checkFreeDisk(dir, totalBytes) {
 const sessionId = (index) => `5ca1e000-0000-4000-8000-${String(index).padStart(12, '0')}`;
 const projectName = (index) => `-home-user-src-project-${String(index % PROJECTS).padStart(2, '0')}`;
 
-/** Writes the corpus under `projectsDir`; returns its files, bytes, and the 50 MB-ish append target. */
-export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES) {
+/**
+ * Writes the corpus under `projectsDir`; returns its files, bytes, and the append target (the
+ * 50 MB-ish big session, or one of `appendTargetBytes` when given, within the total).
+ */
+export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appendTargetBytes } = {}) {
   checkFreeDisk(projectsDir, totalBytes);
   const lines = fixtureLines();
   const huge = hugeLine(lines);
@@ -83,7 +86,7 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES) {
     return { id, path, lastUuid: main.lastUuid, bytes: main.bytes };
   };
   for (const mb of BIG_SESSIONS_MB) {
-    const written = write(Math.round(mb * MB * scale), false);
+    const written = write(mb === 50 && appendTargetBytes !== undefined ? appendTargetBytes : Math.round(mb * MB * scale), false);
     if (mb === 50) appendTarget = written;
   }
   while (bytes < totalBytes) {
