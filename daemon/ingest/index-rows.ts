@@ -55,6 +55,17 @@ export function allFiles(db: Db): Map<string, FileState> {
   return files;
 }
 
+/** The rows of these files (those indexed), for a sweep over a few of them: no read of the whole table. */
+export function filesAt(db: Db, paths: Iterable<string>): Map<string, FileState> {
+  const statement = prepared(db, 'SELECT path, ino, size, committed_offset, entries, gone, last_seen FROM files WHERE path = ?').raw();
+  const files = new Map<string, FileState>();
+  for (const path of paths) {
+    const row = statement.get(path) as [string, string, number, number, number, number, number] | undefined;
+    if (row !== undefined) files.set(path, { ino: row[1], size: row[2], committedOffset: row[3], entries: row[4], gone: row[5] === 1, lastSeenAt: row[6] });
+  }
+  return files;
+}
+
 /**
  * Whether the file is as it was when last read to its end: same inode and size, everything
  * committed, and not modified since (mtime before the row was last written). A rewrite in place

@@ -16,7 +16,7 @@ import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
 import { classifyTranscript } from './layout.js';
 import { scanTranscripts, statOrNull } from './scan.js';
-import { allFiles } from './index-rows.js';
+import { allFiles, filesAt } from './index-rows.js';
 import { watchTree, type TreeWatch } from './tree-watch.js';
 import { createRearmBackoff, MISSED_GRACE_MS, rootHealth, type RootHealth } from './watch-health.js';
 
@@ -211,7 +211,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     }
     const { found, scope } = await sweepScope(full, startedAt);
     if (stopped) return;
-    const known = allFiles(db);
+    const known = scope === null ? allFiles(db) : filesAt(db, scope);
     const missed: string[] = [];
     const ready = instance?.readyAt ?? null;
     for (const file of found) {
@@ -222,7 +222,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       ingestor.touch(file.path);
       if (ready !== null && file.mtimeMs > ready && file.mtimeMs < startedAt - MISSED_GRACE_MS && !rechecks.has(file.path)) missed.push(file.path);
     }
-    for (const [path, row] of known) if (!row.gone && (scope === null || scope.has(path))) ingestor.touch(path);
+    for (const [path, row] of known) if (!row.gone) ingestor.touch(path);
     if (instance !== null && missed.length > 0) failed(instance, `the watcher missed ${missed.length} change(s) that the sweep found`, { path: missed[0] });
   }
 
