@@ -6,7 +6,7 @@
  * backfill is done, each such session gets one look at its triggers, and one extraction when they
  * say so, at the lowest priority:
  *   - only while no other extraction is queued, deferred or running (live sessions go first);
- *   - one at a time, BACKFILL_INTERVAL_MS apart;
+ *   - one at a time, BACKFILL_INTERVAL_MS apart, the first one interval after the backfill;
  *   - sessions active within BACKFILL_MAX_AGE_MS of the newest activity in the index, newest
  *     first, at most `maxSessions` per daemon run (the `backfillExtractions` setting; an older
  *     session is extracted when it changes live). Measured from the index, not the clock: the same transcripts give the same choice
@@ -98,7 +98,8 @@ export function createBackfillExtractions(deps: BackfillExtractionDeps): Backfil
       if (deps.maxSessions === 0) return;
       queue = candidates();
       changed.clear();
-      tick();
+      // The first an interval later too: not amid a start-up's watch and sweep, nor its first requests.
+      later();
     },
     pending: () => queue.length,
     close() {

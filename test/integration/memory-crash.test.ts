@@ -48,6 +48,8 @@ describe('an extraction interrupted by kill -9', () => {
         const text = readFileSync(path, 'utf8');
         expect(text.trim()).toBe(FILLED.trim());
         expect(hasAllSections(text)).toBe(true);
+        // The file is written under the lock, and the job recorded done just after: waited for, not raced.
+        await eventually(async () => (await client.daemonStatus()).extraction.jobs.done === 1, 'the job to be recorded done');
         expect((await client.daemonStatus()).extraction.jobs).toMatchObject({ done: 1, running: 0, queued: 0 });
         expect(api.requests.length).toBe(2);
         // Tokens and cost of the extraction, at the summarizer model's (claude-haiku-4-5) prices.
