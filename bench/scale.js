@@ -19,9 +19,12 @@ const APPEND_SPACING_MS = 300;
 const MANY_SESSIONS = 50_000;
 /** The CPU of the backfill's extractions, right after the appends (work, reported as such). */
 const EXTRACTION_CPU_WINDOW_MS = 10_000;
-/** Idle: a daemon with nothing to do, once its start-up (watch, first sweep, GC) has settled. */
-const IDLE_SETTLE_MS = 10_000;
-const IDLE_CPU_WINDOW_MS = 30_000;
+/**
+ * Idle: a daemon with nothing to do, once its start-up has settled: the watch and the first full
+ * sweep take a few seconds, and V8's memory reducer runs its full GCs 8 s and more after them.
+ */
+const IDLE_SETTLE_MS = 30_000;
+const IDLE_CPU_WINDOW_MS = 60_000;
 /** Issue 15's targets. */
 const TARGETS = { ratio: 0.7, rssMb: 200, firstPageMs: 300, statusWorstMs: 100, appendP99Ms: 100, restartMs: 1_000, idleCpuSPerMin: 0.2 };
 
