@@ -34,6 +34,8 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
   const root = resolve(rootPath);
   const ignored = (path: string, stats?: Stats) => isIgnoredPath(root, path, stats === undefined ? undefined : stats.isDirectory());
   const projects = new Map<string, FSWatcher>();
+  /** Ends the wait for an instance's initial walk: ready, failed, or closed first (its dir went). */
+  const walked = new Map<FSWatcher, () => void>();
   let closed = false;
 
   const listen = (watcher: FSWatcher) => {
@@ -55,14 +57,20 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
       // The dir went: chokidar reports its files' unlinks just after; the instance goes then.
       setTimeout(() => unwatchProject(dir, watcher), PROJECT_CLOSE_GRACE_MS).unref();
     });
-    return new Promise((done) => {
-      watcher.once('ready', () => done());
-      watcher.once('error', () => done());
+    return new Promise((finish) => {
+      const done = () => {
+        walked.delete(watcher);
+        finish();
+      };
+      walked.set(watcher, done);
+      watcher.once('ready', done);
+      watcher.once('error', done);
     });
   };
 
   const unwatchProject = (dir: string, watcher: FSWatcher) => {
     if (projects.get(dir) === watcher) projects.delete(dir);
+    walked.get(watcher)?.();
     void watcher.close();
   };
 
@@ -96,6 +104,7 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
     async close() {
       closed = true;
       const all = [rootWatcher, ...projects.values()];
+      for (const done of [...walked.values()]) done();
       projects.clear();
       await Promise.all(all.map((watcher) => watcher.close()));
     },
