@@ -41,7 +41,7 @@ export const ENTRY_COLUMNS = [
 
 export type EntryParam = string | number | null;
 
-const SESSION_ID_COLUMN = ENTRY_COLUMNS.indexOf('session_id');
+export const SESSION_ID_COLUMN = ENTRY_COLUMNS.indexOf('session_id');
 
 /** The first session id the rows carry (runs of whole rows in ENTRY_COLUMNS order), or null. */
 export function firstSessionId(runs: readonly (readonly EntryParam[])[]): string | null {

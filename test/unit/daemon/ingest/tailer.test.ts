@@ -72,14 +72,17 @@ function write(path: string, text: string | Buffer): void {
   writeFileSync(path, text);
 }
 
-/** What the index must hold for a file: every non-blank line parsed on its own. */
+/**
+ * What the index must hold for a file: every non-blank line parsed on its own, without the
+ * session id each line repeats (the file's row has it; the writer stores none per row).
+ */
 function reference(path: string): IndexedEntry[] {
   const bytes = readFileSync(path);
   const entries: IndexedEntry[] = [];
   for (let start = 0, end = bytes.indexOf(10); end !== -1; start = end + 1, end = bytes.indexOf(10, start)) {
     if (end === start) continue;
     const entry = parseEntry(JSON.parse(bytes.toString('utf8', start, end)) as unknown, start, end - start);
-    if (entry !== null) entries.push(entry);
+    if (entry !== null) entries.push({ ...entry, sessionId: null });
   }
   return entries;
 }
