@@ -198,7 +198,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     return last.atOffset ?? null;
   };
 
-  /** Sessions whose context is owed, counted one at a time in slices; false once closed. */
+  /** Sessions whose context is owed, counted one at a time in slices (`recounting` while one is); none once closed. */
   const owed = new Set<string>();
   let recounting = false;
   let open = true;
