@@ -10,7 +10,7 @@ import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/p
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
-import { allFiles, ingestStats, readToEnd, recentBadLines } from './index-rows.js';
+import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
@@ -35,12 +35,8 @@ export const DEFAULT_LANES = 2;
 
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
 export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
-/** How old daemon.status's index totals may be while passes run (they are exact when ingest is idle). */
-export const TOTALS_STALE_MS = 250;
 /** Bad lines reported as ingest.failed per file per run; the rest are only counted and kept in bad_lines. */
 export const MAX_FAILED_EVENTS_PER_FILE = 100;
-/** Status shows this many recent bad lines; the table keeps them all. */
-const RECENT_BAD_LINES = 10;
 
 export interface IngestorDeps {
   db: Database.Database;
@@ -134,38 +130,12 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   let lastError: IngestStatus['lastError'] = null;
   let idleWaiters: (() => void)[] = [];
 
-  /**
-   * The index's totals, read from SQLite only after ingest wrote something: daemon.status is
-   * called far more often than transcripts change, and its SQL dominated a busy status profile.
-   */
-  type IndexTotals = Pick<IngestStatus, 'recentBadLines'> & { stats: ReturnType<typeof ingestStats> };
-  let indexTotals: IndexTotals | null = null;
-  let lastTotals: IndexTotals = { stats: { files: 0, sessions: 0, entries: 0, badLines: 0, bytesRead: 0 }, recentBadLines: [] };
-  let totalsAt = Number.NEGATIVE_INFINITY;
-  const readIndexTotals = () => {
-    // While passes run the totals change at every commit: recounted at most every
-    // TOTALS_STALE_MS then (a client polling status would otherwise cost ingest a sum over
-    // every file per call); exact whenever ingest is idle.
-    if (indexTotals === null && running.size > 0 && clock() - totalsAt < TOTALS_STALE_MS) return lastTotals;
-    try {
-      if (indexTotals === null) totalsAt = clock();
-      indexTotals ??= {
-        stats: ingestStats(db),
-        recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
-      };
-    } catch {
-      // A corrupt or unreadable index must not take daemon.status down with it: the last totals
-      // stand, and the store fault shows in `failing` once a pass meets it.
-      return lastTotals;
-    }
-    lastTotals = indexTotals;
-    return indexTotals;
-  };
+  const totals = createIndexTotals(db, clock);
 
   /** ingest.failed events sent per file in this run: a file of garbage must not flood the clients. */
   const failedEvents = new Map<string, number>();
   const onCommit = (event: CommitEvent) => {
-    indexTotals = null;
+    totals.stale();
     if (backfillLeft.has(event.file.path)) progress.bytesDone += event.bytesRead;
     const { path, sessionId } = event.file;
     for (const bad of event.bad) {
@@ -212,7 +182,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   }
 
   function notifySessions(sessionId: string): void {
-    indexTotals = null;
+    totals.stale();
     try {
       deps.onSessionsChanged([sessionId]);
     } catch (error) {
@@ -235,7 +205,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       if (unread === null) retries.succeeded(path, result.changed);
       else retries.failedWith(path, unread);
     } catch (error) {
-      indexTotals = null;
+      totals.stale();
       lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
       // One unreadable file must not stop ingest of the others, nor be read again at once (retries.ts).
       // A store fault is no file's: the file waits in the queue while ingest pauses.
@@ -256,7 +226,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     if (result.end !== null) lastReads.set(path, result.end);
     else if (result.outcome !== 'yielded') lastReads.delete(path);
     // A pass may add a file's row without committing lines (an empty file): totals are stale then too.
-    indexTotals = null;
+    totals.stale();
     // Before the backfill is marked done: the last backfilled file is history, not a live change.
     if (result.changed) notifySessions(result.sessionId);
     // A 2.0.x agent file listed under its own stem until its entries named the session.
@@ -376,15 +346,15 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     },
     progress: currentProgress,
     status() {
-      const totals = readIndexTotals();
+      const index = totals.read(running.size > 0);
       return {
         progress: currentProgress(),
         stats: {
-          ...totals.stats,
+          ...index.stats,
           bytesReadThisRun: counters.bytesRead,
           checkBytesReadThisRun: counters.checkBytesRead,
         },
-        recentBadLines: totals.recentBadLines,
+        recentBadLines: index.recentBadLines,
         lastError,
         ...retries.status(),
         watcher,

@@ -177,14 +177,14 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
    * The context again: from the main transcript's last rows when the active conversation lies
    * within them (after a compaction, a rewind since it), else from all of its rows.
    */
+  /** The count from the main transcript's last rows, when the active conversation lies inside them. */
+  const countFromTail = (main: IngestedFile | undefined, last: LastExtraction | null): ContextState | null =>
+    main !== undefined && main.entries > window ? contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last)) : null;
+
   const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
     const main = mainFileOf(sessionId);
     const last = deps.lastExtraction(sessionId);
-    let context = null;
-    if (main !== undefined && main.entries > window) {
-      context = contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last));
-    }
-    state.context = context ?? contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), last);
+    state.context = countFromTail(main, last) ?? contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), last);
     save(sessionId, state);
     return state as CountedAggregate;
   };
@@ -212,12 +212,9 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     const main = mainFileOf(sessionId);
     const last = deps.lastExtraction(sessionId);
     const version = versionOf(main);
-    let context: ContextState | null = null;
-    if (main !== undefined && main.entries > window) {
-      await turn();
-      if (!open) return;
-      context = contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last));
-    }
+    await turn();
+    if (!open) return;
+    let context = countFromTail(main, last);
     const entries: IndexedEntry[] = [];
     if (main !== undefined && context === null) {
       for (let after = -1; ; ) {
