@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, SESSION_ID_COLUMN, entriesFromParams, type EntryParam } from '../store/entry-row.js';
+import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, SESSION_ID_COLUMN, STORED_ONCE_AT, entriesFromParams, type EntryParam } from '../store/entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from '../store/rows.js';
 
@@ -92,15 +92,28 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   const setSession = db.prepare('UPDATE files SET session_id = ? WHERE id = ?');
 
   const insertEntryBatch = db.prepare(INSERT_ENTRY_BATCH_SQL);
-  const batchWidth = ENTRY_COLUMNS.length * ENTRY_INSERT_BATCH;
+  const strings = createStrings(db);
+  const width = ENTRY_COLUMNS.length;
+  const batchWidth = width * ENTRY_INSERT_BATCH;
+  /** The slice of rows to bind: the text of columns stored once replaced by its id (the rows stay as they are, for the observer). */
+  const stored = (rows: readonly EntryParam[], from: number, to: number): EntryParam[] => {
+    const params = rows.slice(from, to);
+    for (let row = 0; row < params.length; row += width) {
+      for (const at of STORED_ONCE_AT) {
+        const value = params[row + at];
+        if (typeof value === 'string') params[row + at] = strings.idOf(value);
+      }
+    }
+    return params;
+  };
   const insertEntries = (runs: readonly EntryParam[][]) => {
     for (const rows of runs) {
       // Every row of a file names the file's session (files.session_id, which a 2.0.x agent file
       // took from them before this): not stored again per row (~11 % of the entries' bytes).
-      for (let at = SESSION_ID_COLUMN; at < rows.length; at += ENTRY_COLUMNS.length) rows[at] = null;
+      for (let at = SESSION_ID_COLUMN; at < rows.length; at += width) rows[at] = null;
       let at = 0;
-      for (; at + batchWidth <= rows.length; at += batchWidth) insertEntryBatch.run(rows.slice(at, at + batchWidth));
-      for (; at < rows.length; at += ENTRY_COLUMNS.length) insertEntry.run(rows.slice(at, at + ENTRY_COLUMNS.length));
+      for (; at + batchWidth <= rows.length; at += batchWidth) insertEntryBatch.run(stored(rows, at, at + batchWidth));
+      for (; at < rows.length; at += width) insertEntry.run(stored(rows, at, at + width));
     }
   };
 
@@ -141,7 +154,12 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       })();
     },
     commit(c) {
-      write(c);
+      try {
+        write(c);
+      } catch (error) {
+        strings.rolledBack();
+        throw error;
+      }
       const next = nextCounts(c);
       Object.assign(c.row, {
         dev: c.identity.dev,
@@ -186,4 +204,29 @@ function lastActivityAfter(c: Commit): string | null {
   if (c.reset) return newest;
   const current = c.row.last_activity;
   return newest !== null && (current === null || newest > current) ? newest : current;
+}
+
+/** Most distinct strings kept in memory: a user has a few dozen cwds, branches and models; a bound all the same. */
+const STRINGS_CACHED_MAX = 10_000;
+
+/**
+ * Ids of the strings stored once (migration 9). Known ids are cached, and the cache is cleared
+ * when a transaction rolls back, since the ids it added there no longer exist.
+ */
+function createStrings(db: Database.Database): { idOf(value: string): number; rolledBack(): void } {
+  const insert = db.prepare('INSERT INTO strings (value) VALUES (?) ON CONFLICT (value) DO NOTHING');
+  const find = db.prepare('SELECT id FROM strings WHERE value = ?').pluck();
+  const known = new Map<string, number>();
+  return {
+    idOf(value) {
+      const cached = known.get(value);
+      if (cached !== undefined) return cached;
+      insert.run(value);
+      const id = find.get(value) as number;
+      if (known.size >= STRINGS_CACHED_MAX) known.clear();
+      known.set(value, id);
+      return id;
+    },
+    rolledBack: () => known.clear(),
+  };
 }

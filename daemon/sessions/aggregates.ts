@@ -24,7 +24,7 @@ import type { LastExtraction } from '../../shared/transcript/since-extraction.js
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../ingest/layout.js';
 import type { CommitObserver } from '../ingest/writer.js';
-import { type EntryRow, entryFromRow } from '../store/entry-row.js';
+import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
 import { type IngestedFile, prepared } from '../store/rows.js';
 import type { IndexRow } from './list.js';
 import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
@@ -130,7 +130,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
   const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
   const activity = db.prepare("SELECT session_id, coalesce(last_activity, '') FROM session_aggregates ORDER BY coalesce(last_activity, '') DESC, session_id").raw();
-  const rowsAfter = db.prepare('SELECT * FROM entries WHERE file_id = ? AND offset > ? ORDER BY offset LIMIT ?');
+  const rowsAfter = db.prepare(selectEntries('WHERE e.file_id = ? AND e.offset > ? ORDER BY e.offset LIMIT ?'));
   const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
 
   /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */

@@ -54,9 +54,38 @@ export function firstSessionId(runs: readonly (readonly EntryParam[])[]): string
   return null;
 }
 
+/**
+ * Columns whose text repeats on nearly every line (migration 9): the writer stores an id into
+ * `strings` in the id column and NULL in the text column; rows written before migration 9 hold
+ * the text. Readers take whichever is set.
+ */
+export const STORED_ONCE = { cwd: 'cwd_id', git_branch: 'branch_id', model: 'model_id' } as const;
+
+type StoredOnce = keyof typeof STORED_ONCE;
+
+const isStoredOnce = (column: string): column is StoredOnce => Object.hasOwn(STORED_ONCE, column);
+
+/** The positions in ENTRY_COLUMNS of the columns stored once. */
+export const STORED_ONCE_AT: readonly number[] = ENTRY_COLUMNS.flatMap((column, at) => (isStoredOnce(column) ? [at] : []));
+
+/** The columns an INSERT names, in ENTRY_COLUMNS order: the id column in place of each stored once. */
+const STORAGE_COLUMNS = ENTRY_COLUMNS.map((column) => (isStoredOnce(column) ? STORED_ONCE[column] : column));
+
 const ROW_PLACEHOLDERS = `(${ENTRY_COLUMNS.map(() => '?').join(', ')})`;
 
-export const INSERT_ENTRY_SQL = `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')}) VALUES ${ROW_PLACEHOLDERS}`;
+export const INSERT_ENTRY_SQL = `INSERT INTO entries (${STORAGE_COLUMNS.join(', ')}) VALUES ${ROW_PLACEHOLDERS}`;
+
+const READ_COLUMNS = ENTRY_COLUMNS.map((column) =>
+  isStoredOnce(column) ? `coalesce(e.${column}, (SELECT value FROM strings WHERE id = e.${STORED_ONCE[column]})) AS ${column}` : `e.${column}`,
+).join(', ');
+
+/**
+ * A SELECT of whole entry rows as EntryRow, the table aliased `e`: `rest` is the WHERE and ORDER
+ * BY, in which columns stored once must not be named (their text is in one of two places).
+ */
+export function selectEntries(rest: string): string {
+  return `SELECT ${READ_COLUMNS} FROM entries e ${rest}`;
+}
 
 /**
  * Rows per multi-row INSERT: one statement step per row costs more than binding a row, so a
@@ -65,7 +94,7 @@ export const INSERT_ENTRY_SQL = `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')
  */
 export const ENTRY_INSERT_BATCH = 16;
 
-export const INSERT_ENTRY_BATCH_SQL = `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')}) VALUES ${Array.from({ length: ENTRY_INSERT_BATCH }, () => ROW_PLACEHOLDERS).join(', ')}`;
+export const INSERT_ENTRY_BATCH_SQL = `INSERT INTO entries (${STORAGE_COLUMNS.join(', ')}) VALUES ${Array.from({ length: ENTRY_INSERT_BATCH }, () => ROW_PLACEHOLDERS).join(', ')}`;
 
 /** The row as SQLite returns it. */
 export interface EntryRow {
@@ -206,7 +235,6 @@ export function entryFromRow(row: EntryRow): IndexedEntry {
   };
 }
 
-/** The entries of rows in ENTRY_COLUMNS order (runs of whole rows), as entryFromRow reads them back. */
 /**
  * The row at `at` of a run of parameters, as SQLite would return it. One object literal in column
  * order (checked against ENTRY_COLUMNS by the entry-row test): filling an object key by key from
@@ -249,6 +277,7 @@ function rowAt(run: readonly EntryParam[], at: number): EntryRow {
   } as EntryRow;
 }
 
+/** The entries of rows in ENTRY_COLUMNS order (runs of whole rows), as entryFromRow reads them back. */
 export function entriesFromParams(runs: readonly (readonly EntryParam[])[]): IndexedEntry[] {
   const entries: IndexedEntry[] = [];
   const width = ENTRY_COLUMNS.length;

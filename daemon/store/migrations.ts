@@ -240,6 +240,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 9,
+    name: 'repeated entry strings stored once',
+    // cwd, git branch and model repeat on nearly every line of a session (~8 % of the entries'
+    // bytes at a heavy user's scale): rows written from here hold an id into `strings` and NULL
+    // in the text column; rows written before keep their text, so readers take whichever is set
+    // (entry-row.ts) and nothing is rewritten at upgrade.
+    sql: `
+      CREATE TABLE strings (
+        id    INTEGER PRIMARY KEY,
+        value TEXT NOT NULL UNIQUE
+      ) STRICT;
+      ALTER TABLE entries ADD COLUMN cwd_id INTEGER;
+      ALTER TABLE entries ADD COLUMN branch_id INTEGER;
+      ALTER TABLE entries ADD COLUMN model_id INTEGER;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { loadEntries } from './entries.js';
 import { mainTranscript } from './conversation.js';
-import { entryFromRow, type EntryRow } from '../store/entry-row.js';
+import { entryFromRow, selectEntries, type EntryRow } from '../store/entry-row.js';
 import { prepared, type IngestedFile } from '../store/rows.js';
 import { sessionFiles } from './queries.js';
 import { addSnapshot, parseSnapshotEntry, promptPreview, type RecordedCheckpoint } from './snapshots.js';
@@ -15,10 +15,10 @@ import { addSnapshot, parseSnapshotEntry, promptPreview, type RecordedCheckpoint
 /** Snapshot lines read back at once: each repeats the session's whole map of tracked files. */
 const SNAPSHOT_BATCH = 256;
 
-const SNAPSHOTS_SQL = "SELECT * FROM entries WHERE file_id = ? AND type = 'file-history-snapshot' ORDER BY offset";
+const SNAPSHOTS_SQL = selectEntries("WHERE e.file_id = ? AND e.type = 'file-history-snapshot' ORDER BY e.offset");
 /** Claude Code resolves recorded paths against the cwd it started in: the session's first one. */
-const FIRST_CWD_SQL = 'SELECT cwd FROM entries WHERE file_id = ? AND cwd IS NOT NULL ORDER BY offset LIMIT 1';
-const PROMPTS_SQL = "SELECT * FROM entries WHERE file_id = ? AND type = 'user' AND uuid IN (SELECT value FROM json_each(?)) ORDER BY offset";
+const FIRST_CWD_SQL = selectEntries('WHERE e.file_id = ? AND (e.cwd IS NOT NULL OR e.cwd_id IS NOT NULL) ORDER BY e.offset LIMIT 1');
+const PROMPTS_SQL = selectEntries("WHERE e.file_id = ? AND e.type = 'user' AND e.uuid IN (SELECT value FROM json_each(?)) ORDER BY e.offset");
 
 export interface SessionCheckpoints {
   sessionId: string;
@@ -58,7 +58,7 @@ function readPrompts(db: Database.Database, file: IngestedFile, messageIds: read
 export function loadSessionCheckpoints(db: Database.Database, sessionId: string): SessionCheckpoints {
   const { file, rows, cwd } = db.transaction(() => {
     const main = mainTranscript(sessionFiles(db, sessionId), sessionId);
-    const first = prepared(db, FIRST_CWD_SQL).get(main.id) as { cwd: string } | undefined;
+    const first = prepared(db, FIRST_CWD_SQL).get(main.id) as EntryRow | undefined;
     return { file: main, rows: prepared(db, SNAPSHOTS_SQL).all(main.id) as EntryRow[], cwd: first?.cwd ?? null };
   })();
   if (file.gone) throw new RpcError(ErrorCode.NotFound, 'NotFound', `the transcript of session ${sessionId} (${file.path}) was deleted`, { sessionId });

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { entryFromRow, type EntryRow } from '../store/entry-row.js';
+import { entryFromRow, selectEntries, type EntryRow } from '../store/entry-row.js';
 import { fileFromRow, prepared, type FileRow, type IngestedFile, type IngestedSession } from '../store/rows.js';
 
 type Db = Database.Database;
@@ -64,13 +64,13 @@ export function sessionFiles(db: Db, sessionId: string): IngestedFile[] {
 
 /** Entries of one file in offset order, from `fromOffset` on (to load only what was appended). */
 export function loadFileEntries(db: Db, fileId: number, fromOffset = 0): IndexedEntry[] {
-  const sql = 'SELECT * FROM entries WHERE file_id = ? AND offset >= ? ORDER BY offset';
+  const sql = selectEntries('WHERE e.file_id = ? AND e.offset >= ? ORDER BY e.offset');
   return (prepared(db, sql).all(fileId, fromOffset) as EntryRow[]).map(entryFromRow);
 }
 
 /** The last `limit` entries of one file, in offset order. */
 export function loadLastEntries(db: Db, fileId: number, limit: number): IndexedEntry[] {
-  const sql = 'SELECT * FROM entries WHERE file_id = ? ORDER BY offset DESC LIMIT ?';
+  const sql = selectEntries('WHERE e.file_id = ? ORDER BY e.offset DESC LIMIT ?');
   return (prepared(db, sql).all(fileId, limit) as EntryRow[]).map(entryFromRow).reverse();
 }
 

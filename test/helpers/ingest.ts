@@ -10,6 +10,7 @@ import { createBus } from '../../daemon/bus/bus.js';
 import { createIngestor } from '../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../daemon/ingest/scan.js';
 import { openStore } from '../../daemon/store/db.js';
+import { selectEntries } from '../../daemon/store/entry-row.js';
 import { fakeLogger } from './fake-logger.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures/claude-code');
@@ -53,7 +54,7 @@ interface DumpFileRow {
 
 export function dumpIndex(db: Database.Database, projectsDir: string): IndexDump {
   const files = db.prepare('SELECT id, path, committed_offset, gone, entries, bad_lines FROM files ORDER BY path').all() as DumpFileRow[];
-  const entries = db.prepare('SELECT * FROM entries WHERE file_id = ? ORDER BY offset');
+  const entries = db.prepare(selectEntries('WHERE e.file_id = ? ORDER BY e.offset'));
   const bad = db.prepare('SELECT offset, length, reason FROM bad_lines WHERE file_id = ? ORDER BY offset');
   const dump: IndexDump = {};
   for (const file of files) {

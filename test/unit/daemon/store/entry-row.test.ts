@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ENTRY_COLUMNS, entriesFromParams, entryFromRow, INSERT_ENTRY_SQL, pushEntryParams, type EntryParam, type EntryRow } from '../../../../daemon/store/entry-row.js';
+import { ENTRY_COLUMNS, entriesFromParams, entryFromRow, pushEntryParams, selectEntries, type EntryParam, type EntryRow } from '../../../../daemon/store/entry-row.js';
+import { createIngestWriter, type Commit, type IngestWriter } from '../../../../daemon/ingest/writer.js';
+import type { FileRow } from '../../../../daemon/store/rows.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../../../daemon/store/migrations.js';
@@ -44,18 +46,57 @@ describe('entry rows', () => {
     ]);
   });
 
-  it('read from parameters equal the same row read back from SQLite', () => {
-    const db = new Database(':memory:');
-    for (const migration of MIGRATIONS) db.exec(migration.sql);
-    db.prepare(
-      "INSERT INTO files (id, path, project, session_id, agent_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (7, '/p', 'p', 's', NULL, 0, '1', '1', 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0)",
-    ).run();
+  it('read from parameters equal the same row written by the ingest writer and read back from SQLite', () => {
+    const { db, writer, row } = indexWithOneFile();
+    writer.commit(commitOf(row, [ENTRY]));
+    const stored = readBack(db);
+    expect(stored).toEqual([{ ...ENTRY, sessionId: null }]);
+    // The strings that repeat are stored once, as ids; the text columns hold nothing.
+    expect(db.prepare('SELECT cwd, git_branch, model, cwd_id IS NOT NULL AS ids FROM entries').get()).toEqual({ cwd: null, git_branch: null, model: null, ids: 1 });
+    expect(db.prepare('SELECT value FROM strings ORDER BY value').pluck().all()).toEqual(['/cwd-1', 'branch-1', 'model-1']);
+    db.close();
+  });
+
+  it('written before migration 9 (text in the row) read back the same as rows written after it', () => {
+    const { db, writer, row } = indexWithOneFile();
     const params: EntryParam[] = [];
-    pushEntryParams(params, 7, ENTRY);
-    db.prepare(INSERT_ENTRY_SQL).run(params);
-    const stored = entryFromRow(db.prepare('SELECT * FROM entries').get() as EntryRow);
-    expect(entriesFromParams([params])).toEqual([stored]);
-    expect(stored).toEqual(ENTRY);
+    pushEntryParams(params, row.id, ENTRY);
+    const columns = ENTRY_COLUMNS.join(', ');
+    db.prepare(`INSERT INTO entries (${columns}) VALUES (${ENTRY_COLUMNS.map(() => '?').join(', ')})`).run(params);
+    writer.commit(commitOf(row, [{ ...ENTRY, offset: 500 }]));
+    const [before, after] = readBack(db);
+    expect(before).toEqual(ENTRY);
+    expect(after).toEqual({ ...ENTRY, offset: 500, sessionId: null });
+    db.close();
+  });
+
+  it('name strings that exist after a commit that rolled back had added them', () => {
+    const { db, writer, row } = indexWithOneFile();
+    const first = { ...ENTRY, cwd: '/only-in-the-failed-commit' };
+    // Two rows at one offset break the primary key: the commit's transaction rolls back, strings included.
+    expect(() => writer.commit(commitOf(row, [first, first]))).toThrow(/UNIQUE/);
+    expect(db.prepare('SELECT COUNT(*) FROM strings').pluck().get()).toBe(0);
+    writer.commit(commitOf(row, [first]));
+    expect(readBack(db).map((entry) => entry.cwd)).toEqual(['/only-in-the-failed-commit']);
     db.close();
   });
 });
+
+function indexWithOneFile(): { db: Database.Database; writer: IngestWriter; row: FileRow } {
+  const db = new Database(':memory:');
+  for (const migration of MIGRATIONS) db.exec(migration.sql);
+  const writer = createIngestWriter(db);
+  const row = writer.insertFile({ path: '/p/s.jsonl', project: 'p', sessionId: 's', agentId: null, sessionFromEntries: false }, { dev: '1', ino: '1', size: 0 }, 0);
+  return { db, writer, row };
+}
+
+function commitOf(row: FileRow, entries: readonly IndexedEntry[]): Commit {
+  const params: EntryParam[] = [];
+  for (const entry of entries) pushEntryParams(params, row.id, entry);
+  const end = Math.max(...entries.map((entry) => entry.offset + entry.length));
+  return { row, reset: false, rows: [params], count: entries.length, newest: null, bad: [], identity: { dev: '1', ino: '1', size: end }, head: { len: 0, hash: '' }, committedOffset: end, bytesRead: end, now: 1 };
+}
+
+function readBack(db: Database.Database): IndexedEntry[] {
+  return (db.prepare(selectEntries('ORDER BY e.offset')).all() as EntryRow[]).map(entryFromRow);
+}
