@@ -75,9 +75,9 @@ const ROW_PLACEHOLDERS = `(${ENTRY_COLUMNS.map(() => '?').join(', ')})`;
 
 export const INSERT_ENTRY_SQL = `INSERT INTO entries (${STORAGE_COLUMNS.join(', ')}) VALUES ${ROW_PLACEHOLDERS}`;
 
-const READ_COLUMNS = ENTRY_COLUMNS.map((column) =>
-  isStoredOnce(column) ? `coalesce(e.${column}, (SELECT value FROM strings WHERE id = e.${STORED_ONCE[column]})) AS ${column}` : `e.${column}`,
-).join(', ');
+const READ_COLUMNS = ENTRY_COLUMNS.map((column) => (isStoredOnce(column) ? `coalesce(e.${column}, (SELECT value FROM strings WHERE id = e.${STORED_ONCE[column]})) AS ${column}` : `e.${column}`)).join(
+  ', ',
+);
 
 /**
  * A SELECT of whole entry rows as EntryRow, the table aliased `e`: `rest` is the WHERE and ORDER

@@ -94,7 +94,19 @@ function commitOf(row: FileRow, entries: readonly IndexedEntry[]): Commit {
   const params: EntryParam[] = [];
   for (const entry of entries) pushEntryParams(params, row.id, entry);
   const end = Math.max(...entries.map((entry) => entry.offset + entry.length));
-  return { row, reset: false, rows: [params], count: entries.length, newest: null, bad: [], identity: { dev: '1', ino: '1', size: end }, head: { len: 0, hash: '' }, committedOffset: end, bytesRead: end, now: 1 };
+  return {
+    row,
+    reset: false,
+    rows: [params],
+    count: entries.length,
+    newest: null,
+    bad: [],
+    identity: { dev: '1', ino: '1', size: end },
+    head: { len: 0, hash: '' },
+    committedOffset: end,
+    bytesRead: end,
+    now: 1,
+  };
 }
 
 function readBack(db: Database.Database): IndexedEntry[] {
