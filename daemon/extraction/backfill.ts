@@ -29,8 +29,11 @@ export interface BackfillSession {
 }
 
 export interface BackfillExtractionDeps {
-  /** Every indexed session (the aggregates' index: start-up reads no files rows for this). */
-  sessions(): BackfillSession[];
+  /**
+   * Every indexed session, newest first (those without activity last), read lazily: the
+   * aggregates' index, so start-up reads no files rows, and only as far as the choice goes.
+   */
+  sessions(): Iterable<BackfillSession>;
   hasExtraction(sessionId: string): boolean;
   /** No extraction job is queued, deferred or running. */
   idle(): boolean;
@@ -77,17 +80,19 @@ export function createBackfillExtractions(deps: BackfillExtractionDeps): Backfil
     later();
   }
 
+  /**
+   * Newest first and only until enough are found, or until they are older than a week before the
+   * newest: at 50,000 sessions, parsing and sorting all their times held the loop 60 ms.
+   */
   function candidates(): string[] {
-    const active = deps.sessions().filter((session) => session.lastActivity !== null && Number.isFinite(Date.parse(session.lastActivity)));
-    const newest = active.reduce((latest, session) => Math.max(latest, Date.parse(session.lastActivity as string)), 0);
-    // ISO times of one format sort as strings; newest first.
-    active.sort((a, b) => ((a.lastActivity ?? '') < (b.lastActivity ?? '') ? 1 : -1));
-    // Looked at newest first and only until enough are found: at 50,000 sessions, asking each
-    // whether it was extracted held the loop for a quarter of a second.
     const chosen: string[] = [];
-    for (const session of active) {
-      if (chosen.length >= deps.maxSessions) break;
-      if (Date.parse(session.lastActivity as string) < newest - BACKFILL_MAX_AGE_MS) continue;
+    let newest: number | null = null;
+    for (const session of deps.sessions()) {
+      if (chosen.length >= deps.maxSessions || session.lastActivity === null) break;
+      const at = Date.parse(session.lastActivity);
+      if (!Number.isFinite(at)) continue;
+      newest ??= at;
+      if (at < newest - BACKFILL_MAX_AGE_MS) break;
       if (changed.has(session.sessionId) || !deps.hasExtraction(session.sessionId)) chosen.push(session.sessionId);
     }
     return chosen;

@@ -51,7 +51,7 @@ export interface ExtractionDeps {
    */
   triggerFigures(sessionId: string): TriggerFigures | null;
   /** Every session's newest entry time, for choosing the backfill's extractions (backfill.ts). */
-  sessionActivity(): BackfillSession[];
+  sessionActivity(): Iterable<BackfillSession>;
   concurrency?: number;
   /** After an extraction is recorded: the session's sinceExtraction starts again from it. */
   onExtracted?(sessionId: string): void;

@@ -14,6 +14,8 @@ import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, type Fault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
+import { GROUP_FILES_MAX, groupBytes, smallFileBytes } from './group-pass.js';
+import type { TranscriptFile } from './layout.js';
 import type { CommitObserver } from './writer.js';
 import {
   createTailer,
@@ -116,6 +118,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const queue = new PassQueue();
   /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
   const backfillLeft = new Set<string>();
+  /** Of those, the ones small when found (bytes left to read), and the ones a group left to a pass of their own. */
+  const smallLeft = new Map<string, number>();
+  const singles = new Set<string>();
   const lastReads = new Map<string, { ino: string; size: number }>();
   const progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
   /** When the first backfill began, and how long until every file found then was read. */
@@ -148,6 +153,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const parser = deps.parser ?? createIngestParser(deps);
   if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
+  const smallFile = smallFileBytes(parser.slotBytes);
+  const smallGroupBytes = groupBytes(parser.slotBytes);
   const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, observer: deps.observer, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
 
   const retries = createRetries({
@@ -167,6 +174,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   function finishBackfill(path: string): void {
     if (backfillLeft.delete(path)) progress.filesDone += 1;
+    smallLeft.delete(path);
+    singles.delete(path);
     backfillDoneIfEmpty();
   }
 
@@ -190,39 +199,24 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     }
   }
 
-  async function runPass(lane: number, path: string, fromBacklog: boolean): Promise<void> {
-    const target = classifyTranscript(projectsDir, path);
-    if (target === null) return;
-    running.add(path);
-    rerun.delete(path);
-    // Backfill gives way to any changed file at once; a changed file gives way after a slice.
-    const shouldYield = (bytes: number) => stopped || (queue.hasLive && (fromBacklog || bytes >= liveSlice));
-    let result: PassResult | null = null;
-    try {
-      result = await (tailers[lane] as Tailer).pass(target, { shouldYield });
-      // Before `finally` looks at the backoff: a change during this pass must not skip it.
-      const unread = unreadFault(result.outcome);
-      if (unread === null) retries.succeeded(path, result.changed);
-      else retries.failedWith(path, unread);
-    } catch (error) {
-      totals.stale();
-      lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
-      // One unreadable file must not stop ingest of the others, nor be read again at once (retries.ts).
-      // A store fault is no file's: the file waits in the queue while ingest pauses.
-      if (retries.failed(path, error) === 'store') {
-        if (!stopped) queue.requeue(path, fromBacklog);
-      } else {
-        finishBackfill(path);
-      }
-    } finally {
-      running.delete(path);
-      if (rerun.delete(path) && !stopped) {
-        // A change during a pass that failed does not skip the backoff (it may bring it forward).
-        if (retries.isWaiting(path)) retries.changed(path);
-        else queue.addLive(path);
-      }
+  /** What a pass's outcome tells the backoff; before endRun looks at it, so a change during the pass does not skip it. */
+  function passed(path: string, result: PassResult): void {
+    const unread = unreadFault(result.outcome);
+    if (unread === null) retries.succeeded(path, result.changed);
+    else retries.failedWith(path, unread);
+  }
+
+  function endRun(path: string): void {
+    running.delete(path);
+    if (rerun.delete(path) && !stopped) {
+      // A change during a pass that failed does not skip the backoff (it may bring it forward).
+      if (retries.isWaiting(path)) retries.changed(path);
+      else queue.addLive(path);
     }
-    if (result === null) return;
+  }
+
+  /** After a pass ran to its end or gave way: what was read, who is told, what is read next. */
+  function settled(path: string, target: TranscriptFile, fromBacklog: boolean, result: PassResult): void {
     if (result.end !== null) lastReads.set(path, result.end);
     else if (result.outcome !== 'yielded') lastReads.delete(path);
     // A pass may add a file's row without committing lines (an empty file): totals are stale then too.
@@ -236,6 +230,82 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     } else {
       finishBackfill(path);
     }
+  }
+
+  async function runPass(lane: number, path: string, fromBacklog: boolean): Promise<void> {
+    const target = classifyTranscript(projectsDir, path);
+    if (target === null) return;
+    running.add(path);
+    rerun.delete(path);
+    // Backfill gives way to any changed file at once; a changed file gives way after a slice.
+    const shouldYield = (bytes: number) => stopped || (queue.hasLive && (fromBacklog || bytes >= liveSlice));
+    let result: PassResult | null = null;
+    try {
+      result = await (tailers[lane] as Tailer).pass(target, { shouldYield });
+      passed(path, result);
+    } catch (error) {
+      totals.stale();
+      lastError = { path, message: (error as Error).message, at: new Date(clock()).toISOString() };
+      // One unreadable file must not stop ingest of the others, nor be read again at once (retries.ts).
+      // A store fault is no file's: the file waits in the queue while ingest pauses.
+      if (retries.failed(path, error) === 'store') {
+        if (!stopped) queue.requeue(path, fromBacklog);
+      } else {
+        finishBackfill(path);
+      }
+    } finally {
+      endRun(path);
+    }
+    if (result !== null) settled(path, target, fromBacklog, result);
+  }
+
+  /** Bytes left to read of a backfill file small when found, and not left to a pass of its own by a group. */
+  const smallLeftOf = (path: string) => (singles.has(path) ? undefined : smallLeft.get(path));
+
+  /** The small backfill files read with `first` in one group pass (just `first` when it is not small). */
+  function groupWith(first: string): string[] {
+    const firstLeft = smallLeftOf(first);
+    if (firstLeft === undefined || retries.storeGate() !== 'open') return [first];
+    let bytes = firstLeft;
+    const rest = queue.takeBackfill(GROUP_FILES_MAX - 1, (path) => {
+      const left = smallLeftOf(path);
+      if (left === undefined || bytes + left > smallGroupBytes) return false;
+      bytes += left;
+      return true;
+    });
+    return [first, ...rest];
+  }
+
+  /**
+   * A group pass over small backfill files; a file it left, and every file of a group that
+   * failed, is read again by a pass of its own (which handles whatever the group did not).
+   */
+  async function runGroup(lane: number, paths: readonly string[]): Promise<void> {
+    const targets = paths.map((path) => classifyTranscript(projectsDir, path)).filter((target) => target !== null);
+    for (const { path } of targets) {
+      running.add(path);
+      rerun.delete(path);
+    }
+    let results: (PassResult | null)[] | null = null;
+    try {
+      results = await (tailers[lane] as Tailer).passGroup(targets);
+    } catch (error) {
+      log.debug('a group pass failed; its files are read one by one', { files: targets.length, error });
+    }
+    const left: string[] = [];
+    targets.forEach(({ path }, at) => {
+      const result = results?.[at] ?? null;
+      if (result === null) left.push(path);
+      else passed(path, result);
+    });
+    for (const path of left) singles.add(path);
+    // In reverse, so that they keep their order at the head of the backlog.
+    for (const path of left.toReversed()) if (!stopped) queue.requeue(path, true);
+    for (const { path } of targets) endRun(path);
+    targets.forEach((target, at) => {
+      const result = results?.[at] ?? null;
+      if (result !== null) settled(target.path, target, true, result);
+    });
   }
 
   function currentProgress(): IngestProgress {
@@ -260,7 +330,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     while (!stopped && mayStart(lane)) {
       const next = queue.next();
       if (next === null) return;
-      await runPass(lane, next.path, next.fromBacklog);
+      const group = next.fromBacklog ? groupWith(next.path) : [next.path];
+      if (group.length > 1) await runGroup(lane, group);
+      else await runPass(lane, next.path, next.fromBacklog);
     }
   }
 
@@ -326,7 +398,9 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
           continue;
         }
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
-        add(file.path, file.size, unchanged ? file.size - row.committedOffset : file.size, file.mtimeMs);
+        const left = unchanged ? file.size - row.committedOffset : file.size;
+        if (left <= smallFile && !taken(file.path)) smallLeft.set(file.path, left);
+        add(file.path, file.size, left, file.mtimeMs);
       }
       // Newest first: the sessions a user works in show up in their first `memctl status`, and
       // history fills in behind them. Gone files (no mtime) first, as they cost nothing.

@@ -20,7 +20,8 @@ export interface LineParser {
   slots(lane: number): readonly Buffer[];
   /** Starts a pass over one file in `lane`; returns the offset to read from (past a kept partial line). */
   begin(lane: number, pass: ParsePass & { ino: string }): number;
-  parse(lane: number, slot: number, length: number): Promise<ParsedChunk>;
+  /** Parses `length` bytes of the slot from `at` (0 unless several small files share the slot). */
+  parse(lane: number, slot: number, length: number, at?: number): Promise<ParsedChunk>;
   /**
    * Ends the lane's pass, which parsed up to `nextOffset` and completed lines up to
    * `completeOffset`; `keep` holds the partial line between them for the next pass, within the budget.
@@ -49,7 +50,7 @@ export interface ParseWorkerData {
 
 export type ParseOp =
   | { op: 'begin'; lane: number; pass: ParsePass; resume: boolean }
-  | { op: 'parse'; id: number; lane: number; slot: number; length: number }
+  | { op: 'parse'; id: number; lane: number; slot: number; length: number; at: number }
   | { op: 'end'; lane: number; keep: boolean }
   | { op: 'forget'; path: string };
 
@@ -69,7 +70,7 @@ export function applyOp(parser: ChunkParser, slots: readonly (readonly Buffer[])
     case 'parse': {
       const slot = slots[op.lane]?.[op.slot];
       if (slot === undefined) throw new Error(`no slot ${op.slot} in lane ${op.lane}`);
-      return parser.parse(op.lane, slot.subarray(0, op.length));
+      return parser.parse(op.lane, slot.subarray(op.at, op.at + op.length));
     }
     case 'end':
       parser.end(op.lane, op.keep);
@@ -85,7 +86,7 @@ function withBook(
   options: ParserOptions,
   slots: readonly (readonly Buffer[])[],
   send: (op: ParseOp) => void,
-  parse: (lane: number, slot: number, length: number) => Promise<ParsedChunk>,
+  parse: (lane: number, slot: number, length: number, at?: number) => Promise<ParsedChunk>,
   close: () => Promise<void>,
 ): LineParser {
   const book = new CarryBook(options.maxLineBytes, options.carryBudgetBytes);
@@ -131,11 +132,11 @@ export function createInlineParser(options: ParserOptions): LineParser {
       if (op.op === 'begin') failures.set(op.lane, error as Error);
     }
   };
-  const parse = (lane: number, slot: number, length: number): Promise<ParsedChunk> => {
+  const parse = (lane: number, slot: number, length: number, at = 0): Promise<ParsedChunk> => {
     const failure = failures.get(lane);
     if (failure !== undefined) return Promise.reject(failure);
     try {
-      return Promise.resolve(applyOp(parser, slots, { op: 'parse', id: 0, lane, slot, length }) as ParsedChunk);
+      return Promise.resolve(applyOp(parser, slots, { op: 'parse', id: 0, lane, slot, length, at }) as ParsedChunk);
     } catch (error) {
       return Promise.reject(error as Error);
     }
@@ -150,7 +151,7 @@ export function createWorkerParser(options: ParserOptions): LineParser {
   // Started now, so that loading its modules overlaps the daemon's start-up and first scan. A
   // worker lost takes its kept partial lines with it; a pass that expects one fails and is run again.
   const worker = createWorkerClient<{ value: ParsedChunk }>({ script: workerScript(import.meta.url, 'parse-worker.js'), name: 'parse worker', workerData: data, eager: true });
-  const parse = async (lane: number, slot: number, length: number) => (await worker.request((id) => ({ op: 'parse', id, lane, slot, length }) satisfies ParseOp)).value;
+  const parse = async (lane: number, slot: number, length: number, at = 0) => (await worker.request((id) => ({ op: 'parse', id, lane, slot, length, at }) satisfies ParseOp)).value;
   return withBook(
     options,
     slots,

@@ -52,6 +52,26 @@ export class PassQueue {
     return null;
   }
 
+  /**
+   * Takes up to `max` more backfill files from the head of the backlog while `accept` says so (the
+   * small files read together in one group pass); the first file refused stays at the head.
+   */
+  takeBackfill(max: number, accept: (path: string) => boolean): string[] {
+    const taken: string[] = [];
+    while (taken.length < max && this.backlogHead < this.backlog.length) {
+      const path = this.backlog[this.backlogHead] as string;
+      if (!this.backlogQueued.has(path)) {
+        this.backlogHead++;
+        continue;
+      }
+      if (!accept(path)) break;
+      this.backlogHead++;
+      this.backlogQueued.delete(path);
+      taken.push(path);
+    }
+    return taken;
+  }
+
   /** Puts a pass that gave way (or met a store fault) back at the head of its queue. */
   requeue(path: string, fromBacklog: boolean): void {
     if (this.live.has(path)) return;

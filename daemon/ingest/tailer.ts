@@ -7,7 +7,6 @@
  * several tailers, never two on the same file.
  */
 import type Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
 import { constants, readSync } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../log/logger.js';
@@ -20,6 +19,8 @@ import { ParseFault } from './retries.js';
 import { createIngestWriter, type BadLine, type CommitObserver, type FileIdentity } from './writer.js';
 import { isMissingPath } from '../fs/read.js';
 import { isInside } from '../fs/inside.js';
+import { headFor, isSameFile } from './file-identity.js';
+import { createGroupPass } from './group-pass.js';
 
 /** Large enough that syscalls and transactions are rare, small enough to stay a minor part of RSS. */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -40,9 +41,6 @@ const COMMIT_ENTRIES = 4096;
  * ready, so awaiting them never yields, and a big file would hold the loop for seconds.
  */
 const YIELD_AFTER_MS = 10;
-/** How much of a file's start identifies it (a replaced file almost always differs there). */
-export const HEAD_BYTES = 4096;
-const NEWLINE = 0x0a;
 
 export interface CommitEvent {
   file: TranscriptFile;
@@ -108,6 +106,11 @@ export interface TailerCounters {
 
 export interface Tailer {
   pass(target: TranscriptFile, options: PassOptions): Promise<PassResult>;
+  /**
+   * One pass over several small files, committed in one transaction (group-pass.ts): a result per
+   * target, null for one it left to a pass of its own.
+   */
+  passGroup(targets: readonly TranscriptFile[]): Promise<(PassResult | null)[]>;
   readonly counters: TailerCounters;
   /** Stops the parser if the tailer made its own; call once no pass runs. */
   close(): Promise<void>;
@@ -121,10 +124,6 @@ interface Batch {
   bad: BadLine[];
   newest: string | null;
   completeOffset: number;
-}
-
-function hashOf(bytes: Buffer): string {
-  return createHash('sha1').update(bytes).digest('hex');
 }
 
 function absorb(batch: Batch, parsed: ParsedChunk): void {
@@ -161,32 +160,7 @@ export function createTailer(deps: TailerDeps): Tailer {
   const counters: TailerCounters = deps.counters ?? { bytesRead: 0, checkBytesRead: 0 };
   let busy = false;
 
-  async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
-    const bytes = Buffer.allocUnsafe(length);
-    const { bytesRead } = await handle.read(bytes, 0, length, position);
-    counters.checkBytesRead += bytesRead;
-    return bytes.subarray(0, bytesRead);
-  }
-
-  /** Same inode, not shorter, same head, and the last committed line still ends in a newline. */
-  async function isSameFile(handle: FileHandle, row: FileRow, identity: FileIdentity): Promise<boolean> {
-    if (row.dev !== identity.dev || row.ino !== identity.ino) return false;
-    if (identity.size < row.committed_offset) return false;
-    if (row.committed_offset === 0) return true;
-    if (row.head_len > 0 && hashOf(await readAt(handle, row.head_len, 0)) !== row.head_hash) return false;
-    if (row.committed_offset > row.head_len) {
-      const last = await readAt(handle, 1, row.committed_offset - 1);
-      if (last[0] !== NEWLINE) return false;
-    }
-    return true;
-  }
-
-  async function headFor(handle: FileHandle, row: FileRow, committedOffset: number, reset: boolean): Promise<{ len: number; hash: string }> {
-    const len = Math.min(HEAD_BYTES, committedOffset);
-    if (!reset && row.head_len === len) return { len, hash: row.head_hash };
-    if (len === 0) return { len: 0, hash: '' };
-    return { len, hash: hashOf(await readAt(handle, len, 0)) };
-  }
+  const group = createGroupPass({ writer, parser, lane, counters, clock, onCommit, ...(deps.projectsDir === undefined ? {} : { projectsDir: deps.projectsDir }) });
 
   function markGone(target: TranscriptFile): PassResult {
     parser.forget(target.path);
@@ -201,7 +175,7 @@ export function createTailer(deps: TailerDeps): Tailer {
     if (!stat.isFile()) return { outcome: 'not-a-file', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
     const identity: FileIdentity = { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) };
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
-    const reset = !(await isSameFile(handle, row, identity));
+    const reset = !isSameFile(handle.fd, row, identity, counters);
     const start = reset ? 0 : row.committed_offset;
     const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset });
     let batch = emptyBatch(start);
@@ -212,9 +186,9 @@ export function createTailer(deps: TailerDeps): Tailer {
     let changed = false;
     let kept = false;
 
-    const commit = async () => {
+    const commit = () => {
       const offset = batch.completeOffset;
-      const head = await headFor(handle, row, offset, resetPending);
+      const head = headFor(handle.fd, row, offset, resetPending, counters);
       const { rows, count, bad, newest } = batch;
       const size = Math.max(identity.size, position);
       const bytesRead = parsedSinceCommit;
@@ -263,7 +237,7 @@ export function createTailer(deps: TailerDeps): Tailer {
         absorb(batch, parsed);
         parsedSinceCommit += next.bytes;
         const due = parsedSinceCommit >= commitBytes || batch.count >= COMMIT_ENTRIES;
-        if (due && batch.completeOffset !== committedOffset) await commit();
+        if (due && batch.completeOffset !== committedOffset) commit();
         if (performance.now() - ranSince >= YIELD_AFTER_MS) {
           await new Promise((resolve) => setImmediate(resolve));
           ranSince = performance.now();
@@ -271,7 +245,7 @@ export function createTailer(deps: TailerDeps): Tailer {
       }
       const size = Math.max(identity.size, position);
       const stale = row.gone === 1 || row.size !== size || row.dev !== identity.dev || row.ino !== identity.ino;
-      if (resetPending || parsedSinceCommit > 0 || stale) await commit();
+      if (resetPending || parsedSinceCommit > 0 || stale) commit();
       kept = true;
     } finally {
       // A slot still being parsed must not be read into by the next pass.
@@ -305,6 +279,15 @@ export function createTailer(deps: TailerDeps): Tailer {
         } finally {
           await handle.close();
         }
+      } finally {
+        busy = false;
+      }
+    },
+    async passGroup(targets) {
+      if (busy) throw new Error('tailer passes must not overlap');
+      busy = true;
+      try {
+        return await group(targets);
       } finally {
         busy = false;
       }

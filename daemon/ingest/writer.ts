@@ -69,7 +69,11 @@ export interface CommitObserver {
 export interface IngestWriter {
   getFile(path: string): FileRow | undefined;
   insertFile(target: TranscriptFile, identity: FileIdentity, now: number): FileRow;
+  /** insertFile for several files in one transaction. */
+  insertFiles(files: readonly { target: TranscriptFile; identity: FileIdentity }[], now: number): FileRow[];
   commit(commit: Commit): void;
+  /** Commits of several files in one transaction (a transaction per small file cost most of its ingest). */
+  commitAll(commits: readonly Commit[]): void;
   markGone(row: FileRow, now: number): void;
 }
 
@@ -117,7 +121,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
     }
   };
 
-  const write = db.transaction((c: Commit) => {
+  const writeOne = (c: Commit) => {
     const { row } = c;
     if (c.reset) {
       deleteEntries.run(row.id);
@@ -141,43 +145,34 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       fileEntries: next.entries,
       complete: c.committedOffset >= c.identity.size,
     });
+  };
+  const write = db.transaction((commits: readonly Commit[]) => {
+    for (const c of commits) writeOne(c);
   });
+  const commitAll = (commits: readonly Commit[]) => {
+    try {
+      write(commits);
+    } catch (error) {
+      strings.rolledBack();
+      throw error;
+    }
+    for (const c of commits) afterCommit(c);
+  };
+
+  const insertOne = (target: TranscriptFile, identity: FileIdentity, now: number): FileRow => {
+    const row = insertFile.get(target.path, target.project, target.sessionId, target.agentId, target.agentId === null ? 0 : 1, identity.dev, identity.ino, now, now) as FileRow;
+    // An empty file may never be committed: its session is known (and listed as empty) from here.
+    observer?.committed({ sessionId: row.session_id, path: row.path, agentId: row.agent_id, reset: false, entries: [], fileEntries: 0, complete: true });
+    return row;
+  };
+  const insertMany = db.transaction((files: readonly { target: TranscriptFile; identity: FileIdentity }[], now: number) => files.map(({ target, identity }) => insertOne(target, identity, now)));
 
   return {
     getFile: (path) => getFile.get(path) as FileRow | undefined,
-    insertFile(target, identity, now) {
-      return db.transaction(() => {
-        const row = insertFile.get(target.path, target.project, target.sessionId, target.agentId, target.agentId === null ? 0 : 1, identity.dev, identity.ino, now, now) as FileRow;
-        // An empty file may never be committed: its session is known (and listed as empty) from here.
-        observer?.committed({ sessionId: row.session_id, path: row.path, agentId: row.agent_id, reset: false, entries: [], fileEntries: 0, complete: true });
-        return row;
-      })();
-    },
-    commit(c) {
-      try {
-        write(c);
-      } catch (error) {
-        strings.rolledBack();
-        throw error;
-      }
-      const next = nextCounts(c);
-      Object.assign(c.row, {
-        dev: c.identity.dev,
-        ino: c.identity.ino,
-        size: c.identity.size,
-        head_len: c.head.len,
-        head_hash: c.head.hash,
-        committed_offset: c.committedOffset,
-        bytes_read: next.bytesRead,
-        entries: next.entries,
-        bad_lines: next.badLines,
-        generation: next.generation,
-        last_activity: lastActivityAfter(c),
-        gone: 0,
-        last_seen: c.now,
-        session_id: c.sessionId ?? c.row.session_id,
-      } satisfies Partial<FileRow>);
-    },
+    insertFile: (target, identity, now) => insertMany([{ target, identity }], now)[0] as FileRow,
+    insertFiles: insertMany,
+    commit: (c) => commitAll([c]),
+    commitAll,
     markGone(row, now) {
       db.transaction(() => {
         setGone.run(now, row.id);
@@ -187,6 +182,27 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       row.last_seen = now;
     },
   };
+}
+
+/** The file's row as the commit left it, once its transaction succeeded. */
+function afterCommit(c: Commit): void {
+  const next = nextCounts(c);
+  Object.assign(c.row, {
+    dev: c.identity.dev,
+    ino: c.identity.ino,
+    size: c.identity.size,
+    head_len: c.head.len,
+    head_hash: c.head.hash,
+    committed_offset: c.committedOffset,
+    bytes_read: next.bytesRead,
+    entries: next.entries,
+    bad_lines: next.badLines,
+    generation: next.generation,
+    last_activity: lastActivityAfter(c),
+    gone: 0,
+    last_seen: c.now,
+    session_id: c.sessionId ?? c.row.session_id,
+  } satisfies Partial<FileRow>);
 }
 
 function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: number; generation: number } {

@@ -51,8 +51,11 @@ export interface AggregateStore {
   page(query: PageQuery): { rows: IndexRow[]; total: number; hidden: number };
   /** The session's aggregate, counted where it must be; undefined when the index has no file of it. */
   read(sessionId: string): CountedAggregate | undefined;
-  /** Every session's newest entry time (null without one), newest first: one index scan, no state read. */
-  activity(): { sessionId: string; lastActivity: string | null }[];
+  /**
+   * Every session's newest entry time (null without one), newest first: one index scan, no state
+   * read, row by row as the caller iterates (which must finish before the next statement runs).
+   */
+  activity(): Iterable<{ sessionId: string; lastActivity: string | null }>;
   /** Stops the counts owed in the background (recountLater); a read still counts what it needs. */
   close(): void;
 }
@@ -173,14 +176,11 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
 
   const mainFileOf = (sessionId: string) => sessionFiles(db, sessionId).find((file) => file.agentId === null);
 
-  /**
-   * The context again: from the main transcript's last rows when the active conversation lies
-   * within them (after a compaction, a rewind since it), else from all of its rows.
-   */
-  /** The count from the main transcript's last rows, when the active conversation lies inside them. */
+  /** The count from the main transcript's last rows, when the active conversation lies inside them (after a compaction, a rewind since it). */
   const countFromTail = (main: IngestedFile | undefined, last: LastExtraction | null): ContextState | null =>
     main !== undefined && main.entries > window ? contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last)) : null;
 
+  /** The context again: from the main transcript's last rows if it can, else from all of its rows. */
   const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
     const main = mainFileOf(sessionId);
     const last = deps.lastExtraction(sessionId);
@@ -349,7 +349,9 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       open = false;
       owed.clear();
     },
-    activity: () => (activity.all() as [string, string][]).map(([sessionId, lastActivity]) => ({ sessionId, lastActivity: lastActivity === '' ? null : lastActivity })),
+    *activity() {
+      for (const [sessionId, lastActivity] of activity.iterate() as IterableIterator<[string, string]>) yield { sessionId, lastActivity: lastActivity === '' ? null : lastActivity };
+    },
     read(sessionId) {
       return db.transaction((): CountedAggregate | undefined => {
         const state = load(sessionId);

@@ -33,12 +33,13 @@ function harness(sessions: BackfillSession[], extracted: ReadonlySet<string> = n
 
 describe('backfill extractions', () => {
   it('looks at the sessions the backfill changed and the recent ones never extracted, newest first, one per interval', () => {
+    // Newest first, as the index gives them.
     const sessions = [
-      // Older than a week before the newest session: left to the live triggers.
-      { sessionId: 'old-changed', lastActivity: ago(BACKFILL_MAX_AGE_MS + 1_001) },
       { sessionId: 'extracted-unchanged', lastActivity: ago(1_000) },
       { sessionId: 'extracted-changed', lastActivity: ago(2_000) },
       { sessionId: 'never-extracted', lastActivity: ago(3_000) },
+      // Older than a week before the newest session: left to the live triggers.
+      { sessionId: 'old-changed', lastActivity: ago(BACKFILL_MAX_AGE_MS + 1_001) },
       { sessionId: 'no-activity', lastActivity: null },
     ];
     const { backfill, queued } = harness(sessions, new Set(['extracted-unchanged', 'extracted-changed']));

@@ -1,10 +1,11 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor, MAX_FAILED_EVENTS_PER_FILE, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { allFiles, ingestStats } from '../../../../daemon/ingest/index-rows.js';
+import { GROUP_FILES_MAX } from '../../../../daemon/ingest/group-pass.js';
 import { listSessions } from '../../../../daemon/transcripts/queries.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
@@ -140,14 +141,33 @@ describe('the ingestor', () => {
     // One mtime for all (they were written within a tick or two): smallest first among equals.
     const at = Date.now() / 1000 - 60;
     for (const path of paths) utimesSync(path, at, at);
-    // One lane, so that the order is the scheduler's alone.
-    const ingest = ingestor({ lanes: 1 });
+    // One lane, so that the order is the scheduler's alone; chunks so small that no file is read in a group.
+    const ingest = ingestor({ lanes: 1, chunkBytes: 256 });
     ingest.backfill(await scanTranscripts(root), []);
     // `small` is being read already; `big` jumps the queue.
     ingest.touch(big);
     await ingest.idle();
     expect(changedSessions).toEqual(['small', 'big', 'medium']);
     expect(ingest.progress()).toMatchObject({ state: 'live', filesDone: 3 });
+  });
+
+  it('reads small backfill files in groups, and a changed file before the groups after the one being read', async () => {
+    const count = GROUP_FILES_MAX * 2 + 5;
+    const paths = Array.from({ length: count }, (_, n) => session(`s${String(n).padStart(3, '0')}`, 2));
+    // Older files further down the list: the backfill reads the top of it first.
+    const now = Date.now() / 1000;
+    paths.forEach((path, n) => utimesSync(path, now - 60 - n, now - 60 - n));
+    const last = paths.at(-1) as string;
+    const ingest = ingestor({ lanes: 1 });
+    ingest.backfill(await scanTranscripts(root), []);
+    ingest.touch(last);
+    await ingest.idle();
+    // The first group (GROUP_FILES_MAX files, its sessions told in order), then the changed file, then the rest.
+    expect(changedSessions.slice(0, GROUP_FILES_MAX)).toEqual(paths.slice(0, GROUP_FILES_MAX).map((path) => basename(path, '.jsonl')));
+    expect(changedSessions[GROUP_FILES_MAX]).toBe(basename(last, '.jsonl'));
+    expect(changedSessions).toHaveLength(count);
+    expect(ingestStats(store.db)).toMatchObject({ files: count, entries: 2 * count });
+    expect(ingest.progress()).toMatchObject({ state: 'live', filesDone: count, filesTotal: count, bytesDone: ingest.progress().bytesTotal });
   });
 
   it('lets a long backfill pass give way to a changed file, then resumes it', async () => {
