@@ -12,22 +12,12 @@ import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from './layout.js';
 import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
-import { createRetries, type Fault } from './retries.js';
+import { createRetries, unreadFault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
-import { GROUP_FILES_MAX, groupBytes, smallFileBytes } from './group-pass.js';
+import { createGroupChoice } from './group-choice.js';
 import type { TranscriptFile } from './layout.js';
 import type { CommitObserver } from './writer.js';
-import {
-  createTailer,
-  DEFAULT_CARRY_BUDGET_BYTES,
-  DEFAULT_CHUNK_BYTES,
-  DEFAULT_MAX_LINE_BYTES,
-  type CommitEvent,
-  type PassOutcome,
-  type PassResult,
-  type Tailer,
-  type TailerCounters,
-} from './tailer.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
 
 /**
  * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,
@@ -104,13 +94,6 @@ export function createIngestParser(deps: Pick<IngestorDeps, 'lanes' | 'chunkByte
   return deps.parseInWorker === false ? createInlineParser(options) : createWorkerParser(options);
 }
 
-/** A pass that ended without reading the file, as a fault to back off (null: it was read, or is gone). */
-function unreadFault(outcome: PassOutcome): Fault | null {
-  if (outcome === 'not-a-file') return { kind: 'read', code: 'not-a-file', message: 'not a regular file (a directory, FIFO or device is where the transcript was)', retryOnChange: true };
-  if (outcome === 'outside') return { kind: 'read', code: 'outside', message: 'a symlink that leads out of the projects dir; not ingested', retryOnChange: true };
-  return null;
-}
-
 export function createIngestor(deps: IngestorDeps): Ingestor {
   const { db, bus, log, clock, projectsDir } = deps;
   const liveSlice = deps.liveSliceBytes ?? DEFAULT_LIVE_SLICE_BYTES;
@@ -118,9 +101,6 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const queue = new PassQueue();
   /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
   const backfillLeft = new Set<string>();
-  /** Of those, the ones small when found (bytes left to read), and the ones a group left to a pass of their own. */
-  const smallLeft = new Map<string, number>();
-  const singles = new Set<string>();
   const lastReads = new Map<string, { ino: string; size: number }>();
   const progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
   /** When the first backfill began, and how long until every file found then was read. */
@@ -153,8 +133,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const parser = deps.parser ?? createIngestParser(deps);
   if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
-  const smallFile = smallFileBytes(parser.slotBytes);
-  const smallGroupBytes = groupBytes(parser.slotBytes);
+  const groups = createGroupChoice(parser.slotBytes);
   const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, observer: deps.observer, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
 
   const retries = createRetries({
@@ -174,8 +153,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   function finishBackfill(path: string): void {
     if (backfillLeft.delete(path)) progress.filesDone += 1;
-    smallLeft.delete(path);
-    singles.delete(path);
+    groups.forget(path);
     backfillDoneIfEmpty();
   }
 
@@ -259,23 +237,6 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     if (result !== null) settled(path, target, fromBacklog, result);
   }
 
-  /** Bytes left to read of a backfill file small when found, and not left to a pass of its own by a group. */
-  const smallLeftOf = (path: string) => (singles.has(path) ? undefined : smallLeft.get(path));
-
-  /** The small backfill files read with `first` in one group pass (just `first` when it is not small). */
-  function groupWith(first: string): string[] {
-    const firstLeft = smallLeftOf(first);
-    if (firstLeft === undefined || retries.storeGate() !== 'open') return [first];
-    let bytes = firstLeft;
-    const rest = queue.takeBackfill(GROUP_FILES_MAX - 1, (path) => {
-      const left = smallLeftOf(path);
-      if (left === undefined || bytes + left > smallGroupBytes) return false;
-      bytes += left;
-      return true;
-    });
-    return [first, ...rest];
-  }
-
   /**
    * A group pass over small backfill files; a file it left, and every file of a group that
    * failed, is read again by a pass of its own (which handles whatever the group did not).
@@ -298,7 +259,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       if (result === null) left.push(path);
       else passed(path, result);
     });
-    for (const path of left) singles.add(path);
+    for (const path of left) groups.single(path);
     // In reverse, so that they keep their order at the head of the backlog.
     for (const path of left.toReversed()) if (!stopped) queue.requeue(path, true);
     for (const { path } of targets) endRun(path);
@@ -330,7 +291,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     while (!stopped && mayStart(lane)) {
       const next = queue.next();
       if (next === null) return;
-      const group = next.fromBacklog ? groupWith(next.path) : [next.path];
+      // While the store fails, passes one at a time: the probe is one file's.
+      const group = next.fromBacklog && retries.storeGate() === 'open' ? groups.groupWith(next.path, queue) : [next.path];
       if (group.length > 1) await runGroup(lane, group);
       else await runPass(lane, next.path, next.fromBacklog);
     }
@@ -399,7 +361,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         }
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
         const left = unchanged ? file.size - row.committedOffset : file.size;
-        if (left <= smallFile && !taken(file.path)) smallLeft.set(file.path, left);
+        if (!taken(file.path)) groups.found(file.path, left);
         add(file.path, file.size, left, file.mtimeMs);
       }
       // Newest first: the sessions a user works in show up in their first `memctl status`, and

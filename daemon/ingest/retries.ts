@@ -15,6 +15,7 @@
  */
 import type { IngestFailure, IngestFailureKind } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
+import type { PassOutcome } from './tailer.js';
 
 /** The first retry: a brief fault (a file being replaced, a chmod undone) costs a second. */
 export const RETRY_FIRST_MS = 1_000;
@@ -101,6 +102,13 @@ export interface Retries {
   storeGate(): 'open' | 'closed' | 'probe';
   status(): { failing: IngestFailure[]; failingCount: number };
   stop(): void;
+}
+
+/** A pass that ended without reading the file, as a fault to back off (null: it was read, or is gone). */
+export function unreadFault(outcome: PassOutcome): Fault | null {
+  if (outcome === 'not-a-file') return { kind: 'read', code: 'not-a-file', message: 'not a regular file (a directory, FIFO or device is where the transcript was)', retryOnChange: true };
+  if (outcome === 'outside') return { kind: 'read', code: 'outside', message: 'a symlink that leads out of the projects dir; not ingested', retryOnChange: true };
+  return null;
 }
 
 export function retryDelay(failures: number): number {
