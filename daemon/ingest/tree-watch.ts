@@ -13,6 +13,12 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
 
+/**
+ * After each project's initial walk, a pause as long as the walk took (at most this): the walk
+ * keeps the main thread and the thread pool busy, and a client arriving at start-up (the first
+ * `memctl sessions`) would otherwise wait for a core. The ready sweep covers what the walk missed.
+ */
+const WALK_PAUSE_MAX_MS = 200;
 /** How long a removed project dir's instance stays, for chokidar to report the unlinks of its files. */
 const PROJECT_CLOSE_GRACE_MS = 1_000;
 
@@ -93,7 +99,11 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
       for (const dirent of dirents) {
         const dir = join(root, dirent.name);
         // A symlink or an unknown type is left to chokidar's own check (it follows symlinks).
-        if (!dirent.isFile() && !isIgnoredPath(root, dir, dirent.isDirectory() ? true : undefined)) await watchProject(dir, false);
+        if (dirent.isFile() || isIgnoredPath(root, dir, dirent.isDirectory() ? true : undefined)) continue;
+        const started = performance.now();
+        await watchProject(dir, false);
+        if (closed) return;
+        await new Promise((resume) => setTimeout(resume, Math.min(performance.now() - started, WALK_PAUSE_MAX_MS)));
         if (closed) return;
       }
       handlers.ready();
