@@ -1,8 +1,8 @@
 /**
  * One pass over many small files, for a backfill of thousands of short sessions: each file's new
- * bytes are read with synchronous calls (microseconds each from the page cache, where each
- * thread-pool call costs ~0.1 ms), packed into the lane's slots and parsed in one pipeline, and
- * every file is committed in one transaction. Two transactions per new file (its row, then its
+ * bytes are read with synchronous calls (microseconds each from the page cache, where a
+ * thread-pool call costs the main thread tens of microseconds and a round trip), packed into the
+ * lane's slots and parsed in one pipeline, and every file is committed in one transaction. Two transactions per new file (its row, then its
  * lines) were most of a small file's ingest time. Only the plain case is read here: a file that
  * is gone, not a regular file, outside the projects dir or grown past its room in the slots gets
  * a null result, and the ingestor gives it a pass of its own, which handles all of those.
@@ -52,7 +52,6 @@ interface Opened {
   target: TranscriptFile;
   fd: number;
   identity: FileIdentity;
-  row?: FileRow;
 }
 
 interface Read {

@@ -106,8 +106,8 @@ describe('group passes', () => {
     const fifo = write('p/fifo.jsonl', line(8));
     const outside = join(dir, 'outside.jsonl');
     writeFileSync(outside, line(9));
-    const escape = join(root, 'p', 'escape.jsonl');
-    symlinkSync(outside, escape);
+    const escaping = join(root, 'p', 'escape.jsonl');
+    symlinkSync(outside, escaping);
     symlinkSync(join(dir, 'nowhere.jsonl'), join(root, 'p', 'dangling.jsonl'));
     const { store, ingest } = indexer('odd');
     const found = await scanTranscripts(root);
@@ -120,11 +120,11 @@ describe('group passes', () => {
     const failing = ingest.status().failing.map((failure) => [failure.path, failure.code]);
     expect(failing).toEqual(
       expect.arrayContaining([
-        [escape, 'outside'],
+        [escaping, 'outside'],
         [fifo, 'not-a-file'],
       ]),
     );
-    expect(allFiles(store.db).has(escape)).toBe(false);
+    expect(allFiles(store.db).has(escaping)).toBe(false);
     expect(ingest.progress()).toMatchObject({ state: 'live', filesPending: 0 });
   });
 
