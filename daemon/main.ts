@@ -91,7 +91,10 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   const sessions = createSessionService({
     sessionIndex: () => transcripts.sessions(),
     page: (query) => aggregates.page(query),
-    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv),
+    summarize: (sessionId) => {
+      const figures = summarizeSession(transcripts, aggregates, sessionId, thresholdEnv);
+      return figures && { ...figures, sessionMemory: extraction.memoryState(sessionId) };
+    },
     bus,
     log,
     // Events no client subscribed to are not computed.
@@ -126,6 +129,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     extractor: createExtractor(anthropicMemory),
     onExtracted: (sessionId) => events.publish('extraction.done', { sessionId }),
     backfillExtractions: config.backfillExtractions,
+    dailyBudgetUsd: config.extractionDailyBudgetUsd,
+    onMemoryStateChanged: (sessionId) => sessions.onBackgroundChange(sessionId),
   });
   const modelSummarizer = access && createAnthropicCompactionSummarizer({ ...access, model: config.model });
   const offlineSummarizer = createOfflineCompactionSummarizer();

@@ -21,6 +21,10 @@ const nonNegativeInt: Parser<number> = (raw) => {
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 };
+const nonNegativeNumber: Parser<number> = (raw) => {
+  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+};
 const nonEmptyString: Parser<string> = (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined);
 const choice =
   <T extends string>(...choices: T[]): Parser<T> =>
@@ -113,6 +117,12 @@ const spec = {
     default: 30_000,
     parse: positiveInt,
     doc: 'how often the transcripts changed in the last hour are compared with the index (the whole projects dir every 10th time), the safety net for changes the watcher missed',
+  },
+  extractionDailyBudgetUsd: {
+    env: 'MEMD_EXTRACTION_DAILY_BUDGET_USD',
+    default: 1,
+    parse: nonNegativeNumber,
+    doc: 'USD that background session-memory extraction may spend a day (local time) with the anthropic summarizer; past it, extraction waits for the next day (memory.extract still runs)',
   },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },

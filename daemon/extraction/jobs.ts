@@ -11,6 +11,7 @@
  * Every write is one synchronous transaction; the statements are prepared once per store.
  */
 import type Database from 'better-sqlite3';
+import { createSpendBook, type SpendBook } from './spend.js';
 import type { LastExtraction } from '../../shared/transcript/accounting.js';
 
 export type JobState = 'queued' | 'running' | 'deferred' | 'done' | 'failed';
@@ -48,6 +49,14 @@ export interface FailOptions {
   retry: boolean;
   notBefore?: number;
 }
+
+export interface ClaimOptions {
+  /** Only jobs someone asked for (`memory.extract`): background extraction is paused or over budget. */
+  requestedOnly?: boolean;
+}
+
+/** The reason of a job that a client asked for; background jobs carry their trigger's. */
+export const REQUESTED_REASON = 'requested';
 
 export interface ListOptions {
   /** Default: every state. */
@@ -93,7 +102,7 @@ export interface JobStore {
    * The oldest queued or deferred job due at `now` whose session has no running job, now running
    * with one more attempt; null when none is due.
    */
-  claimNext(now: number): MemoryJob | null;
+  claimNext(now: number, options?: ClaimOptions): MemoryJob | null;
   /**
    * running → done, recording the extraction (when given) in the same transaction. Null when the
    * job is not running; then nothing is written.
@@ -108,8 +117,12 @@ export interface JobStore {
   get(id: number): MemoryJob | null;
   list(options?: ListOptions): MemoryJob[];
   counts(): Record<JobState, number>;
-  /** The earliest `not_before` of a queued or deferred job: when the runner should look again. */
-  nextDue(): number | null;
+  /** The earliest `not_before` of a queued or deferred job (of those claimNext may take): when the runner should look again. */
+  nextDue(options?: ClaimOptions): number | null;
+  /** The session's deferred job, due now (its lock holder let go); false when it has none. */
+  wake(sessionId: string): boolean;
+  /** Priced extractions (recorded with each finished job) and the pause switch. */
+  readonly spend: SpendBook;
   lastExtraction(sessionId: string): ExtractionRecord | null;
   recordExtraction(extraction: ExtractionInput): ExtractionRecord;
 }
@@ -197,10 +210,11 @@ function prepare(db: Database.Database) {
     // never depends on how the rule is enforced.
     due: db.prepare(
       `SELECT id FROM memory_jobs AS job
-       WHERE state IN ('queued', 'deferred') AND not_before <= ?
+       WHERE state IN ('queued', 'deferred') AND not_before <= ? AND (? = 0 OR reason = '${REQUESTED_REASON}')
          AND NOT EXISTS (SELECT 1 FROM memory_jobs AS other WHERE other.session_id = job.session_id AND other.state = 'running')
        ORDER BY created_at, id LIMIT 1`,
     ),
+    wake: db.prepare(`UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE session_id = ? AND state = 'deferred' AND not_before > ?`),
     expedite: db.prepare(`UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE id = ? AND state = 'deferred' RETURNING *`),
     claim: db.prepare(`UPDATE memory_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`),
     finish: db.prepare(`UPDATE memory_jobs SET state = 'done', updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
@@ -221,7 +235,7 @@ function prepare(db: Database.Database) {
     prunedCounts: db.prepare(`SELECT state, COUNT(*) AS n FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ? GROUP BY state`),
     addPruned: db.prepare(`INSERT INTO memory_job_totals (state, pruned) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET pruned = pruned + excluded.pruned`),
     prune: db.prepare(`DELETE FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ?`),
-    earliest: db.prepare(`SELECT MIN(not_before) AS at FROM memory_jobs WHERE state IN ('queued', 'deferred')`),
+    earliest: db.prepare(`SELECT MIN(not_before) AS at FROM memory_jobs WHERE state IN ('queued', 'deferred') AND (? = 0 OR reason = '${REQUESTED_REASON}')`),
     lastExtraction: db.prepare('SELECT * FROM memory_extractions WHERE session_id = ?'),
     record: db.prepare(
       `INSERT INTO memory_extractions
@@ -237,6 +251,7 @@ function prepare(db: Database.Database) {
 
 export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
   const sql = prepare(db);
+  const spend = createSpendBook(db);
   const jobOf = (row: unknown): MemoryJob | null => (row === undefined ? null : jobFromRow(row as JobRow));
 
   const record = (extraction: ExtractionInput): ExtractionRecord => {
@@ -253,6 +268,7 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
       costUsd: extraction.costUsd,
     };
     sql.record.run(stored);
+    spend.add(stored.sessionId, stored.costUsd, stored.extractedAt);
     return stored;
   };
 
@@ -266,8 +282,8 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
     return { job: jobFromRow(sql.insert.get(sessionId, reason, now, now) as JobRow), created: true };
   });
 
-  const claimNext = db.transaction((now: number): MemoryJob | null => {
-    const due = sql.due.get(now) as { id: number } | undefined;
+  const claimNext = db.transaction((now: number, requestedOnly: boolean): MemoryJob | null => {
+    const due = sql.due.get(now, requestedOnly ? 1 : 0) as { id: number } | undefined;
     return due === undefined ? null : jobOf(sql.claim.get(now, due.id));
   });
 
@@ -302,7 +318,7 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
 
   return {
     enqueue: (sessionId, reason, options) => enqueue.immediate(sessionId, reason, options?.dueNow === true),
-    claimNext: (now) => claimNext.immediate(now),
+    claimNext: (now, options) => claimNext.immediate(now, options?.requestedOnly === true),
     finish: (id, extraction) => finish.immediate(id, extraction),
     fail: (id, error, options) => fail.immediate(id, error, options),
     defer: (id, notBefore, reason) => defer.immediate(id, notBefore, reason),
@@ -316,9 +332,14 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
       for (const row of sql.counts.all() as { state: JobState; n: number }[]) counts[row.state] = row.n;
       return counts;
     },
-    nextDue() {
-      return (sql.earliest.get() as { at: number | null }).at;
+    nextDue(options) {
+      return (sql.earliest.get(options?.requestedOnly === true ? 1 : 0) as { at: number | null }).at;
     },
+    wake(sessionId) {
+      const now = clock();
+      return sql.wake.run(now, now, sessionId, now).changes > 0;
+    },
+    spend,
     lastExtraction(sessionId) {
       const row = sql.lastExtraction.get(sessionId) as ExtractionRow | undefined;
       return row === undefined ? null : extractionFromRow(row);

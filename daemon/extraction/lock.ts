@@ -22,6 +22,8 @@ export const MAX_AGENT_TTL_MS = 10 * 60_000;
 
 export interface AgentLock {
   owner: string;
+  /** The TTL runs from the session's last transcript activity (renewActive), not only from the call. */
+  whileActive?: boolean;
   /** Epoch ms after which memd releases the lock unless the owner renews it. */
   expiresAt: number;
 }
@@ -32,7 +34,12 @@ export interface HeldAgentLock extends AgentLock {
 
 export interface MemoryLocks {
   /** Takes (or, for the same owner, renews) the lock of a session-memory dir for a main agent. */
-  acquireForAgent(dir: string, owner: string, ttlMs?: number): Promise<AgentLock>;
+  acquireForAgent(dir: string, owner: string, ttlMs?: number, options?: { whileActive?: boolean }): Promise<AgentLock>;
+  /**
+   * The session wrote to its transcript: a `whileActive` hold starts its TTL again. A turn that
+   * keeps working keeps the lock without a hook per tool call; one that died stops renewing it.
+   */
+  renewActive(dir: string): void;
   releaseForAgent(dir: string, owner: string): Promise<{ released: boolean }>;
   /** Whether anyone holds the lock right now: an agent through memd, or another process. */
   isLocked(dir: string): Promise<boolean>;
@@ -55,6 +62,7 @@ export interface MemoryLocksOptions {
 type Release = () => Promise<void>;
 
 interface AgentEntry extends AgentLock {
+  ttlMs: number;
   release: Release;
   timer: NodeJS.Timeout | undefined;
   /** Set once the lock is gone (released, expired or compromised), so it is let go only once. */
@@ -154,6 +162,7 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
 
   const armTtl = (dir: string, entry: AgentEntry, ttlMs: number): void => {
     clearTimeout(entry.timer);
+    entry.ttlMs = ttlMs;
     entry.expiresAt = clock() + ttlMs;
     entry.timer = setTimeout(() => {
       void serialize(dir, () => dropAgent(dir, entry, 'ttl expired'));
@@ -173,7 +182,8 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
       expiresAt: null,
     });
 
-  const acquireForAgent = (rawDir: string, owner: string, ttlMs = DEFAULT_AGENT_TTL_MS): Promise<AgentLock> => {
+  const acquireForAgent = (rawDir: string, owner: string, ttlMs = DEFAULT_AGENT_TTL_MS, options: { whileActive?: boolean } = {}): Promise<AgentLock> => {
+    const whileActive = options.whileActive === true;
     const dir = resolve(rawDir);
     return serialize(dir, async () => {
       ensureOpen();
@@ -181,8 +191,9 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
       const current = await liveAgent(dir);
       if (current !== undefined) {
         if (current.owner !== owner) throw lockedBy(current, dir);
+        current.whileActive = whileActive;
         armTtl(dir, current, ttlMs);
-        return { owner, expiresAt: current.expiresAt };
+        return { owner, expiresAt: current.expiresAt, ...(whileActive ? { whileActive } : {}) };
       }
       let entry: AgentEntry | undefined;
       let release: Release;
@@ -195,11 +206,11 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
         if (isLockedError(error)) throw lockedByAnotherProcess(dir);
         throw error;
       }
-      entry = { owner, expiresAt: 0, release, timer: undefined, gone: false };
+      entry = { owner, whileActive, expiresAt: 0, ttlMs, release, timer: undefined, gone: false };
       armTtl(dir, entry, ttlMs);
       agents.set(dir, entry);
-      log.info('memory lock taken', { dir, owner, expiresAt: entry.expiresAt });
-      return { owner, expiresAt: entry.expiresAt };
+      log.info('memory lock taken', { dir, owner, expiresAt: entry.expiresAt, whileActive });
+      return { owner, expiresAt: entry.expiresAt, ...(whileActive ? { whileActive } : {}) };
     });
   };
 
@@ -251,6 +262,14 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
     }
   };
 
+  const renewActive = (rawDir: string): void => {
+    const dir = resolve(rawDir);
+    const entry = agents.get(dir);
+    // Only a live hold: one whose TTL ran out is released by its timer (or the next look at it).
+    if (entry === undefined || entry.gone || entry.whileActive !== true || entry.expiresAt <= clock()) return;
+    armTtl(dir, entry, entry.ttlMs);
+  };
+
   const held = (): HeldAgentLock[] => {
     const now = clock();
     return [...agents].filter(([, entry]) => entry.expiresAt > now).map(([dir, entry]) => ({ dir, owner: entry.owner, expiresAt: entry.expiresAt }));
@@ -262,5 +281,5 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
     await Promise.all([...agents].map(([dir, entry]) => dropAgent(dir, entry, 'shutdown')));
   };
 
-  return { acquireForAgent, releaseForAgent, isLocked, withExtractionLock, held, close };
+  return { acquireForAgent, renewActive, releaseForAgent, isLocked, withExtractionLock, held, close };
 }

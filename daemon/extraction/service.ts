@@ -9,9 +9,9 @@
  * while nobody holds the session's memory lock.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/results.js';
+import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult, SessionMemoryState } from '../../shared/protocol/results.js';
 import { costOf, type ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
@@ -22,7 +22,8 @@ import type { Transcripts } from '../transcripts/transcripts.js';
 import { createBackfillExtractions, type BackfillSession } from './backfill.js';
 import type { Extractor } from './extract.js';
 import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
-import { asLastExtraction, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
+import { asLastExtraction, REQUESTED_REASON, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
+import { nextLocalMidnight } from './spend.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerStateOf, type TriggerFigures } from './triggers.js';
 
@@ -32,6 +33,18 @@ export const DEFAULT_CONCURRENCY = 1;
 export const MAX_ATTEMPTS = 5;
 /** The reason of the jobs backfill.ts queues. */
 export const BACKFILL_REASON = 'backfill';
+/** The default daily cap on what background extraction spends (config `extraction.dailyBudgetUsd`). */
+export const DEFAULT_DAILY_BUDGET_USD = 1;
+/** Sessions listed with their spend today in daemon.status. */
+const SPEND_LIST_LIMIT = 10;
+
+/** What `memory.lock` is given besides the session: a new session's transcript path, and how its TTL runs. */
+export interface LockOptions {
+  ttlMs?: number;
+  /** For a session memd has not indexed yet (a turn's first prompt): its transcript names its project. */
+  transcriptPath?: string;
+  whileActive?: boolean;
+}
 
 export interface ExtractionDeps {
   transcripts: Transcripts;
@@ -57,6 +70,10 @@ export interface ExtractionDeps {
   onExtracted?(sessionId: string): void;
   /** Sessions the backfill may extract per daemon run (backfill.ts); default none. */
   backfillExtractions?: number;
+  /** Background extraction stops for the day once it has spent this much (requested ones still run). */
+  dailyBudgetUsd?: number;
+  /** A session's lock or memory state changed outside ingest: its summary shows it. */
+  onMemoryStateChanged?(sessionId: string): void;
 }
 
 export interface ExtractionService {
@@ -69,8 +86,12 @@ export interface ExtractionService {
   /** `memory.extract`: queue one now (whatever the triggers say) and wait for it. */
   extract(sessionId: string): Promise<MemorySummaryResult>;
   summary(sessionId: string): Promise<MemorySummaryResult>;
-  lock(sessionId: string, owner: string, ttlMs?: number): Promise<MemoryLockResult>;
-  unlock(sessionId: string, owner: string): Promise<{ released: boolean }>;
+  lock(sessionId: string, owner: string, options?: LockOptions): Promise<MemoryLockResult>;
+  unlock(sessionId: string, owner: string, transcriptPath?: string): Promise<{ released: boolean }>;
+  /** `memory.pause` / `memory.resume`: background extraction stops (persisted) or starts again. */
+  setPaused(paused: boolean): { paused: boolean };
+  /** The session's memory for its summary: last extraction, lock holder, spend. */
+  memoryState(sessionId: string): SessionMemoryState;
   lastSummarizedUuid(sessionId: string): string | null;
   status(): ExtractionStatus;
   start(): void;
@@ -99,15 +120,51 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
 
+  /**
+   * The session-memory dir of a session, or of one not indexed yet whose transcript path is
+   * `<projects>/<project>/<sessionId>.jsonl`: a turn's first prompt may come before its first line.
+   */
+  const dirFor = (sessionId: string, transcriptPath?: string): string => {
+    try {
+      return dirOf(sessionId);
+    } catch (error) {
+      if (transcriptPath === undefined || !(error instanceof RpcError) || error.code !== ErrorCode.NotFound) throw error;
+      const path = resolve(transcriptPath);
+      if (basename(path) !== `${sessionId}.jsonl` || dirname(dirname(path)) !== resolve(deps.projectsDir)) {
+        throw new RpcError(ErrorCode.InvalidParams, 'InvalidParams', 'transcriptPath must be <projects dir>/<project>/<sessionId>.jsonl', { transcriptPath });
+      }
+      return sessionMemoryDir(deps.projectsDir, basename(dirname(path)), sessionId);
+    }
+  };
+
+  const renewActive = (sessionId: string): void => {
+    try {
+      locks.renewActive(dirOf(sessionId));
+    } catch {
+      // No main transcript (only sub-agent files so far): nobody holds its memory.
+    }
+  };
+
+  const budgetUsd = deps.dailyBudgetUsd ?? DEFAULT_DAILY_BUDGET_USD;
+  const overBudget = (now: number) => jobs.spend.onDayOf(now) >= budgetUsd;
+  /** Background jobs wait while paused or over today's budget; jobs a client asked for still run. */
+  const requestedOnly = (now: number) => jobs.spend.paused() || overBudget(now);
+
   async function run(job: MemoryJob, abort: AbortController): Promise<void> {
     const file = mainFile(job.sessionId);
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
     const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
-    if (job.reason === BACKFILL_REASON && (await locks.isLocked(dir))) {
-      // A held lock means a live agent: its changes trigger extraction live, at their priority.
-      jobs.finish(job.id);
-      log.info('backfill extraction skipped: the session memory is locked', { sessionId: job.sessionId });
-      settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`));
+    if (await locks.isLocked(dir)) {
+      if (job.reason === BACKFILL_REASON) {
+        // A held lock means a live agent: its changes trigger extraction live, at their priority.
+        jobs.finish(job.id);
+        log.info('backfill extraction skipped: the session memory is locked', { sessionId: job.sessionId });
+        settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`));
+        return;
+      }
+      // The main agent's turn: no summary is made (nor paid for) that could not be written. The
+      // job waits for the lock's end; an unlock wakes it at once (unlock below).
+      deferLocked(job, dir);
       return;
     }
     const last = jobs.lastExtraction(job.sessionId);
@@ -131,16 +188,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
     if (written.deferred) {
-      const notBefore = clock() + retryDelayMs(job.attempts);
-      jobs.defer(job.id, notBefore, 'the session memory is locked by another writer');
-      // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
-      const retryAt = new Date(notBefore).toISOString();
-      settle(
-        job.sessionId,
-        new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock); the extraction is deferred and runs again at ${retryAt}`, {
-          retryAt,
-        }),
-      );
+      deferLocked(job, dir);
       return;
     }
     // Priced at the summarizer model's rates, not the session's.
@@ -168,10 +216,31 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     settle(job.sessionId, null);
   }
 
+  /** Defers a job whose session memory someone holds: until the hold lapses, or its backoff. */
+  function deferLocked(job: MemoryJob, dir: string): void {
+    const holder = locks.held().find((held) => held.dir === resolve(dir));
+    const notBefore = holder?.expiresAt ?? clock() + retryDelayMs(job.attempts);
+    jobs.defer(job.id, notBefore, holder === undefined ? 'the session memory is locked by another writer' : `the session memory is held by ${holder.owner}`);
+    // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
+    const retryAt = new Date(notBefore).toISOString();
+    settle(
+      job.sessionId,
+      new RpcError(
+        ErrorCode.Locked,
+        'Locked',
+        `the session memory of ${job.sessionId} is locked by ${holder?.owner ?? 'another writer'} (memory.lock); the extraction is deferred and runs once it is free (at the latest ${retryAt})`,
+        {
+          retryAt,
+          owner: holder?.owner ?? null,
+        },
+      ),
+    );
+  }
+
   function pump(): void {
     if (closed) return;
     while (running.size < concurrency) {
-      const job = jobs.claimNext(clock());
+      const job = jobs.claimNext(clock(), { requestedOnly: requestedOnly(clock()) });
       if (job === null) break;
       const abort = new AbortController();
       const done = run(job, abort)
@@ -192,13 +261,16 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     schedule();
   }
 
-  /** Wakes up when the next deferred job is due. */
+  /** Wakes up when the next deferred job is due (or, over budget, when the next day starts). */
   function schedule(): void {
     if (timer !== null) clearTimeout(timer);
     timer = null;
-    const due = jobs.nextDue();
+    const now = clock();
+    const held = requestedOnly(now);
+    let due = jobs.nextDue({ requestedOnly: held });
+    if (held && !jobs.spend.paused() && jobs.nextDue() !== null) due = Math.min(due ?? Number.POSITIVE_INFINITY, nextLocalMidnight(now));
     if (closed || due === null || running.size >= concurrency) return;
-    timer = setTimeout(pump, Math.max(0, due - clock()));
+    timer = setTimeout(pump, Math.max(0, due - now));
     timer.unref();
   }
 
@@ -241,6 +313,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   return {
     onSessionChanged(sessionId) {
       if (closed) return;
+      // The agent is working: a turn's hold on the memory lasts while its transcript grows.
+      if (locks.held().length > 0) renewActive(sessionId);
       enqueueIfDue(sessionId);
     },
     onSessionBackfilled: (sessionId) => backfill.noteChanged(sessionId),
@@ -252,17 +326,42 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         list.push((error) => (error === null ? resolve() : reject(error)));
         waiters.set(sessionId, list);
       });
-      jobs.enqueue(sessionId, 'requested', { dueNow: true });
+      jobs.enqueue(sessionId, REQUESTED_REASON, { dueNow: true });
       pump();
       await finished;
       return summary(sessionId);
     },
     summary,
-    async lock(sessionId, owner, ttlMs) {
-      return locks.acquireForAgent(dirOf(sessionId), owner, ttlMs);
+    async lock(sessionId, owner, options = {}) {
+      const taken = await locks.acquireForAgent(dirFor(sessionId, options.transcriptPath), owner, options.ttlMs, { whileActive: options.whileActive === true });
+      deps.onMemoryStateChanged?.(sessionId);
+      return taken;
     },
-    async unlock(sessionId, owner) {
-      return locks.releaseForAgent(dirOf(sessionId), owner);
+    async unlock(sessionId, owner, transcriptPath) {
+      const result = await locks.releaseForAgent(dirFor(sessionId, transcriptPath), owner);
+      if (!result.released || closed) return result;
+      deps.onMemoryStateChanged?.(sessionId);
+      // The natural break after a turn: a job the turn deferred runs now, or one is queued if due.
+      if (jobs.wake(sessionId)) pump();
+      else enqueueIfDue(sessionId);
+      return result;
+    },
+    setPaused(paused) {
+      jobs.spend.setPaused(paused);
+      log.info(paused ? 'background extraction paused' : 'background extraction resumed');
+      pump();
+      return { paused };
+    },
+    memoryState(sessionId) {
+      const last = jobs.lastExtraction(sessionId);
+      let lock: SessionMemoryState['lock'] = null;
+      const held = locks.held();
+      if (held.length > 0) {
+        const dir = resolve(dirFor(sessionId));
+        const mine = held.find((entry) => entry.dir === dir);
+        if (mine !== undefined) lock = { owner: mine.owner, expiresAt: mine.expiresAt };
+      }
+      return { extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(), lock, spentUsd: jobs.spend.ofSession(sessionId) };
     },
     lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
     status() {
@@ -270,6 +369,9 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         jobs: jobs.counts(),
         running: [...running.values()].map((job) => job.sessionId),
         locks: locks.held().map((held) => ({ sessionDir: held.dir, owner: held.owner, expiresAt: held.expiresAt })),
+        paused: jobs.spend.paused(),
+        budget: { dailyUsd: budgetUsd, spentTodayUsd: jobs.spend.onDayOf(clock()), reached: overBudget(clock()) },
+        spentToday: jobs.spend.sessionsOnDayOf(clock(), SPEND_LIST_LIMIT),
       };
     },
     start() {

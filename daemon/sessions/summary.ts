@@ -2,7 +2,7 @@
  * A session's summary: its persisted aggregate (aggregates.ts) and its files' rows, never its
  * entries. `summaryOf` is also how a summary is built from figures computed from scratch.
  */
-import type { SessionSummary } from '../../shared/protocol/results.js';
+import type { SessionFigures } from '../../shared/protocol/results.js';
 import { accountingOf, type AggregateAccounting } from '../../shared/transcript/aggregate.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import { isCompactionAgent } from '../ingest/layout.js';
@@ -11,7 +11,7 @@ import type { Transcripts } from '../transcripts/transcripts.js';
 import type { AggregateStore } from './aggregates.js';
 
 /** The summary of a session with these files (main transcript first) and these figures. */
-export function summaryOf(sessionId: string, files: readonly IngestedFile[], accounting: AggregateAccounting): SessionSummary {
+export function summaryOf(sessionId: string, files: readonly IngestedFile[], accounting: AggregateAccounting): SessionFigures {
   const main = files.find((file) => file.agentId === null);
   const agents = files.filter((file) => file.agentId !== null);
   const compactionFiles = agents.filter((file) => isCompactionAgent(file.agentId)).length;
@@ -38,7 +38,7 @@ export function summaryOf(sessionId: string, files: readonly IngestedFile[], acc
   };
 }
 
-export function summarizeSession(transcripts: Transcripts, aggregates: AggregateStore, sessionId: string, env: ThresholdEnv): SessionSummary | undefined {
+export function summarizeSession(transcripts: Transcripts, aggregates: AggregateStore, sessionId: string, env: ThresholdEnv): SessionFigures | undefined {
   // One read transaction, so that the files and the aggregate are of the same moment.
   return transcripts.consistent(() => {
     const files = transcripts.files(sessionId);

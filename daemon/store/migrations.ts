@@ -267,6 +267,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX session_aggregates_listing ON session_aggregates (project, all_gone, entries, bad_lines);
     `,
   },
+  {
+    version: 11,
+    name: 'session-memory spend per day',
+    // memory_extractions keeps only each session's last extraction; the daily budget and the
+    // spend shown in status need every priced run, summed per local day and session (small: one
+    // row per session and day it was extracted with a paid summarizer).
+    sql: `
+      CREATE TABLE memory_spend (
+        day        TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        cost_usd   REAL NOT NULL,
+        runs       INTEGER NOT NULL,
+        PRIMARY KEY (day, session_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX memory_spend_session ON memory_spend (session_id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

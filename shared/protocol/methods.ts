@@ -79,8 +79,13 @@ export const Methods = {
 
   memorySummary: method<MemorySummaryResult>()('memory.summary', object({ sessionId })),
   memoryExtract: method<MemorySummaryResult>()('memory.extract', object({ sessionId })),
-  memoryLock: method<MemoryLockResult>()('memory.lock', object({ sessionId, owner: str({ minLength: 1 }), ttlMs: optional(int({ min: 1 })) })),
-  memoryUnlock: method<{ released: boolean }>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }) })),
+  memoryLock: method<MemoryLockResult>()(
+    'memory.lock',
+    object({ sessionId, owner: str({ minLength: 1 }), ttlMs: optional(int({ min: 1 })), transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })), whileActive: optional(bool()) }),
+  ),
+  memoryUnlock: method<{ released: boolean }>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }), transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })) })),
+  memoryPause: method<{ paused: boolean }>()('memory.pause', nothing),
+  memoryResume: method<{ paused: boolean }>()('memory.resume', nothing),
 
   memdirList: method<MemdirListResult>()('memdir.list', object({ project, scope })),
   memdirRead: method<MemdirReadResult>()('memdir.read', object({ project, scope, name: memoryName })),

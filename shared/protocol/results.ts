@@ -206,8 +206,8 @@ export interface UsageTotals {
   costUsd: number | null;
 }
 
-/** One session as `sessions.list` and `sessions.get` report it. */
-export interface SessionSummary {
+/** A session's figures from the index: what its persisted aggregate and its files' rows give. */
+export interface SessionFigures {
   sessionId: string;
   project: string;
   cwd: string | null;
@@ -241,6 +241,21 @@ export interface SessionSummary {
   badLines: number;
 }
 
+/** The session's memory: its last extraction, who holds its lock, what its extractions cost. */
+export interface SessionMemoryState {
+  /** When the last extraction finished; null before the first. */
+  extractedAt: string | null;
+  /** The main agent's hold on the session-memory lock (memory.lock; a Claude Code turn), null when none. */
+  lock: { owner: string; expiresAt: number } | null;
+  /** USD spent on this session's extractions over every day (0 with the offline summarizer). */
+  spentUsd: number;
+}
+
+/** One session as `sessions.list` and `sessions.get` report it. */
+export interface SessionSummary extends SessionFigures {
+  sessionMemory: SessionMemoryState;
+}
+
 export interface SessionList {
   sessions: SessionSummary[];
   /** Sessions the filter lists over all pages; null with a cwd filter (it would summarize every one). */
@@ -268,6 +283,7 @@ export interface MemorySummaryResult {
 
 export interface MemoryLockResult {
   owner: string;
+  whileActive?: boolean;
   /** Epoch ms when the lock lapses unless renewed. */
   expiresAt: number;
 }
@@ -280,6 +296,12 @@ export interface ExtractionStatus {
   running: string[];
   /** Locks main agents hold through memory.lock. */
   locks: { sessionDir: string; owner: string; expiresAt: number }[];
+  /** `memory.pause`: background extraction waits (requested extractions still run). */
+  paused: boolean;
+  /** The daily cap on background extraction's spend; `reached`: it waits for tomorrow (local time). */
+  budget: { dailyUsd: number; spentTodayUsd: number; reached: boolean };
+  /** Sessions by their extractions' spend today, most first (at most 10). */
+  spentToday: { sessionId: string; usd: number }[];
 }
 
 /** Auto-compaction in `daemon.status`. */

@@ -1,4 +1,4 @@
-/** `memory.summary`, `memory.extract`, `memory.lock` and `memory.unlock`. */
+/** `memory.summary`, `memory.extract`, `memory.lock`, `memory.unlock`, `memory.pause` and `memory.resume`. */
 import { Methods } from '../../../shared/protocol/methods.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { ExtractionService } from '../../extraction/service.js';
@@ -7,7 +7,9 @@ export function extractionMethods(extraction: ExtractionService): MethodHandler[
   return [
     handle(Methods.memorySummary, (params) => extraction.summary(params.sessionId)),
     handle(Methods.memoryExtract, (params) => extraction.extract(params.sessionId)),
-    handle(Methods.memoryLock, (params) => extraction.lock(params.sessionId, params.owner, params.ttlMs)),
-    handle(Methods.memoryUnlock, (params) => extraction.unlock(params.sessionId, params.owner)),
+    handle(Methods.memoryLock, ({ sessionId, owner, ...options }) => extraction.lock(sessionId, owner, options)),
+    handle(Methods.memoryUnlock, (params) => extraction.unlock(params.sessionId, params.owner, params.transcriptPath)),
+    handle(Methods.memoryPause, () => extraction.setPaused(true)),
+    handle(Methods.memoryResume, () => extraction.setPaused(false)),
   ];
 }

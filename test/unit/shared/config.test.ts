@@ -21,6 +21,7 @@ describe('resolveConfig', () => {
       backfillExtractions: 50,
       dbCheckMs: 30_000,
       ingestSweepMs: 30_000,
+      extractionDailyBudgetUsd: 1,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });

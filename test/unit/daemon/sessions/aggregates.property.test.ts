@@ -20,7 +20,7 @@ import { summarizeSession, summaryOf } from '../../../../daemon/sessions/summary
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { leafTitles, listSessions, loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
-import type { SessionSummary } from '../../../../shared/protocol/results.js';
+import type { SessionFigures } from '../../../../shared/protocol/results.js';
 import { computeSessionAccounting, type LastExtraction } from '../../../../shared/transcript/accounting.js';
 import { accountingOf } from '../../../../shared/transcript/aggregate.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
@@ -171,7 +171,7 @@ const bus = createBus((error) => {
   throw error;
 });
 
-function fromScratch(store: Store, sessionId: string, last: LastExtraction | null): { summary: SessionSummary; lastResponseHasToolCalls: boolean } | undefined {
+function fromScratch(store: Store, sessionId: string, last: LastExtraction | null): { summary: SessionFigures; lastResponseHasToolCalls: boolean } | undefined {
   const db = store.db;
   return db.transaction(() => {
     const files = sessionFiles(db, sessionId);

@@ -37,6 +37,7 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
     usage: { main: usage, sidechain: usage, compaction: usage, total: usage },
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null },
     sinceExtraction: { toolCalls: 0, tokenGrowth: 0 },
+    sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
     entries: 1,
     sidechainFiles: 0,
     compactionFiles: 0,

@@ -1,0 +1,106 @@
+/**
+ * The one-line context string that every client shows (memctl statusline, the Neovim and VS Code
+ * plugins): how much room is left until auto-compact, the figure Claude Code users ask for.
+ *
+ *   ▕██░░░░░░▏ 76% until auto-compact · 131K left · 2 compactions · mem 3m · $1.23
+ *
+ * Segments go, least useful first, until the line fits its width; the percentage always stays.
+ * A line built from Claude Code's own stdin fields (memd did not answer) ends in `· no memd`.
+ * The Neovim plugin renders the same string in Lua (client/nvim/lua/memd/format.lua); the two are
+ * checked against each other by the plugin's tests. Pure.
+ */
+import type { ThresholdResult, ThresholdState } from '../protocol/results.js';
+
+/** Cells between the bar's ends: 12.5 % steps, short enough for a status line. */
+export const STATUS_BAR_CELLS = 8;
+/** The width assumed when the terminal's is unknown (`COLUMNS` unset): Claude Code's own footer fits in it. */
+export const DEFAULT_STATUS_COLUMNS = 120;
+
+export interface StatusFacts {
+  threshold: ThresholdResult;
+  /** Compactions so far; null when unknown (only Claude Code's fields were at hand). */
+  compactions: number | null;
+  /** Epoch ms of the last session-memory extraction; null before the first; undefined when unknown. */
+  memoryAt: number | null | undefined;
+  /** The session's cost in USD; null when unknown. */
+  costUsd: number | null;
+  /** `claude-code`: memd did not answer and the line comes from the statusLine's stdin alone. */
+  source: 'memd' | 'claude-code';
+}
+
+export interface StatusStyle {
+  color: boolean;
+  /** Visible characters the line may take. */
+  columns: number;
+  now: number;
+}
+
+/** `131K`, `1.2M`, `950`. */
+export function compactTokens(tokens: number): string {
+  if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
+  if (tokens >= 1_000) return `${Math.round(tokens / 1_000)}K`;
+  return String(Math.max(0, Math.round(tokens)));
+}
+
+/** `45s`, `3m`, `2h`, `4d`: an age in the fewest characters. */
+export function compactAge(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3_600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** The share of the auto-compact threshold still free (of the effective window when auto-compact is off). */
+export function percentLeft(threshold: ThresholdResult): number {
+  return Math.max(0, 100 - threshold.percentUsed);
+}
+
+export function statusBar(threshold: ThresholdResult): string {
+  const used = Math.min(100, Math.max(0, threshold.percentUsed));
+  const filled = Math.round((used / 100) * STATUS_BAR_CELLS);
+  return `▕${'█'.repeat(filled)}${'░'.repeat(STATUS_BAR_CELLS - filled)}▏`;
+}
+
+const COLOR_BY_STATE: Record<ThresholdState, string> = { ok: '32', warning: '33', error: '31', autocompact: '31', blocking: '1;31' };
+
+interface Segment {
+  text: string;
+  /** Higher goes last when the line is too wide. */
+  keep: number;
+  color?: string;
+}
+
+function segments(facts: StatusFacts, now: number): Segment[] {
+  const { threshold } = facts;
+  const to = threshold.autoCompactEnabled ? 'until auto-compact' : 'of window left';
+  const state = COLOR_BY_STATE[threshold.state];
+  const list: Segment[] = [
+    { text: statusBar(threshold), keep: 1, color: state },
+    { text: `${percentLeft(threshold)}% ${to}`, keep: 9, color: state },
+    { text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 },
+  ];
+  if (facts.compactions !== null) list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });
+  if (facts.memoryAt !== undefined) list.push({ text: facts.memoryAt === null ? 'mem -' : `mem ${compactAge(now - facts.memoryAt)}`, keep: 3, color: '2' });
+  if (facts.costUsd !== null) list.push({ text: `$${facts.costUsd.toFixed(2)}`, keep: 4 });
+  if (facts.source === 'claude-code') list.push({ text: 'no memd', keep: 6, color: '2' });
+  return list;
+}
+
+const SEPARATOR = ' · ';
+
+function visibleLength(list: readonly Segment[]): number {
+  // The bar joins the percentage with a space, not a separator.
+  return list.reduce((sum, segment, i) => sum + [...segment.text].length + (i === 0 ? 0 : segment.text.startsWith('▕') || list[i - 1]?.text.startsWith('▕') ? 1 : SEPARATOR.length), 0);
+}
+
+/** The line, within `style.columns` visible characters as far as the percentage allows. */
+export function formatStatusLine(facts: StatusFacts, style: StatusStyle): string {
+  let list = segments(facts, style.now);
+  while (list.length > 1 && visibleLength(list) > style.columns) {
+    const lowest = list.reduce((low, segment) => (segment.keep < low.keep ? segment : low));
+    list = list.filter((segment) => segment !== lowest);
+  }
+  const paint = (segment: Segment) => (style.color && segment.color !== undefined ? `\x1b[${segment.color}m${segment.text}\x1b[0m` : segment.text);
+  return list.map((segment, i) => (i === 0 ? '' : segment.text.startsWith('▕') || list[i - 1]?.text.startsWith('▕') ? ' ' : SEPARATOR) + paint(segment)).join('');
+}
