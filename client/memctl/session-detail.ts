@@ -14,6 +14,22 @@ function tokensOrUnknown(tokens: number | null): string {
   return tokens === null ? '?' : formatTokens(tokens);
 }
 
+/** When the memory was last extracted, what happened since, and what its extractions cost. */
+function memoryLine(session: SessionSummary, now: number): string {
+  const { extractedAt, spentUsd } = session.sessionMemory;
+  const when = extractedAt === null ? 'never extracted' : `extracted ${formatAge(extractedAt, now)}`;
+  const spent = spentUsd > 0 ? `, $${spentUsd.toFixed(4)} spent on it` : '';
+  return `  memory    ${when}; since then ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens${spent}`;
+}
+
+/** Who holds the session-memory lock (a Claude Code turn, through the turn hooks), and until when. */
+function lockLine(session: SessionSummary, now: number): string {
+  const { lock } = session.sessionMemory;
+  if (lock === null) return '  lock      free (extraction may write)';
+  const seconds = Math.max(0, Math.round((lock.expiresAt - now) / 1000));
+  return `  lock      held by ${lock.owner}, lapses in ${seconds}s unless renewed (extraction waits)`;
+}
+
 export function renderSessionDetail(session: SessionSummary, out: Output, now = Date.now()): string[] {
   const { threshold, compactions } = session;
   const lines = [
@@ -30,7 +46,8 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
     `  compacted ${compactions.count}×${
       compactions.lastTrigger ? ` (last ${compactions.lastTrigger}, ${tokensOrUnknown(compactions.lastPreTokens)} → ${tokensOrUnknown(compactions.lastPostTokens)})` : ''
     }`,
-    `  since last memory extraction: ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens`,
+    memoryLine(session, now),
+    lockLine(session, now),
     `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.compactionFiles} compaction transcripts, ${session.badLines} bad lines skipped`,
   ];
   return lines;

@@ -11,8 +11,9 @@ commands:
                             sessions, most recent first, with their context bars (50 a page)
   compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
                             a compaction of the session: tokens before and after, what was lost
-  memory summary|extract SESSION [--json]
-                            the session's memory (summary.md), or an extraction now
+  memory summary|extract SESSION [--json] | memory pause|resume
+                            the session's memory (summary.md), or an extraction now;
+                            background extraction off or on
   memdir list|read|write|delete PROJECT [NAME] [--team] ...
                             project and team memory files and their MEMORY.md index
   history [--project P] [--session S] [--limit N] [--before ISO]
@@ -21,10 +22,13 @@ commands:
                             Claude Code's file checkpoints: put files back as before a prompt
   handoff [SESSION] [--cwd DIR]
                             write <cwd>/docs/handoff-context.md for a session now
-  hook pre-compact|session-start|post-compact
+  hook pre-compact|session-start|post-compact|turn-start|turn-end
                             Claude Code's hooks (stdin: the hook's JSON; always exits 0)
   install-hooks [--project] [--uninstall] [--dry-run]
                             add memd's hooks to Claude Code's settings.json
+  statusline                Claude Code's status line (stdin: its JSON; one line out; exits 0)
+  install-statusline [--project] [--uninstall] [--dry-run] [--force]
+                            set Claude Code's statusLine to memctl statusline
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -69,13 +73,16 @@ after. Nothing is written to the transcript: the result is what a client would s
   --force               compact with auto even below the threshold
 --json prints the compact.* result unchanged (the messages are ready to send).`,
   memory: `usage: memctl memory summary|extract SESSION [--json]
+       memctl memory pause|resume [--json]
 
 summary: prints the session's summary.md with when it was extracted, by which summarizer, its
 tokens and cost, and the last message it covers. extract: runs an extraction now (whatever the
 triggers say), waits for it to be written, and prints the result the same way. While a main agent
 holds the session-memory lock (memory.lock) it says so at once; the extraction runs after the lock
-is released.
---json prints the memory.summary / memory.extract result unchanged.`,
+is released (a Claude Code turn holds it from the prompt to its end, with memctl install-hooks).
+pause: background extraction stops until resume, across restarts (extract still runs one).
+memctl status shows whether it is paused, the daily budget and what extraction spent today.
+--json prints the memory.summary / memory.extract / memory.pause / memory.resume result unchanged.`,
   memdir: `usage: memctl memdir list PROJECT [--team] [--json]
        memctl memdir read PROJECT NAME [--team] [--json]
        memctl memdir write PROJECT NAME --type user|feedback|project|reference [--description TEXT]
@@ -111,7 +118,7 @@ transcript lists too, after you confirm (or with --yes).`,
 Writes <cwd>/docs/handoff-context.md for SESSION (default: the most recent session of the current
 directory) and prints what it holds: files touched, commands and failures, and the pinned user
 constraints. The file goes to the session's cwd unless --cwd names another.`,
-  hook: `usage: memctl hook pre-compact|session-start|post-compact
+  hook: `usage: memctl hook pre-compact|session-start|post-compact|turn-start|turn-end
 
 Run by Claude Code as a hook (memctl install-hooks sets them up), with the hook's JSON on stdin.
 pre-compact: writes the handoff (handoff.generate) and prints the pinned constraints for the
@@ -119,14 +126,34 @@ compaction instructions; when memd cannot answer in time it writes a HANDOFF_AUT
 itself. session-start: for the sources in MEMD_SESSION_START_SOURCES (default compact,resume)
 prints {"hookSpecificOutput":{...,"additionalContext"}} with the handoff and the project's feedback
 memories (at most 10,000 tokens), or nothing. post-compact: records the compaction's summary and
-what it lost. Always exits 0. MEMD_HOOK_DEADLINE_MS overrides how long a hook waits for memd.`,
+what it lost. turn-start (UserPromptSubmit) takes the session-memory lock for the main agent's turn,
+held while the transcript grows (a crashed turn's hold lapses MEMD_TURN_TTL_MS, default 5 minutes,
+after its last line); turn-end (Stop, SessionEnd) releases it, and a deferred extraction runs. The
+turn hooks never start memd, wait at most 100 ms for it and print nothing. Always exits 0.
+MEMD_HOOK_DEADLINE_MS overrides how long the other hooks wait for memd.`,
   'install-hooks': `usage: memctl install-hooks [--project] [--uninstall] [--dry-run] [--json]
 
-Merges memd's three hooks (PreCompact, SessionStart, PostCompact: memctl hook ...) into Claude
+Merges memd's hooks (PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop and SessionEnd:
+memctl hook ...) into Claude
 Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings.json with
 --project). Idempotent; every other hook and key is kept; the file is backed up first
 (settings.json.bak-<time>). A file that is not valid JSON is refused, with where it breaks.
 --uninstall removes memd's hooks only. --dry-run prints what would change.`,
+  statusline: `usage: memctl statusline
+
+Claude Code's statusLine command (memctl install-statusline sets it up): reads the session's JSON
+on stdin and prints one line: a context bar with the % left until auto-compact, tokens left,
+compactions so far, how old the session memory is, and the session's cost. The figures are memd's
+when it answers within 150 ms; else they come from Claude Code's own fields, marked "no memd".
+Never starts memd, never writes to stderr, always exits 0. NO_COLOR turns colour off; COLUMNS
+sets the width (segments drop, least useful first).`,
+  'install-statusline': `usage: memctl install-statusline [--project] [--uninstall] [--dry-run] [--force] [--json]
+
+Sets statusLine in Claude Code's settings.json (<claude root>/settings.json, or
+<project>/.claude/settings.json with --project) to memctl statusline. Another status line command
+is left in place (exit 1) with a command that shows both on one line; --force replaces it. The
+file is backed up first; a file that is not valid JSON is refused. --uninstall removes memd's
+status line only. --dry-run prints what would change.`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are

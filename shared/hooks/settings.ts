@@ -1,5 +1,5 @@
 /**
- * memd's three Claude Code hooks, and how they are merged into (and taken out of) a parsed
+ * memd's Claude Code hooks, and how they are merged into (and taken out of) a parsed
  * settings.json: `hooks.<Event>[] = { matcher?, hooks: [{ type: "command", command, timeout }] }`.
  * Pure: the caller reads and writes the file, so `memctl install-hooks` and `memctl doctor` share
  * one definition of what "installed" means.
@@ -8,7 +8,7 @@
  * event, other hooks beside ours in an entry, every other key and its order) is kept as it was.
  */
 
-export const MEMD_HOOK_NAMES = ['pre-compact', 'session-start', 'post-compact'] as const;
+export const MEMD_HOOK_NAMES = ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end'] as const;
 export type MemdHookName = (typeof MEMD_HOOK_NAMES)[number];
 
 export interface MemdHookSpec {
@@ -25,6 +25,8 @@ export interface MemdHookSpec {
 const PRE_COMPACT_TIMEOUT_S = 60;
 /** Start and post-compact hooks only read a file the pre-compact hook already wrote. */
 const QUICK_HOOK_TIMEOUT_S = 15;
+/** The turn hooks give up on memd after 100 ms themselves; this only bounds a wedged node start. */
+const TURN_HOOK_TIMEOUT_S = 5;
 
 export const MEMD_HOOKS: readonly MemdHookSpec[] = [
   // "" matches both triggers, manual (/compact) and auto.
@@ -35,6 +37,11 @@ export const MEMD_HOOKS: readonly MemdHookSpec[] = [
   // setting. The price is one node start-up (tens of ms) when a session starts or is cleared.
   { name: 'session-start', event: 'SessionStart', matcher: undefined, timeoutSeconds: QUICK_HOOK_TIMEOUT_S },
   { name: 'post-compact', event: 'PostCompact', matcher: undefined, timeoutSeconds: QUICK_HOOK_TIMEOUT_S },
+  // The main agent's turn, from the prompt to its end, holds the session-memory lock (DESIGN.md §6).
+  { name: 'turn-start', event: 'UserPromptSubmit', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S },
+  { name: 'turn-end', event: 'Stop', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S },
+  // A session closed mid-turn (Ctrl-C twice, /exit) sends no Stop.
+  { name: 'turn-end', event: 'SessionEnd', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S },
 ];
 
 /** The command line of each hook, as it goes into settings.json. */
@@ -51,7 +58,7 @@ export function shellQuote(argument: string): string {
  */
 export function memdHookCommands(nodePath: string, memctlMain: string): MemdHookCommands {
   const prefix = `${shellQuote(nodePath)} ${shellQuote(memctlMain)} hook`;
-  return { 'pre-compact': `${prefix} pre-compact`, 'session-start': `${prefix} session-start`, 'post-compact': `${prefix} post-compact` };
+  return Object.fromEntries(MEMD_HOOK_NAMES.map((name) => [name, `${prefix} ${name}`])) as Record<MemdHookName, string>;
 }
 
 /**
@@ -59,7 +66,7 @@ export function memdHookCommands(nodePath: string, memctlMain: string): MemdHook
  * or a path to its main script, quoted or not. Matching on the ending, not the whole command, lets
  * an install from another checkout or another node be updated in place instead of duplicated.
  */
-const MEMD_HOOK_COMMAND = /(?:^|[\s'"/])memctl(?:\/main\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact)\s*$/;
+const MEMD_HOOK_COMMAND = /(?:^|[\s'"/])memctl(?:\/main\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end)\s*$/;
 
 /** Which of memd's hooks a command runs, or undefined when it is not one of memd's. */
 export function memdHookName(command: unknown): MemdHookName | undefined {

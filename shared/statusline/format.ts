@@ -5,9 +5,8 @@
  *   ▕██░░░░░░▏ 76% until auto-compact · 131K left · 2 compactions · mem 3m · $1.23
  *
  * Segments go, least useful first, until the line fits its width; the percentage always stays.
- * A line built from Claude Code's own stdin fields (memd did not answer) ends in `· no memd`.
- * The Neovim plugin renders the same string in Lua (client/nvim/lua/memd/format.lua); the two are
- * checked against each other by the plugin's tests. Pure.
+ * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
+ * renders the same string in Lua (client/nvim/lua/memd/format.lua). Pure.
  */
 import type { ThresholdResult, ThresholdState } from '../protocol/results.js';
 
@@ -17,15 +16,16 @@ export const STATUS_BAR_CELLS = 8;
 export const DEFAULT_STATUS_COLUMNS = 120;
 
 export interface StatusFacts {
-  threshold: ThresholdResult;
-  /** Compactions so far; null when unknown (only Claude Code's fields were at hand). */
+  /** Null when the context is unknown (an older Claude Code without context_window, and no memd). */
+  threshold: ThresholdResult | null;
+  /** Compactions so far; null when unknown. */
   compactions: number | null;
   /** Epoch ms of the last session-memory extraction; null before the first; undefined when unknown. */
   memoryAt: number | null | undefined;
   /** The session's cost in USD; null when unknown. */
   costUsd: number | null;
-  /** `claude-code`: memd did not answer and the line comes from the statusLine's stdin alone. */
-  source: 'memd' | 'claude-code';
+  /** Where the figures fall short (`no memd`): shown dim at the end. */
+  note: string | null;
 }
 
 export interface StatusStyle {
@@ -62,45 +62,49 @@ export function statusBar(threshold: ThresholdResult): string {
   return `▕${'█'.repeat(filled)}${'░'.repeat(STATUS_BAR_CELLS - filled)}▏`;
 }
 
+/** SGR colours by threshold state: green, yellow, red, red, bold red. */
 const COLOR_BY_STATE: Record<ThresholdState, string> = { ok: '32', warning: '33', error: '31', autocompact: '31', blocking: '1;31' };
+const DIM = '2';
 
 interface Segment {
   text: string;
   /** Higher goes last when the line is too wide. */
   keep: number;
   color?: string;
+  /** Joined to the one before by a space, not a separator (the percentage after its bar). */
+  tight?: boolean;
 }
 
 function segments(facts: StatusFacts, now: number): Segment[] {
+  const list: Segment[] = [];
   const { threshold } = facts;
-  const to = threshold.autoCompactEnabled ? 'until auto-compact' : 'of window left';
-  const state = COLOR_BY_STATE[threshold.state];
-  const list: Segment[] = [
-    { text: statusBar(threshold), keep: 1, color: state },
-    { text: `${percentLeft(threshold)}% ${to}`, keep: 9, color: state },
-    { text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 },
-  ];
+  if (threshold !== null) {
+    const color = COLOR_BY_STATE[threshold.state];
+    const to = threshold.autoCompactEnabled ? 'until auto-compact' : 'of window left';
+    list.push({ text: statusBar(threshold), keep: 1, color });
+    list.push({ text: `${percentLeft(threshold)}% ${to}`, keep: 9, color, tight: true });
+    list.push({ text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 });
+  }
   if (facts.compactions !== null) list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });
-  if (facts.memoryAt !== undefined) list.push({ text: facts.memoryAt === null ? 'mem -' : `mem ${compactAge(now - facts.memoryAt)}`, keep: 3, color: '2' });
+  if (facts.memoryAt !== undefined) list.push({ text: facts.memoryAt === null ? 'mem -' : `mem ${compactAge(now - facts.memoryAt)}`, keep: 3, color: DIM });
   if (facts.costUsd !== null) list.push({ text: `$${facts.costUsd.toFixed(2)}`, keep: 4 });
-  if (facts.source === 'claude-code') list.push({ text: 'no memd', keep: 6, color: '2' });
+  if (facts.note !== null) list.push({ text: facts.note, keep: 6, color: DIM });
   return list;
 }
 
 const SEPARATOR = ' · ';
 
-function visibleLength(list: readonly Segment[]): number {
-  // The bar joins the percentage with a space, not a separator.
-  return list.reduce((sum, segment, i) => sum + [...segment.text].length + (i === 0 ? 0 : segment.text.startsWith('▕') || list[i - 1]?.text.startsWith('▕') ? 1 : SEPARATOR.length), 0);
+function joined(list: readonly Segment[], paint: (segment: Segment) => string): string {
+  return list.map((segment, i) => (i === 0 ? '' : segment.tight === true && list[i - 1]?.keep === 1 ? ' ' : SEPARATOR) + paint(segment)).join('');
 }
 
-/** The line, within `style.columns` visible characters as far as the percentage allows. */
+/** The line, within `style.columns` visible characters as far as its most useful segment allows. */
 export function formatStatusLine(facts: StatusFacts, style: StatusStyle): string {
   let list = segments(facts, style.now);
-  while (list.length > 1 && visibleLength(list) > style.columns) {
+  const width = (candidate: readonly Segment[]) => [...joined(candidate, (segment) => segment.text)].length;
+  while (list.length > 1 && width(list) > style.columns) {
     const lowest = list.reduce((low, segment) => (segment.keep < low.keep ? segment : low));
     list = list.filter((segment) => segment !== lowest);
   }
-  const paint = (segment: Segment) => (style.color && segment.color !== undefined ? `\x1b[${segment.color}m${segment.text}\x1b[0m` : segment.text);
-  return list.map((segment, i) => (i === 0 ? '' : segment.text.startsWith('▕') || list[i - 1]?.text.startsWith('▕') ? ' ' : SEPARATOR) + paint(segment)).join('');
+  return joined(list, (segment) => (style.color && segment.color !== undefined ? `\x1b[${segment.color}m${segment.text}\x1b[0m` : segment.text));
 }

@@ -1,5 +1,5 @@
 /**
- * `memctl hook pre-compact|session-start|post-compact`: the commands Claude Code runs as hooks
+ * `memctl hook pre-compact|session-start|post-compact` (and turn-start|turn-end, see quick/turn.ts): the commands Claude Code runs as hooks
  * (configured by `memctl install-hooks`). Each reads the hook's JSON on stdin, asks the daemon
  * (starting it when needed), prints what Claude Code takes from stdout, and always exits 0 within
  * its deadline, whatever fails: a hook that errors or hangs would get in the way of the user.
@@ -229,10 +229,17 @@ const HOOKS: Record<string, (input: HookInput, ctx: CommandContext) => Promise<v
   'post-compact': postCompact,
 };
 
+/** Run by quick/turn.ts, which main.ts loads directly; here when flags (`--json`) sent them through the command line. */
+const TURN_HOOKS = new Set(['turn-start', 'turn-end']);
+
 export const hook: Command = async (ctx) => {
   const [name, ...rest] = ctx.args;
+  if (name !== undefined && TURN_HOOKS.has(name) && rest.length === 0) {
+    await (await import('../quick/turn.js')).runTurnHook(name as 'turn-start' | 'turn-end');
+    return 0;
+  }
   const run = name === undefined ? undefined : HOOKS[name];
-  if (run === undefined || rest.length > 0) throw new UsageError(`hook takes one of ${Object.keys(HOOKS).join(', ')}`);
+  if (run === undefined || rest.length > 0) throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
   const input = parseHookInput(await readStdin());
   if (input === null) {
     ctx.out.err(`memctl hook ${name}: stdin is not the hook's JSON object; nothing to do`);

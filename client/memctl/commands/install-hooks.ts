@@ -3,21 +3,13 @@
  * into settings.json, or taken out again. Nothing but memd's hooks changes, a file memd cannot
  * read as settings is never written, and the previous file is kept beside it.
  */
-import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, formatSettings, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
-import { findJsonSyntaxProblem } from '../../../shared/json-syntax.js';
-import { exceedsDepth } from '../../../shared/protocol/envelope.js';
-import { MAX_ENTRY_DEPTH } from '../../../shared/transcript/depth.js';
-import { claudeSettingsPath, projectSettingsPath, resolvePaths } from '../../../shared/paths.js';
+import { existsSync } from 'node:fs';
+import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, UsageError, type Command, type CommandContext } from '../context.js';
-import { writeFileAtomic } from '../fs-atomic.js';
+import { loadSettings, saveSettings, settingsPath } from '../settings-file.js';
 
 const FLAGS = new Set(['--project', '--uninstall', '--dry-run']);
-/** A new file holds only our hooks, nothing private: the usual mode of a config file. */
-const NEW_FILE_MODE = 0o644;
 
 interface Options {
   project: boolean;
@@ -25,59 +17,15 @@ interface Options {
   dryRun: boolean;
 }
 
-/** What the file held: its parsed settings, or the reason it cannot be used. */
-type Loaded = { exists: false; settings: unknown } | { exists: true; settings: unknown; realPath: string } | { refused: string };
-
 function parseOptions(args: string[]): Options {
   const unknown = args.find((arg) => !FLAGS.has(arg));
   if (unknown !== undefined) throw new UsageError(`install-hooks does not take ${unknown}`);
   return { project: args.includes('--project'), uninstall: args.includes('--uninstall'), dryRun: args.includes('--dry-run') };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value !== undefined && value !== '' ? value : undefined;
-}
-
-/** The user's settings (under CLAUDE_CONFIG_DIR or ~/.claude), or the project's shared one. */
-function settingsPath(env: NodeJS.ProcessEnv, project: boolean): string {
-  if (project) return projectSettingsPath(resolve(nonEmpty(env.CLAUDE_PROJECT_DIR) ?? process.cwd()));
-  return claudeSettingsPath(resolvePaths(env, nonEmpty(env.HOME) ?? homedir()).claudeRoot);
-}
-
-function describeJsonError(text: string, error: unknown): string {
-  const problem = findJsonSyntaxProblem(text);
-  if (problem !== undefined) return `line ${problem.line}, column ${problem.column}: ${problem.reason}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-function loadSettings(path: string): Loaded {
-  if (!existsSync(path)) return { exists: false, settings: {} };
-  // A settings.json kept in a dotfiles repository is often a symlink: edit the file it points to.
-  const realPath = realpathSync(path);
-  const text = readFileSync(realPath, 'utf8');
-  // Nothing in an empty file can be lost, and `touch settings.json` is a common first step.
-  if (text.trim() === '') return { exists: true, settings: {}, realPath };
-  let settings: unknown;
-  try {
-    settings = JSON.parse(text);
-  } catch (error) {
-    return { refused: `${path} is not valid JSON (${describeJsonError(text, error)})` };
-  }
-  // Rewriting it would overflow JSON.stringify's stack; cutting it would lose the user's keys.
-  if (exceedsDepth(settings, MAX_ENTRY_DEPTH)) return { refused: `${path} nests deeper than ${MAX_ENTRY_DEPTH} levels; memctl will not rewrite it` };
-  return { exists: true, settings, realPath };
-}
-
 function merge(settings: unknown, options: Options): HookMergeResult {
   if (options.uninstall) return uninstallHooks(settings);
   return mergeHooks(settings, memdHookCommands(process.execPath, memctlMainPath()));
-}
-
-/** `settings.json.bak-2026-03-04T05-06-07-123Z` beside the file; never replaces an older backup. */
-function backUp(realPath: string): string {
-  const backup = `${realPath}.bak-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  copyFileSync(realPath, backup, constants.COPYFILE_EXCL);
-  return backup;
 }
 
 function printResult(ctx: CommandContext, path: string, result: HookMergeResult, backup: string | undefined, options: Options): void {
@@ -119,14 +67,7 @@ export const installHooks: Command = async (ctx) => {
     printResult(ctx, path, result, undefined, options);
     return EXIT_OK;
   }
-  let backup: string | undefined;
-  if (loaded.exists) {
-    backup = backUp(loaded.realPath);
-    writeFileAtomic(loaded.realPath, formatSettings(result.settings), statSync(loaded.realPath).mode & 0o777);
-  } else {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, formatSettings(result.settings), NEW_FILE_MODE);
-  }
+  const backup = saveSettings(path, loaded, result.settings);
   printResult(ctx, path, result, backup, options);
   return EXIT_OK;
 };

@@ -1,4 +1,4 @@
-/** `memctl memory summary|extract SESSION [--json]`: a session's memory, or an extraction now. */
+/** `memctl memory summary|extract SESSION [--json]` and `memctl memory pause|resume`: a session's memory, an extraction now, background extraction off and on. */
 import type { MemorySummaryResult } from '../../../shared/protocol/results.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
@@ -17,10 +17,27 @@ function render(result: MemorySummaryResult, out: Output): string[] {
   return [...lines, ...result.text.trimEnd().split('\n')];
 }
 
+/** `memory pause|resume`: background extraction off or on again (persisted by the daemon). */
+async function setPaused(ctx: Parameters<Command>[0], pause: boolean): Promise<number> {
+  const client = ctx.client();
+  try {
+    const result = pause ? await client.memoryPause({}) : await client.memoryResume({});
+    if (ctx.json) ctx.out.out(JSON.stringify(result));
+    else
+      ctx.out.out(
+        result.paused ? 'background session-memory extraction paused (memctl memory extract still runs one; memctl memory resume starts it again)' : 'background session-memory extraction resumed',
+      );
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
 export const memory: Command = async (ctx) => {
   const [action, sessionId, ...rest] = ctx.args;
+  if ((action === 'pause' || action === 'resume') && sessionId === undefined) return setPaused(ctx, action === 'pause');
   if ((action !== 'summary' && action !== 'extract') || sessionId === undefined || rest.length > 0) {
-    throw new UsageError('memory takes summary or extract, then one SESSION');
+    throw new UsageError('memory takes summary or extract and one SESSION, or pause, or resume');
   }
   const client = ctx.client();
   try {

@@ -102,6 +102,13 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
       `  memory    ${jobs.done ?? 0} extractions done, ${active} waiting or running${jobs.failed ? `, ${jobs.failed} failed` : ''}${extraction.locks.length > 0 ? `, ${extraction.locks.length} held by agents` : ''}`,
     );
   }
+  if (extraction.paused) lines.push(out.yellow('  memory    background extraction paused (memctl memory resume)'));
+  const { budget } = extraction;
+  if (budget.spentTodayUsd > 0 || budget.reached) {
+    const top = extraction.spentToday.slice(0, 3).map((spent) => `${spent.sessionId.slice(0, 8)} $${spent.usd.toFixed(2)}`);
+    const line = `  spend     $${budget.spentTodayUsd.toFixed(2)} of $${budget.dailyUsd.toFixed(2)} today on extraction${top.length > 0 ? ` (${top.join(', ')})` : ''}`;
+    lines.push(budget.reached ? out.yellow(`${line}; budget reached, background extraction waits until tomorrow`) : line);
+  }
   if (compaction.autoRuns > 0) lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
   for (const failing of compaction.failing) {
     const what = failing.stopped ? `auto-compaction stopped after ${failing.failures} failures` : `${failing.failures} auto-compaction failure${failing.failures === 1 ? '' : 's'}`;

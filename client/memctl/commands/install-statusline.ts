@@ -1,0 +1,54 @@
+/**
+ * `memctl install-statusline [--project] [--uninstall] [--dry-run] [--force]`: Claude Code's
+ * statusLine set to `memctl statusline` in settings.json, or taken out again. Another tool's
+ * status line is left in place unless --force, with a command that shows both.
+ */
+import { HookSettingsError } from '../../../shared/hooks/settings.js';
+import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
+import { memctlMainPath } from '../../install-paths.js';
+import { EXIT_ERROR, EXIT_OK, UsageError, type Command } from '../context.js';
+import { loadSettings, saveSettings, settingsPath } from '../settings-file.js';
+
+const FLAGS = new Set(['--project', '--uninstall', '--dry-run', '--force']);
+
+export const installStatusLineCommand: Command = async (ctx) => {
+  const unknown = ctx.args.find((arg) => !FLAGS.has(arg));
+  if (unknown !== undefined) throw new UsageError(`install-statusline does not take ${unknown}`);
+  const options = { project: ctx.args.includes('--project'), uninstall: ctx.args.includes('--uninstall'), dryRun: ctx.args.includes('--dry-run'), force: ctx.args.includes('--force') };
+  const path = settingsPath(ctx.env, options.project);
+  const loaded = loadSettings(path);
+  if ('refused' in loaded) {
+    ctx.out.err(`memctl: ${loaded.refused}; fix it or move it aside, nothing was changed`);
+    return EXIT_ERROR;
+  }
+  const command = memdStatusLineCommand(process.execPath, memctlMainPath());
+  let result: StatusLineMergeResult;
+  try {
+    result = options.uninstall ? uninstallStatusLine(loaded.settings) : installStatusLine(loaded.settings, command, { force: options.force });
+  } catch (error) {
+    if (!(error instanceof HookSettingsError)) throw error;
+    ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`);
+    return EXIT_ERROR;
+  }
+  const backup = result.changed && !options.dryRun ? saveSettings(path, loaded, result.settings) : undefined;
+  if (ctx.json) {
+    ctx.out.out(JSON.stringify({ path, changed: result.changed, actions: result.actions, conflict: result.conflict, backup: backup ?? null, dryRun: options.dryRun }));
+    return result.conflict === null ? EXIT_OK : EXIT_ERROR;
+  }
+  if (result.conflict !== null) {
+    ctx.out.err(`memctl: ${path} already has a status line: ${result.conflict}`);
+    ctx.out.err('  nothing was changed. To show both on one line, set statusLine.command to:');
+    ctx.out.err(`    ${combinedCommand(result.conflict, command)}`);
+    ctx.out.err('  or run memctl install-statusline --force to replace it (the file is backed up first).');
+    return EXIT_ERROR;
+  }
+  if (!result.changed) {
+    ctx.out.out(options.uninstall ? `no memd status line to remove in ${path}` : `memd's status line is already installed in ${path}`);
+    return EXIT_OK;
+  }
+  ctx.out.out(options.dryRun ? `would change ${path} (dry run, nothing written):` : `changed ${path}:`);
+  for (const action of result.actions) ctx.out.out(`  ${action}`);
+  if (backup !== undefined) ctx.out.out(`backup of the previous file: ${backup}`);
+  if (!options.dryRun && !options.uninstall) ctx.out.out('Claude Code shows it from its next message on.');
+  return EXIT_OK;
+};

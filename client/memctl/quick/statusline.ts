@@ -1,0 +1,111 @@
+/**
+ * `memctl statusline`: Claude Code's statusLine command. Claude Code runs it after each assistant
+ * message with the session's JSON on stdin and shows the first line of stdout. The line comes
+ * from memd when it answers within STATUS_DAEMON_DEADLINE_MS, else from the stdin fields alone
+ * (marked `no memd`). It never starts a daemon, never writes to stderr and always exits 0: a
+ * status line that fails or lags gets in the user's way on every message.
+ */
+import { computeThresholds } from '../../../shared/transcript/thresholds.js';
+import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
+import type { ThresholdResult } from '../../../shared/protocol/results.js';
+import type { Command } from '../context.js';
+import { quickCall, socketPathOf } from './call.js';
+import { number, object, readJsonObject, text } from './stdin.js';
+
+/** memd's answer is worth this much wait; Claude Code debounces the command by ~300 ms and cancels a slow one. */
+export const STATUS_DAEMON_DEADLINE_MS = 150;
+/** stdin is written at once; a status line must not hang on a writer that keeps it open. */
+const STATUS_STDIN_DEADLINE_MS = 500;
+
+const THRESHOLD_STATES = new Set(['ok', 'warning', 'error', 'autocompact', 'blocking']);
+
+function isThreshold(value: unknown): value is ThresholdResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    typeof record.percentUsed === 'number' &&
+    typeof record.tokensLeft === 'number' &&
+    typeof record.autoCompactEnabled === 'boolean' &&
+    typeof record.state === 'string' &&
+    THRESHOLD_STATES.has(record.state)
+  );
+}
+
+/** The facts of a `sessions.get` answer, or null when it is not one. */
+export function factsFromSummary(summary: unknown, stdinCost: number | null): StatusFacts | null {
+  if (typeof summary !== 'object' || summary === null) return null;
+  const record = summary as Record<string, unknown>;
+  if (!isThreshold(record.threshold)) return null;
+  const compactions = number(object(record, 'compactions'), 'count');
+  const total = object(object(record, 'usage'), 'total');
+  const extractedAt = text(object(record, 'sessionMemory'), 'extractedAt');
+  const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
+  return {
+    threshold: record.threshold,
+    compactions,
+    memoryAt: Number.isFinite(memoryAt) ? memoryAt : null,
+    costUsd: number(total, 'costUsd') ?? stdinCost,
+    note: null,
+  };
+}
+
+/**
+ * The context from Claude Code's own fields: `context_window.current_usage` (the last response's
+ * input + cache + output, as memd counts it), else its used percentage of the window; the
+ * thresholds are Claude Code's, computed here with the same environment it runs with.
+ */
+export function factsFromInput(input: Record<string, unknown> | null, env: NodeJS.ProcessEnv, note: string): StatusFacts {
+  const model = text(object(input, 'model'), 'id');
+  const window = object(input, 'context_window');
+  const usage = object(window, 'current_usage');
+  let tokens: number | null = null;
+  if (usage !== null) {
+    tokens = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'].reduce((sum, key) => sum + (number(usage, key) ?? 0), 0);
+  } else {
+    const percent = number(window, 'used_percentage');
+    const size = number(window, 'context_window_size');
+    if (percent !== null && size !== null) tokens = Math.round((percent / 100) * size);
+  }
+  const threshold = model === null || tokens === null ? null : computeThresholds({ model, tokens, env });
+  return { threshold, compactions: null, memoryAt: undefined, costUsd: number(object(input, 'cost'), 'total_cost_usd'), note };
+}
+
+export async function statusLineFor(input: Record<string, unknown> | null, env: NodeJS.ProcessEnv, now: number): Promise<string> {
+  const sessionId = text(input, 'session_id');
+  const stdinCost = number(object(input, 'cost'), 'total_cost_usd');
+  let facts: StatusFacts | null = null;
+  let note = 'no memd';
+  if (sessionId !== null) {
+    const answer = await quickCall(socketPathOf(env), 'sessions.get', { sessionId }, STATUS_DAEMON_DEADLINE_MS);
+    if (answer?.ok === true) facts = factsFromSummary(answer.result, stdinCost);
+    // A session's first message can come before memd has read its first line.
+    else if (answer?.ok === false && answer.kind === 'NotFound') note = 'memd: not indexed yet';
+  }
+  facts ??= factsFromInput(input, env, note);
+  const columns = Number.parseInt(env.COLUMNS ?? '', 10);
+  return formatStatusLine(facts, {
+    color: env.NO_COLOR === undefined || env.NO_COLOR === '',
+    columns: Number.isSafeInteger(columns) && columns > 0 ? columns : DEFAULT_STATUS_COLUMNS,
+    now,
+  });
+}
+
+export async function runStatusLine(): Promise<void> {
+  // Nothing reaches stderr and nothing fails the command, whatever happens below.
+  process.on('uncaughtException', () => process.exit(0));
+  process.on('unhandledRejection', () => process.exit(0));
+  process.stdout.on('error', () => process.exit(0));
+  try {
+    const input = await readJsonObject(STATUS_STDIN_DEADLINE_MS);
+    process.stdout.write(`${await statusLineFor(input, process.env, Date.now())}\n`);
+  } catch {
+    // A line that cannot be made is no line: Claude Code then shows none.
+  }
+  process.exitCode = 0;
+}
+
+/** The same through the command line (`memctl --no-autostart statusline`): flags do not change it. */
+export const statusLineCommand: Command = async () => {
+  await runStatusLine();
+  return 0;
+};

@@ -1,0 +1,264 @@
+-- The one-line context string, as shared/statusline/format.ts makes it (without colour):
+--
+--   ▕██░░░░░░▏ 76% until auto-compact · 131K left · 2 compactions · mem 3m · $1.23
+--
+-- Segments go, least useful first, until the line fits its width; the percentage always stays.
+-- Numbers are printed as JavaScript prints them (Math.round, toFixed, String(n)), so that the
+-- plugin's line equals memctl's for the same facts; test/integration/nvim-format.test.ts checks
+-- the two against each other. Pure: no I/O, no editor state.
+local M = {}
+
+-- Cells between the bar's ends: 12.5 % steps (STATUS_BAR_CELLS in format.ts).
+M.STATUS_BAR_CELLS = 8
+-- The width assumed when none is given (DEFAULT_STATUS_COLUMNS in format.ts): the full line fits.
+M.DEFAULT_COLUMNS = 120
+
+local SEPARATOR = ' · '
+local BAR_START = '▕'
+
+-- JavaScript's Math.round: the nearest integer, halves toward +infinity.
+function M.js_round(x)
+  local floor = math.floor(x)
+  if x - floor >= 0.5 then
+    return floor + 1
+  end
+  return floor
+end
+
+-- JavaScript's String(n) for the numbers a status line holds: integers in full, other values in
+-- the fewest digits that read back as the same double (what V8 prints).
+function M.js_number(x)
+  if x ~= x then
+    return 'NaN'
+  end
+  if x == math.huge then
+    return 'Infinity'
+  end
+  if x == -math.huge then
+    return '-Infinity'
+  end
+  if x == math.floor(x) and math.abs(x) < 1e21 then
+    return (string.format('%.0f', x):gsub('^%-0$', '0'))
+  end
+  for precision = 1, 17 do
+    local text = string.format('%.' .. precision .. 'g', x)
+    if tonumber(text) == x then
+      return text
+    end
+  end
+  return string.format('%.17g', x)
+end
+
+-- Adds one to the last digit of a string of decimal digits, carrying.
+local function increment_digits(digits)
+  local bytes = { digits:byte(1, -1) }
+  local i = #bytes
+  while i >= 1 do
+    if bytes[i] == 57 then -- '9'
+      bytes[i] = 48
+      i = i - 1
+    else
+      bytes[i] = bytes[i] + 1
+      return string.char(unpack(bytes))
+    end
+  end
+  return '1' .. string.char(unpack(bytes))
+end
+
+-- Digits printed to see a double's exact decimal value: a double of 2^-28 or more has at most 80
+-- fractional digits, and a smaller one rounds to zero at any precision a status line uses.
+local EXACT_DIGITS = 80
+
+-- JavaScript's Number.prototype.toFixed: the decimal nearest the double's exact value, a tie
+-- going to the larger magnitude (C's printf rounds ties to even, so it cannot be used directly).
+function M.to_fixed(x, digits)
+  if x ~= x or math.abs(x) >= 1e21 then
+    return M.js_number(x)
+  end
+  local sign = ''
+  if x < 0 then
+    sign = '-'
+    x = -x
+  end
+  local whole, fraction = string.format('%.' .. EXACT_DIGITS .. 'f', x):match('^(%d+)%.(%d+)$')
+  local kept = whole .. fraction:sub(1, digits)
+  if fraction:sub(digits + 1, digits + 1) >= '5' then
+    kept = increment_digits(kept)
+  end
+  local split = #kept - digits
+  if digits == 0 then
+    return sign .. kept
+  end
+  return sign .. kept:sub(1, split) .. '.' .. kept:sub(split + 1)
+end
+
+-- Code points, which is what format.ts counts as visible characters.
+function M.chars(text)
+  local count = 0
+  for i = 1, #text do
+    local byte = text:byte(i)
+    if byte < 0x80 or byte >= 0xC0 then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+-- `131K`, `1.2M`, `950`.
+function M.compact_tokens(tokens)
+  if tokens >= 1000000 then
+    return M.to_fixed(tokens / 1000000, 1) .. 'M'
+  end
+  if tokens >= 1000 then
+    return M.js_number(M.js_round(tokens / 1000)) .. 'K'
+  end
+  return M.js_number(math.max(0, M.js_round(tokens)))
+end
+
+-- `45s`, `3m`, `2h`, `4d`: an age in the fewest characters.
+function M.compact_age(ms)
+  local seconds = math.max(0, M.js_round(ms / 1000))
+  if seconds < 60 then
+    return M.js_number(seconds) .. 's'
+  end
+  if seconds < 3600 then
+    return M.js_number(math.floor(seconds / 60)) .. 'm'
+  end
+  if seconds < 86400 then
+    return M.js_number(math.floor(seconds / 3600)) .. 'h'
+  end
+  return M.js_number(math.floor(seconds / 86400)) .. 'd'
+end
+
+-- The share of the auto-compact threshold still free.
+function M.percent_left(threshold)
+  return math.max(0, 100 - threshold.percentUsed)
+end
+
+function M.status_bar(threshold)
+  local used = math.min(100, math.max(0, threshold.percentUsed))
+  local filled = M.js_round(used / 100 * M.STATUS_BAR_CELLS)
+  return BAR_START .. string.rep('█', filled) .. string.rep('░', M.STATUS_BAR_CELLS - filled) .. '▏'
+end
+
+-- facts: { threshold = ThresholdResult, compactions = number|nil (unknown), memoryAt = epoch ms,
+-- false (no extraction yet) or nil (unknown), costUsd = number|nil (unknown), source = 'memd' or
+-- 'claude-code' }.
+local function segments(facts, now)
+  local threshold = facts.threshold
+  local to = threshold.autoCompactEnabled and 'until auto-compact' or 'of window left'
+  local list = {
+    { text = M.status_bar(threshold), keep = 1 },
+    { text = M.js_number(M.percent_left(threshold)) .. '% ' .. to, keep = 9 },
+    { text = M.compact_tokens(threshold.tokensLeft) .. ' left', keep = 5 },
+  }
+  if facts.compactions ~= nil then
+    local plural = facts.compactions == 1 and '' or 's'
+    table.insert(list, { text = M.js_number(facts.compactions) .. ' compaction' .. plural, keep = 2 })
+  end
+  if facts.memoryAt == false then
+    table.insert(list, { text = 'mem -', keep = 3 })
+  elseif facts.memoryAt ~= nil then
+    table.insert(list, { text = 'mem ' .. M.compact_age(now - facts.memoryAt), keep = 3 })
+  end
+  if facts.costUsd ~= nil then
+    table.insert(list, { text = '$' .. M.to_fixed(facts.costUsd, 2), keep = 4 })
+  end
+  if facts.source == 'claude-code' then
+    table.insert(list, { text = 'no memd', keep = 6 })
+  end
+  return list
+end
+
+local function starts_bar(segment)
+  return segment ~= nil and segment.text:sub(1, #BAR_START) == BAR_START
+end
+
+-- The bar joins the percentage with a space, not a separator.
+local function joint(list, i)
+  if starts_bar(list[i]) or starts_bar(list[i - 1]) then
+    return ' '
+  end
+  return SEPARATOR
+end
+
+local function visible_length(list)
+  local sum = 0
+  for i, segment in ipairs(list) do
+    sum = sum + M.chars(segment.text)
+    if i > 1 then
+      sum = sum + M.chars(joint(list, i))
+    end
+  end
+  return sum
+end
+
+-- The line, within `style.columns` visible characters as far as the percentage allows.
+-- style: { columns = number (default DEFAULT_COLUMNS), now = epoch ms }.
+function M.status_line(facts, style)
+  local columns = style.columns or M.DEFAULT_COLUMNS
+  local list = segments(facts, style.now)
+  while #list > 1 and visible_length(list) > columns do
+    local lowest = 1
+    for i, segment in ipairs(list) do
+      if segment.keep < list[lowest].keep then
+        lowest = i
+      end
+    end
+    table.remove(list, lowest)
+  end
+  local parts = {}
+  for i, segment in ipairs(list) do
+    parts[#parts + 1] = (i == 1 and '' or joint(list, i)) .. segment.text
+  end
+  return table.concat(parts)
+end
+
+-- Days since 1970-01-01 of a proleptic Gregorian date (the usual civil-from-days inverse).
+local function days_from_civil(year, month, day)
+  if month <= 2 then
+    year = year - 1
+  end
+  local era = math.floor(year / 400)
+  local year_of_era = year - era * 400
+  local shifted_month = (month + 9) % 12
+  local day_of_year = math.floor((153 * shifted_month + 2) / 5) + day - 1
+  local day_of_era = year_of_era * 365 + math.floor(year_of_era / 4) - math.floor(year_of_era / 100) + day_of_year
+  return era * 146097 + day_of_era - 719468
+end
+
+-- Epoch ms of an ISO 8601 UTC timestamp as memd writes them (`2026-12-02T11:00:00.000Z`, what
+-- Date.toISOString gives); nil for anything else.
+function M.parse_iso(text)
+  if type(text) ~= 'string' then
+    return nil
+  end
+  local year, month, day, hour, minute, second, fraction = text:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)%.?(%d*)Z$')
+  if year == nil then
+    return nil
+  end
+  local ms = fraction == '' and 0 or math.floor(tonumber(('0.' .. fraction)) * 1000 + 0.5)
+  local days = days_from_civil(tonumber(year), tonumber(month), tonumber(day))
+  return ((days * 24 + tonumber(hour)) * 60 + tonumber(minute)) * 60000 + tonumber(second) * 1000 + ms
+end
+
+-- A SessionSummary (validated: see session.lua) as the facts of its line: the threshold,
+-- compactions, the last session-memory extraction (unknown when the daemon does not report it)
+-- and the session's total cost.
+function M.facts(session)
+  local memory_at
+  local memory = session.sessionMemory
+  if memory ~= nil then
+    -- nil (JSON null): no extraction yet; a time that does not parse stays unknown.
+    memory_at = memory.extractedAt == nil and false or M.parse_iso(memory.extractedAt)
+  end
+  return {
+    threshold = session.threshold,
+    compactions = session.compactions.count,
+    memoryAt = memory_at,
+    costUsd = session.usage.total.costUsd,
+    source = 'memd',
+  }
+end
+
+return M
