@@ -85,7 +85,7 @@ describe('memctl install-hooks', () => {
   it('finds ~/.claude from HOME when CLAUDE_CONFIG_DIR is not set', async () => {
     const { code } = await run([], { env: { HOME: join(dir, 'home') } });
     expect(code).toBe(0);
-    expect(memdCommands(join(dir, 'home', '.claude', 'settings.json'))).toHaveLength(3);
+    expect(memdCommands(join(dir, 'home', '.claude', 'settings.json'))).toHaveLength(MEMD_HOOKS.length);
   });
 
   it('keeps every hook of an existing file, backs it up, and is idempotent', async () => {
@@ -97,7 +97,7 @@ describe('memctl install-hooks', () => {
     for (const [event, entries] of Object.entries(original.hooks)) {
       expect(JSON.stringify(after[event]?.slice(0, entries.length))).toBe(JSON.stringify(entries));
     }
-    expect(memdCommands(settingsPath).sort()).toEqual(Object.values(COMMANDS).sort());
+    expect(memdCommands(settingsPath).sort()).toEqual(MEMD_HOOKS.map((spec) => COMMANDS[spec.name]).sort());
     const [backup] = backups();
     expect(backups()).toHaveLength(1);
     expect(readFileSync(join(claudeDir, backup ?? ''), 'utf8')).toBe(FIXTURE_TEXT);
@@ -128,7 +128,7 @@ describe('memctl install-hooks', () => {
     expect(code).toBe(0);
     const report = JSON.parse(out[0] ?? '') as { actions: string[]; backup: string };
     expect(report.actions).toEqual(MEMD_HOOKS.map((spec) => `updated ${spec.event} hook (command): ${COMMANDS[spec.name]}`));
-    expect(memdCommands(settingsPath).sort()).toEqual(Object.values(COMMANDS).sort());
+    expect(memdCommands(settingsPath).sort()).toEqual(MEMD_HOOKS.map((spec) => COMMANDS[spec.name]).sort());
     expect(report.backup).toBe(join(claudeDir, backups()[0] ?? ''));
   });
 
@@ -169,7 +169,7 @@ describe('memctl install-hooks', () => {
     expect(code).toBe(0);
     const projectSettings = join(project, '.claude', 'settings.json');
     expect(out[0]).toBe(`changed ${projectSettings}:`);
-    expect(memdCommands(projectSettings)).toHaveLength(3);
+    expect(memdCommands(projectSettings)).toHaveLength(MEMD_HOOKS.length);
     expect(existsSync(claudeDir)).toBe(false);
   });
 
@@ -214,7 +214,7 @@ describe('memctl install-hooks', () => {
     const { code } = await run([]);
     expect(code).toBe(0);
     expect(lstatSync(settingsPath).isSymbolicLink()).toBe(true);
-    expect(memdCommands(target)).toHaveLength(3);
+    expect(memdCommands(target)).toHaveLength(MEMD_HOOKS.length);
     expect(statSync(target).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(dir, 'dotfiles')).filter((name) => name.includes('.bak-'))).toHaveLength(1);
   });
@@ -223,7 +223,7 @@ describe('memctl install-hooks', () => {
     writeSettings('\n');
     const { code } = await run([]);
     expect(code).toBe(0);
-    expect(memdCommands(settingsPath)).toHaveLength(3);
+    expect(memdCommands(settingsPath)).toHaveLength(MEMD_HOOKS.length);
   });
 
   it('rejects an argument it does not know', async () => {

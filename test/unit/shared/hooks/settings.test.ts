@@ -42,6 +42,8 @@ describe('memd hook commands', () => {
     ["'/usr/bin/node' '/a'\\''b/dist/client/memctl/main.js' hook post-compact", 'post-compact'],
     ['node "$HOME/memd/dist/client/memctl/main.js" hook pre-compact  ', 'pre-compact'],
     ['npx tsx client/memctl/main.ts hook session-start', 'session-start'],
+    ["'/usr/bin/node' '/opt/memd/dist/client/memctl/main.js' hook turn-start", 'turn-start'],
+    ['memctl hook turn-end', 'turn-end'],
   ])('recognize %j as memd hook %s', (command, name) => {
     expect(memdHookName(command)).toBe(name);
   });
@@ -60,7 +62,7 @@ describe('memd hook commands', () => {
 });
 
 describe('installHooks', () => {
-  it('adds the three hooks to empty settings', () => {
+  it('adds its hooks (compaction and the turn) to empty settings', () => {
     const result = installHooks({}, COMMANDS);
     expect(result.changed).toBe(true);
     expect(result.settings).toEqual({
@@ -68,6 +70,9 @@ describe('installHooks', () => {
         PreCompact: [{ matcher: '', hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 60 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] }],
         PostCompact: [{ hooks: [{ type: 'command', command: COMMANDS['post-compact'], timeout: 15 }] }],
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: COMMANDS['turn-start'], timeout: 5 }] }],
+        Stop: [{ hooks: [{ type: 'command', command: COMMANDS['turn-end'], timeout: 5 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: COMMANDS['turn-end'], timeout: 5 }] }],
       },
     });
     expect(result.actions).toEqual(MEMD_HOOKS.map((spec) => `added ${spec.event} hook: ${COMMANDS[spec.name]}`));
@@ -175,8 +180,8 @@ describe('installHooks', () => {
   });
 
   it('leaves events it does not touch alone, whatever their shape', () => {
-    const result = installHooks({ hooks: { Stop: 'not mine to judge' } }, COMMANDS);
-    expect(hooksOf(result.settings).Stop).toBe('not mine to judge');
+    const result = installHooks({ hooks: { Notification: 'not mine to judge' } }, COMMANDS);
+    expect(hooksOf(result.settings).Notification).toBe('not mine to judge');
   });
 });
 
@@ -220,6 +225,9 @@ describe('memdHookStates', () => {
       ['pre-compact', 'installed'],
       ['session-start', 'outdated'],
       ['post-compact', 'missing'],
+      ['turn-start', 'installed'],
+      ['turn-end', 'installed'],
+      ['turn-end', 'installed'],
     ]);
     expect(hooks.SessionStart?.[0]?.hooks[0]?.timeout).toBe(1);
   });
