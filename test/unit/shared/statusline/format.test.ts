@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { compactAge, compactTokens, formatStatusLine, percentLeft, statusBar, type StatusFacts } from '../../../../shared/statusline/format.js';
+import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
+
+const NOW = Date.parse('2026-12-04T12:00:00Z');
+const threshold = (tokens: number, env: Record<string, string> = {}) => computeThresholds({ model: 'claude-sonnet-4-5', tokens, env });
+
+function facts(overrides: Partial<StatusFacts> = {}): StatusFacts {
+  return { threshold: threshold(40_000), compactions: 2, memoryAt: NOW - 3 * 60_000, costUsd: 1.234, note: null, ...overrides };
+}
+
+const plain = (value: StatusFacts, columns = 200) => formatStatusLine(value, { color: false, columns, now: NOW });
+
+describe('the status line', () => {
+  it('shows the room left until auto-compact, tokens left, compactions, memory age and cost', () => {
+    // Sonnet 4.5: 200K window, 20K output reserve, auto-compact at 167K; 40K used is 24 %.
+    expect(plain(facts())).toBe('▕██░░░░░░▏ 76% until auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
+  });
+
+  it('says one compaction, a memory never extracted, and a note where figures fall short', () => {
+    expect(plain(facts({ compactions: 1, memoryAt: null, note: 'no memd' }))).toBe('▕██░░░░░░▏ 76% until auto-compact · 127K left · 1 compaction · mem - · $1.23 · no memd');
+    expect(plain(facts({ compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕██░░░░░░▏ 76% until auto-compact · 127K left');
+  });
+
+  it('shows what it knows without a context: the cost and the note', () => {
+    expect(plain(facts({ threshold: null, compactions: null, memoryAt: undefined, note: 'no memd' }))).toBe('$1.23 · no memd');
+  });
+
+  it('counts from the effective window when auto-compaction is off, and stops at 0 % past the threshold', () => {
+    const off = threshold(90_000, { DISABLE_AUTO_COMPACT: '1' });
+    expect(plain(facts({ threshold: off, compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕████░░░░▏ 50% of window left · 87K left');
+    const past = threshold(180_000);
+    expect(percentLeft(past)).toBe(0);
+    expect(statusBar(past)).toBe('▕████████▏');
+  });
+
+  it('drops the least useful segments first to fit its width, never the percentage', () => {
+    const full = plain(facts());
+    const widths = [full.length, 70, 60, 45, 30, 10];
+    const lines = widths.map((columns) => plain(facts(), columns));
+    expect(lines[0]).toBe(full);
+    expect(lines[1]).toBe('76% until auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
+    expect(lines[2]).toBe('76% until auto-compact · 127K left · mem 3m · $1.23');
+    expect(lines[3]).toBe('76% until auto-compact · 127K left · $1.23');
+    expect(lines[4]).toBe('76% until auto-compact');
+    expect(lines[5]).toBe('76% until auto-compact');
+    lines.slice(0, 5).forEach((line, i) => expect([...line].length).toBeLessThanOrEqual(widths[i] as number));
+  });
+
+  it('colours the percentage by threshold state and dims the memory age, only when asked', () => {
+    const green = formatStatusLine(facts(), { color: true, columns: 200, now: NOW });
+    expect(green).toContain('\x1b[32m76% until auto-compact\x1b[0m');
+    expect(green).toContain('\x1b[2mmem 3m\x1b[0m');
+    const red = formatStatusLine(facts({ threshold: threshold(160_000) }), { color: true, columns: 200, now: NOW });
+    expect(red).toContain('\x1b[31m4% until auto-compact\x1b[0m');
+    expect(plain(facts())).not.toContain('\x1b');
+  });
+
+  it('writes tokens and ages in few characters', () => {
+    expect([950, 1_499, 131_400, 1_250_000].map(compactTokens)).toEqual(['950', '1K', '131K', '1.3M']);
+    expect([0, 59_000, 61_000, 7_200_000, 3 * 86_400_000, -5_000].map(compactAge)).toEqual(['0s', '59s', '1m', '2h', '3d', '0s']);
+  });
+});
