@@ -91,10 +91,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   const sessions = createSessionService({
     sessionIndex: () => transcripts.sessions(),
     page: (query) => aggregates.page(query),
-    summarize: (sessionId) => {
-      const figures = summarizeSession(transcripts, aggregates, sessionId, thresholdEnv);
-      return figures && { ...figures, sessionMemory: extraction.memoryState(sessionId) };
-    },
+    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv),
+    sessionMemory: (sessionId) => extraction.memoryState(sessionId),
     bus,
     log,
     // Events no client subscribed to are not computed.
@@ -165,6 +163,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
 
   // The internal reactions, in the order they run for one event.
   on(events, 'transcripts.committed', ({ sessionIds, live }) => {
+    if (live) for (const sessionId of sessionIds) extraction.onSessionActive(sessionId);
     sessions.onSessionsChanged(sessionIds);
     // The backfill reads history, which is not summarized on the way: the sessions it changed
     // are extracted once it is done, at the lowest priority.

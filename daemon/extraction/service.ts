@@ -77,6 +77,11 @@ export interface ExtractionDeps {
 }
 
 export interface ExtractionService {
+  /**
+   * Ingest committed new lines of a live session: a `whileActive` hold on its memory is renewed.
+   * Called before the session's summary is computed again, so that the summary shows the renewal.
+   */
+  onSessionActive(sessionId: string): void;
   /** After ingest changed a session (live): queue an extraction when its triggers say so. */
   onSessionChanged(sessionId: string): void;
   /** The backfill changed a session: it is a candidate once the backfill is done. */
@@ -311,10 +316,12 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   });
 
   return {
+    onSessionActive(sessionId) {
+      // The agent is working: a turn's hold on the memory lasts while its transcript grows.
+      if (!closed && locks.held().length > 0) renewActive(sessionId);
+    },
     onSessionChanged(sessionId) {
       if (closed) return;
-      // The agent is working: a turn's hold on the memory lasts while its transcript grows.
-      if (locks.held().length > 0) renewActive(sessionId);
       enqueueIfDue(sessionId);
     },
     onSessionBackfilled: (sessionId) => backfill.noteChanged(sessionId),

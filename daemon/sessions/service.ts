@@ -5,7 +5,7 @@
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
-import type { SessionList, SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
+import type { SessionFigures, SessionList, SessionMemoryState, SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { type IndexPager, type IndexRow, type ListFilter, listPage, pageable, pagedList } from './list.js';
@@ -43,8 +43,13 @@ export interface SessionServiceDeps {
   sessionIndex(): IndexRow[];
   /** Pages of the index from the database, for the filters it decides (pagedList); else sessionIndex. */
   page?: IndexPager;
-  /** The summary of one session, computed from the index; undefined when unknown. */
-  summarize(sessionId: string): SessionSummary | undefined;
+  /** The figures of one session, computed from the index; undefined when unknown. */
+  summarize(sessionId: string): SessionFigures | undefined;
+  /**
+   * The session's memory state (lock holder, last extraction, spend), read at every answer and
+   * event rather than cached: a lock comes and goes (and lapses) without any commit.
+   */
+  sessionMemory(sessionId: string): SessionMemoryState;
   bus: Bus;
   log: Logger;
   /** Whether any client listens to a topic: events nobody wants are not computed. */
@@ -66,13 +71,13 @@ export interface SessionServiceDeps {
 export function createSessionService(deps: SessionServiceDeps): SessionService {
   const clock = deps.clock ?? Date.now;
   const throttleMs = deps.throttleMs ?? SESSION_UPDATE_THROTTLE_MS;
-  const cache = new Map<string, SessionSummary>();
+  const cache = new Map<string, SessionFigures>();
   const lastPublished = new Map<string, number>();
   const pending = new Map<string, NodeJS.Timeout>();
   const background = new Map<string, NodeJS.Timeout>();
   const lastState = new Map<string, ThresholdState>();
 
-  const summary = (sessionId: string): SessionSummary | undefined => {
+  const figures = (sessionId: string): SessionFigures | undefined => {
     const cached = cache.get(sessionId);
     if (cached) return cached;
     const fresh = deps.summarize(sessionId);
@@ -82,6 +87,11 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       if (cache.size > MAX_CACHED_SUMMARIES) cache.delete(cache.keys().next().value as string);
     }
     return fresh;
+  };
+
+  const summary = (sessionId: string): SessionSummary | undefined => {
+    const found = figures(sessionId);
+    return found && { ...found, sessionMemory: deps.sessionMemory(sessionId) };
   };
 
   const publish = (sessionId: string) => {

@@ -74,6 +74,7 @@ beforeEach(() => {
   });
   bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => published.push({ topic, payload }));
   service = createSessionService({
+    sessionMemory: () => ({ extractedAt: null, lock: null, spentUsd: 0 }),
     sessionIndex: () =>
       [...current.values()].map(({ sessionId, project, lastActivity }) => ({
         sessionId,
