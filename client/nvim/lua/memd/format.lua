@@ -14,7 +14,6 @@ M.STATUS_BAR_CELLS = 8
 M.DEFAULT_COLUMNS = 120
 
 local SEPARATOR = ' · '
-local BAR_START = '▕'
 
 -- JavaScript's Math.round: the nearest integer, halves toward +infinity.
 function M.js_round(x)
@@ -138,20 +137,21 @@ end
 function M.status_bar(threshold)
   local used = math.min(100, math.max(0, threshold.percentUsed))
   local filled = M.js_round(used / 100 * M.STATUS_BAR_CELLS)
-  return BAR_START .. string.rep('█', filled) .. string.rep('░', M.STATUS_BAR_CELLS - filled) .. '▏'
+  return '▕' .. string.rep('█', filled) .. string.rep('░', M.STATUS_BAR_CELLS - filled) .. '▏'
 end
 
--- facts: { threshold = ThresholdResult, compactions = number|nil (unknown), memoryAt = epoch ms,
--- false (no extraction yet) or nil (unknown), costUsd = number|nil (unknown), source = 'memd' or
--- 'claude-code' }.
+-- facts: { threshold = ThresholdResult or nil (unknown), compactions = number or nil (unknown),
+-- memoryAt = epoch ms, false (no extraction yet) or nil (unknown), costUsd = number or nil
+-- (unknown), note = string or nil (where the figures fall short, e.g. `no memd`) }.
 local function segments(facts, now)
+  local list = {}
   local threshold = facts.threshold
-  local to = threshold.autoCompactEnabled and 'until auto-compact' or 'of window left'
-  local list = {
-    { text = M.status_bar(threshold), keep = 1 },
-    { text = M.js_number(M.percent_left(threshold)) .. '% ' .. to, keep = 9 },
-    { text = M.compact_tokens(threshold.tokensLeft) .. ' left', keep = 5 },
-  }
+  if threshold ~= nil then
+    local to = threshold.autoCompactEnabled and 'until auto-compact' or 'of window left'
+    table.insert(list, { text = M.status_bar(threshold), keep = 1 })
+    table.insert(list, { text = M.js_number(M.percent_left(threshold)) .. '% ' .. to, keep = 9, tight = true })
+    table.insert(list, { text = M.compact_tokens(threshold.tokensLeft) .. ' left', keep = 5 })
+  end
   if facts.compactions ~= nil then
     local plural = facts.compactions == 1 and '' or 's'
     table.insert(list, { text = M.js_number(facts.compactions) .. ' compaction' .. plural, keep = 2 })
@@ -164,41 +164,31 @@ local function segments(facts, now)
   if facts.costUsd ~= nil then
     table.insert(list, { text = '$' .. M.to_fixed(facts.costUsd, 2), keep = 4 })
   end
-  if facts.source == 'claude-code' then
-    table.insert(list, { text = 'no memd', keep = 6 })
+  if facts.note ~= nil then
+    table.insert(list, { text = facts.note, keep = 6 })
   end
   return list
 end
 
-local function starts_bar(segment)
-  return segment ~= nil and segment.text:sub(1, #BAR_START) == BAR_START
-end
-
--- The bar joins the percentage with a space, not a separator.
-local function joint(list, i)
-  if starts_bar(list[i]) or starts_bar(list[i - 1]) then
-    return ' '
-  end
-  return SEPARATOR
-end
-
-local function visible_length(list)
-  local sum = 0
+-- A tight segment (the percentage) is joined to the bar before it by a space, not a separator.
+local function joined(list)
+  local parts = {}
   for i, segment in ipairs(list) do
-    sum = sum + M.chars(segment.text)
+    local joint = ''
     if i > 1 then
-      sum = sum + M.chars(joint(list, i))
+      joint = (segment.tight and list[i - 1].keep == 1) and ' ' or SEPARATOR
     end
+    parts[#parts + 1] = joint .. segment.text
   end
-  return sum
+  return table.concat(parts)
 end
 
--- The line, within `style.columns` visible characters as far as the percentage allows.
+-- The line, within `style.columns` visible characters as far as its most useful segment allows.
 -- style: { columns = number (default DEFAULT_COLUMNS), now = epoch ms }.
 function M.status_line(facts, style)
   local columns = style.columns or M.DEFAULT_COLUMNS
   local list = segments(facts, style.now)
-  while #list > 1 and visible_length(list) > columns do
+  while #list > 1 and M.chars(joined(list)) > columns do
     local lowest = 1
     for i, segment in ipairs(list) do
       if segment.keep < list[lowest].keep then
@@ -207,11 +197,7 @@ function M.status_line(facts, style)
     end
     table.remove(list, lowest)
   end
-  local parts = {}
-  for i, segment in ipairs(list) do
-    parts[#parts + 1] = (i == 1 and '' or joint(list, i)) .. segment.text
-  end
-  return table.concat(parts)
+  return joined(list)
 end
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (the usual civil-from-days inverse).
@@ -242,22 +228,21 @@ function M.parse_iso(text)
   return ((days * 24 + tonumber(hour)) * 60 + tonumber(minute)) * 60000 + tonumber(second) * 1000 + ms
 end
 
--- A SessionSummary (validated: see session.lua) as the facts of its line: the threshold,
--- compactions, the last session-memory extraction (unknown when the daemon does not report it)
--- and the session's total cost.
+-- A SessionSummary (validated: see validate.lua) as the facts of its line, as memctl statusline
+-- takes them (factsFromSummary in client/memctl/quick/statusline.ts): the threshold,
+-- compactions, the last session-memory extraction (a missing or unreadable time counts as none
+-- yet) and the session's total cost.
 function M.facts(session)
-  local memory_at
   local memory = session.sessionMemory
-  if memory ~= nil then
-    -- nil (JSON null): no extraction yet; a time that does not parse stays unknown.
-    memory_at = memory.extractedAt == nil and false or M.parse_iso(memory.extractedAt)
+  local memory_at = memory ~= nil and M.parse_iso(memory.extractedAt) or nil
+  if memory_at == nil then
+    memory_at = false
   end
   return {
     threshold = session.threshold,
     compactions = session.compactions.count,
     memoryAt = memory_at,
     costUsd = session.usage.total.costUsd,
-    source = 'memd',
   }
 end
 
