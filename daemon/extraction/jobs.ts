@@ -95,7 +95,7 @@ export interface JobStoreDeps {
 export interface JobStore {
   /**
    * A new queued job, or the session's unfinished one. `dueNow` (an explicit request) makes a
-   * deferred one due at once instead of at the end of its backoff.
+   * waiting one due at once instead of at the end of its backoff, with the request's reason.
    */
   enqueue(sessionId: string, reason: string, options?: { dueNow?: boolean }): EnqueueResult;
   /**
@@ -215,7 +215,7 @@ function prepare(db: Database.Database) {
        ORDER BY created_at, id LIMIT 1`,
     ),
     wake: db.prepare(`UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE session_id = ? AND state = 'deferred' AND not_before > ?`),
-    expedite: db.prepare(`UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE id = ? AND state = 'deferred' RETURNING *`),
+    expedite: db.prepare(`UPDATE memory_jobs SET not_before = ?, reason = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'deferred') RETURNING *`),
     claim: db.prepare(`UPDATE memory_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`),
     finish: db.prepare(`UPDATE memory_jobs SET state = 'done', updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
     failed: db.prepare(`UPDATE memory_jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
@@ -277,7 +277,8 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
   const enqueue = db.transaction((sessionId: string, reason: string, dueNow: boolean): EnqueueResult => {
     const now = clock();
     const existing = jobOf(sql.unfinished.get(sessionId));
-    if (existing !== null && dueNow && existing.state === 'deferred') return { job: jobFromRow(sql.expedite.get(now, now, existing.id) as JobRow), created: false };
+    // Asked for: due now, and a job someone asked for (a pause or a spent budget holds only background ones).
+    if (existing !== null && dueNow && existing.state !== 'running') return { job: jobFromRow(sql.expedite.get(now, reason, now, existing.id) as JobRow), created: false };
     if (existing !== null) return { job: existing, created: false };
     return { job: jobFromRow(sql.insert.get(sessionId, reason, now, now) as JobRow), created: true };
   });

@@ -1,0 +1,125 @@
+/**
+ * What background extraction may spend (issue 16): with the anthropic summarizer it runs on the
+ * user's key, so a daily budget stops it for the day, `memctl memory pause` stops it until resumed
+ * (across restarts), and status shows the spend today and per session. Requested extractions run
+ * whatever the budget or the pause say.
+ */
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client/index.js';
+import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
+import { sessionSummaryPath } from '../../shared/paths.js';
+import { manifest, type Manifest } from '../helpers/fixtures.js';
+import { copyFixtureProjects } from '../helpers/ingest.js';
+import { startMessagesApi } from '../helpers/messages-api.js';
+import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+const loop = manifest('coding-loop');
+const corrections = manifest('corrections');
+const MODEL_NOTES = SESSION_MEMORY_TEMPLATE.replace(/^(_.+_)$/gm, '$1\nNotes from the model.').trim();
+
+const transcriptOf = (sandbox: Sandbox, session: Manifest) => join(sandbox.projectsDir, session.transcript.replace(/^projects\//, ''));
+const summaryOf = (sandbox: Sandbox, session: Manifest) => sessionSummaryPath(sandbox.projectsDir, session.transcript.split('/')[1] as string, session.sessionId);
+
+/** A live line on the session's main chain: its triggers are looked at, and it was never extracted. */
+function appendPrompt(sandbox: Sandbox, session: Manifest): void {
+  const path = transcriptOf(sandbox, session);
+  const entries = readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { uuid?: string; isSidechain?: boolean });
+  const last = entries.findLast((entry) => typeof entry.uuid === 'string' && entry.isSidechain !== true) as { uuid: string };
+  const entry = {
+    parentUuid: last.uuid,
+    isSidechain: false,
+    type: 'user',
+    message: { role: 'user', content: 'one more thing' },
+    uuid: '71000000-0000-4000-8000-000000000001',
+    timestamp: new Date().toISOString(),
+    sessionId: session.sessionId,
+  };
+  appendFileSync(path, `${JSON.stringify(entry)}\n`);
+}
+
+async function caughtUp(client: Client): Promise<boolean> {
+  const { ingest } = await client.daemonStatus();
+  return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
+}
+
+describe('the daily budget of background extraction', () => {
+  it('stops background extraction for the day once spent, shows the spend, and still runs requested ones', async () => {
+    const api = await startMessagesApi();
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['coding-loop', 'corrections']);
+    await startDaemon(sandbox, undefined, {
+      MEMD_SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: api.url,
+      MEMD_EXTRACTION_DAILY_BUDGET_USD: '0.001',
+    });
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(() => caughtUp(client), 'ingest to catch up');
+      // Haiku 4.5 at $1 / $5 per million: 2,000 in and 500 out is $0.0045, past the budget.
+      api.script({ kind: 'text', text: MODEL_NOTES, usage: { input_tokens: 2_000, output_tokens: 500 } });
+      const first = await runMemctl(sandbox, ['memory', 'extract', loop.sessionId]);
+      expect(first.code).toBe(0);
+      const status = await client.daemonStatus();
+      expect(status.extraction.budget).toMatchObject({ dailyUsd: 0.001, reached: true });
+      expect(status.extraction.budget.spentTodayUsd).toBeCloseTo(0.0045, 6);
+      expect(status.extraction.spentToday).toEqual([{ sessionId: loop.sessionId, usd: status.extraction.budget.spentTodayUsd }]);
+      expect((await client.sessionsGet({ sessionId: loop.sessionId })).sessionMemory.spentUsd).toBeCloseTo(0.0045, 6);
+
+      // A live change makes the other session due: its job waits for tomorrow, and no request is made.
+      const requests = api.requests.length;
+      appendPrompt(sandbox, corrections);
+      await eventually(async () => (await client.daemonStatus()).extraction.jobs.queued === 1, 'the background job to be queued');
+      expect(api.requests.length).toBe(requests);
+      expect(existsSync(summaryOf(sandbox, corrections))).toBe(false);
+      const printed = await runMemctl(sandbox, ['status']);
+      expect(printed.stdout).toMatch(/spend +\$0\.00 of \$0\.00 today on extraction \(4be41908 \$0\.00\); budget reached, background extraction waits until tomorrow/);
+
+      // Asked for, it runs all the same (and counts).
+      api.script({ kind: 'text', text: MODEL_NOTES, usage: { input_tokens: 1_000, output_tokens: 100 } });
+      const asked = await runMemctl(sandbox, ['memory', 'extract', corrections.sessionId]);
+      expect(asked.code).toBe(0);
+      expect(existsSync(summaryOf(sandbox, corrections))).toBe(true);
+      expect((await client.daemonStatus()).extraction.spentToday.map((spent) => spent.sessionId)).toEqual([loop.sessionId, corrections.sessionId]);
+    } finally {
+      client.close();
+      await api.close();
+    }
+  });
+});
+
+describe('memctl memory pause and resume', () => {
+  it('holds background extraction until resumed, across a restart, and says so in status', async () => {
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
+    const daemon = await startDaemon(sandbox);
+    let client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'ingest to catch up');
+    const paused = await runMemctl(sandbox, ['memory', 'pause']);
+    expect(paused.stdout).toContain('background session-memory extraction paused');
+    expect((await client.daemonStatus()).extraction.paused).toBe(true);
+
+    client.close();
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    await startDaemon(sandbox);
+    client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'ingest to catch up after the restart');
+    expect((await client.daemonStatus()).extraction.paused).toBe(true);
+    expect((await runMemctl(sandbox, ['status'])).stdout).toContain('background extraction paused (memctl memory resume)');
+
+    appendPrompt(sandbox, loop);
+    await eventually(async () => (await client.daemonStatus()).extraction.jobs.queued === 1, 'the background job to be queued');
+    expect(existsSync(summaryOf(sandbox, loop))).toBe(false);
+
+    const resumed = await runMemctl(sandbox, ['memory', 'resume', '--json']);
+    expect(JSON.parse(resumed.stdout)).toEqual({ paused: false });
+    await eventually(() => existsSync(summaryOf(sandbox, loop)), 'the held job to run once resumed');
+    client.close();
+  });
+});
