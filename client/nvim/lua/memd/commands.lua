@@ -122,7 +122,8 @@ end
 function handlers.compact(arg)
   resolve_session(arg, function(session_id)
     local buf = buffers.show('memd://compact/' .. session_id, waiting('compact.auto'))
-    fill_from(buf, 'compact.auto', { sessionId = session_id }, 'compaction', views.compaction, config.get().slow_request_timeout_ms)
+    -- force: a preview at any size; memd's threshold gate is for compacting, which this is not.
+    fill_from(buf, 'compact.auto', { sessionId = session_id, force = true }, 'compaction', views.compaction, config.get().slow_request_timeout_ms)
   end)
 end
 

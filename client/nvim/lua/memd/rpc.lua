@@ -219,7 +219,7 @@ function Connection:on_timeout(generation, id, timeout_ms)
   if ok then
     self.pipe:write(cancel .. '\n')
   end
-  deliver(request.callback, { message = ('%s: no answer from memd within %d s'):format(request.method, math.floor(timeout_ms / 1000)) })
+  deliver(request.callback, { message = ('no answer from memd within %g s'):format(timeout_ms / 1000) })
 end
 
 function Connection:on_read(generation, err, chunk)
