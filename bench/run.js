@@ -3,11 +3,12 @@
 import { benchClient } from './client.js';
 import { benchCompact } from './compact.js';
 import { benchExtract } from './extract.js';
+import { benchHooks } from './hooks.js';
 import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 
-const BENCHES = { rpc: benchRpc, client: benchClient, ingest: benchIngest, compact: benchCompact, extract: benchExtract, scale: benchScale };
+const BENCHES = { rpc: benchRpc, client: benchClient, hooks: benchHooks, ingest: benchIngest, compact: benchCompact, extract: benchExtract, scale: benchScale };
 /** Run by name only: it writes gigabytes and takes minutes. */
 const ON_REQUEST = new Set(['scale']);
 

@@ -5,7 +5,6 @@
  * (marked `no memd`). It never starts a daemon, never writes to stderr and always exits 0: a
  * status line that fails or lags gets in the user's way on every message.
  */
-import { computeThresholds } from '../../../shared/transcript/thresholds.js';
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { ThresholdResult } from '../../../shared/protocol/results.js';
 import type { Command } from '../context.js';
@@ -54,7 +53,7 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
  * input + cache + output, as memd counts it), else its used percentage of the window; the
  * thresholds are Claude Code's, computed here with the same environment it runs with.
  */
-export function factsFromInput(input: Record<string, unknown> | null, env: NodeJS.ProcessEnv, note: string): StatusFacts {
+export async function factsFromInput(input: Record<string, unknown> | null, env: NodeJS.ProcessEnv, note: string): Promise<StatusFacts> {
   const model = text(object(input, 'model'), 'id');
   const window = object(input, 'context_window');
   const usage = object(window, 'current_usage');
@@ -66,7 +65,8 @@ export function factsFromInput(input: Record<string, unknown> | null, env: NodeJ
     const size = number(window, 'context_window_size');
     if (percent !== null && size !== null) tokens = Math.round((percent / 100) * size);
   }
-  const threshold = model === null || tokens === null ? null : computeThresholds({ model, tokens, env });
+  // Loaded only here: the model tables are the largest module of this command, and memd's answer needs none.
+  const threshold = model === null || tokens === null ? null : (await import('../../../shared/transcript/thresholds.js')).computeThresholds({ model, tokens, env });
   return { threshold, compactions: null, memoryAt: undefined, costUsd: number(object(input, 'cost'), 'total_cost_usd'), note };
 }
 
@@ -81,7 +81,7 @@ export async function statusLineFor(input: Record<string, unknown> | null, env: 
     // A session's first message can come before memd has read its first line.
     else if (answer?.ok === false && answer.kind === 'NotFound') note = 'memd: not indexed yet';
   }
-  facts ??= factsFromInput(input, env, note);
+  facts ??= await factsFromInput(input, env, note);
   const columns = Number.parseInt(env.COLUMNS ?? '', 10);
   return formatStatusLine(facts, {
     color: env.NO_COLOR === undefined || env.NO_COLOR === '',

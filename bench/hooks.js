@@ -1,0 +1,91 @@
+// `npm run bench -- hooks`: what Claude Code pays on every message and every prompt. Wall time of
+// `memctl statusline` (a real session, warm daemon) against bare `node -e 0` (target <= 1.3x),
+// and the time `memctl hook turn-start` / `turn-end` add over `node -e 0` (target <= 50 ms), with
+// a warm daemon and with none. Runs alternate so that both sides see the same machine state.
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+
+const RUNS = 40;
+const WARMUP_RUNS = 5;
+/** Targets of issue 16. */
+const MAX_STATUSLINE_RATIO = 1.3;
+const MAX_HOOK_ADDED_MS = 50;
+const FIXTURE = join(ROOT, 'test/fixtures/claude-code/coding-loop/projects');
+
+function timeRun(args, env, input) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 || result.stderr.length > 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return { ms, stdout: result.stdout.toString() };
+}
+
+/** Medians (and p95s) of each command, alternated with `node -e 0` run by run. */
+function alternate(commands, env) {
+  const times = { node: [], ...Object.fromEntries(commands.map(({ name }) => [name, []])) };
+  let sample = {};
+  for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
+    const bare = timeRun(['-e', '0'], env).ms;
+    for (const { name, args, input } of commands) {
+      const run = timeRun(args, env, input);
+      sample[name] = run.stdout;
+      if (i >= WARMUP_RUNS) times[name].push(run.ms);
+    }
+    if (i >= WARMUP_RUNS) times.node.push(bare);
+  }
+  const stats = Object.fromEntries(Object.entries(times).map(([name, list]) => [name, { median: median(list), p95: percentile([...list].sort((a, b) => a - b), 95) }]));
+  return { stats, sample };
+}
+
+export async function benchHooks() {
+  const sandbox = makeSandbox();
+  cpSync(FIXTURE, sandbox.env.MEMD_PROJECTS_DIR, { recursive: true });
+  const project = readdirSync(sandbox.env.MEMD_PROJECTS_DIR)[0];
+  const transcript = readdirSync(join(sandbox.env.MEMD_PROJECTS_DIR, project)).find((name) => name.endsWith('.jsonl'));
+  const sessionId = transcript.replace(/\.jsonl$/, '');
+  const input = JSON.stringify({
+    session_id: sessionId,
+    transcript_path: join(sandbox.env.MEMD_PROJECTS_DIR, project, transcript),
+    cwd: '/home/user/src/invoice-service',
+    model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet 4.5' },
+    cost: { total_cost_usd: 0.38 },
+    context_window: { context_window_size: 200_000, current_usage: { input_tokens: 5, output_tokens: 300, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 20_000 } },
+  });
+  const commands = [
+    { name: 'statusline', args: [MEMCTL_MAIN, 'statusline'], input },
+    { name: 'turn-start', args: [MEMCTL_MAIN, 'hook', 'turn-start'], input },
+    { name: 'turn-end', args: [MEMCTL_MAIN, 'hook', 'turn-end'], input },
+  ];
+  let ok = true;
+  const report = (line, pass) => {
+    console.log(`  ${line}${pass === undefined ? '' : `: ${pass ? 'PASS' : 'FAIL'}`}`);
+    if (pass === false) ok = false;
+  };
+  console.log(`hooks: wall time per run, median (p95) over ${RUNS} runs each, alternated with node -e 0`);
+  const cold = alternate(commands, sandbox.env);
+  const daemon = spawnProcess([DAEMON_MAIN, '--foreground'], sandbox.env);
+  try {
+    await waitForSocket(sandbox.socketPath);
+    const warm = alternate(commands, sandbox.env);
+    const { stats } = warm;
+    const ratio = stats.statusline.median / stats.node.median;
+    report(`node -e 0                      ${fmt(stats.node.median)} ms (${fmt(stats.node.p95)})`);
+    report(`memctl statusline, warm memd   ${fmt(stats.statusline.median)} ms (${fmt(stats.statusline.p95)}), ${fmt(ratio, 2)}x node (target <= ${MAX_STATUSLINE_RATIO})`, ratio <= MAX_STATUSLINE_RATIO);
+    report(`  its line: ${warm.sample.statusline.trim()}`);
+    for (const name of ['turn-start', 'turn-end']) {
+      const added = stats[name].median - stats.node.median;
+      report(`memctl hook ${name}, warm memd ${fmt(stats[name].median)} ms (${fmt(stats[name].p95)}), adds ${fmt(added)} ms (target <= ${MAX_HOOK_ADDED_MS})`, added <= MAX_HOOK_ADDED_MS);
+    }
+    const coldNode = cold.stats.node.median;
+    report(
+      `no memd: statusline ${fmt(cold.stats.statusline.median)} ms, turn-start +${fmt(cold.stats['turn-start'].median - coldNode)} ms, turn-end +${fmt(cold.stats['turn-end'].median - coldNode)} ms over node -e 0 (${fmt(coldNode)} ms)`,
+    );
+    report(`  its line: ${cold.sample.statusline.trim()}`);
+  } finally {
+    await daemon.stop();
+    sandbox.cleanup();
+  }
+  return ok;
+}
