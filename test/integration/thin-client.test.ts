@@ -77,8 +77,9 @@ function isNodeBuiltin(specifier: string): boolean {
 }
 
 function filesUnder(dir: string, extension: string): string[] {
+  // An editor extension's own dependencies (client/vscode/node_modules) are not memd's sources.
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
+    .filter((entry) => entry.isFile() && entry.name.endsWith(extension) && !entry.parentPath.split('/').includes('node_modules'))
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
@@ -103,6 +104,29 @@ describe('memctl loads no daemon code', () => {
       (url) => !url.startsWith('node:') && !url.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) && !url.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`),
     );
     expect(foreign).toEqual([]);
+  });
+
+  it('the status line and the turn hooks load only their own small modules, not the command line or the client library', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const input = JSON.stringify({ session_id: 'no-such-session', model: { id: 'claude-sonnet-4-5' }, context_window: { current_usage: { input_tokens: 1000 } } });
+    const dist = pathToFileURL(DIST).href;
+    for (const args of [['statusline'], ['hook', 'turn-start'], ['hook', 'turn-end']]) {
+      const recorder = writeLoadRecorder();
+      const log = join(dirname(recorder), 'loaded.txt');
+      writeFileSync(log, '');
+      const run = await runNode(['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, ...args], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log }, input);
+      expect(run, `memctl ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+      const ours = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith(`${dist}/`))
+        .map((url) => url.slice(dist.length + 1));
+      expect(
+        ours.filter((file) => !/^client\/memctl\/(main|quick\/[a-z-]+)\.js$|^shared\/(paths|statusline\/format|transcript\/(thresholds|models))\.js$/.test(file)),
+        `memctl ${args.join(' ')}`,
+      ).toEqual([]);
+      expect(ours).toContain('client/memctl/quick/call.js');
+    }
   });
 
   it('the recorder does see the daemon load its dependencies (control)', async () => {
@@ -155,7 +179,9 @@ describe('the client import graph', () => {
           const target = relative(ROOT, resolve(dirname(file), specifier));
           const reachesDaemon = specifier.startsWith('.') && /^daemon(\/|$)/.test(target);
           const sharedReachesClient = area === 'shared' && specifier.startsWith('.') && /^client(\/|$)/.test(target);
-          const external = !specifier.startsWith('.') && !isNodeBuiltin(specifier);
+          // The VS Code extension's host provides `vscode` at run time; nothing else comes from outside.
+          const editorApi = specifier === 'vscode' && relative(ROOT, file).startsWith('client/vscode/');
+          const external = !specifier.startsWith('.') && !isNodeBuiltin(specifier) && !editorApi;
           if (reachesDaemon || sharedReachesClient || external) offending.push(`${relative(ROOT, file)} imports ${specifier}`);
         }
       }
