@@ -1,0 +1,109 @@
+/**
+ * The status bar item's text, tooltip and colour: the context string every memd client shows
+ * (shared/statusline/format.ts) for the workspace folder's most recent session, or why there is
+ * none. Pure: the adapter only copies these fields onto VS Code's item.
+ */
+import { basename } from 'node:path';
+import { formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
+import type { SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
+import type { LinkState } from './link.js';
+
+/** A codicon before the line, so that the item reads as memd's among the editor's own. */
+export const STATUS_ICON = '$(pulse)';
+const DISCONNECTED_ICON = '$(debug-disconnect)';
+const CONNECTING_ICON = '$(sync~spin)';
+
+/** The item's background: VS Code's warning or error colours, as the threshold state says. */
+export type StatusSeverity = 'none' | 'warning' | 'error';
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  severity: StatusSeverity;
+  /** What a click runs: the session's details, or the sessions view when there is no session. */
+  command: { id: string; args: unknown[] };
+}
+
+export interface StatusInput {
+  link: LinkState;
+  /** The workspace folders' paths; empty when no folder is open. */
+  folders: readonly string[];
+  /** The folders' most recent session, or null when memd knows none. */
+  session: SessionSummary | null;
+  columns: number;
+  now: number;
+}
+
+const SEVERITY_BY_STATE: Record<ThresholdState, StatusSeverity> = { ok: 'none', warning: 'warning', error: 'warning', autocompact: 'error', blocking: 'error' };
+
+/** VS Code creates `<view id>.focus` for every contributed view. */
+export const FOCUS_SESSIONS_COMMAND = 'memd.sessions.focus';
+export const OPEN_SESSION_COMMAND = 'memd.openSession';
+
+/** The facts of the status line from a session, as `memctl statusline` takes them from memd. */
+export function statusFacts(session: SessionSummary): StatusFacts {
+  const extractedAt = session.sessionMemory.extractedAt;
+  const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
+  return {
+    threshold: session.threshold,
+    compactions: session.compactions.count,
+    memoryAt: memoryAt === null || Number.isFinite(memoryAt) ? memoryAt : null,
+    costUsd: session.usage.total.costUsd,
+    note: null,
+  };
+}
+
+/** The context line without colour: what the status bar shows after its icon. */
+export function contextLine(session: SessionSummary, columns: number, now: number): string {
+  return formatStatusLine(statusFacts(session), { color: false, columns, now });
+}
+
+/** `Fix the invoice rounding (4be41908)`, or the project's folder when the session has no title. */
+export function sessionName(session: SessionSummary): string {
+  const short = session.sessionId.slice(0, 8);
+  if (session.title !== null && session.title.trim() !== '') return `${session.title.trim()} (${short})`;
+  return `${basename(session.cwd ?? session.project)} (${short})`;
+}
+
+function sessionTooltip(session: SessionSummary, line: string): string {
+  const { threshold } = session;
+  const lines = [
+    `memd: ${sessionName(session)}`,
+    line,
+    `context ${session.contextTokens.toLocaleString('en-US')} tokens, auto-compact at ${threshold.autoCompactAt.toLocaleString('en-US')} (${threshold.state})`,
+  ];
+  if (session.cwd !== null) lines.push(`cwd ${session.cwd}`);
+  if (session.model !== null) lines.push(`model ${session.model}`);
+  lines.push('Click for the session’s details.');
+  return lines.join('\n');
+}
+
+export function statusView(input: StatusInput): StatusView {
+  const focus = { id: FOCUS_SESSIONS_COMMAND, args: [] };
+  const { link } = input;
+  if (link.kind === 'connecting') return { text: `${CONNECTING_ICON} memd`, tooltip: 'memd: connecting…', severity: 'none', command: focus };
+  if (link.kind === 'disconnected') {
+    const retry = link.retryInMs === null ? '' : `\nRetrying in ${Math.ceil(link.retryInMs / 1000)} s; memd: Start the Daemon starts it.`;
+    return { text: `${DISCONNECTED_ICON} memd`, tooltip: `memd is not answering: ${link.reason}${retry}`, severity: 'none', command: focus };
+  }
+  if (input.folders.length === 0) return { text: `${STATUS_ICON} memd`, tooltip: 'memd: open a folder to see its Claude Code session.', severity: 'none', command: focus };
+  const { session } = input;
+  if (session === null) {
+    const where = input.folders.join(', ');
+    return { text: `${STATUS_ICON} memd: no session`, tooltip: `memd knows no Claude Code session of ${where}.`, severity: 'none', command: focus };
+  }
+  // The icon takes two columns (a glyph and a space) of the width the line may use.
+  const line = contextLine(session, Math.max(1, input.columns - 2), input.now);
+  return {
+    text: `${STATUS_ICON} ${line}`,
+    tooltip: sessionTooltip(session, line),
+    severity: SEVERITY_BY_STATE[session.threshold.state],
+    command: { id: OPEN_SESSION_COMMAND, args: [session.sessionId] },
+  };
+}
+
+/** Trailing slashes aside, the same directory: a session's cwd against a workspace folder. */
+export function samePath(a: string, b: string): boolean {
+  const trim = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+  return trim(a) === trim(b);
+}
