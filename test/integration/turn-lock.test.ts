@@ -11,7 +11,7 @@ import { createClient, type Client } from '../../client/index.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
 import { manifest } from '../helpers/fixtures.js';
-import { copyFixtureProjects } from '../helpers/ingest.js';
+import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
 import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
@@ -22,6 +22,7 @@ interface Setup {
   transcript: string;
   summaryPath: string;
   hookInput: string;
+  stopInput: string;
 }
 
 async function setUp(): Promise<Setup> {
@@ -32,8 +33,20 @@ async function setUp(): Promise<Setup> {
   await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the fixture to be indexed');
   const transcript = join(sandbox.projectsDir, loop.transcript.replace(/^projects\//, ''));
   const project = loop.transcript.split('/')[1] as string;
-  const hookInput = JSON.stringify({ session_id: loop.sessionId, transcript_path: transcript, cwd: loop.cwd, hook_event_name: 'UserPromptSubmit', prompt: 'go on' });
-  return { sandbox, client, transcript, summaryPath: sessionSummaryPath(sandbox.projectsDir, project, loop.sessionId), hookInput };
+  return {
+    sandbox,
+    client,
+    transcript,
+    summaryPath: sessionSummaryPath(sandbox.projectsDir, project, loop.sessionId),
+    hookInput: recordedHookInput('01-UserPromptSubmit.json', transcript),
+    stopInput: recordedHookInput('02-Stop.json', transcript),
+  };
+}
+
+/** What Claude Code 2.1.197 gave the hook on stdin (recorded with the fixture), its transcript path moved into the sandbox. */
+function recordedHookInput(name: string, transcript: string): string {
+  const recorded = JSON.parse(readFileSync(join(FIXTURES, 'coding-loop', 'hooks', name), 'utf8')) as { stdin: Record<string, unknown> };
+  return JSON.stringify({ ...recorded.stdin, transcript_path: transcript });
 }
 
 /** A line the agent writes during its turn (a user prompt, chained to the last entry). */
@@ -64,7 +77,7 @@ async function lockOf(client: Client) {
 
 describe('a Claude Code turn holds the session memory', () => {
   it('defers extraction while the turn runs (renewed by its transcript lines) and runs it when the turn ends', async () => {
-    const { sandbox, client, transcript, summaryPath, hookInput } = await setUp();
+    const { sandbox, client, transcript, summaryPath, hookInput, stopInput } = await setUp();
     const start = await runMemctl(sandbox, ['hook', 'turn-start'], {}, hookInput);
     expect(start).toEqual({ code: 0, stdout: '', stderr: '' });
     const held = await lockOf(client);
@@ -83,7 +96,7 @@ describe('a Claude Code turn holds the session memory', () => {
     const detail = await runMemctl(sandbox, ['status', loop.sessionId]);
     expect(detail.stdout).toMatch(new RegExp(`lock +held by ${TURN_OWNER}, lapses in \\d+s`));
 
-    const end = await runMemctl(sandbox, ['hook', 'turn-end'], {}, JSON.stringify({ session_id: loop.sessionId, transcript_path: transcript, hook_event_name: 'Stop' }));
+    const end = await runMemctl(sandbox, ['hook', 'turn-end'], {}, stopInput);
     expect(end).toEqual({ code: 0, stdout: '', stderr: '' });
     await eventually(() => existsSync(summaryPath), 'the extraction to run at the end of the turn');
     await eventually(async () => (await client.daemonStatus()).extraction.jobs.done === 1, 'the job to be done');
