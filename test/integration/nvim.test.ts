@@ -148,11 +148,14 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const before = Date.now();
     const line = await statusline(nvim);
     const narrow = await statusline(nvim, 30);
+    // As :help memd-statusline puts it in 'statusline'.
     const evaluated = await nvim.lua<string>(`return vim.api.nvim_eval_statusline("%{v:lua.require'memd'.statusline()}", { maxwidth = 300 }).str`);
+    const evaluatedNarrow = await nvim.lua<string>(`return vim.api.nvim_eval_statusline("%=%{v:lua.require'memd'.statusline(30)}", { maxwidth = 300 }).str`);
     const after = Date.now();
     expect(expectedLines(session, 120, before, after)).toContain(line);
     expect(expectedLines(session, 30, before, after)).toContain(narrow);
     expect(evaluated).toBe(line);
+    expect(evaluatedNarrow.trim()).toBe(narrow);
     expect(line).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left · \d+ compactions? · mem - · \$\d+\.\d\d$/);
 
     // A directory without a session: empty; back in the project's: the line again.

@@ -18,12 +18,6 @@ local MAX_SESSION_ARG = 200
 -- Line numbers of `:Memd sessions` to session ids, per buffer, for <CR>.
 local rows_by_buffer = {}
 
-local function now_ms()
-  local uv = vim.uv or vim.loop
-  local seconds, micros = uv.gettimeofday()
-  return seconds * 1000 + math.floor(micros / 1000)
-end
-
 local function report(message)
   vim.notify('memd: ' .. message, vim.log.levels.ERROR, { title = 'memd' })
 end
@@ -70,7 +64,7 @@ end
 function M.open_session(session_id, here)
   local buf = buffers.show('memd://session/' .. session_id, waiting('sessions.get'), here)
   fill_from(buf, 'sessions.get', { sessionId = session_id }, 'session', function(session)
-    return views.session_detail(session, now_ms())
+    return views.session_detail(session, tracker.now_ms())
   end)
 end
 
@@ -91,7 +85,7 @@ function handlers.status()
   memd.request('sessions.list', { project = cwd, limit = 1 }, function(list_err, list)
     local session = not list_err and validate.problem('session_list', list) == nil and list.sessions[1] or nil
     fill_from(buf, 'daemon.status', nil, 'daemon_status', function(status)
-      return views.daemon_status(status, session, cwd, now_ms())
+      return views.daemon_status(status, session, cwd, tracker.now_ms())
     end)
   end)
 end
@@ -103,7 +97,7 @@ function handlers.sessions()
   end
   rows_by_buffer[buf] = {}
   fill_from(buf, 'sessions.list', { limit = SESSIONS_PAGE }, 'session_list', function(list)
-    local lines, ids = views.sessions(list.sessions, now_ms())
+    local lines, ids = views.sessions(list.sessions, tracker.now_ms())
     rows_by_buffer[buf] = ids
     if list.nextCursor ~= nil then
       table.insert(lines, ('… more sessions than %d: memctl sessions lists them all'):format(SESSIONS_PAGE))

@@ -67,10 +67,17 @@ end
 -- The context string of the most recent session whose cwd is the editor's cwd, as every memd
 -- client shows it; '' when there is none or memd is not running. Instant: no I/O here.
 -- `width`: the characters the line may take (segments drop out to fit; default 120).
+local start_scheduled = false
+
 function M.statusline(width)
-  if connection == nil then
-    -- The first call from a statusline connects; the line fills in once memd answers.
-    M.start()
+  if connection == nil and not start_scheduled then
+    -- The first call connects, after the redraw that asked (a statusline is drawn under textlock);
+    -- the line fills in once memd answers.
+    start_scheduled = true
+    vim.schedule(function()
+      start_scheduled = false
+      M.start()
+    end)
   end
   return tracker.line(width)
 end

@@ -286,14 +286,20 @@ function Connection:on_line(line)
   if type(message.method) ~= 'string' or message.id ~= nil then
     return -- memd sends no requests to clients
   end
+  self:emit(message.method, message.params)
   if message.method == 'daemon.stopping' then
     local reason = type(message.params) == 'table' and type(message.params.reason) == 'string' and message.params.reason or 'no reason given'
-    self.hooks.on_event(message.method, message.params)
     -- Back soon if it restarts: the first attempt after the shortest wait.
     self.failures = 0
     return self:lost('memd is stopping (' .. reason .. ')')
   end
-  self.hooks.on_event(message.method, message.params)
+end
+
+-- Events, like answers, are handled in their own turn of the main loop, in the order they came.
+function Connection:emit(topic, params)
+  vim.schedule(function()
+    self.hooks.on_event(topic, params)
+  end)
 end
 
 -- Connects unless connected, connecting or stopped for good.

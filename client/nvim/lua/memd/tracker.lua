@@ -26,7 +26,8 @@ function M.editor_cwd()
   return (vim.fn.getcwd():gsub('(.)/$', '%1'))
 end
 
-local function now_ms()
+-- Epoch milliseconds (vim.loop.now() is monotonic, not a date).
+function M.now_ms()
   if uv.gettimeofday then
     local seconds, micros = uv.gettimeofday()
     return seconds * 1000 + math.floor(micros / 1000)
@@ -94,7 +95,7 @@ local function notify_crossing(event, session)
   if session ~= nil and session.title ~= nil then
     label = label .. ' (' .. session.title .. ')'
   end
-  local line = format.status_line({ threshold = event.threshold }, { now = now_ms() })
+  local line = format.status_line({ threshold = event.threshold }, { now = M.now_ms() })
   local message = ('memd: session %s went from %s to %s: %s'):format(label, event.from, event.to, line)
   vim.notify(message, LEVEL_BY_STATE[event.to] or vim.log.levels.ERROR, { title = 'memd' })
 end
@@ -133,7 +134,7 @@ function M.line(width)
     return ''
   end
   local columns = type(width) == 'number' and width or format.DEFAULT_COLUMNS
-  local now = now_ms()
+  local now = M.now_ms()
   -- The line only changes with the session, the width and the second (the memory's age).
   local second = math.floor(now / 1000)
   local memo = state.memo
