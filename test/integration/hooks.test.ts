@@ -296,9 +296,13 @@ describe('memctl handoff and install-hooks as commands', () => {
     const commands = Object.values(settings.hooks)
       .flat()
       .flatMap((entry) => entry.hooks.map((hook) => hook.command));
-    for (const name of ['pre-compact', 'session-start', 'post-compact']) expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
+    for (const name of ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end']) expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
     expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
-    expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(/ok +hooks +PreCompact, SessionStart, PostCompact in/);
+    const doctor = (await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout;
+    expect(doctor).toMatch(/ok +hooks +PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd in/);
+    expect(doctor).toMatch(/-- +statusline +not set in .* \(optional: memctl install-statusline\)/);
+    expect((await runMemctl(sandbox, ['install-statusline'])).code).toBe(0);
+    expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(/ok +statusline +memctl statusline in/);
     const before = readFileSync(join(claudeRoot, 'settings.json'), 'utf8');
     expect((await runMemctl(sandbox, ['install-hooks'])).code).toBe(0);
     expect(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')).toBe(before);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../shared/paths.js';
 import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/results.js';
 import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
+import { isMemdStatusLine, memdStatusLineCommand } from '../../../shared/hooks/statusline.js';
 import { daemonMainPath, memctlMainPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { databaseIncidentText } from '../database-view.js';
@@ -166,8 +167,25 @@ function checkHooks(paths: MemdPaths): Check {
   if (missing.length === states.length) return { ok: 'skip', label: 'hooks', detail: `not installed in ${path} (optional: memctl install-hooks)` };
   const wrong = states.filter((state) => state.state !== 'installed').map((state) => `${state.spec.event} ${state.state}`);
   return wrong.length === 0
-    ? { ok: true, label: 'hooks', detail: `PreCompact, SessionStart, PostCompact in ${path}` }
+    ? { ok: true, label: 'hooks', detail: `${[...new Set(states.map((state) => state.spec.event))].join(', ')} in ${path}` }
     : { ok: false, label: 'hooks', detail: wrong.join(', '), hint: 'memctl install-hooks' };
+}
+
+/** Whether Claude Code's status line is memd's (optional), someone else's, or memd's from another install. */
+function checkStatusLine(paths: MemdPaths): Check {
+  const path = claudeSettingsPath(paths.claudeRoot);
+  let command: unknown;
+  try {
+    command = (JSON.parse(readFileSync(path, 'utf8')) as { statusLine?: { command?: unknown } } | null)?.statusLine?.command;
+  } catch {
+    // A missing or broken settings.json is the hooks check's to report.
+    return { ok: 'skip', label: 'statusline', detail: `not set (optional: memctl install-statusline)` };
+  }
+  if (command === undefined) return { ok: 'skip', label: 'statusline', detail: `not set in ${path} (optional: memctl install-statusline)` };
+  if (!isMemdStatusLine(command)) return { ok: 'skip', label: 'statusline', detail: `another tool's (${String(command)}); memctl install-statusline shows how to combine them` };
+  return command === memdStatusLineCommand(process.execPath, memctlMainPath())
+    ? { ok: true, label: 'statusline', detail: `memctl statusline in ${path}` }
+    : { ok: false, label: 'statusline', detail: `runs another memctl: ${String(command)}`, hint: 'memctl install-statusline' };
 }
 
 export const doctor: Command = async (ctx) => {
@@ -183,6 +201,7 @@ export const doctor: Command = async (ctx) => {
     checkProjects(paths),
     checkUnits(paths),
     checkHooks(paths),
+    checkStatusLine(paths),
   ];
   if (ctx.json) {
     ctx.out.out(JSON.stringify({ ok: checks.every((check) => check.ok !== false), checks }));
