@@ -196,15 +196,22 @@ function Connection:send(method, params, timeout_ms, callback)
       self:on_timeout(generation, id, timeout_ms)
     end)
   end)
-  self.pipe:write(line .. '\n', function(write_err)
-    if write_err then
-      vim.schedule(function()
-        if generation == self.generation then
-          self:lost('cannot write to memd: ' .. write_err)
-        end
-      end)
+  local function failed(write_err)
+    vim.schedule(function()
+      if generation == self.generation then
+        self:lost('cannot write to memd: ' .. tostring(write_err))
+      end
+    end)
+  end
+  -- A write that fails at once returns the error (and never calls back); a later failure calls back.
+  local queued, write_err = self.pipe:write(line .. '\n', function(later_err)
+    if later_err then
+      failed(later_err)
     end
   end)
+  if not queued then
+    failed(write_err)
+  end
 end
 
 function Connection:on_timeout(generation, id, timeout_ms)
