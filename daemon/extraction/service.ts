@@ -6,10 +6,12 @@
  * agent (or anyone) holds the lock, the job is deferred and retried with backoff. Shutdown aborts
  * running summaries; their jobs run again after the next start. Sessions the backfill read get
  * one extraction at the lowest priority once it is done (backfill.ts); such a job starts only
- * while nobody holds the session's memory lock.
+ * while nobody holds the session's memory lock. A main agent's turn holds that lock (memory.lock,
+ * from Claude Code's turn hooks): jobs wait for its end, and its unlock runs them. Background jobs
+ * also wait while paused or once the day's spend reached the budget (spend.ts).
  */
 import { mkdir } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult, SessionMemoryState } from '../../shared/protocol/results.js';
 import { costOf, type ModelPrice } from '../../shared/transcript/models.js';
@@ -23,6 +25,7 @@ import { createBackfillExtractions, type BackfillSession } from './backfill.js';
 import type { Extractor } from './extract.js';
 import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { asLastExtraction, REQUESTED_REASON, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
+import { memoryDirFor } from './memory-dir.js';
 import { nextLocalMidnight } from './spend.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerStateOf, type TriggerFigures } from './triggers.js';
@@ -33,7 +36,7 @@ export const DEFAULT_CONCURRENCY = 1;
 export const MAX_ATTEMPTS = 5;
 /** The reason of the jobs backfill.ts queues. */
 export const BACKFILL_REASON = 'backfill';
-/** The default daily cap on what background extraction spends (config `extraction.dailyBudgetUsd`). */
+/** The default daily cap on what background extraction spends (config `extractionDailyBudgetUsd`). */
 export const DEFAULT_DAILY_BUDGET_USD = 1;
 /** Sessions listed with their spend today in daemon.status. */
 const SPEND_LIST_LIMIT = 10;
@@ -72,7 +75,7 @@ export interface ExtractionDeps {
   backfillExtractions?: number;
   /** Background extraction stops for the day once it has spent this much (requested ones still run). */
   dailyBudgetUsd?: number;
-  /** A session's lock or memory state changed outside ingest: its summary shows it. */
+  /** A session's lock was taken or let go (no commit says so): its subscribers get a session.updated. */
   onMemoryStateChanged?(sessionId: string): void;
 }
 
@@ -125,22 +128,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
 
-  /**
-   * The session-memory dir of a session, or of one not indexed yet whose transcript path is
-   * `<projects>/<project>/<sessionId>.jsonl`: a turn's first prompt may come before its first line.
-   */
-  const dirFor = (sessionId: string, transcriptPath?: string): string => {
-    try {
-      return dirOf(sessionId);
-    } catch (error) {
-      if (transcriptPath === undefined || !(error instanceof RpcError) || error.code !== ErrorCode.NotFound) throw error;
-      const path = resolve(transcriptPath);
-      if (basename(path) !== `${sessionId}.jsonl` || dirname(dirname(path)) !== resolve(deps.projectsDir)) {
-        throw new RpcError(ErrorCode.InvalidParams, 'InvalidParams', 'transcriptPath must be <projects dir>/<project>/<sessionId>.jsonl', { transcriptPath });
-      }
-      return sessionMemoryDir(deps.projectsDir, basename(dirname(path)), sessionId);
-    }
-  };
+  const dirFor = (sessionId: string, transcriptPath?: string) => memoryDirFor(deps.projectsDir, (id) => mainFile(id).project, sessionId, transcriptPath);
 
   const renewActive = (sessionId: string): void => {
     try {
