@@ -270,3 +270,58 @@ describe('recoverAfterRestart', () => {
     expect(jobs.recoverAfterRestart()).toBe(0);
   });
 });
+
+describe('what background extraction may run, and what it spent', () => {
+  it('claims only requested jobs when asked to, and a request turns a waiting background job into one', () => {
+    enqueueAt(1_000, 's1', 'first');
+    expect(jobs.claimNext(now, { requestedOnly: true })).toBeNull();
+    expect(jobs.nextDue({ requestedOnly: true })).toBeNull();
+    expect(jobs.nextDue()).toBe(0);
+    now = 2_000;
+    expect(jobs.enqueue('s1', 'requested', { dueNow: true }).job).toMatchObject({ reason: 'requested', notBefore: 2_000 });
+    expect(jobs.claimNext(now, { requestedOnly: true })?.sessionId).toBe('s1');
+  });
+
+  it('wakes a deferred job when its lock is let go, and nothing else', () => {
+    const job = enqueueAt(1_000, 's1');
+    jobs.claimNext(now);
+    jobs.defer(job.id, 60_000, 'held by claude-code-turn');
+    expect(jobs.claimNext(now)).toBeNull();
+    expect(jobs.wake('s2')).toBe(false);
+    now = 3_000;
+    expect(jobs.wake('s1')).toBe(true);
+    expect(jobs.claimNext(now)?.id).toBe(job.id);
+    expect(jobs.wake('s1')).toBe(false);
+  });
+
+  it('adds up priced extractions per local day and session, and ignores free ones', () => {
+    const day = new Date(2026, 11, 4, 10, 0).getTime();
+    now = day;
+    jobs.recordExtraction({ ...extraction('s1', 'u1', 12_000), costUsd: 0.25 });
+    jobs.recordExtraction({ ...extraction('s1', 'u2', 17_000), costUsd: 0.5 });
+    jobs.recordExtraction({ ...extraction('s2', 'u3', 12_000), costUsd: 0.125 });
+    jobs.recordExtraction({ ...extraction('s3', 'u4', 12_000), costUsd: 0 });
+    jobs.recordExtraction({ ...extraction('s3', 'u5', 12_000), costUsd: null });
+    now = new Date(2026, 11, 5, 9, 0).getTime();
+    jobs.recordExtraction({ ...extraction('s1', 'u6', 23_000), costUsd: 1 });
+    expect(jobs.spend.onDayOf(day)).toBeCloseTo(0.875);
+    expect(jobs.spend.onDayOf(now)).toBeCloseTo(1);
+    expect(jobs.spend.ofSession('s1')).toBeCloseTo(1.75);
+    expect(jobs.spend.ofSession('s3')).toBe(0);
+    expect(jobs.spend.sessionsOnDayOf(day, 10)).toEqual([
+      { sessionId: 's1', usd: 0.75 },
+      { sessionId: 's2', usd: 0.125 },
+    ]);
+  });
+
+  it('keeps the pause across a reopen of the database', () => {
+    expect(jobs.spend.paused()).toBe(false);
+    jobs.spend.setPaused(true);
+    jobs.spend.setPaused(true);
+    store.close();
+    jobs = open();
+    expect(jobs.spend.paused()).toBe(true);
+    jobs.spend.setPaused(false);
+    expect(jobs.spend.paused()).toBe(false);
+  });
+});

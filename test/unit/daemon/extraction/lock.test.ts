@@ -359,3 +359,25 @@ function overlaps(lines: readonly string[]): string[] {
   });
   return found;
 }
+
+describe('a hold that lasts while its session is active', () => {
+  it('starts its TTL again at each renewal; a plain hold, or one that lapsed, is not renewed', async () => {
+    let now = 1_000;
+    const locks = makeLocks({ clock: () => now });
+    const taken = await locks.acquireForAgent(dir, 'claude-code-turn', 60_000, { whileActive: true });
+    expect(taken).toEqual({ owner: 'claude-code-turn', expiresAt: 61_000, whileActive: true });
+    now = 30_000;
+    locks.renewActive(dir);
+    expect(locks.held()).toEqual([{ dir: resolve(dir), owner: 'claude-code-turn', expiresAt: 90_000 }]);
+    now = 91_000;
+    locks.renewActive(dir);
+    expect(locks.held()).toEqual([]);
+
+    const other = join(root, 'projects', '-p', 'session-2', 'session-memory');
+    now = 100_000;
+    expect(await locks.acquireForAgent(other, 'agent', 60_000)).toEqual({ owner: 'agent', expiresAt: 160_000 });
+    now = 110_000;
+    locks.renewActive(other);
+    expect(locks.held().find((held) => held.dir === resolve(other))?.expiresAt).toBe(160_000);
+  });
+});
