@@ -58,11 +58,22 @@ export function contextLine(session: SessionSummary, columns: number, now: numbe
   return formatStatusLine(statusFacts(session), { color: false, columns, now });
 }
 
+/** A title is often the whole first prompt: a tree label or a notice shows its start. */
+export const TITLE_CHARS = 50;
+
 /** `Fix the invoice rounding (4be41908)`, or the project's folder when the session has no title. */
 export function sessionName(session: SessionSummary): string {
   const short = session.sessionId.slice(0, 8);
-  if (session.title !== null && session.title.trim() !== '') return `${session.title.trim()} (${short})`;
-  return `${basename(session.cwd ?? session.project)} (${short})`;
+  const title = session.title?.replace(/\s+/g, ' ').trim() ?? '';
+  if (title === '') return `${basename(session.cwd ?? session.project)} (${short})`;
+  const shown =
+    [...title].length > TITLE_CHARS
+      ? `${[...title]
+          .slice(0, TITLE_CHARS - 1)
+          .join('')
+          .trimEnd()}…`
+      : title;
+  return `${shown} (${short})`;
 }
 
 function sessionTooltip(session: SessionSummary, line: string): string {

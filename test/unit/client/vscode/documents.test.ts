@@ -1,6 +1,7 @@
 /** The read-only documents: a session's details, its memory, a compaction preview, a handoff's message. */
 import { describe, expect, it } from 'vitest';
-import type { CompactionResult, HandoffResult, MemorySummaryResult } from '../../../../client/index.js';
+import type { CompactionResult, MemorySummaryResult } from '../../../../client/index.js';
+import type { HandoffResult } from '../../../../shared/protocol/handoff.js';
 import { renderCompaction } from '../../../../client/memctl/commands/compact.js';
 import { compactionDocument, handoffMessage, sessionDocument, summaryDocument } from '../../../../client/vscode/src/documents.js';
 import { sampleSession } from './sample.js';

@@ -1,6 +1,7 @@
 /** The warning on a threshold crossing: only upwards, only for the sessions asked about. */
 import { describe, expect, it } from 'vitest';
-import type { ThresholdCrossedEvent, ThresholdState } from '../../../../client/index.js';
+import type { ThresholdState } from '../../../../client/index.js';
+import type { ThresholdCrossedEvent } from '../../../../shared/protocol/events.js';
 import { NOTICE_ACTIONS, noticeFor, wanted } from '../../../../client/vscode/src/notices.js';
 import { sampleSession, threshold } from './sample.js';
 

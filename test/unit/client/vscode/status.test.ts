@@ -70,6 +70,9 @@ describe('names and paths', () => {
     expect(sessionName(sampleSession())).toBe('invoice-service (4be41908)');
     expect(sessionName(sampleSession({ title: '  Fix rounding \n' }))).toBe('Fix rounding (4be41908)');
     expect(sessionName(sampleSession({ cwd: null }))).toBe('-home-user-src-invoice-service (4be41908)');
+    // Titles are often the first prompt, whole.
+    const prompt = 'Customers are being overcharged when an invoice has a fixed discount and tax.\nFind and fix the bug.';
+    expect(sessionName(sampleSession({ title: prompt }))).toBe('Customers are being overcharged when an invoice h… (4be41908)');
   });
 
   it('compares folders without their trailing slashes', () => {

@@ -1,0 +1,154 @@
+/**
+ * The VS Code extension's logic against a real memd (no VS Code): the status line of the
+ * workspace's session, the sessions view's pages, each command's output, and the warning on a
+ * threshold crossing. The tests run in order against one daemon; the last ones change the
+ * workspace session's transcript.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type Client } from '../../client/index.js';
+import type { Controller } from '../../client/vscode/src/controller.js';
+import type { Notice } from '../../client/vscode/src/notices.js';
+import { STATUS_ICON } from '../../client/vscode/src/status.js';
+import { appendResponse, caughtUp, controllerFor, installFixtures, type Workspace } from '../unit/client/vscode/sandbox-fixture.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+
+let sandbox: Sandbox;
+let workspace: Workspace;
+let client: Client;
+const controllers: Controller[] = [];
+
+beforeAll(async () => {
+  sandbox = makeSandbox();
+  workspace = installFixtures(sandbox);
+  const daemon = await startDaemon(sandbox);
+  keepForFile(sandbox, daemon);
+  await caughtUp(sandbox);
+  client = createClient({ env: sandbox.env, autostart: false });
+});
+
+afterAll(() => {
+  for (const controller of controllers) controller.dispose();
+  client?.close();
+});
+
+async function started(folders: string[], settings: Parameters<typeof controllerFor>[2] = {}): Promise<Controller> {
+  const controller = controllerFor(sandbox, folders, settings);
+  controllers.push(controller);
+  await controller.start();
+  await eventually(() => controller.sessions.all.length > 0, 'the first page of sessions');
+  return controller;
+}
+
+describe('the status bar', () => {
+  it('shows the workspace session’s context line, the same line memctl statusline prints', async () => {
+    const controller = await started([workspace.folder]);
+    expect(controller.currentSession?.sessionId).toBe(workspace.sessionId);
+    const view = controller.status();
+    expect(view.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% until auto-compact · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
+    expect(view.command).toEqual({ id: 'memd.openSession', args: [workspace.sessionId] });
+    // memctl statusline gives memd 150 ms; on a busy machine a try may fall back to its own figures ("no memd").
+    let line = '';
+    await eventually(async () => {
+      const result = await runMemctl(sandbox, ['statusline'], { COLUMNS: '78' }, JSON.stringify({ session_id: workspace.sessionId }));
+      line = result.stdout.trim();
+      return !line.includes('no memd');
+    }, 'memctl statusline with memd’s figures');
+    expect(view.text).toBe(`${STATUS_ICON} ${line}`);
+  });
+
+  it('says when the folder has no session, and follows a change of folders', async () => {
+    const elsewhere = join(sandbox.root, 'elsewhere');
+    const controller = await started([elsewhere]);
+    expect(controller.currentSession).toBeNull();
+    expect(controller.status().text).toBe(`${STATUS_ICON} memd: no session`);
+    await controller.setFolders([elsewhere, workspace.folder]);
+    expect(controller.currentSession?.sessionId).toBe(workspace.sessionId);
+  });
+});
+
+describe('the sessions view', () => {
+  it('lists every session in pages, most recent first, each with its context bar', async () => {
+    const { sessions: all } = await client.sessionsList();
+    const controller = await started([workspace.folder], { pageSize: 3 });
+    expect(controller.treeNodes().map((node) => node.kind)).toEqual(['session', 'session', 'session', 'more']);
+    while (controller.sessions.hasMore) await controller.loadMore();
+    const nodes = controller.treeNodes();
+    expect(nodes.map((node) => node.kind === 'session' && node.sessionId)).toEqual(all.map((session) => session.sessionId));
+    for (const node of nodes) {
+      expect(node.kind).toBe('session');
+      if (node.kind === 'session') expect(node.description).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left$/);
+    }
+  });
+});
+
+describe('the commands', () => {
+  it('open a session’s details', async () => {
+    const controller = await started([workspace.folder]);
+    const document = await controller.openSession(workspace.sessionId.slice(0, 8));
+    expect(document.path).toBe(`/session/${workspace.sessionId}.md`);
+    expect(document.content).toContain(`| cwd | ${workspace.folder} |`);
+    expect(document.content).toContain('| entries | 49 |');
+    await expect(controller.openSession('ffffffff')).rejects.toThrow(/^memd could not read session ffffffff: /);
+  });
+
+  it('show the session memory: none yet, then what an extraction wrote', async () => {
+    const controller = await started([workspace.folder]);
+    const before = await controller.showSummary(workspace.sessionId);
+    expect(before.content).toContain(`# No session memory yet for ${workspace.sessionId}`);
+    const extracted = await runMemctl(sandbox, ['memory', 'extract', workspace.sessionId]);
+    expect(extracted.code, extracted.stderr).toBe(0);
+    const after = await controller.showSummary(workspace.sessionId);
+    const { text, path } = await client.memorySummary({ sessionId: workspace.sessionId });
+    expect(text).not.toBeNull();
+    expect(after.content.endsWith(`${text}${text?.endsWith('\n') ? '' : '\n'}`)).toBe(true);
+    expect(after.content.split('\n')[0]).toContain(`by the offline summarizer; ${path} -->`);
+  });
+
+  it('preview a compaction as memctl compact prints it, asking first below the threshold', async () => {
+    const controller = await started([workspace.folder]);
+    const below = await controller.previewCompaction(workspace.sessionId, false);
+    expect(below).toEqual({ kind: 'below-threshold', message: expect.stringMatching(/^Session 4be41908 is below its auto-compact threshold \([\d,]+ of 167,000 tokens\)/) });
+    const preview = await controller.previewCompaction(workspace.sessionId, true);
+    const printed = await runMemctl(sandbox, ['compact', workspace.sessionId, '--force']);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(preview.kind === 'document' && preview.document.content).toBe(printed.stdout);
+    expect(printed.stdout).toMatch(/^session-memory compaction of 4be41908/);
+  });
+
+  it('write a handoff into the session’s folder', async () => {
+    const controller = await started([workspace.folder]);
+    const outcome = await controller.writeHandoff(workspace.sessionId);
+    const path = join(workspace.folder, 'docs', 'handoff-context.md');
+    expect(outcome.path).toBe(path);
+    expect(existsSync(path)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toContain('## Next Steps');
+    expect(outcome.message).toMatch(new RegExp(`^A handoff by the offline summarizer was written to ${path} \\(added to \\.gitignore\\): \\d+ files touched`));
+  });
+});
+
+describe('a threshold crossing', () => {
+  it('warns about the workspace session, and updates the status bar and the view', async () => {
+    const mine = await started([workspace.folder]);
+    const everyone = await started([join(sandbox.root, 'elsewhere')], { notifications: 'all' });
+    const mutedElsewhere = await started([join(sandbox.root, 'elsewhere')]);
+    const notices = new Map<Controller, Notice[]>([mine, everyone, mutedElsewhere].map((controller) => [controller, []]));
+    for (const [controller, list] of notices) controller.onNotice((notice) => list.push(notice));
+
+    appendResponse(workspace, 'cross-1', 170_000);
+    await eventually(() => (notices.get(mine)?.length ?? 0) > 0, 'the notice');
+    expect(notices.get(mine)?.[0]).toMatchObject({
+      sessionId: workspace.sessionId,
+      // The extraction above gave the session its title: the start of its first prompt.
+      message: expect.stringMatching(/^memd: Claude Code session Customers are being overcharged [^(]*… \(4be41908\) reached its auto-compact threshold \(170K of 167K tokens\)/),
+      actions: [{ command: 'memd.previewCompaction' }, { command: 'memd.writeHandoff' }, { command: 'memd.openSession' }],
+    });
+    await eventually(() => (notices.get(everyone)?.length ?? 0) > 0, 'the notice for every session');
+    await eventually(() => mine.status().severity === 'error', 'the status colour');
+    expect(mine.status().text).toMatch(/^\$\(pulse\) ▕████████▏ 0% until auto-compact · 0 left · /);
+    const node = mine.treeNodes()[0];
+    expect(node).toMatchObject({ kind: 'session', sessionId: workspace.sessionId, icon: 'error' });
+    expect(notices.get(mutedElsewhere)).toEqual([]);
+  });
+});
