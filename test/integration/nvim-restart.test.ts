@@ -44,6 +44,14 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
     await eventually(async () => (await connectionState(nvim)).state === 'waiting', 'a failed first attempt');
     expect(await statusline(nvim)).toBe('');
     expect((await connectionState(nvim)).last_error).toBe(`cannot connect to ${sandbox.socketPath}: ENOENT (memd is not running)`);
+    // The wait doubles from backoff_initial_ms after each failure, and stops at backoff_max_ms.
+    const waits: number[] = [];
+    await eventually(async () => {
+      const wait = await nvim.lua<number | null>(`return require('memd').status().retry_in_ms`);
+      if (wait !== null) waits.push(wait);
+      return waits.some((ms) => ms > 4 * FAST_BACKOFF.backoff_initial_ms);
+    }, 'the backoff to double twice');
+    expect(Math.max(...waits)).toBeLessThanOrEqual(FAST_BACKOFF.backoff_max_ms);
 
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
@@ -55,7 +63,8 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       expect((await runMemctl(sandbox, ['stop'])).code).toBe(0);
       await daemon.exited;
       await eventually(async () => (await statusline(nvim)) === '', 'an empty line after the stop');
-      expect((await connectionState(nvim)).last_error).toMatch(/^memd is stopping|^cannot connect to .*\(memd is not running\)$/);
+      // Which failure came last depends on where a reconnect attempt met the stopping daemon.
+      expect((await connectionState(nvim)).last_error).toMatch(/^(memd is stopping \(|cannot connect to .*\(memd is not running\)$|memd closed the connection$|daemon\.version failed: )/);
       daemon = await startDaemon(sandbox);
       await eventually(async () => (await statusline(nvim)) !== '', 'the line after a restart');
       // Subscribed again: an append reaches the line with no refresh.
