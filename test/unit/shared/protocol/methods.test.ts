@@ -33,7 +33,7 @@ const DESIGN_METHODS = [
   'handoff.read',
 ];
 /** Methods memd adds to DESIGN.md §3, each documented as an addition in docs/protocol.md. */
-const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status'];
+const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status', 'memory.pause', 'memory.resume'];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
 
