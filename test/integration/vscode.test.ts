@@ -81,6 +81,16 @@ describe('the sessions view', () => {
       if (node.kind === 'session') expect(node.description).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left$/);
     }
   });
+
+  it('starts over from the first page when memd no longer knows the cursor (a restart)', async () => {
+    const controller = await started([workspace.folder], { pageSize: 2 });
+    const first = controller.sessions.all.map((session) => session.sessionId);
+    controller.sessions.reset({ sessions: [...controller.sessions.all], total: null, hidden: 0, nextCursor: 'a-cursor-of-another-daemon' });
+    await controller.loadMore();
+    expect(controller.sessions.all.map((session) => session.sessionId)).toEqual(first);
+    expect(controller.sessions.cursor).not.toBe('a-cursor-of-another-daemon');
+    expect(controller.sessions.hasMore).toBe(true);
+  });
 });
 
 describe('the commands', () => {

@@ -18,6 +18,8 @@ export const STATUS_ITEM_ID = 'memd.status';
 /** Left of the editor's own items, where status lines about the work go. */
 const STATUS_PRIORITY = 100;
 const PREVIEW_ANYWAY = 'Preview Anyway';
+/** A quick pick row has about this much room for the context line beside the session's name. */
+const PICK_LINE_COLUMNS = 60;
 
 /** The commands the manifest contributes, each registered here (the unit test checks both agree). */
 export const COMMANDS = ['memd.refresh', 'memd.openSession', 'memd.showSummary', 'memd.writeHandoff', 'memd.previewCompaction', 'memd.loadMore', 'memd.startDaemon'] as const;
@@ -128,7 +130,7 @@ export function activateWith<U extends UriLike>(api: VscodeApi<U>, context: Exte
     const named = controller.sessionIdFrom(argument);
     if (named !== null) return named;
     const now = Date.now();
-    const choices = controller.sessions.all.map((session) => ({ label: sessionName(session), description: contextLine(session, 60, now), sessionId: session.sessionId }));
+    const choices = controller.sessions.all.map((session) => ({ label: sessionName(session), description: contextLine(session, PICK_LINE_COLUMNS, now), sessionId: session.sessionId }));
     if (choices.length === 0) {
       void api.window.showInformationMessage('memd: no session to choose from; open the memd Sessions view once memd runs.');
       return undefined;

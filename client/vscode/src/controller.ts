@@ -62,6 +62,13 @@ export class Controller {
   private loadedGeneration = 0;
   private shownStatus = '';
   private statusTimer: NodeJS.Timeout | undefined;
+  /**
+   * Updates that arrived while a reload was in flight. An event that follows an answer in the same
+   * read is handled before the answer's continuation, so the answer may be older than the event:
+   * such updates are applied again once the reload is done, when their activity is newer.
+   */
+  private missed: SessionSummary[] | null = null;
+  private reloads = 0;
 
   constructor(options: ControllerOptions) {
     this.settings = options.settings;
@@ -126,7 +133,7 @@ export class Controller {
   async setFolders(folders: readonly string[]): Promise<void> {
     this.folders = [...folders];
     try {
-      await this.reloadCurrent();
+      await this.reloading(() => this.reloadCurrent());
     } catch (error) {
       this.log(`could not find the folders' session: ${describeError(error)}`);
       this.link.suspect(error);
@@ -158,7 +165,7 @@ export class Controller {
       this.changed('tree');
     } catch (error) {
       // A cursor of a daemon that restarted since: start over from the first page.
-      if (error instanceof RpcError && error.code === ErrorCode.InvalidParams) return this.reload();
+      if (error instanceof RpcError && error.code === ErrorCode.InvalidParams && error.kind === 'BadCursor') return this.reload();
       this.link.suspect(error);
       throw new commands.CommandError(`memd could not list more sessions: ${describeError(error)}`, error);
     }
@@ -239,13 +246,29 @@ export class Controller {
   private async reload(generation = this.loadedGeneration): Promise<void> {
     this.loadedGeneration = generation;
     try {
-      const [{ list, invalid }] = await Promise.all([this.link.client.sessionsList({ limit: this.settings.pageSize }).then(parseSessionList), this.reloadCurrent()]);
-      for (const problem of invalid) this.log(`left out of the sessions view: ${problem}`);
-      this.sessions.reset(list);
-      this.changed('tree');
+      await this.reloading(async () => {
+        const [{ list, invalid }] = await Promise.all([this.link.client.sessionsList({ limit: this.settings.pageSize }).then(parseSessionList), this.reloadCurrent()]);
+        for (const problem of invalid) this.log(`left out of the sessions view: ${problem}`);
+        this.sessions.reset(list);
+        this.changed('tree');
+      });
     } catch (error) {
       this.log(`could not load the sessions: ${describeError(error)}`);
       this.link.suspect(error);
+    }
+  }
+
+  /** Runs a reload, then applies the updates that came meanwhile and are newer than what it loaded. */
+  private async reloading(work: () => Promise<void>): Promise<void> {
+    if (this.reloads++ === 0) this.missed = [];
+    try {
+      await work();
+    } finally {
+      if (--this.reloads === 0) {
+        const missed = this.missed ?? [];
+        this.missed = null;
+        for (const session of missed) this.apply(session, true);
+      }
     }
   }
 
@@ -271,11 +294,19 @@ export class Controller {
       this.log(`session.updated ignored: ${describeError(error)}`);
       return;
     }
-    if (this.sessions.update(session)) this.changed('tree');
+    this.missed?.push(session);
+    this.apply(session, false);
+  }
+
+  /** An update, as it comes, or `replayed` after a reload: then only when its activity is newer than what is shown. */
+  private apply(session: SessionSummary, replayed: boolean): void {
+    const newer = (shown: SessionSummary | null | undefined) => shown === null || shown === undefined || (session.lastActivity ?? '') > (shown.lastActivity ?? '');
+    if ((!replayed || newer(this.sessions.find(session.sessionId))) && this.sessions.update(session)) this.changed('tree');
     const cwd = session.cwd;
     if (cwd === null || !this.folders.some((folder) => samePath(folder, cwd))) return;
     const current = this.current;
-    if (current === null || current.sessionId === session.sessionId || (session.lastActivity ?? '') >= (current.lastActivity ?? '')) {
+    const replaces = replayed ? newer(current) : current === null || current.sessionId === session.sessionId || (session.lastActivity ?? '') >= (current.lastActivity ?? '');
+    if (replaces) {
       this.current = session;
       this.changed('status');
     }
