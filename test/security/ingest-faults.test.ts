@@ -153,6 +153,8 @@ describe('ingest faults are backed off', () => {
         expect(status.ingest.progress.filesPending).toBe(1);
         execFileSync('mount', ['-o', 'remount,size=64m', stateFs]);
         await eventually(() => committed(join(stateFs, 'memd', 'memd.sqlite'), path) === size, 'the transcript to be ingested once there is room', 10_000);
+        // The failure is cleared when the pass that committed ends, a moment after its rows are in.
+        await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0, 'the store failure to clear');
         expect((await daemonStatus<DaemonStatus>(sandbox)).ingest).toMatchObject({ failing: [], failingCount: 0 });
         const lines = logLines(daemon).filter((line) => line.level !== 'debug' && /index/.test(line.msg));
         expect(lines.map((line) => [line.level, line.msg])).toEqual([
