@@ -54,6 +54,7 @@ const api = {
     registerTextDocumentContentProvider: () => disposable,
   },
   EventEmitter,
+  TreeItem: class {},
   ThemeIcon: class {},
   ThemeColor: class {},
   StatusBarAlignment: { Left: 1 },

@@ -40,16 +40,20 @@ export interface Activation {
   dispose(): void;
 }
 
-function treeItem<U extends UriLike>(api: VscodeApi<U>, node: TreeNode): TreeItemLike {
-  const item: TreeItemLike = { id: node.id, label: node.label, iconPath: new api.ThemeIcon(node.icon), collapsibleState: api.TreeItemCollapsibleState.None };
+function treeItem<U extends UriLike, I extends TreeItemLike>(api: VscodeApi<U, I>, node: TreeNode): I {
+  const item = new api.TreeItem(node.label, api.TreeItemCollapsibleState.None);
+  item.id = node.id;
+  item.iconPath = new api.ThemeIcon(node.icon);
   if (node.kind === 'session') {
-    Object.assign(item, { description: node.description, tooltip: node.tooltip, contextValue: node.contextValue });
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.contextValue = node.contextValue;
   }
   if (node.kind !== 'message') item.command = { command: node.command.id, title: node.command.title, arguments: node.command.args };
   return item;
 }
 
-export function activateWith<U extends UriLike>(api: VscodeApi<U>, context: ExtensionContextLike, options: AdapterOptions = {}): Activation {
+export function activateWith<U extends UriLike, I extends TreeItemLike>(api: VscodeApi<U, I>, context: ExtensionContextLike, options: AdapterOptions = {}): Activation {
   const env = options.env ?? process.env;
   const disposables: Disposable[] = [];
   const own = <T extends Disposable>(disposable: T): T => {

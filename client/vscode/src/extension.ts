@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { activateWith } from './adapter.js';
 
 export function activate(context: vscode.ExtensionContext): void {
-  activateWith<vscode.Uri>(vscode, context);
+  activateWith<vscode.Uri, vscode.TreeItem>(vscode, context);
 }
 
 /** Everything is in context.subscriptions, which VS Code disposes. */

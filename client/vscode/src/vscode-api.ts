@@ -51,20 +51,21 @@ export interface StatusBarItemLike {
   dispose(): void;
 }
 
+/** Made with the API's own TreeItem class (VS Code's tree reads its fields; an instance leaves no doubt). */
 export interface TreeItemLike {
   id?: string;
-  label: string;
-  description?: string;
-  tooltip?: string;
-  iconPath?: ThemeIconLike;
+  label?: string | object;
+  description?: string | boolean;
+  tooltip?: string | object;
+  iconPath?: string | object;
   contextValue?: string;
   command?: CommandLike;
-  collapsibleState: number;
+  collapsibleState?: number;
 }
 
-export interface TreeDataProviderLike<T> {
+export interface TreeDataProviderLike<T, I extends TreeItemLike = TreeItemLike> {
   onDidChangeTreeData?: Event<T | undefined>;
-  getTreeItem(element: T): TreeItemLike;
+  getTreeItem(element: T): I;
   getChildren(element?: T): T[];
 }
 
@@ -98,11 +99,11 @@ export interface TextDocumentContentProviderLike<U extends UriLike> {
   provideTextDocumentContent(uri: U): string | undefined;
 }
 
-/** `U`: the API's own Uri type (VS Code's Uri class, or the mock's). */
-export interface VscodeApi<U extends UriLike = UriLike> {
+/** `U` and `I`: the API's own Uri and TreeItem classes (VS Code's, or the mock's). */
+export interface VscodeApi<U extends UriLike = UriLike, I extends TreeItemLike = TreeItemLike> {
   window: {
     createStatusBarItem(id: string, alignment?: number, priority?: number): StatusBarItemLike;
-    createTreeView<T>(viewId: string, options: { treeDataProvider: TreeDataProviderLike<T> }): TreeViewLike;
+    createTreeView<T>(viewId: string, options: { treeDataProvider: TreeDataProviderLike<T, I> }): TreeViewLike;
     createOutputChannel(name: string): OutputChannelLike;
     showInformationMessage(message: string, ...items: string[]): PromiseLike<string | undefined>;
     showWarningMessage(message: string, ...items: string[]): PromiseLike<string | undefined>;
@@ -128,6 +129,7 @@ export interface VscodeApi<U extends UriLike = UriLike> {
     file(path: string): U;
   };
   EventEmitter: new <T>() => EventEmitterLike<T>;
+  TreeItem: new (label: string, collapsibleState?: number) => I;
   ThemeIcon: new (id: string) => ThemeIconLike;
   ThemeColor: new (id: string) => ThemeColorLike;
   StatusBarAlignment: { readonly Left: number };

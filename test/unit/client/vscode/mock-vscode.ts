@@ -50,6 +50,19 @@ class MockEventEmitter<T> implements EventEmitterLike<T> {
   }
 }
 
+export class MockTreeItem implements TreeItemLike {
+  id?: string;
+  description?: string;
+  tooltip?: string;
+  iconPath?: MockThemeIcon;
+  contextValue?: string;
+  command?: CommandLike;
+  constructor(
+    readonly label: string,
+    readonly collapsibleState?: number,
+  ) {}
+}
+
 class MockThemeIcon {
   constructor(readonly id: string) {}
 }
@@ -83,7 +96,7 @@ export class MockStatusBarItem implements StatusBarItemLike {
 }
 
 export interface MockTreeView extends TreeViewLike {
-  provider: TreeDataProviderLike<unknown>;
+  provider: TreeDataProviderLike<unknown, MockTreeItem>;
   disposed: boolean;
   /** How often the provider said its data changed. */
   changes: number;
@@ -101,7 +114,7 @@ export interface ShownDocument {
 }
 
 export interface MockVscode {
-  api: VscodeApi<MockUri>;
+  api: VscodeApi<MockUri, MockTreeItem>;
   statusItems: MockStatusBarItem[];
   treeViews: Map<string, MockTreeView>;
   commands: Map<string, (...args: unknown[]) => unknown>;
@@ -121,7 +134,7 @@ export interface MockVscode {
   /** Runs a registered command as VS Code would, and waits for it. */
   run(command: string, ...args: unknown[]): Promise<unknown>;
   /** The tree's items as VS Code would ask for them. */
-  treeItems(viewId: string): TreeItemLike[];
+  treeItems(viewId: string): MockTreeItem[];
   /** Registrations and emitters not disposed yet. */
   live(): number;
 }
@@ -175,7 +188,7 @@ export function mockVscode(config: Record<string, unknown> = {}, folders: string
       return view.provider.getChildren().map((node) => view.provider.getTreeItem(node));
     },
     live: () => [...disposables].filter((handle) => !handle.disposed).length,
-    api: undefined as unknown as VscodeApi<MockUri>,
+    api: undefined as unknown as VscodeApi<MockUri, MockTreeItem>,
   };
 
   const message =
@@ -193,10 +206,10 @@ export function mockVscode(config: Record<string, unknown> = {}, folders: string
         mock.statusItems.push(item);
         return item;
       },
-      createTreeView<T>(viewId: string, options: { treeDataProvider: TreeDataProviderLike<T> }) {
+      createTreeView<T>(viewId: string, options: { treeDataProvider: TreeDataProviderLike<T, MockTreeItem> }) {
         const registration = track(() => mock.treeViews.delete(viewId));
         const view: MockTreeView = {
-          provider: options.treeDataProvider as TreeDataProviderLike<unknown>,
+          provider: options.treeDataProvider as TreeDataProviderLike<unknown, MockTreeItem>,
           changes: 0,
           disposed: false,
           dispose: () => {
@@ -264,6 +277,7 @@ export function mockVscode(config: Record<string, unknown> = {}, folders: string
       file: (path) => new MockUri('file', path),
     },
     EventEmitter: MockEventEmitter,
+    TreeItem: MockTreeItem,
     ThemeIcon: MockThemeIcon,
     ThemeColor: MockThemeColor,
     StatusBarAlignment: { Left: 1 },
