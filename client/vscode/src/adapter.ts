@@ -15,7 +15,7 @@ import type { Disposable, ExtensionContextLike, TreeItemLike, UriLike, VscodeApi
 
 export const VIEW_ID = 'memd.sessions';
 export const STATUS_ITEM_ID = 'memd.status';
-/** Left of the editor's own items, where status lines about the work go. */
+/** On the left, where the items about the work go; a higher priority sits further left. */
 const STATUS_PRIORITY = 100;
 const PREVIEW_ANYWAY = 'Preview Anyway';
 /** A quick pick row has about this much room for the context line beside the session's name. */
