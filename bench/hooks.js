@@ -25,7 +25,7 @@ function timeRun(args, env, input) {
 /** Medians (and p95s) of each command, alternated with `node -e 0` run by run. */
 function alternate(commands, env) {
   const times = { node: [], ...Object.fromEntries(commands.map(({ name }) => [name, []])) };
-  let sample = {};
+  const sample = {};
   for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
     const bare = timeRun(['-e', '0'], env).ms;
     for (const { name, args, input } of commands) {

@@ -126,7 +126,10 @@ export function sourceFiles(root: string): string[] {
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
       const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) pending.push(path);
+      // An editor extension's own dependencies (client/vscode/node_modules) are not memd's sources.
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') pending.push(path);
+      }
       else if (entry.isFile() && entry.name.endsWith('.ts')) files.push(path);
     }
   }
