@@ -35,7 +35,18 @@ function alternate(commands, env) {
     }
     if (i >= WARMUP_RUNS) times.node.push(bare);
   }
-  const stats = Object.fromEntries(Object.entries(times).map(([name, list]) => [name, { median: median(list), p95: percentile([...list].sort((a, b) => a - b), 95) }]));
+  const stats = Object.fromEntries(
+    Object.entries(times).map(([name, list]) => [
+      name,
+      {
+        median: median(list),
+        p95: percentile(
+          [...list].sort((a, b) => a - b),
+          95,
+        ),
+      },
+    ]),
+  );
   return { stats, sample };
 }
 
@@ -72,7 +83,10 @@ export async function benchHooks() {
     const { stats } = warm;
     const ratio = stats.statusline.median / stats.node.median;
     report(`node -e 0                      ${fmt(stats.node.median)} ms (${fmt(stats.node.p95)})`);
-    report(`memctl statusline, warm memd   ${fmt(stats.statusline.median)} ms (${fmt(stats.statusline.p95)}), ${fmt(ratio, 2)}x node (target <= ${MAX_STATUSLINE_RATIO})`, ratio <= MAX_STATUSLINE_RATIO);
+    report(
+      `memctl statusline, warm memd   ${fmt(stats.statusline.median)} ms (${fmt(stats.statusline.p95)}), ${fmt(ratio, 2)}x node (target <= ${MAX_STATUSLINE_RATIO})`,
+      ratio <= MAX_STATUSLINE_RATIO,
+    );
     report(`  its line: ${warm.sample.statusline.trim()}`);
     for (const name of ['turn-start', 'turn-end']) {
       const added = stats[name].median - stats.node.median;

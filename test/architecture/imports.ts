@@ -129,8 +129,7 @@ export function sourceFiles(root: string): string[] {
       // An editor extension's own dependencies (client/vscode/node_modules) are not memd's sources.
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules') pending.push(path);
-      }
-      else if (entry.isFile() && entry.name.endsWith('.ts')) files.push(path);
+      } else if (entry.isFile() && entry.name.endsWith('.ts')) files.push(path);
     }
   }
   return files.sort();
