@@ -10,9 +10,9 @@
  *   unshare -n sh -c 'ip link set lo up && MEMD_CLAUDE_BIN=/opt/claude-code/node_modules/.bin/claude \
  *     npx vitest run test/integration/claude-code.test.ts'
  *
- * The interactive part needs tmux on the PATH.
+ * The interactive test needs tmux on the PATH, and is skipped without it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,9 @@ const TITLE =
   CLAUDE_BIN === ''
     ? `${SUITE} (skipped: set MEMD_CLAUDE_BIN to the claude executable of @anthropic-ai/claude-code 2.1.197, and run it in a network namespace with loopback only)`
     : `${SUITE} (${CLAUDE_BIN})`;
+
+/** The interactive test drives Claude Code's TUI through tmux; without it, that test is skipped. */
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 /** Claude Code starts in a few seconds; a turn against the local API takes well under one. */
 const CLAUDE_TEST_TIMEOUT_MS = 120_000;
@@ -276,8 +279,8 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
     CLAUDE_TEST_TIMEOUT_MS,
   );
 
-  it(
-    "interactive, under tmux: memd's status line shows memd's figures after one exchange, and Stop lets go of the lock",
+  it.skipIf(!HAS_TMUX)(
+    "interactive, under tmux (skipped without tmux on the PATH): memd's status line shows memd's figures after one exchange, and Stop lets go of the lock",
     async () => {
       const sessionId = '5e55e55e-0000-4000-8000-0000000071e7';
       const locksDuringTurn: unknown[] = [];
