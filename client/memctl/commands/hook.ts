@@ -11,6 +11,7 @@ import { renderPartialHandoff } from '../../../shared/handoff/render.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
+import { readJsonObject, text } from '../quick/stdin.js';
 import { HANDOFF_FILE } from '../../../shared/paths.js';
 
 /** Claude Code's PreCompact hook gets 60 s (install-hooks); memd answers within this, or falls back. */
@@ -34,40 +35,16 @@ interface HookInput {
   compactSummary: string | null;
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
-
-export function parseHookInput(raw: string): HookInput | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const record = value as Record<string, unknown>;
+/** The fields memd's hooks read, from the hook's stdin object. */
+function hookInputOf(record: Record<string, unknown>): HookInput {
   return {
-    sessionId: text(record.session_id),
-    transcriptPath: text(record.transcript_path),
-    cwd: text(record.cwd),
-    trigger: text(record.trigger),
-    source: text(record.source),
+    sessionId: text(record, 'session_id'),
+    transcriptPath: text(record, 'transcript_path'),
+    cwd: text(record, 'cwd'),
+    trigger: text(record, 'trigger'),
+    source: text(record, 'source'),
     compactSummary: typeof record.compact_summary === 'string' ? record.compact_summary : null,
   };
-}
-
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const done = () => {
-      clearTimeout(timer);
-      process.stdin.pause();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const timer = setTimeout(done, STDIN_DEADLINE_MS);
-    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
-    process.stdin.once('end', done);
-    process.stdin.once('error', done);
-  });
 }
 
 function deadline(env: NodeJS.ProcessEnv, fallbackMs: number): number {
@@ -240,7 +217,8 @@ export const hook: Command = async (ctx) => {
   }
   const run = name === undefined ? undefined : HOOKS[name];
   if (run === undefined || rest.length > 0) throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
-  const input = parseHookInput(await readStdin());
+  const record = await readJsonObject(STDIN_DEADLINE_MS);
+  const input = record === null ? null : hookInputOf(record);
   if (input === null) {
     ctx.out.err(`memctl hook ${name}: stdin is not the hook's JSON object; nothing to do`);
     return 0;
