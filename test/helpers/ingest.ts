@@ -3,7 +3,7 @@
  * index a clean ingest of the same files produces (the reference every fault test compares with).
  */
 import Database from 'better-sqlite3';
-import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createBus } from '../../daemon/bus/bus.js';
@@ -109,4 +109,19 @@ export async function cleanIngest(projectsDir: string): Promise<IndexDump> {
 /** Sizes of every transcript under `projectsDir`, by path. */
 export async function transcriptSizes(projectsDir: string): Promise<Map<string, number>> {
   return new Map((await scanTranscripts(projectsDir)).map((file) => [file.path, file.size]));
+}
+
+/**
+ * Appends a user prompt to a main transcript, chained to its last entry on the main thread
+ * (bookkeeping lines such as `mode` carry no uuid): a live line whose session's triggers memd
+ * looks at again.
+ */
+export function appendPrompt(transcript: string, sessionId: string, text: string, uuid: string): void {
+  const entries = readFileSync(transcript, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { uuid?: string; isSidechain?: boolean });
+  const last = entries.findLast((entry) => typeof entry.uuid === 'string' && entry.isSidechain !== true);
+  const entry = { parentUuid: last?.uuid ?? null, isSidechain: false, type: 'user', message: { role: 'user', content: text }, uuid, timestamp: new Date().toISOString(), sessionId };
+  appendFileSync(transcript, `${JSON.stringify(entry)}\n`);
 }

@@ -4,14 +4,14 @@
  * (across restarts), and status shows the spend today and per session. Requested extractions run
  * whatever the budget or the pause say.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
 import { manifest, type Manifest } from '../helpers/fixtures.js';
-import { copyFixtureProjects } from '../helpers/ingest.js';
+import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
 import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
@@ -21,26 +21,6 @@ const MODEL_NOTES = SESSION_MEMORY_TEMPLATE.replace(/^(_.+_)$/gm, '$1\nNotes fro
 
 const transcriptOf = (sandbox: Sandbox, session: Manifest) => join(sandbox.projectsDir, session.transcript.replace(/^projects\//, ''));
 const summaryOf = (sandbox: Sandbox, session: Manifest) => sessionSummaryPath(sandbox.projectsDir, session.transcript.split('/')[1] as string, session.sessionId);
-
-/** A live line on the session's main chain: its triggers are looked at, and it was never extracted. */
-function appendPrompt(sandbox: Sandbox, session: Manifest): void {
-  const path = transcriptOf(sandbox, session);
-  const entries = readFileSync(path, 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { uuid?: string; isSidechain?: boolean });
-  const last = entries.findLast((entry) => typeof entry.uuid === 'string' && entry.isSidechain !== true) as { uuid: string };
-  const entry = {
-    parentUuid: last.uuid,
-    isSidechain: false,
-    type: 'user',
-    message: { role: 'user', content: 'one more thing' },
-    uuid: '71000000-0000-4000-8000-000000000001',
-    timestamp: new Date().toISOString(),
-    sessionId: session.sessionId,
-  };
-  appendFileSync(path, `${JSON.stringify(entry)}\n`);
-}
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -73,7 +53,7 @@ describe('the daily budget of background extraction', () => {
 
       // A live change makes the other session due: its job waits for tomorrow, and no request is made.
       const requests = api.requests.length;
-      appendPrompt(sandbox, corrections);
+      appendPrompt(transcriptOf(sandbox, corrections), corrections.sessionId, 'one more thing', '71000000-0000-4000-8000-000000000001');
       await eventually(async () => (await client.daemonStatus()).extraction.jobs.queued === 1, 'the background job to be queued');
       expect(api.requests.length).toBe(requests);
       expect(existsSync(summaryOf(sandbox, corrections))).toBe(false);
@@ -113,7 +93,7 @@ describe('memctl memory pause and resume', () => {
     expect((await client.daemonStatus()).extraction.paused).toBe(true);
     expect((await runMemctl(sandbox, ['status'])).stdout).toContain('background extraction paused (memctl memory resume)');
 
-    appendPrompt(sandbox, loop);
+    appendPrompt(transcriptOf(sandbox, loop), loop.sessionId, 'one more thing', '71000000-0000-4000-8000-000000000002');
     await eventually(async () => (await client.daemonStatus()).extraction.jobs.queued === 1, 'the background job to be queued');
     expect(existsSync(summaryOf(sandbox, loop))).toBe(false);
 

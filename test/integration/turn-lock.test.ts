@@ -4,14 +4,14 @@
  * `memctl hook turn-end`. Extraction waits for the turn, runs at its end, and a turn that never
  * sent its Stop lets go once its transcript has been quiet for the TTL.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
 import { manifest } from '../helpers/fixtures.js';
-import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
+import { appendPrompt, copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
 import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
@@ -49,28 +49,6 @@ function recordedHookInput(name: string, transcript: string): string {
   return JSON.stringify({ ...recorded.stdin, transcript_path: transcript });
 }
 
-/** A line the agent writes during its turn (a user prompt, chained to the last entry). */
-function appendPrompt(transcript: string, text: string): void {
-  // Bookkeeping lines (`mode`, `last-prompt`) carry no uuid: the chain goes on from the last that does.
-  const entries = readFileSync(transcript, 'utf8')
-    .trimEnd()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { uuid?: string; isSidechain?: boolean });
-  const last = entries.findLast((entry) => typeof entry.uuid === 'string' && entry.isSidechain !== true) as { uuid: string };
-  const uuid = `70000000-0000-4000-8000-${String(Date.now() % 1e12).padStart(12, '0')}`;
-  const entry = {
-    parentUuid: last.uuid,
-    isSidechain: false,
-    type: 'user',
-    message: { role: 'user', content: text },
-    uuid,
-    timestamp: new Date().toISOString(),
-    sessionId: loop.sessionId,
-    cwd: loop.cwd,
-  };
-  appendFileSync(transcript, `${JSON.stringify(entry)}\n`);
-}
-
 async function lockOf(client: Client) {
   return (await client.sessionsGet({ sessionId: loop.sessionId })).sessionMemory.lock;
 }
@@ -88,7 +66,7 @@ describe('a Claude Code turn holds the session memory', () => {
     expect(asked.code).toBe(1);
     expect(asked.stderr).toContain(`locked by ${TURN_OWNER}`);
     // The agent keeps working: its lines renew the hold and trigger extraction, which waits.
-    appendPrompt(transcript, 'a prompt during the turn');
+    appendPrompt(transcript, loop.sessionId, 'a prompt during the turn', '70000000-0000-4000-8000-000000000001');
     await eventually(async () => ((await lockOf(client))?.expiresAt ?? 0) > (held?.expiresAt ?? 0), 'the hold to be renewed by the new line');
     const status = await client.daemonStatus();
     expect(status.extraction.jobs).toMatchObject({ deferred: 1, done: 0 });
@@ -107,7 +85,7 @@ describe('a Claude Code turn holds the session memory', () => {
   it('lets go of a turn whose Stop never came once its transcript is quiet for the TTL, and extracts then', async () => {
     const { sandbox, client, transcript, summaryPath, hookInput } = await setUp();
     await runMemctl(sandbox, ['hook', 'turn-start'], { MEMD_TURN_TTL_MS: '1500' }, hookInput);
-    appendPrompt(transcript, 'the last thing the crashed turn wrote');
+    appendPrompt(transcript, loop.sessionId, 'the last thing the crashed turn wrote', '70000000-0000-4000-8000-000000000002');
     await eventually(async () => (await client.daemonStatus()).extraction.jobs.deferred === 1, 'the extraction to wait for the turn');
     expect(existsSync(summaryPath)).toBe(false);
     await eventually(async () => (await lockOf(client)) === null, 'the TTL to release the lock', 15_000);
