@@ -9,3 +9,4 @@ export * from './memdir.js';
 export * from './history.js';
 export * from './rewind.js';
 export * from './handoff.js';
+export * from './search.js';

@@ -7,6 +7,7 @@ import type { CompactRecord, HandoffReadResult, HandoffResult, HandoffStatusResu
 import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
+import { SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
 import { EVENT_TOPICS } from './events.js';
 import type {
   CompactionResult,
@@ -123,6 +124,25 @@ export const Methods = {
     union(object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()) }), object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()) })),
   ),
   handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }) })),
+
+  searchQuery: method<SearchQueryResult>()(
+    'search.query',
+    object({
+      query: str({ minLength: 1, maxLength: 1_000 }),
+      project: optional(project),
+      sessionId: optional(sessionId),
+      // ISO times, or a span back from now: `7d`, `12h`, `30m`.
+      since: optional(str({ minLength: 1, maxLength: 64 })),
+      until: optional(str({ minLength: 1, maxLength: 64 })),
+      kinds: optional(arrayOf(oneOf(...SEARCH_KINDS), { minItems: 1, maxItems: SEARCH_KINDS.length })),
+      limit: optional(int({ min: 1, max: 100 })),
+      cursor: optional(str({ minLength: 1, maxLength: 200 })),
+    }),
+  ),
+  searchContext: method<SearchContextResult>()(
+    'search.context',
+    object({ sessionId, uuid: str({ minLength: 1, maxLength: 200 }), before: optional(int({ min: 0, max: 50 })), after: optional(int({ min: 0, max: 50 })) }),
+  ),
   // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).
   handoffSessionStart: method<SessionStartResult>()('handoff.sessionStart', object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }) })),
   handoffPostCompact: method<CompactRecord>()('handoff.postCompact', object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() })),

@@ -31,6 +31,8 @@ const DESIGN_METHODS = [
   'rewind.restore',
   'handoff.generate',
   'handoff.read',
+  'search.query',
+  'search.context',
 ];
 /** Methods memd adds to DESIGN.md §3, each documented as an addition in docs/protocol.md. */
 const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status', 'memory.pause', 'memory.resume'];

@@ -1,0 +1,45 @@
+/** `search.query` and `search.context` (issue 17): full-text search over every session's lines. */
+import type { MessageParam } from './messages.js';
+
+/**
+ * What a hit is: a user's prompt, the assistant's text, a tool call's input (the command, path or
+ * pattern), the key lines of a failed tool call, or (cut to SEARCH_OUTPUT_CHARS) a tool's output.
+ */
+export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output'] as const;
+export type SearchKind = (typeof SEARCH_KINDS)[number];
+
+/** The marks around each matched term in a snippet. */
+export const MATCH_OPEN = '«';
+export const MATCH_CLOSE = '»';
+
+export interface SearchHit {
+  sessionId: string;
+  /** The entry's uuid; null for a line without one (then `offset` names it). */
+  uuid: string | null;
+  timestamp: string | null;
+  kind: SearchKind;
+  /** Up to ~200 characters around the first match, matches marked «like this»; null when the transcript is gone. */
+  snippet: string | null;
+  /** Higher is better: bm25 relevance with a boost for recent lines. */
+  score: number;
+  /** The session's project folder and title, so that a list of hits reads without another call. */
+  project: string;
+  title: string | null;
+}
+
+export interface SearchQueryResult {
+  hits: SearchHit[];
+  /** Pass as `cursor` for the next page; null on the last. */
+  nextCursor: string | null;
+  /** `building` while the index of lines ingested before it existed is still being filled. */
+  index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
+}
+
+export interface SearchContextResult {
+  sessionId: string;
+  uuid: string;
+  /** The messages around the hit (the hit's own included), in Messages API form, oldest first. */
+  messages: MessageParam[];
+  /** Index in `messages` of the one holding the hit. */
+  hitIndex: number;
+}
