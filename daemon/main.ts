@@ -42,6 +42,8 @@ import { eventMethods } from './rpc/methods/events.js';
 import { extractionMethods } from './rpc/methods/extraction.js';
 import { handoffMethods } from './rpc/methods/handoff.js';
 import { historyMethods } from './rpc/methods/history.js';
+import { searchMethods } from './rpc/methods/search.js';
+import { createSearchService } from './search/service.js';
 import { hookMethods } from './rpc/methods/hooks.js';
 import { memdirMethods } from './rpc/methods/memdir.js';
 import { rewindMethods } from './rpc/methods/rewind.js';
@@ -157,6 +159,19 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     anthropic: access && { ...access, model: config.handoffModel },
     git: { timeoutMs: config.gitTimeoutMs },
   });
+  const search = createSearchService({
+    db: store.db,
+    log,
+    clock,
+    titleOf: (sessionId) => {
+      try {
+        return sessions.get(sessionId).title;
+      } catch {
+        return null;
+      }
+    },
+    conversation: (sessionId) => transcripts.conversation(sessionId),
+  });
   const rewind = createRewindService({ transcripts, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock });
   const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
   const dbHealth = createDbHealth({ store, log, intervalMs: config.dbCheckMs, onRebuilt: () => events.publish('store.rebuilt', {}) });
@@ -173,7 +188,11 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     }
     for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
   });
-  on(events, 'transcripts.backfilled', () => extraction.onBackfillDone());
+  on(events, 'transcripts.backfilled', () => {
+    extraction.onBackfillDone();
+    // Lines ingested before the search index existed are read once the backfill has the cores.
+    search.start();
+  });
   on(events, 'extraction.done', ({ sessionId }) => sessions.onBackgroundChange(sessionId));
   startAutoCompaction(events, compaction);
   // File ids now name other files: nothing cached survives, and every transcript is read again.
@@ -195,6 +214,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ...handoffMethods(handoff),
       ...historyMethods({ claudeRoot: paths.claudeRoot }),
       ...rewindMethods(rewind),
+      ...searchMethods(search),
     ],
     log,
     createSessionIdResolver(store.db),
@@ -218,6 +238,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
         ]),
       },
       { name: 'stop session updates', run: () => sessions.close() },
+      { name: 'stop the search index build', run: () => search.stop() },
       { name: 'stop background context counts', run: () => aggregates.close() },
       { name: 'stop compactions', run: () => compaction.close() },
       // Running summaries are aborted; their jobs stay queued and run after the next start.

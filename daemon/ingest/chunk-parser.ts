@@ -6,6 +6,7 @@
  * its bytes again.
  */
 import { isUtf8 } from 'node:buffer';
+import { searchTexts } from '../../shared/search/text.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
 import { parseLine } from './long-lines.js';
@@ -22,7 +23,11 @@ export interface ParsedChunk {
   completeOffset: number;
   /** The newest entry timestamp among the rows (ISO strings compare as strings). */
   newest: string | null;
+  /** Searchable texts of the lines (shared/search/text.ts), as (offset, kind, text) triples. */
+  search: SearchParam[];
 }
+
+export type SearchParam = string | number;
 
 export interface ParsePass {
   path: string;
@@ -37,6 +42,7 @@ class ChunkRows implements LineSink {
   count = 0;
   bad: BadLine[] = [];
   newest: string | null = null;
+  search: SearchParam[] = [];
 
   constructor(private readonly fileId: number) {}
 
@@ -49,8 +55,10 @@ class ChunkRows implements LineSink {
       return;
     }
     let entry;
+    let value: unknown;
     try {
-      entry = parseEntry(parseLine(line), offset, line.length);
+      value = parseLine(line);
+      entry = parseEntry(value, offset, line.length);
     } catch {
       // JSON.parse failed, or a valid value was nested too deep to walk.
       this.bad.push({ offset, length: line.length, reason: 'invalid-json' });
@@ -61,6 +69,7 @@ class ChunkRows implements LineSink {
       return;
     }
     pushEntryParams(this.rows, this.fileId, entry);
+    for (const { kind, text } of searchTexts(value)) this.search.push(offset, kind, text);
     this.count += 1;
     if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest)) this.newest = entry.timestamp;
   }
@@ -119,7 +128,7 @@ export class ChunkParser {
     } finally {
       this.sink.current = null;
     }
-    return { rows: chunk.rows, count: chunk.count, bad: chunk.bad, completeOffset: current.splitter.completeOffset, newest: chunk.newest };
+    return { rows: chunk.rows, count: chunk.count, bad: chunk.bad, completeOffset: current.splitter.completeOffset, newest: chunk.newest, search: chunk.search };
   }
 
   /** Ends the lane's pass; `keep` holds its partial last line for the next pass over the same file. */

@@ -177,6 +177,7 @@ export function createGroupPass(deps: GroupPassDeps): (targets: readonly Transcr
           bytesRead: read.bytesRead,
           now,
           sessionId,
+          search: parsed === undefined || parsed.search.length === 0 ? [] : [parsed.search],
         });
         events.push({ file: target, row, entries: count, bad, reset: read.reset, bytesRead: read.bytesRead });
       }

@@ -11,7 +11,7 @@ import { constants, readSync } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../log/logger.js';
 import { firstSessionId, type EntryParam } from '../store/entry-row.js';
-import type { ParsedChunk } from './chunk-parser.js';
+import type { ParsedChunk, SearchParam } from './chunk-parser.js';
 import type { TranscriptFile } from './layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from '../store/rows.js';
@@ -124,10 +124,12 @@ interface Batch {
   bad: BadLine[];
   newest: string | null;
   completeOffset: number;
+  search: SearchParam[][];
 }
 
 function absorb(batch: Batch, parsed: ParsedChunk): void {
   if (parsed.count > 0) batch.rows.push(parsed.rows);
+  if (parsed.search.length > 0) batch.search.push(parsed.search);
   batch.count += parsed.count;
   for (const bad of parsed.bad) batch.bad.push(bad);
   if (parsed.newest !== null && (batch.newest === null || parsed.newest > batch.newest)) batch.newest = parsed.newest;
@@ -177,7 +179,7 @@ export function createTailer(deps: TailerDeps): Tailer {
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
     const reset = !isSameFile(handle.fd, row, identity, counters);
     const start = reset ? 0 : row.committed_offset;
-    const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset });
+    const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset, search: [] });
     let batch = emptyBatch(start);
     let position = parser.begin(lane, { path: target.path, ino: identity.ino, start, fileId: row.id });
     let committedOffset = start;
@@ -189,11 +191,11 @@ export function createTailer(deps: TailerDeps): Tailer {
     const commit = () => {
       const offset = batch.completeOffset;
       const head = headFor(handle.fd, row, offset, resetPending, counters);
-      const { rows, count, bad, newest } = batch;
+      const { rows, count, bad, newest, search } = batch;
       const size = Math.max(identity.size, position);
       const bytesRead = parsedSinceCommit;
       const sessionId = target.sessionFromEntries ? (firstSessionId(rows) ?? undefined) : undefined;
-      writer.commit({ row, reset: resetPending, rows, count, newest, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock(), sessionId });
+      writer.commit({ row, reset: resetPending, rows, count, newest, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock(), sessionId, search });
       onCommit({ file: target, row, entries: count, bad, reset: resetPending, bytesRead });
       changed ||= resetPending || count > 0 || bad.length > 0 || offset !== committedOffset;
       batch = emptyBatch(offset);

@@ -9,6 +9,8 @@ import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, SESSION_ID_COLUMN, STORED_ONCE_AT, entriesFromParams, type EntryParam } from '../store/entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from '../store/rows.js';
+import type { SearchParam } from './chunk-parser.js';
+import { createSearchWriter } from './search-writer.js';
 
 export interface BadLine {
   offset: number;
@@ -41,6 +43,8 @@ export interface Commit {
   now: number;
   /** The file's session as its entries name it (2.0.x top-level agent files); files it there. */
   sessionId?: string;
+  /** Searchable texts of the rows, (offset, kind, text) triples in runs (chunk-parser.ts). */
+  search?: readonly (readonly SearchParam[])[];
 }
 
 /**
@@ -94,6 +98,9 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   const setGone = db.prepare('UPDATE files SET gone = 1, last_seen = ? WHERE id = ?');
   const setLastActivity = db.prepare('UPDATE files SET last_activity = ? WHERE id = ?');
   const setSession = db.prepare('UPDATE files SET session_id = ? WHERE id = ?');
+  const search = createSearchWriter(db);
+  /** Commits that moved their file's search offset, applied to the row once the transaction succeeds. */
+  const searchCaughtUp = new WeakSet<Commit>();
 
   const insertEntryBatch = db.prepare(INSERT_ENTRY_BATCH_SQL);
   const strings = createStrings(db);
@@ -128,6 +135,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       deleteBad.run(row.id);
     }
     insertEntries(c.rows);
+    if (search.commit(row, c.reset, c.committedOffset, c.search ?? [])) searchCaughtUp.add(c);
     for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
     updateFile.run(c.identity.dev, c.identity.ino, c.identity.size, c.head.len, c.head.hash, c.committedOffset, next.bytesRead, next.entries, next.badLines, next.generation, c.now, row.id);
@@ -156,7 +164,10 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       strings.rolledBack();
       throw error;
     }
-    for (const c of commits) afterCommit(c);
+    for (const c of commits) {
+      afterCommit(c);
+      if (searchCaughtUp.has(c)) c.row.search_offset = c.committedOffset;
+    }
   };
 
   const insertOne = (target: TranscriptFile, identity: FileIdentity, now: number): FileRow => {

@@ -284,6 +284,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX memory_spend_session ON memory_spend (session_id);
     `,
   },
+  {
+    version: 12,
+    name: 'full-text search of every session',
+    // Contentless (the transcripts hold the text; snippets are made from them): the index is a
+    // fraction of the text. The rowid says where a text came from (store/search-row.ts).
+    // search_offset: how far each file's lines are in the index; files ingested before this
+    // migration are at 0 and the search index builder reads them in the background.
+    sql: `
+      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+      ALTER TABLE files ADD COLUMN search_offset INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

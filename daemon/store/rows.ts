@@ -46,6 +46,8 @@ export interface FileRow {
   first_seen: number;
   last_seen: number;
   last_activity: string | null;
+  /** The file's lines below this offset are in the search index (migration 12). */
+  search_offset: number;
 }
 
 /** One indexed transcript file. */

@@ -1,0 +1,8 @@
+/** `search.query` and `search.context`. */
+import { Methods } from '../../../shared/protocol/methods.js';
+import { handle, type MethodHandler } from '../dispatch.js';
+import type { SearchService } from '../../search/service.js';
+
+export function searchMethods(search: SearchService): MethodHandler[] {
+  return [handle(Methods.searchQuery, (params) => search.query(params)), handle(Methods.searchContext, (params) => search.context(params.sessionId, params.uuid, params.before, params.after))];
+}

@@ -1,0 +1,77 @@
+/**
+ * Search over every session (issue 17): `search.query` (query.ts) with snippets made from the
+ * transcripts (snippet.ts) and the sessions' titles, `search.context` (the messages around a hit),
+ * and the state of the index's background build (builder.ts).
+ */
+import type Database from 'better-sqlite3';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { SearchContextResult, SearchQueryResult } from '../../shared/protocol/search.js';
+import type { Logger } from '../log/logger.js';
+import { toMessageParams } from '../transcripts/messages.js';
+import type { SessionConversation } from '../transcripts/conversation.js';
+import { createSearchBuilder } from './builder.js';
+import { createSearchQuery, type SearchFilter } from './query.js';
+import { queryTerms, snippetOf } from './snippet.js';
+
+/** Messages before and after a hit that `search.context` gives by default. */
+export const DEFAULT_CONTEXT_MESSAGES = 3;
+
+export interface SearchDeps {
+  db: Database.Database;
+  log: Logger;
+  clock: () => number;
+  /** The session's title as its summary has it (null when untitled or unknown). */
+  titleOf(sessionId: string): string | null;
+  /** The session's active conversation (NotFound for an unknown session). */
+  conversation(sessionId: string): SessionConversation;
+}
+
+export function createSearchService(deps: SearchDeps) {
+  const query = createSearchQuery(deps.db);
+  const builder = createSearchBuilder({ db: deps.db, log: deps.log });
+
+  return {
+    query(filter: SearchFilter): SearchQueryResult {
+      const { hits, nextOffset } = query(filter, deps.clock());
+      const terms = queryTerms(filter.query);
+      const titles = new Map<string, string | null>();
+      const titleOf = (sessionId: string) => {
+        if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
+        return titles.get(sessionId) ?? null;
+      };
+      return {
+        hits: hits.map((hit) => ({
+          sessionId: hit.sessionId,
+          uuid: hit.uuid,
+          timestamp: hit.timestamp,
+          kind: hit.kind,
+          snippet: snippetOf(hit, terms),
+          score: Math.round(hit.score * 1000) / 1000,
+          project: hit.project,
+          title: titleOf(hit.sessionId),
+        })),
+        nextCursor: nextOffset === null ? null : `o${nextOffset}`,
+        index: builder.state(),
+      };
+    },
+
+    context(sessionId: string, uuid: string, before = DEFAULT_CONTEXT_MESSAGES, after = DEFAULT_CONTEXT_MESSAGES): SearchContextResult {
+      const conversation = deps.conversation(sessionId);
+      const at = conversation.messages.findIndex((message) => message.uuids.includes(uuid));
+      if (at === -1) {
+        throw new RpcError(ErrorCode.NotFound, 'NotFound', `no message ${uuid} in the active conversation of ${sessionId} (it may be on an abandoned branch or before a compaction)`, {
+          sessionId,
+          uuid,
+        });
+      }
+      const from = Math.max(0, at - before);
+      return { sessionId, uuid, messages: toMessageParams(conversation.messages.slice(from, at + after + 1)), hitIndex: at - from };
+    },
+
+    state: () => builder.state(),
+    start: () => builder.start(),
+    stop: () => builder.stop(),
+  };
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;
