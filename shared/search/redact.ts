@@ -23,8 +23,9 @@ const SHAPES: readonly SecretShape[] = [
   // key=value and key: value assignments of credentials, quoted or not; the name stays.
   {
     name: 'secret',
-    // A value that is a call or an expression (`apiKey = getKey()`) is code, not a secret.
-    pattern: /(?<![A-Za-z0-9])((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*)(["']?)[^\s"',;()]{4,}\2(?=[\s"',;]|$)/gi,
+    // A value that is a call or an expression (`apiKey = getKey()`) is code, not a secret; one
+    // already redacted by a shape above (`[redacted …]`) is left as it is.
+    pattern: /(?<![A-Za-z0-9])((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key)["']?\s*[:=]\s*)(["']?)[^\s"',;()[\]]{4,}\2(?=[\s"',;]|$)/gi,
   },
   // A URL with a password in it: scheme://user:password@host.
   { name: 'url password', pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]{3,}(@)/gi },
