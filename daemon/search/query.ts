@@ -63,6 +63,22 @@ export function cursorOffset(cursor: string | undefined): number {
   return Number(match[1]);
 }
 
+const BAREWORD = /^[\p{L}\p{N}_]+\*?$/u;
+const OPERATOR = /^(?:AND|OR|NOT|NEAR(?:\/\d+)?)$/;
+
+/**
+ * The query as FTS5 takes it: a word with punctuation in it (`totals.js`, `Math.round`,
+ * `src/app.ts`, `--force`) is quoted into a phrase, as a user means it, instead of failing as
+ * syntax. Quoted phrases, parentheses, operators and `prefix*` pass unchanged; an unbalanced quote
+ * or parenthesis still fails, with its position.
+ */
+export function ftsQuery(query: string): string {
+  return query.replace(/"[^"]*"|[^\s"()]+/g, (token) => {
+    if (token.startsWith('"') || BAREWORD.test(token) || OPERATOR.test(token)) return token;
+    return `"${token}"`;
+  });
+}
+
 /** SQLite's `fts5: syntax error near "x"` as InvalidParams with the position of x in the query. */
 function syntaxError(query: string, error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
@@ -106,7 +122,7 @@ export function createSearchQuery(db: Database.Database) {
     const project = filter.project === undefined ? null : filter.project.startsWith('/') ? sanitizeProjectDirName(filter.project) : filter.project;
     const filtered = filter.sessionId !== undefined || project !== null;
     const params = {
-      query: filter.query,
+      query: ftsQuery(filter.query),
       session: filter.sessionId ?? null,
       project,
       since: filter.since === undefined ? null : timeBound(filter.since, now, 'since'),
