@@ -1,0 +1,137 @@
+/**
+ * `memctl search QUERY [--project P] [--session S] [--since 7d] [--until T] [--kind K] [--limit N] [--json]`:
+ * hits over every session, grouped by session with its title, matches highlighted; and
+ * `memctl search --context HIT [--before N] [--after N]`: the messages around a hit, where HIT is
+ * the `SESSION:UUID` a hit line ends with.
+ */
+import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
+import type { ContentBlock } from '../../../shared/protocol/messages.js';
+import { UsageError, type Command } from '../context.js';
+import type { Output } from '../output.js';
+import { formatAge } from '../sessions-view.js';
+
+const MAX_LIMIT = 100;
+/** Characters of each message `--context` prints: enough to read, short enough to scan. */
+const CONTEXT_CHARS = 600;
+const SESSION_ID_CHARS = 8;
+
+interface SearchArgs {
+  query?: string;
+  context?: string;
+  project?: string;
+  sessionId?: string;
+  since?: string;
+  until?: string;
+  kinds?: SearchKind[];
+  limit?: number;
+  before?: number;
+  after?: number;
+}
+
+function parseArgs(args: string[]): SearchArgs {
+  const parsed: SearchArgs = {};
+  const words: string[] = [];
+  const value = (flag: string, index: number): string => {
+    const next = args[index];
+    if (next === undefined) throw new UsageError(`${flag} takes a value`);
+    return next;
+  };
+  const count = (flag: string, text: string, max: number): number => {
+    const number = Number(text);
+    if (!Number.isSafeInteger(number) || number < 0 || number > max) throw new UsageError(`${flag} takes a number from 0 to ${max}`);
+    return number;
+  };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === '--project') parsed.project = value(arg, ++index);
+    else if (arg === '--session') parsed.sessionId = value(arg, ++index);
+    else if (arg === '--since') parsed.since = value(arg, ++index);
+    else if (arg === '--until') parsed.until = value(arg, ++index);
+    else if (arg === '--context') parsed.context = value(arg, ++index);
+    else if (arg === '--before') parsed.before = count(arg, value(arg, ++index), 50);
+    else if (arg === '--after') parsed.after = count(arg, value(arg, ++index), 50);
+    else if (arg === '--limit') parsed.limit = Math.max(1, count(arg, value(arg, ++index), MAX_LIMIT));
+    else if (arg === '--kind') {
+      const kind = value(arg, ++index);
+      if (!(SEARCH_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind takes one of ${SEARCH_KINDS.join(', ')}`);
+      parsed.kinds = [...(parsed.kinds ?? []), kind as SearchKind];
+    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
+    else words.push(arg);
+  }
+  if (words.length > 0) parsed.query = words.join(' ');
+  if ((parsed.query === undefined) === (parsed.context === undefined)) throw new UsageError('search takes a QUERY, or --context SESSION:UUID');
+  return parsed;
+}
+
+function highlight(snippet: string, out: Output): string {
+  return snippet.replace(new RegExp(`${MATCH_OPEN}([^${MATCH_CLOSE}]*)${MATCH_CLOSE}`, 'g'), (_match, term: string) => out.bold(out.yellow(term)));
+}
+
+/** Hits grouped by session, in the order of each session's best hit. */
+function renderHits(hits: readonly SearchHit[], out: Output, now: number): string[] {
+  const groups = new Map<string, SearchHit[]>();
+  for (const hit of hits) groups.set(hit.sessionId, [...(groups.get(hit.sessionId) ?? []), hit]);
+  const lines: string[] = [];
+  for (const [sessionId, group] of groups) {
+    const first = group[0] as SearchHit;
+    lines.push(`${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.project}`)}`);
+    for (const hit of group) {
+      const snippet = hit.snippet === null ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)') : highlight(hit.snippet, out);
+      lines.push(`  ${hit.kind.padEnd(9)} ${formatAge(hit.timestamp, now).padEnd(8)} ${snippet}`);
+      if (hit.uuid !== null) lines.push(`  ${' '.repeat(18)}${out.dim(`--context ${sessionId.slice(0, SESSION_ID_CHARS)}:${hit.uuid}`)}`);
+    }
+    lines.push('');
+  }
+  return lines;
+}
+
+function blockText(block: ContentBlock): string {
+  const record = block as unknown as Record<string, unknown>;
+  if (record.type === 'text' && typeof record.text === 'string') return record.text;
+  if (record.type === 'tool_use') return `[${String(record.name)}] ${JSON.stringify(record.input)}`;
+  if (record.type === 'tool_result') {
+    const content = record.content;
+    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('\n') : '';
+    return `[result${record.is_error === true ? ', error' : ''}] ${text}`;
+  }
+  return `[${String(record.type)}]`;
+}
+
+export const search: Command = async (ctx) => {
+  const args = parseArgs(ctx.args);
+  const client = ctx.client();
+  try {
+    if (args.context !== undefined) {
+      const [sessionId, uuid] = args.context.split(':');
+      if (sessionId === undefined || uuid === undefined || sessionId === '' || uuid === '') throw new UsageError('--context takes SESSION:UUID, as a hit line ends with');
+      const result = await client.searchContext({ sessionId, uuid, ...(args.before === undefined ? {} : { before: args.before }), ...(args.after === undefined ? {} : { after: args.after }) });
+      if (ctx.json) ctx.out.out(JSON.stringify(result));
+      else {
+        result.messages.forEach((message, index) => {
+          const text = (typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n')).trim();
+          const cut = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text;
+          const head = `${message.role}${index === result.hitIndex ? ' (the hit)' : ''}`;
+          ctx.out.out(index === result.hitIndex ? ctx.out.bold(head) : ctx.out.dim(head));
+          ctx.out.out(`  ${cut.replace(/\n/g, '\n  ')}`);
+        });
+      }
+      return 0;
+    }
+    const { project, sessionId, since, until, kinds, limit } = args;
+    const filters = { project, sessionId, since, until, kinds, limit };
+    for (const key of Object.keys(filters) as (keyof typeof filters)[]) if (filters[key] === undefined) delete filters[key];
+    const query = args.query as string;
+    const result = await client.searchQuery({ query, ...filters });
+    if (ctx.json) ctx.out.out(JSON.stringify(result));
+    else {
+      if (result.index.state === 'building')
+        ctx.out.out(ctx.out.yellow(`the index is still reading older transcripts (${result.index.filesDone} of ${result.index.filesTotal} files): hits may be missing`));
+      if (result.hits.length === 0) ctx.out.out('no hits');
+      for (const line of renderHits(result.hits, ctx.out, Date.now())) ctx.out.out(line);
+      if (result.nextCursor !== null) ctx.out.out(ctx.out.dim(`more: memctl call search.query '${JSON.stringify({ query, ...filters, cursor: result.nextCursor })}'`));
+    }
+    return 0;
+  } finally {
+    client.close();
+  }
+};
