@@ -84,7 +84,8 @@ function syntaxError(query: string, error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (!/fts5|unterminated|no such column|syntax error|malformed MATCH/i.test(message)) return error as Error;
   const near = /near "([^"]*)"/.exec(message)?.[1];
-  const position = near === undefined || near === '' ? query.length : Math.max(0, query.indexOf(near));
+  // An unterminated phrase starts at the last quote; an error at the end has nothing to be near.
+  const position = /unterminated string/.test(message) ? Math.max(0, query.lastIndexOf('"')) : near === undefined || near === '' ? query.length : Math.max(0, query.indexOf(near));
   return invalidParams(`the search query is not valid FTS5 syntax at position ${position}: ${message.replace(/^fts5: /, '')} (words, "phrases", OR, NOT, prefix*)`, {
     position,
     query,

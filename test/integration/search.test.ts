@@ -96,6 +96,21 @@ describe('search over a daemon', () => {
     await expect(client.searchContext({ sessionId: hit.sessionId, uuid: 'no-such-uuid' })).rejects.toMatchObject({ kind: 'NotFound' });
   });
 
+  it('memctl search groups hits by session under its title, and --context prints the messages around one', async () => {
+    const { title } = await client.sessionsGet({ sessionId: loop.sessionId });
+    const run = await runMemctl(sandbox, ['search', 'AssertionError', '--kind', 'error']);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(`${title}  ${loop.sessionId.slice(0, 8)} · -home-user-src-invoice-service`);
+    expect(lines[1]).toMatch(/^  error +\S+ ago +.*AssertionError/);
+    const reference = /--context (\S+)/.exec(run.stdout)?.[1] as string;
+    const context = await runMemctl(sandbox, ['search', '--context', reference, '--before', '1', '--after', '0']);
+    expect(context.code).toBe(0);
+    expect(context.stdout).toMatch(/^assistant\n {2}\[Bash\] .*\nuser \(the hit\)\n {2}\[result, error\]/);
+    expect((await runMemctl(sandbox, ['search'])).code).toBe(2);
+    expect((await runMemctl(sandbox, ['search', '"open'])).stderr).toContain('not valid FTS5 syntax at position 0');
+  });
+
   it('finds an appended line once its session.updated fires, with its secrets redacted', async () => {
     const updates: string[] = [];
     await client.on('session.updated', (session) => updates.push(session.sessionId));
