@@ -29,6 +29,11 @@ commands:
   statusline                Claude Code's status line (stdin: its JSON; one line out; exits 0)
   install-statusline [--project] [--uninstall] [--dry-run] [--force]
                             set Claude Code's statusLine to memctl statusline
+  search QUERY [--project P] [--session S] [--since 7d] [--kind K] [--json] | search --context SESSION:UUID
+                            full-text search of every session, hits grouped by session; a hit's messages
+  mcp                       memd's MCP server on stdio, for Claude Code (search, session memory, handoff)
+  install-mcp [--project] [--uninstall] [--dry-run]
+                            register memctl mcp with Claude Code (~/.claude.json, or .mcp.json)
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
   watch                     print events live (Ctrl-C to stop)
@@ -154,6 +159,36 @@ Sets statusLine in Claude Code's settings.json (<claude root>/settings.json, or
 is left in place (exit 1) with a command that shows both on one line; --force replaces it. The
 file is backed up first; a file that is not valid JSON is refused. --uninstall removes memd's
 status line only. --dry-run prints what would change.`,
+  search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--json]
+       memctl search --context SESSION:UUID [--before N] [--after N] [--json]
+
+Searches every session memd has read: the prompts typed, the assistant's text, tool calls' commands,
+paths and patterns, the key lines of failed calls, and the start of tool outputs (secrets of known
+shapes redacted). QUERY is FTS5: words (all must match), "a phrase", OR, NOT, prefix*; a word with
+punctuation (totals.js, src/app.ts) is searched as a phrase. Hits are ranked by relevance with a
+boost for recent ones and grouped by session with its title; each ends with the --context
+reference that prints the messages around it. --project takes a project folder or its cwd;
+--since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
+assistant, tool, error, output (repeatable). --json prints the search.query / search.context result.`,
+  mcp: `usage: memctl [--no-autostart] mcp
+
+memd's MCP server, speaking MCP over stdin and stdout, for Claude Code to start (memctl install-mcp
+registers it). Its tools: search_sessions (full-text search over every session), session_context
+(the messages around a hit), session_memory (a session's summary.md), handoff (the project's
+docs/handoff-context.md), list_sessions (the project's sessions) and project_memory (the project's
+memory files: list, read, write). Each answer is compact text of at most 20,000 characters (about
+5,000 tokens) that says how to get the rest. The project is the directory it runs in. It starts the
+daemon when none answers, unless --no-autostart; a tool call that memd cannot answer gets an error
+result, never a failed server. Exits when stdin closes.`,
+  'install-mcp': `usage: memctl install-mcp [--project] [--uninstall] [--dry-run] [--json]
+
+Registers memctl mcp with Claude Code as the MCP server "memd" (its tools are mcp__memd__*):
+{"type": "stdio", "command": <this node>, "args": [<memctl>, "mcp"], "env": {}} under mcpServers in
+Claude Code's user config (<CLAUDE_CONFIG_DIR>/.claude.json, else ~/.claude.json), or with --project
+in the project's .mcp.json (Claude Code asks to approve it once). Only mcpServers.memd changes; an
+older memd entry is updated in place. Idempotent; the file is backed up first (.bak-<time>); a file
+that is not valid JSON is refused. --uninstall removes mcpServers.memd only. --dry-run prints what
+would change.`,
   start: `usage: memctl start
 
 Starts the daemon when none answers (systemctl --user start memd.socket where the user units are

@@ -7,14 +7,32 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_MAIN, makeSandbox, MEMCTL_MAIN, ROOT, runNode, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, ROOT, runNode, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 /** What memctl must never load, by resolved URL or path. */
 const FORBIDDEN = /better-sqlite3|chokidar|@anthropic-ai\/sdk|json-rpc-2\.0|\/daemon\//;
 
 const DIST = join(ROOT, 'dist');
 const CLIENT_ENTRY_POINTS = [join(DIST, 'client/index.js'), join(DIST, 'client/memctl/main.js')];
+
+/**
+ * `memctl mcp` alone loads packages: the MCP SDK (its stdio server) and what that server loads,
+ * zod for the tool schemas and ajv (with its helpers) for JSON Schema. Nothing else may, and
+ * nothing of them is the daemon's.
+ */
+const MCP_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'zod-to-json-schema', 'ajv', 'ajv-formats', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse'];
+/** The sources that may import them: the MCP server's modules. */
+const MCP_SOURCES = /^client\/memctl\/mcp\//;
+/** What those sources import: the SDK's server modules and zod. */
+const MCP_SPECIFIER = /^(@modelcontextprotocol\/sdk\/[a-z/]+\.js|zod)$/;
+
+/** The package a loaded module belongs to (a URL or a require.cache path), or undefined outside node_modules. */
+function packageOf(entry: string): string | undefined {
+  return /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(entry)?.[1];
+}
 
 const tempDirs: string[] = [];
 afterEach(() => {
@@ -106,6 +124,45 @@ describe('memctl loads no daemon code', () => {
     expect(foreign).toEqual([]);
   });
 
+  it('memctl mcp, answering tool calls through the MCP SDK client, loads only client, shared, node: modules and the MCP packages', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const recorder = writeLoadRecorder();
+    const log = join(dirname(recorder), 'loaded.txt');
+    writeFileSync(log, '');
+    const env = Object.fromEntries(Object.entries({ ...sandbox.env, MEMD_TEST_LOAD_LOG: log }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, '--no-autostart', 'mcp'], env, stderr: 'pipe' });
+    const mcp = new McpClient({ name: 'thin-client-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    try {
+      expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
+      for (const [name, args] of [
+        ['list_sessions', { project: 'all' }],
+        ['search_sessions', { query: 'anything' }],
+        ['project_memory', { action: 'list', project: '/no/such/project' }],
+      ] as const) {
+        const result = await mcp.callTool({ name, arguments: args });
+        // Answered by the daemon (an empty list, or NotFound for the project), not refused for want of one.
+        expect(JSON.stringify(result.content), name).not.toContain('is not running');
+      }
+    } finally {
+      await mcp.close();
+    }
+    // The recorder writes require.cache (paths, not URLs: ajv is CommonJS) when the server exits at the end of its stdin.
+    await eventually(() => /^\//m.test(readFileSync(log, 'utf8')), 'the server to exit and write what it required');
+    const loaded = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+    for (const file of ['client/memctl/commands/mcp.js', 'client/memctl/mcp/server.js', 'client/client.js']) {
+      expect(loaded, file).toContain(pathToFileURL(join(DIST, file)).href);
+    }
+    expect(loaded.filter((entry) => FORBIDDEN.test(entry))).toEqual([]);
+    const ours = (entry: string) => entry.startsWith('node:') || entry.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) || entry.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`);
+    const foreign = loaded.filter((entry) => !ours(entry));
+    expect(foreign.filter((entry) => !MCP_PACKAGES.includes(packageOf(entry) ?? ''))).toEqual([]);
+    expect(new Set(foreign.map(packageOf))).toContain('@modelcontextprotocol/sdk');
+  });
+
   it('the status line and the turn hooks load only their own small modules, not the command line or the client library', async () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
@@ -154,6 +211,7 @@ describe('the client import graph', () => {
       seen.add(file);
       for (const specifier of importSpecifiers(readFileSync(file, 'utf8'))) {
         if (isNodeBuiltin(specifier)) continue;
+        if (MCP_SOURCES.test(relative(DIST, file)) && MCP_SPECIFIER.test(specifier)) continue;
         const target = resolve(dirname(file), specifier);
         const inPackage = specifier.startsWith('.') && /^(client|shared)\//.test(relative(DIST, target));
         if (!inPackage || !existsSync(target)) {
@@ -165,10 +223,11 @@ describe('the client import graph', () => {
     }
     expect(offending).toEqual([]);
     // The walk followed memctl's lazily loaded commands too.
-    for (const command of ['status', 'lifecycle', 'watch', 'call', 'doctor', 'install-service']) {
+    for (const command of ['status', 'lifecycle', 'watch', 'call', 'doctor', 'install-service', 'mcp', 'install-mcp']) {
       expect(seen, command).toContain(join(DIST, `client/memctl/commands/${command}.js`));
     }
     expect(seen).toContain(join(DIST, 'shared/protocol/methods.js'));
+    expect(seen).toContain(join(DIST, 'client/memctl/mcp/server.js'));
   });
 
   it('no source under client/ or shared/ imports from daemon/, and shared/ imports nothing from client/', () => {
@@ -181,7 +240,9 @@ describe('the client import graph', () => {
           const sharedReachesClient = area === 'shared' && specifier.startsWith('.') && /^client(\/|$)/.test(target);
           // The VS Code extension's host provides `vscode` at run time; nothing else comes from outside.
           const editorApi = specifier === 'vscode' && relative(ROOT, file).startsWith('client/vscode/');
-          const external = !specifier.startsWith('.') && !isNodeBuiltin(specifier) && !editorApi;
+          // memctl mcp's modules build on the MCP SDK and zod; no other source may.
+          const mcpPackage = MCP_SOURCES.test(relative(ROOT, file)) && MCP_SPECIFIER.test(specifier);
+          const external = !specifier.startsWith('.') && !isNodeBuiltin(specifier) && !editorApi && !mcpPackage;
           if (reachesDaemon || sharedReachesClient || external) offending.push(`${relative(ROOT, file)} imports ${specifier}`);
         }
       }

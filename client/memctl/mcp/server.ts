@@ -1,0 +1,53 @@
+/**
+ * memd's MCP server: six tools over stdio, each a thin call to the daemon through the client
+ * library. Claude Code starts it (`memctl mcp`, set up by `memctl install-mcp`) in the project's
+ * directory; it lives until Claude Code closes its stdin.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { sanitizeProjectDirName } from '../../../shared/paths.js';
+import { MEMD_VERSION } from '../../../shared/version.js';
+import type { Client } from '../../index.js';
+import { registerMemoryTools } from './tools/memory.js';
+import { registerProjectMemoryTool } from './tools/project-memory.js';
+import { registerSearchTools } from './tools/search.js';
+import { registerSessionTools } from './tools/sessions.js';
+import type { ToolContext } from './tools/context.js';
+
+/** The name Claude Code shows, and the prefix of its tool names (`mcp__memd__search_sessions`). */
+export const MCP_SERVER_NAME = 'memd';
+
+/**
+ * The largest message read from stdin: a tool call's arguments are at most a memory's content
+ * (MEMORY_CONTENT_MAX_CHARS) and a few short strings, so anything near this is not a client's.
+ */
+const MAX_STDIN_MESSAGE_BYTES = 1024 * 1024;
+/** Array elements and object members in one call's arguments: the biggest tool takes a dozen. */
+const MAX_TOOL_INPUT_ELEMENTS = 100;
+
+/** Read by Claude Code into the model's context beside the tool list. */
+const INSTRUCTIONS = `memd indexes every Claude Code session on this machine (prompts, replies, tool calls, errors) and keeps each session's memory (summary.md), the project's handoff (docs/handoff-context.md) and the project's memory files. Use search_sessions to find what was done, decided or run in earlier sessions before asking the user again; session_context to read around a hit; session_memory, handoff and list_sessions to catch up on past work; project_memory for notes that should outlast this session. Answers are compact text, cut to about 5,000 tokens; each says how to get more.`;
+
+export function createMemdMcpServer(context: ToolContext): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, version: MEMD_VERSION }, { instructions: INSTRUCTIONS, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
+  registerSearchTools(server, context);
+  registerMemoryTools(server, context);
+  registerSessionTools(server, context);
+  registerProjectMemoryTool(server, context);
+  return server;
+}
+
+/** Serves MCP on this process's stdin and stdout until the client closes stdin; resolves then. */
+export async function serveStdio(memd: Client, cwd: string): Promise<void> {
+  const server = createMemdMcpServer({ memd, cwd, project: sanitizeProjectDirName(cwd) });
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_STDIN_MESSAGE_BYTES });
+  const closed = new Promise<void>((resolve) => {
+    // The SDK's transport does not watch for the end of stdin: that is how Claude Code says goodbye.
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+}

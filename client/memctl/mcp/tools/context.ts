@@ -1,0 +1,49 @@
+/** What every tool receives, and the one way a tool answers: text within the budget, or an error the model can act on. */
+import type { Client } from '../../../index.js';
+import { oneLine, withinBudget } from '../budget.js';
+import { describeToolFailure, errorResult, textResult, type ErrorAdvice, type ToolResult } from '../errors.js';
+
+export interface ToolContext {
+  memd: Client;
+  /** The directory Claude Code started the server in: the project's. */
+  cwd: string;
+  /** Its project folder name (`-home-user-src-app`), as Claude Code names it under projects/. */
+  project: string;
+}
+
+/** Runs a tool's body; whatever it throws becomes a tool error, never a failed server. */
+export async function respond(run: () => Promise<string>, advice: ErrorAdvice = {}): Promise<ToolResult> {
+  try {
+    return textResult(withinBudget(await run()));
+  } catch (error) {
+    return errorResult(describeToolFailure(error, advice));
+  }
+}
+
+/** `2026-12-02 10:26 UTC`: minutes are enough to tell lines and sessions apart, and cost few tokens. */
+export function formatTime(iso: unknown): string {
+  if (typeof iso !== 'string') return 'unknown time';
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return 'unknown time';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A quoted string a model can pass back as a parameter (a cursor, an etag). */
+export function quoted(value: unknown, max: number): string {
+  return JSON.stringify(oneLine(value, max));
+}
+
+/** A number from an answer, or 0: a wrong type from the socket shows as 0 rather than breaking the text. */
+export function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** An array from an answer, or none. */
+export function list<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+/** `1 hit` / `3 hits`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}

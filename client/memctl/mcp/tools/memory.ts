@@ -1,0 +1,77 @@
+/** `session_memory` (memory.summary: a session's summary.md) and `handoff` (handoff.read: the project's docs/handoff-context.md), paged by offset. */
+import { isAbsolute } from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { oneLine, pageOf } from '../budget.js';
+import { formatTime, respond, type ToolContext } from './context.js';
+
+const ID_CHARS = 100;
+const PATH_CHARS = 600;
+/** A bound on what a model may pass: a summary is at most 12,000 tokens (DESIGN.md §5), a handoff a few pages. */
+const MAX_OFFSET = 10_000_000;
+
+const offsetInput = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_OFFSET)
+  .optional()
+  .describe('Where to start reading, in characters (default 0). A long text comes in pages; the end of each page says the offset of the next.');
+
+const summaryInput = {
+  session: z.string().min(4).max(200).describe('The session id, or its first 8+ characters (from list_sessions or search_sessions).'),
+  offset: offsetInput,
+};
+
+const handoffInput = {
+  cwd: z.string().min(1).max(4_096).refine(isAbsolute, 'must be an absolute path').optional().describe("The project's directory (absolute). Omit for the current project."),
+  offset: offsetInput,
+};
+
+export function registerMemoryTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'session_memory',
+    {
+      title: "Read a session's memory (summary.md)",
+      description: `The session memory memd keeps for a Claude Code session: summary.md, brought up to date while the session runs, with the sections Session Title, Current State, Task specification, Files and Functions, Workflow, Errors & Corrections, Codebase and System Documentation, Learnings, Key results and Worklog. Use it to learn what a past or parallel session did, decided and left open without reading its conversation. A session gets its first summary after about 10,000 tokens; before that, search_sessions with its session id reads its lines.`,
+      inputSchema: summaryInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      respond(
+        async () => {
+          const result = await context.memd.memorySummary({ sessionId: args.session });
+          const session = oneLine(result.sessionId, ID_CHARS);
+          if (typeof result.text !== 'string') {
+            return `Session ${session} has no session memory yet (memd writes summary.md once a session passes about 10,000 tokens). To read what it did, use search_sessions with session: ${JSON.stringify(session)}.`;
+          }
+          const page = pageOf(result.text, args.offset ?? 0);
+          const covers = result.lastUuid === null ? '' : `, covering the conversation up to uuid ${oneLine(result.lastUuid, ID_CHARS)}`;
+          const by = result.summarizer === null ? '' : ` by the ${oneLine(result.summarizer, 40)} summarizer`;
+          return `Session memory of ${session} (extracted ${formatTime(result.extractedAt)}${by}${covers}):\n\n${page.text}`;
+        },
+        { notFound: 'list_sessions (project: "all" for every project) or search_sessions give the ids memd knows.' },
+      ),
+  );
+
+  server.registerTool(
+    'handoff',
+    {
+      title: "Read the project's handoff",
+      description: `The project's handoff, docs/handoff-context.md, which memd writes before every compaction of a Claude Code session (and when the user runs memctl handoff): the task, its state, the user's constraints verbatim, approaches ruled out, files touched, failing commands, the todo list and next steps. Read it after a compaction, when resuming work, or when another session worked in this project. Default: the current project (${context.cwd}).`,
+      inputSchema: handoffInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      respond(async () => {
+        const result = await context.memd.handoffRead({ cwd: args.cwd ?? context.cwd });
+        const path = oneLine(result.path, PATH_CHARS);
+        if (typeof result.refused === 'string') return `memd did not read the handoff at ${path}: ${oneLine(result.refused, 400)}.`;
+        if (typeof result.text !== 'string') {
+          return `There is no handoff for ${oneLine(result.cwd, PATH_CHARS)} (nothing at ${path}). memd writes one before a compaction (with memctl install-hooks) or when the user runs memctl handoff. session_memory and search_sessions read what past sessions did.`;
+        }
+        const partial = result.partial ? " It is partial: the narrative could not be made, so it holds the facts and the transcript's tail." : '';
+        return `Handoff for ${oneLine(result.cwd, PATH_CHARS)} (${path}).${partial}\n\n${pageOf(result.text, args.offset ?? 0).text}`;
+      }),
+  );
+}

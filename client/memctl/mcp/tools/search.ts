@@ -1,0 +1,155 @@
+/** `search_sessions` (search.query) and `session_context` (search.context): find a line in any session, then read around it. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchQueryResult } from '../../../../shared/protocol/search.js';
+import { joinWithinBudget, oneLine } from '../budget.js';
+import { renderContext } from './render-messages.js';
+import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
+
+/** Hits a model asks for without saying: enough to choose from, few enough to read. */
+const DEFAULT_HITS = 10;
+/** Each hit renders in at most ~600 characters, so this many fit the output budget whole. */
+const MAX_HITS = 30;
+/** Messages on each side of a hit by default: the question before, the outcome after. */
+const DEFAULT_AROUND = 3;
+/** More than this a side is a transcript read, not a hit's context; page with another hit instead. */
+const MAX_AROUND = 10;
+/** The daemon makes snippets of about 200 characters; a longer one is cut, not trusted. */
+const SNIPPET_CHARS = 400;
+const TITLE_CHARS = 100;
+const PROJECT_CHARS = 120;
+const ID_CHARS = 100;
+const CURSOR_CHARS = 200;
+
+const SESSION_ID = z.string().min(4).max(200);
+
+const FTS_ADVICE =
+  'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, and a trailing * for a prefix (invoic*). Put any term with punctuation (paths, file.names, a-b, foo()) in double quotes.';
+
+function searchDescription(context: ToolContext): string {
+  return `Full-text search over every Claude Code session memd has indexed on this machine: the user's prompts, the assistant's replies, tool calls (commands, file paths, patterns), errors, and the start of tool outputs. Use it before asking the user something that may have come up before: what was decided, which command fixed a failing test, where a rule was stated, what an error looked like.
+${FTS_ADVICE}
+Hits come best first (relevance, with a boost for recent lines): kind, time, project, session title, the session id, the line's uuid, and a snippet with the matches in ${MATCH_OPEN}guillemets${MATCH_CLOSE}. To read the conversation around a hit, call session_context with its session and uuid. When more hits exist the answer ends with a cursor: call again with the same arguments and that cursor. To narrow, add project, session, since or kinds.
+The current project is ${context.project} (cwd ${context.cwd}); without project, every project is searched.`;
+}
+
+const searchInput = {
+  query: z.string().min(1).max(1_000).describe(`What to look for. ${FTS_ADVICE}`),
+  project: z.string().min(1).max(4_096).optional().describe('Only this project: its folder name as hits show it (-home-user-src-app) or its absolute directory. Omit to search every project.'),
+  session: SESSION_ID.optional().describe('Only this session: its id, or the first 8+ characters of it.'),
+  since: z.string().min(1).max(64).optional().describe('Only lines this recent: an ISO time (2026-03-01 or 2026-03-01T12:00:00Z) or a span back from now: 7d, 12h, 30m.'),
+  kinds: z
+    .array(z.enum(SEARCH_KINDS))
+    .min(1)
+    .max(SEARCH_KINDS.length)
+    .optional()
+    .describe(
+      "Only these kinds of line: prompt (the user's typed prompts), assistant (the assistant's text), tool (a tool call's input: command, path, pattern), error (a failed tool call's key lines), output (the start of a tool's output).",
+    ),
+  limit: z.number().int().min(1).max(MAX_HITS).optional().describe(`Hits per answer (default ${DEFAULT_HITS}, at most ${MAX_HITS}).`),
+  cursor: z.string().min(1).max(CURSOR_CHARS).optional().describe('From the end of the previous answer, to get the next hits of the same search.'),
+};
+
+const contextInput = {
+  session: SESSION_ID.describe('The session id of the hit (as search_sessions gave it; the first 8+ characters are enough).'),
+  uuid: z.string().min(1).max(200).describe("The hit's uuid, as search_sessions gave it."),
+  before: z.number().int().min(0).max(MAX_AROUND).optional().describe(`Messages before the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
+  after: z.number().int().min(0).max(MAX_AROUND).optional().describe(`Messages after the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
+};
+
+interface SearchArgs {
+  query: string;
+  project?: string | undefined;
+  session?: string | undefined;
+  since?: string | undefined;
+  kinds?: SearchHit['kind'][] | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+function scopeOf(args: SearchArgs): string {
+  const parts: string[] = [];
+  parts.push(args.session !== undefined ? `session ${oneLine(args.session, ID_CHARS)}` : args.project !== undefined ? `project ${oneLine(args.project, PROJECT_CHARS)}` : 'every project');
+  if (args.since !== undefined) parts.push(`since ${oneLine(args.since, 64)}`);
+  if (args.kinds !== undefined) parts.push(`kinds ${args.kinds.join(', ')}`);
+  return parts.join(', ');
+}
+
+function renderHit(hit: SearchHit, rank: number): string {
+  const title = hit.title === null ? '(untitled)' : quoted(hit.title, TITLE_CHARS);
+  const where = hit.uuid === null ? 'no uuid (no context to read)' : `uuid ${oneLine(hit.uuid, ID_CHARS)}`;
+  const snippet = hit.snippet === null ? '(the transcript is gone; only the hit is known)' : oneLine(hit.snippet, SNIPPET_CHARS);
+  return `${rank}. ${oneLine(hit.kind, 20)} · ${formatTime(hit.timestamp)} · ${oneLine(hit.project, PROJECT_CHARS)} · ${title}
+   session ${oneLine(hit.sessionId, ID_CHARS)} · ${where}
+   ${snippet}`;
+}
+
+export function renderSearch(args: SearchArgs, result: SearchQueryResult): string {
+  const hits = list<SearchHit>(result.hits);
+  const building =
+    result.index?.state === 'building' ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.` : '';
+  if (hits.length === 0) {
+    const none = args.cursor !== undefined ? 'No more hits.' : `No hits for ${quoted(args.query, 200)} in ${scopeOf(args)}.`;
+    return `${none}${building}\nTry other or fewer words, a prefix (invoic*), OR between alternatives, or fewer filters. ${FTS_ADVICE}`;
+  }
+  const head = `${plural(hits.length, 'hit')} for ${quoted(args.query, 200)} in ${scopeOf(args)}, best first:${building}`;
+  const tail =
+    result.nextCursor !== null && result.nextCursor !== undefined
+      ? `More hits: call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`
+      : 'No more hits.';
+  return joinWithinBudget(
+    head,
+    hits.map((hit, index) => renderHit(hit, index + 1)),
+    `${tail}\nTo read around a hit: session_context with its session and uuid.`,
+    (left) => `(${plural(left, 'more hit')} of this page left out to fit the output budget: ask with a lower limit.)`,
+  );
+}
+
+export function registerSearchTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'search_sessions',
+    {
+      title: 'Search past Claude Code sessions',
+      description: searchDescription(context),
+      inputSchema: searchInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      respond(
+        async () => {
+          const result = await context.memd.searchQuery({
+            query: args.query,
+            limit: args.limit ?? DEFAULT_HITS,
+            ...(args.project === undefined ? {} : { project: args.project }),
+            ...(args.session === undefined ? {} : { sessionId: args.session }),
+            ...(args.since === undefined ? {} : { since: args.since }),
+            ...(args.kinds === undefined ? {} : { kinds: args.kinds }),
+            ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+          });
+          return renderSearch(args, result);
+        },
+        {
+          invalidParams: `Fix the query or the filter it names. ${FTS_ADVICE}`,
+          notFound: 'Check the project or session: list_sessions shows them (project: "all" for every project).',
+        },
+      ),
+  );
+
+  server.registerTool(
+    'session_context',
+    {
+      title: 'Read the conversation around a search hit',
+      description: `The messages around one line of a session, oldest first, the hit's own message marked with ▶: the user's prompts, the assistant's text, tool calls (→ name and input) and tool results (←). Use it after search_sessions, with the hit's session and uuid, to see what led to a line and what came of it. Long texts, tool inputs and outputs are cut (the hit's own message least); ask for fewer messages (before, after) when the answer says some were left out.`,
+      inputSchema: contextInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      respond(
+        async () => {
+          const result = await context.memd.searchContext({ sessionId: args.session, uuid: args.uuid, before: args.before ?? DEFAULT_AROUND, after: args.after ?? DEFAULT_AROUND });
+          return renderContext(result);
+        },
+        { notFound: 'Use a session id and uuid exactly as search_sessions gave them; run the search again if the session may have been deleted since.' },
+      ),
+  );
+}

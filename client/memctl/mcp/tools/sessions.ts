@@ -1,0 +1,92 @@
+/** `list_sessions` (sessions.list): a project's sessions, most recent first, a few lines each. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { SessionList, SessionSummary } from '../../../../shared/protocol/results.js';
+import { joinWithinBudget, oneLine } from '../budget.js';
+import { formatAge, formatTokens } from '../../sessions-view.js';
+import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
+
+/** Sessions a model gets without asking: the recent ones, where the work it resumes usually is. */
+const DEFAULT_SESSIONS = 20;
+/** Each session renders in at most ~400 characters, so this many fit the output budget whole. */
+const MAX_SESSIONS = 40;
+/** What `project` takes to list every project's sessions. */
+const ALL_PROJECTS = 'all';
+const TITLE_CHARS = 120;
+const ID_CHARS = 100;
+const PATH_CHARS = 160;
+/** The daemon's cursors are opaque and short; sessions.list allows 8 KiB. */
+const CURSOR_CHARS = 8_192;
+
+const listInput = {
+  project: z
+    .string()
+    .min(1)
+    .max(4_096)
+    .optional()
+    .describe(`Whose sessions: a project's absolute directory or folder name (-home-user-src-app), or "${ALL_PROJECTS}" for every project. Omit for the current project.`),
+  limit: z.number().int().min(1).max(MAX_SESSIONS).optional().describe(`Sessions per answer (default ${DEFAULT_SESSIONS}, at most ${MAX_SESSIONS}).`),
+  cursor: z.string().min(1).max(CURSOR_CHARS).optional().describe('From the end of the previous answer, for the next (older) sessions.'),
+};
+
+function costOf(session: SessionSummary): string {
+  const cost = session.usage?.total?.costUsd;
+  return typeof cost === 'number' ? `$${cost.toFixed(2)}` : 'cost unknown';
+}
+
+function memoryOf(session: SessionSummary): string {
+  const at = session.sessionMemory?.extractedAt;
+  return typeof at === 'string' ? `session memory from ${formatTime(at)}` : 'no session memory yet';
+}
+
+function renderSession(session: SessionSummary, withProject: boolean, now: number): string {
+  const title = session.hasMainTranscript === false ? '(main transcript missing)' : session.title === null ? '(untitled)' : quoted(session.title, TITLE_CHARS);
+  const where = [
+    withProject ? `project ${oneLine(session.project, PATH_CHARS)}` : '',
+    typeof session.cwd === 'string' ? `cwd ${oneLine(session.cwd, PATH_CHARS)}` : '',
+    typeof session.gitBranch === 'string' ? `branch ${oneLine(session.gitBranch, 80)}` : '',
+  ].filter((part) => part !== '');
+  const activity = `last active ${formatTime(session.lastActivity)} (${formatAge(session.lastActivity, now)}) · started ${formatTime(session.firstActivity)}${typeof session.model === 'string' ? ` · ${oneLine(session.model, 60)}` : ''}`;
+  const percent = count(session.threshold?.percentUsed);
+  const figures = `context ${formatTokens(count(session.contextTokens))} tokens (${percent}% of auto-compact) · ${plural(count(session.usage?.main?.assistantMessages), 'response')} · ${costOf(session)} · ${plural(count(session.compactions?.count), 'compaction')} · ${memoryOf(session)}${session.gone ? ' · transcript deleted' : ''}`;
+  return `- ${oneLine(session.sessionId, ID_CHARS)} ${title}\n  ${activity}${where.length > 0 ? `\n  ${where.join(' · ')}` : ''}\n  ${figures}`;
+}
+
+export function renderSessionList(result: SessionList, scope: string, withProject: boolean, now = Date.now()): string {
+  const sessions = list<SessionSummary>(result.sessions);
+  const hidden = count(result.hidden) > 0 ? ` (${plural(count(result.hidden), 'session')} without entries or with deleted files not listed)` : '';
+  if (sessions.length === 0) return `No sessions in ${scope}${hidden}.${withProject ? '' : ` list_sessions with project: "${ALL_PROJECTS}" lists every project's.`}`;
+  const total = typeof result.total === 'number' ? ` of ${result.total.toLocaleString('en-US')}` : '';
+  const head = `Sessions in ${scope}, most recent first: ${sessions.length}${total}${hidden}.`;
+  const tail = typeof result.nextCursor === 'string' ? `Older sessions: call list_sessions again with the same project and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.` : 'No older sessions.';
+  return joinWithinBudget(
+    head,
+    sessions.map((session) => renderSession(session, withProject, now)),
+    `${tail}\nsession_memory reads a session's summary; search_sessions with session searches within one.`,
+    (left) => `(${plural(left, 'more session')} of this page left out to fit the output budget: ask with a lower limit.)`,
+  );
+}
+
+export function registerSessionTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List Claude Code sessions',
+      description: `The Claude Code sessions memd knows, most recent first: each session's id, title (its first prompt unless renamed), when it was last active and started, model, cwd and git branch, context used, responses, cost, compactions and whether it has a session memory. Use it to find the session to read with session_memory, or to search within with search_sessions (session). Default: the current project (${context.project}); project: "${ALL_PROJECTS}" for every project. When more exist the answer ends with a cursor for the next page.`,
+      inputSchema: listInput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      respond(async () => {
+        const all = args.project === ALL_PROJECTS;
+        const project = all ? undefined : (args.project ?? context.project);
+        const result = await context.memd.sessionsList({
+          limit: args.limit ?? DEFAULT_SESSIONS,
+          ...(project === undefined ? {} : { project }),
+          ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+        });
+        const scope = all ? 'every project' : args.project === undefined ? `the current project (${oneLine(context.project, PATH_CHARS)})` : `project ${oneLine(args.project, PATH_CHARS)}`;
+        return renderSessionList(result, scope, all);
+      }),
+  );
+}
