@@ -22,7 +22,10 @@ export interface SearchWriter {
 }
 
 export function createSearchWriter(db: Database.Database): SearchWriter {
-  const insert = db.prepare('INSERT OR REPLACE INTO search_fts (rowid, text) VALUES (?, ?)');
+  // Plain INSERT: a file's range is deleted before it is indexed again and the builder moves its
+  // offset in the same transaction as its texts, so a rowid is never written twice. OR REPLACE
+  // would look each rowid up in the index first (a third of the insert time).
+  const insert = db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)');
   const deleteFile = db.prepare('DELETE FROM search_fts WHERE rowid BETWEEN ? AND ?');
   const setOffset = db.prepare('UPDATE files SET search_offset = ? WHERE id = ?');
 
