@@ -36,6 +36,13 @@ export interface ParsePass {
   fileId: number;
 }
 
+/**
+ * `MEMD_SEARCH_INDEX=off` leaves the search index out (nothing extracted, nothing written): for
+ * whoever wants no second copy of their prompts, and for the bench's cost of indexing. Read from
+ * the environment because the parse worker starts before the configuration is read.
+ */
+export const SEARCH_INDEX_ON = process.env.MEMD_SEARCH_INDEX !== 'off';
+
 /** Accumulates one chunk's results; the sink writes into whichever chunk is current. */
 class ChunkRows implements LineSink {
   rows: EntryParam[] = [];
@@ -69,7 +76,7 @@ class ChunkRows implements LineSink {
       return;
     }
     pushEntryParams(this.rows, this.fileId, entry);
-    for (const { kind, text } of searchTexts(value)) this.search.push(offset, kind, text);
+    if (SEARCH_INDEX_ON) for (const { kind, text } of searchTexts(value)) this.search.push(offset, kind, text);
     this.count += 1;
     if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest)) this.newest = entry.timestamp;
   }
