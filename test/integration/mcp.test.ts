@@ -14,7 +14,7 @@ import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 const TOOLS = ['handoff', 'list_sessions', 'project_memory', 'search_sessions', 'session_context', 'session_memory'];
 const loop = manifest('coding-loop');
@@ -128,11 +128,10 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
   it('search_sessions finds a word of the first prompt as a prompt hit; session_context reads around it', async () => {
     const served = await serve(sandbox, project);
     const found = await ok(served, 'search_sessions', { query: 'overcharged', kinds: ['prompt'] });
-    expect(found).toContain('1 hit for "overcharged" in every project');
-    // The title is memd's: the first prompt, as Claude Code wrote no other.
-    expect(found).toMatch(/^1\. prompt · 2026-\d\d-\d\d \d\d:\d\d UTC · -home-user-src-invoice-service · "Customers are being overcharged when .*…"$/m);
-    expect(found).toContain(`session ${loop.sessionId} · uuid `);
-    expect(found).toContain('«overcharged»');
+    expect(found).toContain('1 hit for "overcharged" in every project (kinds: prompt), numbered best first, by session:\n\n');
+    // The session is named once above its hits; its title is memd's, the first prompt (Claude Code wrote no other).
+    expect(found).toMatch(new RegExp(`^session ${loop.sessionId} · -home-user-src-invoice-service · "Customers are being overcharged when .*…"$`, 'm'));
+    expect(found).toMatch(/^1\. prompt · 2026-\d\d-\d\d \d\d:\d\d UTC · uuid [0-9a-f-]{36}\n {3}Customers are being «overcharged» when/m);
     const uuid = /uuid (\S+)/.exec(found)?.[1] ?? '';
     const around = await ok(served, 'session_context', { session: loop.sessionId.slice(0, 8), uuid, before: 0, after: 2 });
     expect(around).toMatch(/^Session 4be41908-\S+, 3 messages around /);
@@ -145,7 +144,7 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
   it('search_sessions keeps to the budget with the most hits, and pages with its cursor', async () => {
     const served = await serve(sandbox, project);
     const first = await ok(served, 'search_sessions', { query: 'the', limit: 30 });
-    expect(first).toMatch(/^30 hits for "the" in every project, best first:/);
+    expect(first).toMatch(/^30 hits for "the" in every project, numbered best first, by session:/);
     const cursor = /cursor: ("[^"]+")/.exec(first)?.[1];
     expect(cursor, first.slice(-300)).toBeDefined();
     const next = await ok(served, 'search_sessions', { query: 'the', limit: 30, cursor: JSON.parse(cursor ?? '""') });
@@ -262,7 +261,7 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
   });
 });
 
-describe('memctl mcp without a daemon', () => {
+describe("memctl mcp and the daemon's lifetime", () => {
   it('with --no-autostart: initializes and lists its tools, and every call is an error result that says to start memd', async () => {
     const sandbox = makeSandbox();
     const served = await serve(sandbox, sandbox.root, ['--no-autostart']);
@@ -275,6 +274,29 @@ describe('memctl mcp without a daemon', () => {
       expect(answer.isError, name).toBe(true);
       expect(answer.text).toMatch(/^memd \(the session-memory daemon these tools read from\) is not running: .*memctl start/);
     }
+  });
+
+  it('answers again once a daemon that went away is back, without a restart of the server', async () => {
+    const sandbox = makeSandbox();
+    const first = await startDaemon(sandbox);
+    const served = await serve(sandbox, sandbox.root, ['--no-autostart']);
+    expect(await ok(served, 'list_sessions', { project: 'all' })).toBe('No sessions in every project.');
+    first.child.kill('SIGTERM');
+    await first.exited;
+    const down = await call(served, 'list_sessions', { project: 'all' });
+    expect(down.isError).toBe(true);
+    expect(down.text).toContain('is not running');
+    await startDaemon(sandbox);
+    expect(await ok(served, 'list_sessions', { project: 'all' })).toBe('No sessions in every project.');
+    expect(served.stderr()).toBe('');
+  });
+
+  it('exits 0 when its stdin closes, printing nothing of its own; takes no arguments', async () => {
+    const sandbox = makeSandbox();
+    expect(await runMemctl(sandbox, ['--no-autostart', 'mcp'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    const usage = await runMemctl(sandbox, ['mcp', '--stdio']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toBe('memctl: mcp takes no arguments (got --stdio) (see memctl --help)\n');
   });
 
   it('starts the daemon itself otherwise, as every memctl command does', async () => {

@@ -47,8 +47,9 @@ function describeRpcError(error: RpcError, advice: ErrorAdvice): string {
       if (error.kind === 'AmbiguousSessionId') return `${said}. Pass more characters of the session id (or the full id).`;
       return `memd refused the parameters: ${said}.${advice.invalidParams ? ` ${advice.invalidParams}` : ''}`;
     case ErrorCode.PathRejected: {
-      const reason = oneLine(error.data.reason, MESSAGE_CHARS);
-      return `memd refused the memory name: ${reason || said}. Use a relative name of letters, digits, '-' and '_', nested with '/' if needed (e.g. testing/flaky-tests), without '..', '.md' or a leading '/'.`;
+      // The message says what is wrong in words; the reason is the rule's short name.
+      const reason = oneLine(error.data.reason, 100);
+      return `memd refused the memory name: ${said}${reason && !said.includes(reason) ? ` (${reason})` : ''}. Use a relative name without '..', '.md', backslashes or a leading '/', nested with '/' if needed (testing/flaky-tests).`;
     }
     case ErrorCode.Conflict: {
       const etag = oneLine(error.data.etag, 100);

@@ -24,7 +24,7 @@ const CURSOR_CHARS = 200;
 const SESSION_ID = z.string().min(4).max(200);
 
 const FTS_ADVICE =
-  'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, and a trailing * for a prefix (invoic*). Put any term with punctuation (paths, file.names, a-b, foo()) in double quotes.';
+  'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, and a trailing * for a prefix (invoic*). A word with punctuation (src/totals.js, Math.round) is searched as a phrase.';
 
 function searchDescription(context: ToolContext): string {
   return `Full-text search over every Claude Code session memd has indexed on this machine: the user's prompts, the assistant's replies, tool calls (commands, file paths, patterns), errors, and the start of tool outputs. Use it before asking the user something that may have come up before: what was decided, which command fixed a failing test, where a rule was stated, what an error looked like.
@@ -68,20 +68,38 @@ interface SearchArgs {
 }
 
 function scopeOf(args: SearchArgs): string {
-  const parts: string[] = [];
-  parts.push(args.session !== undefined ? `session ${oneLine(args.session, ID_CHARS)}` : args.project !== undefined ? `project ${oneLine(args.project, PROJECT_CHARS)}` : 'every project');
-  if (args.since !== undefined) parts.push(`since ${oneLine(args.since, 64)}`);
-  if (args.kinds !== undefined) parts.push(`kinds ${args.kinds.join(', ')}`);
-  return parts.join(', ');
+  const where = args.session !== undefined ? `session ${oneLine(args.session, ID_CHARS)}` : args.project !== undefined ? `project ${oneLine(args.project, PROJECT_CHARS)}` : 'every project';
+  const filters: string[] = [];
+  if (args.kinds !== undefined) filters.push(`kinds: ${args.kinds.join(', ')}`);
+  if (args.since !== undefined) filters.push(`since ${oneLine(args.since, 64)}`);
+  return filters.length > 0 ? `${where} (${filters.join('; ')})` : where;
+}
+
+/** The session a hit is in, said once for all its hits on the page. */
+function renderSessionLine(hit: SearchHit): string {
+  const title = hit.title === null ? '(untitled)' : quoted(hit.title, TITLE_CHARS);
+  return `session ${oneLine(hit.sessionId, ID_CHARS)} · ${oneLine(hit.project, PROJECT_CHARS)} · ${title}`;
 }
 
 function renderHit(hit: SearchHit, rank: number): string {
-  const title = hit.title === null ? '(untitled)' : quoted(hit.title, TITLE_CHARS);
   const where = hit.uuid === null ? 'no uuid (no context to read)' : `uuid ${oneLine(hit.uuid, ID_CHARS)}`;
   const snippet = hit.snippet === null ? '(the transcript is gone; only the hit is known)' : oneLine(hit.snippet, SNIPPET_CHARS);
-  return `${rank}. ${oneLine(hit.kind, 20)} · ${formatTime(hit.timestamp)} · ${oneLine(hit.project, PROJECT_CHARS)} · ${title}
-   session ${oneLine(hit.sessionId, ID_CHARS)} · ${where}
-   ${snippet}`;
+  return `${rank}. ${oneLine(hit.kind, 20)} · ${formatTime(hit.timestamp)} · ${where}\n   ${snippet}`;
+}
+
+/**
+ * Hits grouped by session, sessions in the order of their best hit, each hit keeping its rank: a
+ * session's id, project and title are said once, not once per hit.
+ */
+function renderHitsBySession(hits: SearchHit[]): string[] {
+  const groups = new Map<string, { rank: number; hit: SearchHit }[]>();
+  hits.forEach((hit, index) => {
+    const key = String(hit.sessionId);
+    const group = groups.get(key) ?? [];
+    group.push({ rank: index + 1, hit });
+    groups.set(key, group);
+  });
+  return [...groups.values()].flatMap((group) => group.map(({ rank, hit }, index) => `${index === 0 ? `\n${renderSessionLine(hit)}\n` : ''}${renderHit(hit, rank)}`));
 }
 
 export function renderSearch(args: SearchArgs, result: SearchQueryResult): string {
@@ -92,14 +110,14 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
     const none = args.cursor !== undefined ? 'No more hits.' : `No hits for ${quoted(args.query, 200)} in ${scopeOf(args)}.`;
     return `${none}${building}\nTry other or fewer words, a prefix (invoic*), OR between alternatives, or fewer filters. ${FTS_ADVICE}`;
   }
-  const head = `${plural(hits.length, 'hit')} for ${quoted(args.query, 200)} in ${scopeOf(args)}, best first:${building}`;
+  const head = `${plural(hits.length, 'hit')} for ${quoted(args.query, 200)} in ${scopeOf(args)}, numbered best first, by session:${building}`;
   const tail =
     result.nextCursor !== null && result.nextCursor !== undefined
-      ? `More hits: call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`
-      : 'No more hits.';
+      ? `\nMore hits: call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`
+      : '\nNo more hits.';
   return joinWithinBudget(
     head,
-    hits.map((hit, index) => renderHit(hit, index + 1)),
+    renderHitsBySession(hits),
     `${tail}\nTo read around a hit: session_context with its session and uuid.`,
     (left) => `(${plural(left, 'more hit')} of this page left out to fit the output budget: ask with a lower limit.)`,
   );
