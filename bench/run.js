@@ -7,12 +7,13 @@ import { benchHooks } from './hooks.js';
 import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
+import { benchSearch } from './search.js';
 
-const BENCHES = { rpc: benchRpc, client: benchClient, hooks: benchHooks, ingest: benchIngest, compact: benchCompact, extract: benchExtract, scale: benchScale };
+const BENCHES = { rpc: benchRpc, client: benchClient, hooks: benchHooks, ingest: benchIngest, compact: benchCompact, extract: benchExtract, scale: benchScale, search: benchSearch };
 /** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale']);
+const ON_REQUEST = new Set(['scale', 'search']);
 
-// `--size 2.4G` goes to the benchmarks that take it (scale); the other arguments name benchmarks.
+// `--size 2.4G` goes to the benchmarks that take it (scale, search); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
 const sizeAt = argv.indexOf('--size');
 const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };

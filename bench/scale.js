@@ -57,7 +57,7 @@ async function until(condition, what, deadlineMs = STEP_DEADLINE_MS * 10) {
 }
 
 /** The status probe (status-probe.js) in its own process; `worst()` is its slowest answer since the last call. */
-function startProbe(env) {
+export function startProbe(env) {
   const child = spawn(process.execPath, [join(ROOT, 'bench/status-probe.js')], { env, stdio: ['pipe', 'pipe', 'inherit'] });
   const answers = createInterface({ input: child.stdout });
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -75,14 +75,14 @@ function startProbe(env) {
 }
 
 /** Wall time of one memctl run (the first one counts: no warm-up). */
-function memctlMs(args, env) {
+export function memctlMs(args, env) {
   const started = performance.now();
   const result = spawnSync(process.execPath, [MEMCTL_MAIN, ...args], { env, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * MB });
   const ms = performance.now() - started;
   return { ms, ok: result.status === 0, bytes: Buffer.byteLength(result.stdout ?? ''), stderr: result.stderr };
 }
 
-async function startDaemon(createClient, env) {
+export async function startDaemon(createClient, env) {
   const started = performance.now();
   const daemon = spawnProcess([DAEMON_MAIN, '--foreground'], env);
   await waitForSocket(join(env.XDG_RUNTIME_DIR, 'memd', 'memd.sock'));
@@ -90,14 +90,14 @@ async function startDaemon(createClient, env) {
   return { daemon, client, started };
 }
 
-async function caughtUp(client, minBytes) {
+export async function caughtUp(client, minBytes) {
   await until(async () => {
     const { ingest } = await client.daemonStatus();
     return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= minBytes;
   }, 'ingest to catch up');
 }
 
-function dbBytes(stateHome) {
+export function dbBytes(stateHome) {
   const base = join(stateHome, 'memd', 'memd.sqlite');
   return ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${base}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
 }
