@@ -291,9 +291,23 @@ describe("memctl mcp and the daemon's lifetime", () => {
     expect(served.stderr()).toBe('');
   });
 
-  it('exits 0 when its stdin closes, printing nothing of its own; takes no arguments', async () => {
+  it('exits 0 when its stdin closes, after answering what it read, printing nothing of its own; takes no arguments', async () => {
     const sandbox = makeSandbox();
     expect(await runMemctl(sandbox, ['--no-autostart', 'mcp'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    // Requests written all at once before stdin ends (a script's pipe) are all answered before it exits.
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_sessions', arguments: {} } },
+    ];
+    const piped = await runMemctl(sandbox, ['--no-autostart', 'mcp'], {}, requests.map((request) => `${JSON.stringify(request)}\n`).join(''));
+    expect(piped).toMatchObject({ code: 0, stderr: '' });
+    const answers = piped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: { isError?: boolean; content?: { text: string }[] } });
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2]);
+    expect(answers[1]?.result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('is not running') }] });
     const usage = await runMemctl(sandbox, ['mcp', '--stdio']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toBe('memctl: mcp takes no arguments (got --stdio) (see memctl --help)\n');

@@ -37,10 +37,50 @@ export function createMemdMcpServer(context: ToolContext): McpServer {
   return server;
 }
 
+/**
+ * How long the end of stdin waits for the answers still being made: every call ends within the
+ * client's timeout (memctl mcp's MCP_CALL_TIMEOUT_MS, 15 s), so this only bounds a bug.
+ */
+const DRAIN_DEADLINE_MS = 20_000;
+
+type RequestId = string | number;
+
+/**
+ * Requests read and not yet answered. A client that writes its requests and closes stdin (a script,
+ * `... | memctl mcp`) still gets every answer; Claude Code, which closes stdin to stop the server,
+ * has none waiting.
+ */
+function trackAnswers(transport: StdioServerTransport): { drained(deadlineMs: number): Promise<void> } {
+  const waiting = new Set<RequestId>();
+  let onEmpty: (() => void) | undefined;
+  // connect() keeps a handler set before it and calls it first: this one only takes note.
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) waiting.add(message.id);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    await send(message);
+    if (!('method' in message) && 'id' in message && message.id !== undefined) waiting.delete(message.id);
+    if (waiting.size === 0) onEmpty?.();
+  };
+  return {
+    drained: (deadlineMs) =>
+      new Promise<void>((resolve) => {
+        if (waiting.size === 0) return resolve();
+        const timer = setTimeout(resolve, deadlineMs);
+        onEmpty = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      }),
+  };
+}
+
 /** Serves MCP on this process's stdin and stdout until the client closes stdin; resolves then. */
 export async function serveStdio(memd: Client, cwd: string): Promise<void> {
   const server = createMemdMcpServer({ memd, cwd, project: sanitizeProjectDirName(cwd) });
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_STDIN_MESSAGE_BYTES });
+  const answers = trackAnswers(transport);
   const closed = new Promise<void>((resolve) => {
     // The SDK's transport does not watch for the end of stdin: that is how Claude Code says goodbye.
     process.stdin.once('end', resolve);
@@ -49,5 +89,6 @@ export async function serveStdio(memd: Client, cwd: string): Promise<void> {
   });
   await server.connect(transport);
   await closed;
+  await answers.drained(DRAIN_DEADLINE_MS);
   await server.close();
 }
