@@ -12,16 +12,23 @@ export const OUTPUT_BUDGET_CHARS = 20_000;
 /** Room kept under the budget for the line that says what was cut. */
 const FOOTER_RESERVE_CHARS = 400;
 
+/** The first `length` UTF-16 units, one fewer where the cut would split a surrogate pair (an emoji). */
+function sliceWhole(text: string, length: number): string {
+  const end = Math.max(0, length);
+  const last = text.charCodeAt(end - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
+}
+
 /** One line of untrusted text, at most `max` characters: no line breaks, an ellipsis where cut. */
 export function oneLine(value: unknown, max: number): string {
   const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+  return text.length <= max ? text : `${sliceWhole(text, max - 1)}…`;
 }
 
 /** Untrusted text kept as it is (line breaks and all), at most `max` characters. */
 export function clip(value: unknown, max: number): string {
   const text = typeof value === 'string' ? value : '';
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+  return text.length <= max ? text : `${sliceWhole(text, max - 1)}…`;
 }
 
 /** A cut on a line boundary when there is one in the last fifth, so that a page ends on a whole line. */
@@ -29,7 +36,7 @@ function cutPoint(text: string, from: number, max: number): number {
   const end = Math.min(text.length, from + max);
   if (end === text.length) return end;
   const newline = text.lastIndexOf('\n', end - 1);
-  return newline > from + max * 0.8 ? newline + 1 : end;
+  return newline > from + max * 0.8 ? newline + 1 : from + sliceWhole(text.slice(from), end - from).length;
 }
 
 export interface TextPage {

@@ -17,6 +17,10 @@ describe('the output budget', () => {
     expect(oneLine({ toString: () => 'x' }, 10)).toBe('');
     expect(clip('a\nb', 10)).toBe('a\nb');
     expect(clip('abcdef', 3)).toBe('ab…');
+    // An emoji is two UTF-16 units: a cut between them would leave half a character.
+    expect(oneLine('ab😀cd', 4)).toBe('ab…');
+    expect(clip('ab😀cd', 5)).toBe('ab😀…');
+    expect(pageOf(`ab😀${'c'.repeat(10)}`, 0, 3).text).toMatch(/^ab\n\[characters 0–2 of 14; call again with offset: 2 for the rest\]$/);
   });
 
   it('pages a long text on line boundaries, each page saying where the next starts, the pages making the whole', () => {
