@@ -170,7 +170,7 @@ boost for recent ones and grouped by session with its title; each ends with the 
 reference that prints the messages around it. --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
 assistant, tool, error, output (repeatable). --json prints the search.query / search.context result.`,
-  mcp: `usage: memctl [--no-autostart] mcp
+  mcp: `usage: memctl mcp [--no-autostart]
 
 memd's MCP server, speaking MCP over stdin and stdout, for Claude Code to start (memctl install-mcp
 registers it). Its tools: search_sessions (full-text search over every session), session_context
