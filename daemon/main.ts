@@ -161,6 +161,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   });
   const search = createSearchService({
     db: store.db,
+    dbPath: paths.dbPath,
     log,
     clock,
     titleOf: (sessionId) => {

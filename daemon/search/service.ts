@@ -1,6 +1,6 @@
 /**
- * Search over every session (issue 17): `search.query` (query.ts) with snippets made from the
- * transcripts (snippet.ts) and the sessions' titles, `search.context` (the messages around a hit),
+ * Search over every session (issue 17): `search.query` (query.ts, in the search worker with the
+ * snippets it makes from the transcripts: snippet.ts) with the sessions' titles, `search.context` (the messages around a hit),
  * and the state of the index's background build (builder.ts).
  */
 import type Database from 'better-sqlite3';
@@ -10,14 +10,16 @@ import type { Logger } from '../log/logger.js';
 import { toMessageParams } from '../transcripts/messages.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import { createSearchBuilder } from './builder.js';
-import { createSearchQuery, type SearchFilter } from './query.js';
-import { queryTerms, snippetOf } from './snippet.js';
+import { createSearchWorker } from './query-client.js';
+import type { SearchFilter } from './query.js';
 
 /** Messages before and after a hit that `search.context` gives by default. */
 export const DEFAULT_CONTEXT_MESSAGES = 3;
 
 export interface SearchDeps {
   db: Database.Database;
+  /** The database file, which the search worker opens read-only. */
+  dbPath: string;
   log: Logger;
   clock: () => number;
   /** The session's title as its summary has it (null when untitled or unknown). */
@@ -27,13 +29,12 @@ export interface SearchDeps {
 }
 
 export function createSearchService(deps: SearchDeps) {
-  const query = createSearchQuery(deps.db);
+  const worker = createSearchWorker(deps.dbPath);
   const builder = createSearchBuilder({ db: deps.db, log: deps.log });
 
   return {
-    query(filter: SearchFilter): SearchQueryResult {
-      const { hits, nextOffset } = query(filter, deps.clock());
-      const terms = queryTerms(filter.query);
+    async query(filter: SearchFilter): Promise<SearchQueryResult> {
+      const { hits, nextOffset } = await worker.query(filter, deps.clock());
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
@@ -45,7 +46,7 @@ export function createSearchService(deps: SearchDeps) {
           uuid: hit.uuid,
           timestamp: hit.timestamp,
           kind: hit.kind,
-          snippet: snippetOf(hit, terms),
+          snippet: hit.snippet,
           score: Math.round(hit.score * 1000) / 1000,
           project: hit.project,
           title: titleOf(hit.sessionId),
@@ -70,7 +71,10 @@ export function createSearchService(deps: SearchDeps) {
 
     state: () => builder.state(),
     start: () => builder.start(),
-    stop: () => builder.stop(),
+    stop: async () => {
+      builder.stop();
+      await worker.close();
+    },
   };
 }
 
