@@ -4,7 +4,7 @@
  * session.updated fires; a deleted transcript's lines still found; redaction; bad queries; and the
  * index built in the background for lines ingested before it existed.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,19 @@ describe('search over a daemon', () => {
     expect((await client.searchQuery({ query: 'Tr0ub4dor' })).hits).toEqual([]);
   });
 
+  it('forgets the texts of a transcript that was replaced, and finds what replaced them', async () => {
+    const transcript = join(sandbox.projectsDir, corrections.transcript.replace(/^projects\//, ''));
+    const before = (await client.searchQuery({ query: 'zebracorn' })).hits;
+    expect(before).toHaveLength(1);
+    // Rewritten from scratch (an editor's save, a restore): the file's lines are indexed anew.
+    const lines = readFileSync(transcript, 'utf8').trimEnd().split('\n');
+    writeFileSync(`${transcript}.tmp`, `${lines.slice(0, 3).join('\n')}\n`);
+    renameSync(`${transcript}.tmp`, transcript);
+    appendPrompt(transcript, corrections.sessionId, 'quokkaphant replaces what was here', '72000000-0000-4000-8000-000000000002');
+    await eventually(async () => (await client.searchQuery({ query: 'quokkaphant' })).hits.length === 1, 'the new line to be found');
+    expect((await client.searchQuery({ query: 'zebracorn' })).hits).toEqual([]);
+  });
+
   it("keeps a deleted transcript's lines searchable (without a snippet)", async () => {
     const transcript = join(sandbox.projectsDir, loop.transcript.replace(/^projects\//, ''));
     rmSync(transcript);
@@ -133,7 +146,7 @@ describe('search over a daemon', () => {
   });
 
   it('memctl call search.query prints the result', async () => {
-    const run = await runMemctl(sandbox, ['call', 'search.query', JSON.stringify({ query: 'zebracorn' })]);
+    const run = await runMemctl(sandbox, ['call', 'search.query', JSON.stringify({ query: 'quokkaphant' })]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).hits).toHaveLength(1);
   });
