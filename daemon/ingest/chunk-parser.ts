@@ -160,6 +160,8 @@ export interface CarryRecord {
   length: number;
   /** Bytes it holds (none once it is over the line limit: those are only counted). */
   bytes: number;
+  /** Its first bytes as the file held them, to tell that the file still does when the next pass resumes it. */
+  fingerprint?: Buffer;
 }
 
 /**
@@ -175,20 +177,25 @@ export class CarryBook {
     private readonly budgetBytes: number,
   ) {}
 
-  /** Whether the pass resumes a kept line, and the offset to read from. The record is used up. */
-  begin(path: string, ino: string, start: number): { resume: boolean; readFrom: number } {
+  /**
+   * Whether the pass resumes a kept line, and the offset to read from. The record is used up.
+   * `stillThere` re-reads the line's first bytes: a file truncated back to where the line began
+   * and written again holds other bytes there, which the kept ones must not be joined to.
+   */
+  begin(path: string, ino: string, start: number, stillThere?: (offset: number, fingerprint: Buffer) => boolean): { resume: boolean; readFrom: number } {
     const carry = this.take(path);
     if (carry === undefined || carry.ino !== ino || carry.offset !== start) return { resume: false, readFrom: start };
+    if (carry.fingerprint !== undefined && stillThere !== undefined && !stillThere(carry.offset, carry.fingerprint)) return { resume: false, readFrom: start };
     return { resume: true, readFrom: carry.offset + carry.length };
   }
 
   /** Whether to keep the partial line from `completeOffset` to `nextOffset` (false if none or over budget). */
-  end(path: string, ino: string, completeOffset: number, nextOffset: number): boolean {
+  end(path: string, ino: string, completeOffset: number, nextOffset: number, fingerprint?: Buffer): boolean {
     const length = nextOffset - completeOffset;
     if (length <= 0) return false;
     const bytes = length > this.maxLineBytes ? 0 : length;
     if (this.carriedBytes + bytes > this.budgetBytes) return false;
-    this.carries.set(path, { ino, offset: completeOffset, length, bytes });
+    this.carries.set(path, { ino, offset: completeOffset, length, bytes, ...(fingerprint === undefined ? {} : { fingerprint }) });
     this.carriedBytes += bytes;
     return true;
   }

@@ -18,15 +18,19 @@ export interface LineParser {
   readonly slotBytes: number;
   /** The lane's read buffers; a slot handed to `parse` must not be touched until that settles. */
   slots(lane: number): readonly Buffer[];
-  /** Starts a pass over one file in `lane`; returns the offset to read from (past a kept partial line). */
-  begin(lane: number, pass: ParsePass & { ino: string }): number;
+  /**
+   * Starts a pass over one file in `lane`; returns the offset to read from (past a kept partial
+   * line, when `stillThere` confirms the file still holds it).
+   */
+  begin(lane: number, pass: ParsePass & { ino: string; stillThere?: (offset: number, fingerprint: Buffer) => boolean }): number;
   /** Parses `length` bytes of the slot from `at` (0 unless several small files share the slot). */
   parse(lane: number, slot: number, length: number, at?: number): Promise<ParsedChunk>;
   /**
    * Ends the lane's pass, which parsed up to `nextOffset` and completed lines up to
-   * `completeOffset`; `keep` holds the partial line between them for the next pass, within the budget.
+   * `completeOffset`; `keep` holds the partial line between them for the next pass, within the
+   * budget; `fingerprint` is its first bytes, checked when the next pass resumes it.
    */
-  end(lane: number, completeOffset: number, nextOffset: number, keep: boolean): void;
+  end(lane: number, completeOffset: number, nextOffset: number, keep: boolean, fingerprint?: Buffer): void;
   /** Drops a deleted file's kept partial line. */
   forget(path: string): void;
   close(): Promise<void>;
@@ -100,16 +104,16 @@ function withBook(
       return own;
     },
     begin(lane, pass) {
-      const { resume, readFrom } = book.begin(pass.path, pass.ino, pass.start);
+      const { resume, readFrom } = book.begin(pass.path, pass.ino, pass.start, pass.stillThere);
       current.set(lane, { path: pass.path, ino: pass.ino });
       send({ op: 'begin', lane, pass: { path: pass.path, start: pass.start, fileId: pass.fileId }, resume });
       return readFrom;
     },
     parse,
-    end(lane, completeOffset, nextOffset, keep) {
+    end(lane, completeOffset, nextOffset, keep, fingerprint) {
       const pass = current.get(lane);
       current.delete(lane);
-      send({ op: 'end', lane, keep: keep && pass !== undefined && book.end(pass.path, pass.ino, completeOffset, nextOffset) });
+      send({ op: 'end', lane, keep: keep && pass !== undefined && book.end(pass.path, pass.ino, completeOffset, nextOffset, fingerprint) });
     },
     forget(path) {
       book.forget(path);

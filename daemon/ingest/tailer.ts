@@ -143,6 +143,19 @@ async function insideProjects(path: string, projectsDir: string): Promise<boolea
   return isInside(root, real);
 }
 
+/** The first bytes of a kept partial line, re-read when a pass resumes it (tells a rewrite apart). */
+const FINGERPRINT_BYTES = 64;
+
+/** `length` bytes of the file at `offset` (fewer at its end; none when it cannot be read). */
+function fingerprintAt(fd: number, offset: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  try {
+    return buffer.subarray(0, readSync(fd, buffer, 0, length, offset));
+  } catch {
+    return buffer.subarray(0, 0);
+  }
+}
+
 export function createTailer(deps: TailerDeps): Tailer {
   const { clock, onCommit } = deps;
   const writer = createIngestWriter(deps.db, deps.observer);
@@ -181,7 +194,13 @@ export function createTailer(deps: TailerDeps): Tailer {
     const start = reset ? 0 : row.committed_offset;
     const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset, search: [] });
     let batch = emptyBatch(start);
-    let position = parser.begin(lane, { path: target.path, ino: identity.ino, start, fileId: row.id });
+    let position = parser.begin(lane, {
+      path: target.path,
+      ino: identity.ino,
+      start,
+      fileId: row.id,
+      stillThere: (offset, fingerprint) => fingerprintAt(handle.fd, offset, fingerprint.length).equals(fingerprint),
+    });
     let committedOffset = start;
     let parsedSinceCommit = 0;
     let resetPending = reset;
@@ -252,7 +271,8 @@ export function createTailer(deps: TailerDeps): Tailer {
     } finally {
       // A slot still being parsed must not be read into by the next pass.
       await Promise.allSettled(inflight.map((chunk) => chunk.parsed));
-      parser.end(lane, batch.completeOffset, position, kept);
+      const partial = Math.min(FINGERPRINT_BYTES, position - batch.completeOffset);
+      parser.end(lane, batch.completeOffset, position, kept, kept && partial > 0 ? fingerprintAt(handle.fd, batch.completeOffset, partial) : undefined);
     }
     const end = outcome === 'caught-up' ? { ino: identity.ino, size: position } : null;
     return { outcome, changed, bytesRead: passBytes, end, sessionId: row.session_id };

@@ -152,6 +152,21 @@ describe('a pass over a transcript', () => {
     expect(loadFileEntries(store.db, fileRow(path).id)).toEqual(reference(path));
   });
 
+  it('does not join a kept half-written line to other bytes written where it was (truncated back, then written again)', async () => {
+    const path = mainPath();
+    write(path, line(1) + line(2).slice(0, 30));
+    const t = tailer();
+    await pass(t, path);
+    expect(fileRow(path)).toMatchObject({ committedOffset: line(1).length, entries: 1 });
+    // The half line is cut away (the file is back to its committed size: no reset) and a whole
+    // other line is written where it began.
+    truncateSync(path, line(1).length);
+    appendFileSync(path, line(3));
+    await pass(t, path);
+    expect(loadFileEntries(store.db, fileRow(path).id)).toEqual(reference(path));
+    expect(fileRow(path)).toMatchObject({ committedOffset: statSync(path).size, entries: 2, badLines: 0 });
+  });
+
   it('reads a half-written line again when it cannot keep it (no carry budget), with the same result', async () => {
     const path = mainPath();
     write(path, line(1) + line(2).slice(0, 10));

@@ -18,6 +18,8 @@ import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
 import { summarizeSession, summaryOf } from '../../../../daemon/sessions/summary.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import { searchRowId, searchRowRange } from '../../../../daemon/store/search-row.js';
+import { searchTexts } from '../../../../shared/search/text.js';
 import { leafTitles, listSessions, loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 import type { SessionFigures } from '../../../../shared/protocol/results.js';
@@ -238,6 +240,7 @@ async function run(seed: number): Promise<void> {
       const toolCalls = counted === undefined ? undefined : accountingOf(counted, ENV).lastResponseHasToolCalls;
       expect(toolCalls, `seed ${seed}, ${step}, session ${sessionId}, lastResponseHasToolCalls`).toBe(expected?.lastResponseHasToolCalls);
     }
+    checkSearchIndex(store, `seed ${seed}, ${step}`);
   };
 
   for (let step = 0; step < STEPS; step++) {
@@ -332,7 +335,50 @@ async function run(seed: number): Promise<void> {
   store.close();
 }
 
-describe('persisted session aggregates', () => {
+/**
+ * The search index holds exactly the texts of each file's committed lines, as extracted from the
+ * file now (ingest keeps it in the same transactions; a file read again drops its range first).
+ * A deleted file's texts stay (they are checked while the file exists).
+ */
+function checkSearchIndex(store: Store, where: string): void {
+  const files = store.db.prepare('SELECT id, path, committed_offset AS committed, search_offset AS searched, gone FROM files').all() as {
+    id: number;
+    path: string;
+    committed: number;
+    searched: number;
+    gone: number;
+  }[];
+  const indexed = store.db.prepare('SELECT rowid FROM search_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid').pluck().safeIntegers(true);
+  for (const file of files) {
+    expect(file.searched, `${where}, search offset of ${file.path}`).toBe(file.committed);
+    if (file.gone === 1) continue;
+    const expected: bigint[] = [];
+    let offset = 0;
+    for (const line of readFileSync(file.path).subarray(0, file.committed).toString('utf8').split('\n')) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = null;
+      }
+      for (const { kind } of searchTexts(value)) expected.push(searchRowId(file.id, offset, kind));
+      offset += Buffer.byteLength(line) + 1;
+    }
+    const [first, last] = searchRowRange(file.id);
+    if (process.env.MEMD_PROPERTY_TRACE) {
+      const got = new Set((indexed.all(first, last) as bigint[]).map(String));
+      const want = new Set(expected.map(String));
+      const show = (id: string) => {
+        const n = BigInt(id);
+        return `${(n >> 3n) & ((1n << 40n) - 1n)}/${n & 7n}`;
+      };
+      console.log('MISSING', [...want].filter((id) => !got.has(id)).map(show), 'EXTRA', [...got].filter((id) => !want.has(id)).map(show), 'committed', file.committed);
+    }
+    expect((indexed.all(first, last) as bigint[]).map(String), `${where}, search texts of ${file.path}`).toEqual(expected.sort((a, b) => (a < b ? -1 : 1)).map(String));
+  }
+}
+
+describe('persisted session aggregates and the search index', () => {
   it(
     `equal a computation from scratch after random appends, truncations, replacements, deletions, extractions and restarts (${SEEDS} seeds × ${STEPS} steps)`,
     async () => {
