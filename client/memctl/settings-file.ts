@@ -11,6 +11,7 @@ import { exceedsDepth } from '../../shared/protocol/envelope.js';
 import { MAX_ENTRY_DEPTH } from '../../shared/transcript/depth.js';
 import { claudeSettingsPath, projectSettingsPath, resolvePaths } from '../../shared/paths.js';
 import { formatSettings } from '../../shared/hooks/settings.js';
+import { UsageError } from './context.js';
 import { writeFileAtomic } from './fs-atomic.js';
 
 /** A new file holds only memd's entries, nothing private: the usual mode of a config file. */
@@ -70,4 +71,20 @@ export function saveSettings(path: string, loaded: Exclude<LoadedSettings, { ref
   mkdirSync(dirname(path), { recursive: true });
   writeFileAtomic(path, formatSettings(settings), NEW_FILE_MODE);
   return undefined;
+}
+
+/** The flags every installer takes (install-hooks, install-statusline, install-mcp). */
+export interface InstallOptions {
+  project: boolean;
+  uninstall: boolean;
+  dryRun: boolean;
+  /** Only where the installer replaces another tool's setting (install-statusline). */
+  force: boolean;
+}
+
+export function parseInstallOptions(command: string, args: readonly string[], takesForce = false): InstallOptions {
+  const flags = new Set(['--project', '--uninstall', '--dry-run', ...(takesForce ? ['--force'] : [])]);
+  const unknown = args.find((arg) => !flags.has(arg));
+  if (unknown !== undefined) throw new UsageError(`${command} does not take ${unknown}`);
+  return { project: args.includes('--project'), uninstall: args.includes('--uninstall'), dryRun: args.includes('--dry-run'), force: args.includes('--force') };
 }

@@ -6,21 +6,13 @@
 import { existsSync } from 'node:fs';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { memctlMainPath } from '../../install-paths.js';
-import { EXIT_ERROR, EXIT_OK, UsageError, type Command, type CommandContext } from '../context.js';
-import { loadSettings, saveSettings, settingsPath } from '../settings-file.js';
+import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
+import { loadSettings, parseInstallOptions, saveSettings, settingsPath, type InstallOptions } from '../settings-file.js';
 
-const FLAGS = new Set(['--project', '--uninstall', '--dry-run']);
-
-interface Options {
-  project: boolean;
-  uninstall: boolean;
-  dryRun: boolean;
-}
+type Options = InstallOptions;
 
 function parseOptions(args: string[]): Options {
-  const unknown = args.find((arg) => !FLAGS.has(arg));
-  if (unknown !== undefined) throw new UsageError(`install-hooks does not take ${unknown}`);
-  return { project: args.includes('--project'), uninstall: args.includes('--uninstall'), dryRun: args.includes('--dry-run') };
+  return parseInstallOptions('install-hooks', args);
 }
 
 function merge(settings: unknown, options: Options): HookMergeResult {

@@ -9,11 +9,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { memctlMainPath } from '../../install-paths.js';
-import { EXIT_ERROR, EXIT_OK, UsageError, type Command, type CommandContext } from '../context.js';
+import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
 import { writeFileAtomic } from '../fs-atomic.js';
-import { loadSettings, saveSettings } from '../settings-file.js';
+import { loadSettings, parseInstallOptions, saveSettings, type InstallOptions } from '../settings-file.js';
 
-const FLAGS = new Set(['--project', '--uninstall', '--dry-run']);
 /** The server's name in Claude Code: its tools are `mcp__memd__<tool>`. */
 export const MCP_SERVER_KEY = 'memd';
 /** A new global config: Claude Code keeps account details in it later, so only the user reads it. */
@@ -99,16 +98,10 @@ export function uninstallMcpServer(config: unknown): McpMergeResult {
   return { config: { ...(config as Record<string, unknown>), mcpServers: others }, changed: true, action: `removed mcpServers.${MCP_SERVER_KEY}: ${describe(removed)}` };
 }
 
-interface Options {
-  project: boolean;
-  uninstall: boolean;
-  dryRun: boolean;
-}
+type Options = InstallOptions;
 
 function parseOptions(args: string[]): Options {
-  const unknown = args.find((arg) => !FLAGS.has(arg));
-  if (unknown !== undefined) throw new UsageError(`install-mcp does not take ${unknown}`);
-  return { project: args.includes('--project'), uninstall: args.includes('--uninstall'), dryRun: args.includes('--dry-run') };
+  return parseInstallOptions('install-mcp', args);
 }
 
 function printResult(ctx: CommandContext, path: string, result: McpMergeResult, backup: string | undefined, options: Options): void {

@@ -6,15 +6,11 @@
 import { HookSettingsError } from '../../../shared/hooks/settings.js';
 import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
 import { memctlMainPath } from '../../install-paths.js';
-import { EXIT_ERROR, EXIT_OK, UsageError, type Command } from '../context.js';
-import { loadSettings, saveSettings, settingsPath } from '../settings-file.js';
-
-const FLAGS = new Set(['--project', '--uninstall', '--dry-run', '--force']);
+import { EXIT_ERROR, EXIT_OK, type Command } from '../context.js';
+import { loadSettings, parseInstallOptions, saveSettings, settingsPath } from '../settings-file.js';
 
 export const installStatusLineCommand: Command = async (ctx) => {
-  const unknown = ctx.args.find((arg) => !FLAGS.has(arg));
-  if (unknown !== undefined) throw new UsageError(`install-statusline does not take ${unknown}`);
-  const options = { project: ctx.args.includes('--project'), uninstall: ctx.args.includes('--uninstall'), dryRun: ctx.args.includes('--dry-run'), force: ctx.args.includes('--force') };
+  const options = parseInstallOptions('install-statusline', ctx.args, true);
   const path = settingsPath(ctx.env, options.project);
   const loaded = loadSettings(path);
   if ('refused' in loaded) {
