@@ -8,16 +8,15 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { searchTexts } from '../../shared/search/text.js';
+import { ChunkParser, type SearchParam } from '../ingest/chunk-parser.js';
 import { createSearchWriter } from '../ingest/search-writer.js';
-import type { SearchParam } from '../ingest/chunk-parser.js';
-import { parseLine } from '../ingest/long-lines.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../ingest/tailer.js';
 import type { Logger } from '../log/logger.js';
 
 /** Bytes read per turn of the event loop: a few milliseconds of parsing. */
 const SLICE_BYTES = 256 * 1024;
-/** A line longer than this is skipped (ingest bounds lines the same way). */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** The builder's parses run in this one lane of its own parser. */
+const LANE = 0;
 
 export interface BuildState {
   state: 'ready' | 'building';
@@ -36,60 +35,54 @@ interface Pending {
 export function createSearchBuilder(deps: { db: Database.Database; log: Logger }) {
   const { db, log } = deps;
   const writer = createSearchWriter(db);
+  // Ingest's own line parser, so that the texts are exactly those ingest extracts (the same
+  // UTF-8 checks, long lines and line bound); its entry rows are not used here.
+  const parser = new ChunkParser(DEFAULT_MAX_LINE_BYTES);
   const pendingFiles = db.prepare('SELECT id, path, generation, search_offset, committed_offset FROM files WHERE search_offset < committed_offset ORDER BY last_activity DESC');
   const moveOffset = db.prepare('UPDATE files SET search_offset = ? WHERE id = ? AND generation = ? AND search_offset = ?');
   const state: BuildState = { state: 'ready', filesDone: 0, filesTotal: 0 };
   let stopped = false;
 
-  /** Texts of the whole lines in `bytes` (starting at file offset `base`); where the last whole line ends. */
-  const textsOf = (bytes: Buffer, base: number): { run: SearchParam[]; end: number } => {
-    const run: SearchParam[] = [];
-    let start = 0;
-    for (let newline = bytes.indexOf(0x0a); newline !== -1; newline = bytes.indexOf(0x0a, start)) {
-      const line = bytes.subarray(start, newline);
-      try {
-        for (const { kind, text } of searchTexts(parseLine(line))) run.push(base + start, kind, text);
-      } catch {
-        // A line that is not JSON was counted as bad by ingest; it has nothing to search.
-      }
-      start = newline + 1;
-    }
-    return { run, end: base + start };
+  /** Moves the file's search offset to `target` with the texts up to it; false when ingest moved it first. */
+  const commit = (file: Pending, target: number, run: readonly SearchParam[]): boolean => {
+    const moved = db.transaction(() => {
+      if (moveOffset.run(target, file.id, file.generation, file.search_offset).changes === 0) return false;
+      writer.add(file.id, [run]);
+      return true;
+    })();
+    if (moved) file.search_offset = target;
+    return moved;
   };
 
-  /** One slice of a file; true when the file is done. */
-  const slice = (file: Pending): boolean => {
+  /** One file, a slice a turn, from where its index stops to its committed offset. */
+  const indexFile = async (file: Pending): Promise<void> => {
     let fd: number;
     try {
       fd = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch {
       // Gone: its lines stay unsearchable (they can no longer be read); the file is passed over.
-      moveOffset.run(file.committed_offset, file.id, file.generation, file.search_offset);
-      return true;
+      commit(file, file.committed_offset, []);
+      return;
     }
+    parser.begin(LANE, { path: file.path, start: file.search_offset, fileId: file.id }, false);
     try {
-      if (!fstatSync(fd).isFile()) return true;
-      const want = Math.min(file.committed_offset - file.search_offset, SLICE_BYTES);
-      let buffer = Buffer.alloc(want);
-      let read = readSync(fd, buffer, 0, want, file.search_offset);
-      // A line longer than a slice: read on to its end, within the line bound.
-      while (read === buffer.length && buffer.lastIndexOf(0x0a) === -1 && buffer.length < MAX_LINE_BYTES && file.search_offset + buffer.length < file.committed_offset) {
-        const more = Buffer.alloc(Math.min(buffer.length * 2, file.committed_offset - file.search_offset));
-        buffer.copy(more);
-        read += readSync(fd, more, buffer.length, more.length - buffer.length, file.search_offset + buffer.length);
-        buffer = more;
+      if (!fstatSync(fd).isFile()) return;
+      let position = file.search_offset;
+      while (!stopped && position < file.committed_offset) {
+        const buffer = Buffer.alloc(Math.min(SLICE_BYTES, file.committed_offset - position));
+        const read = readSync(fd, buffer, 0, buffer.length, position);
+        // Shorter than it was indexed: ingest reads it again from its start; the builder passes over it.
+        if (read === 0) {
+          commit(file, file.committed_offset, []);
+          return;
+        }
+        position += read;
+        const parsed = parser.parse(LANE, buffer.subarray(0, read));
+        if (parsed.completeOffset > file.search_offset && !commit(file, parsed.completeOffset, parsed.search)) return;
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      const { run, end } = textsOf(buffer.subarray(0, read), file.search_offset);
-      const target = end > file.search_offset ? end : file.committed_offset;
-      const moved = db.transaction(() => {
-        if (moveOffset.run(target, file.id, file.generation, file.search_offset).changes === 0) return false;
-        writer.add(file.id, [run]);
-        return true;
-      })();
-      if (!moved) return true;
-      file.search_offset = target;
-      return target >= file.committed_offset;
     } finally {
+      parser.end(LANE, false);
       closeSync(fd);
     }
   };
@@ -101,17 +94,11 @@ export function createSearchBuilder(deps: { db: Database.Database; log: Logger }
     const started = Date.now();
     log.info('search index: reading the lines ingested before it existed', { files: files.length });
     for (const file of files) {
-      for (;;) {
-        if (stopped) return;
-        let done: boolean;
-        try {
-          done = slice(file);
-        } catch (error) {
-          log.warn('search index: a file could not be indexed; it is passed over', { path: file.path, error });
-          done = true;
-        }
-        await new Promise((resolve) => setImmediate(resolve));
-        if (done) break;
+      if (stopped) return;
+      try {
+        await indexFile(file);
+      } catch (error) {
+        log.warn('search index: a file could not be indexed; it is passed over', { path: file.path, error });
       }
       state.filesDone += 1;
     }
