@@ -13,7 +13,7 @@
  *     npx vitest run test/integration/claude-code-mcp.test.ts'
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
@@ -21,6 +21,7 @@ import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 import { type RecordedRequest, type StreamingMessagesApi, startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
+import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
 
 const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
 const SUITE = "memd's MCP server in the real Claude Code";
@@ -71,28 +72,8 @@ async function setUp(): Promise<World> {
   mkdirSync(cwd);
   const api = await startStreamingMessagesApi({ apiKey: API_KEY });
   cleanups.push(() => api.close());
-  writeFileSync(
-    join(claudeDir, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: 'dark',
-      customApiKeyResponses: { approved: [API_KEY], rejected: [] },
-      projects: { [cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-    }),
-  );
-  const env: NodeJS.ProcessEnv = { ...sandbox.env, ...memdEnv };
-  for (const key of Object.keys(env)) if (/_proxy$/i.test(key)) delete env[key];
-  Object.assign(env, {
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: API_KEY,
-    NO_PROXY: '127.0.0.1,localhost',
-    // Claude Code refuses --dangerously-skip-permissions as root outside a sandbox.
-    IS_SANDBOX: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-  });
+  answerFirstRun(claudeDir, cwd, API_KEY);
+  const env = claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY);
   return { sandbox, api, cwd, claudeDir, env };
 }
 

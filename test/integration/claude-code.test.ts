@@ -13,7 +13,7 @@
  * The interactive test needs tmux on the PATH, and is skipped without it.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
@@ -21,6 +21,7 @@ import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import type { SessionSummary } from '../../shared/protocol/results.js';
 import { type DaemonProcess, eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 import { type RecordedRequest, type StreamingMessagesApi, startStreamingMessagesApi, type Usage } from '../helpers/streaming-messages-api.js';
+import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
 import { startTmux } from '../helpers/tmux.js';
 
 const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
@@ -83,28 +84,8 @@ async function setUp(options: { statusLine: boolean; duringTurn?: (client: Clien
   // Claude Code waits for the scripted answer in the middle of its turn.
   const api = await startStreamingMessagesApi({ apiKey: API_KEY, ...(duringTurn === undefined ? {} : { beforeReply: () => duringTurn(client) }) });
   cleanups.push(() => api.close());
-  writeFileSync(
-    join(claudeDir, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: 'dark',
-      customApiKeyResponses: { approved: [API_KEY], rejected: [] },
-      projects: { [cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-    }),
-  );
-  const env: NodeJS.ProcessEnv = { ...sandbox.env, ...memdEnv };
-  for (const key of Object.keys(env)) if (/_proxy$/i.test(key)) delete env[key];
-  Object.assign(env, {
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: API_KEY,
-    NO_PROXY: '127.0.0.1,localhost',
-    // Claude Code refuses --dangerously-skip-permissions as root outside a sandbox.
-    IS_SANDBOX: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-  });
+  answerFirstRun(claudeDir, cwd, API_KEY);
+  const env = claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY);
   return { sandbox, daemon, client, api, cwd, claudeDir, env };
 }
 

@@ -1,0 +1,37 @@
+/**
+ * What the optional tests with real Claude Code (MEMD_CLAUDE_BIN) set up alike: its first-run
+ * dialogs answered in its global config, and an environment that points it at the scripted API
+ * and nowhere else.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Theme, API key approval and folder trust answered beforehand, so that no dialog waits for a key. */
+export function answerFirstRun(claudeDir: string, cwd: string, apiKey: string): void {
+  writeFileSync(
+    join(claudeDir, '.claude.json'),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      theme: 'dark',
+      customApiKeyResponses: { approved: [apiKey], rejected: [] },
+      projects: { [cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+    }),
+  );
+}
+
+/** `base` without proxies, Claude Code pointed at the scripted API, its background traffic off. */
+export function claudeCodeEnv(base: NodeJS.ProcessEnv, apiUrl: string, apiKey: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const key of Object.keys(env)) if (/_proxy$/i.test(key)) delete env[key];
+  return Object.assign(env, {
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: apiKey,
+    NO_PROXY: '127.0.0.1,localhost',
+    // Claude Code refuses --dangerously-skip-permissions as root outside a sandbox.
+    IS_SANDBOX: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  });
+}
