@@ -21,3 +21,8 @@ export function memoryDirFor(projectsDir: string, projectOf: (sessionId: string)
     return sessionMemoryDir(projectsDir, basename(dirname(path)), sessionId);
   }
 }
+
+/** The session whose memory dir this is (`<projects>/<project>/<sessionId>/session-memory`). */
+export function sessionOfMemoryDir(dir: string): string {
+  return basename(dirname(dir));
+}

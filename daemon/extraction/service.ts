@@ -25,7 +25,7 @@ import { createBackfillExtractions, type BackfillSession } from './backfill.js';
 import type { Extractor } from './extract.js';
 import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { asLastExtraction, REQUESTED_REASON, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
-import { memoryDirFor } from './memory-dir.js';
+import { memoryDirFor, sessionOfMemoryDir } from './memory-dir.js';
 import { nextLocalMidnight } from './spend.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerStateOf, type TriggerFigures } from './triggers.js';
@@ -126,17 +126,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   /** The main transcript's entries from the index alone; none for a session it does not know. */
   const entriesOf = (sessionId: string) => transcripts.sessionEntries(sessionId).main;
 
-  const dirOf = (sessionId: string) => sessionMemoryDir(deps.projectsDir, mainFile(sessionId).project, sessionId);
-
   const dirFor = (sessionId: string, transcriptPath?: string) => memoryDirFor(deps.projectsDir, (id) => mainFile(id).project, sessionId, transcriptPath);
 
-  const renewActive = (sessionId: string): void => {
-    try {
-      locks.renewActive(dirOf(sessionId));
-    } catch {
-      // No main transcript (only sub-agent files so far): nobody holds its memory.
-    }
-  };
+  /** The session's hold, found by its dir's name: no index lookup per commit or per summary. */
+  const heldFor = (sessionId: string) => locks.held().find((held) => sessionOfMemoryDir(held.dir) === sessionId);
 
   const budgetUsd = deps.dailyBudgetUsd ?? DEFAULT_DAILY_BUDGET_USD;
   const overBudget = (now: number) => jobs.spend.onDayOf(now) >= budgetUsd;
@@ -306,7 +299,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   return {
     onSessionActive(sessionId) {
       // The agent is working: a turn's hold on the memory lasts while its transcript grows.
-      if (!closed && locks.held().length > 0) renewActive(sessionId);
+      const held = closed ? undefined : heldFor(sessionId);
+      if (held !== undefined) locks.renewActive(held.dir);
     },
     onSessionChanged(sessionId) {
       if (closed) return;
@@ -349,13 +343,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     },
     memoryState(sessionId) {
       const last = jobs.lastExtraction(sessionId);
-      let lock: SessionMemoryState['lock'] = null;
-      const held = locks.held();
-      if (held.length > 0) {
-        const dir = resolve(dirFor(sessionId));
-        const mine = held.find((entry) => entry.dir === dir);
-        if (mine !== undefined) lock = { owner: mine.owner, expiresAt: mine.expiresAt };
-      }
+      const held = heldFor(sessionId);
+      const lock = held === undefined ? null : { owner: held.owner, expiresAt: held.expiresAt };
       return { extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(), lock, spentUsd: jobs.spend.ofSession(sessionId) };
     },
     lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
