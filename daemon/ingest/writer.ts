@@ -131,6 +131,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   const writeOne = (c: Commit) => {
     const { row } = c;
     if (c.reset) {
+      search.dropFile(row.id);
       deleteEntries.run(row.id);
       deleteBad.run(row.id);
     }

@@ -34,7 +34,7 @@ export function createSearchService(deps: SearchDeps) {
 
   return {
     async query(filter: SearchFilter): Promise<SearchQueryResult> {
-      const { hits, nextOffset } = await worker.query(filter, deps.clock());
+      const { hits, nextOffset, partial } = await worker.query(filter, deps.clock());
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
@@ -52,6 +52,7 @@ export function createSearchService(deps: SearchDeps) {
           title: titleOf(hit.sessionId),
         })),
         nextCursor: nextOffset === null ? null : `o${nextOffset}`,
+        ...(partial ? { partial: true } : {}),
         index: builder.state(),
       };
     },

@@ -1,6 +1,6 @@
 /**
- * A hit's snippet: the index is contentless, so the text is made again from the transcript line
- * the hit points at (read by offset and length, parsed as ingest parses it, the same searchable
+ * A hit's text and snippet: the index is contentless, so the text is made again from the transcript
+ * line the hit points at (read by offset and length, parsed as ingest parses it, the same searchable
  * text taken), and the query's terms are marked «like this» in a window around the first match.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
@@ -12,13 +12,6 @@ import { parseLine } from '../ingest/long-lines.js';
 export const SNIPPET_CHARS = 200;
 /** A longer line is not read back for a snippet (its searchable text is its first kilobytes anyway). */
 const MAX_SNIPPET_LINE_BYTES = 8 * 1024 * 1024;
-const OPERATORS = new Set(['AND', 'OR', 'NOT', 'NEAR']);
-
-/** The words of an FTS5 query, lower-cased; a `prefix*` keeps its star. */
-export function queryTerms(query: string): string[] {
-  const terms = [...query.matchAll(/[\p{L}\p{N}_]+\*?/gu)].map((match) => match[0]).filter((term) => !OPERATORS.has(term.replace(/\*$/, '')));
-  return [...new Set(terms.map((term) => term.toLowerCase()))];
-}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -28,8 +21,8 @@ function escapeRegExp(text: string): string {
 export function markedSnippet(text: string, terms: readonly string[]): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (terms.length === 0) return flat.slice(0, SNIPPET_CHARS);
-  const alternatives = terms.map((term) => (term.endsWith('*') ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}_]*` : `${escapeRegExp(term)}(?![\\p{L}\\p{N}_])`));
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives.join('|')})`, 'giu');
+  const alternatives = terms.map((term) => (term.endsWith('*') ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*` : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');
   const first = pattern.exec(flat);
   const start = first === null ? 0 : Math.max(0, first.index - SNIPPET_CHARS / 3);
   const window = flat.slice(start, start + SNIPPET_CHARS);
@@ -37,37 +30,64 @@ export function markedSnippet(text: string, terms: readonly string[]): string {
   return `${start > 0 ? '…' : ''}${marked}${start + SNIPPET_CHARS < flat.length ? '…' : ''}`;
 }
 
-/** The line at `offset` of the file, or null when it cannot be read as it was indexed. */
-function readLine(path: string, offset: number, length: number): Buffer | null {
-  if (length > MAX_SNIPPET_LINE_BYTES) return null;
-  let fd: number;
-  try {
-    // Non-blocking: a FIFO put where a transcript was must not hang a query.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null;
+/** Open transcripts, kept for one query: its hits are often several lines of one file. */
+export class LineReader {
+  private readonly fds = new Map<string, number | null>();
+
+  /** The line at `offset` of the file, or null when it cannot be read as it was indexed. */
+  read(path: string, offset: number, length: number): Buffer | null {
+    if (length > MAX_SNIPPET_LINE_BYTES) return null;
+    const fd = this.open(path);
+    if (fd === null) return null;
+    try {
+      const buffer = Buffer.alloc(length);
+      return readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
+    } catch {
+      return null;
+    }
   }
-  try {
-    if (!fstatSync(fd).isFile()) return null;
-    const buffer = Buffer.alloc(length);
-    return readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
+
+  /** The searchable text of the hit's kind in its line; null when the transcript is gone or no longer holds the line. */
+  text(hit: { path: string; offset: number; length: number; kind: SearchKind }): string | null {
+    const line = this.read(hit.path, hit.offset, hit.length);
+    if (line === null) return null;
+    let value: unknown;
+    try {
+      value = parseLine(line);
+    } catch {
+      return null;
+    }
+    return searchTexts(value).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) if (fd !== null) closeSync(fd);
+    this.fds.clear();
+  }
+
+  private open(path: string): number | null {
+    const known = this.fds.get(path);
+    if (known !== undefined) return known;
+    let fd: number | null = null;
+    try {
+      // Non-blocking: a FIFO put where a transcript was must not hang a query.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch {
+      fd = null;
+    }
+    if (fd !== null && !isFile(fd)) {
+      closeSync(fd);
+      fd = null;
+    }
+    this.fds.set(path, fd);
+    return fd;
   }
 }
 
-/** The snippet of a hit; null when its transcript is gone or no longer holds the line. */
-export function snippetOf(hit: { path: string; offset: number; length: number; kind: SearchKind }, terms: readonly string[]): string | null {
-  const line = readLine(hit.path, hit.offset, hit.length);
-  if (line === null) return null;
-  let value: unknown;
+function isFile(fd: number): boolean {
   try {
-    value = parseLine(line);
+    return fstatSync(fd).isFile();
   } catch {
-    return null;
+    return false;
   }
-  const text = searchTexts(value).find((candidate) => candidate.kind === hit.kind)?.text;
-  return text === undefined ? null : markedSnippet(text, terms);
 }

@@ -296,6 +296,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE files ADD COLUMN search_offset INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 13,
+    name: 'the search index without token positions, keyed by entry',
+    // detail=none keeps which rows hold a word but not where in them: a third of the size
+    // (phrases and NEAR are checked on the line's text instead: shared/search/query-syntax.ts). The
+    // rowid is the line's entry's (store/search-row.ts): dense keys, a byte or two each in the
+    // index against five or six for (file, byte offset). The old index is dropped and the search
+    // index builder reads every file again in the background.
+    sql: `
+      DROP TABLE search_fts;
+      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
+      UPDATE files SET search_offset = 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

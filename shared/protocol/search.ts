@@ -31,6 +31,11 @@ export interface SearchQueryResult {
   hits: SearchHit[];
   /** Pass as `cursor` for the next page; null on the last. */
   nextCursor: string | null;
+  /**
+   * Present (true) when a query with phrases or NEAR ran out of the time it has to check FTS5's
+   * matches on their text: the hits are the best of those checked, and more may exist.
+   */
+  partial?: true;
   /** `building` while the index of lines ingested before it existed is still being filled. */
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }

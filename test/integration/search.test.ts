@@ -108,7 +108,7 @@ describe('search over a daemon', () => {
     expect(context.code).toBe(0);
     expect(context.stdout).toMatch(/^assistant\n {2}\[Bash\] .*\nuser \(the hit\)\n {2}\[result, error\]/);
     expect((await runMemctl(sandbox, ['search'])).code).toBe(2);
-    expect((await runMemctl(sandbox, ['search', '"open'])).stderr).toContain('not valid FTS5 syntax at position 0');
+    expect((await runMemctl(sandbox, ['search', '"open'])).stderr).toContain('not valid at position 0: unterminated string');
   });
 
   it('finds an appended line once its session.updated fires, with its secrets redacted', async () => {
@@ -122,6 +122,28 @@ describe('search over a daemon', () => {
     expect(hits[0]?.snippet).toContain('password=[redacted secret]');
     expect(hits[0]?.snippet).toContain('[redacted anthropic key]');
     expect((await client.searchQuery({ query: 'Tr0ub4dor' })).hits).toEqual([]);
+  });
+
+  it('matches phrases and NEAR on the words as they stand in the text, not only their presence', async () => {
+    const updates: string[] = [];
+    await client.on('session.updated', (session) => updates.push(session.sessionId));
+    const transcript = join(sandbox.projectsDir, corrections.transcript.replace(/^projects\//, ''));
+    appendPrompt(transcript, corrections.sessionId, 'wombatine glacier harbour lantern, then the_lantern_room', '72000000-0000-4000-8000-000000000003');
+    await eventually(() => updates.includes(corrections.sessionId), 'session.updated');
+    const count = async (query: string) => (await client.searchQuery({ query })).hits.length;
+    expect(await count('"wombatine glacier"')).toBe(1);
+    expect(await count('"glacier wombatine"')).toBe(0);
+    expect(await count('"harbour lantern"*')).toBe(1);
+    expect(await count('"harb lant"*')).toBe(0);
+    expect(await count('NEAR(wombatine lantern, 2)')).toBe(1);
+    expect(await count('NEAR(wombatine lantern, 1)')).toBe(0);
+    expect(await count('wombatine NOT "glacier harbour"')).toBe(0);
+    expect(await count('wombatine NOT "harbour glacier"')).toBe(1);
+    expect(await count('"glacier wombatine" OR the_lantern_room')).toBe(1);
+    expect(await count('^wombatine glacier')).toBe(1);
+    expect(await count('^glacier')).toBe(0);
+    const [hit] = (await client.searchQuery({ query: '"glacier harbour"' })).hits;
+    expect(hit?.snippet).toContain('wombatine «glacier» «harbour» lantern');
   });
 
   it('forgets the texts of a transcript that was replaced, and finds what replaced them', async () => {

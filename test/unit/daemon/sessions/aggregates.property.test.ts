@@ -348,7 +348,15 @@ function checkSearchIndex(store: Store, where: string): void {
     searched: number;
     gone: number;
   }[];
-  const indexed = store.db.prepare('SELECT rowid FROM search_fts WHERE rowid BETWEEN ? AND ? ORDER BY rowid').pluck().safeIntegers(true);
+  // Other files' lines may lie between a file's first and last entries: only its own are its.
+  const indexed = store.db
+    .prepare('SELECT rowid FROM search_fts WHERE rowid BETWEEN ? AND ? AND (rowid >> 3) IN (SELECT rowid FROM entries WHERE file_id = ?) ORDER BY rowid')
+    .pluck()
+    .safeIntegers(true);
+  const orphans = store.db.prepare('SELECT count(*) FROM search_fts WHERE (rowid >> 3) NOT IN (SELECT rowid FROM entries)').pluck().get();
+  expect(orphans, `${where}, texts whose entry is gone`).toBe(0);
+  const entryRowid = store.db.prepare('SELECT rowid FROM entries WHERE file_id = ? AND offset = ?').pluck();
+  const entryBounds = store.db.prepare('SELECT min(rowid) AS first, max(rowid) AS last FROM entries WHERE file_id = ?');
   for (const file of files) {
     expect(file.searched, `${where}, search offset of ${file.path}`).toBe(file.committed);
     if (file.gone === 1) continue;
@@ -361,20 +369,27 @@ function checkSearchIndex(store: Store, where: string): void {
       } catch {
         value = null;
       }
-      for (const { kind } of searchTexts(value)) expected.push(searchRowId(file.id, offset, kind));
+      const texts = searchTexts(value);
+      const rowid = texts.length === 0 ? undefined : (entryRowid.get(file.id, offset) as number | undefined);
+      if (texts.length > 0) expect(rowid, `${where}, the entry of ${file.path}:${offset}`).toBeDefined();
+      for (const { kind } of texts) expected.push(searchRowId(rowid as number, kind));
       offset += Buffer.byteLength(line) + 1;
     }
-    const [first, last] = searchRowRange(file.id);
+    const bounds = entryBounds.get(file.id) as { first: number | null; last: number | null };
+    const [first, last] = bounds.first === null || bounds.last === null ? [0, -1] : searchRowRange(bounds.first, bounds.last);
     if (process.env.MEMD_PROPERTY_TRACE) {
-      const got = new Set((indexed.all(first, last) as bigint[]).map(String));
+      const got = new Set((indexed.all(first, last, file.id) as bigint[]).map(String));
       const want = new Set(expected.map(String));
-      const show = (id: string) => {
-        const n = BigInt(id);
-        return `${(n >> 3n) & ((1n << 40n) - 1n)}/${n & 7n}`;
-      };
-      console.log('MISSING', [...want].filter((id) => !got.has(id)).map(show), 'EXTRA', [...got].filter((id) => !want.has(id)).map(show), 'committed', file.committed);
+      console.log(
+        'MISSING',
+        [...want].filter((id) => !got.has(id)),
+        'EXTRA',
+        [...got].filter((id) => !want.has(id)),
+        'committed',
+        file.committed,
+      );
     }
-    expect((indexed.all(first, last) as bigint[]).map(String), `${where}, search texts of ${file.path}`).toEqual(expected.sort((a, b) => (a < b ? -1 : 1)).map(String));
+    expect((indexed.all(first, last, file.id) as bigint[]).map(String), `${where}, search texts of ${file.path}`).toEqual(expected.sort((a, b) => (a < b ? -1 : 1)).map(String));
   }
 }
 

@@ -1,0 +1,329 @@
+/**
+ * The search query language (FTS5's, as users type it) parsed by memd itself. The index keeps no
+ * token positions (`detail=none`, a third of the size: daemon/store/migrations.ts, version 13), so
+ * FTS5 cannot match a phrase or NEAR there: `fts5Query` gives FTS5 a query that finds every row
+ * the user's query can match (each phrase as its words ANDed), and `matches` decides on the text of
+ * each such row, tokenized as FTS5's unicode61 tokenizer does. Pure.
+ *
+ * Syntax: words, "quoted phrases" (`""` is a quote inside one), `prefix*`, `^initial`, `+` joining
+ * phrases, NEAR(a b, N), AND, OR, NOT (in that order of precedence: NOT binds tightest), and
+ * parentheses. A word with punctuation in it (`totals.js`, `--force`, `src/app.ts`) is the phrase
+ * of its words, as a user means it.
+ */
+
+export interface Phrase {
+  type: 'phrase';
+  tokens: string[];
+  /** The last token matches as a prefix. */
+  prefix: boolean;
+  /** The phrase must start the text (`^`). */
+  initial: boolean;
+}
+
+export type QueryNode = Phrase | { type: 'near'; phrases: Phrase[]; distance: number } | { type: 'and' | 'or' | 'not'; left: QueryNode; right: QueryNode };
+
+export class QuerySyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(message);
+  }
+}
+
+/** FTS5's default NEAR distance. */
+const DEFAULT_NEAR = 10;
+
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+const MARKS = /\p{M}/gu;
+
+/**
+ * The tokens of a text as `unicode61 remove_diacritics 2` makes them: runs of letters, numbers and
+ * private-use characters, case-folded, diacritics removed (everything else separates, `_` too).
+ */
+export function tokenize(text: string): string[] {
+  const folded = text.normalize('NFD').replace(MARKS, '').toLowerCase();
+  return folded.match(TOKEN) ?? [];
+}
+
+interface Lexeme {
+  kind: '(' | ')' | ',' | '+' | 'string' | 'word';
+  text: string;
+  at: number;
+  /** A `*` right after it. */
+  star: boolean;
+}
+
+function lex(query: string): Lexeme[] {
+  const out: Lexeme[] = [];
+  let at = 0;
+  while (at < query.length) {
+    const char = query[at] as string;
+    if (/\s/.test(char)) {
+      at++;
+    } else if (char === '(' || char === ')' || char === ',' || char === '+') {
+      out.push({ kind: char, text: char, at, star: false });
+      at++;
+    } else if (char === '"') {
+      let text = '';
+      let end = at + 1;
+      for (;;) {
+        const close = query.indexOf('"', end);
+        if (close === -1) throw new QuerySyntaxError('unterminated string', at);
+        text += query.slice(end, close);
+        if (query[close + 1] !== '"') {
+          end = close + 1;
+          break;
+        }
+        text += '"';
+        end = close + 2;
+      }
+      const star = query[end] === '*';
+      out.push({ kind: 'string', text, at, star });
+      at = end + (star ? 1 : 0);
+    } else {
+      let end = at;
+      while (end < query.length && !/[\s"(),+]/.test(query[end] as string)) end++;
+      const raw = query.slice(at, end);
+      const star = raw.length > 1 && raw.endsWith('*');
+      out.push({ kind: 'word', text: star ? raw.slice(0, -1) : raw, at, star });
+      at = end;
+    }
+  }
+  return out;
+}
+
+const OPERATORS = new Set(['AND', 'OR', 'NOT']);
+
+/** The query as a tree; QuerySyntaxError names the position where it breaks. */
+export function parseQuery(query: string): QueryNode {
+  const lexemes = lex(query);
+  let next = 0;
+  const peek = () => lexemes[next];
+  const isOperator = (lexeme: Lexeme | undefined, name: string) => lexeme?.kind === 'word' && lexeme.text === name && !lexeme.star;
+  const startsPrimary = (lexeme: Lexeme | undefined) => lexeme !== undefined && (lexeme.kind === '(' || lexeme.kind === 'string' || (lexeme.kind === 'word' && !OPERATORS.has(lexeme.text)));
+  const expected = (what: string): never => {
+    const lexeme = peek();
+    throw new QuerySyntaxError(lexeme === undefined ? `${what} expected at the end` : `${what} expected before "${lexeme.text}"`, lexeme?.at ?? query.length);
+  };
+
+  const phrase = (): Phrase => {
+    let initial = false;
+    let first = peek();
+    if (first?.kind === 'word' && first.text.startsWith('^')) {
+      initial = true;
+      // `^"a phrase"`: the caret is a word of its own before the string.
+      if (first.text === '^' && !first.star && lexemes[next + 1]?.kind === 'string') first = lexemes[++next];
+      else first = { ...first, text: first.text.slice(1) };
+    }
+    if (first === undefined || (first.kind !== 'word' && first.kind !== 'string')) return expected('a word or "phrase"');
+    next++;
+    const tokens = tokenize(first.text);
+    let prefix = first.star;
+    while (peek()?.kind === '+') {
+      next++;
+      const part = peek();
+      if (part === undefined || (part.kind !== 'word' && part.kind !== 'string')) return expected('a word or "phrase" after +');
+      next++;
+      tokens.push(...tokenize(part.text));
+      prefix = part.star;
+    }
+    return { type: 'phrase', tokens, prefix, initial };
+  };
+
+  const near = (): QueryNode => {
+    next++;
+    if (peek()?.kind !== '(') return expected('( after NEAR');
+    next++;
+    const phrases: Phrase[] = [];
+    while (peek() !== undefined && peek()?.kind !== ')' && peek()?.kind !== ',') phrases.push(phrase());
+    let distance = DEFAULT_NEAR;
+    if (peek()?.kind === ',') {
+      next++;
+      const value = peek();
+      if (value?.kind !== 'word' || !/^\d{1,6}$/.test(value.text)) return expected('a distance after the comma in NEAR');
+      distance = Number(value.text);
+      next++;
+    }
+    if (peek()?.kind !== ')') return expected(') closing NEAR');
+    next++;
+    if (phrases.length === 0) return expected('a phrase in NEAR');
+    return { type: 'near', phrases, distance };
+  };
+
+  const primary = (): QueryNode => {
+    const lexeme = peek();
+    if (lexeme?.kind === '(') {
+      next++;
+      const inner = or();
+      if (peek()?.kind !== ')') return expected(')');
+      next++;
+      return inner;
+    }
+    if (lexeme?.kind === 'word' && lexeme.text === 'NEAR' && lexemes[next + 1]?.kind === '(') return near();
+    if (!startsPrimary(lexeme)) return expected('a word or "phrase"');
+    return phrase();
+  };
+  const not = (): QueryNode => {
+    let left = primary();
+    while (isOperator(peek(), 'NOT')) {
+      next++;
+      left = { type: 'not', left, right: primary() };
+    }
+    return left;
+  };
+  const and = (): QueryNode => {
+    let left = not();
+    for (;;) {
+      if (isOperator(peek(), 'AND')) next++;
+      else if (!startsPrimary(peek())) return left;
+      left = { type: 'and', left, right: not() };
+    }
+  };
+  const or = (): QueryNode => {
+    let left = and();
+    while (isOperator(peek(), 'OR')) {
+      next++;
+      left = { type: 'or', left, right: and() };
+    }
+    return left;
+  };
+
+  if (lexemes.length === 0) throw new QuerySyntaxError('the query is empty', 0);
+  const tree = or();
+  if (next < lexemes.length) expected('an operator or the end');
+  if (!hasWords(tree)) throw new QuerySyntaxError('the query has no words to search for', 0);
+  return tree;
+}
+
+function hasWords(node: QueryNode): boolean {
+  if (node.type === 'phrase') return node.tokens.length > 0;
+  if (node.type === 'near') return node.phrases.some(hasWords);
+  if (node.type === 'not') return hasWords(node.left);
+  return hasWords(node.left) || hasWords(node.right);
+}
+
+/** True when FTS5 (without positions) decides the node alone: no phrase of two words, no NEAR, no `^`. */
+export function isExact(node: QueryNode): boolean {
+  if (node.type === 'phrase') return node.tokens.length <= 1 && !node.initial;
+  if (node.type === 'near') return false;
+  return isExact(node.left) && isExact(node.right);
+}
+
+const quoted = (token: string) => `"${token}"`;
+
+function phraseFts(phrase: Phrase): string | null {
+  if (phrase.tokens.length === 0) return null;
+  const last = phrase.tokens.length - 1;
+  const parts = phrase.tokens.map((token, at) => `${quoted(token)}${at === last && phrase.prefix ? '*' : ''}`);
+  return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
+}
+
+/**
+ * An FTS5 query without positions that matches at least every row the node matches (exactly those
+ * when `isExact`); null when nothing can match (a phrase without words). A NOT whose right side
+ * needs positions is left to `matches`: FTS5 would drop rows that have its words apart.
+ */
+export function fts5Query(node: QueryNode): string | null {
+  switch (node.type) {
+    case 'phrase':
+      return phraseFts(node);
+    case 'near': {
+      const parts = node.phrases.map(phraseFts);
+      return parts.some((part) => part === null) ? null : `(${parts.join(' AND ')})`;
+    }
+    case 'and': {
+      const left = fts5Query(node.left);
+      const right = fts5Query(node.right);
+      return left === null || right === null ? null : `(${left} AND ${right})`;
+    }
+    case 'or': {
+      const left = fts5Query(node.left);
+      const right = fts5Query(node.right);
+      return left === null ? right : right === null ? left : `(${left} OR ${right})`;
+    }
+    case 'not': {
+      const left = fts5Query(node.left);
+      const right = isExact(node.right) ? fts5Query(node.right) : null;
+      return left === null || right === null ? left : `(${left} NOT ${right})`;
+    }
+  }
+}
+
+/** Where the phrase starts in the tokens, each place. */
+function starts(phrase: Phrase, tokens: readonly string[]): number[] {
+  const found: number[] = [];
+  const n = phrase.tokens.length;
+  if (n === 0) return found;
+  const last = n - 1;
+  const limit = phrase.initial ? Math.min(0, tokens.length - n) : tokens.length - n;
+  for (let at = 0; at <= limit; at++) {
+    let ok = true;
+    for (let k = 0; k < n && ok; k++) {
+      const token = tokens[at + k] as string;
+      const want = phrase.tokens[k] as string;
+      ok = k === last && phrase.prefix ? token.startsWith(want) : token === want;
+    }
+    if (ok) found.push(at);
+  }
+  return found;
+}
+
+/** NEAR: some place of each phrase, all within `distance` tokens between them. */
+function near(phrases: readonly Phrase[], distance: number, tokens: readonly string[]): boolean {
+  const places = phrases.map((phrase) => starts(phrase, tokens));
+  if (places.some((list) => list.length === 0)) return false;
+  const words = phrases.reduce((sum, phrase) => sum + phrase.tokens.length, 0);
+  // The smallest window whose leftmost phrase starts at each place: every other phrase at its
+  // first place from there (a later one only widens the window).
+  for (const [index, list] of places.entries()) {
+    for (const start of list) {
+      let end = start + (phrases[index] as Phrase).tokens.length;
+      let ok = true;
+      for (const [other, otherList] of places.entries()) {
+        if (other === index) continue;
+        const place = otherList.find((candidate) => candidate >= start);
+        if (place === undefined) {
+          ok = false;
+          break;
+        }
+        end = Math.max(end, place + (phrases[other] as Phrase).tokens.length);
+      }
+      if (ok && end - start - words <= distance) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a text, as its tokens, matches the query. */
+export function matches(node: QueryNode, tokens: readonly string[]): boolean {
+  switch (node.type) {
+    case 'phrase':
+      return starts(node, tokens).length > 0;
+    case 'near':
+      return near(node.phrases, node.distance, tokens);
+    case 'and':
+      return matches(node.left, tokens) && matches(node.right, tokens);
+    case 'or':
+      return matches(node.left, tokens) || matches(node.right, tokens);
+    case 'not':
+      return matches(node.left, tokens) && !matches(node.right, tokens);
+  }
+}
+
+/** The words a hit's snippet marks: those the query looks for (not under NOT); a prefix keeps its `*`. */
+export function markedTerms(node: QueryNode): string[] {
+  const terms = new Set<string>();
+  const walk = (current: QueryNode) => {
+    if (current.type === 'phrase') {
+      current.tokens.forEach((token, at) => terms.add(at === current.tokens.length - 1 && current.prefix ? `${token}*` : token));
+    } else if (current.type === 'near') {
+      current.phrases.forEach(walk);
+    } else {
+      walk(current.left);
+      if (current.type !== 'not') walk(current.right);
+    }
+  };
+  walk(node);
+  return [...terms];
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { fts5Query, isExact, markedTerms, matches, parseQuery, QuerySyntaxError, tokenize } from '../../../../shared/search/query-syntax.js';
+
+const matchesText = (query: string, text: string) => matches(parseQuery(query), tokenize(text));
+
+describe('tokenize', () => {
+  it("splits as FTS5's unicode61 does: letters and numbers, case and diacritics folded, underscores and punctuation separate", () => {
+    expect(tokenize('Café_au-lait src/App.ts v2 ÉTÉ naïve')).toEqual(['cafe', 'au', 'lait', 'src', 'app', 'ts', 'v2', 'ete', 'naive']);
+    expect(tokenize('  --- ')).toEqual([]);
+  });
+});
+
+describe('parseQuery', () => {
+  it('reads words, phrases, prefixes, operators in precedence, NEAR and parentheses', () => {
+    expect(parseQuery('a b OR c NOT d')).toEqual({
+      type: 'or',
+      left: { type: 'and', left: phrase(['a']), right: phrase(['b']) },
+      right: { type: 'not', left: phrase(['c']), right: phrase(['d']) },
+    });
+    expect(parseQuery('"Hello, World"* ^start')).toEqual({ type: 'and', left: { ...phrase(['hello', 'world']), prefix: true }, right: { ...phrase(['start']), initial: true } });
+    expect(parseQuery('NEAR(a "b c", 3)')).toEqual({ type: 'near', phrases: [phrase(['a']), phrase(['b', 'c'])], distance: 3 });
+    expect(parseQuery('"a" + "b"')).toEqual(phrase(['a', 'b']));
+    expect(parseQuery('"say ""hi"""')).toEqual(phrase(['say', 'hi']));
+    expect(parseQuery('src/app.ts --force')).toEqual({ type: 'and', left: phrase(['src', 'app', 'ts']), right: phrase(['force']) });
+    // Lower-case operators are words, as in FTS5.
+    expect(parseQuery('this or that')).toEqual({ type: 'and', left: { type: 'and', left: phrase(['this']), right: phrase(['or']) }, right: phrase(['that']) });
+  });
+
+  it('names the position where a query breaks', () => {
+    const cases: [string, number, RegExp][] = [
+      ['"open', 0, /unterminated string/],
+      ['a "open', 2, /unterminated string/],
+      ['NOT', 0, /expected/],
+      ['a AND', 5, /at the end/],
+      ['(open', 5, /\) expected/],
+      ['a OR (b', 7, /\) expected/],
+      ['a ) b', 2, /before "\)"/],
+      ['NEAR(a b, x)', 10, /distance/],
+      ['', 0, /empty/],
+      ['--- ***', 0, /no words/],
+    ];
+    for (const [query, position, message] of cases) {
+      const error = (() => {
+        try {
+          parseQuery(query);
+        } catch (thrown) {
+          return thrown;
+        }
+        return null;
+      })();
+      expect(error, query).toBeInstanceOf(QuerySyntaxError);
+      expect((error as QuerySyntaxError).position, query).toBe(position);
+      expect((error as QuerySyntaxError).message, query).toMatch(message);
+    }
+  });
+});
+
+describe('fts5Query', () => {
+  it('gives FTS5 the words of each phrase, exact when no positions are needed', () => {
+    expect(fts5Query(parseQuery('a b*'))).toBe('("a" AND "b"*)');
+    expect(isExact(parseQuery('a OR b NOT c'))).toBe(true);
+    const phrased = parseQuery('"a b" OR c');
+    expect(fts5Query(phrased)).toBe('(("a" AND "b") OR "c")');
+    expect(isExact(phrased)).toBe(false);
+    // A NOT of a phrase is decided on the text: FTS5 would drop rows with its words apart.
+    expect(fts5Query(parseQuery('a NOT "b c"'))).toBe('"a"');
+    expect(fts5Query(parseQuery('a NOT b'))).toBe('("a" NOT "b")');
+    expect(fts5Query(parseQuery('NEAR(a b)'))).toBe('("a" AND "b")');
+    expect(fts5Query(parseQuery('a ---'))).toBeNull();
+    expect(fts5Query(parseQuery('a OR ---'))).toBe('"a"');
+  });
+});
+
+describe('matches', () => {
+  it('decides phrases, prefixes, ^, NEAR and NOT on the tokens', () => {
+    const text = 'The quick brown fox jumps over the lazy dog';
+    expect(matchesText('"quick brown"', text)).toBe(true);
+    expect(matchesText('"brown quick"', text)).toBe(false);
+    expect(matchesText('"quick bro"*', text)).toBe(true);
+    expect(matchesText('^the quick', text)).toBe(true);
+    expect(matchesText('^quick', text)).toBe(false);
+    expect(matchesText('NEAR(quick fox, 1)', text)).toBe(true);
+    expect(matchesText('NEAR(quick fox, 0)', text)).toBe(false);
+    expect(matchesText('NEAR(dog quick)', text)).toBe(true);
+    expect(matchesText('NEAR("lazy dog" quick, 5)', text)).toBe(true);
+    expect(matchesText('NEAR("lazy dog" quick, 4)', text)).toBe(false);
+    expect(matchesText('fox NOT "lazy cat"', text)).toBe(true);
+    expect(matchesText('fox NOT "lazy dog"', text)).toBe(false);
+    expect(matchesText('"fox jumped" OR dog', text)).toBe(true);
+    expect(matchesText('(cat OR fox) AND "over the"', text)).toBe(true);
+  });
+
+  it('marks the words the query looks for, not those under NOT', () => {
+    expect(markedTerms(parseQuery('"quick brown" fo* NOT lazy'))).toEqual(['quick', 'brown', 'fo*']);
+  });
+});
+
+function phrase(tokens: string[]) {
+  return { type: 'phrase', tokens, prefix: false, initial: false };
+}
