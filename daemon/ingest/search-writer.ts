@@ -14,29 +14,32 @@ export interface SearchWriter {
   /** Before a file's entries are deleted (it is read again from its start): its texts go first, while their rows say where they are. */
   dropFile(fileId: number): void;
   /**
-   * Inside the commit's transaction, after its rows; `row` is the file's row before the commit.
-   * True when the file's search offset moved to `committedOffset` (the caller's row follows once
-   * the transaction succeeds).
+   * Inside the commit's transaction, after its rows (`rowids`: theirs by offset); `row` is the
+   * file's row before the commit. True when the file's search offset moved to `committedOffset`
+   * (the caller's row follows once the transaction succeeds).
    */
-  commit(row: FileRow, reset: boolean, committedOffset: number, runs: readonly (readonly SearchParam[])[]): boolean;
-  /** Adds texts of a file's lines (their entries written already) and moves nothing (the builder), in the caller's transaction. */
-  add(fileId: number, runs: readonly (readonly SearchParam[])[]): void;
+  commit(row: FileRow, reset: boolean, committedOffset: number, runs: readonly (readonly SearchParam[])[], rowids: ReadonlyMap<number, number>): boolean;
+  /** Adds texts of a file's lines between byte offsets `from` and `to`, their entries written already (the builder), in the caller's transaction. */
+  add(fileId: number, from: number, to: number, runs: readonly (readonly SearchParam[])[]): void;
 }
 
 export function createSearchWriter(db: Database.Database): SearchWriter {
-  // Keyed by the line's entry (store/search-row.ts), looked up by its primary key. Plain INSERT: a
-  // file's texts are dropped before it is indexed again and the builder moves its offset in the
-  // same transaction as its texts, so a rowid is never written twice (OR REPLACE would look each
-  // rowid up in the index first: a third of the insert time).
-  const insert = db.prepare(`INSERT INTO search_fts (rowid, text) SELECT rowid * ${KIND_SLOTS} + ?, ? FROM entries WHERE file_id = ? AND offset = ?`);
+  // Plain INSERT: a file's texts are dropped before it is indexed again and the builder moves its
+  // offset in the same transaction as its texts, so a rowid is never written twice (OR REPLACE
+  // would look each rowid up in the index first: a third of the insert time). Keys computed here:
+  // an INSERT … SELECT into the FTS5 table costs seven times as much.
+  const insert = db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)');
   const entryRowids = db.prepare('SELECT rowid FROM entries WHERE file_id = ? ORDER BY offset').pluck();
+  const entriesFrom = db.prepare('SELECT offset, rowid FROM entries WHERE file_id = ? AND offset >= ? AND offset < ?').raw();
   const deleteRange = db.prepare('DELETE FROM search_fts WHERE rowid BETWEEN ? AND ?');
   const setOffset = db.prepare('UPDATE files SET search_offset = ? WHERE id = ?');
 
-  const add = (fileId: number, runs: readonly (readonly SearchParam[])[]) => {
+  const insertAll = (runs: readonly (readonly SearchParam[])[], rowids: ReadonlyMap<number, number>) => {
     for (const run of runs) {
       for (let at = 0; at + 2 < run.length; at += 3) {
-        insert.run(SEARCH_KINDS.indexOf(run[at + 1] as SearchKind), run[at + 2] as string, fileId, run[at] as number);
+        const entry = rowids.get(run[at] as number);
+        // A line without an entry row has nothing a hit could point at.
+        if (entry !== undefined) insert.run(entry * KIND_SLOTS + SEARCH_KINDS.indexOf(run[at + 1] as SearchKind), run[at + 2] as string);
       }
     }
   };
@@ -44,10 +47,10 @@ export function createSearchWriter(db: Database.Database): SearchWriter {
   return {
     dropFile(fileId) {
       // The file's entries in runs of consecutive rowids (one run unless other files' lines were
-      // committed between its own): one range delete each.
+      // committed between its own): one range delete each. all(), not iterate(): the connection
+      // runs no other statement while an iterator is open.
       let first = -1;
       let last = -1;
-      // all(), not iterate(): the connection runs no other statement while an iterator is open.
       for (const rowid of entryRowids.all(fileId) as number[]) {
         if (rowid === last + 1) {
           last = rowid;
@@ -59,12 +62,14 @@ export function createSearchWriter(db: Database.Database): SearchWriter {
       }
       if (first !== -1) deleteRange.run(...searchRowRange(first, last));
     },
-    commit(row, reset, committedOffset, runs) {
+    commit(row, reset, committedOffset, runs, rowids) {
       if (!reset && row.search_offset !== row.committed_offset) return false;
-      add(row.id, runs);
+      insertAll(runs, rowids);
       setOffset.run(committedOffset, row.id);
       return true;
     },
-    add,
+    add(fileId, from, to, runs) {
+      insertAll(runs, new Map(entriesFrom.all(fileId, from, to) as [number, number][]));
+    },
   };
 }

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, SESSION_ID_COLUMN, STORED_ONCE_AT, entriesFromParams, type EntryParam } from '../store/entry-row.js';
+import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, OFFSET_COLUMN, SESSION_ID_COLUMN, STORED_ONCE_AT, entriesFromParams, type EntryParam } from '../store/entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from '../store/rows.js';
 import type { SearchParam } from './chunk-parser.js';
@@ -117,15 +117,24 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
     }
     return params;
   };
-  const insertEntries = (runs: readonly EntryParam[][]) => {
+  /** The rows' rowids by offset, for the search index's keys (store/search-row.ts). */
+  const insertEntries = (runs: readonly EntryParam[][]): Map<number, number> => {
+    const rowids = new Map<number, number>();
+    // An INSERT's rows get consecutive rowids, the last one reported: SQLite gives each new row one
+    // more than the largest in the table.
+    const note = (rows: readonly EntryParam[], from: number, to: number, last: number | bigint) => {
+      let rowid = Number(last) - (to - from) / width + 1;
+      for (let at = from; at < to; at += width) rowids.set(rows[at + OFFSET_COLUMN] as number, rowid++);
+    };
     for (const rows of runs) {
       // Every row of a file names the file's session (files.session_id, which a 2.0.x agent file
       // took from them before this): not stored again per row (~11 % of the entries' bytes).
       for (let at = SESSION_ID_COLUMN; at < rows.length; at += width) rows[at] = null;
       let at = 0;
-      for (; at + batchWidth <= rows.length; at += batchWidth) insertEntryBatch.run(stored(rows, at, at + batchWidth));
-      for (; at < rows.length; at += width) insertEntry.run(stored(rows, at, at + width));
+      for (; at + batchWidth <= rows.length; at += batchWidth) note(rows, at, at + batchWidth, insertEntryBatch.run(stored(rows, at, at + batchWidth)).lastInsertRowid);
+      for (; at < rows.length; at += width) note(rows, at, at + width, insertEntry.run(stored(rows, at, at + width)).lastInsertRowid);
     }
+    return rowids;
   };
 
   const writeOne = (c: Commit) => {
@@ -135,8 +144,8 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       deleteEntries.run(row.id);
       deleteBad.run(row.id);
     }
-    insertEntries(c.rows);
-    if (search.commit(row, c.reset, c.committedOffset, c.search ?? [])) searchCaughtUp.add(c);
+    const rowids = insertEntries(c.rows);
+    if (search.commit(row, c.reset, c.committedOffset, c.search ?? [], rowids)) searchCaughtUp.add(c);
     for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
     updateFile.run(c.identity.dev, c.identity.ino, c.identity.size, c.head.len, c.head.hash, c.committedOffset, next.bytesRead, next.entries, next.badLines, next.generation, c.now, row.id);

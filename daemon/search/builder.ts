@@ -47,7 +47,7 @@ export function createSearchBuilder(deps: { db: Database.Database; log: Logger }
   const commit = (file: Pending, target: number, run: readonly SearchParam[]): boolean => {
     const moved = db.transaction(() => {
       if (moveOffset.run(target, file.id, file.generation, file.search_offset).changes === 0) return false;
-      writer.add(file.id, [run]);
+      writer.add(file.id, file.search_offset, target, [run]);
       return true;
     })();
     if (moved) file.search_offset = target;

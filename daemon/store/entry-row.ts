@@ -42,6 +42,7 @@ export const ENTRY_COLUMNS = [
 export type EntryParam = string | number | null;
 
 export const SESSION_ID_COLUMN = ENTRY_COLUMNS.indexOf('session_id');
+export const OFFSET_COLUMN = ENTRY_COLUMNS.indexOf('offset');
 
 /** The first session id the rows carry (runs of whole rows in ENTRY_COLUMNS order), or null. */
 export function firstSessionId(runs: readonly (readonly EntryParam[])[]): string | null {

@@ -12,6 +12,12 @@ import { redactSecrets } from './redact.js';
 
 /** A tool's output is searched by its start: enough for what it was about, small enough to index all. */
 export const SEARCH_OUTPUT_CHARS = 1_000;
+/**
+ * A file's content as Read gave it, by less: its start says what the file is, and the rest is the
+ * repository's to search (the read itself is found by its path, a tool text). Reads are half of
+ * all tool output in a heavy user's history.
+ */
+export const SEARCH_FILE_OUTPUT_CHARS = 200;
 /** A prompt or an assistant message is indexed up to this (a pasted file is not worth more). */
 export const SEARCH_TEXT_CHARS = 8_000;
 /** A tool call's input fields, joined. */
@@ -76,13 +82,16 @@ function userTexts(message: Json, entry: Json, out: SearchText[]): void {
   const prompt: string[] = [];
   const errors: string[] = [];
   const outputs: string[] = [];
-  for (const block of content.filter(isRecord)) {
+  const blocks = content.filter(isRecord);
+  // Claude Code describes the line's one tool result in `toolUseResult`: a Read's has the file.
+  const fileRead = isRecord(entry.toolUseResult) && isRecord(entry.toolUseResult.file) && blocks.filter((block) => block.type === 'tool_result').length === 1;
+  for (const block of blocks) {
     if (block.type === 'text' && typeof block.text === 'string') prompt.push(typed(block.text));
     else if (block.type === 'tool_result') {
       const text = resultText(block.content);
       // Each result of parallel calls gets its share of the bound.
       if (block.is_error === true) errors.push(errorLines(text));
-      else outputs.push(cut(text, SEARCH_OUTPUT_CHARS));
+      else outputs.push(cut(text, fileRead ? SEARCH_FILE_OUTPUT_CHARS : SEARCH_OUTPUT_CHARS));
     }
   }
   add(out, 'prompt', prompt.filter((text) => text !== '').join('\n'), SEARCH_TEXT_CHARS);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../../../shared/search/redact.js';
-import { SEARCH_OUTPUT_CHARS, searchTexts } from '../../../../shared/search/text.js';
+import { SEARCH_FILE_OUTPUT_CHARS, SEARCH_OUTPUT_CHARS, searchTexts } from '../../../../shared/search/text.js';
 
 const user = (content: unknown, extra: Record<string, unknown> = {}) => ({ type: 'user', message: { role: 'user', content }, ...extra });
 const assistant = (content: unknown) => ({ type: 'assistant', message: { role: 'assistant', content } });
@@ -48,6 +48,14 @@ describe('searchTexts', () => {
       { kind: 'error', text: 'AssertionError: expected 10353, got 10350\nexit code 1' },
       { kind: 'output', text: 'x'.repeat(SEARCH_OUTPUT_CHARS) },
     ]);
+  });
+
+  it("keeps less of a file's content as Read gave it than of other output", () => {
+    const content = `1\t/** Totals of an invoice. */\n${'2\tconst x = 1;\n'.repeat(200)}`;
+    const read = user([{ type: 'tool_result', tool_use_id: 't1', content }], { toolUseResult: { type: 'text', file: { filePath: '/src/totals.js', content } } });
+    expect(searchTexts(read)).toEqual([{ kind: 'output', text: content.slice(0, SEARCH_FILE_OUTPUT_CHARS) }]);
+    const bash = user([{ type: 'tool_result', tool_use_id: 't2', content }], { toolUseResult: { stdout: content, stderr: '' } });
+    expect(searchTexts(bash)).toEqual([{ kind: 'output', text: content.slice(0, SEARCH_OUTPUT_CHARS) }]);
   });
 
   it('gives nothing for lines that are not messages, whatever their shape', () => {
