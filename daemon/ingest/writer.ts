@@ -6,7 +6,17 @@
 import type Database from 'better-sqlite3';
 import type { BadLineReason } from '../../shared/protocol/events.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { ENTRY_COLUMNS, ENTRY_INSERT_BATCH, INSERT_ENTRY_BATCH_SQL, INSERT_ENTRY_SQL, OFFSET_COLUMN, SESSION_ID_COLUMN, STORED_ONCE_AT, entriesFromParams, type EntryParam } from '../store/entry-row.js';
+import {
+  ENTRY_COLUMNS,
+  ENTRY_INSERT_BATCH,
+  INSERT_ENTRY_BATCH_SQL,
+  INSERT_ENTRY_SQL,
+  OFFSET_COLUMN,
+  SESSION_ID_COLUMN,
+  STORED_ONCE_AT,
+  entriesFromParams,
+  type EntryParam,
+} from '../store/entry-row.js';
 import type { TranscriptFile } from './layout.js';
 import type { FileRow } from '../store/rows.js';
 import type { SearchParam } from './chunk-parser.js';

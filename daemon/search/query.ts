@@ -10,19 +10,23 @@ import { invalidParams } from '../../shared/protocol/errors.js';
 import type { SearchKind } from '../../shared/protocol/search.js';
 import { SEARCH_KINDS } from '../../shared/protocol/search.js';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
-import { fts5Query, isExact, parseQuery, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
+import { fts5Query, hasAlternatives, isExact, parseQuery, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
 
 /**
- * Candidates taken from each end of the rowid space before bm25 × recency ranks them. bm25 over
- * every match of a common word costs ~10 ms per 10,000 matches (200 ms at a heavy user's 2.4 GB);
- * FTS5 computes it only for the rows it returns when they come in rowid order. The ends are the
- * newest lines: the backfill reads files newest first, and lines met later get higher rowids. A
- * word with fewer matches than both ends together has all of them ranked.
+ * Candidates taken from each end of the rowid space, newest first: the backfill reads files newest
+ * first, and lines met later come last. A word with fewer matches than both ends together has all
+ * of them looked at. Reading a word's rows in rowid order costs ~1 µs each; bm25 (below) or every
+ * match of a common word would cost 10-50 ms at a heavy user's 2.4 GB.
  */
 export const END_CANDIDATES = 1_000;
-/** With a session or project filter the matches are thinned by the join, so more are looked at, best first. */
-const FILTERED_CANDIDATES = 20_000;
+/** With a session or project filter: the newest matches of its files, newest files first. */
+const FILTERED_CANDIDATES = 2_000;
+const DAY_MS = 86_400_000;
+/** 1970-01-01 as a Julian day number, as SQLite's julianday() counts. */
+const UNIX_EPOCH_JULIAN_DAY = 2_440_587.5;
+/** A prefix with more words than this in the index is left to FTS5 to expand. */
+const MAX_PREFIX_TERMS = 64;
 export const DEFAULT_SEARCH_LIMIT = 20;
 /** A line this many days old gets half the boost of one written now. */
 const RECENCY_HALF_DAYS = 7;
@@ -83,15 +87,19 @@ export function planQuery(query: string): SearchPlan {
       query,
     });
   }
-  return { tree, fts: fts5Query(tree), exact: isExact(tree) };
+  return { tree, exact: isExact(tree), relevance: hasAlternatives(tree) };
 }
 
 export interface SearchPlan {
   tree: QueryNode;
-  /** What FTS5 matches (null: nothing can match). */
-  fts: string | null;
   /** FTS5's matches are the hits; otherwise each is checked on its text (phrases, NEAR). */
   exact: boolean;
+  /**
+   * Ranked by bm25 as well as recency: only when rows may match different words (an OR). The
+   * index keeps no counts of a word in a row (detail=none), so for rows that all hold the same
+   * words bm25 differs only by the text's length, which says nothing of relevance.
+   */
+  relevance: boolean;
 }
 
 /** The filter's values as the statement binds them. */
@@ -106,28 +114,50 @@ function bindings(filter: SearchFilter, now: number) {
   };
 }
 
+interface FilterFile {
+  id: number;
+  first: number | null;
+  last: number | null;
+}
+
 export function createSearchQuery(db: Database.Database) {
-  const parts = searchRowParts('s.rowid');
-  const statements = new Map<boolean, Database.Statement>();
-  // A session's texts lie between its files' first and last entries (store/search-row.ts): FTS5
-  // looks only there. Otherwise the whole index, and NULL bounds (below) let every rowid through.
-  const sessionBounds = db.prepare(`
-    SELECT min((SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset LIMIT 1)) AS first,
-           max((SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset DESC LIMIT 1)) AS last
-    FROM files f WHERE f.session_id = ?`);
-  const inBounds = 'rowid BETWEEN coalesce(@low, -9223372036854775808) AND coalesce(@high, 9223372036854775807)';
-  const byRank = `SELECT rowid, rank FROM search_fts WHERE search_fts MATCH @query AND ${inBounds} ORDER BY rank LIMIT ${FILTERED_CANDIDATES}`;
-  const byEnds = `SELECT rowid, rank FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH @query ORDER BY rowid DESC LIMIT ${END_CANDIDATES})
-    UNION SELECT rowid, rank FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH @query ORDER BY rowid LIMIT ${END_CANDIDATES})`;
-  const statement = (filtered: boolean) => {
-    let prepared = statements.get(filtered);
-    if (prepared !== undefined) return prepared;
-    prepared = db.prepare(`
+  // The index's words by prefix (a temp table: the worker's connection is read-only).
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, 'search_fts', 'row')");
+  const prefixTerms = db.prepare('SELECT term FROM temp.search_vocab WHERE term >= ? AND term < ? LIMIT ?').pluck();
+  const expand = (prefix: string): string[] | null => {
+    const next = `${prefix.slice(0, -1)}${String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1)}`;
+    const terms = prefixTerms.all(prefix, next, MAX_PREFIX_TERMS + 1) as string[];
+    return terms.length > MAX_PREFIX_TERMS ? null : terms;
+  };
+  // A file's texts lie between its first and last entries (store/search-row.ts).
+  const fileBounds = `SELECT f.id AS id, (SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset LIMIT 1) AS first,
+      (SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset DESC LIMIT 1) AS last FROM files f`;
+  const sessionFiles = db.prepare(`${fileBounds} WHERE f.session_id = ? ORDER BY coalesce(f.last_activity, '') DESC, f.id DESC`);
+  const projectFiles = db.prepare(`${fileBounds} WHERE f.project = ? ORDER BY coalesce(f.last_activity, '') DESC, f.id DESC`);
+  const candidates = (relevance: boolean) => {
+    const columns = relevance ? 'rowid, rank' : 'rowid';
+    return {
+      ends: db
+        .prepare(`SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query ORDER BY rowid DESC LIMIT ${END_CANDIDATES})
+          UNION SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query ORDER BY rowid LIMIT ${END_CANDIDATES})`)
+        .raw(),
+      inRange: db.prepare(`SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND rowid BETWEEN @low AND @high ORDER BY rowid DESC LIMIT @take`).raw(),
+    };
+  };
+  const plain = candidates(false);
+  const ranked = candidates(true);
+  // The candidates' lines, filtered and scored: bm25 (when the plan ranks by it) times a boost
+  // for recent lines, up to 2× for a line written now. Candidates come as a JSON array: of rowids,
+  // or of [rowid, rank] pairs (a nested array costs twice as much to read: only when ranked).
+  const hitsOf = (relevance: boolean) => {
+    const rowid = relevance ? '(c.value ->> 0)' : 'c.value';
+    const parts = searchRowParts(rowid);
+    return db.prepare(`
       SELECT e.file_id AS fileId, e.offset AS offset, ${parts.kind} AS kind,
-             -s.rank * (1.0 + 1.0 / (1.0 + max(0.0, julianday('now') - coalesce(julianday(e.timestamp), julianday('now') - 3650)) / ${RECENCY_HALF_DAYS}.0)) AS score,
+             ${relevance ? '-(c.value ->> 1)' : '1.0'} * (1.0 + 1.0 / (1.0 + max(0.0, @today - coalesce(julianday(e.timestamp), @today - 3650)) / ${RECENCY_HALF_DAYS}.0)) AS score,
              f.session_id AS sessionId, f.project AS project, f.path AS path, f.gone AS gone,
              e.uuid AS uuid, e.timestamp AS timestamp, e.length AS length
-      FROM (${filtered ? byRank : byEnds}) s
+      FROM json_each(@candidates) c
       JOIN entries e ON e.rowid = ${parts.entry}
       JOIN files f ON f.id = e.file_id
       WHERE (@session IS NULL OR f.session_id = @session)
@@ -135,28 +165,42 @@ export function createSearchQuery(db: Database.Database) {
         AND (@since IS NULL OR e.timestamp >= @since)
         AND (@until IS NULL OR e.timestamp < @until)
         AND (@kinds IS NULL OR ${parts.kind} IN (SELECT value FROM json_each(@kinds)))
-      ORDER BY score DESC, s.rowid DESC
+      ORDER BY score DESC, ${rowid} DESC
       LIMIT @limit OFFSET @offset`);
-    statements.set(filtered, prepared);
-    return prepared;
+  };
+  const plainHits = hitsOf(false);
+  const rankedHits = hitsOf(true);
+
+  /** The newest matches of the filter's files, newest files first. */
+  const filteredCandidates = (statement: Database.Statement, files: FilterFile[], query: string): unknown[][] => {
+    const found: unknown[][] = [];
+    for (const file of files) {
+      if (file.first === null || file.last === null) continue;
+      const [low, high] = searchRowRange(file.first, file.last);
+      for (const row of statement.all({ query, low, high, take: FILTERED_CANDIDATES - found.length }) as unknown[][]) found.push(row);
+      if (found.length >= FILTERED_CANDIDATES) break;
+    }
+    return found;
   };
 
   /** The best `limit` rows FTS5 matches from `offset` on, filtered (before a plan's check on the text). */
   return (filter: SearchFilter, plan: SearchPlan, now: number, limit: number, offset: number): RawHit[] => {
-    if (plan.fts === null) return [];
     const bound = bindings(filter, now);
-    let low: number | null = null;
-    let high: number | null = null;
-    if (bound.session !== null) {
-      const range = sessionBounds.get(bound.session) as { first: number | null; last: number | null };
-      if (range.first === null || range.last === null) return [];
-      [low, high] = searchRowRange(range.first, range.last);
-    }
-    const filtered = bound.session !== null || bound.project !== null;
-    const params = { ...bound, query: plan.fts, limit, offset };
     let rows: (Omit<RawHit, 'kind' | 'gone'> & { kind: number; gone: number })[];
     try {
-      rows = statement(filtered).all(filtered ? { ...params, low, high } : params) as typeof rows;
+      const query = fts5Query(plan.tree, expand);
+      if (query === null) return [];
+      const statements = plan.relevance ? ranked : plain;
+      const found =
+        bound.session !== null
+          ? filteredCandidates(statements.inRange, sessionFiles.all(bound.session) as FilterFile[], query)
+          : bound.project !== null
+            ? filteredCandidates(statements.inRange, projectFiles.all(bound.project) as FilterFile[], query)
+            : (statements.ends.all({ query }) as unknown[][]);
+      if (found.length === 0) return [];
+      const hits = plan.relevance ? rankedHits : plainHits;
+      const list = plan.relevance ? found : found.map((row) => row[0]);
+      rows = hits.all({ ...bound, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, limit, offset }) as typeof rows;
     } catch (error) {
       // The plan's query is memd's own, its words made by the tokenizer's rules; FTS5 refusing one
       // (a character its tables class otherwise) is still the query's, not a daemon failure.

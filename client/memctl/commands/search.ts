@@ -129,6 +129,7 @@ export const search: Command = async (ctx) => {
       if (result.hits.length === 0) ctx.out.out('no hits');
       for (const line of renderHits(result.hits, ctx.out, Date.now())) ctx.out.out(line);
       if (result.nextCursor !== null) ctx.out.out(ctx.out.dim(`more: memctl call search.query '${JSON.stringify({ query, ...filters, cursor: result.nextCursor })}'`));
+      if (result.partial === true) ctx.out.out(ctx.out.yellow('the phrase was checked in the best matches only (it ran out of time): narrow with --session, --project or --since for more'));
     }
     return 0;
   } finally {

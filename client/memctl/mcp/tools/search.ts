@@ -24,7 +24,7 @@ const CURSOR_CHARS = 200;
 const SESSION_ID = z.string().min(4).max(200);
 
 const FTS_ADVICE =
-  'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, and a trailing * for a prefix (invoic*). A word with punctuation (src/totals.js, Math.round) is searched as a phrase.';
+  'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, a trailing * for a prefix (invoic*), and NEAR(word1 word2, 5) for words at most 5 words apart. A word with punctuation (src/totals.js, Math.round) is searched as a phrase.';
 
 function searchDescription(context: ToolContext): string {
   return `Full-text search over every Claude Code session memd has indexed on this machine: the user's prompts, the assistant's replies, tool calls (commands, file paths, patterns), errors, and the start of tool outputs. Use it before asking the user something that may have come up before: what was decided, which command fixed a failing test, where a rule was stated, what an error looked like.
@@ -114,7 +114,9 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
   const tail =
     result.nextCursor !== null && result.nextCursor !== undefined
       ? `\nMore hits: call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`
-      : '\nNo more hits.';
+      : result.partial === true
+        ? '\nThe phrase was checked in the best matches only (time ran out): more hits may exist; narrow with session_id, project or since.'
+        : '\nNo more hits.';
   return joinWithinBudget(
     head,
     renderHitsBySession(hits),

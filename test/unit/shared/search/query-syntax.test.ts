@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fts5Query, isExact, markedTerms, matches, parseQuery, QuerySyntaxError, tokenize } from '../../../../shared/search/query-syntax.js';
+import { fts5Query, hasAlternatives, isExact, markedTerms, matches, parseQuery, QuerySyntaxError, tokenize } from '../../../../shared/search/query-syntax.js';
 
 const matchesText = (query: string, text: string) => matches(parseQuery(query), tokenize(text));
 
@@ -68,6 +68,20 @@ describe('fts5Query', () => {
     expect(fts5Query(parseQuery('NEAR(a b)'))).toBe('("a" AND "b")');
     expect(fts5Query(parseQuery('a ---'))).toBeNull();
     expect(fts5Query(parseQuery('a OR ---'))).toBe('"a"');
+  });
+
+  it("ORs a prefix's words when the index gives them, and leaves it to FTS5 when it does not", () => {
+    const words: Record<string, string[] | null> = { rea: ['read', 'readme'], tes: ['test'], zz: [], x: null };
+    const expand = (prefix: string) => words[prefix] ?? null;
+    expect(fts5Query(parseQuery('rea* "run tes"*'), expand)).toBe('(("read" OR "readme") AND ("run" AND "test"))');
+    expect(fts5Query(parseQuery('zz*'), expand)).toBe('"zz"');
+    expect(fts5Query(parseQuery('x*'), expand)).toBe('"x"*');
+  });
+
+  it('ranks by relevance only where rows may match different words', () => {
+    expect(hasAlternatives(parseQuery('a b "c d"'))).toBe(false);
+    expect(hasAlternatives(parseQuery('a (b OR c)'))).toBe(true);
+    expect(hasAlternatives(parseQuery('a NOT (b OR c)'))).toBe(false);
   });
 });
 
