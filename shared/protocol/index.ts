@@ -10,3 +10,4 @@ export * from './history.js';
 export * from './rewind.js';
 export * from './handoff.js';
 export * from './search.js';
+export * from './export.js';

@@ -8,6 +8,7 @@ import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
 import { SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
+import { EXPORT_FORMATS, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES, type ExportPage } from './export.js';
 import { EVENT_TOPICS } from './events.js';
 import type {
   CompactionResult,
@@ -142,6 +143,17 @@ export const Methods = {
   searchContext: method<SearchContextResult>()(
     'search.context',
     object({ sessionId, uuid: str({ minLength: 1, maxLength: 200 }), before: optional(int({ min: 0, max: 50 })), after: optional(int({ min: 0, max: 50 })) }),
+  ),
+  exportSession: method<ExportPage>()(
+    'export.session',
+    object({
+      sessionId,
+      format: oneOf(...EXPORT_FORMATS),
+      // The previous page's nextCursor; absent for the first page.
+      cursor: optional(str({ minLength: 1, maxLength: 1_000 })),
+      // Bytes of content per page (an addition to DESIGN.md: tests page small exports).
+      maxBytes: optional(int({ min: MIN_EXPORT_PAGE_BYTES, max: MAX_EXPORT_PAGE_BYTES })),
+    }),
   ),
   // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).
   handoffSessionStart: method<SessionStartResult>()('handoff.sessionStart', object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }) })),

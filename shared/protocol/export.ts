@@ -1,0 +1,32 @@
+/**
+ * `export.session` (issue 18): a session as its raw transcript (`jsonl`), as markdown (`md`) or as a
+ * self-contained HTML report (`html`), in pages: sessions run to 50-80 MB and every answer must
+ * stay under the 16 MiB frame (DESIGN.md §3). Concatenating the pages' bytes gives the whole export.
+ */
+
+export const EXPORT_FORMATS = ['md', 'html', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** A page's content by default: a few MiB, so that even JSON's escaping of it stays far below the frame. */
+export const EXPORT_PAGE_BYTES = 4 * 1024 * 1024;
+/** The smallest page a caller may ask for: room for any UTF-8 character and a line or two. */
+export const MIN_EXPORT_PAGE_BYTES = 1024;
+/** The largest: twice the default, still within the frame after escaping (the daemon halves a page that is not). */
+export const MAX_EXPORT_PAGE_BYTES = 8 * 1024 * 1024;
+
+export interface ExportPage {
+  /** The full id (a prefix in the params is resolved). */
+  sessionId: string;
+  format: ExportFormat;
+  /**
+   * `utf8`: `content` is the page's text. `base64`: its bytes, for a `jsonl` page that is not valid
+   * UTF-8 (a transcript may hold a bad line), so that the export stays byte-identical.
+   */
+  encoding: 'utf8' | 'base64';
+  content: string;
+  /** Where this page starts in the whole export, and the export's size, both in bytes. */
+  offset: number;
+  totalBytes: number;
+  /** Pass as `cursor` (with the same sessionId and format) for the next page; null on the last. */
+  nextCursor: string | null;
+}
