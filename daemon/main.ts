@@ -43,6 +43,9 @@ import { extractionMethods } from './rpc/methods/extraction.js';
 import { handoffMethods } from './rpc/methods/handoff.js';
 import { historyMethods } from './rpc/methods/history.js';
 import { searchMethods } from './rpc/methods/search.js';
+import { exportMethods } from './rpc/methods/export.js';
+import { createExportService } from './export/service.js';
+import { openMainTranscript } from './export/source.js';
 import { createSearchService } from './search/service.js';
 import { hookMethods } from './rpc/methods/hooks.js';
 import { memdirMethods } from './rpc/methods/memdir.js';
@@ -174,6 +177,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     conversation: (sessionId) => transcripts.conversation(sessionId),
   });
   const rewind = createRewindService({ transcripts, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock });
+  // Every byte an export reads comes through openTranscript: the archive can stand in for a deleted transcript.
+  const exports = createExportService({ transcripts, summary: (sessionId) => sessions.get(sessionId), env: thresholdEnv, openTranscript: openMainTranscript(transcripts), log });
   const watcher = createWatcher({ root: paths.projectsDir, ingestor, db: store.db, log, clock, sweepMs: config.ingestSweepMs });
   const dbHealth = createDbHealth({ store, log, intervalMs: config.dbCheckMs, onRebuilt: () => events.publish('store.rebuilt', {}) });
 
@@ -216,6 +221,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ...historyMethods({ claudeRoot: paths.claudeRoot }),
       ...rewindMethods(rewind),
       ...searchMethods(search),
+      ...exportMethods(exports),
     ],
     log,
     createSessionIdResolver(store.db),
@@ -240,6 +246,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       },
       { name: 'stop session updates', run: () => sessions.close() },
       { name: 'stop the search index build', run: () => search.stop() },
+      { name: 'drop kept export reports', run: () => exports.close() },
       { name: 'stop background context counts', run: () => aggregates.close() },
       { name: 'stop compactions', run: () => compaction.close() },
       // Running summaries are aborted; their jobs stay queued and run after the next start.

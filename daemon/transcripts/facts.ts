@@ -120,7 +120,8 @@ function exitOf(isError: boolean, meta: unknown, text: string, tool: string): nu
   return tool === 'Bash' && !isError ? 0 : null;
 }
 
-function resultOf(block: Record<string, unknown>, meta: unknown, at: number, tool: string): CallResult {
+/** A tool_result block as a CallResult: its text, and whether it failed (is_error or a non-zero exit). */
+export function resultOf(block: Record<string, unknown>, meta: unknown, at: number, tool: string): CallResult {
   const text = typeof block.content === 'string' ? block.content : textOf(block.content);
   const exit = exitOf(block.is_error === true, meta, text, tool);
   return { failed: block.is_error === true || (exit !== null && exit !== 0), exit, text, at, meta };

@@ -1,0 +1,135 @@
+/**
+ * The report's chart of context tokens per assistant response, as inline SVG (no script, no
+ * font files): a line of the context each response was sent with, a horizontal line at the
+ * auto-compact threshold and a vertical mark at each compaction. Responses are spread evenly in
+ * the order they were made, not by their time: a session resumed the next day would otherwise
+ * squash all of its work into the two ends of the chart. Times label the axis instead. Inline in
+ * HTML, the `<svg>` needs no namespace attribute (and the report holds no URL at all).
+ */
+import { escapeHtml, formatClock, formatCount, formatTime, formatTokens } from './format.js';
+import type { ContextChart } from './model.js';
+
+export interface ChartBox {
+  width: number;
+  height: number;
+  /** Room around the plot for the axis labels. */
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export const CHART_BOX: ChartBox = { width: 880, height: 300, left: 56, right: 24, top: 28, bottom: 40 };
+/** Headroom above the highest figure, so the top line and its label do not touch the frame. */
+const HEADROOM = 1.08;
+/** Dots (with their hover titles) only up to this many responses: beyond it they are a smear. */
+const MAX_DOTS = 400;
+const TARGET_TICKS = 5;
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface ChartGeometry {
+  box: ChartBox;
+  yMax: number;
+  /** One per response, in order. */
+  line: (Point & { tokens: number; at: string | null })[];
+  threshold: { y: number; tokens: number } | null;
+  compactions: { x: number; trigger: string; preTokens: number | null; at: string | null }[];
+  yTicks: { y: number; tokens: number }[];
+  xLabels: { x: number; text: string; anchor: 'start' | 'end' }[];
+}
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k that splits `max` into at most TARGET_TICKS steps. */
+function tickStep(max: number): number {
+  const rough = max / TARGET_TICKS;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  for (const factor of [1, 2, 2.5, 5, 10]) if (factor * power >= rough) return factor * power;
+  return 10 * power;
+}
+
+export function chartGeometry(chart: ContextChart, box: ChartBox = CHART_BOX): ChartGeometry {
+  const plotWidth = box.width - box.left - box.right;
+  const plotHeight = box.height - box.top - box.bottom;
+  // A loop, not Math.max(...points): spreading 10^5 arguments overflows the stack.
+  let highest = Math.max(1, chart.autoCompactAt ?? 0);
+  for (const point of chart.points) highest = Math.max(highest, point.tokens);
+  for (const mark of chart.compactions) highest = Math.max(highest, mark.preTokens ?? 0);
+  const step = tickStep(highest * HEADROOM);
+  const yMax = Math.ceil((highest * HEADROOM) / step) * step;
+  const yOf = (tokens: number) => box.top + plotHeight - (Math.max(0, tokens) / yMax) * plotHeight;
+  // Each response has a slot of equal width, drawn at its centre; a compaction sits on the
+  // edge between the slots of the responses before and after it.
+  const slot = plotWidth / Math.max(1, chart.points.length);
+  const line = chart.points.map((point, index) => ({ x: box.left + (index + 0.5) * slot, y: yOf(point.tokens), tokens: point.tokens, at: point.at }));
+  const yTicks: { y: number; tokens: number }[] = [];
+  for (let tokens = 0; tokens <= yMax; tokens += step) yTicks.push({ y: yOf(tokens), tokens });
+  const first = chart.points[0]?.at ?? null;
+  const last = chart.points[chart.points.length - 1]?.at ?? null;
+  const xLabels: ChartGeometry['xLabels'] = [];
+  if (first !== null) xLabels.push({ x: box.left, text: formatTime(first), anchor: 'start' });
+  if (last !== null && chart.points.length > 1) xLabels.push({ x: box.left + plotWidth, text: formatClock(last, first), anchor: 'end' });
+  return {
+    box,
+    yMax,
+    line,
+    threshold: chart.autoCompactAt === null ? null : { y: yOf(chart.autoCompactAt), tokens: chart.autoCompactAt },
+    compactions: chart.compactions.map((mark) => ({ x: box.left + Math.min(mark.after, chart.points.length) * slot, trigger: mark.trigger, preTokens: mark.preTokens, at: mark.at })),
+    yTicks,
+    xLabels,
+  };
+}
+
+const fixed = (value: number) => value.toFixed(1);
+
+function compactionTitle(mark: ChartGeometry['compactions'][number]): string {
+  const before = mark.preTokens === null ? '' : `, ${formatCount(mark.preTokens)} tokens before`;
+  return `${mark.trigger} compaction at ${formatTime(mark.at)}${before}`;
+}
+
+/** The chart as an `<svg>` element; every text in it is escaped. */
+export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): string {
+  const geometry = chartGeometry(chart, box);
+  const { top, left, right, bottom, width, height } = geometry.box;
+  const plotBottom = height - bottom;
+  const plotRight = width - right;
+  const parts: string[] = [
+    `<svg id="context-chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="context-chart-title">`,
+    `<title id="context-chart-title">Context tokens per assistant response${geometry.threshold === null ? '' : `, auto-compact at ${formatCount(geometry.threshold.tokens)}`}</title>`,
+  ];
+  for (const tick of geometry.yTicks) {
+    parts.push(`<line class="grid" x1="${left}" x2="${plotRight}" y1="${fixed(tick.y)}" y2="${fixed(tick.y)}"/>`);
+    parts.push(`<text class="axis" x="${left - 6}" y="${fixed(tick.y + 4)}" text-anchor="end">${formatTokens(tick.tokens)}</text>`);
+  }
+  for (const label of geometry.xLabels) {
+    parts.push(`<text class="axis" x="${fixed(label.x)}" y="${plotBottom + 18}" text-anchor="${label.anchor}">${escapeHtml(label.text)}</text>`);
+  }
+  parts.push(`<text class="axis" x="${fixed(left + (plotRight - left) / 2)}" y="${plotBottom + 32}" text-anchor="middle">assistant responses, in order</text>`);
+  if (geometry.line.length > 0) {
+    const points = geometry.line.map((point) => `${fixed(point.x)},${fixed(point.y)}`).join(' ');
+    const firstX = fixed(geometry.line[0]?.x ?? left);
+    const lastX = fixed(geometry.line[geometry.line.length - 1]?.x ?? left);
+    parts.push(`<polygon class="context-area" points="${firstX},${plotBottom} ${points} ${lastX},${plotBottom}"/>`);
+    parts.push(`<polyline class="context-line" points="${points}"/>`);
+    if (geometry.line.length <= MAX_DOTS) {
+      for (const point of geometry.line) {
+        parts.push(`<circle class="context-dot" cx="${fixed(point.x)}" cy="${fixed(point.y)}" r="2.5"><title>${formatCount(point.tokens)} tokens · ${escapeHtml(formatTime(point.at))}</title></circle>`);
+      }
+    }
+  }
+  if (geometry.threshold !== null) {
+    const y = fixed(geometry.threshold.y);
+    parts.push(`<line class="threshold" data-tokens="${geometry.threshold.tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>auto-compact threshold: ${formatCount(geometry.threshold.tokens)} tokens</title></line>`);
+    parts.push(`<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">auto-compact ${formatTokens(geometry.threshold.tokens)}</text>`);
+  }
+  for (const mark of geometry.compactions) {
+    const x = fixed(mark.x);
+    parts.push(`<line class="compaction" x1="${x}" x2="${x}" y1="${top}" y2="${plotBottom}"><title>${escapeHtml(compactionTitle(mark))}</title></line>`);
+    parts.push(`<text class="compaction-label" x="${fixed(mark.x + 4)}" y="${top + 10}">${escapeHtml(mark.trigger)}</text>`);
+  }
+  parts.push(`<line class="axis-line" x1="${left}" x2="${plotRight}" y1="${plotBottom}" y2="${plotBottom}"/>`);
+  parts.push('</svg>');
+  return parts.join('\n');
+}
