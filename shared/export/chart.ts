@@ -115,13 +115,17 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
     parts.push(`<polyline class="context-line" points="${points}"/>`);
     if (geometry.line.length <= MAX_DOTS) {
       for (const point of geometry.line) {
-        parts.push(`<circle class="context-dot" cx="${fixed(point.x)}" cy="${fixed(point.y)}" r="2.5"><title>${formatCount(point.tokens)} tokens · ${escapeHtml(formatTime(point.at))}</title></circle>`);
+        parts.push(
+          `<circle class="context-dot" cx="${fixed(point.x)}" cy="${fixed(point.y)}" r="2.5"><title>${formatCount(point.tokens)} tokens · ${escapeHtml(formatTime(point.at))}</title></circle>`,
+        );
       }
     }
   }
   if (geometry.threshold !== null) {
     const y = fixed(geometry.threshold.y);
-    parts.push(`<line class="threshold" data-tokens="${geometry.threshold.tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>auto-compact threshold: ${formatCount(geometry.threshold.tokens)} tokens</title></line>`);
+    parts.push(
+      `<line class="threshold" data-tokens="${geometry.threshold.tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>auto-compact threshold: ${formatCount(geometry.threshold.tokens)} tokens</title></line>`,
+    );
     parts.push(`<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">auto-compact ${formatTokens(geometry.threshold.tokens)}</text>`);
   }
   for (const mark of geometry.compactions) {

@@ -29,10 +29,7 @@ function renderTool(call: ToolCall, day: string | null, at: string | null): stri
   if (result === null) badge = '<span class="badge muted">no result</span>';
   else if (failed) badge = `<span class="badge bad">${result.exit === null ? 'error' : `exit ${result.exit}`}</span>`;
   const label = call.label === '' ? '' : ` <code>${esc(call.label)}</code>`;
-  const output =
-    result === null
-      ? ''
-      : `<h4>Output</h4><pre${failed ? ' class="bad"' : ''}>${esc(result.text === '' ? '(no output)' : result.text)}</pre>${cutNote(result, 'output')}`;
+  const output = result === null ? '' : `<h4>Output</h4><pre${failed ? ' class="bad"' : ''}>${esc(result.text === '' ? '(no output)' : result.text)}</pre>${cutNote(result, 'output')}`;
   return [
     `<details class="tool${failed ? ' failed' : ''}" data-tool-use-id="${esc(call.id)}">`,
     `<summary><span class="tool-name">${esc(call.name)}</span>${label} ${badge}${time(at, day)}</summary>`,
@@ -89,17 +86,28 @@ function costCells(row: CostRow): string {
 function renderCosts(model: ReportModel): string {
   const { rows, total } = model.costs;
   if (rows.length === 0) return '<p class="muted">No API responses recorded.</p>';
-  const head = '<tr><th>Model</th><th class="num">Responses</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache writes</th><th class="num">Cache reads</th><th class="num">Cost</th></tr>';
+  const head =
+    '<tr><th>Model</th><th class="num">Responses</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache writes</th><th class="num">Cache reads</th><th class="num">Cost</th></tr>';
   const body = rows.map((row) => `<tr><td><code>${esc(row.model === '' ? '(unknown)' : row.model)}</code></td>${costCells(row)}</tr>`).join('');
   const foot = `<tr><th>Total</th>${costCells(total)}</tr>`;
   return `<table class="costs"><thead>${head}</thead><tbody>${body}</tbody><tfoot>${foot}</tfoot></table><p class="note">Every API request of the session counted once, sub-agents and compaction included; cache hit rate ${esc(formatPercent(model.costs.cacheHitRate))} (cache reads over all prompt tokens).</p>`;
 }
 
+/** A path under the session's cwd as relative to it (the full path in its title), else whole. */
+export function shownPath(path: string, cwd: string | null): string {
+  if (cwd === null || cwd === '/' || !path.startsWith(`${cwd}/`)) return path;
+  return path.slice(cwd.length + 1);
+}
+
 function renderFiles(model: ReportModel): string {
   if (model.files.length === 0) return '<p class="muted">No file was read or changed by a tool.</p>';
   const count = (value: number) => `<td class="num">${value === 0 ? '' : formatCount(value)}</td>`;
-  const rows = model.files.map((file) => `<tr><td><code>${esc(file.path)}</code></td>${count(file.reads)}${count(file.edits)}${count(file.writes)}</tr>`).join('');
-  return `<table class="files"><thead><tr><th>File</th><th class="num">Read</th><th class="num">Edited</th><th class="num">Written</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const cwd = model.session.cwd;
+  const rows = model.files
+    .map((file) => `<tr><td><code title="${esc(file.path)}">${esc(shownPath(file.path, cwd))}</code></td>${count(file.reads)}${count(file.edits)}${count(file.writes)}</tr>`)
+    .join('');
+  const under = cwd === null ? '' : `<p class="note">Paths under <code>${esc(cwd)}</code> are shown relative to it.</p>`;
+  return `<table class="files"><thead><tr><th>File</th><th class="num">Read</th><th class="num">Edited</th><th class="num">Written</th></tr></thead><tbody>${rows}</tbody></table>${under}`;
 }
 
 function renderErrors(model: ReportModel): string {
@@ -115,7 +123,10 @@ function renderErrors(model: ReportModel): string {
 
 function renderHeader(model: ReportModel): string {
   const { session } = model;
-  const meta: [string, string][] = [['Session', session.sessionId], ['Project', session.cwd ?? session.project]];
+  const meta: [string, string][] = [
+    ['Session', session.sessionId],
+    ['Project', session.cwd ?? session.project],
+  ];
   if (session.gitBranch !== null) meta.push(['Branch', session.gitBranch]);
   if (session.model !== null) meta.push(['Model', session.model]);
   meta.push(['Started', formatTime(session.firstActivity)], ['Last activity', formatTime(session.lastActivity)]);

@@ -1,0 +1,103 @@
+/**
+ * `memctl export SESSION [--format md|html|jsonl] [--out FILE] [--json]`: a session as markdown
+ * (the default), a self-contained HTML report, or its transcript as Claude Code wrote it. The
+ * pages of export.session are streamed to stdout as they come, or into FILE, which appears
+ * atomically once the last page is written.
+ */
+import { resolve } from 'node:path';
+import { EXPORT_FORMATS, type ExportFormat, type ExportPage } from '../../../shared/protocol/export.js';
+import type { Client } from '../../index.js';
+import { createAtomicFile, type AtomicFile } from '../atomic-writer.js';
+import { EXIT_ERROR, UsageError, type Command } from '../context.js';
+import { formatBytes } from '../output.js';
+
+/** A report of a large session takes the daemon a few seconds to render: far above the 3 s default. */
+const EXPORT_TIMEOUT_MS = 120_000;
+
+interface ExportArgs {
+  sessionId: string;
+  format: ExportFormat;
+  out: string | null;
+}
+
+function parseArgs(args: string[]): ExportArgs {
+  let format: ExportFormat = 'md';
+  let out: string | null = null;
+  const positional: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg === '--format') {
+      const value = args[++index];
+      if (value === undefined || !(EXPORT_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format takes one of ${EXPORT_FORMATS.join(', ')}`);
+      format = value as ExportFormat;
+    } else if (arg === '--out' || arg === '-o') {
+      const value = args[++index];
+      if (value === undefined || value === '') throw new UsageError(`${arg} takes a file name`);
+      out = resolve(value);
+    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+    else positional.push(arg);
+  }
+  if (positional.length !== 1) throw new UsageError('export takes one SESSION');
+  return { sessionId: positional[0] as string, format, out };
+}
+
+const bytesOf = (page: ExportPage): Buffer => Buffer.from(page.content, page.encoding === 'base64' ? 'base64' : 'utf8');
+
+/** Writes to stdout, waiting for it to drain, so that a slow reader does not make memctl hold every page. */
+function writeStdout(bytes: Buffer): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    process.stdout.write(bytes, (error) => (error ? reject(error) : resolvePromise()));
+  });
+}
+
+/** Every page in order, handed to `sink`; the first page's sessionId is the full id. */
+async function exportPages(client: Client, args: ExportArgs, sink: (bytes: Buffer) => void | Promise<void>): Promise<{ sessionId: string; bytes: number; pages: number }> {
+  let cursor: string | undefined;
+  let bytes = 0;
+  let pages = 0;
+  let sessionId = args.sessionId;
+  do {
+    const page = await client.exportSession({ sessionId, format: args.format, ...(cursor === undefined ? {} : { cursor }) });
+    // Later pages name the full id: a prefix that another session comes to share meanwhile is no matter.
+    sessionId = page.sessionId;
+    const piece = bytesOf(page);
+    await sink(piece);
+    bytes += piece.length;
+    pages++;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return { sessionId, bytes, pages };
+}
+
+export const exportCommand: Command = async (ctx) => {
+  const args = parseArgs(ctx.args);
+  if (ctx.json && args.out === null) throw new UsageError('--json goes with --out (without it the export itself is printed)');
+  const client = ctx.client({ timeoutMs: EXPORT_TIMEOUT_MS });
+  try {
+    if (args.out === null) {
+      await exportPages(client, args, writeStdout);
+      return 0;
+    }
+    let file: AtomicFile;
+    try {
+      file = createAtomicFile(args.out);
+    } catch (error) {
+      ctx.out.err(`memctl: cannot write ${args.out}: ${(error as Error).message}`);
+      return EXIT_ERROR;
+    }
+    let done;
+    try {
+      done = await exportPages(client, args, (bytes) => file.write(bytes));
+      file.commit();
+    } catch (error) {
+      file.abort();
+      throw error;
+    }
+    const summary = { sessionId: done.sessionId, format: args.format, path: args.out, bytes: done.bytes, pages: done.pages };
+    if (ctx.json) ctx.out.out(JSON.stringify(summary));
+    else ctx.out.out(`wrote ${args.out} (${args.format}, ${formatBytes(done.bytes)}) of session ${done.sessionId}`);
+    return 0;
+  } finally {
+    client.close();
+  }
+};
