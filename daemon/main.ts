@@ -43,6 +43,8 @@ import { extractionMethods } from './rpc/methods/extraction.js';
 import { handoffMethods } from './rpc/methods/handoff.js';
 import { historyMethods } from './rpc/methods/history.js';
 import { searchMethods } from './rpc/methods/search.js';
+import { usageMethods } from './rpc/methods/usage.js';
+import { createUsageService } from './usage/service.js';
 import { exportMethods } from './rpc/methods/export.js';
 import { createExportService } from './export/service.js';
 import { openMainTranscript } from './export/source.js';
@@ -79,6 +81,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     return record === null ? null : asLastExtraction(record);
   };
   const aggregates = createAggregateStore({ db: store.db, lastExtraction });
+  const usage = createUsageService({ db: store.db, log, clock });
   const ingestor = createIngestor({
     db: store.db,
     bus,
@@ -87,7 +90,14 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     projectsDir: paths.projectsDir,
     onSessionsChanged: (sessionIds) => events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),
-    observer: aggregates,
+    // The sessions' aggregates and the usage book are kept in the transaction of the rows they fold.
+    observer: {
+      committed: (rows) => {
+        aggregates.committed(rows);
+        usage.committed(rows);
+      },
+      gone: (sessionId) => aggregates.gone(sessionId),
+    },
     parser,
   });
   const transcripts = createTranscripts({ db: store.db });
@@ -221,6 +231,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ...historyMethods({ claudeRoot: paths.claudeRoot }),
       ...rewindMethods(rewind),
       ...searchMethods(search),
+      ...usageMethods(usage),
       ...exportMethods(exports),
     ],
     log,
@@ -246,6 +257,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       },
       { name: 'stop session updates', run: () => sessions.close() },
       { name: 'stop the search index build', run: () => search.stop() },
+      { name: 'stop the usage book build', run: () => usage.stop() },
       { name: 'drop kept export reports', run: () => exports.close() },
       { name: 'stop background context counts', run: () => aggregates.close() },
       { name: 'stop compactions', run: () => compaction.close() },
@@ -319,6 +331,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     socketFile.watch(config.socketCheckMs, (why) => void shutdown(`${why}; no client can reach this daemon`));
   }
   watcher.start();
+  usage.start();
   extraction.start();
   log.info('ready', { pid: process.pid, version: MEMD_VERSION, socket: paths.socketPath, socketActivated: activatedFd !== undefined, stateDir: paths.stateDir });
 }

@@ -310,6 +310,57 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE files SET search_offset = 0;
     `,
   },
+  {
+    version: 14,
+    name: 'the usage book: responses counted across files, by quarter hour',
+    // daemon/usage/book.ts: each file's best entry of each API response (key: a 64-bit hash of
+    // message.id + requestId), the entry that counts across files, and the counted usage summed by
+    // quarter hour, project and model, which usage.report reads. usage_files keeps each folded
+    // file's path (ccusage's tie-break) and project, so that a removed file's share can be taken
+    // back without its files row. A database with files indexed before this is counted from its
+    // entries in the background (daemon/usage/builder.ts), as 'usage.build' in meta says.
+    sql: `
+      CREATE TABLE usage_files (
+        id      INTEGER PRIMARY KEY,
+        path    TEXT NOT NULL,
+        project TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE usage_candidates (
+        key            INTEGER NOT NULL,
+        file_id        INTEGER NOT NULL,
+        offset         INTEGER NOT NULL,
+        slot           INTEGER NOT NULL,
+        sidechain      INTEGER NOT NULL,
+        model          TEXT NOT NULL,
+        input          INTEGER NOT NULL,
+        output         INTEGER NOT NULL,
+        cache_creation INTEGER NOT NULL,
+        cache_read     INTEGER NOT NULL,
+        cache_5m       INTEGER NOT NULL,
+        cache_1h       INTEGER NOT NULL,
+        PRIMARY KEY (key, file_id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX usage_candidates_file ON usage_candidates (file_id);
+      CREATE TABLE usage_winners (
+        key     INTEGER PRIMARY KEY,
+        file_id INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE usage_slots (
+        slot           INTEGER NOT NULL,
+        project        TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        responses      INTEGER NOT NULL,
+        input          INTEGER NOT NULL,
+        output         INTEGER NOT NULL,
+        cache_creation INTEGER NOT NULL,
+        cache_read     INTEGER NOT NULL,
+        cache_5m       INTEGER NOT NULL,
+        cache_1h       INTEGER NOT NULL,
+        PRIMARY KEY (slot, project, model)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO meta (key, value) SELECT 'usage.build', json_object('after', 0, 'through', max(id)) FROM files HAVING count(*) > 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

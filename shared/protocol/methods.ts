@@ -8,6 +8,7 @@ import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
 import { SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
+import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
 import { EXPORT_FORMATS, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES, type ExportPage } from './export.js';
 import { EVENT_TOPICS } from './events.js';
 import type {
@@ -153,6 +154,18 @@ export const Methods = {
       cursor: optional(str({ minLength: 1, maxLength: 1_000 })),
       // Bytes of content per page (an addition to DESIGN.md: tests page small exports).
       maxBytes: optional(int({ min: MIN_EXPORT_PAGE_BYTES, max: MAX_EXPORT_PAGE_BYTES })),
+    }),
+  ),
+  usageReport: method<UsageReportResult>()(
+    'usage.report',
+    object({
+      // A span back from now (30d: today and the 29 days before), a day (2026-03-01) or an ISO time.
+      since: optional(str({ minLength: 1, maxLength: 64 })),
+      until: optional(str({ minLength: 1, maxLength: 64 })),
+      by: optional(oneOf(...USAGE_GROUPINGS)),
+      // Additions to DESIGN.md §3 (docs/protocol.md): until, project and timezone.
+      project: optional(project),
+      timezone: optional(str({ minLength: 1, maxLength: 100 })),
     }),
   ),
   // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).

@@ -1,0 +1,76 @@
+/**
+ * Which entry counts for an API response, as ccusage 20.0.24's daily report decides (its figures
+ * are the reference; test/integration/usage.test.ts holds them):
+ * - entries with the same message.id and requestId are one response, in any file of any session
+ *   (a resumed 1.0.x session's copy of its history, a fork, a sub-agent's replay count once);
+ *   without a requestId, only entries of the same session with the same timestamp are; without a
+ *   message.id, each entry is its own;
+ * - the entry that counts is a main-thread one over a sidechain one, then the one with the most
+ *   tokens (input + output + cache writes + reads: message_start's placeholder output_tokens
+ *   lose), then the first in ccusage's reading order (files by path, lines in order);
+ * - its timestamp gives the day, its model the model, its file's folder the project.
+ * The result depends only on which entries the index holds, not on the order they are folded in,
+ * so that a backfill, a live append and a rebuild all give the same book.
+ */
+import { createHash } from 'node:crypto';
+import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
+import { SYNTHETIC_MODEL } from '../../shared/transcript/models.js';
+import { SLOT_MS } from './days.js';
+
+/** One entry as the book keeps it. `key` is a signed 64-bit integer in decimal (SQLite's INTEGER). */
+export interface Candidate {
+  key: string;
+  offset: number;
+  slot: number;
+  sidechain: boolean;
+  model: string;
+  usage: Usage;
+}
+
+/** A candidate with where it stands in ccusage's reading order. */
+export interface Placed {
+  candidate: Candidate;
+  path: string;
+}
+
+export function totalTokens(usage: Usage): number {
+  return usage.input + usage.output + usage.cacheCreation + usage.cacheRead;
+}
+
+/**
+ * A response's key: a hash, so that the book stores 8 bytes rather than two ids of ~30
+ * characters; two different responses share one with odds of about 1 in 10^7 at a million.
+ */
+function keyOf(text: string): string {
+  return createHash('sha1').update(text).digest().readBigInt64BE(0).toString();
+}
+
+/** The candidate an entry is, or null when it is not an API response ccusage counts. */
+export function candidateOf(entry: IndexedEntry, sessionId: string, path: string): Candidate | null {
+  if (entry.type !== 'assistant' || entry.usage === null || entry.model === SYNTHETIC_MODEL || entry.timestamp === null) return null;
+  const ms = Date.parse(entry.timestamp);
+  // ccusage skips an entry whose time it cannot read: it has no day.
+  if (!Number.isFinite(ms)) return null;
+  let identity: string;
+  if (entry.messageId === null) identity = `entry\0${path}\0${entry.offset}`;
+  else if (entry.requestId === null) identity = `message\0${entry.messageId}\0${sessionId}\0${ms}`;
+  else identity = `response\0${entry.messageId}\0${entry.requestId}`;
+  return { key: keyOf(identity), offset: entry.offset, slot: Math.floor(ms / SLOT_MS), sidechain: entry.isSidechain, model: entry.model ?? '', usage: entry.usage };
+}
+
+/** Within one file: whether `a` counts rather than `b` (same key). */
+export function outranksInFile(a: Candidate, b: Candidate): boolean {
+  if (a.sidechain !== b.sidechain) return !a.sidechain;
+  const [ta, tb] = [totalTokens(a.usage), totalTokens(b.usage)];
+  if (ta !== tb) return ta > tb;
+  return a.offset < b.offset;
+}
+
+/** Across files: whether `a` counts rather than `b` (same key). Paths compare as ccusage sorts them (code units: ASCII paths). */
+export function outranks(a: Placed, b: Placed): boolean {
+  if (a.path === b.path) return outranksInFile(a.candidate, b.candidate);
+  if (a.candidate.sidechain !== b.candidate.sidechain) return !a.candidate.sidechain;
+  const [ta, tb] = [totalTokens(a.candidate.usage), totalTokens(b.candidate.usage)];
+  if (ta !== tb) return ta > tb;
+  return a.path < b.path;
+}

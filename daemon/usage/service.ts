@@ -1,0 +1,98 @@
+/**
+ * Cost and telemetry (issue 18): the usage book kept in ingest's transactions, built in the
+ * background for transcripts indexed before it, and `usage.report` answered from it.
+ */
+import type Database from 'better-sqlite3';
+import { sanitizeProjectDirName } from '../../shared/paths.js';
+import { invalidParams } from '../../shared/protocol/errors.js';
+import type { UsageGrouping, UsageReportResult } from '../../shared/protocol/usage.js';
+import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds.js';
+import type { CommitObserver } from '../ingest/writer.js';
+import type { Logger } from '../log/logger.js';
+import { createUsageBook } from './book.js';
+import { createUsageBuilder } from './builder.js';
+import { resolveWindow, type Zone, zoneNamed } from './days.js';
+import { buildReport } from './report.js';
+
+export interface UsageReportParams {
+  since?: string;
+  until?: string;
+  by?: UsageGrouping;
+  /** A project folder name or the project's cwd. */
+  project?: string;
+  /** An IANA zone; the daemon's own when absent. */
+  timezone?: string;
+}
+
+export interface UsageServiceDeps {
+  db: Database.Database;
+  log: Logger;
+  clock: () => number;
+  /** Rows per slice of the background build (tests make it small). */
+  buildSliceRows?: number;
+}
+
+export interface UsageService {
+  /** Ingest's commit, inside its transaction: what the rows add to the book. */
+  committed: CommitObserver['committed'];
+  report(params: UsageReportParams): UsageReportResult;
+  /** Takes back what files no longer in the index counted (after a session was forgotten); returns how many. */
+  dropOrphans(): number;
+  /** Starts the background build, if one is owed. */
+  start(): void;
+  stop(): void;
+}
+
+export function createUsageService(deps: UsageServiceDeps): UsageService {
+  const { db, log, clock } = deps;
+  const book = createUsageBook(db);
+  const builder = createUsageBuilder({ db, book, log, ...(deps.buildSliceRows === undefined ? {} : { sliceRows: deps.buildSliceRows }) });
+  const fileOf = db.prepare('SELECT id, project FROM files WHERE path = ?');
+  const zones = new Map<string, Zone>();
+
+  const zoneOf = (name: string | undefined): Zone => {
+    const cached = zones.get(name ?? '');
+    if (cached !== undefined) return cached;
+    const zone = zoneNamed(name);
+    if (zone === null) throw invalidParams(`timezone must be an IANA time zone such as Europe/Paris or America/New_York, got ${name}`, { field: 'timezone' });
+    zones.set(name ?? '', zone);
+    return zone;
+  };
+  const boundOf = (text: string | undefined, field: 'since' | 'until'): Bound | undefined => {
+    if (text === undefined) return undefined;
+    const bound = parseBound(text);
+    if (bound === null) throw invalidParams(`${field} must be ${BOUND_FORMATS}, got "${text}"`, { field });
+    return bound;
+  };
+  const dropOrphans = db.transaction(() => book.dropOrphans());
+
+  return {
+    committed(rows) {
+      // Most commits of a live session are prompts and tool results: nothing to count, no lookup.
+      if (!rows.reset && !rows.entries.some((entry) => entry.usage !== null)) return;
+      const file = fileOf.get(rows.path) as { id: number; project: string } | undefined;
+      if (file === undefined) return;
+      if (rows.reset) book.dropFile(file.id);
+      book.fold({ id: file.id, path: rows.path, project: file.project, sessionId: rows.sessionId }, rows.entries);
+    },
+    report(params) {
+      const zone = zoneOf(params.timezone);
+      const since = boundOf(params.since, 'since');
+      const until = boundOf(params.until, 'until');
+      const now = clock();
+      const { fromSlot, toSlot } = resolveWindow(since, until, now, zone);
+      const project = params.project === undefined ? null : params.project.startsWith('/') ? sanitizeProjectDirName(params.project) : params.project;
+      const rows = book.slots(fromSlot, toSlot, project);
+      return { ...buildReport({ rows, by: params.by ?? 'day', zone, fromSlot, toSlot, now }), index: builder.progress() };
+    },
+    dropOrphans: () => dropOrphans(),
+    start() {
+      const dropped = dropOrphans();
+      if (dropped > 0) log.info('usage book: files no longer indexed taken back', { files: dropped });
+      void builder.run().catch((error: unknown) => log.error('usage book build failed; reports stay partial until the next start', { error }));
+    },
+    stop() {
+      builder.stop();
+    },
+  };
+}

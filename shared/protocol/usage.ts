@@ -1,0 +1,59 @@
+/**
+ * `usage.report` (issue 18): tokens and cost by local day, project or model, from memd's index,
+ * counted as ccusage 20 counts them (one API response once across every file, with its largest
+ * usage; docs/protocol.md has the rules).
+ */
+
+/** What rows are grouped by: the local calendar day (ccusage's daily view), the project folder, the model. */
+export const USAGE_GROUPINGS = ['day', 'project', 'model'] as const;
+export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
+
+export interface UsageFigures {
+  input: number;
+  output: number;
+  cacheCreation: number;
+  cacheRead: number;
+  /** The part of cacheCreation written with a 5-minute and a 1-hour TTL (0 and 0 when a transcript does not split it). */
+  cache5m: number;
+  cache1h: number;
+  /** input + output + cacheCreation + cacheRead, as ccusage's totalTokens. */
+  totalTokens: number;
+  /** USD at standard API prices; responses of a model without a known price add nothing (see unpricedResponses). */
+  costUsd: number;
+  /** API responses counted. */
+  responses: number;
+  /** Of those, responses of a model memd has no price for: their tokens are counted, their cost is not. */
+  unpricedResponses: number;
+}
+
+export interface UsageRow extends UsageFigures {
+  /** The day (`2026-03-02`, local to `timezone`), the project folder (`-home-user-src-app`) or the model id. */
+  key: string;
+  /** The models of the row's responses, sorted. */
+  models: string[];
+}
+
+export interface UsageDay {
+  day: string;
+  costUsd: number;
+  totalTokens: number;
+}
+
+export interface UsageReportResult {
+  by: UsageGrouping;
+  /** The IANA time zone days are counted in. */
+  timezone: string;
+  /** The window as resolved: ISO instants, `until` exclusive; null when unbounded. */
+  since: string | null;
+  until: string | null;
+  /** By day: oldest first, days with usage only. By project or model: costliest first. */
+  rows: UsageRow[];
+  totals: UsageFigures & { models: string[] };
+  /** Every day of the window (from the first day with usage when `since` is unbounded), oldest first: a sparkline's series. */
+  daily: UsageDay[];
+  /**
+   * `building` while memd counts the responses of transcripts it indexed before it kept usage
+   * (a database from an older memd): the figures are partial until `ready`.
+   */
+  index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
+}
