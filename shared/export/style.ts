@@ -14,7 +14,7 @@ h2 { font-size: 17px; margin: 0 0 12px; }
 h4 { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 12px 0 4px; }
 section, header.top { background: var(--paper); border: 1px solid var(--line); border-radius: 10px; padding: 20px 24px; margin: 0 0 16px; }
 .eyebrow { margin: 0; color: var(--accent); font-size: 12px; font-weight: 600; text-transform: uppercase; letter-spacing: .06em; }
-.meta { display: grid; grid-template-columns: repeat(auto-fill, minmax(280px, 1fr)); gap: 6px 24px; margin: 0; }
+.meta { display: grid; grid-template-columns: repeat(auto-fill, minmax(400px, 1fr)); gap: 6px 24px; margin: 0; }
 .meta div { display: flex; gap: 10px; min-width: 0; }
 .meta dt { color: var(--muted); width: 96px; flex: none; }
 .meta dd { margin: 0; overflow-wrap: anywhere; }
