@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   'install-statusline': async () => (await import('./commands/install-statusline.js')).installStatusLineCommand,
   statusline: async () => (await import('./quick/statusline.js')).statusLineCommand,
   search: async () => (await import('./commands/search.js')).search,
+  usage: async () => (await import('./commands/usage.js')).usage,
   export: async () => (await import('./commands/export.js')).exportCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcp,
   'install-mcp': async () => (await import('./commands/install-mcp.js')).installMcp,

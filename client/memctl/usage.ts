@@ -31,6 +31,8 @@ commands:
                             set Claude Code's statusLine to memctl statusline
   search QUERY [--project P] [--session S] [--since 7d] [--kind K] [--json] | search --context SESSION:UUID
                             full-text search of every session, hits grouped by session; a hit's messages
+  usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--json]
+                            tokens and cost by day, project or model, with a sparkline of the cost per day
   export SESSION [--format md|html|jsonl] [--out FILE]
                             the session as markdown, a self-contained HTML report, or its transcript
   mcp                       memd's MCP server on stdio, for Claude Code (search, session memory, handoff)
@@ -161,6 +163,18 @@ Sets statusLine in Claude Code's settings.json (<claude root>/settings.json, or
 is left in place (exit 1) with a command that shows both on one line; --force replaces it. The
 file is backed up first; a file that is not valid JSON is refused. --uninstall removes memd's
 status line only. --dry-run prints what would change.`,
+  usage: `usage: memctl usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--timezone TZ] [--json]
+
+Tokens (input, output, cache writes and reads) and cost at standard API prices, by local day (the
+default), project or model, then a sparkline of the cost per day. Figures are ccusage 20's daily
+view of the same transcripts: an API response written as several entries, or copied into another
+session's file, counts once with its largest usage. memd counts transcripts Claude Code has since
+deleted too. --since and --until take a span back from now (30d: today and the 29 days before;
+2w, 12h, 90m), a day (2026-03-01 or 20260301; --until includes it) or an ISO time; --since all
+reaches back to the first day memd knows (default 30d). --project takes a project folder or its
+cwd. Days are those of --timezone (an IANA zone), else of TZ, else of memd's own zone. A cost
+marked * leaves out responses of models memd has no price for. --json prints the usage.report
+result unchanged.`,
   search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--json]
        memctl search --context SESSION:UUID [--before N] [--after N] [--json]
 

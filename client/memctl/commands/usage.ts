@@ -1,0 +1,23 @@
+/**
+ * `memctl usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--timezone TZ] [--json]`:
+ * tokens and cost by day, project or model, and a sparkline of the cost per day. The quick path
+ * (quick/usage.ts) answers while the daemon runs; this one starts it first, and explains errors.
+ */
+import { UsageError, type Command } from '../context.js';
+import { asUsageReport, parseUsageArgs, renderUsage, reportParams } from '../usage-report.js';
+
+export const usage: Command = async (ctx) => {
+  const args = parseUsageArgs(ctx.args, ctx.env);
+  if (typeof args === 'string') throw new UsageError(args);
+  const client = ctx.client();
+  try {
+    const result = await client.usageReport(reportParams(args));
+    const report = asUsageReport(result);
+    if (report === null) throw new Error('memd answered usage.report with something that is not a usage report');
+    if (ctx.json || args.json) ctx.out.out(JSON.stringify(report));
+    else for (const line of renderUsage(report, ctx.out, process.stdout.columns)) ctx.out.out(line);
+    return 0;
+  } finally {
+    client.close();
+  }
+};
