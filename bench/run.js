@@ -1,5 +1,6 @@
 // `npm run bench [-- NAME...]`: runs the named benchmarks (all when none is named) and exits 1
 // when a target is missed.
+import { benchArchive } from './archive.js';
 import { benchClient } from './client.js';
 import { benchCompact } from './compact.js';
 import { benchExtract } from './extract.js';
@@ -9,11 +10,21 @@ import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 import { benchSearch } from './search.js';
 
-const BENCHES = { rpc: benchRpc, client: benchClient, hooks: benchHooks, ingest: benchIngest, compact: benchCompact, extract: benchExtract, scale: benchScale, search: benchSearch };
+const BENCHES = {
+  rpc: benchRpc,
+  client: benchClient,
+  hooks: benchHooks,
+  ingest: benchIngest,
+  compact: benchCompact,
+  extract: benchExtract,
+  scale: benchScale,
+  search: benchSearch,
+  archive: benchArchive,
+};
 /** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale', 'search']);
+const ON_REQUEST = new Set(['scale', 'search', 'archive']);
 
-// `--size 2.4G` goes to the benchmarks that take it (scale, search); the other arguments name benchmarks.
+// `--size 2.4G` goes to the benchmarks that take it (scale, search, archive); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
 const sizeAt = argv.indexOf('--size');
 const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };

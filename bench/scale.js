@@ -47,7 +47,7 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function until(condition, what, deadlineMs = STEP_DEADLINE_MS * 10) {
+export async function until(condition, what, deadlineMs = STEP_DEADLINE_MS * 10) {
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
     if (await condition()) return;

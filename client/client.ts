@@ -20,7 +20,7 @@ export const DEFAULT_TIMEOUT_MS = 3_000;
  * `timeoutMs` (the hooks pass their deadline) wins.
  */
 export const SLOW_METHOD_TIMEOUT_MS = 90_000;
-const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract']);
+const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract', 'archive.restore', 'archive.verify', 'archive.prune', 'archive.forget']);
 /** How often to knock while a just-started daemon comes up. */
 const STARTUP_POLL_MS = 20;
 /** Reconnect backoff after the daemon goes away, doubling up to the cap. */

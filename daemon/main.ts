@@ -45,6 +45,8 @@ import { historyMethods } from './rpc/methods/history.js';
 import { searchMethods } from './rpc/methods/search.js';
 import { usageMethods } from './rpc/methods/usage.js';
 import { createUsageService } from './usage/service.js';
+import { archiveMethods } from './rpc/methods/archive.js';
+import { createArchiveService } from './archive/service.js';
 import { exportMethods } from './rpc/methods/export.js';
 import { createExportService } from './export/service.js';
 import { openMainTranscript } from './export/source.js';
@@ -108,6 +110,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     page: (query) => aggregates.page(query),
     summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv),
     sessionMemory: (sessionId) => extraction.memoryState(sessionId),
+    // The archive is made below; asked only once requests are served.
+    archived: (sessionId) => archive.isArchived(sessionId),
     bus,
     log,
     // Events no client subscribed to are not computed.
@@ -186,6 +190,29 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     },
     conversation: (sessionId) => transcripts.conversation(sessionId),
   });
+  const archive = createArchiveService({
+    db: store.db,
+    projectsDir: paths.projectsDir,
+    stateDir: paths.stateDir,
+    log,
+    clock,
+    enabled: config.archiveEnabled,
+    capBytes: config.archiveMaxBytes,
+    titleOf: (sessionId) => {
+      try {
+        return sessions.get(sessionId).title;
+      } catch {
+        return null;
+      }
+    },
+    stopWork: (sessionId) => extraction.cancel(sessionId),
+    // The usage book's share of the session's files is taken back with them.
+    dropDerived: () => void usage.dropOrphans(),
+    forgetInMemory: () => {
+      transcripts.clear();
+      sessions.forgetAll();
+    },
+  });
   const rewind = createRewindService({ transcripts, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock });
   // Every byte an export reads comes through openTranscript: the archive can stand in for a deleted transcript.
   const exports = createExportService({ transcripts, summary: (sessionId) => sessions.get(sessionId), env: thresholdEnv, openTranscript: openMainTranscript(transcripts), log });
@@ -203,11 +230,14 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       else extraction.onSessionBackfilled(sessionId);
     }
     for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
+    archive.archiver.committed();
   });
   on(events, 'transcripts.backfilled', () => {
     extraction.onBackfillDone();
     // Lines ingested before the search index existed are read once the backfill has the cores.
     search.start();
+    // The history found at start is archived once it is indexed, oldest first.
+    void archive.archiver.start();
   });
   on(events, 'extraction.done', ({ sessionId }) => sessions.onBackgroundChange(sessionId));
   startAutoCompaction(events, compaction);
@@ -232,6 +262,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ...rewindMethods(rewind),
       ...searchMethods(search),
       ...usageMethods(usage),
+      ...archiveMethods(archive),
       ...exportMethods(exports),
     ],
     log,
@@ -255,6 +286,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
           { name: 'ingest lanes and parse worker', run: () => ingestor.stop(), detail: () => `${ingestor.progress().filesPending} transcripts being read` },
         ]),
       },
+      // What ingest committed and the archive batched goes in now.
+      { name: 'archive what was read', run: () => archive.archiver.flush() },
       { name: 'stop session updates', run: () => sessions.close() },
       { name: 'stop the search index build', run: () => search.stop() },
       { name: 'stop the usage book build', run: () => usage.stop() },
@@ -301,6 +334,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ingest: () => ingestor.status(),
       compaction: () => compaction.status(),
       extraction: () => extraction.status(),
+      archive: () => archive.status(),
       features: FEATURES,
       methodNames: () => dispatcher.methods,
       requestShutdown: (reason) => void shutdown(reason),

@@ -25,6 +25,12 @@ const nonNegativeNumber: Parser<number> = (raw) => {
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 };
+const onOff: Parser<boolean> = (raw) => {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw !== 'string') return undefined;
+  const word = raw.trim().toLowerCase();
+  return ['1', 'true', 'on', 'yes'].includes(word) ? true : ['0', 'false', 'off', 'no'].includes(word) ? false : undefined;
+};
 const nonEmptyString: Parser<string> = (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined);
 const choice =
   <T extends string>(...choices: T[]): Parser<T> =>
@@ -123,6 +129,18 @@ const spec = {
     default: 1,
     parse: nonNegativeNumber,
     doc: 'USD that background session-memory extraction may spend a day (local time) with the anthropic summarizer; past it, extraction waits for the next day (memory.extract still runs)',
+  },
+  archiveEnabled: {
+    env: 'MEMD_ARCHIVE',
+    default: true,
+    parse: onOff,
+    doc: "keep a gzipped copy of every transcript, sub-agent transcript and persisted tool result in the state dir, past Claude Code's cleanup (on or off)",
+  },
+  archiveMaxBytes: {
+    env: 'MEMD_ARCHIVE_MAX_BYTES',
+    default: 20 * 1024 * 1024 * 1024,
+    parse: positiveInt,
+    doc: 'the archive stops growing at this size (daemon.status says so) until memctl archive prune makes room',
   },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   statusline: async () => (await import('./quick/statusline.js')).statusLineCommand,
   search: async () => (await import('./commands/search.js')).search,
   usage: async () => (await import('./commands/usage.js')).usage,
+  archive: async () => (await import('./commands/archive.js')).archive,
   export: async () => (await import('./commands/export.js')).exportCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcp,
   'install-mcp': async () => (await import('./commands/install-mcp.js')).installMcp,

@@ -116,7 +116,8 @@ export function renderSessionTable(sessions: readonly SessionSummary[], out: Out
     const project = truncateLeft(projects.get(session.sessionId) ?? session.project, PROJECT_CHARS);
     const age = formatAge(session.lastActivity, now).padEnd(7);
     const cost = formatCost(session.usage.total.costUsd).padStart(7);
-    const gone = session.gone ? out.dim(' (deleted)') : '';
+    // Deleted by Claude Code's cleanup (or by hand): memd's archive may still hold it.
+    const gone = session.gone ? out.dim(session.archived ? ' (archived)' : ' (deleted)') : '';
     return `${id}  ${project}  ${title}  ${age}  ${cost}  ${contextBar(session.contextTokens, session.threshold, out)}${gone}`;
   });
   return [out.bold(header), ...rows];

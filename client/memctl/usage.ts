@@ -35,6 +35,8 @@ commands:
                             tokens and cost by day, project or model, with a sparkline of the cost per day
   export SESSION [--format md|html|jsonl] [--out FILE]
                             the session as markdown, a self-contained HTML report, or its transcript
+  archive list|restore SESSION [--to DIR]|verify|prune --older-than 180d|forget SESSION
+                            memd's copy of every transcript: put a session back for claude --resume, check, free, forget
   mcp                       memd's MCP server on stdio, for Claude Code (search, session memory, handoff)
   install-mcp [--project] [--uninstall] [--dry-run]
                             register memctl mcp with Claude Code (~/.claude.json, or .mcp.json)
@@ -163,6 +165,22 @@ Sets statusLine in Claude Code's settings.json (<claude root>/settings.json, or
 is left in place (exit 1) with a command that shows both on one line; --force replaces it. The
 file is backed up first; a file that is not valid JSON is refused. --uninstall removes memd's
 status line only. --dry-run prints what would change.`,
+  archive: `usage: memctl archive list [SESSION] [--limit N] [--json]
+       memctl archive restore SESSION [--to DIR] [--json]
+       memctl archive verify [SESSION] [--json]
+       memctl archive prune --older-than SPAN [--dry-run] [--json]
+       memctl archive forget SESSION [--delete-transcripts] [--json]
+
+memd keeps a gzipped copy of every transcript, its sub-agent transcripts and its persisted tool
+results in its state dir (archive/<project>/<session>/), past Claude Code's cleanup of transcripts
+older than cleanupPeriodDays. list shows the archived sessions ("only in the archive" when Claude
+Code's file is gone). restore writes a session's files back byte for byte where Claude Code keeps
+them (or under DIR), so that claude --resume SESSION works again; a different file already there is
+never overwritten. verify inflates every archived file and compares it with its source where that
+still exists (exit 1 on a problem). prune removes the archives of sessions last active before SPAN
+(180d, 26w) for good. forget removes a session from everywhere memd keeps it (index, search,
+archive, the session memory memd wrote); Claude Code's own files are deleted too only with
+--delete-transcripts (else forget refuses while the transcript exists, as memd would read it again).`,
   usage: `usage: memctl usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--timezone TZ] [--json]
 
 Tokens (input, output, cache writes and reads) and cost at standard API prices, by local day (the

@@ -102,6 +102,8 @@ export interface ExtractionService {
   memoryState(sessionId: string): SessionMemoryState;
   lastSummarizedUuid(sessionId: string): string | null;
   status(): ExtractionStatus;
+  /** `archive.forget`: a running extraction of the session is stopped and waited for (its job rows go with the session's). */
+  cancel(sessionId: string): Promise<void>;
   start(): void;
   close(): Promise<void>;
 }
@@ -334,6 +336,12 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       if (jobs.wake(sessionId)) pump();
       else enqueueIfDue(sessionId);
       return result;
+    },
+    async cancel(sessionId) {
+      for (const job of [...running.values()].filter((candidate) => candidate.sessionId === sessionId)) {
+        job.abort.abort();
+        await job.done.catch(() => undefined);
+      }
     },
     setPaused(paused) {
       jobs.spend.setPaused(paused);

@@ -11,8 +11,8 @@ import { KIND_SLOTS, searchRowRange } from '../store/search-row.js';
 import type { SearchParam } from './chunk-parser.js';
 
 export interface SearchWriter {
-  /** Before a file's entries are deleted (it is read again from its start): its texts go first, while their rows say where they are. */
-  dropFile(fileId: number): void;
+  /** Before a file's entries are deleted (it is read again from its start): its texts go first, while their rows say where they are. Returns how many. */
+  dropFile(fileId: number): number;
   /**
    * Inside the commit's transaction, after its rows (`rowids`: theirs by offset); `row` is the
    * file's row before the commit. True when the file's search offset moved to `committedOffset`
@@ -51,16 +51,18 @@ export function createSearchWriter(db: Database.Database): SearchWriter {
       // runs no other statement while an iterator is open.
       let first = -1;
       let last = -1;
+      let dropped = 0;
       for (const rowid of entryRowids.all(fileId) as number[]) {
         if (rowid === last + 1) {
           last = rowid;
           continue;
         }
-        if (first !== -1) deleteRange.run(...searchRowRange(first, last));
+        if (first !== -1) dropped += deleteRange.run(...searchRowRange(first, last)).changes;
         first = rowid;
         last = rowid;
       }
-      if (first !== -1) deleteRange.run(...searchRowRange(first, last));
+      if (first !== -1) dropped += deleteRange.run(...searchRowRange(first, last)).changes;
+      return dropped;
     },
     commit(row, reset, committedOffset, runs, rowids) {
       if (!reset && row.search_offset !== row.committed_offset) return false;

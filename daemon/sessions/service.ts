@@ -50,6 +50,8 @@ export interface SessionServiceDeps {
    * event rather than cached: a lock comes and goes (and lapses) without any commit.
    */
   sessionMemory(sessionId: string): SessionMemoryState;
+  /** Whether memd's archive holds the session's main transcript. */
+  archived(sessionId: string): boolean;
   bus: Bus;
   log: Logger;
   /** Whether any client listens to a topic: events nobody wants are not computed. */
@@ -91,7 +93,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
 
   const summary = (sessionId: string): SessionSummary | undefined => {
     const found = figures(sessionId);
-    return found && { ...found, sessionMemory: deps.sessionMemory(sessionId) };
+    return found && { ...found, sessionMemory: deps.sessionMemory(sessionId), archived: deps.archived(sessionId) };
   };
 
   const publish = (sessionId: string) => {

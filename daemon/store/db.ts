@@ -40,6 +40,9 @@ function configure(db: Database.Database): void {
   const mode = db.pragma('journal_mode = WAL', { simple: true });
   if (mode !== 'wal') throw new CorruptDatabaseError(`journal_mode is ${String(mode)}, not wal`);
   db.pragma('synchronous = NORMAL');
+  // Deleted rows and freed pages are zeroed, not left in the file: archive.forget must leave none
+  // of a session's text behind, and a page freed long before (a search index merge) would hold it.
+  db.pragma('secure_delete = ON');
   db.pragma('foreign_keys = ON');
 }
 

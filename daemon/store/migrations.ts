@@ -361,6 +361,29 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO meta (key, value) SELECT 'usage.build', json_object('after', 0, 'through', max(id)) FROM files HAVING count(*) > 0;
     `,
   },
+  {
+    version: 15,
+    name: 'the archive of transcripts and tool results',
+    // One row per archived file (daemon/archive/store.ts): how many of the source's bytes its
+    // archive holds, and how long the archive file is with them. Written after the archive's bytes
+    // are flushed, so a crash leaves at most a torn tail past archive_bytes, cut at the next start.
+    sql: `
+      CREATE TABLE archive_files (
+        path          TEXT PRIMARY KEY,
+        session_id    TEXT NOT NULL,
+        project       TEXT NOT NULL,
+        rel           TEXT NOT NULL,
+        kind          TEXT NOT NULL,
+        generation    INTEGER NOT NULL,
+        source_bytes  INTEGER NOT NULL,
+        archive_bytes INTEGER NOT NULL,
+        mtime_ms      INTEGER NOT NULL,
+        archived_at   INTEGER NOT NULL,
+        pruned_at     INTEGER
+      ) STRICT;
+      CREATE INDEX archive_files_session ON archive_files (session_id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -9,6 +9,7 @@ import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWrit
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
 import { SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
 import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
+import type { ArchiveForgetResult, ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult } from './archive.js';
 import { EXPORT_FORMATS, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES, type ExportPage } from './export.js';
 import { EVENT_TOPICS } from './events.js';
 import type {
@@ -156,6 +157,15 @@ export const Methods = {
       maxBytes: optional(int({ min: MIN_EXPORT_PAGE_BYTES, max: MAX_EXPORT_PAGE_BYTES })),
     }),
   ),
+  archiveList: method<ArchiveListResult>()(
+    'archive.list',
+    object({ sessionId: optional(sessionId), limit: optional(int({ min: 1, max: 500 })), cursor: optional(str({ minLength: 1, maxLength: 200 })) }),
+  ),
+  archiveRestore: method<ArchiveRestoreResult>()('archive.restore', object({ sessionId, to: optional(str({ minLength: 1, maxLength: 4_096 })) })),
+  archiveVerify: method<ArchiveVerifyResult>()('archive.verify', object({ sessionId: optional(sessionId) })),
+  // Additions to DESIGN.md §3 (docs/protocol.md): prune, and forget's deleteTranscripts.
+  archivePrune: method<ArchivePruneResult>()('archive.prune', object({ olderThan: str({ minLength: 1, maxLength: 64 }), dryRun: optional(bool()) })),
+  archiveForget: method<ArchiveForgetResult>()('archive.forget', object({ sessionId, deleteTranscripts: optional(bool()) })),
   usageReport: method<UsageReportResult>()(
     'usage.report',
     object({

@@ -1,4 +1,5 @@
 /** Result types of the methods the daemon serves. */
+import type { ArchiveStatus } from './archive.js';
 import type { ContentBlock, MessageParam } from './messages.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
@@ -172,6 +173,8 @@ export interface DaemonStatus {
   extraction: ExtractionStatus;
   database: DatabaseStatus;
   ingest: IngestStatus;
+  /** The archive of transcripts (issue 18; an addition). */
+  archive: ArchiveStatus;
 }
 
 export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';
@@ -254,6 +257,8 @@ export interface SessionMemoryState {
 /** One session as `sessions.list` and `sessions.get` report it. */
 export interface SessionSummary extends SessionFigures {
   sessionMemory: SessionMemoryState;
+  /** memd's archive holds the main transcript (`archive.restore` puts it back; an addition, read at every answer). */
+  archived: boolean;
 }
 
 export interface SessionList {

@@ -1,4 +1,5 @@
 /** `memctl status [SESSION] [--json]` */
+import { renderArchiveStatus } from './archive.js';
 import type { DaemonStatus, IngestFailure, IngestStatus } from '../../../shared/protocol/results.js';
 import { databaseIncidentText } from '../database-view.js';
 import { UsageError, type Command } from '../context.js';
@@ -108,6 +109,11 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
     const top = extraction.spentToday.slice(0, 3).map((spent) => `${spent.sessionId.slice(0, 8)} $${spent.usd.toFixed(2)}`);
     const line = `  spend     $${budget.spentTodayUsd.toFixed(2)} of $${budget.dailyUsd.toFixed(2)} today on extraction${top.length > 0 ? ` (${top.join(', ')})` : ''}`;
     lines.push(budget.reached ? out.yellow(`${line}; budget reached, background extraction waits until tomorrow`) : line);
+  }
+  // A daemon from before the archive answers without it.
+  if (status.archive !== undefined) {
+    const line = `  ${renderArchiveStatus(status.archive, out)}`;
+    lines.push(status.archive.state === 'stopped' ? out.yellow(line) : line);
   }
   if (compaction.autoRuns > 0) lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
   for (const failing of compaction.failing) {

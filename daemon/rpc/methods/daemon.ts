@@ -1,5 +1,6 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import { Methods } from '../../../shared/protocol/methods.js';
+import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
 import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
@@ -14,6 +15,7 @@ export interface DaemonInfo {
   ingest(): IngestStatus;
   compaction(): CompactionStatus;
   extraction(): ExtractionStatus;
+  archive(): ArchiveStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -67,6 +69,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         ingest: info.ingest(),
         compaction: info.compaction(),
         extraction: info.extraction(),
+        archive: info.archive(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

@@ -22,6 +22,8 @@ describe('resolveConfig', () => {
       dbCheckMs: 30_000,
       ingestSweepMs: 30_000,
       extractionDailyBudgetUsd: 1,
+      archiveEnabled: true,
+      archiveMaxBytes: 20 * 1024 * 1024 * 1024,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });

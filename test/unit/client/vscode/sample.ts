@@ -45,6 +45,7 @@ export function sampleSession(overrides: Partial<SessionSummary> = {}): SessionS
     compactionFiles: 0,
     badLines: 0,
     sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+    archived: false,
     ...overrides,
   };
 }

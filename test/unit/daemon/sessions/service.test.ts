@@ -38,6 +38,7 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null },
     sinceExtraction: { toolCalls: 0, tokenGrowth: 0 },
     sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+    archived: false,
     entries: 1,
     sidechainFiles: 0,
     compactionFiles: 0,
@@ -75,6 +76,7 @@ beforeEach(() => {
   bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => published.push({ topic, payload }));
   service = createSessionService({
     sessionMemory: () => ({ extractedAt: null, lock: null, spentUsd: 0 }),
+    archived: () => false,
     sessionIndex: () =>
       [...current.values()].map(({ sessionId, project, lastActivity }) => ({
         sessionId,

@@ -1,0 +1,112 @@
+/**
+ * The archive (issue 18): the writer that follows ingest (archiver.ts), and `archive.list`,
+ * `restore`, `verify`, `prune` and `forget` over what it wrote.
+ */
+import { rm } from 'node:fs/promises';
+import type Database from 'better-sqlite3';
+import type { ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult, ArchivedSession } from '../../shared/protocol/archive.js';
+import { invalidParams } from '../../shared/protocol/errors.js';
+import type { Logger } from '../log/logger.js';
+import { timeBound } from '../../shared/text/time-span.js';
+import { createArchiver } from './archiver.js';
+import { forgetSession } from './forget.js';
+import { sessionArchiveDir } from './layout.js';
+import { restoreSession } from './restore.js';
+import { createArchiveStore } from './store.js';
+import { verifyArchive } from './verify.js';
+
+const DEFAULT_LIST_LIMIT = 50;
+
+export interface ArchiveDeps {
+  db: Database.Database;
+  projectsDir: string;
+  stateDir: string;
+  log: Logger;
+  clock: () => number;
+  enabled: boolean;
+  capBytes: number;
+  titleOf(sessionId: string): string | null;
+  stopWork(sessionId: string): Promise<void>;
+  forgetInMemory(sessionId: string): void;
+  dropDerived(): void;
+}
+
+export function createArchiveService(deps: ArchiveDeps) {
+  const store = createArchiveStore(deps.db);
+  const archiver = createArchiver({ store, projectsDir: deps.projectsDir, stateDir: deps.stateDir, log: deps.log, clock: deps.clock, enabled: deps.enabled, capBytes: deps.capBytes });
+  const sessions = deps.db.prepare(`
+    SELECT a.session_id AS sessionId, min(a.project) AS project, count(*) AS files, sum(a.source_bytes) AS sourceBytes, sum(a.archive_bytes) AS archiveBytes,
+           max(a.archived_at) AS archivedAt, max(a.pruned_at IS NOT NULL) AS pruned,
+           NOT EXISTS (SELECT 1 FROM files f WHERE f.session_id = a.session_id AND f.agent_id IS NULL AND f.gone = 0) AS transcriptGone
+    FROM archive_files a WHERE (@session IS NULL OR a.session_id = @session)
+    GROUP BY a.session_id ORDER BY max(a.archived_at) DESC, a.session_id LIMIT @limit OFFSET @offset`);
+  const staleSessions = deps.db.prepare(`
+    SELECT a.session_id AS sessionId, min(a.project) AS project, sum(a.archive_bytes) AS bytes FROM archive_files a
+    LEFT JOIN session_aggregates s ON s.session_id = a.session_id
+    WHERE a.pruned_at IS NULL GROUP BY a.session_id
+    HAVING coalesce(max(s.last_activity), strftime('%Y-%m-%dT%H:%M:%fZ', max(a.archived_at) / 1000.0, 'unixepoch')) < @before`);
+
+  return {
+    archiver,
+    status: () => archiver.status(),
+    isArchived: (sessionId: string) => store.hasMainTranscript(sessionId),
+
+    list(params: { sessionId?: string; limit?: number; cursor?: string }): ArchiveListResult {
+      const limit = params.limit ?? DEFAULT_LIST_LIMIT;
+      const offset = params.cursor === undefined ? 0 : Number(/^o(\d{1,9})$/.exec(params.cursor)?.[1] ?? Number.NaN);
+      if (!Number.isSafeInteger(offset)) throw invalidParams('cursor is not one this daemon gave', { kind: 'BadCursor' });
+      const rows = sessions.all({ session: params.sessionId ?? null, limit: limit + 1, offset }) as (Omit<ArchivedSession, 'title' | 'archivedAt' | 'pruned' | 'transcriptGone'> & {
+        archivedAt: number;
+        pruned: number;
+        transcriptGone: number;
+      })[];
+      return {
+        sessions: rows.slice(0, limit).map((row) => ({
+          ...row,
+          title: deps.titleOf(row.sessionId),
+          archivedAt: new Date(row.archivedAt).toISOString(),
+          pruned: row.pruned === 1,
+          transcriptGone: row.transcriptGone === 1,
+        })),
+        nextCursor: rows.length > limit ? `o${offset + limit}` : null,
+        status: archiver.status(),
+      };
+    },
+
+    async restore(sessionId: string, to: string | undefined): Promise<ArchiveRestoreResult> {
+      // Whatever ingest committed of it last goes in first.
+      await archiver.settled();
+      return restoreSession(deps, sessionId, store.ofSession(sessionId), to);
+    },
+
+    async verify(sessionId: string | undefined): Promise<ArchiveVerifyResult> {
+      await archiver.settled();
+      return verifyArchive(deps.stateDir, sessionId === undefined ? store.all() : store.ofSession(sessionId));
+    },
+
+    async prune(olderThan: string, dryRun: boolean): Promise<ArchivePruneResult> {
+      const before = timeBound(olderThan, deps.clock(), 'olderThan');
+      await archiver.settled();
+      const stale = staleSessions.all({ before }) as { sessionId: string; project: string; bytes: number }[];
+      if (!dryRun) {
+        for (const session of stale) {
+          store.markPruned(session.sessionId, deps.clock());
+          await rm(sessionArchiveDir(deps.stateDir, session.project, session.sessionId), { recursive: true, force: true });
+        }
+        if (stale.length > 0) deps.log.info('archive: pruned', { sessions: stale.length, bytes: stale.reduce((sum, session) => sum + session.bytes, 0) });
+      }
+      return { dryRun, sessions: stale.map((session) => session.sessionId), freedBytes: stale.reduce((sum, session) => sum + session.bytes, 0) };
+    },
+
+    async forget(sessionId: string, deleteTranscripts: boolean) {
+      await archiver.settled();
+      return forgetSession(
+        { db: deps.db, projectsDir: deps.projectsDir, stateDir: deps.stateDir, stopWork: deps.stopWork, forgetInMemory: deps.forgetInMemory, dropDerived: deps.dropDerived },
+        sessionId,
+        deleteTranscripts,
+      );
+    },
+  };
+}
+
+export type ArchiveService = ReturnType<typeof createArchiveService>;
