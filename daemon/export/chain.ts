@@ -5,7 +5,7 @@
  * compaction is found the same way, and so on back to the start. Rewound branches stay out.
  * Pure.
  */
-import { activeConversation } from '../../shared/transcript/conversation.js';
+import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 /** Index in `entries` of the newest main-thread entry with this uuid before `end`, or -1. */
@@ -18,17 +18,41 @@ function indexOf(entries: readonly IndexedEntry[], uuid: string, end: number): n
 }
 
 /**
+ * The active conversation of the entries before `end`. A segment's path runs back to the boundary
+ * before it, and the messages that boundary kept verbatim lie between it and the boundary before
+ * that: so the entries from that second boundary on are enough, which keeps a session of a
+ * hundred compactions from costing a hundred walks over all of its entries. When that is not
+ * enough (a boundary on a rewound branch in between) the walk is made over everything before `end`.
+ */
+function segmentBefore(entries: readonly IndexedEntry[], boundaries: readonly number[], end: number): ActiveConversation {
+  let before = 0;
+  while (before < boundaries.length && (boundaries[before] as number) < end) before++;
+  const from = before >= 2 ? (boundaries[before - 2] as number) : 0;
+  if (from > 0) {
+    const near = activeConversation(entries.slice(from, end));
+    if (near.end === 'boundary') return near;
+  }
+  return activeConversation(end === entries.length ? entries : entries.slice(0, end));
+}
+
+/**
  * Every entry of the conversation's segments, boundaries included, in file order (the order they
  * were written: a preserved segment's messages come once, where they were first written).
  */
 export function conversationChain(entries: readonly IndexedEntry[]): IndexedEntry[] {
+  const position = new Map<IndexedEntry, number>();
+  const boundaries: number[] = [];
+  entries.forEach((entry, index) => {
+    position.set(entry, index);
+    if (entry.compact !== null && !entry.isSidechain) boundaries.push(index);
+  });
   const members = new Set<IndexedEntry>();
   let end = entries.length;
   for (;;) {
-    const segment = activeConversation(end === entries.length ? entries : entries.slice(0, end));
+    const segment = segmentBefore(entries, boundaries, end);
     for (const entry of segment.entries) members.add(entry);
     const parent = segment.boundary?.logicalParentUuid ?? null;
-    const boundaryIndex = segment.boundary === null ? -1 : entries.indexOf(segment.boundary);
+    const boundaryIndex = segment.boundary === null ? -1 : (position.get(segment.boundary) ?? -1);
     if (parent === null || boundaryIndex < 0) break;
     const parentIndex = indexOf(entries, parent, boundaryIndex);
     // The walk only goes back in the file, so it ends even in a file whose links loop.

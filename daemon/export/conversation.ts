@@ -130,6 +130,8 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
         if (found === undefined) continue;
         const result = resultOf(block, raw.toolUseResult, 0, found.call.name);
         found.call.result = { ...cut(result.text, limits.toolOutputChars), failed: result.failed, exit: result.exit };
+        // The call was counted when it was made; its output counts now (it is most of a report).
+        used += found.call.result.text.length;
         if (result.failed) addError({ at, tool: found.call.name, label: found.call.label, line: errorKeyLine(result.text) });
       } else if (block.type === 'text' && typeof block.text === 'string') typed.push(readableUserText(block.text).text);
       else if (block.type === 'image') typed.push('[image]');

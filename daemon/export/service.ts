@@ -15,7 +15,7 @@ import { EXPORT_PAGE_BYTES, type ExportFormat, type ExportPage } from '../../sha
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
 import { decodeCursor, encodeCursor, type ExportCursor } from './cursor.js';
-import { buildReport, type ReportDeps } from './report.js';
+import { buildReport, nextTurn, type ReportDeps } from './report.js';
 import type { OpenTranscript } from './source.js';
 
 /** A page's JSON string at most: the frame less room for the envelope and the other fields. */
@@ -101,6 +101,7 @@ export function createExportService(deps: ExportDeps): ExportService {
     const source = await deps.openTranscript(sessionId);
     try {
       const model = await buildReport(deps, source, sessionId, signal);
+      await nextTurn(signal);
       return Buffer.from(format === 'html' ? renderHtml(model) : renderMarkdown(model));
     } finally {
       await source.close();

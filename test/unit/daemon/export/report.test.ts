@@ -14,6 +14,8 @@ import { activeConversation } from '../../../../shared/transcript/conversation.j
 import { computeSessionAccounting } from '../../../../shared/transcript/accounting.js';
 import type { ConversationItem } from '../../../../shared/export/model.js';
 import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
+import { SCENARIOS } from '../../../helpers/ingest.js';
+import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 
 const open: IngestedFixture[] = [];
 afterEach(() => {
@@ -96,6 +98,31 @@ describe('the conversation across compactions', () => {
     expect(conversation.cutTexts).toBeGreaterThan(0);
     for (const item of ofKind(conversation.items, 'tool')) expect(item.call.result?.text.length ?? 0).toBeLessThanOrEqual(100);
     expect(ofKind(conversation.items, 'compaction')).toHaveLength(2);
+  });
+});
+
+/** The chain the plain way: each segment walked over every entry before it. */
+function chainByFullWalks(entries: readonly IndexedEntry[]): IndexedEntry[] {
+  const members = new Set<IndexedEntry>();
+  let end = entries.length;
+  for (;;) {
+    const segment = activeConversation(entries.slice(0, end));
+    for (const entry of segment.entries) members.add(entry);
+    const parent = segment.boundary?.logicalParentUuid ?? null;
+    const at = segment.boundary === null ? -1 : entries.indexOf(segment.boundary);
+    const parentIndex = parent === null ? -1 : entries.slice(0, Math.max(0, at)).findLastIndex((entry) => entry.uuid === parent && !entry.isSidechain);
+    if (parentIndex < 0 || parentIndex + 1 >= end) break;
+    end = parentIndex + 1;
+  }
+  return entries.filter((entry) => members.has(entry));
+}
+
+describe('conversationChain', () => {
+  it.each(SCENARIOS)('%s: the same entries as walking every segment over the whole file', async (scenario) => {
+    const fixture = await ingestFixture(scenario);
+    open.push(fixture);
+    const { main } = createTranscripts({ db: fixture.store.db }).sessionEntries(fixture.sessionId);
+    expect(conversationChain(main)).toEqual(chainByFullWalks(main));
   });
 });
 
