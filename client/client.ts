@@ -15,12 +15,12 @@ import { ClientError } from './errors.js';
 /** DESIGN: every call, including connecting and starting the daemon, answers within this. */
 export const DEFAULT_TIMEOUT_MS = 3_000;
 /**
- * Methods that may ask a model (60 s with retries on the daemon's side) or run git (5 s): the
- * default call timeout would give up on them while the daemon still works. A caller's own
- * `timeoutMs` (the hooks pass their deadline) wins.
+ * Methods that may ask a model (60 s with retries on the daemon's side), run git (5 s) or render
+ * a large session's report (seconds): the default call timeout would give up on them while the
+ * daemon still works. A caller's own `timeoutMs` (the hooks pass their deadline) wins.
  */
 export const SLOW_METHOD_TIMEOUT_MS = 90_000;
-const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract', 'archive.restore', 'archive.verify', 'archive.prune', 'archive.forget']);
+const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract', 'archive.restore', 'archive.verify', 'archive.prune', 'archive.forget', 'export.session']);
 /** How often to knock while a just-started daemon comes up. */
 const STARTUP_POLL_MS = 20;
 /** Reconnect backoff after the daemon goes away, doubling up to the cap. */
