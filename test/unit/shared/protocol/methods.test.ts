@@ -33,6 +33,7 @@ const DESIGN_METHODS = [
   'handoff.read',
   'search.query',
   'search.context',
+  'export.session',
 ];
 /** Methods memd adds to DESIGN.md §3, each documented as an addition in docs/protocol.md. */
 const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status', 'memory.pause', 'memory.resume'];
