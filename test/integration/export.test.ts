@@ -11,7 +11,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import type { ExportFormat, ExportPage } from '../../shared/protocol/export.js';
 import { manifest, type Manifest } from '../helpers/fixtures.js';
+import { generateSession, writeGeneratedSession } from '../helpers/generated-sessions.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
+import { mainPath } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 
 /** The scenario's manifest, with the prompts its recording typed. */
@@ -20,6 +22,9 @@ const loop = manifest('coding-loop');
 /** Untrusted and multi-byte: a page cut in the middle of any of these characters would show. */
 const HOSTILE_PROMPT = `${'<script>alert("pwned")</script> naïve € 😀 日本語 '.repeat(60)}end of prompt`;
 const PROCESS_DEADLINE_MS = 20_000;
+/** Rounds of a generated session big enough for several default (4 MiB) pages. */
+const BIG_ROUNDS = 1_500;
+const big = generateSession({ seed: 18, rounds: BIG_ROUNDS, compacted: true, prompts: true, bigReads: true, tokensPerEstimate: 1.3 });
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -67,6 +72,7 @@ describe('export over a daemon', () => {
     copyFixtureProjects(sandbox.projectsDir, ['compactions', 'coding-loop']);
     transcript = join(sandbox.projectsDir, compactions.transcript.replace(/^projects\//, ''));
     appendPrompt(transcript, compactions.sessionId, HOSTILE_PROMPT, '00000000-0000-4000-8000-00000000e0e0');
+    writeGeneratedSession(sandbox.projectsDir, big);
     const daemon = await startDaemon(sandbox);
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
@@ -99,6 +105,21 @@ describe('export over a daemon', () => {
     // Some pages were cut short to keep a character whole (the prompt is full of them).
     expect(pages.slice(0, -1).some((page) => bytesOf(page).length < 1024)).toBe(true);
     expect(joined(pages).equals(file)).toBe(true);
+  });
+
+  it('a session of several MB: jsonl in default pages byte for byte, its reports bounded and within the frame', async () => {
+    const file = readFileSync(mainPath(sandbox.projectsDir, big.cwd, big.sessionId));
+    expect(file.length).toBeGreaterThan(8 * 1024 * 1024);
+    const pages = await allPages(client, big.sessionId, 'jsonl');
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(pages.slice(0, -1).every((page) => bytesOf(page).length <= 4 * 1024 * 1024 && bytesOf(page).length > 4 * 1024 * 1024 - 4)).toBe(true);
+    expect(joined(pages).equals(file)).toBe(true);
+    for (const format of ['md', 'html'] as const) {
+      const report = joined(await allPages(client, big.sessionId, format)).toString('utf8');
+      // Tool outputs cut to 2,000 characters: far smaller than the transcript, and it says so.
+      expect(report.length, format).toBeLessThan(file.length / 2);
+      expect(report, format).toMatch(/more characters of this output were left out/);
+    }
   });
 
   it('memctl export --format jsonl: the same bytes on stdout and in --out, which is 0644', async () => {
