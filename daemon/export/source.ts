@@ -82,12 +82,13 @@ export async function readEntries(source: TranscriptBytes, entries: readonly Ind
     signal.throwIfAborted();
     const first = entries[index] as IndexedEntry;
     let last = index;
+    let end = first.offset + first.length;
     while (last + 1 < entries.length) {
       const next = entries[last + 1] as IndexedEntry;
       if (next.offset < first.offset || next.offset + next.length - first.offset > READ_SPAN_BYTES) break;
       last++;
+      end = Math.max(end, next.offset + next.length);
     }
-    const end = Math.max(...entries.slice(index, last + 1).map((entry) => entry.offset + entry.length));
     const span = await source.read(first.offset, end - first.offset);
     for (let at = index; at <= last; at++) {
       const entry = entries[at] as IndexedEntry;
