@@ -43,10 +43,16 @@ function parseArgs(args: string[]): ExportArgs {
 
 const bytesOf = (page: ExportPage): Buffer => Buffer.from(page.content, page.encoding === 'base64' ? 'base64' : 'utf8');
 
+/** The reader of stdout went away (`memctl export X | head`): no more pages are asked for. */
+class ReaderGone extends Error {}
+
 /** Writes to stdout, waiting for it to drain, so that a slow reader does not make memctl hold every page. */
 function writeStdout(bytes: Buffer): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    process.stdout.write(bytes, (error) => (error ? reject(error) : resolvePromise()));
+    process.stdout.write(bytes, (error) => {
+      if (!error) resolvePromise();
+      else reject((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : error);
+    });
   });
 }
 
@@ -75,7 +81,9 @@ export const exportCommand: Command = async (ctx) => {
   const client = ctx.client({ timeoutMs: EXPORT_TIMEOUT_MS });
   try {
     if (args.out === null) {
-      await exportPages(client, args, writeStdout);
+      await exportPages(client, args, writeStdout).catch((error: unknown) => {
+        if (!(error instanceof ReaderGone)) throw error;
+      });
       return 0;
     }
     let file: AtomicFile;
