@@ -45,8 +45,13 @@ export function hugeLine(lines) {
   return JSON.stringify(source);
 }
 
-/** Writes one session of about `targetBytes` replaying the fixture lines; returns what it wrote. */
-export function writeSession(path, sessionId, targetBytes, copy, lines, huge) {
+/**
+ * Writes one session of about `targetBytes` replaying the fixture lines; returns what it wrote.
+ * With `startMs`, a real history's session (the usage bench): its lines are stamped from then on,
+ * a second apart, and every replay's responses get message and request ids of their own (else
+ * every copy is the same API response, counted once).
+ */
+export function writeSession(path, sessionId, targetBytes, copy, lines, huge, { startMs } = {}) {
   let bytes = 0;
   let buffer = [];
   let buffered = 0;
@@ -57,7 +62,12 @@ export function writeSession(path, sessionId, targetBytes, copy, lines, huge) {
     const source = index % HUGE_EVERY === HUGE_EVERY - 1 ? huge : lines[index % lines.length];
     const round = Math.floor(index / lines.length);
     // Fresh ids per session and per replay, so that no two lines are the same entry.
-    const line = `${source.replace(UUID, (uuid) => `${uuid.slice(0, 24)}${(copy * 4096 + round).toString(16).padStart(12, '0')}`).replace(/"sessionId":"[^"]*"/g, `"sessionId":"${sessionId}"`)}\n`;
+    let line = `${source.replace(UUID, (uuid) => `${uuid.slice(0, 24)}${(copy * 4096 + round).toString(16).padStart(12, '0')}`).replace(/"sessionId":"[^"]*"/g, `"sessionId":"${sessionId}"`)}\n`;
+    if (startMs !== undefined) {
+      line = line
+        .replace(/"timestamp":"[^"]*"/g, `"timestamp":"${new Date(startMs + index * 1_000).toISOString()}"`)
+        .replace(/"(id|requestId)":"((?:msg|req)_[^"]*)"/g, (_match, key, id) => `"${key}":"${id}_${sessionId.slice(-12)}_${copy}_${round}"`);
+    }
     const uuid = /"uuid":"([^"]+)"/.exec(line);
     if (uuid) lastUuid = uuid[1];
     buffer.push(line);

@@ -9,6 +9,7 @@ import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 import { benchSearch } from './search.js';
+import { benchUsage } from './usage.js';
 
 const BENCHES = {
   rpc: benchRpc,
@@ -19,12 +20,13 @@ const BENCHES = {
   extract: benchExtract,
   scale: benchScale,
   search: benchSearch,
+  usage: benchUsage,
   archive: benchArchive,
 };
 /** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale', 'search', 'archive']);
+const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage']);
 
-// `--size 2.4G` goes to the benchmarks that take it (scale, search, archive); the other arguments name benchmarks.
+// `--size 2.4G` goes to the benchmarks that take it (scale, search, archive, usage); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
 const sizeAt = argv.indexOf('--size');
 const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };

@@ -49,10 +49,13 @@ const projectName = (index) => `-home-user-src-project-${String(index % PROJECTS
 
 /**
  * Writes the corpus under `projectsDir`; returns its files, bytes, and the append target (the
- * 50 MB-ish big session, or one of `appendTargetBytes` when given, within the total).
+ * 50 MB-ish big session, or one of `appendTargetBytes` when given, within the total). With
+ * `dated`, the lines are stamped as the history the mtimes tell (each session at its file's time)
+ * and each session's responses are its own (corpus.js writeSession): what the usage bench counts.
  */
-export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appendTargetBytes } = {}) {
+export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appendTargetBytes, dated = false } = {}) {
   checkFreeDisk(projectsDir, totalBytes);
+  const now = Date.now();
   const lines = fixtureLines();
   const huge = hugeLine(lines);
   const next = random(15);
@@ -68,7 +71,9 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
     const dir = join(projectsDir, projectName(index));
     mkdirSync(dir, { recursive: true });
     const path = join(dir, `${id}.jsonl`);
-    const main = writeSession(path, id, size, index, lines, huge);
+    // Newest first, as the mtimes below: session n starts n spacings before now.
+    const startMs = dated ? now - (index + 1) * SESSION_SPACING_MS : undefined;
+    const main = writeSession(path, id, size, index, lines, huge, { startMs });
     files.push(path);
     sessionOf.push(index);
     bytes += main.bytes;
@@ -77,7 +82,7 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
       mkdirSync(agents, { recursive: true });
       for (let agent = 0; agent < 1 + (index % 3); agent++) {
         const agentPath = join(agents, `agent-a${String(index).padStart(6, '0')}${agent}.jsonl`);
-        bytes += writeSession(agentPath, id, Math.max(16 * 1024, Math.round(size / 5)), index * 8 + agent + 1, lines, huge).bytes;
+        bytes += writeSession(agentPath, id, Math.max(16 * 1024, Math.round(size / 5)), index * 8 + agent + 1, lines, huge, { startMs }).bytes;
         files.push(agentPath);
         sessionOf.push(index);
       }
@@ -96,9 +101,9 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
     write(size, index % SUBAGENT_EVERY === 0);
   }
   // Written in seconds, but a history of weeks: a watcher that treats recent files apart must see them so.
-  const now = Date.now();
   files.forEach((path, at) => {
-    const time = new Date(now - (index - (sessionOf[at] ?? 0)) * SESSION_SPACING_MS);
+    const session = sessionOf[at] ?? 0;
+    const time = new Date(dated ? now - (session + 1) * SESSION_SPACING_MS : now - (index - session) * SESSION_SPACING_MS);
     utimesSync(path, time, time);
   });
   return { files, bytes, sessions: index, appendTarget };

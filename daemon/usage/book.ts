@@ -8,8 +8,8 @@
  * method inside their transaction.
  */
 import type Database from 'better-sqlite3';
-import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
-import { type Candidate, candidateOf, outranks, outranksInFile, type Placed } from './rank.js';
+import type { Usage } from '../../shared/transcript/types.js';
+import { type Candidate, candidateOf, outranks, outranksInFile, type Placed, type ResponseEntry } from './rank.js';
 
 /** Keys per lookup (a JSON array bound once): one statement for many responses. */
 const KEYS_PER_QUERY = 500;
@@ -62,7 +62,7 @@ interface PlacedRow extends CandidateRow {
 
 export interface UsageBook {
   /** Folds entries of one file (any of them, in any order, any number of times). */
-  fold(file: BookFile, entries: readonly IndexedEntry[]): void;
+  fold(file: BookFile, entries: readonly ResponseEntry[]): void;
   /** Forgets what a file holds: its rows are replaced (a truncated or rewritten transcript) or removed. */
   dropFile(fileId: number): void;
   /** Forgets the files the index no longer has (a forgotten session); returns how many. */

@@ -7,11 +7,12 @@
  */
 import type Database from 'better-sqlite3';
 import type { Logger } from '../log/logger.js';
-import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
+import { STORED_ONCE } from '../store/entry-row.js';
 import type { UsageBook } from './book.js';
+import type { ResponseEntry } from './rank.js';
 
-/** Response rows folded per turn of the event loop: ~10 ms of work, so that requests are served between. */
-export const BUILD_SLICE_ROWS = 2_000;
+/** Response rows folded per turn of the event loop: a few ms of work (tens with a WAL checkpoint), so that requests are served between. */
+export const BUILD_SLICE_ROWS = 250;
 const PLAN_KEY = 'usage.build';
 
 interface Plan {
@@ -34,6 +35,40 @@ export interface UsageBuilder {
   stop(): void;
 }
 
+interface ResponseRow {
+  offset: number;
+  type: string;
+  timestamp: string | null;
+  message_id: string | null;
+  request_id: string | null;
+  model: string | null;
+  usage_input: number;
+  usage_output: number | null;
+  usage_cache_creation: number | null;
+  usage_cache_read: number | null;
+  usage_cache_5m: number | null;
+  usage_cache_1h: number | null;
+  is_sidechain: number;
+}
+
+const responseOf = (row: ResponseRow): ResponseEntry => ({
+  offset: row.offset,
+  type: row.type,
+  timestamp: row.timestamp,
+  messageId: row.message_id,
+  requestId: row.request_id,
+  model: row.model,
+  usage: {
+    input: row.usage_input,
+    output: row.usage_output ?? 0,
+    cacheCreation: row.usage_cache_creation ?? 0,
+    cacheRead: row.usage_cache_read ?? 0,
+    cache5m: row.usage_cache_5m ?? 0,
+    cache1h: row.usage_cache_1h ?? 0,
+  },
+  isSidechain: row.is_sidechain === 1,
+});
+
 function parsePlan(json: string | undefined): Plan | null {
   if (json === undefined) return null;
   try {
@@ -53,7 +88,11 @@ export function createUsageBuilder(deps: { db: Database.Database; book: UsageBoo
   const dropPlan = db.prepare('DELETE FROM meta WHERE key = ?');
   const countFiles = db.prepare('SELECT count(*) FROM files WHERE id > ? AND id <= ?').pluck();
   const nextFile = db.prepare('SELECT id, path, project, session_id FROM files WHERE id > ? AND id <= ? ORDER BY id LIMIT 1');
-  const responses = db.prepare(selectEntries('WHERE e.file_id = ? AND e.offset > ? AND e.usage_input IS NOT NULL ORDER BY e.offset LIMIT ?'));
+  // Only what the book reads: a whole entry row (tool uses, titles, compact boundaries) costs several times as much.
+  const responses = db.prepare(`
+    SELECT e.offset, e.type, e.timestamp, e.message_id, e.request_id, coalesce(e.model, (SELECT value FROM strings WHERE id = e.${STORED_ONCE.model})) AS model,
+           e.usage_input, e.usage_output, e.usage_cache_creation, e.usage_cache_read, e.usage_cache_5m, e.usage_cache_1h, e.is_sidechain
+    FROM entries e WHERE e.file_id = ? AND e.offset > ? AND e.usage_input IS NOT NULL ORDER BY e.offset LIMIT ?`);
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   let open = true;
   let done = 0;
@@ -63,9 +102,9 @@ export function createUsageBuilder(deps: { db: Database.Database; book: UsageBoo
 
   /** Folds the next slice of a file; returns the offset to go on from, or null when the file is done. */
   const foldSlice = db.transaction((file: { id: number; path: string; project: string; session_id: string }, after: number, current: Plan): number | null => {
-    const rows = responses.all(file.id, after, sliceRows) as EntryRow[];
-    book.fold({ id: file.id, path: file.path, project: file.project, sessionId: file.session_id }, rows.map(entryFromRow));
-    if (rows.length === sliceRows) return (rows.at(-1) as EntryRow).offset;
+    const rows = responses.all(file.id, after, sliceRows) as ResponseRow[];
+    book.fold({ id: file.id, path: file.path, project: file.project, sessionId: file.session_id }, rows.map(responseOf));
+    if (rows.length === sliceRows) return (rows.at(-1) as ResponseRow).offset;
     putPlan.run(JSON.stringify({ ...current, after: file.id }), PLAN_KEY);
     return null;
   });

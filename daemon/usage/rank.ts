@@ -45,8 +45,11 @@ function keyOf(text: string): string {
   return createHash('sha1').update(text).digest().readBigInt64BE(0).toString();
 }
 
+/** What the book reads of an entry. */
+export type ResponseEntry = Pick<IndexedEntry, 'offset' | 'type' | 'timestamp' | 'messageId' | 'requestId' | 'model' | 'usage' | 'isSidechain'>;
+
 /** The candidate an entry is, or null when it is not an API response ccusage counts. */
-export function candidateOf(entry: IndexedEntry, sessionId: string, path: string): Candidate | null {
+export function candidateOf(entry: ResponseEntry, sessionId: string, path: string): Candidate | null {
   if (entry.type !== 'assistant' || entry.usage === null || entry.model === SYNTHETIC_MODEL || entry.timestamp === null) return null;
   const ms = Date.parse(entry.timestamp);
   // ccusage skips an entry whose time it cannot read: it has no day.

@@ -87,6 +87,8 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
     },
     dropOrphans: () => dropOrphans(),
     start() {
+      // A zone's first use loads ICU's time zone data (~20 ms): paid at start, not by the first report.
+      zoneOf(undefined).dateOf(clock());
       const dropped = dropOrphans();
       if (dropped > 0) log.info('usage book: files no longer indexed taken back', { files: dropped });
       void builder.run().catch((error: unknown) => log.error('usage book build failed; reports stay partial until the next start', { error }));
