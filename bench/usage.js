@@ -42,7 +42,7 @@ async function idle(pid) {
   }
   throw new Error('the daemon did not go idle after its backfill');
 }
-const USAGE_TABLES = ['usage_files', 'usage_candidates', 'usage_candidates_file', 'usage_winners', 'usage_slots'];
+const USAGE_TABLES = ['usage_files', 'usage_candidates', 'usage_candidates_key', 'usage_slots'];
 
 export async function benchUsage(options = {}) {
   const { createClient } = await import(join(ROOT, 'dist/client/index.js'));
@@ -72,7 +72,9 @@ export async function benchUsage(options = {}) {
     report(`the daemon idle (search index, archive) ${fmt((performance.now() - idleStarted) / 1000, 1)} s later`);
     const db = new Database(dbPath, { readonly: true });
     const bookBytes = db.prepare(`SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name IN (${USAGE_TABLES.map(() => '?').join(', ')})`).get(...USAGE_TABLES).bytes ?? 0;
-    const counts = db.prepare('SELECT (SELECT count(*) FROM usage_winners) AS responses, (SELECT count(*) FROM usage_candidates) AS candidates, (SELECT count(*) FROM usage_slots) AS slots').get();
+    const counts = db
+      .prepare('SELECT (SELECT count(*) FROM usage_candidates WHERE counted = 1) AS responses, (SELECT count(*) FROM usage_candidates) AS candidates, (SELECT count(*) FROM usage_slots) AS slots')
+      .get();
     db.close();
     report(`book: ${counts.responses} responses counted from ${counts.candidates} file entries, ${counts.slots} quarter-hour rows, ${fmt(bookBytes / MB)} MB`);
 
@@ -114,7 +116,7 @@ export async function benchUsage(options = {}) {
     running.client.close();
     await running.daemon.stop();
     const writable = new Database(dbPath);
-    writable.exec(`DELETE FROM usage_files; DELETE FROM usage_candidates; DELETE FROM usage_winners; DELETE FROM usage_slots;
+    writable.exec(`DELETE FROM usage_files; DELETE FROM usage_candidates; DELETE FROM usage_slots;
       INSERT INTO meta (key, value) SELECT 'usage.build', json_object('after', 0, 'through', max(id)) FROM files`);
     writable.close();
     running = await startDaemon(createClient, env);

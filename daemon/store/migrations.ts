@@ -314,11 +314,13 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 14,
     name: 'the usage book: responses counted across files, by quarter hour',
     // daemon/usage/book.ts: each file's best entry of each API response (key: a 64-bit hash of
-    // message.id + requestId), the entry that counts across files, and the counted usage summed by
-    // quarter hour, project and model, which usage.report reads. usage_files keeps each folded
-    // file's path (ccusage's tie-break) and project, so that a removed file's share can be taken
-    // back without its files row. A database with files indexed before this is counted from its
-    // entries in the background (daemon/usage/builder.ts), as 'usage.build' in meta says.
+    // message.id + requestId), `counted` on the one that counts across files, and the counted usage
+    // summed by quarter hour, project and model, which usage.report reads. Entries are kept by file
+    // (a commit's rows are written together) and found by key, and the one counted, through the
+    // index. usage_files keeps each folded file's path (ccusage's tie-break) and project, so that a
+    // removed file's share can be taken back without its files row. A database with files indexed
+    // before this is counted from its entries in the background (daemon/usage/builder.ts), as
+    // 'usage.build' in meta says.
     sql: `
       CREATE TABLE usage_files (
         id      INTEGER PRIMARY KEY,
@@ -326,8 +328,8 @@ export const MIGRATIONS: readonly Migration[] = [
         project TEXT NOT NULL
       ) STRICT;
       CREATE TABLE usage_candidates (
-        key            INTEGER NOT NULL,
         file_id        INTEGER NOT NULL,
+        key            INTEGER NOT NULL,
         offset         INTEGER NOT NULL,
         slot           INTEGER NOT NULL,
         sidechain      INTEGER NOT NULL,
@@ -338,13 +340,10 @@ export const MIGRATIONS: readonly Migration[] = [
         cache_read     INTEGER NOT NULL,
         cache_5m       INTEGER NOT NULL,
         cache_1h       INTEGER NOT NULL,
-        PRIMARY KEY (key, file_id)
+        counted        INTEGER NOT NULL,
+        PRIMARY KEY (file_id, key)
       ) STRICT, WITHOUT ROWID;
-      CREATE INDEX usage_candidates_file ON usage_candidates (file_id);
-      CREATE TABLE usage_winners (
-        key     INTEGER PRIMARY KEY,
-        file_id INTEGER NOT NULL
-      ) STRICT;
+      CREATE INDEX usage_candidates_key ON usage_candidates (key, counted);
       CREATE TABLE usage_slots (
         slot           INTEGER NOT NULL,
         project        TEXT NOT NULL,

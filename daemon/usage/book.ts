@@ -1,11 +1,12 @@
 /**
- * The usage book (migration 14): every file's best entry of each response (`usage_candidates`),
- * the one entry that counts for each response across files (`usage_winners`, rank.ts decides),
- * and the counted usage summed by quarter hour, project and model (`usage_slots`), which is all a
- * report reads: a month of a heavy user's history is a few thousand rows, read in milliseconds.
- * Folding is idempotent and order-free, so ingest's commits, a rebuild and the background build
- * of an older database (builder.ts) may fold the same entries in any order. Callers run every
- * method inside their transaction.
+ * The usage book (migration 14): each file's best entry of each API response, one of them marked
+ * as the entry that counts across files (rank.ts decides), and the counted usage summed by quarter
+ * hour, project and model (`usage_slots`), which is all a report reads: a month of a heavy user's
+ * history is a few thousand rows, read in milliseconds. Entries are kept by file (a commit's rows
+ * land together; only the key index takes scattered writes), so that ingest pays little for them.
+ * Folding is idempotent and order-free, so ingest's commits, a rebuild and the background build of
+ * an older database (builder.ts) may fold the same entries in any order. Callers run every method
+ * inside their transaction.
  */
 import type Database from 'better-sqlite3';
 import type { Usage } from '../../shared/transcript/types.js';
@@ -13,7 +14,8 @@ import { type Candidate, candidateOf, outranks, outranksInFile, type Placed, typ
 
 /** Keys per lookup (a JSON array bound once): one statement for many responses. */
 const KEYS_PER_QUERY = 500;
-const CANDIDATE_COLUMNS = 12;
+const CANDIDATE_COLUMNS = 13;
+const CANDIDATE_ROW = `(${Array.from({ length: CANDIDATE_COLUMNS }, () => '?').join(', ')})`;
 /** Rows per multi-row INSERT: a statement step per row costs more than binding one (see entry-row.ts). */
 const CANDIDATE_BATCH = 32;
 /** Unbounded window ends, as bound parameters. */
@@ -53,6 +55,8 @@ interface CandidateRow {
   cache_read: number;
   cache_5m: number;
   cache_1h: number;
+  /** 1 for the entry that counts for its response. */
+  counted: number;
 }
 
 interface PlacedRow extends CandidateRow {
@@ -120,21 +124,25 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const fileRow = db.prepare('SELECT project FROM usage_files WHERE id = ?').pluck();
   const dropFileRow = db.prepare('DELETE FROM usage_files WHERE id = ?');
   const orphans = db.prepare('SELECT u.id FROM usage_files u LEFT JOIN files f ON f.id = u.id WHERE f.id IS NULL OR f.path != u.path').pluck();
-  const candidateColumns = 'CAST(c.key AS TEXT) AS key, c.file_id, c.offset, c.slot, c.sidechain, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h';
-  const storedOf = db.prepare(`SELECT ${candidateColumns} FROM usage_candidates c WHERE c.file_id = ? AND c.key IN (SELECT value FROM json_each(?))`);
-  const winnersOf = db.prepare(`
-    SELECT ${candidateColumns}, f.path, f.project FROM usage_winners w
-    JOIN usage_candidates c ON c.key = w.key AND c.file_id = w.file_id JOIN usage_files f ON f.id = w.file_id
-    WHERE w.key IN (SELECT value FROM json_each(?))`);
+  const columns = 'CAST(c.key AS TEXT) AS key, c.file_id, c.offset, c.slot, c.sidechain, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h, c.counted';
+  /** This file's entries of some responses. */
+  const storedOf = db.prepare(`SELECT ${columns} FROM usage_candidates c WHERE c.file_id = ? AND c.key IN (SELECT value FROM json_each(?))`);
+  /** The entries that count for some responses, with where they stand (through the key index). */
+  const countingOf = db.prepare(`
+    SELECT ${columns}, f.path, f.project FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
+    WHERE c.counted = 1 AND c.key IN (SELECT value FROM json_each(?))`);
+  /**
+   * Every file's entry of some responses: only to find an heir when the one that counts goes (a
+   * history replayed in thousands of files has thousands of entries per response).
+   */
   const candidatesOf = db.prepare(`
-    SELECT ${candidateColumns}, f.path, f.project FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
+    SELECT ${columns}, f.path, f.project FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
     WHERE c.key IN (SELECT value FROM json_each(?))`);
-  const winsOf = db.prepare(`SELECT ${candidateColumns} FROM usage_candidates c JOIN usage_winners w ON w.key = c.key AND w.file_id = c.file_id WHERE c.file_id = ?`);
+  const countedOf = db.prepare(`SELECT ${columns} FROM usage_candidates c WHERE c.file_id = ? AND c.counted = 1`);
   const dropCandidates = db.prepare('DELETE FROM usage_candidates WHERE file_id = ?');
-  const putCandidate = db.prepare('INSERT OR REPLACE INTO usage_candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const putCandidates = db.prepare(`INSERT OR REPLACE INTO usage_candidates VALUES ${Array.from({ length: CANDIDATE_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
-  const putWinner = db.prepare('INSERT OR REPLACE INTO usage_winners (key, file_id) VALUES (?, ?)');
-  const dropWinner = db.prepare('DELETE FROM usage_winners WHERE key = ?');
+  const setCounted = db.prepare('UPDATE usage_candidates SET counted = ? WHERE file_id = ? AND key = ?');
+  const putCandidate = db.prepare(`INSERT OR REPLACE INTO usage_candidates VALUES ${CANDIDATE_ROW}`);
+  const putCandidates = db.prepare(`INSERT OR REPLACE INTO usage_candidates VALUES ${Array.from({ length: CANDIDATE_BATCH }, () => CANDIDATE_ROW).join(', ')}`);
   const addSlot = db.prepare(`
     INSERT INTO usage_slots (slot, project, model, responses, input, output, cache_creation, cache_read, cache_5m, cache_1h)
     VALUES (@slot, @project, @model, @responses, @input, @output, @cache_creation, @cache_read, @cache_5m, @cache_1h)
@@ -145,15 +153,15 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const slotsIn = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? ORDER BY slot');
   const slotsOfProject = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot');
 
-  const writeCandidates = (fileId: number, candidates: readonly Candidate[]) => {
+  const writeCandidates = (fileId: number, rows: readonly { candidate: Candidate; counted: boolean }[]) => {
     const params: (string | number | bigint)[] = [];
-    const flush = (statement: Database.Statement) => {
-      statement.run(params);
-      params.length = 0;
-    };
-    for (const { key, offset, slot, sidechain, model, usage } of candidates) {
-      params.push(BigInt(key), fileId, offset, slot, sidechain ? 1 : 0, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h);
-      if (params.length === CANDIDATE_BATCH * CANDIDATE_COLUMNS) flush(putCandidates);
+    for (const { candidate, counted } of rows) {
+      const { key, offset, slot, sidechain, model, usage } = candidate;
+      params.push(fileId, BigInt(key), offset, slot, sidechain ? 1 : 0, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h, counted ? 1 : 0);
+      if (params.length === CANDIDATE_BATCH * CANDIDATE_COLUMNS) {
+        putCandidates.run(params);
+        params.length = 0;
+      }
     }
     for (const row of [...chunksOf(params, CANDIDATE_COLUMNS)]) putCandidate.run(row);
   };
@@ -168,26 +176,24 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const dropFile = (fileId: number) => {
     const project = fileRow.get(fileId) as string | undefined;
     if (project === undefined) return;
-    const wins = (winsOf.all(fileId) as CandidateRow[]).map(candidateFromRow);
+    const counted = (countedOf.all(fileId) as CandidateRow[]).map(candidateFromRow);
     dropCandidates.run(fileId);
     dropFileRow.run(fileId);
     const changes = slotChanges();
-    for (const chunk of chunksOf(wins, KEYS_PER_QUERY)) {
+    for (const chunk of chunksOf(counted, KEYS_PER_QUERY)) {
       // The next best entry of each response this file counted, in the files that remain.
-      const next = new Map<string, Placed & { fileId: number; project: string }>();
-      for (const row of candidatesOf.all(keyArray(chunk.map((win) => win.key))) as PlacedRow[]) {
+      const heirs = new Map<string, Placed & { fileId: number; project: string }>();
+      for (const row of candidatesOf.all(keyArray(chunk.map((candidate) => candidate.key))) as PlacedRow[]) {
         const placed = placedFromRow(row);
-        const best = next.get(row.key);
-        if (best === undefined || outranks(placed, best)) next.set(row.key, placed);
+        const best = heirs.get(row.key);
+        if (best === undefined || outranks(placed, best)) heirs.set(row.key, placed);
       }
-      for (const win of chunk) {
-        changes.add(win, project, -1);
-        const heir = next.get(win.key);
-        if (heir === undefined) dropWinner.run(BigInt(win.key));
-        else {
-          putWinner.run(BigInt(win.key), heir.fileId);
-          changes.add(heir.candidate, heir.project, 1);
-        }
+      for (const candidate of chunk) {
+        changes.add(candidate, project, -1);
+        const heir = heirs.get(candidate.key);
+        if (heir === undefined) continue;
+        setCounted.run(1, heir.fileId, BigInt(candidate.key));
+        changes.add(heir.candidate, heir.project, 1);
       }
     }
     writeSlots(changes);
@@ -206,25 +212,26 @@ export function createUsageBook(db: Database.Database): UsageBook {
       putFile.run(file.id, file.path, file.project);
       const changes = slotChanges();
       for (const keys of chunksOf([...best.keys()], KEYS_PER_QUERY)) {
-        const stored = new Map((storedOf.all(file.id, keyArray(keys)) as CandidateRow[]).map((row) => [row.key, candidateFromRow(row)]));
-        const changed = keys
-          .map((key) => best.get(key) as Candidate)
-          .filter((candidate) => {
-            const before = stored.get(candidate.key);
-            return before === undefined || outranksInFile(candidate, before);
-          });
-        if (changed.length === 0) continue;
-        // Read before the candidates are written: a winner from this file is replaced by them.
-        const winners = new Map((winnersOf.all(keyArray(changed.map((candidate) => candidate.key))) as PlacedRow[]).map((row) => [row.key, placedFromRow(row)]));
-        writeCandidates(file.id, changed);
-        for (const candidate of changed) {
-          const winner = winners.get(candidate.key);
-          if (winner !== undefined && winner.fileId !== file.id && !outranks({ candidate, path: file.path }, winner)) continue;
-          // This file's entry counts now: new, better than the file's own that counted, or better than another file's.
-          if (winner?.fileId !== file.id) putWinner.run(BigInt(candidate.key), file.id);
-          if (winner !== undefined) changes.add(winner.candidate, winner.project, -1);
-          changes.add(candidate, file.project, 1);
+        // What the book holds of these responses: this file's entry, and the one that counts.
+        const array = keyArray(keys);
+        const stored = new Map((storedOf.all(file.id, array) as CandidateRow[]).map((row) => [row.key, candidateFromRow(row)]));
+        const counting = new Map((countingOf.all(array) as PlacedRow[]).map((row) => [row.key, placedFromRow(row)]));
+        const writes: { candidate: Candidate; counted: boolean }[] = [];
+        for (const key of keys) {
+          const candidate = best.get(key) as Candidate;
+          const before = stored.get(key);
+          if (before !== undefined && !outranksInFile(candidate, before)) continue;
+          const winner = counting.get(key);
+          // This file's entry counts when none did, when the file's own counted (and this one beats it), or when it beats another file's.
+          const counts = winner === undefined || winner.fileId === file.id || outranks({ candidate, path: file.path }, winner);
+          if (counts && winner !== undefined) {
+            changes.add(winner.candidate, winner.project, -1);
+            if (winner.fileId !== file.id) setCounted.run(0, winner.fileId, BigInt(key));
+          }
+          if (counts) changes.add(candidate, file.project, 1);
+          writes.push({ candidate, counted: counts });
         }
+        writeCandidates(file.id, writes);
       }
       writeSlots(changes);
     },

@@ -253,7 +253,7 @@ describe('the usage book as transcripts change', () => {
     await client.daemonShutdown({ reason: 'test: an older database' });
     await daemon.exited;
     const db = new Database(sandbox.dbPath);
-    db.exec(`DELETE FROM usage_files; DELETE FROM usage_candidates; DELETE FROM usage_winners; DELETE FROM usage_slots;
+    db.exec(`DELETE FROM usage_files; DELETE FROM usage_candidates; DELETE FROM usage_slots;
       INSERT INTO meta (key, value) SELECT 'usage.build', json_object('after', 0, 'through', max(id)) FROM files`);
     db.close();
     daemon = await startDaemon(sandbox);
