@@ -60,7 +60,8 @@ export function zoneNamed(name?: string): Zone | null {
   } catch {
     return null;
   }
-  const zoneName = format.resolvedOptions().timeZone;
+  // The name asked for (ICU would say Asia/Calcutta for Asia/Kolkata), else the zone memd runs in.
+  const zoneName = name ?? format.resolvedOptions().timeZone;
   const wall = (ms: number) => {
     const parts: Record<string, number> = {};
     for (const part of format.formatToParts(ms)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
