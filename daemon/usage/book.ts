@@ -29,6 +29,28 @@ export interface BookFile {
   sessionId: string;
 }
 
+/** Summed counts of one model in some group. */
+export interface SumsRow {
+  model: string;
+  responses: number;
+  input: number;
+  output: number;
+  cache_creation: number;
+  cache_read: number;
+  cache_5m: number;
+  cache_1h: number;
+}
+
+/** A model's counts on one day: `day` indexes the bounds it was asked for. */
+export interface DayRow extends SumsRow {
+  day: number;
+}
+
+/** A model's counts in one project. */
+export interface GroupRow extends SumsRow {
+  project: string;
+}
+
 export interface SlotRow {
   slot: number;
   project: string;
@@ -73,6 +95,12 @@ export interface UsageBook {
   dropOrphans(): number;
   /** The counted usage of the slots in [fromSlot, toSlot), of one project folder or all. */
   slots(fromSlot: number | null, toSlot: number | null, project: string | null): SlotRow[];
+  /** Counts by model of each day, days given by their bounds in slots (day i is [bounds[i], bounds[i + 1])). */
+  byDay(bounds: readonly number[], project: string | null): DayRow[];
+  /** Counts by project and model of the slots in [fromSlot, toSlot). */
+  byProject(fromSlot: number | null, toSlot: number | null, project: string | null): GroupRow[];
+  /** The first and last slot with usage, of one project folder or all. */
+  extent(project: string | null): { first: number; last: number } | null;
 }
 
 const usageOf = (row: CandidateRow): Usage => ({
@@ -151,6 +179,19 @@ export function createUsageBook(db: Database.Database): UsageBook {
       cache_5m = cache_5m + excluded.cache_5m, cache_1h = cache_1h + excluded.cache_1h`);
   const dropEmptySlot = db.prepare('DELETE FROM usage_slots WHERE slot = @slot AND project = @project AND model = @model AND responses <= 0');
   const slotsIn = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? ORDER BY slot');
+  const SUMS =
+    'sum(s.responses) AS responses, sum(s.input) AS input, sum(s.output) AS output, sum(s.cache_creation) AS cache_creation, sum(s.cache_read) AS cache_read, sum(s.cache_5m) AS cache_5m, sum(s.cache_1h) AS cache_1h';
+  // Summed by SQLite over the slots' primary key, a range per day: a month of a heavy user's rows in a millisecond or two.
+  const byDaySql = (ofProject: boolean) => `
+    WITH bounds (day, start, stop) AS (SELECT key, value, lead(value) OVER (ORDER BY key) FROM json_each(?))
+    SELECT b.day AS day, s.model AS model, ${SUMS} FROM bounds b JOIN usage_slots s ON s.slot >= b.start AND s.slot < b.stop
+    WHERE b.stop IS NOT NULL${ofProject ? ' AND s.project = ?' : ''} GROUP BY b.day, s.model`;
+  const byDayAll = db.prepare(byDaySql(false));
+  const byDayOfProject = db.prepare(byDaySql(true));
+  const byProjectAll = db.prepare(`SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? GROUP BY s.project, s.model`);
+  const byProjectOne = db.prepare(`SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? AND s.project = ? GROUP BY s.model`);
+  const extentAll = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots');
+  const extentOfProject = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE project = ?');
   const slotsOfProject = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot');
 
   const writeCandidates = (fileId: number, rows: readonly { candidate: Candidate; counted: boolean }[]) => {
@@ -240,6 +281,18 @@ export function createUsageBook(db: Database.Database): UsageBook {
       const gone = orphans.all() as number[];
       for (const fileId of gone) dropFile(fileId);
       return gone.length;
+    },
+    byDay(bounds, project) {
+      const array = JSON.stringify(bounds);
+      return (project === null ? byDayAll.all(array) : byDayOfProject.all(array, project)) as DayRow[];
+    },
+    byProject(fromSlot, toSlot, project) {
+      const range = [fromSlot ?? FIRST_SLOT, toSlot ?? LAST_SLOT];
+      return (project === null ? byProjectAll.all(...range) : byProjectOne.all(...range, project)) as GroupRow[];
+    },
+    extent(project) {
+      const row = (project === null ? extentAll.get() : extentOfProject.get(project)) as { first: number | null; last: number | null };
+      return row.first === null || row.last === null ? null : { first: row.first, last: row.last };
     },
     slots(fromSlot, toSlot, project) {
       const range = [fromSlot ?? FIRST_SLOT, toSlot ?? LAST_SLOT];

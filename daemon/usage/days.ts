@@ -11,6 +11,8 @@ export const SLOT_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+/** Day starts a zone remembers (ten years of days, twice over) before it forgets them all. */
+const MAX_KNOWN_STARTS = 7_320;
 /** A DST gap at midnight moves a day's start by at most this much (two hours, in slots): bounds the search. */
 const MAX_GAP_SLOTS = 8;
 
@@ -38,6 +40,10 @@ export function dayKey(day: CalendarDay): string {
 export function addDays(day: CalendarDay, days: number): CalendarDay {
   const date = new Date(Date.UTC(day.year, day.month - 1, day.day + days));
   return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
+}
+
+export function sameDay(a: CalendarDay, b: CalendarDay): boolean {
+  return a.year === b.year && a.month === b.month && a.day === b.day;
 }
 
 export function daysBetween(from: CalendarDay, to: CalendarDay): number {
@@ -77,40 +83,31 @@ export function zoneNamed(name?: string): Zone | null {
     const { year, month, day } = wall(ms);
     return { year, month, day };
   };
-  const same = (a: CalendarDay, b: CalendarDay) => a.year === b.year && a.month === b.month && a.day === b.day;
+  // A day's start never changes: each is found once (a report asks for the same month again and again).
+  const starts = new Map<number, number>();
   return {
     name: zoneName,
     dateOf,
     startOf(day) {
       const midnight = Date.UTC(day.year, day.month - 1, day.day);
+      const known = starts.get(midnight);
+      if (known !== undefined) return known;
+      if (starts.size >= MAX_KNOWN_STARTS) starts.clear();
       // Midnight's offset: guessed from the offset at midnight UTC, then from the guess (a DST change between them).
       let start = midnight - offsetAt(midnight);
       start = midnight - offsetAt(start);
       // Where midnight does not exist (a DST gap at 00:00), the day starts at the end of the gap.
-      for (let step = 0; step < MAX_GAP_SLOTS && !same(dateOf(start), day); step++) start += SLOT_MS;
-      for (let step = 0; step < MAX_GAP_SLOTS && same(dateOf(start - SLOT_MS), day); step++) start -= SLOT_MS;
+      for (let step = 0; step < MAX_GAP_SLOTS && !sameDay(dateOf(start), day); step++) start += SLOT_MS;
+      for (let step = 0; step < MAX_GAP_SLOTS && sameDay(dateOf(start - SLOT_MS), day); step++) start -= SLOT_MS;
+      starts.set(midnight, start);
       return start;
     },
   };
 }
 
-/** Day keys of ascending slots: one day's start and end found per day, not per slot. */
-export function slotDays(slots: readonly number[], zone: Zone): string[] {
-  const keys: string[] = [];
-  let end = Number.NEGATIVE_INFINITY;
-  let start = Number.POSITIVE_INFINITY;
-  let key = '';
-  for (const slot of slots) {
-    const at = slot * SLOT_MS;
-    if (at >= end || at < start) {
-      const day = zone.dateOf(at);
-      key = dayKey(day);
-      start = zone.startOf(day);
-      end = zone.startOf(addDays(day, 1));
-    }
-    keys.push(key);
-  }
-  return keys;
+/** The first instants of `count` consecutive local days from `first`, then the end of the last (count + 1 instants). */
+export function dayStarts(zone: Zone, first: CalendarDay, count: number): number[] {
+  return Array.from({ length: count + 1 }, (_, at) => zone.startOf(addDays(first, at)));
 }
 
 export interface Window {

@@ -12,7 +12,7 @@ import type { Logger } from '../log/logger.js';
 import { createUsageBook } from './book.js';
 import { createUsageBuilder } from './builder.js';
 import { resolveWindow, type Zone, zoneNamed } from './days.js';
-import { buildReport } from './report.js';
+import { buildReport, seriesOf } from './report.js';
 
 export interface UsageReportParams {
   since?: string;
@@ -82,8 +82,13 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
       const now = clock();
       const { fromSlot, toSlot } = resolveWindow(since, until, now, zone);
       const project = params.project === undefined ? null : params.project.startsWith('/') ? sanitizeProjectDirName(params.project) : params.project;
-      const rows = book.slots(fromSlot, toSlot, project);
-      return { ...buildReport({ rows, by: params.by ?? 'day', zone, fromSlot, toSlot, now }), index: builder.progress() };
+      return db.transaction(() => {
+        // One read transaction: the days, the projects and the totals agree with each other.
+        const series = seriesOf(zone, fromSlot, toSlot, fromSlot === null || toSlot === null ? book.extent(project) : null, now);
+        const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, project);
+        const projectRows = book.byProject(fromSlot, toSlot, project);
+        return { ...buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows }), index: builder.progress() };
+      })();
     },
     dropOrphans: () => dropOrphans(),
     start() {

@@ -1,6 +1,6 @@
 /** Local days in IANA zones: the day of an instant, a day's start across DST, windows (daemon/usage/days.ts). */
 import { describe, expect, it } from 'vitest';
-import { addDays, dayKey, resolveWindow, SLOT_MS, slotDays, zoneNamed, type Zone } from '../../../../daemon/usage/days.js';
+import { addDays, dayKey, dayStarts, resolveWindow, SLOT_MS, zoneNamed, type Zone } from '../../../../daemon/usage/days.js';
 import { parseBound } from '../../../../shared/usage/bounds.js';
 
 function zone(name: string): Zone {
@@ -39,11 +39,12 @@ describe('zones', () => {
   });
 });
 
-describe('slotDays', () => {
-  it('gives each ascending slot its local day', () => {
-    const slots = ['2026-03-01T18:15:00Z', '2026-03-01T18:30:00Z', '2026-03-02T09:00:00Z', '2026-03-02T18:45:00Z'].map((iso) => at(iso) / SLOT_MS);
-    expect(slotDays(slots, zone('Asia/Kolkata'))).toEqual(['2026-03-01', '2026-03-02', '2026-03-02', '2026-03-03']);
-    expect(slotDays(slots, zone('UTC'))).toEqual(['2026-03-01', '2026-03-01', '2026-03-02', '2026-03-02']);
+describe('dayStarts', () => {
+  it('gives consecutive local days, 23 or 25 hours long across DST changes', () => {
+    const starts = dayStarts(zone('America/New_York'), { year: 2026, month: 3, day: 7 }, 3);
+    expect(starts.map((ms) => new Date(ms).toISOString())).toEqual(['2026-03-07T05:00:00.000Z', '2026-03-08T05:00:00.000Z', '2026-03-09T04:00:00.000Z', '2026-03-10T04:00:00.000Z']);
+    expect(dayStarts(zone('Asia/Kathmandu'), { year: 2026, month: 3, day: 1 }, 1).map((ms) => new Date(ms).toISOString())).toEqual(['2026-02-28T18:15:00.000Z', '2026-03-01T18:15:00.000Z']);
+    for (const ms of dayStarts(zone('America/Santiago'), { year: 2024, month: 9, day: 6 }, 4)) expect(ms % SLOT_MS).toBe(0);
   });
 });
 

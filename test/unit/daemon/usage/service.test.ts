@@ -1,0 +1,113 @@
+/**
+ * usage.report from a real SQLite book (daemon/usage/service.ts, report.ts): days in a zone, groups,
+ * prices and unpriced models, the daily series and the window it names, and the params it refuses.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createUsageService, type UsageService } from '../../../../daemon/usage/service.js';
+import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
+import { openStore, type Store } from '../../../../daemon/store/db.js';
+import type { IndexedEntry } from '../../../../shared/transcript/types.js';
+import { fakeLogger } from '../../../helpers/fake-logger.js';
+
+const NOW = Date.parse('2026-03-03T12:00:00Z');
+const usage = (output: number) => ({ input: 1_000, output, cacheCreation: 2_000, cacheRead: 10_000, cache5m: 0, cache1h: 2_000 });
+/** Sonnet 4.5: $3 in, $15 out, 1h writes at twice the input price, reads at a tenth; Opus 4.6: $5 and $25. */
+const sonnet = (output: number) => (1_000 * 3 + output * 15 + 2_000 * 6 + 10_000 * 0.3) / 1e6;
+const opus = (output: number) => (1_000 * 5 + output * 25 + 2_000 * 10 + 10_000 * 0.5) / 1e6;
+
+let dir: string;
+let store: Store;
+let usageService: UsageService;
+
+function response(timestamp: string, model: string, output: number, n: number): ResponseEntry {
+  return { offset: n * 100, type: 'assistant', timestamp, messageId: `msg_${n}`, requestId: `req_${n}`, model, usage: usage(output), isSidechain: false };
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'memd-usage-service-'));
+  store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
+  usageService = createUsageService({ db: store.db, log: fakeLogger(), clock: () => NOW });
+  const insertFile = store.db.prepare(
+    "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0)",
+  );
+  const files = [
+    {
+      id: 1,
+      path: '/p/-p-a/s1.jsonl',
+      project: '-p-a',
+      entries: [
+        response('2026-03-01T10:00:00Z', 'claude-sonnet-4-5', 100, 1),
+        response('2026-03-02T09:15:00Z', 'claude-sonnet-4-5', 300, 3),
+        response('2026-03-02T09:20:00Z', 'claude-unknown-9', 400, 4),
+      ],
+    },
+    { id: 2, path: '/p/-p-b/s2.jsonl', project: '-p-b', entries: [response('2026-03-01T18:30:00Z', 'claude-opus-4-6', 200, 2)] },
+  ];
+  for (const file of files) {
+    insertFile.run(file.id, file.path, file.project, `s${file.id}`, String(file.id));
+    store.db.transaction(() =>
+      usageService.committed({ sessionId: `s${file.id}`, path: file.path, agentId: null, reset: false, entries: file.entries as IndexedEntry[], fileEntries: file.entries.length, complete: true }),
+    )();
+  }
+});
+
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('usage.report', () => {
+  it('groups by local day, prices each model, and leaves unpriced models out of the cost', () => {
+    const report = usageService.report({ timezone: 'UTC' });
+    expect(report.rows.map((r) => [r.key, r.responses, r.output, r.models])).toEqual([
+      ['2026-03-01', 2, 300, ['claude-opus-4-6', 'claude-sonnet-4-5']],
+      ['2026-03-02', 2, 700, ['claude-sonnet-4-5', 'claude-unknown-9']],
+    ]);
+    expect(report.rows[0]?.costUsd).toBeCloseTo(sonnet(100) + opus(200), 12);
+    expect(report.rows[1]).toMatchObject({ unpricedResponses: 1, totalTokens: 2 * 13_000 + 700 });
+    expect(report.rows[1]?.costUsd).toBeCloseTo(sonnet(300), 12);
+    expect(report.totals).toMatchObject({ responses: 4, unpricedResponses: 1, output: 1_000, cache1h: 8_000 });
+    expect(report.daily.map((day) => day.day)).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
+    expect(report.daily[2]).toEqual({ day: '2026-03-03', costUsd: 0, totalTokens: 0 });
+    expect(report).toMatchObject({ since: null, until: null, index: { state: 'ready' } });
+  });
+
+  it("moves responses across days with the zone's midnight", () => {
+    const report = usageService.report({ timezone: 'Asia/Kolkata' });
+    expect(report.timezone).toBe('Asia/Kolkata');
+    expect(report.rows.map((r) => [r.key, r.responses])).toEqual([
+      ['2026-03-01', 1],
+      ['2026-03-02', 3],
+    ]);
+  });
+
+  it('groups by project and by model, costliest first, and keeps to a project given by folder or cwd', () => {
+    expect(usageService.report({ by: 'project' }).rows.map((r) => r.key)).toEqual(['-p-a', '-p-b']);
+    expect(usageService.report({ by: 'model' }).rows.map((r) => r.key)).toEqual(['claude-sonnet-4-5', 'claude-opus-4-6', 'claude-unknown-9']);
+    expect(usageService.report({ project: '-p-b', timezone: 'UTC' }).totals).toMatchObject({ responses: 1, output: 200 });
+    expect(usageService.report({ project: '/p/b', timezone: 'UTC' }).totals).toMatchObject({ responses: 1, output: 200 });
+  });
+
+  it("runs the daily series over the window's days, cut to the window, and names the window", () => {
+    const report = usageService.report({ since: '2026-02-27', until: '2026-03-01T12:00:00Z', timezone: 'UTC' });
+    expect(report.daily.map((day) => [day.day, day.costUsd > 0])).toEqual([
+      ['2026-02-27', false],
+      ['2026-02-28', false],
+      ['2026-03-01', true],
+    ]);
+    // Until noon: the 18:30 response is out.
+    expect(report.totals.responses).toBe(1);
+    expect(report).toMatchObject({ since: '2026-02-27T00:00:00.000Z', until: '2026-03-01T12:15:00.000Z' });
+    expect(usageService.report({ since: '2d', timezone: 'UTC' }).daily.map((day) => day.day)).toEqual(['2026-03-02', '2026-03-03']);
+    expect(usageService.report({ project: '-p-none' })).toMatchObject({ rows: [], daily: [], totals: { responses: 0, costUsd: 0, models: [] } });
+  });
+
+  it('refuses a bound or a zone it cannot read, naming the field', () => {
+    expect(() => usageService.report({ since: 'yesterday' })).toThrow(expect.objectContaining({ code: -32602, data: expect.objectContaining({ field: 'since' }) }));
+    expect(() => usageService.report({ until: '2026-02-30' })).toThrow(expect.objectContaining({ data: expect.objectContaining({ field: 'until' }) }));
+    expect(() => usageService.report({ timezone: 'Mars/Olympus_Mons' })).toThrow(expect.objectContaining({ data: expect.objectContaining({ field: 'timezone' }) }));
+  });
+});
