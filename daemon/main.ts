@@ -92,14 +92,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     projectsDir: paths.projectsDir,
     onSessionsChanged: (sessionIds) => events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),
-    // The sessions' aggregates and the usage book are kept in the transaction of the rows they fold.
-    observer: {
-      committed: (rows) => {
-        aggregates.committed(rows);
-        usage.committed(rows);
-      },
-      gone: (sessionId) => aggregates.gone(sessionId),
-    },
+    observer: aggregates,
     parser,
   });
   const transcripts = createTranscripts({ db: store.db });
@@ -231,6 +224,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     }
     for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
     archive.archiver.committed();
+    usage.committed();
   });
   on(events, 'transcripts.backfilled', () => {
     extraction.onBackfillDone();
@@ -238,6 +232,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     search.start();
     // The history found at start is archived once it is indexed, oldest first.
     void archive.archiver.start();
+    // The usage book follows the index from here on: what the backfill read is counted first.
+    usage.start();
   });
   on(events, 'extraction.done', ({ sessionId }) => sessions.onBackgroundChange(sessionId));
   startAutoCompaction(events, compaction);
@@ -365,7 +361,6 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     socketFile.watch(config.socketCheckMs, (why) => void shutdown(`${why}; no client can reach this daemon`));
   }
   watcher.start();
-  usage.start();
   extraction.start();
   log.info('ready', { pid: process.pid, version: MEMD_VERSION, socket: paths.socketPath, socketActivated: activatedFd !== undefined, stateDir: paths.stateDir });
 }

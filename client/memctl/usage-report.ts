@@ -141,7 +141,7 @@ export function renderUsage(report: UsageReportResult, paint: Painter, columns =
   const span = first === undefined ? 'no days' : `${first} to ${last} (${report.daily.length} day${report.daily.length === 1 ? '' : 's'})`;
   const lines = [paint.bold(`usage ${span}, by ${report.by}, days in ${report.timezone}`)];
   if (report.index.state === 'building') {
-    lines.push(paint.dim(`partial: memd is still counting transcripts it indexed before it kept usage (${report.index.filesDone} of ${report.index.filesTotal} files)`));
+    lines.push(paint.dim(`partial: memd is still counting the transcripts it has read (${report.index.filesDone} of ${report.index.filesTotal} files)`));
   }
   if (report.rows.length === 0) {
     lines.push('no API responses in this window');

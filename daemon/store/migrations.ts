@@ -318,14 +318,16 @@ export const MIGRATIONS: readonly Migration[] = [
     // summed by quarter hour, project and model, which usage.report reads. Entries are kept by file
     // (a commit's rows are written together) and found by key, and the one counted, through the
     // index. usage_files keeps each folded file's path (ccusage's tie-break) and project, so that a
-    // removed file's share can be taken back without its files row. A database with files indexed
-    // before this is counted from its entries in the background (daemon/usage/builder.ts), as
-    // 'usage.build' in meta says.
+    // removed file's share can be taken back without its files row, and how far the book has folded
+    // it (daemon/usage/follower.ts reads what ingest committed, outside its transactions; files
+    // indexed before this have no row, so an older database is counted in the background).
     sql: `
       CREATE TABLE usage_files (
-        id      INTEGER PRIMARY KEY,
-        path    TEXT NOT NULL,
-        project TEXT NOT NULL
+        id             INTEGER PRIMARY KEY,
+        path           TEXT NOT NULL,
+        project        TEXT NOT NULL,
+        generation     INTEGER NOT NULL DEFAULT -1,
+        folded_through INTEGER NOT NULL DEFAULT 0
       ) STRICT;
       CREATE TABLE usage_candidates (
         file_id        INTEGER NOT NULL,
@@ -357,7 +359,6 @@ export const MIGRATIONS: readonly Migration[] = [
         cache_1h       INTEGER NOT NULL,
         PRIMARY KEY (slot, project, model)
       ) STRICT, WITHOUT ROWID;
-      INSERT INTO meta (key, value) SELECT 'usage.build', json_object('after', 0, 'through', max(id)) FROM files HAVING count(*) > 0;
     `,
   },
   {

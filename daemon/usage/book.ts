@@ -2,11 +2,10 @@
  * The usage book (migration 14): each file's best entry of each API response, one of them marked
  * as the entry that counts across files (rank.ts decides), and the counted usage summed by quarter
  * hour, project and model (`usage_slots`), which is all a report reads: a month of a heavy user's
- * history is a few thousand rows, read in milliseconds. Entries are kept by file (a commit's rows
- * land together; only the key index takes scattered writes), so that ingest pays little for them.
- * Folding is idempotent and order-free, so ingest's commits, a rebuild and the background build of
- * an older database (builder.ts) may fold the same entries in any order. Callers run every method
- * inside their transaction.
+ * history is a few thousand rows, read in milliseconds. Entries are kept by file (a slice's rows of
+ * one file land together; only the key index takes scattered writes). Folding is idempotent and
+ * order-free, so the follower (follower.ts) may fold the same entries again, and files in any order,
+ * and get the same book. Callers run every method inside their transaction.
  */
 import type Database from 'better-sqlite3';
 import type { Usage } from '../../shared/transcript/types.js';

@@ -1,16 +1,15 @@
 /**
- * Cost and telemetry (issue 18): the usage book kept in ingest's transactions, built in the
- * background for transcripts indexed before it, and `usage.report` answered from it.
+ * Cost and telemetry (issue 18): the usage book, which follows what ingest commits (follower.ts),
+ * and `usage.report` answered from it.
  */
 import type Database from 'better-sqlite3';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { UsageGrouping, UsageReportResult } from '../../shared/protocol/usage.js';
 import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds.js';
-import type { CommitObserver } from '../ingest/writer.js';
 import type { Logger } from '../log/logger.js';
 import { createUsageBook } from './book.js';
-import { createUsageBuilder } from './builder.js';
+import { createUsageFollower } from './follower.js';
 import { resolveWindow, type Zone, zoneNamed } from './days.js';
 import { buildReport, seriesOf } from './report.js';
 
@@ -28,26 +27,27 @@ export interface UsageServiceDeps {
   db: Database.Database;
   log: Logger;
   clock: () => number;
-  /** Rows per slice of the background build (tests make it small). */
-  buildSliceRows?: number;
+  /** Rows per slice of the book's folds (tests make it small). */
+  sliceRows?: number;
 }
 
 export interface UsageService {
-  /** Ingest's commit, inside its transaction: what the rows add to the book. */
-  committed: CommitObserver['committed'];
   report(params: UsageReportParams): UsageReportResult;
+  /** Ingest committed rows: the book folds them soon. */
+  committed(): void;
   /** Takes back what files no longer in the index counted (after a session was forgotten); returns how many. */
   dropOrphans(): number;
-  /** Starts the background build, if one is owed. */
+  /** Starts following the index (after the backfill: every file not folded yet is folded first). */
   start(): void;
+  /** Resolves once the book holds everything ingest committed (tests, benchmarks). */
+  caughtUp(): Promise<void>;
   stop(): void;
 }
 
 export function createUsageService(deps: UsageServiceDeps): UsageService {
   const { db, log, clock } = deps;
   const book = createUsageBook(db);
-  const builder = createUsageBuilder({ db, book, log, ...(deps.buildSliceRows === undefined ? {} : { sliceRows: deps.buildSliceRows }) });
-  const fileOf = db.prepare('SELECT id, project FROM files WHERE path = ?');
+  const follower = createUsageFollower({ db, book, log, ...(deps.sliceRows === undefined ? {} : { sliceRows: deps.sliceRows }) });
   const zones = new Map<string, Zone>();
 
   const zoneOf = (name: string | undefined): Zone => {
@@ -67,14 +67,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   const dropOrphans = db.transaction(() => book.dropOrphans());
 
   return {
-    committed(rows) {
-      // Most commits of a live session are prompts and tool results: nothing to count, no lookup.
-      if (!rows.reset && !rows.entries.some((entry) => entry.usage !== null)) return;
-      const file = fileOf.get(rows.path) as { id: number; project: string } | undefined;
-      if (file === undefined) return;
-      if (rows.reset) book.dropFile(file.id);
-      book.fold({ id: file.id, path: rows.path, project: file.project, sessionId: rows.sessionId }, rows.entries);
-    },
+    committed: () => follower.wake(),
     report(params) {
       const zone = zoneOf(params.timezone);
       const since = boundOf(params.since, 'since');
@@ -87,7 +80,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
         const series = seriesOf(zone, fromSlot, toSlot, fromSlot === null || toSlot === null ? book.extent(project) : null, now);
         const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, project);
         const projectRows = book.byProject(fromSlot, toSlot, project);
-        return { ...buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows }), index: builder.progress() };
+        return { ...buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows }), index: follower.progress() };
       })();
     },
     dropOrphans: () => dropOrphans(),
@@ -96,10 +89,11 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
       zoneOf(undefined).dateOf(clock());
       const dropped = dropOrphans();
       if (dropped > 0) log.info('usage book: files no longer indexed taken back', { files: dropped });
-      void builder.run().catch((error: unknown) => log.error('usage book build failed; reports stay partial until the next start', { error }));
+      follower.start();
     },
+    caughtUp: () => follower.idle(),
     stop() {
-      builder.stop();
+      follower.stop();
     },
   };
 }

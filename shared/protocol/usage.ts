@@ -52,8 +52,8 @@ export interface UsageReportResult {
   /** Every day of the window (from the first day with usage when `since` is unbounded), oldest first: a sparkline's series. */
   daily: UsageDay[];
   /**
-   * `building` while memd counts the responses of transcripts it indexed before it kept usage
-   * (a database from an older memd): the figures are partial until `ready`.
+   * `building` until the book has counted what the index held when memd started (a backfill, a
+   * database from an older memd): the figures are partial until `ready`.
    */
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }

@@ -68,7 +68,7 @@ describe('rendering', () => {
       '              highest $1.50 on 2026-03-01',
     ]);
     const building = renderUsage({ ...REPORT, rows: [], index: { state: 'building', filesDone: 3, filesTotal: 10 } }, plain);
-    expect(building.slice(1)).toEqual(['partial: memd is still counting transcripts it indexed before it kept usage (3 of 10 files)', 'no API responses in this window']);
+    expect(building.slice(1)).toEqual(['partial: memd is still counting the transcripts it has read (3 of 10 files)', 'no API responses in this window']);
   });
 
   it('fits a long series into the width, several days a mark', () => {

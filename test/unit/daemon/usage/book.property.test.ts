@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BookFile, createUsageBook, type SlotRow } from '../../../../daemon/usage/book.js';
-import { createUsageBuilder } from '../../../../daemon/usage/builder.js';
+import { createUsageFollower } from '../../../../daemon/usage/follower.js';
 import { SLOT_MS } from '../../../../daemon/usage/days.js';
 import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
@@ -218,20 +218,19 @@ describe('the usage book', () => {
     });
   }
 
-  it('is built again from the index by the background build, to the same rows', async () => {
+  it('follows the index: files read, read again from their start, and removed', async () => {
     const store = openBookStore();
     const { db } = store;
     const book = createUsageBook(db);
     const files = corpus(seededRandom(99));
     const insertFile = db.prepare(
-      "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0)",
+      "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', ?, 0, 0, 0, 0, 0, 0, 0)",
     );
     const insertEntry =
       db.prepare(`INSERT INTO entries (file_id, offset, length, type, timestamp, message_id, request_id, model, usage_input, usage_output, usage_cache_creation, usage_cache_read, usage_cache_5m, usage_cache_1h,
       chars, est_tokens, is_sidechain, is_meta, is_compact_summary) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0)`);
-    for (const file of files) {
-      insertFile.run(file.id, file.path, file.project, file.sessionId, String(file.id));
-      for (const entry of file.entries) {
+    const write = (file: FileData, entries: readonly ResponseEntry[]) => {
+      for (const entry of entries) {
         const usage = entry.usage;
         insertEntry.run(
           file.id,
@@ -250,13 +249,37 @@ describe('the usage book', () => {
           entry.isSidechain ? 1 : 0,
         );
       }
+    };
+    for (const file of files) {
+      insertFile.run(file.id, file.path, file.project, file.sessionId, String(file.id), (file.entries.at(-1)?.offset ?? 0) + 1);
+      write(file, file.entries);
     }
-    db.prepare("INSERT INTO meta (key, value) VALUES ('usage.build', json_object('after', 0, 'through', 6))").run();
-    const builder = createUsageBuilder({ db, book, log: fakeLogger(), sliceRows: 3 });
-    expect(builder.progress()).toEqual({ state: 'building', filesDone: 0, filesTotal: 6 });
-    await builder.run();
-    expect(builder.progress()).toEqual({ state: 'ready', filesDone: 6, filesTotal: 6 });
+    const follower = createUsageFollower({ db, book, log: fakeLogger(), sliceRows: 7 });
+    expect(follower.progress().state).toBe('building');
+    follower.start();
+    await follower.idle();
+    expect(follower.progress()).toEqual({ state: 'ready', filesDone: 0, filesTotal: 0 });
     expect(byId(book.slots(null, null, null))).toEqual(reference(files));
-    expect(db.prepare("SELECT count(*) FROM meta WHERE key = 'usage.build'").pluck().get()).toBe(0);
+
+    // A file read again from its start, with fewer lines: its next generation.
+    const cut = files[1] as FileData;
+    const kept = cut.entries.slice(0, 2);
+    db.prepare('DELETE FROM entries WHERE file_id = ?').run(cut.id);
+    write(cut, kept);
+    db.prepare('UPDATE files SET generation = generation + 1, committed_offset = ? WHERE id = ?').run((kept.at(-1)?.offset ?? 0) + 1, cut.id);
+    follower.wake();
+    await follower.idle();
+    expect(byId(book.slots(null, null, null))).toEqual(reference(files.map((file) => (file === cut ? { ...file, entries: kept } : file))));
+
+    // Appended lines, folded from where the file was left.
+    const grown = files[2] as FileData;
+    const more = [{ ...(grown.entries.at(-1) as ResponseEntry), offset: 100_000, messageId: 'msg_late', requestId: 'req_late' }];
+    write(grown, more);
+    db.prepare('UPDATE files SET committed_offset = ? WHERE id = ?').run(100_001, grown.id);
+    follower.wake();
+    await follower.idle();
+    const now = files.map((file) => (file === cut ? { ...file, entries: kept } : file === grown ? { ...file, entries: [...file.entries, ...more] } : file));
+    expect(byId(book.slots(null, null, null))).toEqual(reference(now));
+    follower.stop();
   });
 });

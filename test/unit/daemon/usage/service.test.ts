@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUsageService, type UsageService } from '../../../../daemon/usage/service.js';
 import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
-import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 
 const NOW = Date.parse('2026-03-03T12:00:00Z');
@@ -26,13 +25,16 @@ function response(timestamp: string, model: string, output: number, n: number): 
   return { offset: n * 100, type: 'assistant', timestamp, messageId: `msg_${n}`, requestId: `req_${n}`, model, usage: usage(output), isSidechain: false };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'memd-usage-service-'));
   store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
   usageService = createUsageService({ db: store.db, log: fakeLogger(), clock: () => NOW });
   const insertFile = store.db.prepare(
-    "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0)",
+    "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 1000, 0, 0, 0, 0, 0, 0, 0)",
   );
+  const insertEntry =
+    store.db.prepare(`INSERT INTO entries (file_id, offset, length, type, timestamp, message_id, request_id, model, usage_input, usage_output, usage_cache_creation, usage_cache_read, usage_cache_5m, usage_cache_1h,
+    chars, est_tokens, is_sidechain, is_meta, is_compact_summary) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0)`);
   const files = [
     {
       id: 1,
@@ -48,10 +50,12 @@ beforeEach(() => {
   ];
   for (const file of files) {
     insertFile.run(file.id, file.path, file.project, `s${file.id}`, String(file.id));
-    store.db.transaction(() =>
-      usageService.committed({ sessionId: `s${file.id}`, path: file.path, agentId: null, reset: false, entries: file.entries as IndexedEntry[], fileEntries: file.entries.length, complete: true }),
-    )();
+    for (const { offset, type, timestamp, messageId, requestId, model, usage: u } of file.entries) {
+      insertEntry.run(file.id, offset, type, timestamp, messageId, requestId, model, u?.input, u?.output, u?.cacheCreation, u?.cacheRead, u?.cache5m, u?.cache1h);
+    }
   }
+  usageService.start();
+  await usageService.caughtUp();
 });
 
 afterEach(() => {
