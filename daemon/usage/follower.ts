@@ -16,10 +16,11 @@ import type { ResponseEntry } from './rank.js';
 
 /**
  * Response rows folded per turn of the event loop, in one transaction, over as many files as they
- * come from: ~10 ms of work (more with a WAL checkpoint), so that requests are served between, and
- * the key index's pages are written once for many files' responses.
+ * come from: 10-30 ms at a heavy user's scale (more with a WAL checkpoint; 1,000 rows reached
+ * 50 ms), so that requests are served between, and the key index's pages are written once for
+ * many files' responses.
  */
-export const FOLD_SLICE_ROWS = 1_000;
+export const FOLD_SLICE_ROWS = 500;
 /** What looking at a file costs a slice, in rows: a slice of files without responses stays short too. */
 const FILE_COST_ROWS = 10;
 /** A later pass over more files than this is a build too (a burst of rewritten transcripts): reports say `building` meanwhile, as during the first. */
