@@ -28,7 +28,7 @@ type Rule =
 
 /** Daemon folders that know nothing of memd's domains: they could serve another daemon unchanged. */
 export const INFRASTRUCTURE = ['log', 'fs', 'config', 'store', 'bus', 'workers', 'llm'] as const;
-export const DOMAINS = ['ingest', 'transcripts', 'sessions', 'compaction', 'extraction', 'memory', 'handoff', 'search', 'export', 'usage', 'lifecycle', 'rpc', '(main)'] as const;
+export const DOMAINS = ['ingest', 'transcripts', 'sessions', 'compaction', 'extraction', 'memory', 'handoff', 'search', 'export', 'usage', 'archive', 'lifecycle', 'rpc', '(main)'] as const;
 
 export const RULES: readonly Rule[] = [
   {

@@ -28,6 +28,11 @@ async function ingestedFixtures(): Promise<{ sandbox: Sandbox; client: Client; s
   await startDaemon(sandbox);
   const client = createClient({ env: sandbox.env, autostart: false });
   await eventually(() => caughtUp(client), 'ingest to catch up');
+  // The archive follows the backfill; once it holds every transcript, `archived` stays put.
+  await eventually(async () => {
+    const { archive } = await client.daemonStatus();
+    return archive.state === 'live' && archive.pendingBytes === 0;
+  }, 'the archive to catch up');
   const { sessions } = await client.sessionsList();
   return { sandbox, client, sessions };
 }

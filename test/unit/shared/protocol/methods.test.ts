@@ -33,10 +33,15 @@ const DESIGN_METHODS = [
   'handoff.read',
   'search.query',
   'search.context',
+  'archive.list',
+  'archive.restore',
+  'archive.verify',
+  'archive.forget',
   'export.session',
+  'usage.report',
 ];
 /** Methods memd adds to DESIGN.md §3, each documented as an addition in docs/protocol.md. */
-const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status', 'memory.pause', 'memory.resume'];
+const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status', 'memory.pause', 'memory.resume', 'archive.prune'];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
 
