@@ -12,6 +12,7 @@
  */
 import { constants } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
+import type { ArchiveState, ArchiveStatus } from '../../shared/protocol/archive.js';
 import { isSameFile } from '../ingest/file-identity.js';
 import type { Logger } from '../log/logger.js';
 import type { FileRow } from '../store/rows.js';
@@ -29,23 +30,6 @@ const LIVE_BATCH_BYTES = 1024 * 1024;
 const LIVE_QUIET_MS = 5 * 60_000;
 /** How often deferred live bytes, and a stopped archive, are looked at again. */
 const RECHECK_MS = 60_000;
-
-export type ArchiveState = 'off' | 'waiting' | 'catching-up' | 'live' | 'stopped';
-
-export interface ArchiverStatus {
-  enabled: boolean;
-  state: ArchiveState;
-  /** Why archiving stopped (a full disk, the size cap), or null. */
-  reason: string | null;
-  sessions: number;
-  files: number;
-  archiveBytes: number;
-  sourceBytes: number;
-  /** Committed transcript bytes the archive does not hold yet. */
-  pendingBytes: number;
-  /** Files that failed in the last pass (each logged). */
-  failures: number;
-}
 
 export interface ArchiverDeps {
   store: ArchiveStore;
@@ -251,7 +235,7 @@ export function createArchiver(deps: ArchiverDeps) {
     settled: async () => {
       while (running !== null) await running;
     },
-    status(): ArchiverStatus {
+    status(): ArchiveStatus {
       const totals = store.totals();
       return { enabled: deps.enabled, state, reason, ...totals, pendingBytes: deps.enabled ? store.pendingBytes() : 0, failures };
     },
