@@ -130,7 +130,9 @@ export class LineTransport implements Transport {
       return;
     }
     if (this.skipping === null) {
-      this.skipping = { tail: Buffer.alloc(0), bytes: this.pending };
+      // The id may begin in what was kept so far, when the line ends just past the limit.
+      const kept = Buffer.concat(this.pieces);
+      this.skipping = { tail: kept.subarray(Math.max(0, kept.length - TAIL_BYTES)), bytes: this.pending };
       this.pieces = [];
       this.pending = 0;
     }

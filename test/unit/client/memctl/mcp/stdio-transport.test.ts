@@ -44,6 +44,18 @@ describe('LineTransport', () => {
     expect(messages).toEqual([{ jsonrpc: '2.0', id: 9, method: 'tools/list' }]);
   });
 
+  it('finds the id of a line that crosses the limit only in its last bytes', async () => {
+    const { input, transport, written } = harness();
+    await transport.start();
+    // 70 bytes: the first write is kept whole (64, the limit), the second crosses it with the id's last bytes.
+    const line = `{"method":"tools/call","params":{"a":"${'x'.repeat(5)}"},"jsonrpc":"2.0","id":41}`;
+    expect(line.length).toBe(LIMIT + 6);
+    input.write(line.slice(0, LIMIT));
+    input.write(`${line.slice(LIMIT)}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toMatchObject([{ id: 41, error: { code: -32600 } }]);
+  });
+
   it('does not take a nested id at the end of a skipped line for the message id', async () => {
     const { input, transport, written } = harness();
     await transport.start();
