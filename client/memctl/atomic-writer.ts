@@ -6,7 +6,7 @@
  * link that appears meanwhile instead of following it.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface AtomicFile {
@@ -31,24 +31,21 @@ export function refusalOf(path: string): string | null {
   return null;
 }
 
-export function createAtomicFile(path: string, mode = 0o644): AtomicFile {
+/**
+ * `mode` is the most the file gets: the umask narrows it as it would any new file's (the file is
+ * created with it, not chmod'ed after). A file already at `path` is replaced, so its mode is not kept.
+ */
+export function createAtomicFile(path: string, mode: number): AtomicFile {
   const refusal = refusalOf(path);
   if (refusal !== null) throw new Error(refusal);
   const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  // From its first byte the temp file has the final mode: no moment where others may read it.
   const fd = openSync(temp, 'wx', mode);
   let open = true;
   const close = () => {
     if (open) closeSync(fd);
     open = false;
   };
-  try {
-    // The mode asked for, whatever the umask.
-    fchmodSync(fd, mode);
-  } catch (error) {
-    close();
-    rmSync(temp, { force: true });
-    throw error;
-  }
   return {
     write(piece) {
       const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;

@@ -1,9 +1,11 @@
 /**
- * Claude Code's settings.json as memctl's installers edit it (install-hooks, install-statusline):
- * found where Claude Code reads it, parsed or refused with the reason, backed up, and written
- * atomically to the file a symlink points at (a dotfiles repository), keeping its mode.
+ * Claude Code's settings.json and MCP configs as memctl's installers edit them (install-hooks,
+ * install-statusline, install-mcp): found where Claude Code reads them, parsed or refused with the
+ * reason, backed up, and replaced through config-file.ts (regular files only, read-only ones left
+ * alone, under Claude Code's lock and compared again before the rename; a symlink to a file of the
+ * user's own is followed, and the file it points at is edited, keeping its mode).
  */
-import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { findJsonSyntaxProblem } from '../../shared/json-syntax.js';
@@ -11,14 +13,11 @@ import { exceedsDepth } from '../../shared/protocol/envelope.js';
 import { MAX_ENTRY_DEPTH } from '../../shared/transcript/depth.js';
 import { claudeSettingsPath, projectSettingsPath, resolvePaths } from '../../shared/paths.js';
 import { formatSettings } from '../../shared/hooks/settings.js';
+import { ConfigFileRefusal, findConfigFile, readConfigBytes, readOnlyRefusal, replaceConfigFile, type ConfigFile } from './config-file.js';
 import { UsageError } from './context.js';
-import { writeFileAtomic } from './fs-atomic.js';
 
-/** A new file holds only memd's entries, nothing private: the usual mode of a config file. */
-const NEW_FILE_MODE = 0o644;
-
-/** What the file held: its parsed settings, or the reason it cannot be used. */
-export type LoadedSettings = { exists: false; settings: unknown } | { exists: true; settings: unknown; realPath: string } | { refused: string };
+/** A new settings.json holds only memd's entries, nothing private: the usual mode of a config file. */
+export const NEW_SETTINGS_MODE = 0o644;
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value !== '' ? value : undefined;
@@ -36,41 +35,81 @@ function describeJsonError(text: string, error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function loadSettings(path: string): LoadedSettings {
-  if (!existsSync(path)) return { exists: false, settings: {} };
-  // A settings.json kept in a dotfiles repository is often a symlink: edit the file it points to.
-  const realPath = realpathSync(path);
-  const text = readFileSync(realPath, 'utf8');
+/** The settings in `bytes` ({} for no file or an empty one); throws ConfigFileRefusal when they cannot be used. */
+function parseSettings(path: string, bytes: Buffer | null): unknown {
+  if (bytes === null) return {};
+  const text = bytes.toString('utf8');
   // Nothing in an empty file can be lost, and `touch settings.json` is a common first step.
-  if (text.trim() === '') return { exists: true, settings: {}, realPath };
+  if (text.trim() === '') return {};
   let settings: unknown;
   try {
     settings = JSON.parse(text);
   } catch (error) {
-    return { refused: `${path} is not valid JSON (${describeJsonError(text, error)})` };
+    throw new ConfigFileRefusal(`${path} is not valid JSON (${describeJsonError(text, error)})`);
   }
   // Rewriting it would overflow JSON.stringify's stack; cutting it would lose the user's keys.
-  if (exceedsDepth(settings, MAX_ENTRY_DEPTH)) return { refused: `${path} nests deeper than ${MAX_ENTRY_DEPTH} levels; memctl will not rewrite it` };
-  return { exists: true, settings, realPath };
+  if (exceedsDepth(settings, MAX_ENTRY_DEPTH)) throw new ConfigFileRefusal(`${path} nests deeper than ${MAX_ENTRY_DEPTH} levels; memctl will not rewrite it`);
+  return settings;
 }
 
-/** `settings.json.bak-2026-03-04T05-06-07-123Z` beside the file; never replaces an older backup. */
-function backUp(realPath: string): string {
+/** `settings.json.bak-2026-03-04T05-06-07-123Z` beside the file, with its mode; never replaces an older backup. */
+function backUp(realPath: string, bytes: Buffer, mode: number): string {
   const backup = `${realPath}.bak-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  copyFileSync(realPath, backup, constants.COPYFILE_EXCL);
+  writeFileSync(backup, bytes, { flag: 'wx', mode });
   return backup;
 }
 
-/** Writes the new settings (after a backup of an existing file); returns the backup's path. */
-export function saveSettings(path: string, loaded: Exclude<LoadedSettings, { refused: string }>, settings: unknown): string | undefined {
-  if (loaded.exists) {
-    const backup = backUp(loaded.realPath);
-    writeFileAtomic(loaded.realPath, formatSettings(settings), statSync(loaded.realPath).mode & 0o777);
-    return backup;
+/** One installer's change: a merge of the settings, which may throw the installer's own shape error. */
+export interface SettingsChange<R extends { changed: boolean }> {
+  merge(settings: unknown): R;
+  /** The settings to write when the merge changed something. */
+  settingsOf(result: R): unknown;
+  /** The mode of a file memctl creates (an existing file keeps its own). */
+  newFileMode: number;
+  dryRun: boolean;
+}
+
+/** `refused`: one sentence for stderr, saying what is wrong, that nothing was changed, and what to do. */
+export type SettingsOutcome<R> = { refused: string } | { result: R; backup: string | undefined };
+
+function refusalOf(error: unknown): { refused: string } {
+  if (error instanceof ConfigFileRefusal) return { refused: error.sentence() };
+  throw error;
+}
+
+/**
+ * Reads the file, merges, and (unless nothing changes or it is a dry run) writes the result after a
+ * backup of the previous file. The first pass takes no lock, so that a refusal, a dry run or a file
+ * already as wanted costs nothing and creates nothing; the write merges again under the lock.
+ */
+export async function editSettings<R extends { changed: boolean }>(path: string, change: SettingsChange<R>): Promise<SettingsOutcome<R>> {
+  let result: R;
+  let file: ConfigFile;
+  try {
+    file = findConfigFile(path);
+    result = change.merge(parseSettings(path, file.exists ? readConfigBytes(path, file) : null));
+    if (!result.changed || change.dryRun) return { result, backup: undefined };
+    const readOnly = file.exists ? readOnlyRefusal(path, file) : null;
+    if (readOnly !== null) return { refused: readOnly.sentence() };
+  } catch (error) {
+    return refusalOf(error);
   }
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, formatSettings(settings), NEW_FILE_MODE);
-  return undefined;
+  if (!file.exists) mkdirSync(dirname(path), { recursive: true });
+  try {
+    const { backup } = await replaceConfigFile(path, (bytes, current) => {
+      if (current.exists) {
+        const readOnly = readOnlyRefusal(path, current);
+        if (readOnly !== null) throw readOnly;
+      }
+      result = change.merge(parseSettings(path, bytes));
+      if (!result.changed) return { write: false };
+      const mode = current.exists ? current.stat.mode & 0o777 : change.newFileMode;
+      return { write: true, content: formatSettings(change.settingsOf(result)), mode, backup: current.exists ? (old) => backUp(current.realPath, old, mode) : undefined };
+    });
+    return { result, backup };
+  } catch (error) {
+    return refusalOf(error);
+  }
 }
 
 /** The flags every installer takes (install-hooks, install-statusline, install-mcp). */

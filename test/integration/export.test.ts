@@ -122,7 +122,7 @@ describe('export over a daemon', () => {
     }
   });
 
-  it('memctl export --format jsonl: the same bytes on stdout and in --out, which is 0644', async () => {
+  it('memctl export --format jsonl: the same bytes on stdout and in --out, which is 0600', async () => {
     const run = await memctlBytes(sandbox, ['export', compactions.sessionId.slice(0, 8), '--format', 'jsonl']);
     expect(run.code).toBe(0);
     expect(run.stdout.equals(readFileSync(transcript))).toBe(true);
@@ -131,7 +131,7 @@ describe('export over a daemon', () => {
     expect(written.code).toBe(0);
     expect(JSON.parse(written.stdout)).toMatchObject({ sessionId: compactions.sessionId, format: 'jsonl', path: out, bytes: statSync(transcript).size, pages: 1 });
     expect(readFileSync(out).equals(readFileSync(transcript))).toBe(true);
-    expect(statSync(out).mode & 0o777).toBe(0o644);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
   });
 
   it('md: prompts quoted, tool calls folded with their results, compactions marked', async () => {

@@ -11,6 +11,8 @@ import { createAtomicFile, type AtomicFile } from '../atomic-writer.js';
 import { EXIT_ERROR, UsageError, type Command } from '../context.js';
 import { formatBytes } from '../output.js';
 
+/** A transcript is its user's alone (like the handoff): owner-only, narrowed further by a stricter umask. */
+const EXPORT_FILE_MODE = 0o600;
 /** A report of a large session takes the daemon a few seconds to render: far above the 3 s default. */
 const EXPORT_TIMEOUT_MS = 120_000;
 
@@ -88,7 +90,7 @@ export const exportCommand: Command = async (ctx) => {
     }
     let file: AtomicFile;
     try {
-      file = createAtomicFile(args.out);
+      file = createAtomicFile(args.out, EXPORT_FILE_MODE);
     } catch (error) {
       ctx.out.err(`memctl: cannot write ${args.out}: ${(error as Error).message}`);
       return EXIT_ERROR;

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
-import { loadSettings, parseInstallOptions, saveSettings, settingsPath, type InstallOptions } from '../settings-file.js';
+import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, settingsPath, type InstallOptions } from '../settings-file.js';
 
 type Options = InstallOptions;
 
@@ -39,27 +39,21 @@ function printResult(ctx: CommandContext, path: string, result: HookMergeResult,
 export const installHooks: Command = async (ctx) => {
   const options = parseOptions(ctx.args);
   const path = settingsPath(ctx.env, options.project);
-  const loaded = loadSettings(path);
-  if ('refused' in loaded) {
-    ctx.out.err(`memctl: ${loaded.refused}; fix it or move it aside, nothing was changed`);
-    return EXIT_ERROR;
-  }
-  let result: HookMergeResult;
+  let outcome: Awaited<ReturnType<typeof editSettings<HookMergeResult>>>;
   try {
-    result = merge(loaded.settings, options);
+    outcome = await editSettings(path, { merge: (settings) => merge(settings, options), settingsOf: (result) => result.settings, newFileMode: NEW_SETTINGS_MODE, dryRun: options.dryRun });
   } catch (error) {
     if (!(error instanceof HookSettingsError)) throw error;
     ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`);
     return EXIT_ERROR;
   }
+  if ('refused' in outcome) {
+    ctx.out.err(`memctl: ${outcome.refused}`);
+    return EXIT_ERROR;
+  }
   if (!options.uninstall && !existsSync(memctlMainPath())) {
     ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the hooks fail until memd is built (npm run build)`);
   }
-  if (!result.changed || options.dryRun) {
-    printResult(ctx, path, result, undefined, options);
-    return EXIT_OK;
-  }
-  const backup = saveSettings(path, loaded, result.settings);
-  printResult(ctx, path, result, backup, options);
+  printResult(ctx, path, outcome.result, outcome.backup, options);
   return EXIT_OK;
 };

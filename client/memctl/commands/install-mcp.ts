@@ -5,13 +5,12 @@
  * touched); project scope is the project's `.mcp.json`. A file that is not JSON is never written,
  * and an existing one is backed up first.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
-import { writeFileAtomic } from '../fs-atomic.js';
-import { loadSettings, parseInstallOptions, saveSettings, type InstallOptions } from '../settings-file.js';
+import { editSettings, parseInstallOptions, type InstallOptions } from '../settings-file.js';
 
 /** The server's name in Claude Code: its tools are `mcp__memd__<tool>`. */
 export const MCP_SERVER_KEY = 'memd';
@@ -128,32 +127,27 @@ function printResult(ctx: CommandContext, path: string, result: McpMergeResult, 
 export const installMcp: Command = async (ctx) => {
   const options = parseOptions(ctx.args);
   const path = options.project ? projectMcpConfigPath(ctx.env) : userMcpConfigPath(ctx.env);
-  const loaded = loadSettings(path);
-  if ('refused' in loaded) {
-    ctx.out.err(`memctl: ${loaded.refused}; fix it or move it aside, nothing was changed`);
-    return EXIT_ERROR;
-  }
-  let result: McpMergeResult;
+  const entry = memdMcpEntry(process.execPath, memctlMainPath());
+  let outcome: Awaited<ReturnType<typeof editSettings<McpMergeResult>>>;
   try {
-    result = options.uninstall ? uninstallMcpServer(loaded.settings) : installMcpServer(loaded.settings, memdMcpEntry(process.execPath, memctlMainPath()));
+    outcome = await editSettings(path, {
+      merge: (config) => (options.uninstall ? uninstallMcpServer(config) : installMcpServer(config, entry)),
+      settingsOf: (result) => result.config,
+      newFileMode: options.project ? NEW_PROJECT_CONFIG_MODE : NEW_USER_CONFIG_MODE,
+      dryRun: options.dryRun,
+    });
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;
     ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only Claude Code's format, nothing was changed`);
     return EXIT_ERROR;
   }
+  if ('refused' in outcome) {
+    ctx.out.err(`memctl: ${outcome.refused}`);
+    return EXIT_ERROR;
+  }
   if (!options.uninstall && !existsSync(memctlMainPath())) {
     ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the MCP server fails to start until memd is built (npm run build)`);
   }
-  if (!result.changed || options.dryRun) {
-    printResult(ctx, path, result, undefined, options);
-    return EXIT_OK;
-  }
-  let backup: string | undefined;
-  if (loaded.exists) backup = saveSettings(path, loaded, result.config);
-  else {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, `${JSON.stringify(result.config, null, 2)}\n`, options.project ? NEW_PROJECT_CONFIG_MODE : NEW_USER_CONFIG_MODE);
-  }
-  printResult(ctx, path, result, backup, options);
+  printResult(ctx, path, outcome.result, outcome.backup, options);
   return EXIT_OK;
 };

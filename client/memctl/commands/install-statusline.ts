@@ -7,26 +7,30 @@ import { HookSettingsError } from '../../../shared/hooks/settings.js';
 import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command } from '../context.js';
-import { loadSettings, parseInstallOptions, saveSettings, settingsPath } from '../settings-file.js';
+import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, settingsPath } from '../settings-file.js';
 
 export const installStatusLineCommand: Command = async (ctx) => {
   const options = parseInstallOptions('install-statusline', ctx.args, true);
   const path = settingsPath(ctx.env, options.project);
-  const loaded = loadSettings(path);
-  if ('refused' in loaded) {
-    ctx.out.err(`memctl: ${loaded.refused}; fix it or move it aside, nothing was changed`);
-    return EXIT_ERROR;
-  }
   const command = memdStatusLineCommand(process.execPath, memctlMainPath());
-  let result: StatusLineMergeResult;
+  let outcome: Awaited<ReturnType<typeof editSettings<StatusLineMergeResult>>>;
   try {
-    result = options.uninstall ? uninstallStatusLine(loaded.settings) : installStatusLine(loaded.settings, command, { force: options.force });
+    outcome = await editSettings(path, {
+      merge: (settings) => (options.uninstall ? uninstallStatusLine(settings) : installStatusLine(settings, command, { force: options.force })),
+      settingsOf: (result) => result.settings,
+      newFileMode: NEW_SETTINGS_MODE,
+      dryRun: options.dryRun,
+    });
   } catch (error) {
     if (!(error instanceof HookSettingsError)) throw error;
     ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`);
     return EXIT_ERROR;
   }
-  const backup = result.changed && !options.dryRun ? saveSettings(path, loaded, result.settings) : undefined;
+  if ('refused' in outcome) {
+    ctx.out.err(`memctl: ${outcome.refused}`);
+    return EXIT_ERROR;
+  }
+  const { result, backup } = outcome;
   if (ctx.json) {
     ctx.out.out(JSON.stringify({ path, changed: result.changed, actions: result.actions, conflict: result.conflict, backup: backup ?? null, dryRun: options.dryRun }));
     return result.conflict === null ? EXIT_OK : EXIT_ERROR;

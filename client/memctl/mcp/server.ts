@@ -4,10 +4,11 @@
  * directory; it lives until Claude Code closes its stdin.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { sanitizeProjectDirName } from '../../../shared/paths.js';
 import { MEMD_VERSION } from '../../../shared/version.js';
 import type { Client } from '../../index.js';
+import { LineTransport } from './stdio-transport.js';
 import { registerMemoryTools } from './tools/memory.js';
 import { registerProjectMemoryTool } from './tools/project-memory.js';
 import { registerSearchTools } from './tools/search.js';
@@ -50,7 +51,7 @@ type RequestId = string | number;
  * `... | memctl mcp`) still gets every answer; Claude Code, which closes stdin to stop the server,
  * has none waiting.
  */
-function trackAnswers(transport: StdioServerTransport): { drained(deadlineMs: number): Promise<void> } {
+function trackAnswers(transport: Transport): { drained(deadlineMs: number): Promise<void> } {
   const waiting = new Set<RequestId>();
   let onEmpty: (() => void) | undefined;
   // connect() keeps a handler set before it and calls it first: this one only takes note.
@@ -79,10 +80,11 @@ function trackAnswers(transport: StdioServerTransport): { drained(deadlineMs: nu
 /** Serves MCP on this process's stdin and stdout until the client closes stdin; resolves then. */
 export async function serveStdio(memd: Client, cwd: string): Promise<void> {
   const server = createMemdMcpServer({ memd, cwd, project: sanitizeProjectDirName(cwd) });
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_STDIN_MESSAGE_BYTES });
+  // A line over the limit, or one that is not a message, is answered with an error and skipped.
+  const transport = new LineTransport(process.stdin, process.stdout, { maxLineBytes: MAX_STDIN_MESSAGE_BYTES, log: (line) => process.stderr.write(`${line}\n`) });
   const answers = trackAnswers(transport);
   const closed = new Promise<void>((resolve) => {
-    // The SDK's transport does not watch for the end of stdin: that is how Claude Code says goodbye.
+    // The transport does not watch for the end of stdin: that is how Claude Code says goodbye.
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
     transport.onclose = resolve;
