@@ -3,6 +3,7 @@
 // in a loop. Reports that client's p50/p99 and memd's peak RSS (VmHWM). Targets: issue 27, item 4.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fixtureLines, hugeLine, writeSession } from './corpus.js';
 import { DAEMON_MAIN, STEP_DEADLINE_MS, fmt, makeSandbox, percentile, spawnProcess, waitForSocket } from './lib.js';
@@ -73,6 +74,12 @@ class Probe {
   }
 }
 
+/** CPU seconds the process used so far (utime + stime). */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function procStatus(pid, field) {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) * 1024 : 0;
@@ -111,7 +118,7 @@ export async function benchFlood() {
   mkdirSync(project, { recursive: true });
   const lines = fixtureLines();
   writeSession(join(project, `${SESSION_ID}.jsonl`), SESSION_ID, SESSION_BYTES, 1, lines, hugeLine(lines));
-  const daemon = spawnProcess([DAEMON_MAIN, '--foreground'], sandbox.env);
+  const daemon = spawnProcess([...(process.env.FLOOD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FLOOD_PROF}`] : []), DAEMON_MAIN, '--foreground'], sandbox.env);
   const flooders = [];
   try {
     await waitForSocket(sandbox.socketPath);
@@ -119,6 +126,7 @@ export async function benchFlood() {
     await waitForSession(probe);
     const pid = daemon.child.pid;
     const rssBefore = procStatus(pid, 'VmRSS');
+    const cpuBefore = cpuSeconds(pid);
     for (let i = 0; i < FLOODERS; i++) flooders.push(await flood(sandbox.socketPath, i + 1));
     const latencies = [];
     let calls = 0;
@@ -130,11 +138,15 @@ export async function benchFlood() {
       const method = calls++ % 2 === 0 ? 'daemon.status' : 'sessions.list';
       const answer = await probe.call(method, method === 'sessions.list' ? { limit: 5 } : {}, PROBE_TIMEOUT_MS);
       latencies.push(performance.now() - started);
+      if (process.env.FLOOD_TRACE && latencies.at(-1) > 100) console.log(`  slow ${method} at ${Math.round(FLOOD_MS - (until - Date.now()))} ms: ${Math.round(latencies.at(-1))} ms`);
       if (answer.error) errors++;
       peakRss = Math.max(peakRss, procStatus(pid, 'VmRSS'));
       await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
     }
     const hwm = procStatus(pid, 'VmHWM');
+    const cpu = cpuSeconds(pid) - cpuBefore;
+    const final = await probe.call('daemon.status', {});
+    if (final.result?.counts.answers) console.log(`  memd's answer budget at the end: ${JSON.stringify(final.result.counts.answers)}`);
     for (const socket of flooders) socket.destroy();
     probe.close();
     const sorted = [...latencies].sort((a, b) => a - b);
@@ -143,7 +155,7 @@ export async function benchFlood() {
     const mb = (bytes) => fmt(bytes / 1024 / 1024, 0);
     console.log(`flood: ${FLOODERS} connections x ${REQUESTS_PER_FLOODER} export.session (${PAGE_BYTES / 1024 / 1024} MiB pages) never read, ${FLOOD_MS / 1000} s`);
     console.log(`  probe (daemon.status / sessions.list): ${latencies.length} calls, p50 ${fmt(p50)} ms, p99 ${fmt(p99)} ms, max ${fmt(sorted.at(-1) ?? 0)} ms, errors ${errors}`);
-    console.log(`  memd RSS: ${mb(rssBefore)} MB before, ${mb(peakRss)} MB peak seen, VmHWM ${mb(hwm)} MB`);
+    console.log(`  memd RSS: ${mb(rssBefore)} MB before, ${mb(peakRss)} MB peak seen, VmHWM ${mb(hwm)} MB; memd used ${fmt(cpu)} s of CPU (load average ${fmt(loadavg()[0])})`);
     const ok = p99 <= MAX_P99_MS && hwm <= MAX_PEAK_RSS_BYTES;
     console.log(`  targets: p99 <= ${MAX_P99_MS} ms, peak RSS <= ${mb(MAX_PEAK_RSS_BYTES)} MB: ${ok ? 'met' : 'MISSED'}`);
     return ok;
