@@ -264,7 +264,11 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     log,
     createSessionIdResolver(store.db),
   );
-  const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections,
+  const rpc = createRpcServer({
+    dispatcher,
+    bus,
+    log,
+    maxConnections: config.maxConnections,
     limits: { idleMs: config.idleTimeoutMs, frameMs: config.frameTimeoutMs, stallMs: config.answerStallTimeoutMs },
     budget: { maxAnswerBytes: config.maxAnswerBytes, maxHeavyRequests: config.maxHeavyRequests },
   });

@@ -100,7 +100,12 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
           refusedLogged = true;
           protocolErrors++;
           socket.on('error', () => undefined);
-          const refusal = errorEnvelope(null, ErrorCode.TooManyConnections, 'TooManyConnections', `memd serves ${deps.maxConnections} connections at once (maxConnections) and all are taken; retry later`);
+          const refusal = errorEnvelope(
+            null,
+            ErrorCode.TooManyConnections,
+            'TooManyConnections',
+            `memd serves ${deps.maxConnections} connections at once (maxConnections) and all are taken; retry later`,
+          );
           socket.end(`${JSON.stringify(refusal)}\n`);
           return;
         }

@@ -122,7 +122,14 @@ beforeEach(async () => {
   });
   calls = new CallLog();
   const dispatcher = createDispatcher([...testHandlers(calls), ...eventMethods()], log);
-  server = createRpcServer({ dispatcher, bus, log, maxConnections: 100, limits: { idleMs: 600_000, frameMs: 10_000, stallMs: 30_000 }, budget: { maxAnswerBytes: 128 * 1024 * 1024, maxHeavyRequests: 4 } });
+  server = createRpcServer({
+    dispatcher,
+    bus,
+    log,
+    maxConnections: 100,
+    limits: { idleMs: 600_000, frameMs: 10_000, stallMs: 30_000 },
+    budget: { maxAnswerBytes: 128 * 1024 * 1024, maxHeavyRequests: 4 },
+  });
   await server.listen({ kind: 'path', path: socketPath });
 });
 
