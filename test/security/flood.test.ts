@@ -104,4 +104,29 @@ describe('clients that never read', () => {
       client.close();
     }
   }, 240_000);
+
+  it('closes a connection that reads none of its answers for answerStallTimeoutMs, freeing its part', async () => {
+    const sandbox = makeSandbox();
+    const session = generateSession({ seed: 28, rounds: 400, compacted: false, prompts: true, bigReads: true, tokensPerEstimate: 1 });
+    writeGeneratedSession(sandbox.projectsDir, session);
+    await startDaemon(sandbox, undefined, { MEMD_ANSWER_STALL_TIMEOUT_MS: '500' });
+    const client = createClient({ env: sandbox.env, autostart: false, timeoutMs: 10_000 });
+    const good = await RawSocket.open(sandbox.socketPath);
+    const page = { sessionId: session.sessionId, format: 'jsonl', maxBytes: 1024 };
+    let stalled: Socket | undefined;
+    try {
+      await eventually(async () => (await good.request('export.session', page)).result !== undefined, 'the session to be indexed', 60_000);
+      stalled = await flood(sandbox.socketPath, session.sessionId, 1);
+      await eventually(async () => (await client.daemonStatus()).counts.answers.queuedBytes > 0, 'answers queued for the stalled client');
+      await eventually(async () => {
+        const { counts } = await client.daemonStatus();
+        return counts.connections === 2 && counts.answers.queuedBytes === 0 && counts.answers.heavyWaiting === 0;
+      }, 'the stalled connection to be closed');
+      expect((await good.request('export.session', page)).result).toBeDefined();
+    } finally {
+      stalled?.destroy();
+      good.close();
+      client.close();
+    }
+  }, 120_000);
 });
