@@ -4,6 +4,7 @@ import { benchArchive } from './archive.js';
 import { benchClient } from './client.js';
 import { benchCompact } from './compact.js';
 import { benchExtract } from './extract.js';
+import { benchFlood } from './flood.js';
 import { benchHooks } from './hooks.js';
 import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
@@ -22,9 +23,10 @@ const BENCHES = {
   search: benchSearch,
   usage: benchUsage,
   archive: benchArchive,
+  flood: benchFlood,
 };
 /** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage']);
+const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage', 'flood']);
 
 // `--size 2.4G` goes to the benchmarks that take it (scale, search, archive, usage); the other arguments name benchmarks.
 const argv = process.argv.slice(2);

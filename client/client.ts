@@ -56,6 +56,16 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 const remaining = (deadline: number) => Math.max(1, deadline - Date.now());
 
+/** The longest Busy hint the client waits out; a larger one is the daemon's business to explain. */
+const MAX_BUSY_WAIT_MS = 10_000;
+
+/** How long memd asked the caller to wait before retrying, when it answered Busy. */
+function busyRetryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof RpcError) || error.code !== ErrorCode.Busy) return undefined;
+  const hint = error.data.retryAfterMs;
+  return typeof hint === 'number' && Number.isFinite(hint) && hint >= 0 ? Math.min(hint, MAX_BUSY_WAIT_MS) : undefined;
+}
+
 export class MemdClient {
   readonly paths: MemdPaths;
   readonly socketPath: string;
@@ -137,10 +147,22 @@ export class MemdClient {
   }
 
   private async request(method: string, params: object, mayStart: boolean): Promise<unknown> {
-    const deadline = Date.now() + this.timeoutMs;
-    const connection = await this.connect(deadline, mayStart);
     const slow = !this.timeoutChosen && SLOW_METHODS.has(method);
-    return connection.call(method, params, slow ? SLOW_METHOD_TIMEOUT_MS : remaining(deadline));
+    const deadline = Date.now() + (slow ? SLOW_METHOD_TIMEOUT_MS : this.timeoutMs);
+    try {
+      return await this.requestOnce(method, params, mayStart, deadline);
+    } catch (error) {
+      // Busy: memd did not run it (other clients' unread answers fill its budget); once more after its hint, if the deadline allows.
+      const waitMs = busyRetryAfterMs(error);
+      if (waitMs === undefined || Date.now() + waitMs >= deadline) throw error;
+      await delay(waitMs);
+      return this.requestOnce(method, params, mayStart, deadline);
+    }
+  }
+
+  private async requestOnce(method: string, params: object, mayStart: boolean, deadline: number): Promise<unknown> {
+    const connection = await this.connect(Math.min(deadline, Date.now() + this.timeoutMs), mayStart);
+    return connection.call(method, params, remaining(deadline));
   }
 
   private connect(deadline: number, mayStart: boolean): Promise<RpcConnection> {

@@ -264,7 +264,14 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     log,
     createSessionIdResolver(store.db),
   );
-  const rpc = createRpcServer({ dispatcher, bus, log, maxConnections: config.maxConnections, limits: { idleMs: config.idleTimeoutMs, frameMs: config.frameTimeoutMs } });
+  const rpc = createRpcServer({
+    dispatcher,
+    bus,
+    log,
+    maxConnections: config.maxConnections,
+    limits: { idleMs: config.idleTimeoutMs, frameMs: config.frameTimeoutMs, stallMs: config.answerStallTimeoutMs },
+    budget: { maxAnswerBytes: config.maxAnswerBytes, maxHeavyRequests: config.maxHeavyRequests },
+  });
   // Set once listening on a path of our own; systemd owns an activated socket.
   let socketFile: OwnSocket | undefined;
   const shutdown = createShutdown(

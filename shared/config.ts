@@ -100,6 +100,24 @@ const spec = {
     parse: positiveInt,
     doc: 'a frame begun must end with its newline within this, else -32700 and the connection is closed',
   },
+  maxAnswerBytes: {
+    env: 'MEMD_MAX_ANSWER_BYTES',
+    default: 64 * 1024 * 1024,
+    parse: positiveInt,
+    doc: 'answer bytes of all connections together: written and not read yet by their clients, or reserved for heavy answers being built (16 MiB each); past it a heavy request is answered Busy (-32005)',
+  },
+  maxHeavyRequests: {
+    env: 'MEMD_MAX_HEAVY_REQUESTS',
+    default: 2,
+    parse: positiveInt,
+    doc: 'heavy requests (export pages, search.context, toolResults.get, compactions, archive restore/verify/prune, rewind) running at once; more wait their turn',
+  },
+  answerStallTimeoutMs: {
+    env: 'MEMD_ANSWER_STALL_TIMEOUT_MS',
+    default: 30_000,
+    parse: positiveInt,
+    doc: 'a connection whose client reads none of its queued answers for this long is closed, freeing its part of the answer budget',
+  },
   summarizer: {
     env: 'MEMD_SUMMARIZER',
     default: 'offline' as 'offline' | 'anthropic',

@@ -38,6 +38,8 @@ const NEXT_STEP_BY_KIND: Record<string, string> = {
   MethodNotFound: '`memctl call daemon.version` lists the methods this daemon serves',
   InvalidParams: "docs/protocol.md gives each method's params",
   ShuttingDown: 'memd is restarting; run the command again in a moment',
+  Busy: 'memd is holding large answers that other clients have not read yet (memctl status shows its answer budget); run the command again in a few seconds',
+  TooManyConnections: 'every connection slot is taken (maxConnections); run the command again in a moment',
   InternalError: 'this is a bug in memd; its log (memctl status shows where) has the details',
   Conflict: 'read it again (its etag is in --json) and retry',
   PathRejected: 'data.reason (memctl call ... prints it) says which rule the path broke',

@@ -3,11 +3,12 @@
  * A frame that is not JSON (or too large) gets -32700 and closes this connection only.
  */
 import type { Socket } from 'node:net';
-import { ErrorCode } from '../../shared/protocol/errors.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { MAX_BATCH_SIZE, checkRequest, errorEnvelope, exceedsDepth, type ErrorEnvelope, type RequestEnvelope, type RequestId } from '../../shared/protocol/envelope.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
 import { LineSplitter, MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
+import { CONNECTION_SHARE_BYTES, type AnswerBudget, type BudgetMember, type Ticket } from './budget.js';
 import type { CallContext, ConnectionHandle, Dispatcher } from './dispatch.js';
 
 /** A client that stops reading its answers is cut off rather than allowed to grow our buffers. */
@@ -19,12 +20,14 @@ const BAD_FRAME_LINGER_MS = 5_000;
 /** LSP's cancellation notification, which memd honours too. */
 const CANCEL_METHOD = '$/cancelRequest';
 
-/** How long a client may hold a connection open, and a frame unfinished (config: idleTimeoutMs, frameTimeoutMs). */
+/** How long a client may hold a connection open, a frame unfinished, its answers unread (config: idleTimeoutMs, frameTimeoutMs, answerStallTimeoutMs). */
 export interface ConnectionLimits {
   /** No request, no subscription, no byte received for this long: the connection is closed. */
   idleMs: number;
   /** A frame begun must end with its newline within this (16 MiB over a Unix socket takes milliseconds). */
   frameMs: number;
+  /** Answers queued and not one byte of them read for this long: the connection is closed, freeing its part of the budget. */
+  stallMs: number;
 }
 
 export interface ConnectionHooks {
@@ -36,9 +39,14 @@ export interface ConnectionHooks {
   onProtocolError(): void;
   onClose(connection: Connection): void;
   limits: ConnectionLimits;
+  /** Shared by every connection: heavy requests wait their turn or are answered Busy. */
+  budget: AnswerBudget;
 }
 
-export class Connection implements ConnectionHandle {
+/** The answer of one line (a request or a batch) and the reservations to give back once it is written. */
+type Tickets = Ticket[];
+
+export class Connection implements ConnectionHandle, BudgetMember {
   private readonly splitter = new LineSplitter();
   private readonly inFlight = new Map<RequestId | symbol, AbortController>();
   /** The method of each request in flight, for the shutdown's log when it runs past the deadline. */
@@ -52,6 +60,9 @@ export class Connection implements ConnectionHandle {
   private unanswered = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private frameTimer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  /** Characters handed to the socket so far (writableLength counts a string's length): written minus queued is what the client read. */
+  private written = 0;
 
   constructor(
     readonly id: number,
@@ -61,7 +72,13 @@ export class Connection implements ConnectionHandle {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error) => hooks.log.debug('connection error', { connection: id, error: error.message }));
     socket.on('close', () => this.onClosed());
+    socket.on('drain', () => this.onDrained());
+    hooks.budget.join(this);
     this.armIdle();
+  }
+
+  queuedBytes(): number {
+    return this.closed ? 0 : this.socket.writableLength;
   }
 
   /** Restarted by every byte received and every answer sent; a subscriber or a running request is never idle. */
@@ -182,8 +199,9 @@ export class Connection implements ConnectionHandle {
       return;
     }
     this.unanswered++;
+    const tickets: Tickets = [];
     if (!Array.isArray(message)) {
-      void this.handleOne(message).then((response) => this.sendAndSettle(response));
+      void this.handleOne(message, tickets).then((response) => this.sendAndSettle(response, tickets));
       return;
     }
     if (message.length === 0 || message.length > MAX_BATCH_SIZE) {
@@ -193,13 +211,13 @@ export class Connection implements ConnectionHandle {
       this.send(errorEnvelope(null, ErrorCode.InvalidRequest, 'InvalidBatch', `invalid request: ${reason}`));
       return;
     }
-    void Promise.all(message.map((entry) => this.handleOne(entry))).then((responses) => {
+    void Promise.all(message.map((entry) => this.handleOne(entry, tickets))).then((responses) => {
       const answered = responses.filter((response) => response !== null);
-      this.sendAndSettle(answered.length > 0 ? answered : null);
+      this.sendAndSettle(answered.length > 0 ? answered : null, tickets);
     });
   }
 
-  private async handleOne(value: unknown): Promise<object | null> {
+  private async handleOne(value: unknown, tickets: Tickets): Promise<object | null> {
     const checked = checkRequest(value);
     if (!checked.ok) {
       this.hooks.onProtocolError();
@@ -213,10 +231,10 @@ export class Connection implements ConnectionHandle {
     if (!this.hooks.accepting()) {
       return request.id === undefined ? null : errorEnvelope(request.id, ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down; retry after it restarts');
     }
-    return this.run(request);
+    return this.run(request, tickets);
   }
 
-  private async run(request: RequestEnvelope): Promise<object | null> {
+  private async run(request: RequestEnvelope, tickets: Tickets): Promise<object | null> {
     const key = request.id ?? Symbol('notification');
     if (this.inFlight.has(key)) {
       // A second request under a running id could not be told apart, cancelled or waited for.
@@ -229,20 +247,33 @@ export class Connection implements ConnectionHandle {
     this.applyBackpressure();
     this.hooks.onRequest();
     const ctx: CallContext = { signal: controller.signal, connection: this };
+    let ticket: Ticket | undefined;
     try {
+      if (this.hooks.budget.isHeavy(request.method)) {
+        try {
+          ticket = await this.hooks.budget.admit(this, request.method, controller.signal);
+        } catch (error) {
+          if (!(error instanceof RpcError) || request.id === undefined) return null;
+          return { jsonrpc: '2.0', id: request.id, error: error.toJSON() };
+        }
+        tickets.push(ticket);
+      }
       const response = await this.hooks.dispatcher.dispatch(request, ctx);
       if (controller.signal.aborted && request.id !== undefined) return cancelled(request.id);
       return response;
     } finally {
+      ticket?.finished();
       this.inFlight.delete(key);
       this.methods.delete(key);
       this.applyBackpressure();
     }
   }
 
-  private sendAndSettle(response: object | null): void {
+  private sendAndSettle(response: object | null, tickets: Tickets): void {
     this.unanswered--;
     if (response !== null) this.send(response);
+    // The answer now counts as queued bytes (or is gone with the connection): its reservation is free.
+    for (const ticket of tickets) ticket.sent();
     this.endWhenIdle();
   }
 
@@ -251,8 +282,9 @@ export class Connection implements ConnectionHandle {
     this.inFlight.get(id)?.abort();
   }
 
+  /** Reads nothing more while too many requests run or while the client leaves its answers unread. */
   private applyBackpressure(): void {
-    const shouldPause = this.inFlight.size >= MAX_IN_FLIGHT_PER_CONNECTION;
+    const shouldPause = this.inFlight.size >= MAX_IN_FLIGHT_PER_CONNECTION || this.socket.writableLength > CONNECTION_SHARE_BYTES;
     if (shouldPause === this.paused || this.closed || this.ending) return;
     this.paused = shouldPause;
     if (shouldPause) this.socket.pause();
@@ -266,23 +298,60 @@ export class Connection implements ConnectionHandle {
       this.socket.destroy();
       return;
     }
-    const frame = serializeWithin(message, this.hooks.log, this.id);
-    if (frame !== null) this.socket.write(frame);
+    const text = serializeWithin(message, this.hooks.log, this.id);
+    if (text !== null) {
+      this.written += text.length + 1;
+      // Two writes: `${text}\n` would copy a 16 MiB answer once more, and a corked writev would
+      // keep the string alive beside the socket's own copy of it until the client reads it.
+      this.socket.write(text);
+      this.socket.write('\n');
+      this.armStall();
+      this.applyBackpressure();
+    }
     this.armIdle();
+  }
+
+  private onDrained(): void {
+    this.applyBackpressure();
+    this.hooks.budget.wake();
+  }
+
+  /**
+   * A client that reads slowly gets its answers at its pace; one that reads nothing for
+   * `stallMs` while answers wait is cut off, so that its answers stop holding the budget.
+   */
+  private armStall(): void {
+    if (this.stallTimer !== undefined || this.socket.writableLength === 0) return;
+    const readBefore = this.written - this.socket.writableLength;
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      if (this.closed || this.socket.writableLength === 0) return;
+      if (this.written - this.socket.writableLength > readBefore) {
+        this.armStall();
+        return;
+      }
+      this.hooks.log.warn('client read none of its answers in time; disconnecting it', { connection: this.id, queuedBytes: this.socket.writableLength, stallMs: this.hooks.limits.stallMs });
+      this.socket.destroy();
+    }, this.hooks.limits.stallMs);
+    this.stallTimer.unref();
   }
 
   private onClosed(): void {
     this.closed = true;
     clearTimeout(this.idleTimer);
     clearTimeout(this.frameTimer);
+    clearTimeout(this.stallTimer);
     this.cancelAll();
     this.topics.clear();
+    // Its waiting requests go at once; those running give their slots back as they stop.
+    this.hooks.budget.leave(this);
+    this.hooks.budget.wake();
     this.hooks.onClose(this);
   }
 }
 
 /**
- * The frame for a message, never over the client's MAX_FRAME_BYTES: an answer that would be is
+ * The frame for a message (without its newline), never over the client's MAX_FRAME_BYTES: an answer that would be is
  * replaced by an AnswerTooLarge error (a client would reject the frame and never see its answer;
  * one too big to serialize at all threw out of here unanswered). An event that large is dropped.
  */
@@ -298,7 +367,7 @@ function serializeWithin(message: object, log: Logger, connection: number): stri
     tooDeep = error.message.includes('call stack');
   }
   const bytes = text === null ? null : Buffer.byteLength(text) + 1;
-  if (text !== null && bytes !== null && bytes <= MAX_FRAME_BYTES) return `${text}\n`;
+  if (text !== null && bytes !== null && bytes <= MAX_FRAME_BYTES) return text;
   const id = (message as { id?: unknown }).id;
   if (id === undefined) {
     log.warn('an event too large for one frame was not sent', { connection, bytes });
@@ -308,7 +377,7 @@ function serializeWithin(message: object, log: Logger, connection: number): stri
   const size = bytes === null ? 'more than a string can hold' : `${bytes} bytes`;
   const problem = tooDeep ? 'the answer nests too deep to serialize' : `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit`;
   const envelope = errorEnvelope(id as RequestId, ErrorCode.TooLarge, 'AnswerTooLarge', `${problem}; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`);
-  return `${JSON.stringify({ ...envelope, error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } } })}\n`;
+  return JSON.stringify({ ...envelope, error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } } });
 }
 
 function cancelled(id: RequestId): ErrorEnvelope {

@@ -6,6 +6,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { ErrorCode } from '../../shared/protocol/errors.js';
 import { errorEnvelope } from '../../shared/protocol/envelope.js';
+import { createAnswerBudget, type BudgetLimits, type BudgetStats } from './budget.js';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { Dispatcher } from './dispatch.js';
 
@@ -16,6 +17,7 @@ export interface RpcStats {
   subscriptions: number;
   requestsServed: number;
   protocolErrors: number;
+  answers: BudgetStats;
 }
 
 export interface RpcServer {
@@ -45,6 +47,8 @@ export interface RpcServerDeps {
   /** Connections served at once; one more gets a TooManyConnections error frame and is closed. */
   maxConnections: number;
   limits: ConnectionLimits;
+  /** Answer bytes and heavy requests of all connections together (config: maxAnswerBytes, maxHeavyRequests). */
+  budget: BudgetLimits;
 }
 
 export function createRpcServer(deps: RpcServerDeps): RpcServer {
@@ -55,12 +59,14 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
   let requestsServed = 0;
   let protocolErrors = 0;
   let server: Server | undefined;
+  const budget = createAnswerBudget(deps.budget);
 
   let refusedLogged = false;
   const hooks = {
     dispatcher,
     log,
     limits: deps.limits,
+    budget,
     accepting: () => accepting,
     onRequest: () => {
       requestsServed++;
@@ -94,7 +100,12 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
           refusedLogged = true;
           protocolErrors++;
           socket.on('error', () => undefined);
-          const refusal = errorEnvelope(null, ErrorCode.Busy, 'TooManyConnections', `memd serves ${deps.maxConnections} connections at once (maxConnections) and all are taken; retry later`);
+          const refusal = errorEnvelope(
+            null,
+            ErrorCode.TooManyConnections,
+            'TooManyConnections',
+            `memd serves ${deps.maxConnections} connections at once (maxConnections) and all are taken; retry later`,
+          );
           socket.end(`${JSON.stringify(refusal)}\n`);
           return;
         }
@@ -125,7 +136,7 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
     stats() {
       let subscriptions = 0;
       for (const connection of connections) subscriptions += connection.subscriptionCount;
-      return { connections: connections.size, subscriptions, requestsServed, protocolErrors };
+      return { connections: connections.size, subscriptions, requestsServed, protocolErrors, answers: budget.stats() };
     },
     stopAccepting(closeListener = true) {
       accepting = false;

@@ -10,7 +10,13 @@ export const ErrorCode = {
   NotReady: -32002,
   VersionMismatch: -32003,
   /** Every connection slot is taken (`TooManyConnections`); the connections open are served on. */
-  Busy: -32004,
+  TooManyConnections: -32004,
+  /**
+   * A heavy request (an export page, search.context, a compaction, an archive restore) was not run:
+   * answers other clients have not read fill memd's budget, or this connection has too many
+   * waiting (`data.retryAfterMs`, `data.method`). Retry after the hint; cheap requests still answer.
+   */
+  Busy: -32005,
   Cancelled: -32800,
   // Domain errors start at 1000.
   NotFound: 1001,

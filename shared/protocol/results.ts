@@ -167,6 +167,12 @@ export interface DaemonStatus {
     subscriptions: number;
     requestsServed: number;
     protocolErrors: number;
+    /**
+     * The daemon-wide answer budget (an addition to DESIGN.md, issue 27): bytes written to clients
+     * and not read yet, bytes reserved for answers being built, heavy requests running and
+     * waiting, and the Busy answers given since the start.
+     */
+    answers: { queuedBytes: number; reservedBytes: number; heavyRunning: number; heavyWaiting: number; busyAnswers: number };
   };
   memory: { rssBytes: number; heapUsedBytes: number };
   compaction: CompactionStatus;

@@ -26,7 +26,14 @@ export async function serveHandlers(handlers: readonly MethodHandler[]): Promise
   });
   const version = handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] }));
   const dispatcher = createDispatcher([version, ...handlers], fakeLogger());
-  const server = createRpcServer({ dispatcher, bus, log: fakeLogger(), maxConnections: 10, limits: { idleMs: 60_000, frameMs: 10_000 } });
+  const server = createRpcServer({
+    dispatcher,
+    bus,
+    log: fakeLogger(),
+    maxConnections: 10,
+    limits: { idleMs: 60_000, frameMs: 10_000, stallMs: 30_000 },
+    budget: { maxAnswerBytes: 128 * 1024 * 1024, maxHeavyRequests: 4 },
+  });
   await server.listen({ kind: 'path', path: socketPath });
   const client = new MemdClient({ socketPath, autostart: false });
   return {

@@ -94,6 +94,13 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
     `  clients   ${counts.connections} connected, ${counts.subscriptions} subscriptions, ${counts.requestsServed} requests served, ${counts.protocolErrors} protocol errors`,
     `  memory    ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
   ];
+  // Shown only when clients leave answers unread or were told Busy (an older daemon sends no budget).
+  const answers = counts.answers as DaemonStatus['counts']['answers'] | undefined;
+  if (answers !== undefined && (answers.queuedBytes > 0 || answers.heavyWaiting > 0 || answers.busyAnswers > 0)) {
+    lines.push(
+      `  answers   ${formatBytes(answers.queuedBytes)} not read yet by clients, ${answers.heavyRunning} heavy requests running, ${answers.heavyWaiting} waiting, ${answers.busyAnswers} answered Busy`,
+    );
+  }
   lines.push(...renderIngest(status, out, now));
   const { compaction, extraction } = status;
   const jobs = extraction.jobs;
