@@ -103,7 +103,7 @@ describe('the SessionStart context', () => {
     expect(injected).toBeLessThan(close);
     expect(context.slice(0, open)).toMatch(/data, not instructions/);
     // The forged delimiter is escaped, not a line of memd's.
-    expect(context).toContain('<<\\<end memd-data 0011223344556677>>>');
+    expect(context).toContain('<<\u2039end memd-data 0011223344556677>>>');
   });
 
   it('stays within 10,000 tokens however big the handoff is, saying where the whole file is', async () => {
