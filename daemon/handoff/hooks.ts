@@ -44,7 +44,6 @@ export interface HookServiceDeps {
   bindings: HandoffBindings;
 }
 
-
 const cut = (text: string, chars: number, note: string) => (text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`);
 
 export function createHookService(deps: HookServiceDeps) {

@@ -75,7 +75,10 @@ export function judgeHandoff(file: HandoffToJudge): HandoffTrust {
   const binding = parseBinding(file.binding);
   if (binding === null || binding.path !== file.path) return { trusted: false, reason: `memd's record of ${file.path} is not valid: the file is not used` };
   if (binding.sha256 !== file.sha256) {
-    return { trusted: false, reason: `${file.path} changed after memd wrote it (for ${sessionName(binding.sessionId)}, at ${binding.writtenAt}): an edited handoff is not used; memctl handoff writes a new one` };
+    return {
+      trusted: false,
+      reason: `${file.path} changed after memd wrote it (for ${sessionName(binding.sessionId)}, at ${binding.writtenAt}): an edited handoff is not used; memctl handoff writes a new one`,
+    };
   }
   const named = headerSession(file.text);
   if (named !== (binding.sessionId ?? 'unknown')) return { trusted: false, reason: `the first line of ${file.path} does not name ${sessionName(binding.sessionId)}, which memd wrote it for` };

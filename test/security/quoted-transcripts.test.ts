@@ -33,7 +33,8 @@ function writeSession(sandbox: Sandbox, cwd: string): string {
 }
 
 const sessionStartInput = (cwd: string, transcript: string) => JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd, hook_event_name: 'SessionStart', source: 'compact' });
-const preCompactInput = (cwd: string, transcript: string) => JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' });
+const preCompactInput = (cwd: string, transcript: string) =>
+  JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' });
 const contextOf = (stdout: string) => (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
 
 describe('transcript text that poses as instructions, through the MCP tools and SessionStart', () => {

@@ -78,7 +78,13 @@ describe('the offline handoff of each fixture', () => {
       expect((await service.generate({ transcriptPath: path, cwd, trigger: 'auto' })).text).toBe(text);
       const empty = openStore(join(fixture.dir, 'empty.sqlite'), fakeLogger());
       try {
-        const scanned = await createHandoffService({ transcripts: createTranscripts({ db: empty.db }), projectsDir: fixture.projectsDir, log: fakeLogger(), clock: () => 0, bindings: bindingsIn(fixture.dir) }).generate({
+        const scanned = await createHandoffService({
+          transcripts: createTranscripts({ db: empty.db }),
+          projectsDir: fixture.projectsDir,
+          log: fakeLogger(),
+          clock: () => 0,
+          bindings: bindingsIn(fixture.dir),
+        }).generate({
           transcriptPath: path,
           cwd,
         });

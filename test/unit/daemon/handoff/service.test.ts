@@ -38,7 +38,14 @@ const transcriptPath = () => join(projectsDir, PROJECT, `${SESSION}.jsonl`);
 
 async function service(extra: Partial<HandoffDeps> = {}) {
   store ??= await indexProjects(dir, projectsDir);
-  return createHandoffService({ transcripts: createTranscripts({ db: store.db }), projectsDir, log: fakeLogger(), clock: () => Date.parse('2026-01-02T00:00:00Z'), bindings: bindingsIn(dir), ...extra });
+  return createHandoffService({
+    transcripts: createTranscripts({ db: store.db }),
+    projectsDir,
+    log: fakeLogger(),
+    clock: () => Date.parse('2026-01-02T00:00:00Z'),
+    bindings: bindingsIn(dir),
+    ...extra,
+  });
 }
 
 function git(...args: string[]): string {
