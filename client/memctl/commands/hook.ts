@@ -102,8 +102,9 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
     return;
   }
   const path = join(input.cwd, HANDOFF_FILE);
+  let document: string;
   try {
-    const document = renderPartialHandoff({
+    document = renderPartialHandoff({
       sessionId: input.sessionId,
       cwd: input.cwd,
       trigger: input.trigger ?? 'unknown',
@@ -112,11 +113,16 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
       tail: transcriptTail(input.transcriptPath),
     });
     writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, document, PRIVATE_FILE_MODE);
+  } catch (error) {
+    ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
+    return;
+  }
+  try {
     // Recorded as memd's, for this session, so that SessionStart uses it (issue 27).
     recordHandoff(ctx.env, input.cwd, document, input.sessionId);
     ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
   } catch (error) {
-    ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
+    ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}, but memd's record of it was not written, so SessionStart will not use it: ${(error as Error).message}`);
   }
 }
 
