@@ -23,6 +23,7 @@ import { hasAllSections } from './extraction/template.js';
 import { createHandoffService } from './handoff/service.js';
 import { createHookRecords } from './handoff/hook-records.js';
 import { createHookService } from './handoff/hooks.js';
+import { createHandoffBindings } from './handoff/bindings.js';
 import { createIngestor, createIngestParser } from './ingest/ingestor.js';
 import type { LineParser } from './ingest/parser.js';
 import { scanTranscripts } from './ingest/scan.js';
@@ -119,7 +120,9 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
 
   // Jobs and results: extraction, compaction, hooks and handoffs, memory.
   const memdir = createMemdirStore({ projectsDir: paths.projectsDir, clock });
-  const hooks = createHookService({ transcripts, records: createHookRecords(store.db), memdir, log, clock });
+  // One record of which handoffs memd wrote, read by handoff.read and SessionStart alike (issue 27).
+  const handoffBindings = createHandoffBindings({ stateDir: paths.stateDir, clock, log });
+  const hooks = createHookService({ transcripts, records: createHookRecords(store.db), memdir, log, clock, bindings: handoffBindings });
   const anthropicMemory = access && createAnthropicMemorySummarizer({ ...access, model: config.model, validate: hasAllSections });
   const extraction = createExtractionService({
     transcripts,
@@ -168,6 +171,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     clock,
     anthropic: access && { ...access, model: config.handoffModel },
     git: { timeoutMs: config.gitTimeoutMs },
+    bindings: handoffBindings,
   });
   const search = createSearchService({
     db: store.db,

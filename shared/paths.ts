@@ -131,3 +131,8 @@ export function undoRoot(stateDir: string): string {
 
 /** DESIGN.md §5: the handoff file, relative to the working tree (docs/ and the handoff are checked link by link). */
 export const HANDOFF_FILE = join('docs', 'handoff-context.md');
+
+/** `<state>/handoffs/`: which handoff files memd wrote, for which session (shared/handoff/binding.ts). */
+export function handoffBindingsDir(stateDir: string): string {
+  return join(stateDir, 'handoffs');
+}

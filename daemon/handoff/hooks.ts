@@ -5,6 +5,7 @@
  * the compaction's summary and what it lost of the conversation before it.
  */
 import { randomBytes } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
 import type { MemdirListResult } from '../../shared/protocol/memdir.js';
@@ -21,6 +22,8 @@ import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
 import type { HookRecords } from './hook-records.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
+import { handoffContextBlock } from '../../shared/handoff/context.js';
+import type { HandoffBindings } from './bindings.js';
 
 /** The cap on what SessionStart adds to the model's context (issue 7). */
 export const SESSION_START_MAX_TOKENS = 10_000;
@@ -37,16 +40,8 @@ export interface HookServiceDeps {
   memdir: MemdirStore;
   log: Logger;
   clock: () => number;
-}
-
-/**
- * The handoff file when it was written for this session (its first line names the session), or
- * by memctl without knowing one; a handoff another session left in the same dir would mislead.
- */
-function forThisSession(handoff: string | null, sessionId: string): string | null {
-  if (handoff === null) return null;
-  const named = /session ([0-9a-f-]{8,})/.exec(handoff.split('\n', 1)[0] ?? '')?.[1];
-  return named === undefined || named === sessionId ? handoff : null;
+  /** Which handoff files memd wrote, for which session (issue 27). */
+  bindings: HandoffBindings;
 }
 
 const cut = (text: string, chars: number, note: string) => (text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`);
@@ -98,21 +93,27 @@ export function createHookService(deps: HookServiceDeps) {
       // Never through a symlink: a cloned repo's docs/handoff-context.md may point at any file.
       const found = await readInWorkTree(cwd, HANDOFF_RELATIVE_PATH).catch((): WorkTreeRead => ({ kind: 'absent' }));
       if (found.kind === 'refused') log.warn('handoff not read for SessionStart', { cwd, reason: found.reason });
-      const handoff = forThisSession(found.kind === 'file' ? found.text : null, sessionId);
+      // Only the handoff memd wrote for this very session, unchanged since (issue 27): a repository's own is absent.
+      const realCwd = found.kind === 'file' ? await realpath(cwd).catch(() => null) : null;
+      const trust = found.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
+      if (trust?.trusted === false) deps.bindings.reportUntrusted('SessionStart', trust.reason);
+      const handoff = trust?.trusted === true && found.kind === 'file' ? found.text : null;
+      const untrusted = trust?.trusted === false ? trust.reason : null;
       const memories = await feedbackMemories(cwd);
-      if (handoff === null && memories.length === 0) return { additionalContext: null, tokens: 0, sources: [] };
+      if (handoff === null && memories.length === 0) return { additionalContext: null, tokens: 0, sources: [], untrusted };
       const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;
       const head = `memd: context for this session after "${source}" (id ${marker}).`;
       // Standing rules first: they are short and must survive; the handoff takes what is left.
       const rules = memories.length === 0 ? '' : cut(`## Feedback memories\n${memories.map((memory) => memory.text).join('\n\n')}`, maxChars / 2, '[further feedback memories cut to fit]');
       const room = maxChars - head.length - rules.length - 8;
-      const handoffBlock = handoff === null ? '' : cut(`## Handoff (${handoffPath})\n${handoff.trim()}`, room, `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`);
+      const handoffBlock = handoff === null ? '' : handoffContextBlock(handoff, handoffPath, room, `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`);
       const additionalContext = [head, handoffBlock, rules].filter((part) => part !== '').join('\n\n');
       records.expect(sessionId, source, marker, clock());
       return {
         additionalContext,
         tokens: Math.ceil(additionalContext.length / CHARS_PER_TOKEN),
         sources: [...(handoff === null ? [] : [handoffPath]), ...memories.map((memory) => memory.name)],
+        untrusted,
       };
     },
 

@@ -23,6 +23,7 @@ import { handoffFacts, requests } from './facts.js';
 import { WorkTreeRefusal } from '../fs/work-tree.js';
 import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, readHandoff, writeHandoff } from './files.js';
 import { gitFacts, type GitOptions } from './git.js';
+import type { HandoffBindings } from './bindings.js';
 import { offlineNarrative } from './offline.js';
 import { loadTranscript, readTail, scanFile } from './transcript.js';
 
@@ -42,11 +43,14 @@ export interface HandoffDeps {
   anthropic?: AnthropicHandoffOptions | HandoffNarrator | null;
   /** How git is run (tests: a git that is not there). */
   git?: GitOptions;
+  /** Which handoff files memd wrote, for which session: only those are read back (issue 27). */
+  bindings: HandoffBindings;
 }
 
 export interface HandoffService {
   generate(params: HandoffGenerateParams, signal?: AbortSignal): Promise<HandoffResult>;
-  read(cwd: string): Promise<HandoffReadResult>;
+  /** With `sessionId`, a handoff written for another session is absent too. */
+  read(cwd: string, sessionId?: string): Promise<HandoffReadResult>;
 }
 
 /** The transcript a handoff is made from: the session's main file (or the one named), and its sub-agents'. */
@@ -161,7 +165,9 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     signal?.throwIfAborted();
     const { path, ignored } = await oneAtATime(realCwd, async () => {
       try {
-        return { path: await writeHandoff(realCwd, text), ignored: await ensureIgnored(realCwd) };
+        const written = await writeHandoff(realCwd, text);
+        await deps.bindings.record(realCwd, text, source.sessionId);
+        return { path: written, ignored: await ensureIgnored(realCwd) };
       } catch (error) {
         if (!(error instanceof WorkTreeRefusal)) throw error;
         log.warn('handoff not written: the working tree has a symlink or special file on its path', { cwd: realCwd, reason: error.reason });
@@ -185,15 +191,20 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     };
   }
 
-  async function read(cwd: string): Promise<HandoffReadResult> {
+  async function read(cwd: string, sessionId?: string): Promise<HandoffReadResult> {
     if (!isAbsolute(cwd)) await checkCwd(cwd); // InvalidParams, naming the field
     // A cwd that is gone has no handoff: answered, not refused (SessionStart asks in any dir).
     const realCwd = await checkCwd(cwd).catch(() => null);
     const path = handoffPath(cwd);
     const found = realCwd === null ? null : await readHandoff(realCwd);
     if (found?.kind === 'refused') log.warn('handoff not read', { cwd, reason: found.reason });
-    const text = found?.kind === 'file' ? found.text : null;
-    return { cwd, path, text, partial: text !== null && isPartialHandoff(text), refused: found?.kind === 'refused' ? found.reason : null };
+    const refused = found?.kind === 'refused' ? found.reason : null;
+    // Only a handoff memd wrote (for the session asking, when one asks), unchanged since (issue 27).
+    const trust = found?.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
+    if (trust?.trusted === false) deps.bindings.reportUntrusted('handoff.read', trust.reason);
+    const text = trust?.trusted === true && found?.kind === 'file' ? found.text : null;
+    const writtenFor = trust?.trusted === true ? trust.binding.sessionId : null;
+    return { cwd, path, text, partial: text !== null && isPartialHandoff(text), refused, untrusted: trust?.trusted === false ? trust.reason : null, sessionId: writtenFor };
   }
 
   return { generate, read };

@@ -57,11 +57,18 @@ export interface HandoffResult {
 export interface HandoffReadResult {
   cwd: string;
   path: string;
-  /** Null when there is no handoff file, or when it was refused. */
+  /** Null when there is no handoff file, or when it was refused or is untrusted. */
   text: string | null;
   partial: boolean;
   /** Why the file was not read (a symlink, not a regular file); null otherwise. */
   refused: string | null;
+  /**
+   * Why a file that is there is not used (issue 27): memd did not write it, it changed since, or
+   * it was written for another session than the one asking; null otherwise. An addition to DESIGN.md.
+   */
+  untrusted: string | null;
+  /** The session memd wrote the handoff for (null when `text` is null or the writer knew none). An addition to DESIGN.md. */
+  sessionId: string | null;
 }
 
 /** `handoff.sessionStart`: what the SessionStart hook prints for the model's context. */
@@ -72,6 +79,8 @@ export interface SessionStartResult {
   tokens: number;
   /** What went in: the handoff file and the feedback memories' names. */
   sources: string[];
+  /** Why a handoff file in the cwd was left out (not memd's, changed, another session's); null otherwise. An addition (issue 27). */
+  untrusted: string | null;
 }
 
 /** Whether the context a SessionStart hook gave was found in the transcript afterwards. */

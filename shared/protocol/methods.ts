@@ -126,7 +126,8 @@ export const Methods = {
     'handoff.generate',
     union(object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()) }), object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()) })),
   ),
-  handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }) })),
+  // sessionId: an addition to DESIGN.md (issue 27): the asking session's, so that another's handoff is absent.
+  handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }), sessionId: optional(sessionId) })),
 
   searchQuery: method<SearchQueryResult>()(
     'search.query',

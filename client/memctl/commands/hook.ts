@@ -6,10 +6,12 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { handoffContextBlock } from '../../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
+import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
 import { readJsonObject, text } from '../quick/stdin.js';
 import { HANDOFF_FILE } from '../../../shared/paths.js';
@@ -100,8 +102,9 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
     return;
   }
   const path = join(input.cwd, HANDOFF_FILE);
+  let document: string;
   try {
-    const document = renderPartialHandoff({
+    document = renderPartialHandoff({
       sessionId: input.sessionId,
       cwd: input.cwd,
       trigger: input.trigger ?? 'unknown',
@@ -110,9 +113,16 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
       tail: transcriptTail(input.transcriptPath),
     });
     writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, document, PRIVATE_FILE_MODE);
-    ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
   } catch (error) {
     ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
+    return;
+  }
+  try {
+    // Recorded as memd's, for this session, so that SessionStart uses it (issue 27).
+    recordHandoff(ctx.env, input.cwd, document, input.sessionId);
+    ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
+  } catch (error) {
+    ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}, but memd's record of it was not written, so SessionStart will not use it: ${(error as Error).message}`);
   }
 }
 
@@ -176,11 +186,20 @@ async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void
     let handoff: string;
     try {
       handoff = readInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH) ?? '';
+      // Only the handoff memd (or this hook) wrote for this session, unchanged since (issue 27).
+      const trust = handoff.trim() === '' ? null : judgeHandoffFile(ctx.env, input.cwd, handoff, input.sessionId);
+      if (trust?.trusted === false) {
+        ctx.out.err(`memctl hook session-start: the handoff is not used: ${trust.reason}`);
+        return;
+      }
     } catch (error) {
       ctx.out.err(`memctl hook session-start: the handoff was not read: ${(error as Error).message}`);
       return;
     }
-    if (handoff.trim() !== '') printContext(handoff.slice(0, FALLBACK_CONTEXT_CHARS), ctx);
+    if (handoff.trim() === '') return;
+    const path = join(input.cwd, HANDOFF_FILE);
+    const head = `memd: context for this session after "${input.source}" (memd did not answer: the handoff file alone).`;
+    printContext(`${head}\n\n${handoffContextBlock(handoff, path, FALLBACK_CONTEXT_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`, ctx);
   } finally {
     client.close();
   }

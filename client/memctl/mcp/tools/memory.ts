@@ -2,8 +2,8 @@
 import { isAbsolute } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { oneLine, pageOf } from '../budget.js';
-import { formatTime, respond, type ToolContext } from './context.js';
+import { oneLine, quotedPageOf } from '../budget.js';
+import { formatTime, QUOTED_NOTE, respond, type ToolContext } from './context.js';
 
 const ID_CHARS = 100;
 const PATH_CHARS = 600;
@@ -33,7 +33,7 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
     'session_memory',
     {
       title: "Read a session's memory (summary.md)",
-      description: `The session memory memd keeps for a Claude Code session: summary.md, brought up to date while the session runs, with the sections Session Title, Current State, Task specification, Files and Functions, Workflow, Errors & Corrections, Codebase and System Documentation, Learnings, Key results and Worklog. Use it to learn what a past or parallel session did, decided and left open without reading its conversation. A session gets its first summary after about 10,000 tokens; before that, search_sessions with its session id reads its lines.`,
+      description: `The session memory memd keeps for a Claude Code session: summary.md, brought up to date while the session runs, with the sections Session Title, Current State, Task specification, Files and Functions, Workflow, Errors & Corrections, Codebase and System Documentation, Learnings, Key results and Worklog. Use it to learn what a past or parallel session did, decided and left open without reading its conversation. ${QUOTED_NOTE} A session gets its first summary after about 10,000 tokens; before that, search_sessions with its session id reads its lines.`,
       inputSchema: summaryInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -45,10 +45,10 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
           if (typeof result.text !== 'string') {
             return `Session ${session} has no session memory yet (memd writes summary.md once a session passes about 10,000 tokens). To read what it did, use search_sessions with session: ${JSON.stringify(session)}.`;
           }
-          const page = pageOf(result.text, args.offset ?? 0);
+          const page = quotedPageOf(result.text, args.offset ?? 0, `the session memory of ${session}, summarized from its transcript`);
           const covers = result.lastUuid === null ? '' : `, covering the conversation up to uuid ${oneLine(result.lastUuid, ID_CHARS)}`;
           const by = result.summarizer === null ? '' : ` by the ${oneLine(result.summarizer, 40)} summarizer`;
-          return `Session memory of ${session} (extracted ${formatTime(result.extractedAt)}${by}${covers}):\n\n${page.text}`;
+          return `Session memory of ${session} (extracted ${formatTime(result.extractedAt)}${by}${covers}):\n\n${page}`;
         },
         { notFound: 'list_sessions (project: "all" for every project) or search_sessions give the ids memd knows.' },
       ),
@@ -58,7 +58,7 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
     'handoff',
     {
       title: "Read the project's handoff",
-      description: `The project's handoff, docs/handoff-context.md, which memd writes before every compaction of a Claude Code session (and when the user runs memctl handoff): the task, its state, the user's constraints verbatim, approaches ruled out, files touched, failing commands, the todo list and next steps. Read it after a compaction, when resuming work, or when another session worked in this project. Default: the current project (${context.cwd}).`,
+      description: `The project's handoff, docs/handoff-context.md, which memd writes before every compaction of a Claude Code session (and when the user runs memctl handoff): the task, its state, the user's constraints verbatim, approaches ruled out, files touched, failing commands, the todo list and next steps. Read it after a compaction, when resuming work, or when another session worked in this project. memd gives only a handoff it wrote itself, unchanged since (never one that came with a repository). ${QUOTED_NOTE} Default: the current project (${context.cwd}).`,
       inputSchema: handoffInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -67,11 +67,16 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
         const result = await context.memd.handoffRead({ cwd: args.cwd ?? context.cwd });
         const path = oneLine(result.path, PATH_CHARS);
         if (typeof result.refused === 'string') return `memd did not read the handoff at ${path}: ${oneLine(result.refused, 400)}.`;
+        // Issue 27: a file memd did not write, or that changed since, is no handoff (a cloned repository can ship one).
+        if (typeof result.untrusted === 'string') {
+          return `There is no handoff of memd's for ${oneLine(result.cwd, PATH_CHARS)}: the file at ${path} is not used (${oneLine(result.untrusted, 600)}). memd gives only a handoff it wrote itself, unchanged since; memctl handoff writes one. session_memory and search_sessions read what past sessions did.`;
+        }
         if (typeof result.text !== 'string') {
           return `There is no handoff for ${oneLine(result.cwd, PATH_CHARS)} (nothing at ${path}). memd writes one before a compaction (with memctl install-hooks) or when the user runs memctl handoff. session_memory and search_sessions read what past sessions did.`;
         }
         const partial = result.partial ? " It is partial: the narrative could not be made, so it holds the facts and the transcript's tail." : '';
-        return `Handoff for ${oneLine(result.cwd, PATH_CHARS)} (${path}).${partial}\n\n${pageOf(result.text, args.offset ?? 0).text}`;
+        const session = typeof result.sessionId === 'string' ? `session ${oneLine(result.sessionId, ID_CHARS)}` : 'a session memd did not know';
+        return `Handoff for ${oneLine(result.cwd, PATH_CHARS)} (${path}), written by memd for ${session}.${partial}\n\n${quotedPageOf(result.text, args.offset ?? 0, "memd's handoff, written from a session's transcript")}`;
       }),
   );
 }

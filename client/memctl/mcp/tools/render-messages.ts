@@ -5,6 +5,7 @@
  */
 import type { ContentBlock, MessageParam } from '../../../../shared/protocol/messages.js';
 import type { SearchContextResult } from '../../../../shared/protocol/search.js';
+import { quoteAsData, quoteFrameChars } from '../../../../shared/text/quote.js';
 import { clip, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
 import { list, plural } from './context.js';
 
@@ -20,6 +21,8 @@ const HIT_TOOL_RESULT_CHARS = 3_000;
 /** Room under the budget for the header and the line that counts what was left out. */
 const FRAME_CHARS = 600;
 const ID_CHARS = 100;
+/** Line breaks around the quote. */
+const QUOTE_SLACK_CHARS = 10;
 
 interface Caps {
   text: number;
@@ -77,12 +80,13 @@ export function renderContext(result: SearchContextResult): string {
   if (messages.length === 0) return `Session ${session} has no messages around ${uuid} (its transcript may be gone).`;
   const hitIndex = Number.isInteger(result.hitIndex) && result.hitIndex >= 0 && result.hitIndex < messages.length ? result.hitIndex : 0;
   const rendered = messages.map((message, index) => renderMessage(message, index === hitIndex));
+  const what = `messages and tool results of session ${session}`;
   const kept = new Set<number>();
   let used = 0;
   for (const index of byDistance(messages.length, hitIndex)) {
     const size = (rendered[index] ?? '').length + 2;
     // The hit itself is always shown (the last guard cuts it if it alone is too long).
-    if (index !== hitIndex && used + size > OUTPUT_BUDGET_CHARS - FRAME_CHARS) break;
+    if (index !== hitIndex && used + size > OUTPUT_BUDGET_CHARS - FRAME_CHARS - quoteFrameChars(what)) break;
     kept.add(index);
     used += size;
   }
@@ -90,5 +94,8 @@ export function renderContext(result: SearchContextResult): string {
   const left = messages.length - kept.size;
   const head = `Session ${session}, ${plural(kept.size, 'message')} around ${uuid}, oldest first (▶ the hit):`;
   const note = left > 0 ? `\n\n(${plural(left, 'message')} farthest from the hit left out to fit the output budget: ask with a smaller before or after.)` : '';
-  return `${head}\n\n${shown.join('\n\n')}${note}`;
+  // Issue 27: the messages are quoted as data, in a block nothing in them can close; cut inside
+  // it when the hit alone is too long, so that the budget's last guard never cuts its end off.
+  const body = clip(shown.join('\n\n'), OUTPUT_BUDGET_CHARS - head.length - note.length - quoteFrameChars(what) - QUOTE_SLACK_CHARS);
+  return `${head}\n\n${quoteAsData(body, what)}${note}`;
 }

@@ -2,9 +2,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchQueryResult } from '../../../../shared/protocol/search.js';
-import { joinWithinBudget, oneLine } from '../budget.js';
+import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
 import { renderContext } from './render-messages.js';
-import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
+import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
 /** Hits a model asks for without saying: enough to choose from, few enough to read. */
 const DEFAULT_HITS = 10;
@@ -30,6 +30,7 @@ function searchDescription(context: ToolContext): string {
   return `Full-text search over every Claude Code session memd has indexed on this machine: the user's prompts, the assistant's replies, tool calls (commands, file paths, patterns), errors, and the start of tool outputs. Use it before asking the user something that may have come up before: what was decided, which command fixed a failing test, where a rule was stated, what an error looked like.
 ${FTS_ADVICE}
 Hits come best first (relevance, with a boost for recent lines): kind, time, project, session title, the session id, the line's uuid, and a snippet with the matches in ${MATCH_OPEN}guillemets${MATCH_CLOSE}. To read the conversation around a hit, call session_context with its session and uuid. When more hits exist the answer ends with a cursor: call again with the same arguments and that cursor. To narrow, add project, session, since or kinds.
+${QUOTED_NOTE}
 The current project is ${context.project} (cwd ${context.cwd}); without project, every project is searched.`;
 }
 
@@ -122,6 +123,8 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
     renderHitsBySession(hits),
     `${tail}\nTo read around a hit: session_context with its session and uuid.`,
     (left) => `(${plural(left, 'more hit')} of this page left out to fit the output budget: ask with a lower limit.)`,
+    OUTPUT_BUDGET_CHARS,
+    'session titles and snippets of matching lines',
   );
 }
 
@@ -159,7 +162,7 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
     'session_context',
     {
       title: 'Read the conversation around a search hit',
-      description: `The messages around one line of a session, oldest first, the hit's own message marked with ▶: the user's prompts, the assistant's text, tool calls (→ name and input) and tool results (←). Use it after search_sessions, with the hit's session and uuid, to see what led to a line and what came of it. Long texts, tool inputs and outputs are cut (the hit's own message least); ask for fewer messages (before, after) when the answer says some were left out.`,
+      description: `The messages around one line of a session, oldest first, the hit's own message marked with ▶: the user's prompts, the assistant's text, tool calls (→ name and input) and tool results (←). Use it after search_sessions, with the hit's session and uuid, to see what led to a line and what came of it. Long texts, tool inputs and outputs are cut (the hit's own message least); ask for fewer messages (before, after) when the answer says some were left out. ${QUOTED_NOTE}`,
       inputSchema: contextInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

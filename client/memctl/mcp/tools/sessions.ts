@@ -2,9 +2,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionList, SessionSummary } from '../../../../shared/protocol/results.js';
-import { joinWithinBudget, oneLine } from '../budget.js';
+import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
 import { formatAge, formatTokens } from '../../sessions-view.js';
-import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
+import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
 /** Sessions a model gets without asking: the recent ones, where the work it resumes usually is. */
 const DEFAULT_SESSIONS = 20;
@@ -64,6 +64,8 @@ export function renderSessionList(result: SessionList, scope: string, withProjec
     sessions.map((session) => renderSession(session, withProject, now)),
     `${tail}\nsession_memory reads a session's summary; search_sessions with session searches within one.`,
     (left) => `(${plural(left, 'more session')} of this page left out to fit the output budget: ask with a lower limit.)`,
+    OUTPUT_BUDGET_CHARS,
+    "sessions with their titles, each a session's first prompt unless renamed",
   );
 }
 
@@ -72,7 +74,7 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
     'list_sessions',
     {
       title: 'List Claude Code sessions',
-      description: `The Claude Code sessions memd knows, most recent first: each session's id, title (its first prompt unless renamed), when it was last active and started, model, cwd and git branch, context used, responses, cost, compactions and whether it has a session memory. Use it to find the session to read with session_memory, or to search within with search_sessions (session). Default: the current project (${context.project}); project: "${ALL_PROJECTS}" for every project. When more exist the answer ends with a cursor for the next page.`,
+      description: `The Claude Code sessions memd knows, most recent first: each session's id, title (its first prompt unless renamed), when it was last active and started, model, cwd and git branch, context used, responses, cost, compactions and whether it has a session memory. Use it to find the session to read with session_memory, or to search within with search_sessions (session). Default: the current project (${context.project}); project: "${ALL_PROJECTS}" for every project. When more exist the answer ends with a cursor for the next page. ${QUOTED_NOTE}`,
       inputSchema: listInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

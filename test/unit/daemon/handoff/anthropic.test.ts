@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HANDOFF_MODEL, parseNarrative } from '../../../../daemon/handoff/anthropic.js';
+import { bindingsIn } from './bindings-for-tests.js';
 import { createHandoffService, type HandoffService } from '../../../../daemon/handoff/service.js';
 import { HANDOFF_PARTIAL_MARKER, isPartialHandoff } from '../../../../shared/handoff/render.js';
 import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
@@ -34,6 +35,7 @@ function handoffs(options: { timeoutMs?: number; model?: string } = {}): Handoff
     projectsDir: fixture.projectsDir,
     log,
     clock: () => Date.parse('2026-01-02T00:00:00Z'),
+    bindings: bindingsIn(cwd),
     anthropic: { apiKey: 'test-key', baseURL: api.url, maxRetries: 0, timeoutMs: options.timeoutMs ?? 10_000, ...(options.model === undefined ? {} : { model: options.model }) },
   });
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bindingsIn } from './bindings-for-tests.js';
 import { createHandoffService } from '../../../../daemon/handoff/service.js';
 import { openStore } from '../../../../daemon/store/db.js';
 import { ingestFixture } from '../../../helpers/compact.js';
@@ -33,6 +34,7 @@ describe('the offline handoff of each fixture', () => {
         projectsDir: fixture.projectsDir,
         log: fakeLogger(),
         clock: () => Date.parse('2026-01-02T03:04:05Z'),
+        bindings: bindingsIn(fixture.dir),
       });
       const result = await service.generate({ sessionId: manifest.sessionId, cwd, trigger: 'auto' });
       const text = readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8');
@@ -76,7 +78,13 @@ describe('the offline handoff of each fixture', () => {
       expect((await service.generate({ transcriptPath: path, cwd, trigger: 'auto' })).text).toBe(text);
       const empty = openStore(join(fixture.dir, 'empty.sqlite'), fakeLogger());
       try {
-        const scanned = await createHandoffService({ transcripts: createTranscripts({ db: empty.db }), projectsDir: fixture.projectsDir, log: fakeLogger(), clock: () => 0 }).generate({
+        const scanned = await createHandoffService({
+          transcripts: createTranscripts({ db: empty.db }),
+          projectsDir: fixture.projectsDir,
+          log: fakeLogger(),
+          clock: () => 0,
+          bindings: bindingsIn(fixture.dir),
+        }).generate({
           transcriptPath: path,
           cwd,
         });
