@@ -8,6 +8,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
+import { redactSecrets } from '../../../shared/text/redact.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
@@ -101,14 +102,15 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
   }
   const path = join(input.cwd, HANDOFF_FILE);
   try {
-    const document = renderPartialHandoff({
+    // The transcript's tail goes into the repo: redacted (issue 27).
+    const document = redactSecrets(renderPartialHandoff({
       sessionId: input.sessionId,
       cwd: input.cwd,
       trigger: input.trigger ?? 'unknown',
       generatedAt: new Date().toISOString(),
       reason,
       tail: transcriptTail(input.transcriptPath),
-    });
+    }));
     writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, document, PRIVATE_FILE_MODE);
     ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
   } catch (error) {
@@ -141,7 +143,7 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
     };
     const answer = await within(limit, ask());
     if (answer.ok) {
-      if (answer.value.pinned !== '') ctx.out.out(answer.value.pinned);
+      if (answer.value.pinned !== '') ctx.out.out(redactSecrets(answer.value.pinned));
     } else writeFallbackHandoff(input, answer.reason, ctx);
   } finally {
     client.close();
@@ -158,8 +160,9 @@ function sessionStartSources(env: NodeJS.ProcessEnv): string[] {
         .filter((source) => source !== '');
 }
 
+/** Whatever a daemon (of any version) or the handoff file gives, no secret reaches the model (issue 27). */
 function printContext(context: string, ctx: CommandContext): void {
-  ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } }));
+  ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: redactSecrets(context) } }));
 }
 
 async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void> {
@@ -180,7 +183,7 @@ async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void
       ctx.out.err(`memctl hook session-start: the handoff was not read: ${(error as Error).message}`);
       return;
     }
-    if (handoff.trim() !== '') printContext(handoff.slice(0, FALLBACK_CONTEXT_CHARS), ctx);
+    if (handoff.trim() !== '') printContext(redactSecrets(handoff).slice(0, FALLBACK_CONTEXT_CHARS), ctx);
   } finally {
     client.close();
   }
