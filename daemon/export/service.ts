@@ -155,7 +155,9 @@ export function createExportService(deps: ExportDeps): ExportService {
     }
     const cursor = decodeCursor(params.cursor, sessionId, format);
     if (cursor.version.endsWith(UNREDACTED_VERSION) === redact) {
-      throw new RpcError(ErrorCode.InvalidParams, 'BadCursor', `cursor is of ${redact ? 'an unredacted' : 'a redacted'} export; ask for the next page with the same redact`, { field: 'params.redact' });
+      throw new RpcError(ErrorCode.InvalidParams, 'BadCursor', `cursor is of ${redact ? 'an unredacted' : 'a redacted'} export; ask for the next page with the same redact`, {
+        field: 'params.redact',
+      });
     }
     const documentId = cursor.documentId ?? randomUUID();
     let bytes = kept.get(documentId)?.bytes;

@@ -33,7 +33,28 @@ interface SecretShape {
 }
 
 /** Values that are types, literals or references in code and config, never a secret. */
-const NOT_SECRETS = new Set(['string', 'str', 'number', 'int', 'integer', 'boolean', 'bool', 'bytes', 'object', 'any', 'unknown', 'null', 'none', 'nil', 'undefined', 'true', 'false', 'required', 'optional', 'redacted']);
+const NOT_SECRETS = new Set([
+  'string',
+  'str',
+  'number',
+  'int',
+  'integer',
+  'boolean',
+  'bool',
+  'bytes',
+  'object',
+  'any',
+  'unknown',
+  'null',
+  'none',
+  'nil',
+  'undefined',
+  'true',
+  'false',
+  'required',
+  'optional',
+  'redacted',
+]);
 
 /**
  * An assignment's value that is code: a call or an index (`getKey()`, `env["X"]`), a dotted path
@@ -48,10 +69,13 @@ function isSecretValue(value: string): boolean {
   return !/^[A-Za-z_$][\w$.]*[([]/.test(value);
 }
 
-/** A quoted value (any characters but its quote) or a bare one (up to a space, quote, comma or semicolon). */
-const VALUE = String.raw`(?:(?<q>["'\x60])(?<quoted>[^"'\x60\n]{1,500})\k<q>|(?<bare>[^\s"'\x60,;]{4,500}))`;
+/**
+ * A quoted value (any characters but its quote) or a bare one (up to a space, quote, comma or
+ * semicolon). Quotes may be escaped (`\"`): the text may be JSON, a tool's input as a report shows it.
+ */
+const VALUE = String.raw`(?:(?<esc>\\?)(?<q>["'\x60])(?<quoted>[^"'\x60\n\\]{1,500})\k<esc>\k<q>|(?<bare>[^\s"'\x60,;\\]{4,500}))`;
 /** Between a name and its value: `=`, `: `, `":"`; never a line break (a YAML key whose value is on the next lines is not one). */
-const ASSIGN = String.raw`["']?[ \t]*[:=][ \t]*`;
+const ASSIGN = String.raw`(?:\\?["'])?[ \t]*[:=][ \t]*`;
 
 /** Most specific first: a private key block before the assignment it sits in, a token's name before `*_TOKEN=`. */
 const SHAPES: readonly SecretShape[] = [
@@ -93,7 +117,7 @@ const SHAPES: readonly SecretShape[] = [
   {
     name: 'secret',
     hint: /TOKEN|_KEY|_SECRET|_PASS|APIKEY/,
-    pattern: new RegExp(String.raw`(?<keep>(?:(?<![a-z0-9])TOKEN|_TOKEN|_KEY|_SECRET|_PASS|APIKEY)(?:_[A-Z0-9]+)*${ASSIGN})${VALUE}`, 'g'),
+    pattern: new RegExp(`(?<keep>(?:(?<![a-z0-9])TOKEN|_TOKEN|_KEY|_SECRET|_PASS|APIKEY)(?:_[A-Z0-9]+)*${ASSIGN})${VALUE}`, 'g'),
     accept: isSecretValue,
   },
 ];
@@ -112,6 +136,7 @@ const MAYBE_SECRET_TOO = /[Aa]uthoriz|AUTHORIZ|whsec_|ABIA|ACCA|xapp-/;
 interface MatchGroups {
   keep?: string;
   tail?: string;
+  esc?: string;
   q?: string;
   quoted?: string;
   bare?: string;
@@ -125,7 +150,7 @@ function redactShape(text: string, { name, hint, pattern, accept }: SecretShape)
     const groups: MatchGroups = typeof last === 'object' && last !== null ? (last as MatchGroups) : {};
     const value = groups.quoted ?? groups.bare;
     if (accept !== undefined && value !== undefined && !accept(value)) return match;
-    const quote = groups.q ?? '';
+    const quote = `${groups.esc ?? ''}${groups.q ?? ''}`;
     return `${groups.keep ?? ''}${quote}${REDACTED_PREFIX}${name}]${quote}${groups.tail ?? ''}`;
   });
 }

@@ -102,16 +102,16 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
   }
   const path = join(input.cwd, HANDOFF_FILE);
   try {
-    // The transcript's tail goes into the repo: redacted (issue 27).
-    const document = redactSecrets(renderPartialHandoff({
+    const document = renderPartialHandoff({
       sessionId: input.sessionId,
       cwd: input.cwd,
       trigger: input.trigger ?? 'unknown',
       generatedAt: new Date().toISOString(),
       reason,
       tail: transcriptTail(input.transcriptPath),
-    }));
-    writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, document, PRIVATE_FILE_MODE);
+    });
+    // The transcript's tail goes into the repo: redacted (issue 27).
+    writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, redactSecrets(document), PRIVATE_FILE_MODE);
     ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
   } catch (error) {
     ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
