@@ -166,6 +166,9 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
       expect(leaked(await exported(client, format, false)).length, `export ${format} redact: false`).toBeGreaterThan(0);
     }
     expect(await exported(client, 'jsonl')).toBe(readFileSync(transcript, 'utf8'));
+    // A page of a redacted export is never stitched to pages of an unredacted one.
+    const first = await client.exportSession({ sessionId: SESSION_ID, format: 'md', maxBytes: 1024 });
+    await expect(client.exportSession({ sessionId: SESSION_ID, format: 'md', maxBytes: 1024, cursor: first.nextCursor ?? '', redact: false })).rejects.toMatchObject({ kind: 'BadCursor' });
     const out = join(sandbox.root, 'export.md');
     expect((await runMemctl(sandbox, ['export', SESSION_ID, '--out', out])).code).toBe(0);
     expectRedacted('memctl export', readFileSync(out, 'utf8'));
