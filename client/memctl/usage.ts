@@ -33,7 +33,7 @@ commands:
                             full-text search of every session, hits grouped by session; a hit's messages
   usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--json]
                             tokens and cost by day, project or model, with a sparkline of the cost per day
-  export SESSION [--format md|html|jsonl] [--out FILE]
+  export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact]
                             the session as markdown, a self-contained HTML report, or its transcript
   archive list|restore SESSION [--to DIR]|verify|prune --older-than 180d|forget SESSION
                             memd's copy of every transcript: put a session back for claude --resume, check, free, forget
@@ -204,7 +204,7 @@ boost for recent ones and grouped by session with its title; each ends with the 
 reference that prints the messages around it. --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
 assistant, tool, error, output (repeatable). --json prints the search.query / search.context result.`,
-  export: `usage: memctl export SESSION [--format md|html|jsonl] [--out FILE] [--json]
+  export: `usage: memctl export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact] [--json]
 
 Exports a session (its id, or any unique prefix of it):
   --format md     the conversation as markdown: prompts, the assistant's text, each tool call
@@ -215,6 +215,9 @@ Exports a session (its id, or any unique prefix of it):
                   rate, files touched and failed tool calls
   --format jsonl  the main transcript byte for byte as Claude Code wrote it (sub-agent transcripts
                   are files of their own and are not included)
+  --no-redact     md and html keep secrets of known shapes (keys, tokens, passwords, private key
+                  blocks) as they are; by default each is replaced by [redacted <kind>]. jsonl is
+                  never redacted
 Tool outputs are cut to 2,000 characters in md and html, and a very large conversation is cut after
 8,000,000 characters (each cut says so). The export goes to stdout, or with --out to FILE, which is
 written atomically (mode 0644) and never through a symlink; --json then prints

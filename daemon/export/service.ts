@@ -15,6 +15,7 @@ import { EXPORT_PAGE_BYTES, type ExportFormat, type ExportPage } from '../../sha
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
 import { decodeCursor, encodeCursor, type ExportCursor } from './cursor.js';
+import { redactReport } from './redact.js';
 import { buildReport, nextTurn, type ReportDeps } from './report.js';
 import type { OpenTranscript } from './source.js';
 
@@ -25,12 +26,16 @@ const PEEK_BYTES = 3;
 /** Reports kept for their next pages; an abandoned export lets go of its report after the TTL. */
 const MAX_KEPT_REPORTS = 4;
 const KEPT_REPORT_TTL_MS = 10 * 60_000;
+/** Ends the version of a report made with `redact: false`. */
+const UNREDACTED_VERSION = ';unredacted';
 
 export interface ExportParams {
   sessionId: string;
   format: ExportFormat;
   cursor?: string;
   maxBytes?: number;
+  /** md/html: secrets redacted (issue 27) unless false. jsonl is the transcript's bytes, never changed. */
+  redact?: boolean;
 }
 
 export interface ExportService {
@@ -96,11 +101,14 @@ export function createExportService(deps: ExportDeps): ExportService {
       .files(sessionId)
       .map((file) => `${file.id}:${file.generation}:${file.committedOffset}`)
       .join(',');
+  /** The report's version: its files' state, and whether it is redacted, so that no page of one is stitched to the other. */
+  const versionOf = (sessionId: string, redact: boolean): string => `${stateOf(sessionId)}${redact ? '' : UNREDACTED_VERSION}`;
 
-  const render = async (sessionId: string, format: ExportFormat, signal: AbortSignal): Promise<Buffer> => {
+  const render = async (sessionId: string, format: ExportFormat, redact: boolean, signal: AbortSignal): Promise<Buffer> => {
     const source = await deps.openTranscript(sessionId);
     try {
-      const model = await buildReport(deps, source, sessionId, signal);
+      const built = await buildReport(deps, source, sessionId, signal);
+      const model = redact ? await redactReport(built, signal) : built;
       await nextTurn(signal);
       return Buffer.from(format === 'html' ? renderHtml(model) : renderMarkdown(model));
     } finally {
@@ -137,20 +145,26 @@ export function createExportService(deps: ExportDeps): ExportService {
 
   const reportPage = async (params: ExportParams, maxBytes: number, signal: AbortSignal): Promise<ExportPage> => {
     const { sessionId, format } = params;
+    const redact = params.redact !== false;
     if (params.cursor === undefined) {
-      const version = stateOf(sessionId);
-      const bytes = await render(sessionId, format, signal);
+      const version = versionOf(sessionId, redact);
+      const bytes = await render(sessionId, format, redact, signal);
       const documentId = bytes.length > maxBytes ? randomUUID() : null;
       if (documentId !== null) keep(documentId, bytes);
       return toPage({ sessionId, format, offset: 0, totalBytes: bytes.length, version, documentId }, bytes.subarray(0, maxBytes + PEEK_BYTES), maxBytes);
     }
     const cursor = decodeCursor(params.cursor, sessionId, format);
+    if (cursor.version.endsWith(UNREDACTED_VERSION) === redact) {
+      throw new RpcError(ErrorCode.InvalidParams, 'BadCursor', `cursor is of ${redact ? 'an unredacted' : 'a redacted'} export; ask for the next page with the same redact`, {
+        field: 'params.redact',
+      });
+    }
     const documentId = cursor.documentId ?? randomUUID();
     let bytes = kept.get(documentId)?.bytes;
     if (bytes === undefined) {
       // Kept no longer (a restart, or too many exports at once): the same state renders the same bytes.
-      if (stateOf(sessionId) !== cursor.version) throw changed(sessionId, 'new lines were read since');
-      bytes = await render(sessionId, format, signal);
+      if (versionOf(sessionId, redact) !== cursor.version) throw changed(sessionId, 'new lines were read since');
+      bytes = await render(sessionId, format, redact, signal);
       if (bytes.length !== cursor.totalBytes) throw changed(sessionId, 'its report came out different');
       deps.log.info('export report rendered again for a later page', { sessionId, format });
     }

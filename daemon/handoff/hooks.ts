@@ -24,6 +24,7 @@ import type { HookRecords } from './hook-records.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
 import { handoffContextBlock } from '../../shared/handoff/context.js';
 import type { HandoffBindings } from './bindings.js';
+import { redactSecrets } from '../../shared/text/redact.js';
 
 /** The cap on what SessionStart adds to the model's context (issue 7). */
 export const SESSION_START_MAX_TOKENS = 10_000;
@@ -107,7 +108,8 @@ export function createHookService(deps: HookServiceDeps) {
       const rules = memories.length === 0 ? '' : cut(`## Feedback memories\n${memories.map((memory) => memory.text).join('\n\n')}`, maxChars / 2, '[further feedback memories cut to fit]');
       const room = maxChars - head.length - rules.length - 8;
       const handoffBlock = handoff === null ? '' : handoffContextBlock(handoff, handoffPath, room, `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`);
-      const additionalContext = [head, handoffBlock, rules].filter((part) => part !== '').join('\n\n');
+      // Redacted (issue 27): the handoff file may be an older version's, memories are the user's own text.
+      const additionalContext = redactSecrets([head, handoffBlock, rules].filter((part) => part !== '').join('\n\n'));
       records.expect(sessionId, source, marker, clock());
       return {
         additionalContext,

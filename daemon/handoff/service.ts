@@ -8,6 +8,7 @@
 import { basename, isAbsolute, join } from 'node:path';
 import { isPartialHandoff, renderHandoff, renderPartialHandoff, renderPinned } from '../../shared/handoff/render.js';
 import { transcriptTailText } from '../../shared/handoff/tail.js';
+import { redactDeep, redactSecrets } from '../../shared/text/redact.js';
 import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../shared/protocol/handoff.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
@@ -133,12 +134,13 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     signal?.throwIfAborted();
     const main = readTranscript(entries.main);
     const unanswered = git !== null && 'unanswered' in git ? git.unanswered : null;
-    const facts = handoffFacts({ main, sidechains: entries.sidechains.map(readTranscript), git: git !== null && 'top' in git ? git : null, cwd: params.cwd, realCwd });
+    // Redacted (issue 27) before the narrator or the file sees them.
+    const facts = redactDeep(handoffFacts({ main, sidechains: entries.sidechains.map(readTranscript), git: git !== null && 'top' in git ? git : null, cwd: params.cwd, realCwd }));
     if (unanswered !== null) {
       facts.gitProblem = unanswered;
       log.warn('handoff without git facts: git did not answer in time', { cwd: realCwd, problem: unanswered });
     }
-    const tail = transcriptTailText(tailBytes.text, tailBytes.startsMidLine);
+    const tail = redactSecrets(transcriptTailText(tailBytes.text, tailBytes.startsMidLine));
     const generatedAt = new Date(deps.clock()).toISOString();
     const sessionStarted = entries.main.find((loaded) => loaded.entry.timestamp !== null)?.entry.timestamp ?? null;
     const header = { sessionId: source.sessionId, cwd: params.cwd, trigger, generatedAt };
@@ -162,6 +164,9 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
         text = renderPartialHandoff({ ...header, reason: error.message, tail, facts });
       }
     }
+    // The offline narrative quotes the transcript, a model may quote what it was told: the file
+    // in the repo, and every answer made of it, hold no secret (issue 27).
+    text = redactSecrets(text);
     signal?.throwIfAborted();
     const { path, ignored } = await oneAtATime(realCwd, async () => {
       try {
@@ -183,8 +188,8 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
       partial: summarizer === null,
       summarizer,
       generatedAt,
-      pinned: renderPinned(facts),
-      facts,
+      pinned: redactSecrets(renderPinned(facts)),
+      facts: redactDeep(facts),
       gitignoreUpdated: ignored.changed,
       skipped,
       text,
@@ -202,7 +207,8 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     // Only a handoff memd wrote (for the session asking, when one asks), unchanged since (issue 27).
     const trust = found?.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
     if (trust?.trusted === false) deps.bindings.reportUntrusted('handoff.read', trust.reason);
-    const text = trust?.trusted === true && found?.kind === 'file' ? found.text : null;
+    // A handoff written by an older version may hold secrets (issue 27).
+    const text = trust?.trusted === true && found?.kind === 'file' ? redactSecrets(found.text) : null;
     const writtenFor = trust?.trusted === true ? trust.binding.sessionId : null;
     return { cwd, path, text, partial: text !== null && isPartialHandoff(text), refused, untrusted: trust?.trusted === false ? trust.reason : null, sessionId: writtenFor };
   }

@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { SearchContextResult, SearchQueryResult } from '../../shared/protocol/search.js';
+import { redactDeep } from '../../shared/text/redact.js';
 import type { Logger } from '../log/logger.js';
 import { toMessageParams } from '../transcripts/messages.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
@@ -67,7 +68,9 @@ export function createSearchService(deps: SearchDeps) {
         });
       }
       const from = Math.max(0, at - before);
-      return { sessionId, uuid, messages: toMessageParams(conversation.messages.slice(from, at + after + 1)), hitIndex: at - from };
+      // Redacted (issue 27) before anything cuts the blocks: a halved secret loses its shape.
+      const messages = redactDeep(toMessageParams(conversation.messages.slice(from, at + after + 1)));
+      return { sessionId, uuid, messages, hitIndex: at - from };
     },
 
     state: () => builder.state(),

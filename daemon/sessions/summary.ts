@@ -3,6 +3,7 @@
  * entries. `summaryOf` is also how a summary is built from figures computed from scratch.
  */
 import type { SessionFigures } from '../../shared/protocol/results.js';
+import { redactSecrets } from '../../shared/text/redact.js';
 import { accountingOf, type AggregateAccounting } from '../../shared/transcript/aggregate.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import { isCompactionAgent } from '../ingest/layout.js';
@@ -20,7 +21,8 @@ export function summaryOf(sessionId: string, files: readonly IngestedFile[], acc
     project: main?.project ?? files[0]?.project ?? '',
     cwd: accounting.cwd,
     gitBranch: accounting.gitBranch,
-    title: accounting.title,
+    // Redacted on the way out too: databases of older versions hold titles stored raw (issue 27).
+    title: accounting.title === null ? null : redactSecrets(accounting.title),
     model: accounting.model,
     firstActivity: accounting.firstActivity,
     lastActivity: accounting.lastActivity,

@@ -156,6 +156,9 @@ export const Methods = {
       cursor: optional(str({ minLength: 1, maxLength: 1_000 })),
       // Bytes of content per page (an addition to DESIGN.md: tests page small exports).
       maxBytes: optional(int({ min: MIN_EXPORT_PAGE_BYTES, max: MAX_EXPORT_PAGE_BYTES })),
+      // md/html: false for the transcript's secrets as they are (issue 27; an addition to DESIGN.md).
+      // Redacted by default; jsonl is the transcript's bytes and ignores it.
+      redact: optional(bool()),
     }),
   ),
   archiveList: method<ArchiveListResult>()(

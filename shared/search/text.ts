@@ -4,11 +4,11 @@
  * fields that say what it did (command, path, pattern, url, query, description); the key lines of
  * a failed tool call; and a tool's output, cut to SEARCH_OUTPUT_CHARS. Claude Code's own injected
  * text (reminders, command echoes, hook output) is not a prompt and is left out. Every text is
- * redacted (redact.ts) and bounded. Pure: it reads a parsed line and nothing else.
+ * redacted (shared/text/redact.ts) and bounded. Pure: it reads a parsed line and nothing else.
  */
 import type { SearchKind } from '../protocol/search.js';
 import { readableUserText } from '../transcript/user-text.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../text/redact.js';
 
 /** A tool's output is searched by its start: enough for what it was about, small enough to index all. */
 export const SEARCH_OUTPUT_CHARS = 1_000;

@@ -3,6 +3,7 @@
  * come from files that other programs write, so nothing about their shape is trusted.
  */
 import { isRecord } from '../values.js';
+import { redactSecrets } from '../text/redact.js';
 import { promptTitle } from './prompt-text.js';
 import { measureEntry } from './tokens.js';
 import type { CompactBoundary, IndexedEntry, PreservedSegment, ToolResult, ToolUse, Usage } from './types.js';
@@ -103,6 +104,11 @@ function titleOf(entry: Json, message: Json | null): IndexedEntry['title'] {
   }
 }
 
+/** Titles name the session wherever it is listed: stored redacted (issue 27), as the prompt's already is. */
+function redactedTitle(title: IndexedEntry['title']): IndexedEntry['title'] {
+  return title === null ? null : { ...title, value: redactSecrets(title.value) };
+}
+
 /** Returns null when the line is valid JSON but not an object (such lines are counted as bad). */
 export function parseEntry(value: unknown, offset: number, length: number): IndexedEntry | null {
   if (!isRecord(value)) return null;
@@ -134,7 +140,7 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
     isCompactSummary: value.isCompactSummary === true,
     cwd: str(value.cwd),
     gitBranch: str(value.gitBranch),
-    title: titleOf(value, message),
+    title: redactedTitle(titleOf(value, message)),
     compact: compactOf(value),
   };
 }

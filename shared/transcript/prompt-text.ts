@@ -5,9 +5,16 @@
  * (`<system-reminder>`, `<user-prompt-submit-hook>`), background-task notices
  * (`<task-notification>`), the caveat before local-command output, and interruption markers.
  */
+import { redactSecrets } from '../text/redact.js';
 
 /** A title longer than this is cut anyway; the table cuts to its column. */
 export const PROMPT_TITLE_CHARS = 200;
+/**
+ * The start of a prompt redacted before its title is cut (issue 27): a secret the cut halves would
+ * no longer have its shape. Far past the title, so no secret shorter than this straddles the cut
+ * (a private key block with no end is redacted to the end of the window).
+ */
+const TITLE_REDACT_WINDOW_CHARS = 8 * PROMPT_TITLE_CHARS;
 
 /**
  * Tags of user text that Claude Code wrote, not the user, and what a summary keeps of each
@@ -53,7 +60,7 @@ function isGenerated(text: string): boolean {
 }
 
 function asTitle(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  const oneLine = redactSecrets(text.slice(0, TITLE_REDACT_WINDOW_CHARS)).replace(/\s+/g, ' ').trim();
   return oneLine.length <= PROMPT_TITLE_CHARS ? oneLine : oneLine.slice(0, PROMPT_TITLE_CHARS);
 }
 

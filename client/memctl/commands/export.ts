@@ -1,6 +1,7 @@
 /**
- * `memctl export SESSION [--format md|html|jsonl] [--out FILE] [--json]`: a session as markdown
- * (the default), a self-contained HTML report, or its transcript as Claude Code wrote it. The
+ * `memctl export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact] [--json]`: a session as
+ * markdown (the default), a self-contained HTML report, or its transcript as Claude Code wrote it.
+ * Reports are redacted of secrets unless `--no-redact` (issue 27); jsonl is the bytes as they are. The
  * pages of export.session are streamed to stdout as they come, or into FILE, which appears
  * atomically once the last page is written.
  */
@@ -20,11 +21,14 @@ interface ExportArgs {
   sessionId: string;
   format: ExportFormat;
   out: string | null;
+  /** md/html: secrets redacted (the default). */
+  redact: boolean;
 }
 
 function parseArgs(args: string[]): ExportArgs {
   let format: ExportFormat = 'md';
   let out: string | null = null;
+  let redact = true;
   const positional: string[] = [];
   for (let index = 0; index < args.length; index++) {
     const arg = args[index] as string;
@@ -36,11 +40,12 @@ function parseArgs(args: string[]): ExportArgs {
       const value = args[++index];
       if (value === undefined || value === '') throw new UsageError(`${arg} takes a file name`);
       out = resolve(value);
-    } else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+    } else if (arg === '--no-redact') redact = false;
+    else if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
   if (positional.length !== 1) throw new UsageError('export takes one SESSION');
-  return { sessionId: positional[0] as string, format, out };
+  return { sessionId: positional[0] as string, format, out, redact };
 }
 
 const bytesOf = (page: ExportPage): Buffer => Buffer.from(page.content, page.encoding === 'base64' ? 'base64' : 'utf8');
@@ -65,7 +70,7 @@ async function exportPages(client: Client, args: ExportArgs, sink: (bytes: Buffe
   let pages = 0;
   let sessionId = args.sessionId;
   do {
-    const page = await client.exportSession({ sessionId, format: args.format, ...(cursor === undefined ? {} : { cursor }) });
+    const page = await client.exportSession({ sessionId, format: args.format, ...(args.redact ? {} : { redact: false }), ...(cursor === undefined ? {} : { cursor }) });
     // Later pages name the full id: a prefix that another session comes to share meanwhile is no matter.
     sessionId = page.sessionId;
     const piece = bytesOf(page);

@@ -9,6 +9,7 @@ import { isAbsolute, join } from 'node:path';
 import { handoffContextBlock } from '../../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
+import { redactSecrets } from '../../../shared/text/redact.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
@@ -104,14 +105,17 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
   const path = join(input.cwd, HANDOFF_FILE);
   let document: string;
   try {
-    document = renderPartialHandoff({
-      sessionId: input.sessionId,
-      cwd: input.cwd,
-      trigger: input.trigger ?? 'unknown',
-      generatedAt: new Date().toISOString(),
-      reason,
-      tail: transcriptTail(input.transcriptPath),
-    });
+    // The transcript's tail goes into the repo: redacted (issue 27); the record is of what was written.
+    document = redactSecrets(
+      renderPartialHandoff({
+        sessionId: input.sessionId,
+        cwd: input.cwd,
+        trigger: input.trigger ?? 'unknown',
+        generatedAt: new Date().toISOString(),
+        reason,
+        tail: transcriptTail(input.transcriptPath),
+      }),
+    );
     writeInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH, document, PRIVATE_FILE_MODE);
   } catch (error) {
     ctx.out.err(`memctl hook: ${reason}; the partial handoff could not be written either: ${(error as Error).message}`);
@@ -151,7 +155,7 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
     };
     const answer = await within(limit, ask());
     if (answer.ok) {
-      if (answer.value.pinned !== '') ctx.out.out(answer.value.pinned);
+      if (answer.value.pinned !== '') ctx.out.out(redactSecrets(answer.value.pinned));
     } else writeFallbackHandoff(input, answer.reason, ctx);
   } finally {
     client.close();
@@ -168,8 +172,9 @@ function sessionStartSources(env: NodeJS.ProcessEnv): string[] {
         .filter((source) => source !== '');
 }
 
+/** Whatever a daemon (of any version) or the handoff file gives, no secret reaches the model (issue 27). */
 function printContext(context: string, ctx: CommandContext): void {
-  ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } }));
+  ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: redactSecrets(context) } }));
 }
 
 async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void> {

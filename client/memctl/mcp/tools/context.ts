@@ -1,5 +1,6 @@
 /** What every tool receives, and the one way a tool answers: text within the budget, or an error the model can act on. */
 import type { Client } from '../../../index.js';
+import { redactSecrets } from '../../../../shared/text/redact.js';
 import { oneLine, withinBudget } from '../budget.js';
 import { describeToolFailure, errorResult, textResult, type ErrorAdvice, type ToolResult } from '../errors.js';
 
@@ -15,12 +16,16 @@ export interface ToolContext {
   project: string;
 }
 
-/** Runs a tool's body; whatever it throws becomes a tool error, never a failed server. */
+/**
+ * Runs a tool's body; whatever it throws becomes a tool error, never a failed server. Every answer
+ * and error of every tool passes here, so this is where secrets are redacted (issue 27): whatever a
+ * daemon (of this version or an older one) or a memory file holds, none reaches the model.
+ */
 export async function respond(run: () => Promise<string>, advice: ErrorAdvice = {}): Promise<ToolResult> {
   try {
-    return textResult(withinBudget(await run()));
+    return textResult(withinBudget(redactSecrets(await run())));
   } catch (error) {
-    return errorResult(describeToolFailure(error, advice));
+    return errorResult(redactSecrets(describeToolFailure(error, advice)));
   }
 }
 
