@@ -34,6 +34,64 @@ export class QuerySyntaxError extends Error {
 /** FTS5's default NEAR distance. */
 const DEFAULT_NEAR = 10;
 
+/**
+ * What one query may ask of the index (issue 27): each word is one of FTS5's iterators over its
+ * rows, a prefix up to 64 of them (or a whole prefix's rows built at once), and a NEAR's phrases are
+ * ANDed there and checked on every candidate's text. `NEAR(a* a* … ×320, 999)` fits the 1,000
+ * characters of a query and held the search for a minute at 28 MB of index; a query a person
+ * types stays well inside these (a pasted error line is ~20 words).
+ */
+export const QUERY_LIMITS = {
+  /** Words in the whole query, phrases' words included. */
+  words: 64,
+  /** Words ending in `*`. */
+  prefixes: 8,
+  /** Phrases inside one NEAR( ). */
+  nearPhrases: 8,
+  /** Alternatives joined by OR, in the whole query. */
+  orBranches: 32,
+} as const;
+
+export type QueryLimit = keyof typeof QUERY_LIMITS;
+
+/** The query asks more than QUERY_LIMITS allows: names the limit, its maximum and the query's count. */
+export class QueryLimitError extends Error {
+  constructor(
+    readonly limit: QueryLimit,
+    readonly max: number,
+    readonly count: number,
+  ) {
+    const what = { words: 'words', prefixes: 'prefix words (word*)', nearPhrases: 'phrases in one NEAR', orBranches: 'OR alternatives' }[limit];
+    super(`the query has ${count} ${what}; at most ${max} are allowed`);
+  }
+}
+
+/** Throws QueryLimitError when the tree asks more than QUERY_LIMITS. */
+function checkLimits(tree: QueryNode): void {
+  let words = 0;
+  let prefixes = 0;
+  let branches = 1;
+  const countPhrase = (phrase: Phrase) => {
+    words += phrase.tokens.length;
+    if (phrase.prefix) prefixes++;
+  };
+  const walk = (node: QueryNode) => {
+    if (node.type === 'phrase') countPhrase(node);
+    else if (node.type === 'near') {
+      if (node.phrases.length > QUERY_LIMITS.nearPhrases) throw new QueryLimitError('nearPhrases', QUERY_LIMITS.nearPhrases, node.phrases.length);
+      node.phrases.forEach(countPhrase);
+    } else {
+      if (node.type === 'or') branches++;
+      walk(node.left);
+      walk(node.right);
+    }
+  };
+  walk(tree);
+  if (prefixes > QUERY_LIMITS.prefixes) throw new QueryLimitError('prefixes', QUERY_LIMITS.prefixes, prefixes);
+  if (words > QUERY_LIMITS.words) throw new QueryLimitError('words', QUERY_LIMITS.words, words);
+  if (branches > QUERY_LIMITS.orBranches) throw new QueryLimitError('orBranches', QUERY_LIMITS.orBranches, branches);
+}
+
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
 
@@ -95,7 +153,10 @@ function lex(query: string): Lexeme[] {
 
 const OPERATORS = new Set(['AND', 'OR', 'NOT']);
 
-/** The query as a tree; QuerySyntaxError names the position where it breaks. */
+/**
+ * The query as a tree; QuerySyntaxError names the position where it breaks, QueryLimitError the
+ * limit it passes.
+ */
 export function parseQuery(query: string): QueryNode {
   const lexemes = lex(query);
   let next = 0;
@@ -193,6 +254,7 @@ export function parseQuery(query: string): QueryNode {
   const tree = or();
   if (next < lexemes.length) expected('an operator or the end');
   if (!hasWords(tree)) throw new QuerySyntaxError('the query has no words to search for', 0);
+  checkLimits(tree);
   return tree;
 }
 
