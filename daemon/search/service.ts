@@ -1,6 +1,7 @@
 /**
- * Search over every session (issue 17): `search.query` (query.ts, in the search worker with the
- * snippets it makes from the transcripts: snippet.ts) with the sessions' titles, `search.context` (the messages around a hit),
+ * Search over every session (issue 17): `search.query` (query.ts, in the search processes with the
+ * snippets they make from the transcripts: snippet.ts, behind a fair queue with a deadline:
+ * query-pool.ts) with the sessions' titles, `search.context` (the messages around a hit),
  * and the state of the index's background build (builder.ts).
  */
 import type Database from 'better-sqlite3';
@@ -10,16 +11,19 @@ import type { Logger } from '../log/logger.js';
 import { toMessageParams } from '../transcripts/messages.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import { createSearchBuilder } from './builder.js';
-import { createSearchWorker } from './query-client.js';
-import type { SearchFilter } from './query.js';
+import { createSearchPool, type SearchOwner } from './query-pool.js';
+import { planQuery, type SearchFilter } from './query.js';
 
 /** Messages before and after a hit that `search.context` gives by default. */
 export const DEFAULT_CONTEXT_MESSAGES = 3;
 
 export interface SearchDeps {
   db: Database.Database;
-  /** The database file, which the search worker opens read-only. */
+  /** The database file, which the search processes open read-only. */
   dbPath: string;
+  /** Search processes, and how long a query may run (config searchProcesses, searchDeadlineMs). */
+  processes: number;
+  deadlineMs: number;
   log: Logger;
   clock: () => number;
   /** The session's title as its summary has it (null when untitled or unknown). */
@@ -29,12 +33,15 @@ export interface SearchDeps {
 }
 
 export function createSearchService(deps: SearchDeps) {
-  const worker = createSearchWorker(deps.dbPath);
+  const pool = createSearchPool({ dbPath: deps.dbPath, size: deps.processes, deadlineMs: deps.deadlineMs, log: deps.log });
   const builder = createSearchBuilder({ db: deps.db, log: deps.log });
 
   return {
-    async query(filter: SearchFilter): Promise<SearchQueryResult> {
-      const { hits, nextOffset, partial } = await worker.query(filter, deps.clock());
+    /** `owner` (the client's connection) has one query running at a time; `signal` stops it. */
+    async query(filter: SearchFilter, owner: SearchOwner = 0, signal?: AbortSignal): Promise<SearchQueryResult> {
+      // A query that cannot be parsed, or asks too much, is answered without taking a process.
+      planQuery(filter.query);
+      const { hits, nextOffset, partial } = await pool.query(filter, deps.clock(), owner, signal);
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
@@ -71,10 +78,11 @@ export function createSearchService(deps: SearchDeps) {
     },
 
     state: () => builder.state(),
+    status: () => pool.status(),
     start: () => builder.start(),
     stop: async () => {
       builder.stop();
-      await worker.close();
+      pool.close();
     },
   };
 }

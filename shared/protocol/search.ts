@@ -40,6 +40,20 @@ export interface SearchQueryResult {
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }
 
+/** The search processes (daemon.status `search`; an addition, issue 27). */
+export interface SearchStatus {
+  /** Search processes alive (started on the first query; at most `searchProcesses`). */
+  processes: number;
+  /** Queries running now (one per client connection at most), and waiting for a process. */
+  running: number;
+  queued: number;
+  /** A query running longer is stopped and answered SearchTimeout (1010). */
+  deadlineMs: number;
+  /** Queries stopped, since the daemon started: past the deadline, and because the client cancelled or left. */
+  stoppedAtDeadline: number;
+  stoppedCancelled: number;
+}
+
 export interface SearchContextResult {
   sessionId: string;
   uuid: string;
