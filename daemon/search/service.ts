@@ -6,11 +6,12 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { SearchContextResult, SearchQueryResult } from '../../shared/protocol/search.js';
+import { DEFAULT_CONTEXT_BLOCK_CHARS, type SearchContextResult, type SearchQueryResult } from '../../shared/protocol/search.js';
 import type { Logger } from '../log/logger.js';
 import { toMessageParams } from '../transcripts/messages.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import { createSearchBuilder } from './builder.js';
+import { cutMessages } from './context-cut.js';
 import { createSearchPool, type SearchOwner } from './query-pool.js';
 import { planQuery, type SearchFilter } from './query.js';
 
@@ -64,7 +65,7 @@ export function createSearchService(deps: SearchDeps) {
       };
     },
 
-    context(sessionId: string, uuid: string, before = DEFAULT_CONTEXT_MESSAGES, after = DEFAULT_CONTEXT_MESSAGES): SearchContextResult {
+    context(sessionId: string, uuid: string, before = DEFAULT_CONTEXT_MESSAGES, after = DEFAULT_CONTEXT_MESSAGES, maxBlockChars = DEFAULT_CONTEXT_BLOCK_CHARS): SearchContextResult {
       const conversation = deps.conversation(sessionId);
       const at = conversation.messages.findIndex((message) => message.uuids.includes(uuid));
       if (at === -1) {
@@ -74,7 +75,9 @@ export function createSearchService(deps: SearchDeps) {
         });
       }
       const from = Math.max(0, at - before);
-      return { sessionId, uuid, messages: toMessageParams(conversation.messages.slice(from, at + after + 1)), hitIndex: at - from };
+      const hitIndex = at - from;
+      // Cut as they are taken: the answer's size is known before it is serialized.
+      return { sessionId, uuid, messages: cutMessages(toMessageParams(conversation.messages.slice(from, at + after + 1)), hitIndex, maxBlockChars), hitIndex };
     },
 
     state: () => builder.state(),

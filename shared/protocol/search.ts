@@ -54,10 +54,20 @@ export interface SearchStatus {
   stoppedCancelled: number;
 }
 
+/** `search.context`'s `maxBlockChars`: its default (a block longer is a file or a tool's whole output), and bounds. */
+export const DEFAULT_CONTEXT_BLOCK_CHARS = 32_000;
+export const MIN_CONTEXT_BLOCK_CHARS = 200;
+export const MAX_CONTEXT_BLOCK_CHARS = 1_000_000;
+
 export interface SearchContextResult {
   sessionId: string;
   uuid: string;
-  /** The messages around the hit (the hit's own included), in Messages API form, oldest first. */
+  /**
+   * The messages around the hit (the hit's own included), in Messages API form, oldest first. A
+   * block cut to `maxBlockChars` (or to the answer's size, ~12 MB) carries `cutChars`, the
+   * characters left out, and a cut string ends with ` … [memd cut N characters]`; blocks left out
+   * once the answer is full are counted in a text block in their place.
+   */
   messages: MessageParam[];
   /** Index in `messages` of the one holding the hit. */
   hitIndex: number;
