@@ -58,8 +58,8 @@ describe('search.context around messages of megabytes', () => {
     expect(results.length).toBeGreaterThanOrEqual(10);
     for (const block of results) {
       expect(block).toMatchObject({ cutChars: expect.any(Number) });
-      expect((block as { cutChars: number }).cutChars).toBeGreaterThan(READ_CHARS - 40_000);
-      expect((block as { content: string }).content).toMatch(/ … \[memd cut [\d,]+ characters\]$/);
+      expect((block as unknown as { cutChars: number }).cutChars).toBeGreaterThan(READ_CHARS - 40_000);
+      expect((block as unknown as { content: string }).content).toMatch(/ … \[memd cut [\d,]+ characters\]$/);
     }
     // The hit's own prompt is whole (after the last Read's result, in the same user message).
     expect(result.messages[result.hitIndex]?.content).toContainEqual({ type: 'text', text: 'Keep going: the needle is in one of the later parts.' });

@@ -33,7 +33,10 @@ describe('cutMessages', () => {
   });
 
   it('leaves what fits as it was: a string content stays a string', () => {
-    const messages: MessageParam[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }];
+    const messages: MessageParam[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: [{ type: 'text', text: 'hi' }] },
+    ];
     expect(cutMessages(messages, 0, 1_000)).toEqual(messages);
   });
 
