@@ -4,7 +4,9 @@
 // minute at 28 MB of index) and the heaviest query within the parse limits (8 prefixes in a NEAR
 // and 64 words in all). Reports the other client's p50/p99 latency and memd's peak RSS (its own
 // VmHWM, and memd with its search processes, sampled).
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { ROOT, fmt, makeSandbox, percentile } from './lib.js';
 import { caughtUp, startDaemon, until } from './scale.js';
@@ -24,10 +26,8 @@ const TARGETS = { p99Ms: 100, rssBytes: 400 * MB };
 const pass = (ok) => (ok ? 'PASS' : 'FAIL');
 
 const COMMON = 'the a to of in and is for it on that with this be'.split(' ');
-const HOSTILE = [
-  `NEAR(${Array(320).fill('a*').join(' ')}, 999)`.slice(0, 1_000),
-  `NEAR(a* t* s* c* p* i* e* r*, 999) ${Array.from({ length: 56 }, (_, i) => COMMON[i % COMMON.length]).join(' ')}`,
-];
+const HOSTILE = [`NEAR(${Array(320).fill('a*').join(' ')}, 999)`.slice(0, 1_000), `NEAR(a* t* s* c* p* i* e* r*, 999) ${Array.from({ length: 56 }, (_, i) => COMMON[i % COMMON.length]).join(' ')}`];
+const HOSTILE_NAMES = ['NEAR×320', 'heaviest allowed'];
 const ORDINARY = ['invoice', 'discount tax', '"computeTotal"', 'test*', 'README OR docs', 'AssertionError', 'npm', 'price cents', 'scraper', 'regex'];
 
 /** KB of a /proc/<pid>/status field, or 0 when the process is gone. */
@@ -83,6 +83,7 @@ export async function benchSearchFlood(options = {}) {
     if (ok !== undefined) results.push(ok);
   };
   let running;
+  let hostile;
   const clients = [];
   try {
     const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, options.size === undefined ? DEFAULT_BYTES : parseSize(options.size));
@@ -93,9 +94,8 @@ export async function benchSearchFlood(options = {}) {
     const { pid } = await running.client.daemonStatus();
     const stopSampling = startRssSampler(pid);
 
-    const hostile = createClient({ env, autostart: false, timeoutMs: CALL_TIMEOUT_MS });
     const ordinary = createClient({ env, autostart: false, timeoutMs: CALL_TIMEOUT_MS });
-    clients.push(hostile, ordinary);
+    clients.push(ordinary);
     // The same searches without the flood first: on a shared machine, what the flood adds.
     const quiet = [];
     for (let i = 0; i < ORDINARY_QUERIES; i++) {
@@ -105,18 +105,12 @@ export async function benchSearchFlood(options = {}) {
     }
     quiet.sort((a, b) => a - b);
     report(`without the flood, the same client's search.query over ${quiet.length} queries: p50 ${fmt(percentile(quiet, 50), 1)} ms, p99 ${fmt(percentile(quiet, 99), 1)} ms`);
-    let flooding = true;
-    const outcomes = new Map();
-    const count = (key) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-    const hostileLoop = async (lane) => {
-      for (let n = lane; flooding; n += HOSTILE_IN_FLIGHT) {
-        await hostile.searchQuery({ query: HOSTILE[n % HOSTILE.length] }).then(
-          () => count(`answered (${n % HOSTILE.length === 0 ? 'NEAR×320' : 'heaviest allowed'})`),
-          (error) => count(`${error.kind ?? error.message} (${n % HOSTILE.length === 0 ? 'NEAR×320' : 'heaviest allowed'})`),
-        );
-      }
-    };
-    const lanes = Array.from({ length: HOSTILE_IN_FLIGHT }, (_, lane) => hostileLoop(lane));
+    hostile = spawn(process.execPath, [join(ROOT, 'bench/search-flood-hostile.js'), String(HOSTILE_IN_FLIGHT), JSON.stringify(HOSTILE), JSON.stringify(HOSTILE_NAMES)], {
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: hostile.stdout })[Symbol.asyncIterator]();
+    await lines.next();
     // The flood under way before the first ordinary search.
     await new Promise((resolve) => setTimeout(resolve, 500));
 
@@ -127,9 +121,9 @@ export async function benchSearchFlood(options = {}) {
       await ordinary.searchQuery({ query: ORDINARY[i % ORDINARY.length], limit: 10 });
       latencies.push(performance.now() - started);
     }
-    flooding = false;
+    hostile.stdin.write('stop\n');
     const floodStopped = performance.now();
-    await Promise.all(lanes);
+    const outcomes = JSON.parse((await lines.next()).value);
     const drainMs = performance.now() - floodStopped;
     const peakTotal = stopSampling();
     const hwm = statusKb(pid, 'VmHWM');
@@ -138,13 +132,17 @@ export async function benchSearchFlood(options = {}) {
     const sorted = [...latencies].sort((a, b) => a - b);
     const p50 = percentile(sorted, 50);
     const p99 = percentile(sorted, 99);
-    const hostileLine = [...outcomes].map(([key, n]) => `${n} ${key}`);
+    const hostileLine = Object.entries(outcomes).map(([key, n]) => `${n} ${key}`);
     report(`hostile client (${HOSTILE_IN_FLIGHT} in flight): ${hostileLine.join(', ')}; the last ones drained in ${fmt(drainMs / 1000, 1)} s`);
     if (status.search !== undefined) report(`daemon.status search: ${JSON.stringify(status.search)}`);
     report(`the other client's search.query over ${latencies.length} queries: p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms (target <= ${TARGETS.p99Ms})`, p99 <= TARGETS.p99Ms);
-    report(`memd peak RSS ${fmt(hwm / MB)} MB (VmHWM); with its search processes ${fmt(peakTotal / MB)} MB (sampled; target <= ${TARGETS.rssBytes / MB})`, Math.max(hwm, peakTotal) <= TARGETS.rssBytes);
+    report(
+      `memd peak RSS ${fmt(hwm / MB)} MB (VmHWM); with its search processes ${fmt(peakTotal / MB)} MB (sampled; target <= ${TARGETS.rssBytes / MB})`,
+      Math.max(hwm, peakTotal) <= TARGETS.rssBytes,
+    );
     return results.every(Boolean);
   } finally {
+    hostile?.kill();
     for (const client of clients) client.close();
     running?.client.close();
     await running?.daemon.stop();
