@@ -66,7 +66,7 @@ export function cursorOffset(cursor: string | undefined): number {
 
 /**
  * The query parsed and planned: InvalidParams (-32602) with the position where it breaks, or the
- * limit it passes (`data.limit`, `data.max`, `data.count`).
+ * limit it passes (`data.limit`, `data.max`).
  */
 export function planQuery(query: string): SearchPlan {
   let tree: QueryNode;
@@ -74,7 +74,7 @@ export function planQuery(query: string): SearchPlan {
     tree = parseQuery(query);
   } catch (error) {
     if (error instanceof QueryLimitError) {
-      throw invalidParams(`the search query asks too much of the index: ${error.message} (split it into several searches)`, { limit: error.limit, max: error.max, count: error.count, query });
+      throw invalidParams(`the search query asks too much of the index: ${error.message} (split it into several searches)`, { limit: error.limit, max: error.max, query });
     }
     if (!(error instanceof QuerySyntaxError)) throw error;
     throw invalidParams(`the search query is not valid at position ${error.position}: ${error.message} (words, "phrases", OR, NOT, prefix*, NEAR(a b))`, {

@@ -54,42 +54,20 @@ export const QUERY_LIMITS = {
 
 export type QueryLimit = keyof typeof QUERY_LIMITS;
 
-/** The query asks more than QUERY_LIMITS allows: names the limit, its maximum and the query's count. */
+/** The query asks more than QUERY_LIMITS allows: names the limit and its maximum. */
 export class QueryLimitError extends Error {
   constructor(
     readonly limit: QueryLimit,
     readonly max: number,
-    readonly count: number,
   ) {
     const what = { words: 'words', prefixes: 'prefix words (word*)', nearPhrases: 'phrases in one NEAR', orBranches: 'OR alternatives' }[limit];
-    super(`the query has ${count} ${what}; at most ${max} are allowed`);
+    super(`the query has more than ${max} ${what}`);
   }
 }
 
-/** Throws QueryLimitError when the tree asks more than QUERY_LIMITS. */
-function checkLimits(tree: QueryNode): void {
-  let words = 0;
-  let prefixes = 0;
-  let branches = 1;
-  const countPhrase = (phrase: Phrase) => {
-    words += phrase.tokens.length;
-    if (phrase.prefix) prefixes++;
-  };
-  const walk = (node: QueryNode) => {
-    if (node.type === 'phrase') countPhrase(node);
-    else if (node.type === 'near') {
-      if (node.phrases.length > QUERY_LIMITS.nearPhrases) throw new QueryLimitError('nearPhrases', QUERY_LIMITS.nearPhrases, node.phrases.length);
-      node.phrases.forEach(countPhrase);
-    } else {
-      if (node.type === 'or') branches++;
-      walk(node.left);
-      walk(node.right);
-    }
-  };
-  walk(tree);
-  if (prefixes > QUERY_LIMITS.prefixes) throw new QueryLimitError('prefixes', QUERY_LIMITS.prefixes, prefixes);
-  if (words > QUERY_LIMITS.words) throw new QueryLimitError('words', QUERY_LIMITS.words, words);
-  if (branches > QUERY_LIMITS.orBranches) throw new QueryLimitError('orBranches', QUERY_LIMITS.orBranches, branches);
+/** Throws QueryLimitError when `count` passes the limit: checked as the query is parsed, so that a hostile one costs no more than its first few phrases. */
+function within(limit: QueryLimit, count: number): void {
+  if (count > QUERY_LIMITS[limit]) throw new QueryLimitError(limit, QUERY_LIMITS[limit]);
 }
 
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
@@ -160,6 +138,9 @@ const OPERATORS = new Set(['AND', 'OR', 'NOT']);
 export function parseQuery(query: string): QueryNode {
   const lexemes = lex(query);
   let next = 0;
+  let words = 0;
+  let prefixes = 0;
+  let branches = 1;
   const peek = () => lexemes[next];
   const isOperator = (lexeme: Lexeme | undefined, name: string) => lexeme?.kind === 'word' && lexeme.text === name && !lexeme.star;
   const startsPrimary = (lexeme: Lexeme | undefined) => lexeme !== undefined && (lexeme.kind === '(' || lexeme.kind === 'string' || (lexeme.kind === 'word' && !OPERATORS.has(lexeme.text)));
@@ -189,6 +170,8 @@ export function parseQuery(query: string): QueryNode {
       tokens.push(...tokenize(part.text));
       prefix = part.star;
     }
+    within('words', (words += tokens.length));
+    if (prefix) within('prefixes', ++prefixes);
     return { type: 'phrase', tokens, prefix, initial };
   };
 
@@ -197,7 +180,10 @@ export function parseQuery(query: string): QueryNode {
     if (peek()?.kind !== '(') return expected('( after NEAR');
     next++;
     const phrases: Phrase[] = [];
-    while (peek() !== undefined && peek()?.kind !== ')' && peek()?.kind !== ',') phrases.push(phrase());
+    while (peek() !== undefined && peek()?.kind !== ')' && peek()?.kind !== ',') {
+      phrases.push(phrase());
+      within('nearPhrases', phrases.length);
+    }
     let distance = DEFAULT_NEAR;
     if (peek()?.kind === ',') {
       next++;
@@ -245,6 +231,7 @@ export function parseQuery(query: string): QueryNode {
     let left = and();
     while (isOperator(peek(), 'OR')) {
       next++;
+      within('orBranches', ++branches);
       left = { type: 'or', left, right: and() };
     }
     return left;
@@ -254,7 +241,6 @@ export function parseQuery(query: string): QueryNode {
   const tree = or();
   if (next < lexemes.length) expected('an operator or the end');
   if (!hasWords(tree)) throw new QuerySyntaxError('the query has no words to search for', 0);
-  checkLimits(tree);
   return tree;
 }
 
