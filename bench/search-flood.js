@@ -16,8 +16,9 @@ const MB = 1024 * 1024;
 const DEFAULT_BYTES = 300 * MB;
 /** Hostile queries in flight at once on the hostile client's connection. */
 const HOSTILE_IN_FLIGHT = 4;
-/** The ordinary client searches this long, or this many times, whichever comes first. */
+/** The ordinary client searches this long under the flood (as many times as it gets answers)... */
 const FLOOD_MS = 30_000;
+/** ...after as many searches without it. */
 const ORDINARY_QUERIES = 300;
 /** A client call waits this long at most (the original code made ordinary searches wait minutes). */
 const CALL_TIMEOUT_MS = 180_000;
@@ -116,7 +117,7 @@ export async function benchSearchFlood(options = {}) {
 
     const latencies = [];
     const floodEnds = performance.now() + FLOOD_MS;
-    for (let i = 0; i < ORDINARY_QUERIES && performance.now() < floodEnds; i++) {
+    for (let i = 0; performance.now() < floodEnds; i++) {
       const started = performance.now();
       await ordinary.searchQuery({ query: ORDINARY[i % ORDINARY.length], limit: 10 });
       latencies.push(performance.now() - started);
