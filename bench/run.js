@@ -10,6 +10,7 @@ import { benchIngest } from './ingest.js';
 import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 import { benchSearch } from './search.js';
+import { benchSearchFlood } from './search-flood.js';
 import { benchUsage } from './usage.js';
 
 const BENCHES = {
@@ -21,14 +22,15 @@ const BENCHES = {
   extract: benchExtract,
   scale: benchScale,
   search: benchSearch,
+  'search-flood': benchSearchFlood,
   usage: benchUsage,
   archive: benchArchive,
   flood: benchFlood,
 };
 /** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage', 'flood']);
+const ON_REQUEST = new Set(['scale', 'search', 'search-flood', 'archive', 'usage', 'flood']);
 
-// `--size 2.4G` goes to the benchmarks that take it (scale, search, archive, usage); the other arguments name benchmarks.
+// `--size 2.4G` goes to the benchmarks that take it (scale, search, search-flood, archive, usage); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
 const sizeAt = argv.indexOf('--size');
 const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };

@@ -176,6 +176,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   const search = createSearchService({
     db: store.db,
     dbPath: paths.dbPath,
+    processes: config.searchProcesses,
+    deadlineMs: config.searchDeadlineMs,
     log,
     clock,
     titleOf: (sessionId) => {
@@ -342,6 +344,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       compaction: () => compaction.status(),
       extraction: () => extraction.status(),
       archive: () => archive.status(),
+      search: () => search.status(),
       features: FEATURES,
       methodNames: () => dispatcher.methods,
       requestShutdown: (reason) => void shutdown(reason),

@@ -160,6 +160,18 @@ const spec = {
     parse: positiveInt,
     doc: 'the archive stops growing at this size (daemon.status says so) until memctl archive prune makes room',
   },
+  searchProcesses: {
+    env: 'MEMD_SEARCH_PROCESSES',
+    default: 2,
+    parse: positiveInt,
+    doc: 'processes answering search.query at once; one client connection holds at most one of them, so another client is served beside it',
+  },
+  searchDeadlineMs: {
+    env: 'MEMD_SEARCH_DEADLINE_MS',
+    default: 2_000,
+    parse: positiveInt,
+    doc: 'a search.query running longer is stopped (its process killed and replaced) and answered SearchTimeout (1010)',
+  },
   model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
   handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },
 } satisfies Record<string, KeySpec<unknown>>;

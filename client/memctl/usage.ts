@@ -1,4 +1,5 @@
 /** Help texts: one per command, printed by `memctl COMMAND --help`. */
+import { QUERY_LIMITS } from '../../shared/search/query-syntax.js';
 
 export const MAIN_USAGE = `usage: memctl [--no-autostart] COMMAND [ARGS] [--json] [--help]
 
@@ -199,7 +200,9 @@ result unchanged.`,
 Searches every session memd has read: the prompts typed, the assistant's text, tool calls' commands,
 paths and patterns, the key lines of failed calls, and the start of tool outputs (secrets of known
 shapes redacted). QUERY is FTS5: words (all must match), "a phrase", OR, NOT, prefix*; a word with
-punctuation (totals.js, src/app.ts) is searched as a phrase. Hits are ranked by relevance with a
+punctuation (totals.js, src/app.ts) is searched as a phrase. A query holds at most ${QUERY_LIMITS.words} words,
+${QUERY_LIMITS.prefixes} prefix* words, ${QUERY_LIMITS.nearPhrases} phrases in one NEAR and ${QUERY_LIMITS.orBranches} OR alternatives, and runs for at most
+searchDeadlineMs (2 s) before it is stopped: split a bigger one into several searches. Hits are ranked by relevance with a
 boost for recent ones and grouped by session with its title; each ends with the --context
 reference that prints the messages around it. --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,

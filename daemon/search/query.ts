@@ -11,7 +11,7 @@ import { timeBound } from '../../shared/text/time-span.js';
 import type { SearchKind } from '../../shared/protocol/search.js';
 import { SEARCH_KINDS } from '../../shared/protocol/search.js';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
-import { fts5Query, hasAlternatives, isExact, parseQuery, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
+import { fts5Query, hasAlternatives, isExact, parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
 
 /**
@@ -64,12 +64,18 @@ export function cursorOffset(cursor: string | undefined): number {
   return Number(match[1]);
 }
 
-/** The query parsed and planned: InvalidParams (-32602) with the position where it breaks. */
+/**
+ * The query parsed and planned: InvalidParams (-32602) with the position where it breaks, or the
+ * limit it passes (`data.limit`, `data.max`).
+ */
 export function planQuery(query: string): SearchPlan {
   let tree: QueryNode;
   try {
     tree = parseQuery(query);
   } catch (error) {
+    if (error instanceof QueryLimitError) {
+      throw invalidParams(`the search query asks too much of the index: ${error.message} (split it into several searches)`, { limit: error.limit, max: error.max, query });
+    }
     if (!(error instanceof QuerySyntaxError)) throw error;
     throw invalidParams(`the search query is not valid at position ${error.position}: ${error.message} (words, "phrases", OR, NOT, prefix*, NEAR(a b))`, {
       position: error.position,

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { markedTerms, matches, tokenize } from '../../shared/search/query-syntax.js';
-import type { WorkerResult, WorkerHit } from './query-client.js';
+import type { WorkerResult, WorkerHit } from './query-pool.js';
 import { createSearchQuery, cursorOffset, DEFAULT_SEARCH_LIMIT, planQuery, type RawHit, type SearchFilter } from './query.js';
 import { LineReader, markedSnippet } from './snippet.js';
 

@@ -1,26 +1,31 @@
 /**
- * Search over every session (issue 17): `search.query` (query.ts, in the search worker with the
- * snippets it makes from the transcripts: snippet.ts) with the sessions' titles, `search.context` (the messages around a hit),
+ * Search over every session (issue 17): `search.query` (query.ts, in the search processes with the
+ * snippets they make from the transcripts: snippet.ts, behind a fair queue with a deadline:
+ * query-pool.ts) with the sessions' titles, `search.context` (the messages around a hit),
  * and the state of the index's background build (builder.ts).
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { SearchContextResult, SearchQueryResult } from '../../shared/protocol/search.js';
+import { DEFAULT_CONTEXT_BLOCK_CHARS, type SearchContextResult, type SearchQueryResult } from '../../shared/protocol/search.js';
 import { redactDeep } from '../../shared/text/redact.js';
 import type { Logger } from '../log/logger.js';
 import { toMessageParams } from '../transcripts/messages.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import { createSearchBuilder } from './builder.js';
-import { createSearchWorker } from './query-client.js';
-import type { SearchFilter } from './query.js';
+import { cutMessages } from './context-cut.js';
+import { createSearchPool, type SearchOwner } from './query-pool.js';
+import { planQuery, type SearchFilter } from './query.js';
 
 /** Messages before and after a hit that `search.context` gives by default. */
 export const DEFAULT_CONTEXT_MESSAGES = 3;
 
 export interface SearchDeps {
   db: Database.Database;
-  /** The database file, which the search worker opens read-only. */
+  /** The database file, which the search processes open read-only. */
   dbPath: string;
+  /** Search processes, and how long a query may run (config searchProcesses, searchDeadlineMs). */
+  processes: number;
+  deadlineMs: number;
   log: Logger;
   clock: () => number;
   /** The session's title as its summary has it (null when untitled or unknown). */
@@ -30,12 +35,15 @@ export interface SearchDeps {
 }
 
 export function createSearchService(deps: SearchDeps) {
-  const worker = createSearchWorker(deps.dbPath);
+  const pool = createSearchPool({ dbPath: deps.dbPath, size: deps.processes, deadlineMs: deps.deadlineMs, log: deps.log });
   const builder = createSearchBuilder({ db: deps.db, log: deps.log });
 
   return {
-    async query(filter: SearchFilter): Promise<SearchQueryResult> {
-      const { hits, nextOffset, partial } = await worker.query(filter, deps.clock());
+    /** `owner` (the client's connection) has one query running at a time; `signal` stops it. */
+    async query(filter: SearchFilter, owner: SearchOwner = 0, signal?: AbortSignal): Promise<SearchQueryResult> {
+      // A query that cannot be parsed, or asks too much, is answered without taking a process.
+      planQuery(filter.query);
+      const { hits, nextOffset, partial } = await pool.query(filter, deps.clock(), owner, signal);
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
@@ -58,7 +66,7 @@ export function createSearchService(deps: SearchDeps) {
       };
     },
 
-    context(sessionId: string, uuid: string, before = DEFAULT_CONTEXT_MESSAGES, after = DEFAULT_CONTEXT_MESSAGES): SearchContextResult {
+    context(sessionId: string, uuid: string, before = DEFAULT_CONTEXT_MESSAGES, after = DEFAULT_CONTEXT_MESSAGES, maxBlockChars = DEFAULT_CONTEXT_BLOCK_CHARS): SearchContextResult {
       const conversation = deps.conversation(sessionId);
       const at = conversation.messages.findIndex((message) => message.uuids.includes(uuid));
       if (at === -1) {
@@ -68,16 +76,19 @@ export function createSearchService(deps: SearchDeps) {
         });
       }
       const from = Math.max(0, at - before);
-      // Redacted (issue 27) before anything cuts the blocks: a halved secret loses its shape.
+      const hitIndex = at - from;
+      // Redacted (issue 27) before anything cuts the blocks (a halved secret loses its shape), and
+      // cut as they are taken: the answer's size is known before it is serialized.
       const messages = redactDeep(toMessageParams(conversation.messages.slice(from, at + after + 1)));
-      return { sessionId, uuid, messages, hitIndex: at - from };
+      return { sessionId, uuid, messages: cutMessages(messages, hitIndex, maxBlockChars), hitIndex };
     },
 
     state: () => builder.state(),
+    status: () => pool.status(),
     start: () => builder.start(),
     stop: async () => {
       builder.stop();
-      await worker.close();
+      pool.close();
     },
   };
 }

@@ -30,6 +30,8 @@ export const ErrorCode = {
   IoError: 1008,
   /** The answer would not fit in one frame (`AnswerTooLarge`, `data.bytes`, `data.limit`): ask for a page. */
   TooLarge: 1009,
+  /** A query ran past its deadline and was stopped (`SearchTimeout`, `data.deadlineMs`; an addition, issue 27). */
+  TimedOut: 1010,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

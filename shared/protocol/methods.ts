@@ -7,7 +7,7 @@ import type { CompactRecord, HandoffReadResult, HandoffResult, HandoffStatusResu
 import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
-import { SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
+import { MAX_CONTEXT_BLOCK_CHARS, MIN_CONTEXT_BLOCK_CHARS, SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
 import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
 import type { ArchiveForgetResult, ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult } from './archive.js';
 import { EXPORT_FORMATS, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES, type ExportPage } from './export.js';
@@ -145,7 +145,14 @@ export const Methods = {
   ),
   searchContext: method<SearchContextResult>()(
     'search.context',
-    object({ sessionId, uuid: str({ minLength: 1, maxLength: 200 }), before: optional(int({ min: 0, max: 50 })), after: optional(int({ min: 0, max: 50 })) }),
+    object({
+      sessionId,
+      uuid: str({ minLength: 1, maxLength: 200 }),
+      before: optional(int({ min: 0, max: 50 })),
+      after: optional(int({ min: 0, max: 50 })),
+      // Characters of each block at most (an addition, issue 27): longer ones are cut and say so.
+      maxBlockChars: optional(int({ min: MIN_CONTEXT_BLOCK_CHARS, max: MAX_CONTEXT_BLOCK_CHARS })),
+    }),
   ),
   exportSession: method<ExportPage>()(
     'export.session',

@@ -1,5 +1,6 @@
 /** Result types of the methods the daemon serves. */
 import type { ArchiveStatus } from './archive.js';
+import type { SearchStatus } from './search.js';
 import type { ContentBlock, MessageParam } from './messages.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
@@ -181,6 +182,8 @@ export interface DaemonStatus {
   ingest: IngestStatus;
   /** The archive of transcripts (issue 18; an addition). */
   archive: ArchiveStatus;
+  /** The search processes: running, queued, and queries stopped (issue 27; an addition). */
+  search: SearchStatus;
 }
 
 export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';

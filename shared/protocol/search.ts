@@ -40,10 +40,34 @@ export interface SearchQueryResult {
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }
 
+/** The search processes (daemon.status `search`; an addition, issue 27). */
+export interface SearchStatus {
+  /** Search processes alive (started on the first query; at most `searchProcesses`). */
+  processes: number;
+  /** Queries running now (one per client connection at most), and waiting for a process. */
+  running: number;
+  queued: number;
+  /** A query running longer is stopped and answered SearchTimeout (1010). */
+  deadlineMs: number;
+  /** Queries stopped, since the daemon started: past the deadline, and because the client cancelled or left. */
+  stoppedAtDeadline: number;
+  stoppedCancelled: number;
+}
+
+/** `search.context`'s `maxBlockChars`: its default (a block longer is a file or a tool's whole output), and bounds. */
+export const DEFAULT_CONTEXT_BLOCK_CHARS = 32_000;
+export const MIN_CONTEXT_BLOCK_CHARS = 200;
+export const MAX_CONTEXT_BLOCK_CHARS = 1_000_000;
+
 export interface SearchContextResult {
   sessionId: string;
   uuid: string;
-  /** The messages around the hit (the hit's own included), in Messages API form, oldest first. */
+  /**
+   * The messages around the hit (the hit's own included), in Messages API form, oldest first. A
+   * block cut to `maxBlockChars` (or to the answer's size, ~12 MB) carries `cutChars`, the
+   * characters left out, and a cut string ends with ` … [memd cut N characters]`; blocks left out
+   * once the answer is full are counted in a text block in their place.
+   */
   messages: MessageParam[];
   /** Index in `messages` of the one holding the hit. */
   hitIndex: number;

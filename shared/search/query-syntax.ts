@@ -34,6 +34,42 @@ export class QuerySyntaxError extends Error {
 /** FTS5's default NEAR distance. */
 const DEFAULT_NEAR = 10;
 
+/**
+ * What one query may ask of the index (issue 27): each word is one of FTS5's iterators over its
+ * rows, a prefix up to 64 of them (or a whole prefix's rows built at once), and a NEAR's phrases are
+ * ANDed there and checked on every candidate's text. `NEAR(a* a* … ×320, 999)` fits the 1,000
+ * characters of a query and held the search for a minute at 28 MB of index; a query a person
+ * types stays well inside these (a pasted error line is ~20 words).
+ */
+export const QUERY_LIMITS = {
+  /** Words in the whole query, phrases' words included. */
+  words: 64,
+  /** Words ending in `*`. */
+  prefixes: 8,
+  /** Phrases inside one NEAR( ). */
+  nearPhrases: 8,
+  /** Alternatives joined by OR, in the whole query. */
+  orBranches: 32,
+} as const;
+
+export type QueryLimit = keyof typeof QUERY_LIMITS;
+
+/** The query asks more than QUERY_LIMITS allows: names the limit and its maximum. */
+export class QueryLimitError extends Error {
+  constructor(
+    readonly limit: QueryLimit,
+    readonly max: number,
+  ) {
+    const what = { words: 'words', prefixes: 'prefix words (word*)', nearPhrases: 'phrases in one NEAR', orBranches: 'OR alternatives' }[limit];
+    super(`the query has more than ${max} ${what}`);
+  }
+}
+
+/** Throws QueryLimitError when `count` passes the limit: checked as the query is parsed, so that a hostile one costs no more than its first few phrases. */
+function within(limit: QueryLimit, count: number): void {
+  if (count > QUERY_LIMITS[limit]) throw new QueryLimitError(limit, QUERY_LIMITS[limit]);
+}
+
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
 
@@ -95,10 +131,16 @@ function lex(query: string): Lexeme[] {
 
 const OPERATORS = new Set(['AND', 'OR', 'NOT']);
 
-/** The query as a tree; QuerySyntaxError names the position where it breaks. */
+/**
+ * The query as a tree; QuerySyntaxError names the position where it breaks, QueryLimitError the
+ * limit it passes.
+ */
 export function parseQuery(query: string): QueryNode {
   const lexemes = lex(query);
   let next = 0;
+  let words = 0;
+  let prefixes = 0;
+  let branches = 1;
   const peek = () => lexemes[next];
   const isOperator = (lexeme: Lexeme | undefined, name: string) => lexeme?.kind === 'word' && lexeme.text === name && !lexeme.star;
   const startsPrimary = (lexeme: Lexeme | undefined) => lexeme !== undefined && (lexeme.kind === '(' || lexeme.kind === 'string' || (lexeme.kind === 'word' && !OPERATORS.has(lexeme.text)));
@@ -128,6 +170,8 @@ export function parseQuery(query: string): QueryNode {
       tokens.push(...tokenize(part.text));
       prefix = part.star;
     }
+    within('words', (words += tokens.length));
+    if (prefix) within('prefixes', ++prefixes);
     return { type: 'phrase', tokens, prefix, initial };
   };
 
@@ -136,7 +180,10 @@ export function parseQuery(query: string): QueryNode {
     if (peek()?.kind !== '(') return expected('( after NEAR');
     next++;
     const phrases: Phrase[] = [];
-    while (peek() !== undefined && peek()?.kind !== ')' && peek()?.kind !== ',') phrases.push(phrase());
+    while (peek() !== undefined && peek()?.kind !== ')' && peek()?.kind !== ',') {
+      phrases.push(phrase());
+      within('nearPhrases', phrases.length);
+    }
     let distance = DEFAULT_NEAR;
     if (peek()?.kind === ',') {
       next++;
@@ -184,6 +231,7 @@ export function parseQuery(query: string): QueryNode {
     let left = and();
     while (isOperator(peek(), 'OR')) {
       next++;
+      within('orBranches', ++branches);
       left = { type: 'or', left, right: and() };
     }
     return left;

@@ -1,6 +1,7 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import { Methods } from '../../../shared/protocol/methods.js';
 import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
+import type { SearchStatus } from '../../../shared/protocol/search.js';
 import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
@@ -16,6 +17,7 @@ export interface DaemonInfo {
   compaction(): CompactionStatus;
   extraction(): ExtractionStatus;
   archive(): ArchiveStatus;
+  search(): SearchStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -70,6 +72,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         compaction: info.compaction(),
         extraction: info.extraction(),
         archive: info.archive(),
+        search: info.search(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

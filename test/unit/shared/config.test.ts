@@ -27,6 +27,8 @@ describe('resolveConfig', () => {
       extractionDailyBudgetUsd: 1,
       archiveEnabled: true,
       archiveMaxBytes: 20 * 1024 * 1024 * 1024,
+      searchProcesses: 2,
+      searchDeadlineMs: 2_000,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });

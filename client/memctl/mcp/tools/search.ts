@@ -14,6 +14,8 @@ const MAX_HITS = 30;
 const DEFAULT_AROUND = 3;
 /** More than this a side is a transcript read, not a hit's context; page with another hit instead. */
 const MAX_AROUND = 10;
+/** Characters of a block memd sends: the most of one that render-messages.ts shows (the hit's text, 6,000). */
+const CONTEXT_BLOCK_CHARS = 6_000;
 /** The daemon makes snippets of about 200 characters; a longer one is cut, not trusted. */
 const SNIPPET_CHARS = 400;
 const TITLE_CHARS = 100;
@@ -169,7 +171,13 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
     (args) =>
       respond(
         async () => {
-          const result = await context.memd.searchContext({ sessionId: args.session, uuid: args.uuid, before: args.before ?? DEFAULT_AROUND, after: args.after ?? DEFAULT_AROUND });
+          const result = await context.memd.searchContext({
+            sessionId: args.session,
+            uuid: args.uuid,
+            before: args.before ?? DEFAULT_AROUND,
+            after: args.after ?? DEFAULT_AROUND,
+            maxBlockChars: CONTEXT_BLOCK_CHARS,
+          });
           return renderContext(result);
         },
         { notFound: 'Use a session id and uuid exactly as search_sessions gave them; run the search again if the session may have been deleted since.' },

@@ -24,6 +24,7 @@ describe('ErrorCode', () => {
       InvalidTranscript: 1007,
       IoError: 1008,
       TooLarge: 1009,
+      TimedOut: 1010,
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fts5Query, hasAlternatives, isExact, markedTerms, matches, parseQuery, QuerySyntaxError, tokenize } from '../../../../shared/search/query-syntax.js';
+import { fts5Query, hasAlternatives, isExact, markedTerms, matches, parseQuery, QUERY_LIMITS, QueryLimitError, QuerySyntaxError, tokenize } from '../../../../shared/search/query-syntax.js';
 
 const matchesText = (query: string, text: string) => matches(parseQuery(query), tokenize(text));
 
@@ -82,6 +82,46 @@ describe('fts5Query', () => {
     expect(hasAlternatives(parseQuery('a b "c d"'))).toBe(false);
     expect(hasAlternatives(parseQuery('a (b OR c)'))).toBe(true);
     expect(hasAlternatives(parseQuery('a NOT (b OR c)'))).toBe(false);
+  });
+});
+
+describe('query limits (issue 27)', () => {
+  const limitOf = (query: string) => {
+    try {
+      parseQuery(query);
+    } catch (error) {
+      if (error instanceof QueryLimitError) return { limit: error.limit, max: error.max, message: error.message };
+      throw error;
+    }
+    return null;
+  };
+
+  it('refuses the query that held the search worker for a minute: 320 prefixes in one NEAR', () => {
+    const hostile = `NEAR(${Array(320).fill('a*').join(' ')}, 999)`.slice(0, 1_000);
+    expect(limitOf(hostile)).toEqual({ limit: 'prefixes', max: QUERY_LIMITS.prefixes, message: 'the query has more than 8 prefix words (word*)' });
+  });
+
+  it('names the limit a query passes: words, prefixes, phrases in a NEAR, OR alternatives', () => {
+    expect(limitOf(`NEAR(${Array(9).fill('a').join(' ')})`)).toEqual({ limit: 'nearPhrases', max: 8, message: 'the query has more than 8 phrases in one NEAR' });
+    expect(limitOf(Array(9).fill('ab*').join(' '))).toMatchObject({ limit: 'prefixes', max: 8 });
+    expect(limitOf(Array(450).fill('a*').join(' ').slice(0, 1_000))).toMatchObject({ limit: 'prefixes' });
+    expect(limitOf(`"${Array(65).fill('w').join(' ')}"`)).toEqual({ limit: 'words', max: 64, message: 'the query has more than 64 words' });
+    expect(limitOf(Array(33).fill('t').join(' OR '))).toEqual({ limit: 'orBranches', max: 32, message: 'the query has more than 32 OR alternatives' });
+  });
+
+  it('lets every query a person types through', () => {
+    for (const query of [
+      'invoice discount',
+      '"TypeError: Cannot read properties of undefined (reading \'map\')" src/app.ts',
+      'comp* test* fail* OR error*',
+      'NEAR(invoice "rounding error" cents, 5) NOT draft',
+      '(npm OR pnpm OR yarn OR bun) install --force',
+      Array(8).fill('ab*').join(' '),
+      Array(32).fill('t').join(' OR '),
+      `NEAR(${Array(8).fill('a').join(' ')})`,
+    ]) {
+      expect(limitOf(query), query).toBeNull();
+    }
   });
 });
 
