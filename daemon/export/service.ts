@@ -21,6 +21,8 @@ import type { OpenTranscript } from './source.js';
 
 /** A page's JSON string at most: the frame less room for the envelope and the other fields. */
 const MAX_ESCAPED_PAGE_BYTES = MAX_FRAME_BYTES - 64 * 1024;
+/** JSON's escaping of one byte at most: a control character becomes `\u00XX`. */
+const MAX_ESCAPE_GROWTH = 6;
 /** The bytes past a page's end read to see whether a character runs across it. */
 const PEEK_BYTES = 3;
 /** Reports kept for their next pages; an abandoned export lets go of its report after the TTL. */
@@ -66,7 +68,9 @@ export function cutPage(bytes: Buffer, maxBytes: number): { length: number; enco
     const page = bytes.subarray(0, length);
     if (!isUtf8(page)) return { length, encoding: 'base64', content: page.toString('base64') };
     const content = page.toString('utf8');
-    if (Buffer.byteLength(JSON.stringify(content)) <= MAX_ESCAPED_PAGE_BYTES || limit <= 1024) return { length, encoding: 'utf8', content };
+    // Escaping makes at most six bytes of one (a control character): small pages always fit, unmeasured.
+    if (length * MAX_ESCAPE_GROWTH <= MAX_ESCAPED_PAGE_BYTES || limit <= 1024) return { length, encoding: 'utf8', content };
+    if (Buffer.byteLength(JSON.stringify(content)) <= MAX_ESCAPED_PAGE_BYTES) return { length, encoding: 'utf8', content };
     limit = Math.floor(limit / 2);
   }
 }
@@ -176,7 +180,8 @@ export function createExportService(deps: ExportDeps): ExportService {
 
   return {
     page(params, signal) {
-      const maxBytes = params.maxBytes ?? EXPORT_PAGE_BYTES;
+      // A ceiling: more than EXPORT_PAGE_BYTES a page would hold the event loop for tens of ms (issue 27).
+      const maxBytes = Math.min(params.maxBytes ?? EXPORT_PAGE_BYTES, EXPORT_PAGE_BYTES);
       return params.format === 'jsonl' ? transcriptPage(params, maxBytes) : reportPage(params, maxBytes, signal);
     },
     close() {

@@ -7,11 +7,16 @@
 export const EXPORT_FORMATS = ['md', 'html', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** A page's content by default: a few MiB, so that even JSON's escaping of it stays far below the frame. */
-export const EXPORT_PAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * A page's content by default, and the most the daemon gives in one page whatever `maxBytes` asks
+ * (issue 27): each page is decoded and escaped on the daemon's main thread, and 1 MiB of that stays
+ * a few milliseconds, so other clients' calls never wait long behind an export. JSON's escaping of
+ * it (six bytes at most a byte) stays far below the frame.
+ */
+export const EXPORT_PAGE_BYTES = 1024 * 1024;
 /** The smallest page a caller may ask for: room for any UTF-8 character and a line or two. */
 export const MIN_EXPORT_PAGE_BYTES = 1024;
-/** The largest: twice the default, still within the frame after escaping (the daemon halves a page that is not). */
+/** The largest a caller may ask for (older clients ask for up to 8 MiB); pages are EXPORT_PAGE_BYTES at most. */
 export const MAX_EXPORT_PAGE_BYTES = 8 * 1024 * 1024;
 
 export interface ExportPage {

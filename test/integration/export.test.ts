@@ -9,7 +9,7 @@ import { lstatSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSyn
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
-import type { ExportFormat, ExportPage } from '../../shared/protocol/export.js';
+import { EXPORT_PAGE_BYTES, type ExportFormat, type ExportPage } from '../../shared/protocol/export.js';
 import { manifest, type Manifest } from '../helpers/fixtures.js';
 import { generateSession, writeGeneratedSession } from '../helpers/generated-sessions.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
@@ -22,7 +22,7 @@ const loop = manifest('coding-loop');
 /** Untrusted and multi-byte: a page cut in the middle of any of these characters would show. */
 const HOSTILE_PROMPT = `${'<script>alert("pwned")</script> naïve € 😀 日本語 '.repeat(60)}end of prompt`;
 const PROCESS_DEADLINE_MS = 20_000;
-/** Rounds of a generated session big enough for several default (4 MiB) pages. */
+/** Rounds of a generated session big enough for several default (1 MiB) pages. */
 const BIG_ROUNDS = 1_500;
 const big = generateSession({ seed: 18, rounds: BIG_ROUNDS, compacted: true, prompts: true, bigReads: true, tokensPerEstimate: 1.3 });
 
@@ -112,7 +112,7 @@ describe('export over a daemon', () => {
     expect(file.length).toBeGreaterThan(8 * 1024 * 1024);
     const pages = await allPages(client, big.sessionId, 'jsonl');
     expect(pages.length).toBeGreaterThanOrEqual(3);
-    expect(pages.slice(0, -1).every((page) => bytesOf(page).length <= 4 * 1024 * 1024 && bytesOf(page).length > 4 * 1024 * 1024 - 4)).toBe(true);
+    expect(pages.slice(0, -1).every((page) => bytesOf(page).length <= EXPORT_PAGE_BYTES && bytesOf(page).length > EXPORT_PAGE_BYTES - 4)).toBe(true);
     expect(joined(pages).equals(file)).toBe(true);
     for (const format of ['md', 'html'] as const) {
       const report = joined(await allPages(client, big.sessionId, format)).toString('utf8');

@@ -14,12 +14,15 @@ import { eventually, makeSandbox, startDaemon } from '../helpers/sandbox.js';
 
 const FLOODERS = 12;
 const REQUESTS_PER_FLOODER = 16;
-/** The largest export page (MAX_EXPORT_PAGE_BYTES): every request builds one of 8 MiB. */
+/** The largest page a caller may ask for (MAX_EXPORT_PAGE_BYTES); the daemon builds pages of 1 MiB at most. */
 const PAGE_BYTES = 8 * 1024 * 1024;
-/** The budget under test: two answers' reservations (16 MiB each). */
-const LIMITS = { MEMD_MAX_ANSWER_BYTES: String(32 * 1024 * 1024), MEMD_MAX_HEAVY_REQUESTS: '2', MEMD_ANSWER_STALL_TIMEOUT_MS: '600000' };
 /**
- * memd at rest is ~100-150 MB; the budget (32 MiB) and two answers being built add ~100 MB. The
+ * The budget under test: one answer's reservation (16 MiB), so that any answer left unread holds it
+ * (pages are 1 MiB at most, and twelve connections' unread pages would not fill a larger one for sure).
+ */
+const LIMITS = { MEMD_MAX_ANSWER_BYTES: String(16 * 1024 * 1024), MEMD_MAX_HEAVY_REQUESTS: '2', MEMD_ANSWER_STALL_TIMEOUT_MS: '600000' };
+/**
+ * memd at rest is ~100-150 MB; the budget (16 MiB) and two answers being built add ~100 MB. The
  * original code built and queued every answer: 192 pages of 8 MiB (over 1 GB before its 64 MiB
  * per-connection cut-off closed the flooders).
  */
@@ -59,6 +62,7 @@ describe('clients that never read', () => {
     const smallPage = { sessionId: session.sessionId, format: 'jsonl', maxBytes: 1024 };
     try {
       await eventually(async () => (await good.request('export.session', smallPage)).result !== undefined, 'the session to be indexed', 60_000);
+      await eventually(async () => (await client.sessionsList({ limit: 5 })).sessions.some((summary) => summary.sessionId === session.sessionId), 'the session to be listed', 60_000);
       const first = (await good.request('export.session', smallPage)).result as { totalBytes: number };
       expect(first.totalBytes).toBeGreaterThan(PAGE_BYTES);
 
