@@ -384,6 +384,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX archive_files_session ON archive_files (session_id);
     `,
   },
+  {
+    version: 16,
+    name: 'bad timestamps counted, and read again where stored',
+    // Ingest now keeps a timestamp only when it is good, in its canonical form, and counts the bad
+    // ones (shared/transcript/timestamp.ts, issue 27). Rows indexed before hold whatever the line
+    // said (`+275760-09-13T00:00:00.000Z` made every usage report fail): a file with a timestamp
+    // that is not canonical, or outside 2000 to tomorrow, is read again once (an empty head hash,
+    // as in migration 7, and a last_seen of 0 so that the file is not taken as read to its end), which replaces its rows, its activity, its session's aggregate and its
+    // share of the usage book. A scan of the entries, once.
+    sql: `
+      ALTER TABLE files ADD COLUMN bad_timestamps INTEGER NOT NULL DEFAULT 0;
+      UPDATE files SET head_hash = '', last_seen = 0 WHERE head_len > 0 AND id IN (
+        SELECT file_id FROM entries WHERE timestamp IS NOT NULL AND NOT (
+          timestamp GLOB '2[0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'
+          AND timestamp >= '2000-01-01T00:00:00.000Z' AND timestamp <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 day')
+          AND julianday(timestamp) IS NOT NULL AND strftime('%Y-%m-%dT%H:%M:%fZ', timestamp) = timestamp));
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
