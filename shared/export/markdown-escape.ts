@@ -97,9 +97,8 @@ function opensFence(line: string): Fence | null {
 }
 
 function closesFence(line: string, fence: Fence): boolean {
-  const close = FENCE_CLOSE.exec(line);
-  const run = close?.[1];
-  return run !== undefined && run.startsWith(fence.char) && run.length >= fence.length;
+  const run = FENCE_CLOSE.exec(line)?.[1] ?? '';
+  return run.startsWith(fence.char) && run.length >= fence.length;
 }
 
 /**
