@@ -160,7 +160,8 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
     }
     const rowids = insertEntries(c.rows);
     if (search.commit(row, c.reset, c.committedOffset, c.search ?? [], rowids)) searchCaughtUp.add(c);
-    for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
+    // A line kept without its bad timestamp is only counted: a row each would cost a write per line of a file that has none.
+    for (const bad of c.bad) if (!isBadValue(bad)) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
     updateFile.run(
       c.identity.dev,

@@ -22,8 +22,8 @@ export interface DaemonStoppingEvent {
 export type BadLineReason = 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'too-long';
 /**
  * Why a line was indexed without one of its values (issue 27): its timestamp was a bad value
- * (shared/transcript/timestamp.ts). Recorded beside the bad lines (daemon.status recentBadLines)
- * and counted apart from them (badTimestamps); no ingest.failed event, since the line was kept.
+ * (shared/transcript/timestamp.ts). Carried with the bad lines through a commit but only counted
+ * (badTimestamps): no bad_lines row, no ingest.failed event, since the line was kept.
  */
 export type BadValueReason = 'bad-timestamp';
 

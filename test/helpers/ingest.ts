@@ -50,11 +50,10 @@ interface DumpFileRow {
   gone: number;
   entries: number;
   bad_lines: number;
-  bad_timestamps: number;
 }
 
 export function dumpIndex(db: Database.Database, projectsDir: string): IndexDump {
-  const files = db.prepare('SELECT id, path, committed_offset, gone, entries, bad_lines, bad_timestamps FROM files ORDER BY path').all() as DumpFileRow[];
+  const files = db.prepare('SELECT id, path, committed_offset, gone, entries, bad_lines FROM files ORDER BY path').all() as DumpFileRow[];
   const entries = db.prepare(selectEntries('WHERE e.file_id = ? ORDER BY e.offset'));
   const bad = db.prepare('SELECT offset, length, reason FROM bad_lines WHERE file_id = ? ORDER BY offset');
   const dump: IndexDump = {};
@@ -62,9 +61,8 @@ export function dumpIndex(db: Database.Database, projectsDir: string): IndexDump
     const rows = (entries.all(file.id) as Record<string, unknown>[]).map(({ file_id: _id, ...row }) => row);
     const badRows = bad.all(file.id) as Record<string, unknown>[];
     // The counters on the files row must agree with the rows themselves.
-    // Lines kept with a bad timestamp are recorded with the bad lines and counted apart (issue 27).
-    if (rows.length !== file.entries || badRows.length !== file.bad_lines + file.bad_timestamps) {
-      throw new Error(`${file.path}: counters ${file.entries}/${file.bad_lines}+${file.bad_timestamps} but ${rows.length}/${badRows.length} rows`);
+    if (rows.length !== file.entries || badRows.length !== file.bad_lines) {
+      throw new Error(`${file.path}: counters ${file.entries}/${file.bad_lines} but ${rows.length}/${badRows.length} rows`);
     }
     dump[relative(projectsDir, file.path)] = { committedOffset: file.committed_offset, gone: file.gone === 1, entries: rows, bad: badRows };
   }
