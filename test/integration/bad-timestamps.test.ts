@@ -194,6 +194,9 @@ function asWrittenBeforeTheFix(dbPath: string): void {
       db.prepare('DELETE FROM usage_slots WHERE project = ? AND input = 7').run(file.project);
       db.prepare(`INSERT INTO usage_slots (slot, project, model, responses, input, output, cache_creation, cache_read, cache_5m, cache_1h)
                   VALUES (?, ?, 'claude-sonnet-4-5-20250929', 1, 7, 70, 0, 0, 0, 0)`).run(slot, file.project);
+      // A file whose newest timestamp is good is not read again: its response at the end of time stays in the book, never read.
+      db.prepare(`INSERT INTO usage_slots (slot, project, model, responses, input, output, cache_creation, cache_read, cache_5m, cache_1h)
+                  VALUES (?, ?, 'claude-sonnet-4-5-20250929', 1, 1000, 1000, 0, 0, 0, 0)`).run(slot - 1, file.project);
       db.exec('ALTER TABLE files DROP COLUMN bad_timestamps');
       db.pragma('user_version = 15');
     })();
@@ -227,6 +230,7 @@ describe('an index written before timestamps were checked', () => {
     for (const by of ['day', 'project', 'model'] as const) {
       const report = await client.usageReport({ by, timezone: 'UTC' });
       expect(report.rows.every((row) => !row.key.includes('275760'))).toBe(true);
+      expect(report.totals.input, by).toBeLessThan(1_000);
     }
     await eventually(() => caughtUp(client), 'ingest to catch up');
     await eventually(async () => (await client.sessionsGet({ sessionId: EXTREME })).badTimestamps === EXTREME_LINES, 'the extreme session to be read again');
