@@ -21,7 +21,7 @@ export interface ParsedChunk {
   bad: BadLine[];
   /** File offset just past the last complete line seen so far in this pass. */
   completeOffset: number;
-  /** The newest entry timestamp among the rows (ISO strings compare as strings). */
+  /** The newest entry timestamp among the rows (canonical ISO strings compare as strings: timestamp.ts). */
   newest: string | null;
   /** Searchable texts of the lines (shared/search/text.ts), as (offset, kind, text) triples. */
   search: SearchParam[];
@@ -75,6 +75,7 @@ class ChunkRows implements LineSink {
       this.bad.push({ offset, length: line.length, reason: 'not-an-object' });
       return;
     }
+    if (entry.badTimestamp) this.bad.push({ offset, length: line.length, reason: 'bad-timestamp' });
     pushEntryParams(this.rows, this.fileId, entry);
     if (SEARCH_INDEX_ON) for (const { kind, text } of searchTexts(value)) this.search.push(offset, kind, text);
     this.count += 1;

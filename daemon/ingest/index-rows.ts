@@ -10,12 +10,14 @@ export interface IngestStatsRow {
   sessions: number;
   entries: number;
   badLines: number;
+  badTimestamps: number;
   bytesRead: number;
 }
 
 export function ingestStats(db: Db): IngestStatsRow {
   const sql = `SELECT COUNT(*) AS files, COUNT(DISTINCT session_id) AS sessions, COALESCE(SUM(entries), 0) AS entries,
-                      COALESCE(SUM(bad_lines), 0) AS badLines, COALESCE(SUM(bytes_read), 0) AS bytesRead FROM files`;
+                      COALESCE(SUM(bad_lines), 0) AS badLines,
+                      COALESCE(SUM(bad_timestamps), 0) AS badTimestamps, COALESCE(SUM(bytes_read), 0) AS bytesRead FROM files`;
   return prepared(db, sql).get() as IngestStatsRow;
 }
 
@@ -50,7 +52,7 @@ export type IndexTotals = Pick<IngestStatus, 'recentBadLines'> & { stats: Ingest
  */
 export function createIndexTotals(db: Db, clock: () => number): { read(reading: boolean): IndexTotals; stale(): void } {
   let current: IndexTotals | null = null;
-  let last: IndexTotals = { stats: { files: 0, sessions: 0, entries: 0, badLines: 0, bytesRead: 0 }, recentBadLines: [] };
+  let last: IndexTotals = { stats: { files: 0, sessions: 0, entries: 0, badLines: 0, badTimestamps: 0, bytesRead: 0 }, recentBadLines: [] };
   let readAt = Number.NEGATIVE_INFINITY;
   return {
     stale: () => {

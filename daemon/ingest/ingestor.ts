@@ -123,10 +123,12 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     totals.stale();
     if (backfillLeft.has(event.file.path)) progress.bytesDone += event.bytesRead;
     const { path, sessionId } = event.file;
-    for (const bad of event.bad) {
+    for (const { offset, length, reason } of event.bad) {
+      // A line kept without its bad timestamp is counted, not reported as failed.
+      if (reason === 'bad-timestamp') continue;
       const sent = failedEvents.get(path) ?? 0;
       failedEvents.set(path, sent + 1);
-      if (sent < MAX_FAILED_EVENTS_PER_FILE) bus.publish('ingest.failed', { path, sessionId, ...bad });
+      if (sent < MAX_FAILED_EVENTS_PER_FILE) bus.publish('ingest.failed', { path, sessionId, offset, length, reason });
       else if (sent === MAX_FAILED_EVENTS_PER_FILE) log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
     }
   };

@@ -4,7 +4,7 @@
  * transaction, so a crash keeps both or neither.
  */
 import type Database from 'better-sqlite3';
-import type { BadLineReason } from '../../shared/protocol/events.js';
+import type { BadLineReason, BadValueReason } from '../../shared/protocol/events.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import {
   ENTRY_COLUMNS,
@@ -22,11 +22,15 @@ import type { FileRow } from '../store/rows.js';
 import type { SearchParam } from './chunk-parser.js';
 import { createSearchWriter } from './search-writer.js';
 
+/** A line skipped (BadLineReason), or kept without a bad value (BadValueReason). */
 export interface BadLine {
   offset: number;
   length: number;
-  reason: BadLineReason;
+  reason: BadLineReason | BadValueReason;
 }
+
+/** Whether the line was kept, only its value dropped: counted as a bad timestamp, not a bad line. */
+export const isBadValue = (bad: BadLine): boolean => bad.reason === 'bad-timestamp';
 
 export interface FileIdentity {
   dev: string;
@@ -103,7 +107,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   const deleteBad = db.prepare('DELETE FROM bad_lines WHERE file_id = ?');
   const updateFile = db.prepare(`
     UPDATE files SET dev = ?, ino = ?, size = ?, head_len = ?, head_hash = ?, committed_offset = ?, bytes_read = ?,
-                     entries = ?, bad_lines = ?, generation = ?, gone = 0, last_seen = ?
+                     entries = ?, bad_lines = ?, bad_timestamps = ?, generation = ?, gone = 0, last_seen = ?
     WHERE id = ?`);
   const setGone = db.prepare('UPDATE files SET gone = 1, last_seen = ? WHERE id = ?');
   const setLastActivity = db.prepare('UPDATE files SET last_activity = ? WHERE id = ?');
@@ -156,9 +160,24 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
     }
     const rowids = insertEntries(c.rows);
     if (search.commit(row, c.reset, c.committedOffset, c.search ?? [], rowids)) searchCaughtUp.add(c);
-    for (const bad of c.bad) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
+    // A line kept without its bad timestamp is only counted: a row each would cost a write per line of a file that has none.
+    for (const bad of c.bad) if (!isBadValue(bad)) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);
-    updateFile.run(c.identity.dev, c.identity.ino, c.identity.size, c.head.len, c.head.hash, c.committedOffset, next.bytesRead, next.entries, next.badLines, next.generation, c.now, row.id);
+    updateFile.run(
+      c.identity.dev,
+      c.identity.ino,
+      c.identity.size,
+      c.head.len,
+      c.head.hash,
+      c.committedOffset,
+      next.bytesRead,
+      next.entries,
+      next.badLines,
+      next.badTimestamps,
+      next.generation,
+      c.now,
+      row.id,
+    );
     const moved = c.sessionId !== undefined && c.sessionId !== row.session_id;
     if (moved) setSession.run(c.sessionId, row.id);
     const { newest } = c;
@@ -228,6 +247,7 @@ function afterCommit(c: Commit): void {
     bytes_read: next.bytesRead,
     entries: next.entries,
     bad_lines: next.badLines,
+    bad_timestamps: next.badTimestamps,
     generation: next.generation,
     last_activity: lastActivityAfter(c),
     gone: 0,
@@ -236,12 +256,14 @@ function afterCommit(c: Commit): void {
   } satisfies Partial<FileRow>);
 }
 
-function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: number; generation: number } {
+function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: number; badTimestamps: number; generation: number } {
   const { row } = c;
+  const badValues = c.bad.filter(isBadValue).length;
   return {
     bytesRead: row.bytes_read + c.bytesRead,
     entries: (c.reset ? 0 : row.entries) + c.count,
-    badLines: (c.reset ? 0 : row.bad_lines) + c.bad.length,
+    badLines: (c.reset ? 0 : row.bad_lines) + c.bad.length - badValues,
+    badTimestamps: (c.reset ? 0 : row.bad_timestamps) + badValues,
     generation: row.generation + (c.reset ? 1 : 0),
   };
 }

@@ -37,6 +37,7 @@ export function summaryOf(sessionId: string, files: readonly IngestedFile[], acc
     sidechainFiles: agents.length - compactionFiles,
     compactionFiles,
     badLines: files.reduce((sum, file) => sum + file.badLines, 0),
+    badTimestamps: files.reduce((sum, file) => sum + file.badTimestamps, 0),
   };
 }
 

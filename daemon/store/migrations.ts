@@ -398,6 +398,26 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE files SET search_offset = 0;
     `,
   },
+  {
+    version: 17,
+    name: 'bad timestamps counted, and files with a far-future one read again',
+    // Ingest now keeps a timestamp only when it is good, in its canonical form, and counts the bad
+    // ones (shared/transcript/timestamp.ts, issue 27). Rows indexed before hold whatever the line
+    // said. A file whose newest timestamp (files.last_activity, the greatest string) is not a good
+    // canonical one (`2999-…`, text) is read again once: an empty head hash as in migration 7, and
+    // a last_seen of 0 so that it is not taken as read to its end; that replaces its rows, its
+    // activity, its session's aggregate and its share of the usage book. Timestamps that sort
+    // below the newest (`+275760-…`, `-271821-…`, `0000-…`, `1999-…`) stay in rows until their
+    // file is read again; the usage book never reads their quarter hours (book.ts). Finding those
+    // would scan every entry at start (5 s for 3 M entries, measured), longer than a client waits.
+    sql: `
+      ALTER TABLE files ADD COLUMN bad_timestamps INTEGER NOT NULL DEFAULT 0;
+      UPDATE files SET head_hash = '', last_seen = 0 WHERE head_len > 0 AND last_activity IS NOT NULL AND NOT (
+        last_activity GLOB '2[0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z'
+        AND last_activity >= '2000-01-01T00:00:00.000Z' AND last_activity <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 day')
+        AND strftime('%Y-%m-%dT%H:%M:%fZ', last_activity) = last_activity);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -41,6 +41,8 @@ export interface FileRow {
   bytes_read: number;
   entries: number;
   bad_lines: number;
+  /** Lines kept with a bad timestamp (migration 17; shared/transcript/timestamp.ts). */
+  bad_timestamps: number;
   generation: number;
   gone: number;
   first_seen: number;
@@ -64,6 +66,7 @@ export interface IngestedFile {
   size: number;
   entries: number;
   badLines: number;
+  badTimestamps: number;
   /** Bumped each time the file was replaced or truncated and indexed again from its start. */
   generation: number;
   gone: boolean;
@@ -104,6 +107,7 @@ export function fileFromRow(row: FileRow): IngestedFile {
     size: row.size,
     entries: row.entries,
     badLines: row.bad_lines,
+    badTimestamps: row.bad_timestamps,
     generation: row.generation,
     gone: row.gone === 1,
     firstSeenAt: row.first_seen,

@@ -8,7 +8,9 @@
  * and get the same book. Callers run every method inside their transaction.
  */
 import type Database from 'better-sqlite3';
+import { EARLIEST_MS } from '../../shared/transcript/timestamp.js';
 import type { Usage } from '../../shared/transcript/types.js';
+import { SLOT_MS } from './days.js';
 import { type Candidate, candidateOf, outranks, outranksInFile, type Placed, type ResponseEntry } from './rank.js';
 
 /** Keys per lookup (a JSON array bound once): one statement for many responses. */
@@ -18,8 +20,13 @@ const CANDIDATE_ROW = `(${Array.from({ length: CANDIDATE_COLUMNS }, () => '?').j
 /** Rows per multi-row INSERT: a statement step per row costs more than binding one (see entry-row.ts). */
 const CANDIDATE_BATCH = 32;
 /** Unbounded window ends, as bound parameters. */
-const FIRST_SLOT = Number.MIN_SAFE_INTEGER;
-const LAST_SLOT = Number.MAX_SAFE_INTEGER;
+/**
+ * The slots a report reads when its window is open: those of good timestamps (timestamp.ts) up to
+ * the last day of year 9999. A book written before timestamps were validated can hold a slot of
+ * `+275760-09-13`, whose day no calendar can name: never read (migration 17 takes it back).
+ */
+const FIRST_SLOT = Math.floor(EARLIEST_MS / SLOT_MS);
+const LAST_SLOT = Math.floor(Date.UTC(9999, 11, 31) / SLOT_MS);
 
 export interface BookFile {
   id: number;
@@ -189,8 +196,8 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const byDayOfProject = db.prepare(byDaySql(true));
   const byProjectAll = db.prepare(`SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? GROUP BY s.project, s.model`);
   const byProjectOne = db.prepare(`SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? AND s.project = ? GROUP BY s.model`);
-  const extentAll = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots');
-  const extentOfProject = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE project = ?');
+  const extentAll = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ?');
+  const extentOfProject = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ? AND project = ?');
   const slotsOfProject = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot');
 
   const writeCandidates = (fileId: number, rows: readonly { candidate: Candidate; counted: boolean }[]) => {
@@ -286,15 +293,15 @@ export function createUsageBook(db: Database.Database): UsageBook {
       return (project === null ? byDayAll.all(array) : byDayOfProject.all(array, project)) as DayRow[];
     },
     byProject(fromSlot, toSlot, project) {
-      const range = [fromSlot ?? FIRST_SLOT, toSlot ?? LAST_SLOT];
+      const range = [Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT), Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1)];
       return (project === null ? byProjectAll.all(...range) : byProjectOne.all(...range, project)) as GroupRow[];
     },
     extent(project) {
-      const row = (project === null ? extentAll.get() : extentOfProject.get(project)) as { first: number | null; last: number | null };
+      const row = (project === null ? extentAll.get(FIRST_SLOT, LAST_SLOT) : extentOfProject.get(FIRST_SLOT, LAST_SLOT, project)) as { first: number | null; last: number | null };
       return row.first === null || row.last === null ? null : { first: row.first, last: row.last };
     },
     slots(fromSlot, toSlot, project) {
-      const range = [fromSlot ?? FIRST_SLOT, toSlot ?? LAST_SLOT];
+      const range = [Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT), Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1)];
       return (project === null ? slotsIn.all(...range) : slotsOfProject.all(...range, project)) as SlotRow[];
     },
   };

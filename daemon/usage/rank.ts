@@ -14,6 +14,7 @@
  */
 import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
 import { SYNTHETIC_MODEL } from '../../shared/transcript/models.js';
+import { timestampMs } from '../../shared/transcript/timestamp.js';
 import { SLOT_MS } from './days.js';
 
 /** One entry as the book keeps it. `key` is a signed 64-bit integer in decimal (SQLite's INTEGER). */
@@ -67,9 +68,10 @@ export type ResponseEntry = Pick<IndexedEntry, 'offset' | 'type' | 'timestamp' |
 /** The candidate an entry is, or null when it is not an API response ccusage counts. */
 export function candidateOf(entry: ResponseEntry, sessionId: string, path: string): Candidate | null {
   if (entry.type !== 'assistant' || entry.usage === null || entry.model === SYNTHETIC_MODEL || entry.timestamp === null) return null;
-  const ms = Date.parse(entry.timestamp);
-  // ccusage skips an entry whose time it cannot read: it has no day.
-  if (!Number.isFinite(ms)) return null;
+  // ccusage skips an entry whose time it cannot read: it has no day. memd skips bad values too
+  // (timestamp.ts): checked again here, since an index written before held them as they were.
+  const ms = timestampMs(entry.timestamp);
+  if (ms === null) return null;
   let identity: string;
   if (entry.messageId === null) identity = `entry\0${path}\0${entry.offset}`;
   else if (entry.requestId === null) identity = `message\0${entry.messageId}\0${sessionId}\0${ms}`;

@@ -1,9 +1,11 @@
 /**
  * A session as markdown: a header with its figures, then the conversation. Prompts and the
- * assistant's text are written as they are (they are markdown already); tool calls are folded in
- * `<details>` with their input and output in code fences, so that nothing a tool printed can
- * break the fold or the page. The only raw HTML is memd's own, with the transcript's text escaped.
+ * assistant's text stay markdown, with no HTML of their own (markdown-escape.ts: `<` outside code
+ * is `&lt;`, a fence left open is closed); tool calls are folded in `<details>` with their input
+ * and output in code fences longer than any backtick run inside, so that nothing a tool printed
+ * can break the fold or the page. The only raw HTML is memd's own, with the transcript's text escaped.
  */
+import { escapeProseLine, safeProse } from './markdown-escape.js';
 import { escapeHtml, formatClock, formatCount, formatPercent, formatTime, formatUsd, plural } from './format.js';
 import type { ConversationItem, CutText, ReportModel, ToolCall } from './model.js';
 
@@ -46,7 +48,8 @@ export function toolSummary(call: ToolCall): string {
 
 function renderTool(call: ToolCall): string {
   const status = call.result === null ? ' (no result)' : call.result.failed ? ` (failed${call.result.exit === null ? '' : `, exit ${call.result.exit}`})` : '';
-  const parts = [`<details><summary>${escapeHtml(toolSummary(call))}${status}</summary>`, '', fenced(call.input.text, 'json') + cutNote(call.input, 'input')];
+  // One line: a blank line would end the HTML block, and the rest of the summary would be markdown.
+  const parts = [`<details><summary>${escapeHtml(toolSummary(call).replace(/\s+/g, ' '))}${status}</summary>`, '', fenced(call.input.text, 'json') + cutNote(call.input, 'input')];
   if (call.result !== null) parts.push('', fenced(call.result.text === '' ? '(no output)' : call.result.text, 'text') + cutNote(call.result, 'output'));
   parts.push('', '</details>');
   return parts.join('\n');
@@ -59,16 +62,16 @@ function heading(who: string, at: string | null, day: string | null): string {
 function renderItem(item: ConversationItem, day: string | null): string {
   switch (item.kind) {
     case 'prompt':
-      return `${heading('User', item.at, day)}\n\n${quoted(item.text)}${cutNote(item, 'prompt')}`;
+      return `${heading('User', item.at, day)}\n\n${quoted(safeProse(item.text))}${cutNote(item, 'prompt')}`;
     case 'assistant':
-      return `${heading('Assistant', item.at, day)}\n\n${item.text}${cutNote(item, 'text')}`;
+      return `${heading('Assistant', item.at, day)}\n\n${safeProse(item.text)}${cutNote(item, 'text')}`;
     case 'thinking':
       return `<details><summary>Thinking</summary>\n\n${fenced(item.text, 'text')}${cutNote(item, 'thinking')}\n\n</details>`;
     case 'tool':
       return renderTool(item.call);
     case 'compaction': {
       const before = item.preTokens === null ? '' : `, ${formatCount(item.preTokens)} tokens before`;
-      return `---\n\n**Compaction** (${item.trigger}${before}) · ${formatTime(item.at)}`;
+      return `---\n\n**Compaction** (${escapeProseLine(item.trigger.replace(/\s+/g, ' '))}${before}) · ${formatTime(item.at)}`;
     }
     case 'summary':
       return `<details><summary>Summary the compaction left</summary>\n\n${fenced(item.text, 'markdown')}${cutNote(item, 'summary')}\n\n</details>`;
@@ -92,7 +95,7 @@ function headerRows(model: ReportModel): string[] {
 export function renderMarkdown(model: ReportModel): string {
   const { session, conversation } = model;
   const title = session.title ?? `Session ${session.sessionId.slice(0, 8)}`;
-  const blocks = [`# ${title.replace(/\n/g, ' ')}`, headerRows(model).join('\n'), '## Conversation'];
+  const blocks = [`# ${escapeProseLine(title.replace(/\s+/g, ' '))}`, headerRows(model).join('\n'), '## Conversation'];
   const day = session.firstActivity;
   for (const item of conversation.items) blocks.push(renderItem(item, day));
   if (conversation.items.length === 0) blocks.push('_No messages._');

@@ -20,6 +20,12 @@ export interface DaemonStoppingEvent {
 
 /** Why a transcript line was skipped. */
 export type BadLineReason = 'invalid-utf8' | 'invalid-json' | 'not-an-object' | 'too-long';
+/**
+ * Why a line was indexed without one of its values (issue 27): its timestamp was a bad value
+ * (shared/transcript/timestamp.ts). Carried with the bad lines through a commit but only counted
+ * (badTimestamps): no bad_lines row, no ingest.failed event, since the line was kept.
+ */
+export type BadValueReason = 'bad-timestamp';
 
 /** One skipped transcript line, sent once, after the line is recorded as bad. */
 export interface IngestFailedEvent {

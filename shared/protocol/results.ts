@@ -86,6 +86,8 @@ export interface IngestStats {
   sessions: number;
   entries: number;
   badLines: number;
+  /** Lines indexed without their timestamp, a bad value (an addition: issue 27; shared/transcript/timestamp.ts). */
+  badTimestamps: number;
   /** Transcript bytes read, over every run, as committed with the rows they produced. */
   bytesRead: number;
   /** Transcript bytes read by this process (a restart over unchanged files reads 0). */
@@ -251,6 +253,8 @@ export interface SessionFigures {
   compactionFiles: number;
   /** Lines skipped because they were not JSON or not UTF-8. */
   badLines: number;
+  /** Lines kept without their timestamp, a bad value (an addition: issue 27; shared/transcript/timestamp.ts). */
+  badTimestamps: number;
 }
 
 /** The session's memory: its last extraction, who holds its lock, what its extractions cost. */

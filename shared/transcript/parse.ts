@@ -5,6 +5,7 @@
 import { isRecord } from '../values.js';
 import { redactSecrets } from '../text/redact.js';
 import { promptTitle } from './prompt-text.js';
+import { isBadTimestamp, normalTimestamp } from './timestamp.js';
 import { measureEntry } from './tokens.js';
 import type { CompactBoundary, IndexedEntry, PreservedSegment, ToolResult, ToolUse, Usage } from './types.js';
 
@@ -117,6 +118,8 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
   const blocks = blocksOf(message);
   // Only user, assistant and attachment entries reach the model; the rest measure 0 (DESIGN.md §5).
   const measure = measureEntry(value);
+  // Validated once, here: every reader of the index gets a good, canonical timestamp or null (timestamp.ts).
+  const timestamp = normalTimestamp(value.timestamp);
   return {
     offset,
     length,
@@ -125,7 +128,8 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
     uuid: str(value.uuid),
     parentUuid: str(value.parentUuid),
     logicalParentUuid: str(value.logicalParentUuid),
-    timestamp: str(value.timestamp),
+    timestamp,
+    ...(isBadTimestamp(type, value.timestamp, timestamp) ? { badTimestamp: true } : {}),
     sessionId: str(value.sessionId),
     chars: measure.chars,
     estTokens: measure.tokens,

@@ -61,7 +61,10 @@ export interface IndexedEntry {
   uuid: string | null;
   parentUuid: string | null;
   logicalParentUuid: string | null;
+  /** Good and canonical (timestamp.ts), or null: missing or a bad value. */
   timestamp: string | null;
+  /** The line's timestamp was a bad value (timestamp.ts): counted with the file's bad timestamps. */
+  badTimestamp?: true;
   sessionId: string | null;
   /** Characters of the content that reaches the model (see tokens.ts); 0 for bookkeeping entries. */
   chars: number;

@@ -44,6 +44,7 @@ export function sampleSession(overrides: Partial<SessionSummary> = {}): SessionS
     sidechainFiles: 0,
     compactionFiles: 0,
     badLines: 0,
+    badTimestamps: 0,
     sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
     archived: false,
     ...overrides,

@@ -53,7 +53,7 @@ function ingestor(options: Partial<IngestorDeps> = {}): Ingestor {
   return ingest;
 }
 
-const line = (n: number) => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"message ${n}"}}\n`;
+const line = (n: number) => `{"type":"user","uuid":"u${n}","timestamp":"2026-03-02T10:00:00.000Z","message":{"role":"user","content":"message ${n}"}}\n`;
 
 function session(id: string, lines: number, extra = ''): string {
   const path = join(root, 'p', `${id}.jsonl`);

@@ -82,7 +82,11 @@ function reference(path: string): IndexedEntry[] {
   for (let start = 0, end = bytes.indexOf(10); end !== -1; start = end + 1, end = bytes.indexOf(10, start)) {
     if (end === start) continue;
     const entry = parseEntry(JSON.parse(bytes.toString('utf8', start, end)) as unknown, start, end - start);
-    if (entry !== null) entries.push({ ...entry, sessionId: null });
+    // The index keeps no per-entry mark of a bad timestamp (the file's row counts them).
+    if (entry !== null) {
+      const { badTimestamp: _, ...kept } = entry;
+      entries.push({ ...kept, sessionId: null });
+    }
   }
   return entries;
 }
@@ -93,7 +97,7 @@ function fileRow(path: string) {
   return fileFromRow(row);
 }
 
-const line = (n: number, extra = '') => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"m${n}${extra}"}}\n`;
+const line = (n: number, extra = '') => `{"type":"user","uuid":"u${n}","timestamp":"2026-03-02T10:00:00.000Z","message":{"role":"user","content":"m${n}${extra}"}}\n`;
 
 describe('a pass over a transcript', () => {
   it.each([

@@ -43,6 +43,7 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
     sidechainFiles: 0,
     compactionFiles: 0,
     badLines: 0,
+    badTimestamps: 0,
   };
 }
 

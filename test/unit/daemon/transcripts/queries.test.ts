@@ -102,6 +102,8 @@ describe('the transcript index', () => {
       sessions: index.scenarios.length,
       entries,
       badLines: 0,
+      // Claude Code's own transcripts: every timestamp good (issue 27).
+      badTimestamps: 0,
       bytesRead: files.reduce((sum, file) => sum + file.size, 0),
     });
   });

@@ -17,14 +17,16 @@ describe('renderMarkdown', () => {
   const md = renderMarkdown(sampleModel());
 
   it('starts with the title and a table of the figures', () => {
-    expect(md.startsWith('# Fix the <b>charges</b>\n')).toBe(true);
+    // The title's HTML is text (issue 27, item 11).
+    expect(md.startsWith('# Fix the &lt;b>charges&lt;/b>\n')).toBe(true);
     expect(md).toContain('| Cost | $1.50 over 3 responses, cache hit rate 60.0% |');
     expect(md).toContain('| Compactions | 1 |');
     expect(md).toContain('| Project | `/home/user/src/payments-api` (`-home-user-src-payments-api`) |');
   });
 
-  it('quotes prompts and writes the assistant text as it is', () => {
-    expect(md).toContain(`**User** · 10:26:08\n\n> ${HOSTILE_PROMPT}`);
+  it('quotes prompts and writes the assistant text as markdown, with no HTML of their own', () => {
+    expect(md).toContain(`**User** · 10:26:08\n\n> ${HOSTILE_PROMPT.replace(/</g, '&lt;')}`);
+    expect(md).not.toContain('<script>alert("x")');
     expect(md).toContain('**Assistant** · 10:26:09\n\nRunning the tests.');
   });
 
