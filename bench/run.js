@@ -6,6 +6,7 @@ import { benchCompact } from './compact.js';
 import { benchExtract } from './extract.js';
 import { benchHooks } from './hooks.js';
 import { benchIngest } from './ingest.js';
+import { benchLoop } from './loop.js';
 import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 import { benchSearch } from './search.js';
@@ -22,11 +23,12 @@ const BENCHES = {
   search: benchSearch,
   usage: benchUsage,
   archive: benchArchive,
+  loop: benchLoop,
 };
-/** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage']);
+/** Run by name only: they write gigabytes (loop: 63 MB, three daemons) and take minutes. */
+const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage', 'loop']);
 
-// `--size 2.4G` goes to the benchmarks that take it (scale, search, archive, usage); the other arguments name benchmarks.
+// `--size 2.4G` goes to the benchmarks that take it (scale, search, archive, usage, loop); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
 const sizeAt = argv.indexOf('--size');
 const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };

@@ -1,7 +1,16 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import { Methods } from '../../../shared/protocol/methods.js';
 import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
-import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../../shared/protocol/results.js';
+import {
+  PROTOCOL_VERSION,
+  type CompactionStatus,
+  type DaemonPaths,
+  type ExtractionStatus,
+  type DaemonStatus,
+  type DatabaseStatus,
+  type IngestStatus,
+  type LoopStatus,
+} from '../../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
 
@@ -16,6 +25,8 @@ export interface DaemonInfo {
   compaction(): CompactionStatus;
   extraction(): ExtractionStatus;
   archive(): ArchiveStatus;
+  /** The event loop's worst delays since memd started serving. */
+  loop(): LoopStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -70,6 +81,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         compaction: info.compaction(),
         extraction: info.extraction(),
         archive: info.archive(),
+        loop: info.loop(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

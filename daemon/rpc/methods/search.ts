@@ -4,5 +4,8 @@ import { handle, type MethodHandler } from '../dispatch.js';
 import type { SearchService } from '../../search/service.js';
 
 export function searchMethods(search: SearchService): MethodHandler[] {
-  return [handle(Methods.searchQuery, (params) => search.query(params)), handle(Methods.searchContext, (params) => search.context(params.sessionId, params.uuid, params.before, params.after))];
+  return [
+    handle(Methods.searchQuery, (params) => search.query(params)),
+    handle(Methods.searchContext, (params, ctx) => search.context(params.sessionId, params.uuid, params.before, params.after, ctx.signal)),
+  ];
 }
