@@ -26,7 +26,9 @@ async function status(socket: RawSocket): Promise<DaemonStatus> {
 function writeSession(sandbox: Sandbox): { sessionId: string; lastUuid: string } {
   const generated = generateSession({ seed: 5, rounds: 400, compacted: false, prompts: true, bigReads: false, tokensPerEstimate: 0.01 });
   writeGeneratedSession(sandbox.projectsDir, generated);
-  const lines = readFileSync(mainPath(sandbox.projectsDir, generated.cwd, generated.sessionId), 'utf8').trim().split('\n');
+  const lines = readFileSync(mainPath(sandbox.projectsDir, generated.cwd, generated.sessionId), 'utf8')
+    .trim()
+    .split('\n');
   const last = lines.map((line) => JSON.parse(line) as { type?: string; uuid?: string }).findLast((entry) => entry.type === 'assistant');
   return { sessionId: generated.sessionId, lastUuid: last?.uuid as string };
 }
