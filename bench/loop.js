@@ -4,7 +4,8 @@
 // session's entries are loaded for the first time): `search.context` and `compact.micro` on it;
 // then the projects dir is swapped for a symlink to `/`. A probe in its own process asks
 // daemon.status every 20 ms throughout; reported: its slowest answer per step, and the daemon's
-// own worst event-loop delay (daemon.status `loop`, when this daemon reports it).
+// own worst event-loop delay when the step raised it (daemon.status `loop`, when this daemon
+// reports it). On a machine shared with other work both include the waits for a core.
 import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureLines, hugeLine, writeSession } from './corpus.js';
@@ -30,6 +31,7 @@ async function measured(createClient, env, name, step) {
     await until(async () => (await running.client.daemonStatus()).ingest.watcher.state === 'watching', 'the watch');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await probe.worst();
+    const before = (await running.client.daemonStatus()).loop;
     const started = performance.now();
     let outcome = 'ok';
     try {
@@ -42,8 +44,10 @@ async function measured(createClient, env, name, step) {
     const probeWorst = await probe.worst();
     const after = await running.client.daemonStatus();
     const loop = after.loop === undefined ? null : after.loop;
-    const loopText = loop === null ? 'not reported' : `${fmt(loop.maxDelayMs)} ms (since start; p99 ${fmt(loop.p99DelayMs)} ms)`;
-    const ok = probeWorst <= TARGET_MS && (loop === null || loop.maxDelayMs <= TARGET_MS);
+    // The daemon's figure is since it started serving: a worst that did not rise during the step is the start-up's.
+    const rose = loop !== null && loop.maxDelayMs > (before?.maxDelayMs ?? 0);
+    const loopText = loop === null ? 'not reported' : rose ? `${fmt(loop.maxDelayMs)} ms` : `not raised (${fmt(loop.maxDelayMs)} ms since start)`;
+    const ok = probeWorst <= TARGET_MS && (loop === null || !rose || loop.maxDelayMs <= TARGET_MS);
     console.log(`  ${name.padEnd(36)} ${fmt(ms)} ms (${outcome}); worst daemon.status ${fmt(probeWorst)} ms; daemon loop delay ${loopText}: ${pass(ok)}`);
     return ok;
   } finally {
