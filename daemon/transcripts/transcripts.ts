@@ -50,8 +50,8 @@ export interface Transcripts {
   leafTitles(project: string): Map<string, string>;
   /** The title a 1.0.x `summary` entry in the project gives the session with this main transcript. */
   summaryTitle(project: string, mainFileId: number): string | null;
-  /** The session's file checkpoints and the prompts they belong to. */
-  checkpoints(sessionId: string): SessionCheckpoints;
+  /** The session's file checkpoints and the prompts they belong to (lines read back in slices). */
+  checkpoints(sessionId: string, signal?: AbortSignal): Promise<SessionCheckpoints>;
   /** Runs `read` in one read transaction, so that rows of several files agree. */
   consistent<T>(read: () => T): T;
   /** Forgets everything cached: the database was rebuilt, so file ids name other files now. */
@@ -150,7 +150,7 @@ export function createTranscripts({ db, cache = createEntryCache(), sliceMs = SL
     read: (path, entries, signal) => readEntries(path, entries, createSlicer(signal, sliceMs)),
     leafTitles: (project) => leafTitles(db, project),
     summaryTitle: (project, mainFileId) => summaryTitle(db, project, mainFileId),
-    checkpoints: (sessionId) => loadSessionCheckpoints(db, sessionId),
+    checkpoints: (sessionId, signal) => loadSessionCheckpoints(db, sessionId, createSlicer(signal, sliceMs)),
     consistent,
     clear() {
       cache.clear();
