@@ -7,6 +7,7 @@ import { benchExtract } from './extract.js';
 import { benchFlood } from './flood.js';
 import { benchHooks } from './hooks.js';
 import { benchIngest } from './ingest.js';
+import { benchLoop } from './loop.js';
 import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 import { benchSearch } from './search.js';
@@ -26,11 +27,12 @@ const BENCHES = {
   usage: benchUsage,
   archive: benchArchive,
   flood: benchFlood,
+  loop: benchLoop,
 };
-/** Run by name only: it writes gigabytes and takes minutes. */
-const ON_REQUEST = new Set(['scale', 'search', 'search-flood', 'archive', 'usage', 'flood']);
+/** Run by name only: they write gigabytes (loop: 63 MB, three daemons) and take minutes. */
+const ON_REQUEST = new Set(['scale', 'search', 'search-flood', 'archive', 'usage', 'flood', 'loop']);
 
-// `--size 2.4G` goes to the benchmarks that take it (scale, search, search-flood, archive, usage); the other arguments name benchmarks.
+// `--size 2.4G` goes to the benchmarks that take it (scale, search, search-flood, archive, usage, loop); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
 const sizeAt = argv.indexOf('--size');
 const options = sizeAt === -1 ? {} : { size: argv[sizeAt + 1] };

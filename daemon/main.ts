@@ -39,6 +39,7 @@ import { removeUnfinishedUndoPoints } from './memory/rewind/undo-store.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { compactionMethods } from './rpc/methods/compaction.js';
 import { daemonMethods } from './rpc/methods/daemon.js';
+import { watchLoopDelay } from './lifecycle/loop-delay.js';
 import { eventMethods } from './rpc/methods/events.js';
 import { extractionMethods } from './rpc/methods/extraction.js';
 import { handoffMethods } from './rpc/methods/handoff.js';
@@ -187,7 +188,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
         return null;
       }
     },
-    conversation: (sessionId) => transcripts.conversation(sessionId),
+    conversation: (sessionId, signal) => transcripts.conversation(sessionId, signal),
   });
   const archive = createArchiveService({
     db: store.db,
@@ -228,7 +229,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       if (live) extraction.onSessionChanged(sessionId);
       else extraction.onSessionBackfilled(sessionId);
     }
-    for (const sessionId of sessionIds) hooks.onSessionChanged(sessionId);
+    for (const sessionId of sessionIds) void hooks.onSessionChanged(sessionId);
     archive.archiver.committed();
     usage.committed();
   });
@@ -345,6 +346,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       extraction: () => extraction.status(),
       archive: () => archive.status(),
       search: () => search.status(),
+      loop: () => loopDelay.status(),
       features: FEATURES,
       methodNames: () => dispatcher.methods,
       requestShutdown: (reason) => void shutdown(reason),
@@ -362,6 +364,8 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   });
   process.on('unhandledRejection', (reason) => log.error('unhandled promise rejection', { error: reason }));
 
+  // From here on: the start-up itself (loading modules, opening the store) holds no client yet.
+  const loopDelay = watchLoopDelay();
   const target: ListenTarget = activatedFd !== undefined ? { kind: 'fd', fd: activatedFd } : { kind: 'path', path: paths.socketPath };
   try {
     await rpc.listen(target);

@@ -79,11 +79,12 @@ export interface CompactionServiceDeps {
 }
 
 export interface CompactionService {
-  micro(sessionId: string): Promise<CompactionResult>;
-  cacheEdits(sessionId: string, keep?: number): CompactionResult;
+  /** `signal`: the request's; the session's first load stops between slices when it aborts. */
+  micro(sessionId: string, signal?: AbortSignal): Promise<CompactionResult>;
+  cacheEdits(sessionId: string, keep?: number, signal?: AbortSignal): Promise<CompactionResult>;
   auto(sessionId: string, options: { force?: boolean; instructions?: string }): Promise<CompactionResult>;
-  reactive(sessionId: string, limitTokens?: number): CompactionResult;
-  conversation(sessionId: string): SessionConversation;
+  reactive(sessionId: string, limitTokens?: number, signal?: AbortSignal): Promise<CompactionResult>;
+  conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
   onThresholdCrossed(sessionId: string, to: ThresholdState): void;
   status(): CompactionStatus;
@@ -100,7 +101,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   let autoRuns = 0;
   let closed = false;
 
-  const load = (sessionId: string) => transcripts.conversation(sessionId);
+  const load = (sessionId: string, signal?: AbortSignal) => transcripts.conversation(sessionId, signal);
 
   function result(conversation: SessionConversation, method: CompactionMethod, messages: readonly ConversationMessage[], extra: Partial<CompactionResult> = {}): CompactionResult {
     const before = toMessageParams(conversation.messages);
@@ -122,7 +123,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
 
   /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
   async function runAuto(sessionId: string, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
-    const conversation = load(sessionId);
+    const conversation = await load(sessionId);
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
       const done = result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
@@ -182,13 +183,13 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
 
   return {
     conversation: load,
-    async micro(sessionId) {
-      const conversation = load(sessionId);
+    async micro(sessionId, signal) {
+      const conversation = await load(sessionId, signal);
       const done = await layers.micro(conversation, clock());
       return result(conversation, 'micro', done.messages, { actions: done.actions });
     },
-    cacheEdits(sessionId, keep) {
-      const conversation = load(sessionId);
+    async cacheEdits(sessionId, keep, signal) {
+      const conversation = await load(sessionId, signal);
       const plan = planCacheEdits(conversation.messages, { keep, triggerTokens: deps.thresholds(sessionId).autoCompactAt, price: deps.price(sessionId) });
       const base = result(conversation, 'cache-edits', conversation.messages);
       const whole = estimateMessageTokens(base.messages);
@@ -207,9 +208,9 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         contextManagement: plan.contextManagement,
       };
     },
-    reactive(sessionId, limitTokens) {
+    async reactive(sessionId, limitTokens, signal) {
       const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
-      const conversation = load(sessionId);
+      const conversation = await load(sessionId, signal);
       const { margin, measured } = estimateMargin(conversation.messages, conversation.loaded);
       const done = reactiveCompaction(conversation.messages, limit, { margin, sessionId });
       return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, estimate: { tokens: done.tokens, margin, measuredRatio: measured } });

@@ -23,8 +23,8 @@ export interface ReportDeps {
 
 /**
  * Lets the daemon's other requests run between the steps of a report: on an 80 MB session each
- * step takes 50-300 ms of the event loop (the first load of the session's entries, about 1 s, is
- * the read model's, as for a compaction).
+ * step takes 50-300 ms of the event loop (the first load of the session's entries is the read
+ * model's, in slices, as for a compaction).
  */
 export const nextTurn = (signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) =>
@@ -36,7 +36,7 @@ export const nextTurn = (signal: AbortSignal): Promise<void> =>
 
 export async function buildReport(deps: ReportDeps, source: TranscriptBytes, sessionId: string, signal: AbortSignal): Promise<ReportModel> {
   const summary = deps.summary(sessionId);
-  const { main, sidechain, compaction } = deps.transcripts.sessionEntries(sessionId);
+  const { main, sidechain, compaction } = await deps.transcripts.sessionEntries(sessionId, signal);
   await nextTurn(signal);
   const accounting = computeSessionAccounting(main, sidechain, { env: deps.env, compactionEntries: compaction });
   const { threshold } = summary;

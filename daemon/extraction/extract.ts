@@ -7,7 +7,8 @@ import type { LastExtraction } from '../../shared/transcript/accounting.js';
 import { activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { loadEntries } from '../transcripts/entries.js';
+import { readEntries } from '../transcripts/entries.js';
+import { createSlicer, nextTurn } from '../workers/slices.js';
 import { buildMessages, type ConversationMessage } from '../transcripts/messages.js';
 import type { AnthropicMemorySummarizer, MemorySummary } from './anthropic-extractor.js';
 import { offlineSessionMemory } from './offline-summary.js';
@@ -21,8 +22,8 @@ export interface ExtractRequest {
   dbPath: string;
   /** The main transcript. */
   path: string;
-  /** Every entry of it, in file order, for summarizers that run on the main thread. */
-  entries(): IndexedEntry[];
+  /** Every entry of it, in file order, for summarizers that run on the main thread (loaded in slices). */
+  entries(): Promise<IndexedEntry[]>;
   lastExtraction: LastExtraction | null;
   /** The last message the previous extraction covered; null for the first. */
   sinceUuid: string | null;
@@ -61,8 +62,9 @@ export function createExtractor(anthropic: AnthropicMemorySummarizer | null): Ex
         const done = await offline.run({ dbPath, sessionId, previous, template, lastExtraction }, request.signal);
         return { ...done, summarizer: 'offline', usage: null, model: null, rejected: 0 };
       }
-      const entries = request.entries();
-      const loaded = loadEntries(request.path, activeConversation(entries).entries);
+      const entries = await request.entries();
+      await nextTurn();
+      const loaded = await readEntries(request.path, activeConversation(entries).entries, createSlicer(request.signal));
       const messages = messagesSince(buildMessages(loaded, attachmentTexts), request.sinceUuid);
       const fallback = () => offlineSessionMemory({ loaded, previous: request.previous, template: request.template, title: sessionTitle(entries) });
       const result = await anthropic.summarize(

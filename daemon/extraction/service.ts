@@ -126,7 +126,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   const mainFile = (sessionId: string) => transcripts.mainFile(sessionId);
 
   /** The main transcript's entries from the index alone; none for a session it does not know. */
-  const entriesOf = (sessionId: string) => transcripts.sessionEntries(sessionId).main;
+  const entriesOf = async (sessionId: string, signal: AbortSignal) => (await transcripts.sessionEntries(sessionId, signal)).main;
 
   const dirFor = (sessionId: string, transcriptPath?: string) => memoryDirFor(deps.projectsDir, (id) => mainFile(id).project, sessionId, transcriptPath);
 
@@ -164,7 +164,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       sessionId: job.sessionId,
       dbPath: transcripts.dbPath,
       path: file.path,
-      entries: () => entriesOf(job.sessionId),
+      entries: () => entriesOf(job.sessionId, abort.signal),
       lastExtraction: last === null ? null : asLastExtraction(last),
       sinceUuid: last?.lastUuid ?? null,
       previous,

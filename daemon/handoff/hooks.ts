@@ -50,8 +50,8 @@ const cut = (text: string, chars: number, note: string) => (text.length <= chars
 export function createHookService(deps: HookServiceDeps) {
   const { transcripts, records, log, clock } = deps;
 
-  const mainEntries = (sessionId: string): { path: string; entries: IndexedEntry[] } => {
-    const { file, entries } = transcripts.mainEntries(sessionId);
+  const mainEntries = async (sessionId: string): Promise<{ path: string; entries: IndexedEntry[] }> => {
+    const { file, entries } = await transcripts.mainEntries(sessionId);
     return { path: file.path, entries };
   };
 
@@ -71,8 +71,8 @@ export function createHookService(deps: HookServiceDeps) {
   }
 
   /** What the conversation before the latest compaction lost in `summary`; null when it cannot tell. */
-  function lostBefore(sessionId: string, summary: string): CompactRecord['lost'] {
-    const { path, entries } = mainEntries(sessionId);
+  async function lostBefore(sessionId: string, summary: string, signal?: AbortSignal): Promise<CompactRecord['lost']> {
+    const { path, entries } = await mainEntries(sessionId);
     let last = -1;
     for (let index = entries.length - 1; index >= 0; index--) {
       if ((entries[index] as IndexedEntry).type === 'system' && (entries[index] as IndexedEntry).subtype === 'compact_boundary') {
@@ -82,7 +82,7 @@ export function createHookService(deps: HookServiceDeps) {
     }
     // Before the boundary is indexed, the whole conversation so far is what was compacted.
     const compacted = activeConversation(last === -1 ? entries : entries.slice(0, last)).entries;
-    const loaded = transcripts.read(path, compacted);
+    const loaded = await transcripts.read(path, compacted, signal);
     return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
   }
 
@@ -119,10 +119,10 @@ export function createHookService(deps: HookServiceDeps) {
       };
     },
 
-    postCompact(sessionId: string, trigger: string, summary: string): CompactRecord {
+    async postCompact(sessionId: string, trigger: string, summary: string, signal?: AbortSignal): Promise<CompactRecord> {
       let lost: CompactRecord['lost'] = null;
       try {
-        lost = lostBefore(sessionId, summary);
+        lost = await lostBefore(sessionId, summary, signal);
       } catch (error) {
         log.warn('could not tell what the compaction lost', { sessionId, error });
       }
@@ -134,17 +134,19 @@ export function createHookService(deps: HookServiceDeps) {
     },
 
     /** After ingest changed a session: settles an expected injection once the transcript shows it, or shows it is missing. */
-    onSessionChanged(sessionId: string): void {
+    async onSessionChanged(sessionId: string): Promise<void> {
       const pending = records.pending(sessionId);
       if (pending === null) return;
       try {
-        const { path, entries } = mainEntries(sessionId);
+        const { path, entries } = await mainEntries(sessionId);
         const since = new Date(pending.expectedAt - INJECTION_SLACK_MS).toISOString();
         const after = entries.filter((entry) => entry.timestamp !== null && entry.timestamp >= since);
-        const attachments = transcripts.read(
+        const attachments = await transcripts.read(
           path,
           after.filter((entry) => entry.type === 'attachment'),
         );
+        // Another commit's check may have settled it while this one read.
+        if (records.pending(sessionId)?.marker !== pending.marker) return;
         const found = attachments.some(({ raw }) => {
           const attachment = raw.attachment as Record<string, unknown> | undefined;
           return attachment?.type === 'hook_additional_context' && JSON.stringify(attachment.content ?? '').includes(pending.marker);

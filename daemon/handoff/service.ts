@@ -110,13 +110,14 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
   async function loadSession(source: Source, signal?: AbortSignal): Promise<SessionEntries> {
     const { file } = source;
     if (file === null) return { main: await scanFile(source.path, 0, false, signal), sidechains: [] };
-    // One read transaction: the rows and the committed offsets they stop at agree.
-    const rows = transcripts.consistent(() => {
-      const all = transcripts.files(file.sessionId);
-      const current = all.find((candidate) => candidate.id === file.id) ?? file;
-      const main = file.agentId === null ? transcripts.sessionEntries(file.sessionId).main : transcripts.fileEntries(file.id);
-      return { current, main, subagents: source.subagents.map((agent) => ({ agent, entries: transcripts.fileEntries(agent.id) })) };
-    });
+    // The rows, and the files' committed offsets as they were when the rows were read (in slices, cached).
+    const session = await transcripts.sessionEntries(file.sessionId, signal);
+    const at = (known: IngestedFile) => session.files.find((candidate) => candidate.id === known.id) ?? known;
+    const rows = {
+      current: at(file),
+      main: (file.agentId === null ? session.main : session.byFile.get(file.id)) ?? [],
+      subagents: source.subagents.map((agent) => ({ agent: at(agent), entries: session.byFile.get(agent.id) ?? [] })),
+    };
     const main = await loadTranscript(source.path, rows.main, rows.current.committedOffset, file.agentId !== null, signal);
     const sidechains: LoadedEntry[][] = [];
     for (const { agent, entries } of rows.subagents) {

@@ -1,10 +1,11 @@
 /** The projects dir's transcripts, as the disk has them now: what the backfill and the sweep compare with the index. */
 import type { Dirent, Stats } from 'node:fs';
 import { readdirSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FoundFile } from './ingestor.js';
 import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
+import { systemTreeReason } from './watch-health.js';
 
 export async function statOrNull(path: string): Promise<Stats | null> {
   try {
@@ -42,6 +43,8 @@ function listDir(path: string): Dirent[] {
  */
 export async function scanTranscripts(root: string): Promise<(FoundFile & { mtimeMs: number })[]> {
   const found: (FoundFile & { mtimeMs: number })[] = [];
+  // The watcher refuses these too (watch-health.ts); a scan asked for elsewhere (a rebuilt index) must not walk them either.
+  if (systemTreeReason(await realpath(root).catch(() => root)) !== null) return found;
   const work: { path: string; depth: number; kind: 'dir' | 'unknown' }[] = [{ path: root, depth: 1, kind: 'dir' }];
   const visitDir = (dir: string, depth: number): void => {
     for (const dirent of listDir(dir)) {

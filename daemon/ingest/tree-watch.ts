@@ -9,9 +9,10 @@
  */
 import chokidar, { type FSWatcher } from 'chokidar';
 import type { Dirent, Stats } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
+import { systemTreeReason } from './watch-health.js';
 
 /**
  * After each project's initial walk, a pause as long as the walk took (at most this): the walk
@@ -25,7 +26,7 @@ const PROJECT_CLOSE_GRACE_MS = 1_000;
 export interface TreeWatchHandlers {
   /** A file was added, changed or removed. */
   changed(path: string): void;
-  /** chokidar dropped its watch of the root itself. */
+  /** chokidar dropped its watch of the root itself, or the root no longer resolves where it did. */
   rootDropped(): void;
   /** Every project dir there at the start is watched (its initial walk is done). */
   ready(): void;
@@ -80,15 +81,31 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
     void watcher.close();
   };
 
+  /**
+   * Whether the root still resolves where it did when the watch was made: a project watch is
+   * made only then (each walks its dir; one per entry of `/` held the loop 150-290 ms). The
+   * watcher's health check refuses or re-arms a root that moved (watch-health.ts).
+   */
+  const realRoot = realpath(root).catch(() => null);
+  const stillRoot = async (): Promise<boolean> => {
+    const now = await realpath(root).catch(() => null);
+    return now !== null && now === (await realRoot) && systemTreeReason(now) === null;
+  };
+
   const rootWatcher = chokidar.watch(root, { ignoreInitial: true, ignored, depth: 0 });
   listen(rootWatcher);
   rootWatcher.on('addDir', (path) => {
     const dir = resolve(path);
     if (dir === root) return;
-    // A dir made again at once: the old instance may still wait for its grace period.
-    const old = projects.get(dir);
-    if (old !== undefined) unwatchProject(dir, old);
-    void watchProject(dir, true);
+    void (async () => {
+      // chokidar follows the root's path: swapped for a symlink to `/`, the root "gains" /usr, /proc...
+      if (!(await stillRoot())) return handlers.rootDropped();
+      if (closed) return;
+      // A dir made again at once: the old instance may still wait for its grace period.
+      const old = projects.get(dir);
+      if (old !== undefined) unwatchProject(dir, old);
+      void watchProject(dir, true);
+    })();
   });
   rootWatcher.on('unlinkDir', (path) => {
     if (resolve(path) === root) handlers.rootDropped();
@@ -100,6 +117,7 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
         const dir = join(root, dirent.name);
         // A symlink or an unknown type is left to chokidar's own check (it follows symlinks).
         if (dirent.isFile() || isIgnoredPath(root, dir, dirent.isDirectory() ? true : undefined)) continue;
+        if (!(await stillRoot())) return handlers.rootDropped();
         const started = performance.now();
         await watchProject(dir, false);
         if (closed) return;

@@ -8,7 +8,7 @@
  * back off, since each one walks the tree again.
  */
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, realpath, stat } from 'node:fs/promises';
 import { isMissingPath } from '../fs/read.js';
 
 /** The first re-arm after a watcher error: a brief fault is over by then. */
@@ -24,7 +24,22 @@ export const REARM_MAX_MS = 5 * 60_000;
  */
 export const MISSED_GRACE_MS = 2_000;
 
-export type RootHealth = { ok: true; dev: number; ino: number } | { ok: false; missing: boolean; reason: string };
+/**
+ * Trees a projects dir must never be (a symlink swapped in for it, or a MEMD_PROJECTS_DIR typo):
+ * watching `/` walks the whole machine (150-290 ms of the event loop at each re-arm, measured),
+ * and /proc, /sys and /dev hold files that never end, block, or change on every read.
+ */
+const SYSTEM_TREES = ['/proc', '/sys', '/dev'];
+
+/** Why memd refuses to watch a projects dir whose real path is `real`, or null when it does not. */
+export function systemTreeReason(real: string): string | null {
+  if (real === '/') return 'the projects dir resolves to / (the whole file system); memd does not watch it';
+  const tree = SYSTEM_TREES.find((candidate) => real === candidate || real.startsWith(`${candidate}/`));
+  return tree === undefined ? null : `the projects dir resolves to ${real}, inside ${tree}; memd does not watch system trees`;
+}
+
+/** `refused`: a system tree (systemTreeReason), never watched nor walked while it stays one. */
+export type RootHealth = { ok: true; dev: number; ino: number } | { ok: false; missing: boolean; refused?: boolean; reason: string };
 
 function codeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;
@@ -41,6 +56,8 @@ export async function rootHealth(root: string): Promise<RootHealth> {
     return { ok: false, missing: false, reason: `the projects dir cannot be looked at (${codeOf(error)})` };
   }
   if (!stats.isDirectory()) return { ok: false, missing: true, reason: 'the projects dir is not a directory' };
+  const refused = systemTreeReason(await realpath(root).catch(() => root));
+  if (refused !== null) return { ok: false, missing: false, refused: true, reason: refused };
   try {
     await access(root, constants.R_OK | constants.X_OK);
   } catch (error) {

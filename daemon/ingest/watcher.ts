@@ -6,7 +6,9 @@
  * last resort (lost events, an inotify limit). The
  * projects dir itself is checked once a second: missing (polled for; its files are marked gone),
  * unreadable (degraded until it is readable again), replaced, or a failed chokidar all end in a
- * re-armed watcher (watch-health.ts), and status tells which state it is in.
+ * re-armed watcher (watch-health.ts), and status tells which state it is in. A projects dir that
+ * resolves to `/`, or into /proc, /sys or /dev, is refused (not watched, not walked) until it no
+ * longer does.
  */
 import type Database from 'better-sqlite3';
 import type { Stats } from 'node:fs';
@@ -116,6 +118,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     ingestor.setWatcher({ state, reason, rearms });
     if (!changed) return;
     if (next === 'degraded') log.warn('watcher degraded; changes may be missed until it is re-armed', { root, reason: why, ...details });
+    else if (next === 'refused') log.warn('projects dir refused; nothing under it is watched or read', { root, reason: why });
     else if (next === 'missing') log.info('projects dir does not exist; waiting for it', { root });
     else if (next === 'watching' && previous === 'degraded') log.info('watching transcripts again', { root, rearms });
   }
@@ -296,6 +299,10 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     // A dir that flaps (unreadable, readable, unreadable) is re-armed on the same backoff.
     if (armed !== null && !armed.failed) rearmAt = rearmBackoff.failed(armed.at);
     await disarm();
+    if (health.refused === true) {
+      enter('refused', health.reason);
+      return;
+    }
     if (!health.missing) {
       enter('degraded', health.reason);
       return;

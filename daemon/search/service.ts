@@ -30,8 +30,8 @@ export interface SearchDeps {
   clock: () => number;
   /** The session's title as its summary has it (null when untitled or unknown). */
   titleOf(sessionId: string): string | null;
-  /** The session's active conversation (NotFound for an unknown session). */
-  conversation(sessionId: string): SessionConversation;
+  /** The session's active conversation (NotFound for an unknown session), loaded in slices. */
+  conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
 }
 
 export function createSearchService(deps: SearchDeps) {
@@ -66,8 +66,16 @@ export function createSearchService(deps: SearchDeps) {
       };
     },
 
-    context(sessionId: string, uuid: string, before = DEFAULT_CONTEXT_MESSAGES, after = DEFAULT_CONTEXT_MESSAGES, maxBlockChars = DEFAULT_CONTEXT_BLOCK_CHARS): SearchContextResult {
-      const conversation = deps.conversation(sessionId);
+    /** `signal`: the request's; the session's first load stops between slices when it aborts. */
+    async context(
+      sessionId: string,
+      uuid: string,
+      before = DEFAULT_CONTEXT_MESSAGES,
+      after = DEFAULT_CONTEXT_MESSAGES,
+      maxBlockChars = DEFAULT_CONTEXT_BLOCK_CHARS,
+      signal?: AbortSignal,
+    ): Promise<SearchContextResult> {
+      const conversation = await deps.conversation(sessionId, signal);
       const at = conversation.messages.findIndex((message) => message.uuids.includes(uuid));
       if (at === -1) {
         throw new RpcError(ErrorCode.NotFound, 'NotFound', `no message ${uuid} in the active conversation of ${sessionId} (it may be on an abandoned branch or before a compaction)`, {

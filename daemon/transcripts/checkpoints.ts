@@ -5,7 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import { loadEntries } from './entries.js';
+import type { Slicer } from '../workers/slices.js';
+import { readEntries } from './entries.js';
 import { mainTranscript } from './conversation.js';
 import { entryFromRow, selectEntries, type EntryRow } from '../store/entry-row.js';
 import { prepared, type IngestedFile } from '../store/rows.js';
@@ -33,10 +34,10 @@ function changedUnderIndex(path: string, offset: number): RpcError {
   return new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} changed at byte ${offset}; try again once memd has read it`, { path, offset });
 }
 
-function readCheckpoints(file: IngestedFile, rows: readonly EntryRow[]): RecordedCheckpoint[] {
+async function readCheckpoints(file: IngestedFile, rows: readonly EntryRow[], slicer: Slicer): Promise<RecordedCheckpoint[]> {
   const checkpoints = new Map<string, RecordedCheckpoint>();
   for (let start = 0; start < rows.length; start += SNAPSHOT_BATCH) {
-    for (const { entry, raw } of loadEntries(file.path, rows.slice(start, start + SNAPSHOT_BATCH).map(entryFromRow))) {
+    for (const { entry, raw } of await readEntries(file.path, rows.slice(start, start + SNAPSHOT_BATCH).map(entryFromRow), slicer)) {
       if (raw.type !== 'file-history-snapshot') throw changedUnderIndex(file.path, entry.offset);
       const snapshot = parseSnapshotEntry(raw);
       if (snapshot !== null) addSnapshot(checkpoints, snapshot);
@@ -45,31 +46,32 @@ function readCheckpoints(file: IngestedFile, rows: readonly EntryRow[]): Recorde
   return [...checkpoints.values()];
 }
 
-function readPrompts(db: Database.Database, file: IngestedFile, messageIds: readonly string[]): Map<string, string | null> {
+async function readPrompts(db: Database.Database, file: IngestedFile, messageIds: readonly string[], slicer: Slicer): Promise<Map<string, string | null>> {
   const rows = prepared(db, PROMPTS_SQL).all(file.id, JSON.stringify(messageIds)) as EntryRow[];
   const prompts = new Map<string, string | null>();
-  for (const { entry, raw } of loadEntries(file.path, rows.map(entryFromRow))) {
+  for (const { entry, raw } of await readEntries(file.path, rows.map(entryFromRow), slicer)) {
     if (entry.uuid !== null && !prompts.has(entry.uuid)) prompts.set(entry.uuid, promptPreview(raw));
   }
   return prompts;
 }
 
-/** NotFound when the index has no main transcript of the session, or it was deleted. */
-export function loadSessionCheckpoints(db: Database.Database, sessionId: string): SessionCheckpoints {
+/** NotFound when the index has no main transcript of the session, or it was deleted. Lines are read back in slices. */
+export async function loadSessionCheckpoints(db: Database.Database, sessionId: string, slicer: Slicer): Promise<SessionCheckpoints> {
   const { file, rows, cwd } = db.transaction(() => {
     const main = mainTranscript(sessionFiles(db, sessionId), sessionId);
     const first = prepared(db, FIRST_CWD_SQL).get(main.id) as EntryRow | undefined;
     return { file: main, rows: prepared(db, SNAPSHOTS_SQL).all(main.id) as EntryRow[], cwd: first?.cwd ?? null };
   })();
   if (file.gone) throw new RpcError(ErrorCode.NotFound, 'NotFound', `the transcript of session ${sessionId} (${file.path}) was deleted`, { sessionId });
-  const checkpoints = readCheckpoints(file, rows);
+  const checkpoints = await readCheckpoints(file, rows, slicer);
   const prompts =
     checkpoints.length === 0
       ? new Map<string, string | null>()
-      : readPrompts(
+      : await readPrompts(
           db,
           file,
           checkpoints.map((checkpoint) => checkpoint.messageId),
+          slicer,
         );
   return { sessionId, cwd, checkpoints, prompts };
 }

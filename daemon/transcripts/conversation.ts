@@ -39,7 +39,7 @@ export function mainTranscript(files: readonly IngestedFile[], sessionId: string
   );
 }
 
-/** The session's main transcript and its entries, read in one transaction; NotFound without a main transcript. */
+/** The session's main transcript and its entries, read in one transaction; NotFound without a main transcript. At once: for tests and benches. */
 export function loadMainEntries(db: Database.Database, cache: EntryCache, sessionId: string): { file: IngestedFile; entries: IndexedEntry[] } {
   const { files, entries } = db.transaction(() => {
     const found = sessionFiles(db, sessionId);
@@ -48,40 +48,20 @@ export function loadMainEntries(db: Database.Database, cache: EntryCache, sessio
   return { file: mainTranscript(files, sessionId), entries };
 }
 
+/** The conversation of the main transcript's entries, once its active entries are read back. */
+export function conversationOf(sessionId: string, file: IngestedFile, entries: IndexedEntry[], active: ActiveConversation, loaded: LoadedEntry[]): SessionConversation {
+  return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };
+}
+
+/** The whole load at once, on the caller's thread: for tests and benches (the daemon loads in slices, transcripts.ts). */
 export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
   const { file, entries } = loadMainEntries(db, cache, sessionId);
   const active = activeConversation(entries);
-  const loaded = loadEntries(file.path, active.entries);
-  return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };
+  return conversationOf(sessionId, file, entries, active, loadEntries(file.path, active.entries));
 }
 
 /** Sessions whose loaded conversation is kept: a client compacting one asks again and again. */
 export const CACHED_CONVERSATIONS = 4;
 
-export type ConversationLoader = (db: Database.Database, cache: EntryCache, sessionId: string) => SessionConversation;
-
-/**
- * loadConversation, reusing the last load of a session while its main transcript is unchanged
- * (same file, generation and committed offset). Layers never modify a conversation (the property
- * tests run them on frozen ones), so one load can serve every call.
- */
-export function createConversationLoader(maxSessions = CACHED_CONVERSATIONS): ConversationLoader {
-  const cached = new Map<string, { key: string; conversation: SessionConversation }>();
-  return (db, cache, sessionId) => {
-    const main = sessionFiles(db, sessionId).find((candidate) => candidate.agentId === null);
-    const key = main === undefined ? '' : `${main.id}:${main.generation}:${main.committedOffset}`;
-    const hit = cached.get(sessionId);
-    cached.delete(sessionId);
-    if (hit !== undefined && hit.key === key) {
-      cached.set(sessionId, hit);
-      return hit.conversation;
-    }
-    const conversation = loadConversation(db, cache, sessionId);
-    cached.set(sessionId, { key, conversation });
-    for (const oldest of cached.keys()) {
-      if (cached.size <= maxSessions) break;
-      cached.delete(oldest);
-    }
-    return conversation;
-  };
-}
+/** What a loaded conversation is valid for: its main transcript's file, generation and committed offset. */
+export const conversationKey = (main: IngestedFile | undefined): string => (main === undefined ? '' : `${main.id}:${main.generation}:${main.committedOffset}`);

@@ -9,6 +9,7 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isRecord } from '../../shared/values.js';
+import { runNow, runSliced, type Slicer, type Steps } from '../workers/slices.js';
 
 export interface LoadedEntry {
   entry: IndexedEntry;
@@ -16,8 +17,21 @@ export interface LoadedEntry {
   raw: Record<string, unknown>;
 }
 
-/** The entries' lines from `path`, in the order given. */
+/** The entries' lines from `path`, in the order given, read at once (small reads, or a worker's). */
 export function loadEntries(path: string, entries: readonly IndexedEntry[]): LoadedEntry[] {
+  return runNow(readSteps(path, entries));
+}
+
+/**
+ * The same, a slice at a time: the active conversation of a 63 MB session is 150 ms of reads and
+ * JSON.parse (a 1 MB tool result is a few ms alone), which the main thread must not hold at once.
+ */
+export function readEntries(path: string, entries: readonly IndexedEntry[], slicer: Slicer): Promise<LoadedEntry[]> {
+  return runSliced(readSteps(path, entries), slicer);
+}
+
+/** One line per step; the file stays open between steps and is closed however the steps end. */
+function* readSteps(path: string, entries: readonly IndexedEntry[]): Steps<LoadedEntry[]> {
   // Non-blocking, then checked: a FIFO or device swapped in for the transcript would otherwise
   // block this open (on the main thread) until a writer came, freezing the whole daemon.
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -25,24 +39,31 @@ export function loadEntries(path: string, entries: readonly IndexedEntry[]): Loa
     if (!fstatSync(fd).isFile()) {
       throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} is no longer a regular file; memd reads only regular files`, { path });
     }
-    return entries.map((entry) => {
-      const bytes = Buffer.allocUnsafe(entry.length);
-      const read = readSync(fd, bytes, 0, entry.length, entry.offset);
-      let raw: unknown;
-      try {
-        raw = parseTranscriptJson(bytes.toString('utf8', 0, read));
-      } catch {
-        raw = null;
-      }
-      if (!isRecord(raw) || (entry.uuid !== null && raw.uuid !== entry.uuid)) {
-        throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} changed at byte ${entry.offset}; try again once memd has read it`, {
-          path,
-          offset: entry.offset,
-        });
-      }
-      return { entry, raw };
-    });
+    const loaded: LoadedEntry[] = [];
+    for (const entry of entries) {
+      loaded.push(readOne(fd, path, entry));
+      yield;
+    }
+    return loaded;
   } finally {
     closeSync(fd);
   }
+}
+
+function readOne(fd: number, path: string, entry: IndexedEntry): LoadedEntry {
+  const bytes = Buffer.allocUnsafe(entry.length);
+  const read = readSync(fd, bytes, 0, entry.length, entry.offset);
+  let raw: unknown;
+  try {
+    raw = parseTranscriptJson(bytes.toString('utf8', 0, read));
+  } catch {
+    raw = null;
+  }
+  if (!isRecord(raw) || (entry.uuid !== null && raw.uuid !== entry.uuid)) {
+    throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} changed at byte ${entry.offset}; try again once memd has read it`, {
+      path,
+      offset: entry.offset,
+    });
+  }
+  return { entry, raw };
 }

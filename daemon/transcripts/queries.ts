@@ -68,6 +68,12 @@ export function loadFileEntries(db: Db, fileId: number, fromOffset = 0): Indexed
   return (prepared(db, sql).all(fileId, fromOffset) as EntryRow[]).map(entryFromRow);
 }
 
+/** Up to `limit` entries of one file in offset order, from `fromOffset` up to (not including) `toOffset`: a page of a sliced load. */
+export function loadFileEntriesPage(db: Db, fileId: number, fromOffset: number, toOffset: number, limit: number): IndexedEntry[] {
+  const sql = selectEntries('WHERE e.file_id = ? AND e.offset >= ? AND e.offset < ? ORDER BY e.offset LIMIT ?');
+  return (prepared(db, sql).all(fileId, fromOffset, toOffset, limit) as EntryRow[]).map(entryFromRow);
+}
+
 /** The last `limit` entries of one file, in offset order. */
 export function loadLastEntries(db: Db, fileId: number, limit: number): IndexedEntry[] {
   const sql = selectEntries('WHERE e.file_id = ? ORDER BY e.offset DESC LIMIT ?');

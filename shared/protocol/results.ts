@@ -133,9 +133,11 @@ export interface WatcherStatus {
   /**
    * `watching`: changes arrive as events; `degraded`: events may be missed (the projects dir is
    * unreadable, or the watcher failed) and the watcher is re-armed once it can be; `missing`: the
-   * projects dir does not exist and is polled for; `stopped`: not started, or shut down.
+   * projects dir does not exist and is polled for; `stopped`: not started, or shut down;
+   * `refused` (an addition, issue 27): it resolves to `/` or into /proc, /sys or /dev, and is
+   * neither watched nor walked until it no longer does.
    */
-  state: 'watching' | 'degraded' | 'missing' | 'stopped';
+  state: 'watching' | 'degraded' | 'missing' | 'stopped' | 'refused';
   /** Why it is not `watching`, else null. */
   reason: string | null;
   /** When it entered this state. */
@@ -186,6 +188,17 @@ export interface DaemonStatus {
   archive: ArchiveStatus;
   /** The search processes: running, queued, and queries stopped (issue 27; an addition). */
   search: SearchStatus;
+  /** How long the event loop was held since memd started serving (issue 27; an addition). */
+  loop: LoopStatus;
+}
+
+/**
+ * The event loop's delays since memd started serving: every request waits behind the longest
+ * stretch of main-thread work. On a loaded machine they include waits for a core.
+ */
+export interface LoopStatus {
+  maxDelayMs: number;
+  p99DelayMs: number;
 }
 
 export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';

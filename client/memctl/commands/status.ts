@@ -51,6 +51,7 @@ function renderWatcher(ingest: IngestStatus, out: Output): string {
   const watcher = ingest.watcher;
   if (watcher === undefined) return ingest.progress.watching ? '' : out.yellow(' (projects dir missing; waiting for it)');
   if (watcher.state === 'missing') return out.yellow(' (projects dir missing; waiting for it)');
+  if (watcher.state === 'refused') return out.red(` (projects dir refused: ${watcher.reason ?? 'a system tree'})`);
   if (watcher.state === 'degraded') {
     const since = watcher.since === null ? '?' : new Date(watcher.since).toTimeString().slice(0, 8);
     return out.yellow(` (watcher degraded since ${since}: ${watcher.reason ?? 'unknown'}; re-armed once it can be)`);

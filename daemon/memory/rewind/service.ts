@@ -54,7 +54,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
   }
 
   async function list(sessionId: string): Promise<RewindListResult> {
-    const session = deps.transcripts.checkpoints(sessionId);
+    const session = await deps.transcripts.checkpoints(sessionId);
     // Checkpoints repeat a file's backup until it changes: each is looked up once.
     const present = new Map<string | null, boolean>();
     const checkpoints: Checkpoint[] = [];
@@ -122,7 +122,7 @@ export function createRewindService(deps: RewindDeps): RewindService {
   }
 
   async function restore(sessionId: string, messageId: string, dryRun = false, allowOutside = false): Promise<RewindRestoreResult> {
-    const session = deps.transcripts.checkpoints(sessionId);
+    const session = await deps.transcripts.checkpoints(sessionId);
     const targets = targetsOf(session, messageId);
     await checkInsideProject(session, targets, allowOutside);
     const changes = await planChanges(targets);

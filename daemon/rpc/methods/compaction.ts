@@ -6,13 +6,13 @@ import { handle, type MethodHandler } from '../dispatch.js';
 
 export function compactionMethods(compaction: CompactionService, projectsDir: string): MethodHandler[] {
   return [
-    handle(Methods.compactMicro, (params) => compaction.micro(params.sessionId)),
-    handle(Methods.compactCacheEdits, (params) => compaction.cacheEdits(params.sessionId, params.keep)),
+    handle(Methods.compactMicro, (params, ctx) => compaction.micro(params.sessionId, ctx.signal)),
+    handle(Methods.compactCacheEdits, (params, ctx) => compaction.cacheEdits(params.sessionId, params.keep, ctx.signal)),
     handle(Methods.compactAuto, (params) => compaction.auto(params.sessionId, { force: params.force, instructions: params.instructions })),
-    handle(Methods.compactReactive, (params) => compaction.reactive(params.sessionId, params.limitTokens)),
+    handle(Methods.compactReactive, (params, ctx) => compaction.reactive(params.sessionId, params.limitTokens, ctx.signal)),
     // Read from the active conversation (cached) and the session's tool-results dir.
-    handle(Methods.toolResultsGet, (params) => {
-      const conversation = compaction.conversation(params.sessionId);
+    handle(Methods.toolResultsGet, async (params, ctx) => {
+      const conversation = await compaction.conversation(params.sessionId, ctx.signal);
       return readToolResult(projectsDir, conversation.file.project, params.sessionId, params.toolUseId, conversation, params);
     }),
   ];

@@ -2,7 +2,16 @@
 import { Methods } from '../../../shared/protocol/methods.js';
 import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
 import type { SearchStatus } from '../../../shared/protocol/search.js';
-import { PROTOCOL_VERSION, type CompactionStatus, type DaemonPaths, type ExtractionStatus, type DaemonStatus, type DatabaseStatus, type IngestStatus } from '../../../shared/protocol/results.js';
+import {
+  PROTOCOL_VERSION,
+  type CompactionStatus,
+  type DaemonPaths,
+  type ExtractionStatus,
+  type DaemonStatus,
+  type DatabaseStatus,
+  type IngestStatus,
+  type LoopStatus,
+} from '../../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
 
@@ -18,6 +27,8 @@ export interface DaemonInfo {
   extraction(): ExtractionStatus;
   archive(): ArchiveStatus;
   search(): SearchStatus;
+  /** The event loop's worst delays since memd started serving. */
+  loop(): LoopStatus;
   /** Capability names beside the method list (features a client may probe for). */
   features: readonly string[];
   methodNames(): readonly string[];
@@ -73,6 +84,7 @@ export function daemonMethods(info: DaemonInfo): MethodHandler[] {
         extraction: info.extraction(),
         archive: info.archive(),
         search: info.search(),
+        loop: info.loop(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {

@@ -6,6 +6,6 @@ import type { SearchService } from '../../search/service.js';
 export function searchMethods(search: SearchService): MethodHandler[] {
   return [
     handle(Methods.searchQuery, (params, ctx) => search.query(params, ctx.connection.id, ctx.signal)),
-    handle(Methods.searchContext, (params) => search.context(params.sessionId, params.uuid, params.before, params.after, params.maxBlockChars)),
+    handle(Methods.searchContext, (params, ctx) => search.context(params.sessionId, params.uuid, params.before, params.after, params.maxBlockChars, ctx.signal)),
   ];
 }

@@ -39,9 +39,9 @@ function sendable(messages: MessageParam[]): string[] {
   return validateMessagesRequest({ model: 'claude-sonnet-4-5-20250929', max_tokens: 1024, messages });
 }
 
-function refusal(run: () => unknown): RpcError {
+async function refusal(run: () => Promise<unknown>): Promise<RpcError> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof RpcError) return error;
     throw error;
@@ -63,7 +63,7 @@ describe('reactive compaction after a compaction', () => {
     expect(messages[0]?.isSummary).toBe(true);
     expect(messages.slice(1).some((message) => message.isPrompt)).toBe(false);
     const limit = Math.ceil(tokensAt(toMessageParams(messages), DEFAULT_MARGIN) / 2);
-    const result = compactionService(ingested).reactive(ingested.sessionId, limit);
+    const result = await compactionService(ingested).reactive(ingested.sessionId, limit);
     expect(sendable(result.messages)).toEqual([]);
     expect(tokensAt(result.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(limit);
     expect(firstText(result)).toContain(SUMMARY_OPENING);
@@ -83,7 +83,7 @@ describe('reactive compaction of a round over the limit by itself', () => {
     const limit = 30_000;
     expect(tokensAt(toMessageParams([conversation.messages[0]!, ...conversation.messages.slice(-2)]), DEFAULT_MARGIN)).toBeGreaterThan(limit);
 
-    const result = compactionService(ingested).reactive(ingested.sessionId, limit);
+    const result = await compactionService(ingested).reactive(ingested.sessionId, limit);
     expect(sendable(result.messages)).toEqual([]);
     expect(tokensAt(result.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(limit);
     expect(result.actions.filter((action) => action.kind === 'previewed').map((action) => action.tool)).toEqual(['Read', 'Read', 'Read']);
@@ -107,16 +107,16 @@ describe('reactive compaction of a round over the limit by itself', () => {
     const ingested = await written({ seed: 12, rounds: 12, compacted: false, prompts: true, bigReads: true, tokensPerEstimate: 1 });
     const { messages } = ingested.conversation();
     const service = compactionService(ingested);
-    const error = refusal(() => service.reactive(ingested.sessionId, 1));
+    const error = await refusal(() => service.reactive(ingested.sessionId, 1));
     expect(error.kind).toBe('LimitTooSmall');
     const minimum = error.data.minimumTokens as number;
     // The whole newest round would take far more: the minimum counts its results as previews.
     expect(minimum).toBeLessThan(tokensAt(toMessageParams([messages[0]!, ...messages.slice(-2)]), DEFAULT_MARGIN) / 10);
     expect(error.data).toMatchObject({ limitTokens: 1, margin: DEFAULT_MARGIN });
-    const fitted = service.reactive(ingested.sessionId, minimum);
+    const fitted = await service.reactive(ingested.sessionId, minimum);
     expect(sendable(fitted.messages)).toEqual([]);
     expect(tokensAt(fitted.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(minimum);
-    expect(refusal(() => service.reactive(ingested.sessionId, minimum - 1)).data).toMatchObject({ kind: 'LimitTooSmall', minimumTokens: minimum });
+    expect((await refusal(() => service.reactive(ingested.sessionId, minimum - 1))).data).toMatchObject({ kind: 'LimitTooSmall', minimumTokens: minimum });
   });
 });
 
@@ -126,7 +126,7 @@ describe('the estimate a reactive limit is checked against', () => {
     const { messages } = ingested.conversation();
     const whole = tokensAt(toMessageParams(messages), 2);
     const limit = Math.ceil(whole * 0.6);
-    const result = compactionService(ingested).reactive(ingested.sessionId, limit);
+    const result = await compactionService(ingested).reactive(ingested.sessionId, limit);
     // The API counts twice the estimate in this session: what is sent must fit at that rate.
     expect(tokensAt(result.messages, 2)).toBeLessThanOrEqual(limit);
     expect(sendable(result.messages)).toEqual([]);

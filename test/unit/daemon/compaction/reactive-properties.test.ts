@@ -107,14 +107,14 @@ function limitsFrom(minimum: number, size: number): number[] {
   return [...limits].filter((limit) => limit >= minimum).sort((a, b) => a - b);
 }
 
-function sweep(session: IngestedSession, rate: number | null): void {
+async function sweep(session: IngestedSession, rate: number | null): Promise<void> {
   const service = compactionService(session);
-  const conversation = service.conversation(session.sessionId);
+  const conversation = await service.conversation(session.sessionId);
   const margin = documentedMargin(conversation);
   const size = tokensAt(toMessageParams(conversation.messages), margin);
   let minimum = 1;
   try {
-    service.reactive(session.sessionId, 1);
+    await service.reactive(session.sessionId, 1);
   } catch (error) {
     if (!(error instanceof RpcError) || error.kind !== 'LimitTooSmall') throw error;
     minimum = error.data.minimumTokens as number;
@@ -125,7 +125,7 @@ function sweep(session: IngestedSession, rate: number | null): void {
     tally.cases += 1;
     let refused: unknown = null;
     try {
-      service.reactive(session.sessionId, minimum - 1);
+      await service.reactive(session.sessionId, minimum - 1);
     } catch (error) {
       refused = error;
     }
@@ -137,7 +137,7 @@ function sweep(session: IngestedSession, rate: number | null): void {
     tally.cases += 1;
     let result: CompactionResult;
     try {
-      result = service.reactive(session.sessionId, limit);
+      result = await service.reactive(session.sessionId, limit);
     } catch (error) {
       tally.refusedInRange += 1;
       throw new Error(`refused a limit of ${limit} at or above the minimum of ${minimum} (size ${size}): ${(error as Error).message}`);
@@ -151,7 +151,7 @@ describe('reactive compaction fits every limit from the minimum up', () => {
   it.each(SCENARIOS)('on the %s fixture', async (scenario) => {
     const fixture = await ingestFixture(scenario);
     try {
-      sweep(fixture, null);
+      await sweep(fixture, null);
     } finally {
       fixture.close();
     }
@@ -171,7 +171,7 @@ describe('reactive compaction fits every limit from the minimum up', () => {
     writeGeneratedSession(join(dir, 'projects'), generated);
     const session = await ingestWritten(dir, generated.sessionId);
     try {
-      sweep(session, shape.tokensPerEstimate);
+      await sweep(session, shape.tokensPerEstimate);
     } finally {
       session.close();
     }

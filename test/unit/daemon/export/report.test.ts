@@ -26,10 +26,8 @@ async function report(scenario: string, limits?: ReportDeps['limits']) {
   const fixture = await ingestFixture(scenario);
   open.push(fixture);
   const transcripts = createTranscripts({ db: fixture.store.db });
-  const summary = (sessionId: string) => {
-    const { files, main, sidechain, compaction } = transcripts.sessionEntries(sessionId);
-    return summaryOf(sessionId, files, computeSessionAccounting(main, sidechain, { env: {}, compactionEntries: compaction }));
-  };
+  const { files, main, sidechain, compaction } = await transcripts.sessionEntries(fixture.sessionId);
+  const summary = (sessionId: string) => summaryOf(sessionId, files, computeSessionAccounting(main, sidechain, { env: {}, compactionEntries: compaction }));
   const deps: ReportDeps = { transcripts, summary, env: {}, ...(limits === undefined ? {} : { limits }) };
   const source = await openMainTranscript(transcripts)(fixture.sessionId);
   try {
@@ -44,7 +42,7 @@ const ofKind = <K extends ConversationItem['kind']>(items: readonly Conversation
 describe('the conversation across compactions', () => {
   it('holds every segment: both boundaries, the prompts before and after them', async () => {
     const { fixture, transcripts, model } = await report('compactions');
-    const { main } = transcripts.sessionEntries(fixture.sessionId);
+    const { main } = await transcripts.sessionEntries(fixture.sessionId);
     const chain = conversationChain(main);
     expect(chain.filter((entry) => entry.compact !== null)).toHaveLength(2);
     // The active conversation alone starts at the last boundary.
@@ -121,7 +119,7 @@ describe('conversationChain', () => {
   it.each(SCENARIOS)('%s: the same entries as walking every segment over the whole file', async (scenario) => {
     const fixture = await ingestFixture(scenario);
     open.push(fixture);
-    const { main } = createTranscripts({ db: fixture.store.db }).sessionEntries(fixture.sessionId);
+    const { main } = await createTranscripts({ db: fixture.store.db }).sessionEntries(fixture.sessionId);
     expect(conversationChain(main)).toEqual(chainByFullWalks(main));
   });
 });
