@@ -30,6 +30,8 @@ const LIVE_BATCH_BYTES = 1024 * 1024;
 const LIVE_QUIET_MS = 5 * 60_000;
 /** How often deferred live bytes, and a stopped archive, are looked at again. */
 const RECHECK_MS = 60_000;
+/** What a shutdown gives the archive: well within its 10 s deadline, which the other steps share. */
+const SHUTDOWN_FLUSH_MS = 3_000;
 
 export interface ArchiverDeps {
   store: ArchiveStore;
@@ -154,6 +156,7 @@ export function createArchiver(deps: ArchiverDeps) {
       }
     }
     for (const [sessionId, project] of sessions) {
+      if (closed) return;
       try {
         await archiveSessionFiles({ store, projectsDir: deps.projectsDir, stateDir: deps.stateDir, now, capBytes: deps.capBytes, isTranscript: store.isTranscript }, { project, sessionId });
       } catch (error) {
@@ -224,10 +227,23 @@ export function createArchiver(deps: ArchiverDeps) {
     committed(): void {
       void schedule();
     },
-    /** At shutdown: what is pending goes in now, batching or not. */
+    /**
+     * At shutdown: what is pending goes in now, batching or not, for at most SHUTDOWN_FLUSH_MS;
+     * then the pass stops at its next member (the book moves only after a member is flushed) and
+     * the rest waits for the next start, so that a history still being archived cannot hold the
+     * shutdown past its deadline.
+     */
     async flush(): Promise<void> {
       flushing = true;
-      await schedule(true);
+      const cut = setTimeout(() => {
+        if (running !== null) log.info('archive: shutdown leaves the rest for the next start', { afterMs: SHUTDOWN_FLUSH_MS });
+        closed = true;
+      }, SHUTDOWN_FLUSH_MS);
+      try {
+        await schedule(true);
+      } finally {
+        clearTimeout(cut);
+      }
       closed = true;
       if (timer !== null) clearTimeout(timer);
     },
