@@ -3,11 +3,13 @@
  * install-statusline, install-mcp): found where Claude Code reads them, parsed or refused with the
  * reason, backed up, and replaced through config-file.ts (regular files only, read-only ones left
  * alone, under Claude Code's lock and compared again before the rename; a symlink to a file of the
- * user's own is followed, and the file it points at is edited, keeping its mode).
+ * user's own is followed, and the file it points at is edited, keeping its mode). A project's files
+ * (`--project`) are in a repository, which may be a clone of anyone's: there no symlink is followed
+ * at all, neither the file nor a directory on its way (issue 27).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { findJsonSyntaxProblem } from '../../shared/json-syntax.js';
 import { exceedsDepth } from '../../shared/protocol/envelope.js';
 import { MAX_ENTRY_DEPTH } from '../../shared/transcript/depth.js';
@@ -23,9 +25,14 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value !== '' ? value : undefined;
 }
 
+/** The project `--project` installs into: CLAUDE_PROJECT_DIR when a hook runs us, else the cwd. */
+export function projectRoot(env: NodeJS.ProcessEnv): string {
+  return resolve(nonEmpty(env.CLAUDE_PROJECT_DIR) ?? process.cwd());
+}
+
 /** The user's settings (under CLAUDE_CONFIG_DIR or ~/.claude), or the project's shared one. */
 export function settingsPath(env: NodeJS.ProcessEnv, project: boolean): string {
-  if (project) return projectSettingsPath(resolve(nonEmpty(env.CLAUDE_PROJECT_DIR) ?? process.cwd()));
+  if (project) return projectSettingsPath(projectRoot(env));
   return claudeSettingsPath(resolvePaths(env, nonEmpty(env.HOME) ?? homedir()).claudeRoot);
 }
 
@@ -67,6 +74,28 @@ export interface SettingsChange<R extends { changed: boolean }> {
   /** The mode of a file memctl creates (an existing file keeps its own). */
   newFileMode: number;
   dryRun: boolean;
+  /** The repository the file is in (`--project`): no symlink below it is followed. */
+  projectRoot?: string | undefined;
+}
+
+/** Refuses a symlink anywhere from below `root` down to `path`: a cloned repository can point one at any file of the user's. */
+function refuseLinksBelow(root: string, path: string): void {
+  let at = root;
+  for (const part of relative(root, path).split(sep)) {
+    at = resolve(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (link)
+      throw new ConfigFileRefusal(
+        `${at} is a symlink, and memctl follows no symlink in a project (a repository can point one at any file of yours)`,
+        'replace it with the file itself, nothing was changed',
+      );
+  }
 }
 
 /** `refused`: one sentence for stderr, saying what is wrong, that nothing was changed, and what to do. */
@@ -86,6 +115,7 @@ export async function editSettings<R extends { changed: boolean }>(path: string,
   let result: R;
   let file: ConfigFile;
   try {
+    if (change.projectRoot !== undefined) refuseLinksBelow(change.projectRoot, path);
     file = findConfigFile(path);
     result = change.merge(parseSettings(path, file.exists ? readConfigBytes(path, file) : null));
     if (!result.changed || change.dryRun) return { result, backup: undefined };
@@ -97,6 +127,7 @@ export async function editSettings<R extends { changed: boolean }>(path: string,
   if (!file.exists) mkdirSync(dirname(path), { recursive: true });
   try {
     const { backup } = await replaceConfigFile(path, (bytes, current) => {
+      if (change.projectRoot !== undefined) refuseLinksBelow(change.projectRoot, path);
       if (current.exists) {
         const readOnly = readOnlyRefusal(path, current);
         if (readOnly !== null) throw readOnly;

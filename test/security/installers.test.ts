@@ -138,6 +138,22 @@ describe('installers on a config file that is not a regular file', () => {
     expect(run.stderr).toContain(`${settings} is a symlink to ${target}, a file of another user (uid ${NOBODY})`);
     expect(readFileSync(target, 'utf8')).toBe('{}\n');
   });
+
+  it('follow no symlink in a project (--project): neither the file nor .claude on its way', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    // A cloned repository whose .claude is a link to the user's own settings dir, and whose .mcp.json links to ~/.claude.json.
+    writeFileSync(settings, '{"theme":"dark"}\n');
+    writeFileSync(claudeJson, '{"numStartups":3}\n');
+    symlinkSync(claudeDir, join(project, '.claude'));
+    symlinkSync(claudeJson, join(project, '.mcp.json'));
+    for (const args of [['install-hooks', '--project'], ['install-statusline', '--project'], ['install-mcp', '--project']]) {
+      const run = await memctl(args);
+      expect(run, args.join(' ')).toMatchObject({ code: 1, hung: false, stderr: expect.stringContaining('memctl follows no symlink in a project') });
+    }
+    expect(readFileSync(settings, 'utf8')).toBe('{"theme":"dark"}\n');
+    expect(readFileSync(claudeJson, 'utf8')).toBe('{"numStartups":3}\n');
+  });
 });
 
 describe('installers on a read-only config file', () => {

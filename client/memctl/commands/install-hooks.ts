@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
-import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, settingsPath, type InstallOptions } from '../settings-file.js';
+import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath, type InstallOptions } from '../settings-file.js';
 
 type Options = InstallOptions;
 
@@ -41,7 +41,13 @@ export const installHooks: Command = async (ctx) => {
   const path = settingsPath(ctx.env, options.project);
   let outcome: Awaited<ReturnType<typeof editSettings<HookMergeResult>>>;
   try {
-    outcome = await editSettings(path, { merge: (settings) => merge(settings, options), settingsOf: (result) => result.settings, newFileMode: NEW_SETTINGS_MODE, dryRun: options.dryRun });
+    outcome = await editSettings(path, {
+      merge: (settings) => merge(settings, options),
+      settingsOf: (result) => result.settings,
+      newFileMode: NEW_SETTINGS_MODE,
+      dryRun: options.dryRun,
+      projectRoot: options.project ? projectRoot(ctx.env) : undefined,
+    });
   } catch (error) {
     if (!(error instanceof HookSettingsError)) throw error;
     ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`);

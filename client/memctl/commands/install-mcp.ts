@@ -7,10 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
-import { editSettings, parseInstallOptions, type InstallOptions } from '../settings-file.js';
+import { editSettings, parseInstallOptions, projectRoot, type InstallOptions } from '../settings-file.js';
 
 /** The server's name in Claude Code: its tools are `mcp__memd__<tool>`. */
 export const MCP_SERVER_KEY = 'memd';
@@ -52,8 +52,7 @@ export function userMcpConfigPath(env: NodeJS.ProcessEnv): string {
 
 /** The project's shared MCP config, at its root (CLAUDE_PROJECT_DIR when a hook runs us, else the cwd). */
 export function projectMcpConfigPath(env: NodeJS.ProcessEnv): string {
-  const dir = env.CLAUDE_PROJECT_DIR !== undefined && env.CLAUDE_PROJECT_DIR !== '' ? env.CLAUDE_PROJECT_DIR : process.cwd();
-  return join(resolve(dir), '.mcp.json');
+  return join(projectRoot(env), '.mcp.json');
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -135,6 +134,7 @@ export const installMcp: Command = async (ctx) => {
       settingsOf: (result) => result.config,
       newFileMode: options.project ? NEW_PROJECT_CONFIG_MODE : NEW_USER_CONFIG_MODE,
       dryRun: options.dryRun,
+      projectRoot: options.project ? projectRoot(ctx.env) : undefined,
     });
   } catch (error) {
     if (!(error instanceof McpConfigError)) throw error;

@@ -7,7 +7,7 @@ import { HookSettingsError } from '../../../shared/hooks/settings.js';
 import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
 import { memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command } from '../context.js';
-import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, settingsPath } from '../settings-file.js';
+import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath } from '../settings-file.js';
 
 export const installStatusLineCommand: Command = async (ctx) => {
   const options = parseInstallOptions('install-statusline', ctx.args, true);
@@ -20,6 +20,7 @@ export const installStatusLineCommand: Command = async (ctx) => {
       settingsOf: (result) => result.settings,
       newFileMode: NEW_SETTINGS_MODE,
       dryRun: options.dryRun,
+      projectRoot: options.project ? projectRoot(ctx.env) : undefined,
     });
   } catch (error) {
     if (!(error instanceof HookSettingsError)) throw error;
