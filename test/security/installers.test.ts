@@ -147,7 +147,11 @@ describe('installers on a config file that is not a regular file', () => {
     writeFileSync(claudeJson, '{"numStartups":3}\n');
     symlinkSync(claudeDir, join(project, '.claude'));
     symlinkSync(claudeJson, join(project, '.mcp.json'));
-    for (const args of [['install-hooks', '--project'], ['install-statusline', '--project'], ['install-mcp', '--project']]) {
+    for (const args of [
+      ['install-hooks', '--project'],
+      ['install-statusline', '--project'],
+      ['install-mcp', '--project'],
+    ]) {
       const run = await memctl(args);
       expect(run, args.join(' ')).toMatchObject({ code: 1, hung: false, stderr: expect.stringContaining('memctl follows no symlink in a project') });
     }
