@@ -77,6 +77,11 @@ export async function benchLoop(options = {}) {
     const results = [];
     results.push(await measured(createClient, env, 'search.context (first load)', (client) => client.searchContext({ sessionId: SESSION_ID, uuid: written.lastUuid, before: 2, after: 0 })));
     results.push(await measured(createClient, env, 'compact.micro (first load)', (client) => client.compactMicro({ sessionId: SESSION_ID })));
+    // Siblings of the two above: the other requests that read a whole big session.
+    const cwd = join(sandbox.root, 'work');
+    mkdirSync(cwd, { recursive: true });
+    results.push(await measured(createClient, env, 'handoff.generate', (client) => client.handoffGenerate({ sessionId: SESSION_ID, cwd })));
+    results.push(await measured(createClient, env, 'export.session html (first page)', (client) => client.exportSession({ sessionId: SESSION_ID, format: 'html' })));
     results.push(
       await measured(createClient, env, 'projects dir swapped for a link to /', async (client) => {
         const projects = env.MEMD_PROJECTS_DIR;

@@ -17,11 +17,16 @@ import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { loadEntries, type LoadedEntry } from '../transcripts/entries.js';
 import { isRecord } from '../../shared/values.js';
+import { createSlicer } from '../workers/slices.js';
 
 /** One entry read whole at most: past this it is a stub (results) or left out (prompts). */
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
-/** Bytes read back at once: with the slimming below, the peak memory of a handoff whatever the transcript's size. */
-const READ_BATCH_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes read back at once: with the slimming below, the peak memory of a handoff whatever the
+ * transcript's size; and small enough that reading and parsing one batch is a short slice of the
+ * event loop (issue 27: 8 MiB batches back to back held it for the whole session).
+ */
+const READ_BATCH_BYTES = 1024 * 1024;
 /** Assistant entries without tool calls read, the newest: of the replies, only the last ones are used. */
 export const LAST_REPLIES = 20;
 /** Text kept of one block: more than any fact needs (a rule is a sentence, a key line one line). */
@@ -102,8 +107,12 @@ function slim({ entry, raw }: LoadedEntry): LoadedEntry {
   return { entry, raw: { type: raw.type, uuid: raw.uuid, message: { role: message.role, content }, toolUseResult: slimMeta(raw.toolUseResult) } };
 }
 
-/** Reads `entries` back by offset in batches of READ_BATCH_BYTES, each slimmed before the next. */
-function readSlim(path: string, entries: readonly IndexedEntry[]): LoadedEntry[] {
+/**
+ * Reads `entries` back by offset in batches of READ_BATCH_BYTES, each slimmed before the next, in
+ * slices of the event loop (daemon/workers/slices.ts); stops when `signal` aborts.
+ */
+async function readSlim(path: string, entries: readonly IndexedEntry[], signal?: AbortSignal): Promise<LoadedEntry[]> {
+  const slicer = createSlicer(signal);
   const read: LoadedEntry[] = [];
   let batch: IndexedEntry[] = [];
   let bytes = 0;
@@ -115,21 +124,25 @@ function readSlim(path: string, entries: readonly IndexedEntry[]): LoadedEntry[]
   for (const entry of entries) {
     batch.push(entry);
     bytes += entry.length;
-    if (bytes >= READ_BATCH_BYTES) flush();
+    if (bytes >= READ_BATCH_BYTES) {
+      flush();
+      await slicer.tick();
+    }
   }
   flush();
   return read;
 }
 
 /** Indexed entries of one file, read back as `choose` says. InvalidTranscript when the file changed under the index. */
-export function loadIndexed(path: string, entries: readonly IndexedEntry[], sidechainFile: boolean): LoadedEntry[] {
+export async function loadIndexed(path: string, entries: readonly IndexedEntry[], sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
   const names: ToolNames = new Map();
   const replies = entries.flatMap((entry, at) => (entry.type === 'assistant' && entry.toolUses.length === 0 ? [at] : []));
   const firstRecent = replies.at(-LAST_REPLIES) ?? 0;
   const choices = entries.map((entry, at) => choose(entry, names, sidechainFile, at >= firstRecent));
-  const read = readSlim(
+  const read = await readSlim(
     path,
     entries.filter((_, at) => choices[at] === 'read'),
+    signal,
   );
   let next = 0;
   return entries.flatMap((entry, at) => {
@@ -205,7 +218,7 @@ export async function scanFile(path: string, fromOffset: number, sidechainFile: 
 export async function loadTranscript(path: string, indexed: readonly IndexedEntry[], committedOffset: number, sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
   let head: LoadedEntry[];
   try {
-    head = loadIndexed(path, indexed, sidechainFile);
+    head = await loadIndexed(path, indexed, sidechainFile, signal);
   } catch (error) {
     if (!(error instanceof RpcError && error.code === ErrorCode.InvalidTranscript)) throw error;
     return scanFile(path, 0, sidechainFile, signal);

@@ -50,7 +50,7 @@ describe('loadIndexed', () => {
     const big = entries.find((entry) => entry.toolResults.length > 0);
     if (big === undefined) throw new Error('no result entry');
     writeFileSync(path, `${text.slice(0, big.offset)}${'#'.repeat(big.length)}${text.slice(big.offset + big.length)}`);
-    const loaded = loadIndexed(path, entries, false);
+    const loaded = await loadIndexed(path, entries, false);
     expect(loaded.map((item) => item.entry.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     const facts = readTranscript(loaded);
     expect(facts.calls.map((call) => [call.name, call.result?.exit ?? null, call.result?.failed])).toEqual([
@@ -84,7 +84,7 @@ describe('what is kept of an entry', () => {
     });
     writer.write(path);
     const { entries } = await indexed();
-    const facts = readTranscript(loadIndexed(path, entries, false));
+    const facts = readTranscript(await loadIndexed(path, entries, false));
     expect(facts.replies.map((reply) => reply.text)).toEqual([...Array.from({ length: LAST_REPLIES - 1 }, (_, n) => `reply ${n + 6}`), 'last words']);
     const write = facts.calls[0];
     expect(String(write?.input.content).length).toBeLessThanOrEqual(KEEP_INPUT_CHARS + 3);
