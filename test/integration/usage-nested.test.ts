@@ -69,9 +69,12 @@ async function caughtUp(client: Client): Promise<boolean> {
   return (await client.usageReport({})).index.state === 'ready';
 }
 
-function expectFigures(actual: (UsageFigures & { models?: string[] }) | undefined, expected: Expected): void {
+/** The figures a usage.report row and a session's usage share. */
+type Figures = Pick<UsageFigures, 'input' | 'output' | 'cacheCreation' | 'cacheRead'> & { costUsd: number | null; models?: string[] };
+
+function expectFigures(actual: Figures | undefined, expected: Expected): void {
   expect(actual, expected.key).toBeDefined();
-  const { input, output, cacheCreation, cacheRead } = actual as UsageFigures;
+  const { input, output, cacheCreation, cacheRead } = actual as Figures;
   expect({ input, output, cacheCreation, cacheRead }, expected.key).toEqual({ input: expected.input, output: expected.output, cacheCreation: expected.cacheCreation, cacheRead: expected.cacheRead });
   expect(actual?.costUsd, expected.key).toBeCloseTo(expected.costUsd, COST_DIGITS);
   if (expected.models) expect(actual?.models, expected.key).toEqual(expected.models);
