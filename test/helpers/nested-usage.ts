@@ -29,7 +29,7 @@ const usage = (n: number, output: number) => ({ input: 3 + n, cacheWrite: 700 + 
  */
 const PROGRESS_LAG_MS = 1_500;
 
-interface Run {
+export interface Run {
   main: TranscriptWriter;
   agent: TranscriptWriter;
   agentId: string;
@@ -40,7 +40,7 @@ interface Run {
  * three entries each; every sub-agent entry is also written into the main transcript as a
  * progress entry. The main thread's first response is at `startMs`.
  */
-function run(sessionId: string, cwd: string, startMs: number, rounds: number, agentId: string, seed: number): Run {
+export function nestedSession(sessionId: string, cwd: string, startMs: number, rounds: number, agentId: string, seed: number): Run {
   const main = new TranscriptWriter({ sessionId, cwd, version: '2.1.41', startMs });
   main.prompt('Audit the release notes with a sub-agent');
   const taskId = `toolu_task_${sessionId.slice(0, 8)}`;
@@ -106,14 +106,14 @@ function run(sessionId: string, cwd: string, startMs: number, rounds: number, ag
 export function writeNestedUsage(projectsDir: string): void {
   // Both sub-agents run across midnight UTC: the second response's last entry is at 23:59:59, its
   // progress entry at 00:00:00.5, the third response the next day.
-  const only = run(ONLY_PROGRESS_SESSION, NESTED_CWD, Date.parse('2026-04-01T23:59:46.000Z'), 3, 'a1b2c3d4e5f6a7b8c', 1);
+  const only = nestedSession(ONLY_PROGRESS_SESSION, NESTED_CWD, Date.parse('2026-04-01T23:59:46.000Z'), 3, 'a1b2c3d4e5f6a7b8c', 1);
   writeTranscript(mainPath(projectsDir, NESTED_CWD, ONLY_PROGRESS_SESSION), only.main);
 
-  const both = run(BOTH_SESSION, NESTED_CWD, Date.parse('2026-04-02T23:59:46.000Z'), 4, 'b2c3d4e5f6a7b8c9d', 5);
+  const both = nestedSession(BOTH_SESSION, NESTED_CWD, Date.parse('2026-04-02T23:59:46.000Z'), 4, 'b2c3d4e5f6a7b8c9d', 5);
   writeTranscript(mainPath(projectsDir, NESTED_CWD, BOTH_SESSION), both.main);
   writeTranscript(subagentPath(projectsDir, NESTED_CWD, BOTH_SESSION, `agent-${both.agentId}`), both.agent);
 
-  const partial = run(PARTIAL_SESSION, OTHER_CWD, Date.parse('2026-04-03T15:00:00.000Z'), 4, 'c3d4e5f6a7b8c9d0e', 9);
+  const partial = nestedSession(PARTIAL_SESSION, OTHER_CWD, Date.parse('2026-04-03T15:00:00.000Z'), 4, 'c3d4e5f6a7b8c9d0e', 9);
   writeTranscript(mainPath(projectsDir, OTHER_CWD, PARTIAL_SESSION), partial.main);
   // Cut after the second response's last entry and its tool result.
   const cut = partial.agent.lines.findIndex((line, at) => at > 0 && line.type === 'user' && partial.agent.lines.slice(0, at).filter((l) => l.type === 'user').length === 2);
