@@ -418,6 +418,21 @@ export const MIGRATIONS: readonly Migration[] = [
         AND strftime('%Y-%m-%dT%H:%M:%fZ', last_activity) = last_activity);
     `,
   },
+  {
+    version: 18,
+    name: 'sub-agent responses nested in progress entries counted',
+    // Ingest now keeps the ids, model and usage of a sub-agent's response that Claude Code
+    // 2.1.3x-2.1.4x nests in an `agent_progress` entry of the main transcript (parse.ts, issue 28):
+    // the usage book, usage.sidechain and the session's cost count it. Rows indexed before hold
+    // none of it, so a main transcript with a progress entry is read again once, as in migration
+    // 17 (its rows, its session's aggregate and its share of the book are replaced). EXISTS stops
+    // at a file's first progress entry, which 2.1.x files hold within their first lines (hook and
+    // tool progress); only main files without any are read through, sub-agent files never.
+    sql: `
+      UPDATE files SET head_hash = '', last_seen = 0 WHERE head_len > 0 AND agent_id IS NULL
+        AND EXISTS (SELECT 1 FROM entries e WHERE e.file_id = files.id AND e.type = 'progress');
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

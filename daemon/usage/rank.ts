@@ -8,7 +8,10 @@
  * - the entry that counts is a main-thread one over a sidechain one, then the one with the most
  *   tokens (input + output + cache writes + reads: message_start's placeholder output_tokens
  *   lose), then the first in ccusage's reading order (files by path, lines in order);
- * - its timestamp gives the day, its model the model, its file's folder the project.
+ * - its timestamp gives the day, its model the model, its file's folder the project;
+ * - a sub-agent's response nested in an `agent_progress` entry of the main transcript is one
+ *   like any other (a sidechain's, with the nested entry's time): counted once with the sub-agent
+ *   file's copy of it, and alone when that file is gone.
  * The result depends only on which entries the index holds, not on the order they are folded in,
  * so that a backfill, a live append and a rebuild all give the same book.
  */
@@ -67,7 +70,9 @@ export type ResponseEntry = Pick<IndexedEntry, 'offset' | 'type' | 'timestamp' |
 
 /** The candidate an entry is, or null when it is not an API response ccusage counts. */
 export function candidateOf(entry: ResponseEntry, sessionId: string, path: string): Candidate | null {
-  if (entry.type !== 'assistant' || entry.usage === null || entry.model === SYNTHETIC_MODEL || entry.timestamp === null) return null;
+  // A sub-agent's response nested in a progress entry of the main transcript counts too (parse.ts), as a sidechain's.
+  const nested = entry.type === 'progress';
+  if ((entry.type !== 'assistant' && !nested) || entry.usage === null || entry.model === SYNTHETIC_MODEL || entry.timestamp === null) return null;
   // ccusage skips an entry whose time it cannot read: it has no day. memd skips bad values too
   // (timestamp.ts): checked again here, since an index written before held them as they were.
   const ms = timestampMs(entry.timestamp);
@@ -76,7 +81,7 @@ export function candidateOf(entry: ResponseEntry, sessionId: string, path: strin
   if (entry.messageId === null) identity = `entry\0${path}\0${entry.offset}`;
   else if (entry.requestId === null) identity = `message\0${entry.messageId}\0${sessionId}\0${ms}`;
   else identity = `response\0${entry.messageId}\0${entry.requestId}`;
-  return { key: keyOf(identity), offset: entry.offset, slot: Math.floor(ms / SLOT_MS), sidechain: entry.isSidechain, model: entry.model ?? '', usage: entry.usage };
+  return { key: keyOf(identity), offset: entry.offset, slot: Math.floor(ms / SLOT_MS), sidechain: entry.isSidechain || nested, model: entry.model ?? '', usage: entry.usage };
 }
 
 /** Within one file: whether `a` counts rather than `b` (same key). */

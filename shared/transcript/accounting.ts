@@ -96,6 +96,20 @@ export function isApiResponse(entry: IndexedEntry): entry is IndexedEntry & { us
   return entry.type === 'assistant' && entry.usage !== null && entry.model !== SYNTHETIC_MODEL;
 }
 
+/**
+ * A sub-agent's response carried by an `agent_progress` entry of the main transcript (parse.ts):
+ * spend to count (as a sidechain's, once with the sub-agent file's copy of it), never a turn of
+ * the main thread's conversation or context.
+ */
+export function isNestedResponse(entry: IndexedEntry): entry is IndexedEntry & { usage: Usage } {
+  return entry.type === 'progress' && entry.usage !== null && entry.model !== SYNTHETIC_MODEL;
+}
+
+/** The bucket a counted response of a file of `kind` goes to: 1.0.x's inline sidechains and nested responses are a sub-agent's. */
+export function responseBucket(entry: IndexedEntry, kind: Bucket): Bucket {
+  return kind === 'main' && (entry.isSidechain || entry.type === 'progress') ? 'sidechain' : kind;
+}
+
 export function contextOfUsage(usage: Usage): number {
   return usage.input + usage.cacheCreation + usage.cacheRead + usage.output;
 }
@@ -140,12 +154,11 @@ function collectUsage(main: readonly IndexedEntry[], sidechains: readonly Indexe
   let unkeyed = 0;
   const add = (entries: readonly IndexedEntry[], file: Bucket): void => {
     for (const entry of entries) {
-      if (!isApiResponse(entry)) continue;
+      if (!isApiResponse(entry) && !isNestedResponse(entry)) continue;
       // Without an id each entry is its own response (a number never equals a string key).
       const key = entry.messageId === null ? unkeyed++ : responseKey(entry.messageId, entry.requestId);
       const seen = responses.get(key);
-      // 1.0.x wrote sidechains inline in the main transcript, flagged isSidechain.
-      const bucket = file === 'main' && entry.isSidechain ? 'sidechain' : file;
+      const bucket = responseBucket(entry, file);
       if (seen === undefined) responses.set(key, { entry, bucket });
       else if (isFinalerThan(entry.usage, seen.entry.usage)) seen.entry = entry;
     }

@@ -18,7 +18,9 @@ import {
   emptyTotals,
   isApiResponse,
   isFinalerThan,
+  isNestedResponse,
   priceUsage,
+  responseBucket,
   responseKey,
   type SessionAccounting,
   thresholdModel,
@@ -202,7 +204,7 @@ export function foldEntries(state: AggregateState, entries: readonly IndexedEntr
   for (const entry of entries) {
     state.entries[kind] += 1;
     stampActivity(state, entry.timestamp);
-    if (isApiResponse(entry)) countResponse(state, entry, kind === 'main' && entry.isSidechain ? 'sidechain' : kind, book);
+    if (isApiResponse(entry) || isNestedResponse(entry)) countResponse(state, entry, responseBucket(entry, kind), book);
     if (kind === 'main') {
       if (!entry.isSidechain) foldMainThread(state, entry);
     } else if (kind === 'sidechain' && (entry.cwd !== null || entry.gitBranch !== null)) {

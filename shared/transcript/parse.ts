@@ -110,6 +110,32 @@ function redactedTitle(title: IndexedEntry['title']): IndexedEntry['title'] {
   return title === null ? null : { ...title, value: redactSecrets(title.value) };
 }
 
+/** A sub-agent's API response as its `agent_progress` entry in the main transcript carries it. */
+interface NestedResponse {
+  messageId: string | null;
+  requestId: string | null;
+  model: string | null;
+  usage: Usage | null;
+  timestamp: string | null;
+}
+
+/**
+ * Claude Code 2.1.3x-2.1.4x also writes each entry of a sub-agent into the main transcript, as a
+ * `progress` entry whose `data.message` is the sub-agent's entry (`{type, requestId, timestamp,
+ * message: {id, model, usage}}`). When the sub-agent's own file is gone (a tool that checkpoints
+ * only the main transcript, a copy) these are the only record of its spend; ccusage's daily view
+ * counts them, so the index keeps their ids, model, usage and the nested entry's own time (the day
+ * ccusage counts them on). Null for any other entry.
+ */
+function nestedResponseOf(entry: Json): NestedResponse | null {
+  if (entry.type !== 'progress' || !isRecord(entry.data) || entry.data.type !== 'agent_progress') return null;
+  const nested = entry.data.message;
+  if (!isRecord(nested) || nested.type !== 'assistant' || !isRecord(nested.message)) return null;
+  const usage = parseUsage(nested.message.usage);
+  if (usage === null) return null;
+  return { messageId: str(nested.message.id), requestId: str(nested.requestId), model: str(nested.message.model), usage, timestamp: normalTimestamp(nested.timestamp) };
+}
+
 /** Returns null when the line is valid JSON but not an object (such lines are counted as bad). */
 export function parseEntry(value: unknown, offset: number, length: number): IndexedEntry | null {
   if (!isRecord(value)) return null;
@@ -119,7 +145,10 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
   // Only user, assistant and attachment entries reach the model; the rest measure 0 (DESIGN.md §5).
   const measure = measureEntry(value);
   // Validated once, here: every reader of the index gets a good, canonical timestamp or null (timestamp.ts).
-  const timestamp = normalTimestamp(value.timestamp);
+  const nested = nestedResponseOf(value);
+  // A nested response's time is its own (ccusage's day); null without one, so that it is not counted.
+  const own = normalTimestamp(value.timestamp);
+  const timestamp = nested === null ? own : nested.timestamp;
   return {
     offset,
     length,
@@ -129,14 +158,14 @@ export function parseEntry(value: unknown, offset: number, length: number): Inde
     parentUuid: str(value.parentUuid),
     logicalParentUuid: str(value.logicalParentUuid),
     timestamp,
-    ...(isBadTimestamp(type, value.timestamp, timestamp) ? { badTimestamp: true } : {}),
+    ...(isBadTimestamp(type, value.timestamp, own) ? { badTimestamp: true } : {}),
     sessionId: str(value.sessionId),
     chars: measure.chars,
     estTokens: measure.tokens,
-    messageId: type === 'assistant' ? str(message?.id) : null,
-    requestId: str(value.requestId),
-    model: str(message?.model),
-    usage: type === 'assistant' ? parseUsage(message?.usage) : null,
+    messageId: nested !== null ? nested.messageId : type === 'assistant' ? str(message?.id) : null,
+    requestId: nested !== null ? nested.requestId : str(value.requestId),
+    model: nested !== null ? nested.model : str(message?.model),
+    usage: nested !== null ? nested.usage : type === 'assistant' ? parseUsage(message?.usage) : null,
     toolUses: toolUsesOf(blocks),
     toolResults: toolResultsOf(blocks),
     isSidechain: value.isSidechain === true,

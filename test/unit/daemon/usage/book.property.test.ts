@@ -38,7 +38,8 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
     for (const entry of file.entries) {
       // What memd takes for an API response; ccusage also reads `<synthetic>` entries, whose usage is zero.
-      if (entry.type !== 'assistant' || entry.usage === null || entry.model === '<synthetic>') continue;
+      // A sub-agent's response nested in a main transcript's progress entry is one too, a sidechain's (issue 28).
+      if ((entry.type !== 'assistant' && entry.type !== 'progress') || entry.usage === null || entry.model === '<synthetic>') continue;
       if (entry.timestamp === null || !Number.isFinite(Date.parse(entry.timestamp))) continue;
       if (entry.messageId === null) {
         unkeyed.push({ entry, project: file.project });
@@ -46,7 +47,8 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
       }
       const key = entry.requestId === null ? `${entry.messageId}|${file.sessionId}|${Date.parse(entry.timestamp)}` : `${entry.messageId}|${entry.requestId}`;
       const seen = kept.get(key);
-      const replaces = seen === undefined || (seen.entry.isSidechain !== entry.isSidechain ? seen.entry.isSidechain : total(entry) > total(seen.entry));
+      const sidechain = (candidate: ResponseEntry) => candidate.isSidechain || candidate.type === 'progress';
+      const replaces = seen === undefined || (sidechain(seen.entry) !== sidechain(entry) ? sidechain(seen.entry) : total(entry) > total(seen.entry));
       if (replaces) kept.set(key, { entry, project: file.project });
     }
   }
@@ -123,6 +125,21 @@ function corpus(rand: () => number): FileData[] {
     if (copies < 0.3) put(rand() < 0.3 ? home : pick(files), { type: 'assistant', timestamp: new Date(copyAt).toISOString(), messageId, requestId, model, usage, isSidechain: false });
     else if (copies < 0.4)
       put(pick(files), { type: 'assistant', timestamp: new Date(at).toISOString(), messageId, requestId, model, usage: { ...usage, output: usage.output + 900 }, isSidechain: true });
+    else if (copies < 0.55) {
+      // Nested in a main transcript's progress entries, split as in the sub-agent's file (2.1.3x-2.1.4x).
+      const mains = files.filter((file) => !file.path.includes('subagents'));
+      const nestIn = mains.length > 0 ? pick(mains) : home;
+      for (let part = 0; part < parts; part++)
+        put(nestIn, {
+          type: 'progress',
+          timestamp: new Date(at + part * 4_000).toISOString(),
+          messageId,
+          requestId,
+          model,
+          usage: { ...usage, output: part === parts - 1 ? usage.output : 1 + part },
+          isSidechain: false,
+        });
+    }
   }
   // Things the book must skip: no usage, a synthetic message, an unreadable time.
   const first = files[0] as FileData;
