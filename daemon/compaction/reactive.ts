@@ -15,8 +15,9 @@
  *      still fit come back, newest first.
  *   4. Only when the head and the newest assistant message with every result previewed are over
  *      the limit: LimitTooSmall, saying that minimum.
- * The limit is checked against JSON length / 4 times a margin (calibration.ts), never less than
- * 4/3, so that what fits here also fits once the API counts real tokens.
+ * The limit covers the whole request: it is checked against the request's fixed overhead (system
+ * prompt, tools) plus JSON length / 4 times a margin of at least 4/3 (calibration.ts), so that what
+ * fits here also fits once the API counts real tokens, and a request that fits is not refused.
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ContentBlock, ToolResultBlock, ToolUseBlock } from '../../shared/protocol/messages.js';
@@ -29,6 +30,8 @@ import { previewToolResult } from './reactive-preview.js';
 export interface ReactiveOptions {
   /** What JSON length / 4 is multiplied by before it is compared with the limit; at least 4/3. */
   margin?: number;
+  /** What the request carries besides the messages (system prompt, tools): counted in the limit. */
+  overheadTokens?: number;
   /** Named in the previews' pointers, for `toolResults.get`. */
   sessionId?: string;
 }
@@ -37,7 +40,10 @@ export interface ReactiveResult {
   messages: ConversationMessage[];
   actions: CompactionAction[];
   margin: number;
-  /** What the limit was checked against: the messages' JSON length / 4 × margin, rounded up. */
+  overheadTokens: number;
+  /** The messages' JSON length / 4 × margin, rounded up. */
+  messageTokens: number;
+  /** What the limit was checked against: overheadTokens + messageTokens. */
   tokens: number;
 }
 
@@ -142,21 +148,23 @@ function replaceBlock(message: ConversationMessage, from: ToolResultBlock, to: T
   return { ...message, content: message.content.map((block) => (block === from ? to : block)) };
 }
 
-function limitTooSmall(limitTokens: number, minimumTokens: number, margin: number): RpcError {
+function limitTooSmall(limitTokens: number, minimumTokens: number, margin: number, overheadTokens: number): RpcError {
   return new RpcError(
     ErrorCode.InvalidParams,
     'LimitTooSmall',
-    `the summary, the first prompt and the newest assistant message with its tool results cut to previews take ${minimumTokens} tokens (JSON length / 4 × ${margin.toFixed(2)}), over the limit of ${limitTokens}`,
-    { limitTokens, minimumTokens, margin },
+    `the summary, the first prompt and the newest assistant message with its tool results cut to previews take ${minimumTokens} tokens with the request's ${overheadTokens} of system prompt and tools (${overheadTokens} + JSON length / 4 × ${margin.toFixed(2)}), over the limit of ${limitTokens}`,
+    { limitTokens, minimumTokens, margin, overheadTokens },
   );
 }
 
 /** Fits `messages` into `limitTokens` (module header); LimitTooSmall when nothing can. */
 export function reactiveCompaction(messages: readonly ConversationMessage[], limitTokens: number, options: ReactiveOptions = {}): ReactiveResult {
   const margin = Math.max(DEFAULT_ESTIMATE_MARGIN, options.margin ?? DEFAULT_ESTIMATE_MARGIN);
-  const tokensOf = (kept: readonly ConversationMessage[]) => marginTokens(JSON.stringify(toMessageParams(kept)).length, margin);
+  const overheadTokens = Math.max(0, Math.ceil(options.overheadTokens ?? 0));
+  const messageTokensOf = (kept: readonly ConversationMessage[]) => marginTokens(JSON.stringify(toMessageParams(kept)).length, margin);
+  const tokensOf = (kept: readonly ConversationMessage[]) => overheadTokens + messageTokensOf(kept);
   const fits = (kept: ConversationMessage[]) => tokensOf(kept) <= limitTokens;
-  const fitsChars = (chars: number) => marginTokens(chars, margin) <= limitTokens;
+  const fitsChars = (chars: number) => overheadTokens + marginTokens(chars, margin) <= limitTokens;
   const { head, rounds } = split(messages);
   const plan: Plan = { head, rounds, replaced: new Map() };
   const actions: CompactionAction[] = [];
@@ -181,7 +189,7 @@ export function reactiveCompaction(messages: readonly ConversationMessage[], lim
       if (fits(assemble(plan, Math.max(0, rounds.length - 1)))) break;
     }
     from = widestFit(plan, fits, fitsChars);
-    if (from === null) throw limitTooSmall(limitTokens, tokensOf(assemble(plan, Math.max(0, rounds.length - 1))), margin);
+    if (from === null) throw limitTooSmall(limitTokens, tokensOf(assemble(plan, Math.max(0, rounds.length - 1))), margin, overheadTokens);
   }
   const dropped: CompactionAction[] = rounds.slice(0, from).map((round) => ({
     kind: 'dropped-round',
@@ -190,5 +198,6 @@ export function reactiveCompaction(messages: readonly ConversationMessage[], lim
     tokensAfter: 0,
   }));
   const result = assemble(plan, from);
-  return { messages: result, actions: [...dropped, ...actions], margin, tokens: tokensOf(result) };
+  const messageTokens = messageTokensOf(result);
+  return { messages: result, actions: [...dropped, ...actions], margin, overheadTokens, messageTokens, tokens: overheadTokens + messageTokens };
 }

@@ -11,14 +11,14 @@
  * breaker, and the result says it fell back.
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ReactiveEstimate, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { planCacheEdits } from './cache-edits.js';
-import { estimateMargin, requestOverhead } from './calibration.js';
+import { requestModel, requestOverhead } from './calibration.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { lostItems } from './lost.js';
@@ -211,9 +211,10 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     async reactive(sessionId, limitTokens, signal) {
       const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
       const conversation = await load(sessionId, signal);
-      const { margin, measured } = estimateMargin(conversation.messages, conversation.loaded);
-      const done = reactiveCompaction(conversation.messages, limit, { margin, sessionId });
-      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, estimate: { tokens: done.tokens, margin, measuredRatio: measured } });
+      const { margin, measured, overhead } = requestModel(conversation.messages, conversation.loaded, conversation.active.boundary?.offset ?? -1);
+      const done = reactiveCompaction(conversation.messages, limit, { margin, overheadTokens: overhead, sessionId });
+      const estimate: ReactiveEstimate = { tokens: done.tokens, messageTokens: done.messageTokens, overheadTokens: overhead, margin, measuredRatio: measured };
+      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, overheadTokens: overhead, estimate });
     },
     async auto(sessionId, options) {
       if (!options.force) {

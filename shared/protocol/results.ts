@@ -397,6 +397,23 @@ export interface CompactionAction {
 }
 
 /**
+ * `compact.reactive`'s `estimate`: what its `limitTokens` (the whole request) was checked against,
+ * modelled as `overheadTokens + margin × JSON length / 4 of the messages` (docs/protocol.md).
+ */
+export interface ReactiveEstimate {
+  /** overheadTokens + messageTokens: the whole request as the limit saw it. */
+  tokens: number;
+  /** The messages returned: ceil(JSON length × margin / 4). */
+  messageTokens: number;
+  /** System prompt, tools and what else each request carries, from the transcript's recorded usage. */
+  overheadTokens: number;
+  /** k: max(4/3, measuredRatio). */
+  margin: number;
+  /** Tokens per estimated token between successive responses; null when too few recorded usage. */
+  measuredRatio: number | null;
+}
+
+/**
  * DESIGN.md §3: ready-to-send messages plus what was done. `preTokens` is the session's context
  * (SessionSummary.contextTokens); `postTokens` is it minus what was freed (docs/protocol.md).
  */

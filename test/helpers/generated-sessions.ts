@@ -5,7 +5,8 @@
  * first: a compact_boundary, the summary user entry (isCompactSummary), then rounds that go on
  * with no new prompt, as Claude Code continues after an auto-compaction in the middle of a task.
  * Every response records the usage of its request: `tokensPerEstimate` times JSON length / 4 of
- * what it was sent, plus a short system prompt. The same shape gives the same bytes.
+ * what it was sent, plus the request's overhead (system prompt, tools: 3K unless the shape says).
+ * The same shape gives the same bytes.
  */
 import { seededRandom } from './seeded-random.mjs';
 import { mainPath, TranscriptWriter, writeTranscript, type Line, type ResponseUsage } from './real-shapes.js';
@@ -22,6 +23,8 @@ export interface SessionShape {
   bigReads: boolean;
   /** Input tokens each response records per JSON-length / 4 token of the messages it was sent. */
   tokensPerEstimate: number;
+  /** What every request carries besides its messages; Claude Code's own run 21K to 41K. */
+  overheadTokens?: number;
 }
 
 export interface GeneratedSession {
@@ -82,10 +85,12 @@ export function generateSession(shape: SessionShape): GeneratedSession {
   let sent = 0;
   const track = (line: Line) => {
     const message = line.message as { role: string; content: unknown };
-    sent += JSON.stringify({ role: message.role, content: message.content }).length + 1;
+    // memd sends a typed prompt as a text block: count it so, as the API would be sent it.
+    const content = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    sent += JSON.stringify({ role: message.role, content }).length + 1;
   };
   const usage = (): ResponseUsage => {
-    const total = Math.ceil((sent / 4) * shape.tokensPerEstimate) + SYSTEM_PROMPT_TOKENS;
+    const total = Math.ceil((sent / 4) * shape.tokensPerEstimate) + (shape.overheadTokens ?? SYSTEM_PROMPT_TOKENS);
     const cacheWrite = Math.floor(total / 10);
     return { input: 3, cacheWrite, cacheRead: total - 3 - cacheWrite, output: 150 + Math.floor(random() * 300) };
   };

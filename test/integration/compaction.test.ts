@@ -96,11 +96,12 @@ describe('compaction over ingested fixtures', () => {
   });
 
   it('fits a reactive compaction to a limit, and says why when it cannot', async () => {
-    // Limits are checked against JSON length / 4 times the session's margin (docs/protocol.md).
+    // A limit covers the whole request: the overhead plus JSON length / 4 times the session's margin (docs/protocol.md).
     const full = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10_000_000 });
-    const whole = full.estimate as { tokens: number; margin: number };
-    expect(whole.tokens).toBe(Math.ceil((JSON.stringify(full.messages).length * whole.margin) / 4));
-    const limit = Math.ceil(whole.tokens * 0.7);
+    const whole = full.estimate as { tokens: number; margin: number; overheadTokens: number };
+    expect(full.overheadTokens).toBe(whole.overheadTokens);
+    expect(whole.tokens).toBe(whole.overheadTokens + Math.ceil((JSON.stringify(full.messages).length * whole.margin) / 4));
+    const limit = whole.overheadTokens + Math.ceil((whole.tokens - whole.overheadTokens) * 0.7);
     const result = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: limit });
     expect((result.estimate as { tokens: number }).tokens).toBeLessThanOrEqual(limit);
     // preTokens and postTokens are context tokens, as sessions.get counts them.
