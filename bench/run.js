@@ -29,8 +29,11 @@ const BENCHES = {
   flood: benchFlood,
   loop: benchLoop,
 };
-/** Run by name only: they write gigabytes (loop: 63 MB, three daemons) and take minutes. */
-const ON_REQUEST = new Set(['scale', 'search', 'search-flood', 'archive', 'usage', 'flood', 'loop']);
+/**
+ * Run by name only: they write gigabytes and take minutes. The floods of issue 27 (flood,
+ * search-flood: 300 MB) and loop (63 MB) take about a minute each and run with the rest.
+ */
+const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage']);
 
 // `--size 2.4G` goes to the benchmarks that take it (scale, search, search-flood, archive, usage, loop); the other arguments name benchmarks.
 const argv = process.argv.slice(2);
