@@ -68,15 +68,19 @@ function requireMessages(conversation: SessionConversation, method: CompactionMe
   });
 }
 
+/** Whether a compaction's messages are smaller than the conversation's, in the one estimate. */
+function shrinks(conversation: SessionConversation, done: CompactionResult): boolean {
+  return estimateMessageTokens(done.messages) < estimateMessageTokens(toMessageParams(conversation.messages));
+}
+
 /**
- * A summary (or session memory with the messages it keeps) at least as large as the conversation
- * it replaces would grow the context: refused, as the conversation is already as small as
- * compaction would make it.
+ * A summary at least as large as the conversation it replaces would grow the context: refused, as
+ * the conversation is already as small as compaction would make it.
  */
 function refuseGrowth(conversation: SessionConversation, done: CompactionResult): void {
+  if (shrinks(conversation, done)) return;
   const messageTokens = estimateMessageTokens(toMessageParams(conversation.messages));
   const summaryTokens = estimateMessageTokens(done.messages);
-  if (summaryTokens < messageTokens) return;
   throw nothingToCompact(
     conversation.sessionId,
     `holds ${conversation.messages.length} message${conversation.messages.length === 1 ? '' : 's'} of ${messageTokens} tokens; a ${done.method} compaction would make them ${summaryTokens} (context ${done.preTokens} → ${done.postTokens})`,
@@ -181,7 +185,10 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
       const done = result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
-      return { done, failure: null };
+      // Session memory keeps 10,000 tokens of recent messages: on a short conversation that is all
+      // of it, plus the memory. The summary replaces everything, so it may still help.
+      if (shrinks(conversation, done)) return { done, failure: null };
+      log.info('session memory would not shrink the conversation; summarizing instead', { sessionId, preTokens: done.preTokens, postTokens: done.postTokens });
     }
     const abort = new AbortController();
     aborts.add(abort);
