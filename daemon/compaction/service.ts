@@ -68,6 +68,8 @@ function requireMessages(conversation: SessionConversation, method: CompactionMe
   });
 }
 
+const count = (tokens: number): string => tokens.toLocaleString('en-US');
+
 /** Whether a compaction's messages are smaller than the conversation's, in the one estimate. */
 function shrinks(conversation: SessionConversation, done: CompactionResult): boolean {
   return estimateMessageTokens(done.messages) < estimateMessageTokens(toMessageParams(conversation.messages));
@@ -83,7 +85,7 @@ function refuseGrowth(conversation: SessionConversation, done: CompactionResult)
   const summaryTokens = estimateMessageTokens(done.messages);
   throw nothingToCompact(
     conversation.sessionId,
-    `holds ${conversation.messages.length} message${conversation.messages.length === 1 ? '' : 's'} of ${messageTokens} tokens; a ${done.method} compaction would make them ${summaryTokens} (context ${done.preTokens} → ${done.postTokens})`,
+    `holds ${conversation.messages.length} message${conversation.messages.length === 1 ? '' : 's'} of ${count(messageTokens)} tokens; a ${done.method} compaction would make them ${count(summaryTokens)} (context ${count(done.preTokens)} → ${count(done.postTokens)} tokens)`,
     { method: done.method, messages: conversation.messages.length, messageTokens, summaryTokens, preTokens: done.preTokens, postTokens: done.postTokens },
   );
 }
@@ -311,7 +313,10 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
             keptFromUuid: done.keptFromUuid,
             lost: { userMessages: done.lost.userMessages.length, filePaths: done.lost.filePaths.length, identifiers: done.lost.identifiers.length, errors: done.lost.errors.length },
           }),
-        (error: unknown) => log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 }),
+        (error: unknown) => {
+          if (error instanceof RpcError && error.kind === 'NothingToCompact') log.info('nothing to auto-compact', { sessionId, ...error.data });
+          else log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 });
+        },
       );
     },
     status() {

@@ -4,6 +4,8 @@
  * transcript whose parent chain breaks (a line lost from the middle, a trimmed head) never gives
  * an empty `messages`. The transcripts are written here in Claude Code's shapes.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
@@ -115,6 +117,16 @@ describe('compactions that would do nothing useful', () => {
     // Not a failed compaction: the breaker does not count it.
     const { compaction } = await client.daemonStatus();
     expect(compaction.failing.map((item) => item.sessionId)).not.toContain(TINY);
+  });
+
+  it('tries the summary when session memory would grow the conversation, and refuses when that grows it too', async () => {
+    const dir = mainPath(sandbox.projectsDir, CWD, TINY).replace(/\.jsonl$/, '');
+    mkdirSync(join(dir, 'session-memory'), { recursive: true });
+    writeFileSync(join(dir, 'session-memory', 'summary.md'), '# Session Title\n_A short title_\n\nRetries for charge()\n\n# Current State\n_What is happening now_\n\nRetry added.\n');
+    const error = await refusal(client.compactAuto({ sessionId: TINY, force: true }));
+    expect(error.kind).toBe('NothingToCompact');
+    expect((error.data as Record<string, unknown>).method).toBe('summary');
+    rmSync(join(dir, 'session-memory'), { recursive: true });
   });
 
   it('answers the other methods unchanged on that conversation, never larger', async () => {
