@@ -42,6 +42,7 @@ const NEXT_STEP_BY_KIND: Record<string, string> = {
   TooManyConnections: 'every connection slot is taken (maxConnections); run the command again in a moment',
   InternalError: 'this is a bug in memd; its log (memctl status shows where) has the details',
   Conflict: 'read it again (its etag is in --json) and retry',
+  NothingToCompact: 'the conversation is already as small as compaction would make it (memctl status SESSION shows its context)',
   PathRejected: 'data.reason (memctl call ... prints it) says which rule the path broke',
 };
 

@@ -10,7 +10,7 @@
  * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
  * breaker, and the result says it fell back.
  */
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { ErrorCode, NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ReactiveEstimate, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
@@ -41,6 +41,58 @@ function contextFigures(conversation: SessionConversation, before: number, after
   // context are whole in memd's messages. The next request carries the messages left and the
   // system prompt and tools, measured from the session's first response.
   return { preTokens, postTokens: Math.min(preTokens, messagesAfter + requestOverhead(conversation.messages, conversation.loaded)) };
+}
+
+/** A compaction that would not help: Claude Code's words, then memd's figures (errors.ts). */
+function nothingToCompact(sessionId: string, why: string, data: Record<string, unknown>): RpcError {
+  return new RpcError(ErrorCode.Conflict, 'NothingToCompact', `${NOT_ENOUGH_MESSAGES} Session ${sessionId} ${why}; nothing was changed`, { sessionId, ...data });
+}
+
+/**
+ * Every method refuses a conversation with no message to send: the Messages API takes no empty
+ * `messages`. The loaders bridge a broken parent chain (conversation.ts), so this is a transcript
+ * with no prompt at all, or only bookkeeping.
+ */
+function requireMessages(conversation: SessionConversation, method: CompactionMethod | 'auto'): void {
+  if (conversation.messages.length > 0) return;
+  const entries = conversation.active.entries.length;
+  const why =
+    entries === 0
+      ? 'has no message to send: its transcript holds no conversation entry'
+      : `has no message to send: its active conversation (${entries} entr${entries === 1 ? 'y' : 'ies'}) has no user message before its replies (a trimmed or partly written transcript)`;
+  throw nothingToCompact(conversation.sessionId, why, {
+    method,
+    messages: 0,
+    messageTokens: 0,
+    preTokens: computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens,
+  });
+}
+
+const count = (tokens: number): string => tokens.toLocaleString('en-US');
+
+/** Whether a compaction's messages are smaller than the conversation's, in the one estimate. */
+function shrinks(conversation: SessionConversation, done: CompactionResult): boolean {
+  return estimateMessageTokens(done.messages) < estimateMessageTokens(toMessageParams(conversation.messages));
+}
+
+/**
+ * A summary at least as large as the conversation it replaces would grow the context: refused, as
+ * the conversation is already as small as compaction would make it.
+ */
+function refuseGrowth(conversation: SessionConversation, done: CompactionResult): void {
+  if (shrinks(conversation, done)) return;
+  const messageTokens = estimateMessageTokens(toMessageParams(conversation.messages));
+  const summaryTokens = estimateMessageTokens(done.messages);
+  throw nothingToCompact(
+    conversation.sessionId,
+    `holds ${conversation.messages.length} message${conversation.messages.length === 1 ? '' : 's'} of ${count(messageTokens)} tokens; a ${done.method} compaction would make them ${count(summaryTokens)} (context ${count(done.preTokens)} → ${count(done.postTokens)} tokens)`,
+    { method: done.method, messages: conversation.messages.length, messageTokens, summaryTokens, preTokens: done.preTokens, postTokens: done.postTokens },
+  );
+}
+
+/** Not a failed compaction: the caller's or the session's state, so the breaker does not count it. */
+function isCallersCase(error: unknown): boolean {
+  return error instanceof RpcError && (error.code === ErrorCode.NotFound || error.kind === 'NothingToCompact');
 }
 
 /** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */
@@ -124,10 +176,21 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
   async function runAuto(sessionId: string, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
     const conversation = await load(sessionId);
+    requireMessages(conversation, 'auto');
+    const outcome = await compactAuto(conversation, instructions);
+    refuseGrowth(conversation, outcome.done);
+    return outcome;
+  }
+
+  async function compactAuto(conversation: SessionConversation, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
+    const { sessionId } = conversation;
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
       const done = result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
-      return { done, failure: null };
+      // Session memory keeps 10,000 tokens of recent messages: on a short conversation that is all
+      // of it, plus the memory. The summary replaces everything, so it may still help.
+      if (shrinks(conversation, done)) return { done, failure: null };
+      log.info('session memory would not shrink the conversation; summarizing instead', { sessionId, preTokens: done.preTokens, postTokens: done.postTokens });
     }
     const abort = new AbortController();
     aborts.add(abort);
@@ -172,8 +235,8 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         return done;
       })
       .catch((error: unknown) => {
-        // A session that is not there is the caller's mistake, not a failed compaction.
-        if (!(error instanceof RpcError && error.code === ErrorCode.NotFound)) countFailure(sessionId, (error as Error).message);
+        // A session that is not there, or too small to compact, is no failed compaction.
+        if (!isCallersCase(error)) countFailure(sessionId, (error as Error).message);
         throw error;
       })
       .finally(() => running.delete(sessionId));
@@ -185,11 +248,13 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     conversation: load,
     async micro(sessionId, signal) {
       const conversation = await load(sessionId, signal);
+      requireMessages(conversation, 'micro');
       const done = await layers.micro(conversation, clock());
       return result(conversation, 'micro', done.messages, { actions: done.actions });
     },
     async cacheEdits(sessionId, keep, signal) {
       const conversation = await load(sessionId, signal);
+      requireMessages(conversation, 'cache-edits');
       const plan = planCacheEdits(conversation.messages, { keep, triggerTokens: deps.thresholds(sessionId).autoCompactAt, price: deps.price(sessionId) });
       const base = result(conversation, 'cache-edits', conversation.messages);
       const whole = estimateMessageTokens(base.messages);
@@ -211,6 +276,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     async reactive(sessionId, limitTokens, signal) {
       const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
       const conversation = await load(sessionId, signal);
+      requireMessages(conversation, 'reactive');
       const { margin, measured, overhead } = requestModel(conversation.messages, conversation.loaded, conversation.active.boundary?.offset ?? -1);
       const done = reactiveCompaction(conversation.messages, limit, { margin, overheadTokens: overhead, sessionId });
       const estimate: ReactiveEstimate = { tokens: done.tokens, messageTokens: done.messageTokens, overheadTokens: overhead, margin, measuredRatio: measured };
@@ -248,7 +314,10 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
             keptFromUuid: done.keptFromUuid,
             lost: { userMessages: done.lost.userMessages.length, filePaths: done.lost.filePaths.length, identifiers: done.lost.identifiers.length, errors: done.lost.errors.length },
           }),
-        (error: unknown) => log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 }),
+        (error: unknown) => {
+          if (error instanceof RpcError && error.kind === 'NothingToCompact') log.info('nothing to auto-compact', { sessionId, ...error.data });
+          else log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 });
+        },
       );
     },
     status() {

@@ -56,7 +56,7 @@ export function conversationOf(sessionId: string, file: IngestedFile, entries: I
 /** The whole load at once, on the caller's thread: for tests and benches (the daemon loads in slices, transcripts.ts). */
 export function loadConversation(db: Database.Database, cache: EntryCache, sessionId: string): SessionConversation {
   const { file, entries } = loadMainEntries(db, cache, sessionId);
-  const active = activeConversation(entries);
+  const active = activeConversation(entries, { bridgeBrokenChain: true });
   return conversationOf(sessionId, file, entries, active, loadEntries(file.path, active.entries));
 }
 

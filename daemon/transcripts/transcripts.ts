@@ -107,7 +107,7 @@ export function createTranscripts({ db, cache = createEntryCache(), sliceMs = SL
   async function loadConversation(sessionId: string, signal: AbortSignal): Promise<SessionConversation> {
     const started = epoch;
     const { file, entries } = await mainEntries(sessionId, signal);
-    const active = activeConversation(entries);
+    const active = activeConversation(entries, { bridgeBrokenChain: true });
     await nextTurn();
     const loaded = await readEntries(file.path, active.entries, createSlicer(signal, sliceMs));
     await nextTurn();

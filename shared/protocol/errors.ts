@@ -34,6 +34,13 @@ export const ErrorCode = {
   TimedOut: 1010,
 } as const;
 
+/**
+ * Claude Code's answer to a `/compact` with nothing to compact; memd's `NothingToCompact`
+ * (Conflict, 1002) starts with it: a conversation with no message to send, or one a summary would
+ * not make smaller (`data: {method, messages, messageTokens, summaryTokens?, preTokens, postTokens?}`).
+ */
+export const NOT_ENOUGH_MESSAGES = 'Not enough messages to compact.';
+
 export type ErrorCodeName = keyof typeof ErrorCode;
 export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
 

@@ -15,6 +15,14 @@
  *   path misses all but one branch. The other entries of each response on the path, and the
  *   tool_result entries hanging off them, are added back.
  *
+ * A third repair is memd's own, asked for by the compaction loaders (`bridgeBrokenChain`): a parent
+ * that is not in the file (a trimmed file, a line lost in a partly written one) would leave a path
+ * of a few entries, often none Claude Code could send (a tool result whose call is gone, a reply
+ * without its prompt). The walk goes on from the nearest earlier entry in file order instead, so
+ * the conversation is what the file holds, in the order it was written; `bridged` names each
+ * entry whose parent was missing. Other readers (accounting, export's chain of segments) walk
+ * slices of a file, where a missing parent is expected, and keep the plain walk.
+ *
  * `last-prompt.leafUuid` is not used: it names the newest entry when the turn ended, which the
  * newest entry in file order already is, and it lags while a turn is being written.
  */
@@ -42,6 +50,13 @@ export interface ActiveConversation {
   /** The compact boundary the conversation starts at, or null. */
   boundary: IndexedEntry | null;
   end: WalkEnd;
+  /** Entries whose parent was missing, bridged to the entry before them in file order (bridgeBrokenChain). */
+  bridged: string[];
+}
+
+export interface ActiveConversationOptions {
+  /** Walk on across a missing parent from the nearest earlier entry in file order (the compaction loaders). */
+  bridgeBrokenChain?: boolean;
 }
 
 function isBoundary(entry: IndexedEntry): boolean {
@@ -79,24 +94,49 @@ function newestLeaf(entries: readonly IndexedEntry[]): IndexedEntry | null {
 interface Walk {
   path: IndexedEntry[];
   end: WalkEnd;
+  bridged: string[];
 }
 
-/** From the leaf back to a boundary, the root, a missing parent or a repeat; at most one visit each. */
-function walkBack(leaf: IndexedEntry, byUuid: ReadonlyMap<string, IndexedEntry>, relinks: ReadonlyMap<string, string>): Walk {
+/**
+ * The nearest main-thread entry with a uuid before `entry` in the file that the walk has not
+ * visited, or null. Positions are computed on the first bridge only: a whole file is intact.
+ */
+function bridgeFrom(entry: IndexedEntry, entries: readonly IndexedEntry[], positions: { map: Map<IndexedEntry, number> | null }, seen: ReadonlySet<string>): IndexedEntry | null {
+  if (positions.map === null) positions.map = new Map(entries.map((candidate, index) => [candidate, index]));
+  for (let index = (positions.map.get(entry) ?? 0) - 1; index >= 0; index--) {
+    const candidate = entries[index];
+    if (candidate && candidate.uuid !== null && !candidate.isSidechain && !seen.has(candidate.uuid)) return candidate;
+  }
+  return null;
+}
+
+/**
+ * From the leaf back to a boundary, the root, a missing parent or a repeat; at most one visit
+ * each. With `bridge` (the file's entries), a missing parent is replaced by the entry before.
+ */
+function walkBack(leaf: IndexedEntry, byUuid: ReadonlyMap<string, IndexedEntry>, relinks: ReadonlyMap<string, string>, bridge: readonly IndexedEntry[] | null): Walk {
   const path: IndexedEntry[] = [];
+  const bridged: string[] = [];
   const seen = new Set<string>();
+  const positions: { map: Map<IndexedEntry, number> | null } = { map: null };
   let current: IndexedEntry = leaf;
   for (;;) {
     const uuid = current.uuid ?? '';
-    if (seen.has(uuid)) return { path, end: 'cycle' };
+    if (seen.has(uuid)) return { path, end: 'cycle', bridged };
     seen.add(uuid);
     path.push(current);
-    if (isBoundary(current)) return { path, end: 'boundary' };
+    if (isBoundary(current)) return { path, end: 'boundary', bridged };
     const parentUuid = relinks.get(uuid) ?? current.parentUuid;
-    if (parentUuid === null) return { path, end: 'root' };
+    if (parentUuid === null) return { path, end: 'root', bridged };
     const parent = byUuid.get(parentUuid);
-    if (!parent || parent.isSidechain) return { path, end: 'missing-parent' };
-    current = parent;
+    if (parent && !parent.isSidechain) {
+      current = parent;
+      continue;
+    }
+    const before = bridge === null ? null : bridgeFrom(current, bridge, positions, seen);
+    if (before === null) return { path, end: 'missing-parent', bridged };
+    bridged.push(uuid);
+    current = before;
   }
 }
 
@@ -143,17 +183,17 @@ function withParallelSiblings(path: readonly IndexedEntry[], entries: readonly I
  * The active conversation of one session's main transcript. `entries` are in file order; entries
  * without a uuid (bookkeeping such as last-prompt, mode, file-history-snapshot) are never part of it.
  */
-export function activeConversation(entries: readonly IndexedEntry[]): ActiveConversation {
+export function activeConversation(entries: readonly IndexedEntry[], options: ActiveConversationOptions = {}): ActiveConversation {
   const leaf = newestLeaf(entries);
-  if (leaf === null) return { entries: [], leaf: null, boundary: null, end: 'empty' };
+  if (leaf === null) return { entries: [], leaf: null, boundary: null, end: 'empty', bridged: [] };
 
   const byUuid = new Map<string, IndexedEntry>();
   for (const entry of entries) {
     if (entry.uuid !== null && !entry.isSidechain) byUuid.set(entry.uuid, entry); // a rewritten uuid: the newest wins
   }
 
-  const walk = walkBack(leaf, byUuid, preservedSegmentRelinks(entries, byUuid));
-  const { path, end } = walk;
+  const walk = walkBack(leaf, byUuid, preservedSegmentRelinks(entries, byUuid), options.bridgeBrokenChain ? entries : null);
+  const { path, end, bridged } = walk;
   const boundary = end === 'boundary' ? (path[path.length - 1] ?? null) : null;
   const members = withParallelSiblings([...path, ...unreachedSegment(walk, byUuid)], entries);
 
@@ -174,5 +214,5 @@ export function activeConversation(entries: readonly IndexedEntry[]): ActiveConv
     (ranks[rank] as IndexedEntry[]).push(entry);
   }
   const ordered = ranks.flat();
-  return { entries: ordered, leaf, boundary, end };
+  return { entries: ordered, leaf, boundary, end, bridged };
 }

@@ -85,14 +85,23 @@ describe('compaction over ingested fixtures', () => {
     expect(result.boundary).toMatchObject({ trigger: 'auto' });
   });
 
-  it('compacts by session memory once summary.md has content', async () => {
-    const project = dirname(compactions.transcript).split('/').at(-1) as string;
-    const path = join(sandbox.projectsDir, project, compactions.sessionId, 'session-memory', 'summary.md');
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, '# Session Title\n_A short title_\n\nIdempotency keys with expiry\n\n# Current State\n_What is happening now_\n\nLogging duplicate replays.\n');
-    const result = await client.compactAuto({ sessionId: compactions.sessionId, force: true });
+  it('compacts by session memory once summary.md has content, when that makes the conversation smaller', async () => {
+    const memory = '# Session Title\n_A short title_\n\nIdempotency keys with expiry\n\n# Current State\n_What is happening now_\n\nLogging duplicate replays.\n';
+    for (const fixture of [big, compactions]) {
+      const project = dirname(fixture.transcript).split('/').at(-1) as string;
+      const path = join(sandbox.projectsDir, project, fixture.sessionId, 'session-memory', 'summary.md');
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, memory);
+    }
+    const result = await client.compactAuto({ sessionId: big.sessionId, force: true });
     expect(result.method).toBe('session-memory');
     expect(result.summary).toContain('Idempotency keys with expiry');
+    expect(result.postTokens).toBeLessThan(result.preTokens);
+    // compactions' last segment is short: session memory would keep all of it and add the memory
+    // (issue 28); the summary replaces it all.
+    const short = await client.compactAuto({ sessionId: compactions.sessionId, force: true });
+    expect(short.method).toBe('summary');
+    expect(short.postTokens).toBeLessThan(short.preTokens);
   });
 
   it('fits a reactive compaction to a limit, and says why when it cannot', async () => {

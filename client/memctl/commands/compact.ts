@@ -37,9 +37,13 @@ function kilo(tokens: number): string {
 
 export function renderCompaction(result: CompactionResult, out: Output): string[] {
   const saved = result.preTokens - result.postTokens;
+  // micro, cache-edits and reactive answer the messages unchanged when they have nothing to do.
+  const unchanged = result.actions.length === 0 && result.summary === null;
   const lines = [
     `${out.bold(result.method)} compaction of ${result.sessionId}`,
-    `  tokens   ${kilo(result.preTokens)} → ${kilo(result.postTokens)} (${saved >= 0 ? 'saves' : 'adds'} ${kilo(Math.abs(saved))})`,
+    unchanged
+      ? `  tokens   ${kilo(result.preTokens)}: nothing to compact, the messages are unchanged`
+      : `  tokens   ${kilo(result.preTokens)} → ${kilo(result.postTokens)} (${saved >= 0 ? 'saves' : 'adds'} ${kilo(Math.abs(saved))})`,
     `  messages ${result.messages.length}${result.keptFromUuid ? `, kept verbatim from ${result.keptFromUuid}` : ''}`,
   ];
   if (result.fallback !== undefined) lines.push(`  fallback the offline summary: ${result.fallback.reason}`);

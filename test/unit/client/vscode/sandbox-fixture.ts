@@ -65,11 +65,26 @@ export function controllerFor(sandbox: Sandbox, folders: string[], settings: Par
   return new Controller({ settings: { ...DEFAULT_SETTINGS, ...settings }, folders, env: sandbox.env, timing: TEST_TIMING, ...options });
 }
 
-/** An assistant response that takes the session's context to `cacheRead` + 110 tokens. */
+/** The uuid of the transcript's newest main-thread entry: the next entry's parent, as Claude Code chains them. */
+function lastUuid(transcript: string): string | null {
+  const lines = readFileSync(transcript, 'utf8').split('\n');
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = lines[index]?.trim();
+    if (!line) continue;
+    const entry = JSON.parse(line) as { uuid?: unknown; isSidechain?: unknown };
+    if (typeof entry.uuid === 'string' && entry.isSidechain !== true) return entry.uuid;
+  }
+  return null;
+}
+
+/**
+ * An assistant response that takes the session's context to `cacheRead` + 110 tokens, chained to
+ * the conversation (a parentless one would be a conversation of one reply: nothing to compact).
+ */
 export function appendResponse(workspace: Workspace, id: string, cacheRead: number): void {
   const recorded = manifest(WORKSPACE_SCENARIO);
   const line = {
-    parentUuid: null,
+    parentUuid: lastUuid(workspace.transcript),
     isSidechain: false,
     type: 'assistant',
     uuid: `vscode-${id}`,

@@ -113,11 +113,37 @@ describe('activeConversation', () => {
     expect(uuids(active.entries)).toEqual(['u2']);
     expect(active.end).toBe('missing-parent');
     const onlySidechain = activeConversation(file({ ...user('side1', null), isSidechain: true }));
-    expect(onlySidechain).toEqual({ entries: [], leaf: null, boundary: null, end: 'empty' });
+    expect(onlySidechain).toEqual({ entries: [], leaf: null, boundary: null, end: 'empty', bridged: [] });
   });
 
   it('is empty for a file of bookkeeping lines only', () => {
     expect(activeConversation(file({ type: 'mode', mode: 'plan' })).end).toBe('empty');
     expect(activeConversation([]).entries).toEqual([]);
+  });
+
+  it('bridges a missing parent from file order when asked (a line lost from the middle of the file)', () => {
+    // a2 (the call t1) is gone: r1's parent is missing, and the plain walk keeps r1 and a3 only.
+    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), user('u2', 'a1', 'read it'), user('r1', 'a2', toolResult('t1')), assistant('a3', 'r1', 'm3'));
+    expect(uuids(activeConversation(entries).entries)).toEqual(['r1', 'a3']);
+    const bridged = activeConversation(entries, { bridgeBrokenChain: true });
+    expect(uuids(bridged.entries)).toEqual(['u1', 'a1', 'u2', 'r1', 'a3']);
+    expect(bridged.end).toBe('root');
+    expect(bridged.bridged).toEqual(['r1']);
+  });
+
+  it('bridges a trimmed head to the start of what is left, and across a sidechain parent', () => {
+    const trimmed = activeConversation(file(assistant('a0', 'gone', 'm0'), user('u5', 'gone2'), assistant('a5', 'u5', 'm5')), { bridgeBrokenChain: true });
+    expect(uuids(trimmed.entries)).toEqual(['a0', 'u5', 'a5']);
+    expect(trimmed.end).toBe('missing-parent');
+    expect(trimmed.bridged).toEqual(['u5']);
+    const side = activeConversation(file(user('u1', null), assistant('a1', 'u1', 'm1'), { ...user('side1', 'a1'), isSidechain: true }, user('u2', 'side1')), { bridgeBrokenChain: true });
+    expect(uuids(side.entries)).toEqual(['u1', 'a1', 'u2']);
+  });
+
+  it('bridges to a boundary and starts there', () => {
+    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), boundary('b1', 'a1'), user('s1', 'b1', 'summary'), assistant('a2', 'lost', 'm2'));
+    const active = activeConversation(entries, { bridgeBrokenChain: true });
+    expect(uuids(active.entries)).toEqual(['b1', 's1', 'a2']);
+    expect(active.end).toBe('boundary');
   });
 });
