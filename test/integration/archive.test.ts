@@ -196,3 +196,47 @@ describe('the archive over a daemon', () => {
     expect((await client.archiveList({ sessionId: outputs.sessionId })).sessions).toEqual([]);
   });
 });
+
+describe('forget after an extraction of a deleted transcript (issue 28 item 7)', () => {
+  it('drops the job instead of retrying it, and leaves the id in no file of the state dir, memd.log included', async () => {
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
+    // Not --foreground: the daemon logs to <state>/memd.log, as when it runs on its own.
+    const daemon = await startDaemon(sandbox, []);
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
+      const logPath = join(sandbox.stateDir, 'memd.log');
+      // Claude Code's transcript goes while an extraction of it is asked for.
+      rmSync(join(sandbox.projectsDir, loop.transcript.replace(/^projects\//, '')));
+      rmSync(join(sandbox.projectsDir, dirname(loop.transcript.replace(/^projects\//, '')), loop.sessionId), { recursive: true, force: true });
+      const extracted = client.memoryExtract({ sessionId: loop.sessionId }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      // Dropped for good, not deferred for a retry that would log the session again and again.
+      await eventually(async () => {
+        const { extraction } = await client.daemonStatus();
+        return extraction.running.length === 0 && extraction.jobs.failed === 1 && extraction.jobs.deferred === 0 && extraction.jobs.queued === 0;
+      }, 'the job to be dropped');
+      expect(await extracted).toMatchObject({ kind: 'TranscriptGone' });
+      expect(readFileSync(logPath, 'utf8')).toContain(loop.sessionId);
+
+      const forgot = await runMemctl(sandbox, ['archive', 'forget', loop.sessionId, '--delete-transcripts', '--json']);
+      expect(forgot.code, forgot.stderr).toBe(0);
+      expect(JSON.parse(forgot.stdout).removed.logLines).toBeGreaterThan(0);
+      const holds = walk(sandbox.stateDir).filter((path) => readFileSync(path).includes(loop.sessionId) || (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(loop.sessionId)));
+      expect(holds).toEqual([]);
+      // The log is rewritten, not emptied, and memd goes on writing to it.
+      expect(readFileSync(logPath, 'utf8')).toContain('"msg":"ready"');
+      await client.daemonShutdown({ reason: 'the log after forget' });
+      await daemon.exited;
+      const after = readFileSync(logPath, 'utf8');
+      expect(after).not.toContain(loop.sessionId);
+      expect(after.split('\n').filter((line) => line !== '').every((line) => JSON.parse(line) !== null)).toBe(true);
+    } finally {
+      client.close();
+    }
+  });
+});
