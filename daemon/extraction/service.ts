@@ -108,6 +108,12 @@ export interface ExtractionService {
   close(): Promise<void>;
 }
 
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
 /** A session or transcript that is not there (unknown, deleted mid-run): retrying cannot help. */
 function isGone(error: unknown): boolean {
   if (error instanceof RpcError) return error.code === ErrorCode.NotFound;
@@ -157,7 +163,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     const file = mainFile(job.sessionId);
     // The file itself decides (the index may not have seen the deletion yet): a job for a deleted
     // transcript is dropped, never retried, so that a forgotten session is not logged again and again.
-    if (file.gone || !(await access(file.path).then(() => true, () => false))) {
+    if (file.gone || !(await exists(file.path))) {
       throw new RpcError(ErrorCode.NotFound, 'TranscriptGone', `the transcript of session ${job.sessionId} is gone: nothing to extract`, { sessionId: job.sessionId });
     }
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);

@@ -234,7 +234,12 @@ describe('forget after an extraction of a deleted transcript (issue 28 item 7)',
       await daemon.exited;
       const after = readFileSync(logPath, 'utf8');
       expect(after).not.toContain(loop.sessionId);
-      expect(after.split('\n').filter((line) => line !== '').every((line) => JSON.parse(line) !== null)).toBe(true);
+      expect(
+        after
+          .split('\n')
+          .filter((line) => line !== '')
+          .every((line) => JSON.parse(line) !== null),
+      ).toBe(true);
     } finally {
       client.close();
     }
