@@ -370,6 +370,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         job.abort.abort();
         await job.done.catch(() => undefined);
       }
+      // A client still waiting on a deferred job is told now: the job's row goes with the session.
+      settle(sessionId, new RpcError(ErrorCode.NotFound, 'NotFound', `session ${sessionId} was forgotten`, { sessionId }));
     },
     setPaused(paused) {
       jobs.spend.setPaused(paused);
