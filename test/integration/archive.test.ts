@@ -17,6 +17,8 @@ import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Daem
 const outputs = manifest('big-outputs');
 const subagent = manifest('subagent');
 const loop = manifest('coding-loop');
+/** Not --foreground: the daemon logs to <state>/memd.log, as when it runs on its own, so that forget's grep covers the log. */
+const LOG_TO_FILE: string[] = [];
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -44,7 +46,7 @@ describe('the archive over a daemon', () => {
   beforeAll(async () => {
     sandbox = makeSandbox();
     copyFixtureProjects(sandbox.projectsDir, ['big-outputs', 'subagent', 'coding-loop']);
-    daemon = await startDaemon(sandbox);
+    daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
@@ -150,7 +152,7 @@ describe('the archive over a daemon', () => {
     expect(gunzipSync(readFileSync(target)).equals(readFileSync(transcript))).toBe(true);
     // A crash between an append and its book: garbage after the committed bytes.
     appendFileSync(target, Buffer.from('torn member'));
-    daemon = await startDaemon(sandbox);
+    daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     client.close();
     client = createClient({ env: sandbox.env, autostart: false });
@@ -176,13 +178,14 @@ describe('the archive over a daemon', () => {
     expect((await client.searchQuery({ query: 'quixotrumpet' })).hits).toHaveLength(1);
     await client.daemonShutdown({ reason: 'flush the archive' });
     await daemon.exited;
-    daemon = await startDaemon(sandbox);
+    daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     client.close();
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
     const holds = (needle: string) => walk(sandbox.stateDir).filter((path) => readFileSync(path).includes(needle) || (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(needle)));
     expect(holds('quixotrumpet').length).toBeGreaterThan(0);
+    expect(existsSync(join(sandbox.stateDir, 'memd.log'))).toBe(true);
 
     await expect(client.archiveForget({ sessionId: outputs.sessionId })).rejects.toMatchObject({ kind: 'Conflict' });
     const forgot = await runMemctl(sandbox, ['archive', 'forget', outputs.sessionId, '--delete-transcripts', '--json']);
@@ -201,8 +204,7 @@ describe('forget after an extraction of a deleted transcript (issue 28 item 7)',
   it('drops the job instead of retrying it, and leaves the id in no file of the state dir, memd.log included', async () => {
     const sandbox = makeSandbox();
     copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
-    // Not --foreground: the daemon logs to <state>/memd.log, as when it runs on its own.
-    const daemon = await startDaemon(sandbox, []);
+    const daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
