@@ -208,9 +208,10 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     stopWork: (sessionId) => extraction.cancel(sessionId),
     // The usage book's share of the session's files is taken back with them.
     dropDerived: () => void usage.dropOrphans(),
-    forgetInMemory: () => {
+    forgetInMemory: (sessionId) => {
       transcripts.clear();
       sessions.forgetAll();
+      sessions.forgetSession(sessionId);
     },
   });
   const rewind = createRewindService({ transcripts, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock });

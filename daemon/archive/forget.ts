@@ -5,7 +5,8 @@
  * points of its files. SQLite's freed pages are zeroed (secure_delete), the search index's pages
  * that held its words are merged away, and the WAL is emptied, so that the session's text is not
  * left in memd's state dir. Claude Code's own files are deleted only when asked (else a transcript
- * still there would be read again at once, and forget refuses).
+ * still there would be read again at once, and forget refuses). Last, memd's own log files lose every
+ * line naming the session (the log is in the state dir too).
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ export interface ForgetDeps {
   forgetInMemory(sessionId: string): void;
   /** In the same transaction, once the session's files rows are gone: what other domains derived from them. */
   dropDerived(): void;
+  /** Takes the lines naming the session out of memd's log files; the number removed. */
+  scrubLogs(sessionId: string): number;
 }
 
 export async function forgetSession(deps: ForgetDeps, sessionId: string, deleteTranscripts: boolean): Promise<ArchiveForgetResult> {
@@ -53,7 +56,7 @@ export async function forgetSession(deps: ForgetDeps, sessionId: string, deleteT
       },
     );
   }
-  const removed = { entries: 0, searchTexts: 0, archivedFiles: 0, sessionMemory: 0, transcripts: 0 };
+  const removed = { entries: 0, searchTexts: 0, archivedFiles: 0, sessionMemory: 0, transcripts: 0, logLines: 0 };
   if (deleteTranscripts) {
     for (const file of present) {
       await rm(file.path, { force: true });
@@ -90,6 +93,8 @@ export async function forgetSession(deps: ForgetDeps, sessionId: string, deleteT
     if (deleteTranscripts) await rm(join(deps.projectsDir, project, sessionId), { recursive: true, force: true });
   }
   await removeUndoPoints(deps.stateDir, sessionId);
+  // Last: what the work stopped above logged about the session goes too.
+  removed.logLines = deps.scrubLogs(sessionId);
   return { sessionId, removed };
 }
 

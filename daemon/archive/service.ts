@@ -101,7 +101,15 @@ export function createArchiveService(deps: ArchiveDeps) {
     async forget(sessionId: string, deleteTranscripts: boolean) {
       await archiver.settled();
       return forgetSession(
-        { db: deps.db, projectsDir: deps.projectsDir, stateDir: deps.stateDir, stopWork: deps.stopWork, forgetInMemory: deps.forgetInMemory, dropDerived: deps.dropDerived },
+        {
+          db: deps.db,
+          projectsDir: deps.projectsDir,
+          stateDir: deps.stateDir,
+          stopWork: deps.stopWork,
+          forgetInMemory: deps.forgetInMemory,
+          dropDerived: deps.dropDerived,
+          scrubLogs: (id) => deps.log.scrub(id),
+        },
         sessionId,
         deleteTranscripts,
       );

@@ -10,7 +10,7 @@
  * from Claude Code's turn hooks): jobs wait for its end, and its unlock runs them. Background jobs
  * also wait while paused or once the day's spend reached the budget (spend.ts).
  */
-import { mkdir } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult, SessionMemoryState } from '../../shared/protocol/results.js';
@@ -108,6 +108,18 @@ export interface ExtractionService {
   close(): Promise<void>;
 }
 
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** A session or transcript that is not there (unknown, deleted mid-run): retrying cannot help. */
+function isGone(error: unknown): boolean {
+  if (error instanceof RpcError) return error.code === ErrorCode.NotFound;
+  return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+}
+
 export function createExtractionService(deps: ExtractionDeps): ExtractionService {
   const { transcripts, jobs, locks, log, clock, bus } = deps;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
@@ -138,8 +150,22 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   /** Background jobs wait while paused or over today's budget; jobs a client asked for still run. */
   const requestedOnly = (now: number) => jobs.spend.paused() || overBudget(now);
 
+  /** False when the session's main transcript is deleted (or unknown): nothing to extract, now or later. */
+  function transcriptKnownLive(sessionId: string): boolean {
+    try {
+      return !mainFile(sessionId).gone;
+    } catch {
+      return false;
+    }
+  }
+
   async function run(job: MemoryJob, abort: AbortController): Promise<void> {
     const file = mainFile(job.sessionId);
+    // The file itself decides (the index may not have seen the deletion yet): a job for a deleted
+    // transcript is dropped, never retried, so that a forgotten session is not logged again and again.
+    if (file.gone || !(await exists(file.path))) {
+      throw new RpcError(ErrorCode.NotFound, 'TranscriptGone', `the transcript of session ${job.sessionId} is gone: nothing to extract`, { sessionId: job.sessionId });
+    }
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
     const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
     if (await locks.isLocked(dir)) {
@@ -235,7 +261,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         .catch((error: unknown) => {
           const message = (error as Error).message;
           if (closed) return;
-          const retry = job.attempts < MAX_ATTEMPTS && !(error instanceof RpcError && error.code === ErrorCode.NotFound);
+          const retry = job.attempts < MAX_ATTEMPTS && !isGone(error);
           jobs.fail(job.id, message, { retry, notBefore: clock() + retryDelayMs(job.attempts) });
           log.warn('session-memory extraction failed', { sessionId: job.sessionId, attempts: job.attempts, retry, error });
           if (!retry) settle(job.sessionId, error as Error);
@@ -280,6 +306,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   /** Queues a job when the session's triggers say so; true when one was queued. The index alone decides. */
   function enqueueIfDue(sessionId: string, reason?: string): boolean {
+    // A deleted transcript is never extracted in the background (a client's request says why it is not).
+    if (!transcriptKnownLive(sessionId)) return false;
     const figures = deps.triggerFigures(sessionId);
     if (figures === null) return false;
     const last = jobs.lastExtraction(sessionId);
@@ -342,6 +370,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         job.abort.abort();
         await job.done.catch(() => undefined);
       }
+      // A client still waiting on a deferred job is told now: the job's row goes with the session.
+      settle(sessionId, new RpcError(ErrorCode.NotFound, 'NotFound', `session ${sessionId} was forgotten`, { sessionId }));
     },
     setPaused(paused) {
       jobs.spend.setPaused(paused);

@@ -3,7 +3,7 @@
  * go to stderr, where journald reads the `<N>` priority prefix; otherwise to a size-capped,
  * rotated `memd.log`.
  */
-import { closeSync, fstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { LogLevel } from '../../shared/config.js';
 
 export type LogFields = Record<string, unknown>;
@@ -15,6 +15,12 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
   /** Where lines go, for status: a file path, or null for stderr. */
   readonly file: string | null;
+  /**
+   * `archive.forget`: every line that contains `needle` (a session id) is taken out of the log
+   * files memd wrote, each file rewritten atomically; the number of lines removed. Nothing for
+   * stderr (journald's store is not memd's to rewrite).
+   */
+  scrub(needle: string): number;
   close(): void;
 }
 
@@ -33,7 +39,34 @@ function formatLine(level: LogLevel, msg: string, fields: LogFields | undefined,
   return `${JSON.stringify(record)}\n`;
 }
 
-type Sink = { write(level: LogLevel, line: string): void; close(): void; file: string | null };
+type Sink = { write(level: LogLevel, line: string): void; close(): void; file: string | null; scrub?(needle: string): number };
+
+/**
+ * Rewrites one log file without the lines containing `needle`, through a temporary file renamed
+ * over it (a crash leaves the old file or the new one, never half of each); 0 when it holds none.
+ */
+export function scrubFile(path: string, needle: string): number {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  if (!text.includes(needle)) return 0;
+  const lines = text.split('\n');
+  const kept = lines.filter((line) => !line.includes(needle));
+  const temporary = `${path}.scrub`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    writeSync(fd, kept.join('\n'));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+  return lines.length - kept.length;
+}
 
 export function stderrSink(journal: boolean): Sink {
   return {
@@ -81,6 +114,19 @@ export function rotatingFileSink(path: string, maxBytes: number, keep: number): 
         // A full disk drops log lines rather than crashing the daemon.
       }
     },
+    scrub(needle) {
+      // Synchronous like the appends: no line is written between the read and the rename.
+      closeSync(fd);
+      let removed = 0;
+      try {
+        for (let n = keep; n >= 1; n--) removed += scrubFile(`${path}.${n}`, needle);
+        removed += scrubFile(path, needle);
+      } finally {
+        fd = openSync(path, 'a', 0o600);
+        size = fstatSync(fd).size;
+      }
+      return removed;
+    },
     close() {
       closeSync(fd);
     },
@@ -99,6 +145,7 @@ export function createLogger(sink: Sink, level: LogLevel, clock: () => Date = ()
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
+    scrub: (needle) => sink.scrub?.(needle) ?? 0,
     close: () => sink.close(),
   };
 }

@@ -35,6 +35,8 @@ export interface SessionService {
   onBackgroundChange(sessionId: string): void;
   /** Forgets every cached summary: the database was rebuilt and is being read again. */
   forgetAll(): void;
+  /** `archive.forget`: the session's pending updates are cancelled and what is kept of it goes (no late publish names it). */
+  forgetSession(sessionId: string): void;
   close(): void;
 }
 
@@ -179,6 +181,16 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     },
     forgetAll() {
       cache.clear();
+    },
+    forgetSession(sessionId) {
+      for (const timers of [pending, background]) {
+        const timer = timers.get(sessionId);
+        if (timer !== undefined) clearTimeout(timer);
+        timers.delete(sessionId);
+      }
+      cache.delete(sessionId);
+      lastPublished.delete(sessionId);
+      lastState.delete(sessionId);
     },
     close() {
       for (const timer of [...pending.values(), ...background.values()]) clearTimeout(timer);

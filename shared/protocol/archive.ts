@@ -61,6 +61,6 @@ export interface ArchivePruneResult {
 
 export interface ArchiveForgetResult {
   sessionId: string;
-  /** What was removed: index rows (entries), search texts, archived files, session memory files, Claude Code's own files. */
-  removed: { entries: number; searchTexts: number; archivedFiles: number; sessionMemory: number; transcripts: number };
+  /** What was removed: index rows (entries), search texts, archived files, session memory files, Claude Code's own files, lines of memd's log files. */
+  removed: { entries: number; searchTexts: number; archivedFiles: number; sessionMemory: number; transcripts: number; logLines: number };
 }

@@ -26,6 +26,11 @@ export function fakeLogger(): FakeLogger {
     warn: record('warn'),
     error: record('error'),
     file: null,
+    scrub(needle) {
+      const before = lines.length;
+      lines.splice(0, lines.length, ...lines.filter((line) => !JSON.stringify(line).includes(needle)));
+      return before - lines.length;
+    },
     close() {},
   };
 }

@@ -17,6 +17,8 @@ import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Daem
 const outputs = manifest('big-outputs');
 const subagent = manifest('subagent');
 const loop = manifest('coding-loop');
+/** Not --foreground: the daemon logs to <state>/memd.log, as when it runs on its own, so that forget's grep covers the log. */
+const LOG_TO_FILE: string[] = [];
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -44,7 +46,7 @@ describe('the archive over a daemon', () => {
   beforeAll(async () => {
     sandbox = makeSandbox();
     copyFixtureProjects(sandbox.projectsDir, ['big-outputs', 'subagent', 'coding-loop']);
-    daemon = await startDaemon(sandbox);
+    daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
@@ -150,7 +152,7 @@ describe('the archive over a daemon', () => {
     expect(gunzipSync(readFileSync(target)).equals(readFileSync(transcript))).toBe(true);
     // A crash between an append and its book: garbage after the committed bytes.
     appendFileSync(target, Buffer.from('torn member'));
-    daemon = await startDaemon(sandbox);
+    daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     client.close();
     client = createClient({ env: sandbox.env, autostart: false });
@@ -176,13 +178,14 @@ describe('the archive over a daemon', () => {
     expect((await client.searchQuery({ query: 'quixotrumpet' })).hits).toHaveLength(1);
     await client.daemonShutdown({ reason: 'flush the archive' });
     await daemon.exited;
-    daemon = await startDaemon(sandbox);
+    daemon = await startDaemon(sandbox, LOG_TO_FILE);
     keepForFile(sandbox, daemon);
     client.close();
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
     const holds = (needle: string) => walk(sandbox.stateDir).filter((path) => readFileSync(path).includes(needle) || (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(needle)));
     expect(holds('quixotrumpet').length).toBeGreaterThan(0);
+    expect(existsSync(join(sandbox.stateDir, 'memd.log'))).toBe(true);
 
     await expect(client.archiveForget({ sessionId: outputs.sessionId })).rejects.toMatchObject({ kind: 'Conflict' });
     const forgot = await runMemctl(sandbox, ['archive', 'forget', outputs.sessionId, '--delete-transcripts', '--json']);
@@ -194,5 +197,53 @@ describe('the archive over a daemon', () => {
     expect((await client.searchQuery({ query: 'quixotrumpet' })).hits).toEqual([]);
     await expect(client.sessionsGet({ sessionId: outputs.sessionId })).rejects.toMatchObject({ kind: 'NotFound' });
     expect((await client.archiveList({ sessionId: outputs.sessionId })).sessions).toEqual([]);
+  });
+});
+
+describe('forget after an extraction of a deleted transcript (issue 28 item 7)', () => {
+  it('drops the job instead of retrying it, and leaves the id in no file of the state dir, memd.log included', async () => {
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
+    const daemon = await startDaemon(sandbox, LOG_TO_FILE);
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
+      const logPath = join(sandbox.stateDir, 'memd.log');
+      // Claude Code's transcript goes while an extraction of it is asked for.
+      rmSync(join(sandbox.projectsDir, loop.transcript.replace(/^projects\//, '')));
+      rmSync(join(sandbox.projectsDir, dirname(loop.transcript.replace(/^projects\//, '')), loop.sessionId), { recursive: true, force: true });
+      const extracted = client.memoryExtract({ sessionId: loop.sessionId }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      // Dropped for good, not deferred for a retry that would log the session again and again.
+      await eventually(async () => {
+        const { extraction } = await client.daemonStatus();
+        return extraction.running.length === 0 && extraction.jobs.failed === 1 && extraction.jobs.deferred === 0 && extraction.jobs.queued === 0;
+      }, 'the job to be dropped');
+      expect(await extracted).toMatchObject({ kind: 'TranscriptGone' });
+      expect(readFileSync(logPath, 'utf8')).toContain(loop.sessionId);
+
+      const forgot = await runMemctl(sandbox, ['archive', 'forget', loop.sessionId, '--delete-transcripts', '--json']);
+      expect(forgot.code, forgot.stderr).toBe(0);
+      const holds = walk(sandbox.stateDir).filter((path) => readFileSync(path).includes(loop.sessionId) || (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(loop.sessionId)));
+      expect(holds).toEqual([]);
+      expect(JSON.parse(forgot.stdout).removed.logLines).toBeGreaterThan(0);
+      // The log is rewritten, not emptied, and memd goes on writing to it.
+      expect(readFileSync(logPath, 'utf8')).toContain('"msg":"ready"');
+      await client.daemonShutdown({ reason: 'the log after forget' });
+      await daemon.exited;
+      const after = readFileSync(logPath, 'utf8');
+      expect(after).not.toContain(loop.sessionId);
+      expect(
+        after
+          .split('\n')
+          .filter((line) => line !== '')
+          .every((line) => JSON.parse(line) !== null),
+      ).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 });

@@ -119,7 +119,7 @@ export const archive: Command = async (ctx) => {
       const result = await withClient(ctx, (client) => client.archiveForget({ sessionId, deleteTranscripts: flags.has('--delete-transcripts') }));
       const { removed } = result;
       print(result, () => [
-        `forgot ${result.sessionId}: ${removed.entries} index rows, ${removed.searchTexts} search texts, ${removed.archivedFiles} archived files, ${removed.sessionMemory} session-memory files, ${removed.transcripts} of Claude Code's files`,
+        `forgot ${result.sessionId}: ${removed.entries} index rows, ${removed.searchTexts} search texts, ${removed.archivedFiles} archived files, ${removed.sessionMemory} session-memory files, ${removed.transcripts} of Claude Code's files, ${removed.logLines} log lines`,
       ]);
       return 0;
     }

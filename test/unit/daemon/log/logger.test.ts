@@ -185,4 +185,29 @@ describe('rotatingFileSink', () => {
     expect(readFileSync(`${path}.1`, 'utf8')).toBe('€€€€\n');
     expect(readFileSync(path, 'utf8')).toBe('a\n');
   });
+
+  it('scrubs the lines naming a session from the file and its rotations, 0600, and goes on appending', () => {
+    const sink = rotatingFileSink(path, 20, 3);
+    // Lines 3, 6, 9 name the session.
+    for (let n = 1; n <= 9; n++) sink.write('info', n % 3 === 0 ? `${String(n).padStart(3, '0')}secret\n` : line(n));
+    const before = readdirSync(dir).sort();
+    expect(sink.scrub?.('secret')).toBe(3);
+    sink.write('info', line(10));
+    sink.close();
+    expect(readdirSync(dir).sort()).toEqual(before);
+    const all = before.map((name) => readFileSync(join(dir, name), 'utf8')).join('');
+    expect(all).not.toContain('secret');
+    expect(linesOf(path)).toContain(10);
+    for (const name of before) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+  });
+
+  it('leaves a file that does not name the session as it was', () => {
+    const sink = rotatingFileSink(path, 1_000, 2);
+    sink.write('info', line(1));
+    const mtime = statSync(path).mtimeMs;
+    expect(createLogger(sink, 'info').scrub('absent')).toBe(0);
+    sink.close();
+    expect(statSync(path).mtimeMs).toBe(mtime);
+    expect(linesOf(path)).toEqual([1]);
+  });
 });
