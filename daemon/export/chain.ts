@@ -2,8 +2,11 @@
  * The whole main conversation of a session, across its compactions: the active conversation
  * (transcript/conversation.ts) ends at the last compact boundary, and a boundary's
  * `logicalParentUuid` names the last message before it, from which the conversation before that
- * compaction is found the same way, and so on back to the start. Rewound branches stay out.
- * Pure.
+ * compaction is found the same way, and so on back to the start. Where that link is missing (a
+ * boundary whose parent is not in the file, a resumed conversation whose first message names no
+ * parent), the walk goes on from the entries before the segment it reached, so that every segment
+ * of the session is shown, not only the chain back from the last message. Rewound branches stay
+ * out, and are counted (`leftOutMessages`) so that the report can say so. Pure.
  */
 import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
@@ -53,11 +56,27 @@ export function conversationChain(entries: readonly IndexedEntry[]): IndexedEntr
     for (const entry of segment.entries) members.add(entry);
     const parent = segment.boundary?.logicalParentUuid ?? null;
     const boundaryIndex = segment.boundary === null ? -1 : (position.get(segment.boundary) ?? -1);
-    if (parent === null || boundaryIndex < 0) break;
-    const parentIndex = indexOf(entries, parent, boundaryIndex);
+    const parentIndex = parent === null || boundaryIndex < 0 ? -1 : indexOf(entries, parent, boundaryIndex);
+    // No link back: the segment before is whatever ends before the first entry this one reached.
+    let next = parentIndex + 1;
+    if (parentIndex < 0) {
+      next = end;
+      for (const entry of segment.entries) next = Math.min(next, position.get(entry) ?? end);
+    }
     // The walk only goes back in the file, so it ends even in a file whose links loop.
-    if (parentIndex < 0 || parentIndex + 1 >= end) break;
-    end = parentIndex + 1;
+    if (next <= 0 || next >= end) break;
+    end = next;
   }
   return entries.filter((entry) => members.has(entry));
+}
+
+/** Messages of the main thread (prompts, replies, tool results) the chain leaves out: rewound branches. */
+export function leftOutMessages(entries: readonly IndexedEntry[], chain: readonly IndexedEntry[]): number {
+  const shown = new Set(chain);
+  let count = 0;
+  for (const entry of entries) {
+    if (entry.isSidechain || entry.uuid === null || shown.has(entry) || entry.compact !== null) continue;
+    if (entry.type === 'user' || entry.type === 'assistant') count++;
+  }
+  return count;
 }
