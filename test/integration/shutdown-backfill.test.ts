@@ -76,5 +76,17 @@ describe('shutdown right after a first backfill', () => {
     } finally {
       db.close();
     }
+    // What the catch-up left is archived after the next start.
+    const again = await startDaemon(sandbox);
+    await eventually(
+      async () => {
+        const now = await status(sandbox);
+        return now.archive.state === 'live' && now.archive.pendingBytes === 0;
+      },
+      'the archive to catch up after the restart',
+      60_000,
+    );
+    again.child.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
   }, 120_000);
 });
