@@ -11,6 +11,13 @@
 import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
+/**
+ * Segments with no link back that are still followed: each costs a walk over the entries before
+ * it, and a file of thousands of unlinked messages must not cost thousands of walks. What lies
+ * before the last one followed is counted in `leftOutMessages`, which the report says.
+ */
+const MAX_UNLINKED_SEGMENTS = 50;
+
 /** Index in `entries` of the newest main-thread entry with this uuid before `end`, or -1. */
 function indexOf(entries: readonly IndexedEntry[], uuid: string, end: number): number {
   for (let index = end - 1; index >= 0; index--) {
@@ -51,6 +58,7 @@ export function conversationChain(entries: readonly IndexedEntry[]): IndexedEntr
   });
   const members = new Set<IndexedEntry>();
   let end = entries.length;
+  let unlinked = 0;
   for (;;) {
     const segment = segmentBefore(entries, boundaries, end);
     for (const entry of segment.entries) members.add(entry);
@@ -60,6 +68,7 @@ export function conversationChain(entries: readonly IndexedEntry[]): IndexedEntr
     // No link back: the segment before is whatever ends before the first entry this one reached.
     let next = parentIndex + 1;
     if (parentIndex < 0) {
+      if (++unlinked > MAX_UNLINKED_SEGMENTS) break;
       next = end;
       for (const entry of segment.entries) next = Math.min(next, position.get(entry) ?? end);
     }
@@ -70,7 +79,7 @@ export function conversationChain(entries: readonly IndexedEntry[]): IndexedEntr
   return entries.filter((entry) => members.has(entry));
 }
 
-/** Messages of the main thread (prompts, replies, tool results) the chain leaves out: rewound branches. */
+/** Messages of the main thread (prompts, replies, tool results) the chain leaves out: rewound branches, and unlinked ones past MAX_UNLINKED_SEGMENTS. */
 export function leftOutMessages(entries: readonly IndexedEntry[], chain: readonly IndexedEntry[]): number {
   const shown = new Set(chain);
   let count = 0;

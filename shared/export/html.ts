@@ -76,7 +76,7 @@ function renderConversation(model: ReportModel): string {
   }
   if (conversation.offBranchMessages > 0) {
     parts.push(
-      `<p class="cut">${esc(plural(conversation.offBranchMessages, 'message'))} on rewound branches (replaced by an edit or a rewind) are not shown: every segment of the conversation is. <code>memctl export ${esc(session.sessionId.slice(0, 8))} --format jsonl</code> gives the whole transcript.</p>`,
+      `<p class="cut">${esc(plural(conversation.offBranchMessages, 'message'))} outside the conversation's segments (rewound branches, replaced by an edit or a rewind) are not shown. <code>memctl export ${esc(session.sessionId.slice(0, 8))} --format jsonl</code> gives the whole transcript.</p>`,
     );
   }
   return parts.join('\n');

@@ -106,7 +106,7 @@ export function renderMarkdown(model: ReportModel): string {
   }
   if (conversation.offBranchMessages > 0) {
     blocks.push(
-      `_${plural(conversation.offBranchMessages, 'message')} on rewound branches (replaced by an edit or a rewind) are not shown: every segment of the conversation is. \`memctl export ${session.sessionId.slice(0, 8)} --format jsonl\` gives the whole transcript._`,
+      `_${plural(conversation.offBranchMessages, 'message')} outside the conversation's segments (rewound branches, replaced by an edit or a rewind) are not shown. \`memctl export ${session.sessionId.slice(0, 8)} --format jsonl\` gives the whole transcript._`,
     );
   }
   return `${blocks.join('\n\n')}\n`;

@@ -42,3 +42,13 @@ describe('conversationChain: every segment of the session', () => {
     expect(leftOutMessages(entries, chain)).toBe(2);
   });
 });
+
+describe('conversationChain: bounded on a file of unlinked messages', () => {
+  it('follows at most 50 unlinked segments and counts what lies before them', () => {
+    const entries = Array.from({ length: 2_000 }, (_, index) => message(`m${index}`, null));
+    const chain = conversationChain(entries);
+    expect(chain.length).toBeGreaterThan(1);
+    expect(chain.length).toBeLessThanOrEqual(51);
+    expect(leftOutMessages(entries, chain)).toBe(2_000 - chain.length);
+  });
+});
