@@ -30,8 +30,11 @@ const LIVE_BATCH_BYTES = 1024 * 1024;
 const LIVE_QUIET_MS = 5 * 60_000;
 /** How often deferred live bytes, and a stopped archive, are looked at again. */
 const RECHECK_MS = 60_000;
-/** What a shutdown gives the archive: well within its 10 s deadline, which the other steps share. */
-const SHUTDOWN_FLUSH_MS = 3_000;
+/**
+ * What a shutdown gives a live archive to flush live bytes already read: a share of the 2 s the
+ * whole shutdown should take (the member under way when it passes still finishes).
+ */
+const SHUTDOWN_FLUSH_MS = 500;
 
 export interface ArchiverDeps {
   store: ArchiveStore;
@@ -202,6 +205,10 @@ export function createArchiver(deps: ArchiverDeps) {
     return running;
   };
 
+  const settle = async () => {
+    while (running !== null) await running;
+  };
+
   return {
     /** After the backfill: cut torn tails a crash left, then archive the history, oldest first. */
     async start(): Promise<void> {
@@ -228,19 +235,27 @@ export function createArchiver(deps: ArchiverDeps) {
       void schedule();
     },
     /**
-     * At shutdown: what is pending goes in now, batching or not, for at most SHUTDOWN_FLUSH_MS;
-     * then the pass stops at its next member (the book moves only after a member is flushed) and
-     * the rest waits for the next start, so that a history still being archived cannot hold the
-     * shutdown past its deadline.
+     * At shutdown. The history catch-up (and a retry of a stopped archive) is background work: it
+     * stops at once, at its next member (the book moves only after a member is flushed), and the
+     * rest is archived after the next start. Only a live archive flushes what ingest already
+     * committed of live transcripts, batching or not, for at most SHUTDOWN_FLUSH_MS, so that the
+     * whole shutdown stays within its 2 s target.
      */
     async flush(): Promise<void> {
       flushing = true;
+      if (timer !== null) clearTimeout(timer);
+      if (state !== 'live') {
+        if (running !== null) log.info('archive: shutdown stops the catch-up; the rest is archived after the next start', { state });
+        closed = true;
+        await settle();
+        return;
+      }
       const cut = setTimeout(() => {
         if (running !== null) log.info('archive: shutdown leaves the rest for the next start', { afterMs: SHUTDOWN_FLUSH_MS });
         closed = true;
       }, SHUTDOWN_FLUSH_MS);
       try {
-        await schedule(true);
+        await schedule();
       } finally {
         clearTimeout(cut);
       }
@@ -248,9 +263,7 @@ export function createArchiver(deps: ArchiverDeps) {
       if (timer !== null) clearTimeout(timer);
     },
     /** Waits for the pass under way, if any (tests, forget, restore). */
-    settled: async () => {
-      while (running !== null) await running;
-    },
+    settled: () => settle(),
     status(): ArchiveStatus {
       const totals = store.totals();
       return { enabled: deps.enabled, state, reason, ...totals, pendingBytes: deps.enabled ? store.pendingBytes() : 0, failures };

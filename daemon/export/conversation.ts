@@ -153,7 +153,7 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
     finish() {
       const touched = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       return {
-        conversation: { items, omittedItems, cutTexts, limits: { toolOutputChars: limits.toolOutputChars, textChars: limits.textChars, totalChars: limits.totalChars } },
+        conversation: { items, omittedItems, offBranchMessages: 0, cutTexts, limits: { toolOutputChars: limits.toolOutputChars, textChars: limits.textChars, totalChars: limits.totalChars } },
         files: touched,
         errors,
         omittedErrors,

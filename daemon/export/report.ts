@@ -7,7 +7,7 @@ import type { SessionFigures } from '../../shared/protocol/results.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
-import { conversationChain } from './chain.js';
+import { conversationChain, leftOutMessages } from './chain.js';
 import { createConversationBuilder, REPORT_LIMITS, type ReportLimits } from './conversation.js';
 import { contextChart, reportCosts } from './figures.js';
 import { readEntries, type TranscriptBytes } from './source.js';
@@ -45,6 +45,8 @@ export async function buildReport(deps: ReportDeps, source: TranscriptBytes, ses
   await nextTurn(signal);
   const builder = createConversationBuilder(deps.limits ?? REPORT_LIMITS);
   await readEntries(source, chain, builder.add, signal);
+  const body = builder.finish();
+  body.conversation.offBranchMessages = leftOutMessages(main, chain);
   return {
     session: {
       sessionId: summary.sessionId,
@@ -58,6 +60,6 @@ export async function buildReport(deps: ReportDeps, source: TranscriptBytes, ses
     },
     chart: contextChart(main, threshold.autoCompactEnabled ? threshold.autoCompactAt : null, threshold.window),
     costs: reportCosts(accounting.byModel, accounting.usage.total),
-    ...builder.finish(),
+    ...body,
   };
 }

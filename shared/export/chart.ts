@@ -25,6 +25,14 @@ const HEADROOM = 1.08;
 /** Dots (with their hover titles) only up to this many responses: beyond it they are a smear. */
 const MAX_DOTS = 400;
 const TARGET_TICKS = 5;
+/**
+ * Compaction marks closer than this (px) share one mark and one label: a label is at most
+ * MAX_LABEL_CHARS at 11px (about 6.5px a character) plus its 4px offset, so labels of marks this
+ * far apart never overlap, and a 116-compaction session still draws a few readable marks.
+ */
+export const MARK_GAP = 56;
+/** A trigger name longer than this is cut in the label (its full text stays in the hover title). */
+const MAX_LABEL_CHARS = 7;
 
 export interface Point {
   x: number;
@@ -38,8 +46,30 @@ export interface ChartGeometry {
   line: (Point & { tokens: number; at: string | null })[];
   threshold: { y: number; tokens: number } | null;
   compactions: { x: number; trigger: string; preTokens: number | null; at: string | null }[];
+  /** The compactions as drawn: marks closer than MARK_GAP merged, in order, at least MARK_GAP apart. */
+  compactionGroups: CompactionGroup[];
   yTicks: { y: number; tokens: number }[];
   xLabels: { x: number; text: string; anchor: 'start' | 'end' }[];
+}
+
+export interface CompactionGroup {
+  /** The first and last mark of the group (equal for a single mark). */
+  x1: number;
+  x2: number;
+  marks: ChartGeometry['compactions'];
+}
+
+/** Greedy left to right: a mark joins the open group while it is within MARK_GAP of the group's first mark. */
+export function groupCompactions(marks: ChartGeometry['compactions'], gap: number = MARK_GAP): CompactionGroup[] {
+  const groups: CompactionGroup[] = [];
+  for (const mark of [...marks].sort((a, b) => a.x - b.x)) {
+    const open = groups[groups.length - 1];
+    if (open !== undefined && mark.x - open.x1 < gap) {
+      open.x2 = mark.x;
+      open.marks.push(mark);
+    } else groups.push({ x1: mark.x, x2: mark.x, marks: [mark] });
+  }
+  return groups;
 }
 
 /** The smallest of 1, 2, 2.5, 5 × 10^k that splits `max` into at most TARGET_TICKS steps. */
@@ -71,12 +101,14 @@ export function chartGeometry(chart: ContextChart, box: ChartBox = CHART_BOX): C
   const xLabels: ChartGeometry['xLabels'] = [];
   if (first !== null) xLabels.push({ x: box.left, text: formatTime(first), anchor: 'start' });
   if (last !== null && chart.points.length > 1) xLabels.push({ x: box.left + plotWidth, text: formatClock(last, first), anchor: 'end' });
+  const compactions = chart.compactions.map((mark) => ({ x: box.left + Math.min(mark.after, chart.points.length) * slot, trigger: mark.trigger, preTokens: mark.preTokens, at: mark.at }));
   return {
     box,
     yMax,
     line,
     threshold: chart.autoCompactAt === null ? null : { y: yOf(chart.autoCompactAt), tokens: chart.autoCompactAt },
-    compactions: chart.compactions.map((mark) => ({ x: box.left + Math.min(mark.after, chart.points.length) * slot, trigger: mark.trigger, preTokens: mark.preTokens, at: mark.at })),
+    compactions,
+    compactionGroups: groupCompactions(compactions),
     yTicks,
     xLabels,
   };
@@ -87,6 +119,23 @@ const fixed = (value: number) => value.toFixed(1);
 function compactionTitle(mark: ChartGeometry['compactions'][number]): string {
   const before = mark.preTokens === null ? '' : `, ${formatCount(mark.preTokens)} tokens before`;
   return `${mark.trigger} compaction at ${formatTime(mark.at)}${before}`;
+}
+
+function groupTitle(group: CompactionGroup): string {
+  const first = group.marks[0];
+  if (first === undefined) return '';
+  if (group.marks.length === 1) return compactionTitle(first);
+  const last = group.marks[group.marks.length - 1] ?? first;
+  const byTrigger = new Map<string, number>();
+  for (const mark of group.marks) byTrigger.set(mark.trigger, (byTrigger.get(mark.trigger) ?? 0) + 1);
+  const kinds = [...byTrigger].map(([trigger, count]) => `${formatCount(count)} ${trigger}`).join(', ');
+  return `${formatCount(group.marks.length)} compactions (${kinds}) from ${formatTime(first.at)} to ${formatTime(last.at)}`;
+}
+
+function groupLabel(group: CompactionGroup): string {
+  if (group.marks.length > 1) return `${formatCount(group.marks.length)}×`;
+  const trigger = group.marks[0]?.trigger ?? '';
+  return trigger.length > MAX_LABEL_CHARS ? `${trigger.slice(0, MAX_LABEL_CHARS - 1)}…` : trigger;
 }
 
 /** The chart as an `<svg>` element; every text in it is escaped. */
@@ -128,10 +177,16 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
     );
     parts.push(`<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">auto-compact ${formatTokens(geometry.threshold.tokens)}</text>`);
   }
-  for (const mark of geometry.compactions) {
-    const x = fixed(mark.x);
-    parts.push(`<line class="compaction" x1="${x}" x2="${x}" y1="${top}" y2="${plotBottom}"><title>${escapeHtml(compactionTitle(mark))}</title></line>`);
-    parts.push(`<text class="compaction-label" x="${fixed(mark.x + 4)}" y="${top + 10}">${escapeHtml(mark.trigger)}</text>`);
+  for (const group of geometry.compactionGroups) {
+    const title = `<title>${escapeHtml(groupTitle(group))}</title>`;
+    const x = fixed(group.x1);
+    if (group.marks.length === 1) parts.push(`<line class="compaction" x1="${x}" x2="${x}" y1="${top}" y2="${plotBottom}">${title}</line>`);
+    else {
+      // A band from the first to the last mark of the group (at least 2px, so it shows), one title.
+      const bandWidth = fixed(Math.max(2, group.x2 - group.x1));
+      parts.push(`<rect class="compaction-band" data-count="${group.marks.length}" x="${x}" y="${top}" width="${bandWidth}" height="${plotBottom - top}">${title}</rect>`);
+    }
+    parts.push(`<text class="compaction-label" x="${fixed(group.x1 + 4)}" y="${top + 10}">${escapeHtml(groupLabel(group))}</text>`);
   }
   parts.push(`<line class="axis-line" x1="${left}" x2="${plotRight}" y1="${plotBottom}" y2="${plotBottom}"/>`);
   parts.push('</svg>');

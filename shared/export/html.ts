@@ -74,6 +74,11 @@ function renderConversation(model: ReportModel): string {
       `<p class="cut">${esc(plural(conversation.omittedItems, 'more message'))} and tool calls were left out: the report stops at ${formatCount(conversation.limits.totalChars)} characters of conversation. <code>memctl export ${esc(session.sessionId.slice(0, 8))} --format jsonl</code> gives the whole transcript.</p>`,
     );
   }
+  if (conversation.offBranchMessages > 0) {
+    parts.push(
+      `<p class="cut">${esc(plural(conversation.offBranchMessages, 'message'))} outside the conversation's segments (rewound branches, replaced by an edit or a rewind) are not shown. <code>memctl export ${esc(session.sessionId.slice(0, 8))} --format jsonl</code> gives the whole transcript.</p>`,
+    );
+  }
   return parts.join('\n');
 }
 

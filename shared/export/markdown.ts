@@ -104,5 +104,10 @@ export function renderMarkdown(model: ReportModel): string {
       `_${plural(conversation.omittedItems, 'more message')} and tool calls were left out: the export stops at ${formatCount(conversation.limits.totalChars)} characters of conversation. \`memctl export ${session.sessionId.slice(0, 8)} --format jsonl\` gives the whole transcript._`,
     );
   }
+  if (conversation.offBranchMessages > 0) {
+    blocks.push(
+      `_${plural(conversation.offBranchMessages, 'message')} outside the conversation's segments (rewound branches, replaced by an edit or a rewind) are not shown. \`memctl export ${session.sessionId.slice(0, 8)} --format jsonl\` gives the whole transcript._`,
+    );
+  }
   return `${blocks.join('\n\n')}\n`;
 }

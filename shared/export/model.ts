@@ -52,6 +52,8 @@ export interface ReportConversation {
   items: ConversationItem[];
   /** Items left out at the end because the report reached its size budget. */
   omittedItems: number;
+  /** Messages of the main thread on no segment of the conversation (rewound branches): not shown, and said. */
+  offBranchMessages: number;
   /** Texts and tool outputs that were cut (each says how much). */
   cutTexts: number;
   /** The cuts the report was made with, so that it can say them. */

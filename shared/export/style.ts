@@ -33,6 +33,7 @@ section, header.top { background: var(--paper); border: 1px solid var(--line); b
 .chart .threshold { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 6 4; }
 .chart .threshold-label { fill: var(--bad); font-size: 11px; font-weight: 600; }
 .chart .compaction { stroke: var(--warn); stroke-width: 2; stroke-dasharray: 2 3; }
+.chart .compaction-band { fill: var(--warn); fill-opacity: 0.15; stroke: var(--warn); stroke-opacity: 0.6; stroke-width: 1; }
 .chart .compaction-label { fill: var(--warn); font-size: 11px; font-weight: 600; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 8px; }
 .key { display: inline-block; width: 18px; height: 0; vertical-align: middle; margin: 0 4px 0 12px; border-top: 2px solid var(--accent); }

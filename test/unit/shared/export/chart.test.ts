@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHART_BOX, chartGeometry, renderChartSvg } from '../../../../shared/export/chart.js';
+import { CHART_BOX, chartGeometry, MARK_GAP, renderChartSvg } from '../../../../shared/export/chart.js';
 import type { ContextChart } from '../../../../shared/export/model.js';
 import { sampleModel } from './sample.js';
 
@@ -59,5 +59,46 @@ describe('renderChartSvg', () => {
     expect(svg).toContain('&#60;b&#62;auto&#60;/b&#62;');
     expect(svg).not.toContain('<b>');
     expect(svg).not.toMatch(/https?:/);
+  });
+});
+
+describe('crowded compaction marks (issue 28 item 8)', () => {
+  // 116 compactions over 2,000 responses, as on the issue's long session: one every ~17 responses.
+  const points = Array.from({ length: 2_000 }, (_, index) => ({ at: null, tokens: 1_000 + (index % 17) * 9_000 }));
+  const compactions = Array.from({ length: 116 }, (_, index) => ({ after: Math.round(((index + 1) * 2_000) / 117), at: null, trigger: index % 5 === 0 ? 'manual' : 'auto', preTokens: 150_000 }));
+  const crowded: ContextChart = { points, compactions, autoCompactAt: 167_000, window: 200_000 };
+  const svg = renderChartSvg(crowded);
+  const labels = [...svg.matchAll(/<text class="compaction-label" x="([\d.]+)"[^>]*>([^<]*)<\/text>/g)];
+
+  it('draws a bounded number of labels and marks, whatever the count', () => {
+    const plotWidth = box.width - box.left - box.right;
+    const bound = Math.floor(plotWidth / MARK_GAP) + 1;
+    expect(labels.length).toBeGreaterThan(1);
+    expect(labels.length).toBeLessThanOrEqual(bound);
+    const marks = (svg.match(/<line class="compaction"/g) ?? []).length + (svg.match(/<rect class="compaction-band"/g) ?? []).length;
+    expect(marks).toBe(labels.length);
+  });
+
+  it('never lets two labels overlap: each starts at least a label width after the one before', () => {
+    const xs = labels.map((match) => Number(match[1]));
+    for (let index = 1; index < xs.length; index++) expect(xs[index]! - xs[index - 1]!).toBeGreaterThanOrEqual(MARK_GAP);
+    // A label fits in the gap: at most 7 characters.
+    for (const match of labels) expect([...match[2]!].length).toBeLessThanOrEqual(7);
+  });
+
+  it('still counts every compaction: the groups add up to 116 and say so in their titles', () => {
+    const groups = chartGeometry(crowded).compactionGroups;
+    expect(groups.reduce((sum, group) => sum + group.marks.length, 0)).toBe(116);
+    const counts = [...svg.matchAll(/data-count="(\d+)"/g)].map((match) => Number(match[1]));
+    const singles = (svg.match(/<line class="compaction"/g) ?? []).length;
+    expect(counts.reduce((sum, count) => sum + count, singles)).toBe(116);
+    expect(svg).toMatch(/<title>\d+ compactions \(\d+ manual, \d+ auto\)|<title>\d+ compactions \(\d+ auto, \d+ manual\)/);
+  });
+
+  it('keeps a single, lone compaction drawn as before: a line labelled with its trigger', () => {
+    const one = renderChartSvg({ ...crowded, compactions: [compactions[0]!] });
+    expect(one.match(/<line class="compaction"/g)).toHaveLength(1);
+    expect(one).not.toContain('compaction-band');
+    expect(one).toMatch(/<text class="compaction-label"[^>]*>manual<\/text>/);
   });
 });

@@ -50,3 +50,13 @@ describe('renderHtml', () => {
     expect(shownPath('/x.ts', null)).toBe('/x.ts');
   });
 });
+
+describe('renderHtml: what the conversation leaves out is said', () => {
+  it('names the messages on rewound branches and how to see them; says nothing when there are none', () => {
+    const model = sampleModel();
+    expect(renderHtml(model)).not.toContain('outside the conversation');
+    const html = renderHtml({ ...model, conversation: { ...model.conversation, offBranchMessages: 15_963 } });
+    expect(html).toContain('15,963 messages outside the conversation');
+    expect(html).toContain('--format jsonl');
+  });
+});

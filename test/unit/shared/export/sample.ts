@@ -35,6 +35,7 @@ export function sampleModel(overrides: Partial<ReportModel> = {}): ReportModel {
         { kind: 'thinking', at: '2026-12-02T10:27:01.000Z', text: 'Hmm.', cutChars: 0 },
       ],
       omittedItems: 0,
+      offBranchMessages: 0,
       cutTexts: 1,
       limits: { toolOutputChars: 2_000, textChars: 20_000, totalChars: 8_000_000 },
     },
