@@ -59,6 +59,7 @@ import { rewindMethods } from './rpc/methods/rewind.js';
 import { sessionMethods } from './rpc/methods/sessions.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { createSessionService } from './sessions/service.js';
+import { createProjectResolver } from './sessions/project-name.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
 import { createAggregateStore } from './sessions/aggregates.js';
 import { summarizeSession } from './sessions/summary.js';
@@ -270,6 +271,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     ],
     log,
     createSessionIdResolver(store.db),
+    createProjectResolver(store.db),
   );
   const rpc = createRpcServer({
     dispatcher,
