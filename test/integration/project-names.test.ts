@@ -36,10 +36,11 @@ beforeAll(async () => {
 
 afterAll(() => client?.close());
 
-const failure = (promise: Promise<unknown>) => promise.then(
-  () => null,
-  (error: unknown) => error as RpcError,
-);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error as RpcError,
+  );
 
 describe('projects by the name tables show', () => {
   it('search, usage and memdir take the end of the cwd and answer for its folder', async () => {
