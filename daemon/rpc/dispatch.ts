@@ -73,6 +73,9 @@ const PROJECT_METHODS: ReadonlySet<string> = new Set(['search.query', 'usage.rep
 /** memdir methods reach a folder on disk that may hold no indexed session: a cwd or a folder name the index lacks is passed on. */
 const MEMDIR_METHODS: ReadonlySet<string> = new Set(['memdir.list', 'memdir.read', 'memdir.write', 'memdir.delete']);
 
+/** A project as tables show it: path components without `.` or `..`, not a folder name (`-home-…`) or a cwd. */
+const SHOWN_NAME = /^(?![-/])(?!.*(?:^|\/)\.{1,2}(?:\/|$))[\w.-]+(?:\/[\w.-]+)*$/;
+
 function withResolvedProject(method: string, params: unknown, resolve: ProjectResolver | undefined): unknown {
   if (resolve === undefined || typeof params !== 'object' || params === null) return params;
   const memdir = MEMDIR_METHODS.has(method);
@@ -83,8 +86,9 @@ function withResolvedProject(method: string, params: unknown, resolve: ProjectRe
   try {
     folder = resolve(project);
   } catch (error) {
-    // Claude Code's folder names start with '-' (a sanitized absolute path).
-    if (memdir && error instanceof RpcError && error.kind === 'UnknownProject' && (project.startsWith('/') || project.startsWith('-'))) return params;
+    // memdir checks the rest itself (its folder on disk, PathRejected for `../..`): only a name
+    // as tables show it (`shop`, `acme/api`) is refused here, with the candidates.
+    if (memdir && error instanceof RpcError && error.kind === 'UnknownProject' && !SHOWN_NAME.test(project)) return params;
     throw error;
   }
   return folder === project ? params : { ...params, project: folder };
