@@ -59,7 +59,7 @@ import { rewindMethods } from './rpc/methods/rewind.js';
 import { sessionMethods } from './rpc/methods/sessions.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { createSessionService } from './sessions/service.js';
-import { createProjectResolver } from './sessions/project-name.js';
+import { createProjectResolver, projectNames } from './sessions/project-name.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
 import { createAggregateStore } from './sessions/aggregates.js';
 import { summarizeSession } from './sessions/summary.js';
@@ -189,6 +189,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
         return null;
       }
     },
+    projectNames: () => projectNames(store.db),
     conversation: (sessionId, signal) => transcripts.conversation(sessionId, signal),
   });
   const archive = createArchiveService({

@@ -74,3 +74,35 @@ export function createProjectResolver(db: Database.Database): (project: string) 
     throw new RpcError(ErrorCode.NotFound, 'UnknownProject', `no project "${project}" in the index (${list})`, { project, candidates });
   };
 }
+
+/** Rounds of widening: each adds one path component, and paths have few. */
+const MAX_WIDENING = 64;
+
+/**
+ * The name tables show for each project folder, over every project the index knows: the last
+ * component of its cwd, widened a component at a time while two cwds would read the same
+ * (`shop`, `acme/api`), as memctl's sessions table names them (sessions-view.ts projectLabels).
+ * The resolver takes each of these back to its folder.
+ */
+export function projectNames(db: Database.Database): Map<string, string> {
+  const byFolder = new Map<string, string[]>();
+  for (const row of knownProjects(db)) {
+    if (!byFolder.has(row.project) || row.cwd !== null) byFolder.set(row.project, row.cwd === null ? [row.project] : parts(row.cwd));
+  }
+  const depth = new Map([...byFolder.keys()].map((folder) => [folder, 1]));
+  const label = (folder: string) => (byFolder.get(folder) ?? []).slice(-(depth.get(folder) ?? 1)).join('/');
+  for (let round = 0; round < MAX_WIDENING; round++) {
+    const count = new Map<string, number>();
+    for (const folder of byFolder.keys()) count.set(label(folder), (count.get(label(folder)) ?? 0) + 1);
+    let widened = false;
+    for (const [folder, path] of byFolder) {
+      const current = depth.get(folder) ?? 1;
+      if ((count.get(label(folder)) ?? 0) > 1 && current < path.length) {
+        depth.set(folder, current + 1);
+        widened = true;
+      }
+    }
+    if (!widened) break;
+  }
+  return new Map([...byFolder.keys()].map((folder) => [folder, label(folder) || folder]));
+}

@@ -46,6 +46,9 @@ describe('projects by the name tables show', () => {
   it('search, usage and memdir take the end of the cwd and answer for its folder', async () => {
     const hits = (await client.searchQuery({ query: WORD, project: 'shop' })).hits;
     expect(hits.map((hit) => hit.project)).toEqual([projectFolder(SHOP)]);
+    // One name shown: the hit names the project as the tables do, and that name is accepted.
+    const names = (await client.searchQuery({ query: WORD })).hits.map((hit) => hit.projectName).sort();
+    expect(names).toEqual(['acme/api', 'globex/api', 'shop']);
     expect((await client.searchQuery({ query: WORD, project: 'acme/api' })).hits.map((hit) => hit.project)).toEqual([projectFolder(ACME)]);
     // The folder and the cwd still work.
     expect((await client.searchQuery({ query: WORD, project: projectFolder(SHOP) })).hits).toHaveLength(1);
@@ -58,6 +61,8 @@ describe('projects by the name tables show', () => {
     const cli = await runMemctl(sandbox, ['search', WORD, '--project', 'shop']);
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(WORD);
+    expect(cli.stdout).toContain('· shop');
+    expect(cli.stdout).not.toContain(projectFolder(SHOP));
   });
 
   it('an unknown project is an error naming the candidates, not "no hits"', async () => {
