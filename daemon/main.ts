@@ -86,7 +86,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     return record === null ? null : asLastExtraction(record);
   };
   const aggregates = createAggregateStore({ db: store.db, lastExtraction });
-  const usage = createUsageService({ db: store.db, log, clock });
+  const usage = createUsageService({ db: store.db, log, clock, projectNames: () => projectNames(store.db) });
   const ingestor = createIngestor({
     db: store.db,
     bus,
