@@ -19,13 +19,20 @@ export interface KnownProject {
   cwd: string | null;
 }
 
-// A session's cwd lives in its aggregate's state; rows written by migration 8 hold '' until folded.
+// A session's cwd lives in its aggregate's state (rows written by migration 8 hold '' until folded).
+// One session per folder, the last aggregated: parsing every session's state costs 350 ms at 50,000
+// sessions, this 20 ms (measured on 300 folders, 100,000 files).
 const KNOWN_SQL = `
-  SELECT DISTINCT project, CASE WHEN json_valid(state) THEN json_extract(state, '$.cwd') END AS cwd FROM session_aggregates
-  UNION SELECT DISTINCT project, NULL FROM files WHERE project NOT IN (SELECT project FROM session_aggregates)`;
+  SELECT project, CASE WHEN json_valid(state) THEN json_extract(state, '$.cwd') END AS cwd FROM session_aggregates
+    WHERE rowid IN (SELECT max(rowid) FROM session_aggregates GROUP BY project)
+  UNION ALL SELECT DISTINCT project, NULL FROM files WHERE project NOT IN (SELECT project FROM session_aggregates)`;
 
 function knownProjects(db: Database.Database): KnownProject[] {
-  return (db.prepare(KNOWN_SQL).all() as { project: string; cwd: unknown }[]).map((row) => ({ project: row.project, cwd: typeof row.cwd === 'string' ? row.cwd : null }));
+  return (db.prepare(KNOWN_SQL).all() as { project: string; cwd: unknown }[]).map((row) => ({
+    project: row.project,
+    // A session that moved (cd into a subfolder) ends elsewhere: then the folder is all there is.
+    cwd: typeof row.cwd === 'string' && sanitizeProjectDirName(row.cwd) === row.project ? row.cwd : null,
+  }));
 }
 
 const parts = (path: string) => path.split('/').filter(Boolean);
