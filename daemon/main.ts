@@ -59,6 +59,7 @@ import { rewindMethods } from './rpc/methods/rewind.js';
 import { sessionMethods } from './rpc/methods/sessions.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { createSessionService } from './sessions/service.js';
+import { createProjectResolver, projectNames } from './sessions/project-name.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
 import { createAggregateStore } from './sessions/aggregates.js';
 import { summarizeSession } from './sessions/summary.js';
@@ -85,7 +86,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     return record === null ? null : asLastExtraction(record);
   };
   const aggregates = createAggregateStore({ db: store.db, lastExtraction });
-  const usage = createUsageService({ db: store.db, log, clock });
+  const usage = createUsageService({ db: store.db, log, clock, projectNames: () => projectNames(store.db) });
   const ingestor = createIngestor({
     db: store.db,
     bus,
@@ -188,6 +189,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
         return null;
       }
     },
+    projectNames: () => projectNames(store.db),
     conversation: (sessionId, signal) => transcripts.conversation(sessionId, signal),
   });
   const archive = createArchiveService({
@@ -271,6 +273,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     ],
     log,
     createSessionIdResolver(store.db),
+    createProjectResolver(store.db),
   );
   const rpc = createRpcServer({
     dispatcher,

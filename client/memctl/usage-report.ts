@@ -129,7 +129,7 @@ function tableRows(report: UsageReportResult): string[][] {
   ];
   return [
     [HEADERS[report.by], 'INPUT', 'OUTPUT', 'CACHE WRITE', 'CACHE READ', 'TOTAL TOKENS', 'COST', report.by === 'model' ? '' : 'MODELS'],
-    ...report.rows.map((row: UsageRow) => cells(report.by === 'model' ? shortModel(row.key) : row.key, row, row.models)),
+    ...report.rows.map((row: UsageRow) => cells(report.by === 'model' ? shortModel(row.key) : (row.name ?? row.key), row, row.models)),
     cells('total', report.totals, report.totals.models),
   ];
 }

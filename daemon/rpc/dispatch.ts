@@ -65,7 +65,36 @@ function withResolvedSession(params: unknown, resolve: SessionIdResolver | undef
   return full === sessionId ? params : { ...params, sessionId: full };
 }
 
-export function createDispatcher(handlers: readonly MethodHandler[], log: Logger, resolveSessionId?: SessionIdResolver): Dispatcher {
+/** Turns a project as a user typed it (the name tables show, a cwd, a folder) into its folder. */
+export type ProjectResolver = (project: string) => string;
+
+/** The methods whose `params.project` names an indexed project folder (sessions.list and history.list match a cwd as given). */
+const PROJECT_METHODS: ReadonlySet<string> = new Set(['search.query', 'usage.report']);
+/** memdir methods reach a folder on disk that may hold no indexed session: a cwd or a folder name the index lacks is passed on. */
+const MEMDIR_METHODS: ReadonlySet<string> = new Set(['memdir.list', 'memdir.read', 'memdir.write', 'memdir.delete']);
+
+/** A project as tables show it: path components without `.` or `..`, not a folder name (`-home-…`) or a cwd. */
+const SHOWN_NAME = /^(?![-/])(?!.*(?:^|\/)\.{1,2}(?:\/|$))[\w.-]+(?:\/[\w.-]+)*$/;
+
+function withResolvedProject(method: string, params: unknown, resolve: ProjectResolver | undefined): unknown {
+  if (resolve === undefined || typeof params !== 'object' || params === null) return params;
+  const memdir = MEMDIR_METHODS.has(method);
+  if (!memdir && !PROJECT_METHODS.has(method)) return params;
+  const { project } = params as { project?: unknown };
+  if (typeof project !== 'string') return params;
+  let folder: string;
+  try {
+    folder = resolve(project);
+  } catch (error) {
+    // memdir checks the rest itself (its folder on disk, PathRejected for `../..`): only a name
+    // as tables show it (`shop`, `acme/api`) is refused here, with the candidates.
+    if (memdir && error instanceof RpcError && error.kind === 'UnknownProject' && !SHOWN_NAME.test(project)) return params;
+    throw error;
+  }
+  return folder === project ? params : { ...params, project: folder };
+}
+
+export function createDispatcher(handlers: readonly MethodHandler[], log: Logger, resolveSessionId?: SessionIdResolver, resolveProject?: ProjectResolver): Dispatcher {
   const server = new JSONRPCServer<CallContext>({
     errorListener: (message, data) => {
       if (data instanceof RpcError) return;
@@ -94,7 +123,7 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
   const addMethod = ({ descriptor, run }: MethodHandler) => {
     names.push(descriptor.name);
     server.addMethod(descriptor.name, async (params: unknown, ctx: CallContext) => {
-      const parsed = withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId);
+      const parsed = withResolvedProject(descriptor.name, withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId), resolveProject);
       const started = performance.now();
       try {
         return await run(parsed, ctx);

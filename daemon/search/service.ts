@@ -30,6 +30,8 @@ export interface SearchDeps {
   clock: () => number;
   /** The session's title as its summary has it (null when untitled or unknown). */
   titleOf(sessionId: string): string | null;
+  /** Each project folder's name as tables show it (project-name.ts). */
+  projectNames(): ReadonlyMap<string, string>;
   /** The session's active conversation (NotFound for an unknown session), loaded in slices. */
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
 }
@@ -49,6 +51,7 @@ export function createSearchService(deps: SearchDeps) {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
         return titles.get(sessionId) ?? null;
       };
+      const names = hits.length === 0 ? new Map<string, string>() : deps.projectNames();
       return {
         hits: hits.map((hit) => ({
           sessionId: hit.sessionId,
@@ -58,6 +61,7 @@ export function createSearchService(deps: SearchDeps) {
           snippet: hit.snippet,
           score: Math.round(hit.score * 1000) / 1000,
           project: hit.project,
+          projectName: names.get(hit.project) ?? hit.project,
           title: titleOf(hit.sessionId),
         })),
         nextCursor: nextOffset === null ? null : `o${nextOffset}`,

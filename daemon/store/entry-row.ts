@@ -189,7 +189,7 @@ function fromJson<T>(json: string | null, absent: T): T {
   return json === null ? absent : (JSON.parse(json) as T);
 }
 
-const TITLE_KINDS: ReadonlySet<string> = new Set<TitleKind>(['custom', 'ai', 'summary', 'prompt']);
+const TITLE_KINDS: ReadonlySet<string> = new Set<TitleKind>(['custom', 'ai', 'summary', 'prompt', 'command']);
 
 function titleFromRow(row: EntryRow): EntryTitle | null {
   if (row.title_kind === null || row.title === null || !TITLE_KINDS.has(row.title_kind)) return null;

@@ -433,6 +433,18 @@ export const MIGRATIONS: readonly Migration[] = [
         AND EXISTS (SELECT 1 FROM entries e WHERE e.file_id = files.id AND e.type = 'progress');
     `,
   },
+  {
+    version: 19,
+    name: 'slash commands title sessions of commands only',
+    // A session whose prompts are all slash commands is titled by the first command and its
+    // arguments (prompt-text.ts commandTitle, issue 28). Rows indexed before hold no title for a
+    // command echo, so a main transcript with no titled entry at all is read again once, as in
+    // migration 17; files that have any title keep it and are not touched.
+    sql: `
+      UPDATE files SET head_hash = '', last_seen = 0 WHERE head_len > 0 AND agent_id IS NULL
+        AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.file_id = files.id AND e.title_kind IS NOT NULL);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

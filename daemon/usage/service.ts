@@ -29,6 +29,8 @@ export interface UsageServiceDeps {
   clock: () => number;
   /** Rows per slice of the book's folds (tests make it small). */
   sliceRows?: number;
+  /** Each project folder's name as tables show it (sessions/project-name.ts). */
+  projectNames?: () => ReadonlyMap<string, string>;
 }
 
 export interface UsageService {
@@ -80,7 +82,12 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
         const series = seriesOf(zone, fromSlot, toSlot, fromSlot === null || toSlot === null ? book.extent(project) : null, now);
         const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, project);
         const projectRows = book.byProject(fromSlot, toSlot, project);
-        return { ...buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows }), index: follower.progress() };
+        const report = buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows });
+        if (report.by === 'project' && deps.projectNames !== undefined && report.rows.length > 0) {
+          const names = deps.projectNames();
+          report.rows = report.rows.map((row) => ({ ...row, name: names.get(row.key) ?? row.key }));
+        }
+        return { ...report, index: follower.progress() };
       })();
     },
     dropOrphans: () => dropOrphans(),

@@ -24,6 +24,8 @@ export interface SearchHit {
   score: number;
   /** The session's project folder and title, so that a list of hits reads without another call. */
   project: string;
+  /** The project as tables show it (`shop`, `acme/api`); `project` accepts it (issue 28). */
+  projectName: string;
   title: string | null;
 }
 

@@ -29,6 +29,8 @@ export interface UsageFigures {
 export interface UsageRow extends UsageFigures {
   /** The day (`2026-03-02`, local to `timezone`), the project folder (`-home-user-src-app`) or the model id. */
   key: string;
+  /** By project: the project as tables show it (`shop`, `acme/api`), which `project` accepts (issue 28). */
+  name?: string;
   /** The models of the row's responses, sorted. */
   models: string[];
 }

@@ -301,12 +301,14 @@ function latest<T>(entries: readonly IndexedEntry[], pick: (entry: IndexedEntry)
 /**
  * What people know a session by, as Claude Code's own session list names it: the latest custom
  * title, else the latest AI title, else the summary whose leaf is the latest message of this
- * session that one names, else the first typed prompt. Null only when there is no prompt at all.
+ * session that one names, else the first typed prompt, else the first slash command with its
+ * arguments (what `/resume` shows for a session of commands only). Null when there is neither.
  */
 export function sessionTitle(mainThread: readonly IndexedEntry[], leafTitles: ReadonlyMap<string, string> = new Map()): string | null {
   const titleOf = (kind: string) => latest(mainThread, (entry) => (entry.title?.kind === kind ? entry.title.value : null));
   const summary = leafTitles.size === 0 ? null : latest(mainThread, (entry) => (entry.uuid === null ? null : (leafTitles.get(entry.uuid) ?? null)));
-  return titleOf('custom') ?? titleOf('ai') ?? summary ?? mainThread.find((entry) => entry.title?.kind === 'prompt')?.title?.value ?? null;
+  const first = (kind: string) => mainThread.find((entry) => entry.title?.kind === kind)?.title?.value ?? null;
+  return titleOf('custom') ?? titleOf('ai') ?? summary ?? first('prompt') ?? first('command');
 }
 
 /** Claude Code's timestamps (`2026-01-05T10:28:29.607Z`): these compare as strings. */

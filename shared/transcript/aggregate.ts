@@ -72,7 +72,7 @@ export interface AggregateState {
   gitBranch: string | null;
   /** The latest cwd and branch of each sub-agent file by path: where a session without a main thread is. */
   agents: Record<string, { cwd: string | null; gitBranch: string | null }>;
-  titles: { custom: string | null; ai: string | null; prompt: string | null };
+  titles: { custom: string | null; ai: string | null; prompt: string | null; command?: string | null };
   compactions: {
     count: number;
     lastTrigger: string | null;
@@ -99,7 +99,7 @@ export function emptyAggregate(): AggregateState {
     cwd: null,
     gitBranch: null,
     agents: {},
-    titles: { custom: null, ai: null, prompt: null },
+    titles: { custom: null, ai: null, prompt: null, command: null },
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null, lastOffset: null, after: null },
     context: {
       leaf: null,
@@ -176,6 +176,8 @@ function foldMainThread(state: AggregateState, entry: IndexedEntry): void {
   if (title?.kind === 'custom') state.titles.custom = title.value;
   else if (title?.kind === 'ai') state.titles.ai = title.value;
   else if (title?.kind === 'prompt' && state.titles.prompt === null) state.titles.prompt = title.value;
+  // Optional: states saved before issue 28 lack it; their files are read again (migration 19).
+  else if (title?.kind === 'command' && (state.titles.command ?? null) === null) state.titles.command = title.value;
   const compactions = state.compactions;
   if (entry.compact !== null) {
     compactions.count += 1;
@@ -281,7 +283,7 @@ export function accountingOf(state: AggregateState & { context: ContextState }, 
     model: state.model,
     cwd,
     gitBranch,
-    title: state.titles.custom ?? state.titles.ai ?? summaryTitle ?? state.titles.prompt,
+    title: state.titles.custom ?? state.titles.ai ?? summaryTitle ?? state.titles.prompt ?? state.titles.command ?? null,
     firstActivity: state.first?.text ?? null,
     lastActivity: state.last?.text ?? null,
     entries: { ...state.entries },

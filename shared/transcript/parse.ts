@@ -4,7 +4,7 @@
  */
 import { isRecord } from '../values.js';
 import { redactSecrets } from '../text/redact.js';
-import { promptTitle } from './prompt-text.js';
+import { commandTitle, promptTitle } from './prompt-text.js';
 import { isBadTimestamp, normalTimestamp } from './timestamp.js';
 import { measureEntry } from './tokens.js';
 import type { CompactBoundary, IndexedEntry, PreservedSegment, ToolResult, ToolUse, Usage } from './types.js';
@@ -98,7 +98,9 @@ function titleOf(entry: Json, message: Json | null): IndexedEntry['title'] {
     case 'user': {
       if (entry.isMeta === true || entry.isCompactSummary === true || entry.isSidechain === true) return null;
       const value = promptTitle(message?.content);
-      return value === null ? null : { kind: 'prompt', value };
+      if (value !== null) return { kind: 'prompt', value };
+      const command = commandTitle(message?.content);
+      return command === null ? null : { kind: 'command', value: command };
     }
     default:
       return null;

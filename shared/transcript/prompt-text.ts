@@ -86,3 +86,32 @@ export function promptTitle(content: unknown): string | null {
   }
   return found;
 }
+
+const COMMAND_NAME = /<command-name>([\s\S]*?)<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
+
+/**
+ * A slash command's echo as a title, `/orchestrator @CLAUDE.md …`, as Claude Code's `/resume`
+ * lists a session whose prompts are all commands (issue 28); null for any other content. Claude
+ * Code writes the echo as a string of `<command-name>/x</command-name>`, `<command-message>` and
+ * `<command-args>` (in either order of the first two); blocks are read the same way.
+ */
+export function commandTitle(content: unknown): string | null {
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? firstText(content) : null;
+  // 2.1.x puts `<command-message>` first for skills and custom commands.
+  if (text === null || !/^<command-(?:name|message)>/.test(text.trimStart())) return null;
+  const name = COMMAND_NAME.exec(text)?.[1]?.trim() ?? '';
+  if (name === '') return null;
+  const args = COMMAND_ARGS.exec(text)?.[1]?.trim() ?? '';
+  return asTitle(args === '' ? name : `${name} ${args}`);
+}
+
+function firstText(blocks: readonly unknown[]): string | null {
+  for (const block of blocks) {
+    if (typeof block !== 'object' || block === null) continue;
+    const { type, text } = block as { type?: unknown; text?: unknown };
+    if (type === 'tool_result') return null;
+    if (type === 'text' && typeof text === 'string' && text.trim() !== '') return text;
+  }
+  return null;
+}

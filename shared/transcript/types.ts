@@ -41,7 +41,7 @@ export interface CompactBoundary {
   preservedSegment: PreservedSegment | null;
 }
 
-export type TitleKind = 'custom' | 'ai' | 'summary' | 'prompt';
+export type TitleKind = 'custom' | 'ai' | 'summary' | 'prompt' | 'command';
 
 export interface EntryTitle {
   kind: TitleKind;

@@ -42,6 +42,7 @@ const IDS = {
   orphan: '40000000-0000-4000-8000-000000000010',
   placeholder: '50000000-0000-4000-8000-000000000011',
   compacted: '60000000-0000-4000-8000-000000000012',
+  commands: '70000000-0000-4000-8000-000000000013',
 };
 
 function writeCorpus(projectsDir: string): void {
@@ -77,9 +78,17 @@ function writeCorpus(projectsDir: string): void {
   ai.raw({ type: 'ai-title', aiTitle: 'Checkout latency investigation', sessionId: IDS.ai });
   writeTranscript(mainPath(projectsDir, CWD, IDS.ai), ai);
   const promptless = new TranscriptWriter({ sessionId: IDS.promptless, cwd: CWD, version: '2.1.38' });
-  promptless.user('<command-name>/status</command-name>\n<command-message>status</command-message>\n<command-args></command-args>');
   promptless.user('<task-notification>\n<task-id>b7</task-id>\n<status>completed</status>\n<summary>Background command "npm test" completed (exit code 0)</summary>\n</task-notification>');
   writeTranscript(mainPath(projectsDir, CWD, IDS.promptless), promptless);
+  // 2.1.x: every prompt a slash command (issue 28); the first, with its arguments, names it.
+  const commands = new TranscriptWriter({ sessionId: IDS.commands, cwd: CWD, version: '2.1.197' });
+  commands.user(
+    '<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>@CLAUDE.md を最新の状態に token sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123</command-args>',
+  );
+  commands.user('<command-name>/status</command-name>\n            <command-message>status</command-message>\n            <command-args></command-args>');
+  commands.user('<local-command-stdout>ok</local-command-stdout>');
+  commands.toolRound('Read', { file_path: `${CWD}/CLAUDE.md` }, '# shop', growingUsage(1));
+  writeTranscript(mainPath(projectsDir, CWD, IDS.commands), commands);
 
   // 2.0.x: sub-agents in top-level agent-*.jsonl files that name their session inside.
   const parent = titled(IDS.withAgents, (w) => w.prompt('Find dead code'), CWD, '2.0.31');
@@ -160,8 +169,18 @@ describe('names people recognize', () => {
     expect(sessions.get(IDS.custom)?.title).toBe('cart: money as integers');
     expect(sessions.get(IDS.ai)?.title).toBe('Checkout latency investigation');
     expect(sessions.get(IDS.withAgents)?.title).toBe('Find dead code');
-    // Only a command and a task notification: no prompt, no title.
+    // Only a task notification: no prompt, no title.
     expect(sessions.get(IDS.promptless)?.title).toBeNull();
+  });
+
+  it('titles a session of slash commands only by its first command and arguments, redacted (issue 28)', async () => {
+    const { sandbox, sessions } = await corpus();
+    const title = '/orchestrator @CLAUDE.md を最新の状態に token [redacted anthropic key]';
+    expect(sessions.get(IDS.commands)?.title).toBe(title);
+    const status = await runMemctl(sandbox, ['status', IDS.commands.slice(0, 8)]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('/orchestrator @CLAUDE.md');
+    expect(status.stdout).not.toContain('sk-ant-api03');
   });
 
   it('files 2.0.x top-level agent files under the session they name, and shows orphaned sub-agents as such', async () => {
@@ -194,7 +213,7 @@ describe('names people recognize', () => {
     expect(row(IDS.custom)).toContain('shop ');
     expect(row(IDS.promptless)).toContain('(untitled)');
     expect(row(IDS.orphan)).toContain('(main transcript missing)');
-    expect(sessions.size).toBe(11);
+    expect(sessions.size).toBe(12);
   });
 
   it('accepts the 8-character id memctl prints in every command, and lists the candidates of an ambiguous one', async () => {
@@ -217,6 +236,13 @@ describe('names people recognize', () => {
     const compact = await runMemctl(sandbox, ['compact', IDS.ai.slice(0, 8), '--method', 'micro']);
     expect(compact.code).toBe(0);
     expect(compact.stdout).toContain(IDS.ai);
+    // Too short to check for uniqueness: said so, not "no session" (issue 28).
+    const tooShort = await client.sessionsGet({ sessionId: '2' }).catch((error: unknown) => error);
+    expect(tooShort).toMatchObject({ code: -32602, kind: 'SessionIdTooShort', data: { prefix: '2', minLength: 4 } });
+    const short3 = await runMemctl(sandbox, ['status', '2e0']);
+    expect(short3.code).toBe(1);
+    expect(short3.stderr).toContain('too short (4+ characters)');
+    expect(short3.stderr).not.toContain('no session');
     const twin = await runMemctl(sandbox, ['status', TWIN_A.slice(0, 8)]);
     expect(twin.code).toBe(1);
     expect(twin.stderr).toContain(TWIN_A);

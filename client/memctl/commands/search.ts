@@ -74,7 +74,7 @@ function renderHits(hits: readonly SearchHit[], out: Output, now: number): strin
   const lines: string[] = [];
   for (const [sessionId, group] of groups) {
     const first = group[0] as SearchHit;
-    lines.push(`${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.project}`)}`);
+    lines.push(`${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.projectName ?? first.project}`)}`);
     for (const hit of group) {
       const snippet = hit.snippet === null ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)') : highlight(hit.snippet, out);
       lines.push(`  ${hit.kind.padEnd(9)} ${formatAge(hit.timestamp, now).padEnd(8)} ${snippet}`);

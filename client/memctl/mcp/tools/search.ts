@@ -38,7 +38,7 @@ The current project is ${context.project} (cwd ${context.cwd}); without project,
 
 const searchInput = {
   query: z.string().min(1).max(1_000).describe(`What to look for. ${FTS_ADVICE}`),
-  project: z.string().min(1).max(4_096).optional().describe('Only this project: its folder name as hits show it (-home-user-src-app) or its absolute directory. Omit to search every project.'),
+  project: z.string().min(1).max(4_096).optional().describe('Only this project: its name as hits show it (app, acme/app), its folder or its directory. Omit for every project.'),
   session: SESSION_ID.optional().describe('Only this session: its id, or the first 8+ characters of it.'),
   since: z.string().min(1).max(64).optional().describe('Only lines this recent: an ISO time (2026-03-01 or 2026-03-01T12:00:00Z) or a span back from now: 7d, 12h, 30m.'),
   kinds: z
@@ -81,7 +81,7 @@ function scopeOf(args: SearchArgs): string {
 /** The session a hit is in, said once for all its hits on the page. */
 function renderSessionLine(hit: SearchHit): string {
   const title = hit.title === null ? '(untitled)' : quoted(hit.title, TITLE_CHARS);
-  return `session ${oneLine(hit.sessionId, ID_CHARS)} · ${oneLine(hit.project, PROJECT_CHARS)} · ${title}`;
+  return `session ${oneLine(hit.sessionId, ID_CHARS)} · ${oneLine(hit.projectName ?? hit.project, PROJECT_CHARS)} · ${title}`;
 }
 
 function renderHit(hit: SearchHit, rank: number): string {
