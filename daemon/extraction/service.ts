@@ -290,11 +290,14 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   async function summary(sessionId: string): Promise<MemorySummaryResult> {
     const path = sessionSummaryPath(deps.projectsDir, mainFile(sessionId).project, sessionId);
+    // The text first: an extraction writes the file, then its record, so a record read after the
+    // text is never older than it (read before, a new text could come with no record yet).
+    const text = await readTextIfPresent(path);
     const last = jobs.lastExtraction(sessionId);
     return {
       sessionId,
       path,
-      text: await readTextIfPresent(path),
+      text,
       lastUuid: last?.lastUuid ?? null,
       extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
       summarizer: last?.summarizer ?? null,
