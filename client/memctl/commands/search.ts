@@ -4,7 +4,7 @@
  * `memctl search --context HIT [--before N] [--after N]`: the messages around a hit, where HIT is
  * the `SESSION:UUID` a hit line ends with.
  */
-import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
+import { describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
 import type { ContentBlock } from '../../../shared/protocol/messages.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
@@ -107,6 +107,8 @@ export const search: Command = async (ctx) => {
       const result = await client.searchContext({ sessionId, uuid, ...(args.before === undefined ? {} : { before: args.before }), ...(args.after === undefined ? {} : { after: args.after }) });
       if (ctx.json) ctx.out.out(JSON.stringify(result));
       else {
+        const where = describeSegment(result.segment);
+        if (where !== null) ctx.out.out(ctx.out.dim(where));
         result.messages.forEach((message, index) => {
           const text = (typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n')).trim();
           const cut = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text;

@@ -4,7 +4,7 @@
  * whole does not fit the budget.
  */
 import type { ContentBlock, MessageParam } from '../../../../shared/protocol/messages.js';
-import type { SearchContextResult } from '../../../../shared/protocol/search.js';
+import { describeSegment, type SearchContextResult } from '../../../../shared/protocol/search.js';
 import { quoteAsData, quoteFrameChars } from '../../../../shared/text/quote.js';
 import { clip, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
 import { list, plural } from './context.js';
@@ -92,7 +92,8 @@ export function renderContext(result: SearchContextResult): string {
   }
   const shown = rendered.filter((_, index) => kept.has(index));
   const left = messages.length - kept.size;
-  const head = `Session ${session}, ${plural(kept.size, 'message')} around ${uuid}, oldest first (▶ the hit):`;
+  const where = describeSegment(result.segment);
+  const head = `Session ${session}, ${plural(kept.size, 'message')} around ${uuid}${where === null ? '' : ` (${where})`}, oldest first (▶ the hit):`;
   const note = left > 0 ? `\n\n(${plural(left, 'message')} farthest from the hit left out to fit the output budget: ask with a smaller before or after.)` : '';
   // Issue 27: the messages are quoted as data, in a block nothing in them can close; cut inside
   // it when the hit alone is too long, so that the budget's last guard never cuts its end off.
