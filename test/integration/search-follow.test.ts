@@ -22,7 +22,7 @@ const FILLER_CHARS = 3_300;
  * (walrus) the user rewound away from, the active branch (heron); a 3.3K tool output merged with
  * the capybara prompt; a Bash output in ANSI dim.
  */
-function session(): { writer: TranscriptWriter; zebrafish: string; walrus: string; heron: string } {
+function session(): { writer: TranscriptWriter; zebrafish: string; walrus: string; heron: string; pangolin: string } {
   const writer = new TranscriptWriter({ sessionId: SESSION_ID, cwd: CWD, version: '2.1.197' });
   let n = 0;
   const zebrafish = writer.prompt('Set up the zebrafish ledger importer for the March files.').uuid as string;
@@ -43,7 +43,9 @@ function session(): { writer: TranscriptWriter; zebrafish: string; walrus: strin
   writer.response([{ type: 'text', text: 'Looking for it.' }], growingUsage(n++));
   writer.toolRound('Bash', { command: 'npm run build' }, `${ESC}[2mcompiled the okapi module${ESC}[22m\n${ESC}[32m✓${ESC}[39m done`, growingUsage(n++));
   writer.response([{ type: 'text', text: 'Built.' }], growingUsage(n++));
-  return { writer, zebrafish, walrus, heron };
+  const pangolin = writer.prompt(`${'ledger row checked; '.repeat(400)}the pangolin total is off by one`).uuid as string;
+  writer.response([{ type: 'text', text: 'I will look at the total.' }], growingUsage(n++));
+  return { writer, zebrafish, walrus, heron, pangolin };
 }
 
 describe('search hits you can follow', () => {
@@ -123,6 +125,50 @@ describe('search hits you can follow', () => {
       const text = await mcpContext(ids.zebrafish);
       expect(text).toMatch(/▶ \[user\][^[]*zebrafish ledger importer/);
       expect(text).toMatch(/segment 1 of 2/);
+    });
+  });
+
+  describe('what is printed of a hit shows its match, without terminal escapes', () => {
+    it('memctl search --context shows the prompt at the end of a 3.4K merged user message', async () => {
+      const ref = await reference('capybara');
+      const run = await runMemctl(sandbox, ['search', '--context', ref, '--near', 'capybara', '--before', '0', '--after', '0']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('Find the capybara marker in the build log please.');
+      // As the hit line prints it (its first matched word goes with the reference).
+      const search = await runMemctl(sandbox, ['search', 'capybara']);
+      expect(search.stdout).toMatch(/--context \S+ --near capybara/);
+    });
+
+    it('without --near the hit message is shown by its head and its tail, which holds the prompt', async () => {
+      const run = await runMemctl(sandbox, ['search', '--context', await reference('capybara'), '--before', '0', '--after', '0']);
+      expect(run.stdout).toContain('Find the capybara marker in the build log please.');
+    });
+
+    it('MCP session_context shows a long hit text around the query', async () => {
+      const long = `${'ledger row checked; '.repeat(400)}the pangolin total is off by one`;
+      expect(long.length).toBeGreaterThan(6_000);
+      // The hit text is the prompt's own words: a plain string prompt longer than the hit's 6,000.
+      const answer = await mcp.callTool({ name: 'session_context', arguments: { session: SESSION_ID, uuid: ids.pangolin, before: 0, after: 0, query: 'pangolin' } });
+      const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
+      expect(answer.isError, text).not.toBe(true);
+      expect(text).toContain('the pangolin total is off by one');
+    });
+
+    it('snippets, --context and MCP answers carry no terminal escapes', async () => {
+      const hit = await hitFor('okapi');
+      expect(hit.snippet).toContain('«okapi»');
+      expect(hit.snippet).not.toContain(ESC);
+      expect(hit.snippet).not.toContain('[2m');
+      const search = await runMemctl(sandbox, ['search', 'okapi'], { NO_COLOR: '1' });
+      expect(search.stdout).not.toContain('[2m');
+      const run = await runMemctl(sandbox, ['search', '--context', await reference('okapi'), '--before', '0', '--after', '0'], { NO_COLOR: '1' });
+      expect(run.stdout).toContain('compiled the okapi module');
+      expect(run.stdout).not.toContain(ESC);
+      const text = await mcpContext(hit.uuid as string);
+      expect(text).toContain('compiled the okapi module');
+      expect(text).not.toContain(ESC);
+      const answer = await mcp.callTool({ name: 'search_sessions', arguments: { query: 'okapi' } });
+      expect(JSON.stringify(answer.content)).not.toContain('\\u001b');
     });
   });
 });
