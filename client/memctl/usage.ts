@@ -195,7 +195,7 @@ cwd. Days are those of --timezone (an IANA zone), else of TZ, else of memd's own
 marked * leaves out responses of models memd has no price for. --json prints the usage.report
 result unchanged.`,
   search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--json]
-       memctl search --context SESSION:UUID [--before N] [--after N] [--json]
+       memctl search --context SESSION:UUID [--near WORDS] [--before N] [--after N] [--json]
 
 Searches every session memd has read: the prompts typed, the assistant's text, tool calls' commands,
 paths and patterns, the key lines of failed calls, and the start of tool outputs (secrets of known
@@ -204,7 +204,9 @@ punctuation (totals.js, src/app.ts) is searched as a phrase. A query holds at mo
 ${QUERY_LIMITS.prefixes} prefix* words, ${QUERY_LIMITS.nearPhrases} phrases in one NEAR and ${QUERY_LIMITS.orBranches} OR alternatives, and runs for at most
 searchDeadlineMs (2 s) before it is stopped: split a bigger one into several searches. Hits are ranked by relevance with a
 boost for recent ones and grouped by session with its title; each ends with the --context
-reference that prints the messages around it. --project takes a project folder or its cwd;
+reference that prints the messages around it, on whatever compaction segment or branch it is (and
+--near its first matched word: a long message is shown around it, else by its head and tail;
+terminal escapes are left out). --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
 assistant, tool, error, output (repeatable). --json prints the search.query / search.context result.`,
   export: `usage: memctl export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact] [--json]

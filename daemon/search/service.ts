@@ -9,10 +9,14 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { DEFAULT_CONTEXT_BLOCK_CHARS, type SearchContextResult, type SearchQueryResult } from '../../shared/protocol/search.js';
 import { redactDeep } from '../../shared/text/redact.js';
 import type { Logger } from '../log/logger.js';
-import { toMessageParams } from '../transcripts/messages.js';
+import { attachmentTexts } from '../../shared/transcript/tokens.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { buildMessages, toMessageParams } from '../transcripts/messages.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
 import { createSearchBuilder } from './builder.js';
 import { cutMessages } from './context-cut.js';
+import { chainOfHit, segmentOf } from './hit-chain.js';
 import { createSearchPool, type SearchOwner } from './query-pool.js';
 import { planQuery, type SearchFilter } from './query.js';
 
@@ -34,6 +38,8 @@ export interface SearchDeps {
   projectNames(): ReadonlyMap<string, string>;
   /** The session's active conversation (NotFound for an unknown session), loaded in slices. */
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
+  /** Entries' lines read back from a transcript, in slices (a hit's segment or branch, when it is not the active conversation). */
+  read(path: string, entries: readonly IndexedEntry[], signal?: AbortSignal): Promise<LoadedEntry[]>;
 }
 
 export function createSearchService(deps: SearchDeps) {
@@ -80,19 +86,27 @@ export function createSearchService(deps: SearchDeps) {
       signal?: AbortSignal,
     ): Promise<SearchContextResult> {
       const conversation = await deps.conversation(sessionId, signal);
-      const at = conversation.messages.findIndex((message) => message.uuids.includes(uuid));
+      let found = conversation.messages;
+      let at = found.findIndex((message) => message.uuids.includes(uuid));
+      let segment = segmentOf(conversation.entries, conversation.active, true);
       if (at === -1) {
-        throw new RpcError(ErrorCode.NotFound, 'NotFound', `no message ${uuid} in the active conversation of ${sessionId} (it may be on an abandoned branch or before a compaction)`, {
-          sessionId,
-          uuid,
-        });
+        // Before a compaction or on a rewound branch (issue 28, item 6): the hit's own chain.
+        const chain = chainOfHit(conversation.entries, uuid);
+        if (chain !== null) {
+          found = buildMessages(await deps.read(conversation.file.path, chain.entries, signal), attachmentTexts);
+          at = found.findIndex((message) => message.uuids.includes(uuid));
+          segment = segmentOf(conversation.entries, chain, false);
+        }
+      }
+      if (at === -1) {
+        throw new RpcError(ErrorCode.NotFound, 'NotFound', `no message ${uuid} in the main transcript of ${sessionId}`, { sessionId, uuid });
       }
       const from = Math.max(0, at - before);
       const hitIndex = at - from;
       // Redacted (issue 27) before anything cuts the blocks (a halved secret loses its shape), and
       // cut as they are taken: the answer's size is known before it is serialized.
-      const messages = redactDeep(toMessageParams(conversation.messages.slice(from, at + after + 1)));
-      return { sessionId, uuid, messages: cutMessages(messages, hitIndex, maxBlockChars), hitIndex };
+      const messages = redactDeep(toMessageParams(found.slice(from, at + after + 1)));
+      return { sessionId, uuid, messages: cutMessages(messages, hitIndex, maxBlockChars), hitIndex, segment };
     },
 
     state: () => builder.state(),

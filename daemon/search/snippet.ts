@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MATCH_CLOSE, MATCH_OPEN, type SearchKind } from '../../shared/protocol/search.js';
 import { searchTexts } from '../../shared/search/text.js';
+import { stripAnsi } from '../../shared/text/ansi.js';
 import { parseLine } from '../ingest/long-lines.js';
 
 /** Characters of context around the first match. */
@@ -19,7 +20,8 @@ function escapeRegExp(text: string): string {
 
 /** The text with every term marked, cut to a window around the first match (the start when none). */
 export function markedSnippet(text: string, terms: readonly string[]): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  // Claude Code's command output keeps its terminal escapes (issue 28): a snippet is printed.
+  const flat = stripAnsi(text).replace(/\s+/g, ' ').trim();
   if (terms.length === 0) return flat.slice(0, SNIPPET_CHARS);
   const alternatives = terms.map((term) => (term.endsWith('*') ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*` : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`));
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');

@@ -73,4 +73,29 @@ export interface SearchContextResult {
   messages: MessageParam[];
   /** Index in `messages` of the one holding the hit. */
   hitIndex: number;
+  /**
+   * Where the hit is (issue 28; an addition): its compaction segment, 0 the first of `of`
+   * (a segment ends at a compact boundary), and whether it is on the active conversation (the
+   * one Claude Code goes on from). A hit before a compaction or on a rewound branch has
+   * `active: false`, and `messages` are those around it on its own chain.
+   */
+  segment?: SearchContextSegment;
+}
+
+export interface SearchContextSegment {
+  index: number;
+  of: number;
+  active: boolean;
+}
+
+/**
+ * Where a hit is, in words (memctl and the MCP tool say it alike); null for the active
+ * conversation of a session never compacted, where there is nothing to say.
+ */
+export function describeSegment(segment: SearchContextSegment | undefined): string | null {
+  if (segment === undefined || (segment.active && segment.of <= 1)) return null;
+  const where = `segment ${segment.index + 1} of ${segment.of}`;
+  if (segment.active) return `${where}, the active conversation`;
+  if (segment.index < segment.of - 1) return `${where}: before a compaction, no longer in the model's context`;
+  return `${where}: on a branch the user rewound away from`;
 }

@@ -1,13 +1,16 @@
 /**
  * `memctl search QUERY [--project P] [--session S] [--since 7d] [--until T] [--kind K] [--limit N] [--json]`:
  * hits over every session, grouped by session with its title, matches highlighted; and
- * `memctl search --context HIT [--before N] [--after N]`: the messages around a hit, where HIT is
- * the `SESSION:UUID` a hit line ends with.
+ * `memctl search --context HIT [--near WORDS] [--before N] [--after N]`: the messages around a hit,
+ * where HIT is the `SESSION:UUID` a hit line ends with, a long hit message shown around WORDS (the
+ * hit line names its first matched word), or else by its head and tail.
  */
-import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
+import { describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
 import type { ContentBlock } from '../../../shared/protocol/messages.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
+import { stripAnsi } from '../../../shared/text/ansi.js';
+import { excerptAround, queryTerms } from '../../../shared/text/excerpt.js';
 import { formatAge } from '../sessions-view.js';
 
 const MAX_LIMIT = 100;
@@ -26,7 +29,12 @@ interface SearchArgs {
   limit?: number;
   before?: number;
   after?: number;
+  near?: string;
 }
+
+/** A word the shell passes as it is; any other is single-quoted. */
+const SHELL_SAFE = /^[\p{L}\p{N}_./:@%+=,-]+$/u;
+const shellWord = (word: string): string => (SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 function parseArgs(args: string[]): SearchArgs {
   const parsed: SearchArgs = {};
@@ -48,6 +56,7 @@ function parseArgs(args: string[]): SearchArgs {
     else if (arg === '--since') parsed.since = value(arg, ++index);
     else if (arg === '--until') parsed.until = value(arg, ++index);
     else if (arg === '--context') parsed.context = value(arg, ++index);
+    else if (arg === '--near') parsed.near = value(arg, ++index);
     else if (arg === '--before') parsed.before = count(arg, value(arg, ++index), 50);
     else if (arg === '--after') parsed.after = count(arg, value(arg, ++index), 50);
     else if (arg === '--limit') parsed.limit = Math.max(1, count(arg, value(arg, ++index), MAX_LIMIT));
@@ -76,9 +85,12 @@ function renderHits(hits: readonly SearchHit[], out: Output, now: number): strin
     const first = group[0] as SearchHit;
     lines.push(`${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.projectName ?? first.project}`)}`);
     for (const hit of group) {
-      const snippet = hit.snippet === null ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)') : highlight(hit.snippet, out);
+      const snippet = hit.snippet === null ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)') : highlight(stripAnsi(hit.snippet), out);
       lines.push(`  ${hit.kind.padEnd(9)} ${formatAge(hit.timestamp, now).padEnd(8)} ${snippet}`);
-      if (hit.uuid !== null) lines.push(`  ${' '.repeat(18)}${out.dim(`--context ${sessionId.slice(0, SESSION_ID_CHARS)}:${hit.uuid}`)}`);
+      // The first matched word goes with the reference, so that --context shows the match.
+      const near = hit.snippet === null ? undefined : queryTerms(hit.snippet)[0];
+      const reference = `--context ${sessionId.slice(0, SESSION_ID_CHARS)}:${hit.uuid}${near === undefined ? '' : ` --near ${shellWord(near)}`}`;
+      if (hit.uuid !== null) lines.push(`  ${' '.repeat(18)}${out.dim(reference)}`);
     }
     lines.push('');
   }
@@ -107,9 +119,13 @@ export const search: Command = async (ctx) => {
       const result = await client.searchContext({ sessionId, uuid, ...(args.before === undefined ? {} : { before: args.before }), ...(args.after === undefined ? {} : { after: args.after }) });
       if (ctx.json) ctx.out.out(JSON.stringify(result));
       else {
+        const terms = args.near === undefined ? [] : queryTerms(args.near);
+        const where = describeSegment(result.segment);
+        if (where !== null) ctx.out.out(ctx.out.dim(where));
         result.messages.forEach((message, index) => {
-          const text = (typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n')).trim();
-          const cut = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text;
+          const text = stripAnsi(typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n')).trim();
+          // The hit's message around the match (or its head and tail); the others by their head.
+          const cut = index === result.hitIndex ? excerptAround(text, terms, CONTEXT_CHARS) : text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text;
           const head = `${message.role}${index === result.hitIndex ? ' (the hit)' : ''}`;
           ctx.out.out(index === result.hitIndex ? ctx.out.bold(head) : ctx.out.dim(head));
           ctx.out.out(`  ${cut.replace(/\n/g, '\n  ')}`);

@@ -4,7 +4,9 @@
  * whole does not fit the budget.
  */
 import type { ContentBlock, MessageParam } from '../../../../shared/protocol/messages.js';
-import type { SearchContextResult } from '../../../../shared/protocol/search.js';
+import { describeSegment, type SearchContextResult } from '../../../../shared/protocol/search.js';
+import { stripAnsi } from '../../../../shared/text/ansi.js';
+import { excerptAround, firstMatch } from '../../../../shared/text/excerpt.js';
 import { quoteAsData, quoteFrameChars } from '../../../../shared/text/quote.js';
 import { clip, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
 import { list, plural } from './context.js';
@@ -27,6 +29,14 @@ const QUOTE_SLACK_CHARS = 10;
 interface Caps {
   text: number;
   toolResult: number;
+  /** The hit's: the words searched for, which its long texts are shown around (issue 28); null for the others. */
+  terms: readonly string[] | null;
+}
+
+/** A text cut to `max`: the hit's around the first of its terms it holds, the others (and the hit's blocks without one) by their head. */
+function cutText(value: unknown, max: number, terms: readonly string[] | null): string {
+  const text = typeof value === 'string' ? stripAnsi(value) : '';
+  return terms === null || firstMatch(text, terms) === -1 ? clip(text, max) : excerptAround(text, terms, max);
 }
 
 function toolResultText(content: unknown): string {
@@ -39,14 +49,14 @@ function toolResultText(content: unknown): string {
 function renderBlock(block: ContentBlock, caps: Caps): string {
   switch (block.type) {
     case 'text':
-      return clip((block as { text?: unknown }).text, caps.text);
+      return cutText((block as { text?: unknown }).text, caps.text, caps.terms);
     case 'tool_use': {
       const use = block as { name?: unknown; input?: unknown };
       return `→ ${oneLine(use.name, 60)}: ${oneLine(JSON.stringify(use.input ?? null), TOOL_INPUT_CHARS)}`;
     }
     case 'tool_result': {
       const result = block as { content?: unknown; is_error?: unknown };
-      return `← ${result.is_error === true ? 'error' : 'result'}: ${clip(toolResultText(result.content), caps.toolResult)}`;
+      return `← ${result.is_error === true ? 'error' : 'result'}: ${cutText(toolResultText(result.content), caps.toolResult, caps.terms)}`;
     }
     case 'thinking':
     case 'redacted_thinking':
@@ -56,10 +66,10 @@ function renderBlock(block: ContentBlock, caps: Caps): string {
   }
 }
 
-function renderMessage(message: MessageParam, isHit: boolean): string {
-  const caps: Caps = isHit ? { text: HIT_TEXT_CHARS, toolResult: HIT_TOOL_RESULT_CHARS } : { text: TEXT_CHARS, toolResult: TOOL_RESULT_CHARS };
+function renderMessage(message: MessageParam, isHit: boolean, terms: readonly string[]): string {
+  const caps: Caps = isHit ? { text: HIT_TEXT_CHARS, toolResult: HIT_TOOL_RESULT_CHARS, terms } : { text: TEXT_CHARS, toolResult: TOOL_RESULT_CHARS, terms: null };
   const role = message.role === 'assistant' ? 'assistant' : 'user';
-  const blocks = typeof message.content === 'string' ? [clip(message.content, caps.text)] : list<ContentBlock>(message.content).map((block) => renderBlock(block, caps));
+  const blocks = typeof message.content === 'string' ? [cutText(message.content, caps.text, caps.terms)] : list<ContentBlock>(message.content).map((block) => renderBlock(block, caps));
   return `${isHit ? '▶ ' : ''}[${role}]\n${blocks.join('\n')}`;
 }
 
@@ -73,13 +83,14 @@ function byDistance(length: number, hitIndex: number): number[] {
   return order;
 }
 
-export function renderContext(result: SearchContextResult): string {
+/** `terms`: the words searched for (queryTerms), which the hit's long texts are shown around. */
+export function renderContext(result: SearchContextResult, terms: readonly string[] = []): string {
   const messages = list<MessageParam>(result.messages);
   const session = oneLine(result.sessionId, ID_CHARS);
   const uuid = oneLine(result.uuid, ID_CHARS);
   if (messages.length === 0) return `Session ${session} has no messages around ${uuid} (its transcript may be gone).`;
   const hitIndex = Number.isInteger(result.hitIndex) && result.hitIndex >= 0 && result.hitIndex < messages.length ? result.hitIndex : 0;
-  const rendered = messages.map((message, index) => renderMessage(message, index === hitIndex));
+  const rendered = messages.map((message, index) => renderMessage(message, index === hitIndex, terms));
   const what = `messages and tool results of session ${session}`;
   const kept = new Set<number>();
   let used = 0;
@@ -92,7 +103,8 @@ export function renderContext(result: SearchContextResult): string {
   }
   const shown = rendered.filter((_, index) => kept.has(index));
   const left = messages.length - kept.size;
-  const head = `Session ${session}, ${plural(kept.size, 'message')} around ${uuid}, oldest first (▶ the hit):`;
+  const where = describeSegment(result.segment);
+  const head = `Session ${session}, ${plural(kept.size, 'message')} around ${uuid}${where === null ? '' : ` (${where})`}, oldest first (▶ the hit):`;
   const note = left > 0 ? `\n\n(${plural(left, 'message')} farthest from the hit left out to fit the output budget: ask with a smaller before or after.)` : '';
   // Issue 27: the messages are quoted as data, in a block nothing in them can close; cut inside
   // it when the hit alone is too long, so that the budget's last guard never cuts its end off.

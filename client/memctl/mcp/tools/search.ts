@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchQueryResult } from '../../../../shared/protocol/search.js';
 import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
+import { queryTerms } from '../../../../shared/text/excerpt.js';
 import { renderContext } from './render-messages.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
@@ -16,6 +17,11 @@ const DEFAULT_AROUND = 3;
 const MAX_AROUND = 10;
 /** Characters of a block memd sends: the most of one that render-messages.ts shows (the hit's text, 6,000). */
 const CONTEXT_BLOCK_CHARS = 6_000;
+/**
+ * With a query, the hit's texts are shown around its words (issue 28), which can be past the first
+ * 6,000 characters: memd sends this much of each block (the daemon's answer stays under its 4 M).
+ */
+const QUERY_BLOCK_CHARS = 100_000;
 /** The daemon makes snippets of about 200 characters; a longer one is cut, not trusted. */
 const SNIPPET_CHARS = 400;
 const TITLE_CHARS = 100;
@@ -31,7 +37,7 @@ const FTS_ADVICE =
 function searchDescription(context: ToolContext): string {
   return `Full-text search over every Claude Code session memd has indexed on this machine: the user's prompts, the assistant's replies, tool calls (commands, file paths, patterns), errors, and the start of tool outputs. Use it before asking the user something that may have come up before: what was decided, which command fixed a failing test, where a rule was stated, what an error looked like.
 ${FTS_ADVICE}
-Hits come best first (relevance, with a boost for recent lines): kind, time, project, session title, the session id, the line's uuid, and a snippet with the matches in ${MATCH_OPEN}guillemets${MATCH_CLOSE}. To read the conversation around a hit, call session_context with its session and uuid. When more hits exist the answer ends with a cursor: call again with the same arguments and that cursor. To narrow, add project, session, since or kinds.
+Hits come best first (relevance, with a boost for recent lines): kind, time, project, session title, the session id, the line's uuid, and a snippet with the matches in ${MATCH_OPEN}guillemets${MATCH_CLOSE}. To read the conversation around a hit, call session_context with its session and uuid (and the query, so that a long message is shown around the match). When more hits exist the answer ends with a cursor: call again with the same arguments and that cursor. To narrow, add project, session, since or kinds.
 ${QUOTED_NOTE}
 The current project is ${context.project} (cwd ${context.cwd}); without project, every project is searched.`;
 }
@@ -58,6 +64,7 @@ const contextInput = {
   uuid: z.string().min(1).max(200).describe("The hit's uuid, as search_sessions gave it."),
   before: z.number().int().min(0).max(MAX_AROUND).optional().describe(`Messages before the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
   after: z.number().int().min(0).max(MAX_AROUND).optional().describe(`Messages after the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
+  query: z.string().min(1).max(1_000).optional().describe('The search_sessions query that found the hit: a long hit message is shown around its words rather than by its start.'),
 };
 
 interface SearchArgs {
@@ -123,7 +130,7 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
   return joinWithinBudget(
     head,
     renderHitsBySession(hits),
-    `${tail}\nTo read around a hit: session_context with its session and uuid.`,
+    `${tail}\nTo read around a hit: session_context with the hit's session and uuid, and this query.`,
     (left) => `(${plural(left, 'more hit')} of this page left out to fit the output budget: ask with a lower limit.)`,
     OUTPUT_BUDGET_CHARS,
     'session titles and snippets of matching lines',
@@ -176,9 +183,9 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
             uuid: args.uuid,
             before: args.before ?? DEFAULT_AROUND,
             after: args.after ?? DEFAULT_AROUND,
-            maxBlockChars: CONTEXT_BLOCK_CHARS,
+            maxBlockChars: args.query === undefined ? CONTEXT_BLOCK_CHARS : QUERY_BLOCK_CHARS,
           });
-          return renderContext(result);
+          return renderContext(result, args.query === undefined ? [] : queryTerms(args.query));
         },
         { notFound: 'Use a session id and uuid exactly as search_sessions gave them; run the search again if the session may have been deleted since.' },
       ),
