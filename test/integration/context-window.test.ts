@@ -54,4 +54,31 @@ describe('the window of a bare claude-opus-4-8 session (Claude Code 2.1.197 defa
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain(`${Math.round((967_000 - summary.contextTokens) / 1000)}K left`);
   });
+
+  it('takes 200K when Claude Code states it for the session, keeps it, and shows it on every surface', async () => {
+    const before = await client.sessionsGet({ sessionId: loop.sessionId });
+    const left = 167_000 - before.contextTokens;
+    const run = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, statusInput(loop.sessionId, 200_000));
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain(`${Math.round(left / 1000)}K left`);
+    expect(run.stdout).not.toContain('no memd');
+    // Kept for the session: clients that state nothing see it too.
+    const after = await client.sessionsGet({ sessionId: loop.sessionId });
+    expect(after.threshold).toMatchObject({ window: 200_000, autoCompactAt: 167_000, tokensLeft: left });
+    const status = await runMemctl(sandbox, ['status', loop.sessionId]);
+    expect(status.stdout).toContain('window 200K');
+    // A model id without [1m] states nothing: it never forces 200K back or 1M on.
+    const bare = await client.sessionsGet({ sessionId: loop.sessionId, model: 'claude-opus-4-8' });
+    expect(bare.threshold.window).toBe(200_000);
+    const oneM = await client.sessionsGet({ sessionId: loop.sessionId, model: 'claude-opus-4-8[1m]' });
+    expect(oneM.threshold.window).toBe(1_000_000);
+  });
+
+  it('never lets memd override the window on the status line, even a memd that ignores the statement', async () => {
+    // The window Claude Code states wins whatever memd answers: here 1M again after 200K above.
+    const run = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, statusInput(loop.sessionId, 1_000_000));
+    const summary = await client.sessionsGet({ sessionId: loop.sessionId });
+    expect(summary.threshold.window).toBe(1_000_000);
+    expect(run.stdout).toContain(`${Math.round((967_000 - summary.contextTokens) / 1000)}K left`);
+  });
 });
