@@ -106,7 +106,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     windows,
     sessionIndex: () => transcripts.sessions(),
     page: (query) => aggregates.page(query),
-    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv, windows.get(sessionId)),
+    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv, windows.forSession(sessionId)),
     sessionMemory: (sessionId) => extraction.memoryState(sessionId),
     // The archive is made below; asked only once requests are served.
     archived: (sessionId) => archive.isArchived(sessionId),
@@ -140,7 +140,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     price: (model) => priceFor(model),
     triggerFigures: (sessionId) => {
       const counted = aggregates.read(sessionId);
-      return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, thresholdEnv, null, windows.get(sessionId));
+      return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, thresholdEnv, null, windows.forSession(sessionId));
     },
     sessionActivity: () => aggregates.activity(),
     extractor: createExtractor(anthropicMemory),

@@ -5,11 +5,17 @@
  * model id without `[1m]` states nothing, since Claude Code runs some bare ids at 1M.
  */
 import type Database from 'better-sqlite3';
-import { EXTENDED_CONTEXT_WINDOW, hasOneMillionSuffix } from '../../shared/transcript/models.js';
+import { DEFAULT_CONTEXT_WINDOW, EXTENDED_CONTEXT_WINDOW, hasOneMillionSuffix } from '../../shared/transcript/models.js';
 
 export interface SessionWindows {
   /** The window stated for the session, or null when Claude Code never said. */
   get(sessionId: string): number | null;
+  /**
+   * The window for the session's thresholds: the stated one, else 1M when a main-thread request
+   * of its transcript (input + cache writes + reads, from the usage book) ever passed 200K, which
+   * only a larger window serves, even long after (a compaction brings the newest one down).
+   */
+  forSession(sessionId: string): number | null;
   /** Records a statement; true when it changed what was known (the summary must be computed again). */
   state(sessionId: string, window: number): boolean;
   /** `archive.forget`: what is kept in memory goes (the row goes with the session's tables). */
@@ -34,8 +40,15 @@ export function createSessionWindows(db: Database.Database, clock: () => number)
     if (!known.has(sessionId)) known.set(sessionId, (read.get(sessionId) as number | undefined) ?? null);
     return known.get(sessionId) ?? null;
   };
+  const largestPrompt = db.prepare("SELECT MAX(input + cache_creation + cache_read) FROM session_responses WHERE session_id = ? AND bucket = 'main'").pluck();
   return {
     get,
+    forSession(sessionId) {
+      const stated = get(sessionId);
+      if (stated !== null) return stated;
+      const largest = largestPrompt.get(sessionId) as number | null | undefined;
+      return largest != null && largest > DEFAULT_CONTEXT_WINDOW ? EXTENDED_CONTEXT_WINDOW : null;
+    },
     state(sessionId, window) {
       if (get(sessionId) === window) return false;
       write.run(sessionId, window, clock());

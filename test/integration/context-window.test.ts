@@ -3,6 +3,8 @@
  * runs Opus 4.8 at 1M by default and records the bare `claude-opus-4-8`; what Claude Code states
  * (the status line's `context_window.context_window_size`) wins over memd's table.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { manifest } from '../helpers/fixtures.js';
@@ -80,5 +82,53 @@ describe('the window of a bare claude-opus-4-8 session (Claude Code 2.1.197 defa
     const summary = await client.sessionsGet({ sessionId: loop.sessionId });
     expect(summary.threshold.window).toBe(1_000_000);
     expect(run.stdout).toContain(`${Math.round((967_000 - summary.contextTokens) / 1000)}K left`);
+  });
+});
+
+describe('a request above 200K in the transcript proves a larger window', () => {
+  it('keeps the session at 1M after its newest request came back under 200K', async () => {
+    const sandbox = makeSandbox();
+    const sessionId = '7d0c1e0a-5b1f-4c7e-9a51-2f0b1e9d0a28';
+    const dir = join(sandbox.projectsDir, '-home-user-src-big');
+    mkdirSync(dir, { recursive: true });
+    const model = 'claude-sonnet-4-5-20250929';
+    const at = (second: number) => `2026-12-02T10:00:${String(second).padStart(2, '0')}.000Z`;
+    const base = { isSidechain: false, sessionId, cwd: '/home/user/src/big', version: '2.1.197', gitBranch: 'main' };
+    const user = (uuid: string, parentUuid: string | null, second: number, text: string) => ({
+      ...base,
+      parentUuid,
+      type: 'user',
+      uuid,
+      timestamp: at(second),
+      message: { role: 'user', content: text },
+    });
+    const reply = (uuid: string, parentUuid: string, second: number, n: number, cacheRead: number) => ({
+      ...base,
+      parentUuid,
+      type: 'assistant',
+      uuid,
+      timestamp: at(second),
+      requestId: `req_${n}`,
+      message: {
+        id: `msg_${n}`,
+        role: 'assistant',
+        model,
+        content: [{ type: 'text', text: `answer ${n}` }],
+        usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: cacheRead, output_tokens: 50 },
+      },
+    });
+    const lines = [user('u1', null, 1, 'read the whole repository'), reply('a1', 'u1', 2, 1, 300_000), user('u2', 'a1', 3, 'now summarise'), reply('a2', 'u2', 4, 2, 40_000)];
+    writeFileSync(join(dir, `${sessionId}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.sessionsList({})).sessions.some((session) => session.sessionId === sessionId && session.contextTokens > 40_000), 'the session');
+      const summary = await client.sessionsGet({ sessionId });
+      expect(summary.model).toBe(model);
+      expect(summary.threshold).toMatchObject({ window: 1_000_000, autoCompactAt: 967_000 });
+    } finally {
+      client.close();
+    }
   });
 });
