@@ -60,6 +60,7 @@ import { sessionMethods } from './rpc/methods/sessions.js';
 import { createRpcServer, type ListenTarget } from './rpc/server.js';
 import { createSessionService } from './sessions/service.js';
 import { createProjectResolver, projectNames } from './sessions/project-name.js';
+import { createSessionWindows } from './sessions/windows.js';
 import { createSessionIdResolver } from './sessions/short-id.js';
 import { createAggregateStore } from './sessions/aggregates.js';
 import { summarizeSession } from './sessions/summary.js';
@@ -101,10 +102,12 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
   const transcripts = createTranscripts({ db: store.db });
 
   // Accounting: summaries, and the threshold states auto-compaction starts from.
+  const windows = createSessionWindows(store.db, clock);
   const sessions = createSessionService({
+    windows,
     sessionIndex: () => transcripts.sessions(),
     page: (query) => aggregates.page(query),
-    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv),
+    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, thresholdEnv, windows.forSession(sessionId)),
     sessionMemory: (sessionId) => extraction.memoryState(sessionId),
     // The archive is made below; asked only once requests are served.
     archived: (sessionId) => archive.isArchived(sessionId),
@@ -138,7 +141,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     price: (model) => priceFor(model),
     triggerFigures: (sessionId) => {
       const counted = aggregates.read(sessionId);
-      return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, thresholdEnv);
+      return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, thresholdEnv, null, windows.forSession(sessionId));
     },
     sessionActivity: () => aggregates.activity(),
     extractor: createExtractor(anthropicMemory),

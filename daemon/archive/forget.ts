@@ -23,7 +23,17 @@ const MERGE_PAGES = 16;
 /** A bound on the merge turns: the index is merged whole far sooner. */
 const MAX_MERGE_STEPS = 100_000;
 
-const SESSION_TABLES = ['session_aggregates', 'session_responses', 'memory_jobs', 'memory_extractions', 'memory_spend', 'handoff_injections', 'compact_records', 'archive_files'] as const;
+const SESSION_TABLES = [
+  'session_aggregates',
+  'session_responses',
+  'memory_jobs',
+  'memory_extractions',
+  'memory_spend',
+  'handoff_injections',
+  'compact_records',
+  'archive_files',
+  'session_windows',
+] as const;
 
 export interface ForgetDeps {
   db: Database.Database;

@@ -8,6 +8,7 @@ import type { EventTopic } from '../../shared/protocol/events.js';
 import type { SessionFigures, SessionList, SessionMemoryState, SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
+import type { SessionWindows } from './windows.js';
 import { type IndexPager, type IndexRow, type ListFilter, listPage, pageable, pagedList } from './list.js';
 
 /** DESIGN/issue 3: at most one session.updated per session per this interval. */
@@ -27,7 +28,8 @@ export const BACKGROUND_UPDATE_DELAY_MS = 1_000;
 export const MAX_CACHED_SUMMARIES = 1_000;
 
 export interface SessionService {
-  get(sessionId: string): SessionSummary;
+  /** `stated`: the window Claude Code stated for the session (windows.ts); it is kept and used from now on. */
+  get(sessionId: string, stated?: number | null): SessionSummary;
   list(filter: ListFilter): SessionList;
   /** Called by ingest after each commit that touched these sessions. */
   onSessionsChanged(sessionIds: readonly string[]): void;
@@ -63,6 +65,8 @@ export interface SessionServiceDeps {
    * takes them from onState): changed sessions are then summarized and their state reported.
    */
   statesWanted?(): boolean;
+  /** The windows Claude Code stated per session (summarize reads them too). */
+  windows?: SessionWindows;
   clock?: () => number;
   throttleMs?: number;
   /**
@@ -125,7 +129,9 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
   };
 
   const api: SessionService = {
-    get(sessionId) {
+    get(sessionId, stated) {
+      // A new statement changes the thresholds: the summary is computed again with it.
+      if (stated != null && deps.windows?.state(sessionId, stated) === true) cache.delete(sessionId);
       const found = summary(sessionId);
       if (!found) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
       return found;
@@ -189,6 +195,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
         timers.delete(sessionId);
       }
       cache.delete(sessionId);
+      deps.windows?.forget(sessionId);
       lastPublished.delete(sessionId);
       lastState.delete(sessionId);
     },

@@ -41,7 +41,8 @@ export function summaryOf(sessionId: string, files: readonly IngestedFile[], acc
   };
 }
 
-export function summarizeSession(transcripts: Transcripts, aggregates: AggregateStore, sessionId: string, env: ThresholdEnv): SessionFigures | undefined {
+/** `statedWindow`: the window Claude Code stated for the session (windows.ts), null when it never did. */
+export function summarizeSession(transcripts: Transcripts, aggregates: AggregateStore, sessionId: string, env: ThresholdEnv, statedWindow: number | null = null): SessionFigures | undefined {
   // One read transaction, so that the files and the aggregate are of the same moment.
   return transcripts.consistent(() => {
     const files = transcripts.files(sessionId);
@@ -51,6 +52,6 @@ export function summarizeSession(transcripts: Transcripts, aggregates: Aggregate
     const main = files.find((file) => file.agentId === null);
     const named = state.titles.custom !== null || state.titles.ai !== null;
     const summaryTitle = named || main === undefined ? null : transcripts.summaryTitle(main.project, main.id);
-    return summaryOf(sessionId, files, accountingOf(state, env, summaryTitle));
+    return summaryOf(sessionId, files, accountingOf(state, env, summaryTitle, statedWindow));
   });
 }

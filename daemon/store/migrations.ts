@@ -445,6 +445,20 @@ export const MIGRATIONS: readonly Migration[] = [
         AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.file_id = files.id AND e.title_kind IS NOT NULL);
     `,
   },
+  {
+    version: 20,
+    name: 'context windows Claude Code stated per session',
+    // The window Claude Code said it runs a session with (the status line's
+    // context_window.context_window_size, a `[1m]` model id: sessions.get's `window` and `model`),
+    // kept so that every surface and every threshold use it, across restarts (issue 28).
+    sql: `
+      CREATE TABLE IF NOT EXISTS session_windows (
+        session_id TEXT PRIMARY KEY,
+        window INTEGER NOT NULL,
+        stated_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

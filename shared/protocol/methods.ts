@@ -2,6 +2,7 @@
  * Every method of DESIGN.md §3 as a typed descriptor: its name, its params schema (validated by the
  * daemon at the boundary) and its result type (carried for the typed client).
  */
+import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from './window.js';
 import { arrayOf, bool, int, nullable, object, oneOf, optional, str, union, type Schema } from './schema.js';
 import type { CompactRecord, HandoffReadResult, HandoffResult, HandoffStatusResult, SessionStartResult } from './handoff.js';
 import type { HistoryListResult } from './history.js';
@@ -65,7 +66,11 @@ export const Methods = {
       all: optional(bool()),
     }),
   ),
-  sessionsGet: method<SessionSummary>()('sessions.get', object({ sessionId })),
+  // window / model: what Claude Code stated for the session (its status line's context_window_size, its model id); memd keeps it (issue 28).
+  sessionsGet: method<SessionSummary>()(
+    'sessions.get',
+    object({ sessionId, window: optional(int({ min: MIN_STATED_WINDOW, max: MAX_STATED_WINDOW })), model: optional(str({ minLength: 1, maxLength: 200 })) }),
+  ),
 
   eventsSubscribe: method<SubscriptionResult>()('events.subscribe', object({ topics })),
   eventsUnsubscribe: method<SubscriptionResult>()('events.unsubscribe', object({ topics })),

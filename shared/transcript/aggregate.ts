@@ -246,9 +246,10 @@ export type AggregateAccounting = Pick<
 /**
  * The figures of computeSessionAccounting, from an aggregate whose context is counted.
  * `summaryTitle`: the title a 1.0.x `summary` entry gives the session (found by the caller,
- * since it may sit in another session's file), used after custom and AI titles.
+ * since it may sit in another session's file), used after custom and AI titles. `statedWindow`:
+ * the window Claude Code stated for the session, which wins over the model table.
  */
-export function accountingOf(state: AggregateState & { context: ContextState }, env: ThresholdEnv, summaryTitle: string | null = null): AggregateAccounting {
+export function accountingOf(state: AggregateState & { context: ContextState }, env: ThresholdEnv, summaryTitle: string | null = null, statedWindow: number | null = null): AggregateAccounting {
   const { context, compactions } = state;
   const usageTokens = context.anchor === null ? 0 : contextOfUsage(context.anchor.usage);
   const contextTokens = contextTokensOf(context);
@@ -270,7 +271,7 @@ export function accountingOf(state: AggregateState & { context: ContextState }, 
   }
   return {
     contextTokens,
-    threshold: computeThresholds({ model: thresholdModel(state.model, usageTokens, undefined), tokens: contextTokens, env }),
+    threshold: computeThresholds({ model: thresholdModel(state.model, usageTokens, undefined), tokens: contextTokens, env, window: statedWindow }),
     usage: priceUsage(byModel).usage,
     compactions: {
       count: compactions.count,

@@ -27,8 +27,8 @@ export interface ModelVersion {
 /**
  * Claude Code marks a model run with the 1M window by a `[1m]` suffix on the model name it is
  * configured with (`claude-sonnet-4-5[1m]`, `opus[1m]`), and sends the context-1m beta for it.
- * The suffix is the only thing it looks at: the window is 200K without it, even for models that
- * could serve 1M. The API's response (and so message.model in transcripts) carries the bare id;
+ * Without it the window is 200K, except for models Claude Code runs at 1M by default
+ * (DEFAULT_WINDOWS). The API's response (and so message.model in transcripts) carries the bare id;
  * accounting.ts infers 1M from usage that does not fit 200K.
  */
 const ONE_MILLION_SUFFIX = /\[1m\]\s*$/i;
@@ -59,9 +59,27 @@ export function parseModelVersion(model: string): ModelVersion | null {
   return null;
 }
 
-/** A model's context window: 1M with the `[1m]` suffix, else 200K (see ONE_MILLION_SUFFIX). */
+interface WindowRow {
+  family: ModelFamily;
+  major: number;
+  fromMinor: number;
+  tokens: number;
+}
+
+/**
+ * Models Claude Code runs at a window other than 200K by default, without `[1m]` (first matching
+ * row wins). Claude Code 2.1.197 starts Opus 4.8 with the 1M window: it sends the context-1m beta,
+ * its `/context` says `…/1m`, and the transcript records the bare `claude-opus-4-8` (DESIGN.md §5;
+ * issue 28). What Claude Code states for a session (status line `context_window_size`, hooks'
+ * model) wins over this table, so a user who picks the 200K variant is shown 200K.
+ */
+const DEFAULT_WINDOWS: readonly WindowRow[] = [{ family: 'opus', major: 4, fromMinor: 8, tokens: EXTENDED_CONTEXT_WINDOW }];
+
+/** A model's context window: 1M with the `[1m]` suffix, else Claude Code's default for it (DEFAULT_WINDOWS), else 200K. */
 export function contextWindowFor(model: string | null): number {
-  return model !== null && hasOneMillionSuffix(model) ? EXTENDED_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  if (model === null) return DEFAULT_CONTEXT_WINDOW;
+  if (hasOneMillionSuffix(model)) return EXTENDED_CONTEXT_WINDOW;
+  return findRow(DEFAULT_WINDOWS, parseModelVersion(model))?.tokens ?? DEFAULT_CONTEXT_WINDOW;
 }
 
 interface OutputRow {

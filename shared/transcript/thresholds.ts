@@ -4,8 +4,9 @@
  * that the daemon can use a session's own settings and tests can use any; nothing here reads
  * process.env.
  *
- *   window          = model window (200K, 1M with `[1m]`), or CLAUDE_CODE_AUTO_COMPACT_WINDOW
- *                     clamped to 100K..1M
+ *   window          = CLAUDE_CODE_AUTO_COMPACT_WINDOW clamped to 100K..1M, else the window
+ *                     Claude Code stated for the session (`window`), else the model's
+ *                     (models.ts: 200K; 1M with `[1m]` or by Claude Code's default, Opus 4.8)
  *   effectiveWindow = window − reserve, reserve = min(model max output, 20,000) unless
  *                     reserveOutputTokens is given
  *   autoCompactAt   = effectiveWindow − 13,000, or with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = p
@@ -77,17 +78,20 @@ export interface ThresholdInput {
   env: ThresholdEnv;
   /** Output reserve to use instead of min(model max output, 20,000); 0 for none. */
   reserveOutputTokens?: number;
+  /** The window Claude Code stated for the session (status line, hooks): wins over the model table. */
+  window?: number | null;
 }
 
-export function contextWindow(model: string, env: ThresholdEnv): number {
+export function contextWindow(model: string, env: ThresholdEnv, stated?: number | null): number {
   const override = positiveInt(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
   if (override !== null) return clamp(override, MIN_AUTO_COMPACT_WINDOW, MAX_AUTO_COMPACT_WINDOW);
+  if (stated != null && stated > 0) return stated;
   return contextWindowFor(model === '' ? null : model);
 }
 
-export function effectiveContextWindow(model: string, env: ThresholdEnv, reserveOutputTokens?: number): number {
+export function effectiveContextWindow(model: string, env: ThresholdEnv, reserveOutputTokens?: number, stated?: number | null): number {
   const reserve = reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY);
-  return contextWindow(model, env) - Math.max(0, reserve);
+  return contextWindow(model, env, stated) - Math.max(0, reserve);
 }
 
 function autoCompactThreshold(effectiveWindow: number, env: ThresholdEnv): number {
@@ -113,8 +117,8 @@ function stateOf(tokens: number, t: Omit<ThresholdResult, 'state' | 'tokensLeft'
  */
 export function computeThresholds(input: ThresholdInput): ThresholdResult {
   const { model, tokens, env } = input;
-  const window = contextWindow(model, env);
-  const effectiveWindow = effectiveContextWindow(model, env, input.reserveOutputTokens);
+  const window = contextWindow(model, env, input.window);
+  const effectiveWindow = effectiveContextWindow(model, env, input.reserveOutputTokens, input.window);
   const autoCompactEnabled = isAutoCompactEnabled(env);
   const autoCompactAt = autoCompactThreshold(effectiveWindow, env);
   const base = autoCompactEnabled ? autoCompactAt : effectiveWindow;

@@ -149,7 +149,8 @@ describe('auto-compaction on a threshold crossing', () => {
     expect(crossing).toBeGreaterThan(0);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, `${lines.slice(0, crossing).join('\n')}\n`);
-    await startDaemon(sandbox);
+    // The fixture was recorded on a 200K window; claude-opus-4-8 is 1M by default since Claude Code 2.1.197.
+    await startDaemon(sandbox, undefined, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' });
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       await eventually(() => caughtUp(client), 'ingest to catch up');

@@ -24,7 +24,7 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       const nvim = await editor(sandbox, project.cwd, { refresh_ms: 600_000 });
       await eventually(async () => (await statusline(nvim)) !== '', 'the line');
       expect(await statusline(nvim)).toContain('until auto-compact');
-      appendResponse(project, 'nvim-threshold-1', 170_110);
+      appendResponse(project, 'nvim-threshold-1', 970_110); // claude-opus-4-8: 1M by default (issue 28)
       await eventually(async () => (await notes(nvim)).some((note) => note.message.includes('went from ok to autocompact')), 'the notification');
       const note = (await notes(nvim)).find((candidate) => candidate.message.includes('went from ok to autocompact'));
       const { title } = await client.sessionsGet({ sessionId: project.sessionId });
@@ -68,7 +68,7 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       daemon = await startDaemon(sandbox);
       await eventually(async () => (await statusline(nvim)) !== '', 'the line after a restart');
       // Subscribed again: an append reaches the line with no refresh.
-      appendResponse(project, 'nvim-restart-1', 100_110);
+      appendResponse(project, 'nvim-restart-1', 900_110); // 967K − 900K: claude-opus-4-8 runs at 1M by default
       await eventually(async () => (await statusline(nvim)).includes('· 67K left ·'), `the line after an append (${await statusline(nvim)})`);
 
       // kill -9: no daemon.stopping, the socket just closes.

@@ -146,8 +146,11 @@ describe('sessions over the recorded transcripts', () => {
       expect(first).toBeDefined();
       if (!first) return;
       expect(await client.compactThresholds({ sessionId: first.sessionId })).toEqual(first.threshold);
-      const near = await client.compactThresholds({ model: 'claude-opus-4-8', tokens: 170_000 });
+      const near = await client.compactThresholds({ model: 'claude-opus-4-6', tokens: 170_000 });
       expect(near).toMatchObject({ window: 200_000, autoCompactAt: 167_000, state: 'autocompact' });
+      // Claude Code 2.1.197 runs Opus 4.8 at 1M by default, `[1m]` or not (issue 28).
+      const opus48 = await client.compactThresholds({ model: 'claude-opus-4-8', tokens: 170_000 });
+      expect(opus48).toMatchObject({ window: 1_000_000, autoCompactAt: 967_000, state: 'ok' });
       await expect(client.sessionsGet({ sessionId: 'no-such-session' })).rejects.toMatchObject({ code: 1001 });
     } finally {
       client.close();
@@ -181,7 +184,7 @@ describe('sessions over the recorded transcripts', () => {
       await client.on('session.updated', (session) => updates.push(session));
       await client.on('session.thresholdCrossed', (event) => crossings.push(event));
       const transcript = join(sandbox.projectsDir, expected.transcript.replace(/^projects\//, ''));
-      const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 170_000, output_tokens: 100 };
+      const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 970_000, output_tokens: 100 };
       const line = {
         parentUuid: null,
         isSidechain: false,
@@ -194,13 +197,13 @@ describe('sessions over the recorded transcripts', () => {
       };
       appendFileSync(transcript, `${JSON.stringify(line)}\n`);
       await eventually(
-        () => updates.some((session) => session.sessionId === expected.sessionId && session.contextTokens === 170_110),
+        () => updates.some((session) => session.sessionId === expected.sessionId && session.contextTokens === 970_110),
         `the update (got ${JSON.stringify(updates.map((u) => [u.sessionId.slice(0, 8), u.contextTokens]))})`,
       );
       await eventually(() => crossings.length > 0, 'the threshold crossing');
       expect(crossings[0]).toMatchObject({ sessionId: expected.sessionId, from: 'ok', to: 'autocompact' });
       const after = await client.sessionsGet({ sessionId: expected.sessionId });
-      expect(after.usage.main.cacheRead).toBe(expected.usage.main.cache_read_input_tokens + 170_000);
+      expect(after.usage.main.cacheRead).toBe(expected.usage.main.cache_read_input_tokens + 970_000);
     } finally {
       client.close();
     }

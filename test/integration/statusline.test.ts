@@ -135,3 +135,37 @@ describe('memctl statusline without memd', () => {
     expect(elapsed).toBeLessThan(5_000);
   });
 });
+
+describe('memctl statusline and the window Claude Code states (issue 28)', () => {
+  it("keeps Claude Code's window when memd answers another (a memd that ignores `window`)", async () => {
+    const { PROTOCOL_VERSION } = await import('../../shared/protocol/results.js');
+    const sandbox = makeSandbox();
+    mkdirSync(join(sandbox.socketPath, '..'), { recursive: true });
+    const stale = computeThresholds({ model: 'claude-opus-4-8', tokens: 30_000, env: {}, window: 200_000 });
+    const requests: unknown[] = [];
+    const server = createServer((socket) => {
+      let buffered = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        buffered += chunk;
+        for (let newline = buffered.indexOf('\n'); newline !== -1; newline = buffered.indexOf('\n')) {
+          const message = JSON.parse(buffered.slice(0, newline)) as { id: number; params: unknown };
+          buffered = buffered.slice(newline + 1);
+          requests.push(message.params);
+          const result = message.id === 1 ? { protocol: PROTOCOL_VERSION } : { threshold: stale, compactions: { count: 0 }, usage: { total: { costUsd: 0.5 } }, sessionMemory: { extractedAt: null } };
+          socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
+        }
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(sandbox.socketPath, resolve));
+    const input = JSON.parse(claudeInput(loop.sessionId, { model: { id: 'claude-opus-4-8' } })) as Record<string, unknown>;
+    input.context_window = { context_window_size: 1_000_000, used_percentage: 3 };
+    const run = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, JSON.stringify(input));
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    // What the status line told memd, and 967,000 − 30,000 left rather than memd's 137K.
+    expect(requests).toContainEqual({ sessionId: loop.sessionId, window: 1_000_000, model: 'claude-opus-4-8' });
+    expect(run.stdout).toContain('937K left');
+    expect(run.stdout).not.toContain('137K left');
+  });
+});

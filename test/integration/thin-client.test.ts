@@ -179,7 +179,7 @@ describe('memctl loads no daemon code', () => {
         .filter((url) => url.startsWith(`${dist}/`))
         .map((url) => url.slice(dist.length + 1));
       expect(
-        ours.filter((file) => !/^client\/memctl\/(main|quick\/[a-z-]+)\.js$|^shared\/(paths|statusline\/format|transcript\/(thresholds|models))\.js$/.test(file)),
+        ours.filter((file) => !/^client\/memctl\/(main|quick\/[a-z-]+)\.js$|^shared\/(paths|statusline\/format|protocol\/window|transcript\/(thresholds|models))\.js$/.test(file)),
         `memctl ${args.join(' ')}`,
       ).toEqual([]);
       expect(ours).toContain('client/memctl/quick/call.js');

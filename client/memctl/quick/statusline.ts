@@ -6,6 +6,7 @@
  * status line that fails or lags gets in the user's way on every message.
  */
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
+import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
 import type { ThresholdResult } from '../../../shared/protocol/results.js';
 import type { Command } from '../context.js';
 import { quickCall, socketPathOf } from './call.js';
@@ -16,6 +17,9 @@ export const STATUS_DAEMON_DEADLINE_MS = 150;
 /** stdin is written at once; a status line must not hang on a writer that keeps it open. */
 const STATUS_STDIN_DEADLINE_MS = 500;
 
+/** sessions.get takes model ids up to this long. */
+const MAX_MODEL_ID_CHARS = 200;
+
 const THRESHOLD_STATES = new Set(['ok', 'warning', 'error', 'autocompact', 'blocking']);
 
 function isThreshold(value: unknown): value is ThresholdResult {
@@ -24,6 +28,9 @@ function isThreshold(value: unknown): value is ThresholdResult {
   return (
     typeof record.percentUsed === 'number' &&
     typeof record.tokensLeft === 'number' &&
+    typeof record.tokens === 'number' &&
+    typeof record.window === 'number' &&
+    typeof record.model === 'string' &&
     typeof record.autoCompactEnabled === 'boolean' &&
     typeof record.state === 'string' &&
     THRESHOLD_STATES.has(record.state)
@@ -48,6 +55,16 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
   };
 }
 
+/** What Claude Code says of the session's window: `context_window.context_window_size` and `model.id`. */
+export function statedByInput(input: Record<string, unknown> | null): { window?: number; model?: string } {
+  const size = number(object(input, 'context_window'), 'context_window_size');
+  const model = text(object(input, 'model'), 'id');
+  return {
+    ...(size !== null && Number.isSafeInteger(size) && size >= MIN_STATED_WINDOW && size <= MAX_STATED_WINDOW ? { window: size } : {}),
+    ...(model !== null && model.length > 0 && model.length <= MAX_MODEL_ID_CHARS ? { model } : {}),
+  };
+}
+
 /**
  * The context from Claude Code's own fields: `context_window.current_usage` (the last response's
  * input + cache + output, as memd counts it), else its used percentage of the window; the
@@ -66,7 +83,8 @@ export async function factsFromInput(input: Record<string, unknown> | null, env:
     if (percent !== null && size !== null) tokens = Math.round((percent / 100) * size);
   }
   // Loaded only here: the model tables are the largest module of this command, and memd's answer needs none.
-  const threshold = model === null || tokens === null ? null : (await import('../../../shared/transcript/thresholds.js')).computeThresholds({ model, tokens, env });
+  const { window: stated } = statedByInput(input);
+  const threshold = model === null || tokens === null ? null : (await import('../../../shared/transcript/thresholds.js')).computeThresholds({ model, tokens, env, window: stated });
   return { threshold, compactions: null, memoryAt: undefined, costUsd: number(object(input, 'cost'), 'total_cost_usd'), note };
 }
 
@@ -76,8 +94,15 @@ export async function statusLineFor(input: Record<string, unknown> | null, env: 
   let facts: StatusFacts | null = null;
   let note = 'no memd';
   if (sessionId !== null) {
-    const answer = await quickCall(socketPathOf(env), 'sessions.get', { sessionId }, STATUS_DAEMON_DEADLINE_MS);
+    const stated = statedByInput(input);
+    const answer = await quickCall(socketPathOf(env), 'sessions.get', { sessionId, ...stated }, STATUS_DAEMON_DEADLINE_MS);
     if (answer?.ok === true) facts = factsFromSummary(answer.result, stdinCost);
+    // memd never overrides a window Claude Code stated (a memd older than `window` ignores it):
+    // its tokens are kept and the thresholds computed again on the stated window.
+    if (facts?.threshold != null && stated.window !== undefined && facts.threshold.window !== stated.window) {
+      const { computeThresholds } = await import('../../../shared/transcript/thresholds.js');
+      facts.threshold = computeThresholds({ model: facts.threshold.model, tokens: facts.threshold.tokens, env, window: stated.window });
+    }
     // A session's first message can come before memd has read its first line.
     else if (answer?.ok === false && answer.kind === 'NotFound') note = 'memd: not indexed yet';
   }

@@ -23,8 +23,11 @@ describe('parseModelVersion', () => {
 });
 
 describe('context window and output limit', () => {
-  it('is 200K unless the model carries [1m]', () => {
-    expect(contextWindowFor('claude-opus-4-8')).toBe(200_000);
+  it('is 200K unless the model carries [1m] or Claude Code runs it at 1M by default (Opus 4.8)', () => {
+    expect(contextWindowFor('claude-opus-4-8')).toBe(1_000_000);
+    expect(contextWindowFor('us.anthropic.claude-opus-4-8-20260101')).toBe(1_000_000);
+    expect(contextWindowFor('claude-opus-4-6')).toBe(200_000);
+    expect(contextWindowFor('claude-sonnet-4-5')).toBe(200_000);
     expect(contextWindowFor('claude-sonnet-4-5[1m]')).toBe(1_000_000);
     expect(contextWindowFor('opus[1M]')).toBe(1_000_000);
     expect(contextWindowFor(null)).toBe(200_000);

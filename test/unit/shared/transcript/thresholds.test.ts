@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { computeThresholds, isEnvTruthy } from '../../../../shared/transcript/thresholds.js';
 
-const OPUS = 'claude-opus-4-8';
+/** A 200K model (Opus 4.8 runs at 1M by default since Claude Code 2.1.197; see the 1M block below). */
+const OPUS = 'claude-opus-4-6';
 
 function at(tokens: number, env: Record<string, string | undefined> = {}, model = OPUS, reserveOutputTokens?: number) {
   return computeThresholds({ model, tokens, env, reserveOutputTokens });
@@ -131,5 +132,34 @@ describe('isEnvTruthy', () => {
   it('accepts 1, true, yes and on in any case', () => {
     for (const value of ['1', 'true', 'TRUE', ' yes ', 'On']) expect(isEnvTruthy(value)).toBe(true);
     for (const value of [undefined, '', '0', 'false', 'no', 'enabled']) expect(isEnvTruthy(value)).toBe(false);
+  });
+});
+
+describe('computeThresholds at 1M (Claude Code 2.1.197: Opus 4.8 by default)', () => {
+  const M = 'claude-opus-4-8';
+  it('computes every threshold from the 1M window as Claude Code does', () => {
+    // effective = 1,000,000 - min(64,000, 20,000); auto-compact 13,000 below; error/warning 20,000 below that; blocking 3,000 below effective.
+    expect(at(32_700, {}, M)).toMatchObject({
+      window: 1_000_000,
+      effectiveWindow: 980_000,
+      autoCompactAt: 967_000,
+      warningAt: 947_000,
+      errorAt: 947_000,
+      blockingAt: 977_000,
+      state: 'ok',
+      tokensLeft: 934_300,
+      percentUsed: 3,
+    });
+    expect(at(946_999, {}, M).state).toBe('ok');
+    expect(at(947_000, {}, M).state).toBe('error');
+    expect(at(967_000, {}, M).state).toBe('autocompact');
+    expect(at(977_000, {}, M).state).toBe('blocking');
+  });
+
+  it('takes the window Claude Code stated over the table, and CLAUDE_CODE_AUTO_COMPACT_WINDOW over both', () => {
+    expect(computeThresholds({ model: M, tokens: 0, env: {}, window: 200_000 })).toMatchObject({ window: 200_000, autoCompactAt: 167_000 });
+    expect(computeThresholds({ model: 'claude-sonnet-4-5', tokens: 0, env: {}, window: 1_000_000 })).toMatchObject({ window: 1_000_000, autoCompactAt: 967_000 });
+    expect(computeThresholds({ model: M, tokens: 0, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '50000' }, window: 200_000 }).window).toBe(100_000);
+    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '5000000' }, M).window).toBe(1_000_000);
   });
 });
