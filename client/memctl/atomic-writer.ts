@@ -5,7 +5,7 @@
  * the temp file is created exclusively (a planted symlink makes that fail), and a rename replaces a
  * link that appears meanwhile instead of following it.
  */
-import { randomBytes } from 'node:crypto';
+import { atomicTempPath } from './fs-atomic.js';
 import { closeSync, fsyncSync, lstatSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -38,7 +38,7 @@ export function refusalOf(path: string): string | null {
 export function createAtomicFile(path: string, mode: number): AtomicFile {
   const refusal = refusalOf(path);
   if (refusal !== null) throw new Error(refusal);
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = atomicTempPath(path);
   // From its first byte the temp file has the final mode: no moment where others may read it.
   const fd = openSync(temp, 'wx', mode);
   let open = true;

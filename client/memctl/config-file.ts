@@ -15,7 +15,7 @@
  *   lock the file is read again; just before the rename it is read a last time, and if its bytes
  *   changed (a writer that takes no lock) the change is made again from the new bytes.
  */
-import { randomBytes } from 'node:crypto';
+import { atomicTempPath } from './fs-atomic.js';
 import {
   accessSync,
   closeSync,
@@ -212,7 +212,7 @@ export async function replaceConfigFile(path: string, revise: (bytes: Buffer | n
       const revision = revise(bytes, file);
       if (!revision.write) return { revision, backup: undefined };
       const target = file.exists ? file.realPath : path;
-      const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      const temp = atomicTempPath(target);
       const fd = openSync(temp, 'wx', revision.mode);
       let backup: string | undefined;
       try {

@@ -3,9 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
+/**
+ * The temp file an atomic write of `path` goes through, beside it: the daemon's names
+ * (daemon/fs/atomic.ts), which its start-up sweep and the work tree's stale-temp cleanup know.
+ */
+export function atomicTempPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
 export function writeFileAtomic(path: string, content: string, mode = 0o644): void {
-  // The daemon's temp names (daemon/fs/atomic.ts): its start-up sweep and the work tree's stale-temp cleanup know them.
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = atomicTempPath(path);
   // 'wx': a temp name planted as a symlink in the directory is refused, not written through.
   const fd = openSync(temp, 'wx', mode);
   try {
