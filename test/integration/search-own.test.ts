@@ -64,7 +64,6 @@ function ownSession(): OwnSession {
 function ownSessionRest(session: OwnSession): Line[] {
   const { writer } = session;
   const from = writer.lines.length;
-  session.call = session.call;
   writer.toolResult(MEMD_CALL, '1 hit for "quokka exporter": the quokka exporter skips rows whose id is empty (session 1f2e…)');
   session.bash = writer.response(
     [
@@ -120,7 +119,12 @@ describe("memd's own traffic and the turn in flight", () => {
     // Committed with memd's call, which is on the same pass.
     await eventually(async () => (await ownHits()).hits.some((hit) => hit.uuid === own.prompt), 'the first lines to be indexed');
     // The result of memd's call is written after its call was read, as Claude Code writes it live.
-    appendFileSync(ownPath, ownSessionRest(own).map((line) => `${JSON.stringify(line)}\n`).join(''));
+    appendFileSync(
+      ownPath,
+      ownSessionRest(own)
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join(''),
+    );
     await eventually(async () => (await ownHits()).hits.some((hit) => hit.uuid === own.answer), 'the rest of the session to be indexed');
   });
   afterAll(() => client?.close());
