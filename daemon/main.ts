@@ -195,6 +195,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     projectNames: () => projectNames(store.db),
     conversation: (sessionId, signal) => transcripts.conversation(sessionId, signal),
     read: (path, entries, signal) => transcripts.read(path, entries, signal),
+    openTurns: () => extraction.agentSessions(),
   });
   const archive = createArchiveService({
     db: store.db,

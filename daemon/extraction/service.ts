@@ -101,6 +101,8 @@ export interface ExtractionService {
   /** The session's memory for its summary: last extraction, lock holder, spend. */
   memoryState(sessionId: string): SessionMemoryState;
   lastSummarizedUuid(sessionId: string): string | null;
+  /** Sessions whose memory lock an agent holds through memd: a main agent in its turn (the turn hooks). */
+  agentSessions(): string[];
   status(): ExtractionStatus;
   /** `archive.forget`: a running extraction of the session is stopped and waited for (its job rows go with the session's). */
   cancel(sessionId: string): Promise<void>;
@@ -389,6 +391,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       return { extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(), lock, spentUsd: jobs.spend.ofSession(sessionId) };
     },
     lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
+    agentSessions: () => locks.held().map((held) => sessionOfMemoryDir(held.dir)),
     status() {
       return {
         jobs: jobs.counts(),

@@ -6,7 +6,7 @@
  * its bytes again.
  */
 import { isUtf8 } from 'node:buffer';
-import { searchTexts } from '../../shared/search/text.js';
+import { OwnCallBook } from '../../shared/search/own-traffic.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
 import { parseLine } from './long-lines.js';
@@ -51,7 +51,11 @@ class ChunkRows implements LineSink {
   newest: string | null = null;
   search: SearchParam[] = [];
 
-  constructor(private readonly fileId: number) {}
+  constructor(
+    private readonly fileId: number,
+    private readonly path: string,
+    private readonly ownCalls: OwnCallBook,
+  ) {}
 
   line(line: Buffer, offset: number): void {
     // A blank line carries nothing and is no error.
@@ -77,7 +81,7 @@ class ChunkRows implements LineSink {
     }
     if (entry.badTimestamp) this.bad.push({ offset, length: line.length, reason: 'bad-timestamp' });
     pushEntryParams(this.rows, this.fileId, entry);
-    if (SEARCH_INDEX_ON) for (const { kind, text } of searchTexts(value)) this.search.push(offset, kind, text);
+    if (SEARCH_INDEX_ON) for (const { kind, text } of this.ownCalls.texts(this.path, value)) this.search.push(offset, kind, text);
     this.count += 1;
     if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest)) this.newest = entry.timestamp;
   }
@@ -111,6 +115,8 @@ export class ChunkParser {
   private readonly passes = new Map<number, { pass: ParsePass; splitter: LineSplitter }>();
   private readonly lineBuffers = new Map<number, LineBuffer>();
   private readonly sink = new CurrentSink();
+  /** memd's calls per file, so that their results, on later lines and passes, are indexed as memd's (issue 28). */
+  private readonly ownCalls = new OwnCallBook();
 
   constructor(private readonly maxLineBytes: number) {}
 
@@ -129,7 +135,7 @@ export class ChunkParser {
   parse(lane: number, bytes: Buffer): ParsedChunk {
     const current = this.passes.get(lane);
     if (current === undefined) throw new Error(`parse outside a pass in lane ${lane}`);
-    const chunk = new ChunkRows(current.pass.fileId);
+    const chunk = new ChunkRows(current.pass.fileId, current.pass.path, this.ownCalls);
     this.sink.current = chunk;
     try {
       current.splitter.push(bytes);
@@ -151,6 +157,7 @@ export class ChunkParser {
   /** Forgets a file's kept partial line. */
   forget(path: string): void {
     this.carries.delete(path);
+    this.ownCalls.forget(path);
   }
 }
 

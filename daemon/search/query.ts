@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import { timeBound } from '../../shared/text/time-span.js';
 import type { SearchKind } from '../../shared/protocol/search.js';
-import { SEARCH_KINDS } from '../../shared/protocol/search.js';
+import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search.js';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { fts5Query, hasAlternatives, isExact, parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
@@ -41,6 +41,10 @@ export interface SearchFilter {
   kinds?: readonly SearchKind[];
   limit?: number;
   cursor?: string;
+  /** The session the search is asked from (memctl and the MCP server send it): its turn in flight is left out. */
+  askingSession?: string;
+  /** Sessions whose turn is open (an agent holds their memory lock, hooks): theirs too (the daemon adds them). */
+  openTurns?: readonly string[];
 }
 
 export interface RawHit {
@@ -99,13 +103,17 @@ export interface SearchPlan {
 
 /** The filter's values as the statement binds them. */
 function bindings(filter: SearchFilter, now: number) {
+  const kinds = filter.kinds ?? DEFAULT_SEARCH_KINDS;
   const project = filter.project === undefined ? null : filter.project.startsWith('/') ? sanitizeProjectDirName(filter.project) : filter.project;
   return {
     session: filter.sessionId ?? null,
     project,
     since: filter.since === undefined ? null : timeBound(filter.since, now, 'since'),
     until: filter.until === undefined ? null : timeBound(filter.until, now, 'until'),
-    kinds: filter.kinds === undefined ? null : JSON.stringify(filter.kinds.map((kind) => SEARCH_KINDS.indexOf(kind))),
+    // memd's own traffic only when asked for (issue 28).
+    kinds: JSON.stringify(kinds.map((kind) => SEARCH_KINDS.indexOf(kind))),
+    // The same as a bit per kind index, for the candidates' filter: arithmetic costs FTS5's scan nothing.
+    kindMask: kinds.reduce((mask, kind) => mask | (1 << SEARCH_KINDS.indexOf(kind)), 0),
   };
 }
 
@@ -129,15 +137,36 @@ export function createSearchQuery(db: Database.Database) {
       (SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset DESC LIMIT 1) AS last FROM files f`;
   const sessionFiles = db.prepare(`${fileBounds} WHERE f.session_id = ? ORDER BY coalesce(f.last_activity, '') DESC, f.id DESC`);
   const projectFiles = db.prepare(`${fileBounds} WHERE f.project = ? ORDER BY coalesce(f.last_activity, '') DESC, f.id DESC`);
+  // Only the kinds asked for take candidate slots: memd's own lines, left out by default, would
+  // otherwise crowd out the user's among a word's newest matches (issue 28).
+  const ofKinds = `((@kindMask >> ${searchRowParts('rowid').kind}) & 1) = 1`;
   const candidates = (relevance: boolean) => {
     const columns = relevance ? 'rowid, rank' : 'rowid';
     return {
       ends: db
-        .prepare(`SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query ORDER BY rowid DESC LIMIT ${END_CANDIDATES})
-          UNION SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query ORDER BY rowid LIMIT ${END_CANDIDATES})`)
+        .prepare(`SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND ${ofKinds} ORDER BY rowid DESC LIMIT ${END_CANDIDATES})
+          UNION SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND ${ofKinds} ORDER BY rowid LIMIT ${END_CANDIDATES})`)
         .raw(),
-      inRange: db.prepare(`SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND rowid BETWEEN @low AND @high ORDER BY rowid DESC LIMIT @take`).raw(),
+      inRange: db.prepare(`SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND ${ofKinds} AND rowid BETWEEN @low AND @high ORDER BY rowid DESC LIMIT @take`).raw(),
     };
+  };
+  // Where a session's turn in flight starts: its main transcript's last typed prompt (or slash
+  // command), which the parser titles 'prompt'/'command'; read back from the end of each file.
+  const turnStarts = db
+    .prepare(
+      `SELECT (SELECT coalesce(timestamp, '') FROM entries WHERE file_id = f.id AND title_kind IN ('prompt', 'command') ORDER BY offset DESC LIMIT 1)
+        FROM files f WHERE f.session_id = ? AND f.agent_id IS NULL`,
+    )
+    .pluck();
+  /** Each session's turn in flight as the time it started ('' for a session with no prompt yet: all of it). */
+  const turnsInFlight = (sessions: readonly string[]): string => {
+    const turns: Record<string, string> = {};
+    for (const session of new Set(sessions)) {
+      // ISO timestamps sort as strings; the latest of the session's main files.
+      const starts = (turnStarts.all(session) as (string | null)[]).filter((start): start is string => start !== null).sort();
+      turns[session] = starts.at(-1) ?? '';
+    }
+    return JSON.stringify(turns);
   };
   const plain = candidates(false);
   const ranked = candidates(true);
@@ -155,7 +184,9 @@ export function createSearchQuery(db: Database.Database) {
       FROM json_each(@candidates) c
       JOIN entries e ON e.rowid = ${parts.entry}
       JOIN files f ON f.id = e.file_id
-      WHERE (@session IS NULL OR f.session_id = @session)
+      LEFT JOIN json_each(@turns) t ON t.key = f.session_id
+      WHERE (t.key IS NULL OR coalesce(e.timestamp, '') < t.value)
+        AND (@session IS NULL OR f.session_id = @session)
         AND (@project IS NULL OR f.project = @project)
         AND (@since IS NULL OR e.timestamp >= @since)
         AND (@until IS NULL OR e.timestamp < @until)
@@ -167,12 +198,12 @@ export function createSearchQuery(db: Database.Database) {
   const rankedHits = hitsOf(true);
 
   /** The newest matches of the filter's files, newest files first. */
-  const filteredCandidates = (statement: Database.Statement, files: FilterFile[], query: string): unknown[][] => {
+  const filteredCandidates = (statement: Database.Statement, files: FilterFile[], query: string, kindMask: number): unknown[][] => {
     const found: unknown[][] = [];
     for (const file of files) {
       if (file.first === null || file.last === null) continue;
       const [low, high] = searchRowRange(file.first, file.last);
-      for (const row of statement.all({ query, low, high, take: FILTERED_CANDIDATES - found.length }) as unknown[][]) found.push(row);
+      for (const row of statement.all({ query, kindMask, low, high, take: FILTERED_CANDIDATES - found.length }) as unknown[][]) found.push(row);
       if (found.length >= FILTERED_CANDIDATES) break;
     }
     return found;
@@ -188,14 +219,15 @@ export function createSearchQuery(db: Database.Database) {
       const statements = plan.relevance ? ranked : plain;
       const found =
         bound.session !== null
-          ? filteredCandidates(statements.inRange, sessionFiles.all(bound.session) as FilterFile[], query)
+          ? filteredCandidates(statements.inRange, sessionFiles.all(bound.session) as FilterFile[], query, bound.kindMask)
           : bound.project !== null
-            ? filteredCandidates(statements.inRange, projectFiles.all(bound.project) as FilterFile[], query)
-            : (statements.ends.all({ query }) as unknown[][]);
+            ? filteredCandidates(statements.inRange, projectFiles.all(bound.project) as FilterFile[], query, bound.kindMask)
+            : (statements.ends.all({ query, kindMask: bound.kindMask }) as unknown[][]);
       if (found.length === 0) return [];
       const hits = plan.relevance ? rankedHits : plainHits;
       const list = plan.relevance ? found : found.map((row) => row[0]);
-      rows = hits.all({ ...bound, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, limit, offset }) as typeof rows;
+      const turns = turnsInFlight([...(filter.askingSession === undefined ? [] : [filter.askingSession]), ...(filter.openTurns ?? [])]);
+      rows = hits.all({ ...bound, turns, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, limit, offset }) as typeof rows;
     } catch (error) {
       // The plan's query is memd's own, its words made by the tokenizer's rules; FTS5 refusing one
       // (a character its tables class otherwise) is still the query's, not a daemon failure.

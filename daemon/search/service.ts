@@ -40,6 +40,8 @@ export interface SearchDeps {
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Entries' lines read back from a transcript, in slices (a hit's segment or branch, when it is not the active conversation). */
   read(path: string, entries: readonly IndexedEntry[], signal?: AbortSignal): Promise<LoadedEntry[]>;
+  /** Sessions whose turn is open now (an agent, the turn hooks, holds their memory lock): their turn in flight is never a hit (issue 28). */
+  openTurns?(): readonly string[];
 }
 
 export function createSearchService(deps: SearchDeps) {
@@ -51,7 +53,8 @@ export function createSearchService(deps: SearchDeps) {
     async query(filter: SearchFilter, owner: SearchOwner = 0, signal?: AbortSignal): Promise<SearchQueryResult> {
       // A query that cannot be parsed, or asks too much, is answered without taking a process.
       planQuery(filter.query);
-      const { hits, nextOffset, partial } = await pool.query(filter, deps.clock(), owner, signal);
+      const openTurns = deps.openTurns?.() ?? [];
+      const { hits, nextOffset, partial } = await pool.query(openTurns.length === 0 ? filter : { ...filter, openTurns }, deps.clock(), owner, signal);
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));

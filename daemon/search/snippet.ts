@@ -5,7 +5,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MATCH_CLOSE, MATCH_OPEN, type SearchKind } from '../../shared/protocol/search.js';
-import { searchTexts } from '../../shared/search/text.js';
+import { indexTexts } from '../../shared/search/own-traffic.js';
 import { stripAnsi } from '../../shared/text/ansi.js';
 import { parseLine } from '../ingest/long-lines.js';
 
@@ -59,7 +59,10 @@ export class LineReader {
     } catch {
       return null;
     }
-    return searchTexts(value).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
+    // A result's call is on another line: a `memd` hit's results are memd's, another kind's are not
+    // (a line holding both memd's result and another tool's is rare: parallel calls).
+    const ownResults = hit.kind === 'memd';
+    return indexTexts(value, () => ownResults).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
   }
 
   close(): void {

@@ -459,6 +459,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 21,
+    name: "the search index rebuilt with memd's own traffic as its own kind",
+    // memd's MCP calls and their results, Reads of its handoff and session memory, and the context
+    // its SessionStart hook gave are indexed as kind `memd` (shared/search/own-traffic.ts, issue 28),
+    // which searches leave out unless asked for; the index made before holds them as tool calls and
+    // outputs. It is emptied and the search index builder reads every file again in the background,
+    // as after 16 (one pass over a file sees each call before its result).
+    sql: `
+      DROP TABLE search_fts;
+      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
+      UPDATE files SET search_offset = 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

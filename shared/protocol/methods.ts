@@ -146,6 +146,8 @@ export const Methods = {
       kinds: optional(arrayOf(oneOf(...SEARCH_KINDS), { minItems: 1, maxItems: SEARCH_KINDS.length })),
       limit: optional(int({ min: 1, max: 100 })),
       cursor: optional(str({ minLength: 1, maxLength: 200 })),
+      // The session the search is asked from (an addition, issue 28): its turn in flight is left out.
+      askingSession: optional(sessionId),
     }),
   ),
   searchContext: method<SearchContextResult>()(

@@ -3,10 +3,15 @@ import type { MessageParam } from './messages.js';
 
 /**
  * What a hit is: a user's prompt, the assistant's text, a tool call's input (the command, path or
- * pattern), the key lines of a failed tool call, or (cut to SEARCH_OUTPUT_CHARS) a tool's output.
+ * pattern), the key lines of a failed tool call, or (cut to SEARCH_OUTPUT_CHARS) a tool's output;
+ * or memd's own traffic (issue 28): its MCP calls and their results, Reads of its handoff and
+ * session memory, the context its SessionStart hook gave (shared/search/own-traffic.ts).
  */
-export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output'] as const;
+export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output', 'memd'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
+
+/** What a search returns unless `kinds` says otherwise: memd's own traffic only when asked for. */
+export const DEFAULT_SEARCH_KINDS: readonly SearchKind[] = SEARCH_KINDS.filter((kind) => kind !== 'memd');
 
 /** The marks around each matched term in a snippet. */
 export const MATCH_OPEN = '«';
@@ -98,4 +103,18 @@ export function describeSegment(segment: SearchContextSegment | undefined): stri
   if (segment.active) return `${where}, the active conversation`;
   if (segment.index < segment.of - 1) return `${where}: before a compaction, no longer in the model's context`;
   return `${where}: on a branch the user rewound away from`;
+}
+
+/**
+ * Claude Code puts the session's id in the environment of what it runs: hooks, Bash commands and
+ * stdio MCP servers (2.1.197: `CLAUDE_CODE_SESSION_ID`, set when the server starts).
+ */
+export const SESSION_ID_ENV = 'CLAUDE_CODE_SESSION_ID';
+/** A session id as Claude Code writes it (a UUID); anything else in the variable is not one. */
+const ENV_SESSION_ID = /^[0-9A-Za-z][0-9A-Za-z_-]{7,199}$/;
+
+/** The session a search is asked from, when the asker runs inside one (`askingSession`, issue 28). */
+export function askingSessionOf(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const id = env[SESSION_ID_ENV];
+  return id !== undefined && ENV_SESSION_ID.test(id) ? id : undefined;
 }

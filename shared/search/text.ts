@@ -43,7 +43,7 @@ function cut(text: string, chars: number): string {
 }
 
 /** A tool result's content as text: a string, or the text blocks of an array. */
-function resultText(content: unknown): string {
+export function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content

@@ -5,7 +5,7 @@
  * where HIT is the `SESSION:UUID` a hit line ends with, a long hit message shown around WORDS (the
  * hit line names its first matched word), or else by its head and tail.
  */
-import { describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
+import { askingSessionOf, describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
 import type { ContentBlock } from '../../../shared/protocol/messages.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
@@ -137,7 +137,9 @@ export const search: Command = async (ctx) => {
     const filters = { project, sessionId, since, until, kinds, limit };
     for (const key of Object.keys(filters) as (keyof typeof filters)[]) if (filters[key] === undefined) delete filters[key];
     const query = args.query as string;
-    const result = await client.searchQuery({ query, ...filters });
+    // Run from a Bash call of a session, its own turn (this very command) is no hit (issue 28).
+    const asking = askingSessionOf(ctx.env);
+    const result = await client.searchQuery({ query, ...filters, ...(asking === undefined ? {} : { askingSession: asking }) });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
     else {
       if (result.index.state === 'building')

@@ -6,6 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { sanitizeProjectDirName } from '../../../shared/paths.js';
+import { askingSessionOf } from '../../../shared/protocol/search.js';
 import { MEMD_VERSION } from '../../../shared/version.js';
 import type { Client } from '../../index.js';
 import { LineTransport } from './stdio-transport.js';
@@ -79,7 +80,7 @@ function trackAnswers(transport: Transport): { drained(deadlineMs: number): Prom
 
 /** Serves MCP on this process's stdin and stdout until the client closes stdin; resolves then. */
 export async function serveStdio(memd: Client, cwd: string): Promise<void> {
-  const server = createMemdMcpServer({ memd, cwd, project: sanitizeProjectDirName(cwd) });
+  const server = createMemdMcpServer({ memd, cwd, project: sanitizeProjectDirName(cwd), session: askingSessionOf(process.env) });
   // A line over the limit, or one that is not a message, is answered with an error and skipped.
   const transport = new LineTransport(process.stdin, process.stdout, { maxLineBytes: MAX_STDIN_MESSAGE_BYTES, log: (line) => process.stderr.write(`${line}\n`) });
   const answers = trackAnswers(transport);

@@ -14,6 +14,8 @@ export interface ToolContext {
   cwd: string;
   /** Its project folder name (`-home-user-src-app`), as Claude Code names it under projects/. */
   project: string;
+  /** The session Claude Code started the server for (its environment; issue 28): its turn in flight is no hit. */
+  session?: string | undefined;
 }
 
 /**
