@@ -3,9 +3,12 @@ import type { MessageParam } from './messages.js';
 
 /**
  * What a hit is: a user's prompt, the assistant's text, a tool call's input (the command, path or
- * pattern), the key lines of a failed tool call, or (cut to SEARCH_OUTPUT_CHARS) a tool's output.
+ * pattern), the key lines of a failed tool call, or (cut to SEARCH_OUTPUT_CHARS) a tool's output;
+ * what a Write, Edit, MultiEdit or NotebookEdit wrote (its path and the written text's head), and
+ * the model's thinking (issue 28). The index keys a text by its kind's place here, in 3 bits
+ * (daemon/store/search-row.ts): at most 8 kinds, and a new order needs the index rebuilt.
  */
-export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output'] as const;
+export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output', 'write', 'thinking'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
 /** The marks around each matched term in a snippet. */
