@@ -58,8 +58,7 @@ describe('what the search index holds (issue 28)', () => {
   let client: Client;
   let mcp: McpClient;
 
-  const hits = async (query: string, kinds?: SearchKind[]): Promise<SearchHit[]> =>
-    (await client.searchQuery({ query, sessionId: SESSION_ID, ...(kinds === undefined ? {} : { kinds }) })).hits;
+  const hits = async (query: string, kinds?: SearchKind[]): Promise<SearchHit[]> => (await client.searchQuery({ query, sessionId: SESSION_ID, ...(kinds === undefined ? {} : { kinds }) })).hits;
 
   beforeAll(async () => {
     sandbox = makeSandbox();

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SEARCH_KINDS } from '../../../../shared/protocol/search.js';
-import {
-  SEARCH_FILE_OUTPUT_CHARS,
-  SEARCH_OUTPUT_CHARS,
-  SEARCH_TEXT_CHARS,
-  SEARCH_TEXT_TAIL_CHARS,
-  SEARCH_THINKING_CHARS,
-  SEARCH_WRITE_CHARS,
-  searchTexts,
-} from '../../../../shared/search/text.js';
+import { SEARCH_FILE_OUTPUT_CHARS, SEARCH_OUTPUT_CHARS, SEARCH_TEXT_CHARS, SEARCH_TEXT_TAIL_CHARS, SEARCH_THINKING_CHARS, SEARCH_WRITE_CHARS, searchTexts } from '../../../../shared/search/text.js';
 import { KIND_SLOTS } from '../../../../daemon/store/search-row.js';
 
 const user = (content: unknown, extra: Record<string, unknown> = {}) => ({ type: 'user', message: { role: 'user', content }, ...extra });
