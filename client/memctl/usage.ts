@@ -208,7 +208,8 @@ reference that prints the messages around it, on whatever compaction segment or 
 --near its first matched word: a long message is shown around it, else by its head and tail;
 terminal escapes are left out). --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
-assistant, tool, error, output (repeatable). --json prints the search.query / search.context result.`,
+assistant, tool, error, output, write (what Write and Edit wrote: path and the file's start),
+thinking (repeatable). --json prints the search.query / search.context result.`,
   export: `usage: memctl export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact] [--json]
 
 Exports a session (its id, or any unique prefix of it):
