@@ -21,7 +21,7 @@ export interface SearchHit {
   uuid: string | null;
   timestamp: string | null;
   kind: SearchKind;
-  /** Up to ~200 characters around the first match, matches marked «like this»; null when the transcript is gone. */
+  /** Up to ~200 characters around the match with most of the terms near it, matches marked «like this»; null when the transcript is gone. */
   snippet: string | null;
   /** Higher is better: bm25 relevance with a boost for recent lines. */
   score: number;
