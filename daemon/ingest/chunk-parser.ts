@@ -6,10 +6,10 @@
  * its bytes again.
  */
 import { isUtf8 } from 'node:buffer';
-import { searchTexts } from '../../shared/search/text.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
 import { parseLine } from './long-lines.js';
+import { lineSearchTexts } from './search-line.js';
 import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
 import type { BadLine } from './writer.js';
 
@@ -77,7 +77,7 @@ class ChunkRows implements LineSink {
     }
     if (entry.badTimestamp) this.bad.push({ offset, length: line.length, reason: 'bad-timestamp' });
     pushEntryParams(this.rows, this.fileId, entry);
-    if (SEARCH_INDEX_ON) for (const { kind, text } of searchTexts(value)) this.search.push(offset, kind, text);
+    if (SEARCH_INDEX_ON) for (const { kind, text } of lineSearchTexts(line, value)) this.search.push(offset, kind, text);
     this.count += 1;
     if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest)) this.newest = entry.timestamp;
   }

@@ -5,9 +5,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MATCH_CLOSE, MATCH_OPEN, type SearchKind } from '../../shared/protocol/search.js';
-import { searchTexts } from '../../shared/search/text.js';
 import { stripAnsi } from '../../shared/text/ansi.js';
 import { parseLine } from '../ingest/long-lines.js';
+import { lineSearchTexts } from '../ingest/search-line.js';
 
 /** Characters of context around the first match. */
 export const SNIPPET_CHARS = 200;
@@ -90,7 +90,7 @@ export class LineReader {
     } catch {
       return null;
     }
-    return searchTexts(value).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
+    return lineSearchTexts(line, value).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
   }
 
   close(): void {

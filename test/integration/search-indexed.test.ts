@@ -25,6 +25,12 @@ function longPrompt(): string {
   return prompt;
 }
 
+/** A pasted log of 100,000 characters (a line past 64 KB, whose long strings ingest stands in for) with a word in its head and one at its end. */
+function paste(): string {
+  const line = 'INFO worker heartbeat ok\n';
+  return `${line.repeat(1_200)}ERROR axolotl queue stalled\n${line.repeat(2_800)}what does the narwhal error mean?`;
+}
+
 /** A pytest file whose retry case comes after many others, as a Write writes it. */
 function refundTests(): string {
   const cases = Array.from({ length: 60 }, (_, n) => `def test_refund_case_${n}(client):\n    assert client.refund(${n}).ok\n`).join('\n');
@@ -35,6 +41,8 @@ function session(): TranscriptWriter {
   const writer = new TranscriptWriter({ sessionId: SESSION_ID, cwd: CWD, version: '2.1.197' });
   let n = 0;
   writer.prompt(longPrompt());
+  writer.response([{ type: 'text', text: 'Noted.' }], growingUsage(n++));
+  writer.prompt(paste());
   writer.response(
     [
       { type: 'thinking', thinking: 'The user wants the marmoset rounding rule kept for refunds; the ledger rounds half up.', signature: 'c2ln' },
@@ -94,6 +102,12 @@ describe('what the search index holds (issue 28)', () => {
     const [hit] = await hits('quetzalcoatl');
     expect(hit).toMatchObject({ kind: 'prompt', sessionId: SESSION_ID });
     expect(hit?.snippet).toContain('«quetzalcoatl»');
+  });
+
+  it('finds the head and the tail of a 100,000-character paste (a line past 64 KB)', async () => {
+    expect(paste().length).toBeGreaterThan(100_000);
+    expect((await hits('axolotl'))[0]?.snippet).toContain('«axolotl» queue stalled');
+    expect((await hits('narwhal'))[0]?.snippet).toContain('«narwhal» error');
   });
 
   it("finds the session that wrote test_refund.py's retry case, by the function's name and by path and word", async () => {
