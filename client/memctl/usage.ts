@@ -208,7 +208,8 @@ reference that prints the messages around it, on whatever compaction segment or 
 --near its first matched word: a long message is shown around it, else by its head and tail;
 terminal escapes are left out). --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
-assistant, tool, error, output, memd (repeatable). memd is memd's own traffic (its MCP tools' calls
+assistant, tool, error, output, write (what Write and Edit wrote: path and the file's start),
+thinking, memd (repeatable). memd is memd's own traffic (its MCP tools' calls
 and answers, Reads of its handoff and session memory, the context its SessionStart hook gave): left
 out unless --kind memd asks for it. Run inside a Claude Code session (CLAUDE_CODE_SESSION_ID), that
 session's turn in flight is never a hit, nor any session's whose turn hooks hold it open.

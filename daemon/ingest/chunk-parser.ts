@@ -10,6 +10,7 @@ import { OwnCallBook } from '../../shared/search/own-traffic.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
 import { parseLine } from './long-lines.js';
+import { lineSearchTexts } from './search-line.js';
 import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
 import type { BadLine } from './writer.js';
 
@@ -81,7 +82,7 @@ class ChunkRows implements LineSink {
     }
     if (entry.badTimestamp) this.bad.push({ offset, length: line.length, reason: 'bad-timestamp' });
     pushEntryParams(this.rows, this.fileId, entry);
-    if (SEARCH_INDEX_ON) for (const { kind, text } of this.ownCalls.texts(this.path, value)) this.search.push(offset, kind, text);
+    if (SEARCH_INDEX_ON) for (const { kind, text } of lineSearchTexts(line, value, (whole) => this.ownCalls.texts(this.path, whole))) this.search.push(offset, kind, text);
     this.count += 1;
     if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest)) this.newest = entry.timestamp;
   }

@@ -8,25 +8,57 @@ import { MATCH_CLOSE, MATCH_OPEN, type SearchKind } from '../../shared/protocol/
 import { indexTexts } from '../../shared/search/own-traffic.js';
 import { stripAnsi } from '../../shared/text/ansi.js';
 import { parseLine } from '../ingest/long-lines.js';
+import { lineSearchTexts } from '../ingest/search-line.js';
 
 /** Characters of context around the first match. */
 export const SNIPPET_CHARS = 200;
-/** A longer line is not read back for a snippet (its searchable text is its first kilobytes anyway). */
+/** A longer line is not read back for a snippet (its searchable texts are bounded, 64K characters at most). */
 const MAX_SNIPPET_LINE_BYTES = 8 * 1024 * 1024;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The text with every term marked, cut to a window around the first match (the start when none). */
+/** Matches weighed for where the snippet goes: a long text can hold thousands of one word. */
+const MAX_SNIPPET_MATCHES = 256;
+
+/**
+ * Where the match is that starts the window holding most of the different terms (the first such):
+ * a file written is found by a function's name, and its path, which comes first, holds only some
+ * of its words (issue 28). -1 when nothing matches.
+ */
+function densestMatch(flat: string, pattern: RegExp): number {
+  const matches: { index: number; term: string }[] = [];
+  for (let match = pattern.exec(flat); match !== null && matches.length < MAX_SNIPPET_MATCHES; match = pattern.exec(flat)) {
+    matches.push({ index: match.index, term: match[0].toLowerCase() });
+  }
+  pattern.lastIndex = 0;
+  let best = -1;
+  let bestTerms = 0;
+  const reach = (SNIPPET_CHARS * 2) / 3;
+  for (const [at, first] of matches.entries()) {
+    const terms = new Set<string>();
+    for (const near of matches.slice(at)) {
+      if (near.index >= first.index + reach) break;
+      terms.add(near.term);
+    }
+    if (terms.size > bestTerms) {
+      best = first.index;
+      bestTerms = terms.size;
+    }
+  }
+  return best;
+}
+
+/** The text with every term marked, cut to a window around the match with most of the terms near it (the start when none). */
 export function markedSnippet(text: string, terms: readonly string[]): string {
   // Claude Code's command output keeps its terminal escapes (issue 28): a snippet is printed.
   const flat = stripAnsi(text).replace(/\s+/g, ' ').trim();
   if (terms.length === 0) return flat.slice(0, SNIPPET_CHARS);
   const alternatives = terms.map((term) => (term.endsWith('*') ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*` : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`));
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');
-  const first = pattern.exec(flat);
-  const start = first === null ? 0 : Math.max(0, first.index - SNIPPET_CHARS / 3);
+  const at = densestMatch(flat, pattern);
+  const start = at === -1 ? 0 : Math.max(0, at - SNIPPET_CHARS / 3);
   const window = flat.slice(start, start + SNIPPET_CHARS);
   const marked = window.replace(pattern, (match) => `${MATCH_OPEN}${match}${MATCH_CLOSE}`);
   return `${start > 0 ? '…' : ''}${marked}${start + SNIPPET_CHARS < flat.length ? '…' : ''}`;
@@ -62,7 +94,7 @@ export class LineReader {
     // A result's call is on another line: a `memd` hit's results are memd's, another kind's are not
     // (a line holding both memd's result and another tool's is rare: parallel calls).
     const ownResults = hit.kind === 'memd';
-    return indexTexts(value, () => ownResults).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
+    return lineSearchTexts(line, value, (whole) => indexTexts(whole, () => ownResults)).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
   }
 
   close(): void {

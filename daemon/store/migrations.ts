@@ -473,6 +473,20 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE files SET search_offset = 0;
     `,
   },
+  {
+    version: 22,
+    name: 'the search index rebuilt with whole prompts, written files and thinking',
+    // shared/search/text.ts now indexes a prompt or an assistant message whole up to 64,000
+    // characters (8,000 before), what Write, Edit, MultiEdit and NotebookEdit wrote (kind
+    // `write`) and the model's thinking (kind `thinking`), issue 28. Lines indexed before hold
+    // none of it, so the index is emptied and the search index builder reads every file again in
+    // the background, as after 16. (Right after 21, on an upgrade over both, this second emptying costs nothing: the builder runs after the migrations.)
+    sql: `
+      DROP TABLE search_fts;
+      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
+      UPDATE files SET search_offset = 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

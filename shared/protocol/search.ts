@@ -4,10 +4,13 @@ import type { MessageParam } from './messages.js';
 /**
  * What a hit is: a user's prompt, the assistant's text, a tool call's input (the command, path or
  * pattern), the key lines of a failed tool call, or (cut to SEARCH_OUTPUT_CHARS) a tool's output;
- * or memd's own traffic (issue 28): its MCP calls and their results, Reads of its handoff and
- * session memory, the context its SessionStart hook gave (shared/search/own-traffic.ts).
+ * what a Write, Edit, MultiEdit or NotebookEdit wrote (its path and the written text's head), the
+ * model's thinking, or memd's own traffic: its MCP calls and their results, Reads of its handoff
+ * and session memory, the context its SessionStart hook gave (shared/search/own-traffic.ts; all
+ * issue 28). The index keys a text by its kind's place here, in 3 bits (daemon/store/search-row.ts):
+ * at most 8 kinds, and a new order needs the index rebuilt.
  */
-export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output', 'memd'] as const;
+export const SEARCH_KINDS = ['prompt', 'assistant', 'tool', 'error', 'output', 'memd', 'write', 'thinking'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
 /** What a search returns unless `kinds` says otherwise: memd's own traffic only when asked for. */
@@ -23,7 +26,7 @@ export interface SearchHit {
   uuid: string | null;
   timestamp: string | null;
   kind: SearchKind;
-  /** Up to ~200 characters around the first match, matches marked «like this»; null when the transcript is gone. */
+  /** Up to ~200 characters around the match with most of the terms near it, matches marked «like this»; null when the transcript is gone. */
   snippet: string | null;
   /** Higher is better: bm25 relevance with a boost for recent lines. */
   score: number;

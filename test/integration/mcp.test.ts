@@ -108,7 +108,7 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
     const search = byName.get('search_sessions');
     expect(search?.inputSchema.required).toEqual(['query']);
     expect(Object.keys(search?.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'kinds', 'limit', 'project', 'query', 'session', 'since']);
-    expect(search?.inputSchema.properties?.kinds).toMatchObject({ type: 'array', items: { enum: ['prompt', 'assistant', 'tool', 'error', 'output', 'memd'] } });
+    expect(search?.inputSchema.properties?.kinds).toMatchObject({ type: 'array', items: { enum: ['prompt', 'assistant', 'tool', 'error', 'output', 'memd', 'write', 'thinking'] } });
     expect(search?.inputSchema.properties?.limit).toMatchObject({ type: 'integer', maximum: 30 });
     expect(search?.description).toContain(sanitizeProjectDirName(project));
     expect(byName.get('session_context')?.inputSchema.required?.sort()).toEqual(['session', 'uuid']);

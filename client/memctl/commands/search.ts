@@ -101,6 +101,8 @@ function blockText(block: ContentBlock): string {
   const record = block as unknown as Record<string, unknown>;
   if (record.type === 'text' && typeof record.text === 'string') return record.text;
   if (record.type === 'tool_use') return `[${String(record.name)}] ${JSON.stringify(record.input)}`;
+  // A hit can be the model's thinking (issue 28): it is shown like a text.
+  if (record.type === 'thinking' && typeof record.thinking === 'string') return `[thinking] ${record.thinking}`;
   if (record.type === 'tool_result') {
     const content = record.content;
     const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('\n') : '';

@@ -52,13 +52,21 @@ function renderBlock(block: ContentBlock, caps: Caps): string {
       return cutText((block as { text?: unknown }).text, caps.text, caps.terms);
     case 'tool_use': {
       const use = block as { name?: unknown; input?: unknown };
-      return `→ ${oneLine(use.name, 60)}: ${oneLine(JSON.stringify(use.input ?? null), TOOL_INPUT_CHARS)}`;
+      const input = JSON.stringify(use.input ?? null);
+      // The hit's call can be a file written, found by words deep in it (issue 28): shown around them.
+      const shown = caps.terms !== null && firstMatch(input, caps.terms) !== -1 ? cutText(input, caps.toolResult, caps.terms) : oneLine(input, TOOL_INPUT_CHARS);
+      return `→ ${oneLine(use.name, 60)}: ${shown}`;
     }
     case 'tool_result': {
       const result = block as { content?: unknown; is_error?: unknown };
       return `← ${result.is_error === true ? 'error' : 'result'}: ${cutText(toolResultText(result.content), caps.toolResult, caps.terms)}`;
     }
-    case 'thinking':
+    case 'thinking': {
+      // Left out unless it is what was found (a thinking hit, issue 28): it is long and rarely the point.
+      const thinking = (block as { thinking?: unknown }).thinking;
+      const found = caps.terms !== null && typeof thinking === 'string' && firstMatch(thinking, caps.terms) !== -1;
+      return found ? `(thinking) ${cutText(thinking, caps.text, caps.terms)}` : '(thinking left out)';
+    }
     case 'redacted_thinking':
       return '(thinking left out)';
     default:

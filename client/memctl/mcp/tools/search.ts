@@ -53,7 +53,7 @@ const searchInput = {
     .max(SEARCH_KINDS.length)
     .optional()
     .describe(
-      "Only these kinds of line: prompt (the user's typed prompts), assistant (the assistant's text), tool (a tool call's input: command, path, pattern), error (a failed tool call's key lines), output (the start of a tool's output), memd (memd's own traffic: calls to these tools and their answers, the context memd gave at session start; left out unless asked for).",
+      "Only these kinds of line: prompt (the user's typed prompts), assistant (the assistant's text), tool (a tool call's input: command, path, pattern), error (a failed tool call's key lines), output (the start of a tool's output), write (what Write, Edit, MultiEdit or NotebookEdit wrote: the path and the written text's start), thinking (the model's thinking), memd (memd's own traffic: calls to these tools and their answers, the context memd gave at session start; left out unless asked for).",
     ),
   limit: z.number().int().min(1).max(MAX_HITS).optional().describe(`Hits per answer (default ${DEFAULT_HITS}, at most ${MAX_HITS}).`),
   cursor: z.string().min(1).max(CURSOR_CHARS).optional().describe('From the end of the previous answer, to get the next hits of the same search.'),
