@@ -204,6 +204,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     clock,
     enabled: config.archiveEnabled,
     capBytes: config.archiveMaxBytes,
+    projectNames: () => projectNames(store.db),
     titleOf: (sessionId) => {
       try {
         return sessions.get(sessionId).title;
@@ -266,7 +267,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ...compactionMethods(compaction, paths.projectsDir),
       ...extractionMethods(extraction),
       ...memdirMethods(memdir),
-      ...hookMethods(hooks),
+      ...hookMethods(hooks, sessions),
       ...handoffMethods(handoff),
       ...historyMethods({ claudeRoot: paths.claudeRoot }),
       ...rewindMethods(rewind),
