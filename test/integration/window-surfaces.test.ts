@@ -161,7 +161,7 @@ describe('one name for a project whose folder was named after another path', () 
     expect(archive.stdout).toContain('invoice-service');
     expect(archive.stdout).not.toContain(FOREIGN_FOLDER);
     const mcp = await listSessions(invoiceCwd);
-    expect(mcp).toContain('project invoice-service');
+    expect(mcp).toContain(`project invoice-service (${FOREIGN_FOLDER})`);
     expect(mcp).toMatch(/session b1000000-\S+ · invoice-service/);
     expect(mcp).not.toContain(`project ${FOREIGN_FOLDER}`);
   });

@@ -55,7 +55,8 @@ function labelsOf(sessions: readonly SessionSummary[]): Map<string, string> {
 function renderSession(session: SessionSummary, withProject: boolean, now: number, labels: ReadonlyMap<string, string>): string {
   const title = session.hasMainTranscript === false ? '(main transcript missing)' : session.title === null ? '(untitled)' : quoted(session.title, TITLE_CHARS);
   const where = [
-    withProject ? `project ${oneLine(labels.get(session.sessionId) ?? session.project, PATH_CHARS)}` : '',
+    // The name tables, search and usage show, and the folder list_sessions takes (sessions.list does not resolve names).
+    withProject ? `project ${oneLine(labels.get(session.sessionId) ?? session.project, PATH_CHARS)} (${oneLine(session.project, PATH_CHARS)})` : '',
     typeof session.cwd === 'string' ? `cwd ${oneLine(session.cwd, PATH_CHARS)}` : '',
     typeof session.gitBranch === 'string' ? `branch ${oneLine(session.gitBranch, 80)}` : '',
   ].filter((part) => part !== '');
