@@ -195,10 +195,16 @@ async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void
   if (input.source === null || !sessionStartSources(ctx.env).includes(input.source) || input.cwd === null || input.sessionId === null) return;
   const client = ctx.client();
   try {
-    const answer = await within(
-      deadline(ctx.env, SHORT_DEADLINE_MS),
-      client.handoffSessionStart({ sessionId: input.sessionId, cwd: input.cwd, source: input.source, ...(input.model === null ? {} : { model: input.model }) }),
-    );
+    const params = { sessionId: input.sessionId, cwd: input.cwd, source: input.source };
+    // A memd older than `model` refuses the field: asked again without it, the context still comes.
+    const ask = () =>
+      input.model === null
+        ? client.handoffSessionStart(params)
+        : client.handoffSessionStart({ ...params, model: input.model }).catch((error: unknown) => {
+            if ((error as { data?: { field?: unknown } }).data?.field !== 'params.model') throw error;
+            return client.handoffSessionStart(params);
+          });
+    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), ask());
     if (answer.ok) {
       if (answer.value.additionalContext !== null) printContext(answer.value.additionalContext, ctx);
       return;
