@@ -205,6 +205,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
     clock,
     enabled: config.archiveEnabled,
     capBytes: config.archiveMaxBytes,
+    projectNames: () => projectNames(store.db),
     titleOf: (sessionId) => {
       try {
         return sessions.get(sessionId).title;
@@ -267,7 +268,7 @@ async function serve({ paths, resolved, log, lock, store, early: parser, activat
       ...compactionMethods(compaction, paths.projectsDir),
       ...extractionMethods(extraction),
       ...memdirMethods(memdir),
-      ...hookMethods(hooks),
+      ...hookMethods(hooks, sessions),
       ...handoffMethods(handoff),
       ...historyMethods({ claudeRoot: paths.claudeRoot }),
       ...rewindMethods(rewind),

@@ -81,6 +81,24 @@ export function sanitizeProjectDirName(cwd: string): string {
   return `${sanitized.slice(0, MAX_PROJECT_DIR_NAME)}-${shortHash(cwd)}`;
 }
 
+/**
+ * The path a project folder stands for, from a session's cwd (issue 28): the cwd when Claude Code
+ * named the folder after it; the ancestor it was named after when the session moved into a
+ * subfolder (`/home/u/shop/src` in `-home-u-shop` is `/home/u/shop`); else the cwd itself (a folder
+ * copied from another machine or renamed, `-home-u-shop` holding sessions run in
+ * `/srv/invoice-service`), where the user worked. Null without a cwd. Tables, search hits, usage,
+ * the archive and MCP all name a project from this, so one project has one name.
+ */
+export function projectPathOf(project: string, cwd: string | null): string | null {
+  if (cwd === null || cwd === '') return null;
+  // Claude Code writes absolute cwds; anything else is not walked up.
+  if (!cwd.startsWith('/')) return cwd;
+  for (let path = cwd; path.length > 1; path = path.slice(0, path.lastIndexOf('/')) || '/') {
+    if (sanitizeProjectDirName(path) === project) return path;
+  }
+  return cwd;
+}
+
 // Paths inside the projects dir and Claude Code's root, built here only (DESIGN.md §2).
 
 /** `<projects>/<project>/<sessionId>/session-memory/`. */

@@ -1,5 +1,6 @@
 /** The sessions table of `memctl status`, `memctl sessions` and `memctl watch`. */
 import type { SessionSummary, ThresholdResult } from '../../shared/protocol/results.js';
+import { projectPathOf } from '../../shared/paths.js';
 import type { Output } from './output.js';
 
 /** Cells between the bar's ends: enough to see 12.5% steps, short enough for an 80-column row. */
@@ -57,8 +58,10 @@ function formatCost(cost: number | null): string {
 }
 
 function pathParts(session: SessionSummary): string[] {
-  // Without a cwd (no entry carried one), the folder name is all there is.
-  return session.cwd === null ? [session.project] : session.cwd.split('/').filter(Boolean);
+  // The project's path as the daemon names it (search, usage, archive, MCP); without a cwd (no
+  // entry carried one), the folder name is all there is.
+  const path = projectPathOf(session.project, session.cwd);
+  return path === null ? [session.project] : path.split('/').filter(Boolean);
 }
 
 /**

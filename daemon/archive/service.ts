@@ -26,6 +26,8 @@ export interface ArchiveDeps {
   enabled: boolean;
   capBytes: number;
   titleOf(sessionId: string): string | null;
+  /** The names tables show per project folder (sessions/project-name.ts), so that the archive says them too. */
+  projectNames?(): ReadonlyMap<string, string>;
   stopWork(sessionId: string): Promise<void>;
   forgetInMemory(sessionId: string): void;
   dropDerived(): void;
@@ -55,14 +57,16 @@ export function createArchiveService(deps: ArchiveDeps) {
       const limit = params.limit ?? DEFAULT_LIST_LIMIT;
       const offset = params.cursor === undefined ? 0 : Number(/^o(\d{1,9})$/.exec(params.cursor)?.[1] ?? Number.NaN);
       if (!Number.isSafeInteger(offset)) throw invalidParams('cursor is not one this daemon gave', { kind: 'BadCursor' });
-      const rows = sessions.all({ session: params.sessionId ?? null, limit: limit + 1, offset }) as (Omit<ArchivedSession, 'title' | 'archivedAt' | 'pruned' | 'transcriptGone'> & {
+      const rows = sessions.all({ session: params.sessionId ?? null, limit: limit + 1, offset }) as (Omit<ArchivedSession, 'title' | 'projectName' | 'archivedAt' | 'pruned' | 'transcriptGone'> & {
         archivedAt: number;
         pruned: number;
         transcriptGone: number;
       })[];
+      const names = rows.length === 0 ? new Map<string, string>() : (deps.projectNames?.() ?? new Map<string, string>());
       return {
         sessions: rows.slice(0, limit).map((row) => ({
           ...row,
+          projectName: names.get(row.project) ?? row.project,
           title: deps.titleOf(row.sessionId),
           archivedAt: new Date(row.archivedAt).toISOString(),
           pruned: row.pruned === 1,

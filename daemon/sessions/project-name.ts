@@ -6,7 +6,7 @@
  * candidates, instead of answering "no hits".
  */
 import type Database from 'better-sqlite3';
-import { sanitizeProjectDirName } from '../../shared/paths.js';
+import { projectPathOf, sanitizeProjectDirName } from '../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 
 /** Candidates listed in an error; more would not help anyone choose. */
@@ -30,8 +30,9 @@ const KNOWN_SQL = `
 function knownProjects(db: Database.Database): KnownProject[] {
   return (db.prepare(KNOWN_SQL).all() as { project: string; cwd: unknown }[]).map((row) => ({
     project: row.project,
-    // A session that moved (cd into a subfolder) ends elsewhere: then the folder is all there is.
-    cwd: typeof row.cwd === 'string' && sanitizeProjectDirName(row.cwd) === row.project ? row.cwd : null,
+    // A session that moved into a subfolder names its project's root; one whose folder was named
+    // after another path (copied, renamed) names where it ran, as memctl's tables do.
+    cwd: projectPathOf(row.project, typeof row.cwd === 'string' ? row.cwd : null),
   }));
 }
 

@@ -30,6 +30,8 @@ export const MAX_CACHED_SUMMARIES = 1_000;
 export interface SessionService {
   /** `stated`: the window Claude Code stated for the session (windows.ts); it is kept and used from now on. */
   get(sessionId: string, stated?: number | null): SessionSummary;
+  /** A window Claude Code stated without asking for the summary (the SessionStart hook's `model`): kept, and used from now on. */
+  stateWindow(sessionId: string, window: number): void;
   list(filter: ListFilter): SessionList;
   /** Called by ingest after each commit that touched these sessions. */
   onSessionsChanged(sessionIds: readonly string[]): void;
@@ -135,6 +137,9 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       const found = summary(sessionId);
       if (!found) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
       return found;
+    },
+    stateWindow(sessionId, window) {
+      if (deps.windows?.state(sessionId, window) === true) cache.delete(sessionId);
     },
     list(filter) {
       if (deps.page !== undefined && pageable(filter)) return pagedList(deps.page, filter, summary);

@@ -24,6 +24,8 @@ export interface ArchiveStatus {
 export interface ArchivedSession {
   sessionId: string;
   project: string;
+  /** The name tables show for the project (`shop`; issue 28), the folder's when none is known. */
+  projectName: string;
   title: string | null;
   files: number;
   sourceBytes: number;

@@ -197,7 +197,11 @@ export const Methods = {
     }),
   ),
   // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).
-  handoffSessionStart: method<SessionStartResult>()('handoff.sessionStart', object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }) })),
+  // model: the SessionStart hook's `model` (issue 28); a `[1m]` id states the session's window, as in sessions.get.
+  handoffSessionStart: method<SessionStartResult>()(
+    'handoff.sessionStart',
+    object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }), model: optional(str({ minLength: 1, maxLength: 200 })) }),
+  ),
   handoffPostCompact: method<CompactRecord>()('handoff.postCompact', object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() })),
   handoffStatus: method<HandoffStatusResult>()('handoff.status', object({ sessionId })),
 } as const;

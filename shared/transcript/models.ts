@@ -71,9 +71,16 @@ interface WindowRow {
  * row wins). Claude Code 2.1.197 starts Opus 4.8 with the 1M window: it sends the context-1m beta,
  * its `/context` says `…/1m`, and the transcript records the bare `claude-opus-4-8` (DESIGN.md §5;
  * issue 28). What Claude Code states for a session (status line `context_window_size`, hooks'
- * model) wins over this table, so a user who picks the 200K variant is shown 200K.
+ * model) wins over this table, so a user who picks the 200K variant is shown 200K. The rows are
+ * 2.1.197's model table's `native_1m` models (`context: {window: 1e6, native_1m: true}`, run at 1M
+ * on the first-party API without `[1m]`): claude-opus-4-7, claude-opus-4-8 and claude-sonnet-5;
+ * claude-opus-4-6 and the Sonnet 4.x models are `window: 200000` there (1M only with `[1m]`), and
+ * Haiku has no 1M at all. Its other native-1M ids (fable, mythos) are no family memd parses.
  */
-const DEFAULT_WINDOWS: readonly WindowRow[] = [{ family: 'opus', major: 4, fromMinor: 8, tokens: EXTENDED_CONTEXT_WINDOW }];
+const DEFAULT_WINDOWS: readonly WindowRow[] = [
+  { family: 'opus', major: 4, fromMinor: 7, tokens: EXTENDED_CONTEXT_WINDOW },
+  { family: 'sonnet', major: 5, fromMinor: 0, tokens: EXTENDED_CONTEXT_WINDOW },
+];
 
 /** A model's context window: 1M with the `[1m]` suffix, else Claude Code's default for it (DEFAULT_WINDOWS), else 200K. */
 export function contextWindowFor(model: string | null): number {

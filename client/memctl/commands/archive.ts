@@ -28,7 +28,7 @@ function renderList(result: ArchiveListResult, out: Output): string[] {
   for (const session of result.sessions) {
     const where = session.pruned ? out.dim(' (pruned)') : session.transcriptGone ? out.yellow(' (only in the archive)') : '';
     lines.push(
-      `${session.sessionId}  ${session.project}  ${session.title ?? out.dim('(untitled)')}  ${session.files} files  ${size(session.archiveBytes)}  ${session.archivedAt.slice(0, 16).replace('T', ' ')}${where}`,
+      `${session.sessionId}  ${session.projectName ?? session.project}  ${session.title ?? out.dim('(untitled)')}  ${session.files} files  ${size(session.archiveBytes)}  ${session.archivedAt.slice(0, 16).replace('T', ' ')}${where}`,
     );
   }
   if (result.nextCursor !== null) lines.push(out.dim(`more: memctl call archive.list '${JSON.stringify({ cursor: result.nextCursor })}'`));

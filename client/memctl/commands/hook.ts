@@ -14,7 +14,7 @@ import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
-import { readJsonObject, text } from '../quick/stdin.js';
+import { object, readJsonObject, text } from '../quick/stdin.js';
 import { HANDOFF_FILE } from '../../../shared/paths.js';
 
 /** Claude Code's PreCompact hook gets 60 s (install-hooks); memd answers within this, or falls back. */
@@ -28,6 +28,8 @@ const FALLBACK_CONTEXT_CHARS = 40_000;
 const DEFAULT_SESSION_START_SOURCES = ['compact', 'resume'];
 /** The handoff holds transcript content: owner only, as the daemon writes it. */
 const PRIVATE_FILE_MODE = 0o600;
+/** handoff.sessionStart's bound on `model`: a longer one is no model id, and is not passed on. */
+const MAX_MODEL_CHARS = 200;
 
 interface HookInput {
   sessionId: string | null;
@@ -36,6 +38,17 @@ interface HookInput {
   trigger: string | null;
   source: string | null;
   compactSummary: string | null;
+  /** SessionStart's `model` (2.1.197: `claude-opus-4-8[1m]`), null when absent or not a model id. */
+  model: string | null;
+}
+
+/**
+ * The hook's `model`: a string in Claude Code 2.1.197 (only SessionStart carries it); the status
+ * line's `{id, display_name}` shape is taken too, should a version send that.
+ */
+function modelOf(record: Record<string, unknown>): string | null {
+  const model = text(record, 'model') ?? text(object(record, 'model'), 'id');
+  return model !== null && model.length <= MAX_MODEL_CHARS ? model : null;
 }
 
 /** The fields memd's hooks read, from the hook's stdin object. */
@@ -47,6 +60,7 @@ function hookInputOf(record: Record<string, unknown>): HookInput {
     trigger: text(record, 'trigger'),
     source: text(record, 'source'),
     compactSummary: typeof record.compact_summary === 'string' ? record.compact_summary : null,
+    model: modelOf(record),
   };
 }
 
@@ -181,7 +195,16 @@ async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void
   if (input.source === null || !sessionStartSources(ctx.env).includes(input.source) || input.cwd === null || input.sessionId === null) return;
   const client = ctx.client();
   try {
-    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), client.handoffSessionStart({ sessionId: input.sessionId, cwd: input.cwd, source: input.source }));
+    const params = { sessionId: input.sessionId, cwd: input.cwd, source: input.source };
+    // A memd older than `model` refuses the field: asked again without it, the context still comes.
+    const ask = () =>
+      input.model === null
+        ? client.handoffSessionStart(params)
+        : client.handoffSessionStart({ ...params, model: input.model }).catch((error: unknown) => {
+            if ((error as { data?: { field?: unknown } }).data?.field !== 'params.model') throw error;
+            return client.handoffSessionStart(params);
+          });
+    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), ask());
     if (answer.ok) {
       if (answer.value.additionalContext !== null) printContext(answer.value.additionalContext, ctx);
       return;

@@ -2,10 +2,17 @@
 import { Methods } from '../../../shared/protocol/methods.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { HookService } from '../../handoff/hooks.js';
+import type { SessionService } from '../../sessions/service.js';
+import { statedWindow } from '../../sessions/windows.js';
 
-export function hookMethods(hooks: HookService): MethodHandler[] {
+/** `sessions`: where a window the SessionStart hook's model states is kept (issue 28), as sessions.get keeps the status line's. */
+export function hookMethods(hooks: HookService, sessions: Pick<SessionService, 'stateWindow'>): MethodHandler[] {
   return [
-    handle(Methods.handoffSessionStart, (params) => hooks.sessionStart(params.sessionId, params.cwd, params.source)),
+    handle(Methods.handoffSessionStart, (params) => {
+      const stated = statedWindow(params);
+      if (stated !== null) sessions.stateWindow(params.sessionId, stated);
+      return hooks.sessionStart(params.sessionId, params.cwd, params.source);
+    }),
     handle(Methods.handoffPostCompact, (params, ctx) => hooks.postCompact(params.sessionId, params.trigger, params.compactSummary, ctx.signal)),
     handle(Methods.handoffStatus, (params) => hooks.status(params.sessionId)),
   ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SOCKET_PATH_BYTES, checkSocketPath, resolvePaths, sanitizeProjectDirName } from '../../../shared/paths.js';
+import { MAX_SOCKET_PATH_BYTES, checkSocketPath, projectPathOf, resolvePaths, sanitizeProjectDirName } from '../../../shared/paths.js';
 
 const HOME = '/home/alice';
 
@@ -131,5 +131,24 @@ describe('sanitizeProjectDirName', () => {
     const second = sanitizeProjectDirName(`${prefix}/two`);
     expect(second).not.toBe(first);
     expect(second.slice(0, 200)).toBe(first.slice(0, 200));
+  });
+});
+
+describe('projectPathOf (issue 28: one name per project)', () => {
+  it('is the cwd Claude Code named the folder after', () => {
+    expect(projectPathOf('-home-u-shop', '/home/u/shop')).toBe('/home/u/shop');
+  });
+  it('is the root a session moved below, not the subfolder', () => {
+    expect(projectPathOf('-home-u-shop', '/home/u/shop/src/api')).toBe('/home/u/shop');
+    const long = `/home/u/${'deep/'.repeat(60)}repo`;
+    expect(projectPathOf(sanitizeProjectDirName(long), `${long}/src`)).toBe(long);
+  });
+  it('is the cwd where the folder was named after another path (copied, renamed)', () => {
+    expect(projectPathOf('-home-u-shop', '/srv/invoice-service')).toBe('/srv/invoice-service');
+    expect(projectPathOf('-home-u-shop', 'relative/dir')).toBe('relative/dir');
+  });
+  it('is null without a cwd', () => {
+    expect(projectPathOf('-home-u-shop', null)).toBeNull();
+    expect(projectPathOf('-home-u-shop', '')).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionList, SessionSummary } from '../../../../shared/protocol/results.js';
 import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
-import { formatAge, formatTokens } from '../../sessions-view.js';
+import { formatAge, formatTokens, projectLabels } from '../../sessions-view.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
 /** Sessions a model gets without asking: the recent ones, where the work it resumes usually is. */
@@ -39,21 +39,35 @@ function memoryOf(session: SessionSummary): string {
   return typeof at === 'string' ? `session memory from ${formatTime(at)}` : 'no session memory yet';
 }
 
-function renderSession(session: SessionSummary, withProject: boolean, now: number): string {
+/** `2% of auto-compact at 967K, window 1.0M`: the window the session runs with, as every surface shows it (issue 28). */
+function contextShare(session: SessionSummary): string {
+  const threshold = session.threshold;
+  const percent = `${count(threshold?.percentUsed)}% of auto-compact`;
+  if (typeof threshold?.window !== 'number' || typeof threshold.autoCompactAt !== 'number') return percent;
+  return `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, window ${formatTokens(count(threshold.window))}`;
+}
+
+/** The name memctl's tables give each session's project, for the sessions whose fields allow one. */
+function labelsOf(sessions: readonly SessionSummary[]): Map<string, string> {
+  return projectLabels(sessions.filter((session) => typeof session.sessionId === 'string' && typeof session.project === 'string' && (session.cwd === null || typeof session.cwd === 'string')));
+}
+
+function renderSession(session: SessionSummary, withProject: boolean, now: number, labels: ReadonlyMap<string, string>): string {
   const title = session.hasMainTranscript === false ? '(main transcript missing)' : session.title === null ? '(untitled)' : quoted(session.title, TITLE_CHARS);
   const where = [
-    withProject ? `project ${oneLine(session.project, PATH_CHARS)}` : '',
+    // The name tables, search and usage show, and the folder list_sessions takes (sessions.list does not resolve names).
+    withProject ? `project ${oneLine(labels.get(session.sessionId) ?? session.project, PATH_CHARS)} (${oneLine(session.project, PATH_CHARS)})` : '',
     typeof session.cwd === 'string' ? `cwd ${oneLine(session.cwd, PATH_CHARS)}` : '',
     typeof session.gitBranch === 'string' ? `branch ${oneLine(session.gitBranch, 80)}` : '',
   ].filter((part) => part !== '');
   const activity = `last active ${formatTime(session.lastActivity)} (${formatAge(session.lastActivity, now)}) · started ${formatTime(session.firstActivity)}${typeof session.model === 'string' ? ` · ${oneLine(session.model, 60)}` : ''}`;
-  const percent = count(session.threshold?.percentUsed);
-  const figures = `context ${formatTokens(count(session.contextTokens))} tokens (${percent}% of auto-compact) · ${plural(count(session.usage?.main?.assistantMessages), 'response')} · ${costOf(session)} · ${plural(count(session.compactions?.count), 'compaction')} · ${memoryOf(session)}${session.gone ? ' · transcript deleted' : ''}`;
+  const figures = `context ${formatTokens(count(session.contextTokens))} tokens (${contextShare(session)}) · ${plural(count(session.usage?.main?.assistantMessages), 'response')} · ${costOf(session)} · ${plural(count(session.compactions?.count), 'compaction')} · ${memoryOf(session)}${session.gone ? ' · transcript deleted' : ''}`;
   return `- ${oneLine(session.sessionId, ID_CHARS)} ${title}\n  ${activity}${where.length > 0 ? `\n  ${where.join(' · ')}` : ''}\n  ${figures}`;
 }
 
 export function renderSessionList(result: SessionList, scope: string, withProject: boolean, now = Date.now()): string {
   const sessions = list<SessionSummary>(result.sessions);
+  const labels = withProject ? labelsOf(sessions) : new Map<string, string>();
   const hidden = count(result.hidden) > 0 ? ` (${plural(count(result.hidden), 'session')} without entries or with deleted files not listed)` : '';
   if (sessions.length === 0) return `No sessions in ${scope}${hidden}.${withProject ? '' : ` list_sessions with project: "${ALL_PROJECTS}" lists every project's.`}`;
   const total = typeof result.total === 'number' ? ` of ${result.total.toLocaleString('en-US')}` : '';
@@ -61,7 +75,7 @@ export function renderSessionList(result: SessionList, scope: string, withProjec
   const tail = typeof result.nextCursor === 'string' ? `Older sessions: call list_sessions again with the same project and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.` : 'No older sessions.';
   return joinWithinBudget(
     head,
-    sessions.map((session) => renderSession(session, withProject, now)),
+    sessions.map((session) => renderSession(session, withProject, now, labels)),
     `${tail}\nsession_memory reads a session's summary; search_sessions with session searches within one.`,
     (left) => `(${plural(left, 'more session')} of this page left out to fit the output budget: ask with a lower limit.)`,
     OUTPUT_BUDGET_CHARS,

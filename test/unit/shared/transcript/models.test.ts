@@ -28,6 +28,16 @@ describe('context window and output limit', () => {
     expect(contextWindowFor('us.anthropic.claude-opus-4-8-20260101')).toBe(1_000_000);
     expect(contextWindowFor('claude-opus-4-6')).toBe(200_000);
     expect(contextWindowFor('claude-sonnet-4-5')).toBe(200_000);
+    // 2.1.197's model table: native_1m for claude-opus-4-7 and claude-sonnet-5 too (issue 28);
+    // window 200000 for the Sonnet 4.x models, Opus 4.6 and before, and Haiku.
+    expect(contextWindowFor('claude-opus-4-7')).toBe(1_000_000);
+    expect(contextWindowFor('claude-sonnet-5')).toBe(1_000_000);
+    expect(contextWindowFor('claude-sonnet-4-6')).toBe(200_000);
+    expect(contextWindowFor('claude-sonnet-4-5-20250929')).toBe(200_000);
+    expect(contextWindowFor('claude-sonnet-4-20250514')).toBe(200_000);
+    expect(contextWindowFor('claude-opus-4-1-20250805')).toBe(200_000);
+    expect(contextWindowFor('claude-haiku-4-5-20251001')).toBe(200_000);
+    expect(contextWindowFor('claude-3-5-haiku-20241022')).toBe(200_000);
     expect(contextWindowFor('claude-sonnet-4-5[1m]')).toBe(1_000_000);
     expect(contextWindowFor('opus[1M]')).toBe(1_000_000);
     expect(contextWindowFor(null)).toBe(200_000);
