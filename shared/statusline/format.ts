@@ -56,6 +56,17 @@ export function percentLeft(threshold: ThresholdResult): number {
   return Math.max(0, 100 - threshold.percentUsed);
 }
 
+/**
+ * The percentage as Claude Code words its own meter: "N% until auto-compact" when it compacts at a
+ * threshold, "N% context used" when it compacts only once the API refuses (reactive mode; an
+ * answer without `autoCompactMode`, from an older memd, is threshold mode).
+ */
+export function percentText(threshold: ThresholdResult): string {
+  if (!threshold.autoCompactEnabled) return `${percentLeft(threshold)}% of window left`;
+  if (threshold.autoCompactMode === 'reactive') return `${Math.max(0, threshold.percentUsed)}% context used`;
+  return `${percentLeft(threshold)}% until auto-compact`;
+}
+
 export function statusBar(threshold: ThresholdResult): string {
   const used = Math.min(100, Math.max(0, threshold.percentUsed));
   const filled = Math.round((used / 100) * STATUS_BAR_CELLS);
@@ -80,9 +91,8 @@ function segments(facts: StatusFacts, now: number): Segment[] {
   const { threshold } = facts;
   if (threshold !== null) {
     const color = COLOR_BY_STATE[threshold.state];
-    const to = threshold.autoCompactEnabled ? 'until auto-compact' : 'of window left';
     list.push({ text: statusBar(threshold), keep: 1, color });
-    list.push({ text: `${percentLeft(threshold)}% ${to}`, keep: 9, color, tight: true });
+    list.push({ text: percentText(threshold), keep: 9, color, tight: true });
     list.push({ text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 });
   }
   if (facts.compactions !== null) list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });

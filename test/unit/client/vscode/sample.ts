@@ -19,7 +19,7 @@ export function threshold(tokens: number, state: ThresholdState = 'ok'): Thresho
     state,
     tokensLeft: Math.max(0, autoCompactAt - tokens),
     percentUsed: Math.round((tokens / autoCompactAt) * 100),
-    autoCompactEnabled: true,
+    autoCompactEnabled: true, autoCompactMode: 'threshold',
   };
 }
 

@@ -24,7 +24,7 @@ function threshold(state: ThresholdState): ThresholdResult {
     state,
     tokensLeft: 0,
     percentUsed: 100,
-    autoCompactEnabled: true,
+    autoCompactEnabled: true, autoCompactMode: 'threshold',
   };
 }
 
