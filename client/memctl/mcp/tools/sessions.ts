@@ -48,7 +48,9 @@ function renderSession(session: SessionSummary, withProject: boolean, now: numbe
   ].filter((part) => part !== '');
   const activity = `last active ${formatTime(session.lastActivity)} (${formatAge(session.lastActivity, now)}) · started ${formatTime(session.firstActivity)}${typeof session.model === 'string' ? ` · ${oneLine(session.model, 60)}` : ''}`;
   const percent = count(session.threshold?.percentUsed);
-  const figures = `context ${formatTokens(count(session.contextTokens))} tokens (${percent}% of auto-compact) · ${plural(count(session.usage?.main?.assistantMessages), 'response')} · ${costOf(session)} · ${plural(count(session.compactions?.count), 'compaction')} · ${memoryOf(session)}${session.gone ? ' · transcript deleted' : ''}`;
+  // Reactive mode (Claude Code compacts only once the API refuses): the share of the window, in Claude Code's words.
+  const share = session.threshold?.autoCompactEnabled === true && session.threshold.autoCompactMode === 'reactive' ? 'context used' : 'of auto-compact';
+  const figures = `context ${formatTokens(count(session.contextTokens))} tokens (${percent}% ${share}) · ${plural(count(session.usage?.main?.assistantMessages), 'response')} · ${costOf(session)} · ${plural(count(session.compactions?.count), 'compaction')} · ${memoryOf(session)}${session.gone ? ' · transcript deleted' : ''}`;
   return `- ${oneLine(session.sessionId, ID_CHARS)} ${title}\n  ${activity}${where.length > 0 ? `\n  ${where.join(' · ')}` : ''}\n  ${figures}`;
 }
 
