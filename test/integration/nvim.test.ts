@@ -49,7 +49,8 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect(expectedLines(session, 30, before, after)).toContain(narrow);
     expect(evaluated).toBe(line);
     expect(evaluatedNarrow.trim()).toBe(narrow);
-    expect(line).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left · \d+ compactions? · mem - · \$\d+\.\d\d$/);
+    // claude-opus-4-8 at 1M with no auto-compact window: Claude Code's "context used" (reactive mode, issue 28).
+    expect(line).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left · \d+ compactions? · mem - · \$\d+\.\d\d$/);
 
     // A directory without a session: empty; back in the project's: the line again.
     const elsewhere = join(sandbox.root, 'work', 'elsewhere');
