@@ -161,7 +161,8 @@ export function compactionService(session: IngestedSession, autoCompactAt = 167_
     state: 'ok',
     tokensLeft: 0,
     percentUsed: 0,
-    autoCompactEnabled: true, autoCompactMode: 'threshold',
+    autoCompactEnabled: true,
+    autoCompactMode: 'threshold',
   };
   const bus = createBus((error) => {
     throw error;
