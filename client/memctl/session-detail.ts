@@ -1,6 +1,7 @@
 /** `memctl status SESSION`: one session in full. */
 import type { HandoffStatusResult } from '../../shared/protocol/handoff.js';
-import type { SessionSummary, UsageTotals } from '../../shared/protocol/results.js';
+import type { SessionSummary, ThresholdResult, UsageTotals } from '../../shared/protocol/results.js';
+import { compactsWhenRefused } from '../../shared/statusline/format.js';
 import type { Output } from './output.js';
 import { contextBar, formatAge, formatTokens, titleOf } from './sessions-view.js';
 
@@ -30,6 +31,11 @@ function lockLine(session: SessionSummary, now: number): string {
   return `  lock      held by ${lock.owner}, lapses in ${seconds}s unless renewed (extraction waits)`;
 }
 
+/** Where the session stops: its blocking limit, or in reactive mode the window, where the API refuses and Claude Code compacts. */
+function limitText(threshold: ThresholdResult): string {
+  return compactsWhenRefused(threshold) ? 'compacts when the API refuses the request (at the window)' : `blocking ${formatTokens(threshold.blockingAt)}`;
+}
+
 export function renderSessionDetail(session: SessionSummary, out: Output, now = Date.now()): string[] {
   const { threshold, compactions } = session;
   const lines = [
@@ -38,7 +44,7 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
     `  model     ${session.model ?? '-'}`,
     `  activity  ${session.firstActivity ?? '-'} → ${session.lastActivity ?? '-'} (${formatAge(session.lastActivity, now)})`,
     `  context   ${contextBar(session.contextTokens, threshold, out)}`,
-    `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)} · blocking ${formatTokens(threshold.blockingAt)} · window ${formatTokens(threshold.window)}`,
+    `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)} · ${limitText(threshold)} · window ${formatTokens(threshold.window)}`,
     usageLine('main', session.usage.main),
     usageLine('subagents', session.usage.sidechain),
     ...(session.compactionFiles > 0 || session.usage.compaction.assistantMessages > 0 ? [usageLine('compaction', session.usage.compaction)] : []),

@@ -67,7 +67,8 @@ result with the hooks' records under "handoff" (the handoff.status result).`,
 Lists sessions, most recent first, 50 a page (--limit N, up to 10,000; the last line gives the
 --cursor of the next page). Sessions whose files are all deleted, or that hold no entry, are kept
 as history but listed only with --all (the last line counts them). Each row: id, project, title,
-last activity, cost and a context bar (▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold).
+last activity, cost and a context bar (▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold;
+"3% context used · 33K/1M" of the window when Claude Code compacts only once the API refuses).
 PROJECT is the end of the session's cwd, widened until two projects differ. --json prints the
 sessions.list result unchanged.`,
   compact: `usage: memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
@@ -80,7 +81,8 @@ after. Nothing is written to the transcript: the result is what a client would s
   --method micro        persist big tool results, clear old ones (Layer 1)
   --method reactive     drop the oldest rounds, then cut the newest round's largest results to
                         previews, until the estimate fits --limit (default: the auto-compact
-                        threshold), as after a "prompt too long" error
+                        threshold, or the window where Claude Code compacts only once the API
+                        refuses), as after a "prompt too long" error
   --method cache-edits  the tool results an API context_management edit would clear, and the savings
   --force               compact with auto even below the threshold
 --json prints the compact.* result unchanged (the messages are ready to send).`,
@@ -154,7 +156,8 @@ Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings
   statusline: `usage: memctl statusline
 
 Claude Code's statusLine command (memctl install-statusline sets it up): reads the session's JSON
-on stdin and prints one line: a context bar with the % left until auto-compact, tokens left,
+on stdin and prints one line: a context bar with the % left until auto-compact (the % of the
+window used, "context used", when Claude Code compacts only once the API refuses), tokens left,
 compactions so far, how old the session memory is, and the session's cost. The figures are memd's
 when it answers within 150 ms; else they come from Claude Code's own fields, marked "no memd".
 Never starts memd, never writes to stderr, always exits 0. NO_COLOR turns colour off; COLUMNS
@@ -221,7 +224,7 @@ Exports a session (its id, or any unique prefix of it):
                   folded in <details> with its input and output, compactions marked (default)
   --format html   one self-contained HTML report that opens offline (no script, no URL): the
                   conversation with tool calls collapsible, a chart of context tokens per response
-                  with the auto-compact threshold and each compaction, cost by model, cache hit
+                  with the auto-compact threshold (or the window) and each compaction, cost by model, cache hit
                   rate, files touched and failed tool calls
   --format jsonl  the main transcript byte for byte as Claude Code wrote it (sub-agent transcripts
                   are files of their own and are not included)

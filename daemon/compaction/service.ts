@@ -10,7 +10,7 @@
  * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
  * breaker, and the result says it fell back.
  */
-import { ErrorCode, NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
+import { type BelowThresholdData, ErrorCode, NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ReactiveEstimate, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
@@ -286,15 +286,17 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       if (!options.force) {
         const threshold = deps.thresholds(sessionId);
         if (!AUTO_STATES.has(threshold.state)) {
-          throw new RpcError(
-            ErrorCode.Conflict,
-            'BelowThreshold',
-            `session ${sessionId} is at ${threshold.tokens} tokens, below its auto-compact threshold of ${threshold.autoCompactAt}; pass force to compact anyway`,
-            {
-              tokens: threshold.tokens,
-              autoCompactAt: threshold.autoCompactAt,
-            },
-          );
+          // In reactive mode Claude Code compacts only once the API refuses: autoCompactAt is the window.
+          const below =
+            threshold.autoCompactMode === 'reactive' && threshold.autoCompactEnabled
+              ? `below its window of ${threshold.window}, where Claude Code compacts when the API refuses the request`
+              : `below its auto-compact threshold of ${threshold.autoCompactAt}`;
+          throw new RpcError(ErrorCode.Conflict, 'BelowThreshold', `session ${sessionId} is at ${threshold.tokens} tokens, ${below}; pass force to compact anyway`, {
+            tokens: threshold.tokens,
+            autoCompactAt: threshold.autoCompactAt,
+            window: threshold.window,
+            autoCompactMode: threshold.autoCompactMode,
+          } satisfies BelowThresholdData);
         }
       }
       return auto(sessionId, options.instructions);

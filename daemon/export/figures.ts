@@ -10,7 +10,7 @@ import { contextOfUsage, isApiResponse, isFinalerThan, responseKey, type ModelUs
 import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
 
 /** The context each main-thread response was sent with, in file order, and where compactions fell. */
-export function contextChart(main: readonly IndexedEntry[], autoCompactAt: number | null, window: number): ContextChart {
+export function contextChart(main: readonly IndexedEntry[], autoCompactAt: number | null, window: number, autoCompactMode: ContextChart['autoCompactMode']): ContextChart {
   const points: { at: string | null; usage: Usage }[] = [];
   const byKey = new Map<string, number>();
   const compactions: ContextChart['compactions'] = [];
@@ -31,7 +31,7 @@ export function contextChart(main: readonly IndexedEntry[], autoCompactAt: numbe
     if (key !== null) byKey.set(key, points.length);
     points.push({ at: entry.timestamp, usage: entry.usage });
   }
-  return { points: points.map((point) => ({ at: point.at, tokens: contextOfUsage(point.usage) })), compactions, autoCompactAt, window };
+  return { points: points.map((point) => ({ at: point.at, tokens: contextOfUsage(point.usage) })), compactions, autoCompactAt, window, autoCompactMode };
 }
 
 function costRow(model: string, usage: UsageTotals): CostRow {

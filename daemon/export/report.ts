@@ -58,7 +58,7 @@ export async function buildReport(deps: ReportDeps, source: TranscriptBytes, ses
       firstActivity: summary.firstActivity,
       lastActivity: summary.lastActivity,
     },
-    chart: contextChart(main, threshold.autoCompactEnabled ? threshold.autoCompactAt : null, threshold.window),
+    chart: contextChart(main, threshold.autoCompactEnabled ? threshold.autoCompactAt : null, threshold.window, threshold.autoCompactMode),
     costs: reportCosts(accounting.byModel, accounting.usage.total),
     ...body,
   };

@@ -44,7 +44,8 @@ export interface ChartGeometry {
   yMax: number;
   /** One per response, in order. */
   line: (Point & { tokens: number; at: string | null })[];
-  threshold: { y: number; tokens: number } | null;
+  /** Where Claude Code compacts; `reactive`: at the window, once the API refuses the request. */
+  threshold: { y: number; tokens: number; reactive: boolean } | null;
   compactions: { x: number; trigger: string; preTokens: number | null; at: string | null }[];
   /** The compactions as drawn: marks closer than MARK_GAP merged, in order, at least MARK_GAP apart. */
   compactionGroups: CompactionGroup[];
@@ -106,7 +107,7 @@ export function chartGeometry(chart: ContextChart, box: ChartBox = CHART_BOX): C
     box,
     yMax,
     line,
-    threshold: chart.autoCompactAt === null ? null : { y: yOf(chart.autoCompactAt), tokens: chart.autoCompactAt },
+    threshold: chart.autoCompactAt === null ? null : { y: yOf(chart.autoCompactAt), tokens: chart.autoCompactAt, reactive: chart.autoCompactMode === 'reactive' },
     compactions,
     compactionGroups: groupCompactions(compactions),
     yTicks,
@@ -146,7 +147,7 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
   const plotRight = width - right;
   const parts: string[] = [
     `<svg id="context-chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="context-chart-title">`,
-    `<title id="context-chart-title">Context tokens per assistant response${geometry.threshold === null ? '' : `, auto-compact at ${formatCount(geometry.threshold.tokens)}`}</title>`,
+    `<title id="context-chart-title">Context tokens per assistant response${geometry.threshold === null ? '' : `, ${geometry.threshold.reactive ? 'compacts when the API refuses, at' : 'auto-compact at'} ${formatCount(geometry.threshold.tokens)}`}</title>`,
   ];
   for (const tick of geometry.yTicks) {
     parts.push(`<line class="grid" x1="${left}" x2="${plotRight}" y1="${fixed(tick.y)}" y2="${fixed(tick.y)}"/>`);
@@ -171,11 +172,12 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
     }
   }
   if (geometry.threshold !== null) {
+    const { tokens, reactive } = geometry.threshold;
     const y = fixed(geometry.threshold.y);
-    parts.push(
-      `<line class="threshold" data-tokens="${geometry.threshold.tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>auto-compact threshold: ${formatCount(geometry.threshold.tokens)} tokens</title></line>`,
-    );
-    parts.push(`<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">auto-compact ${formatTokens(geometry.threshold.tokens)}</text>`);
+    // Reactive mode (Claude Code 2.1.197 without an auto-compact window): the line is the window itself.
+    const title = reactive ? `the window: ${formatCount(tokens)} tokens; Claude Code compacts when the API refuses the request` : `auto-compact threshold: ${formatCount(tokens)} tokens`;
+    parts.push(`<line class="threshold" data-tokens="${tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>${title}</title></line>`);
+    parts.push(`<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">${reactive ? 'window' : 'auto-compact'} ${formatTokens(tokens)}</text>`);
   }
   for (const group of geometry.compactionGroups) {
     const title = `<title>${escapeHtml(groupTitle(group))}</title>`;

@@ -158,7 +158,12 @@ function renderCards(model: ReportModel): string {
 function renderChart(model: ReportModel): string {
   const { chart } = model;
   if (chart.points.length === 0) return '<p class="muted">No assistant response recorded its usage.</p>';
-  const threshold = chart.autoCompactAt === null ? 'auto-compaction is off' : `auto-compact threshold ${formatCount(chart.autoCompactAt)} tokens (window ${formatCount(chart.window)})`;
+  const threshold =
+    chart.autoCompactAt === null
+      ? 'auto-compaction is off'
+      : chart.autoCompactMode === 'reactive'
+        ? `window ${formatCount(chart.window)} tokens (compacts when the API refuses the request)`
+        : `auto-compact threshold ${formatCount(chart.autoCompactAt)} tokens (window ${formatCount(chart.window)})`;
   return `<figure class="chart">${renderChartSvg(chart)}<figcaption><span class="key line"></span> context each response was sent with <span class="key threshold"></span> ${esc(threshold)} <span class="key compaction"></span> ${esc(plural(chart.compactions.length, 'compaction'))}</figcaption></figure>`;
 }
 

@@ -77,10 +77,12 @@ export interface CompactionMark {
 export interface ContextChart {
   points: ContextPoint[];
   compactions: CompactionMark[];
-  /** The auto-compact threshold now; null when auto-compaction is off. */
+  /** The auto-compact threshold now (the window in reactive mode); null when auto-compaction is off. */
   autoCompactAt: number | null;
   /** The context window the threshold is computed from. */
   window: number;
+  /** ThresholdResult.autoCompactMode: `reactive` compacts only when the API refuses, at the window. */
+  autoCompactMode: 'threshold' | 'reactive';
 }
 
 export interface CostRow {

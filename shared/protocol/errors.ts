@@ -41,6 +41,18 @@ export const ErrorCode = {
  */
 export const NOT_ENOUGH_MESSAGES = 'Not enough messages to compact.';
 
+/**
+ * `compact.auto`'s `BelowThreshold` (Conflict, 1002) data: the session's context and where Claude
+ * Code compacts it (ThresholdResult). `window` and `autoCompactMode` are additions (issue 28): in
+ * reactive mode `autoCompactAt` is the window, where the API refuses and Claude Code compacts.
+ */
+export interface BelowThresholdData {
+  tokens: number;
+  autoCompactAt: number;
+  window: number;
+  autoCompactMode: 'threshold' | 'reactive';
+}
+
 export type ErrorCodeName = keyof typeof ErrorCode;
 export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
 

@@ -206,10 +206,11 @@ export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'block
 export interface ThresholdResult {
   model: string;
   tokens: number;
-  /** The model's context window, after CLAUDE_CODE_AUTO_COMPACT_WINDOW. */
+  /** The session's context window (/context's `…/1m`). */
   window: number;
-  /** window − the output reserve. */
+  /** The auto-compact window (CLAUDE_CODE_AUTO_COMPACT_WINDOW, the model's; else `window`) − the output reserve. */
   effectiveWindow: number;
+  /** Where Claude Code compacts: ahead of the limit (threshold mode), or at `window` when the API refuses (reactive mode). */
   autoCompactAt: number;
   warningAt: number;
   errorAt: number;
@@ -219,6 +220,12 @@ export interface ThresholdResult {
   tokensLeft: number;
   percentUsed: number;
   autoCompactEnabled: boolean;
+  /**
+   * `threshold`: an auto-compact window is configured (env, or the model's), and Claude Code
+   * compacts at `autoCompactAt`. `reactive`: none is (2.1.197's default for most models), and it
+   * compacts only when the API refuses a request; its meter then reads "N% context used".
+   */
+  autoCompactMode: 'threshold' | 'reactive';
 }
 
 export interface UsageTotals {

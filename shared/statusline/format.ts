@@ -1,8 +1,10 @@
 /**
  * The one-line context string that every client shows (memctl statusline, the Neovim and VS Code
- * plugins): how much room is left until auto-compact, the figure Claude Code users ask for.
+ * plugins): how much room is left until auto-compact, the figure Claude Code users ask for, or
+ * how much of the window is used when Claude Code compacts only once the API refuses (reactive mode).
  *
  *   ▕██░░░░░░▏ 76% until auto-compact · 131K left · 2 compactions · mem 3m · $1.23
+ *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42
  *
  * Segments go, least useful first, until the line fits its width; the percentage always stays.
  * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
@@ -56,6 +58,26 @@ export function percentLeft(threshold: ThresholdResult): number {
   return Math.max(0, 100 - threshold.percentUsed);
 }
 
+/**
+ * Claude Code compacts the session only once the API refuses a request, at the window (reactive
+ * mode, auto-compaction on): there is no threshold ahead of the window to count down to. A result
+ * without `autoCompactMode` (an older memd) is threshold mode.
+ */
+export function compactsWhenRefused(threshold: ThresholdResult): boolean {
+  return threshold.autoCompactEnabled && threshold.autoCompactMode === 'reactive';
+}
+
+/**
+ * The percentage as Claude Code words its own meter: "N% until auto-compact" when it compacts at a
+ * threshold, "N% context used" when it compacts only once the API refuses (reactive mode; an
+ * answer without `autoCompactMode`, from an older memd, is threshold mode).
+ */
+export function percentText(threshold: ThresholdResult): string {
+  if (!threshold.autoCompactEnabled) return `${percentLeft(threshold)}% of window left`;
+  if (compactsWhenRefused(threshold)) return `${Math.max(0, threshold.percentUsed)}% context used`;
+  return `${percentLeft(threshold)}% until auto-compact`;
+}
+
 export function statusBar(threshold: ThresholdResult): string {
   const used = Math.min(100, Math.max(0, threshold.percentUsed));
   const filled = Math.round((used / 100) * STATUS_BAR_CELLS);
@@ -80,9 +102,8 @@ function segments(facts: StatusFacts, now: number): Segment[] {
   const { threshold } = facts;
   if (threshold !== null) {
     const color = COLOR_BY_STATE[threshold.state];
-    const to = threshold.autoCompactEnabled ? 'until auto-compact' : 'of window left';
     list.push({ text: statusBar(threshold), keep: 1, color });
-    list.push({ text: `${percentLeft(threshold)}% ${to}`, keep: 9, color, tight: true });
+    list.push({ text: percentText(threshold), keep: 9, color, tight: true });
     list.push({ text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 });
   }
   if (facts.compactions !== null) list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });

@@ -78,9 +78,31 @@ interface WindowRow {
  * Haiku has no 1M at all. Its other native-1M ids (fable, mythos) are no family memd parses.
  */
 const DEFAULT_WINDOWS: readonly WindowRow[] = [
+  // 2.1.197's model catalog marks these `native_1m` (its /context shows Opus 4.8 at `…/1m`).
   { family: 'opus', major: 4, fromMinor: 7, tokens: EXTENDED_CONTEXT_WINDOW },
   { family: 'sonnet', major: 5, fromMinor: 0, tokens: EXTENDED_CONTEXT_WINDOW },
 ];
+
+/**
+ * The auto-compact windows Claude Code 2.1.197 configures per model ("model-default"), below the
+ * context window: Sonnet 4.6 and Opus 4.6 compact at 200K when they run without 1M, Sonnet 5 at
+ * 967K. A model with such a window compacts ahead of its limit; every other one (its window
+ * source is "auto") does not (thresholds.ts).
+ */
+const AUTO_COMPACT_WINDOWS: readonly { family: ModelFamily; major: number; minor: number; tokens: number; onlyBelowOneMillion: boolean }[] = [
+  { family: 'sonnet', major: 4, minor: 6, tokens: DEFAULT_CONTEXT_WINDOW, onlyBelowOneMillion: true },
+  { family: 'opus', major: 4, minor: 6, tokens: DEFAULT_CONTEXT_WINDOW, onlyBelowOneMillion: true },
+  { family: 'sonnet', major: 5, minor: 0, tokens: 967_000, onlyBelowOneMillion: false },
+];
+
+/** The auto-compact window Claude Code configures for `model` at `window`, or null when it configures none. */
+export function modelAutoCompactWindow(model: string | null, window: number): number | null {
+  const version = model === null ? null : parseModelVersion(model);
+  if (version === null) return null;
+  const row = AUTO_COMPACT_WINDOWS.find((candidate) => candidate.family === version.family && candidate.major === version.major && candidate.minor === version.minor);
+  if (row === undefined || (row.onlyBelowOneMillion && window >= EXTENDED_CONTEXT_WINDOW)) return null;
+  return row.tokens;
+}
 
 /** A model's context window: 1M with the `[1m]` suffix, else Claude Code's default for it (DEFAULT_WINDOWS), else 200K. */
 export function contextWindowFor(model: string | null): number {

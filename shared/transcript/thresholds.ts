@@ -1,29 +1,39 @@
 /**
- * Where a context of `tokens` stands against Claude Code's compaction thresholds (DESIGN.md §5,
- * read off Claude Code 2.1.x services/compact/autoCompact.ts). The environment is passed in so
- * that the daemon can use a session's own settings and tests can use any; nothing here reads
- * process.env.
+ * Where a context of `tokens` stands against Claude Code's compaction thresholds, as Claude Code
+ * 2.1.197 computes them (read in its embedded JS: its context-window, auto-compact-window and
+ * warning-level functions; checked against its /context with the scripted API, issue 28). The
+ * environment is passed in so that the daemon can use a session's own settings and tests can use
+ * any; nothing here reads process.env.
  *
- *   window          = CLAUDE_CODE_AUTO_COMPACT_WINDOW clamped to 100K..1M, else the window
- *                     Claude Code stated for the session (`window`), else the model's
- *                     (models.ts: 200K; 1M with `[1m]` or by Claude Code's default, Opus 4.8)
- *   effectiveWindow = window − reserve, reserve = min(model max output, 20,000) unless
- *                     reserveOutputTokens is given
+ *   window          = the window Claude Code stated for the session (`window`), else the model's
+ *                     (models.ts: 200K; 1M with `[1m]` or natively, Opus 4.7+ and Sonnet 5)
+ *   compactWindow   = CLAUDE_CODE_AUTO_COMPACT_WINDOW clamped to 100K..1M, else the model's
+ *                     configured auto-compact window (models.ts), each at most `window`; else none
+ *                     (Claude Code's window source "auto")
+ *   reserve         = min(model max output, 20,000) unless reserveOutputTokens is given
+ *   effectiveWindow = (compactWindow ?? window) − reserve
+ *
+ * With an auto-compact window ("threshold" mode) Claude Code compacts ahead of the limit:
  *   autoCompactAt   = effectiveWindow − 13,000, or with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = p
  *                     (0 < p ≤ 100): min(floor(effectiveWindow × p / 100), effectiveWindow − 13,000)
- *   warningAt       = base − 20,000 and errorAt = base − 20,000, where base is autoCompactAt, or
- *                     effectiveWindow when auto-compaction is off. Claude Code's two buffers are
- *                     both 20,000, so the two thresholds coincide and the state goes from `ok`
- *                     straight to `error`; `warning` only shows if the buffers ever differ.
- *   blockingAt      = effectiveWindow − 3,000, or CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE (a
- *                     positive integer, taken as is)
+ *   blockingAt      = window − reserve − 3,000, or CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE
+ *   tokensLeft      = autoCompactAt − tokens ("N% until auto-compact"; /context's free space
+ *                     beside its "Autocompact buffer")
+ * Without one ("reactive" mode, the default of most models) 2.1.197 does not compact ahead: the
+ * request goes out until the API refuses it, and Claude Code compacts then (reactive compaction);
+ * it blocks nothing, and its meter reads "N% context used". So
+ *   autoCompactAt   = blockingAt = window,  tokensLeft = window − tokens (/context's free space),
+ *   percentUsed     = tokens / window (/context's and the status line's used_percentage)
+ * In both modes warningAt = errorAt = (effectiveWindow − 13,000 with the override) − 20,000, where
+ * Claude Code's meter appears: its two buffers are both 20,000, so the state goes from `ok`
+ * straight to `error`. With auto-compaction off (DISABLE_COMPACT, DISABLE_AUTO_COMPACT truthy)
+ * tokensLeft counts to blockingAt and the warnings to effectiveWindow − 20,000.
  *
- * Auto-compaction is off with DISABLE_COMPACT or DISABLE_AUTO_COMPACT set truthy (1, true, yes,
- * on). A 200K window with reserveOutputTokens 0 compacts at 187,000, the seed document's figure;
- * with Claude Code's reserve (20,000 for every 4.x model) it compacts at 167,000.
+ * A 200K window with reserveOutputTokens 0 and an auto-compact window compacts at 187,000, the seed
+ * document's figure; with Claude Code's reserve (20,000 for every 4.x model) at 167,000.
  */
 import type { ThresholdResult, ThresholdState } from '../protocol/results.js';
-import { contextWindowFor, maxOutputTokensFor } from './models.js';
+import { contextWindowFor, maxOutputTokensFor, modelAutoCompactWindow } from './models.js';
 
 export type ThresholdEnv = Readonly<Record<string, string | undefined>>;
 
@@ -70,6 +80,9 @@ export function isAutoCompactEnabled(env: ThresholdEnv): boolean {
   return !isEnvTruthy(env.DISABLE_COMPACT) && !isEnvTruthy(env.DISABLE_AUTO_COMPACT);
 }
 
+/** How Claude Code compacts the session: ahead of its limit, or when the API refuses (ThresholdResult.autoCompactMode). */
+export type AutoCompactMode = 'threshold' | 'reactive';
+
 export interface ThresholdInput {
   /** The model as configured or as the transcript names it; '' when none is known (defaults). */
   model: string;
@@ -82,16 +95,20 @@ export interface ThresholdInput {
   window?: number | null;
 }
 
-export function contextWindow(model: string, env: ThresholdEnv, stated?: number | null): number {
-  const override = positiveInt(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
-  if (override !== null) return clamp(override, MIN_AUTO_COMPACT_WINDOW, MAX_AUTO_COMPACT_WINDOW);
+export function contextWindow(model: string, stated?: number | null): number {
   if (stated != null && stated > 0) return stated;
   return contextWindowFor(model === '' ? null : model);
 }
 
-export function effectiveContextWindow(model: string, env: ThresholdEnv, reserveOutputTokens?: number, stated?: number | null): number {
-  const reserve = reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY);
-  return contextWindow(model, env, stated) - Math.max(0, reserve);
+/** The auto-compact window Claude Code compacts against, at most `window`; null when it configures none (source "auto"). */
+export function autoCompactWindow(model: string, env: ThresholdEnv, window: number): number | null {
+  const override = positiveInt(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
+  const configured = override !== null ? clamp(override, MIN_AUTO_COMPACT_WINDOW, MAX_AUTO_COMPACT_WINDOW) : modelAutoCompactWindow(model === '' ? null : model, window);
+  return configured === null ? null : Math.min(window, configured);
+}
+
+function reserveOf(model: string, reserveOutputTokens: number | undefined): number {
+  return Math.max(0, reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY));
 }
 
 function autoCompactThreshold(effectiveWindow: number, env: ThresholdEnv): number {
@@ -101,40 +118,53 @@ function autoCompactThreshold(effectiveWindow: number, env: ThresholdEnv): numbe
 }
 
 function stateOf(tokens: number, t: Omit<ThresholdResult, 'state' | 'tokensLeft' | 'percentUsed'>): ThresholdState {
-  if (tokens >= t.blockingAt) return 'blocking';
-  if (t.autoCompactEnabled && tokens >= t.autoCompactAt) return 'autocompact';
+  if (t.autoCompactMode === 'reactive' && t.autoCompactEnabled) {
+    // Nothing blocks: the request that no longer fits is refused, and compacted then.
+    if (tokens >= t.window) return 'autocompact';
+  } else {
+    if (tokens >= t.blockingAt) return 'blocking';
+    if (t.autoCompactEnabled && tokens >= t.autoCompactAt) return 'autocompact';
+  }
   if (tokens >= t.errorAt) return 'error';
   if (tokens >= t.warningAt) return 'warning';
   return 'ok';
 }
 
 /**
- * The thresholds and the state for `tokens`. `autoCompactAt` is reported even when
- * auto-compaction is off (what it would be); `tokensLeft` then counts to `blockingAt`, the next
- * thing that will happen. `percentUsed` is of the auto-compact threshold (of the effective window
- * when auto-compaction is off), as Claude Code's "context left until auto-compact" is; it passes
- * 100 once the context is beyond it.
+ * The thresholds and the state for `tokens` (see the top of this file). `autoCompactAt` is
+ * reported even when auto-compaction is off (what it would be); `tokensLeft` then counts to
+ * `blockingAt`, the next thing that will happen. `percentUsed` is of the auto-compact threshold
+ * in threshold mode (of the effective window when auto-compaction is off), as Claude Code's
+ * "context left until auto-compact" is, and of the window in reactive mode; it passes 100 once
+ * the context is beyond it.
  */
 export function computeThresholds(input: ThresholdInput): ThresholdResult {
   const { model, tokens, env } = input;
-  const window = contextWindow(model, env, input.window);
-  const effectiveWindow = effectiveContextWindow(model, env, input.reserveOutputTokens, input.window);
+  const window = contextWindow(model, input.window);
+  const compactWindow = autoCompactWindow(model, env, window);
+  const reserve = reserveOf(model, input.reserveOutputTokens);
+  const effectiveWindow = (compactWindow ?? window) - reserve;
   const autoCompactEnabled = isAutoCompactEnabled(env);
-  const autoCompactAt = autoCompactThreshold(effectiveWindow, env);
-  const base = autoCompactEnabled ? autoCompactAt : effectiveWindow;
-  const blockingAt = positiveInt(env.CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE) ?? effectiveWindow - MANUAL_COMPACT_BUFFER_TOKENS;
+  const autoCompactMode: AutoCompactMode = compactWindow === null ? 'reactive' : 'threshold';
+  const reactive = autoCompactEnabled && autoCompactMode === 'reactive';
+  const threshold = autoCompactThreshold(effectiveWindow, env);
+  const autoCompactAt = reactive ? window : threshold;
+  const warningBase = autoCompactEnabled ? threshold : effectiveWindow;
+  const blockingAt = reactive ? window : (positiveInt(env.CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE) ?? window - reserve - MANUAL_COMPACT_BUFFER_TOKENS);
   const thresholds = {
     model,
     tokens,
     window,
     effectiveWindow,
     autoCompactAt,
-    warningAt: base - WARNING_THRESHOLD_BUFFER_TOKENS,
-    errorAt: base - ERROR_THRESHOLD_BUFFER_TOKENS,
+    warningAt: warningBase - WARNING_THRESHOLD_BUFFER_TOKENS,
+    errorAt: warningBase - ERROR_THRESHOLD_BUFFER_TOKENS,
     blockingAt,
     autoCompactEnabled,
+    autoCompactMode,
   };
   const limit = autoCompactEnabled ? autoCompactAt : blockingAt;
+  const base = reactive ? window : warningBase;
   return {
     ...thresholds,
     state: stateOf(tokens, thresholds),

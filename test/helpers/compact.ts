@@ -162,6 +162,7 @@ export function compactionService(session: IngestedSession, autoCompactAt = 167_
     tokensLeft: 0,
     percentUsed: 0,
     autoCompactEnabled: true,
+    autoCompactMode: 'threshold',
   };
   const bus = createBus((error) => {
     throw error;

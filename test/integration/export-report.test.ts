@@ -89,7 +89,10 @@ describe.skipIf(!chromiumAvailable())('the HTML report in headless Chromium', ()
         expect(box?.width).toBeGreaterThan(400);
         expect(await chart.locator('circle.context-dot').count()).toBe(compactions.usage.main.assistantMessages);
         expect(await chart.locator('line.threshold').count()).toBe(1);
-        expect(await chart.locator('line.threshold').getAttribute('data-tokens')).toBe('967000'); // claude-opus-4-8: 1M by default (issue 28)
+        // claude-opus-4-8: 1M by default, no auto-compact window: Claude Code compacts when the API refuses, at the window (issue 28).
+        expect(await chart.locator('line.threshold').getAttribute('data-tokens')).toBe('1000000');
+        expect(await chart.locator('text.threshold-label').textContent()).toBe('window 1M');
+        expect(await page.locator('figure.chart figcaption').textContent()).toContain('window 1,000,000 tokens (compacts when the API refuses the request)');
         expect(await chart.locator('line.compaction').count()).toBe(compactions.compactions.count);
         // The marks stand between the responses around them, within the plot.
         const xs = await chart.locator('line.compaction').evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('x1'))));

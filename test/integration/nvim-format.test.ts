@@ -34,7 +34,7 @@ const COSTS: (number | null)[] = [null, 0, 0.005, 0.015, 0.125, 0.375, 1.005, 1.
 const COLUMNS = [1, 10, 20, 24, 30, 34, 40, 50, 60, 70, 80, 120, 200];
 const NOTES: (string | null)[] = [null, 'no memd', 'memd: not indexed yet'];
 
-function threshold(percentUsed: number, tokensLeft: number, state: ThresholdState, autoCompactEnabled: boolean): ThresholdResult {
+function threshold(percentUsed: number, tokensLeft: number, state: ThresholdState, autoCompactEnabled: boolean, autoCompactMode: 'threshold' | 'reactive' = 'threshold'): ThresholdResult {
   return {
     model: 'claude-opus-4-8',
     tokens: 0,
@@ -48,6 +48,7 @@ function threshold(percentUsed: number, tokensLeft: number, state: ThresholdStat
     tokensLeft,
     percentUsed,
     autoCompactEnabled,
+    autoCompactMode,
   };
 }
 
@@ -62,6 +63,8 @@ function edgeCases(): Case[] {
   for (const percent of PERCENTS) cases.push({ facts: facts({ threshold: threshold(percent, 131_000, 'ok', true) }), columns: 120, now: NOW });
   for (const left of TOKENS_LEFT) cases.push({ facts: facts({ threshold: threshold(24, left, 'ok', true) }), columns: 120, now: NOW });
   for (const state of STATES) cases.push({ facts: facts({ threshold: threshold(24, 131_000, state, false) }), columns: 120, now: NOW });
+  // Reactive mode (Claude Code 2.1.197 without an auto-compact window): its meter's "context used".
+  for (const percent of PERCENTS) cases.push({ facts: facts({ threshold: threshold(percent, 131_000, 'ok', true, 'reactive') }), columns: 120, now: NOW });
   for (const compactions of COMPACTIONS) cases.push({ facts: facts({ threshold: typical, compactions }), columns: 120, now: NOW });
   for (const memoryAt of MEMORY) cases.push({ facts: facts({ threshold: typical, memoryAt }), columns: 120, now: NOW });
   for (const costUsd of COSTS) cases.push({ facts: facts({ threshold: typical, costUsd }), columns: 120, now: NOW });
@@ -80,7 +83,7 @@ function sampledCases(): Case[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   return Array.from({ length: SAMPLED_CASES }, () => ({
     facts: {
-      threshold: random() < 0.95 ? threshold(pick(PERCENTS), pick(TOKENS_LEFT), pick(STATES), random() < 0.8) : null,
+      threshold: random() < 0.95 ? threshold(pick(PERCENTS), pick(TOKENS_LEFT), pick(STATES), random() < 0.8, random() < 0.5 ? 'reactive' : 'threshold') : null,
       compactions: pick(COMPACTIONS),
       memoryAt: pick(MEMORY),
       costUsd: pick(COSTS),

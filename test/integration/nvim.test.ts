@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { renderCompaction } from '../../client/memctl/commands/compact.js';
 import { createOutput } from '../../client/memctl/output.js';
+import { renderSessionDetail } from '../../client/memctl/session-detail.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { manifest } from '../helpers/fixtures.js';
 import { bufferLines, notes, NVIM_PATH, statusline } from '../helpers/nvim.js';
@@ -49,7 +50,8 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect(expectedLines(session, 30, before, after)).toContain(narrow);
     expect(evaluated).toBe(line);
     expect(evaluatedNarrow.trim()).toBe(narrow);
-    expect(line).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left · \d+ compactions? · mem - · \$\d+\.\d\d$/);
+    // claude-opus-4-8 at 1M with no auto-compact window: Claude Code's "context used" (reactive mode, issue 28).
+    expect(line).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left · \d+ compactions? · mem - · \$\d+\.\d\d$/);
 
     // A directory without a session: empty; back in the project's: the line again.
     const elsewhere = join(sandbox.root, 'work', 'elsewhere');
@@ -102,6 +104,12 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect(detail).toContain(`  model     ${project.model}`);
     expect(detail.find((line) => line.startsWith('  compacted '))).toMatch(new RegExp(`^ {2}compacted ${session.compactions.count}×`));
     expect(detail.find((line) => line.startsWith('  line      '))).toBe(`  line      ${expectedLines(session, 120, Date.now())[0]}`);
+    // The context bar and the limits as memctl status prints them: claude-opus-4-8 with no
+    // auto-compact window compacts when the API refuses, at the window (reactive mode, issue 28).
+    const memctl = renderSessionDetail(session, createOutput({ NO_COLOR: '1' }));
+    for (const head of ['  context   ', '  state     ']) expect(detail.find((line) => line.startsWith(head))).toBe(memctl.find((line) => line.startsWith(head)));
+    expect(detail.find((line) => line.startsWith('  context   '))).toMatch(/% context used · \d+K\/1\.0M, \d+K left$/);
+    expect(detail.find((line) => line.startsWith('  state     '))).toMatch(/ · compacts when the API refuses the request \(at the window\) · window 1\.0M$/);
     expect(detail.find((line) => line.startsWith('  total     '))).toContain(
       `${session.usage.total.assistantMessages} responses · in ${session.usage.total.input} · out ${session.usage.total.output}`,
     );

@@ -22,10 +22,10 @@ async function caughtUp(client: Client): Promise<boolean> {
   return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
 }
 
-async function ingestedFixtures(): Promise<{ sandbox: Sandbox; client: Client; sessions: SessionSummary[] }> {
+async function ingestedFixtures(daemonEnv: NodeJS.ProcessEnv = {}): Promise<{ sandbox: Sandbox; client: Client; sessions: SessionSummary[] }> {
   const sandbox = makeSandbox();
   copyFixtureProjects(sandbox.projectsDir);
-  await startDaemon(sandbox);
+  await startDaemon(sandbox, undefined, daemonEnv);
   const client = createClient({ env: sandbox.env, autostart: false });
   await eventually(() => caughtUp(client), 'ingest to catch up');
   // The archive follows the backfill; once it holds every transcript, `archived` stays put.
@@ -148,9 +148,11 @@ describe('sessions over the recorded transcripts', () => {
       expect(await client.compactThresholds({ sessionId: first.sessionId })).toEqual(first.threshold);
       const near = await client.compactThresholds({ model: 'claude-opus-4-6', tokens: 170_000 });
       expect(near).toMatchObject({ window: 200_000, autoCompactAt: 167_000, state: 'autocompact' });
-      // Claude Code 2.1.197 runs Opus 4.8 at 1M by default, `[1m]` or not (issue 28).
+      // Claude Code 2.1.197 runs Opus 4.8 at 1M by default, `[1m]` or not, and with no auto-compact
+      // window compacts it only when the API refuses, at the window (reactive mode, issue 28).
       const opus48 = await client.compactThresholds({ model: 'claude-opus-4-8', tokens: 170_000 });
-      expect(opus48).toMatchObject({ window: 1_000_000, autoCompactAt: 967_000, state: 'ok' });
+      expect(opus48).toMatchObject({ window: 1_000_000, autoCompactAt: 1_000_000, tokensLeft: 830_000, percentUsed: 17, state: 'ok', autoCompactMode: 'reactive' });
+      expect(near.autoCompactMode).toBe('threshold');
       await expect(client.sessionsGet({ sessionId: 'no-such-session' })).rejects.toMatchObject({ code: 1001 });
     } finally {
       client.close();
@@ -165,7 +167,13 @@ describe('sessions over the recorded transcripts', () => {
     const rows = result.stdout.trim().split('\n').slice(1);
     expect(rows).toHaveLength(sessions.length);
     expect(rows.map((row) => row.slice(0, 8))).toEqual(sessions.map((session) => session.sessionId.slice(0, 8)));
-    for (const row of rows) expect(row).toMatch(/▕[█░]{8}▏ \d+% of auto-compact · \d+K\/\d+K, \d+K left/);
+    // Each session's bar in its mode: the share of the auto-compact threshold, or of the window
+    // ("context used") where Claude Code compacts only when the API refuses.
+    rows.forEach((row, i) => {
+      const reactive = sessions[i]?.threshold.autoCompactMode === 'reactive';
+      expect(row).toMatch(reactive ? /▕[█░]{8}▏ \d+% context used · \d+K\/(?:200K|1\.0M), \d+K left/ : /▕[█░]{8}▏ \d+% of auto-compact · \d+K\/\d+K, \d+K left/);
+    });
+    expect(sessions.some((session) => session.threshold.autoCompactMode === 'reactive')).toBe(true);
     const json = await runMemctl(sandbox, ['sessions', '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ sessions, total: sessions.length, hidden: 0, nextCursor: null });
     const status = await runMemctl(sandbox, ['status']);
@@ -174,7 +182,9 @@ describe('sessions over the recorded transcripts', () => {
   });
 
   it('sends session.updated for an append, and thresholdCrossed when the context passes auto-compact', async () => {
-    const { sandbox, client, sessions } = await ingestedFixtures();
+    // A 1M auto-compact window set: the coding-loop session (claude-opus-4-8, 1M) compacts ahead at
+    // 967K (threshold mode); without it Claude Code 2.1.197 would wait for the API to refuse at 1M.
+    const { sandbox, client, sessions } = await ingestedFixtures({ CLAUDE_CODE_AUTO_COMPACT_WINDOW: '1000000' });
     try {
       const expected = manifest('coding-loop');
       const before = sessions.find((session) => session.sessionId === expected.sessionId);

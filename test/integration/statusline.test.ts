@@ -1,6 +1,9 @@
 /**
  * `memctl statusline` as Claude Code runs it: JSON on stdin, one line out, exit 0, nothing on
  * stderr; from a real memd when it answers, from the stdin fields when none does or one hangs.
+ * Sonnet 4.5 and Opus 4.8 have no auto-compact window in Claude Code 2.1.197: they compact only
+ * when the API refuses (reactive mode), and the line says "N% context used" as Claude Code's meter
+ * does; CLAUDE_CODE_AUTO_COMPACT_WINDOW makes it count down to auto-compact instead.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -60,7 +63,7 @@ describe('memctl statusline with memd running', () => {
     const facts = factsFromSummary(summary, 0.5);
     expect(facts).not.toBeNull();
     expect(run.stdout).toBe(`${formatStatusLine(facts as NonNullable<typeof facts>, { color: false, columns: 200, now: Date.now() })}\n`);
-    expect(run.stdout).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left · 0 compactions · mem - · \$\d+\.\d\d\n$/);
+    expect(run.stdout).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d\n$/);
     expect(run.stdout).toContain(`$${(summary.usage.total.costUsd ?? 0).toFixed(2)}`);
     expect(run.stdout).not.toContain('no memd');
   });
@@ -76,14 +79,16 @@ describe('memctl statusline with memd running', () => {
     expect(coloured.stdout).toContain('\x1b[32m');
     const narrow = await runMemctl(sandbox, ['statusline'], { COLUMNS: '30' }, claudeInput(loop.sessionId));
     expect([...narrow.stdout.trimEnd()].length).toBeLessThanOrEqual(30);
-    expect(narrow.stdout).toMatch(/^\d+% until auto-compact\n$/);
+    expect(narrow.stdout).toMatch(/^\d+% context used · \d+K left\n$/);
+    const narrower = await runMemctl(sandbox, ['statusline'], { COLUMNS: '20' }, claudeInput(loop.sessionId));
+    expect(narrower.stdout).toMatch(/^\d+% context used\n$/);
   });
 
   it('says when memd does not know the session yet, with the stdin figures', async () => {
     const run = await runMemctl(sandbox, ['statusline'], {}, claudeInput('99999999-0000-4000-8000-000000000000'));
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('memd: not indexed yet');
-    expect(run.stdout).toContain('% until auto-compact');
+    expect(run.stdout).toContain('▕██░░░░░░▏ 30% context used · 140K left');
   });
 });
 
@@ -92,17 +97,27 @@ describe('memctl statusline without memd', () => {
     const sandbox = makeSandbox();
     const run = await runMemctl(sandbox, ['statusline'], {}, claudeInput(loop.sessionId));
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    // 60,000 tokens of Sonnet 4.5's 167K auto-compact threshold: 36 % used.
+    // 60,000 tokens of Sonnet 4.5's 200K window: 30 % used, Claude Code's own used_percentage.
     const threshold = computeThresholds({ model: 'claude-sonnet-4-5', tokens: 60_000, env: {} });
     expect(run.stdout).toBe(`${formatStatusLine({ threshold, compactions: null, memoryAt: undefined, costUsd: 0.5, note: 'no memd' }, { color: false, columns: 120, now: 0 })}\n`);
-    expect(run.stdout).toBe('▕███░░░░░▏ 64% until auto-compact · 107K left · $0.50 · no memd\n');
+    expect(run.stdout).toBe('▕██░░░░░░▏ 30% context used · 140K left · $0.50 · no memd\n');
+    // With a 200K auto-compact window set it compacts at 167K: 60,000 is 36 % of it.
+    const ahead = await runMemctl(sandbox, ['statusline'], { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' }, claudeInput(loop.sessionId));
+    expect(ahead.stdout).toBe('▕███░░░░░▏ 64% until auto-compact · 107K left · $0.50 · no memd\n');
     expect(existsSync(sandbox.socketPath)).toBe(false);
   });
 
   it('uses used_percentage when current_usage is absent, and shows what is left when the context is unknown', async () => {
     const sandbox = makeSandbox();
     const percentOnly = await runMemctl(sandbox, ['statusline'], {}, claudeInput('s', { context_window: { context_window_size: 200_000, used_percentage: 50 } }));
-    expect(percentOnly.stdout).toBe('▕█████░░░▏ 40% until auto-compact · 67K left · $0.50 · no memd\n');
+    expect(percentOnly.stdout).toBe('▕████░░░░▏ 50% context used · 100K left · $0.50 · no memd\n');
+    const percentAhead = await runMemctl(
+      sandbox,
+      ['statusline'],
+      { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' },
+      claudeInput('s', { context_window: { context_window_size: 200_000, used_percentage: 50 } }),
+    );
+    expect(percentAhead.stdout).toBe('▕█████░░░▏ 40% until auto-compact · 67K left · $0.50 · no memd\n');
     const older = await runMemctl(sandbox, ['statusline'], {}, claudeInput('s', { context_window: undefined }));
     expect(older.stdout).toBe('$0.50 · no memd\n');
   });
@@ -163,9 +178,9 @@ describe('memctl statusline and the window Claude Code states (issue 28)', () =>
     input.context_window = { context_window_size: 1_000_000, used_percentage: 3 };
     const run = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, JSON.stringify(input));
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    // What the status line told memd, and 967,000 − 30,000 left rather than memd's 137K.
+    // What the status line told memd, and 1,000,000 − 30,000 left (3 %, as Claude Code says) rather than memd's 170K.
     expect(requests).toContainEqual({ sessionId: loop.sessionId, window: 1_000_000, model: 'claude-opus-4-8' });
-    expect(run.stdout).toContain('937K left');
-    expect(run.stdout).not.toContain('137K left');
+    expect(run.stdout).toContain('3% context used · 970K left');
+    expect(run.stdout).not.toContain('170K left');
   });
 });

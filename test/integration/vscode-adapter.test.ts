@@ -26,10 +26,10 @@ interface Running {
   activation: Activation;
 }
 
-async function running(config: Record<string, unknown> = {}, folders?: (workspace: Workspace) => string[]): Promise<Running> {
+async function running(config: Record<string, unknown> = {}, folders?: (workspace: Workspace) => string[], daemonEnv: NodeJS.ProcessEnv = {}): Promise<Running> {
   const sandbox = makeSandbox();
   const workspace = installFixtures(sandbox);
-  const daemon = await startDaemon(sandbox);
+  const daemon = await startDaemon(sandbox, undefined, daemonEnv);
   await caughtUp(sandbox);
   const vscode = mockVscode(config, folders?.(workspace) ?? [workspace.folder]);
   const activation = activateWith(vscode.api, { subscriptions: [] }, { env: sandbox.env, controller: { timing: TEST_TIMING } });
@@ -46,11 +46,12 @@ describe('the status bar item and the sessions view', () => {
     const { vscode, workspace } = await running({ pageSize: 4 });
     await eventually(() => status(vscode)?.text.startsWith('$(pulse) ▕') === true, 'the status line');
     expect(status(vscode)).toMatchObject({ visible: true, command: { command: 'memd.openSession', arguments: [workspace.sessionId] }, background: undefined });
-    expect(status(vscode)?.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% until auto-compact · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
+    // claude-opus-4-8 at 1M with no auto-compact window: Claude Code's "context used" (reactive mode, issue 28).
+    expect(status(vscode)?.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
 
     const items = vscode.treeItems(VIEW_ID);
     expect(items).toHaveLength(5);
-    expect(items.slice(0, 4).every((item) => item.contextValue === 'memd.session' && /^▕[█░]{8}▏ \d+% until auto-compact/.test(item.description ?? ''))).toBe(true);
+    expect(items.slice(0, 4).every((item) => item.contextValue === 'memd.session' && /^▕[█░]{8}▏ \d+% context used/.test(item.description ?? ''))).toBe(true);
     expect(items[4]).toMatchObject({ label: 'Load more sessions…', command: { command: 'memd.loadMore' } });
     const changes = vscode.treeViews.get(VIEW_ID)?.changes ?? 0;
     await vscode.run('memd.loadMore');
@@ -109,7 +110,8 @@ describe('the commands, clicked', () => {
   it('preview a compaction only after asking, below the threshold', async () => {
     const { vscode, workspace, sandbox } = await running();
     await vscode.run('memd.previewCompaction', workspace.sessionId);
-    expect(vscode.messages.at(-1)).toMatchObject({ level: 'info', items: ['Preview Anyway'], message: expect.stringContaining('below its auto-compact threshold') });
+    // Reactive mode (claude-opus-4-8, no auto-compact window): below the window, where the API refuses.
+    expect(vscode.messages.at(-1)).toMatchObject({ level: 'info', items: ['Preview Anyway'], message: expect.stringContaining('below its window (') });
     expect(vscode.shown).toEqual([]);
     vscode.answer = (message) => (message.items.includes('Preview Anyway') ? 'Preview Anyway' : undefined);
     await vscode.run('memd.previewCompaction', workspace.sessionId);
@@ -127,9 +129,10 @@ describe('the commands, clicked', () => {
   });
 
   it('warn on a threshold crossing, whose button runs the command for that session', async () => {
-    const { vscode, workspace } = await running();
+    // A 1M auto-compact window set: claude-opus-4-8 (1M by default) compacts ahead at 967K (threshold mode).
+    const { vscode, workspace } = await running({}, undefined, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '1000000' });
     vscode.answer = (message) => (message.level === 'warning' ? 'Preview Compaction' : undefined);
-    appendResponse(workspace, 'cross', 970_000); // claude-opus-4-8 runs at 1M by default (issue 28)
+    appendResponse(workspace, 'cross', 970_000); // past 967K
     await eventually(() => vscode.shown.some((document) => document.uri === `memd:/compaction/${workspace.sessionId}.txt`), 'the preview the button asked for');
     const warning = vscode.messages.find((message) => message.level === 'warning');
     expect(warning).toMatchObject({ items: ['Preview Compaction', 'Write Handoff', 'Open Session'], message: expect.stringContaining('reached its auto-compact threshold') });

@@ -2,7 +2,9 @@
  * The VS Code extension's logic against a real memd (no VS Code): the status line of the
  * workspace's session, the sessions view's pages, each command's output, and the warning on a
  * threshold crossing. The tests run in order against one daemon; the last ones change the
- * workspace session's transcript.
+ * workspace session's transcript. The workspace session runs claude-opus-4-8: 1M by default in
+ * Claude Code 2.1.197, with no auto-compact window, so it compacts only when the API refuses, at
+ * the window (reactive mode; "N% context used", issue 28).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +48,7 @@ describe('the status bar', () => {
     const controller = await started([workspace.folder]);
     expect(controller.currentSession?.sessionId).toBe(workspace.sessionId);
     const view = controller.status();
-    expect(view.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% until auto-compact · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
+    expect(view.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
     expect(view.command).toEqual({ id: 'memd.openSession', args: [workspace.sessionId] });
     // memctl statusline gives memd 150 ms; on a busy machine a try may fall back to its own figures ("no memd").
     let line = '';
@@ -78,7 +80,7 @@ describe('the sessions view', () => {
     expect(nodes.map((node) => node.kind === 'session' && node.sessionId)).toEqual(all.map((session) => session.sessionId));
     for (const node of nodes) {
       expect(node.kind).toBe('session');
-      if (node.kind === 'session') expect(node.description).toMatch(/^▕[█░]{8}▏ \d+% until auto-compact · \d+K left$/);
+      if (node.kind === 'session') expect(node.description).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left$/);
     }
   });
 
@@ -119,7 +121,12 @@ describe('the commands', () => {
   it('preview a compaction as memctl compact prints it, asking first below the threshold', async () => {
     const controller = await started([workspace.folder]);
     const below = await controller.previewCompaction(workspace.sessionId, false);
-    expect(below).toEqual({ kind: 'below-threshold', message: expect.stringMatching(/^Session 4be41908 is below its auto-compact threshold \([\d,]+ of 967,000 tokens\)/) });
+    expect(below).toEqual({
+      kind: 'below-threshold',
+      message: expect.stringMatching(
+        /^Session 4be41908 is below its window \([\d,]+ of 1,000,000 tokens\): Claude Code compacts it only when the API refuses the request\. Preview a compaction anyway\?$/,
+      ),
+    });
     const preview = await controller.previewCompaction(workspace.sessionId, true);
     const printed = await runMemctl(sandbox, ['compact', workspace.sessionId, '--force']);
     expect(printed.code, printed.stderr).toBe(0);
@@ -147,17 +154,25 @@ describe('a threshold crossing', () => {
     const notices = new Map<Controller, Notice[]>([mine, everyone, mutedElsewhere].map((controller) => [controller, []]));
     for (const [controller, list] of notices) controller.onNotice((notice) => list.push(notice));
 
-    appendResponse(workspace, 'cross-1', 970_000); // claude-opus-4-8 runs at 1M by default (issue 28)
+    // Into the meter's error band (947K of 1M): Claude Code still compacts only when the API refuses.
+    appendResponse(workspace, 'cross-1', 990_000);
     await eventually(() => (notices.get(mine)?.length ?? 0) > 0, 'the notice');
     expect(notices.get(mine)?.[0]).toMatchObject({
       sessionId: workspace.sessionId,
       // The extraction above gave the session its title: the start of its first prompt.
-      message: expect.stringMatching(/^memd: Claude Code session Customers are being overcharged [^(]*… \(4be41908\) reached its auto-compact threshold \(970K of 967K tokens\)/),
+      message: expect.stringMatching(
+        /^memd: Claude Code session Customers are being overcharged [^(]*… \(4be41908\) has used 99% of its context \(10K tokens left\); Claude Code compacts it when the API refuses the request\.$/,
+      ),
       actions: [{ command: 'memd.previewCompaction' }, { command: 'memd.writeHandoff' }, { command: 'memd.openSession' }],
     });
+    await eventually(() => mine.status().severity === 'warning', 'the status colour in the error band');
+    // At the window: the API refuses the next request, and Claude Code compacts then.
+    appendResponse(workspace, 'cross-2', 1_000_000);
+    await eventually(() => (notices.get(mine)?.length ?? 0) > 1, 'the notice at the window');
+    expect(notices.get(mine)?.[1]?.message).toMatch(/\(4be41908\) is at its window \(1\.0M of 1\.0M tokens\): the API refuses its next request and Claude Code compacts it then; /);
     await eventually(() => (notices.get(everyone)?.length ?? 0) > 0, 'the notice for every session');
     await eventually(() => mine.status().severity === 'error', 'the status colour');
-    expect(mine.status().text).toMatch(/^\$\(pulse\) ▕████████▏ 0% until auto-compact · 0 left · /);
+    expect(mine.status().text).toMatch(/^\$\(pulse\) ▕████████▏ 100% context used · 0 left · /);
     const node = mine.treeNodes()[0];
     expect(node).toMatchObject({ kind: 'session', sessionId: workspace.sessionId, icon: 'error' });
     expect(notices.get(mutedElsewhere)).toEqual([]);

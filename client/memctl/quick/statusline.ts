@@ -32,6 +32,8 @@ function isThreshold(value: unknown): value is ThresholdResult {
     typeof record.window === 'number' &&
     typeof record.model === 'string' &&
     typeof record.autoCompactEnabled === 'boolean' &&
+    // Optional: a memd from before Claude Code 2.1.197's reactive mode sends none (threshold mode).
+    (record.autoCompactMode === undefined || record.autoCompactMode === 'threshold' || record.autoCompactMode === 'reactive') &&
     typeof record.state === 'string' &&
     THRESHOLD_STATES.has(record.state)
   );

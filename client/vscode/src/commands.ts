@@ -54,9 +54,14 @@ export async function previewCompaction(client: Client, sessionId: string, force
     answer = await client.compactAuto(force ? { sessionId, force: true } : { sessionId });
   } catch (error) {
     if (!force && error instanceof RpcError && error.code === ErrorCode.Conflict && error.kind === 'BelowThreshold') {
-      const { tokens, autoCompactAt } = error.data;
+      const { tokens, autoCompactAt, autoCompactMode } = error.data;
       const figures = typeof tokens === 'number' && typeof autoCompactAt === 'number' ? ` (${tokens.toLocaleString('en-US')} of ${autoCompactAt.toLocaleString('en-US')} tokens)` : '';
-      return { kind: 'below-threshold', message: `Session ${sessionId.slice(0, 8)} is below its auto-compact threshold${figures}: Claude Code would not compact it yet. Preview a compaction anyway?` };
+      // Reactive mode (an older memd sends no mode: threshold mode): autoCompactAt is the window.
+      const below =
+        autoCompactMode === 'reactive'
+          ? `below its window${figures}: Claude Code compacts it only when the API refuses the request`
+          : `below its auto-compact threshold${figures}: Claude Code would not compact it yet`;
+      return { kind: 'below-threshold', message: `Session ${sessionId.slice(0, 8)} is ${below}. Preview a compaction anyway?` };
     }
     throw new CommandError(`memd could not compact ${sessionId}: ${describeError(error)}`, error);
   }

@@ -6,9 +6,9 @@
  */
 import { renderCompaction } from '../../memctl/commands/compact.js';
 import type { Output } from '../../memctl/output.js';
-import { compactAge, compactTokens } from '../../../shared/statusline/format.js';
+import { compactAge, compactsWhenRefused, compactTokens } from '../../../shared/statusline/format.js';
 import type { HandoffResult } from '../../../shared/protocol/handoff.js';
-import type { CompactionResult, MemorySummaryResult, SessionSummary, UsageTotals } from '../../../shared/protocol/results.js';
+import type { CompactionResult, MemorySummaryResult, SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/results.js';
 import { contextLine, sessionName } from './status.js';
 
 /** The scheme of the documents the extension serves: VS Code shows them read-only. */
@@ -56,6 +56,24 @@ function usageRow(name: string, usage: UsageTotals): string {
   return `| ${name} | ${count(usage.input)} | ${count(usage.output)} | ${count(usage.cacheCreation)} | ${count(usage.cacheRead)} | ${count(usage.assistantMessages)} | ${usd(usage.costUsd)} |`;
 }
 
+/**
+ * Where the session compacts and stops. In reactive mode (Claude Code 2.1.197 without an
+ * auto-compact window) nothing happens ahead of the window: the API refuses the request there and
+ * Claude Code compacts then, so there is no threshold and no blocking limit to show.
+ */
+function limitRows(threshold: ThresholdResult): [string, string][] {
+  const meter: [string, string] = ['warning / error at', `${count(threshold.warningAt)} / ${count(threshold.errorAt)}`];
+  if (compactsWhenRefused(threshold)) {
+    return [['tokens left', `${count(threshold.tokensLeft)} until the window`], ['compacts', 'when the API refuses the request (at the window)'], meter];
+  }
+  return [
+    ['tokens left', `${count(threshold.tokensLeft)} until ${threshold.autoCompactEnabled ? 'auto-compact' : 'blocking (auto-compact is off)'}`],
+    ['auto-compact at', threshold.autoCompactEnabled ? count(threshold.autoCompactAt) : `${count(threshold.autoCompactAt)} (off)`],
+    meter,
+    ['blocking at', count(threshold.blockingAt)],
+  ];
+}
+
 function transcriptState(session: SessionSummary): string {
   if (session.gone) return 'deleted (the index keeps its figures)';
   if (!session.hasMainTranscript) return 'only sub-agent files were found';
@@ -86,10 +104,7 @@ export function sessionDocument(session: SessionSummary, now: number): MemdDocum
     '',
     ...table([
       ['context', `${count(session.contextTokens)} tokens (${threshold.state})`],
-      ['tokens left', `${count(threshold.tokensLeft)} until ${threshold.autoCompactEnabled ? 'auto-compact' : 'blocking (auto-compact is off)'}`],
-      ['auto-compact at', threshold.autoCompactEnabled ? count(threshold.autoCompactAt) : `${count(threshold.autoCompactAt)} (off)`],
-      ['warning / error at', `${count(threshold.warningAt)} / ${count(threshold.errorAt)}`],
-      ['blocking at', count(threshold.blockingAt)],
+      ...limitRows(threshold),
       ['window', `${compactTokens(threshold.window)} (effective ${compactTokens(threshold.effectiveWindow)})`],
     ]),
     '',

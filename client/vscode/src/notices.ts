@@ -3,7 +3,7 @@
  * only on the way up into warning, error, auto-compact or blocking (a drop is a compaction, good
  * news), only for the sessions the user asked about, with the commands that help next. Pure.
  */
-import { compactTokens, percentLeft } from '../../../shared/statusline/format.js';
+import { compactsWhenRefused, compactTokens, percentLeft } from '../../../shared/statusline/format.js';
 import type { ThresholdCrossedEvent } from '../../../shared/protocol/events.js';
 import type { SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
 import type { NotificationScope } from './settings.js';
@@ -39,6 +39,7 @@ export function wanted(scope: NotificationScope, session: SessionSummary | null,
 
 function describe(event: ThresholdCrossedEvent): string {
   const { threshold } = event;
+  if (compactsWhenRefused(threshold)) return describeReactive(event);
   const used = `${compactTokens(event.contextTokens)} of ${compactTokens(threshold.autoCompactAt)} tokens`;
   switch (event.to) {
     case 'autocompact':
@@ -50,6 +51,15 @@ function describe(event: ThresholdCrossedEvent): string {
         ? `has ${percentLeft(threshold)}% left until auto-compact (${compactTokens(threshold.tokensLeft)} tokens).`
         : `has ${percentLeft(threshold)}% of its window left (${compactTokens(threshold.tokensLeft)} tokens; auto-compact is off).`;
   }
+}
+
+/** Reactive mode: Claude Code compacts only when the API refuses, at the window; it blocks nothing. */
+function describeReactive(event: ThresholdCrossedEvent): string {
+  const { threshold } = event;
+  if (event.to === 'autocompact' || event.to === 'blocking') {
+    return `is at its window (${compactTokens(event.contextTokens)} of ${compactTokens(threshold.window)} tokens): the API refuses its next request and Claude Code compacts it then; a handoff now keeps what the summary may lose.`;
+  }
+  return `has used ${Math.max(0, threshold.percentUsed)}% of its context (${compactTokens(threshold.tokensLeft)} tokens left); Claude Code compacts it when the API refuses the request.`;
 }
 
 /** The notice for a crossing, or null when it is not one to show. */

@@ -4,7 +4,7 @@
  * none. Pure: the adapter only copies these fields onto VS Code's item.
  */
 import { basename } from 'node:path';
-import { formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
+import { compactsWhenRefused, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
 import type { LinkState } from './link.js';
 
@@ -81,7 +81,9 @@ function sessionTooltip(session: SessionSummary, line: string): string {
   const lines = [
     `memd: ${sessionName(session)}`,
     line,
-    `context ${session.contextTokens.toLocaleString('en-US')} tokens, auto-compact at ${threshold.autoCompactAt.toLocaleString('en-US')} (${threshold.state})`,
+    compactsWhenRefused(threshold)
+      ? `context ${session.contextTokens.toLocaleString('en-US')} of ${threshold.window.toLocaleString('en-US')} tokens, compacts when the API refuses the request (${threshold.state})`
+      : `context ${session.contextTokens.toLocaleString('en-US')} tokens, auto-compact at ${threshold.autoCompactAt.toLocaleString('en-US')} (${threshold.state})`,
   ];
   if (session.cwd !== null) lines.push(`cwd ${session.cwd}`);
   if (session.model !== null) lines.push(`model ${session.model}`);

@@ -25,6 +25,7 @@ const orNull =
   (value) =>
     value === null || check(value);
 const isState: Check = (value) => THRESHOLD_STATES.includes(value as ThresholdState);
+const isOptionalMode: Check = (value) => value === undefined || value === 'threshold' || value === 'reactive';
 const isStringArray: Check = (value) => Array.isArray(value) && value.every(isString);
 
 /** The first path (`threshold.percentUsed`) whose value fails its check, or null. */
@@ -51,6 +52,8 @@ const THRESHOLD_FIELDS: Record<string, Check> = {
   tokensLeft: isNumber,
   percentUsed: isNumber,
   autoCompactEnabled: isBoolean,
+  // Absent from a memd before Claude Code 2.1.197's reactive mode: threshold mode.
+  autoCompactMode: isOptionalMode,
 };
 
 function prefixed(prefix: string, fields: Record<string, Check>): Record<string, Check> {

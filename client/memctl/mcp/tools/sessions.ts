@@ -42,9 +42,12 @@ function memoryOf(session: SessionSummary): string {
 /** `2% of auto-compact at 967K, window 1.0M`: the window the session runs with, as every surface shows it (issue 28). */
 function contextShare(session: SessionSummary): string {
   const threshold = session.threshold;
-  const percent = `${count(threshold?.percentUsed)}% of auto-compact`;
+  // Reactive mode (Claude Code compacts only once the API refuses): the share of the window, in Claude Code's words.
+  const reactive = threshold?.autoCompactEnabled === true && threshold.autoCompactMode === 'reactive';
+  const percent = `${count(threshold?.percentUsed)}% ${reactive ? 'context used' : 'of auto-compact'}`;
   if (typeof threshold?.window !== 'number' || typeof threshold.autoCompactAt !== 'number') return percent;
-  return `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, window ${formatTokens(count(threshold.window))}`;
+  const window = `window ${formatTokens(count(threshold.window))}`;
+  return reactive ? `${percent}, ${window}` : `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, ${window}`;
 }
 
 /** The name memctl's tables give each session's project, for the sessions whose fields allow one. */

@@ -134,6 +134,18 @@ function M.percent_left(threshold)
   return math.max(0, 100 - threshold.percentUsed)
 end
 
+-- The percentage as Claude Code words its meter (shared/statusline/format.ts percentText): "context
+-- used" when it compacts only once the API refuses (reactive mode), else "until auto-compact".
+function M.percent_text(threshold)
+  if not threshold.autoCompactEnabled then
+    return M.js_number(M.percent_left(threshold)) .. '% of window left'
+  end
+  if threshold.autoCompactMode == 'reactive' then
+    return M.js_number(math.max(0, threshold.percentUsed)) .. '% context used'
+  end
+  return M.js_number(M.percent_left(threshold)) .. '% until auto-compact'
+end
+
 function M.status_bar(threshold)
   local used = math.min(100, math.max(0, threshold.percentUsed))
   local filled = M.js_round(used / 100 * M.STATUS_BAR_CELLS)
@@ -147,9 +159,8 @@ local function segments(facts, now)
   local list = {}
   local threshold = facts.threshold
   if threshold ~= nil then
-    local to = threshold.autoCompactEnabled and 'until auto-compact' or 'of window left'
     table.insert(list, { text = M.status_bar(threshold), keep = 1 })
-    table.insert(list, { text = M.js_number(M.percent_left(threshold)) .. '% ' .. to, keep = 9, tight = true })
+    table.insert(list, { text = M.percent_text(threshold), keep = 9, tight = true })
     table.insert(list, { text = M.compact_tokens(threshold.tokensLeft) .. ' left', keep = 5 })
   end
   if facts.compactions ~= nil then

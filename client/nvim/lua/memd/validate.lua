@@ -85,6 +85,8 @@ local THRESHOLD = {
   tokensLeft = 'number',
   percentUsed = 'number',
   autoCompactEnabled = 'boolean',
+  -- Absent from a memd before Claude Code 2.1.197's reactive mode: threshold mode.
+  autoCompactMode = optional(one_of('threshold', 'reactive')),
 }
 
 local USAGE = {

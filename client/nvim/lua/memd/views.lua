@@ -121,13 +121,21 @@ local function cost(usd)
   return usd == nil and '?' or ('$' .. to_fixed(usd, 2))
 end
 
--- `▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left`, as memctl's contextBar.
+-- Claude Code compacts only once the API refuses, at the window (reactive mode, auto-compaction
+-- on); an answer without autoCompactMode (an older memd) is threshold mode. As memctl's
+-- compactsWhenRefused (shared/statusline/format.ts).
+local function compacts_when_refused(threshold)
+  return threshold.autoCompactEnabled and threshold.autoCompactMode == 'reactive'
+end
+
+-- `▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left` (in reactive mode `3% context used ·
+-- 33K/1M, 967K left`), as memctl's contextBar.
 function M.context_bar(tokens, threshold)
   local base = threshold.autoCompactEnabled and threshold.autoCompactAt or threshold.effectiveWindow
   local fraction = base > 0 and math.min(1, tokens / base) or 1
   local filled = js_round(fraction * BAR_CELLS)
   local bar = '▕' .. string.rep('█', filled) .. string.rep('░', BAR_CELLS - filled) .. '▏'
-  local of = threshold.autoCompactEnabled and 'of auto-compact' or 'of window (auto-compact off)'
+  local of = compacts_when_refused(threshold) and 'context used' or (threshold.autoCompactEnabled and 'of auto-compact' or 'of window (auto-compact off)')
   return ('%s %s%% %s · %s/%s, %s left'):format(bar, js_number(threshold.percentUsed), of, M.tokens(tokens), M.tokens(base), M.tokens(threshold.tokensLeft))
 end
 
@@ -218,12 +226,12 @@ function M.session_detail(session, now)
     '  model     ' .. (session.model or '-'),
     ('  activity  %s → %s (%s)'):format(session.firstActivity or '-', session.lastActivity or '-', M.age(session.lastActivity, now)),
     '  context   ' .. M.context_bar(session.contextTokens, threshold),
-    ('  state     %s, %s tokens left · warning %s · error %s · blocking %s · window %s'):format(
+    ('  state     %s, %s tokens left · warning %s · error %s · %s · window %s'):format(
       threshold.state,
       M.tokens(threshold.tokensLeft),
       M.tokens(threshold.warningAt),
       M.tokens(threshold.errorAt),
-      M.tokens(threshold.blockingAt),
+      compacts_when_refused(threshold) and 'compacts when the API refuses the request (at the window)' or ('blocking ' .. M.tokens(threshold.blockingAt)),
       M.tokens(threshold.window)
     ),
     '  line      ' .. M.status_line(session, now),

@@ -4,7 +4,7 @@ import type { CompactionResult, MemorySummaryResult } from '../../../../client/i
 import type { HandoffResult } from '../../../../shared/protocol/handoff.js';
 import { renderCompaction } from '../../../../client/memctl/commands/compact.js';
 import { compactionDocument, handoffMessage, sessionDocument, summaryDocument } from '../../../../client/vscode/src/documents.js';
-import { sampleSession } from './sample.js';
+import { reactiveThreshold, sampleSession } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
 
@@ -24,6 +24,17 @@ describe('sessionDocument', () => {
     expect(text).toContain('| lock | held by claude-code until 2026-12-02T11:00:00.000Z |');
     expect(text).toContain('| extractions spent | $0.25 |');
     expect(text).toContain('| entries | 49 |');
+  });
+
+  it('shows the window, and no threshold or blocking limit, when Claude Code compacts only once the API refuses', () => {
+    const text = sessionDocument(sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }), NOW).content;
+    expect(text).toContain('`▕░░░░░░░░▏ 3% context used · 967K left · 0 compactions · mem - · $0.38`');
+    expect(text).toContain('| tokens left | 967,300 until the window |');
+    expect(text).toContain('| compacts | when the API refuses the request (at the window) |');
+    expect(text).toContain('| warning / error at | 947,000 / 947,000 |');
+    expect(text).toContain('| window | 1.0M (effective 980K) |');
+    expect(text).not.toContain('auto-compact');
+    expect(text).not.toContain('blocking');
   });
 
   it('says when the transcript is gone or only sub-agents were found', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ThresholdState } from '../../../../client/index.js';
 import type { ThresholdCrossedEvent } from '../../../../shared/protocol/events.js';
 import { NOTICE_ACTIONS, noticeFor, wanted } from '../../../../client/vscode/src/notices.js';
-import { sampleSession, threshold } from './sample.js';
+import { reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const crossing = (from: ThresholdState, to: ThresholdState, tokens: number): ThresholdCrossedEvent => ({
   sessionId: '4be41908-9cd7-4f2f-8ce3-b4984d13a3f5',
@@ -33,6 +33,18 @@ describe('noticeFor', () => {
     expect(noticeFor(crossing('autocompact', 'ok', 30_000), null)).toBeNull();
     expect(noticeFor(crossing('error', 'warning', 150_000), null)).toBeNull();
     expect(noticeFor(crossing('warning', 'warning', 150_000), null)).toBeNull();
+  });
+
+  it('speaks of the context used and the API refusing, in reactive mode (no threshold, no blocking)', () => {
+    const into = (from: ThresholdState, to: ThresholdState, tokens: number): ThresholdCrossedEvent => ({ ...crossing(from, to, tokens), threshold: reactiveThreshold(tokens) });
+    expect(noticeFor(into('ok', 'error', 950_000), null)?.message).toBe(
+      'memd: Claude Code session 4be41908 has used 95% of its context (50K tokens left); Claude Code compacts it when the API refuses the request.',
+    );
+    const full = noticeFor(into('error', 'autocompact', 1_000_500), sampleSession());
+    expect(full?.message).toBe(
+      'memd: Claude Code session invoice-service (4be41908) is at its window (1.0M of 1.0M tokens): the API refuses its next request and Claude Code compacts it then; a handoff now keeps what the summary may lose.',
+    );
+    expect(full?.actions).toEqual(NOTICE_ACTIONS);
   });
 
   it('speaks of the window when auto-compact is off', () => {

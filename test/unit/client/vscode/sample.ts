@@ -1,10 +1,14 @@
 /** Sessions for the unit tests, shaped as `sessions.get` answers (docs/protocol.md's coding-loop example). */
 import type { SessionSummary, ThresholdResult, ThresholdState, UsageTotals } from '../../../../client/index.js';
+import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 
 const usage = (costUsd: number | null): UsageTotals => ({ input: 79, output: 1897, cacheCreation: 21150, cacheRead: 269555, cache5m: 4670, cache1h: 16480, assistantMessages: 15, costUsd });
 const none = (): UsageTotals => ({ input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 });
 
-/** The thresholds of a 200K window at `tokens`, as memd computes them for claude-opus-4-8. */
+/**
+ * The thresholds of a 200K window at `tokens` in threshold mode, as memd computes them for a
+ * claude-opus-4-8 session stated at 200K with CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000.
+ */
 export function threshold(tokens: number, state: ThresholdState = 'ok'): ThresholdResult {
   const autoCompactAt = 167_000;
   return {
@@ -20,7 +24,13 @@ export function threshold(tokens: number, state: ThresholdState = 'ok'): Thresho
     tokensLeft: Math.max(0, autoCompactAt - tokens),
     percentUsed: Math.round((tokens / autoCompactAt) * 100),
     autoCompactEnabled: true,
+    autoCompactMode: 'threshold',
   };
+}
+
+/** Claude Code 2.1.197's default: claude-opus-4-8 at 1M, compacting only once the API refuses (reactive mode). */
+export function reactiveThreshold(tokens: number): ThresholdResult {
+  return computeThresholds({ model: 'claude-opus-4-8', tokens, env: {} });
 }
 
 export function sampleSession(overrides: Partial<SessionSummary> = {}): SessionSummary {

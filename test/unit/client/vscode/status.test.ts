@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatStatusLine } from '../../../../shared/statusline/format.js';
 import type { LinkState } from '../../../../client/vscode/src/link.js';
 import { contextLine, samePath, sessionName, statusFacts, statusView, type StatusInput } from '../../../../client/vscode/src/status.js';
-import { sampleSession, threshold } from './sample.js';
+import { reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
 const connected: LinkState = { kind: 'connected', daemon: { name: 'memd', version: '0.1.0', protocol: 1, capabilities: [] }, generation: 1 };
@@ -23,6 +23,13 @@ describe('the status line', () => {
     expect(view.command).toEqual({ id: 'memd.openSession', args: [session.sessionId] });
     expect(view.tooltip).toContain('context 21,311 tokens, auto-compact at 167,000 (ok)');
     expect(view.tooltip).toContain('cwd /home/user/src/invoice-service');
+  });
+
+  it('says "context used" of the window in reactive mode (Claude Code 2.1.197 on Opus 4.8)', () => {
+    const view = statusView(input({ session: sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }) }));
+    expect(view.text).toBe('$(pulse) ▕░░░░░░░░▏ 3% context used · 967K left · 0 compactions · mem - · $0.38');
+    expect(view.tooltip).toContain('context 32,700 of 1,000,000 tokens, compacts when the API refuses the request (ok)');
+    expect(view.tooltip).not.toContain('auto-compact');
   });
 
   it('drops its least useful parts to fit the columns, never the percentage', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionList } from '../../../../client/index.js';
 import { contextBar, SessionsModel, sessionNode } from '../../../../client/vscode/src/tree.js';
-import { otherSession, sampleSession, threshold } from './sample.js';
+import { otherSession, reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
 const page = (sessions: SessionList['sessions'], nextCursor: string | null = null): SessionList => ({ sessions, total: null, hidden: 0, nextCursor });
@@ -67,6 +67,11 @@ describe('session nodes', () => {
     });
     expect(contextBar(session, NOW)).toBe(node.kind === 'session' ? node.description : '');
     expect(node.kind === 'session' && node.tooltip).toContain('▕█░░░░░░░▏ 87% until auto-compact · 146K left · 0 compactions · mem - · $0.38');
+  });
+
+  it('carry "context used" of the window in reactive mode', () => {
+    const node = sessionNode(sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }), NOW);
+    expect(node).toMatchObject({ description: '▕░░░░░░░░▏ 3% context used · 967K left' });
   });
 
   it('show the state in their icon', () => {

@@ -10,8 +10,16 @@ describe('parseSession', () => {
     expect(parseSessionDetail(session)).toBe(session);
   });
 
+  it('passes a threshold in either mode, and one without a mode (a memd before reactive mode)', () => {
+    for (const autoCompactMode of ['threshold', 'reactive', undefined]) {
+      const session = { ...sampleSession(), threshold: { ...threshold(1), autoCompactMode } };
+      expect(parseSession(session)).toBe(session);
+    }
+  });
+
   it.each([
     ['not an object', 'a string', 'sessionId'],
+    ['a compaction mode memd does not have', { ...sampleSession(), threshold: { ...threshold(1), autoCompactMode: 'sometimes' } }, 'threshold.autoCompactMode'],
     ['an empty id', { ...sampleSession(), sessionId: '' }, 'sessionId'],
     ['a state memd does not have', { ...sampleSession(), threshold: { ...threshold(1), state: 'melting' } }, 'threshold.state'],
     ['a percentage that is not a number', { ...sampleSession(), threshold: { ...threshold(1), percentUsed: 'NaN' } }, 'threshold.percentUsed'],

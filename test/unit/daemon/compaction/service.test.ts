@@ -4,6 +4,7 @@ import { createCompactionService, CIRCUIT_BREAKER_FAILURES, type CompactionLayer
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { ThresholdResult, ThresholdState } from '../../../../shared/protocol/results.js';
+import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
@@ -25,10 +26,11 @@ function threshold(state: ThresholdState): ThresholdResult {
     tokensLeft: 0,
     percentUsed: 100,
     autoCompactEnabled: true,
+    autoCompactMode: 'threshold',
   };
 }
 
-async function setup(summary: CompactionLayers['summary'], state: ThresholdState = 'autocompact', more: Partial<CompactionLayers> = {}) {
+async function setup(summary: CompactionLayers['summary'], state: ThresholdState = 'autocompact', more: Partial<CompactionLayers> = {}, thresholds: () => ThresholdResult = () => threshold(state)) {
   fixture = await ingestFixture('coding-loop');
   const events: { topic: EventTopic; payload: unknown }[] = [];
   const bus = createBus((error) => {
@@ -47,7 +49,7 @@ async function setup(summary: CompactionLayers['summary'], state: ThresholdState
     log: fakeLogger(),
     clock: () => 0,
     layers,
-    thresholds: () => threshold(state),
+    thresholds,
     price: () => null,
   });
   return { service, events, sessionId: fixture.manifest.sessionId };
@@ -98,6 +100,35 @@ describe('auto-compaction', () => {
     const refused = await service.auto(fixture?.manifest.sessionId ?? '', {}).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RpcError);
     expect((refused as RpcError).data).toMatchObject({ kind: 'BelowThreshold' });
+  });
+
+  it('in reactive mode refuses below the window, says so, and fits compact.reactive into the window', async () => {
+    // Claude Code 2.1.197 on Sonnet 4.5 with no auto-compact window compacts only when the API refuses, at 200K.
+    let env: Record<string, string> = {};
+    const { service, sessionId } = await setup(
+      async (conversation) => ({ messages: conversation.messages.slice(0, 1), summary: 's' }),
+      'ok',
+      {},
+      () => computeThresholds({ model: 'claude-sonnet-4-5', tokens: 180_000, env }),
+    );
+    const refused = await service.auto(sessionId, {}).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RpcError);
+    expect((refused as RpcError).data).toEqual({ kind: 'BelowThreshold', tokens: 180_000, autoCompactAt: 200_000, window: 200_000, autoCompactMode: 'reactive' });
+    expect((refused as RpcError).message).toBe(
+      `session ${sessionId} is at 180000 tokens, below its window of 200000, where Claude Code compacts when the API refuses the request; pass force to compact anyway`,
+    );
+    expect((await service.reactive(sessionId, undefined)).limitTokens).toBe(200_000);
+    // With a 200K auto-compact window it compacts ahead, at 167K: 180K is past it.
+    env = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' };
+    expect((await service.reactive(sessionId, undefined)).limitTokens).toBe(167_000);
+    await expect(service.auto(sessionId, {})).resolves.toMatchObject({ method: 'summary' });
+  });
+
+  it('names the auto-compact threshold in threshold mode', async () => {
+    const { service, sessionId } = await setup(async (conversation) => ({ messages: conversation.messages, summary: 's' }), 'error');
+    const refused = await service.auto(sessionId, {}).catch((error: unknown) => error);
+    expect((refused as RpcError).data).toEqual({ kind: 'BelowThreshold', tokens: 170_000, autoCompactAt: 167_000, window: 200_000, autoCompactMode: 'threshold' });
+    expect((refused as RpcError).message).toContain('below its auto-compact threshold of 167000');
   });
 });
 

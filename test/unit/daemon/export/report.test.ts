@@ -86,9 +86,11 @@ describe('the conversation across compactions', () => {
     expect(model.chart.points[model.chart.points.length - 1]?.tokens).toBe(fixture.manifest.contextTokens);
     expect(model.costs.rows.map((row) => row.model)).toEqual([fixture.manifest.model]);
     expect(model.costs.total.cacheRead).toBe(fixture.manifest.usage.total.cache_read_input_tokens);
-    // The fixture runs claude-opus-4-8, which Claude Code 2.1.197 runs at 1M by default (models.ts).
-    expect(model.chart.autoCompactAt).toBe(967_000);
+    // The fixture runs claude-opus-4-8, which Claude Code 2.1.197 runs at 1M by default (models.ts),
+    // with no auto-compact window: it compacts when the API refuses, at the window (reactive mode).
+    expect(model.chart.autoCompactAt).toBe(1_000_000);
     expect(model.chart.window).toBe(1_000_000);
+    expect(model.chart.autoCompactMode).toBe('reactive');
   });
 
   it('cuts big tool outputs and stops at its budget, keeping compaction marks', async () => {

@@ -33,6 +33,7 @@ function summary(sessionId: string, tokens: number, state: ThresholdState, lastA
       tokensLeft: 167_000 - tokens,
       percentUsed: 0,
       autoCompactEnabled: true,
+      autoCompactMode: 'threshold',
     },
     usage: { main: usage, sidechain: usage, compaction: usage, total: usage },
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null },

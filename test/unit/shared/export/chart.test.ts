@@ -42,7 +42,13 @@ describe('chartGeometry', () => {
   });
 
   it('draws a session of 100,000 responses (no spread of them as arguments)', () => {
-    const big: ContextChart = { points: Array.from({ length: 100_000 }, (_, index) => ({ at: null, tokens: index })), compactions: [], autoCompactAt: 167_000, window: 200_000 };
+    const big: ContextChart = {
+      points: Array.from({ length: 100_000 }, (_, index) => ({ at: null, tokens: index })),
+      compactions: [],
+      autoCompactAt: 167_000,
+      window: 200_000,
+      autoCompactMode: 'threshold',
+    };
     const svg = renderChartSvg(big);
     expect(svg).toContain('class="context-line"');
     expect(svg).not.toContain('class="context-dot"');
@@ -59,6 +65,16 @@ describe('renderChartSvg', () => {
     expect(svg).toContain('&#60;b&#62;auto&#60;/b&#62;');
     expect(svg).not.toContain('<b>');
     expect(svg).not.toMatch(/https?:/);
+    expect(svg).toContain('>auto-compact 167K</text>');
+  });
+
+  it('labels the line the window when Claude Code compacts only once the API refuses (reactive mode)', () => {
+    const chart = { ...sampleModel().chart, autoCompactAt: 1_000_000, window: 1_000_000, autoCompactMode: 'reactive' as const };
+    const svg = renderChartSvg(chart);
+    expect(svg.match(/<line class="threshold" data-tokens="1000000"/g)).toHaveLength(1);
+    expect(svg).toContain('>window 1M</text>');
+    expect(svg).toContain('Claude Code compacts when the API refuses the request');
+    expect(svg).not.toContain('auto-compact');
   });
 });
 
@@ -66,7 +82,7 @@ describe('crowded compaction marks (issue 28 item 8)', () => {
   // 116 compactions over 2,000 responses, as on the issue's long session: one every ~17 responses.
   const points = Array.from({ length: 2_000 }, (_, index) => ({ at: null, tokens: 1_000 + (index % 17) * 9_000 }));
   const compactions = Array.from({ length: 116 }, (_, index) => ({ after: Math.round(((index + 1) * 2_000) / 117), at: null, trigger: index % 5 === 0 ? 'manual' : 'auto', preTokens: 150_000 }));
-  const crowded: ContextChart = { points, compactions, autoCompactAt: 167_000, window: 200_000 };
+  const crowded: ContextChart = { points, compactions, autoCompactAt: 167_000, window: 200_000, autoCompactMode: 'threshold' };
   const svg = renderChartSvg(crowded);
   const labels = [...svg.matchAll(/<text class="compaction-label" x="([\d.]+)"[^>]*>([^<]*)<\/text>/g)];
 

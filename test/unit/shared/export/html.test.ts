@@ -35,6 +35,7 @@ describe('renderHtml', () => {
   it('has the chart, the cost by model, cache hit rate, files (relative to the cwd) and errors', () => {
     expect(html).toContain('<svg id="context-chart"');
     expect(html).toContain('<line class="threshold"');
+    expect(html).toContain('auto-compact threshold 167,000 tokens (window 200,000)');
     expect(html).toContain('<line class="compaction"');
     expect(html).toContain('<div class="compaction-marker" id="compaction-1"><span>Compaction 1 · auto · 189,483 tokens before · 2026-12-02 10:27:00 UTC</span></div>');
     expect(html).toContain('<td><code>claude-opus-4-8</code></td><td class="num">3</td>');
@@ -42,6 +43,13 @@ describe('renderHtml', () => {
     expect(html).toContain('<code title="/home/user/src/payments-api/payments/charges.py">payments/charges.py</code>');
     expect(html).toContain('<code title="/etc/&#60;hosts&#62;">/etc/&#60;hosts&#62;</code>');
     expect(html).toContain('<pre class="bad">AssertionError: &#60;expected&#62; 1</pre>');
+  });
+
+  it('says the session compacts when the API refuses, at its window, in reactive mode', () => {
+    const model = sampleModel();
+    const reactive = renderHtml({ ...model, chart: { ...model.chart, autoCompactAt: 1_000_000, window: 1_000_000, autoCompactMode: 'reactive' } });
+    expect(reactive).toContain('window 1,000,000 tokens (compacts when the API refuses the request)');
+    expect(reactive).not.toContain('auto-compact');
   });
 
   it('shows paths under the cwd relative to it, others whole', () => {

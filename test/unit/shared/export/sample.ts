@@ -48,6 +48,7 @@ export function sampleModel(overrides: Partial<ReportModel> = {}): ReportModel {
       compactions: [{ after: 2, at: '2026-12-02T10:27:00.000Z', trigger: 'auto', preTokens: 189_483 }],
       autoCompactAt: 167_000,
       window: 200_000,
+      autoCompactMode: 'threshold',
     },
     costs: {
       rows: [{ model: 'claude-opus-4-8', responses: 3, input: 100, output: 200, cacheCreation: 300, cacheRead: 600, costUsd: 1.5 }],

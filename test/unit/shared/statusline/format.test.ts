@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { compactAge, compactTokens, formatStatusLine, percentLeft, statusBar, type StatusFacts } from '../../../../shared/statusline/format.js';
+import { compactAge, compactTokens, formatStatusLine, percentLeft, percentText, statusBar, type StatusFacts } from '../../../../shared/statusline/format.js';
 import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 
 const NOW = Date.parse('2026-12-04T12:00:00Z');
-const threshold = (tokens: number, env: Record<string, string> = {}) => computeThresholds({ model: 'claude-sonnet-4-5', tokens, env });
+/**
+ * Threshold mode: a 200K auto-compact window set (CLAUDE_CODE_AUTO_COMPACT_WINDOW), so Sonnet 4.5
+ * compacts ahead at 167K and the meter reads "until auto-compact"; without it Claude Code 2.1.197
+ * compacts Sonnet 4.5 only when the API refuses (reactive mode, its own test below).
+ */
+const threshold = (tokens: number, env: Record<string, string> = {}) => computeThresholds({ model: 'claude-sonnet-4-5', tokens, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000', ...env } });
+const reactive = (tokens: number, model = 'claude-sonnet-4-5') => computeThresholds({ model, tokens, env: {} });
 
 function facts(overrides: Partial<StatusFacts> = {}): StatusFacts {
   return { threshold: threshold(40_000), compactions: 2, memoryAt: NOW - 3 * 60_000, costUsd: 1.234, note: null, ...overrides };
@@ -54,6 +60,24 @@ describe('the status line', () => {
     const red = formatStatusLine(facts({ threshold: threshold(160_000) }), { color: true, columns: 200, now: NOW });
     expect(red).toContain('\x1b[31m4% until auto-compact\x1b[0m');
     expect(plain(facts())).not.toContain('\x1b');
+  });
+
+  it('says "context used" of the window when Claude Code compacts only once the API refuses (reactive mode)', () => {
+    // Claude Code 2.1.197 on Opus 4.8: /context says 32.7k/1m (3%).
+    const opus = facts({ threshold: reactive(32_700, 'claude-opus-4-8'), compactions: null, memoryAt: undefined, costUsd: null });
+    expect(plain(opus)).toBe('▕░░░░░░░░▏ 3% context used · 967K left');
+    // Sonnet 4.5 at 40K of 200K: 20 % used, 160K left; red in the error band, never "until auto-compact".
+    expect(plain(facts({ threshold: reactive(40_000) }))).toBe('▕██░░░░░░▏ 20% context used · 160K left · 2 compactions · mem 3m · $1.23');
+    expect(plain(facts({ threshold: reactive(40_000) }), 30)).toBe('20% context used · 160K left');
+    const red = formatStatusLine(facts({ threshold: reactive(175_016) }), { color: true, columns: 200, now: NOW });
+    expect(red).toContain('\x1b[31m88% context used\x1b[0m');
+    expect(red).toContain('25K left');
+    expect(percentText(reactive(230_000))).toBe('115% context used');
+  });
+
+  it('reads an answer without autoCompactMode (an older memd) as threshold mode', () => {
+    const { autoCompactMode: _mode, ...older } = threshold(40_000);
+    expect(percentText(older as ReturnType<typeof threshold>)).toBe('76% until auto-compact');
   });
 
   it('writes tokens and ages in few characters', () => {

@@ -144,10 +144,15 @@ describe('context tokens', () => {
 
   it('uses the configured model and the environment for the thresholds', () => {
     const entries = file(user('u1', null), assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 170_000 } }));
-    expect(computeSessionAccounting(entries, [], none).threshold.state).toBe('autocompact');
-    expect(computeSessionAccounting(entries, [], { env: {}, configuredModel: 'claude-sonnet-4-5[1m]' }).threshold.state).toBe('ok');
-    expect(computeSessionAccounting(entries, [], { env: { DISABLE_AUTO_COMPACT: '1' } }).threshold.state).toBe('error');
-    expect(computeSessionAccounting(entries, [], { env: {}, reserveOutputTokens: 0 }).threshold.state).toBe('error');
+    // A 200K auto-compact window set: Sonnet 4.5 compacts ahead at 167K (threshold mode)...
+    const window200K = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' };
+    expect(computeSessionAccounting(entries, [], { env: window200K }).threshold.state).toBe('autocompact');
+    // ...and without one Claude Code 2.1.197 waits for the API to refuse at 200K (reactive mode).
+    expect(computeSessionAccounting(entries, [], none).threshold).toMatchObject({ state: 'error', autoCompactMode: 'reactive', tokensLeft: 30_000 });
+    // The configured [1m] model's window: 170K of 1M (a set 200K auto-compact window would still compact at 167K).
+    expect(computeSessionAccounting(entries, [], { env: {}, configuredModel: 'claude-sonnet-4-5[1m]' }).threshold).toMatchObject({ state: 'ok', window: 1_000_000 });
+    expect(computeSessionAccounting(entries, [], { env: { ...window200K, DISABLE_AUTO_COMPACT: '1' } }).threshold.state).toBe('error');
+    expect(computeSessionAccounting(entries, [], { env: window200K, reserveOutputTokens: 0 }).threshold.state).toBe('error');
   });
 });
 
