@@ -141,7 +141,7 @@ async function searchThroughClaude(world: World, extraArgs: string[]): Promise<v
   expect(result?.isError).toBe(false);
   // In its project: the session Claude Code runs now is indexed as it goes, and its prompt holds the word too.
   expect(result?.text).toContain(`1 hit for "overcharged" in project ${loop.cwd} (kinds: prompt)`);
-  expect(result?.text).toContain(`session ${loop.sessionId} · -home-user-src-invoice-service`);
+  expect(result?.text).toContain(`session ${loop.sessionId} · invoice-service`);
   expect(result?.text).toContain('Customers are being «overcharged» when an invoice has a fixed discount and tax.');
 }
 

@@ -89,7 +89,17 @@ async function exchange(sessionId: string, options: { model?: string; contextTok
   return { tmux, api, memctl: (args) => runMemctl(sandbox, args, memdEnv), threshold };
 }
 
+/** The prompt's input row: the last line that starts with Claude Code's prompt marker. */
+function inputRow(screen: string): string {
+  const rows = screen.split('\n').filter((row) => row.startsWith('❯'));
+  return (rows[rows.length - 1] ?? '❯').slice(1).trim();
+}
+
 async function typeLine(tmux: TmuxSession, text: string): Promise<void> {
+  // A command run from its completion menu can leave its name in the input: cleared first.
+  const left = inputRow(await tmux.capture());
+  if (left !== '') await tmux.sendKeys(Array.from({ length: left.length }, () => 'BSpace'));
+  await tmux.waitFor((screen) => inputRow(screen) === '', 'an empty input');
   await tmux.sendKeys([text], { literal: true });
   // The prompt's marker is followed by a no-break space.
   await tmux.waitFor((screen) => screen.includes(`❯\u00a0${text}`) || screen.includes(`❯ ${text}`), `the typed ${text}`);
