@@ -1,18 +1,23 @@
 /**
- * One `search.query` as the search worker runs it: FTS5's candidates (query.ts), each checked on
- * its line's text when the query has phrases or NEAR, and the hits' snippets made from the
- * transcripts (snippet.ts).
+ * One `search.query` as the search worker runs it: the query's walk over the index (query.ts,
+ * walk.ts), batch after batch, each batch's candidates checked on their line's text when the query
+ * has phrases or NEAR, until the page is full, the matches end, or the time budget is spent; the
+ * hits' snippets made from the transcripts (snippet.ts). Whatever ends a page, the cursor goes on
+ * from there (issue 28, item 6): no cap leaves matches out without saying so.
  */
 import type Database from 'better-sqlite3';
 import { markedTerms, matches, tokenize } from '../../shared/search/query-syntax.js';
 import type { WorkerResult, WorkerHit } from './query-pool.js';
-import { createSearchQuery, cursorOffset, DEFAULT_SEARCH_LIMIT, planQuery, type RawHit, type SearchFilter } from './query.js';
+import { createSearchQuery, DEFAULT_SEARCH_LIMIT, planQuery, type Batch, type RawHit, type SearchFilter } from './query.js';
 import { LineReader, markedSnippet } from './snippet.js';
+import { decodeCursor, encodeCursor } from './walk.js';
 
-/** A query with phrases or NEAR checks at most this many of FTS5's best matches on their text... */
-const CHECKED_CANDIDATES = 2_000;
-/** ...and for at most this long: past it the hits found so far are the answer, marked partial. */
-const CHECK_BUDGET_MS = 30;
+/**
+ * A page stops looking after this long (reading lines back to check a phrase, walking batches a
+ * filter leaves empty) and answers what it found, `partial` with the cursor that goes on: a client
+ * wanting more follows it, and between its pages other clients' queries get their turn.
+ */
+export const PAGE_BUDGET_MS = 30;
 
 export function createSearchRunner(db: Database.Database) {
   const query = createSearchQuery(db);
@@ -20,31 +25,43 @@ export function createSearchRunner(db: Database.Database) {
   return (filter: SearchFilter, now: number): WorkerResult => {
     const plan = planQuery(filter.query);
     const limit = filter.limit ?? DEFAULT_SEARCH_LIMIT;
-    const offset = cursorOffset(filter.cursor);
+    const position = decodeCursor(filter.cursor);
+    const walk = query(filter, plan, now);
+    if (walk === null) return { hits: [], nextCursor: null, partial: false };
     const terms = markedTerms(plan.tree);
     const lines = new LineReader();
+    const deadline = performance.now() + PAGE_BUDGET_MS;
+    const found: WorkerHit[] = [];
     try {
-      const withSnippet = (hit: RawHit, text: string | null): WorkerHit => ({ ...hit, snippet: text === null ? null : markedSnippet(text, terms) });
-      if (plan.exact) {
-        // One more than asked for says whether there is a next page.
-        const rows = query(filter, plan, now, limit + 1, offset);
-        return { hits: rows.slice(0, limit).map((hit) => withSnippet(hit, lines.text(hit))), nextOffset: rows.length > limit ? offset + limit : null, partial: false };
-      }
-      // Phrases and NEAR: FTS5's matches have the words; the text says whether they stand as asked.
-      // A line whose transcript is gone cannot be checked and is kept (its words match).
-      const deadline = performance.now() + CHECK_BUDGET_MS;
-      const found: WorkerHit[] = [];
-      let partial = false;
-      for (const hit of query(filter, plan, now, CHECKED_CANDIDATES, 0)) {
-        if (found.length > offset + limit) break;
-        if (performance.now() > deadline) {
-          partial = true;
-          break;
+      let batch: Batch = position.batch === null ? walk.first() : walk.reread(position.batch, position.rest);
+      let offset = position.offset;
+      // Progress on every page, however short the budget: at least one candidate looked at.
+      let looked = 0;
+      for (;;) {
+        const ranked = batch.candidates.length === 0 ? [] : walk.rank(batch);
+        for (; offset < ranked.length; offset++) {
+          const hit = ranked[offset] as RawHit;
+          const outOfTime = looked > 0 && performance.now() > deadline;
+          if (found.length === limit || outOfTime) {
+            // A full page looks one candidate further only when it is a hit for sure (exact):
+            // otherwise the cursor may lead to an empty page, never to a gap.
+            const more = offset < ranked.length || batch.rest !== null;
+            return { hits: found, nextCursor: more ? encodeCursor({ batch: batch.spans, offset, rest: batch.rest }) : null, partial: outOfTime && found.length < limit };
+          }
+          looked++;
+          // Phrases and NEAR: FTS5's matches have the words; the text says whether they stand as
+          // asked. A line whose transcript is gone cannot be checked and is kept (its words match).
+          const text = lines.text(hit);
+          if (plan.exact || text === null || matches(plan.tree, tokenize(text))) found.push({ ...hit, snippet: text === null ? null : markedSnippet(text, terms) });
         }
-        const text = lines.text(hit);
-        if (text === null || matches(plan.tree, tokenize(text))) found.push(withSnippet(hit, text));
+        if (batch.rest === null) return { hits: found, nextCursor: null, partial: false };
+        if (looked > 0 && performance.now() > deadline) {
+          return { hits: found, nextCursor: encodeCursor({ batch: batch.spans, offset, rest: batch.rest }), partial: found.length < limit };
+        }
+        batch = walk.after(batch.rest);
+        offset = 0;
+        looked++;
       }
-      return { hits: found.slice(offset, offset + limit), nextOffset: found.length > offset + limit ? offset + limit : null, partial };
     } finally {
       lines.close();
     }
