@@ -194,7 +194,7 @@ reaches back to the first day memd knows (default 30d). --project takes a projec
 cwd. Days are those of --timezone (an IANA zone), else of TZ, else of memd's own zone. A cost
 marked * leaves out responses of models memd has no price for. --json prints the usage.report
 result unchanged.`,
-  search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--json]
+  search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--cursor C] [--json]
        memctl search --context SESSION:UUID [--near WORDS] [--before N] [--after N] [--json]
 
 Searches every session memd has read: the prompts typed, the assistant's text, tool calls' commands,
@@ -208,7 +208,11 @@ reference that prints the messages around it, on whatever compaction segment or 
 --near its first matched word: a long message is shown around it, else by its head and tail;
 terminal escapes are left out). --project takes a project folder or its cwd;
 --since and --until an ISO time or a span back from now (7d, 12h, 30m); --kind one of prompt,
-assistant, tool, error, output (repeatable). --json prints the search.query / search.context result.`,
+assistant, tool, error, output (repeatable). A page says whether it holds every hit; when more
+exist it ends with the same command and a --cursor that goes on from where it stopped, so that
+following it walks every match once. A page cut by its time budget (checking a phrase in a large
+session) is followed for up to 10 s before it is printed. --json prints the search.query /
+search.context result.`,
   export: `usage: memctl export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact] [--json]
 
 Exports a session (its id, or any unique prefix of it):
