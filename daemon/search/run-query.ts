@@ -26,27 +26,34 @@ export function createSearchRunner(db: Database.Database) {
     const plan = planQuery(filter.query);
     const limit = filter.limit ?? DEFAULT_SEARCH_LIMIT;
     const position = decodeCursor(filter.cursor);
-    const walk = query(filter, plan, now);
+    const pinned = position.now ?? now;
+    const walk = query(filter, plan, pinned);
     if (walk === null) return { hits: [], nextCursor: null, partial: false };
     const terms = markedTerms(plan.tree);
     const lines = new LineReader();
-    const deadline = performance.now() + PAGE_BUDGET_MS;
     const found: WorkerHit[] = [];
     try {
       let batch: Batch = position.batch === null ? walk.first() : walk.reread(position.batch, position.rest);
       let offset = position.offset;
+      const at = (spans: Batch['spans'], from: number, rest: Batch['rest']) => encodeCursor({ batch: spans, offset: from, rest, now: pinned });
+      // Counted once the page's first batch is ranked: a page that goes on from a cursor ranks its
+      // batch again first, and that is no progress.
+      let deadline = Number.POSITIVE_INFINITY;
       // Progress on every page, however short the budget: at least one candidate looked at.
       let looked = 0;
       for (;;) {
         const ranked = batch.candidates.length === 0 ? [] : walk.rank(batch);
+        if (deadline === Number.POSITIVE_INFINITY) deadline = performance.now() + PAGE_BUDGET_MS;
         for (; offset < ranked.length; offset++) {
           const hit = ranked[offset] as RawHit;
-          const outOfTime = looked > 0 && performance.now() > deadline;
+          // An exact query's candidates are all hits: only looking that may find nothing (a phrase's
+          // check, batches a filter empties) is bounded; a page of hits reads at most `limit` lines.
+          const outOfTime = !plan.exact && looked > 0 && performance.now() > deadline;
           if (found.length === limit || outOfTime) {
             // A full page looks one candidate further only when it is a hit for sure (exact):
             // otherwise the cursor may lead to an empty page, never to a gap.
             const more = offset < ranked.length || batch.rest !== null;
-            return { hits: found, nextCursor: more ? encodeCursor({ batch: batch.spans, offset, rest: batch.rest }) : null, partial: outOfTime && found.length < limit };
+            return { hits: found, nextCursor: more ? at(batch.spans, offset, batch.rest) : null, partial: outOfTime && found.length < limit };
           }
           looked++;
           // Phrases and NEAR: FTS5's matches have the words; the text says whether they stand as
@@ -56,7 +63,7 @@ export function createSearchRunner(db: Database.Database) {
         }
         if (batch.rest === null) return { hits: found, nextCursor: null, partial: false };
         if (looked > 0 && performance.now() > deadline) {
-          return { hits: found, nextCursor: encodeCursor({ batch: batch.spans, offset, rest: batch.rest }), partial: found.length < limit };
+          return { hits: found, nextCursor: at(batch.spans, offset, batch.rest), partial: found.length < limit };
         }
         batch = walk.after(batch.rest);
         offset = 0;

@@ -17,22 +17,27 @@ export interface WalkPosition {
   offset: number;
   /** Rowids not yet in a batch, walked from their high end; null when the batch is the last. */
   rest: Span | null;
+  /**
+   * The time the walk's first page was asked at (ms): every page ranks by recency and reads
+   * `since: 7d` from it, so that a batch is ranked alike on each page (no repeat, no gap).
+   */
+  now: number | null;
 }
 
-export const START: WalkPosition = { batch: null, offset: 0, rest: null };
+export const START: WalkPosition = { batch: null, offset: 0, rest: null, now: null };
 
 /** An offset past this is not one memd gave (a batch holds a few thousand candidates). */
 const MAX_OFFSET = 9_999_999;
 const NUMBER = '(\\d{1,16})';
 const SPAN = `${NUMBER}-${NUMBER}`;
-const CURSOR = new RegExp(`^w${NUMBER}:${SPAN}(?:,${SPAN})?:(?:${SPAN})?$`);
+const CURSOR = new RegExp(`^w${NUMBER}:${SPAN}(?:,${SPAN})?:(?:${SPAN})?:${NUMBER}$`);
 /** memd's cursors before the walk: an offset into the first batch. */
 const OFFSET_CURSOR = /^o(\d{1,7})$/;
 
 export function encodeCursor(position: WalkPosition): string {
   const spans = (position.batch ?? []).map(([low, high]) => `${low}-${high}`).join(',');
   const rest = position.rest === null ? '' : `${position.rest[0]}-${position.rest[1]}`;
-  return position.batch === null ? `o${position.offset}` : `w${position.offset}:${spans}:${rest}`;
+  return position.batch === null ? `o${position.offset}` : `w${position.offset}:${spans}:${rest}:${position.now ?? 0}`;
 }
 
 function badCursor(): Error {
@@ -50,7 +55,7 @@ function span(low: string | undefined, high: string | undefined): Span {
 export function decodeCursor(cursor: string | undefined): WalkPosition {
   if (cursor === undefined) return START;
   const old = OFFSET_CURSOR.exec(cursor);
-  if (old !== null) return { batch: null, offset: Number(old[1]), rest: null };
+  if (old !== null) return { batch: null, offset: Number(old[1]), rest: null, now: null };
   const match = CURSOR.exec(cursor);
   if (match === null) throw badCursor();
   const offset = Number(match[1]);
@@ -58,5 +63,5 @@ export function decodeCursor(cursor: string | undefined): WalkPosition {
   const batch = [span(match[2], match[3])];
   if (match[4] !== undefined) batch.push(span(match[4], match[5]));
   const rest = match[6] === undefined ? null : span(match[6], match[7]);
-  return { batch, offset, rest };
+  return { batch, offset, rest, now: Number(match[8]) };
 }
