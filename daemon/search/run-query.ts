@@ -10,17 +10,28 @@ import { markedTerms, matches, tokenize } from '../../shared/search/query-syntax
 import type { WorkerResult, WorkerHit } from './query-pool.js';
 import { createSearchQuery, DEFAULT_SEARCH_LIMIT, planQuery, type Batch, type RawHit, type SearchFilter } from './query.js';
 import { LineReader, markedSnippet } from './snippet.js';
-import { decodeCursor, encodeCursor } from './walk.js';
+import { decodeCursor, encodeCursor, type Span } from './walk.js';
 
 /**
  * A page stops looking after this long (reading lines back to check a phrase, walking batches a
  * filter leaves empty) and answers what it found, `partial` with the cursor that goes on: a client
- * wanting more follows it, and between its pages other clients' queries get their turn.
+ * wanting more follows it, and between its pages other clients' queries get their turn. Counted
+ * from the page's first ranked batch, and kept well under the pool's 100 ms "heavy" mark, past
+ * which a process is niced and then replaced (query-pool.ts).
  */
 export const PAGE_BUDGET_MS = 30;
 
 export function createSearchRunner(db: Database.Database) {
   const query = createSearchQuery(db);
+  // Changes whenever another connection commits: a batch ranked before may have changed since.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  /**
+   * The batch this process ranked last, for the walk's next page (one client's pages go to the
+   * first free process, usually this one): reading and ranking 2,000 candidates again takes
+   * 20-50 ms, most of a page. Valid only while nothing was written: ranked from the walk's pinned
+   * time, the same batch of the same database ranks alike.
+   */
+  let last: { key: string; rows: RawHit[] } | null = null;
 
   return (filter: SearchFilter, now: number): WorkerResult => {
     const plan = planQuery(filter.query);
@@ -29,43 +40,60 @@ export function createSearchRunner(db: Database.Database) {
     const pinned = position.now ?? now;
     const walk = query(filter, plan, pinned);
     if (walk === null) return { hits: [], nextCursor: null, partial: false };
+    const { cursor: _cursor, limit: _limit, ...scope } = filter;
+    const walkKey = `${JSON.stringify(scope)}|${pinned}|${dataVersion.get() as number}`;
+    const rank = (spans: readonly Span[], load: () => Batch): RawHit[] => {
+      const key = `${walkKey}|${JSON.stringify(spans)}`;
+      if (last?.key === key) return last.rows;
+      const batch = load();
+      const rows = batch.candidates.length === 0 ? [] : walk.rank(batch);
+      last = { key, rows };
+      return rows;
+    };
+    const at = (spans: readonly Span[], offset: number, rest: Span | null) => encodeCursor({ batch: spans, offset, rest, now: pinned });
     const terms = markedTerms(plan.tree);
     const lines = new LineReader();
     const found: WorkerHit[] = [];
     try {
-      let batch: Batch = position.batch === null ? walk.first() : walk.reread(position.batch, position.rest);
+      let spans: readonly Span[];
+      let rest: Span | null;
+      let list: RawHit[];
+      if (position.batch === null) {
+        const first = walk.first();
+        ({ spans, rest } = first);
+        list = rank(spans, () => first);
+      } else {
+        ({ batch: spans, rest } = position);
+        const { batch: named, rest: after } = position;
+        list = rank(named, () => walk.reread(named, after));
+      }
       let offset = position.offset;
-      const at = (spans: Batch['spans'], from: number, rest: Batch['rest']) => encodeCursor({ batch: spans, offset: from, rest, now: pinned });
-      // Counted once the page's first batch is ranked: a page that goes on from a cursor ranks its
-      // batch again first, and that is no progress.
-      let deadline = Number.POSITIVE_INFINITY;
-      // Progress on every page, however short the budget: at least one candidate looked at.
+      const deadline = performance.now() + PAGE_BUDGET_MS;
+      // Progress on every page, however short the budget: at least one candidate or batch.
       let looked = 0;
       for (;;) {
-        const ranked = batch.candidates.length === 0 ? [] : walk.rank(batch);
-        if (deadline === Number.POSITIVE_INFINITY) deadline = performance.now() + PAGE_BUDGET_MS;
-        for (; offset < ranked.length; offset++) {
-          const hit = ranked[offset] as RawHit;
+        for (; offset < list.length; offset++) {
           // An exact query's candidates are all hits: only looking that may find nothing (a phrase's
           // check, batches a filter empties) is bounded; a page of hits reads at most `limit` lines.
           const outOfTime = !plan.exact && looked > 0 && performance.now() > deadline;
           if (found.length === limit || outOfTime) {
-            // A full page looks one candidate further only when it is a hit for sure (exact):
-            // otherwise the cursor may lead to an empty page, never to a gap.
-            const more = offset < ranked.length || batch.rest !== null;
-            return { hits: found, nextCursor: more ? at(batch.spans, offset, batch.rest) : null, partial: outOfTime && found.length < limit };
+            // The cursor of a full page may lead to an empty one (a phrase's candidates, a batch
+            // the filter empties), never past a hit.
+            const more = offset < list.length || rest !== null;
+            return { hits: found, nextCursor: more ? at(spans, offset, rest) : null, partial: outOfTime && found.length < limit };
           }
           looked++;
+          const hit = list[offset] as RawHit;
           // Phrases and NEAR: FTS5's matches have the words; the text says whether they stand as
           // asked. A line whose transcript is gone cannot be checked and is kept (its words match).
           const text = lines.text(hit);
           if (plan.exact || text === null || matches(plan.tree, tokenize(text))) found.push({ ...hit, snippet: text === null ? null : markedSnippet(text, terms) });
         }
-        if (batch.rest === null) return { hits: found, nextCursor: null, partial: false };
-        if (looked > 0 && performance.now() > deadline) {
-          return { hits: found, nextCursor: at(batch.spans, offset, batch.rest), partial: found.length < limit };
-        }
-        batch = walk.after(batch.rest);
+        if (rest === null) return { hits: found, nextCursor: null, partial: false };
+        if (looked > 0 && performance.now() > deadline) return { hits: found, nextCursor: at(spans, offset, rest), partial: found.length < limit };
+        const next = walk.after(rest);
+        ({ spans, rest } = next);
+        list = rank(spans, () => next);
         offset = 0;
         looked++;
       }

@@ -80,7 +80,9 @@ describe('scoped searches find what is there, and every cut is said', () => {
     const pages: SearchQueryResult[] = [];
     let cursor: string | undefined;
     for (;;) {
+      const t0 = performance.now();
       const page = await client.searchQuery({ ...params, ...(cursor === undefined ? {} : { cursor }) });
+      console.log('PROBE page', Math.round(performance.now() - t0), page.hits.length, page.partial, page.nextCursor);
       pages.push(page);
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
