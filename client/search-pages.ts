@@ -18,12 +18,7 @@ const DEFAULT_LIMIT = 20;
  * The hits of `params`' page, following `partial` pages' cursors until `limit` hits, the last match,
  * or `maxMs`; `partial` stays set (with its cursor) when the wall time ended it.
  */
-export async function searchFilled(
-  search: (params: SearchParams) => Promise<SearchResult>,
-  params: SearchParams,
-  maxMs = SEARCH_FOLLOW_MS,
-  now: () => number = Date.now,
-): Promise<SearchResult> {
+export async function searchFilled(search: (params: SearchParams) => Promise<SearchResult>, params: SearchParams, maxMs = SEARCH_FOLLOW_MS, now: () => number = Date.now): Promise<SearchResult> {
   const limit = params.limit ?? DEFAULT_LIMIT;
   const until = now() + maxMs;
   let result = await search(params);

@@ -233,7 +233,14 @@ export function createSearchQuery(db: Database.Database) {
         // The ends meet: every match is in one of them.
         if (lowCut >= highCut) return { spans: [scope], rest: null, candidates: [...top, ...bottom.filter((row) => rowidOf(row) < highCut)] };
         const rest: Span | null = lowCut + 1 <= highCut - 1 ? [lowCut + 1, highCut - 1] : null;
-        return { spans: [[highCut, scopeHigh], [scopeLow, lowCut]], rest, candidates: [...top, ...bottom] };
+        return {
+          spans: [
+            [highCut, scopeHigh],
+            [scopeLow, lowCut],
+          ],
+          rest,
+          candidates: [...top, ...bottom],
+        };
       },
       after(rest) {
         const rows = newest(rest, BATCH_CANDIDATES);
@@ -249,7 +256,10 @@ export function createSearchQuery(db: Database.Database) {
         if (batch.candidates.length === 0) return [];
         const list = plan.relevance ? batch.candidates : batch.candidates.map((row) => row[0]);
         const hits = plan.relevance ? rankedHits : plainHits;
-        const rows = guarded(() => hits.all({ ...bound, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY })) as (Omit<RawHit, 'kind' | 'gone'> & { kind: number; gone: number })[];
+        const rows = guarded(() => hits.all({ ...bound, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY })) as (Omit<RawHit, 'kind' | 'gone'> & {
+          kind: number;
+          gone: number;
+        })[];
         return rows.map((row) => ({ ...row, kind: kindAt(row.kind), gone: row.gone === 1 }));
       },
     };

@@ -80,9 +80,7 @@ describe('scoped searches find what is there, and every cut is said', () => {
     const pages: SearchQueryResult[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const t0 = performance.now();
       const page = await client.searchQuery({ ...params, ...(cursor === undefined ? {} : { cursor }) });
-      console.log('PROBE page', Math.round(performance.now() - t0), page.hits.length, page.partial, page.nextCursor);
       pages.push(page);
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
@@ -115,23 +113,23 @@ describe('scoped searches find what is there, and every cut is said', () => {
     // One page either has it or says it stopped early, with the cursor that goes on.
     const first = await client.searchQuery(params);
     if (!first.hits.some((hit) => hit.uuid === phraseUuid)) {
+      expect(first.nextCursor).not.toBeNull();
       expect(first.partial).toBe(true);
       expect(first.partialReason).toBe('time');
-      expect(first.nextCursor).not.toBeNull();
     }
     const filled = await searchFilled((query) => client.searchQuery(query), params, 60_000);
     expect(filled.hits.map((hit) => hit.uuid)).toEqual([phraseUuid]);
     expect(filled.hits[0]?.snippet).toContain('«retry» «budget»');
     const { keys } = await walk(params);
     expect(keys).toEqual([`${BIG_SESSION}:${phraseUuid}`]);
-  });
+  }, 120_000);
 
   it('memctl search --session prints the phrase found deep in the large session', async () => {
     const run = await runMemctl(sandbox, ['search', '"retry budget"', '--session', BIG_SESSION]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(phraseUuid);
     expect(run.stdout).toContain('every hit: 1 session in all');
-  });
+  }, 60_000);
 
   it('a search past the first batch says there is more, and its cursor gets the rest: every session mentioning a word', async () => {
     const first = await client.searchQuery({ query: 'warnings', limit: 100 });
@@ -141,7 +139,7 @@ describe('scoped searches find what is there, and every cut is said', () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect([...keys].sort()).toEqual(keysOf(warnings));
     expect(new Set(keys.map((key) => key.split(':')[0])).size).toBe(SMALL_SESSIONS);
-  }, 60_000);
+  }, 120_000);
 
   it('memctl search says when a page is not every hit, and prints the command with the cursor that goes on', async () => {
     const run = await runMemctl(sandbox, ['search', 'warnings', '--limit', '5']);

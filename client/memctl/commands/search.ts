@@ -112,10 +112,7 @@ function pageEnd(result: SearchQueryResult, args: readonly string[], continued: 
     return [continued ? `the last of the hits: ${plural(sessions, 'session')} on this page` : `every hit: ${plural(sessions, 'session')} in all`];
   }
   const rest = args.filter((_arg, index) => args[index] !== '--cursor' && args[index - 1] !== '--cursor');
-  return [
-    `${plural(sessions, 'session')} on this page; more hits (and maybe more sessions) follow:`,
-    `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`,
-  ];
+  return [`${plural(sessions, 'session')} on this page; more hits (and maybe more sessions) follow:`, `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`];
 }
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
