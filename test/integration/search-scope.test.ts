@@ -117,7 +117,7 @@ describe('scoped searches find what is there, and every cut is said', () => {
       expect(first.partial).toBe(true);
       expect(first.partialReason).toBe('time');
     }
-    const filled = await searchFilled((query) => client.searchQuery(query), params, 60_000);
+    const filled = await searchFilled((query) => client.searchQuery(query), params, Number.POSITIVE_INFINITY);
     expect(filled.hits.map((hit) => hit.uuid)).toEqual([phraseUuid]);
     expect(filled.hits[0]?.snippet).toContain('«retry» «budget»');
     const { keys } = await walk(params);
@@ -125,11 +125,21 @@ describe('scoped searches find what is there, and every cut is said', () => {
   }, 120_000);
 
   it('memctl search --session prints the phrase found deep in the large session', async () => {
-    const run = await runMemctl(sandbox, ['search', '"retry budget"', '--session', BIG_SESSION]);
+    const args = ['search', '"retry budget"', '--session', BIG_SESSION];
+    let run = await runMemctl(sandbox, args);
+    // memctl follows partial pages for up to 10 s; on a machine too busy for that, it says it was
+    // cut and prints the command that goes on, which finds it.
+    for (let page = 0; !run.stdout.includes(phraseUuid) && page < 100; page++) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('the search ran out of time before the page was full');
+      const cursor = /--cursor (\S+)/.exec(run.stdout)?.[1];
+      expect(cursor, run.stdout).toBeDefined();
+      run = await runMemctl(sandbox, [...args, '--cursor', cursor as string]);
+    }
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(phraseUuid);
-    expect(run.stdout).toContain('every hit: 1 session in all');
-  }, 60_000);
+    expect(run.stdout).toMatch(/every hit: 1 session in all|the last of the hits: 1 session on this page|1 session on this page; more hits/);
+  }, 120_000);
 
   it('a search past the first batch says there is more, and its cursor gets the rest: every session mentioning a word', async () => {
     const first = await client.searchQuery({ query: 'warnings', limit: 100 });
