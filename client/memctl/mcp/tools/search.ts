@@ -117,6 +117,10 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
   const hits = list<SearchHit>(result.hits);
   const building =
     result.index?.state === 'building' ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.` : '';
+  if (hits.length === 0 && typeof result.nextCursor === 'string') {
+    // Cut by time before any hit was found (a phrase in a large scope): not "no hits".
+    return `No hits yet for ${quoted(args.query, 200)} in ${scopeOf(args)}: the search ran out of time before it had looked at every match.${building}\nCall search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`;
+  }
   if (hits.length === 0) {
     const none = args.cursor !== undefined ? 'No more hits.' : `No hits for ${quoted(args.query, 200)} in ${scopeOf(args)}.`;
     return `${none}${building}\nTry other or fewer words, a prefix (invoic*), OR between alternatives, or fewer filters. ${FTS_ADVICE}`;
