@@ -127,8 +127,11 @@ export interface SearchWalk {
   after(rest: Span): Batch;
   /** A batch a cursor named, read again. */
   reread(spans: readonly Span[], rest: Span | null): Batch;
-  /** The batch's lines that pass the filter, best first (before a plan's check on the text). */
-  rank(batch: Batch): RawHit[];
+  /**
+   * The batch's lines that pass the filter, best first (before a plan's check on the text), from
+   * the `skip`th on, `take` of them (-1: all): a page reads only the rows it may use.
+   */
+  rank(batch: Batch, skip: number, take: number): RawHit[];
 }
 
 export function createSearchQuery(db: Database.Database) {
@@ -176,7 +179,8 @@ export function createSearchQuery(db: Database.Database) {
         AND (@since IS NULL OR e.timestamp >= @since)
         AND (@until IS NULL OR e.timestamp < @until)
         AND (@kinds IS NULL OR ${parts.kind} IN (SELECT value FROM json_each(@kinds)))
-      ORDER BY score DESC, ${rowid} DESC`);
+      ORDER BY score DESC, ${rowid} DESC
+      LIMIT @take OFFSET @skip`);
   };
   const plainHits = hitsOf(false);
   const rankedHits = hitsOf(true);
@@ -252,11 +256,11 @@ export function createSearchQuery(db: Database.Database) {
         // A batch holds at most END_CANDIDATES a span (a cursor not memd's reads no more than that).
         return { spans, rest, candidates: spans.flatMap((span) => newest(span, END_CANDIDATES)) };
       },
-      rank(batch) {
+      rank(batch, skip, take) {
         if (batch.candidates.length === 0) return [];
         const list = plan.relevance ? batch.candidates : batch.candidates.map((row) => row[0]);
         const hits = plan.relevance ? rankedHits : plainHits;
-        const rows = guarded(() => hits.all({ ...bound, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY })) as (Omit<RawHit, 'kind' | 'gone'> & {
+        const rows = guarded(() => hits.all({ ...bound, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, take, skip })) as (Omit<RawHit, 'kind' | 'gone'> & {
           kind: number;
           gone: number;
         })[];

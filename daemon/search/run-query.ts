@@ -26,12 +26,12 @@ export function createSearchRunner(db: Database.Database) {
   // Changes whenever another connection commits: a batch ranked before may have changed since.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   /**
-   * The batch this process ranked last, for the walk's next page (one client's pages go to the
-   * first free process, usually this one): reading and ranking 2,000 candidates again takes
-   * 20-50 ms, most of a page. Valid only while nothing was written: ranked from the walk's pinned
-   * time, the same batch of the same database ranks alike.
+   * The rest of the batch this process ranked last, for the walk's next page (one client's pages
+   * go to the first free process, usually this one): reading and ranking 2,000 candidates again
+   * takes 20-50 ms, most of a page. Valid only while nothing was written: ranked from the walk's
+   * pinned time, the same batch of the same database ranks alike.
    */
-  let last: { key: string; rows: RawHit[] } | null = null;
+  let last: { key: string; skip: number; rows: RawHit[] } | null = null;
 
   return (filter: SearchFilter, now: number): WorkerResult => {
     const plan = planQuery(filter.query);
@@ -42,13 +42,39 @@ export function createSearchRunner(db: Database.Database) {
     if (walk === null) return { hits: [], nextCursor: null, partial: false };
     const { cursor: _cursor, limit: _limit, ...scope } = filter;
     const walkKey = `${JSON.stringify(scope)}|${pinned}|${dataVersion.get() as number}`;
-    const rank = (spans: readonly Span[], load: () => Batch): RawHit[] => {
+    /**
+     * A batch's ranked lines from `from` on, read as they are used: first as many as a page of
+     * hits needs (most pages stop there), then, when a phrase's checks go further, all the rest.
+     */
+    const ranked = (spans: readonly Span[], load: () => Batch, from: number) => {
       const key = `${walkKey}|${JSON.stringify(spans)}`;
-      if (last?.key === key) return last.rows;
-      const batch = load();
-      const rows = batch.candidates.length === 0 ? [] : walk.rank(batch);
-      last = { key, rows };
-      return rows;
+      let batch: Batch | null = null;
+      const loaded = () => {
+        batch ??= load();
+        return batch;
+      };
+      let skip = from;
+      let rows: RawHit[];
+      let whole: boolean;
+      if (last !== null && last.key === key && last.skip <= from) {
+        ({ skip, rows } = last);
+        whole = true;
+      } else {
+        rows = walk.rank(loaded(), from, limit + 1);
+        whole = rows.length < limit + 1;
+      }
+      return {
+        /** The line at `index` of the batch's ranking; undefined past its end. */
+        at(index: number): RawHit | undefined {
+          if (index - skip >= rows.length && !whole) {
+            rows = walk.rank(loaded(), index, -1);
+            skip = index;
+            whole = true;
+            last = { key, skip, rows };
+          }
+          return rows[index - skip];
+        },
+      };
     };
     const at = (spans: readonly Span[], offset: number, rest: Span | null) => encodeCursor({ batch: spans, offset, rest, now: pinned });
     const terms = markedTerms(plan.tree);
@@ -57,33 +83,31 @@ export function createSearchRunner(db: Database.Database) {
     try {
       let spans: readonly Span[];
       let rest: Span | null;
-      let list: RawHit[];
+      let offset = position.offset;
+      let list: ReturnType<typeof ranked>;
       if (position.batch === null) {
         const first = walk.first();
         ({ spans, rest } = first);
-        list = rank(spans, () => first);
+        list = ranked(spans, () => first, offset);
       } else {
         ({ batch: spans, rest } = position);
         const { batch: named, rest: after } = position;
-        list = rank(named, () => walk.reread(named, after));
+        list = ranked(named, () => walk.reread(named, after), offset);
       }
-      let offset = position.offset;
       const deadline = performance.now() + PAGE_BUDGET_MS;
       // Progress on every page, however short the budget: at least one candidate or batch.
       let looked = 0;
       for (;;) {
-        for (; offset < list.length; offset++) {
+        for (let hit = list.at(offset); hit !== undefined; hit = list.at(++offset)) {
           // An exact query's candidates are all hits: only looking that may find nothing (a phrase's
           // check, batches a filter empties) is bounded; a page of hits reads at most `limit` lines.
           const outOfTime = !plan.exact && looked > 0 && performance.now() > deadline;
           if (found.length === limit || outOfTime) {
             // The cursor of a full page may lead to an empty one (a phrase's candidates, a batch
             // the filter empties), never past a hit.
-            const more = offset < list.length || rest !== null;
-            return { hits: found, nextCursor: more ? at(spans, offset, rest) : null, partial: outOfTime && found.length < limit };
+            return { hits: found, nextCursor: at(spans, offset, rest), partial: outOfTime && found.length < limit };
           }
           looked++;
-          const hit = list[offset] as RawHit;
           // Phrases and NEAR: FTS5's matches have the words; the text says whether they stand as
           // asked. A line whose transcript is gone cannot be checked and is kept (its words match).
           const text = lines.text(hit);
@@ -93,8 +117,8 @@ export function createSearchRunner(db: Database.Database) {
         if (looked > 0 && performance.now() > deadline) return { hits: found, nextCursor: at(spans, offset, rest), partial: found.length < limit };
         const next = walk.after(rest);
         ({ spans, rest } = next);
-        list = rank(spans, () => next);
         offset = 0;
+        list = ranked(spans, () => next, 0);
         looked++;
       }
     } finally {
