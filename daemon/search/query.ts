@@ -150,16 +150,22 @@ export function createSearchQuery(db: Database.Database) {
   const sessionBounds = db.prepare(`${fileBounds} WHERE f.session_id = ?`);
   const projectBounds = db.prepare(`${fileBounds} WHERE f.project = ?`);
   const lastEntry = db.prepare('SELECT max(rowid) FROM entries').pluck();
-  const candidates = (relevance: boolean) => {
-    const columns = relevance ? 'rowid, rank' : 'rowid';
-    const span = `SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND rowid BETWEEN @low AND @high`;
+  // With a session or project, its lines only (the join inside the candidates' query): a batch
+  // and its cap hold lines of the scope, not of the other sessions whose lines lie between.
+  const candidates = (relevance: boolean, scoped: boolean) => {
+    const columns = relevance ? 's.rowid, s.rank' : 's.rowid';
+    const scope = scoped
+      ? `JOIN entries e ON e.rowid = (s.rowid >> 3) JOIN files f ON f.id = e.file_id
+         WHERE s.search_fts MATCH @query AND s.rowid BETWEEN @low AND @high AND (@session IS NULL OR f.session_id = @session) AND (@project IS NULL OR f.project = @project)`
+      : 'WHERE s.search_fts MATCH @query AND s.rowid BETWEEN @low AND @high';
+    const span = `SELECT ${columns} FROM search_fts s ${scope}`;
     return {
-      newest: db.prepare(`${span} ORDER BY rowid DESC LIMIT @take`).raw(),
-      oldest: db.prepare(`${span} ORDER BY rowid LIMIT @take`).raw(),
+      newest: db.prepare(`${span} ORDER BY s.rowid DESC LIMIT @take`).raw(),
+      oldest: db.prepare(`${span} ORDER BY s.rowid LIMIT @take`).raw(),
     };
   };
-  const plain = candidates(false);
-  const ranked = candidates(true);
+  const plain = { whole: candidates(false, false), scoped: candidates(false, true) };
+  const ranked = { whole: candidates(true, false), scoped: candidates(true, true) };
   // The candidates' lines, filtered and scored: bm25 (when the plan ranks by it) times a boost
   // for recent lines, up to 2× for a line written now. Candidates come as a JSON array: of rowids,
   // or of [rowid, rank] pairs (a nested array costs twice as much to read: only when ranked).
@@ -215,7 +221,9 @@ export function createSearchQuery(db: Database.Database) {
     }
     if (query === null || scope === null) return null;
     const match = query;
-    const statements = plan.relevance ? ranked : plain;
+    const scoped = bound.session !== null || bound.project !== null;
+    const statements = (plan.relevance ? ranked : plain)[scoped ? 'scoped' : 'whole'];
+    const where = scoped ? { session: bound.session, project: bound.project } : {};
     const guarded = <T>(run: () => T): T => {
       try {
         return run();
@@ -223,7 +231,7 @@ export function createSearchQuery(db: Database.Database) {
         throw asQueryError(error, filter.query);
       }
     };
-    const newest = ([low, high]: Span, take: number) => guarded(() => statements.newest.all({ query: match, low, high, take }) as unknown[][]);
+    const newest = ([low, high]: Span, take: number) => guarded(() => statements.newest.all({ query: match, low, high, take, ...where }) as unknown[][]);
     const rowidOf = (row: unknown[] | undefined) => Number(row?.[0]);
     const [scopeLow, scopeHigh] = scope;
 
@@ -231,7 +239,7 @@ export function createSearchQuery(db: Database.Database) {
       first() {
         const top = newest(scope, END_CANDIDATES);
         if (top.length < END_CANDIDATES) return { spans: [scope], rest: null, candidates: top };
-        const bottom = guarded(() => statements.oldest.all({ query: match, low: scopeLow, high: scopeHigh, take: END_CANDIDATES }) as unknown[][]);
+        const bottom = guarded(() => statements.oldest.all({ query: match, low: scopeLow, high: scopeHigh, take: END_CANDIDATES, ...where }) as unknown[][]);
         const highCut = rowidOf(top.at(-1));
         const lowCut = rowidOf(bottom.at(-1));
         // The ends meet: every match is in one of them.
