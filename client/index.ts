@@ -30,3 +30,4 @@ export { ErrorCode, RpcError, type RpcErrorData } from '../shared/protocol/error
 export { EVENT_TOPICS, type EventPayloads, type EventTopic } from '../shared/protocol/events.js';
 export { Methods, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
 export type * from '../shared/protocol/results.js';
+export { searchFilled, SEARCH_FOLLOW_MS } from './search-pages.js';

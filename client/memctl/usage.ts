@@ -197,7 +197,7 @@ reaches back to the first day memd knows (default 30d). --project takes a projec
 cwd. Days are those of --timezone (an IANA zone), else of TZ, else of memd's own zone. A cost
 marked * leaves out responses of models memd has no price for. --json prints the usage.report
 result unchanged.`,
-  search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--json]
+  search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--cursor C] [--json]
        memctl search --context SESSION:UUID [--near WORDS] [--before N] [--after N] [--json]
 
 Searches every session memd has read: the prompts typed, the assistant's text, tool calls' commands,
@@ -216,7 +216,11 @@ thinking, memd (repeatable). memd is memd's own traffic (its MCP tools' calls
 and answers, Reads of its handoff and session memory, the context its SessionStart hook gave): left
 out unless --kind memd asks for it. Run inside a Claude Code session (CLAUDE_CODE_SESSION_ID), that
 session's turn in flight is never a hit, nor any session's whose turn hooks hold it open.
---json prints the search.query / search.context result.`,
+A page says whether it holds every hit; when more
+exist it ends with the same command and a --cursor that goes on from where it stopped, so that
+following it walks every match once. A page cut by its time budget (checking a phrase in a large
+session) is followed for up to 10 s before it is printed. --json prints the search.query /
+search.context result.`,
   export: `usage: memctl export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact] [--json]
 
 Exports a session (its id, or any unique prefix of it):

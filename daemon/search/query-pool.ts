@@ -23,8 +23,9 @@ export type WorkerHit = RawHit & { snippet: string | null };
 
 export interface WorkerResult {
   hits: WorkerHit[];
-  nextOffset: number | null;
-  /** A phrase query ran out of its time to check candidates: more hits may exist. */
+  /** Where the next page starts (walk.ts); null when every match has been looked at. */
+  nextCursor: string | null;
+  /** The page ran out of its time budget with fewer hits than asked: the cursor goes on. */
   partial: boolean;
 }
 
@@ -121,7 +122,7 @@ export function createSearchPool(options: SearchPoolOptions) {
       if (slot.niced) retire(slot);
       if ('rpcError' in reply) job.reject(new RpcError(reply.rpcError.code, reply.rpcError.kind, reply.rpcError.message, reply.rpcError.data));
       else if ('error' in reply) job.reject(new Error(reply.error));
-      else job.resolve({ hits: reply.hits, nextOffset: reply.nextOffset, partial: reply.partial });
+      else job.resolve({ hits: reply.hits, nextCursor: reply.nextCursor, partial: reply.partial });
       pump();
     });
     const lost = (why: string) => {

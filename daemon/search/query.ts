@@ -13,16 +13,21 @@ import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search
 import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { fts5Query, hasAlternatives, isExact, parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
+import type { Span } from './walk.js';
 
 /**
  * Candidates taken from each end of the rowid space, newest first: the backfill reads files newest
  * first, and lines met later come last. A word with fewer matches than both ends together has all
- * of them looked at. Reading a word's rows in rowid order costs ~1 µs each; bm25 (below) or every
- * match of a common word would cost 10-50 ms at a heavy user's 2.4 GB.
+ * of them looked at in the first batch. Reading a word's rows in rowid order costs ~1 µs each; bm25
+ * (below) or every match of a common word at once would cost 10-50 ms at a heavy user's 2.4 GB.
  */
 export const END_CANDIDATES = 1_000;
-/** With a session or project filter: the newest matches of its files, newest files first. */
-const FILTERED_CANDIDATES = 2_000;
+/**
+ * The matches between the two ends are walked newest rowid first, this many a batch: each batch is
+ * ranked on its own, and a cursor goes on from where a page stopped, so no match is left out. A
+ * page reads its batch again and ranks it (~10 µs a candidate): small batches keep that a few ms.
+ */
+export const BATCH_CANDIDATES = 500;
 const DAY_MS = 86_400_000;
 /** 1970-01-01 as a Julian day number, as SQLite's julianday() counts. */
 const UNIX_EPOCH_JULIAN_DAY = 2_440_587.5;
@@ -39,12 +44,12 @@ export interface SearchFilter {
   since?: string;
   until?: string;
   kinds?: readonly SearchKind[];
-  limit?: number;
-  cursor?: string;
   /** The session the search is asked from (memctl and the MCP server send it): its turn in flight is left out. */
   askingSession?: string;
   /** Sessions whose turn is open (an agent holds their memory lock, hooks): theirs too (the daemon adds them). */
   openTurns?: readonly string[];
+  limit?: number;
+  cursor?: string;
 }
 
 export interface RawHit {
@@ -59,13 +64,6 @@ export interface RawHit {
   timestamp: string | null;
   length: number;
   gone: boolean;
-}
-
-export function cursorOffset(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const match = /^o(\d{1,7})$/.exec(cursor);
-  if (match === null) throw invalidParams('cursor is not one this daemon gave', { kind: 'BadCursor' });
-  return Number(match[1]);
 }
 
 /**
@@ -103,8 +101,8 @@ export interface SearchPlan {
 
 /** The filter's values as the statement binds them. */
 function bindings(filter: SearchFilter, now: number) {
-  const kinds = filter.kinds ?? DEFAULT_SEARCH_KINDS;
   const project = filter.project === undefined ? null : filter.project.startsWith('/') ? sanitizeProjectDirName(filter.project) : filter.project;
+  const kinds = filter.kinds ?? DEFAULT_SEARCH_KINDS;
   return {
     session: filter.sessionId ?? null,
     project,
@@ -118,9 +116,30 @@ function bindings(filter: SearchFilter, now: number) {
 }
 
 interface FilterFile {
-  id: number;
   first: number | null;
   last: number | null;
+}
+
+/** A batch of the walk (walk.ts): its spans of rowids, what is left after it, and its FTS5 rows. */
+export interface Batch {
+  spans: readonly Span[];
+  rest: Span | null;
+  candidates: unknown[][];
+}
+
+/** One query's walk over the index: its batches, and each batch's candidates ranked and filtered. */
+export interface SearchWalk {
+  /** The first batch: the newest and oldest matches of the scope (all of them when they meet). */
+  first(): Batch;
+  /** The batch after `rest`'s high end. */
+  after(rest: Span): Batch;
+  /** A batch a cursor named, read again. */
+  reread(spans: readonly Span[], rest: Span | null): Batch;
+  /**
+   * The batch's lines that pass the filter, best first (before a plan's check on the text), from
+   * the `skip`th on, `take` of them (-1: all): a page reads only the rows it may use.
+   */
+  rank(batch: Batch, skip: number, take: number): RawHit[];
 }
 
 export function createSearchQuery(db: Database.Database) {
@@ -132,22 +151,28 @@ export function createSearchQuery(db: Database.Database) {
     const terms = prefixTerms.all(prefix, next, MAX_PREFIX_TERMS + 1) as string[];
     return terms.length > MAX_PREFIX_TERMS ? null : terms;
   };
-  // A file's texts lie between its first and last entries (store/search-row.ts).
-  const fileBounds = `SELECT f.id AS id, (SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset LIMIT 1) AS first,
-      (SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset DESC LIMIT 1) AS last FROM files f`;
-  const sessionFiles = db.prepare(`${fileBounds} WHERE f.session_id = ? ORDER BY coalesce(f.last_activity, '') DESC, f.id DESC`);
-  const projectFiles = db.prepare(`${fileBounds} WHERE f.project = ? ORDER BY coalesce(f.last_activity, '') DESC, f.id DESC`);
+  // A file's texts lie between its first and last entries (store/search-row.ts); a session's or
+  // project's between the lowest and highest of its files' (other files' lines may lie between).
+  const fileBounds = `SELECT min((SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset LIMIT 1)) AS first,
+      max((SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset DESC LIMIT 1)) AS last FROM files f`;
+  const sessionBounds = db.prepare(`${fileBounds} WHERE f.session_id = ?`);
+  const projectBounds = db.prepare(`${fileBounds} WHERE f.project = ?`);
+  const lastEntry = db.prepare('SELECT max(rowid) FROM entries').pluck();
+  // With a session or project, its lines only (the join inside the candidates' query): a batch
+  // and its cap hold lines of the scope, not of the other sessions whose lines lie between.
   // Only the kinds asked for take candidate slots: memd's own lines, left out by default, would
-  // otherwise crowd out the user's among a word's newest matches (issue 28).
-  const ofKinds = `((@kindMask >> ${searchRowParts('rowid').kind}) & 1) = 1`;
-  const candidates = (relevance: boolean) => {
-    const columns = relevance ? 'rowid, rank' : 'rowid';
+  // otherwise crowd out the user's in a batch (issue 28).
+  const ofKinds = `((@kindMask >> ${searchRowParts('s.rowid').kind}) & 1) = 1`;
+  const candidates = (relevance: boolean, scoped: boolean) => {
+    const columns = relevance ? 's.rowid, s.rank' : 's.rowid';
+    const scope = scoped
+      ? `JOIN entries e ON e.rowid = (s.rowid >> 3) JOIN files f ON f.id = e.file_id
+         WHERE s.search_fts MATCH @query AND ${ofKinds} AND s.rowid BETWEEN @low AND @high AND (@session IS NULL OR f.session_id = @session) AND (@project IS NULL OR f.project = @project)`
+      : `WHERE s.search_fts MATCH @query AND ${ofKinds} AND s.rowid BETWEEN @low AND @high`;
+    const span = `SELECT ${columns} FROM search_fts s ${scope}`;
     return {
-      ends: db
-        .prepare(`SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND ${ofKinds} ORDER BY rowid DESC LIMIT ${END_CANDIDATES})
-          UNION SELECT * FROM (SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND ${ofKinds} ORDER BY rowid LIMIT ${END_CANDIDATES})`)
-        .raw(),
-      inRange: db.prepare(`SELECT ${columns} FROM search_fts WHERE search_fts MATCH @query AND ${ofKinds} AND rowid BETWEEN @low AND @high ORDER BY rowid DESC LIMIT @take`).raw(),
+      newest: db.prepare(`${span} ORDER BY s.rowid DESC LIMIT @take`).raw(),
+      oldest: db.prepare(`${span} ORDER BY s.rowid LIMIT @take`).raw(),
     };
   };
   // Where a session's turn in flight starts: its main transcript's last typed prompt (or slash
@@ -168,8 +193,8 @@ export function createSearchQuery(db: Database.Database) {
     }
     return JSON.stringify(turns);
   };
-  const plain = candidates(false);
-  const ranked = candidates(true);
+  const plain = { whole: candidates(false, false), scoped: candidates(false, true) };
+  const ranked = { whole: candidates(true, false), scoped: candidates(true, true) };
   // The candidates' lines, filtered and scored: bm25 (when the plan ranks by it) times a boost
   // for recent lines, up to 2× for a line written now. Candidates come as a JSON array: of rowids,
   // or of [rowid, rank] pairs (a nested array costs twice as much to read: only when ranked).
@@ -190,51 +215,97 @@ export function createSearchQuery(db: Database.Database) {
         AND (@project IS NULL OR f.project = @project)
         AND (@since IS NULL OR e.timestamp >= @since)
         AND (@until IS NULL OR e.timestamp < @until)
-        AND (@kinds IS NULL OR ${parts.kind} IN (SELECT value FROM json_each(@kinds)))
+        AND ${parts.kind} IN (SELECT value FROM json_each(@kinds))
       ORDER BY score DESC, ${rowid} DESC
-      LIMIT @limit OFFSET @offset`);
+      LIMIT @take OFFSET @skip`);
   };
   const plainHits = hitsOf(false);
   const rankedHits = hitsOf(true);
 
-  /** The newest matches of the filter's files, newest files first. */
-  const filteredCandidates = (statement: Database.Statement, files: FilterFile[], query: string, kindMask: number): unknown[][] => {
-    const found: unknown[][] = [];
-    for (const file of files) {
-      if (file.first === null || file.last === null) continue;
-      const [low, high] = searchRowRange(file.first, file.last);
-      for (const row of statement.all({ query, kindMask, low, high, take: FILTERED_CANDIDATES - found.length }) as unknown[][]) found.push(row);
-      if (found.length >= FILTERED_CANDIDATES) break;
+  /** The rowids the filter's session or project (or the whole index) may have; null when it has none. */
+  const scopeOf = (bound: ReturnType<typeof bindings>): Span | null => {
+    if (bound.session !== null || bound.project !== null) {
+      const files = (bound.session !== null ? sessionBounds.get(bound.session) : projectBounds.get(bound.project)) as FilterFile;
+      return files.first === null || files.last === null ? null : searchRowRange(files.first, files.last);
     }
-    return found;
+    const last = lastEntry.get() as number | null;
+    return last === null ? null : searchRowRange(0, last);
   };
 
-  /** The best `limit` rows FTS5 matches from `offset` on, filtered (before a plan's check on the text). */
-  return (filter: SearchFilter, plan: SearchPlan, now: number, limit: number, offset: number): RawHit[] => {
+  /** FTS5 refusing a query memd made (a character its tables class otherwise) is still the query's. */
+  const asQueryError = (error: unknown, query: string): unknown => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!/fts5/.test(message)) return error;
+    return invalidParams(`the search query cannot be run: ${message.replace(/^fts5: /, '')}`, { position: 0, query });
+  };
+
+  /** The query's walk over the filter's scope; null when nothing can match (no words, an empty scope). */
+  return (filter: SearchFilter, plan: SearchPlan, now: number): SearchWalk | null => {
     const bound = bindings(filter, now);
-    let rows: (Omit<RawHit, 'kind' | 'gone'> & { kind: number; gone: number })[];
+    let query: string | null;
+    let scope: Span | null;
     try {
-      const query = fts5Query(plan.tree, expand);
-      if (query === null) return [];
-      const statements = plan.relevance ? ranked : plain;
-      const found =
-        bound.session !== null
-          ? filteredCandidates(statements.inRange, sessionFiles.all(bound.session) as FilterFile[], query, bound.kindMask)
-          : bound.project !== null
-            ? filteredCandidates(statements.inRange, projectFiles.all(bound.project) as FilterFile[], query, bound.kindMask)
-            : (statements.ends.all({ query, kindMask: bound.kindMask }) as unknown[][]);
-      if (found.length === 0) return [];
-      const hits = plan.relevance ? rankedHits : plainHits;
-      const list = plan.relevance ? found : found.map((row) => row[0]);
-      const turns = turnsInFlight([...(filter.askingSession === undefined ? [] : [filter.askingSession]), ...(filter.openTurns ?? [])]);
-      rows = hits.all({ ...bound, turns, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, limit, offset }) as typeof rows;
+      query = fts5Query(plan.tree, expand);
+      scope = query === null ? null : scopeOf(bound);
     } catch (error) {
-      // The plan's query is memd's own, its words made by the tokenizer's rules; FTS5 refusing one
-      // (a character its tables class otherwise) is still the query's, not a daemon failure.
-      const message = error instanceof Error ? error.message : String(error);
-      if (!/fts5/.test(message)) throw error;
-      throw invalidParams(`the search query cannot be run: ${message.replace(/^fts5: /, '')}`, { position: 0, query: filter.query });
+      throw asQueryError(error, filter.query);
     }
-    return rows.map((row) => ({ ...row, kind: kindAt(row.kind), gone: row.gone === 1 }));
+    if (query === null || scope === null) return null;
+    const match = query;
+    const scoped = bound.session !== null || bound.project !== null;
+    const statements = (plan.relevance ? ranked : plain)[scoped ? 'scoped' : 'whole'];
+    const where = { kindMask: bound.kindMask, ...(scoped ? { session: bound.session, project: bound.project } : {}) };
+    const turns = turnsInFlight([...(filter.askingSession === undefined ? [] : [filter.askingSession]), ...(filter.openTurns ?? [])]);
+    const guarded = <T>(run: () => T): T => {
+      try {
+        return run();
+      } catch (error) {
+        throw asQueryError(error, filter.query);
+      }
+    };
+    const newest = ([low, high]: Span, take: number) => guarded(() => statements.newest.all({ query: match, low, high, take, ...where }) as unknown[][]);
+    const rowidOf = (row: unknown[] | undefined) => Number(row?.[0]);
+    const [scopeLow, scopeHigh] = scope;
+
+    return {
+      first() {
+        const top = newest(scope, END_CANDIDATES);
+        if (top.length < END_CANDIDATES) return { spans: [scope], rest: null, candidates: top };
+        const bottom = guarded(() => statements.oldest.all({ query: match, low: scopeLow, high: scopeHigh, take: END_CANDIDATES, ...where }) as unknown[][]);
+        const highCut = rowidOf(top.at(-1));
+        const lowCut = rowidOf(bottom.at(-1));
+        // The ends meet: every match is in one of them.
+        if (lowCut >= highCut) return { spans: [scope], rest: null, candidates: [...top, ...bottom.filter((row) => rowidOf(row) < highCut)] };
+        const rest: Span | null = lowCut + 1 <= highCut - 1 ? [lowCut + 1, highCut - 1] : null;
+        return {
+          spans: [
+            [highCut, scopeHigh],
+            [scopeLow, lowCut],
+          ],
+          rest,
+          candidates: [...top, ...bottom],
+        };
+      },
+      after(rest) {
+        const rows = newest(rest, BATCH_CANDIDATES);
+        if (rows.length < BATCH_CANDIDATES) return { spans: [rest], rest: null, candidates: rows };
+        const cut = rowidOf(rows.at(-1));
+        return { spans: [[cut, rest[1]]], rest: rest[0] <= cut - 1 ? [rest[0], cut - 1] : null, candidates: rows };
+      },
+      reread(spans, rest) {
+        // A batch holds at most END_CANDIDATES a span (a cursor not memd's reads no more than that).
+        return { spans, rest, candidates: spans.flatMap((span) => newest(span, END_CANDIDATES)) };
+      },
+      rank(batch, skip, take) {
+        if (batch.candidates.length === 0) return [];
+        const list = plan.relevance ? batch.candidates : batch.candidates.map((row) => row[0]);
+        const hits = plan.relevance ? rankedHits : plainHits;
+        const rows = guarded(() => hits.all({ ...bound, turns, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, take, skip })) as (Omit<RawHit, 'kind' | 'gone'> & {
+          kind: number;
+          gone: number;
+        })[];
+        return rows.map((row) => ({ ...row, kind: kindAt(row.kind), gone: row.gone === 1 }));
+      },
+    };
   };
 }

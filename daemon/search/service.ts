@@ -54,7 +54,7 @@ export function createSearchService(deps: SearchDeps) {
       // A query that cannot be parsed, or asks too much, is answered without taking a process.
       planQuery(filter.query);
       const openTurns = deps.openTurns?.() ?? [];
-      const { hits, nextOffset, partial } = await pool.query(openTurns.length === 0 ? filter : { ...filter, openTurns }, deps.clock(), owner, signal);
+      const { hits, nextCursor, partial } = await pool.query(openTurns.length === 0 ? filter : { ...filter, openTurns }, deps.clock(), owner, signal);
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
@@ -73,8 +73,8 @@ export function createSearchService(deps: SearchDeps) {
           projectName: names.get(hit.project) ?? hit.project,
           title: titleOf(hit.sessionId),
         })),
-        nextCursor: nextOffset === null ? null : `o${nextOffset}`,
-        ...(partial ? { partial: true } : {}),
+        nextCursor,
+        ...(partial ? { partial: true, partialReason: 'time' as const } : {}),
         index: builder.state(),
       };
     },

@@ -37,15 +37,23 @@ export interface SearchHit {
   title: string | null;
 }
 
+/** Why a page is partial: its time budget ran out (the only cut; a cursor goes on from it). */
+export type SearchPartialReason = 'time';
+
 export interface SearchQueryResult {
   hits: SearchHit[];
-  /** Pass as `cursor` for the next page; null on the last. */
+  /**
+   * Pass as `cursor` for the next page; null once every match of the query has been looked at.
+   * Following it walks every match once (issue 28): no cap on candidates ends a search unsaid.
+   */
   nextCursor: string | null;
   /**
-   * Present (true) when a query with phrases or NEAR ran out of the time it has to check FTS5's
-   * matches on their text: the hits are the best of those checked, and more may exist.
+   * Present (true) when the page stopped with fewer hits than asked because its time budget
+   * (`partialReason: 'time'`, ~30 ms of reading lines back to check a phrase or of walking matches a
+   * filter leaves out) ran out: more hits may exist, and `nextCursor` goes on from there.
    */
   partial?: true;
+  partialReason?: SearchPartialReason;
   /** `building` while the index of lines ingested before it existed is still being filled. */
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }

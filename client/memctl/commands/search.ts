@@ -1,17 +1,19 @@
 /**
- * `memctl search QUERY [--project P] [--session S] [--since 7d] [--until T] [--kind K] [--limit N] [--json]`:
- * hits over every session, grouped by session with its title, matches highlighted; and
+ * `memctl search QUERY [--project P] [--session S] [--since 7d] [--until T] [--kind K] [--limit N] [--cursor C] [--json]`:
+ * hits over every session, grouped by session with its title, matches highlighted, and how to get
+ * the rest when there is more (the page's `--cursor`); and
  * `memctl search --context HIT [--near WORDS] [--before N] [--after N]`: the messages around a hit,
  * where HIT is the `SESSION:UUID` a hit line ends with, a long hit message shown around WORDS (the
  * hit line names its first matched word), or else by its head and tail.
  */
-import { askingSessionOf, describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind } from '../../../shared/protocol/search.js';
+import { askingSessionOf, describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind, type SearchQueryResult } from '../../../shared/protocol/search.js';
 import type { ContentBlock } from '../../../shared/protocol/messages.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
 import { stripAnsi } from '../../../shared/text/ansi.js';
 import { excerptAround, queryTerms } from '../../../shared/text/excerpt.js';
 import { formatAge } from '../sessions-view.js';
+import { searchFilled } from '../../search-pages.js';
 
 const MAX_LIMIT = 100;
 /** Characters of each message `--context` prints: enough to read, short enough to scan. */
@@ -27,6 +29,7 @@ interface SearchArgs {
   until?: string;
   kinds?: SearchKind[];
   limit?: number;
+  cursor?: string;
   before?: number;
   after?: number;
   near?: string;
@@ -55,6 +58,7 @@ function parseArgs(args: string[]): SearchArgs {
     else if (arg === '--session') parsed.sessionId = value(arg, ++index);
     else if (arg === '--since') parsed.since = value(arg, ++index);
     else if (arg === '--until') parsed.until = value(arg, ++index);
+    else if (arg === '--cursor') parsed.cursor = value(arg, ++index);
     else if (arg === '--context') parsed.context = value(arg, ++index);
     else if (arg === '--near') parsed.near = value(arg, ++index);
     else if (arg === '--before') parsed.before = count(arg, value(arg, ++index), 50);
@@ -97,6 +101,22 @@ function renderHits(hits: readonly SearchHit[], out: Output, now: number): strin
   return lines;
 }
 
+/**
+ * What the page covers (issue 28): the sessions it shows, and whether that is every session the
+ * query matches, or the command that goes on from where it stopped.
+ */
+function pageEnd(result: SearchQueryResult, args: readonly string[], continued: boolean): string[] {
+  const sessions = new Set(result.hits.map((hit) => hit.sessionId)).size;
+  if (result.nextCursor === null) {
+    if (result.hits.length === 0) return [];
+    return [continued ? `the last of the hits: ${plural(sessions, 'session')} on this page` : `every hit: ${plural(sessions, 'session')} in all`];
+  }
+  const rest = args.filter((_arg, index) => args[index] !== '--cursor' && args[index - 1] !== '--cursor');
+  return [`${plural(sessions, 'session')} on this page; more hits (and maybe more sessions) follow:`, `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`];
+}
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 function blockText(block: ContentBlock): string {
   const record = block as unknown as Record<string, unknown>;
   if (record.type === 'text' && typeof record.text === 'string') return record.text;
@@ -135,21 +155,27 @@ export const search: Command = async (ctx) => {
       }
       return 0;
     }
-    const { project, sessionId, since, until, kinds, limit } = args;
+    const { project, sessionId, since, until, kinds, limit, cursor } = args;
     const filters = { project, sessionId, since, until, kinds, limit };
     for (const key of Object.keys(filters) as (keyof typeof filters)[]) if (filters[key] === undefined) delete filters[key];
     const query = args.query as string;
     // Run from a Bash call of a session, its own turn (this very command) is no hit (issue 28).
     const asking = askingSessionOf(ctx.env);
-    const result = await client.searchQuery({ query, ...filters, ...(asking === undefined ? {} : { askingSession: asking }) });
+    // A page its time budget cut is followed (client/search-pages.ts): what is there is found.
+    const result = await searchFilled((params) => client.searchQuery(params), {
+      query,
+      ...filters,
+      ...(asking === undefined ? {} : { askingSession: asking }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
     else {
       if (result.index.state === 'building')
         ctx.out.out(ctx.out.yellow(`the index is still reading older transcripts (${result.index.filesDone} of ${result.index.filesTotal} files): hits may be missing`));
-      if (result.hits.length === 0) ctx.out.out('no hits');
+      if (result.hits.length === 0) ctx.out.out(result.nextCursor === null ? 'no hits' : 'no hits yet');
       for (const line of renderHits(result.hits, ctx.out, Date.now())) ctx.out.out(line);
-      if (result.nextCursor !== null) ctx.out.out(ctx.out.dim(`more: memctl call search.query '${JSON.stringify({ query, ...filters, cursor: result.nextCursor })}'`));
-      if (result.partial === true) ctx.out.out(ctx.out.yellow('the phrase was checked in the best matches only (it ran out of time): narrow with --session, --project or --since for more'));
+      for (const line of pageEnd(result, ctx.args, cursor !== undefined)) ctx.out.out(ctx.out.dim(line));
+      if (result.partial === true) ctx.out.out(ctx.out.yellow('the search ran out of time before the page was full: more hits may exist (the --cursor above goes on from where it stopped)'));
     }
     return 0;
   } finally {

@@ -5,6 +5,7 @@ import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchQuery
 import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
 import { queryTerms } from '../../../../shared/text/excerpt.js';
 import { renderContext } from './render-messages.js';
+import { searchFilled } from '../../../search-pages.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
 /** Hits a model asks for without saying: enough to choose from, few enough to read. */
@@ -116,17 +117,23 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
   const hits = list<SearchHit>(result.hits);
   const building =
     result.index?.state === 'building' ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.` : '';
+  if (hits.length === 0 && typeof result.nextCursor === 'string') {
+    // Cut by time before any hit was found (a phrase in a large scope): not "no hits".
+    return `No hits yet for ${quoted(args.query, 200)} in ${scopeOf(args)}: the search ran out of time before it had looked at every match.${building}\nCall search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`;
+  }
   if (hits.length === 0) {
     const none = args.cursor !== undefined ? 'No more hits.' : `No hits for ${quoted(args.query, 200)} in ${scopeOf(args)}.`;
     return `${none}${building}\nTry other or fewer words, a prefix (invoic*), OR between alternatives, or fewer filters. ${FTS_ADVICE}`;
   }
   const head = `${plural(hits.length, 'hit')} for ${quoted(args.query, 200)} in ${scopeOf(args)}, numbered best first, by session:${building}`;
-  const tail =
-    result.nextCursor !== null && result.nextCursor !== undefined
-      ? `\nMore hits: call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`
-      : result.partial === true
-        ? '\nThe phrase was checked in the best matches only (time ran out): more hits may exist; narrow with session_id, project or since.'
-        : '\nNo more hits.';
+  const sessions = new Set(hits.map((hit) => hit.sessionId)).size;
+  const more = result.nextCursor !== null && result.nextCursor !== undefined;
+  const cut = result.partial === true ? ' The search ran out of time before this page was full (it checks phrases on the text): more hits may exist.' : '';
+  const tail = more
+    ? `\n${plural(sessions, 'session')} on this page; more hits (maybe in more sessions) exist.${cut} Call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor as string, CURSOR_CHARS)}.`
+    : args.cursor === undefined
+      ? `\nNo more hits: these are every hit, in ${plural(sessions, 'session')}.`
+      : '\nNo more hits.';
   return joinWithinBudget(
     head,
     renderHitsBySession(hits),
@@ -149,7 +156,8 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
     (args) =>
       respond(
         async () => {
-          const result = await context.memd.searchQuery({
+          // A page its time budget cut is followed (client/search-pages.ts): what is there is found.
+          const result = await searchFilled((params) => context.memd.searchQuery(params), {
             query: args.query,
             limit: args.limit ?? DEFAULT_HITS,
             ...(args.project === undefined ? {} : { project: args.project }),
