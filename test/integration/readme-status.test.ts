@@ -44,14 +44,11 @@ describe("README's memctl status sample", () => {
     await startDaemon(sandbox);
     let printed: string[] = [];
     // The sample is taken once the session is read and archived, as a user sees it after a moment.
-    await eventually(
-      async () => {
-        const result = await runMemctl(sandbox, ['status']);
-        printed = result.stdout.trimEnd().split('\n');
-        return result.code === 0 && printed.some((line) => line.includes('49 entries')) && printed.some((line) => /^ {2}archive +live, 1 sessions/.test(line));
-      },
-      'the fixture ingested and archived',
-    );
+    await eventually(async () => {
+      const result = await runMemctl(sandbox, ['status']);
+      printed = result.stdout.trimEnd().split('\n');
+      return result.code === 0 && printed.some((line) => line.includes('49 entries')) && printed.some((line) => /^ {2}archive +live, 1 sessions/.test(line));
+    }, 'the fixture ingested and archived');
     const sample = readmeSample();
     expect(daemonPart(sample).map(shape)).toEqual(daemonPart(printed).map(shape));
     expect(tableHeader(sample)).toBe(tableHeader(printed));
