@@ -30,11 +30,36 @@ function clockTime(now: Date): string {
   return `${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}.${String(now.getMilliseconds()).padStart(3, '0')}`;
 }
 
-/** A bare word stays bare; anything a reader could misparse (spaces, quotes, `=`, empty) is quoted as JSON. */
+/**
+ * C0 and C1 control characters: a file name or a transcript's text in a log field could carry an
+ * escape sequence that the terminal would obey (retitle it, rewrite what is on screen).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** What is written without quotes: no space, quote, `=`, backslash or control character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it keeps out
+const BARE_WORD = /^[^\s"=\\\u0000-\u001f\u007f-\u009f]+$/;
+
+/** Control characters written as `\u001b`, so that the terminal shows them instead of obeying them. */
+function escapeControls(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A bare word stays bare; anything a reader could misparse (spaces, quotes, `=`, empty, control characters) is quoted as JSON. */
 function textValue(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string' && BARE_WORD.test(value)) return value;
   if (value === undefined) return 'undefined';
-  return JSON.stringify(value) ?? String(value);
+  // JSON escapes C0 controls but leaves C1 ones (U+009B starts a sequence as ESC [ does).
+  return escapeControls(JSON.stringify(value) ?? String(value));
+}
+
+/** The message as lines, control characters shown, each line after the first indented. */
+function textMessage(msg: string): string {
+  return msg
+    .split('\n')
+    .map((line) => escapeControls(line))
+    .join(`\n${CONTINUATION_INDENT}`);
 }
 
 export function formatText(level: LogLevel, msg: string, fields: LogFields | undefined, now: Date): string {
@@ -45,12 +70,12 @@ export function formatText(level: LogLevel, msg: string, fields: LogFields | und
       pairs.push(`${key}=${textValue(`${value.name}: ${value.message}`)}`);
       // The first stack line repeats name and message; the frames are what a reader needs.
       const frames = (value.stack ?? '').split('\n').slice(1);
-      stacks.push(...frames.map((frame) => frame.trim()));
+      stacks.push(...frames.map((frame) => escapeControls(frame.trim())));
       continue;
     }
     pairs.push(`${key}=${textValue(value)}`);
   }
-  const head = [clockTime(now), level.padEnd(LEVEL_WIDTH), msg.replaceAll('\n', `\n${CONTINUATION_INDENT}`), ...pairs].join(' ');
+  const head = [clockTime(now), level.padEnd(LEVEL_WIDTH), textMessage(msg), ...pairs].join(' ');
   const tail = stacks.map((frame) => `\n${CONTINUATION_INDENT}${frame}`).join('');
   return `${head}${tail}\n`;
 }

@@ -47,6 +47,29 @@ describe('formatText', () => {
   });
 });
 
+describe('formatText and control characters', () => {
+  /** ESC and CSI (U+009B): what a terminal would act on instead of showing. */
+  const ESC = '\u001b';
+  const CSI = '\u009b';
+
+  it('shows them escaped in fields, the message and an error, never as they are', () => {
+    const error = new Error(`bad ${ESC}]0;title${ESC}\\`);
+    error.stack = `Error: bad\n    at ${CSI}2J (x.js:1:1)`;
+    const line = formatText('warn', `cannot read ${ESC}[2Jfile`, { path: `/p/${ESC}[31mred`, c1: `${CSI}31m`, del: 'a\u007fb', error }, NOW);
+    expect(line).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(line).toContain('cannot read \\u001b[2Jfile');
+    expect(line).toContain('path="/p/\\u001b[31mred"');
+    expect(line).toContain('c1="\\u009b31m"');
+    expect(line).toContain('del="a\\u007fb"');
+    expect(line).toContain('error="Error: bad \\u001b]0;title\\u001b\\\\"');
+    expect(line).toContain('at \\u009b2J (x.js:1:1)');
+  });
+
+  it('quotes a value with a backslash, so an escape it shows is told from one it carries', () => {
+    expect(formatText('info', 'm', { literal: '\\u001b' }, NOW)).toBe('07:08:09.010 info  m literal="\\\\u001b"\n');
+  });
+});
+
 describe('createLogger with a format', () => {
   it('writes text lines when asked, JSON ones by default', () => {
     const text = memorySink();
