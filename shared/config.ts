@@ -42,6 +42,8 @@ export const DEFAULT_SHUTDOWN_DEADLINE_MS = 10_000;
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
+export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 
 const spec = {
   logLevel: { env: 'MEMD_LOG_LEVEL', default: 'info' as LogLevel, parse: choice(...LOG_LEVELS), doc: 'debug, info, warn or error' },
@@ -52,6 +54,12 @@ const spec = {
     doc: 'memd.log is rotated when it passes this size',
   },
   logFiles: { env: 'MEMD_LOG_FILES', default: 3, parse: positiveInt, doc: 'rotated logs kept (memd.log.1 ... memd.log.N)' },
+  logFormat: {
+    env: 'MEMD_LOG_FORMAT',
+    default: 'auto' as LogFormatSetting,
+    parse: choice(...LOG_FORMATS),
+    doc: 'lines on stderr: auto (text on a terminal, JSON otherwise), json or text; memd.log is always JSON',
+  },
   shutdownGraceMs: {
     env: 'MEMD_SHUTDOWN_GRACE_MS',
     default: 5_000,

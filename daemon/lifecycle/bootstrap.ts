@@ -9,6 +9,7 @@ import { describeConfigKeys, type ResolvedConfig } from '../../shared/config.js'
 import { checkSocketPath, resolvePaths, type MemdPaths } from '../../shared/paths.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { loadConfig } from '../config/load.js';
+import { stderrFormat } from '../log/format.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from '../log/logger.js';
 import { checkDatabase } from '../store/check.js';
 import { openStore, type Store } from '../store/db.js';
@@ -21,7 +22,8 @@ import { removeStaleSocket, SocketPathError } from './socket-file.js';
 const USAGE = `usage: memd [--foreground] [--print-config] [--check-db] [--version] [--help]
 
 Runs the memd daemon in the foreground (there is one per user).
-  --foreground     log to stderr instead of memd.log (as under systemd)
+  --foreground     log to stderr instead of memd.log (as under systemd); text lines on a
+                   terminal, JSON otherwise (MEMD_LOG_FORMAT=json|text to choose)
   --print-config   print the resolved paths and configuration, then exit
   --check-db       check the state database's integrity (read-only), print JSON, then exit
   --version        print the version, then exit
@@ -65,7 +67,10 @@ function printConfig(paths: MemdPaths, resolved: ResolvedConfig): void {
 function openLogger(paths: MemdPaths, resolved: ResolvedConfig, foreground: boolean): Logger {
   const { config } = resolved;
   const underSystemd = process.env.JOURNAL_STREAM !== undefined && process.env.JOURNAL_STREAM !== '';
-  if (underSystemd || foreground) return createLogger(stderrSink(underSystemd), config.logLevel);
+  if (underSystemd || foreground) {
+    const format = stderrFormat(config.logFormat, { isTTY: process.stderr.isTTY === true, underSystemd });
+    return createLogger(stderrSink(underSystemd), config.logLevel, undefined, format);
+  }
   return createLogger(rotatingFileSink(paths.logPath, config.logMaxBytes, config.logFiles), config.logLevel);
 }
 

@@ -1,12 +1,13 @@
 /**
- * Structured log lines (one JSON object each) with a level. Under systemd or `--foreground` they
- * go to stderr, where journald reads the `<N>` priority prefix; otherwise to a size-capped,
- * rotated `memd.log`.
+ * Structured log lines with a level. Under systemd or `--foreground` they go to stderr, where
+ * journald reads the `<N>` priority prefix; otherwise to a size-capped, rotated `memd.log`. Lines
+ * are JSON objects, except on a terminal, where they are text (`format.ts`).
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { LogLevel } from '../../shared/config.js';
+import { formatJson, formatText, type LineFormat, type LogFields } from './format.js';
 
-export type LogFields = Record<string, unknown>;
+export type { LogFields } from './format.js';
 
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
@@ -27,17 +28,6 @@ export interface Logger {
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 /** sd-daemon(3) priorities: journald turns the `<N>` prefix into the entry's priority. */
 const JOURNAL_PRIORITY: Record<LogLevel, number> = { debug: 7, info: 6, warn: 4, error: 3 };
-
-function serializeField(value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
-  return value;
-}
-
-function formatLine(level: LogLevel, msg: string, fields: LogFields | undefined, now: Date): string {
-  const record: Record<string, unknown> = { time: now.toISOString(), level, msg };
-  if (fields) for (const [key, value] of Object.entries(fields)) record[key] = serializeField(value);
-  return `${JSON.stringify(record)}\n`;
-}
 
 type Sink = { write(level: LogLevel, line: string): void; close(): void; file: string | null; scrub?(needle: string): number };
 
@@ -133,8 +123,10 @@ export function rotatingFileSink(path: string, maxBytes: number, keep: number): 
   };
 }
 
-export function createLogger(sink: Sink, level: LogLevel, clock: () => Date = () => new Date()): Logger {
+/** `format` is JSON unless a person reads the lines on a terminal (`stderrFormat`). */
+export function createLogger(sink: Sink, level: LogLevel, clock: () => Date = () => new Date(), format: LineFormat = 'json'): Logger {
   const threshold = RANK[level];
+  const formatLine = format === 'text' ? formatText : formatJson;
   const emit = (lineLevel: LogLevel, msg: string, fields?: LogFields) => {
     if (RANK[lineLevel] < threshold) return;
     sink.write(lineLevel, formatLine(lineLevel, msg, fields, clock()));

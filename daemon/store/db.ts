@@ -94,14 +94,24 @@ function migrate(db: Database.Database, log: Logger): void {
   if (current > SCHEMA_VERSION) {
     throw new CorruptDatabaseError(`schema version ${current} is newer than this memd's ${SCHEMA_VERSION}`);
   }
-  for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
+  const pending = MIGRATIONS.filter((migration) => migration.version > current);
+  if (pending.length === 0) return;
+  const started = Date.now();
+  for (const migration of pending) {
     db.transaction(() => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     })();
-    log.info('database migrated', { version: migration.version, name: migration.name });
+    log.debug('database migration applied', { version: migration.version, name: migration.name });
   }
+  // One line for the whole run: a new database takes every migration, and a line each drowned the start.
+  const plural = pending.length === 1 ? 'migration' : 'migrations';
+  log.info(`database migrated from ${current} to ${SCHEMA_VERSION} (${pending.length} ${plural})`, {
+    from: current,
+    to: SCHEMA_VERSION,
+    migrations: pending.length,
+    ms: Date.now() - started,
+  });
 }
 
 export function openChecked(path: string, log: Logger): Database.Database {

@@ -9,6 +9,7 @@ describe('resolveConfig', () => {
       logLevel: 'info',
       logMaxBytes: 5 * 1024 * 1024,
       logFiles: 3,
+      logFormat: 'auto',
       shutdownGraceMs: 5_000,
       shutdownDeadlineMs: 10_000,
       socketCheckMs: 5_000,
