@@ -43,7 +43,7 @@ commands:
                             register memctl mcp with Claude Code (~/.claude.json, or .mcp.json)
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
-  watch                     print events live (Ctrl-C to stop)
+  watch                     the sessions table, redrawn live (--json: every event; Ctrl-C to stop)
   call METHOD [JSON]        call any protocol method with JSON params; prints the result
   doctor                    check node, paths and modes, the socket, the database, units
   install-service [--dry-run]
@@ -151,7 +151,7 @@ Merges memd's hooks (PreCompact, SessionStart, PostCompact, UserPromptSubmit, St
 memctl hook ...) into Claude
 Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings.json with
 --project). Idempotent; every other hook and key is kept; the file is backed up first
-(settings.json.bak-<time>). A file that is not valid JSON is refused, with where it breaks.
+(settings.json.bak-<time>; the newest 3 are kept). A file that is not valid JSON is refused, with where it breaks.
 --uninstall removes memd's hooks only. --dry-run prints what would change.`,
   statusline: `usage: memctl statusline
 
@@ -255,8 +255,8 @@ Registers memctl mcp with Claude Code as the MCP server "memd" (its tools are mc
 {"type": "stdio", "command": <this node>, "args": [<memctl>, "mcp"], "env": {}} under mcpServers in
 Claude Code's user config (<CLAUDE_CONFIG_DIR>/.claude.json, else ~/.claude.json), or with --project
 in the project's .mcp.json (Claude Code asks to approve it once). Only mcpServers.memd changes; an
-older memd entry is updated in place. Idempotent; the file is backed up first (.bak-<time>); a file
-that is not valid JSON is refused. --uninstall removes mcpServers.memd only. --dry-run prints what
+older memd entry is updated in place. Idempotent; the file is backed up first (.bak-<time>; the newest 3
+are kept); a file that is not valid JSON is refused. --uninstall removes mcpServers.memd only. --dry-run prints what
 would change.`,
   start: `usage: memctl start
 
