@@ -85,7 +85,8 @@ export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       // A socket this user may not write to is someone else's: say whose, as UnsafeSocket does.
-      if (error.code === 'EACCES' && uid !== undefined) reject(new ClientError('UnsafeSocket', `cannot talk to ${path}: ${deniedReason(path, uid)}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`, error));
+      if (error.code === 'EACCES' && uid !== undefined)
+        reject(new ClientError('UnsafeSocket', `cannot talk to ${path}: ${deniedReason(path, uid)}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`, error));
       else reject(error);
     });
   });

@@ -67,7 +67,7 @@ result with the hooks' records under "handoff" (the handoff.status result).`,
 Lists sessions, most recent first, 50 a page (--limit N, up to 10,000; the last line gives the
 --cursor of the next page). Sessions whose files are all deleted, or that hold no entry, are kept
 as history but listed only with --all (the last line counts them). Each row: id, project, title,
-last activity, cost and a context bar (▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold;
+last activity, cost and a context bar (▕██████░░▏ 91% used of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold used;
 "3% context used · 33K/1M" of the window when Claude Code compacts only once the API refuses).
 PROJECT is the end of the session's cwd, widened until two projects differ. --json prints the
 sessions.list result unchanged.`,
@@ -156,7 +156,7 @@ Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings
   statusline: `usage: memctl statusline
 
 Claude Code's statusLine command (memctl install-statusline sets it up): reads the session's JSON
-on stdin and prints one line: a context bar with the % left until auto-compact (the % of the
+on stdin and prints one line: a context bar with the % used of auto-compact (the % of the
 window used, "context used", when Claude Code compacts only once the API refuses), tokens left,
 compactions so far, how old the session memory is, and the session's cost. The figures are memd's
 when it answers within 150 ms; else they come from Claude Code's own fields, marked "no memd".
