@@ -44,6 +44,8 @@ async function run(args: string[], json = false) {
 }
 
 const settings = () => JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
+/** The backups kept per file (settings-file.ts KEPT_BACKUPS): those of the usual two-installer set-up and one more. */
+const KEPT_BACKUP_COUNT = 3;
 const backups = () => (existsSync(join(dir, 'claude')) ? readdirSync(join(dir, 'claude')).filter((name) => name.startsWith('settings.json.bak-')) : []);
 
 function writeSettings(value: unknown): void {
@@ -68,13 +70,15 @@ describe('memctl install-statusline', () => {
   it('keeps a bounded few backups per file however often it installs and uninstalls, newest last', async () => {
     writeSettings({ model: 'opus' });
     writeFileSync(`${settingsPath}.bak-notes`, 'the user keeps this');
-    const cycles = KEPT_BACKUPS + 3;
+    // Twice the backups kept, whatever KEPT_BACKUPS says: more runs than a bound would allow.
+    const cycles = 2 * KEPT_BACKUP_COUNT;
     for (let cycle = 0; cycle < cycles; cycle++) {
       expect((await run([])).code).toBe(0);
       expect((await run(['--uninstall'])).code).toBe(0);
     }
     const kept = backups().filter((name) => name !== 'settings.json.bak-notes');
-    expect(kept).toHaveLength(KEPT_BACKUPS);
+    expect(kept).toHaveLength(KEPT_BACKUP_COUNT);
+    expect(KEPT_BACKUPS).toBe(KEPT_BACKUP_COUNT);
     // The newest one holds the file as the last uninstall found it: with memd's status line.
     const newest = kept.sort().at(-1) ?? '';
     expect(JSON.parse(readFileSync(join(dir, 'claude', newest), 'utf8'))).toMatchObject({ statusLine: { command: COMMAND } });
