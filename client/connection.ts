@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { RpcError, type RpcErrorObject } from '../shared/protocol/errors.js';
 import { LineSplitter } from '../shared/protocol/framing.js';
 import { ClientError } from './errors.js';
+import { describeOwner } from './owner.js';
 import { isRecord } from '../shared/values.js';
 
 interface Pending {
@@ -33,11 +34,11 @@ export function unsafeSocketReason(path: string, uid = process.getuid?.()): stri
   let socket;
   try {
     socket = lstatSync(path);
-  } catch {
-    return null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EACCES' ? deniedReason(path, uid) : null;
   }
   if (!socket.isSocket()) return `${path} is not a socket`;
-  if (socket.uid !== uid) return `${path} belongs to uid ${socket.uid}, not to this user (${uid})`;
+  if (socket.uid !== uid) return `${path} belongs to ${describeOwner(socket.uid)}, not to this user (${uid})`;
   const dir = dirname(path);
   let parent;
   try {
@@ -45,13 +46,30 @@ export function unsafeSocketReason(path: string, uid = process.getuid?.()): stri
   } catch {
     return null;
   }
-  if (parent.uid !== uid) return `the socket's directory ${dir} belongs to uid ${parent.uid}, not to this user (${uid})`;
+  if (parent.uid !== uid) return `the socket's directory ${dir} belongs to ${describeOwner(parent.uid)}, not to this user (${uid})`;
   if ((parent.mode & OTHERS_WRITE) !== 0) return `the socket's directory ${dir} is writable by others (mode ${(parent.mode & 0o7777).toString(8)})`;
   return null;
 }
 
+/**
+ * Why this user may not reach the socket (EACCES): the nearest directory on its way that it can
+ * see, and whose that is. Another user's memd lives in their private dir, which is what this says.
+ */
+function deniedReason(path: string, uid: number): string {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    try {
+      const found = statSync(dir);
+      const owner = found.uid === uid ? 'this user, who may not enter it' : `${describeOwner(found.uid)}, not to this user (${uid})`;
+      return `${path} is another user's: ${dir} belongs to ${owner}`;
+    } catch {
+      if (dirname(dir) === dir) return `${path} is not this user's to reach (permission denied)`;
+    }
+  }
+}
+
 export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
-  const unsafe = unsafeSocketReason(path);
+  const uid = process.getuid?.();
+  const unsafe = unsafeSocketReason(path, uid);
   if (unsafe !== null) return Promise.reject(new ClientError('UnsafeSocket', `refusing to talk to ${path}: ${unsafe}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`));
   return new Promise((resolve, reject) => {
     const socket = connect(path);
@@ -64,9 +82,12 @@ export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
       socket.removeAllListeners('error');
       resolve(socket);
     });
-    socket.once('error', (error) => {
+    socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(error);
+      // A socket this user may not write to is someone else's: say whose, as UnsafeSocket does.
+      if (error.code === 'EACCES' && uid !== undefined)
+        reject(new ClientError('UnsafeSocket', `cannot talk to ${path}: ${deniedReason(path, uid)}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`, error));
+      else reject(error);
     });
   });
 }

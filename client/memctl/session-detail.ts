@@ -2,6 +2,7 @@
 import type { HandoffStatusResult } from '../../shared/protocol/handoff.js';
 import type { SessionSummary, ThresholdResult, UsageTotals } from '../../shared/protocol/results.js';
 import { compactsWhenRefused } from '../../shared/statusline/format.js';
+import { ERROR_THRESHOLD_BUFFER_TOKENS, WARNING_THRESHOLD_BUFFER_TOKENS } from '../../shared/transcript/thresholds.js';
 import type { Output } from './output.js';
 import { contextBar, formatAge, formatTokens, titleOf } from './sessions-view.js';
 
@@ -36,6 +37,17 @@ function limitText(threshold: ThresholdResult): string {
   return compactsWhenRefused(threshold) ? 'compacts when the API refuses the request (at the window)' : `blocking ${formatTokens(threshold.blockingAt)}`;
 }
 
+/**
+ * Claude Code's warning and error buffers are equal (20,000 tokens each), so the two thresholds are
+ * one figure: say it once, and why, rather than `warning 147K · error 147K`.
+ */
+function warningText(threshold: ThresholdResult): string {
+  if (threshold.warningAt !== threshold.errorAt) return `warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)}`;
+  const same =
+    WARNING_THRESHOLD_BUFFER_TOKENS === ERROR_THRESHOLD_BUFFER_TOKENS ? ` (Claude Code's warning and error buffers are both ${WARNING_THRESHOLD_BUFFER_TOKENS.toLocaleString('en-US')})` : '';
+  return `warning/error at ${formatTokens(threshold.warningAt)}${same}`;
+}
+
 export function renderSessionDetail(session: SessionSummary, out: Output, now = Date.now()): string[] {
   const { threshold, compactions } = session;
   const lines = [
@@ -44,7 +56,7 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
     `  model     ${session.model ?? '-'}`,
     `  activity  ${session.firstActivity ?? '-'} → ${session.lastActivity ?? '-'} (${formatAge(session.lastActivity, now)})`,
     `  context   ${contextBar(session.contextTokens, threshold, out)}`,
-    `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)} · ${limitText(threshold)} · window ${formatTokens(threshold.window)}`,
+    `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · ${warningText(threshold)} · ${limitText(threshold)} · window ${formatTokens(threshold.window)}`,
     usageLine('main', session.usage.main),
     usageLine('subagents', session.usage.sidechain),
     ...(session.compactionFiles > 0 || session.usage.compaction.assistantMessages > 0 ? [usageLine('compaction', session.usage.compaction)] : []),

@@ -1,7 +1,7 @@
 /** The sessions table of `memctl status`, `memctl sessions` and `memctl watch`. */
 import type { SessionSummary, ThresholdResult } from '../../shared/protocol/results.js';
 import { projectPathOf } from '../../shared/paths.js';
-import { compactsWhenRefused } from '../../shared/statusline/format.js';
+import { percentText } from '../../shared/statusline/format.js';
 import type { Output } from './output.js';
 
 /** Cells between the bar's ends: enough to see 12.5% steps, short enough for an 80-column row. */
@@ -21,19 +21,19 @@ function truncate(text: string, width: number): string {
 }
 
 /**
- * `▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left`: the share of the auto-compact
- * threshold (ThresholdResult.percentUsed, "context until auto-compact" as Claude Code users ask
- * for it), or of the effective window when auto-compaction is off. In reactive mode, where Claude
- * Code compacts only once the API refuses, the share of the window, in its words:
- * `▕░░░░░░░░▏ 3% context used · 33K/1M, 967K left`.
+ * `▕██████░░▏ 91% used of auto-compact · 140K/154K, 14K left`: the share of the auto-compact
+ * threshold used (ThresholdResult.percentUsed), or of the effective window when auto-compaction is
+ * off. In reactive mode, where Claude Code compacts only once the API refuses, the share of the
+ * window, in its words: `▕░░░░░░░░▏ 3% context used · 33K/1M, 967K left`. The words are the status
+ * line's (percentText), so that every client says the same share the same way.
  */
 export function contextBar(tokens: number, threshold: ThresholdResult, out?: Output): string {
   const base = threshold.autoCompactEnabled ? threshold.autoCompactAt : threshold.effectiveWindow;
   const fraction = base > 0 ? Math.min(1, tokens / base) : 1;
   const filled = Math.round(fraction * BAR_CELLS);
   const bar = `▕${'█'.repeat(filled)}${'░'.repeat(BAR_CELLS - filled)}▏`;
-  const of = compactsWhenRefused(threshold) ? 'context used' : threshold.autoCompactEnabled ? 'of auto-compact' : 'of window (auto-compact off)';
-  const text = `${bar} ${threshold.percentUsed}% ${of} · ${formatTokens(tokens)}/${formatTokens(base)}, ${formatTokens(threshold.tokensLeft)} left`;
+  const off = threshold.autoCompactEnabled ? '' : ' (auto-compact off)';
+  const text = `${bar} ${percentText(threshold)}${off} · ${formatTokens(tokens)}/${formatTokens(base)}, ${formatTokens(threshold.tokensLeft)} left`;
   if (!out) return text;
   switch (threshold.state) {
     case 'ok':

@@ -7,9 +7,9 @@
  * (`--project`) are in a repository, which may be a clone of anyone's: there no symlink is followed
  * at all, neither the file nor a directory on its way (issue 27).
  */
-import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { findJsonSyntaxProblem } from '../../shared/json-syntax.js';
 import { exceedsDepth } from '../../shared/protocol/envelope.js';
 import { MAX_ENTRY_DEPTH } from '../../shared/transcript/depth.js';
@@ -59,11 +59,42 @@ function parseSettings(path: string, bytes: Buffer | null): unknown {
   return settings;
 }
 
+/**
+ * Backups kept per file, newest first: install-hooks and install-statusline both edit settings.json,
+ * so three still hold the file as it was before the usual set-up, while install/uninstall cycles no
+ * longer leave one more file each time (issue 29).
+ */
+export const KEPT_BACKUPS = 3;
+const BACKUP_SUFFIX = '.bak-';
+/** What backUp names: `.bak-` and an ISO time with `:` and `.` made `-`, which sorts by time. */
+const BACKUP_TIME = /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/;
+
 /** `settings.json.bak-2026-03-04T05-06-07-123Z` beside the file, with its mode; never replaces an older backup. */
 function backUp(realPath: string, bytes: Buffer, mode: number): string {
-  const backup = `${realPath}.bak-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const backup = `${realPath}${BACKUP_SUFFIX}${new Date().toISOString().replace(/[:.]/g, '-')}`;
   writeFileSync(backup, bytes, { flag: 'wx', mode });
   return backup;
+}
+
+/**
+ * Removes all but the newest KEPT_BACKUPS of the file's backups, once the new one is in place. Only
+ * regular files named as backUp names them go; anything else beside the file is left alone.
+ */
+export function pruneBackups(backup: string): void {
+  const dir = dirname(backup);
+  const name = basename(backup);
+  const prefix = name.slice(0, name.lastIndexOf(BACKUP_SUFFIX) + BACKUP_SUFFIX.length);
+  const found = readdirSync(dir)
+    .filter((entry) => entry.startsWith(prefix) && BACKUP_TIME.test(entry.slice(prefix.length)))
+    .sort();
+  for (const old of found.slice(0, Math.max(0, found.length - KEPT_BACKUPS))) {
+    const path = join(dir, old);
+    try {
+      if (lstatSync(path).isFile()) rmSync(path);
+    } catch {
+      // Gone already (another memctl pruned it): nothing to do.
+    }
+  }
 }
 
 /** One installer's change: a merge of the settings, which may throw the installer's own shape error. */
@@ -137,6 +168,7 @@ export async function editSettings<R extends { changed: boolean }>(path: string,
       const mode = current.exists ? current.stat.mode & 0o777 : change.newFileMode;
       return { write: true, content: formatSettings(change.settingsOf(result)), mode, backup: current.exists ? (old) => backUp(current.realPath, old, mode) : undefined };
     });
+    if (backup !== undefined) pruneBackups(backup);
     return { result, backup };
   } catch (error) {
     return refusalOf(error);

@@ -43,7 +43,7 @@ commands:
                             register memctl mcp with Claude Code (~/.claude.json, or .mcp.json)
   start                     start the daemon if none answers
   stop                      ask the daemon to shut down gracefully
-  watch                     print events live (Ctrl-C to stop)
+  watch                     the sessions table, redrawn live (--json: every event; Ctrl-C to stop)
   call METHOD [JSON]        call any protocol method with JSON params; prints the result
   doctor                    check node, paths and modes, the socket, the database, units
   install-service [--dry-run]
@@ -67,7 +67,7 @@ result with the hooks' records under "handoff" (the handoff.status result).`,
 Lists sessions, most recent first, 50 a page (--limit N, up to 10,000; the last line gives the
 --cursor of the next page). Sessions whose files are all deleted, or that hold no entry, are kept
 as history but listed only with --all (the last line counts them). Each row: id, project, title,
-last activity, cost and a context bar (▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold;
+last activity, cost and a context bar (▕██████░░▏ 91% used of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold used;
 "3% context used · 33K/1M" of the window when Claude Code compacts only once the API refuses).
 PROJECT is the end of the session's cwd, widened until two projects differ. --json prints the
 sessions.list result unchanged.`,
@@ -151,12 +151,12 @@ Merges memd's hooks (PreCompact, SessionStart, PostCompact, UserPromptSubmit, St
 memctl hook ...) into Claude
 Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings.json with
 --project). Idempotent; every other hook and key is kept; the file is backed up first
-(settings.json.bak-<time>). A file that is not valid JSON is refused, with where it breaks.
+(settings.json.bak-<time>; the newest 3 are kept). A file that is not valid JSON is refused, with where it breaks.
 --uninstall removes memd's hooks only. --dry-run prints what would change.`,
   statusline: `usage: memctl statusline
 
 Claude Code's statusLine command (memctl install-statusline sets it up): reads the session's JSON
-on stdin and prints one line: a context bar with the % left until auto-compact (the % of the
+on stdin and prints one line: a context bar with the % used of auto-compact (the % of the
 window used, "context used", when Claude Code compacts only once the API refuses), tokens left,
 compactions so far, how old the session memory is, and the session's cost. The figures are memd's
 when it answers within 150 ms; else they come from Claude Code's own fields, marked "no memd".
@@ -255,8 +255,8 @@ Registers memctl mcp with Claude Code as the MCP server "memd" (its tools are mc
 {"type": "stdio", "command": <this node>, "args": [<memctl>, "mcp"], "env": {}} under mcpServers in
 Claude Code's user config (<CLAUDE_CONFIG_DIR>/.claude.json, else ~/.claude.json), or with --project
 in the project's .mcp.json (Claude Code asks to approve it once). Only mcpServers.memd changes; an
-older memd entry is updated in place. Idempotent; the file is backed up first (.bak-<time>); a file
-that is not valid JSON is refused. --uninstall removes mcpServers.memd only. --dry-run prints what
+older memd entry is updated in place. Idempotent; the file is backed up first (.bak-<time>; the newest 3
+are kept); a file that is not valid JSON is refused. --uninstall removes mcpServers.memd only. --dry-run prints what
 would change.`,
   start: `usage: memctl start
 

@@ -10,7 +10,8 @@ import { writeFileAtomic } from './fs-atomic.js';
 
 /** What a hook loads at most: the daemon's own cap on a handoff. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
-const NEW_DIR_MODE = 0o755;
+/** docs/ as the user's own `mkdir` makes it: 0777 less the hook's umask, which is theirs (issue 29). */
+const NEW_DIR_MODE = 0o777;
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;

@@ -28,6 +28,8 @@ export const REPORT_LIMITS: ReportLimits = { toolOutputChars: 2_000, textChars: 
 const LABEL_FIELDS = ['command', 'file_path', 'notebook_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'skill'] as const;
 /** A label is one glance. */
 const LABEL_CHARS = 160;
+/** The user's `/compact` (with or without instructions), as readableUserText renders the command. */
+const COMPACT_COMMAND = /^\/compact(\s|$)/;
 
 /** `text` cut to `max` characters (never inside a surrogate pair), with how much was left out. */
 export function cutText(text: string, max: number): CutText {
@@ -74,6 +76,12 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
   let omittedItems = 0;
   let cutTexts = 0;
   let used = 0;
+  /**
+   * Where the last manual compaction's marker is, while nothing but its summary has followed it.
+   * Claude Code writes the `/compact` command after the boundary and the summary it caused; the
+   * report draws it before them, in the order the user saw it (issue 29).
+   */
+  let manualMarker: number | null = null;
 
   const cut = (text: string, max: number): CutText => {
     const result = cutText(text, max);
@@ -87,6 +95,13 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
       return;
     }
     used += sizeOf(item);
+    if (item.kind === 'prompt' && manualMarker !== null && COMPACT_COMMAND.test(item.text)) {
+      items.splice(manualMarker, 0, item);
+      manualMarker = null;
+      return;
+    }
+    if (item.kind === 'compaction') manualMarker = item.trigger === 'manual' ? items.length : null;
+    else if (item.kind !== 'summary') manualMarker = null;
     items.push(item);
   };
   const addError = (error: ErrorLine): void => {

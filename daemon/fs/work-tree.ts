@@ -13,8 +13,34 @@ import { isMissingPath } from './read.js';
 
 /** A handoff or .gitignore bigger than this is not one memd wrote or should load whole. */
 export const MAX_WORK_TREE_FILE_BYTES = 4 * 1024 * 1024;
-/** Directories memd creates in the tree (docs/): as `mkdir` makes them for the user. */
-const NEW_DIR_MODE = 0o755;
+/** Directories memd creates in the tree (docs/): as the user's own `mkdir` makes them, 0777 less their umask. */
+const NEW_DIR_MODE = 0o777;
+/** Until bootstrap says otherwise: the usual login umask. */
+const DEFAULT_USER_UMASK = 0o022;
+let userUmask = DEFAULT_USER_UMASK;
+
+/**
+ * The umask memd was started with, which is the user's (memctl, a hook or systemd started it),
+ * before bootstrap tightens memd's own to 077 for its private files: a docs/ memd makes in the
+ * user's repository is then what their own mkdir would make, not 0700 (issue 29).
+ */
+export function setUserUmask(mask: number): void {
+  userUmask = mask & 0o777;
+}
+
+/**
+ * Gives a directory just made the user's mode. Through a descriptor opened O_NOFOLLOW: a name
+ * swapped for a symlink since the mkdir is refused by the check after, never chmod'ed through.
+ */
+async function giveUserMode(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => null);
+  if (handle === null) return;
+  try {
+    await handle.chmod(NEW_DIR_MODE & ~userUmask);
+  } finally {
+    await handle.close();
+  }
+}
 
 export type WorkTreeRead = { kind: 'file'; text: string; mode: number } | { kind: 'absent' } | { kind: 'refused'; reason: string };
 
@@ -45,7 +71,11 @@ async function checkDirs(root: string, dirs: readonly string[], create: boolean)
     let found = await lstat(at).catch((error: unknown) => (isMissingPath(error) ? null : Promise.reject(error)));
     if (found === null) {
       if (!create) return 'absent';
-      await mkdir(at, { mode: NEW_DIR_MODE }).catch((error: unknown) => ((error as NodeJS.ErrnoException).code === 'EEXIST' ? undefined : Promise.reject(error)));
+      const made = await mkdir(at, { mode: NEW_DIR_MODE }).then(
+        () => true,
+        (error: unknown) => ((error as NodeJS.ErrnoException).code === 'EEXIST' ? false : Promise.reject(error)),
+      );
+      if (made) await giveUserMode(at);
       found = await lstat(at);
     }
     if (found.isSymbolicLink()) return `${at} is a symlink; memd does not follow symlinks in a working tree`;

@@ -9,6 +9,7 @@ import { describeConfigKeys, type ResolvedConfig } from '../../shared/config.js'
 import { checkSocketPath, resolvePaths, type MemdPaths } from '../../shared/paths.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { loadConfig } from '../config/load.js';
+import { setUserUmask } from '../fs/work-tree.js';
 import { stderrFormat } from '../log/format.js';
 import { createLogger, rotatingFileSink, stderrSink, type Logger } from '../log/logger.js';
 import { checkDatabase } from '../store/check.js';
@@ -105,8 +106,8 @@ export async function bootstrap<P extends EarlyPart>(argv: readonly string[], st
   }
   if (resolved.problems.length > 0) fail(`bad configuration:\n  ${resolved.problems.join('\n  ')}`, EXIT_USAGE);
 
-  // Everything memd creates is private to the user.
-  process.umask(0o077);
+  // Everything memd creates is private to the user; what it makes in a working tree follows theirs.
+  setUserUmask(process.umask(0o077));
   const activated = takeActivatedSocket(process.env);
   if (!activated) {
     const socketProblem = checkSocketPath(paths.socketPath);

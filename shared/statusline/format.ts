@@ -1,9 +1,11 @@
 /**
  * The one-line context string that every client shows (memctl statusline, the Neovim and VS Code
- * plugins): how much room is left until auto-compact, the figure Claude Code users ask for, or
- * how much of the window is used when Claude Code compacts only once the API refuses (reactive mode).
+ * plugins): how much of the context is used, as a share of where Claude Code compacts (its
+ * auto-compact threshold, or the window when it compacts only once the API refuses, reactive
+ * mode). The bar and the number always say the same share, used (issue 29): every client reads it
+ * so, and the room left is the tokens figure beside it.
  *
- *   ▕██░░░░░░▏ 76% until auto-compact · 131K left · 2 compactions · mem 3m · $1.23
+ *   ▕██░░░░░░▏ 24% used of auto-compact · 131K left · 2 compactions · mem 3m · $1.23
  *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42
  *
  * Segments go, least useful first, until the line fits its width; the percentage always stays.
@@ -53,11 +55,6 @@ export function compactAge(ms: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-/** The share of the auto-compact threshold still free (of the effective window when auto-compact is off). */
-export function percentLeft(threshold: ThresholdResult): number {
-  return Math.max(0, 100 - threshold.percentUsed);
-}
-
 /**
  * Claude Code compacts the session only once the API refuses a request, at the window (reactive
  * mode, auto-compaction on): there is no threshold ahead of the window to count down to. A result
@@ -68,14 +65,18 @@ export function compactsWhenRefused(threshold: ThresholdResult): boolean {
 }
 
 /**
- * The percentage as Claude Code words its own meter: "N% until auto-compact" when it compacts at a
- * threshold, "N% context used" when it compacts only once the API refuses (reactive mode; an
- * answer without `autoCompactMode`, from an older memd, is threshold mode).
+ * The percentage, always the share USED, as the bar draws it: "N% used of auto-compact" when
+ * Claude Code compacts at a threshold, "N% context used" (Claude Code's own words) when it compacts
+ * only once the API refuses (reactive mode; an answer without `autoCompactMode`, from an older
+ * memd, is threshold mode), "N% of window used" with auto-compaction off. Claude Code's threshold
+ * meter counts down ("N% until auto-compact"); memd says the same fact one way on every surface,
+ * so that a bar never disagrees with its number (issue 29).
  */
 export function percentText(threshold: ThresholdResult): string {
-  if (!threshold.autoCompactEnabled) return `${percentLeft(threshold)}% of window left`;
-  if (compactsWhenRefused(threshold)) return `${Math.max(0, threshold.percentUsed)}% context used`;
-  return `${percentLeft(threshold)}% until auto-compact`;
+  const used = Math.max(0, threshold.percentUsed);
+  if (!threshold.autoCompactEnabled) return `${used}% of window used`;
+  if (compactsWhenRefused(threshold)) return `${used}% context used`;
+  return `${used}% used of auto-compact`;
 }
 
 export function statusBar(threshold: ThresholdResult): string {

@@ -141,7 +141,7 @@ async function context(run: Run): Promise<ContextView> {
 
 /** memd's status line under Claude Code's prompt: its percentage, its words and the tokens left. */
 async function memdLine(run: Run): Promise<{ percent: number; words: string; left: number }> {
-  const line = /▕[█░]{8}▏ (\d+)% (context used|until auto-compact) · ([\d.]+[KM]?) left/;
+  const line = /▕[█░]{8}▏ (\d+)% (context used|used of auto-compact) · ([\d.]+[KM]?) left/;
   const screen = await run.tmux.waitFor((text) => line.test(text), "memd's status line with its figures", CLAUDE_DEADLINE_MS);
   const [, percent, words, left] = line.exec(screen) as RegExpExecArray;
   return { percent: Number(percent), words: words as string, left: tokensOf(left as string) };
@@ -219,7 +219,7 @@ describe.skipIf(CLAUDE_BIN === '' || !HAS_TMUX)(TITLE, () => {
       // /context: what is used, the buffer above the auto-compact point, and the rest free.
       expect(cc.window - (cc.autocompactBuffer ?? 0)).toBe(threshold.autoCompactAt);
       expect(sameThousands(threshold.tokensLeft, cc.free)).toBe(true);
-      expect(await memdLine(run)).toMatchObject({ words: 'until auto-compact', left: cc.free });
+      expect(await memdLine(run)).toMatchObject({ words: 'used of auto-compact', left: cc.free });
       expect(await memctlStatus(run, sessionId)).toEqual({ left: cc.free, window: cc.window });
 
       // Past that point (memd: state autocompact), the next prompt makes Claude Code compact first.

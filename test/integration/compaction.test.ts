@@ -125,6 +125,13 @@ describe('compaction over ingested fixtures', () => {
     expect(result.postTokens).toBeLessThan(result.preTokens);
   });
 
+  it('memctl compact below the threshold names its --force flag, not the RPC param', async () => {
+    const run = await runMemctl(sandbox, ['compact', compactions.sessionId]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`memctl compact ${compactions.sessionId} --force`);
+    expect(run.stderr).not.toContain('pass force');
+  });
+
   it('memctl compact prints the method, the tokens and what was lost', async () => {
     const run = await runMemctl(sandbox, ['compact', compactions.sessionId, '--method', 'reactive', '--limit', '20000']);
     expect(run.code).toBe(0);

@@ -25,14 +25,15 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       // No timer refresh within the test: only events can change the line.
       const nvim = await editor(sandbox, project.cwd, { refresh_ms: 600_000 });
       await eventually(async () => (await statusline(nvim)) !== '', 'the line');
-      expect(await statusline(nvim)).toContain('until auto-compact');
+      expect(await statusline(nvim)).toContain('used of auto-compact');
       appendResponse(project, 'nvim-threshold-1', 970_110); // past 967K
       await eventually(async () => (await notes(nvim)).some((note) => note.message.includes('went from ok to autocompact')), 'the notification');
       const note = (await notes(nvim)).find((candidate) => candidate.message.includes('went from ok to autocompact'));
       const { title } = await client.sessionsGet({ sessionId: project.sessionId });
       expect(note?.level).toBe(LEVEL.ERROR);
-      expect(note?.message).toBe(`memd: session ${project.sessionId.slice(0, 8)} (${title}) went from ok to autocompact: ▕████████▏ 0% until auto-compact · 0 left`);
-      await eventually(async () => (await statusline(nvim)).includes('0% until auto-compact · 0 left'), 'the line to follow');
+      expect(note?.message.startsWith(`memd: session ${project.sessionId.slice(0, 8)} (${title}) went from ok to autocompact: ▕████████▏ `)).toBe(true);
+      expect(note?.message).toMatch(/ 1\d\d% used of auto-compact · 0 left$/);
+      await eventually(async () => /1\d\d% used of auto-compact · 0 left/.test(await statusline(nvim)), 'the line to follow');
     } finally {
       client.close();
     }
@@ -45,7 +46,11 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
     await loadPlugin(nvim, { ...FAST_BACKOFF, refresh_ms: 600_000 });
     await eventually(async () => (await connectionState(nvim)).state === 'waiting', 'a failed first attempt');
     expect(await statusline(nvim)).toBe('');
-    expect((await connectionState(nvim)).last_error).toBe(`cannot connect to ${sandbox.socketPath}: ENOENT (memd is not running)`);
+    expect((await connectionState(nvim)).last_error).toBe(`cannot connect to ${sandbox.socketPath}: ENOENT (memd is not running; start it with \`memctl start\`)`);
+    // :Memd status says what to do, as memctl's own "start it with: memctl start" does.
+    await nvim.command('Memd status');
+    const down = await lines(nvim, 'memd://status', (text) => text[0]?.startsWith('memd: daemon.status failed: ') === true);
+    expect(down[0]).toContain('memd is not running; start it with `memctl start`');
     // The wait doubles from backoff_initial_ms after each failure, and stops at backoff_max_ms.
     const waits: number[] = [];
     await eventually(async () => {
@@ -66,7 +71,9 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       await daemon.exited;
       await eventually(async () => (await statusline(nvim)) === '', 'an empty line after the stop');
       // Which failure came last depends on where a reconnect attempt met the stopping daemon.
-      expect((await connectionState(nvim)).last_error).toMatch(/^(memd is stopping \(|cannot connect to .*\(memd is not running\)$|memd closed the connection$|daemon\.version failed: )/);
+      expect((await connectionState(nvim)).last_error).toMatch(
+        /^(memd is stopping \(|cannot connect to .*\(memd is not running; start it with `memctl start`\)$|memd closed the connection$|daemon\.version failed: )/,
+      );
       daemon = await startDaemon(sandbox);
       await eventually(async () => (await statusline(nvim)) !== '', 'the line after a restart');
       // Subscribed again: an append reaches the line with no refresh.

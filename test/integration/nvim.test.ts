@@ -10,6 +10,7 @@ import { createClient, type Client } from '../../client/index.js';
 import { renderCompaction } from '../../client/memctl/commands/compact.js';
 import { createOutput } from '../../client/memctl/output.js';
 import { renderSessionDetail } from '../../client/memctl/session-detail.js';
+import { renderSessionTable } from '../../client/memctl/sessions-view.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { manifest } from '../helpers/fixtures.js';
 import { bufferLines, notes, NVIM_PATH, statusline } from '../helpers/nvim.js';
@@ -86,11 +87,14 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const shown = await lines(nvim, 'memd://sessions', (text) => text[0]?.startsWith('SESSION') === true);
     const { sessions } = await client.sessionsList({});
     expect(shown.slice(1).map((line) => line.slice(0, 8))).toEqual(sessions.map((session) => session.sessionId.slice(0, 8)));
+    // The columns memctl sessions has, COST among them (issue 29).
+    expect(shown[0]).toBe(renderSessionTable(sessions, createOutput({ NO_COLOR: '1' }))[0]?.replace(/ +$/, ''));
     for (const [i, session] of sessions.entries()) {
       const row = shown[i + 1] ?? '';
       expect(row).toContain(`${session.title?.slice(0, 27)}`);
+      const cost = session.usage.total.costUsd === null ? '?' : `$${session.usage.total.costUsd.toFixed(2)}`;
       // No extraction ran: the line has no age in it, so it is the same at any clock.
-      expect(row.endsWith(expectedLines(session, 120, Date.now())[0] ?? '?'), row).toBe(true);
+      expect(row.endsWith(`${cost.padStart(7)}  ${expectedLines(session, 120, Date.now())[0] ?? '?'}`), row).toBe(true);
     }
     const row = shown.findIndex((line) => line.startsWith(project.sessionId.slice(0, 8))) + 1;
     expect(shown[row - 1]).toContain('payments-api');

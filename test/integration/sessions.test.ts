@@ -171,7 +171,7 @@ describe('sessions over the recorded transcripts', () => {
     // ("context used") where Claude Code compacts only when the API refuses.
     rows.forEach((row, i) => {
       const reactive = sessions[i]?.threshold.autoCompactMode === 'reactive';
-      expect(row).toMatch(reactive ? /▕[█░]{8}▏ \d+% context used · \d+K\/(?:200K|1\.0M), \d+K left/ : /▕[█░]{8}▏ \d+% of auto-compact · \d+K\/\d+K, \d+K left/);
+      expect(row).toMatch(reactive ? /▕[█░]{8}▏ \d+% context used · \d+K\/(?:200K|1\.0M), \d+K left/ : /▕[█░]{8}▏ \d+% used of auto-compact · \d+K\/\d+K, \d+K left/);
     });
     expect(sessions.some((session) => session.threshold.autoCompactMode === 'reactive')).toBe(true);
     const json = await runMemctl(sandbox, ['sessions', '--json']);

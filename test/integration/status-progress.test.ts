@@ -27,4 +27,28 @@ describe('memctl status while ingest starts', () => {
       client.close();
     }
   });
+
+  it('names each row once (process RSS apart from memory extraction) and sizes everything in B, KiB, MiB', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      const status = await client.daemonStatus();
+      const extraction = { ...status.extraction, jobs: { ...status.extraction.jobs, done: 2 } };
+      const archive = status.archive === undefined ? undefined : { ...status.archive, enabled: true, sourceBytes: 18_022, archiveBytes: 0, pendingBytes: 18_022 };
+      const lines = renderStatus({ ...status, extraction, ...(archive === undefined ? {} : { archive }) }, plain);
+      const labels = lines
+        .slice(1)
+        .map((line) => /^ {2}(\S+)/.exec(line)?.[1])
+        .filter((label) => label !== undefined && label !== 'warning');
+      expect(new Set(labels).size, labels.join(', ')).toBe(labels.length);
+      expect(lines.find((line) => line.startsWith('  process '))).toMatch(/ RSS, /);
+      expect(lines.find((line) => line.startsWith('  memory '))).toMatch(/2 extractions done/);
+      const text = lines.join('\n');
+      expect(text).not.toMatch(/\d (KB|MB|GB)\b/);
+      if (archive !== undefined) expect(text).toContain('17.6 KiB');
+    } finally {
+      client.close();
+    }
+  });
 });

@@ -103,7 +103,7 @@ describe('memctl statusline without memd', () => {
     expect(run.stdout).toBe('▕██░░░░░░▏ 30% context used · 140K left · $0.50 · no memd\n');
     // With a 200K auto-compact window set it compacts at 167K: 60,000 is 36 % of it.
     const ahead = await runMemctl(sandbox, ['statusline'], { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' }, claudeInput(loop.sessionId));
-    expect(ahead.stdout).toBe('▕███░░░░░▏ 64% until auto-compact · 107K left · $0.50 · no memd\n');
+    expect(ahead.stdout).toBe('▕███░░░░░▏ 36% used of auto-compact · 107K left · $0.50 · no memd\n');
     expect(existsSync(sandbox.socketPath)).toBe(false);
   });
 
@@ -117,7 +117,7 @@ describe('memctl statusline without memd', () => {
       { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' },
       claudeInput('s', { context_window: { context_window_size: 200_000, used_percentage: 50 } }),
     );
-    expect(percentAhead.stdout).toBe('▕█████░░░▏ 40% until auto-compact · 67K left · $0.50 · no memd\n');
+    expect(percentAhead.stdout).toBe('▕█████░░░▏ 60% used of auto-compact · 67K left · $0.50 · no memd\n');
     const older = await runMemctl(sandbox, ['statusline'], {}, claudeInput('s', { context_window: undefined }));
     expect(older.stdout).toBe('$0.50 · no memd\n');
   });

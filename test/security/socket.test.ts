@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { ClientError } from '../../client/errors.js';
-import { makeSandbox, runMemctl, type Sandbox } from '../helpers/sandbox.js';
+import { keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { runMemctlAsNobody } from '../helpers/unprivileged.js';
 
 /** Another user's uid (nobody): root may hand a file to it. */
 const OTHER_UID = 65_534;
@@ -60,6 +61,17 @@ describe('the client checks whose socket it talks to', () => {
     expect((error as ClientError).kind).toBe('UnsafeSocket');
     expect((error as ClientError).message).toContain(`uid ${OTHER_UID}`);
     expect(fake.connections()).toBe(0);
+  });
+
+  it.skipIf(!isRoot)("says whose socket it is and exits 2 when another user's private dir denies it (EACCES)", async () => {
+    // root's memd, its socket in root's 0700 runtime dir; the sandbox's root is open so that nobody gets that far.
+    const sandbox = makeSandbox();
+    chmodSync(sandbox.root, 0o755);
+    keepForFile(sandbox, await startDaemon(sandbox));
+    const result = await runMemctlAsNobody(sandbox, ['--no-autostart', 'status']);
+    expect(result.stderr).not.toContain('unexpected failure');
+    expect(result.stderr).toMatch(/belongs to uid 0 \(root\)/);
+    expect(result.code).toBe(2);
   });
 
   it('refuses a socket in a directory others can write to', async () => {

@@ -17,6 +17,8 @@ let sandbox: Sandbox;
 let client: Client;
 let outside: string;
 let n = 0;
+/** The umask the daemon is started with: not the usual 022, so that following it shows. */
+const USER_UMASK = 0o002;
 
 /** A repository with one indexed session; returns its cwd and session id. */
 async function repo(prepare: (cwd: string) => void): Promise<{ cwd: string; sessionId: string }> {
@@ -40,7 +42,13 @@ beforeAll(async () => {
   writeFileSync(join(outside, 'id_rsa'), SECRET);
   writeFileSync(join(outside, '.gitconfig'), '[user]\n\tname = me\n');
   chmodSync(join(outside, '.gitconfig'), 0o644);
-  keepForFile(sandbox, await startDaemon(sandbox));
+  // A group-friendly umask, as some users have: the docs/ memd makes must follow it (issue 29).
+  const previous = process.umask(USER_UMASK);
+  try {
+    keepForFile(sandbox, await startDaemon(sandbox));
+  } finally {
+    process.umask(previous);
+  }
   client = createClient({ env: sandbox.env, autostart: false });
 });
 afterAll(() => client?.close());
@@ -121,6 +129,13 @@ describe('nothing is written through a symlink in the working tree', () => {
     expect(readFileSync(join(kept.cwd, '.gitignore'), 'utf8')).toContain('docs/handoff-context.md');
     expect(statSync(join(kept.cwd, '.gitignore')).mode & 0o777).toBe(0o664);
     expect(existsSync(join(kept.cwd, 'docs'))).toBe(true);
+  });
+
+  it("makes docs/ with the umask memd was started with, as the user's mkdir would; the handoff stays 0600", async () => {
+    const fresh = await repo(() => {});
+    await client.handoffGenerate(fresh);
+    expect(statSync(join(fresh.cwd, 'docs')).mode & 0o777).toBe(0o777 & ~USER_UMASK);
+    expect(statSync(join(fresh.cwd, 'docs', 'handoff-context.md')).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -6,13 +6,10 @@
  */
 import type { ArchiveListResult, ArchiveStatus, ArchiveVerifyResult } from '../../../shared/protocol/archive.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
-import type { Output } from '../output.js';
+import { formatBytes, type Output } from '../output.js';
 
-const MB = 1024 * 1024;
-
-function size(bytes: number): string {
-  return bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${(bytes / 1024).toFixed(1)} KB`;
-}
+/** memctl's one byte formatter (B, KiB, MiB), so that `memctl status` has one set of units. */
+const size = formatBytes;
 
 /** One line on the archive as a whole. */
 export function renderArchiveStatus(status: ArchiveStatus, out: Output): string {

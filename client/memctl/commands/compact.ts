@@ -1,6 +1,7 @@
 /** `memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--json]`. */
+import { RpcError } from '../../../shared/protocol/errors.js';
 import type { CompactionResult } from '../../../shared/protocol/results.js';
-import { UsageError, type Command } from '../context.js';
+import { EXIT_ERROR, UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
 
 const METHODS = ['auto', 'micro', 'reactive', 'cache-edits'] as const;
@@ -68,6 +69,15 @@ export function renderCompaction(result: CompactionResult, out: Output): string[
   return lines;
 }
 
+/**
+ * The daemon's BelowThreshold message ends in its RPC param (`pass force`); on the command line the
+ * way to force is the `--force` flag, so say that instead.
+ */
+function belowThresholdMessage(error: RpcError, sessionId: string): string {
+  const reason = error.message.replace(/;\s*pass force\b.*$/s, '');
+  return `memctl: ${reason}; \`memctl compact ${sessionId} --force\` compacts it anyway`;
+}
+
 export const compact: Command = async (ctx) => {
   const { sessionId, method, limit, force } = parseArgs(ctx.args);
   const client = ctx.client();
@@ -80,6 +90,10 @@ export const compact: Command = async (ctx) => {
     if (ctx.json) ctx.out.out(JSON.stringify(result));
     else for (const line of renderCompaction(result, ctx.out)) ctx.out.out(line);
     return 0;
+  } catch (error) {
+    if (!(error instanceof RpcError) || error.kind !== 'BelowThreshold') throw error;
+    ctx.out.err(belowThresholdMessage(error, sessionId));
+    return EXIT_ERROR;
   } finally {
     client.close();
   }

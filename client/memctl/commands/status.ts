@@ -93,7 +93,8 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
     `  config    ${paths.config}`,
     `  projects  ${paths.projectsDir}`,
     `  clients   ${counts.connections} connected, ${counts.subscriptions} subscriptions, ${counts.requestsServed} requests served, ${counts.protocolErrors} protocol errors`,
-    `  memory    ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
+    // `process`, not `memory`: that row is session memory's extraction, below.
+    `  process   ${formatBytes(status.memory.rssBytes)} RSS, ${formatBytes(status.memory.heapUsedBytes)} heap`,
   ];
   // Shown only when clients leave answers unread or were told Busy (an older daemon sends no budget).
   const answers = counts.answers as DaemonStatus['counts']['answers'] | undefined;

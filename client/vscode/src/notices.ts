@@ -3,7 +3,7 @@
  * only on the way up into warning, error, auto-compact or blocking (a drop is a compaction, good
  * news), only for the sessions the user asked about, with the commands that help next. Pure.
  */
-import { compactsWhenRefused, compactTokens, percentLeft } from '../../../shared/statusline/format.js';
+import { compactsWhenRefused, compactTokens, percentText } from '../../../shared/statusline/format.js';
 import type { ThresholdCrossedEvent } from '../../../shared/protocol/events.js';
 import type { SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
 import type { NotificationScope } from './settings.js';
@@ -47,9 +47,10 @@ function describe(event: ThresholdCrossedEvent): string {
     case 'blocking':
       return `is at its blocking limit (${compactTokens(event.contextTokens)} tokens): Claude Code refuses new prompts until it is compacted.`;
     default:
+      // The share used, in the status line's words (percentText), and the room left in tokens.
       return threshold.autoCompactEnabled
-        ? `has ${percentLeft(threshold)}% left until auto-compact (${compactTokens(threshold.tokensLeft)} tokens).`
-        : `has ${percentLeft(threshold)}% of its window left (${compactTokens(threshold.tokensLeft)} tokens; auto-compact is off).`;
+        ? `is at ${percentText(threshold)} (${compactTokens(threshold.tokensLeft)} tokens left).`
+        : `is at ${percentText(threshold)} (${compactTokens(threshold.tokensLeft)} tokens left; auto-compact is off).`;
   }
 }
 

@@ -23,8 +23,8 @@ export const DEFAULT_SETTINGS: Settings = {
   startCommand: ['memctl', 'start'],
   socketPath: null,
   notifications: 'workspace',
-  // The full line (bar, percentage, tokens left, compactions, memory age, cost) is about 78 characters.
-  statusBarColumns: 80,
+  // The full line (bar, percentage used, tokens left, compactions, memory age, cost) is about 80 characters.
+  statusBarColumns: 82,
   // A screenful of sessions and then some; each is a small summary, so a page is cheap.
   pageSize: 50,
 };

@@ -32,7 +32,7 @@ export type TreeNode =
   | { kind: 'more'; id: 'memd.more'; label: string; icon: string; command: { id: string; title: string; args: unknown[] } }
   | { kind: 'message'; id: string; label: string; icon: string };
 
-/** The context bar alone: `▕██░░░░░░▏ 76% until auto-compact · 131K left`. */
+/** The context bar alone: `▕██░░░░░░▏ 24% used of auto-compact · 131K left`. */
 export function contextBar(session: SessionSummary, now: number): string {
   return formatStatusLine({ threshold: session.threshold, compactions: null, memoryAt: undefined, costUsd: null, note: null }, { color: false, columns: DESCRIPTION_COLUMNS, now });
 }

@@ -39,15 +39,19 @@ function memoryOf(session: SessionSummary): string {
   return typeof at === 'string' ? `session memory from ${formatTime(at)}` : 'no session memory yet';
 }
 
-/** `2% of auto-compact at 967K, window 1.0M`: the window the session runs with, as every surface shows it (issue 28). */
+/**
+ * `2% used of auto-compact at 967K, window 1.0M`: the share used, in the status line's words
+ * (shared/statusline/format.ts percentText), and the window the session runs with (issues 28, 29).
+ */
 function contextShare(session: SessionSummary): string {
   const threshold = session.threshold;
   // Reactive mode (Claude Code compacts only once the API refuses): the share of the window, in Claude Code's words.
   const reactive = threshold?.autoCompactEnabled === true && threshold.autoCompactMode === 'reactive';
-  const percent = `${count(threshold?.percentUsed)}% ${reactive ? 'context used' : 'of auto-compact'}`;
+  const off = threshold?.autoCompactEnabled === false;
+  const percent = `${count(threshold?.percentUsed)}% ${reactive ? 'context used' : off ? 'of window used' : 'used of auto-compact'}`;
   if (typeof threshold?.window !== 'number' || typeof threshold.autoCompactAt !== 'number') return percent;
   const window = `window ${formatTokens(count(threshold.window))}`;
-  return reactive ? `${percent}, ${window}` : `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, ${window}`;
+  return reactive || off ? `${percent}, ${window}` : `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, ${window}`;
 }
 
 /** The name memctl's tables give each session's project, for the sessions whose fields allow one. */

@@ -1,6 +1,6 @@
 -- The one-line context string, as shared/statusline/format.ts makes it (without colour):
 --
---   ▕██░░░░░░▏ 76% until auto-compact · 131K left · 2 compactions · mem 3m · $1.23
+--   ▕██░░░░░░▏ 24% used of auto-compact · 131K left · 2 compactions · mem 3m · $1.23
 --
 -- Segments go, least useful first, until the line fits its width; the percentage always stays.
 -- Numbers are printed as JavaScript prints them (Math.round, toFixed, String(n)), so that the
@@ -129,21 +129,18 @@ function M.compact_age(ms)
   return M.js_number(math.floor(seconds / 86400)) .. 'd'
 end
 
--- The share of the auto-compact threshold still free.
-function M.percent_left(threshold)
-  return math.max(0, 100 - threshold.percentUsed)
-end
-
--- The percentage as Claude Code words its meter (shared/statusline/format.ts percentText): "context
--- used" when it compacts only once the API refuses (reactive mode), else "until auto-compact".
+-- The percentage, always the share used, as the bar draws it (shared/statusline/format.ts
+-- percentText): "context used" when Claude Code compacts only once the API refuses (reactive
+-- mode), "used of auto-compact" at a threshold, "of window used" with auto-compaction off.
 function M.percent_text(threshold)
+  local used = M.js_number(math.max(0, threshold.percentUsed))
   if not threshold.autoCompactEnabled then
-    return M.js_number(M.percent_left(threshold)) .. '% of window left'
+    return used .. '% of window used'
   end
   if threshold.autoCompactMode == 'reactive' then
-    return M.js_number(math.max(0, threshold.percentUsed)) .. '% context used'
+    return used .. '% context used'
   end
-  return M.js_number(M.percent_left(threshold)) .. '% until auto-compact'
+  return used .. '% used of auto-compact'
 end
 
 function M.status_bar(threshold)

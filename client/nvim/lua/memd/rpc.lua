@@ -133,7 +133,8 @@ function Connection:on_connect(generation, path, err)
     return
   end
   if err then
-    local hint = (err:find('ENOENT') or err:find('ECONNREFUSED')) and ' (memd is not running)' or ''
+    -- What to do about it, in memctl's words (client/client.ts NoDaemon): the plugin never starts memd.
+    local hint = (err:find('ENOENT') or err:find('ECONNREFUSED')) and ' (memd is not running; start it with `memctl start`)' or ''
     return self:lost('cannot connect to ' .. path .. ': ' .. err .. hint)
   end
   self.pipe:read_start(function(read_err, chunk)

@@ -9,6 +9,8 @@ local M = {}
 local SESSION_ID_CHARS = 8
 local PROJECT_CHARS = 20
 local TITLE_CHARS = 28
+-- The COST column's width, as memctl's (`$123.45`).
+local COST_CHARS = 7
 -- Cells of memctl's context bar (sessions-view.ts BAR_CELLS).
 local BAR_CELLS = 8
 
@@ -128,15 +130,15 @@ local function compacts_when_refused(threshold)
   return threshold.autoCompactEnabled and threshold.autoCompactMode == 'reactive'
 end
 
--- `▕██████░░▏ 91% of auto-compact · 140K/154K, 14K left` (in reactive mode `3% context used ·
--- 33K/1M, 967K left`), as memctl's contextBar.
+-- `▕██████░░▏ 91% used of auto-compact · 140K/154K, 14K left` (in reactive mode `3% context used ·
+-- 33K/1M, 967K left`), as memctl's contextBar: the status line's words (format.percent_text).
 function M.context_bar(tokens, threshold)
   local base = threshold.autoCompactEnabled and threshold.autoCompactAt or threshold.effectiveWindow
   local fraction = base > 0 and math.min(1, tokens / base) or 1
   local filled = js_round(fraction * BAR_CELLS)
   local bar = '▕' .. string.rep('█', filled) .. string.rep('░', BAR_CELLS - filled) .. '▏'
-  local of = compacts_when_refused(threshold) and 'context used' or (threshold.autoCompactEnabled and 'of auto-compact' or 'of window (auto-compact off)')
-  return ('%s %s%% %s · %s/%s, %s left'):format(bar, js_number(threshold.percentUsed), of, M.tokens(tokens), M.tokens(base), M.tokens(threshold.tokensLeft))
+  local off = threshold.autoCompactEnabled and '' or ' (auto-compact off)'
+  return ('%s %s%s · %s/%s, %s left'):format(bar, format.percent_text(threshold), off, M.tokens(tokens), M.tokens(base), M.tokens(threshold.tokensLeft))
 end
 
 -- What a session is called in a list: its title, else why it has none.
@@ -165,14 +167,16 @@ function M.sessions(sessions, now)
   if #sessions == 0 then
     return { 'no sessions yet' }, {}
   end
-  local lines = { ('%s  %s  %s  %s  CONTEXT'):format(pad('SESSION', SESSION_ID_CHARS), pad('PROJECT', PROJECT_CHARS), pad('TITLE', TITLE_CHARS), pad('LAST', 7)) }
+  -- COST as memctl sessions has it: the session's total, `?` for an unpriced model.
+  local lines = { ('%s  %s  %s  %s  %s  CONTEXT'):format(pad('SESSION', SESSION_ID_CHARS), pad('PROJECT', PROJECT_CHARS), pad('TITLE', TITLE_CHARS), pad('LAST', 7), pad_left('COST', COST_CHARS)) }
   local ids = {}
   for _, session in ipairs(sessions) do
-    local row = ('%s  %s  %s  %s  %s%s'):format(
+    local row = ('%s  %s  %s  %s  %s  %s%s'):format(
       pad(session.sessionId:sub(1, SESSION_ID_CHARS), SESSION_ID_CHARS),
       truncate_left(one_line(project_label(session)), PROJECT_CHARS),
       truncate(M.title_of(session), TITLE_CHARS),
       pad(M.age(session.lastActivity, now), 7),
+      pad_left(cost(session.usage.total.costUsd), COST_CHARS),
       M.status_line(session, now),
       session.gone and ' (deleted)' or ''
     )
@@ -213,6 +217,16 @@ local function memory_line(memory, now)
   return '  memory    ' .. table.concat(parts, ' · ')
 end
 
+-- Claude Code's warning and error buffers (20,000 tokens each) make one figure: said once, with
+-- why, as memctl's session-detail.ts warningText.
+local THRESHOLD_BUFFER_TOKENS = '20,000'
+local function warning_text(threshold)
+  if threshold.warningAt ~= threshold.errorAt then
+    return ('warning %s · error %s'):format(M.tokens(threshold.warningAt), M.tokens(threshold.errorAt))
+  end
+  return ("warning/error at %s (Claude Code's warning and error buffers are both %s)"):format(M.tokens(threshold.warningAt), THRESHOLD_BUFFER_TOKENS)
+end
+
 -- The detail buffer of a session: what `memctl status SESSION` shows, and the shared line.
 function M.session_detail(session, now)
   local threshold, compactions, usage = session.threshold, session.compactions, session.usage
@@ -226,11 +240,10 @@ function M.session_detail(session, now)
     '  model     ' .. (session.model or '-'),
     ('  activity  %s → %s (%s)'):format(session.firstActivity or '-', session.lastActivity or '-', M.age(session.lastActivity, now)),
     '  context   ' .. M.context_bar(session.contextTokens, threshold),
-    ('  state     %s, %s tokens left · warning %s · error %s · %s · window %s'):format(
+    ('  state     %s, %s tokens left · %s · %s · window %s'):format(
       threshold.state,
       M.tokens(threshold.tokensLeft),
-      M.tokens(threshold.warningAt),
-      M.tokens(threshold.errorAt),
+      warning_text(threshold),
       compacts_when_refused(threshold) and 'compacts when the API refuses the request (at the window)' or ('blocking ' .. M.tokens(threshold.blockingAt)),
       M.tokens(threshold.window)
     ),
@@ -267,7 +280,7 @@ function M.daemon_status(status, session, cwd, now)
     '  config    ' .. paths.config,
     '  projects  ' .. paths.projectsDir,
     ('  clients   %d connected, %d subscriptions, %d requests served, %d protocol errors'):format(counts.connections, counts.subscriptions, counts.requestsServed, counts.protocolErrors),
-    ('  memory    %s RSS, %s heap'):format(M.bytes(status.memory.rssBytes), M.bytes(status.memory.heapUsedBytes)),
+    ('  process   %s RSS, %s heap'):format(M.bytes(status.memory.rssBytes), M.bytes(status.memory.heapUsedBytes)),
     ('  ingest    %d sessions, %d files, %d entries, %s read%s'):format(
       ingest.stats.sessions,
       ingest.stats.files,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installStatusLineCommand } from '../../../../client/memctl/commands/install-statusline.js';
+import { KEPT_BACKUPS } from '../../../../client/memctl/settings-file.js';
 import type { CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
 import { memctlMainPath } from '../../../../client/install-paths.js';
@@ -43,6 +44,8 @@ async function run(args: string[], json = false) {
 }
 
 const settings = () => JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
+/** The backups kept per file (settings-file.ts KEPT_BACKUPS): those of the usual two-installer set-up and one more. */
+const KEPT_BACKUP_COUNT = 3;
 const backups = () => (existsSync(join(dir, 'claude')) ? readdirSync(join(dir, 'claude')).filter((name) => name.startsWith('settings.json.bak-')) : []);
 
 function writeSettings(value: unknown): void {
@@ -62,6 +65,24 @@ describe('memctl install-statusline', () => {
     const again = await run([]);
     expect(again.out).toEqual([`memd's status line is already installed in ${settingsPath}`]);
     expect(backups()).toHaveLength(1);
+  });
+
+  it('keeps a bounded few backups per file however often it installs and uninstalls, newest last', async () => {
+    writeSettings({ model: 'opus' });
+    writeFileSync(`${settingsPath}.bak-notes`, 'the user keeps this');
+    // Twice the backups kept, whatever KEPT_BACKUPS says: more runs than a bound would allow.
+    const cycles = 2 * KEPT_BACKUP_COUNT;
+    for (let cycle = 0; cycle < cycles; cycle++) {
+      expect((await run([])).code).toBe(0);
+      expect((await run(['--uninstall'])).code).toBe(0);
+    }
+    const kept = backups().filter((name) => name !== 'settings.json.bak-notes');
+    expect(kept).toHaveLength(KEPT_BACKUP_COUNT);
+    expect(KEPT_BACKUPS).toBe(KEPT_BACKUP_COUNT);
+    // The newest one holds the file as the last uninstall found it: with memd's status line.
+    const newest = kept.sort().at(-1) ?? '';
+    expect(JSON.parse(readFileSync(join(dir, 'claude', newest), 'utf8'))).toMatchObject({ statusLine: { command: COMMAND } });
+    expect(readFileSync(`${settingsPath}.bak-notes`, 'utf8')).toBe('the user keeps this');
   });
 
   it("leaves another tool's status line, says how to show both, and replaces it only with --force", async () => {

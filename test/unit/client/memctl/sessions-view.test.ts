@@ -17,7 +17,7 @@ const atThreshold = (tokens: number) => computeThresholds({ model: 'claude-opus-
 
 describe('contextBar', () => {
   it('is the share of the auto-compact threshold in threshold mode', () => {
-    expect(contextBar(140_000, atThreshold(140_000))).toBe('▕███████░▏ 84% of auto-compact · 140K/167K, 27K left');
+    expect(contextBar(140_000, atThreshold(140_000))).toBe('▕███████░▏ 84% used of auto-compact · 140K/167K, 27K left');
   });
 
   it('is the share of the window, "context used", in reactive mode', () => {
@@ -27,7 +27,7 @@ describe('contextBar', () => {
 
   it('is the share of the effective window when auto-compaction is off, in either mode', () => {
     const off = computeThresholds({ model: 'claude-opus-4-8', tokens: 490_000, env: { DISABLE_AUTO_COMPACT: '1' } });
-    expect(contextBar(490_000, off)).toBe('▕████░░░░▏ 50% of window (auto-compact off) · 490K/980K, 487K left');
+    expect(contextBar(490_000, off)).toBe('▕████░░░░▏ 50% of window used (auto-compact off) · 490K/980K, 487K left');
   });
 });
 
@@ -36,13 +36,17 @@ describe('renderSessionDetail', () => {
 
   it('names the blocking limit in threshold mode', () => {
     const session = sampleSession({ contextTokens: 140_000, threshold: atThreshold(140_000) });
-    expect(stateLine(renderSessionDetail(session, plain, NOW))).toBe('  state     ok, 27K tokens left · warning 147K · error 147K · blocking 177K · window 200K');
+    expect(stateLine(renderSessionDetail(session, plain, NOW))).toBe(
+      "  state     ok, 27K tokens left · warning/error at 147K (Claude Code's warning and error buffers are both 20,000) · blocking 177K · window 200K",
+    );
   });
 
   it('says the session compacts when the API refuses, at the window, in reactive mode', () => {
     const session = sampleSession({ contextTokens: 32_700, threshold: reactive(32_700) });
     const lines = renderSessionDetail(session, plain, NOW);
-    expect(stateLine(lines)).toBe('  state     ok, 967K tokens left · warning 947K · error 947K · compacts when the API refuses the request (at the window) · window 1.0M');
+    expect(stateLine(lines)).toBe(
+      "  state     ok, 967K tokens left · warning/error at 947K (Claude Code's warning and error buffers are both 20,000) · compacts when the API refuses the request (at the window) · window 1.0M",
+    );
     expect(lines.join('\n')).not.toContain('auto-compact');
   });
 });
@@ -52,6 +56,6 @@ describe('the MCP list_sessions text', () => {
     const list = (threshold: ReturnType<typeof reactive>, contextTokens: number) =>
       renderSessionList({ sessions: [sampleSession({ contextTokens, threshold })], total: 1, hidden: 0, nextCursor: null }, 'invoice-service', false, NOW);
     expect(list(reactive(32_700), 32_700)).toContain('context 33K tokens (3% context used, window 1.0M)');
-    expect(list(atThreshold(140_000), 140_000)).toContain('context 140K tokens (84% of auto-compact at ');
+    expect(list(atThreshold(140_000), 140_000)).toContain('context 140K tokens (84% used of auto-compact at ');
   });
 });

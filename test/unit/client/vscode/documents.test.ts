@@ -15,7 +15,7 @@ describe('sessionDocument', () => {
     expect(document.path).toBe(`/session/${session.sessionId}.md`);
     const text = document.content;
     expect(text.split('\n')[0]).toBe('# Fix \\| rounding (4be41908)');
-    expect(text).toContain('`▕█░░░░░░░▏ 87% until auto-compact · 146K left · 0 compactions · mem 30m · $0.38`');
+    expect(text).toContain('`▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 0 compactions · mem 30m · $0.38`');
     expect(text).toContain(`| session | ${session.sessionId} |`);
     expect(text).toContain('| context | 21,311 tokens (ok) |');
     expect(text).toContain('| tokens left | 145,689 until auto-compact |');

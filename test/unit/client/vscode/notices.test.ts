@@ -15,8 +15,8 @@ const crossing = (from: ThresholdState, to: ThresholdState, tokens: number): Thr
 
 describe('noticeFor', () => {
   it('warns on the way into warning and error with the room left', () => {
-    expect(noticeFor(crossing('ok', 'warning', 150_000), sampleSession())?.message).toBe('memd: Claude Code session invoice-service (4be41908) has 10% left until auto-compact (17K tokens).');
-    expect(noticeFor(crossing('warning', 'error', 160_000), null)?.message).toBe('memd: Claude Code session 4be41908 has 4% left until auto-compact (7K tokens).');
+    expect(noticeFor(crossing('ok', 'warning', 150_000), sampleSession())?.message).toBe('memd: Claude Code session invoice-service (4be41908) is at 90% used of auto-compact (17K tokens left).');
+    expect(noticeFor(crossing('warning', 'error', 160_000), null)?.message).toBe('memd: Claude Code session 4be41908 is at 96% used of auto-compact (7K tokens left).');
   });
 
   it('says what auto-compact and blocking mean, and offers the commands that help', () => {
@@ -50,7 +50,7 @@ describe('noticeFor', () => {
   it('speaks of the window when auto-compact is off', () => {
     const event = crossing('ok', 'warning', 150_000);
     event.threshold = { ...event.threshold, autoCompactEnabled: false };
-    expect(noticeFor(event, null)?.message).toContain('of its window left (17K tokens; auto-compact is off)');
+    expect(noticeFor(event, null)?.message).toContain('% of window used (17K tokens left; auto-compact is off)');
   });
 });
 

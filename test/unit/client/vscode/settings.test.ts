@@ -38,7 +38,7 @@ describe('readSettings', () => {
       'memd.startCommand: [] is not a valid value; using ["memctl","start"]',
       'memd.socketPath: "relative/memd.sock" is not a valid value; using ""',
       'memd.notifications: "loud" is not a valid value; using "workspace"',
-      'memd.statusBarColumns: 5 is not a valid value; using 80',
+      'memd.statusBarColumns: 5 is not a valid value; using 82',
       'memd.pageSize: 2.5 is not a valid value; using 50',
     ]);
   });

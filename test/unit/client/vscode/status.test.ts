@@ -7,7 +7,7 @@ import { reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
 const connected: LinkState = { kind: 'connected', daemon: { name: 'memd', version: '0.1.0', protocol: 1, capabilities: [] }, generation: 1 };
-const input = (overrides: Partial<StatusInput> = {}): StatusInput => ({ link: connected, folders: ['/home/user/src/invoice-service'], session: sampleSession(), columns: 80, now: NOW, ...overrides });
+const input = (overrides: Partial<StatusInput> = {}): StatusInput => ({ link: connected, folders: ['/home/user/src/invoice-service'], session: sampleSession(), columns: 82, now: NOW, ...overrides });
 
 describe('the status line', () => {
   it('is the shared context string, without colour, after a codicon', () => {
@@ -16,8 +16,8 @@ describe('the status line', () => {
       sessionMemory: { extractedAt: '2026-12-02T10:57:00.000Z', lock: null, spentUsd: 0 },
     });
     const view = statusView(input({ session }));
-    expect(view.text).toBe('$(pulse) ▕█░░░░░░░▏ 87% until auto-compact · 146K left · 2 compactions · mem 3m · $0.38');
-    expect(view.text.slice('$(pulse) '.length)).toBe(formatStatusLine(statusFacts(session), { color: false, columns: 78, now: NOW }));
+    expect(view.text).toBe('$(pulse) ▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 2 compactions · mem 3m · $0.38');
+    expect(view.text.slice('$(pulse) '.length)).toBe(formatStatusLine(statusFacts(session), { color: false, columns: 80, now: NOW }));
     expect(view.text).not.toContain('\x1b[');
     expect(view.severity).toBe('none');
     expect(view.command).toEqual({ id: 'memd.openSession', args: [session.sessionId] });
@@ -37,7 +37,7 @@ describe('the status line', () => {
     expect(statusView(input({ columns: 40 })).text).toBe(`$(pulse) ${contextLine(session, 38, NOW)}`);
     // The codicon renders as one glyph: with its space, two of the 40 columns.
     expect([...statusView(input({ columns: 40 })).text.replace('$(pulse) ', '')].length).toBeLessThanOrEqual(38);
-    expect(statusView(input({ columns: 20 })).text).toContain('87% until auto-compact');
+    expect(statusView(input({ columns: 20 })).text).toContain('13% used of auto-compact');
   });
 
   it('says "mem -" before the first extraction and ignores an unreadable time', () => {

@@ -60,13 +60,13 @@ describe('session nodes', () => {
       kind: 'session',
       id: `memd.session.${session.sessionId}`,
       label: 'invoice-service (4be41908)',
-      description: '▕█░░░░░░░▏ 87% until auto-compact · 146K left',
+      description: '▕█░░░░░░░▏ 13% used of auto-compact · 146K left',
       icon: 'comment-discussion',
       contextValue: 'memd.session',
       command: { id: 'memd.openSession', args: [session.sessionId] },
     });
     expect(contextBar(session, NOW)).toBe(node.kind === 'session' ? node.description : '');
-    expect(node.kind === 'session' && node.tooltip).toContain('▕█░░░░░░░▏ 87% until auto-compact · 146K left · 0 compactions · mem - · $0.38');
+    expect(node.kind === 'session' && node.tooltip).toContain('▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 0 compactions · mem - · $0.38');
   });
 
   it('carry "context used" of the window in reactive mode', () => {

@@ -58,6 +58,18 @@ describe('the conversation across compactions', () => {
     expect(model.chart.compactions.map((mark) => mark.trigger)).toEqual(['manual', 'auto']);
   });
 
+  it('draws the /compact prompt before the compaction it caused, then the summary (issue 29)', async () => {
+    const { model } = await report('compactions');
+    const items = model.conversation.items;
+    const marker = items.findIndex((item) => item.kind === 'compaction' && item.trigger === 'manual');
+    const command = items.findIndex((item) => item.kind === 'prompt' && item.text.startsWith('/compact'));
+    expect(marker).toBeGreaterThan(0);
+    expect(command).toBeGreaterThanOrEqual(0);
+    expect(command).toBeLessThan(marker);
+    // The summary Claude Code wrote for it still follows the marker.
+    expect(items[marker + 1]?.kind).toBe('summary');
+  });
+
   it('gives every tool call its result, and the files each touched', async () => {
     const { fixture, model } = await report('compactions');
     const calls = ofKind(model.conversation.items, 'tool').map((item) => item.call);

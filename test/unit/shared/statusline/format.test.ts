@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compactAge, compactTokens, formatStatusLine, percentLeft, percentText, statusBar, type StatusFacts } from '../../../../shared/statusline/format.js';
+import { compactAge, compactTokens, formatStatusLine, percentText, statusBar, type StatusFacts } from '../../../../shared/statusline/format.js';
 import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 
 const NOW = Date.parse('2026-12-04T12:00:00Z');
 /**
  * Threshold mode: a 200K auto-compact window set (CLAUDE_CODE_AUTO_COMPACT_WINDOW), so Sonnet 4.5
- * compacts ahead at 167K and the meter reads "until auto-compact"; without it Claude Code 2.1.197
+ * compacts ahead at 167K and the line reads "used of auto-compact"; without it Claude Code 2.1.197
  * compacts Sonnet 4.5 only when the API refuses (reactive mode, its own test below).
  */
 const threshold = (tokens: number, env: Record<string, string> = {}) => computeThresholds({ model: 'claude-sonnet-4-5', tokens, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000', ...env } });
@@ -18,14 +18,14 @@ function facts(overrides: Partial<StatusFacts> = {}): StatusFacts {
 const plain = (value: StatusFacts, columns = 200) => formatStatusLine(value, { color: false, columns, now: NOW });
 
 describe('the status line', () => {
-  it('shows the room left until auto-compact, tokens left, compactions, memory age and cost', () => {
+  it('shows the share of auto-compact used (as the bar draws it), tokens left, compactions, memory age and cost', () => {
     // Sonnet 4.5: 200K window, 20K output reserve, auto-compact at 167K; 40K used is 24 %.
-    expect(plain(facts())).toBe('▕██░░░░░░▏ 76% until auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
+    expect(plain(facts())).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
   });
 
   it('says one compaction, a memory never extracted, and a note where figures fall short', () => {
-    expect(plain(facts({ compactions: 1, memoryAt: null, note: 'no memd' }))).toBe('▕██░░░░░░▏ 76% until auto-compact · 127K left · 1 compaction · mem - · $1.23 · no memd');
-    expect(plain(facts({ compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕██░░░░░░▏ 76% until auto-compact · 127K left');
+    expect(plain(facts({ compactions: 1, memoryAt: null, note: 'no memd' }))).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left · 1 compaction · mem - · $1.23 · no memd');
+    expect(plain(facts({ compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left');
   });
 
   it('shows what it knows without a context: the cost and the note', () => {
@@ -34,9 +34,9 @@ describe('the status line', () => {
 
   it('counts from the effective window when auto-compaction is off, and stops at 0 % past the threshold', () => {
     const off = threshold(90_000, { DISABLE_AUTO_COMPACT: '1' });
-    expect(plain(facts({ threshold: off, compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕████░░░░▏ 50% of window left · 87K left');
+    expect(plain(facts({ threshold: off, compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕████░░░░▏ 50% of window used · 87K left');
     const past = threshold(180_000);
-    expect(percentLeft(past)).toBe(0);
+    expect(percentText(past)).toBe(`${past.percentUsed}% used of auto-compact`);
     expect(statusBar(past)).toBe('▕████████▏');
   });
 
@@ -45,20 +45,20 @@ describe('the status line', () => {
     const widths = [full.length, 70, 60, 45, 30, 10];
     const lines = widths.map((columns) => plain(facts(), columns));
     expect(lines[0]).toBe(full);
-    expect(lines[1]).toBe('76% until auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
-    expect(lines[2]).toBe('76% until auto-compact · 127K left · mem 3m · $1.23');
-    expect(lines[3]).toBe('76% until auto-compact · 127K left · $1.23');
-    expect(lines[4]).toBe('76% until auto-compact');
-    expect(lines[5]).toBe('76% until auto-compact');
+    expect(lines[1]).toBe('24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
+    expect(lines[2]).toBe('24% used of auto-compact · 127K left · mem 3m · $1.23');
+    expect(lines[3]).toBe('24% used of auto-compact · 127K left · $1.23');
+    expect(lines[4]).toBe('24% used of auto-compact');
+    expect(lines[5]).toBe('24% used of auto-compact');
     lines.slice(0, 5).forEach((line, i) => expect([...line].length).toBeLessThanOrEqual(widths[i] as number));
   });
 
   it('colours the percentage by threshold state and dims the memory age, only when asked', () => {
     const green = formatStatusLine(facts(), { color: true, columns: 200, now: NOW });
-    expect(green).toContain('\x1b[32m76% until auto-compact\x1b[0m');
+    expect(green).toContain('\x1b[32m24% used of auto-compact\x1b[0m');
     expect(green).toContain('\x1b[2mmem 3m\x1b[0m');
     const red = formatStatusLine(facts({ threshold: threshold(160_000) }), { color: true, columns: 200, now: NOW });
-    expect(red).toContain('\x1b[31m4% until auto-compact\x1b[0m');
+    expect(red).toContain('\x1b[31m96% used of auto-compact\x1b[0m');
     expect(plain(facts())).not.toContain('\x1b');
   });
 
@@ -66,7 +66,7 @@ describe('the status line', () => {
     // Claude Code 2.1.197 on Opus 4.8: /context says 32.7k/1m (3%).
     const opus = facts({ threshold: reactive(32_700, 'claude-opus-4-8'), compactions: null, memoryAt: undefined, costUsd: null });
     expect(plain(opus)).toBe('▕░░░░░░░░▏ 3% context used · 967K left');
-    // Sonnet 4.5 at 40K of 200K: 20 % used, 160K left; red in the error band, never "until auto-compact".
+    // Sonnet 4.5 at 40K of 200K: 20 % used, 160K left; red in the error band, never "of auto-compact".
     expect(plain(facts({ threshold: reactive(40_000) }))).toBe('▕██░░░░░░▏ 20% context used · 160K left · 2 compactions · mem 3m · $1.23');
     expect(plain(facts({ threshold: reactive(40_000) }), 30)).toBe('20% context used · 160K left');
     const red = formatStatusLine(facts({ threshold: reactive(175_016) }), { color: true, columns: 200, now: NOW });
@@ -77,7 +77,17 @@ describe('the status line', () => {
 
   it('reads an answer without autoCompactMode (an older memd) as threshold mode', () => {
     const { autoCompactMode: _mode, ...older } = threshold(40_000);
-    expect(percentText(older as ReturnType<typeof threshold>)).toBe('76% until auto-compact');
+    expect(percentText(older as ReturnType<typeof threshold>)).toBe('24% used of auto-compact');
+  });
+
+  it('says the share used in every mode, the number agreeing with the bar (issue 29)', () => {
+    // The bar fills with the share used; its number must be that share, not the room left.
+    for (const value of [threshold(40_000), threshold(120_000), threshold(90_000, { DISABLE_AUTO_COMPACT: '1' }), reactive(40_000)]) {
+      const used = Math.round((Math.min(100, value.percentUsed) / 100) * 8);
+      expect(statusBar(value)).toBe(`▕${'█'.repeat(used)}${'░'.repeat(8 - used)}▏`);
+      expect(percentText(value)).toMatch(new RegExp(`^${value.percentUsed}% (used of auto-compact|context used|of window used)$`));
+      expect(percentText(value)).not.toMatch(/until|left/);
+    }
   });
 
   it('writes tokens and ages in few characters', () => {
