@@ -34,6 +34,14 @@ function render(result: HandoffResult, out: Output): string[] {
   return lines;
 }
 
+/** The result once the file is written here (a memd older than issue 29 has written it itself). */
+function writtenHere(cwd: string, made: HandoffResult): HandoffResult {
+  if (made.written !== false) return made;
+  const written = writeHandoffFile(cwd, made.text);
+  const skipped = written.gitignoreSkipped === null ? made.skipped : [...made.skipped, { path: join(cwd, '.gitignore'), reason: written.gitignoreSkipped }];
+  return { ...made, written: true, gitignoreUpdated: written.gitignoreUpdated, skipped };
+}
+
 export const handoff: Command = async (ctx) => {
   const args = parseArgs(ctx.args);
   const client = ctx.client();
@@ -50,9 +58,7 @@ export const handoff: Command = async (ctx) => {
     cwd ??= (await client.sessionsGet({ sessionId })).cwd ?? undefined;
     if (cwd === undefined) throw new UsageError(`the session's cwd is not known; give one with --cwd`);
     // Written here, as the user: memd's service may not write in the project (issue 29).
-    const made = await client.handoffGenerate({ sessionId, cwd, writeFile: false });
-    const written = made.written === false ? writeHandoffFile(cwd, made.text) : null;
-    const result = written === null ? made : { ...made, written: true, gitignoreUpdated: written.gitignoreUpdated, skipped: written.gitignoreSkipped === null ? made.skipped : [...made.skipped, { path: join(cwd, '.gitignore'), reason: written.gitignoreSkipped }] };
+    const result = writtenHere(cwd, await client.handoffGenerate({ sessionId, cwd, writeFile: false }));
     if (ctx.json) ctx.out.out(JSON.stringify(result));
     else for (const line of render(result, ctx.out)) ctx.out.out(line);
     return 0;
