@@ -136,7 +136,9 @@ describe('the PreCompact hook with no daemon', () => {
     const project = setUpProject(sandbox, join(sandbox.root, 'home', 'src', 'payments-api'));
     const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, hookInput(sandbox, project, '05-PreCompact.json'));
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`Keep these in the summary word for word; they still apply after the compaction.\nUser rules:\n- ${RULE}\nApproaches the user ruled out (do not retry them):\n- ${RULED_OUT}\n\n`);
+    expect(run.stdout).toBe(
+      `Keep these in the summary word for word; they still apply after the compaction.\nUser rules:\n- ${RULE}\nApproaches the user ruled out (do not retry them):\n- ${RULED_OUT}\n\n`,
+    );
     expect(readFileSync(join(project.cwd, 'docs', 'handoff-context.md'), 'utf8').split('\n')[0]).toContain('HANDOFF_AUTO_PARTIAL');
   });
 });
@@ -145,7 +147,8 @@ describe('the PreCompact hook with no daemon', () => {
 function sandboxProperties(sandbox: Sandbox, home: string): string[] {
   const unit = renderUnits(process.execPath, DAEMON_MAIN)['memd.service'] ?? '';
   const service = unit.slice(unit.indexOf('[Service]'));
-  const keep = /^(ProtectSystem|ProtectHome|ReadWritePaths|NoNewPrivileges|LockPersonality|RestrictRealtime|RestrictSUIDSGID|RestrictNamespaces|SystemCallArchitectures|RestrictAddressFamilies|UMask)=/;
+  const keep =
+    /^(ProtectSystem|ProtectHome|ReadWritePaths|NoNewPrivileges|LockPersonality|RestrictRealtime|RestrictSUIDSGID|RestrictNamespaces|SystemCallArchitectures|RestrictAddressFamilies|UMask)=/;
   const lines = service
     .split('\n')
     .map((line) => line.trim())
@@ -155,7 +158,7 @@ function sandboxProperties(sandbox: Sandbox, home: string): string[] {
   return [...lines, `ReadWritePaths=${sandbox.root}/state ${sandbox.root}/run`];
 }
 
-describe.skipIf(!hasUserManager())('memd under systemd-run --user with the unit\'s sandbox', () => {
+describe.skipIf(!hasUserManager())("memd under systemd-run --user with the unit's sandbox", () => {
   const units: string[] = [];
   afterAll(() => {
     for (const unit of units) spawnSync('systemctl', ['--user', 'stop', unit], { stdio: 'ignore' });
