@@ -127,6 +127,11 @@ describe.skipIf(!canUnshare())('memd under ProtectHome=read-only, emulated with 
     keepForFile(sandbox, daemon);
     await waitReady(sandbox, daemon);
     await expectHandoffWrittenByTheHook(sandbox, project);
+    // `memctl handoff` by hand writes it as the user too.
+    rmSync(join(project.cwd, 'docs'), { recursive: true });
+    const manual = await runMemctl(sandbox, ['handoff', compactions.sessionId, '--cwd', project.cwd]);
+    expect(manual).toMatchObject({ code: 0, stderr: '' });
+    expect(readFileSync(join(project.cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('trigger: manual');
   });
 });
 
