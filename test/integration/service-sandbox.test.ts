@@ -13,6 +13,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import { renderUnits } from '../../client/memctl/units.js';
+import { createBus } from '../../daemon/bus/bus.js';
+import { createDispatcher, handle } from '../../daemon/rpc/dispatch.js';
+import { createRpcServer } from '../../daemon/rpc/server.js';
+import type { HandoffResult } from '../../shared/protocol/handoff.js';
+import { Methods, type MethodDescriptor } from '../../shared/protocol/methods.js';
+import { object, optional, str, union } from '../../shared/protocol/schema.js';
+import { fakeLogger } from '../helpers/fake-logger.js';
 import { FIXTURES } from '../helpers/ingest.js';
 import { manifest } from '../helpers/fixtures.js';
 import { DAEMON_MAIN, eventually, keepForFile, makeSandbox, runMemctl, spawnTracked, waitReady, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
@@ -145,6 +152,53 @@ describe('the PreCompact hook with no daemon', () => {
       `Keep these in the summary word for word; they still apply after the compaction.\nUser rules:\n- ${RULE}\nApproaches the user ruled out (do not retry them):\n- ${RULED_OUT}\n\n`,
     );
     expect(readFileSync(join(project.cwd, 'docs', 'handoff-context.md'), 'utf8').split('\n')[0]).toContain('HANDOFF_AUTO_PARTIAL');
+  });
+});
+
+describe('the PreCompact hook and a memd older than writeFile', () => {
+  it('asks again without it, prints what memd pins, and leaves the file to memd', async () => {
+    const sandbox = makeSandbox();
+    const project = setUpProject(sandbox, join(sandbox.root, 'home', 'src', 'payments-api'));
+    // handoff.generate as e4e3ae0 validated it: no writeFile; the result has no `written`.
+    const older: MethodDescriptor<unknown, HandoffResult> = {
+      name: 'handoff.generate',
+      params: union(object({ sessionId: str(), cwd: str(), trigger: optional(str()) }), object({ transcriptPath: str(), cwd: str(), trigger: optional(str()) })),
+    };
+    const asked: unknown[] = [];
+    const answer = { pinned: 'PINNED BY THE OLDER MEMD\n', written: undefined, text: 'never written by the hook', path: join(project.cwd, 'docs', 'handoff-context.md') };
+    const handlers = [
+      handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] })),
+      handle(older, (params) => {
+        asked.push(params);
+        return answer as unknown as HandoffResult;
+      }),
+    ];
+    const server = createRpcServer({
+      dispatcher: createDispatcher(handlers, fakeLogger()),
+      bus: createBus((error) => {
+        throw error;
+      }),
+      log: fakeLogger(),
+      maxConnections: 10,
+      limits: { idleMs: 60_000, frameMs: 10_000, stallMs: 30_000 },
+      budget: { maxAnswerBytes: 1024 * 1024, maxHeavyRequests: 4 },
+    });
+    mkdirSync(sandbox.runtimeDir, { recursive: true, mode: 0o700 });
+    await server.listen({ kind: 'path', path: sandbox.socketPath });
+    try {
+      for (const source of [{}, { session_id: null }]) {
+        asked.length = 0;
+        const input = JSON.stringify({ ...(JSON.parse(hookInput(sandbox, project, '05-PreCompact.json')) as Record<string, unknown>), ...source });
+        const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, input);
+        expect(run).toMatchObject({ code: 0, stdout: 'PINNED BY THE OLDER MEMD\n\n', stderr: '' });
+        expect(asked).toHaveLength(1);
+        expect(asked[0]).not.toHaveProperty('writeFile');
+      }
+      expect(() => lstatSync(join(project.cwd, 'docs'))).toThrow(/ENOENT/);
+    } finally {
+      await server.stopAccepting();
+      server.closeConnections();
+    }
   });
 });
 

@@ -168,12 +168,12 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
   try {
     const cwd = input.cwd;
     // The hook writes the file, as the user: memd's service may not write in the project (issue 29).
-    const options = { ...(input.trigger === null ? {} : { trigger: input.trigger }), writeFile: false };
+    const trigger = input.trigger === null ? {} : { trigger: input.trigger };
+    // writeFile first: an older memd names the first field it does not know, whichever form is asked.
     const generate = (source: { sessionId: string } | { transcriptPath: string }) =>
-      client.handoffGenerate({ ...source, cwd, ...options }).catch((error: unknown) => {
+      client.handoffGenerate({ writeFile: false, ...source, cwd, ...trigger }).catch((error: unknown) => {
         if (!refusesWriteFile(error)) throw error;
-        const { writeFile: _caller, ...older } = options;
-        return client.handoffGenerate({ ...source, cwd, ...older });
+        return client.handoffGenerate({ ...source, cwd, ...trigger });
       });
     const ask = async () => {
       if (input.sessionId !== null) {
