@@ -197,8 +197,14 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
     if (answer.value.pinned !== '') ctx.out.out(redactSecrets(answer.value.pinned));
     // `written` absent: a memd older than issue 29 wrote the file itself.
     if (answer.value.written !== false) return;
+    const text: unknown = answer.value.text;
+    if (typeof text !== 'string') {
+      ctx.out.err('memctl hook pre-compact: memd answered without the handoff text; nothing written');
+      return;
+    }
     try {
-      writeHandoffFile(cwd, answer.value.text);
+      const { gitignoreSkipped } = writeHandoffFile(cwd, text);
+      if (gitignoreSkipped !== null) ctx.out.err(`memctl hook pre-compact: .gitignore left as it is: ${gitignoreSkipped}`);
     } catch (error) {
       ctx.out.err(`memctl hook pre-compact: the handoff was made but could not be written to ${answer.value.path}: ${(error as Error).message}`);
     }
