@@ -8,15 +8,15 @@ import { join } from 'node:path';
 import type { HandoffCommand, HandoffFacts, HandoffFileTouched } from '../../shared/protocol/handoff.js';
 import { didWork, FILE_TOOLS, filePath, inputString, type Call, type TranscriptFacts } from '../transcripts/facts.js';
 import { isRecord } from '../../shared/values.js';
-import { userRules } from './constraints.js';
+import { userRules } from '../../shared/handoff/rules.js';
 import { gitStatusOf, relativeToCwd, type GitFacts } from './git.js';
+import { INTERRUPTED } from '../../shared/handoff/prompts.js';
 
 /** Commands kept, the newest: what was run last is what the next turn needs. */
 export const MAX_COMMANDS = 20;
 /** Files only read, the most recent: a long session reads hundreds; changed files are all kept. */
 export const MAX_READ_FILES = 40;
-/** Prompts that are Claude Code's notice of an interruption, not a request. */
-export const INTERRUPTED = /^\[Request interrupted by user/;
+export { INTERRUPTED } from '../../shared/handoff/prompts.js';
 
 export interface FactsInput {
   main: TranscriptFacts;

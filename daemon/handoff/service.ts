@@ -19,7 +19,7 @@ import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { readTranscript } from '../transcripts/facts.js';
 import { createAnthropicNarrator, HandoffNarratorError, type AnthropicHandoffOptions, type HandoffNarrator } from './anthropic.js';
-import { verbatimRules } from './constraints.js';
+import { verbatimRules } from '../../shared/handoff/rules.js';
 import { handoffFacts, requests } from './facts.js';
 import { WorkTreeRefusal } from '../fs/work-tree.js';
 import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, readHandoff, writeHandoff } from './files.js';
@@ -31,7 +31,15 @@ import { loadTranscript, readTail, scanFile } from './transcript.js';
 /** A handoff asked for without a trigger: someone ran it by hand (memctl handoff, /handoff). */
 export const DEFAULT_TRIGGER = 'manual';
 
-export type HandoffGenerateParams = { sessionId: string; cwd: string; trigger?: string | undefined } | { transcriptPath: string; cwd: string; trigger?: string | undefined };
+/**
+ * `writeFile: false` (issue 29): the caller writes the file, as the user, in the project: memd
+ * under its systemd unit (ProtectHome=read-only) may not write there. memd still records it.
+ */
+interface GenerateOptions {
+  trigger?: string | undefined;
+  writeFile?: boolean | undefined;
+}
+export type HandoffGenerateParams = ({ sessionId: string; cwd: string } | { transcriptPath: string; cwd: string }) & GenerateOptions;
 
 export interface HandoffDeps {
   transcripts: Transcripts;
@@ -169,6 +177,11 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     // in the repo, and every answer made of it, hold no secret (issue 27).
     text = redactSecrets(text);
     signal?.throwIfAborted();
+    if (params.writeFile === false) {
+      // The binding first, in memd's state dir (the unit may write there): the caller writes these bytes next.
+      await deps.bindings.record(realCwd, text, source.sessionId);
+      return result({ path: handoffPath(realCwd), written: false, gitignoreUpdated: false, skipped: [] });
+    }
     const { path, ignored } = await oneAtATime(realCwd, async () => {
       try {
         const written = await writeHandoff(realCwd, text);
@@ -182,19 +195,21 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     });
     if (ignored.skipped !== null) log.warn('.gitignore left as it is', { cwd: realCwd, reason: ignored.skipped });
     const skipped = ignored.skipped === null ? [] : [{ path: join(realCwd, '.gitignore'), reason: ignored.skipped }];
-    return {
-      sessionId: source.sessionId,
-      cwd: params.cwd,
-      path,
-      partial: summarizer === null,
-      summarizer,
-      generatedAt,
-      pinned: redactSecrets(renderPinned(facts)),
-      facts: redactDeep(facts),
-      gitignoreUpdated: ignored.changed,
-      skipped,
-      text,
-    };
+    return result({ path, written: true, gitignoreUpdated: ignored.changed, skipped });
+
+    function result(file: Pick<HandoffResult, 'path' | 'written' | 'gitignoreUpdated' | 'skipped'>): HandoffResult {
+      return {
+        sessionId: source.sessionId,
+        cwd: params.cwd,
+        ...file,
+        partial: summarizer === null,
+        summarizer,
+        generatedAt,
+        pinned: redactSecrets(renderPinned(facts)),
+        facts: redactDeep(facts),
+        text,
+      };
+    }
   }
 
   async function read(cwd: string, sessionId?: string): Promise<HandoffReadResult> {

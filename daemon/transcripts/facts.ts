@@ -7,14 +7,13 @@
 import type { LoadedEntry } from './entries.js';
 import { keyErrorLines } from './line-shapes.js';
 import { isRecord } from '../../shared/values.js';
+import { isCommandPlumbing } from '../../shared/handoff/prompts.js';
 
 /** Where clip and errorKeyLine leave text out; what is between is verbatim text of the source. */
 export const ELLIPSIS = '…';
 /** Commands, key lines, outcomes: one glance each. */
 export const LINE_CHARS = 200;
 export const FILE_TOOLS: Record<string, 'read' | 'edited' | 'written'> = { Read: 'read', Edit: 'edited', MultiEdit: 'edited', NotebookEdit: 'edited', Write: 'written' };
-/** User text that is Claude Code's command plumbing, not something the user wrote. */
-const COMMAND_PLUMBING = /^<(?:command-name|command-message|command-args|local-command-[\w-]+|bash-stdout|bash-stderr)>/;
 /** Claude Code's first line of a Bash result that exited non-zero. */
 const EXIT_HEADER = /^(?:Error: )?Exit code (\d+)/;
 const EXIT_HEADER_LINE = /^(?:Error: )?Exit code \d+$/;
@@ -91,10 +90,8 @@ export function oneLine(text: string, max: number): string {
   return clip(text.replace(/\s+/g, ' ').trim(), max);
 }
 
-/** Slash-command names and arguments, local-command output and caveats, bash-mode output. */
-export function isCommandPlumbing(text: string): boolean {
-  return COMMAND_PLUMBING.test(text.trimStart());
-}
+// Shared with the hook's fallback, which reads prompts without the index (issue 29).
+export { isCommandPlumbing } from '../../shared/handoff/prompts.js';
 
 /**
  * The line of a failed result that says what failed, chosen by its shape wherever it sits (see

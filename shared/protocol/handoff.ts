@@ -47,6 +47,11 @@ export interface HandoffResult {
   /** What PreCompact prints for the compaction instructions: the constraints and ruled-out approaches. */
   pinned: string;
   facts: HandoffFacts;
+  /**
+   * False when the call asked `writeFile: false`: the caller writes `text` at `path` (memd has
+   * recorded it as its own already); true when memd wrote it. An addition to DESIGN.md (issue 29).
+   */
+  written: boolean;
   /** True when this call added docs/handoff-context.md to <cwd>/.gitignore. */
   gitignoreUpdated: boolean;
   /** Files of the working tree left alone, and why (a .gitignore that is a symlink, say). */

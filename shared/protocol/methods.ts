@@ -129,7 +129,11 @@ export const Methods = {
 
   handoffGenerate: method<HandoffResult>()(
     'handoff.generate',
-    union(object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()) }), object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()) })),
+    // writeFile: an addition to DESIGN.md (issue 29): false when the caller writes the file (the hook, as the user, where the service may not).
+    union(
+      object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()), writeFile: optional(bool()) }),
+      object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()), writeFile: optional(bool()) }),
+    ),
   ),
   // sessionId: an addition to DESIGN.md (issue 27): the asking session's, so that another's handoff is absent.
   handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }), sessionId: optional(sessionId) })),

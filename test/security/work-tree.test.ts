@@ -4,6 +4,7 @@
  * (handoff.read, handoff.sessionStart, the hook's own fallback); a symlinked `.gitignore` or
  * `docs/` must not be written through; a new .gitignore is 0644 and an existing one keeps its mode.
  */
+import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,14 +22,14 @@ let n = 0;
 const USER_UMASK = 0o002;
 
 /** A repository with one indexed session; returns its cwd and session id. */
-async function repo(prepare: (cwd: string) => void): Promise<{ cwd: string; sessionId: string }> {
+async function repo(prepare: (cwd: string) => void, prompt = 'Fix the login redirect'): Promise<{ cwd: string; sessionId: string }> {
   n += 1;
   const cwd = join(sandbox.root, `repo${n}`);
   mkdirSync(cwd);
   prepare(cwd);
   const sessionId = `5ec00000-0000-4000-8000-${String(n).padStart(12, '0')}`;
   const writer = new TranscriptWriter({ sessionId, cwd, version: '2.1.38' });
-  writer.prompt('Fix the login redirect');
+  writer.prompt(prompt);
   writer.toolRound('Read', { file_path: `${cwd}/src/login.ts` }, 'export {}', growingUsage(1));
   writeTranscript(mainPath(sandbox.projectsDir, cwd, sessionId), writer);
   await eventually(async () => (await client.sessionsList()).sessions.some((session) => session.sessionId === sessionId), 'the session to be indexed');
@@ -136,6 +137,40 @@ describe('nothing is written through a symlink in the working tree', () => {
     await client.handoffGenerate(fresh);
     expect(statSync(join(fresh.cwd, 'docs')).mode & 0o777).toBe(0o777 & ~USER_UMASK);
     expect(statSync(join(fresh.cwd, 'docs', 'handoff-context.md')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('the PreCompact hook writes the handoff memd made, as the user (issue 29)', () => {
+  const RULE = 'Never commit the generated client.';
+  const preCompact = (cwd: string, sessionId: string) =>
+    runMemctl(
+      sandbox,
+      ['hook', 'pre-compact'],
+      {},
+      JSON.stringify({ session_id: sessionId, transcript_path: mainPath(sandbox.projectsDir, cwd, sessionId), cwd, hook_event_name: 'PreCompact', trigger: 'auto' }),
+    );
+
+  it('never through a symlinked docs/ or handoff, nor into a FIFO; the rules are pinned all the same', async () => {
+    const elsewhere = join(sandbox.root, `elsewhere-hook${n}`);
+    mkdirSync(elsewhere);
+    const linkedDocs = await repo((dir) => symlinkSync(elsewhere, join(dir, 'docs')), RULE);
+    const linkedFile = await repo((dir) => {
+      mkdirSync(join(dir, 'docs'));
+      symlinkSync(join(outside, 'id_rsa'), join(dir, 'docs', 'handoff-context.md'));
+    }, RULE);
+    const fifo = await repo((dir) => {
+      mkdirSync(join(dir, 'docs'));
+      execFileSync('mkfifo', [join(dir, 'docs', 'handoff-context.md')]);
+    }, RULE);
+    for (const { cwd, sessionId } of [linkedDocs, linkedFile, fifo]) {
+      const run = await preCompact(cwd, sessionId);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`- ${RULE}`);
+      expect(run.stderr).toMatch(/could not be written/);
+    }
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readFileSync(join(outside, 'id_rsa'), 'utf8')).toBe(SECRET);
+    expect(lstatSync(join(fifo.cwd, 'docs', 'handoff-context.md')).isFIFO()).toBe(true);
   });
 });
 

@@ -2,9 +2,10 @@
  * `memctl handoff [SESSION] [--cwd DIR] [--json]`: a handoff on demand. Without SESSION, the most
  * recent session of the current directory; the file goes to the session's cwd unless --cwd says.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { HandoffResult } from '../../../shared/protocol/handoff.js';
 import { UsageError, type Command } from '../context.js';
+import { writeHandoffFile } from '../handoff-file.js';
 import type { Output } from '../output.js';
 
 function parseArgs(args: string[]): { sessionId: string | undefined; cwd: string | undefined } {
@@ -33,6 +34,14 @@ function render(result: HandoffResult, out: Output): string[] {
   return lines;
 }
 
+/** The result once the file is written here (a memd older than issue 29 has written it itself). */
+function writtenHere(cwd: string, made: HandoffResult): HandoffResult {
+  if (made.written !== false) return made;
+  const written = writeHandoffFile(cwd, made.text);
+  const skipped = written.gitignoreSkipped === null ? made.skipped : [...made.skipped, { path: join(cwd, '.gitignore'), reason: written.gitignoreSkipped }];
+  return { ...made, written: true, gitignoreUpdated: written.gitignoreUpdated, skipped };
+}
+
 export const handoff: Command = async (ctx) => {
   const args = parseArgs(ctx.args);
   const client = ctx.client();
@@ -48,7 +57,8 @@ export const handoff: Command = async (ctx) => {
     }
     cwd ??= (await client.sessionsGet({ sessionId })).cwd ?? undefined;
     if (cwd === undefined) throw new UsageError(`the session's cwd is not known; give one with --cwd`);
-    const result = await client.handoffGenerate({ sessionId, cwd });
+    // Written here, as the user: memd's service may not write in the project (issue 29).
+    const result = writtenHere(cwd, await client.handoffGenerate({ sessionId, cwd, writeFile: false }));
     if (ctx.json) ctx.out.out(JSON.stringify(result));
     else for (const line of render(result, ctx.out)) ctx.out.out(line);
     return 0;

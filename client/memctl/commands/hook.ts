@@ -13,6 +13,7 @@ import { redactSecrets } from '../../../shared/text/redact.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
+import { pinnedFromTranscript, PRIVATE_FILE_MODE, writeHandoffFile } from '../handoff-file.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
 import { object, readJsonObject, text } from '../quick/stdin.js';
 import { HANDOFF_FILE } from '../../../shared/paths.js';
@@ -26,8 +27,6 @@ const STDIN_DEADLINE_MS = 2_000;
 /** SessionStart's cap without the daemon: 10,000 tokens of chars / 4. */
 const FALLBACK_CONTEXT_CHARS = 40_000;
 const DEFAULT_SESSION_START_SOURCES = ['compact', 'resume'];
-/** The handoff holds transcript content: owner only, as the daemon writes it. */
-const PRIVATE_FILE_MODE = 0o600;
 /** handoff.sessionStart's bound on `model`: a longer one is no model id, and is not passed on. */
 const MAX_MODEL_CHARS = 200;
 
@@ -144,6 +143,20 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
   }
 }
 
+/** The user's rules without a daemon, from the transcript: pinned for the compaction all the same (issue 29). */
+function printFallbackPinned(input: HookInput, ctx: CommandContext): void {
+  if (input.transcriptPath === null) return;
+  try {
+    const pinned = pinnedFromTranscript(input.transcriptPath);
+    if (pinned !== '') ctx.out.out(pinned);
+  } catch (error) {
+    ctx.out.err(`memctl hook pre-compact: the user's rules could not be read from the transcript: ${(error as Error).message}`);
+  }
+}
+
+/** A memd older than `writeFile` refuses the field: it is asked again without it, and writes the file itself. */
+const refusesWriteFile = (error: unknown) => (error as { kind?: string }).kind === 'InvalidParams' && String((error as Error).message).includes('writeFile');
+
 async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> {
   if (input.cwd === null) {
     ctx.out.err('memctl hook pre-compact: the hook input has no cwd; nothing to do');
@@ -154,23 +167,47 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
   const client = ctx.client({ timeoutMs: limit });
   try {
     const cwd = input.cwd;
-    const trigger = input.trigger ?? undefined;
+    // The hook writes the file, as the user: memd's service may not write in the project (issue 29).
+    const trigger = input.trigger === null ? {} : { trigger: input.trigger };
+    // writeFile first: an older memd names the first field it does not know, whichever form is asked.
+    const generate = (source: { sessionId: string } | { transcriptPath: string }) =>
+      client.handoffGenerate({ writeFile: false, ...source, cwd, ...trigger }).catch((error: unknown) => {
+        if (!refusesWriteFile(error)) throw error;
+        return client.handoffGenerate({ ...source, cwd, ...trigger });
+      });
     const ask = async () => {
       if (input.sessionId !== null) {
         try {
-          return await client.handoffGenerate({ sessionId: input.sessionId, cwd, ...(trigger === undefined ? {} : { trigger }) });
+          return await generate({ sessionId: input.sessionId });
         } catch (error) {
           // Not indexed yet (a brand-new session): the transcript path names it all the same.
           if ((error as { kind?: string }).kind !== 'NotFound' || input.transcriptPath === null) throw error;
         }
       }
       if (input.transcriptPath === null) throw new Error('the hook input names neither a session nor a transcript');
-      return client.handoffGenerate({ transcriptPath: input.transcriptPath, cwd, ...(trigger === undefined ? {} : { trigger }) });
+      return generate({ transcriptPath: input.transcriptPath });
     };
     const answer = await within(limit, ask());
-    if (answer.ok) {
-      if (answer.value.pinned !== '') ctx.out.out(redactSecrets(answer.value.pinned));
-    } else writeFallbackHandoff(input, answer.reason, ctx);
+    if (!answer.ok) {
+      // Whatever failed, the rules are pinned first: the file is for after the compaction.
+      printFallbackPinned(input, ctx);
+      writeFallbackHandoff(input, answer.reason, ctx);
+      return;
+    }
+    if (answer.value.pinned !== '') ctx.out.out(redactSecrets(answer.value.pinned));
+    // `written` absent: a memd older than issue 29 wrote the file itself.
+    if (answer.value.written !== false) return;
+    const text: unknown = answer.value.text;
+    if (typeof text !== 'string') {
+      ctx.out.err('memctl hook pre-compact: memd answered without the handoff text; nothing written');
+      return;
+    }
+    try {
+      const { gitignoreSkipped } = writeHandoffFile(cwd, text);
+      if (gitignoreSkipped !== null) ctx.out.err(`memctl hook pre-compact: .gitignore left as it is: ${gitignoreSkipped}`);
+    } catch (error) {
+      ctx.out.err(`memctl hook pre-compact: the handoff was made but could not be written to ${answer.value.path}: ${(error as Error).message}`);
+    }
   } finally {
     client.close();
   }

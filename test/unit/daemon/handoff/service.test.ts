@@ -210,6 +210,22 @@ describe('finding and reading the transcript', () => {
   });
 });
 
+describe('writeFile: false (issue 29)', () => {
+  it("writes nothing in the working tree, records the text as memd's, and says the caller writes it", async () => {
+    session(SESSION, cwd).prompt('Never push to main. Fix the login redirect.').write(transcriptPath());
+    const handoffs = await service();
+    const made = await handoffs.generate({ sessionId: SESSION, cwd, writeFile: false });
+    expect(made).toMatchObject({ written: false, gitignoreUpdated: false, skipped: [], path: join(cwd, 'docs', 'handoff-context.md') });
+    expect(made.pinned).toContain('- Never push to main.');
+    expect(tree(cwd)).toEqual([]);
+    // The caller writes exactly these bytes: memd reads them back as its own, for this session.
+    mkdirSync(join(cwd, 'docs'));
+    writeFileSync(made.path, made.text);
+    expect(await handoffs.read(cwd, SESSION)).toMatchObject({ text: made.text, untrusted: null, sessionId: SESSION });
+    expect((await handoffs.generate({ sessionId: SESSION, cwd })).written).toBe(true);
+  });
+});
+
 describe('handoff.read', () => {
   it('returns the file, or text null when there is none', async () => {
     session(SESSION, cwd).prompt('Hi.').write(transcriptPath());

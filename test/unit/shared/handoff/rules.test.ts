@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sentencesOf, userRules, verbatimRules } from '../../../../daemon/handoff/constraints.js';
+import { sentencesOf, userRules, verbatimRules } from '../../../../shared/handoff/rules.js';
 
 describe('userRules', () => {
   it('quotes rules and ruled-out approaches sentence by sentence, each once', () => {
