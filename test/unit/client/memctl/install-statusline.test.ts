@@ -6,10 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installStatusLineCommand } from '../../../../client/memctl/commands/install-statusline.js';
 import type { CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
-import { memctlMainPath } from '../../../../client/install-paths.js';
+import { memctlCommandPath } from '../../../../client/install-paths.js';
 import { combinedCommand, installStatusLine, isMemdStatusLine, memdStatusLineCommand, uninstallStatusLine } from '../../../../shared/hooks/statusline.js';
 
-const COMMAND = memdStatusLineCommand(process.execPath, memctlMainPath());
+const COMMAND = memdStatusLineCommand(process.execPath, memctlCommandPath());
 const THEIRS = 'bash ~/.claude/statusline.sh';
 
 let dir: string;
