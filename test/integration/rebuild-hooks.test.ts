@@ -7,21 +7,18 @@
  * so that the build cannot disturb the tests running beside this one.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, ROOT, runNode, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import { BUILD_MARKER, copyPackage } from '../helpers/package-copy.js';
+import { eventually, keepForFile, makeSandbox, runNode, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
 
-/** What `npm run build` needs besides node_modules; client/vscode is bundled on its own and left out. */
-const PACKAGE_ENTRIES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'shared', 'daemon', 'client', 'bin', 'scripts', 'systemd', 'dist'];
 /** A full tsc build takes 10-60 s here, on two cores shared with other test runs. */
 const BUILD_DEADLINE_MS = 240_000;
 /** An MCP server answers initialize without memd; bin/memctl.cjs may wait for a build's swap first. */
 const MCP_ANSWER_DEADLINE_MS = 40_000;
-/** Left in the copy's dist/ before the build: gone afterwards shows the build replaced the tree. */
-const MARKER = 'built-before-the-test.txt';
 
 const loop = manifest('coding-loop');
 
@@ -33,18 +30,6 @@ interface Registered {
 
 interface Outcome extends RunResult {
   what: string;
-}
-
-function copyPackage(): string {
-  const copy = mkdtempSync('/tmp/memd-rebuild-');
-  for (const entry of PACKAGE_ENTRIES) {
-    const from = join(ROOT, entry);
-    if (!existsSync(from)) continue;
-    cpSync(from, join(copy, entry), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'client', 'vscode')) });
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-  writeFileSync(join(copy, 'dist', MARKER), 'x');
-  return copy;
 }
 
 /** Registers memd with the sandbox's Claude Code config, by the copy's own memctl, and reads back what was registered. */
@@ -162,7 +147,7 @@ describe('the registered hooks, status line and MCP server while npm run build r
     // After the build: the new tree is in place and serves them.
     outcomes.push(...(await Promise.all(round())));
 
-    expect(existsSync(join(copy, 'dist', MARKER)), 'the build replaced dist/').toBe(false);
+    expect(existsSync(join(copy, 'dist', BUILD_MARKER)), 'the build replaced dist/').toBe(false);
     expect(rounds, 'rounds run while the build ran').toBeGreaterThan(1);
     const failures = outcomes.filter((outcome) => outcome.code !== 0 || outcome.stderr !== '');
     expect(failures.map((failure) => `${failure.what}: exit ${failure.code}: ${failure.stderr.slice(0, 300)}`)).toEqual([]);

@@ -85,7 +85,7 @@ describe('bin/memctl.cjs mcp', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const closed = new Promise<number | null>((done) => child.once('close', done));
     // The shim is polling for dist/ by now or soon; either way it must run what lands.
-    writeMain(copy.main, "process.stdout.write(`ran ${process.argv.slice(2).join(' ')}\\n`);\n");
+    writeMain(copy.main, "process.stdout.write('ran ' + process.argv.slice(2).join(' ') + '\\n');\n");
     child.stdin.end();
     expect(await closed).toBe(0);
     expect({ stdout, stderr }).toEqual({ stdout: 'ran mcp\n', stderr: '' });
@@ -95,7 +95,7 @@ describe('bin/memctl.cjs mcp', () => {
 describe('bin/memctl.cjs with a built dist/', () => {
   it('runs the real entry in its own process, with the arguments and exit code it was given', async () => {
     const copy = packageCopy();
-    writeMain(copy.main, "process.stdout.write(`ran ${process.argv.slice(2).join(' ')}\\n`); process.exitCode = 3;\n");
+    writeMain(copy.main, "process.stdout.write('ran ' + process.argv.slice(2).join(' ') + '\\n'); process.exitCode = 3;\n");
     const run = await runNode([copy.shim, 'status', '--json'], process.env);
     expect(run).toEqual({ code: 3, stdout: 'ran status --json\n', stderr: '' });
   });
