@@ -100,7 +100,9 @@ describe('memctl install-statusline', () => {
 
 describe('the statusLine merge', () => {
   it("recognizes memd's command however memctl is named", () => {
-    expect(['memctl statusline', `${COMMAND}  `, "'/usr/bin/node' '/a b/dist/client/memctl/main.js' statusline", "'/usr/bin/node' '/a b/bin/memctl.cjs' statusline"].every(isMemdStatusLine)).toBe(true);
+    expect(['memctl statusline', `${COMMAND}  `, "'/usr/bin/node' '/a b/dist/client/memctl/main.js' statusline", "'/usr/bin/node' '/a b/bin/memctl.cjs' statusline"].every(isMemdStatusLine)).toBe(
+      true,
+    );
     expect(['mymemctl statusline', 'memctl statusline --x', THEIRS, 42].some(isMemdStatusLine)).toBe(false);
   });
 

@@ -50,12 +50,16 @@ describe('memd hook commands', () => {
     expect(memdHookName(command)).toBe(name);
   });
 
-  it.each(['node "$HOME/.claude/hooks/hook-log.mjs"', 'mymemctl hook pre-compact', 'memctl hook pre-compact --verbose', 'memctl hook stop', 'memctl status', "'/usr/bin/node' '/opt/memd/bin/memctl.cjsx' hook pre-compact"])(
-    'do not take %j for one of memd',
-    (command) => {
-      expect(memdHookName(command)).toBeUndefined();
-    },
-  );
+  it.each([
+    'node "$HOME/.claude/hooks/hook-log.mjs"',
+    'mymemctl hook pre-compact',
+    'memctl hook pre-compact --verbose',
+    'memctl hook stop',
+    'memctl status',
+    "'/usr/bin/node' '/opt/memd/bin/memctl.cjsx' hook pre-compact",
+  ])('do not take %j for one of memd', (command) => {
+    expect(memdHookName(command)).toBeUndefined();
+  });
 
   it('are not recognized in a non-string command', () => {
     expect(memdHookName(42)).toBeUndefined();
