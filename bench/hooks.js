@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { DAEMON_MAIN, MEMCTL_COMMAND, ROOT, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
 
 const RUNS = 40;
 const WARMUP_RUNS = 5;
@@ -65,9 +65,9 @@ export async function benchHooks() {
     context_window: { context_window_size: 200_000, current_usage: { input_tokens: 5, output_tokens: 300, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 20_000 } },
   });
   const commands = [
-    { name: 'statusline', args: [MEMCTL_MAIN, 'statusline'], input },
-    { name: 'turn-start', args: [MEMCTL_MAIN, 'hook', 'turn-start'], input },
-    { name: 'turn-end', args: [MEMCTL_MAIN, 'hook', 'turn-end'], input },
+    { name: 'statusline', args: [MEMCTL_COMMAND, 'statusline'], input },
+    { name: 'turn-start', args: [MEMCTL_COMMAND, 'hook', 'turn-start'], input },
+    { name: 'turn-end', args: [MEMCTL_COMMAND, 'hook', 'turn-end'], input },
   ];
   let ok = true;
   const report = (line, pass) => {

@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '..');
 export const DAEMON_MAIN = join(ROOT, 'dist/daemon/main.js');
 export const MEMCTL_MAIN = join(ROOT, 'dist/client/memctl/main.js');
+/** What memctl install-* registers with Claude Code: the shim outside dist/ that runs MEMCTL_MAIN. */
+export const MEMCTL_COMMAND = join(ROOT, 'bin/memctl.cjs');
 /** Every wait in a benchmark is bounded; a stuck run fails instead of hanging CI. */
 export const STEP_DEADLINE_MS = 60_000;
 

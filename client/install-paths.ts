@@ -28,7 +28,15 @@ export function unitTemplateDir(): string {
   return join(packageRoot(), 'systemd');
 }
 
-/** memctl's entry point, which Claude Code's hooks run (see memctl install-hooks). */
+/** memctl's compiled entry point, in dist/ (which `npm run build` replaces). */
 export function memctlMainPath(): string {
   return join(packageRoot(), 'dist', 'client', 'memctl', 'main.js');
+}
+
+/**
+ * What Claude Code runs (hooks, status line, MCP server; see memctl install-*): bin/memctl.cjs,
+ * outside dist/, which runs memctlMainPath() and fails open while dist/ is missing or half-built.
+ */
+export function memctlCommandPath(): string {
+  return join(packageRoot(), 'bin', 'memctl.cjs');
 }

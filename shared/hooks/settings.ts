@@ -63,10 +63,10 @@ export function memdHookCommands(nodePath: string, memctlMain: string): MemdHook
 
 /**
  * `memctl hook <name>` at the end of a command, with memctl as a bare name, a path to the binary,
- * or a path to its main script, quoted or not. Matching on the ending, not the whole command, lets
+ * to bin/memctl.cjs, or to its main script in dist/, quoted or not. Matching on the ending, not the whole command, lets
  * an install from another checkout or another node be updated in place instead of duplicated.
  */
-const MEMD_HOOK_COMMAND = /(?:^|[\s'"/])memctl(?:\/main\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end)\s*$/;
+const MEMD_HOOK_COMMAND = /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end)\s*$/;
 
 /** Which of memd's hooks a command runs, or undefined when it is not one of memd's. */
 export function memdHookName(command: unknown): MemdHookName | undefined {

@@ -7,7 +7,7 @@
 import { HookSettingsError, shellQuote } from './settings.js';
 
 /** `memctl statusline` at the end of a command, memctl named as in settings.ts's hook pattern. */
-const MEMD_STATUS_COMMAND = /(?:^|[\s'"/])memctl(?:\/main\.[cm]?[jt]s)?['"]?\s+statusline\s*$/;
+const MEMD_STATUS_COMMAND = /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+statusline\s*$/;
 
 export function memdStatusLineCommand(nodePath: string, memctlMain: string): string {
   return `${shellQuote(nodePath)} ${shellQuote(memctlMain)} statusline`;

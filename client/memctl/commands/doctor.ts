@@ -6,7 +6,7 @@ import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../sh
 import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/results.js';
 import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
 import { isMemdStatusLine, memdStatusLineCommand } from '../../../shared/hooks/statusline.js';
-import { daemonMainPath, memctlMainPath } from '../../install-paths.js';
+import { daemonMainPath, memctlCommandPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { databaseIncidentText } from '../database-view.js';
 import { UNIT_NAMES } from '../units.js';
@@ -159,7 +159,7 @@ function checkHooks(paths: MemdPaths): Check {
   }
   let states;
   try {
-    states = memdHookStates(settings, memdHookCommands(process.execPath, memctlMainPath()));
+    states = memdHookStates(settings, memdHookCommands(process.execPath, memctlCommandPath()));
   } catch (error) {
     return { ok: false, label: 'hooks', detail: `${path}: ${(error as Error).message}`, hint: 'fix the hooks key of the file' };
   }
@@ -183,7 +183,7 @@ function checkStatusLine(paths: MemdPaths): Check {
   }
   if (command === undefined) return { ok: 'skip', label: 'statusline', detail: `not set in ${path} (optional: memctl install-statusline)` };
   if (!isMemdStatusLine(command)) return { ok: 'skip', label: 'statusline', detail: `another tool's (${String(command)}); memctl install-statusline shows how to combine them` };
-  return command === memdStatusLineCommand(process.execPath, memctlMainPath())
+  return command === memdStatusLineCommand(process.execPath, memctlCommandPath())
     ? { ok: true, label: 'statusline', detail: `memctl statusline in ${path}` }
     : { ok: false, label: 'statusline', detail: `runs another memctl: ${String(command)}`, hint: 'memctl install-statusline' };
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
-import { memctlMainPath } from '../../install-paths.js';
+import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
 import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath, type InstallOptions } from '../settings-file.js';
 
@@ -17,7 +17,7 @@ function parseOptions(args: string[]): Options {
 
 function merge(settings: unknown, options: Options): HookMergeResult {
   if (options.uninstall) return uninstallHooks(settings);
-  return mergeHooks(settings, memdHookCommands(process.execPath, memctlMainPath()));
+  return mergeHooks(settings, memdHookCommands(process.execPath, memctlCommandPath()));
 }
 
 function printResult(ctx: CommandContext, path: string, result: HookMergeResult, backup: string | undefined, options: Options): void {
@@ -58,7 +58,7 @@ export const installHooks: Command = async (ctx) => {
     return EXIT_ERROR;
   }
   if (!options.uninstall && !existsSync(memctlMainPath())) {
-    ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the hooks fail until memd is built (npm run build)`);
+    ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the hooks do nothing until memd is built (npm run build)`);
   }
   printResult(ctx, path, outcome.result, outcome.backup, options);
   return EXIT_OK;

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { memctlMainPath } from '../../install-paths.js';
+import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
 import { editSettings, parseInstallOptions, projectRoot, type InstallOptions } from '../settings-file.js';
 
@@ -126,7 +126,7 @@ function printResult(ctx: CommandContext, path: string, result: McpMergeResult, 
 export const installMcp: Command = async (ctx) => {
   const options = parseOptions(ctx.args);
   const path = options.project ? projectMcpConfigPath(ctx.env) : userMcpConfigPath(ctx.env);
-  const entry = memdMcpEntry(process.execPath, memctlMainPath());
+  const entry = memdMcpEntry(process.execPath, memctlCommandPath());
   let outcome: Awaited<ReturnType<typeof editSettings<McpMergeResult>>>;
   try {
     outcome = await editSettings(path, {
@@ -146,7 +146,7 @@ export const installMcp: Command = async (ctx) => {
     return EXIT_ERROR;
   }
   if (!options.uninstall && !existsSync(memctlMainPath())) {
-    ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the MCP server fails to start until memd is built (npm run build)`);
+    ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the MCP server answers only with that error until memd is built (npm run build)`);
   }
   printResult(ctx, path, outcome.result, outcome.backup, options);
   return EXIT_OK;

@@ -5,14 +5,14 @@
  */
 import { HookSettingsError } from '../../../shared/hooks/settings.js';
 import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
-import { memctlMainPath } from '../../install-paths.js';
+import { memctlCommandPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command } from '../context.js';
 import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath } from '../settings-file.js';
 
 export const installStatusLineCommand: Command = async (ctx) => {
   const options = parseInstallOptions('install-statusline', ctx.args, true);
   const path = settingsPath(ctx.env, options.project);
-  const command = memdStatusLineCommand(process.execPath, memctlMainPath());
+  const command = memdStatusLineCommand(process.execPath, memctlCommandPath());
   let outcome: Awaited<ReturnType<typeof editSettings<StatusLineMergeResult>>>;
   try {
     outcome = await editSettings(path, {

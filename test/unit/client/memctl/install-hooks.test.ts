@@ -5,11 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installHooks } from '../../../../client/memctl/commands/install-hooks.js';
 import { UsageError, type CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
-import { memctlMainPath } from '../../../../client/install-paths.js';
+import { memctlCommandPath } from '../../../../client/install-paths.js';
 import { formatSettings, installHooks as mergeHooks, MEMD_HOOKS, memdHookCommands, memdHookName } from '../../../../shared/hooks/settings.js';
 import { FIXTURES } from '../../../helpers/ingest.js';
 
-const COMMANDS = memdHookCommands(process.execPath, memctlMainPath());
+const COMMANDS = memdHookCommands(process.execPath, memctlCommandPath());
 const OLD_COMMANDS = memdHookCommands('/usr/bin/node', '/home/user/old-checkout/dist/client/memctl/main.js');
 const FIXTURE_TEXT = readFileSync(join(FIXTURES, 'compactions', 'settings.json'), 'utf8');
 

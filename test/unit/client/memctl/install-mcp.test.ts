@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installMcp, installMcpServer, memdMcpEntry, uninstallMcpServer, userMcpConfigPath } from '../../../../client/memctl/commands/install-mcp.js';
 import type { CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
-import { memctlMainPath } from '../../../../client/install-paths.js';
+import { memctlCommandPath } from '../../../../client/install-paths.js';
 
-const ENTRY = memdMcpEntry(process.execPath, memctlMainPath());
+const ENTRY = memdMcpEntry(process.execPath, memctlCommandPath());
 const THEIRS = { type: 'stdio', command: 'npx', args: ['-y', 'other-server'], env: { TOKEN: 'x' } };
 
 let dir: string;
@@ -67,7 +67,7 @@ describe('memctl install-mcp', () => {
     expect(first.out[0]).toBe(`changed ${userConfig}:`);
     expect(read(userConfig)).toEqual({ mcpServers: { memd: ENTRY } });
     expect(statSync(userConfig).mode & 0o777).toBe(0o600);
-    expect(ENTRY).toEqual({ type: 'stdio', command: process.execPath, args: [memctlMainPath(), 'mcp'], env: {} });
+    expect(ENTRY).toEqual({ type: 'stdio', command: process.execPath, args: [memctlCommandPath(), 'mcp'], env: {} });
 
     // Claude Code's own keys and other servers stay as they were, in their order.
     const claudeOwn = { numStartups: 3, projects: { '/p': { allowedTools: [] } }, mcpServers: { other: THEIRS }, userID: 'abc' };
@@ -85,7 +85,7 @@ describe('memctl install-mcp', () => {
   it('updates an older memd entry in place, and writes the project .mcp.json with --project', async () => {
     write(userConfig, { mcpServers: { a: THEIRS, memd: { type: 'stdio', command: '/old/node', args: ['/old/memctl/main.js', 'mcp'] }, z: THEIRS } });
     const updated = await run([]);
-    expect(updated.out[1]).toBe(`  updated mcpServers.memd: /old/node /old/memctl/main.js mcp → ${process.execPath} ${memctlMainPath()} mcp`);
+    expect(updated.out[1]).toBe(`  updated mcpServers.memd: /old/node /old/memctl/main.js mcp → ${process.execPath} ${memctlCommandPath()} mcp`);
     expect(Object.keys(read(userConfig).mcpServers as object)).toEqual(['a', 'memd', 'z']);
     expect((read(userConfig).mcpServers as Record<string, unknown>).memd).toEqual(ENTRY);
 
@@ -107,7 +107,7 @@ describe('memctl install-mcp', () => {
   it('changes nothing on --dry-run, refuses a file that is not JSON or not in shape, and uninstalls only memd', async () => {
     write(userConfig, { mcpServers: { other: THEIRS } });
     const dry = await run(['--dry-run'], { json: true });
-    expect(JSON.parse(dry.out[0] ?? '')).toEqual({ path: userConfig, changed: true, actions: [`added mcpServers.memd: ${process.execPath} ${memctlMainPath()} mcp`], backup: null, dryRun: true });
+    expect(JSON.parse(dry.out[0] ?? '')).toEqual({ path: userConfig, changed: true, actions: [`added mcpServers.memd: ${process.execPath} ${memctlCommandPath()} mcp`], backup: null, dryRun: true });
     expect(read(userConfig)).toEqual({ mcpServers: { other: THEIRS } });
 
     write(userConfig, '{ "mcpServers": ');

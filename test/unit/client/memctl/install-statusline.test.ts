@@ -7,10 +7,10 @@ import { installStatusLineCommand } from '../../../../client/memctl/commands/ins
 import { KEPT_BACKUPS } from '../../../../client/memctl/settings-file.js';
 import type { CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
-import { memctlMainPath } from '../../../../client/install-paths.js';
+import { memctlCommandPath } from '../../../../client/install-paths.js';
 import { combinedCommand, installStatusLine, isMemdStatusLine, memdStatusLineCommand, uninstallStatusLine } from '../../../../shared/hooks/statusline.js';
 
-const COMMAND = memdStatusLineCommand(process.execPath, memctlMainPath());
+const COMMAND = memdStatusLineCommand(process.execPath, memctlCommandPath());
 const THEIRS = 'bash ~/.claude/statusline.sh';
 
 let dir: string;
@@ -121,7 +121,9 @@ describe('memctl install-statusline', () => {
 
 describe('the statusLine merge', () => {
   it("recognizes memd's command however memctl is named", () => {
-    expect(['memctl statusline', `${COMMAND}  `, "'/usr/bin/node' '/a b/dist/client/memctl/main.js' statusline"].every(isMemdStatusLine)).toBe(true);
+    expect(['memctl statusline', `${COMMAND}  `, "'/usr/bin/node' '/a b/dist/client/memctl/main.js' statusline", "'/usr/bin/node' '/a b/bin/memctl.cjs' statusline"].every(isMemdStatusLine)).toBe(
+      true,
+    );
     expect(['mymemctl statusline', 'memctl statusline --x', THEIRS, 42].some(isMemdStatusLine)).toBe(false);
   });
 

@@ -44,16 +44,22 @@ describe('memd hook commands', () => {
     ['npx tsx client/memctl/main.ts hook session-start', 'session-start'],
     ["'/usr/bin/node' '/opt/memd/dist/client/memctl/main.js' hook turn-start", 'turn-start'],
     ['memctl hook turn-end', 'turn-end'],
+    // What install-hooks registers since issue 29: the shim outside dist/.
+    ["'/usr/bin/node' '/opt/memd/bin/memctl.cjs' hook session-start", 'session-start'],
   ])('recognize %j as memd hook %s', (command, name) => {
     expect(memdHookName(command)).toBe(name);
   });
 
-  it.each(['node "$HOME/.claude/hooks/hook-log.mjs"', 'mymemctl hook pre-compact', 'memctl hook pre-compact --verbose', 'memctl hook stop', 'memctl status'])(
-    'do not take %j for one of memd',
-    (command) => {
-      expect(memdHookName(command)).toBeUndefined();
-    },
-  );
+  it.each([
+    'node "$HOME/.claude/hooks/hook-log.mjs"',
+    'mymemctl hook pre-compact',
+    'memctl hook pre-compact --verbose',
+    'memctl hook stop',
+    'memctl status',
+    "'/usr/bin/node' '/opt/memd/bin/memctl.cjsx' hook pre-compact",
+  ])('do not take %j for one of memd', (command) => {
+    expect(memdHookName(command)).toBeUndefined();
+  });
 
   it('are not recognized in a non-string command', () => {
     expect(memdHookName(42)).toBeUndefined();
