@@ -313,7 +313,7 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       expect(stopHookSummaries(entries)).toEqual([
         expect.objectContaining({
           hookCount: 1,
-          hookInfos: [expect.objectContaining({ command: expect.stringMatching(/memctl\/main\.js' hook turn-end$/) })],
+          hookInfos: [expect.objectContaining({ command: expect.stringMatching(/bin\/memctl\.cjs' hook turn-end$/) })],
           hasOutput: false,
           hookErrors: [],
           hookAdditionalContext: [],
