@@ -3,9 +3,10 @@
  * socket unit, else memd's SessionStart hook, else the user.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { memdHookCommands, memdHookStates } from '../../shared/hooks/settings.js';
-import { claudeSettingsPath, projectSettingsPath, type MemdPaths } from '../../shared/paths.js';
+import { claudeSettingsPath, projectSettingsPath, resolvePaths, type MemdPaths } from '../../shared/paths.js';
 import { memctlMainPath } from '../install-paths.js';
 import { autostartDisabledBy, type CommandContext } from './context.js';
 import { probeDaemon } from './daemon-start.js';
@@ -60,6 +61,8 @@ export async function notRunningNote(paths: MemdPaths, env: NodeJS.ProcessEnv): 
  */
 export async function sayIfNotRunning(ctx: CommandContext, options: { uninstall: boolean; dryRun: boolean }): Promise<void> {
   if (ctx.json || options.uninstall || options.dryRun) return;
-  const note = await notRunningNote(ctx.client({ autostart: false }).paths, ctx.env);
+  // From the environment, not a client: installing must not need (or load) the client library.
+  const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? ctx.env.HOME : homedir();
+  const note = await notRunningNote(resolvePaths(ctx.env, home), ctx.env);
   if (note !== null) ctx.out.out(note);
 }
