@@ -1,8 +1,9 @@
 /**
  * `memctl hook pre-compact|session-start|post-compact` (and turn-start|turn-end, see quick/turn.ts): the commands Claude Code runs as hooks
  * (configured by `memctl install-hooks`). Each reads the hook's JSON on stdin, asks the daemon
- * (pre-compact and post-compact start it when needed; session-start starts it in the background), prints what Claude Code takes from stdout, and always exits 0 within
- * its deadline, whatever fails: a hook that errors or hangs would get in the way of the user.
+ * (pre-compact and post-compact start it and wait; session-start starts it in the background and
+ * does not), prints what Claude Code takes from stdout, and always exits 0 within its deadline,
+ * whatever fails: a hook that errors or hangs would get in the way of the user.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
