@@ -83,7 +83,14 @@ async function sessionStartCold(sandbox, input) {
     times.node.push(bare);
     times.start.push(start);
   }
-  return { node: median(times.node), start: median(times.start), startP95: percentile([...times.start].sort((a, b) => a - b), 95) };
+  return {
+    node: median(times.node),
+    start: median(times.start),
+    startP95: percentile(
+      [...times.start].sort((a, b) => a - b),
+      95,
+    ),
+  };
 }
 
 export async function benchHooks() {
