@@ -2,12 +2,17 @@
 // `memctl statusline` (a real session, warm daemon) against bare `node -e 0` (target <= 1.3x),
 // and the time `memctl hook turn-start` / `turn-end` add over `node -e 0` (target <= 50 ms), with
 // a warm daemon and with none. Runs alternate so that both sides see the same machine state.
+// `memctl hook session-start` (source startup) with a warm daemon and with none, where it starts one
+// in the background: what starting adds over the same hook with autostart off (target <= 50 ms,
+// issue 29); the daemon it started is stopped after each run, so that every run finds none.
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAEMON_MAIN, MEMCTL_COMMAND, ROOT, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { DAEMON_MAIN, MEMCTL_COMMAND, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
 
 const RUNS = 40;
+/** Each run with no daemon starts one and waits for it to stop again: fewer of them. */
+const START_RUNS = 15;
 const WARMUP_RUNS = 5;
 /** Targets of issue 16. */
 const MAX_STATUSLINE_RATIO = 1.3;
@@ -50,6 +55,48 @@ function alternate(commands, env) {
   return { stats, sample };
 }
 
+/** Stops the daemon the hook started (its lock names it) and waits for it to be gone. */
+async function stopStarted(sandbox) {
+  await waitForSocket(sandbox.socketPath);
+  const pid = Number.parseInt(readFileSync(join(sandbox.env.XDG_STATE_HOME, 'memd', 'memd.lock'), 'utf8'), 10);
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + STEP_DEADLINE_MS;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`memd (pid ${pid}) did not stop within ${STEP_DEADLINE_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * `memctl hook session-start` with no daemon, starting one, alternated with the same hook with
+ * autostart off (MEMD_NO_AUTOSTART) and `node -e 0`: their difference is what starting adds.
+ */
+async function sessionStartCold(sandbox, input) {
+  const times = { node: [], off: [], start: [] };
+  const off = { ...sandbox.env, MEMD_NO_AUTOSTART: '1' };
+  for (let i = 0; i < WARMUP_RUNS + START_RUNS; i++) {
+    const bare = timeRun(['-e', '0'], sandbox.env).ms;
+    const without = timeRun([MEMCTL_COMMAND, 'hook', 'session-start'], off, input).ms;
+    const start = timeRun([MEMCTL_COMMAND, 'hook', 'session-start'], sandbox.env, input).ms;
+    await stopStarted(sandbox);
+    if (i < WARMUP_RUNS) continue;
+    times.node.push(bare);
+    times.off.push(without);
+    times.start.push(start);
+  }
+  const p95 = (list) =>
+    percentile(
+      [...list].sort((a, b) => a - b),
+      95,
+    );
+  return { node: median(times.node), off: median(times.off), start: median(times.start), startP95: p95(times.start) };
+}
+
 export async function benchHooks() {
   const sandbox = makeSandbox();
   cpSync(FIXTURE, sandbox.env.MEMD_PROJECTS_DIR, { recursive: true });
@@ -64,11 +111,13 @@ export async function benchHooks() {
     cost: { total_cost_usd: 0.38 },
     context_window: { context_window_size: 200_000, current_usage: { input_tokens: 5, output_tokens: 300, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 20_000 } },
   });
+  const startInput = JSON.stringify({ session_id: sessionId, cwd: sandbox.root, hook_event_name: 'SessionStart', source: 'startup', model: 'claude-sonnet-4-5' });
   const commands = [
     { name: 'statusline', args: [MEMCTL_COMMAND, 'statusline'], input },
     { name: 'turn-start', args: [MEMCTL_COMMAND, 'hook', 'turn-start'], input },
     { name: 'turn-end', args: [MEMCTL_COMMAND, 'hook', 'turn-end'], input },
   ];
+  const sessionStart = { name: 'session-start', args: [MEMCTL_COMMAND, 'hook', 'session-start'], input: startInput };
   let ok = true;
   const report = (line, pass) => {
     console.log(`  ${line}${pass === undefined ? '' : `: ${pass ? 'PASS' : 'FAIL'}`}`);
@@ -76,10 +125,11 @@ export async function benchHooks() {
   };
   console.log(`hooks: wall time per run, median (p95) over ${RUNS} runs each, alternated with node -e 0`);
   const cold = alternate(commands, sandbox.env);
+  const coldStart = await sessionStartCold(sandbox, startInput);
   const daemon = spawnProcess([DAEMON_MAIN, '--foreground'], sandbox.env);
   try {
     await waitForSocket(sandbox.socketPath);
-    const warm = alternate(commands, sandbox.env);
+    const warm = alternate([...commands, sessionStart], sandbox.env);
     const { stats } = warm;
     const ratio = stats.statusline.median / stats.node.median;
     report(`node -e 0                      ${fmt(stats.node.median)} ms (${fmt(stats.node.p95)})`);
@@ -97,6 +147,13 @@ export async function benchHooks() {
       `no memd: statusline ${fmt(cold.stats.statusline.median)} ms, turn-start +${fmt(cold.stats['turn-start'].median - coldNode)} ms, turn-end +${fmt(cold.stats['turn-end'].median - coldNode)} ms over node -e 0 (${fmt(coldNode)} ms)`,
     );
     report(`  its line: ${cold.sample.statusline.trim()}`);
+    const warmStart = stats['session-start'].median;
+    const startAdded = coldStart.start - coldStart.off;
+    report(`memctl hook session-start, warm memd ${fmt(warmStart)} ms (${fmt(stats['session-start'].p95)}), ${fmt(warmStart - stats.node.median)} ms over node -e 0`);
+    report(
+      `memctl hook session-start, no memd: starting one ${fmt(coldStart.start)} ms (${fmt(coldStart.startP95)}), autostart off ${fmt(coldStart.off)} ms, node -e 0 ${fmt(coldStart.node)} ms (${START_RUNS} runs); starting adds ${fmt(startAdded)} ms (target <= ${MAX_HOOK_ADDED_MS})`,
+      startAdded <= MAX_HOOK_ADDED_MS,
+    );
   } finally {
     await daemon.stop();
     sandbox.cleanup();

@@ -43,6 +43,21 @@ function startDetached(env: Env): StartResult {
   return { via: 'detached', exited };
 }
 
+/**
+ * Starts memd and returns at once, for the SessionStart hook: nothing waits for the daemon to be
+ * ready (the hook's budget is milliseconds), nothing of it is inherited (stdio ignored, its own
+ * session, unref'd), and two starts at once are settled by the daemon's instance lock.
+ */
+export function startDaemonInBackground(env: Env, paths: MemdPaths): StartResult['via'] {
+  const via = systemdCanStart(env, paths) ? 'systemd' : 'detached';
+  const [command, args] = via === 'systemd' ? ['systemctl', ['--user', 'start', 'memd.socket']] : [process.execPath, [daemonMainPath()]];
+  const child = spawn(command, args, { detached: true, stdio: 'ignore', env: { ...env } });
+  // A start that fails (no such binary) must not crash the hook with a stack trace; the next session tries again.
+  child.once('error', () => {});
+  child.unref();
+  return via;
+}
+
 export async function startDaemon(env: Env, paths: MemdPaths): Promise<StartResult> {
   if (systemdCanStart(env, paths) && (await startWithSystemd(env))) return { via: 'systemd' };
   return startDetached(env);

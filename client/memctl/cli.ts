@@ -2,7 +2,7 @@
 import { RpcError } from '../../shared/protocol/errors.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { ClientError } from '../errors.js';
-import { EXIT_ERROR, EXIT_NO_DAEMON, EXIT_USAGE, makeClientFactory, UsageError, type Command } from './context.js';
+import { autostartDisabledBy, EXIT_ERROR, EXIT_NO_DAEMON, EXIT_USAGE, makeClientFactory, UsageError, type Command } from './context.js';
 import { createOutput, type Output } from './output.js';
 import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
 
@@ -62,7 +62,7 @@ function describeFailure(error: unknown): { message: string; code: number } {
 
 async function run(argv: string[], out: Output): Promise<number> {
   let json = false;
-  let autostart = true;
+  let autostart = !autostartDisabledBy(process.env);
   let help = false;
   const args: string[] = [];
   for (const arg of argv) {

@@ -3,7 +3,7 @@ import { QUERY_LIMITS } from '../../shared/search/query-syntax.js';
 
 export const MAIN_USAGE = `usage: memctl [--no-autostart] COMMAND [ARGS] [--json] [--help]
 
-Talks to the memd daemon on its Unix socket (started on demand unless --no-autostart).
+Talks to the memd daemon on its Unix socket (started on demand unless --no-autostart or MEMD_NO_AUTOSTART).
 
 commands:
   status [SESSION] [--json] the daemon (version, pid, uptime, paths, counts) and its sessions;
@@ -45,7 +45,7 @@ commands:
   stop                      ask the daemon to shut down gracefully
   watch                     the sessions table, redrawn live (--json: every event; Ctrl-C to stop)
   call METHOD [JSON]        call any protocol method with JSON params; prints the result
-  doctor                    check node, paths and modes, the socket, the database, units
+  doctor                    check node, paths and modes, the socket, the database, units, hooks, MCP
   install-service [--dry-run]
                             install and enable the systemd user units (memd.socket, memd.service)
 
@@ -278,9 +278,11 @@ Calls METHOD with the JSON object given as params (default {}) and prints the re
 Example: memctl call daemon.status '{}'`,
   doctor: `usage: memctl doctor
 
-Checks: node version; the state and socket dirs exist, are yours and are 0700; the socket answers;
-the database passes its integrity check; the projects dir exists; the systemd units are installed.
-Exits 0 when every check passes, else 1.`,
+Checks: node version; the state and socket dirs exist, are yours and are 0700; the socket answers
+(when it does not: what will start memd, the systemd unit or the SessionStart hook); the database
+passes its integrity check; the projects dir exists; the systemd units, hooks and status line are
+this memd's; memd's MCP server is registered (~/.claude.json, the project's .mcp.json) with a
+memctl that exists. Exits 0 when every check passes, else 1.`,
   'install-service': `usage: memctl install-service [--dry-run]
 
 Writes memd.socket and memd.service to ~/.config/systemd/user/ with the absolute paths of this

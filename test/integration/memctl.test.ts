@@ -276,7 +276,7 @@ describe('memctl doctor', () => {
     const result = await runMemctl(sandbox, ['doctor']);
     expect(result.code).toBe(EXIT_ERROR);
     expect(result.stdout).toMatch(/^FAIL socket /m);
-    expect(result.stdout).toContain('→ start it: memctl start');
+    expect(result.stdout).toContain('→ nothing will start it by itself: run memctl start');
     // doctor looks; it never starts the daemon.
     expect(existsSync(sandbox.lockPath)).toBe(false);
   });

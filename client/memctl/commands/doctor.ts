@@ -10,6 +10,8 @@ import { daemonMainPath, memctlCommandPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { databaseIncidentText } from '../database-view.js';
 import { UNIT_NAMES } from '../units.js';
+import { startAdvice, starterOf } from '../daemon-starter.js';
+import { checkMcpRegistration } from '../mcp-registration.js';
 
 /** package.json's engines field: the oldest Node memd is tested on. */
 const MIN_NODE = [20, 10] as const;
@@ -56,7 +58,10 @@ async function checkSocket(ctx: CommandContext): Promise<Check> {
       hint: 'restart the daemon: memctl stop && memctl start',
     };
   } catch (error) {
-    return { ok: false, label: 'socket', detail: `${client.socketPath}: ${(error as Error).message}`, hint: 'start it: memctl start' };
+    // Down, it is said who brings it up: the hooks, status line and MCP server keep nothing until then.
+    const down = (error as { kind?: unknown }).kind === 'NoDaemon';
+    const hint = down ? startAdvice(starterOf(client.paths, ctx.env)) : 'start it: memctl start';
+    return { ok: false, label: 'socket', detail: `${client.socketPath}: ${(error as Error).message}`, hint };
   } finally {
     client.close();
   }
@@ -202,6 +207,7 @@ export const doctor: Command = async (ctx) => {
     checkUnits(paths),
     checkHooks(paths),
     checkStatusLine(paths),
+    checkMcpRegistration(ctx.env),
   ];
   if (ctx.json) {
     ctx.out.out(JSON.stringify({ ok: checks.every((check) => check.ok !== false), checks }));

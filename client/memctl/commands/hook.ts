@@ -1,8 +1,9 @@
 /**
  * `memctl hook pre-compact|session-start|post-compact` (and turn-start|turn-end, see quick/turn.ts): the commands Claude Code runs as hooks
  * (configured by `memctl install-hooks`). Each reads the hook's JSON on stdin, asks the daemon
- * (starting it when needed), prints what Claude Code takes from stdout, and always exits 0 within
- * its deadline, whatever fails: a hook that errors or hangs would get in the way of the user.
+ * (pre-compact and post-compact start it and wait; session-start starts it in the background and
+ * does not), prints what Claude Code takes from stdout, and always exits 0 within its deadline,
+ * whatever fails: a hook that errors or hangs would get in the way of the user.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -15,6 +16,7 @@ import { UsageError, type Command, type CommandContext } from '../context.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
 import { pinnedFromTranscript, PRIVATE_FILE_MODE, writeHandoffFile } from '../handoff-file.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
+import { startUnlessRunning, type StartOutcome } from '../daemon-start.js';
 import { object, readJsonObject, text } from '../quick/stdin.js';
 import { HANDOFF_FILE } from '../../../shared/paths.js';
 
@@ -228,11 +230,38 @@ function printContext(context: string, ctx: CommandContext): void {
   ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: redactSecrets(context) } }));
 }
 
+/**
+ * SessionStart is Claude Code's first contact with a session, so memd is started here when nothing
+ * answers: in the background, the hook not waiting for it (it adds milliseconds, not a daemon's
+ * start-up). The status line and the turn hooks never start it: they run on every message and
+ * prompt, and would bring back a daemon the user stopped on purpose within seconds.
+ */
 async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void> {
+  const paths = ctx.client({ autostart: false }).paths;
+  const daemon = await startUnlessRunning(paths, ctx.env, ctx.autostart);
   if (input.source === null || !sessionStartSources(ctx.env).includes(input.source) || input.cwd === null || input.sessionId === null) return;
-  const client = ctx.client();
+  // An unusable socket is the client's to refuse or wait for, with its own words.
+  const answer = daemon === 'started' || daemon === 'disabled' ? { ok: false as const, reason: DOWN_REASON[daemon] } : await askSessionStart(input, input.cwd, input.sessionId, input.source, ctx);
+  if (answer.ok) {
+    if (answer.value.additionalContext !== null) printContext(answer.value.additionalContext, ctx);
+    return;
+  }
+  // Without the daemon, the handoff file alone still carries the work over.
+  ctx.out.err(`memctl hook session-start: ${answer.reason}; using the handoff file alone`);
+  printHandoffFile(input, input.cwd, input.source, ctx);
+}
+
+/** Why SessionStart did without memd, by what startUnlessRunning found. */
+const DOWN_REASON: Record<Extract<StartOutcome, 'started' | 'disabled'>, string> = {
+  started: 'memd was not running (started now, in the background)',
+  disabled: 'memd is not running (autostart is off)',
+};
+
+async function askSessionStart(input: HookInput, cwd: string, sessionId: string, source: string, ctx: CommandContext) {
+  // The probe found memd: a call that fails now is not a reason to start another one.
+  const client = ctx.client({ autostart: false });
   try {
-    const params = { sessionId: input.sessionId, cwd: input.cwd, source: input.source };
+    const params = { sessionId, cwd, source };
     // A memd older than `model` refuses the field: asked again without it, the context still comes.
     const ask = () =>
       input.model === null
@@ -241,33 +270,30 @@ async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void
             if ((error as { data?: { field?: unknown } }).data?.field !== 'params.model') throw error;
             return client.handoffSessionStart(params);
           });
-    const answer = await within(deadline(ctx.env, SHORT_DEADLINE_MS), ask());
-    if (answer.ok) {
-      if (answer.value.additionalContext !== null) printContext(answer.value.additionalContext, ctx);
-      return;
-    }
-    // Without the daemon, the handoff file alone still carries the work over.
-    ctx.out.err(`memctl hook session-start: ${answer.reason}; using the handoff file alone`);
-    let handoff: string;
-    try {
-      handoff = readInWorkTree(input.cwd, HANDOFF_RELATIVE_PATH) ?? '';
-      // Only the handoff memd (or this hook) wrote for this session, unchanged since (issue 27).
-      const trust = handoff.trim() === '' ? null : judgeHandoffFile(ctx.env, input.cwd, handoff, input.sessionId);
-      if (trust?.trusted === false) {
-        ctx.out.err(`memctl hook session-start: the handoff is not used: ${trust.reason}`);
-        return;
-      }
-    } catch (error) {
-      ctx.out.err(`memctl hook session-start: the handoff was not read: ${(error as Error).message}`);
-      return;
-    }
-    if (handoff.trim() === '') return;
-    const path = join(input.cwd, HANDOFF_FILE);
-    const head = `memd: context for this session after "${input.source}" (memd did not answer: the handoff file alone).`;
-    printContext(`${head}\n\n${handoffContextBlock(handoff, path, FALLBACK_CONTEXT_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`, ctx);
+    return await within(deadline(ctx.env, SHORT_DEADLINE_MS), ask());
   } finally {
     client.close();
   }
+}
+
+function printHandoffFile(input: HookInput, cwd: string, source: string, ctx: CommandContext): void {
+  let handoff: string;
+  try {
+    handoff = readInWorkTree(cwd, HANDOFF_RELATIVE_PATH) ?? '';
+    // Only the handoff memd (or this hook) wrote for this session, unchanged since (issue 27).
+    const trust = handoff.trim() === '' ? null : judgeHandoffFile(ctx.env, cwd, handoff, input.sessionId);
+    if (trust?.trusted === false) {
+      ctx.out.err(`memctl hook session-start: the handoff is not used: ${trust.reason}`);
+      return;
+    }
+  } catch (error) {
+    ctx.out.err(`memctl hook session-start: the handoff was not read: ${(error as Error).message}`);
+    return;
+  }
+  if (handoff.trim() === '') return;
+  const path = join(cwd, HANDOFF_FILE);
+  const head = `memd: context for this session after "${source}" (memd did not answer: the handoff file alone).`;
+  printContext(`${head}\n\n${handoffContextBlock(handoff, path, FALLBACK_CONTEXT_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`, ctx);
 }
 
 async function postCompact(input: HookInput, ctx: CommandContext): Promise<void> {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
 import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
+import { sayIfNotRunning } from '../daemon-starter.js';
 import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath, type InstallOptions } from '../settings-file.js';
 
 type Options = InstallOptions;
@@ -61,5 +62,6 @@ export const installHooks: Command = async (ctx) => {
     ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the hooks do nothing until memd is built (npm run build)`);
   }
   printResult(ctx, path, outcome.result, outcome.backup, options);
+  await sayIfNotRunning(ctx, options);
   return EXIT_OK;
 };

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
+import { sayIfNotRunning } from '../daemon-starter.js';
 import { editSettings, parseInstallOptions, projectRoot, type InstallOptions } from '../settings-file.js';
 
 /** The server's name in Claude Code: its tools are `mcp__memd__<tool>`. */
@@ -149,5 +150,6 @@ export const installMcp: Command = async (ctx) => {
     ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the MCP server answers only with that error until memd is built (npm run build)`);
   }
   printResult(ctx, path, outcome.result, outcome.backup, options);
+  await sayIfNotRunning(ctx, options);
   return EXIT_OK;
 };

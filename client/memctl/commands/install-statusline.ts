@@ -7,6 +7,7 @@ import { HookSettingsError } from '../../../shared/hooks/settings.js';
 import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
 import { memctlCommandPath } from '../../install-paths.js';
 import { EXIT_ERROR, EXIT_OK, type Command } from '../context.js';
+import { sayIfNotRunning } from '../daemon-starter.js';
 import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath } from '../settings-file.js';
 
 export const installStatusLineCommand: Command = async (ctx) => {
@@ -45,11 +46,13 @@ export const installStatusLineCommand: Command = async (ctx) => {
   }
   if (!result.changed) {
     ctx.out.out(options.uninstall ? `no memd status line to remove in ${path}` : `memd's status line is already installed in ${path}`);
+    await sayIfNotRunning(ctx, options);
     return EXIT_OK;
   }
   ctx.out.out(options.dryRun ? `would change ${path} (dry run, nothing written):` : `changed ${path}:`);
   for (const action of result.actions) ctx.out.out(`  ${action}`);
   if (backup !== undefined) ctx.out.out(`backup of the previous file: ${backup}`);
   if (!options.dryRun && !options.uninstall) ctx.out.out('Claude Code shows it from its next message on.');
+  await sayIfNotRunning(ctx, options);
   return EXIT_OK;
 };

@@ -78,7 +78,7 @@ describe('memctl install-mcp', () => {
     expect(Object.keys(read(userConfig))).toEqual(['numStartups', 'projects', 'mcpServers', 'userID']);
     expect(backupsOf(userConfig)).toHaveLength(1);
     const again = await run([]);
-    expect(again.out).toEqual([`memd's MCP server is already registered in ${userConfig}`]);
+    expect(again.out).toEqual([`memd's MCP server is already registered in ${userConfig}`, expect.stringMatching(/^memd is not running; /)]);
     expect(backupsOf(userConfig)).toHaveLength(1);
   });
 
@@ -93,7 +93,8 @@ describe('memctl install-mcp', () => {
     expect(project.code).toBe(0);
     expect(read(projectConfig)).toEqual({ mcpServers: { memd: ENTRY } });
     expect(statSync(projectConfig).mode & 0o777).toBe(0o644);
-    expect(project.out.at(-1)).toContain('approve');
+    expect(project.out.at(-2)).toContain('approve');
+    expect(project.out.at(-1)).toMatch(/^memd is not running; /);
   });
 
   it('finds ~/.claude.json without CLAUDE_CONFIG_DIR, as Claude Code does', async () => {

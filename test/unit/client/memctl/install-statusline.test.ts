@@ -63,7 +63,7 @@ describe('memctl install-statusline', () => {
     expect(settings()).toEqual({ model: 'opus', hooks: { Stop: [] }, statusLine: { type: 'command', command: COMMAND, padding: 0 } });
     expect(backups()).toHaveLength(1);
     const again = await run([]);
-    expect(again.out).toEqual([`memd's status line is already installed in ${settingsPath}`]);
+    expect(again.out).toEqual([`memd's status line is already installed in ${settingsPath}`, expect.stringMatching(/^memd is not running; /)]);
     expect(backups()).toHaveLength(1);
   });
 
