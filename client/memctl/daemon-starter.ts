@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { memdHookCommands, memdHookStates } from '../../shared/hooks/settings.js';
 import { claudeSettingsPath, projectSettingsPath, resolvePaths, type MemdPaths } from '../../shared/paths.js';
-import { memctlMainPath } from '../install-paths.js';
+import { memctlCommandPath } from '../install-paths.js';
 import { autostartDisabledBy, type CommandContext } from './context.js';
 import { probeDaemon } from './daemon-start.js';
 import { projectRoot } from './settings-file.js';
@@ -16,7 +16,7 @@ export type Starter = 'systemd' | 'session-start-hook' | 'manual';
 
 function sessionStartHookIn(path: string): boolean {
   try {
-    const states = memdHookStates(JSON.parse(readFileSync(path, 'utf8')), memdHookCommands(process.execPath, memctlMainPath()));
+    const states = memdHookStates(JSON.parse(readFileSync(path, 'utf8')), memdHookCommands(process.execPath, memctlCommandPath()));
     return states.some((entry) => entry.spec.name === 'session-start' && entry.state !== 'missing');
   } catch {
     return false;

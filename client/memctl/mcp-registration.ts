@@ -4,7 +4,7 @@
  * default), and in the project's `.mcp.json`. Read only; `memctl install-mcp` writes them.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { memctlMainPath } from '../install-paths.js';
+import { memctlCommandPath } from '../install-paths.js';
 import { isRecord } from '../../shared/values.js';
 import { MCP_SERVER_KEY, memdMcpEntry, projectMcpConfigPath, userMcpConfigPath } from './commands/install-mcp.js';
 import { projectRoot } from './settings-file.js';
@@ -45,7 +45,7 @@ function memdEntryOf(container: unknown): unknown {
 
 /** What the entry runs, in words, and whether it is this installation's `memctl mcp`. */
 function judge(entry: unknown): { current: boolean; runs: string; missing: string | null } {
-  const expected = memdMcpEntry(process.execPath, memctlMainPath());
+  const expected = memdMcpEntry(process.execPath, memctlCommandPath());
   if (!isRecord(entry)) return { current: false, runs: JSON.stringify(entry), missing: null };
   const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
   const runs = [String(entry.command ?? entry.url ?? '?'), ...args].join(' ');
