@@ -149,7 +149,12 @@ export async function benchHooks() {
     report(`  its line: ${cold.sample.statusline.trim()}`);
     const warmStart = stats['session-start'].median;
     const startAdded = coldStart.start - coldStart.off;
-    report(`memctl hook session-start, warm memd ${fmt(warmStart)} ms (${fmt(stats['session-start'].p95)}), ${fmt(warmStart - stats.node.median)} ms over node -e 0`);
+    // A new session's SessionStart (source startup) adds no more than a hook may (issue 29's quick path).
+    const startOver = warmStart - stats.node.median;
+    report(
+      `memctl hook session-start, warm memd ${fmt(warmStart)} ms (${fmt(stats['session-start'].p95)}), adds ${fmt(startOver)} ms over node -e 0 (target <= ${MAX_HOOK_ADDED_MS})`,
+      startOver <= MAX_HOOK_ADDED_MS,
+    );
     report(
       `memctl hook session-start, no memd: starting one ${fmt(coldStart.start)} ms (${fmt(coldStart.startP95)}), autostart off ${fmt(coldStart.off)} ms, node -e 0 ${fmt(coldStart.node)} ms (${START_RUNS} runs); starting adds ${fmt(startAdded)} ms (target <= ${MAX_HOOK_ADDED_MS})`,
       startAdded <= MAX_HOOK_ADDED_MS,

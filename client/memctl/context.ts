@@ -22,14 +22,7 @@ export interface CommandContext {
   client(options?: { autostart?: boolean; keepAlive?: boolean; timeoutMs?: number }): Client;
 }
 
-/**
- * `MEMD_NO_AUTOSTART` (any value but empty or `0`): no memctl command, hook or MCP server starts a
- * daemon, as with `--no-autostart`; it reaches the commands Claude Code runs through its `env`.
- */
-export function autostartDisabledBy(env: NodeJS.ProcessEnv): boolean {
-  const value = env.MEMD_NO_AUTOSTART;
-  return value !== undefined && value !== '' && value !== '0';
-}
+export { autostartDisabledBy } from './quick/session-start.js';
 
 export type Command = (ctx: CommandContext) => Promise<number>;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * memctl's entry. Claude Code runs two of its commands on every prompt and after every message
- * (`hook turn-start|turn-end`, `statusline`): those load only their own small module (quick/),
+ * (`hook turn-start|turn-end`, `statusline`), and SessionStart at every new session (`startup`): those load only their own small module (quick/),
  * not the command line, the client library or its autostart, so that they start in little more
  * than node's own time. `usage` goes the same way while a daemon answers (issue 18's target).
  * Everything else goes to cli.ts.
@@ -13,6 +13,9 @@ if (command === 'statusline' && subcommand === undefined) {
   await (await import('./quick/statusline.js')).runStatusLine();
 } else if (command === 'hook' && (subcommand === 'turn-start' || subcommand === 'turn-end') && rest.length === 0 && !asksForHelp) {
   await (await import('./quick/turn.js')).runTurnHook(subcommand);
+} else if (command === 'hook' && subcommand === 'session-start' && rest.length === 0 && !asksForHelp) {
+  // A new session: only memd's start, when nothing answers; a compacted or resumed one goes on to cli.ts.
+  if (!(await (await import('./quick/session-start.js')).runSessionStartQuick())) await import('./cli.js');
 } else if (command === 'usage' && !asksForHelp) {
   // What the quick path cannot do (no daemon to ask, an error to explain) the full command does.
   if ((await (await import('./quick/usage.js')).runUsageQuick(process.argv.slice(3))) === null) await import('./cli.js');

@@ -186,6 +186,29 @@ describe('memctl loads no daemon code', () => {
     }
   });
 
+  it("SessionStart of a new session loads its quick module and memd's start, not the command line, the client library or the handoff code; a resumed one goes on to them", async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const dist = pathToFileURL(DIST).href;
+    const loadedBy = async (source: string) => {
+      const recorder = writeLoadRecorder();
+      const log = join(dirname(recorder), 'loaded.txt');
+      writeFileSync(log, '');
+      const input = JSON.stringify({ session_id: '5e55e55e-0000-4000-8000-00000000f126', cwd: sandbox.root, hook_event_name: 'SessionStart', source });
+      const run = await runNode(['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, 'hook', 'session-start'], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log }, input);
+      expect(run, `session-start ${source}`).toMatchObject({ code: 0 });
+      return readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith(`${dist}/`))
+        .map((url) => url.slice(dist.length + 1));
+    };
+    const startup = await loadedBy('startup');
+    expect(startup).toContain('client/memctl/quick/session-start.js');
+    expect(startup.filter((file) => /^client\/(memctl\/(cli|context|commands\/[a-z-]+)|client|index)\.js$|^shared\/handoff\//.test(file))).toEqual([]);
+    // The control: a resumed session is the full hook's (memd's context or the handoff file).
+    expect(await loadedBy('resume')).toContain('client/memctl/commands/hook.js');
+  });
+
   it('the recorder does see the daemon load its dependencies (control)', async () => {
     const sandbox = makeSandbox();
     // --check-db opens the database read-only and exits: it must reach better-sqlite3.

@@ -17,6 +17,7 @@ import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
 import { pinnedFromTranscript, PRIVATE_FILE_MODE, writeHandoffFile } from '../handoff-file.js';
 import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
 import { startUnlessRunning, type StartOutcome } from '../daemon-start.js';
+import { HOOK_STDIN_DEADLINE_MS, sessionStartSources } from '../quick/session-start.js';
 import { object, readJsonObject, text } from '../quick/stdin.js';
 import { HANDOFF_FILE } from '../../../shared/paths.js';
 
@@ -24,11 +25,8 @@ import { HANDOFF_FILE } from '../../../shared/paths.js';
 const PRE_COMPACT_DEADLINE_MS = 50_000;
 /** SessionStart and PostCompact hooks get 15 s. */
 const SHORT_DEADLINE_MS = 12_000;
-/** A hook's stdin is one small JSON object; a writer that never closes it is not waited for. */
-const STDIN_DEADLINE_MS = 2_000;
 /** SessionStart's cap without the daemon: 10,000 tokens of chars / 4. */
 const FALLBACK_CONTEXT_CHARS = 40_000;
-const DEFAULT_SESSION_START_SOURCES = ['compact', 'resume'];
 /** handoff.sessionStart's bound on `model`: a longer one is no model id, and is not passed on. */
 const MAX_MODEL_CHARS = 200;
 
@@ -215,16 +213,6 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
   }
 }
 
-function sessionStartSources(env: NodeJS.ProcessEnv): string[] {
-  const configured = env.MEMD_SESSION_START_SOURCES;
-  return configured === undefined
-    ? DEFAULT_SESSION_START_SOURCES
-    : configured
-        .split(',')
-        .map((source) => source.trim())
-        .filter((source) => source !== '');
-}
-
 /** Whatever a daemon (of any version) or the handoff file gives, no secret reaches the model (issue 27). */
 function printContext(context: string, ctx: CommandContext): void {
   ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: redactSecrets(context) } }));
@@ -327,7 +315,7 @@ export const hook: Command = async (ctx) => {
   }
   const run = name === undefined ? undefined : HOOKS[name];
   if (run === undefined || rest.length > 0) throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
-  const record = await readJsonObject(STDIN_DEADLINE_MS);
+  const record = await readJsonObject(HOOK_STDIN_DEADLINE_MS);
   const input = record === null ? null : hookInputOf(record);
   if (input === null) {
     ctx.out.err(`memctl hook ${name}: stdin is not the hook's JSON object; nothing to do`);

@@ -5,8 +5,19 @@ export const STDIN_DEADLINE_MS = 1_000;
 /** Far above any hook input; more is not what Claude Code sends. */
 const MAX_STDIN_BYTES = 1024 * 1024;
 
+/**
+ * Stdin is read once per process: a quick path that reads it and then hands the run over to the
+ * full command (quick/session-start.ts) gives it the same object.
+ */
+let read: Promise<Record<string, unknown> | null> | undefined;
+
 /** The parsed object, or null when stdin held no JSON object in time. */
 export function readJsonObject(deadlineMs = STDIN_DEADLINE_MS): Promise<Record<string, unknown> | null> {
+  read ??= readOnce(deadlineMs);
+  return read;
+}
+
+function readOnce(deadlineMs: number): Promise<Record<string, unknown> | null> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
