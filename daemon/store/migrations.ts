@@ -9,6 +9,17 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * The search index emptied, in its current shape (no token positions, keyed by entry: 13), and every
+ * file's search offset reset, so that the search index builder reads every file again in the
+ * background: the migrations that change what is indexed take this.
+ */
+const REBUILD_SEARCH_INDEX = `
+      DROP TABLE search_fts;
+      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
+      UPDATE files SET search_offset = 0;
+    `;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -304,11 +315,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // rowid is the line's entry's (store/search-row.ts): dense keys, a byte or two each in the
     // index against five or six for (file, byte offset). The old index is dropped and the search
     // index builder reads every file again in the background.
-    sql: `
-      DROP TABLE search_fts;
-      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
-      UPDATE files SET search_offset = 0;
-    `,
+    sql: REBUILD_SEARCH_INDEX,
   },
   {
     version: 14,
@@ -392,11 +399,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // secret indexed under the older rules could be found by searching for it. The index is
     // emptied and the search index builder reads every file again in the background, as after 13.
     // The next widening of the shapes takes a migration like this one.
-    sql: `
-      DROP TABLE search_fts;
-      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
-      UPDATE files SET search_offset = 0;
-    `,
+    sql: REBUILD_SEARCH_INDEX,
   },
   {
     version: 17,
@@ -467,11 +470,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // which searches leave out unless asked for; the index made before holds them as tool calls and
     // outputs. It is emptied and the search index builder reads every file again in the background,
     // as after 16 (one pass over a file sees each call before its result).
-    sql: `
-      DROP TABLE search_fts;
-      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
-      UPDATE files SET search_offset = 0;
-    `,
+    sql: REBUILD_SEARCH_INDEX,
   },
   {
     version: 22,
@@ -481,11 +480,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // `write`) and the model's thinking (kind `thinking`), issue 28. Lines indexed before hold
     // none of it, so the index is emptied and the search index builder reads every file again in
     // the background, as after 16. (Right after 21, on an upgrade over both, this second emptying costs nothing: the builder runs after the migrations.)
-    sql: `
-      DROP TABLE search_fts;
-      CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
-      UPDATE files SET search_offset = 0;
-    `,
+    sql: REBUILD_SEARCH_INDEX,
   },
 ];
 
