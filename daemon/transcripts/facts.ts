@@ -6,6 +6,7 @@
  */
 import type { LoadedEntry } from './entries.js';
 import { keyErrorLines } from './line-shapes.js';
+import { textOf } from '../../shared/transcript/content-text.js';
 import { isRecord } from '../../shared/values.js';
 import { isCommandPlumbing } from '../../shared/handoff/prompts.js';
 
@@ -70,13 +71,7 @@ function blocksOf(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
-/** The text blocks of a message's content, joined. */
-export function textOf(content: unknown): string {
-  return blocksOf(content)
-    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
-    .filter((text) => text !== '')
-    .join('\n\n');
-}
+export { textOf } from '../../shared/transcript/content-text.js';
 
 /** The text cut to `max` characters, the cut marked. */
 export function clip(text: string, max: number): string {

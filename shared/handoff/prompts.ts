@@ -5,6 +5,7 @@
  * user entries that are no meta entry, no compaction summary, no command plumbing and no notice
  * of an interruption. Pure.
  */
+import { textOf } from '../transcript/content-text.js';
 import { parseTranscriptJson } from '../transcript/depth.js';
 import { isRecord } from '../values.js';
 
@@ -16,17 +17,6 @@ export const INTERRUPTED = /^\[Request interrupted by user/;
 /** Slash-command names and arguments, local-command output and caveats, bash-mode output. */
 export function isCommandPlumbing(text: string): boolean {
   return COMMAND_PLUMBING.test(text.trimStart());
-}
-
-/** The text blocks of a message's content, joined. */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter(isRecord)
-    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
-    .filter((text) => text !== '')
-    .join('\n\n');
 }
 
 /** The prompt one JSONL line holds; null for any other line (a broken one included). */

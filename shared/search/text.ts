@@ -9,6 +9,7 @@
  * bounded. Pure: it reads a parsed line and nothing else.
  */
 import type { SearchKind } from '../protocol/search.js';
+import { contentText } from '../transcript/content-text.js';
 import { readableUserText } from '../transcript/user-text.js';
 import { redactSecrets } from '../text/redact.js';
 
@@ -76,13 +77,7 @@ function cut(text: string, chars: number): string {
 
 /** A tool result's content as text: a string, or the text blocks of an array. */
 export function resultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter(isRecord)
-    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
-    .filter((text) => text !== '')
-    .join('\n');
+  return contentText(content, '\n');
 }
 
 function errorLines(text: string): string {
