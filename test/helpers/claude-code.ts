@@ -3,6 +3,7 @@
  * dialogs answered in its global config, and an environment that points it at the scripted API
  * and nowhere else.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -34,4 +35,26 @@ export function claudeCodeEnv(base: NodeJS.ProcessEnv, apiUrl: string, apiKey: s
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
   });
+}
+
+/** The `claude` executable the optional tests run (MEMD_CLAUDE_BIN); '' skips them. */
+export const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
+/** Interactive tests drive Claude Code's TUI through tmux; without it they are skipped. */
+export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** Whether a suite that needs tmux (or not) runs here. */
+export function claudeCodeRuns(needsTmux: boolean): boolean {
+  return CLAUDE_BIN !== '' && (!needsTmux || HAS_TMUX);
+}
+
+/** A suite's title: what it runs, or how to run it when it is skipped. */
+export function claudeCodeSuiteTitle(suite: string, needsTmux: boolean): string {
+  return claudeCodeRuns(needsTmux)
+    ? `${suite} (${CLAUDE_BIN})`
+    : `${suite} (skipped: set MEMD_CLAUDE_BIN to the claude executable of @anthropic-ai/claude-code 2.1.197${needsTmux ? ', with tmux on the PATH,' : ','} in a network namespace with loopback only)`;
+}
+
+/** The command line that runs Claude Code: the native executable, or its cli.js under this node. */
+export function claudeCommand(args: string[]): string[] {
+  return /\.[cm]?js$/.test(CLAUDE_BIN) ? [process.execPath, CLAUDE_BIN, ...args] : [CLAUDE_BIN, ...args];
 }

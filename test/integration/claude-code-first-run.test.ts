@@ -10,23 +10,16 @@
  *   unshare -n sh -c 'ip link set lo up && MEMD_CLAUDE_BIN=/opt/claude-code/node_modules/.bin/claude \
  *     npx vitest run test/integration/claude-code-first-run.test.ts'
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
-import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
+import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
 import { eventually, makeSandbox, runMemctl } from '../helpers/sandbox.js';
 import { startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
 import { startTmux } from '../helpers/tmux.js';
 
-const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
-const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
-const SUITE = 'a first run of the real Claude Code with memd installed and not running';
-const TITLE =
-  CLAUDE_BIN === '' || !HAS_TMUX
-    ? `${SUITE} (skipped: set MEMD_CLAUDE_BIN to the claude executable of @anthropic-ai/claude-code 2.1.197, with tmux on the PATH, in a network namespace with loopback only)`
-    : `${SUITE} (${CLAUDE_BIN})`;
+const TITLE = claudeCodeSuiteTitle('a first run of the real Claude Code with memd installed and not running', true);
 const CLAUDE_TEST_TIMEOUT_MS = 150_000;
 const CLAUDE_DEADLINE_MS = 60_000;
 const API_KEY = 'test-key';
@@ -37,7 +30,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe.skipIf(CLAUDE_BIN === '' || !HAS_TMUX)(TITLE, () => {
+describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
   it(
     'install the three, start claude with no daemon, one turn: memd is up and the status line shows its figures',
     async () => {
@@ -62,8 +55,7 @@ describe.skipIf(CLAUDE_BIN === '' || !HAS_TMUX)(TITLE, () => {
       cleanups.push(() => api.close());
       api.script({ kind: 'text', text: REPLY, usage: { input_tokens: 4, cache_creation_input_tokens: 30_000, cache_read_input_tokens: 0, output_tokens: 12 } });
       const env = { ...claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY), TERM: 'xterm-256color' };
-      const command = /\.[cm]?js$/.test(CLAUDE_BIN) ? [process.execPath, CLAUDE_BIN] : [CLAUDE_BIN];
-      const tmux = await startTmux({ socket: join(sandbox.root, 'tmux.sock'), cwd, env, command: [...command, '--model', 'claude-sonnet-4-5', '--session-id', sessionId], width: 200, height: 50 });
+      const tmux = await startTmux({ socket: join(sandbox.root, 'tmux.sock'), cwd, env, command: claudeCommand(['--model', 'claude-sonnet-4-5', '--session-id', sessionId]), width: 200, height: 50 });
       cleanups.push(() => tmux.kill());
       await tmux.waitFor((screen) => screen.includes('❯'), 'the prompt', CLAUDE_DEADLINE_MS);
       // Claude Code's SessionStart hook started memd, detached.

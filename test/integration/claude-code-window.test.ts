@@ -11,24 +11,17 @@
  *   unshare -n sh -c 'ip link set lo up && MEMD_CLAUDE_BIN=/opt/claude-code/node_modules/.bin/claude \
  *     npx vitest run test/integration/claude-code-window.test.ts'
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
 import type { ThresholdResult } from '../../shared/protocol/results.js';
-import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
+import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 import { type StreamingMessagesApi, startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
 
-const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
-const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
-const SUITE = "memd's window beside Claude Code's /context";
-const TITLE =
-  CLAUDE_BIN === '' || !HAS_TMUX
-    ? `${SUITE} (skipped: set MEMD_CLAUDE_BIN to the claude executable of @anthropic-ai/claude-code 2.1.197, with tmux on the PATH, in a network namespace with loopback only)`
-    : `${SUITE} (${CLAUDE_BIN})`;
+const TITLE = claudeCodeSuiteTitle("memd's window beside Claude Code's /context", true);
 
 const CLAUDE_TEST_TIMEOUT_MS = 150_000;
 /** How long Claude Code may take to start and answer, or memd to catch up with it. */
@@ -78,8 +71,7 @@ async function exchange(sessionId: string, options: { model?: string; contextTok
   };
   api.script({ kind: 'text', text: REPLY, usage: { input_tokens: 4, cache_creation_input_tokens: options.contextTokens, cache_read_input_tokens: 0, output_tokens: 12 } });
   const model = options.model === undefined ? [] : ['--model', options.model];
-  const command = /\.[cm]?js$/.test(CLAUDE_BIN) ? [process.execPath, CLAUDE_BIN] : [CLAUDE_BIN];
-  const tmux = await startTmux({ socket: join(sandbox.root, 'tmux.sock'), cwd, env, command: [...command, ...model, '--session-id', sessionId], width: 200, height: 60 });
+  const tmux = await startTmux({ socket: join(sandbox.root, 'tmux.sock'), cwd, env, command: claudeCommand([...model, '--session-id', sessionId]), width: 200, height: 60 });
   cleanups.push(() => tmux.kill());
   await tmux.waitFor((screen) => screen.includes('❯'), 'the prompt', CLAUDE_DEADLINE_MS);
   await typeLine(tmux, 'Say hello');
@@ -167,7 +159,7 @@ function isCompaction(body: unknown): boolean {
   return JSON.stringify(last ?? null).includes('an <analysis> block followed by a <summary> block');
 }
 
-describe.skipIf(CLAUDE_BIN === '' || !HAS_TMUX)(TITLE, () => {
+describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
   it(
     'the default model (Opus 4.8 at 1M): the same window and tokens left as /context, in the status line and memctl status',
     async () => {
