@@ -88,6 +88,8 @@ describe('ingest faults are backed off', () => {
     lockedSession.toolRound('Bash', { command: 'npm test' }, 'ok', growingUsage(9));
     writeTranscript(locked, lockedSession);
     await eventually(() => committed(sandbox.dbPath, locked) === statSync(locked).size, 'the fixed transcript to be ingested', 3_000);
+    // The pass commits its lines, then ends well and clears the failure: a status between the two still lists it.
+    await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0, 'the failure to be cleared', 3_000);
     const after = await daemonStatus<DaemonStatus>(sandbox);
     expect(after.ingest).toMatchObject({ failing: [], failingCount: 0 });
     const lines = logLines(daemon).filter((line) => line.path === locked);
