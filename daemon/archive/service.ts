@@ -63,7 +63,6 @@ export function createArchiveService(deps: ArchiveDeps) {
   return {
     ...follower,
     status: () => archiver.status(),
-    isArchived: (sessionId: string) => store.hasMainTranscript(sessionId),
 
     list(params: { sessionId?: string; limit?: number; cursor?: string }): ArchiveListResult {
       const limit = params.limit ?? DEFAULT_LIST_LIMIT;
