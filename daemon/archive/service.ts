@@ -6,13 +6,14 @@ import { rm } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import type { ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult, ArchivedSession } from '../../shared/protocol/archive.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
+import type { IndexFollower } from '../ingest/followers.js';
 import type { Logger } from '../log/logger.js';
 import { timeBound } from '../../shared/text/time-span.js';
 import { createArchiver } from './archiver.js';
 import { forgetSession } from './forget.js';
 import { sessionArchiveDir } from './layout.js';
 import { restoreSession } from './restore.js';
-import { createArchiveStore } from './store.js';
+import type { ArchiveStore } from './store.js';
 import { verifyArchive } from './verify.js';
 
 const DEFAULT_LIST_LIMIT = 50;
@@ -25,6 +26,8 @@ export interface ArchiveDeps {
   clock: () => number;
   enabled: boolean;
   capBytes: number;
+  /** The archive's book (store.ts): built before the sessions service, which asks it whether a session is archived. */
+  store: ArchiveStore;
   titleOf(sessionId: string): string | null;
   /** The names tables show per project folder (sessions/project-name.ts), so that the archive says them too. */
   projectNames?(): ReadonlyMap<string, string>;
@@ -34,7 +37,7 @@ export interface ArchiveDeps {
 }
 
 export function createArchiveService(deps: ArchiveDeps) {
-  const store = createArchiveStore(deps.db);
+  const { store } = deps;
   const archiver = createArchiver({ store, projectsDir: deps.projectsDir, stateDir: deps.stateDir, log: deps.log, clock: deps.clock, enabled: deps.enabled, capBytes: deps.capBytes });
   const sessions = deps.db.prepare(`
     SELECT a.session_id AS sessionId, min(a.project) AS project, count(*) AS files, sum(a.source_bytes) AS sourceBytes, sum(a.archive_bytes) AS archiveBytes,
@@ -48,10 +51,18 @@ export function createArchiveService(deps: ArchiveDeps) {
     WHERE a.pruned_at IS NULL GROUP BY a.session_id
     HAVING coalesce(max(s.last_activity), strftime('%Y-%m-%dT%H:%M:%fZ', max(a.archived_at) / 1000.0, 'unixepoch')) < @before`);
 
+  const follower: IndexFollower = {
+    // What ingest committed and the archive batched goes in at shutdown.
+    stopStep: 'archive what was read',
+    // The history found at start is archived once it is indexed, oldest first.
+    start: () => archiver.start(),
+    committed: () => archiver.committed(),
+    stop: () => archiver.flush(),
+  };
+
   return {
-    archiver,
+    ...follower,
     status: () => archiver.status(),
-    isArchived: (sessionId: string) => store.hasMainTranscript(sessionId),
 
     list(params: { sessionId?: string; limit?: number; cursor?: string }): ArchiveListResult {
       const limit = params.limit ?? DEFAULT_LIST_LIMIT;

@@ -1,7 +1,8 @@
 /**
  * The daemon's internal events: what one part tells the others after the commit it describes.
- * main.ts wires publishers and subscribers, in the order the parts are built, so no part calls
- * into one that does not exist yet.
+ * A part publishes what happened to it; the parts built after it subscribe (each domain's
+ * reactions.ts, which main.ts calls in the order they run), so no part calls into one that does
+ * not exist yet.
  */
 import type { ThresholdState } from '../../shared/protocol/results.js';
 import { createBus, type Bus } from './bus.js';
@@ -13,6 +14,8 @@ export interface DomainEvents {
   'transcripts.backfilled': Record<string, never>;
   /** A session-memory extraction wrote the session's summary.md. */
   'extraction.done': { sessionId: string };
+  /** A session's memory lock was taken or let go: its summary changed, and no commit says so. */
+  'extraction.memoryStateChanged': { sessionId: string };
   /** A changed session's threshold state, with the one before it (undefined the first time seen). */
   'session.state': { sessionId: string; state: ThresholdState; previous: ThresholdState | undefined };
   /** The database was rebuilt while memd ran: file ids now name other files. */

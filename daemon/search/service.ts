@@ -114,6 +114,8 @@ export function createSearchService(deps: SearchDeps) {
 
     state: () => builder.state(),
     status: () => pool.status(),
+    // An index follower: ingest writes the index itself, so the build needs no word of commits.
+    stopStep: 'stop the search index build',
     start: () => builder.start(),
     stop: async () => {
       builder.stop();

@@ -30,6 +30,8 @@ export const MAX_CACHED_SUMMARIES = 1_000;
 export interface SessionService {
   /** `stated`: the window Claude Code stated for the session (windows.ts); it is kept and used from now on. */
   get(sessionId: string, stated?: number | null): SessionSummary;
+  /** The session's title as its summary has it; null when untitled or unknown (search hits, archive listings). */
+  title(sessionId: string): string | null;
   /** A window Claude Code stated without asking for the summary (the SessionStart hook's `model`): kept, and used from now on. */
   stateWindow(sessionId: string, window: number): void;
   list(filter: ListFilter): SessionList;
@@ -137,6 +139,13 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       const found = summary(sessionId);
       if (!found) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
       return found;
+    },
+    title(sessionId) {
+      try {
+        return api.get(sessionId).title;
+      } catch {
+        return null;
+      }
     },
     stateWindow(sessionId, window) {
       if (deps.windows?.state(sessionId, window) === true) cache.delete(sessionId);

@@ -7,6 +7,7 @@ import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { UsageGrouping, UsageReportResult } from '../../shared/protocol/usage.js';
 import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds.js';
+import type { IndexFollower } from '../ingest/followers.js';
 import type { Logger } from '../log/logger.js';
 import { createUsageBook } from './book.js';
 import { createUsageFollower } from './follower.js';
@@ -33,7 +34,7 @@ export interface UsageServiceDeps {
   projectNames?: () => ReadonlyMap<string, string>;
 }
 
-export interface UsageService {
+export interface UsageService extends IndexFollower {
   report(params: UsageReportParams): UsageReportResult;
   /** Ingest committed rows: the book folds them soon. */
   committed(): void;
@@ -69,6 +70,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   const dropOrphans = db.transaction(() => book.dropOrphans());
 
   return {
+    stopStep: 'stop the usage book build',
     committed: () => follower.wake(),
     report(params) {
       const zone = zoneOf(params.timezone);

@@ -1,4 +1,6 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
+import type { MemdConfig } from '../../../shared/config.js';
+import type { MemdPaths } from '../../../shared/paths.js';
 import { Methods } from '../../../shared/protocol/methods.js';
 import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
 import type { SearchStatus } from '../../../shared/protocol/search.js';
@@ -14,28 +16,30 @@ import {
 } from '../../../shared/protocol/results.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
+import { MEMD_VERSION } from '../../../shared/version.js';
 
-export interface DaemonInfo {
-  version: string;
+/** Feature flags reported by daemon.version beside the method names (features a client may probe for). */
+export const FEATURES = ['events', 'cancel'] as const;
+
+/** What the daemon's methods report on: main.ts's parts record, with the server and the shutdown. */
+export interface DaemonParts {
   startedAt: Date;
-  socketActivated: boolean;
-  paths: DaemonPaths;
-  database: DatabaseStatus;
-  rpcStats(): RpcStats;
-  ingest(): IngestStatus;
-  compaction(): CompactionStatus;
-  extraction(): ExtractionStatus;
-  archive(): ArchiveStatus;
-  search(): SearchStatus;
-  /** The event loop's worst delays since memd started serving. */
-  loop(): LoopStatus;
-  /** Capability names beside the method list (features a client may probe for). */
-  features: readonly string[];
-  methodNames(): readonly string[];
-  requestShutdown(reason: string): void;
-  /** How long the shutdown may take at most (told to the caller of daemon.shutdown). */
-  shutdownDeadlineMs: number;
   clock(): number;
+  /** The systemd-activated socket's descriptor, if any. */
+  activatedFd: number | undefined;
+  paths: Pick<MemdPaths, 'socketPath' | 'stateDir' | 'dbPath' | 'configPath' | 'projectsDir'>;
+  log: { readonly file: string | null };
+  config: Pick<MemdConfig, 'shutdownDeadlineMs'>;
+  store: { readonly status: DatabaseStatus };
+  rpc: { server: { stats(): RpcStats }; dispatcher: { readonly methods: readonly string[] } };
+  ingest: { ingestor: { status(): IngestStatus } };
+  compaction: { status(): CompactionStatus };
+  extraction: { status(): ExtractionStatus };
+  archive: { status(): ArchiveStatus };
+  search: { status(): SearchStatus };
+  /** The event loop's worst delays since memd started serving. */
+  loop: { status(): LoopStatus };
+  shutdown(reason: string): Promise<void>;
 }
 
 /**
@@ -58,39 +62,41 @@ function memorySampler(clock: () => number): () => DaemonStatus['memory'] {
   };
 }
 
-export function daemonMethods(info: DaemonInfo): MethodHandler[] {
-  const memory = memorySampler(info.clock);
+export function daemonMethods(parts: DaemonParts): MethodHandler[] {
+  const { paths, startedAt } = parts;
+  const memory = memorySampler(parts.clock);
+  const daemonPaths: DaemonPaths = { socket: paths.socketPath, stateDir: paths.stateDir, database: paths.dbPath, log: parts.log.file, config: paths.configPath, projectsDir: paths.projectsDir };
   return [
     handle(Methods.daemonVersion, () => ({
       name: 'memd' as const,
-      version: info.version,
+      version: MEMD_VERSION,
       protocol: PROTOCOL_VERSION,
-      capabilities: [...info.methodNames(), ...info.features],
+      capabilities: [...parts.rpc.dispatcher.methods, ...FEATURES],
     })),
     handle(Methods.daemonStatus, (): DaemonStatus => {
       return {
         pid: process.pid,
-        version: info.version,
+        version: MEMD_VERSION,
         protocol: PROTOCOL_VERSION,
-        startedAt: info.startedAt.toISOString(),
-        uptimeMs: info.clock() - info.startedAt.getTime(),
-        socketActivated: info.socketActivated,
-        paths: info.paths,
-        counts: info.rpcStats(),
+        startedAt: startedAt.toISOString(),
+        uptimeMs: parts.clock() - startedAt.getTime(),
+        socketActivated: parts.activatedFd !== undefined,
+        paths: daemonPaths,
+        counts: parts.rpc.server.stats(),
         memory: memory(),
-        database: info.database,
-        ingest: info.ingest(),
-        compaction: info.compaction(),
-        extraction: info.extraction(),
-        archive: info.archive(),
-        search: info.search(),
-        loop: info.loop(),
+        database: parts.store.status,
+        ingest: parts.ingest.ingestor.status(),
+        compaction: parts.compaction.status(),
+        extraction: parts.extraction.status(),
+        archive: parts.archive.status(),
+        search: parts.search.status(),
+        loop: parts.loop.status(),
       };
     }),
     handle(Methods.daemonShutdown, (params) => {
       // Answer first; the shutdown starts once this response is on its way.
-      setImmediate(() => info.requestShutdown(params.reason ?? 'daemon.shutdown request'));
-      return { ok: true as const, deadlineMs: info.shutdownDeadlineMs };
+      setImmediate(() => void parts.shutdown(params.reason ?? 'daemon.shutdown request'));
+      return { ok: true as const, deadlineMs: parts.config.shutdownDeadlineMs };
     }),
   ];
 }

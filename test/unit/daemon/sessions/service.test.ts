@@ -157,6 +157,13 @@ describe('session service', () => {
     expect(() => service.get('zzz')).toThrow(expect.objectContaining({ code: 1001, kind: 'NotFound' }));
   });
 
+  it("gives the title a session's summary has, and null for an unknown one (search hits, archive listings)", () => {
+    current.set('a', { ...summary('a', 10_000, 'ok', null), title: 'Fix the parser' });
+    expect(service.title('a')).toBe('Fix the parser');
+    expect(service.title('b')).toBeNull();
+    expect(service.title('zzz')).toBeNull();
+  });
+
   it('lists most recent first, with project, activity and limit filters', () => {
     expect(service.list({}).sessions.map((s) => s.sessionId)).toEqual(['b', 'a']);
     expect(service.list({ limit: 1 }).sessions.map((s) => s.sessionId)).toEqual(['b']);

@@ -1,0 +1,29 @@
+/** The followers of the index are started after the backfill and fed each commit, in their list's order. */
+import { describe, expect, it } from 'vitest';
+import { createDomainBus } from '../../../../daemon/bus/domain-events.js';
+import { followIndex, type IndexFollower } from '../../../../daemon/ingest/followers.js';
+
+function follower(name: string, calls: string[], committed = true): IndexFollower {
+  return {
+    stopStep: `stop ${name}`,
+    start: () => void calls.push(`${name}.start`),
+    ...(committed ? { committed: () => void calls.push(`${name}.committed`) } : {}),
+    stop: () => void calls.push(`${name}.stop`),
+  };
+}
+
+describe('followIndex', () => {
+  it('starts the followers on the backfill and feeds them each commit, in order; one without committed is not fed', () => {
+    const calls: string[] = [];
+    const events = createDomainBus((error) => {
+      throw error;
+    });
+    const stop = followIndex(events, [follower('search', calls, false), follower('archive', calls), follower('usage', calls)]);
+    events.publish('transcripts.committed', { sessionIds: ['s'], live: false });
+    events.publish('transcripts.backfilled', {});
+    expect(calls).toEqual(['archive.committed', 'usage.committed', 'search.start', 'archive.start', 'usage.start']);
+    stop();
+    events.publish('transcripts.committed', { sessionIds: ['s'], live: true });
+    expect(calls).toHaveLength(5);
+  });
+});
