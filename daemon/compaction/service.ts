@@ -226,7 +226,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   /** One auto-compaction at a time per session; failures feed the breaker, a success resets it. */
   function auto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
     const pending = running.get(sessionId);
-    if (pending) return pending;
+    if (pending !== undefined) return pending;
     const run = runAuto(sessionId, instructions)
       .then(({ done, failure }) => {
         // A fragment replaced by the fallback still counts: the summarizer failed.
