@@ -134,7 +134,7 @@ export interface CompactionService {
   /** `signal`: the request's; the session's first load stops between slices when it aborts. */
   micro(sessionId: string, signal?: AbortSignal): Promise<CompactionResult>;
   cacheEdits(sessionId: string, keep?: number, signal?: AbortSignal): Promise<CompactionResult>;
-  auto(sessionId: string, options: { force?: boolean; instructions?: string }): Promise<CompactionResult>;
+  auto(sessionId: string, options: { force?: boolean | undefined; instructions?: string | undefined }): Promise<CompactionResult>;
   reactive(sessionId: string, limitTokens?: number, signal?: AbortSignal): Promise<CompactionResult>;
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
