@@ -197,7 +197,7 @@ function syncDir(dir: string): void {
 }
 
 /** What one attempt decided, from the bytes it read (null: no file). */
-export type Revision = { write: false } | { write: true; content: string; mode: number; backup?: (bytes: Buffer) => string };
+export type Revision = { write: false } | { write: true; content: string; mode: number; backup?: ((bytes: Buffer) => string) | undefined };
 
 /**
  * Reads, decides and replaces, under the lock, until the bytes it decided from are still the

@@ -44,7 +44,7 @@ export interface CacheEditsPlan {
 }
 
 export interface CacheEditsOptions {
-  keep?: number;
+  keep?: number | undefined;
   /** Tools whose results are never cleared. */
   excludeTools?: string[];
   /** Input tokens at which the API should start clearing (the session's auto-compact threshold). */

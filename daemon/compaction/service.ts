@@ -134,7 +134,7 @@ export interface CompactionService {
   /** `signal`: the request's; the session's first load stops between slices when it aborts. */
   micro(sessionId: string, signal?: AbortSignal): Promise<CompactionResult>;
   cacheEdits(sessionId: string, keep?: number, signal?: AbortSignal): Promise<CompactionResult>;
-  auto(sessionId: string, options: { force?: boolean; instructions?: string }): Promise<CompactionResult>;
+  auto(sessionId: string, options: { force?: boolean | undefined; instructions?: string | undefined }): Promise<CompactionResult>;
   reactive(sessionId: string, limitTokens?: number, signal?: AbortSignal): Promise<CompactionResult>;
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
@@ -226,7 +226,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   /** One auto-compaction at a time per session; failures feed the breaker, a success resets it. */
   function auto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
     const pending = running.get(sessionId);
-    if (pending) return pending;
+    if (pending !== undefined) return pending;
     const run = runAuto(sessionId, instructions)
       .then(({ done, failure }) => {
         // A fragment replaced by the fallback still counts: the summarizer failed.

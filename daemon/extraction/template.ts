@@ -138,7 +138,7 @@ export function sectionIds(template: readonly TemplateSection[]): (number | null
 }
 
 /** What a line of an earlier text opens: null when it is no heading; no section for a heading not known here. */
-function headingSection(line: string, numbered: boolean, template: readonly TemplateSection[], ids: readonly (number | null)[]): { section?: number; label?: string } | null {
+function headingSection(line: string, numbered: boolean, template: readonly TemplateSection[], ids: readonly (number | null)[]): { section?: number | undefined; label?: string } | null {
   if (numbered) {
     const found = /^(\d)\.\s+(.*):$/.exec(line);
     return found !== null && SUMMARY_SECTIONS[Number(found[1]) - 1] === found[2] ? (FROM_COMPACTION[Number(found[1])] ?? {}) : null;
@@ -162,7 +162,7 @@ export function earlierLines(text: string, template: readonly TemplateSection[])
   const numbered = lines.some((line) => SUMMARY_SECTIONS.some((title, index) => line === `${index + 1}. ${title}:`));
   const ids = sectionIds(template);
   const descriptions = new Set([...template, ...DEFAULT_SECTIONS].flatMap((section) => section.description.map((line) => line.trim())));
-  let into: { section?: number; label?: string } = numbered ? {} : { section: TASK };
+  let into: { section?: number | undefined; label?: string } = numbered ? {} : { section: TASK };
   let fenced = false;
   for (const line of lines) {
     // Code an earlier summary quoted (a compaction's "Files and Code Sections") is no fact to list.

@@ -58,11 +58,11 @@ export interface TailerDeps {
   /** Called right after each transaction commits (publish events from here, not before). */
   onCommit(event: CommitEvent): void;
   /** Keeps what derives from the rows in each commit's transaction (the sessions' aggregates). */
-  observer?: CommitObserver;
+  observer?: CommitObserver | undefined;
   chunkBytes?: number;
   maxLineBytes?: number;
   carryBudgetBytes?: number;
-  commitBytes?: number;
+  commitBytes?: number | undefined;
   /**
    * The projects dir: a transcript path that resolves outside it (a symlink to elsewhere) is not
    * read. Unset in tests that index a dir of their own.

@@ -56,7 +56,7 @@ export interface Commit {
   bytesRead: number;
   now: number;
   /** The file's session as its entries name it (2.0.x top-level agent files); files it there. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /** Searchable texts of the rows, (offset, kind, text) triples in runs (chunk-parser.ts). */
   search?: readonly (readonly SearchParam[])[];
 }

@@ -45,7 +45,7 @@ export function createShutdown(steps: (reason: string) => readonly ShutdownStep[
   let running: Promise<void> | undefined;
 
   const shutdown = (reason: string, exitCode = 0): Promise<void> => {
-    if (running) return running;
+    if (running !== undefined) return running;
     const planned = steps(reason);
     const ran = new Set<ShutdownStep>();
     let current: ShutdownStep | null = null;

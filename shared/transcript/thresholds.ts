@@ -90,9 +90,9 @@ export interface ThresholdInput {
   tokens: number;
   env: ThresholdEnv;
   /** Output reserve to use instead of min(model max output, 20,000); 0 for none. */
-  reserveOutputTokens?: number;
+  reserveOutputTokens?: number | undefined;
   /** The window Claude Code stated for the session (status line, hooks): wins over the model table. */
-  window?: number | null;
+  window?: number | null | undefined;
 }
 
 export function contextWindow(model: string, stated?: number | null): number {

@@ -9,7 +9,7 @@ type Method = (typeof METHODS)[number];
 /** Lost items shown per kind; --json has them all. */
 const SHOWN_LOST = 5;
 
-function parseArgs(args: string[]): { sessionId: string; method: Method; limit?: number; force: boolean } {
+function parseArgs(args: string[]): { sessionId: string; method: Method; limit: number | undefined; force: boolean } {
   let method: Method = 'auto';
   let limit: number | undefined;
   let force = false;

@@ -156,15 +156,18 @@ export const search: Command = async (ctx) => {
       return 0;
     }
     const { project, sessionId, since, until, kinds, limit, cursor } = args;
-    const filters = { project, sessionId, since, until, kinds, limit };
-    for (const key of Object.keys(filters) as (keyof typeof filters)[]) if (filters[key] === undefined) delete filters[key];
     const query = args.query as string;
     // Run from a Bash call of a session, its own turn (this very command) is no hit (issue 28).
     const asking = askingSessionOf(ctx.env);
     // A page its time budget cut is followed (client/search-pages.ts): what is there is found.
     const result = await searchFilled((params) => client.searchQuery(params), {
       query,
-      ...filters,
+      ...(project === undefined ? {} : { project }),
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(since === undefined ? {} : { since }),
+      ...(until === undefined ? {} : { until }),
+      ...(kinds === undefined ? {} : { kinds }),
+      ...(limit === undefined ? {} : { limit }),
       ...(asking === undefined ? {} : { askingSession: asking }),
       ...(cursor === undefined ? {} : { cursor }),
     });

@@ -16,7 +16,7 @@ export interface ErrorAdvice {
   /** The daemon refused the params (for search: the FTS5 query syntax). */
   invalidParams?: string;
   /** A write whose etag does not match what is there (or that would replace a memory without naming its etag). */
-  conflict?: string;
+  conflict?: string | undefined;
 }
 
 /** A tool's own refusal of its arguments, before memd is asked. */

@@ -56,11 +56,11 @@ export interface TreeItemLike {
   id?: string;
   label?: string | object;
   description?: string | boolean;
-  tooltip?: string | object;
+  tooltip?: string | object | undefined;
   iconPath?: string | object;
   contextValue?: string;
   command?: CommandLike;
-  collapsibleState?: number;
+  collapsibleState?: number | undefined;
 }
 
 export interface TreeDataProviderLike<T, I extends TreeItemLike = TreeItemLike> {
@@ -70,7 +70,7 @@ export interface TreeDataProviderLike<T, I extends TreeItemLike = TreeItemLike> 
 }
 
 export interface TreeViewLike {
-  message?: string;
+  message?: string | undefined;
   description?: string;
   dispose(): unknown;
 }

@@ -312,7 +312,7 @@ async function run(seed: number): Promise<void> {
       const newest = store.db
         .prepare('SELECT e.uuid, e.offset FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND f.agent_id IS NULL AND e.uuid IS NOT NULL ORDER BY e.offset DESC LIMIT 1')
         .get(writer.sessionId) as { uuid: string; offset: number } | undefined;
-      extractions.set(writer.sessionId, { uuid: newest?.uuid, atOffset: newest?.offset, contextTokens: Math.floor(rand() * 50_000) });
+      extractions.set(writer.sessionId, { ...(newest === undefined ? {} : { uuid: newest.uuid, atOffset: newest.offset }), contextTokens: Math.floor(rand() * 50_000) });
       label = `extraction of ${writer.sessionId}`;
     } else {
       await ingest.stop();
