@@ -23,6 +23,12 @@ export const SLOW_METHOD_TIMEOUT_MS = 90_000;
 const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract', 'archive.restore', 'archive.verify', 'archive.prune', 'archive.forget', 'export.session']);
 /** How often to knock while a just-started daemon comes up. */
 const STARTUP_POLL_MS = 20;
+/**
+ * How long a daemon this client started may take to answer, unless the caller chose a timeout: a
+ * first start (migrations, the parse worker) on a loaded machine takes seconds, and the request
+ * then gets its own full timeout, not what the start left of it (CI saw "no answer within 1 ms").
+ */
+const START_WAIT_MS = 15_000;
 /** Reconnect backoff after the daemon goes away, doubling up to the cap. */
 const RECONNECT_FIRST_MS = 50;
 const RECONNECT_MAX_MS = 2_000;
@@ -85,6 +91,8 @@ export class MemdClient {
   daemon: VersionInfo | undefined;
   /** How this client last started the daemon, if it did. */
   started: StartResult['via'] | undefined;
+  /** How many times this client started the daemon: a request that saw a start gets a fresh budget. */
+  private starts = 0;
   /** Reconnect attempts since the last connection was lost (to watch a client wait for memd). */
   reconnectAttempts = 0;
 
@@ -161,8 +169,10 @@ export class MemdClient {
   }
 
   private async requestOnce(method: string, params: object, mayStart: boolean, deadline: number): Promise<unknown> {
+    const startsBefore = this.starts;
     const connection = await this.connect(Math.min(deadline, Date.now() + this.timeoutMs), mayStart);
-    return connection.call(method, params, remaining(deadline));
+    const startedNow = this.starts !== startsBefore && !this.timeoutChosen;
+    return connection.call(method, params, startedNow ? Math.max(remaining(deadline), this.timeoutMs) : remaining(deadline));
   }
 
   private connect(deadline: number, mayStart: boolean): Promise<RpcConnection> {
@@ -176,7 +186,10 @@ export class MemdClient {
 
   /** Nothing but the handshake goes out before the daemon's protocol is known to be ours. */
   private async establish(deadline: number, mayStart: boolean): Promise<RpcConnection> {
+    const startsBefore = this.starts;
     const socket = await this.openOrStart(deadline, mayStart);
+    // A daemon just started answers its handshake within the client's own timeout, whatever the start took.
+    const handshakeMs = this.starts !== startsBefore && !this.timeoutChosen ? this.timeoutMs : remaining(deadline);
     const connection = new RpcConnection(
       socket,
       (method, params) => this.dispatch(method, params),
@@ -184,7 +197,7 @@ export class MemdClient {
     );
     let version: VersionInfo;
     try {
-      version = (await connection.call(Methods.daemonVersion.name, {}, remaining(deadline))) as VersionInfo;
+      version = (await connection.call(Methods.daemonVersion.name, {}, handshakeMs)) as VersionInfo;
     } catch (error) {
       // A daemon that missed the handshake deadline gets no second chance on this socket; keeping it would leak one per call.
       connection.close();
@@ -225,14 +238,17 @@ export class MemdClient {
     const { startDaemon } = await import('./autostart.js');
     const start = await startDaemon(this.env, this.paths);
     this.started = start.via;
+    this.starts += 1;
+    const startedAt = Date.now();
+    const waitUntil = this.timeoutChosen ? deadline : Math.max(deadline, Date.now() + START_WAIT_MS);
     let exitCode: number | null | undefined;
     void start.exited?.then((code) => {
       exitCode = code;
     });
     let lastError: unknown;
-    while (Date.now() < deadline) {
+    while (Date.now() < waitUntil) {
       try {
-        return await openSocket(this.socketPath, remaining(deadline));
+        return await openSocket(this.socketPath, remaining(waitUntil));
       } catch (error) {
         if (!isNoDaemonError(error)) throw error;
         lastError = error;
@@ -244,7 +260,7 @@ export class MemdClient {
     }
     throw new ClientError(
       'NoDaemon',
-      `memd was started (${start.via}) but did not answer on ${this.socketPath} within ${this.timeoutMs} ms; see ${this.paths.logPath} or run \`memd --foreground\``,
+      `memd was started (${start.via}) but did not answer on ${this.socketPath} within ${waitUntil - startedAt} ms; see ${this.paths.logPath} or run \`memd --foreground\``,
       lastError,
     );
   }
