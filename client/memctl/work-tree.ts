@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './fs-atomic.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 /** What a hook loads at most: the daemon's own cap on a handoff. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
