@@ -4,7 +4,7 @@ import { MEMD_VERSION } from '../../shared/version.js';
 import { ClientError } from '../errors.js';
 import { autostartDisabledBy, EXIT_ERROR, EXIT_NO_DAEMON, EXIT_USAGE, makeClientFactory, UsageError, type Command } from './context.js';
 import { createOutput, type Output } from './output.js';
-import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
+import { COMMAND_USAGE, MAIN_USAGE } from './help.js';
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).status,

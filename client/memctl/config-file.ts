@@ -15,7 +15,7 @@
  *   lock the file is read again; just before the rename it is read a last time, and if its bytes
  *   changed (a writer that takes no lock) the change is made again from the new bytes.
  */
-import { atomicTempPath } from './fs-atomic.js';
+import { atomicTempPath } from './atomic-file.js';
 import {
   accessSync,
   closeSync,

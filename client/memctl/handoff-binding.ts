@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { bindingFileName, HANDOFF_BINDING_VERSION, judgeHandoff, MAX_BINDING_BYTES, type HandoffBinding, type HandoffTrust } from '../../shared/handoff/binding.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { handoffBindingsDir, resolvePaths } from '../../shared/paths.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;

@@ -13,7 +13,7 @@ import { userPromptsOf } from '../../shared/handoff/prompts.js';
 import { renderPinned } from '../../shared/handoff/render.js';
 import { userRules } from '../../shared/handoff/rules.js';
 import { redactSecrets } from '../../shared/text/redact.js';
-import { readInWorkTree, writeInWorkTree } from './work-tree.js';
+import { readTextInWorkTree, writeInWorkTree } from './work-tree.js';
 
 /** The handoff holds transcript content: owner only, as the daemon writes it. */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -37,7 +37,7 @@ export interface WrittenHandoff {
 export function writeHandoffFile(cwd: string, text: string): WrittenHandoff {
   const path = writeInWorkTree(cwd, HANDOFF_RELATIVE_PATH, text, PRIVATE_FILE_MODE);
   try {
-    const next = withIgnoredPath(readInWorkTree(cwd, '.gitignore'));
+    const next = withIgnoredPath(readTextInWorkTree(cwd, '.gitignore'));
     if (next !== null) writeInWorkTree(cwd, '.gitignore', next, NEW_GITIGNORE_MODE);
     return { path, gitignoreUpdated: next !== null, gitignoreSkipped: null };
   } catch (error) {

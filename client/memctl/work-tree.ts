@@ -1,22 +1,15 @@
 /**
  * The hooks' fallbacks without a daemon read and write the handoff in the user's working tree
- * themselves, by the daemon's rule (daemon/fs/work-tree.ts): nothing below the cwd is followed
- * if it is a symlink, only regular files are read, nothing blocks on a FIFO. Synchronous: a hook
- * is a short-lived process with nothing else to do.
+ * themselves, by the daemon's rule (shared/work-tree.ts; daemon/fs/work-tree.ts is the daemon's
+ * twin of this file): a plain relative path, nothing below the cwd followed if it is a symlink,
+ * only regular files up to the cap read, nothing blocking on a FIFO, an existing file's mode kept.
+ * Synchronous: a hook is a short-lived process with nothing else to do. A hook's umask is the
+ * user's, so a docs/ made here needs no chmod after (the daemon's does).
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './fs-atomic.js';
-
-/** What a hook loads at most: the daemon's own cap on a handoff. */
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
-/** docs/ as the user's own `mkdir` makes it: 0777 less the hook's umask, which is theirs (issue 29). */
-const NEW_DIR_MODE = 0o777;
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
+import { directoryRefusal, fileRefusal, isMissingPath, NEW_WORK_TREE_DIR_MODE, symlinkRefusal, workTreeParts, type WorkTreeRead } from '../../shared/work-tree.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 /** Null when every directory on the way is a real one (made with `create`); else why not. */
 function checkDirs(root: string, dirs: readonly string[], create: boolean): string | 'absent' | null {
@@ -27,50 +20,68 @@ function checkDirs(root: string, dirs: readonly string[], create: boolean): stri
     try {
       found = lstatSync(at);
     } catch (error) {
-      if (!isMissing(error)) throw error;
+      if (!isMissingPath(error)) throw error;
       if (!create) return 'absent';
-      mkdirSync(at, { mode: NEW_DIR_MODE });
+      try {
+        mkdirSync(at, { mode: NEW_WORK_TREE_DIR_MODE });
+      } catch (raced) {
+        // Made meanwhile (by the daemon, another hook): checked below like any other.
+        if ((raced as NodeJS.ErrnoException).code !== 'EEXIST') throw raced;
+      }
       found = lstatSync(at);
     }
-    if (found.isSymbolicLink()) return `${at} is a symlink; memd does not follow symlinks in a working tree`;
-    if (!found.isDirectory()) return `${at} is not a directory`;
+    const refusal = directoryRefusal(at, found);
+    if (refusal !== null) return refusal;
   }
   return null;
 }
 
-/** The file's text; null when it is absent; throws with the reason when it is a symlink or no regular file. */
-export function readInWorkTree(root: string, relativePath: string): string | null {
-  const parts = relativePath.split('/');
+/** The file's text, or why it was not read; never through a symlink, never from a FIFO or device. */
+export function readInWorkTree(root: string, relativePath: string): WorkTreeRead {
+  const parts = workTreeParts(relativePath);
   const dirs = checkDirs(root, parts.slice(0, -1), false);
-  if (dirs === 'absent') return null;
-  if (dirs !== null) throw new Error(dirs);
+  if (dirs === 'absent') return { kind: 'absent' };
+  if (dirs !== null) return { kind: 'refused', reason: dirs };
   const path = join(root, ...parts);
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if (isMissing(error)) return null;
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${path} is a symlink; memd does not follow symlinks in a working tree`);
+    if (isMissingPath(error)) return { kind: 'absent' };
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'refused', reason: symlinkRefusal(path) };
     throw error;
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error(`${path} is not a regular file`);
-    const buffer = Buffer.alloc(Math.min(stat.size, MAX_FILE_BYTES));
+    const refusal = fileRefusal(path, stat);
+    if (refusal !== null) return { kind: 'refused', reason: refusal };
+    const buffer = Buffer.alloc(stat.size);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8');
+    return { kind: 'file', text: buffer.subarray(0, read).toString('utf8'), mode: stat.mode & 0o777 };
   } finally {
     closeSync(fd);
   }
 }
 
-/** Replaces the file atomically; throws with the reason when a directory on the way or the file is a symlink. */
-export function writeInWorkTree(root: string, relativePath: string, content: string, mode: number): string {
-  const parts = relativePath.split('/');
+/** The file's text; null when it is absent; throws with the reason when it is refused. */
+export function readTextInWorkTree(root: string, relativePath: string): string | null {
+  const read = readInWorkTree(root, relativePath);
+  if (read.kind === 'refused') throw new Error(read.reason);
+  return read.kind === 'file' ? read.text : null;
+}
+
+/**
+ * Replaces (or creates) the file atomically, keeping an existing file's mode and giving a new one
+ * `newMode`; throws with the reason when a directory on the way or the file is a symlink or not
+ * what it should be, and nothing is written then.
+ */
+export function writeInWorkTree(root: string, relativePath: string, content: string, newMode: number): string {
+  const parts = workTreeParts(relativePath);
   const dirs = checkDirs(root, parts.slice(0, -1), true);
   if (dirs !== null && dirs !== 'absent') throw new Error(dirs);
-  readInWorkTree(root, relativePath); // throws for a symlink or a special file
+  const current = readInWorkTree(root, relativePath);
+  if (current.kind === 'refused') throw new Error(current.reason);
   const path = join(root, ...parts);
-  writeFileAtomic(path, content, mode);
+  writeFileAtomic(path, content, current.kind === 'file' ? current.mode : newMode);
   return path;
 }

@@ -134,7 +134,11 @@ export interface CompactionService {
   /** `signal`: the request's; the session's first load stops between slices when it aborts. */
   micro(sessionId: string, signal?: AbortSignal): Promise<CompactionResult>;
   cacheEdits(sessionId: string, keep?: number, signal?: AbortSignal): Promise<CompactionResult>;
-  auto(sessionId: string, options: { force?: boolean | undefined; instructions?: string | undefined }): Promise<CompactionResult>;
+  /**
+   * `signal`: the request's. A run is shared by everyone who asks for the session meanwhile; it
+   * stops (the model call with it) once every caller that can cancel has, and none that cannot waits.
+   */
+  auto(sessionId: string, options: { force?: boolean | undefined; instructions?: string | undefined }, signal?: AbortSignal): Promise<CompactionResult>;
   reactive(sessionId: string, limitTokens?: number, signal?: AbortSignal): Promise<CompactionResult>;
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
@@ -145,10 +149,23 @@ export interface CompactionService {
 
 const AUTO_STATES: ReadonlySet<ThresholdState> = new Set(['autocompact', 'blocking']);
 
+/** The abort reason of a run whose callers all cancelled: no failed compaction, so not one for the breaker. */
+const CANCELLED_BY_CALLERS = new Error('the compaction was cancelled by its callers');
+
+/** One auto-compaction of a session and who waits for it. */
+interface AutoRun {
+  done: Promise<CompactionResult>;
+  abort: AbortController;
+  /** Callers that wait with a signal and have not cancelled. */
+  cancellable: number;
+  /** A caller without a signal (the threshold trigger) waits: the run goes on whatever the others do. */
+  held: boolean;
+}
+
 export function createCompactionService(deps: CompactionServiceDeps): CompactionService {
   const { transcripts, bus, log, clock, layers } = deps;
   const failures = new Map<string, { count: number; lastError: string }>();
-  const running = new Map<string, Promise<CompactionResult>>();
+  const running = new Map<string, AutoRun>();
   const aborts = new Set<AbortController>();
   let autoRuns = 0;
   let closed = false;
@@ -174,15 +191,15 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   }
 
   /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
-  async function runAuto(sessionId: string, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
-    const conversation = await load(sessionId);
+  async function runAuto(sessionId: string, instructions: string | undefined, signal: AbortSignal): Promise<{ done: CompactionResult; failure: string | null }> {
+    const conversation = await load(sessionId, signal);
     requireMessages(conversation, 'auto');
-    const outcome = await compactAuto(conversation, instructions);
+    const outcome = await compactAuto(conversation, instructions, signal);
     refuseGrowth(conversation, outcome.done);
     return outcome;
   }
 
-  async function compactAuto(conversation: SessionConversation, instructions: string | undefined): Promise<{ done: CompactionResult; failure: string | null }> {
+  async function compactAuto(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<{ done: CompactionResult; failure: string | null }> {
     const { sessionId } = conversation;
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
@@ -192,21 +209,15 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       if (shrinks(conversation, done)) return { done, failure: null };
       log.info('session memory would not shrink the conversation; summarizing instead', { sessionId, preTokens: done.preTokens, postTokens: done.postTokens });
     }
-    const abort = new AbortController();
-    aborts.add(abort);
     const summaryResult = (summary: SummaryLayerResult, extra: Partial<CompactionResult> = {}) =>
       result(conversation, 'summary', summary.messages, { summary: summary.summary, actions: [summarized(conversation, summary.summary)], ...extra });
     try {
-      try {
-        return { done: summaryResult(await layers.summary(conversation, instructions, abort.signal)), failure: null };
-      } catch (error) {
-        if (!isImplausible(error) || layers.fallbackSummary === undefined) throw error;
-        log.warn('implausible summary; falling back to the offline summary', { sessionId, error: error.message });
-        const rebuilt = await layers.fallbackSummary(conversation, instructions, abort.signal);
-        return { done: summaryResult(rebuilt, { fallback: { from: 'summary', reason: error.message } }), failure: error.message };
-      }
-    } finally {
-      aborts.delete(abort);
+      return { done: summaryResult(await layers.summary(conversation, instructions, signal)), failure: null };
+    } catch (error) {
+      if (!isImplausible(error) || layers.fallbackSummary === undefined) throw error;
+      log.warn('implausible summary; falling back to the offline summary', { sessionId, error: error.message });
+      const rebuilt = await layers.fallbackSummary(conversation, instructions, signal);
+      return { done: summaryResult(rebuilt, { fallback: { from: 'summary', reason: error.message } }), failure: error.message };
     }
   }
 
@@ -223,11 +234,14 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     failures.set(sessionId, { count: (failures.get(sessionId)?.count ?? 0) + 1, lastError });
   }
 
-  /** One auto-compaction at a time per session; failures feed the breaker, a success resets it. */
-  function auto(sessionId: string, instructions: string | undefined): Promise<CompactionResult> {
-    const pending = running.get(sessionId);
-    if (pending !== undefined) return pending;
-    const run = runAuto(sessionId, instructions)
+  /**
+   * One auto-compaction at a time per session; failures feed the breaker, a success resets it. A
+   * run its callers all cancelled is neither: it stopped, and the log says so.
+   */
+  function startAuto(sessionId: string, instructions: string | undefined): AutoRun {
+    const abort = new AbortController();
+    aborts.add(abort);
+    const done = runAuto(sessionId, instructions, abort.signal)
       .then(({ done, failure }) => {
         // A fragment replaced by the fallback still counts: the summarizer failed.
         if (failure === null) failures.delete(sessionId);
@@ -235,13 +249,47 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         return done;
       })
       .catch((error: unknown) => {
+        if (abort.signal.reason === CANCELLED_BY_CALLERS) log.info('auto-compaction cancelled by its callers', { sessionId, error });
         // A session that is not there, or too small to compact, is no failed compaction.
-        if (!isCallersCase(error)) countFailure(sessionId, (error as Error).message);
+        else if (!isCallersCase(error)) countFailure(sessionId, (error as Error).message);
         throw error;
       })
-      .finally(() => running.delete(sessionId));
+      .finally(() => {
+        aborts.delete(abort);
+        running.delete(sessionId);
+      });
+    return { done, abort, cancellable: 0, held: false };
+  }
+
+  function auto(sessionId: string, instructions: string | undefined, signal?: AbortSignal): Promise<CompactionResult> {
+    const pending = running.get(sessionId);
+    // A run that is stopping cannot be joined: the next one starts once it has.
+    if (pending?.abort.signal.aborted) {
+      const again = () => auto(sessionId, instructions, signal);
+      return pending.done.then(again, again);
+    }
+    const run = pending ?? startAuto(sessionId, instructions);
     running.set(sessionId, run);
-    return run;
+    if (signal === undefined) {
+      run.held = true;
+      return run.done;
+    }
+    return followUntilCancelled(run, signal);
+  }
+
+  /** The run's outcome for one caller, who stops waiting when its signal aborts; the last to leave stops the run. */
+  function followUntilCancelled(run: AutoRun, signal: AbortSignal): Promise<CompactionResult> {
+    return new Promise<CompactionResult>((resolve, reject) => {
+      const leave = () => {
+        run.cancellable -= 1;
+        if (run.cancellable === 0 && !run.held) run.abort.abort(CANCELLED_BY_CALLERS);
+        reject(new Error('the compaction was cancelled by its caller'));
+      };
+      run.cancellable += 1;
+      if (signal.aborted) return leave();
+      signal.addEventListener('abort', leave, { once: true });
+      run.done.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave));
+    });
   }
 
   return {
@@ -282,7 +330,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       const estimate: ReactiveEstimate = { tokens: done.tokens, messageTokens: done.messageTokens, overheadTokens: overhead, margin, measuredRatio: measured };
       return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, overheadTokens: overhead, estimate });
     },
-    async auto(sessionId, options) {
+    async auto(sessionId, options, signal) {
       if (!options.force) {
         const threshold = deps.thresholds(sessionId);
         if (!AUTO_STATES.has(threshold.state)) {
@@ -299,7 +347,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
           } satisfies BelowThresholdData);
         }
       }
-      return auto(sessionId, options.instructions);
+      return auto(sessionId, options.instructions, signal);
     },
     onThresholdCrossed(sessionId, to) {
       if (closed || !AUTO_STATES.has(to)) return;

@@ -15,6 +15,7 @@ import { isInside } from '../fs/inside.js';
 import { openIfPresent, readTextIfPresent } from '../fs/read.js';
 import type { ToolResultContent } from '../../shared/protocol/results.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
+import type { SessionConversation } from '../transcripts/conversation.js';
 import { pageOfFile, pageOfText, pageRequest, textForm, type Page } from './tool-result-page.js';
 import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, type PersistItem } from './micro.js';
 import { toolResultsDir } from '../../shared/paths.js';
@@ -147,6 +148,28 @@ export async function readToolResult(
   if (request.offset === 0 && totalBytes <= request.length) return { ...base, content, chars: contentChars(content), source: 'transcript', ...whole(totalBytes) };
   const page = pageOfText(text, request);
   return { ...base, content: page.text, chars: contentChars(content), source: 'transcript', ...paged(page, form) };
+}
+
+/** What `toolResults.get` asks for: a tool call of a session, and optionally a page of its result. */
+export interface ToolResultRequest {
+  sessionId: string;
+  toolUseId: string;
+  offset?: number;
+  length?: number;
+}
+
+/**
+ * `toolResults.get`: the result read from the session's active conversation (the compaction
+ * service's, cached) and its tool-results dir. `signal` stops the conversation's first load.
+ */
+export async function getToolResult(
+  compaction: { conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation> },
+  projectsDir: string,
+  request: ToolResultRequest,
+  signal?: AbortSignal,
+): Promise<ToolResultContent> {
+  const conversation = await compaction.conversation(request.sessionId, signal);
+  return readToolResult(projectsDir, conversation.file.project, request.sessionId, request.toolUseId, conversation, request);
 }
 
 function whole(totalBytes: number): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {

@@ -29,6 +29,7 @@ import { memoryDirFor, sessionOfMemoryDir } from './memory-dir.js';
 import { nextLocalMidnight } from './spend.js';
 import type { MemoryLocks } from './lock.js';
 import { shouldExtract, triggerStateOf, type TriggerFigures } from './triggers.js';
+import { createExtractionWaiters } from './waiters.js';
 
 /** Extractions at once over all sessions (issue 5 default): summaries compete with the agent for the API. */
 export const DEFAULT_CONCURRENCY = 1;
@@ -36,6 +37,8 @@ export const DEFAULT_CONCURRENCY = 1;
 export const MAX_ATTEMPTS = 5;
 /** The reason of the jobs backfill.ts queues. */
 export const BACKFILL_REASON = 'backfill';
+/** The abort reason of a requested job whose clients all cancelled: given up, not retried. */
+const CANCELLED_BY_CALLERS = new Error('extraction cancelled by its callers');
 /** The default daily cap on what background extraction spends (config `extractionDailyBudgetUsd`). */
 export const DEFAULT_DAILY_BUDGET_USD = 1;
 /** Sessions listed with their spend today in daemon.status. */
@@ -91,8 +94,11 @@ export interface ExtractionService {
   onSessionBackfilled(sessionId: string): void;
   /** The backfill is done: extract the sessions it brought over the threshold, lowest priority. */
   onBackfillDone(): void;
-  /** `memory.extract`: queue one now (whatever the triggers say) and wait for it. */
-  extract(sessionId: string): Promise<MemorySummaryResult>;
+  /**
+   * `memory.extract`: queue one now (whatever the triggers say) and wait for it. `signal`: the
+   * request's; once no one waits any more, the job a request queued stops (its model call with it).
+   */
+  extract(sessionId: string, signal?: AbortSignal): Promise<MemorySummaryResult>;
   summary(sessionId: string): Promise<MemorySummaryResult>;
   lock(sessionId: string, owner: string, options?: LockOptions): Promise<MemoryLockResult>;
   unlock(sessionId: string, owner: string, transcriptPath?: string): Promise<{ released: boolean }>;
@@ -125,16 +131,18 @@ function isGone(error: unknown): boolean {
 export function createExtractionService(deps: ExtractionDeps): ExtractionService {
   const { transcripts, jobs, locks, log, clock, bus } = deps;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
-  const running = new Map<number, { sessionId: string; abort: AbortController; done: Promise<void> }>();
-  const waiters = new Map<string, ((error: Error | null) => void)[]>();
+  const running = new Map<number, { sessionId: string; reason: string; abort: AbortController; done: Promise<void> }>();
+  const waiters = createExtractionWaiters();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
   const configFile = (name: string) => readTextIfPresent(join(sessionMemoryConfigDir(deps.claudeRoot), name));
 
-  function settle(sessionId: string, error: Error | null): void {
-    for (const wake of waiters.get(sessionId) ?? []) wake(error);
-    waiters.delete(sessionId);
+  const settle = (sessionId: string, error: Error | null) => waiters.settle(sessionId, error);
+
+  /** No one waits for the session's extraction any more: a job a request queued stops (a background one goes on). */
+  function stopRequested(sessionId: string): void {
+    for (const job of running.values()) if (job.sessionId === sessionId && job.reason === REQUESTED_REASON) job.abort.abort(CANCELLED_BY_CALLERS);
   }
 
   const mainFile = (sessionId: string) => transcripts.mainFile(sessionId);
@@ -200,7 +208,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       ...(prompt === undefined ? {} : { prompt }),
       signal: abort.signal,
     });
-    if (abort.signal.aborted) throw new Error('extraction cancelled by shutdown');
+    if (abort.signal.aborted) throw abort.signal.reason === CANCELLED_BY_CALLERS ? CANCELLED_BY_CALLERS : new Error('extraction cancelled by shutdown');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
     if (written.deferred) {
@@ -263,6 +271,13 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         .catch((error: unknown) => {
           const message = (error as Error).message;
           if (closed) return;
+          if (abort.signal.reason === CANCELLED_BY_CALLERS) {
+            jobs.fail(job.id, CANCELLED_BY_CALLERS.message, { retry: false });
+            log.info('session-memory extraction cancelled by its callers', { sessionId: job.sessionId, error });
+            // Whoever asked since the cancel gets a run of its own.
+            if (waiters.has(job.sessionId)) jobs.enqueue(job.sessionId, REQUESTED_REASON, { dueNow: true });
+            return;
+          }
           const retry = job.attempts < MAX_ATTEMPTS && !isGone(error);
           jobs.fail(job.id, message, { retry, notBefore: clock() + retryDelayMs(job.attempts) });
           log.warn('session-memory extraction failed', { sessionId: job.sessionId, attempts: job.attempts, retry, error });
@@ -272,7 +287,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
           running.delete(job.id);
           pump();
         });
-      running.set(job.id, { sessionId: job.sessionId, abort, done });
+      running.set(job.id, { sessionId: job.sessionId, reason: job.reason, abort, done });
     }
     schedule();
   }
@@ -343,13 +358,9 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     },
     onSessionBackfilled: (sessionId) => backfill.noteChanged(sessionId),
     onBackfillDone: () => backfill.start(),
-    async extract(sessionId) {
+    async extract(sessionId, signal) {
       mainFile(sessionId); // NotFound for an unknown session, before anything is queued
-      const finished = new Promise<void>((resolve, reject) => {
-        const list = waiters.get(sessionId) ?? [];
-        list.push((error) => (error === null ? resolve() : reject(error)));
-        waiters.set(sessionId, list);
-      });
+      const finished = waiters.wait(sessionId, signal, () => stopRequested(sessionId));
       jobs.enqueue(sessionId, REQUESTED_REASON, { dueNow: true });
       pump();
       await finished;
@@ -413,7 +424,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       if (timer !== null) clearTimeout(timer);
       for (const job of running.values()) job.abort.abort();
       await Promise.allSettled([...running.values()].map((job) => job.done));
-      for (const sessionId of [...waiters.keys()]) settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
+      for (const sessionId of waiters.sessions()) settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
       await locks.close();
       await deps.extractor.close();
     },

@@ -1,20 +1,25 @@
 /**
- * Files memd reads and writes in a user's working tree (`docs/handoff-context.md`, `.gitignore`):
- * the tree may be a repository someone else wrote, so nothing in it is trusted. No symlink is
- * followed below the root (each component is lstat'ed; the file is opened O_NOFOLLOW and
- * fstat'ed), only regular files are read or replaced, and nothing blocks on a FIFO (O_NONBLOCK).
- * The root itself is the session's cwd, resolved by the caller (checkCwd).
+ * Files memd reads and writes in a user's working tree, by the rule in shared/work-tree.ts (which
+ * the hooks' synchronous twin, client/memctl/work-tree.ts, follows too): no symlink followed below
+ * the root, only regular files up to a cap, nothing blocking on a FIFO (O_NONBLOCK). The root
+ * itself is the session's cwd, resolved by the caller (checkCwd).
  */
 import { constants } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  directoryRefusal,
+  fileRefusal,
+  isMissingPath,
+  NEW_WORK_TREE_DIR_MODE as NEW_DIR_MODE,
+  symlinkRefusal,
+  WorkTreeRefusal,
+  workTreeParts as partsOf,
+  type WorkTreeRead,
+} from '../../shared/work-tree.js';
 import { writeFileAtomic } from './atomic.js';
-import { isMissingPath } from './read.js';
 
-/** A handoff or .gitignore bigger than this is not one memd wrote or should load whole. */
-export const MAX_WORK_TREE_FILE_BYTES = 4 * 1024 * 1024;
-/** Directories memd creates in the tree (docs/): as the user's own `mkdir` makes them, 0777 less their umask. */
-const NEW_DIR_MODE = 0o777;
+export { MAX_WORK_TREE_FILE_BYTES, WorkTreeRefusal, type WorkTreeRead } from '../../shared/work-tree.js';
 /** Until bootstrap says otherwise: the usual login umask. */
 const DEFAULT_USER_UMASK = 0o022;
 let userUmask = DEFAULT_USER_UMASK;
@@ -42,24 +47,6 @@ async function giveUserMode(path: string): Promise<void> {
   }
 }
 
-export type WorkTreeRead = { kind: 'file'; text: string; mode: number } | { kind: 'absent' } | { kind: 'refused'; reason: string };
-
-export class WorkTreeRefusal extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-    this.name = 'WorkTreeRefusal';
-  }
-}
-
-function partsOf(relativePath: string): string[] {
-  const parts = relativePath.split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..')) throw new Error(`not a plain relative path: ${relativePath}`);
-  return parts;
-}
-
 /**
  * Checks the directories between the root and the file: each must be a real directory, not a
  * symlink. With `create`, missing ones are made. Returns the reason to refuse, or null.
@@ -78,8 +65,8 @@ async function checkDirs(root: string, dirs: readonly string[], create: boolean)
       if (made) await giveUserMode(at);
       found = await lstat(at);
     }
-    if (found.isSymbolicLink()) return `${at} is a symlink; memd does not follow symlinks in a working tree`;
-    if (!found.isDirectory()) return `${at} is not a directory`;
+    const refusal = directoryRefusal(at, found);
+    if (refusal !== null) return refusal;
   }
   return null;
 }
@@ -96,13 +83,13 @@ export async function readInWorkTree(root: string, relativePath: string): Promis
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if (isMissingPath(error)) return { kind: 'absent' };
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'refused', reason: `${path} is a symlink; memd does not follow symlinks in a working tree` };
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'refused', reason: symlinkRefusal(path) };
     throw error;
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) return { kind: 'refused', reason: `${path} is not a regular file` };
-    if (stat.size > MAX_WORK_TREE_FILE_BYTES) return { kind: 'refused', reason: `${path} is ${stat.size} bytes, over ${MAX_WORK_TREE_FILE_BYTES}` };
+    const refusal = fileRefusal(path, stat);
+    if (refusal !== null) return { kind: 'refused', reason: refusal };
     const buffer = Buffer.alloc(stat.size);
     const { bytesRead } = await handle.read(buffer, 0, stat.size, 0);
     return { kind: 'file', text: buffer.subarray(0, bytesRead).toString('utf8'), mode: stat.mode & 0o777 };

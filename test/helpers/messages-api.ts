@@ -4,8 +4,8 @@
  * to the real API.
  *
  * Each `POST /v1/messages` that passes the auth and request checks consumes one scripted step
- * (text, tool_use, an HTTP error status, a dropped socket, a malformed body, or a delayed one of
- * those); with the script empty it answers a default text reply. Every request is recorded,
+ * (text, tool_use, an HTTP error status, a dropped socket, a malformed body, a delayed one of
+ * those, or no answer until the client gives up); with the script empty it answers a default text reply. Every request is recorded,
  * together with the problems `validateMessagesRequest` found in its body. In strict mode (the
  * default) a request with problems is answered 400 `invalid_request_error` naming them, and
  * consumes no step, as a real API would not have run the model on it.
@@ -68,6 +68,11 @@ export interface DropStep {
   kind: 'drop';
 }
 
+/** No answer at all: the request stays open until the client aborts it (or the server closes). */
+export interface HangStep {
+  kind: 'hang';
+}
+
 export interface MalformedStep {
   kind: 'malformed';
   /** Defaults to a truncated Message JSON. */
@@ -76,7 +81,7 @@ export interface MalformedStep {
   contentType?: string;
 }
 
-export type Step = TextStep | ToolUseStep | SlowStep | StatusStep | DropStep | MalformedStep;
+export type Step = TextStep | ToolUseStep | SlowStep | StatusStep | DropStep | MalformedStep | HangStep;
 
 export interface RecordedRequest {
   method: string;
@@ -94,6 +99,8 @@ export interface RecordedRequest {
   step: Step | null;
   /** The status answered; null while pending or when the socket was dropped. */
   status: number | null;
+  /** The client closed the connection before an answer (an SDK call aborted by its signal). */
+  aborted: boolean;
 }
 
 export interface MessagesApi {
@@ -137,6 +144,9 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   const queue: Step[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  /** Responses whose socket the server itself destroyed (a drop step): not the client's abort. */
+  const dropped = new WeakSet<ServerResponse>();
+  let closingServer = false;
   let counter = 0;
 
   const server = createServer((req, res) => {
@@ -222,7 +232,10 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
         return;
       }
       case 'drop':
+        dropped.add(res);
         req.socket.destroy();
+        return;
+      case 'hang':
         return;
       case 'malformed':
         send(res, record, 200, step.body ?? MALFORMED_BODY, { 'content-type': step.contentType ?? 'application/json' });
@@ -252,8 +265,12 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
       problems: [],
       step: null,
       status: null,
+      aborted: false,
     };
     requests.push(record);
+    res.once('close', () => {
+      if (!res.writableFinished && !dropped.has(res) && !closingServer) record.aborted = true;
+    });
 
     if (url.pathname !== '/v1/messages') {
       sendError(res, record, 404, `${record.method} ${url.pathname}: not found (this scripted server only has POST /v1/messages)`);
@@ -299,6 +316,7 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
+        closingServer = true;
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolve());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutput } from '../../client/memctl/output.js';
 import { isProcessAlive } from '../../daemon/lifecycle/instance-lock.js';
-import { COMMAND_USAGE } from '../../client/memctl/usage.js';
+import { COMMAND_USAGE } from '../../client/memctl/help.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../client/index.js';
-import { renderStatus } from '../../client/memctl/commands/status.js';
+import { renderStatus } from '../../client/memctl/views/status.js';
 import type { Output } from '../../client/memctl/output.js';
 import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
 

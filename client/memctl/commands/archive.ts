@@ -4,21 +4,13 @@
  * `claude --resume SESSION` works again; `forget SESSION [--delete-transcripts]` removes a session
  * from everywhere memd keeps it.
  */
-import type { ArchiveListResult, ArchiveStatus, ArchiveVerifyResult } from '../../../shared/protocol/archive.js';
+import type { ArchiveListResult, ArchiveVerifyResult } from '../../../shared/protocol/archive.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { formatBytes, type Output } from '../output.js';
+import { renderArchiveStatus } from '../views/archive-status.js';
 
 /** memctl's one byte formatter (B, KiB, MiB), so that `memctl status` has one set of units. */
 const size = formatBytes;
-
-/** One line on the archive as a whole. */
-export function renderArchiveStatus(status: ArchiveStatus, out: Output): string {
-  if (!status.enabled) return 'archive   off (archiveEnabled in config.json, or MEMD_ARCHIVE=on)';
-  const ratio = status.sourceBytes === 0 ? '' : ` (${Math.round((status.archiveBytes / status.sourceBytes) * 100)} % of ${size(status.sourceBytes)})`;
-  const pending = status.pendingBytes > 0 ? `, ${size(status.pendingBytes)} to archive` : '';
-  const state = status.state === 'stopped' ? out.red(`stopped: ${status.reason ?? 'unknown reason'}`) : status.state;
-  return `archive   ${state}, ${status.sessions} sessions, ${status.files} files, ${size(status.archiveBytes)}${ratio}${pending}`;
-}
 
 function renderList(result: ArchiveListResult, out: Output): string[] {
   const lines = [renderArchiveStatus(result.status, out)];

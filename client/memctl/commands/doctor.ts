@@ -8,7 +8,7 @@ import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings
 import { isMemdStatusLine, memdStatusLineCommand } from '../../../shared/hooks/statusline.js';
 import { daemonMainPath, memctlCommandPath } from '../../install-paths.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
-import { databaseIncidentText } from '../database-view.js';
+import { databaseIncidentText } from '../views/database.js';
 import { UNIT_NAMES } from '../units.js';
 import { startAdvice, starterOf } from '../daemon-starter.js';
 import { checkMcpRegistration } from '../mcp-registration.js';

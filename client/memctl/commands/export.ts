@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat, type ExportPage } from '../../../shared/protocol/export.js';
 import type { Client } from '../../index.js';
-import { createAtomicFile, type AtomicFile } from '../atomic-writer.js';
+import { createAtomicFile, type AtomicFile } from '../atomic-file.js';
 import { EXIT_ERROR, UsageError, type Command } from '../context.js';
 import { formatBytes } from '../output.js';
 

@@ -15,7 +15,7 @@ import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/
 import { UsageError, type Command, type CommandContext } from '../context.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
 import { pinnedFromTranscript, PRIVATE_FILE_MODE, writeHandoffFile } from '../handoff-file.js';
-import { readInWorkTree, writeInWorkTree } from '../work-tree.js';
+import { readTextInWorkTree, writeInWorkTree } from '../work-tree.js';
 import { startUnlessRunning, type StartOutcome } from '../daemon-start.js';
 import { HOOK_STDIN_DEADLINE_MS, sessionStartSources } from '../quick/session-start.js';
 import { object, readJsonObject, text } from '../quick/stdin.js';
@@ -267,7 +267,7 @@ async function askSessionStart(input: HookInput, cwd: string, sessionId: string,
 function printHandoffFile(input: HookInput, cwd: string, source: string, ctx: CommandContext): void {
   let handoff: string;
   try {
-    handoff = readInWorkTree(cwd, HANDOFF_RELATIVE_PATH) ?? '';
+    handoff = readTextInWorkTree(cwd, HANDOFF_RELATIVE_PATH) ?? '';
     // Only the handoff memd (or this hook) wrote for this session, unchanged since (issue 27).
     const trust = handoff.trim() === '' ? null : judgeHandoffFile(ctx.env, cwd, handoff, input.sessionId);
     if (trust?.trusted === false) {

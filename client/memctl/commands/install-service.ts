@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClientError } from '../../errors.js';
 import { UsageError, type Command, type CommandContext } from '../context.js';
-import { writeFileAtomic } from '../fs-atomic.js';
+import { writeFileAtomic } from '../atomic-file.js';
 import { stopWaitMs, waitForExit } from './lifecycle.js';
 import { renderUnits, UNIT_NAMES } from '../units.js';
 

@@ -12,7 +12,7 @@ import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
 import { stripAnsi } from '../../../shared/text/ansi.js';
 import { excerptAround, queryTerms } from '../../../shared/text/excerpt.js';
-import { formatAge } from '../sessions-view.js';
+import { formatAge } from '../views/sessions.js';
 import { searchFilled } from '../../search-pages.js';
 
 const MAX_LIMIT = 100;

@@ -1,6 +1,6 @@
 /** `memctl sessions [--all] [--limit N] [--cursor C] [--json]`: one page of sessions, most recent first. */
 import { UsageError, type Command } from '../context.js';
-import { renderSessionTable } from '../sessions-view.js';
+import { renderSessionTable } from '../views/sessions.js';
 
 /** What one screen shows; `--limit` asks for more (the daemon allows up to 10,000 a page). */
 const DEFAULT_ROWS = 50;

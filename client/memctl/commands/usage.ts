@@ -4,7 +4,8 @@
  * (quick/usage.ts) answers while the daemon runs; this one starts it first, and explains errors.
  */
 import { UsageError, type Command } from '../context.js';
-import { asUsageReport, parseUsageArgs, renderUsage, reportParams } from '../usage-report.js';
+import { asUsageReport, parseUsageArgs, reportParams } from '../usage-args.js';
+import { renderUsage } from '../views/usage-report.js';
 
 export const usage: Command = async (ctx) => {
   const args = parseUsageArgs(ctx.args, ctx.env);

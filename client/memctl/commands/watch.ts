@@ -5,7 +5,7 @@
 import { EVENT_TOPICS } from '../../../shared/protocol/events.js';
 import type { SessionSummary } from '../../../shared/protocol/results.js';
 import type { Command, CommandContext } from '../context.js';
-import { renderSessionTable } from '../sessions-view.js';
+import { renderSessionTable } from '../views/sessions.js';
 
 /** Redraws at most this often, however fast events come. */
 const REDRAW_INTERVAL_MS = 100;

@@ -5,7 +5,8 @@
  * arguments that are wrong) goes to the full command, which starts the daemon and says why.
  */
 import { createOutput } from '../output.js';
-import { asUsageReport, parseUsageArgs, renderUsage, reportParams } from '../usage-report.js';
+import { asUsageReport, parseUsageArgs, reportParams } from '../usage-args.js';
+import { renderUsage } from '../views/usage-report.js';
 import { quickCall, socketPathOf } from './call.js';
 
 /** A report reads a few thousand rows; a daemon slower than this (a long backfill commit) gets the full client's patience instead. */

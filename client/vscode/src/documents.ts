@@ -4,7 +4,7 @@
  * path under the extension's `memd:` scheme, so that opening it again shows the new content in
  * the same tab. Pure.
  */
-import { renderCompaction } from '../../memctl/commands/compact.js';
+import { renderCompaction } from '../../memctl/views/compaction.js';
 import type { Output } from '../../memctl/output.js';
 import { compactAge, compactsWhenRefused, compactTokens } from '../../../shared/statusline/format.js';
 import type { HandoffResult } from '../../../shared/protocol/handoff.js';

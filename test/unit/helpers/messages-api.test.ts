@@ -192,6 +192,19 @@ describe('the SDK against scripted failures', () => {
     expect(api.requests[0]?.status).toBeNull();
   });
 
+  it('records a request the SDK aborts (its signal) as aborted, one the server drops as not', async () => {
+    api.script({ kind: 'hang' }, { kind: 'drop' });
+    const abort = new AbortController();
+    const hanging = rejection(client().messages.create(HELLO, { signal: abort.signal }));
+    await vi.waitFor(() => expect(api.requests).toHaveLength(1));
+    abort.abort();
+    await hanging;
+    await vi.waitFor(() => expect(api.requests[0]?.aborted).toBe(true));
+    expect(api.requests[0]?.status).toBeNull();
+    await rejection(client().messages.create(HELLO));
+    expect(api.requests[1]).toMatchObject({ status: null, aborted: false });
+  });
+
   it('retries a dropped connection (default backoff, no retry-after) and succeeds', async () => {
     api.script({ kind: 'drop' }, { kind: 'text', text: 'second try' });
     expect((await client({ maxRetries: 1 }).messages.create(HELLO)).content).toEqual([{ type: 'text', text: 'second try' }]);

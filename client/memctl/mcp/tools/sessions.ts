@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionList, SessionSummary } from '../../../../shared/protocol/results.js';
 import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
-import { formatAge, formatTokens, projectLabels } from '../../sessions-view.js';
+import { formatAge, formatTokens, projectLabels } from '../../views/sessions.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
 /** Sessions a model gets without asking: the recent ones, where the work it resumes usually is. */

@@ -1,6 +1,6 @@
 -- The text of the plugin's buffers, from validated answers (validate.lua): the same facts, and
--- mostly the same words, as memctl prints (client/memctl/sessions-view.ts, session-detail.ts,
--- commands/status.ts, memory.ts, compact.ts, handoff.ts), without colour. Pure: lines out.
+-- mostly the same words, as memctl prints (client/memctl/views/sessions.ts, session-detail.ts,
+-- status.ts, compaction.ts, commands/memory.ts, handoff.ts), without colour. Pure: lines out.
 local format = require('memd.format')
 
 local M = {}
@@ -11,7 +11,7 @@ local PROJECT_CHARS = 20
 local TITLE_CHARS = 28
 -- The COST column's width, as memctl's (`$123.45`).
 local COST_CHARS = 7
--- Cells of memctl's context bar (sessions-view.ts BAR_CELLS).
+-- Cells of memctl's context bar (views/sessions.ts BAR_CELLS).
 local BAR_CELLS = 8
 
 local js_number, js_round, to_fixed = format.js_number, format.js_round, format.to_fixed
@@ -62,7 +62,7 @@ local function one_line(text)
   return (tostring(text):gsub('[\r\n]+', ' '))
 end
 
--- memctl's `131K`: sessions-view.ts formatTokens.
+-- memctl's `131K`: views/sessions.ts formatTokens.
 function M.tokens(tokens)
   return format.compact_tokens(tokens)
 end
@@ -218,7 +218,7 @@ local function memory_line(memory, now)
 end
 
 -- Claude Code's warning and error buffers (20,000 tokens each) make one figure: said once, with
--- why, as memctl's session-detail.ts warningText.
+-- why, as memctl's views/session-detail.ts warningText.
 local THRESHOLD_BUFFER_TOKENS = '20,000'
 local function warning_text(threshold)
   if threshold.warningAt ~= threshold.errorAt then

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionResult, MemorySummaryResult } from '../../../../client/index.js';
 import type { HandoffResult } from '../../../../shared/protocol/handoff.js';
-import { renderCompaction } from '../../../../client/memctl/commands/compact.js';
+import { renderCompaction } from '../../../../client/memctl/views/compaction.js';
 import { compactionDocument, handoffMessage, sessionDocument, summaryDocument } from '../../../../client/vscode/src/documents.js';
 import { reactiveThreshold, sampleSession } from './sample.js';
 

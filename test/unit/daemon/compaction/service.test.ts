@@ -168,3 +168,55 @@ describe('a summary implausibly short for its conversation', () => {
     expect(service.status().failing).toMatchObject([{ sessionId, failures: 1 }]);
   });
 });
+
+describe('a cancelled auto-compaction', () => {
+  /** A summarizer that answers only when told, and says whether its signal aborted. */
+  function heldSummary() {
+    const seen: AbortSignal[] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const summary: CompactionLayers['summary'] = async (conversation, _instructions, signal) => {
+      seen.push(signal);
+      await Promise.race([released, new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]);
+      return { messages: conversation.messages.slice(0, 1), summary: 'ok' };
+    };
+    return { summary, seen, release: () => release() };
+  }
+  const started = async (seen: AbortSignal[]) => {
+    for (let i = 0; i < 50 && seen.length === 0; i++) await settle();
+    expect(seen).toHaveLength(1);
+  };
+
+  it('stops the summary once every caller cancelled, and counts no failure', async () => {
+    const held = heldSummary();
+    const { service, sessionId } = await setup(held.summary);
+    const first = new AbortController();
+    const second = new AbortController();
+    const one = service.auto(sessionId, { force: true }, first.signal).catch((error: unknown) => error);
+    const two = service.auto(sessionId, { force: true }, second.signal).catch((error: unknown) => error);
+    await started(held.seen);
+    first.abort();
+    expect(await one).toBeInstanceOf(Error);
+    // The other caller still waits: the run goes on.
+    expect(held.seen[0]?.aborted).toBe(false);
+    second.abort();
+    expect(await two).toBeInstanceOf(Error);
+    expect(held.seen[0]?.aborted).toBe(true);
+    for (let i = 0; i < 10; i++) await settle();
+    expect(service.status().failing).toEqual([]);
+  });
+
+  it('goes on while a caller without a signal (the threshold trigger) waits for it', async () => {
+    const held = heldSummary();
+    const { service, sessionId } = await setup(held.summary);
+    const cancel = new AbortController();
+    const trigger = service.auto(sessionId, { force: true });
+    const cancelled = service.auto(sessionId, { force: true }, cancel.signal).catch((error: unknown) => error);
+    await started(held.seen);
+    cancel.abort();
+    expect(await cancelled).toBeInstanceOf(Error);
+    expect(held.seen[0]?.aborted).toBe(false);
+    held.release();
+    await expect(trigger).resolves.toMatchObject({ method: 'summary', summary: 'ok' });
+  });
+});

@@ -1,11 +1,11 @@
 /** memctl's context bar and session detail (memctl sessions, status, watch) in both of Claude Code 2.1.197's modes. */
 import { describe, expect, it } from 'vitest';
-import { createOutput } from '../../../../client/memctl/output.js';
-import { renderSessionDetail } from '../../../../client/memctl/session-detail.js';
-import { renderSessionList } from '../../../../client/memctl/mcp/tools/sessions.js';
-import { contextBar } from '../../../../client/memctl/sessions-view.js';
-import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
-import { sampleSession } from '../vscode/sample.js';
+import { createOutput } from '../../../../../client/memctl/output.js';
+import { renderSessionDetail } from '../../../../../client/memctl/views/session-detail.js';
+import { renderSessionList } from '../../../../../client/memctl/mcp/tools/sessions.js';
+import { contextBar } from '../../../../../client/memctl/views/sessions.js';
+import { computeThresholds } from '../../../../../shared/transcript/thresholds.js';
+import { sampleSession } from '../../vscode/sample.js';
 
 const plain = createOutput({ NO_COLOR: '1' });
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');

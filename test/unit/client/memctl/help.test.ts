@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_USAGE, MAIN_USAGE } from '../../../../client/memctl/usage.js';
+import { COMMAND_USAGE, MAIN_USAGE } from '../../../../client/memctl/help.js';
 
 describe('memctl --help', () => {
   it('describes watch as what it draws on a terminal: the live sessions table', () => {

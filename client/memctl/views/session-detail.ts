@@ -1,10 +1,10 @@
 /** `memctl status SESSION`: one session in full. */
-import type { HandoffStatusResult } from '../../shared/protocol/handoff.js';
-import type { SessionSummary, ThresholdResult, UsageTotals } from '../../shared/protocol/results.js';
-import { compactsWhenRefused } from '../../shared/statusline/format.js';
-import { ERROR_THRESHOLD_BUFFER_TOKENS, WARNING_THRESHOLD_BUFFER_TOKENS } from '../../shared/transcript/thresholds.js';
-import type { Output } from './output.js';
-import { contextBar, formatAge, formatTokens, titleOf } from './sessions-view.js';
+import type { HandoffStatusResult } from '../../../shared/protocol/handoff.js';
+import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/results.js';
+import { compactsWhenRefused } from '../../../shared/statusline/format.js';
+import { ERROR_THRESHOLD_BUFFER_TOKENS, WARNING_THRESHOLD_BUFFER_TOKENS } from '../../../shared/transcript/thresholds.js';
+import type { Output } from '../output.js';
+import { contextBar, formatAge, formatTokens, titleOf } from './sessions.js';
 
 function usageLine(label: string, usage: UsageTotals): string {
   const cost = usage.costUsd === null ? 'cost unknown (unpriced model)' : `$${usage.costUsd.toFixed(4)}`;

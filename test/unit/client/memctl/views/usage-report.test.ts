@@ -1,7 +1,11 @@
-/** memctl usage's arguments and its picture of a report (client/memctl/usage-report.ts). */
+/**
+ * memctl usage's picture of a report (client/memctl/views/usage-report.ts), and its arguments and
+ * the check of an answer (client/memctl/usage-args.ts), which share this file's report.
+ */
 import { describe, expect, it } from 'vitest';
-import type { UsageReportResult } from '../../../../shared/protocol/usage.js';
-import { asUsageReport, parseUsageArgs, renderUsage, reportParams, shortModel, sparkline } from '../../../../client/memctl/usage-report.js';
+import type { UsageReportResult } from '../../../../../shared/protocol/usage.js';
+import { asUsageReport, parseUsageArgs, reportParams } from '../../../../../client/memctl/usage-args.js';
+import { renderUsage, shortModel, sparkline } from '../../../../../client/memctl/views/usage-report.js';
 
 const plain = { bold: (text: string) => text, dim: (text: string) => text };
 const figures = (costUsd: number, output: number) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { renderHistory } from '../../../../client/memctl/commands/history.js';
-import type { Output } from '../../../../client/memctl/output.js';
-import type { HistoryEntry, HistoryPaste } from '../../../../shared/protocol/history.js';
+import { renderHistory } from '../../../../../client/memctl/views/history.js';
+import type { Output } from '../../../../../client/memctl/output.js';
+import type { HistoryEntry, HistoryPaste } from '../../../../../shared/protocol/history.js';
 
 const plain: Output = {
   out: () => {},

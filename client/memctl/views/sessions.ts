@@ -1,8 +1,8 @@
 /** The sessions table of `memctl status`, `memctl sessions` and `memctl watch`. */
-import type { SessionSummary, ThresholdResult } from '../../shared/protocol/results.js';
-import { projectPathOf } from '../../shared/paths.js';
-import { percentText } from '../../shared/statusline/format.js';
-import type { Output } from './output.js';
+import type { SessionSummary, ThresholdResult } from '../../../shared/protocol/results.js';
+import { projectPathOf } from '../../../shared/paths.js';
+import { percentText } from '../../../shared/statusline/format.js';
+import type { Output } from '../output.js';
 
 /** Cells between the bar's ends: enough to see 12.5% steps, short enough for an 80-column row. */
 const BAR_CELLS = 8;
