@@ -13,7 +13,7 @@ import { firstSessionId } from '../store/entry-row.js';
 import type { FileRow } from '../store/rows.js';
 import type { ParsedChunk } from './chunk-parser.js';
 import { headFor, isSameFile } from './file-identity.js';
-import type { TranscriptFile } from './layout.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { SLOTS_PER_LANE, type LineParser } from './parser.js';
 import { ParseFault } from './retries.js';
 import type { CommitEvent, PassResult, TailerCounters } from './tailer.js';

@@ -9,13 +9,13 @@ import type Database from 'better-sqlite3';
 import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { classifyTranscript } from './layout.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, unreadFault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
 import { createGroupChoice } from './group-choice.js';
-import type { TranscriptFile } from './layout.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import type { CommitObserver } from './writer.js';
 import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
 

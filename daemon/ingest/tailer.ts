@@ -12,7 +12,7 @@ import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../log/logger.js';
 import { firstSessionId, type EntryParam } from '../store/entry-row.js';
 import type { ParsedChunk, SearchParam } from './chunk-parser.js';
-import type { TranscriptFile } from './layout.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import type { FileRow } from '../store/rows.js';
 import { ParseFault } from './retries.js';

@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import type { WatcherStatus } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
-import { classifyTranscript } from './layout.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import { scanTranscripts, statOrNull } from './scan.js';
 import { allFiles, filesAt } from './index-rows.js';
 import { watchTree, type TreeWatch } from './tree-watch.js';

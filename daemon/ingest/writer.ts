@@ -17,7 +17,7 @@ import {
   entriesFromParams,
   type EntryParam,
 } from '../store/entry-row.js';
-import type { TranscriptFile } from './layout.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import type { FileRow } from '../store/rows.js';
 import type { SearchParam } from './chunk-parser.js';
 import { createSearchWriter } from './search-writer.js';

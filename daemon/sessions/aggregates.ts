@@ -22,7 +22,7 @@ import { responseKey } from '../../shared/transcript/accounting.js';
 import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { isCompactionAgent } from '../ingest/layout.js';
+import { isCompactionAgent } from '../../shared/transcript/layout.js';
 import type { CommitObserver } from '../ingest/writer.js';
 import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
 import { type IngestedFile, prepared } from '../store/rows.js';

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
+import { classifyTranscript } from '../../../../shared/transcript/layout.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { fileFromRow, type FileRow } from '../../../../daemon/store/rows.js';
 import { listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
