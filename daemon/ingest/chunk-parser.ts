@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { OwnCallBook } from '../../shared/search/own-traffic.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
+import type { SearchParam } from '../store/search-row.js';
 import { parseLine } from './long-lines.js';
 import { lineSearchTexts } from './search-line.js';
 import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
@@ -27,8 +28,6 @@ export interface ParsedChunk {
   /** Searchable texts of the lines (shared/search/text.ts), as (offset, kind, text) triples. */
   search: SearchParam[];
 }
-
-export type SearchParam = string | number;
 
 export interface ParsePass {
   path: string;

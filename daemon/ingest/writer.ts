@@ -19,8 +19,8 @@ import {
 } from '../store/entry-row.js';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import type { FileRow } from '../store/rows.js';
-import type { SearchParam } from './chunk-parser.js';
-import { createSearchWriter } from './search-writer.js';
+import type { SearchParam } from '../store/search-row.js';
+import { createSearchWriter } from '../store/search-writer.js';
 
 /** A line skipped (BadLineReason), or kept without a bad value (BadValueReason). */
 export interface BadLine {

@@ -8,8 +8,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { ChunkParser, type SearchParam } from '../ingest/chunk-parser.js';
-import { createSearchWriter } from '../ingest/search-writer.js';
+import { ChunkParser } from '../ingest/chunk-parser.js';
+import { createSearchWriter } from '../store/search-writer.js';
+import type { SearchParam } from '../store/search-row.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../ingest/tailer.js';
 import type { Logger } from '../log/logger.js';
 
