@@ -16,8 +16,8 @@ import { createRetries, unreadFault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
 import { createGroupChoice } from './group-choice.js';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import type { CommitObserver } from './writer.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type Tailer } from './tailer.js';
+import type { CommitEvent, CommitObserver, FoundFile, PassResult, TailerCounters } from './types.js';
 
 /**
  * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,
@@ -52,14 +52,6 @@ export interface IngestorDeps {
   lanes?: number;
   /** A parser made by createIngestParser beforehand (its worker boots meanwhile); the ingestor owns it. */
   parser?: LineParser;
-}
-
-export interface FoundFile {
-  path: string;
-  size: number;
-  ino: string;
-  /** When it last changed: the backfill reads the newest first. */
-  mtimeMs?: number;
 }
 
 export interface Ingestor {

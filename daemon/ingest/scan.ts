@@ -3,7 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdirSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FoundFile } from './ingestor.js';
+import type { FoundFile } from './types.js';
 import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from '../../shared/transcript/layout.js';
 import { systemTreeReason } from './watch-health.js';
 
