@@ -23,7 +23,7 @@ import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } fr
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../../shared/transcript/layout.js';
-import type { CommitObserver } from '../ingest/types.js';
+import type { CommitObserver } from '../ingest/index.js';
 import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
 import { type IngestedFile, prepared } from '../store/rows.js';
 import type { IndexRow } from './list.js';
