@@ -15,7 +15,17 @@ describe('the backfill progress', () => {
     progress.addDone();
     progress.committed('/p/a.jsonl', 200);
     progress.committed('/p/live.jsonl', 5_000);
-    expect(progress.snapshot(2, true)).toEqual({ state: 'backfilling', watching: true, filesDone: 1, filesTotal: 3, bytesDone: 200, bytesTotal: 400, filesPending: 2, backfillStartedAt: new Date(1_000).toISOString(), backfillMs: null });
+    expect(progress.snapshot(2, true)).toEqual({
+      state: 'backfilling',
+      watching: true,
+      filesDone: 1,
+      filesTotal: 3,
+      bytesDone: 200,
+      bytesTotal: 400,
+      filesPending: 2,
+      backfillStartedAt: new Date(1_000).toISOString(),
+      backfillMs: null,
+    });
     now = 3_000;
     progress.finish('/p/a.jsonl');
     progress.finish('/p/b.jsonl');
