@@ -10,7 +10,7 @@ const dist = (path) => import(join(ROOT, 'dist', path));
 const { openStore } = await dist('daemon/store/db.js');
 const { createTailer } = await dist('daemon/ingest/tailer.js');
 const { scanTranscripts } = await dist('daemon/ingest/scan.js');
-const { classifyTranscript } = await dist('daemon/ingest/layout.js');
+const { classifyTranscript } = await dist('shared/transcript/layout.js');
 const { createEntryCache } = await dist('daemon/transcripts/entry-cache.js');
 const { loadConversation } = await dist('daemon/transcripts/conversation.js');
 const { createTranscripts } = await dist('daemon/transcripts/transcripts.js');

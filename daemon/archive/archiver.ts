@@ -13,7 +13,7 @@
 import { constants } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import type { ArchiveState, ArchiveStatus } from '../../shared/protocol/archive.js';
-import { isSameFile } from '../ingest/file-identity.js';
+import { isSameFile } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import type { FileRow } from '../store/rows.js';
 import { ArchiveCapReached, ArchiveDamagedError, appendMember, compress, cutTornTail, isDiskFull } from './append.js';

@@ -14,7 +14,7 @@ import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ArchiveForgetResult } from '../../shared/protocol/archive.js';
 import { sessionMemoryDir, undoRoot } from '../../shared/paths.js';
-import { createSearchWriter } from '../ingest/search-writer.js';
+import { createSearchWriter } from '../store/search-writer.js';
 import { readUndoPoint, removeUndoPoint } from '../memory/rewind/undo-store.js';
 import { sessionArchiveDir } from './layout.js';
 

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import type { ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult, ArchivedSession } from '../../shared/protocol/archive.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
-import type { IndexFollower } from '../ingest/followers.js';
+import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { timeBound } from '../../shared/text/time-span.js';
 import { createArchiver } from './archiver.js';

@@ -13,7 +13,7 @@ import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import { mainTranscript } from '../transcripts/conversation.js';
-import { classifyTranscript } from '../ingest/layout.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import type { IngestedFile } from '../store/rows.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';

@@ -9,26 +9,11 @@ import { isUtf8 } from 'node:buffer';
 import { OwnCallBook } from '../../shared/search/own-traffic.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
+import type { SearchParam } from '../store/search-row.js';
 import { parseLine } from './long-lines.js';
 import { lineSearchTexts } from './search-line.js';
 import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
-import type { BadLine } from './writer.js';
-
-/** What one chunk's complete lines came to. */
-export interface ParsedChunk {
-  /** INSERT parameters in ENTRY_COLUMNS order, `count` rows of them. */
-  rows: EntryParam[];
-  count: number;
-  bad: BadLine[];
-  /** File offset just past the last complete line seen so far in this pass. */
-  completeOffset: number;
-  /** The newest entry timestamp among the rows (canonical ISO strings compare as strings: timestamp.ts). */
-  newest: string | null;
-  /** Searchable texts of the lines (shared/search/text.ts), as (offset, kind, text) triples. */
-  search: SearchParam[];
-}
-
-export type SearchParam = string | number;
+import type { BadLine, ParsedChunk } from './types.js';
 
 export interface ParsePass {
   path: string;

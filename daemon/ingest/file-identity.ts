@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import type { FileRow } from '../store/rows.js';
-import type { FileIdentity } from './writer.js';
+import type { FileIdentity } from './types.js';
 
 /** How much of a file's start identifies it (a replaced file almost always differs there). */
 export const HEAD_BYTES = 4096;

@@ -11,13 +11,12 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { isInside } from '../fs/inside.js';
 import { firstSessionId } from '../store/entry-row.js';
 import type { FileRow } from '../store/rows.js';
-import type { ParsedChunk } from './chunk-parser.js';
 import { headFor, isSameFile } from './file-identity.js';
-import type { TranscriptFile } from './layout.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { SLOTS_PER_LANE, type LineParser } from './parser.js';
 import { ParseFault } from './retries.js';
-import type { CommitEvent, PassResult, TailerCounters } from './tailer.js';
-import type { Commit, FileIdentity, IngestWriter } from './writer.js';
+import type { CommitEvent, FileIdentity, ParsedChunk, PassResult, TailerCounters } from './types.js';
+import type { Commit, IngestWriter } from './writer.js';
 
 /** A backfill file this small (at most) is read in a group: its per-file costs outweigh its parse. */
 export const SMALL_FILE_BYTES = 256 * 1024;

@@ -1,23 +1,25 @@
 /**
- * Decides which transcript file is read next and runs up to LANES passes at once, never two over
- * the same file, so memory stays at a few chunks plus one line per lane. Files that changed (watcher events)
+ * Decides which transcript file is read next and runs up to LANES passes at once (lanes.ts), never
+ * two over the same file, so memory stays at a few chunks plus one line per lane. Files that changed (watcher events)
  * go before the backfill of files found at start, which runs newest first; a long pass gives
  * way between chunks to waiting files and resumes later from its committed offset. Events go out
- * only after the transaction that recorded them commits.
+ * only after the transaction that recorded them commits. The backfill's progress is progress.ts's.
  */
 import type Database from 'better-sqlite3';
 import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/results.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { classifyTranscript } from './layout.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
 import { createRetries, unreadFault } from './retries.js';
 import { PassQueue } from './pass-queue.js';
 import { createGroupChoice } from './group-choice.js';
-import type { TranscriptFile } from './layout.js';
-import type { CommitObserver } from './writer.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassResult, type Tailer, type TailerCounters } from './tailer.js';
+import { createLanes } from './lanes.js';
+import { createBackfillProgress } from './progress.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type Tailer } from './tailer.js';
+import type { CommitEvent, CommitObserver, FoundFile, PassResult, TailerCounters } from './types.js';
 
 /**
  * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,
@@ -52,14 +54,6 @@ export interface IngestorDeps {
   lanes?: number;
   /** A parser made by createIngestParser beforehand (its worker boots meanwhile); the ingestor owns it. */
   parser?: LineParser;
-}
-
-export interface FoundFile {
-  path: string;
-  size: number;
-  ino: string;
-  /** When it last changed: the backfill reads the newest first. */
-  mtimeMs?: number;
 }
 
 export interface Ingestor {
@@ -99,21 +93,15 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const liveSlice = deps.liveSliceBytes ?? DEFAULT_LIVE_SLICE_BYTES;
 
   const queue = new PassQueue();
-  /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
-  const backfillLeft = new Set<string>();
   const lastReads = new Map<string, { ino: string; size: number }>();
-  const progress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
-  /** When the first backfill began, and how long until every file found then was read. */
-  let backfillStartedAt: number | null = null;
-  let backfillMs: number | null = null;
+  const progress = createBackfillProgress({ log, clock, onBackfillDone: () => deps.onBackfillDone?.() });
   let watcher: WatcherStatus = { state: 'stopped', reason: null, since: null, rearms: 0 };
   /** Paths being read, and those that changed meanwhile (read again once their pass ends). */
   const running = new Set<string>();
   const rerun = new Set<string>();
-  const lanes: (Promise<void> | null)[] = Array.from({ length: deps.lanes ?? DEFAULT_LANES }, () => null);
+  const laneCount = deps.lanes ?? DEFAULT_LANES;
   let stopped = false;
   let lastError: IngestStatus['lastError'] = null;
-  let idleWaiters: (() => void)[] = [];
 
   const totals = createIndexTotals(db, clock);
 
@@ -121,7 +109,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const failedEvents = new Map<string, number>();
   const onCommit = (event: CommitEvent) => {
     totals.stale();
-    if (backfillLeft.has(event.file.path)) progress.bytesDone += event.bytesRead;
+    progress.committed(event.file.path, event.bytesRead);
     const { path, sessionId } = event.file;
     for (const { offset, length, reason } of event.bad) {
       // A line kept without its bad timestamp is counted, not reported as failed.
@@ -133,10 +121,12 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     }
   };
   const parser = deps.parser ?? createIngestParser(deps);
-  if (parser.lanes !== lanes.length) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${lanes.length}`);
+  if (parser.lanes !== laneCount) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${laneCount}`);
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
   const groups = createGroupChoice(parser.slotBytes);
-  const tailers = lanes.map((_, lane) => createTailer({ db, log, clock, onCommit, observer: deps.observer, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }));
+  const tailers = Array.from({ length: laneCount }, (_, lane) =>
+    createTailer({ db, log, clock, onCommit, observer: deps.observer, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }),
+  );
 
   const retries = createRetries({
     log,
@@ -146,28 +136,36 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         if (running.has(path)) rerun.add(path);
         else queue.addLive(path);
       }
-      kick();
+      lanes.kick();
     },
-    onStoreDue: () => kick(),
+    onStoreDue: () => lanes.kick(),
   });
 
   const isIdle = () => running.size === 0 && queue.size === 0;
 
-  function finishBackfill(path: string): void {
-    if (backfillLeft.delete(path)) progress.filesDone += 1;
-    groups.forget(path);
-    backfillDoneIfEmpty();
-  }
+  /** While the store fails, no pass starts before its retry, and then one lane probes it alone. */
+  const mayStart = (lane: number) => {
+    const gate = retries.storeGate();
+    return gate === 'open' || (gate === 'probe' && lane === 0);
+  };
 
-  function backfillDoneIfEmpty(): void {
-    if (backfillLeft.size > 0 || backfillStartedAt === null || backfillMs !== null) return;
-    backfillMs = clock() - backfillStartedAt;
-    log.info('backfill done', { files: progress.filesTotal, bytes: progress.bytesTotal, ms: backfillMs, mbPerS: Math.round((progress.bytesTotal / 1e6 / Math.max(backfillMs, 1)) * 1000 * 10) / 10 });
-    try {
-      deps.onBackfillDone?.();
-    } catch (error) {
-      log.error('onBackfillDone failed', { error });
-    }
+  const lanes = createLanes({
+    count: laneCount,
+    queue,
+    stopped: () => stopped,
+    mayStart,
+    async run(lane, next) {
+      // While the store fails, passes one at a time: the probe is one file's.
+      const group = next.fromBacklog && retries.storeGate() === 'open' ? groups.groupWith(next.path, queue) : [next.path];
+      if (group.length > 1) await runGroup(lane, group);
+      else await runPass(lane, next.path, next.fromBacklog);
+    },
+    isIdle,
+  });
+
+  function finishBackfill(path: string): void {
+    groups.forget(path);
+    progress.finish(path);
   }
 
   function notifySessions(sessionId: string): void {
@@ -271,50 +269,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     });
   }
 
-  function currentProgress(): IngestProgress {
-    return {
-      state: backfillStartedAt === null ? 'starting' : backfillLeft.size > 0 ? 'backfilling' : 'live',
-      watching: watcher.state === 'watching',
-      ...progress,
-      bytesDone: Math.min(progress.bytesDone, progress.bytesTotal),
-      filesPending: queue.size + running.size,
-      backfillStartedAt: backfillStartedAt === null ? null : new Date(backfillStartedAt).toISOString(),
-      backfillMs,
-    };
-  }
-
-  /** While the store fails, no pass starts before its retry, and then one lane probes it alone. */
-  const mayStart = (lane: number) => {
-    const gate = retries.storeGate();
-    return gate === 'open' || (gate === 'probe' && lane === 0);
-  };
-
-  async function drain(lane: number): Promise<void> {
-    while (!stopped && mayStart(lane)) {
-      const next = queue.next();
-      if (next === null) return;
-      // While the store fails, passes one at a time: the probe is one file's.
-      const group = next.fromBacklog && retries.storeGate() === 'open' ? groups.groupWith(next.path, queue) : [next.path];
-      if (group.length > 1) await runGroup(lane, group);
-      else await runPass(lane, next.path, next.fromBacklog);
-    }
-  }
-
-  /** Starts a drain in every free lane while there is work; wakes idle() waiters once all are done. */
-  function kick(): void {
-    if (stopped) return;
-    lanes.forEach((busy, lane) => {
-      if (busy !== null || queue.size === 0 || !mayStart(lane)) return;
-      lanes[lane] = drain(lane).finally(() => {
-        lanes[lane] = null;
-        if (!stopped && queue.size > 0) kick();
-        if (!isIdle() && !stopped) return;
-        const waiters = idleWaiters;
-        idleWaiters = [];
-        for (const resolve of waiters) resolve();
-      });
-    });
-  }
+  const currentProgress = (): IngestProgress => progress.snapshot(queue.size + running.size, watcher.state === 'watching');
 
   return {
     touch(path) {
@@ -330,22 +285,20 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       }
       // A changed file waiting for its backfill turn is read now instead.
       queue.addLive(path);
-      kick();
+      lanes.kick();
     },
     backfill(files, missing) {
       if (stopped) return;
-      backfillStartedAt ??= clock();
+      progress.begin();
       const known = allFiles(db);
       const sizes = new Map<string, number>();
       const mtimes = new Map<string, number>();
-      const taken = (path: string) => sizes.has(path) || queue.isLive(path) || running.has(path) || backfillLeft.has(path);
+      const taken = (path: string) => sizes.has(path) || queue.isLive(path) || running.has(path) || progress.has(path);
       const add = (path: string, size: number, left: number, mtimeMs = Number.POSITIVE_INFINITY) => {
         if (taken(path)) return;
         sizes.set(path, size);
         mtimes.set(path, mtimeMs);
-        backfillLeft.add(path);
-        progress.filesTotal += 1;
-        progress.bytesTotal += left;
+        progress.add(path, left);
       };
       for (const path of missing) {
         if (known.get(path)?.gone === false) add(path, 0, 0);
@@ -357,8 +310,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
           // Read to its end before and not written since: done without a pass (no open, no read).
           if (taken(file.path)) continue;
           lastReads.set(file.path, { ino: file.ino, size: file.size });
-          progress.filesTotal += 1;
-          progress.filesDone += 1;
+          progress.addDone();
           continue;
         }
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
@@ -371,8 +323,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       const mtime = (path: string) => mtimes.get(path) ?? 0;
       queue.addBackfill(sizes.keys(), (a, b) => mtime(b) - mtime(a) || (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
       // Nothing to read: done at once.
-      backfillDoneIfEmpty();
-      kick();
+      progress.doneIfEmpty();
+      lanes.kick();
     },
     lastRead: (path) => lastReads.get(path),
     isPending: (path) => running.has(path) || queue.has(path),
@@ -398,17 +350,14 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         watcher,
       };
     },
-    idle() {
-      if (isIdle()) return Promise.resolve();
-      return new Promise((resolve) => idleWaiters.push(resolve));
-    },
+    idle: () => lanes.idle(),
     async stop() {
       stopped = true;
       retries.stop();
       queue.clear();
-      await Promise.all(lanes);
+      await lanes.settled();
       await parser.close();
-      for (const resolve of idleWaiters.splice(0)) resolve();
+      lanes.wake();
     },
   };
 }

@@ -4,7 +4,8 @@
  * After a failed `begin` every `parse` of that lane's pass fails too, so no chunk is parsed out of place.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ChunkParser, type ParsedChunk } from './chunk-parser.js';
+import { ChunkParser } from './chunk-parser.js';
+import type { ParsedChunk } from './types.js';
 import { applyOp, slotViews, type ParseOp, type ParseReply, type ParseWorkerData } from './parser.js';
 
 // Sent by createWorkerParser in this package, not by an outside party.

@@ -8,7 +8,8 @@
  */
 import { createWorkerClient, type WorkerReply } from '../workers/client.js';
 import { workerScript } from '../workers/script.js';
-import { CarryBook, ChunkParser, type ParsedChunk, type ParsePass } from './chunk-parser.js';
+import { CarryBook, ChunkParser, type ParsePass } from './chunk-parser.js';
+import type { ParsedChunk } from './types.js';
 
 /** Chunks in flight per lane: enough read-ahead that parsing never waits for a read. */
 export const SLOTS_PER_LANE = 4;

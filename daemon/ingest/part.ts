@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.js';
 import { createIngestor, type Ingestor } from './ingestor.js';
 import type { LineParser } from './parser.js';
 import { createWatcher, type Watcher } from './watcher.js';
-import type { CommitObserver } from './writer.js';
+import type { CommitObserver } from './types.js';
 
 export interface IngestPartDeps {
   db: Database.Database;

@@ -15,7 +15,7 @@
  */
 import type { IngestFailure, IngestFailureKind } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
-import type { PassOutcome } from './tailer.js';
+import type { PassOutcome } from './types.js';
 
 /** The first retry: a brief fault (a file being replaced, a chmod undone) costs a second. */
 export const RETRY_FIRST_MS = 1_000;

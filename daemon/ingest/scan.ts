@@ -3,8 +3,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdirSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FoundFile } from './ingestor.js';
-import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
+import type { FoundFile } from './types.js';
+import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from '../../shared/transcript/layout.js';
 import { systemTreeReason } from './watch-health.js';
 
 export async function statOrNull(path: string): Promise<Stats | null> {

@@ -10,6 +10,9 @@ import { type SearchText, searchTexts } from '../../shared/search/text.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import { LONG_LINE_BYTES, LONG_STRING_BYTES } from './long-lines.js';
 
+/** With lineSearchTexts, what the snippet reader needs of a line (a face of ingest: index.ts loads all the rest). */
+export { parseLine } from './long-lines.js';
+
 /** The fewest characters a stood-in string has: LONG_STRING_BYTES raw bytes, all of them `\uXXXX` escapes. */
 const MIN_STOOD_IN_CHARS = Math.floor(LONG_STRING_BYTES / 6);
 /** The tools whose written text the index takes (shared/search/text.ts), and its fields. */

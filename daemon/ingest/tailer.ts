@@ -11,12 +11,12 @@ import { constants, readSync } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../log/logger.js';
 import { firstSessionId, type EntryParam } from '../store/entry-row.js';
-import type { ParsedChunk, SearchParam } from './chunk-parser.js';
-import type { TranscriptFile } from './layout.js';
+import type { SearchParam } from '../store/search-row.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { createInlineParser, type LineParser } from './parser.js';
-import type { FileRow } from '../store/rows.js';
 import { ParseFault } from './retries.js';
-import { createIngestWriter, type BadLine, type CommitObserver, type FileIdentity } from './writer.js';
+import { createIngestWriter } from './writer.js';
+import type { BadLine, CommitEvent, CommitObserver, FileIdentity, ParsedChunk, PassOutcome, PassResult, TailerCounters } from './types.js';
 import { isMissingPath } from '../fs/read.js';
 import { isInside } from '../fs/inside.js';
 import { headFor, isSameFile } from './file-identity.js';
@@ -41,15 +41,6 @@ const COMMIT_ENTRIES = 4096;
  * ready, so awaiting them never yields, and a big file would hold the loop for seconds.
  */
 const YIELD_AFTER_MS = 10;
-
-export interface CommitEvent {
-  file: TranscriptFile;
-  row: FileRow;
-  entries: number;
-  bad: readonly BadLine[];
-  reset: boolean;
-  bytesRead: number;
-}
 
 export interface TailerDeps {
   db: Database.Database;
@@ -80,28 +71,6 @@ export interface TailerDeps {
 export interface PassOptions {
   /** Asked between chunks with the bytes read so far; true ends the pass early (it resumes later). */
   shouldYield(bytesThisPass: number): boolean;
-}
-
-/** `absent`: missing and already known as gone (or never indexed). */
-/** `outside`: a symlink that leads out of the projects dir (not ingested; DESIGN departure, docs/security.md). */
-export type PassOutcome = 'caught-up' | 'yielded' | 'gone' | 'absent' | 'not-a-file' | 'outside';
-
-export interface PassResult {
-  outcome: PassOutcome;
-  /** Rows or the gone flag changed. */
-  changed: boolean;
-  bytesRead: number;
-  /** Inode and size up to which the file was read, when it was read to its end. */
-  end: { ino: string; size: number } | null;
-  /** The session the file is filed under (for a 2.0.x agent file, the one its entries name). */
-  sessionId: string;
-}
-
-export interface TailerCounters {
-  /** Transcript bytes read by this process. */
-  bytesRead: number;
-  /** Bytes read to check a file's identity (head, last newline). */
-  checkBytesRead: number;
 }
 
 export interface Tailer {

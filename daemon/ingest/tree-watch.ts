@@ -11,7 +11,7 @@ import chokidar, { type FSWatcher } from 'chokidar';
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from './layout.js';
+import { isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from '../../shared/transcript/layout.js';
 import { systemTreeReason } from './watch-health.js';
 
 /**

@@ -1,39 +1,24 @@
 /**
- * Finds transcripts under the projects dir and tells the ingestor when one changes. chokidar
- * (tree-watch.ts) reports changes, but it drops a second `change` of a path within 50 ms, so after
- * every event the file's size is re-checked until it has been quiet for longer than that. A slow
- * sweep compares the recent files (and now and then the whole tree, scan.ts) with the index as a
- * last resort (lost events, an inotify limit). The
- * projects dir itself is checked once a second: missing (polled for; its files are marked gone),
- * unreadable (degraded until it is readable again), replaced, or a failed chokidar all end in a
- * re-armed watcher (watch-health.ts), and status tells which state it is in. A projects dir that
- * resolves to `/`, or into /proc, /sys or /dev, is refused (not watched, not walked) until it no
- * longer does.
+ * Finds transcripts under the projects dir and tells the ingestor when one changes: chokidar
+ * (tree-watch.ts) reports changes, and the sweeper (sweeper.ts) re-checks changed files until they
+ * are quiet and sweeps the tree for what chokidar missed. This file arms chokidar and keeps it
+ * armed: the projects dir is checked once a second: missing (polled for; its files are marked
+ * gone), unreadable (degraded until it is readable again), replaced, or a failed chokidar all end
+ * in a re-armed watcher (watch-health.ts), and status tells which state it is in. A projects dir
+ * that resolves to `/`, or into /proc, /sys or /dev, is refused (not watched, not walked) until it
+ * no longer does.
  */
 import type Database from 'better-sqlite3';
-import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import type { WatcherStatus } from '../../shared/protocol/results.js';
 import type { Logger } from '../log/logger.js';
-import type { FoundFile, Ingestor } from './ingestor.js';
-import { classifyTranscript } from './layout.js';
-import { scanTranscripts, statOrNull } from './scan.js';
-import { allFiles, filesAt } from './index-rows.js';
+import type { Ingestor } from './ingestor.js';
+import { scanTranscripts } from './scan.js';
+import { allFiles } from './index-rows.js';
+import { createSweeper, DEFAULT_QUIET_MS, DEFAULT_RECHECK_MS, DEFAULT_SWEEP_MS } from './sweeper.js';
 import { watchTree, type TreeWatch } from './tree-watch.js';
-import { createRearmBackoff, MISSED_GRACE_MS, rootHealth, type RootHealth } from './watch-health.js';
+import { createRearmBackoff, rootHealth, type RootHealth } from './watch-health.js';
 
-/** How often a recently changed file's size is checked: well inside chokidar's 50 ms throttle. */
-export const DEFAULT_RECHECK_MS = 20;
-/** A file is re-checked until it has not changed for this long (twice chokidar's throttle). */
-export const DEFAULT_QUIET_MS = 100;
-/** The safety-net sweep: the recent files each time, the whole tree every FULL_SWEEP_EVERY-th. */
-export const DEFAULT_SWEEP_MS = 30_000;
-/** A file changed within this long is checked at every sweep; the rest at every FULL_SWEEP_EVERY-th. */
-export const RECENT_MS = 60 * 60_000;
-/** Above this many recent files a sweep reads the whole files table once instead of a row per file (50,000 lookups took 0.5 s). */
-const LOOKUPS_MAX = 1_000;
-/** One sweep in this many stats the whole tree (every 5 minutes at the default 30 s). */
-export const FULL_SWEEP_EVERY = 10;
 /** How often the projects dir is checked: missing, unreadable or replaced (cheap: a stat and an access). */
 export const DEFAULT_ROOT_POLL_MS = 1_000;
 
@@ -67,18 +52,11 @@ export interface Watcher {
 export function createWatcher(deps: WatcherDeps): Watcher {
   const { ingestor, db, log, clock } = deps;
   const root = resolve(deps.root);
-  const recheckMs = deps.recheckMs ?? DEFAULT_RECHECK_MS;
-  const quietMs = deps.quietMs ?? DEFAULT_QUIET_MS;
-  const sweepMs = deps.sweepMs ?? DEFAULT_SWEEP_MS;
   const rootPollMs = deps.rootPollMs ?? DEFAULT_ROOT_POLL_MS;
 
   let armed: Armed | null = null;
   let stopped = false;
   let healthTimer: NodeJS.Timeout | null = null;
-  let sweepTimer: NodeJS.Timeout | null = null;
-  let recheckTimer: NodeJS.Timeout | null = null;
-  /** Recently changed files and until when to keep checking them. */
-  const rechecks = new Map<string, number>();
   let state: WatcherStatus['state'] = 'stopped';
   let reason: string | null = null;
   let rearms = 0;
@@ -87,10 +65,6 @@ export function createWatcher(deps: WatcherDeps): Watcher {
   let needsBackfill = true;
   const rearmBackoff = createRearmBackoff(clock);
   let rearmAt = 0;
-  let sweepFailing = false;
-  /** Periodic sweeps so far, and the files changed within RECENT_MS with their mtimes. */
-  let sweeps = 0;
-  const recent = new Map<string, number>();
   /** Arming and disarming run one at a time, in order (the health check, chokidar and the sweep all ask for them). */
   let transitions: Promise<void> = Promise.resolve();
   let transitionFailing = false;
@@ -123,53 +97,6 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     else if (next === 'watching' && previous === 'degraded') log.info('watching transcripts again', { root, rearms });
   }
 
-  /** Whether the file differs from what the ingestor last read of it. */
-  function differs(path: string, stats: Stats | null): boolean {
-    const last = ingestor.lastRead(path);
-    if (stats === null) return last !== undefined;
-    return last === undefined || last.ino !== String(stats.ino) || last.size !== stats.size;
-  }
-
-  async function recheck(): Promise<void> {
-    recheckTimer = null;
-    const now = clock();
-    await Promise.all(
-      [...rechecks].map(async ([path, until]) => {
-        // Its retry is the ingestor's (retries.ts): re-checking it would read it at every tick.
-        if (ingestor.isFailing(path)) {
-          rechecks.delete(path);
-          return;
-        }
-        if (ingestor.isPending(path)) {
-          // Quiet is counted from the end of the read: writes during it may have lost their event.
-          rechecks.set(path, Math.max(until, now + quietMs));
-          return;
-        }
-        const stats = await statOrNull(path);
-        if (differs(path, stats)) {
-          ingestor.touch(path);
-          rechecks.set(path, now + quietMs);
-        } else if (now >= until) {
-          rechecks.delete(path);
-        }
-      }),
-    );
-    scheduleRecheck();
-  }
-
-  function scheduleRecheck(): void {
-    if (stopped || recheckTimer !== null || rechecks.size === 0) return;
-    recheckTimer = setTimeout(() => void recheck().catch((error: unknown) => log.warn('re-check failed', { error })), recheckMs);
-  }
-
-  function changed(path: string): void {
-    if (classifyTranscript(root, path) === null) return;
-    recent.set(path, clock());
-    ingestor.touch(path);
-    rechecks.set(path, clock() + quietMs);
-    scheduleRecheck();
-  }
-
   /** The armed watcher no longer sees everything: degraded, and re-armed after a backoff. */
   function failed(instance: Armed, why: string, details: Record<string, unknown> = {}): void {
     if (armed !== instance || instance.failed) return;
@@ -178,85 +105,27 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     enter('degraded', why, details);
   }
 
-  /** The files to check: all of them (a full sweep), or the recent ones with what became of them. */
-  async function sweepScope(full: boolean, now: number): Promise<{ found: (FoundFile & { mtimeMs: number })[]; scope: Set<string> | null }> {
-    if (full) {
-      const found = await scanTranscripts(root);
-      recent.clear();
-      for (const file of found) if (file.mtimeMs > now - RECENT_MS) recent.set(file.path, file.mtimeMs);
-      return { found, scope: null };
-    }
-    const scope = new Set(recent.keys());
-    const found: (FoundFile & { mtimeMs: number })[] = [];
-    for (const path of scope) {
-      const stats = await statOrNull(path);
-      if (stats === null || !stats.isFile() || stats.mtimeMs <= now - RECENT_MS) recent.delete(path);
-      if (stats?.isFile()) found.push({ path, size: stats.size, ino: String(stats.ino), mtimeMs: stats.mtimeMs });
-    }
-    return { found, scope };
-  }
-
-  /**
-   * Compares the tree with the index and touches every file that differs (or went). A difference
-   * that no event reported, in a file changed after the watcher was ready, means it missed it.
-   * The periodic sweep checks the files changed within RECENT_MS, and the whole tree every
-   * FULL_SWEEP_EVERY-th time (and once a watcher is ready): a full sweep stats every transcript,
-   * which at thousands of files was most of an idle daemon's CPU.
-   */
-  async function sweep(full: boolean): Promise<void> {
-    const startedAt = clock();
-    const instance = armed;
-    if (!(await rootHealth(root)).ok) {
-      await serial(checkRoot);
-      return;
-    }
-    const { found, scope } = await sweepScope(full, startedAt);
-    if (stopped) return;
-    // A few recent files are looked up one by one; many (a history written just now) in one scan.
-    const known = scope === null || scope.size > LOOKUPS_MAX ? allFiles(db) : filesAt(db, scope);
-    const missed: string[] = [];
-    const ready = instance?.readyAt ?? null;
-    for (const file of found) {
-      const row = known.get(file.path);
-      known.delete(file.path);
-      if (ingestor.isPending(file.path) || ingestor.isFailing(file.path)) continue;
-      if (row !== undefined && !row.gone && row.ino === file.ino && row.size === file.size) continue;
-      ingestor.touch(file.path);
-      if (ready !== null && file.mtimeMs > ready && file.mtimeMs < startedAt - MISSED_GRACE_MS && !rechecks.has(file.path)) missed.push(file.path);
-    }
-    for (const [path, row] of known) if (!row.gone) ingestor.touch(path);
-    if (instance !== null && missed.length > 0) failed(instance, `the watcher missed ${missed.length} change(s) that the sweep found`, { path: missed[0] });
-  }
-
-  function runSweep(full: boolean): Promise<void> {
-    return sweep(full).then(
-      () => {
-        if (sweepFailing) log.info('sweep works again', { root });
-        sweepFailing = false;
-      },
-      (error: unknown) => {
-        // Once per run of failures: a broken index would otherwise log one line per sweep.
-        if (!sweepFailing) log.warn('sweep failed', { error });
-        sweepFailing = true;
-      },
-    );
-  }
-
-  function scheduleSweep(): void {
-    if (stopped) return;
-    sweepTimer = setTimeout(() => {
-      sweepTimer = null;
-      sweeps += 1;
-      void runSweep(sweeps % FULL_SWEEP_EVERY === 0).finally(scheduleSweep);
-    }, sweepMs);
-    sweepTimer.unref();
-  }
+  const sweeper = createSweeper({
+    root,
+    ingestor,
+    db,
+    log,
+    clock,
+    recheckMs: deps.recheckMs ?? DEFAULT_RECHECK_MS,
+    quietMs: deps.quietMs ?? DEFAULT_QUIET_MS,
+    sweepMs: deps.sweepMs ?? DEFAULT_SWEEP_MS,
+    watching() {
+      const instance = armed;
+      return instance === null ? null : { readyAt: () => instance.readyAt, missed: (why, details) => failed(instance, why, details) };
+    },
+    rootUnhealthy: () => serial(checkRoot),
+  });
 
   function armTree(queued: Promise<void>): TreeWatch {
     let watch: TreeWatch | null = null;
     const mine = () => (watch !== null && armed?.watch === watch ? armed : null);
     watch = watchTree(root, {
-      changed,
+      changed: sweeper.changed,
       rootDropped() {
         const instance = mine();
         if (instance === null) return;
@@ -277,7 +146,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
         if (!instance.failed && state === 'degraded') enter('watching', null);
         // A failed backfill is arm()'s to handle.
         void queued.then(
-          () => runSweep(true),
+          () => sweeper.sweep(true),
           () => undefined,
         );
       },
@@ -342,7 +211,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       needsBackfill = true;
       failed(instance, `cannot queue the backfill: ${error instanceof Error ? error.message : String(error)}`, { error });
     }
-    if (sweepTimer === null) scheduleSweep();
+    sweeper.start();
   }
 
   /** The health tick: (re-)arms, disarms or leaves the watcher as the projects dir and chokidar say. */
@@ -391,9 +260,8 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     async stop() {
       stopped = true;
       if (healthTimer !== null) clearInterval(healthTimer);
-      for (const timer of [sweepTimer, recheckTimer]) if (timer !== null) clearTimeout(timer);
-      healthTimer = sweepTimer = recheckTimer = null;
-      rechecks.clear();
+      healthTimer = null;
+      sweeper.stop();
       await disarm();
       enter('stopped', null);
     },

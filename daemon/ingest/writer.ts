@@ -4,8 +4,6 @@
  * transaction, so a crash keeps both or neither.
  */
 import type Database from 'better-sqlite3';
-import type { BadLineReason, BadValueReason } from '../../shared/protocol/events.js';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
 import {
   ENTRY_COLUMNS,
   ENTRY_INSERT_BATCH,
@@ -17,26 +15,14 @@ import {
   entriesFromParams,
   type EntryParam,
 } from '../store/entry-row.js';
-import type { TranscriptFile } from './layout.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import type { FileRow } from '../store/rows.js';
-import type { SearchParam } from './chunk-parser.js';
-import { createSearchWriter } from './search-writer.js';
-
-/** A line skipped (BadLineReason), or kept without a bad value (BadValueReason). */
-export interface BadLine {
-  offset: number;
-  length: number;
-  reason: BadLineReason | BadValueReason;
-}
+import type { SearchParam } from '../store/search-row.js';
+import { createSearchWriter } from '../store/search-writer.js';
+import type { BadLine, CommitObserver, FileIdentity } from './types.js';
 
 /** Whether the line was kept, only its value dropped: counted as a bad timestamp, not a bad line. */
 export const isBadValue = (bad: BadLine): boolean => bad.reason === 'bad-timestamp';
-
-export interface FileIdentity {
-  dev: string;
-  ino: string;
-  size: number;
-}
 
 export interface Commit {
   /** The file's row as last committed; updated in place once the transaction succeeds. */
@@ -59,29 +45,6 @@ export interface Commit {
   sessionId?: string | undefined;
   /** Searchable texts of the rows, (offset, kind, text) triples in runs (chunk-parser.ts). */
   search?: readonly (readonly SearchParam[])[];
-}
-
-/**
- * Told of each commit inside its transaction, after the rows are written: what derives from the
- * rows (the sessions' aggregates) is kept in the same transaction, so a crash keeps both or neither.
- */
-export interface CommitObserver {
-  committed(rows: {
-    sessionId: string;
-    /** The session the file was filed under before this commit, when the commit moved it. */
-    movedFrom?: string;
-    path: string;
-    agentId: string | null;
-    /** The file's rows were replaced from its start (truncated or replaced). */
-    reset: boolean;
-    entries: readonly IndexedEntry[];
-    /** The file's entries after the commit: equal to `entries.length` when these are all of them. */
-    fileEntries: number;
-    /** Nothing more is known to be in the file: the context is worth counting now if it must be. */
-    complete: boolean;
-  }): void;
-  /** A file of the session was marked gone, in the transaction that marks it. */
-  gone(sessionId: string): void;
 }
 
 export interface IngestWriter {

@@ -8,9 +8,9 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { ChunkParser, type SearchParam } from '../ingest/chunk-parser.js';
-import { createSearchWriter } from '../ingest/search-writer.js';
-import { DEFAULT_MAX_LINE_BYTES } from '../ingest/tailer.js';
+import { ChunkParser, DEFAULT_MAX_LINE_BYTES } from '../ingest/index.js';
+import { createSearchWriter } from '../store/search-writer.js';
+import type { SearchParam } from '../store/search-row.js';
 import type { Logger } from '../log/logger.js';
 
 /** Bytes read per turn of the event loop: a few milliseconds of parsing. */

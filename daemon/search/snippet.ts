@@ -7,8 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MATCH_CLOSE, MATCH_OPEN, type SearchKind } from '../../shared/protocol/search.js';
 import { indexTexts } from '../../shared/search/own-traffic.js';
 import { stripAnsi } from '../../shared/text/ansi.js';
-import { parseLine } from '../ingest/long-lines.js';
-import { lineSearchTexts } from '../ingest/search-line.js';
+import { lineSearchTexts, parseLine } from '../ingest/search-line.js';
 
 /** Characters of context around the first match. */
 export const SNIPPET_CHARS = 200;

@@ -8,7 +8,7 @@ import type { SessionMemoryState } from '../../shared/protocol/results.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Bus } from '../bus/bus.js';
 import type { DomainBus } from '../bus/domain-events.js';
-import type { Ingestor } from '../ingest/ingestor.js';
+import type { Ingestor } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { AggregateStore } from './aggregates.js';

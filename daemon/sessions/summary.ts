@@ -6,7 +6,7 @@ import type { SessionFigures } from '../../shared/protocol/results.js';
 import { redactSecrets } from '../../shared/text/redact.js';
 import { accountingOf, type AggregateAccounting } from '../../shared/transcript/aggregate.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
-import { isCompactionAgent } from '../ingest/layout.js';
+import { isCompactionAgent } from '../../shared/transcript/layout.js';
 import type { IngestedFile } from '../store/rows.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { AggregateStore } from './aggregates.js';

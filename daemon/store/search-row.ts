@@ -27,6 +27,12 @@ export function searchRowParts(rowid: string): { entry: string; kind: string } {
   return { entry: `(${rowid} >> 3)`, kind: `(${rowid} & 7)` };
 }
 
+/**
+ * A searchable text as INSERT parameters: (offset of its line, kind, text) triples in a flat run,
+ * so that ingest's hot path (and the parse worker's messages) build no object per text.
+ */
+export type SearchParam = string | number;
+
 export function kindAt(index: number): SearchKind {
   return SEARCH_KINDS[index] ?? 'prompt';
 }

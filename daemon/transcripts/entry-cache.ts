@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { isCompactionAgent } from '../ingest/layout.js';
+import { isCompactionAgent } from '../../shared/transcript/layout.js';
 import type { IngestedFile } from '../store/rows.js';
 import { runNow, runSliced, type Slicer, type Steps } from '../workers/slices.js';
 import { loadFileEntriesPage, sessionFiles } from './queries.js';

@@ -7,7 +7,7 @@ import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { UsageGrouping, UsageReportResult } from '../../shared/protocol/usage.js';
 import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds.js';
-import type { IndexFollower } from '../ingest/followers.js';
+import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { createUsageBook } from './book.js';
 import { createUsageFollower } from './follower.js';

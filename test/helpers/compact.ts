@@ -9,7 +9,7 @@ import { createBus } from '../../daemon/bus/bus.js';
 import { loadConversation, type SessionConversation } from '../../daemon/transcripts/conversation.js';
 import { createCompactionService, type CompactionLayers, type CompactionService } from '../../daemon/compaction/service.js';
 import { normalize, type ConversationMessage } from '../../daemon/transcripts/messages.js';
-import { classifyTranscript } from '../../daemon/ingest/layout.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import { createTailer } from '../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../daemon/ingest/scan.js';
 import { createEntryCache, type EntryCache } from '../../daemon/transcripts/entry-cache.js';

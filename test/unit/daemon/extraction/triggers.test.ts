@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
+import { classifyTranscript } from '../../../../shared/transcript/layout.js';
 import { loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createTailer, type Tailer } from '../../../../daemon/ingest/tailer.js';
 import { FIRST_EXTRACTION_TOKENS, MIN_GROWTH_TOKENS, MIN_TOOL_CALLS, shouldExtract, triggerState, type TriggerReason, type TriggerState } from '../../../../daemon/extraction/triggers.js';

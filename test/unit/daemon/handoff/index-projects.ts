@@ -1,6 +1,6 @@
 /** A temporary index of a projects dir, built inline (no daemon), for handoff tests of hand-written transcripts. */
 import { join } from 'node:path';
-import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
+import { classifyTranscript } from '../../../../shared/transcript/layout.js';
 import { createTailer } from '../../../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';

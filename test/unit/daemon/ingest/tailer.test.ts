@@ -2,12 +2,13 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyTranscript } from '../../../../daemon/ingest/layout.js';
+import { classifyTranscript } from '../../../../shared/transcript/layout.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { fileFromRow, type FileRow } from '../../../../daemon/store/rows.js';
 import { listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createWorkerParser, type LineParser } from '../../../../daemon/ingest/parser.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_MAX_LINE_BYTES, type CommitEvent, type PassOptions, type PassResult, type TailerDeps } from '../../../../daemon/ingest/tailer.js';
+import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_MAX_LINE_BYTES, type PassOptions, type TailerDeps } from '../../../../daemon/ingest/tailer.js';
+import type { CommitEvent, PassResult } from '../../../../daemon/ingest/types.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';

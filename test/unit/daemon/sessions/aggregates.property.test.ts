@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor, type Ingestor } from '../../../../daemon/ingest/ingestor.js';
-import { isCompactionAgent } from '../../../../daemon/ingest/layout.js';
+import { isCompactionAgent } from '../../../../shared/transcript/layout.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
 import { summarizeSession, summaryOf } from '../../../../daemon/sessions/summary.js';

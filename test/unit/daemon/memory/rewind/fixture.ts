@@ -7,7 +7,7 @@
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { classifyTranscript } from '../../../../../daemon/ingest/layout.js';
+import { classifyTranscript } from '../../../../../shared/transcript/layout.js';
 import { createTailer } from '../../../../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../../../../daemon/ingest/scan.js';
 import { createRewindService, type RewindService } from '../../../../../daemon/memory/rewind/service.js';

@@ -6,9 +6,8 @@
  */
 import type Database from 'better-sqlite3';
 import { SEARCH_KINDS, type SearchKind } from '../../shared/protocol/search.js';
-import type { FileRow } from '../store/rows.js';
-import { KIND_SLOTS, searchRowRange } from '../store/search-row.js';
-import type { SearchParam } from './chunk-parser.js';
+import type { FileRow } from './rows.js';
+import { KIND_SLOTS, searchRowRange, type SearchParam } from './search-row.js';
 
 export interface SearchWriter {
   /** Before a file's entries are deleted (it is read again from its start): its texts go first, while their rows say where they are. Returns how many. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyTranscript, isIgnoredPath } from '../../../../daemon/ingest/layout.js';
+import { classifyTranscript, isIgnoredPath } from '../../../../shared/transcript/layout.js';
 
 const ROOT = '/home/u/.claude/projects';
 const at = (rel: string) => `${ROOT}/${rel}`;

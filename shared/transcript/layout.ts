@@ -5,6 +5,7 @@
  *   <project>/agent-<agentId>.jsonl                   Claude Code 2.0.x's sub-agent files: the
  *                                                     session is the sessionId their entries carry
  * Everything else there (tool-results/, memory/, session-memory/, *.meta.json) is not ingested.
+ * Pure path arithmetic (node:path only): ingest, the read model, sessions and handoffs all apply it.
  */
 import { relative, sep } from 'node:path';
 

@@ -1,0 +1,89 @@
+/**
+ * The backfill's progress, for status and the `backfill done` line: the files found at start (and
+ * those indexed but no longer found) until each has been read to its end once, their bytes, and
+ * when the first backfill began and how long it took. `onBackfillDone` is told once, when the last
+ * of them is read.
+ */
+import type { IngestProgress } from '../../shared/protocol/results.js';
+import type { Logger } from '../log/logger.js';
+
+export interface BackfillProgressDeps {
+  log: Logger;
+  clock: () => number;
+  /** Told once, when every file found at start has been read. */
+  onBackfillDone(): void;
+}
+
+export interface BackfillProgress {
+  /** A backfill begins (the first one starts the clock). */
+  begin(): void;
+  /** A file the backfill reads, `left` bytes of it. */
+  add(path: string, left: number): void;
+  /** A file found read to its end before: counted, and done without a pass. */
+  addDone(): void;
+  /** Waiting for its first read to the end. */
+  has(path: string): boolean;
+  /** Bytes of the file committed (counted while it is a backfill file). */
+  committed(path: string, bytes: number): void;
+  /** The file was read to its end (or failed): no longer left; the backfill may be done. */
+  finish(path: string): void;
+  /** Marks the backfill done if nothing is left of it (once). */
+  doneIfEmpty(): void;
+  snapshot(filesPending: number, watching: boolean): IngestProgress;
+}
+
+export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProgress {
+  const { log, clock } = deps;
+  /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
+  const left = new Set<string>();
+  const counts = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
+  /** When the first backfill began, and how long until every file found then was read. */
+  let startedAt: number | null = null;
+  let backfillMs: number | null = null;
+
+  function doneIfEmpty(): void {
+    if (left.size > 0 || startedAt === null || backfillMs !== null) return;
+    backfillMs = clock() - startedAt;
+    log.info('backfill done', { files: counts.filesTotal, bytes: counts.bytesTotal, ms: backfillMs, mbPerS: Math.round((counts.bytesTotal / 1e6 / Math.max(backfillMs, 1)) * 1000 * 10) / 10 });
+    try {
+      deps.onBackfillDone();
+    } catch (error) {
+      log.error('onBackfillDone failed', { error });
+    }
+  }
+
+  return {
+    begin() {
+      startedAt ??= clock();
+    },
+    add(path, bytes) {
+      left.add(path);
+      counts.filesTotal += 1;
+      counts.bytesTotal += bytes;
+    },
+    addDone() {
+      counts.filesTotal += 1;
+      counts.filesDone += 1;
+    },
+    has: (path) => left.has(path),
+    committed(path, bytes) {
+      if (left.has(path)) counts.bytesDone += bytes;
+    },
+    finish(path) {
+      if (left.delete(path)) counts.filesDone += 1;
+      doneIfEmpty();
+    },
+    doneIfEmpty,
+    snapshot(filesPending, watching) {
+      return {
+        state: startedAt === null ? 'starting' : left.size > 0 ? 'backfilling' : 'live',
+        watching,
+        ...counts,
+        bytesDone: Math.min(counts.bytesDone, counts.bytesTotal),
+        filesPending,
+        backfillStartedAt: startedAt === null ? null : new Date(startedAt).toISOString(),
+        backfillMs,
+      };
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { createBackfillProgress } from '../../../../daemon/ingest/progress.js';
+import { fakeLogger } from '../../../helpers/fake-logger.js';
+
+describe('the backfill progress', () => {
+  it('is starting, then backfilling until every file is read once, then live; done is told once', () => {
+    let now = 1_000;
+    let done = 0;
+    const log = fakeLogger();
+    const progress = createBackfillProgress({ log, clock: () => now, onBackfillDone: () => (done += 1) });
+    expect(progress.snapshot(0, false).state).toBe('starting');
+    progress.begin();
+    progress.add('/p/a.jsonl', 300);
+    progress.add('/p/b.jsonl', 100);
+    progress.addDone();
+    progress.committed('/p/a.jsonl', 200);
+    progress.committed('/p/live.jsonl', 5_000);
+    expect(progress.snapshot(2, true)).toEqual({
+      state: 'backfilling',
+      watching: true,
+      filesDone: 1,
+      filesTotal: 3,
+      bytesDone: 200,
+      bytesTotal: 400,
+      filesPending: 2,
+      backfillStartedAt: new Date(1_000).toISOString(),
+      backfillMs: null,
+    });
+    now = 3_000;
+    progress.finish('/p/a.jsonl');
+    progress.finish('/p/b.jsonl');
+    progress.finish('/p/b.jsonl');
+    progress.doneIfEmpty();
+    expect(progress.snapshot(0, true)).toMatchObject({ state: 'live', filesDone: 3, backfillMs: 2_000 });
+    expect(done).toBe(1);
+    expect(log.at('info').map((line) => line.msg)).toEqual(['backfill done']);
+  });
+
+  it('counts no more bytes done than there are, and survives a failing onBackfillDone', () => {
+    const log = fakeLogger();
+    const progress = createBackfillProgress({
+      log,
+      clock: () => 0,
+      onBackfillDone: () => {
+        throw new Error('listener failed');
+      },
+    });
+    progress.begin();
+    progress.add('/p/a.jsonl', 10);
+    progress.committed('/p/a.jsonl', 25);
+    expect(progress.snapshot(1, false).bytesDone).toBe(10);
+    progress.finish('/p/a.jsonl');
+    expect(log.at('error').map((line) => line.msg)).toEqual(['onBackfillDone failed']);
+  });
+});
