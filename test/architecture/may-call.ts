@@ -32,7 +32,7 @@ export const MAY_CALL: MayCallTable = {
     layer: 'domain',
     calls: { store: 'the rows it writes', bus: '`transcripts.committed`', fs: 'regular-file reads inside the projects dir', log: '', workers: 'the parse worker' },
   },
-  transcripts: { layer: 'domain', calls: { store: 'the read SQL over the rows', ingest: 'the layout rules (`layout.ts`)', workers: 'loads in slices' } },
+  transcripts: { layer: 'domain', calls: { store: 'the read SQL over the rows', ingest: 'the layout rules in `layout.ts`', workers: 'loads in slices' } },
   sessions: {
     layer: 'domain',
     calls: {
@@ -53,7 +53,7 @@ export const MAY_CALL: MayCallTable = {
     layer: 'domain',
     calls: {
       transcripts: '',
-      extraction: 'the session memory it compacts with (`template.ts`)',
+      extraction: 'the session memory it compacts with: `template.ts`',
       llm: 'the anthropic summarizer',
       fs: 'tool-result files',
       bus: '`compaction.ready`, `session.state`',
@@ -65,7 +65,7 @@ export const MAY_CALL: MayCallTable = {
     layer: 'domain',
     calls: {
       transcripts: 'the facts and the conversation',
-      compaction: 'what a compaction lost (`lost.ts`)',
+      compaction: 'what a compaction lost: `lost.ts`',
       memory: 'memdir for SessionStart',
       ingest: 'the layout rules',
       llm: 'the anthropic narrator',
@@ -86,8 +86,8 @@ export const MAY_CALL: MayCallTable = {
     layer: 'domain',
     // Decided in issue 30: archive follows what ingest committed and removes what every other part kept.
     calls: {
-      ingest: "the file identity check (the archive follows the index's file), the search writer (forget)",
-      memory: "rewind's undo points (forget removes them)",
+      ingest: "the index's file identity check, which the archive follows too; the search writer, for forget",
+      memory: "rewind's undo points, which forget removes",
       store: "the index's row types",
       fs: '',
       log: '',
@@ -97,7 +97,7 @@ export const MAY_CALL: MayCallTable = {
   rpc: {
     layer: 'domain',
     calls: {
-      sessions: 'the method tables call the services',
+      sessions: '',
       compaction: '',
       extraction: '',
       memory: '',
@@ -113,7 +113,7 @@ export const MAY_CALL: MayCallTable = {
   '(main)': {
     layer: 'domain',
     calls: {
-      store: 'main.ts builds every part',
+      store: '',
       bus: '',
       llm: '',
       ingest: '',
