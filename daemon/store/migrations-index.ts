@@ -2,7 +2,7 @@
  * Migrations 1-11: the transcript index, session-memory jobs, hook records, titles and the
  * persisted session aggregates (migrations.ts lists them all, with those that came after).
  */
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 export const INDEX_MIGRATIONS: readonly Migration[] = [
   {

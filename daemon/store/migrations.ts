@@ -3,13 +3,8 @@
  * its own transaction. Everything stored is derivable from transcripts, so a database from a
  * newer memd is rebuilt rather than guessed at.
  */
+import type { Migration } from './migration.js';
 import { INDEX_MIGRATIONS } from './migrations-index.js';
-
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /**
  * The search index emptied, in its current shape (no token positions, keyed by entry: 13), and every

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkImports, collectImports, filesPerFolder, folderImportCounts, formatImportCounts } from './imports.js';
+import type { MayCallTable } from './may-call.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -49,6 +50,26 @@ const FAKE_TREE: Record<string, string> = {
   'daemon/rpc/server.ts': 'export const s = 1;\n',
   'daemon/memory/m.ts': "// import { main } from '../main.js';\nexport const m = \"import '../rpc/dispatch.js'\";\n",
   'shared/q.ts': "import { p } from './p.js';\nexport const q = p;\n",
+  // A domain calling one its row does not name.
+  'daemon/export/e.ts': "import { h } from '../handoff/h.js';\nexport const e = h;\n",
+  // Two files of one folder in a circle, one edge type-only.
+  'daemon/memory/n.ts': "import { o } from './o.js';\nexport const n = o;\n",
+  'daemon/memory/o.ts': "import type { N } from './n.js';\nexport const o = 1;\n",
+};
+
+/**
+ * The fake tree's MAY_CALL. It allows the edges that the rules above forbid, to show that they still
+ * fire whatever the table says; it names one allowance no file uses and one folder that is not there.
+ */
+const FAKE_MAY_CALL: MayCallTable = {
+  log: { layer: 'infrastructure', calls: { memory: '' } },
+  compaction: { layer: 'domain', calls: { rpc: '' } },
+  memory: { layer: 'domain', calls: {} },
+  handoff: { layer: 'domain', calls: { '(main)': '' } },
+  export: { layer: 'domain', calls: { memory: 'never imported' } },
+  rpc: { layer: 'domain', calls: { memory: '' } },
+  '(main)': { layer: 'domain', calls: { rpc: '' } },
+  gone: { layer: 'domain', calls: {} },
 };
 
 describe('a tree that breaks each rule once', () => {
@@ -61,7 +82,7 @@ describe('a tree that breaks each rule once', () => {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), text);
     }
-    violations = checkImports(root);
+    violations = checkImports(root, FAKE_MAY_CALL);
   });
 
   afterAll(() => {
@@ -112,8 +133,26 @@ describe('a tree that breaks each rule once', () => {
     expect(unclassified).toEqual([expect.stringContaining('daemon/a (daemon/a/x.ts)'), expect.stringContaining('daemon/b (daemon/b/y.ts)')]);
   });
 
+  it('a daemon folder imports only what its MAY_CALL row names', () => {
+    expect(find('may-call')).toEqual([expect.stringContaining('daemon/export/e.ts imports daemon/handoff/h.ts, and export may not call handoff')]);
+  });
+
+  it('MAY_CALL names only imports the code makes, and folders that exist', () => {
+    expect(find('may-call-in-use')).toEqual([
+      expect.stringContaining('MAY_CALL lets export call memory, and no file of export imports memory'),
+      expect.stringContaining('MAY_CALL has a row for gone, and daemon/ has no such folder'),
+    ]);
+  });
+
+  it('no daemon files import each other in a circle, type-only imports included', () => {
+    expect(find('no-file-cycles')).toEqual([
+      expect.stringContaining('daemon/a/x.ts → daemon/b/y.ts → daemon/a/x.ts (2 files in the circle'),
+      expect.stringContaining('daemon/memory/n.ts → daemon/memory/o.ts → daemon/memory/n.ts (2 files in the circle'),
+    ]);
+  });
+
   it('reports nothing else', () => {
-    expect(violations).toHaveLength(8);
+    expect(violations).toHaveLength(13);
   });
 
   it('counts folder to folder imports', () => {

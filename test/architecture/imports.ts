@@ -5,10 +5,13 @@
  * A file's folder: `shared` and `client` are one folder each; in `daemon/` the folder is the first
  * path segment (`daemon/memory/memdir/store.ts` is `memory`), and files directly in `daemon/` form
  * the folder `(main)`. Worker scripts started with `new Worker(url)` are not imports and are not seen.
+ * Which daemon folder may import which is the table in may-call.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import ts from 'typescript';
+import { fileCircles } from './file-cycles.js';
+import { DOMAINS, INFRASTRUCTURE, MAY_CALL, type MayCallTable } from './may-call.js';
 
 type Area = 'daemon' | 'shared' | 'client';
 
@@ -24,11 +27,10 @@ type Rule =
   | { name: string; reason: string; kind: 'forbid'; from: Selector; to: readonly Selector[] }
   | { name: string; reason: string; kind: 'allow-only'; from: Selector; to: readonly Selector[] }
   | { name: string; reason: string; kind: 'acyclic'; area: 'daemon' }
-  | { name: string; reason: string; kind: 'classified'; area: 'daemon' };
-
-/** Daemon folders that know nothing of memd's domains: they could serve another daemon unchanged. */
-export const INFRASTRUCTURE = ['log', 'fs', 'config', 'store', 'bus', 'workers', 'llm'] as const;
-export const DOMAINS = ['ingest', 'transcripts', 'sessions', 'compaction', 'extraction', 'memory', 'handoff', 'search', 'export', 'usage', 'archive', 'lifecycle', 'rpc', '(main)'] as const;
+  | { name: string; reason: string; kind: 'files-acyclic'; area: 'daemon' }
+  | { name: string; reason: string; kind: 'classified'; area: 'daemon' }
+  | { name: string; reason: string; kind: 'may-call'; area: 'daemon' }
+  | { name: string; reason: string; kind: 'may-call-in-use'; area: 'daemon' };
 
 export const RULES: readonly Rule[] = [
   {
@@ -73,10 +75,28 @@ export const RULES: readonly Rule[] = [
     to: [{ area: 'daemon', file: 'daemon/main.ts' }],
   },
   {
-    // Without it a new folder would silently escape the infrastructure rule.
+    // Without it a new folder would silently escape the infrastructure rule and the table.
     name: 'every-folder-classified',
-    reason: 'a daemon folder is either infrastructure or a domain, so that the rules above see it',
+    reason: 'a daemon folder has a row in MAY_CALL (infrastructure or a domain), so that the rules above see it',
     kind: 'classified',
+    area: 'daemon',
+  },
+  {
+    name: 'may-call',
+    reason: 'a folder imports only the folders its MAY_CALL row names (test/architecture/may-call.ts): a new edge is decided there, with its reason, and docs/architecture.md shows it',
+    kind: 'may-call',
+    area: 'daemon',
+  },
+  {
+    name: 'may-call-in-use',
+    reason: 'MAY_CALL says what the code does: an allowance no file uses, or a row for a folder that is gone, is taken out',
+    kind: 'may-call-in-use',
+    area: 'daemon',
+  },
+  {
+    name: 'no-file-cycles',
+    reason: 'files in a circle (type-only imports count) load in an order that depends on who came first, and can only be moved together',
+    kind: 'files-acyclic',
     area: 'daemon',
   },
 ];
@@ -237,27 +257,69 @@ function cycleViolations(rule: Rule & { kind: 'acyclic' }, imports: readonly Imp
   return found;
 }
 
-function classificationViolations(rule: Rule & { kind: 'classified' }, files: readonly string[]): string[] {
-  const known: readonly string[] = [...INFRASTRUCTURE, ...DOMAINS];
+function classificationViolations(rule: Rule & { kind: 'classified' }, files: readonly string[], table: MayCallTable): string[] {
   const unknown = new Map<string, string>();
   for (const file of files) {
     const place = placeOf(file);
-    if (place?.area === rule.area && !known.includes(place.folder) && !unknown.has(place.folder)) unknown.set(place.folder, file);
+    if (place?.area === rule.area && !Object.hasOwn(table, place.folder) && !unknown.has(place.folder)) unknown.set(place.folder, file);
   }
-  return [...unknown].map(([folder, file]) => `[${rule.name}] ${rule.area}/${folder} (${file}) is in neither INFRASTRUCTURE nor DOMAINS: ${rule.reason}`);
+  return [...unknown].map(([folder, file]) => `[${rule.name}] ${rule.area}/${folder} (${file}) has no row in MAY_CALL: ${rule.reason}`);
 }
 
-function violationsOf(rule: Rule, imports: readonly Import[], files: readonly string[]): string[] {
-  if (rule.kind === 'acyclic') return cycleViolations(rule, imports);
-  if (rule.kind === 'classified') return classificationViolations(rule, files);
-  return edgeViolations(rule, imports);
+/** Each import between two daemon folders whose row does not name the imported one; a folder without a row is `classified`'s. */
+function mayCallViolations(rule: Rule & { kind: 'may-call' }, imports: readonly Import[], table: MayCallTable): string[] {
+  const found: string[] = [];
+  for (const edge of imports) {
+    const from = placeOf(edge.from);
+    const to = placeOf(edge.to);
+    if (from?.area !== rule.area || to?.area !== rule.area || from.folder === to.folder) continue;
+    const row = table[from.folder];
+    if (row !== undefined && !Object.hasOwn(row.calls, to.folder)) found.push(`[${rule.name}] ${describeImport(edge)}, and ${from.folder} may not call ${to.folder}: ${rule.reason}`);
+  }
+  return found;
 }
 
-/** Every broken rule under root, one line each naming the rule, the importing file and the imported file. */
-export function checkImports(root: string): string[] {
+/** Each allowance that no import uses, and each row whose folder has no file. */
+function inUseViolations(rule: Rule & { kind: 'may-call-in-use' }, imports: readonly Import[], files: readonly string[], table: MayCallTable): string[] {
+  const graph = folderGraph(imports, rule.area);
+  const present = new Set(files.map(placeOf).flatMap((place) => (place?.area === rule.area ? [place.folder] : [])));
+  return Object.entries(table).flatMap(([folder, row]) => {
+    if (!present.has(folder)) return [`[${rule.name}] MAY_CALL has a row for ${folder}, and ${rule.area}/ has no such folder: ${rule.reason}`];
+    const unused = Object.keys(row.calls).filter((to) => !graph.get(folder)?.has(to));
+    return unused.map((to) => `[${rule.name}] MAY_CALL lets ${folder} call ${to}, and no file of ${folder} imports ${to}: ${rule.reason}`);
+  });
+}
+
+function fileCycleViolations(rule: Rule & { kind: 'files-acyclic' }, imports: readonly Import[]): string[] {
+  const inArea = imports.filter((edge) => placeOf(edge.from)?.area === rule.area && placeOf(edge.to)?.area === rule.area);
+  return fileCircles(inArea).map((circle) => `[${rule.name}] ${circle.cycle.join(' → ')} (${circle.files.length} files in the circle: ${circle.files.join(', ')}): ${rule.reason}`);
+}
+
+function violationsOf(rule: Rule, imports: readonly Import[], files: readonly string[], table: MayCallTable): string[] {
+  switch (rule.kind) {
+    case 'acyclic':
+      return cycleViolations(rule, imports);
+    case 'files-acyclic':
+      return fileCycleViolations(rule, imports);
+    case 'classified':
+      return classificationViolations(rule, files, table);
+    case 'may-call':
+      return mayCallViolations(rule, imports, table);
+    case 'may-call-in-use':
+      return inUseViolations(rule, imports, files, table);
+    default:
+      return edgeViolations(rule, imports);
+  }
+}
+
+/**
+ * Every broken rule under root, one line each naming the rule, the importing file and the imported
+ * file. `table` is MAY_CALL but for a fake tree, whose folders are not the real ones.
+ */
+export function checkImports(root: string, table: MayCallTable = MAY_CALL): string[] {
   const imports = collectImports(root);
   const files = sourceFiles(root);
-  return RULES.flatMap((rule) => violationsOf(rule, imports, files));
+  return RULES.flatMap((rule) => violationsOf(rule, imports, files, table));
 }
 
 /** Source files per folder (`shared/`, `client/`, daemon folders by name). */
