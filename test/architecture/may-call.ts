@@ -51,7 +51,7 @@ export const MAY_CALL: MayCallTable = {
     calls: {
       transcripts: 'the facts and messages it summarizes',
       // Issue 30: extraction is built before sessions (whose summaries show its state), and its triggers read these.
-      sessions: "the aggregates and windows its triggers read (`part.ts`)",
+      sessions: 'the aggregates and windows its triggers read (`part.ts`)',
       llm: 'the anthropic extractor',
       workers: 'the offline worker, slices',
       fs: 'atomic `summary.md`',
@@ -91,7 +91,7 @@ export const MAY_CALL: MayCallTable = {
     calls: {
       ingest: 'line parsing; the index follower it is',
       transcripts: 'the context around a hit',
-      sessions: "project names and titles on hits (`part.ts`)",
+      sessions: 'project names and titles on hits (`part.ts`)',
       store: "the search index's row layout and write side",
       workers: 'the query processes',
       log: '',
