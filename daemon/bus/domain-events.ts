@@ -3,7 +3,7 @@
  * main.ts wires publishers and subscribers, in the order the parts are built, so no part calls
  * into one that does not exist yet.
  */
-import type { ThresholdState } from '../../shared/protocol/results.js';
+import type { ThresholdState } from '../../shared/protocol/sessions.js';
 import { createBus, type Bus } from './bus.js';
 
 export interface DomainEvents {

@@ -13,7 +13,7 @@
 import type Database from 'better-sqlite3';
 import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import type { WatcherStatus } from '../../shared/protocol/results.js';
+import type { WatcherStatus } from '../../shared/protocol/ingest.js';
 import type { Logger } from '../log/logger.js';
 import type { FoundFile, Ingestor } from './ingestor.js';
 import { classifyTranscript } from './layout.js';

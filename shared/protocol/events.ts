@@ -1,4 +1,4 @@
-import type { SessionSummary, ThresholdResult, ThresholdState } from './results.js';
+import type { SessionSummary, ThresholdResult, ThresholdState } from './sessions.js';
 
 /** Notification topics (`domain.pastTense`, DESIGN.md §3) and their payloads. */
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client/index.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
-import type { SessionSummary } from '../../shared/protocol/results.js';
+import type { SessionSummary } from '../../shared/protocol/sessions.js';
 import { type DaemonProcess, eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 import { type RecordedRequest, type StreamingMessagesApi, startStreamingMessagesApi, type Usage } from '../helpers/streaming-messages-api.js';
 import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';

@@ -153,7 +153,7 @@ describe('memctl statusline without memd', () => {
 
 describe('memctl statusline and the window Claude Code states (issue 28)', () => {
   it("keeps Claude Code's window when memd answers another (a memd that ignores `window`)", async () => {
-    const { PROTOCOL_VERSION } = await import('../../shared/protocol/results.js');
+    const { PROTOCOL_VERSION } = await import('../../shared/protocol/daemon.js');
     const sandbox = makeSandbox();
     mkdirSync(join(sandbox.socketPath, '..'), { recursive: true });
     const stale = computeThresholds({ model: 'claude-opus-4-8', tokens: 30_000, env: {}, window: 200_000 });

@@ -1,6 +1,6 @@
 /** `memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--json]`. */
 import { RpcError } from '../../../shared/protocol/errors.js';
-import type { CompactionResult } from '../../../shared/protocol/results.js';
+import type { CompactionResult } from '../../../shared/protocol/compaction.js';
 import { EXIT_ERROR, UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
 

@@ -1,5 +1,5 @@
 /** `memctl memory summary|extract SESSION [--json]` and `memctl memory pause|resume`: a session's memory, an extraction now, background extraction off and on. */
-import type { MemorySummaryResult } from '../../../shared/protocol/results.js';
+import type { MemorySummaryResult } from '../../../shared/protocol/memory.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
 

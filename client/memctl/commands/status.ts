@@ -1,6 +1,7 @@
 /** `memctl status [SESSION] [--json]` */
 import { renderArchiveStatus } from './archive.js';
-import type { DaemonStatus, IngestFailure, IngestStatus } from '../../../shared/protocol/results.js';
+import type { DaemonStatus } from '../../../shared/protocol/daemon.js';
+import type { IngestFailure, IngestStatus } from '../../../shared/protocol/ingest.js';
 import { databaseIncidentText } from '../database-view.js';
 import { UsageError, type Command } from '../context.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';

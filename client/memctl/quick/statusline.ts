@@ -7,7 +7,7 @@
  */
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
-import type { ThresholdResult } from '../../../shared/protocol/results.js';
+import type { ThresholdResult } from '../../../shared/protocol/sessions.js';
 import type { Command } from '../context.js';
 import { quickCall, socketPathOf } from './call.js';
 import { number, object, readJsonObject, text } from './stdin.js';

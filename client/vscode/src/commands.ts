@@ -6,7 +6,7 @@
  */
 import type { Client } from '../../index.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
-import type { SessionSummary } from '../../../shared/protocol/results.js';
+import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import { compactionDocument, handoffMessage, sessionDocument, summaryDocument, type MemdDocument } from './documents.js';
 import { describeError } from './link.js';
 import { parseCompaction, parseHandoff, parseMemorySummary, parseSessionDetail } from './validate.js';

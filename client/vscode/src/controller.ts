@@ -5,7 +5,7 @@
  * drive it against a real memd.
  */
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
-import type { SessionSummary } from '../../../shared/protocol/results.js';
+import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import * as commands from './commands.js';
 import type { MemdDocument } from './documents.js';
 import { DaemonLink, describeError, type LinkOptions, type LinkState } from './link.js';

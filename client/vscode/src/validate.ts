@@ -5,7 +5,9 @@
  */
 import type { HandoffResult } from '../../../shared/protocol/handoff.js';
 import type { ThresholdCrossedEvent } from '../../../shared/protocol/events.js';
-import type { CompactionResult, MemorySummaryResult, SessionList, SessionSummary, ThresholdResult, ThresholdState } from '../../../shared/protocol/results.js';
+import type { CompactionResult } from '../../../shared/protocol/compaction.js';
+import type { MemorySummaryResult } from '../../../shared/protocol/memory.js';
+import type { SessionList, SessionSummary, ThresholdResult, ThresholdState } from '../../../shared/protocol/sessions.js';
 import { isRecord } from '../../../shared/values.js';
 
 export const THRESHOLD_STATES: readonly ThresholdState[] = ['ok', 'warning', 'error', 'autocompact', 'blocking'];

@@ -1,0 +1,104 @@
+/** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
+
+export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';
+
+export interface ThresholdResult {
+  model: string;
+  tokens: number;
+  /** The session's context window (/context's `…/1m`). */
+  window: number;
+  /** The auto-compact window (CLAUDE_CODE_AUTO_COMPACT_WINDOW, the model's; else `window`) − the output reserve. */
+  effectiveWindow: number;
+  /** Where Claude Code compacts: ahead of the limit (threshold mode), or at `window` when the API refuses (reactive mode). */
+  autoCompactAt: number;
+  warningAt: number;
+  errorAt: number;
+  blockingAt: number;
+  state: ThresholdState;
+  /** Tokens until auto-compaction (until blocking when auto-compaction is off). */
+  tokensLeft: number;
+  percentUsed: number;
+  autoCompactEnabled: boolean;
+  /**
+   * `threshold`: an auto-compact window is configured (env, or the model's), and Claude Code
+   * compacts at `autoCompactAt`. `reactive`: none is (2.1.197's default for most models), and it
+   * compacts only when the API refuses a request; its meter then reads "N% context used".
+   */
+  autoCompactMode: 'threshold' | 'reactive';
+}
+
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cacheCreation: number;
+  cacheRead: number;
+  cache5m: number;
+  cache1h: number;
+  assistantMessages: number;
+  /** USD; null when a model in it has no price. */
+  costUsd: number | null;
+}
+
+/** A session's figures from the index: what its persisted aggregate and its files' rows give. */
+export interface SessionFigures {
+  sessionId: string;
+  project: string;
+  cwd: string | null;
+  gitBranch: string | null;
+  title: string | null;
+  model: string | null;
+  firstActivity: string | null;
+  lastActivity: string | null;
+  /** The main transcript was deleted; its rows stay. */
+  gone: boolean;
+  /**
+   * False when only sub-agent files of the session were found (`<id>/subagents/` without
+   * `<id>.jsonl`): usage is known, the conversation is not.
+   */
+  hasMainTranscript: boolean;
+  contextTokens: number;
+  threshold: ThresholdResult;
+  /**
+   * `main`: the main agent's requests; `sidechain`: sub-agents'; `compaction`: the summary
+   * requests of compaction agents (`agent-acompact-*` files); `total`: their sum.
+   */
+  usage: { main: UsageTotals; sidechain: UsageTotals; compaction: UsageTotals; total: UsageTotals };
+  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
+  /** Since the last session-memory extraction (the whole session until one ran). */
+  sinceExtraction: { toolCalls: number; tokenGrowth: number };
+  entries: number;
+  /** Sub-agent transcripts, compaction agents' not included. */
+  sidechainFiles: number;
+  compactionFiles: number;
+  /** Lines skipped because they were not JSON or not UTF-8. */
+  badLines: number;
+  /** Lines kept without their timestamp, a bad value (an addition: issue 27; shared/transcript/timestamp.ts). */
+  badTimestamps: number;
+}
+
+/** The session's memory: its last extraction, who holds its lock, what its extractions cost. */
+export interface SessionMemoryState {
+  /** When the last extraction finished; null before the first. */
+  extractedAt: string | null;
+  /** The main agent's hold on the session-memory lock (memory.lock; a Claude Code turn), null when none. */
+  lock: { owner: string; expiresAt: number } | null;
+  /** USD spent on this session's extractions over every day (0 with the offline summarizer). */
+  spentUsd: number;
+}
+
+/** One session as `sessions.list` and `sessions.get` report it. */
+export interface SessionSummary extends SessionFigures {
+  sessionMemory: SessionMemoryState;
+  /** memd's archive holds the main transcript (`archive.restore` puts it back; an addition, read at every answer). */
+  archived: boolean;
+}
+
+export interface SessionList {
+  sessions: SessionSummary[];
+  /** Sessions the filter lists over all pages; null with a cwd filter (it would summarize every one). */
+  total: number | null;
+  /** Sessions the filter matched but left out because every file is gone or none has an entry (`all` lists them). */
+  hidden: number;
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: string | null;
+}
