@@ -34,4 +34,5 @@ export type * from '../shared/protocol/ingest.js';
 export type * from '../shared/protocol/sessions.js';
 export type * from '../shared/protocol/memory.js';
 export type * from '../shared/protocol/compaction.js';
+export type * from '../shared/protocol/tokens.js';
 export { searchFilled, SEARCH_FOLLOW_MS } from './search-pages.js';

@@ -7,6 +7,7 @@ export * from './ingest.js';
 export * from './sessions.js';
 export * from './memory.js';
 export * from './compaction.js';
+export * from './tokens.js';
 export * from './envelope.js';
 export * from './messages.js';
 export * from './memdir.js';

@@ -1,4 +1,5 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
+import type { TokenCounts } from './tokens.js';
 
 export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';
 
@@ -27,13 +28,8 @@ export interface ThresholdResult {
   autoCompactMode: 'threshold' | 'reactive';
 }
 
-export interface UsageTotals {
-  input: number;
-  output: number;
-  cacheCreation: number;
-  cacheRead: number;
-  cache5m: number;
-  cache1h: number;
+/** A share of a session's usage (`SessionFigures.usage`): its responses' tokens, how many, what they cost. */
+export interface UsageTotals extends TokenCounts {
   assistantMessages: number;
   /** USD; null when a model in it has no price. */
   costUsd: number | null;
