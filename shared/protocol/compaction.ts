@@ -1,5 +1,6 @@
 /** `compact.*` and `toolResults.get` results, and auto-compaction in `daemon.status`. */
-import type { ContentBlock, MessageParam } from './messages.js';
+import { messageParamSchema, type ContentBlock, type MessageParam } from './messages.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
 
 /** Auto-compaction in `daemon.status`. */
 export interface CompactionStatus {
@@ -36,7 +37,8 @@ export interface ToolResultContent {
 }
 
 /** How a compaction result was made. */
-export type CompactionMethod = 'micro' | 'cache-edits' | 'session-memory' | 'summary' | 'reactive';
+export const COMPACTION_METHODS = ['micro', 'cache-edits', 'session-memory', 'summary', 'reactive'] as const;
+export type CompactionMethod = (typeof COMPACTION_METHODS)[number];
 
 /** What a compaction dropped: items present in the conversation before and absent after. */
 export interface LostItems {
@@ -49,10 +51,13 @@ export interface LostItems {
   errors: string[];
 }
 
+export const COMPACTION_ACTION_KINDS = ['persisted', 'cleared', 'truncated-mcp', 'summarized', 'dropped-round', 'previewed'] as const;
+export type CompactionActionKind = (typeof COMPACTION_ACTION_KINDS)[number];
+
 /** One change a compaction made to the conversation. */
 export interface CompactionAction {
   /** `previewed`: a tool result cut to its start and end by reactive compaction; `toolResults.get` has it whole. */
-  kind: 'persisted' | 'cleared' | 'truncated-mcp' | 'summarized' | 'dropped-round' | 'previewed';
+  kind: CompactionActionKind;
   /** The tool_use id for tool-result actions; the first entry's uuid for dropped rounds. */
   id: string;
   tool?: string;
@@ -104,3 +109,34 @@ export interface CompactionResult {
   fallback?: { from: 'summary'; reason: string };
   [key: string]: unknown;
 }
+
+export const compactionStatusSchema: Schema<CompactionStatus> = looseObject({
+  autoRuns: num(),
+  failing: arrayOf(looseObject({ sessionId: str(), failures: num(), stopped: bool(), lastError: str() })),
+});
+
+export const lostItemsSchema: Schema<LostItems> = looseObject({ userMessages: arrayOf(str()), filePaths: arrayOf(str()), identifiers: arrayOf(str()), errors: arrayOf(str()) });
+
+export const compactionActionSchema: Schema<CompactionAction> = looseObject({
+  kind: oneOf(...COMPACTION_ACTION_KINDS),
+  id: str(),
+  tool: optional(str()),
+  tokensBefore: num(),
+  tokensAfter: num(),
+  path: optional(str()),
+});
+
+/** compact.micro, compact.cacheEdits, compact.auto and compact.reactive (whose `estimate` is kept as it came). */
+export const compactionResultSchema: Schema<CompactionResult> = looseObject({
+  sessionId: str(),
+  method: oneOf(...COMPACTION_METHODS),
+  messages: arrayOf(messageParamSchema),
+  boundary: nullable(looseObject({ uuid: str(), trigger: str(), preTokens: nullable(num()) })),
+  summary: nullable(str()),
+  preTokens: num(),
+  postTokens: num(),
+  keptFromUuid: nullable(str()),
+  actions: arrayOf(compactionActionSchema),
+  lost: lostItemsSchema,
+  fallback: optional(looseObject({ from: literal('summary'), reason: str() })),
+});

@@ -1,9 +1,10 @@
 /** `daemon.*` and `events.*` results, and what `daemon.status` reports of the process itself. */
-import type { ArchiveStatus } from './archive.js';
-import type { CompactionStatus } from './compaction.js';
-import type { IngestStatus } from './ingest.js';
-import type { ExtractionStatus } from './memory.js';
-import type { SearchStatus } from './search.js';
+import { archiveStatusSchema, type ArchiveStatus } from './archive.js';
+import { compactionStatusSchema, type CompactionStatus } from './compaction.js';
+import { ingestStatusSchema, type IngestStatus } from './ingest.js';
+import { extractionStatusSchema, type ExtractionStatus } from './memory.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, str, type Schema } from './schema.js';
+import { searchStatusSchema, type SearchStatus } from './search.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
 export const PROTOCOL_VERSION = 1;
@@ -103,3 +104,43 @@ export interface LoopStatus {
   maxDelayMs: number;
   p99DelayMs: number;
 }
+
+export const versionInfoSchema: Schema<VersionInfo> = looseObject({ name: literal('memd'), version: str(), protocol: num(), capabilities: arrayOf(str()) });
+
+export const databaseIncidentSchema: Schema<DatabaseIncident> = looseObject({
+  problem: oneOf('deleted', 'replaced', 'corrupt'),
+  action: oneOf('reopened', 'rebuilt', 'failed'),
+  detail: str(),
+  movedTo: nullable(str()),
+  at: str(),
+  count: num(),
+});
+
+export const daemonStatusSchema: Schema<DaemonStatus> = looseObject({
+  pid: num(),
+  version: str(),
+  protocol: num(),
+  startedAt: str(),
+  uptimeMs: num(),
+  socketActivated: bool(),
+  paths: looseObject({ socket: str(), stateDir: str(), database: str(), log: nullable(str()), config: str(), projectsDir: str() }),
+  counts: looseObject({
+    connections: num(),
+    subscriptions: num(),
+    requestsServed: num(),
+    protocolErrors: num(),
+    answers: looseObject({ queuedBytes: num(), reservedBytes: num(), heavyRunning: num(), heavyWaiting: num(), busyAnswers: num() }),
+  }),
+  memory: looseObject({ rssBytes: num(), heapUsedBytes: num() }),
+  compaction: compactionStatusSchema,
+  extraction: extractionStatusSchema,
+  database: looseObject({
+    schemaVersion: num(),
+    recoveredFrom: nullable(looseObject({ movedTo: str(), reason: str(), at: str() })),
+    whileRunning: nullable(databaseIncidentSchema),
+  }),
+  ingest: ingestStatusSchema,
+  archive: archiveStatusSchema,
+  search: searchStatusSchema,
+  loop: looseObject({ maxDelayMs: num(), p99DelayMs: num() }),
+});

@@ -1,4 +1,5 @@
 /** What `daemon.status` reports of transcript ingest: progress, counts, failures, the watcher. */
+import { arrayOf, bool, looseObject, nullable, num, oneOf, str, type Schema } from './schema.js';
 
 /** Where transcript ingest stands. */
 export interface IngestProgress {
@@ -98,3 +99,39 @@ export interface IngestStatus {
   failingCount: number;
   watcher: WatcherStatus;
 }
+
+export const ingestStatusSchema: Schema<IngestStatus> = looseObject({
+  progress: looseObject({
+    state: oneOf('starting', 'backfilling', 'live'),
+    watching: bool(),
+    filesDone: num(),
+    filesTotal: num(),
+    bytesDone: num(),
+    bytesTotal: num(),
+    filesPending: num(),
+    backfillStartedAt: nullable(str()),
+    backfillMs: nullable(num()),
+  }),
+  stats: looseObject({
+    files: num(),
+    sessions: num(),
+    entries: num(),
+    badLines: num(),
+    badTimestamps: num(),
+    bytesRead: num(),
+    bytesReadThisRun: num(),
+    checkBytesReadThisRun: num(),
+  }),
+  recentBadLines: arrayOf(looseObject({ path: str(), sessionId: str(), offset: num(), length: num(), reason: str(), at: str() })),
+  lastError: nullable(looseObject({ path: str(), message: str(), at: str() })),
+  failing: arrayOf(
+    looseObject({ path: str(), kind: oneOf('read', 'store', 'parse'), code: nullable(str()), message: str(), since: str(), failures: num(), retryAt: str() }),
+  ),
+  failingCount: num(),
+  watcher: looseObject({
+    state: oneOf('watching', 'degraded', 'missing', 'stopped', 'refused'),
+    reason: nullable(str()),
+    since: nullable(str()),
+    rearms: num(),
+  }),
+});

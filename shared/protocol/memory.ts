@@ -1,4 +1,5 @@
 /** `memory.*` results (session memory: its summary, its lock) and extraction in `daemon.status`. */
+import { arrayOf, bool, looseObject, nullable, num, recordOf, str, type Schema } from './schema.js';
 
 /** `memory.summary` and `memory.extract`: a session's summary.md and its last extraction. */
 export interface MemorySummaryResult {
@@ -37,3 +38,24 @@ export interface ExtractionStatus {
   /** Sessions by their extractions' spend today, most first (at most 10). */
   spentToday: { sessionId: string; usd: number }[];
 }
+
+export const memorySummaryResultSchema: Schema<MemorySummaryResult> = looseObject({
+  sessionId: str(),
+  path: str(),
+  text: nullable(str()),
+  lastUuid: nullable(str()),
+  extractedAt: nullable(str()),
+  summarizer: nullable(str()),
+  inputTokens: num(),
+  outputTokens: num(),
+  costUsd: nullable(num()),
+});
+
+export const extractionStatusSchema: Schema<ExtractionStatus> = looseObject({
+  jobs: recordOf(num()),
+  running: arrayOf(str()),
+  locks: arrayOf(looseObject({ sessionDir: str(), owner: str(), expiresAt: num() })),
+  paused: bool(),
+  budget: looseObject({ dailyUsd: num(), spentTodayUsd: num(), reached: bool() }),
+  spentToday: arrayOf(looseObject({ sessionId: str(), usd: num() })),
+});

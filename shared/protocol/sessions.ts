@@ -1,7 +1,9 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
-import type { TokenCounts } from './tokens.js';
+import { arrayOf, bool, looseObject, nullable, num, oneOf, str, withDefault, type Schema } from './schema.js';
+import { tokenCountsFields, type TokenCounts } from './tokens.js';
 
-export type ThresholdState = 'ok' | 'warning' | 'error' | 'autocompact' | 'blocking';
+export const THRESHOLD_STATES = ['ok', 'warning', 'error', 'autocompact', 'blocking'] as const;
+export type ThresholdState = (typeof THRESHOLD_STATES)[number];
 
 export interface ThresholdResult {
   model: string;
@@ -98,3 +100,65 @@ export interface SessionList {
   /** Pass as `cursor` for the next page; null on the last one. */
   nextCursor: string | null;
 }
+
+// The schemas clients read these answers with (sessions.list, sessions.get, compact.thresholds,
+// session.updated): every field of the type checked, fields a newer memd adds kept.
+
+export const thresholdResultSchema: Schema<ThresholdResult> = looseObject({
+  model: str(),
+  tokens: num(),
+  window: num(),
+  effectiveWindow: num(),
+  autoCompactAt: num(),
+  warningAt: num(),
+  errorAt: num(),
+  blockingAt: num(),
+  state: oneOf(...THRESHOLD_STATES),
+  tokensLeft: num(),
+  percentUsed: num(),
+  autoCompactEnabled: bool(),
+  // A memd before Claude Code 2.1.197's reactive mode sent none: it compacted at the threshold.
+  autoCompactMode: withDefault(oneOf('threshold', 'reactive'), 'threshold'),
+});
+
+export const usageTotalsSchema: Schema<UsageTotals> = looseObject({ ...tokenCountsFields, assistantMessages: num(), costUsd: nullable(num()) });
+
+const sessionFiguresFields = {
+  sessionId: str({ minLength: 1 }),
+  project: str(),
+  cwd: nullable(str()),
+  gitBranch: nullable(str()),
+  title: nullable(str()),
+  model: nullable(str()),
+  firstActivity: nullable(str()),
+  lastActivity: nullable(str()),
+  gone: bool(),
+  hasMainTranscript: bool(),
+  contextTokens: num(),
+  threshold: thresholdResultSchema,
+  usage: looseObject({ main: usageTotalsSchema, sidechain: usageTotalsSchema, compaction: usageTotalsSchema, total: usageTotalsSchema }),
+  compactions: looseObject({ count: num(), lastTrigger: nullable(str()), lastPreTokens: nullable(num()), lastPostTokens: nullable(num()) }),
+  sinceExtraction: looseObject({ toolCalls: num(), tokenGrowth: num() }),
+  entries: num(),
+  sidechainFiles: num(),
+  compactionFiles: num(),
+  badLines: num(),
+  badTimestamps: num(),
+};
+
+export const sessionFiguresSchema: Schema<SessionFigures> = looseObject(sessionFiguresFields);
+
+export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject({
+  extractedAt: nullable(str()),
+  lock: nullable(looseObject({ owner: str(), expiresAt: num() })),
+  spentUsd: num(),
+});
+
+export const sessionSummarySchema: Schema<SessionSummary> = looseObject({ ...sessionFiguresFields, sessionMemory: sessionMemoryStateSchema, archived: bool() });
+
+export const sessionListSchema: Schema<SessionList> = looseObject({
+  sessions: arrayOf(sessionSummarySchema),
+  total: nullable(num()),
+  hidden: num(),
+  nextCursor: nullable(str()),
+});

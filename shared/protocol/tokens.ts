@@ -1,4 +1,5 @@
 /** The token counts every usage figure of the protocol is made of: one response's, a session's, a report row's. */
+import { looseObject, num, type Schema } from './schema.js';
 
 /** Tokens by kind, as the Messages API's `usage` names them (camel-cased). */
 export interface TokenCounts {
@@ -11,3 +12,8 @@ export interface TokenCounts {
   cache5m: number;
   cache1h: number;
 }
+
+/** TokenCounts' fields, spread into the schemas of the figures that extend it. */
+export const tokenCountsFields = { input: num(), output: num(), cacheCreation: num(), cacheRead: num(), cache5m: num(), cache1h: num() };
+
+export const tokenCountsSchema: Schema<TokenCounts> = looseObject(tokenCountsFields);
