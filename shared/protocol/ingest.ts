@@ -124,9 +124,7 @@ export const ingestStatusSchema: Schema<IngestStatus> = looseObject({
   }),
   recentBadLines: arrayOf(looseObject({ path: str(), sessionId: str(), offset: num(), length: num(), reason: str(), at: str() })),
   lastError: nullable(looseObject({ path: str(), message: str(), at: str() })),
-  failing: arrayOf(
-    looseObject({ path: str(), kind: oneOf('read', 'store', 'parse'), code: nullable(str()), message: str(), since: str(), failures: num(), retryAt: str() }),
-  ),
+  failing: arrayOf(looseObject({ path: str(), kind: oneOf('read', 'store', 'parse'), code: nullable(str()), message: str(), since: str(), failures: num(), retryAt: str() })),
   failingCount: num(),
   watcher: looseObject({
     state: oneOf('watching', 'degraded', 'missing', 'stopped', 'refused'),
