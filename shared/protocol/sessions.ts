@@ -1,5 +1,5 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
-import { arrayOf, bool, looseObject, nullable, num, oneOf, str, withDefault, type Schema } from './schema.js';
+import { anyValue, arrayOf, bool, looseObject, nullable, num, oneOf, str, withDefault, type Schema } from './schema.js';
 import { tokenCountsFields, type TokenCounts } from './tokens.js';
 
 export const THRESHOLD_STATES = ['ok', 'warning', 'error', 'autocompact', 'blocking'] as const;
@@ -156,9 +156,9 @@ export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject(
 
 export const sessionSummarySchema: Schema<SessionSummary> = looseObject({ ...sessionFiguresFields, sessionMemory: sessionMemoryStateSchema, archived: bool() });
 
-export const sessionListSchema: Schema<SessionList> = looseObject({
-  sessions: arrayOf(sessionSummarySchema),
-  total: nullable(num()),
-  hidden: num(),
-  nextCursor: nullable(str()),
-});
+const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };
+
+export const sessionListSchema: Schema<SessionList> = looseObject({ sessions: arrayOf(sessionSummarySchema), ...sessionListFields });
+
+/** A page whose sessions its reader checks one by one (sessionSummarySchema), so that one bad session does not lose the page. */
+export const sessionPageSchema: Schema<Omit<SessionList, 'sessions'> & { sessions: unknown[] }> = looseObject({ sessions: arrayOf(anyValue()), ...sessionListFields });
