@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import type { ThresholdResult } from '../../shared/protocol/sessions.js';
 import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';

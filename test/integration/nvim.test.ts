@@ -6,7 +6,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { renderCompaction } from '../../client/memctl/commands/compact.js';
 import { createOutput } from '../../client/memctl/output.js';
 import { renderSessionDetail } from '../../client/memctl/session-detail.js';

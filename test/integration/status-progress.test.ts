@@ -4,7 +4,7 @@
  * are rendered on a real daemon's status, changed only in `progress`.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { renderStatus } from '../../client/memctl/commands/status.js';
 import type { Output } from '../../client/memctl/output.js';
 import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
