@@ -226,6 +226,16 @@ export function parseAnswer<T>(schema: Schema<T>, value: unknown, method: string
   return schema.parse(value, 'result', answerFailure(`answer to ${method}`));
 }
 
+/** A method's result when it is one, else null: for a reader that has something else to show (a status line, raw JSON). */
+export function answerOrNull<T>(schema: Schema<T>, value: unknown, method: string): T | null {
+  try {
+    return parseAnswer(schema, value, method);
+  } catch (error) {
+    if (error instanceof InvalidAnswer) return null;
+    throw error;
+  }
+}
+
 /** An event's payload, checked: throws InvalidAnswer naming the topic. */
 export function parseEvent<T>(schema: Schema<T>, value: unknown, topic: string): T {
   return schema.parse(value, 'event', answerFailure(`${topic} event`));
