@@ -143,7 +143,8 @@ const sessionFiguresFields = {
   sidechainFiles: num(),
   compactionFiles: num(),
   badLines: num(),
-  badTimestamps: num(),
+  // A memd before issue 27 counted none.
+  badTimestamps: withDefault(num(), 0),
 };
 
 export const sessionFiguresSchema: Schema<SessionFigures> = looseObject(sessionFiguresFields);
@@ -154,7 +155,12 @@ export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject(
   spentUsd: num(),
 });
 
-export const sessionSummarySchema: Schema<SessionSummary> = looseObject({ ...sessionFiguresFields, sessionMemory: sessionMemoryStateSchema, archived: bool() });
+export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
+  ...sessionFiguresFields,
+  sessionMemory: sessionMemoryStateSchema,
+  // A memd before the archive (issue 18) kept no copy.
+  archived: withDefault(bool(), false),
+});
 
 const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };
 

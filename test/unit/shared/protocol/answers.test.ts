@@ -71,6 +71,11 @@ describe('literal, nullable, withDefault', () => {
 });
 
 describe('the result schemas', () => {
+  it('read a session from a memd before the archive and bad timestamps as one with neither', () => {
+    const { archived: _, badTimestamps: __, ...older } = sampleSession();
+    expect(parseAnswer(sessionSummarySchema, older, 'sessions.get')).toEqual({ ...older, archived: false, badTimestamps: 0 });
+  });
+
   it('pair with methods the protocol has', () => {
     const names = new Set(Object.values(Methods).map((method) => method.name));
     for (const method of ANSWER_SCHEMAS.keys()) expect(names).toContain(method);
@@ -86,10 +91,10 @@ describe('the result schemas', () => {
   });
 
   it("make the integration tests' client refuse a wrong answer (test/helpers/client.ts)", () => {
-    const { archived: _, ...older } = sampleSession();
+    const { gone: _, ...broken } = sampleSession();
     expect(checkAnswer('sessions.get', sampleSession())).toEqual(sampleSession());
-    expect(() => checkAnswer('sessions.get', older)).toThrow('result.archived must be a boolean, got undefined');
-    expect(() => checkAnswer('sessions.list', { sessions: [older], total: 1, hidden: 0, nextCursor: null })).toThrow('result.sessions[0].archived must be a boolean');
+    expect(() => checkAnswer('sessions.get', broken)).toThrow('result.gone must be a boolean, got undefined');
+    expect(() => checkAnswer('sessions.list', { sessions: [broken], total: 1, hidden: 0, nextCursor: null })).toThrow('result.sessions[0].gone must be a boolean');
     // A method without a schema passes its answer as it came.
     expect(checkAnswer('memdir.list', { anything: 1 })).toEqual({ anything: 1 });
   });
