@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { ErrorCode, RpcError } from '../shared/protocol/errors.js';
 import type { EventPayloads, EventTopic } from '../shared/protocol/events.js';
 import { Methods, type MethodDescriptor, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
-import { PROTOCOL_VERSION, type VersionInfo } from '../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type VersionInfo } from '../shared/protocol/daemon.js';
 import { resolvePaths, type Env, type MemdPaths } from '../shared/paths.js';
 import type { StartResult } from './autostart.js';
 import { openSocket, RpcConnection } from './connection.js';

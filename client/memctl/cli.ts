@@ -1,5 +1,6 @@
 /** memctl: the command line. Each command module loads only when it runs, to keep start-up quick. */
 import { RpcError } from '../../shared/protocol/errors.js';
+import { InvalidAnswer } from '../../shared/protocol/schema.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { ClientError } from '../errors.js';
 import { autostartDisabledBy, EXIT_ERROR, EXIT_NO_DAEMON, EXIT_USAGE, makeClientFactory, UsageError, type Command } from './context.js';
@@ -53,6 +54,8 @@ function describeFailure(error: unknown): { message: string; code: number } {
     const hint = NEXT_STEP_BY_KIND[error.kind];
     return { message: `memd answered ${error.kind} (${error.code}): ${error.message}${hint ? `; ${hint}` : ''}`, code: EXIT_ERROR };
   }
+  // A running daemon older than this memctl may lack a field it reads: a restart starts the installed one.
+  if (error instanceof InvalidAnswer) return { message: `${error.message}; if memd is older than this memctl, restart it (memctl stop && memctl start)`, code: EXIT_ERROR };
   if (error instanceof ClientError) {
     const hint = error.kind === 'Timeout' ? '; check `memctl doctor`' : '';
     return { message: `${error.message}${hint}`, code: EXIT_NO_DAEMON };

@@ -4,7 +4,8 @@
  * it imports nothing heavy: no client library, and no Intl.
  */
 import type { Methods, ParamsOf } from '../../shared/protocol/methods.js';
-import { USAGE_GROUPINGS, type UsageFigures, type UsageGrouping, type UsageReportResult } from '../../shared/protocol/usage.js';
+import { answerOrNull } from '../../shared/protocol/schema.js';
+import { USAGE_GROUPINGS, type UsageGrouping, type UsageReportResult, usageReportResultSchema } from '../../shared/protocol/usage.js';
 import { BOUND_FORMATS, parseBound } from '../../shared/usage/bounds.js';
 
 /** memctl's window unless told: the month a sparkline reads at a glance. */
@@ -70,16 +71,7 @@ export function parseUsageArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   return args;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const FIGURES = ['input', 'output', 'cacheCreation', 'cacheRead', 'cache5m', 'cache1h', 'totalTokens', 'costUsd', 'responses', 'unpricedResponses'] as const;
-const isFigures = (value: unknown): value is UsageFigures & { models: string[] } =>
-  isRecord(value) && FIGURES.every((key) => typeof value[key] === 'number') && Array.isArray(value.models) && value.models.every((model) => typeof model === 'string');
-
 /** The answer when it is a usage report (it came over a socket: checked before it is drawn), else null. */
 export function asUsageReport(value: unknown): UsageReportResult | null {
-  if (!isRecord(value) || !(USAGE_GROUPINGS as readonly unknown[]).includes(value.by) || typeof value.timezone !== 'string') return null;
-  if (!Array.isArray(value.rows) || !value.rows.every((row: unknown) => isFigures(row) && typeof (row as { key?: unknown }).key === 'string')) return null;
-  if (!isFigures(value.totals) || !Array.isArray(value.daily) || !isRecord(value.index)) return null;
-  if (!value.daily.every((day) => isRecord(day) && typeof day.day === 'string' && typeof day.costUsd === 'number')) return null;
-  return value as unknown as UsageReportResult;
+  return answerOrNull(usageReportResultSchema, value, 'usage.report');
 }

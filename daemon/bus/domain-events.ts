@@ -4,7 +4,7 @@
  * reactions.ts, which main.ts calls in the order they run), so no part calls into one that does
  * not exist yet.
  */
-import type { ThresholdState } from '../../shared/protocol/results.js';
+import type { ThresholdState } from '../../shared/protocol/sessions.js';
 import { createBus, type Bus } from './bus.js';
 
 export interface DomainEvents {

@@ -5,7 +5,7 @@
  * quotes a path or a user message verbatim keeps it. User messages are what the user wrote:
  * Claude Code's command plumbing and meta messages are not listed.
  */
-import type { LostItems } from '../../shared/protocol/results.js';
+import type { LostItems } from '../../shared/protocol/compaction.js';
 import type { ContentBlock, MessageParam } from '../../shared/protocol/messages.js';
 import { ELLIPSIS, errorKeyLine, isCommandPlumbing } from '../transcripts/facts.js';
 

@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path';
 import type { ContentBlock, TextBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
-import type { CompactionAction } from '../../shared/protocol/results.js';
+import type { CompactionAction } from '../../shared/protocol/compaction.js';
 import { CHARS_PER_TOKEN, roughTokens } from '../../shared/transcript/tokens.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import type { ConversationMessage } from '../transcripts/messages.js';

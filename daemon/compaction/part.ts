@@ -5,7 +5,7 @@
  */
 import type { MemdConfig } from '../../shared/config.js';
 import type { MemdPaths } from '../../shared/paths.js';
-import type { SessionSummary } from '../../shared/protocol/results.js';
+import type { SessionSummary } from '../../shared/protocol/sessions.js';
 import { priceFor } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import type { ExtractionService } from '../extraction/service.js';

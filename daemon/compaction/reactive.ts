@@ -21,7 +21,7 @@
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ContentBlock, ToolResultBlock, ToolUseBlock } from '../../shared/protocol/messages.js';
-import type { CompactionAction } from '../../shared/protocol/results.js';
+import type { CompactionAction } from '../../shared/protocol/compaction.js';
 import { DEFAULT_ESTIMATE_MARGIN, marginTokens, roughTokens } from '../../shared/transcript/tokens.js';
 import { estimateMessageTokens, normalize, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
 import { contentChars } from './micro.js';

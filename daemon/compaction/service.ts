@@ -11,7 +11,8 @@
  * breaker, and the result says it fell back.
  */
 import { type BelowThresholdData, ErrorCode, NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ReactiveEstimate, ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ReactiveEstimate } from '../../shared/protocol/compaction.js';
+import type { ThresholdResult, ThresholdState } from '../../shared/protocol/sessions.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';

@@ -13,7 +13,7 @@ import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { isInside } from '../fs/inside.js';
 import { openIfPresent, readTextIfPresent } from '../fs/read.js';
-import type { ToolResultContent } from '../../shared/protocol/results.js';
+import type { ToolResultContent } from '../../shared/protocol/compaction.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import { pageOfFile, pageOfText, pageRequest, textForm, type Page } from './tool-result-page.js';

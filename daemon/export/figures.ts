@@ -5,7 +5,7 @@
  * (shared/transcript/accounting.ts). Pure.
  */
 import type { ContextChart, CostRow, ReportCosts } from '../../shared/export/model.js';
-import type { UsageTotals } from '../../shared/protocol/results.js';
+import type { UsageTotals } from '../../shared/protocol/sessions.js';
 import { contextOfUsage, isApiResponse, isFinalerThan, responseKey, type ModelUsage } from '../../shared/transcript/accounting.js';
 import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
 

@@ -1,5 +1,5 @@
 /** Export as a part of the daemon: every byte an export reads comes through openTranscript, so that the archive can stand in for a deleted transcript. */
-import type { SessionSummary } from '../../shared/protocol/results.js';
+import type { SessionSummary } from '../../shared/protocol/sessions.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';

@@ -3,7 +3,7 @@
  * conversation read back from the transcript, line by line, through the export's source.
  */
 import type { ReportModel } from '../../shared/export/model.js';
-import type { SessionFigures } from '../../shared/protocol/results.js';
+import type { SessionFigures } from '../../shared/protocol/sessions.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Transcripts } from '../transcripts/transcripts.js';

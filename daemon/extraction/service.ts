@@ -13,7 +13,8 @@
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult, SessionMemoryState } from '../../shared/protocol/results.js';
+import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/memory.js';
+import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
 import { costOf, type ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';

@@ -1,6 +1,6 @@
 /** What ingest and its status ask of the transcript index: its totals, recent bad lines, every file, and whether a file needs reading. */
 import type Database from 'better-sqlite3';
-import type { IngestStatus } from '../../shared/protocol/results.js';
+import type { IngestStatus } from '../../shared/protocol/ingest.js';
 import { prepared } from '../store/rows.js';
 
 type Db = Database.Database;

@@ -6,7 +6,7 @@
  * only after the transaction that recorded them commits. The backfill's progress is progress.ts's.
  */
 import type Database from 'better-sqlite3';
-import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/results.js';
+import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/ingest.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { classifyTranscript } from '../../shared/transcript/layout.js';

@@ -4,7 +4,7 @@
  * when the first backfill began and how long it took. `onBackfillDone` is told once, when the last
  * of them is read.
  */
-import type { IngestProgress } from '../../shared/protocol/results.js';
+import type { IngestProgress } from '../../shared/protocol/ingest.js';
 import type { Logger } from '../log/logger.js';
 
 export interface BackfillProgressDeps {

@@ -13,7 +13,7 @@
  * a write succeeds. Log lines mark changes of state only: a warning at the first failure (and when
  * the fault changes), none for repeated ones, an info line at recovery.
  */
-import type { IngestFailure, IngestFailureKind } from '../../shared/protocol/results.js';
+import type { IngestFailure, IngestFailureKind } from '../../shared/protocol/ingest.js';
 import type { Logger } from '../log/logger.js';
 import type { PassOutcome } from './types.js';
 

@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { resolve } from 'node:path';
-import type { WatcherStatus } from '../../shared/protocol/results.js';
+import type { WatcherStatus } from '../../shared/protocol/ingest.js';
 import type { Logger } from '../log/logger.js';
 import type { Ingestor } from './ingestor.js';
 import { scanTranscripts } from './scan.js';

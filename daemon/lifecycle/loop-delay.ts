@@ -5,7 +5,7 @@
  * On a loaded machine the figures include the time the process waited for a core.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { LoopStatus } from '../../shared/protocol/results.js';
+import type { LoopStatus } from '../../shared/protocol/daemon.js';
 
 /** The sampling timer's period: a delay is seen to within this; 50 wake-ups a second cost nothing measurable. */
 const RESOLUTION_MS = 20;

@@ -5,7 +5,7 @@
  * (a cwd filter is the exception: it needs each candidate's summary).
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { SessionList, SessionSummary } from '../../shared/protocol/results.js';
+import type { SessionList, SessionSummary } from '../../shared/protocol/sessions.js';
 
 /** A default list answers in one screenful of work even at 50,000 sessions (issue 13 item 11). */
 export const DEFAULT_LIST_LIMIT = 200;

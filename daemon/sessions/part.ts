@@ -4,7 +4,7 @@
  * holds a session from the archive's book, both built before it; the archive service, which
  * forgets sessions, is built after it.
  */
-import type { SessionMemoryState } from '../../shared/protocol/results.js';
+import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Bus } from '../bus/bus.js';
 import type { DomainBus } from '../bus/domain-events.js';

@@ -5,7 +5,7 @@
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
-import type { SessionFigures, SessionList, SessionMemoryState, SessionSummary, ThresholdState } from '../../shared/protocol/results.js';
+import type { SessionFigures, SessionList, SessionMemoryState, SessionSummary, ThresholdState } from '../../shared/protocol/sessions.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { SessionWindows } from './windows.js';

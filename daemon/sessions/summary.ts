@@ -2,7 +2,7 @@
  * A session's summary: its persisted aggregate (aggregates.ts) and its files' rows, never its
  * entries. `summaryOf` is also how a summary is built from figures computed from scratch.
  */
-import type { SessionFigures } from '../../shared/protocol/results.js';
+import type { SessionFigures } from '../../shared/protocol/sessions.js';
 import { redactSecrets } from '../../shared/text/redact.js';
 import { accountingOf, type AggregateAccounting } from '../../shared/transcript/aggregate.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';

@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import type { DatabaseStatus } from '../../shared/protocol/results.js';
+import type { DatabaseStatus } from '../../shared/protocol/daemon.js';
 import type { Logger } from '../log/logger.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { createReopenableDb, type ReopenableDb } from './reopenable.js';

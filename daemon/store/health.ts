@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { DatabaseIncident } from '../../shared/protocol/results.js';
+import type { DatabaseIncident } from '../../shared/protocol/daemon.js';
 import type { Logger } from '../log/logger.js';
 import { isCorruption, moveAside, openChecked, type Store } from './db.js';
 

@@ -2,8 +2,10 @@
  * `archive.*` (issue 18): memd's gzipped copy of every transcript, its sub-agent transcripts and its
  * persisted tool results, kept past Claude Code's cleanup; restored byte for byte on request.
  */
+import { bool, looseObject, nullable, num, oneOf, str, type Schema } from './schema.js';
 
-export type ArchiveState = 'off' | 'waiting' | 'catching-up' | 'live' | 'stopped';
+export const ARCHIVE_STATES = ['off', 'waiting', 'catching-up', 'live', 'stopped'] as const;
+export type ArchiveState = (typeof ARCHIVE_STATES)[number];
 
 export interface ArchiveStatus {
   enabled: boolean;
@@ -20,6 +22,18 @@ export interface ArchiveStatus {
   pendingBytes: number;
   failures: number;
 }
+
+export const archiveStatusSchema: Schema<ArchiveStatus> = looseObject({
+  enabled: bool(),
+  state: oneOf(...ARCHIVE_STATES),
+  reason: nullable(str()),
+  sessions: num(),
+  files: num(),
+  archiveBytes: num(),
+  sourceBytes: num(),
+  pendingBytes: num(),
+  failures: num(),
+});
 
 export interface ArchivedSession {
   sessionId: string;

@@ -1,4 +1,5 @@
-import type { SessionSummary, ThresholdResult, ThresholdState } from './results.js';
+import { looseObject, num, oneOf, str, type Schema } from './schema.js';
+import { THRESHOLD_STATES, thresholdResultSchema, type SessionSummary, type ThresholdResult, type ThresholdState } from './sessions.js';
 
 /** Notification topics (`domain.pastTense`, DESIGN.md §3) and their payloads. */
 
@@ -47,6 +48,14 @@ export interface ThresholdCrossedEvent {
   contextTokens: number;
   threshold: ThresholdResult;
 }
+
+export const thresholdCrossedEventSchema: Schema<ThresholdCrossedEvent> = looseObject({
+  sessionId: str(),
+  from: oneOf(...THRESHOLD_STATES),
+  to: oneOf(...THRESHOLD_STATES),
+  contextTokens: num(),
+  threshold: thresholdResultSchema,
+});
 
 /** An auto-compaction result is ready (compact.auto returns it in full); lost items are counted. */
 export interface CompactionReadyEvent {

@@ -2,13 +2,18 @@
  * Results of handoff.* (issue 7): `<cwd>/docs/handoff-context.md`, written through Claude Code's
  * PreCompact hook (or on demand) so that the turn after a compaction continues with nothing lost.
  */
+import { arrayOf, bool, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
+
 export type HandoffSummarizer = 'offline' | 'anthropic';
+
+export const HANDOFF_FILE_STATUSES = ['created', 'modified', 'deleted', 'renamed', 'untracked', 'read'] as const;
+export type HandoffFileStatus = (typeof HANDOFF_FILE_STATUSES)[number];
 
 export interface HandoffFileTouched {
   /** As the tools named it (absolute), or relative to cwd for git's entries. */
   path: string;
   /** From git where cwd is a repo, else from the tool calls. */
-  status: 'created' | 'modified' | 'deleted' | 'renamed' | 'untracked' | 'read';
+  status: HandoffFileStatus;
   /** One line: what was done to it (the tools and how often). */
   summary: string;
 }
@@ -104,6 +109,32 @@ export interface CompactRecord {
   /** What the compaction summary dropped of the conversation before it; null when unknown. */
   lost: { userMessages: string[]; filePaths: string[]; identifiers: string[]; errors: string[] } | null;
 }
+
+const handoffCommandSchema = looseObject({ command: str(), exitCode: nullable(num()), isError: bool() });
+
+export const handoffResultSchema: Schema<HandoffResult> = looseObject({
+  sessionId: nullable(str()),
+  cwd: str(),
+  path: str(),
+  partial: bool(),
+  summarizer: nullable(oneOf('offline', 'anthropic')),
+  generatedAt: str(),
+  pinned: str(),
+  facts: looseObject({
+    git: nullable(looseObject({ branch: nullable(str()), porcelain: arrayOf(str()), diffStat: nullable(str()) })),
+    gitProblem: optional(str()),
+    filesTouched: arrayOf(looseObject({ path: str(), status: oneOf(...HANDOFF_FILE_STATUSES), summary: str() })),
+    commands: arrayOf(handoffCommandSchema),
+    failing: arrayOf(handoffCommandSchema),
+    todos: arrayOf(looseObject({ content: str(), status: str() })),
+    constraints: arrayOf(str()),
+    ruledOut: arrayOf(str()),
+  }),
+  written: bool(),
+  gitignoreUpdated: bool(),
+  skipped: arrayOf(looseObject({ path: str(), reason: str() })),
+  text: str(),
+});
 
 /** `handoff.status`: a session's hook records. */
 export interface HandoffStatusResult {

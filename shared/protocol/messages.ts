@@ -4,6 +4,7 @@
  * type results without loading the SDK. Blocks memd passes through unchanged (images,
  * documents, server tool results) keep their fields as Claude Code wrote them.
  */
+import { arrayOf, looseObject, oneOf, str, union, type Schema } from './schema.js';
 
 export interface CacheControl {
   type: 'ephemeral';
@@ -53,3 +54,11 @@ export interface MessageParam {
   role: 'user' | 'assistant';
   content: string | ContentBlock[];
 }
+
+/** A block is checked for its `type` only: OtherBlock makes any typed object a ContentBlock, and clients render by type. */
+export const contentBlockSchema: Schema<ContentBlock> = looseObject({ type: str() });
+
+export const messageParamSchema: Schema<MessageParam> = looseObject({
+  role: oneOf('user', 'assistant'),
+  content: union(str(), arrayOf(contentBlockSchema)),
+});

@@ -13,19 +13,10 @@ import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
 import type { ArchiveForgetResult, ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult } from './archive.js';
 import { EXPORT_FORMATS, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES, type ExportPage } from './export.js';
 import { EVENT_TOPICS } from './events.js';
-import type {
-  CompactionResult,
-  DaemonStatus,
-  MemoryLockResult,
-  MemorySummaryResult,
-  ShutdownResult,
-  SessionList,
-  SessionSummary,
-  SubscriptionResult,
-  ThresholdResult,
-  ToolResultContent,
-  VersionInfo,
-} from './results.js';
+import type { CompactionResult, ToolResultContent } from './compaction.js';
+import type { DaemonStatus, ShutdownResult, SubscriptionResult, VersionInfo } from './daemon.js';
+import type { MemoryLockResult, MemorySummaryResult } from './memory.js';
+import type { SessionList, SessionSummary, ThresholdResult } from './sessions.js';
 
 export interface MethodDescriptor<P, R> {
   readonly name: string;

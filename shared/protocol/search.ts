@@ -1,5 +1,6 @@
 /** `search.query` and `search.context` (issue 17): full-text search over every session's lines. */
-import type { MessageParam } from './messages.js';
+import { messageParamSchema, type MessageParam } from './messages.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
 
 /**
  * What a hit is: a user's prompt, the assistant's text, a tool call's input (the command, path or
@@ -115,6 +116,45 @@ export function describeSegment(segment: SearchContextSegment | undefined): stri
   if (segment.index < segment.of - 1) return `${where}: before a compaction, no longer in the model's context`;
   return `${where}: on a branch the user rewound away from`;
 }
+
+const indexStateSchema = looseObject({ state: oneOf('ready', 'building'), filesDone: num(), filesTotal: num() });
+
+export const searchHitSchema: Schema<SearchHit> = looseObject({
+  sessionId: str(),
+  uuid: nullable(str()),
+  timestamp: nullable(str()),
+  kind: oneOf(...SEARCH_KINDS),
+  snippet: nullable(str()),
+  score: num(),
+  project: str(),
+  projectName: str(),
+  title: nullable(str()),
+});
+
+export const searchQueryResultSchema: Schema<SearchQueryResult> = looseObject({
+  hits: arrayOf(searchHitSchema),
+  nextCursor: nullable(str()),
+  partial: optional(literal(true)),
+  partialReason: optional(literal('time')),
+  index: indexStateSchema,
+});
+
+export const searchContextResultSchema: Schema<SearchContextResult> = looseObject({
+  sessionId: str(),
+  uuid: str(),
+  messages: arrayOf(messageParamSchema),
+  hitIndex: num(),
+  segment: optional(looseObject({ index: num(), of: num(), active: bool() })),
+});
+
+export const searchStatusSchema: Schema<SearchStatus> = looseObject({
+  processes: num(),
+  running: num(),
+  queued: num(),
+  deadlineMs: num(),
+  stoppedAtDeadline: num(),
+  stoppedCancelled: num(),
+});
 
 /**
  * Claude Code puts the session's id in the environment of what it runs: hooks, Bash commands and

@@ -3,19 +3,15 @@
  * counted as ccusage 20 counts them (one API response once across every file, with its largest
  * usage; docs/protocol.md has the rules).
  */
+import { arrayOf, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
+import { tokenCountsFields, type TokenCounts } from './tokens.js';
 
 /** What rows are grouped by: the local calendar day (ccusage's daily view), the project folder, the model. */
 export const USAGE_GROUPINGS = ['day', 'project', 'model'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
-export interface UsageFigures {
-  input: number;
-  output: number;
-  cacheCreation: number;
-  cacheRead: number;
-  /** The part of cacheCreation written with a 5-minute and a 1-hour TTL (0 and 0 when a transcript does not split it). */
-  cache5m: number;
-  cache1h: number;
+/** A report row's or the totals' figures: tokens, and the responses and cost they came from. */
+export interface UsageFigures extends TokenCounts {
   /** input + output + cacheCreation + cacheRead, as ccusage's totalTokens. */
   totalTokens: number;
   /** USD at standard API prices; responses of a model without a known price add nothing (see unpricedResponses). */
@@ -59,3 +55,16 @@ export interface UsageReportResult {
    */
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }
+
+const usageFiguresFields = { ...tokenCountsFields, totalTokens: num(), costUsd: num(), responses: num(), unpricedResponses: num() };
+
+export const usageReportResultSchema: Schema<UsageReportResult> = looseObject({
+  by: oneOf(...USAGE_GROUPINGS),
+  timezone: str(),
+  since: nullable(str()),
+  until: nullable(str()),
+  rows: arrayOf(looseObject({ ...usageFiguresFields, key: str(), name: optional(str()), models: arrayOf(str()) })),
+  totals: looseObject({ ...usageFiguresFields, models: arrayOf(str()) }),
+  daily: arrayOf(looseObject({ day: str(), costUsd: num(), totalTokens: num() })),
+  index: looseObject({ state: oneOf('ready', 'building'), filesDone: num(), filesTotal: num() }),
+});

@@ -12,7 +12,7 @@
  * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
  * renders the same string in Lua (client/nvim/lua/memd/format.lua). Pure.
  */
-import type { ThresholdResult, ThresholdState } from '../protocol/results.js';
+import type { ThresholdResult, ThresholdState } from '../protocol/sessions.js';
 
 /** Cells between the bar's ends: 12.5 % steps, short enough for a status line. */
 export const STATUS_BAR_CELLS = 8;

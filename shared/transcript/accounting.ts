@@ -15,7 +15,7 @@
  * is why Claude Code zeroes it on load. With no response after the boundary the whole active
  * conversation is estimated. The manifests' `contextTokens` is the usage part alone.
  */
-import type { ThresholdResult, UsageTotals } from '../protocol/results.js';
+import type { ThresholdResult, UsageTotals } from '../protocol/sessions.js';
 import { activeConversation } from './conversation.js';
 import { DEFAULT_CONTEXT_WINDOW, SYNTHETIC_MODEL, costOf, hasOneMillionSuffix, priceFor } from './models.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';

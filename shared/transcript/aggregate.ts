@@ -10,7 +10,7 @@
  * replaced (its old entries' share cannot be taken back). Usage is deduplicated by response
  * across the session's files through a ResponseBook the caller persists.
  */
-import type { UsageTotals } from '../protocol/results.js';
+import type { UsageTotals } from '../protocol/sessions.js';
 import {
   type Bucket,
   BUCKETS,

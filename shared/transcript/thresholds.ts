@@ -32,7 +32,7 @@
  * A 200K window with reserveOutputTokens 0 and an auto-compact window compacts at 187,000, the seed
  * document's figure; with Claude Code's reserve (20,000 for every 4.x model) at 167,000.
  */
-import type { ThresholdResult, ThresholdState } from '../protocol/results.js';
+import type { ThresholdResult, ThresholdState } from '../protocol/sessions.js';
 import { contextWindowFor, maxOutputTokensFor, modelAutoCompactWindow } from './models.js';
 
 export type ThresholdEnv = Readonly<Record<string, string | undefined>>;

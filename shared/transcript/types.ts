@@ -1,16 +1,9 @@
 /** What the index keeps of one transcript line (one JSON object written by Claude Code). */
 
-/** Token usage of one API response, as Claude Code records it on assistant entries. */
-export interface Usage {
-  input: number;
-  output: number;
-  /** cache_creation_input_tokens: all cache writes. */
-  cacheCreation: number;
-  cacheRead: number;
-  /** The split of cache writes by TTL (cache_creation.ephemeral_5m / _1h). */
-  cache5m: number;
-  cache1h: number;
-}
+import type { TokenCounts } from '../protocol/tokens.js';
+
+/** Token usage of one API response, as Claude Code records it on assistant entries: the name the transcript code reads a response's `usage` by. */
+export type Usage = TokenCounts;
 
 export interface ToolUse {
   id: string;

@@ -14,7 +14,7 @@ import { createTailer } from '../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../daemon/ingest/scan.js';
 import { createEntryCache, type EntryCache } from '../../daemon/transcripts/entry-cache.js';
 import { openStore, type Store } from '../../daemon/store/db.js';
-import type { ThresholdResult } from '../../shared/protocol/results.js';
+import type { ThresholdResult } from '../../shared/protocol/sessions.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { fakeLogger } from './fake-logger.js';
 import { manifest, type Manifest } from './fixtures.js';

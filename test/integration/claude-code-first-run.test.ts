@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
 import { eventually, makeSandbox, runMemctl } from '../helpers/sandbox.js';
 import { startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';

@@ -14,8 +14,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
-import type { ThresholdResult } from '../../shared/protocol/results.js';
+import { createClient } from '../helpers/client.js';
+import type { ThresholdResult } from '../../shared/protocol/sessions.js';
 import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 import { type StreamingMessagesApi, startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';

@@ -4,7 +4,8 @@
  * run in the background, each notice a `<task-notification>` user message holding a `<summary>`.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
 import { backgroundTaskSession, mainPath, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';

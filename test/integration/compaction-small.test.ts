@@ -7,9 +7,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionResult } from '../../shared/protocol/results.js';
+import type { CompactionResult } from '../../shared/protocol/compaction.js';
 import { toolsArePaired } from '../../daemon/transcripts/messages.js';
 import { mainPath, TranscriptWriter, writeTranscript, type ResponseUsage } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';

@@ -5,7 +5,8 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
 import { SUMMARY_SECTIONS } from '../../shared/transcript/compaction-texts.js';

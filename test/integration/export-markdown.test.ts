@@ -7,7 +7,8 @@
  * then the tags left.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 

@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
 import { manifest, type Manifest } from '../helpers/fixtures.js';

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IngestStatus } from '../../shared/protocol/results.js';
+import type { IngestStatus } from '../../shared/protocol/ingest.js';
 import { cleanIngest, copyFixtureProjects, dumpDatabase, FIXTURES, present, transcriptSizes } from '../helpers/ingest.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { eventually, makeSandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';

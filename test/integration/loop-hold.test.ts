@@ -7,7 +7,7 @@
  */
 import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { DaemonStatus } from '../../shared/protocol/results.js';
+import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { generateSession, writeGeneratedSession } from '../helpers/generated-sessions.js';
 import { eventually } from '../helpers/poll.js';
 import { RawSocket } from '../helpers/raw-socket.js';

@@ -6,7 +6,8 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { backgroundTaskRounds, backgroundTaskSession, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { BACKFILL_EXTRACTION_DEFAULT, eventually, makeSandbox, ROOT, spawnTracked, startDaemon } from '../helpers/sandbox.js';
 

@@ -1,7 +1,8 @@
 /** Session-memory extraction, its lock and its RPC methods over a real daemon. */
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { hasAllSections } from '../../daemon/extraction/template.js';
 import { manifest } from '../helpers/fixtures.js';

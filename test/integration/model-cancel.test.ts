@@ -6,7 +6,8 @@
  * so nothing here depends on timing: without the signal the request would wait forever.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { ErrorCode } from '../../shared/protocol/errors.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';

@@ -6,7 +6,8 @@
  * transcript is gone, 2.1.3x compaction agents, and cwds that end alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client, type SessionSummary } from '../../client/index.js';
+import type { Client, SessionSummary } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import { growingUsage, mainPath, placeholderSession, projectFolder, subagentPath, TranscriptWriter, writePlaceholderSession, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';

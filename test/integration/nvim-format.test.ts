@@ -6,7 +6,7 @@
  * their combinations at many widths.
  */
 import { describe, expect, it } from 'vitest';
-import type { ThresholdResult, ThresholdState } from '../../shared/protocol/results.js';
+import type { ThresholdResult, ThresholdState } from '../../shared/protocol/sessions.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
 import { formatStatusLine, type StatusFacts } from '../../shared/statusline/format.js';
 import { NVIM_PATH, NVIM_SKIP_REASON, startNvim } from '../helpers/nvim.js';

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { loadPlugin, notes, NVIM_PATH, startNvim, statusline } from '../helpers/nvim.js';
 import { appendResponse, caughtUp, connectionState, editor, FAST_BACKOFF, isRunning, LEVEL, lines, prepareProjects, RESPONSIVE_MS, title } from '../helpers/nvim-session.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';

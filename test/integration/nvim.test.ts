@@ -6,8 +6,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
 import { renderCompaction } from '../../client/memctl/views/compaction.js';
+import { createClient } from '../helpers/client.js';
 import { createOutput } from '../../client/memctl/output.js';
 import { renderSessionDetail } from '../../client/memctl/views/session-detail.js';
 import { renderSessionTable } from '../../client/memctl/views/sessions.js';

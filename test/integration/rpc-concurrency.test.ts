@@ -3,10 +3,11 @@
  * connection and under the id that asked for it, and the daemon's counts follow the clients.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { ErrorCode } from '../../shared/protocol/errors.js';
 import { EVENT_TOPICS, type EventTopic } from '../../shared/protocol/events.js';
-import type { DaemonStatus } from '../../shared/protocol/results.js';
+import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 

@@ -8,7 +8,7 @@ import { ErrorCode } from '../../shared/protocol/errors.js';
 import { MAX_BATCH_SIZE } from '../../shared/protocol/envelope.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import { Methods } from '../../shared/protocol/methods.js';
-import type { DaemonStatus, VersionInfo } from '../../shared/protocol/results.js';
+import type { DaemonStatus, VersionInfo } from '../../shared/protocol/daemon.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { eventually, keepForFile, makeSandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
 

@@ -7,7 +7,8 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { OUTPUT_BUDGET_CHARS } from '../../client/memctl/mcp/budget.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';

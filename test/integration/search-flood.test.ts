@@ -6,7 +6,8 @@
  * that never ends (what a hostile query is on a big index), so that nothing here depends on timing.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { SearchStatus } from '../../shared/protocol/search.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';

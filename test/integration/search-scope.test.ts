@@ -9,7 +9,8 @@
  * with three lines mentioning "warnings" (3,000 matches: more than the 2,000 the first batch takes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, searchFilled, type Client } from '../../client/index.js';
+import { searchFilled, type Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import type { SearchKind, SearchQueryResult } from '../../shared/protocol/search.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';

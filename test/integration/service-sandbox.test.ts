@@ -11,7 +11,7 @@ import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { renderUnits } from '../../client/memctl/units.js';
 import { createBus } from '../../daemon/bus/bus.js';
 import { createDispatcher, handle } from '../../daemon/rpc/dispatch.js';

@@ -4,8 +4,8 @@
  * are rendered on a real daemon's status, changed only in `progress`.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
 import { renderStatus } from '../../client/memctl/views/status.js';
+import { createClient } from '../helpers/client.js';
 import type { Output } from '../../client/memctl/output.js';
 import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
 

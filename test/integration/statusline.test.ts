@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
 import { formatStatusLine } from '../../shared/statusline/format.js';
 import { computeThresholds } from '../../shared/transcript/thresholds.js';
@@ -153,7 +154,7 @@ describe('memctl statusline without memd', () => {
 
 describe('memctl statusline and the window Claude Code states (issue 28)', () => {
   it("keeps Claude Code's window when memd answers another (a memd that ignores `window`)", async () => {
-    const { PROTOCOL_VERSION } = await import('../../shared/protocol/results.js');
+    const { PROTOCOL_VERSION } = await import('../../shared/protocol/daemon.js');
     const sandbox = makeSandbox();
     mkdirSync(join(sandbox.socketPath, '..'), { recursive: true });
     const stale = computeThresholds({ model: 'claude-opus-4-8', tokens: 30_000, env: {}, window: 200_000 });

@@ -7,7 +7,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { delimiter, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderUnits, UNIT_NAMES } from '../../client/memctl/units.js';
-import type { DaemonStatus } from '../../shared/protocol/results.js';
+import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { DAEMON_MAIN, STARTUP_DEADLINE_MS, makeSandbox, spawnTracked, type Sandbox } from '../helpers/sandbox.js';
 

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
 import { manifest } from '../helpers/fixtures.js';

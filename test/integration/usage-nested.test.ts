@@ -10,7 +10,8 @@
  */
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import type { UsageFigures, UsageReportResult } from '../../shared/protocol/usage.js';
 import { BOTH_SESSION, NESTED_SESSIONS, ONLY_PROGRESS_SESSION, PARTIAL_SESSION, writeNestedUsage } from '../helpers/nested-usage.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';

@@ -10,7 +10,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import type { UsageFigures, UsageReportResult } from '../../shared/protocol/usage.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { mainPath } from '../helpers/real-shapes.js';

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { activateWith, VIEW_ID, type Activation } from '../../client/vscode/src/adapter.js';
 import { mockVscode, type MockVscode } from '../unit/client/vscode/mock-vscode.js';
 import { appendResponse, caughtUp, installFixtures, TEST_TIMING, type Workspace } from '../unit/client/vscode/sandbox-fixture.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import type { Controller } from '../../client/vscode/src/controller.js';
 import { runStartCommand } from '../../client/vscode/src/start.js';
 import { appendResponse, caughtUp, controllerFor, installFixtures, type Workspace } from '../unit/client/vscode/sandbox-fixture.js';

@@ -9,7 +9,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import type { Controller } from '../../client/vscode/src/controller.js';
 import type { Notice } from '../../client/vscode/src/notices.js';
 import { STATUS_ICON } from '../../client/vscode/src/status.js';

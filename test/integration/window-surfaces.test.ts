@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../client/index.js';
+import type { Client } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 

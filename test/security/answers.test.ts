@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { MAX_PAGE_BYTES } from '../../daemon/compaction/tool-result-page.js';
 import { toolResultsDir } from '../../shared/paths.js';
 import { handle } from '../../daemon/rpc/dispatch.js';

@@ -3,7 +3,7 @@
  * (shortened limits here), and the other clients are served throughout.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
 

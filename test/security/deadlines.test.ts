@@ -5,7 +5,7 @@
  * written without git's facts, saying so; a client that goes away, or a shutdown, kills git too.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { EXIT_MARGIN_MS, exitWithin, handoffInFlight, hangingGitSetup, isGone } from '../helpers/hanging-git.js';
 import { eventually, startDaemon } from '../helpers/sandbox.js';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { generateSession, writeGeneratedSession } from '../helpers/generated-sessions.js';
 import { RawSocket } from '../helpers/raw-socket.js';
 import { eventually, makeSandbox, startDaemon } from '../helpers/sandbox.js';

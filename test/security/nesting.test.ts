@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { handle } from '../../daemon/rpc/dispatch.js';
 import { Methods } from '../../shared/protocol/methods.js';
 import { CUT_VALUE } from '../../shared/transcript/depth.js';

@@ -5,7 +5,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { DEFAULT_LIST_LIMIT } from '../../daemon/sessions/list.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';

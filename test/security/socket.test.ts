@@ -7,7 +7,7 @@ import { chmodSync, chownSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../client/index.js';
+import { createClient } from '../helpers/client.js';
 import { ClientError } from '../../client/errors.js';
 import { keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 import { runMemctlAsNobody } from '../helpers/unprivileged.js';

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, chownSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DaemonStatus } from '../../shared/protocol/results.js';
+import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
 import { daemonStatus, handToNobody, logLines, runMemctlAsNobody, startDaemonAsNobody } from '../helpers/unprivileged.js';

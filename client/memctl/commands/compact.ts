@@ -1,6 +1,7 @@
 /** `memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--json]`. */
 import { RpcError } from '../../../shared/protocol/errors.js';
-import type { CompactionResult } from '../../../shared/protocol/results.js';
+import { compactionResultSchema, type CompactionResult } from '../../../shared/protocol/compaction.js';
+import { parseAnswer } from '../../../shared/protocol/schema.js';
 import { EXIT_ERROR, UsageError, type Command } from '../context.js';
 import { renderCompaction } from '../views/compaction.js';
 
@@ -39,6 +40,9 @@ function belowThresholdMessage(error: RpcError, sessionId: string): string {
   return `memctl: ${reason}; \`memctl compact ${sessionId} --force\` compacts it anyway`;
 }
 
+/** The method each `--method` asks, for what an answer that fails its schema names. */
+const METHOD_NAMES: Record<Method, string> = { micro: 'compact.micro', 'cache-edits': 'compact.cacheEdits', reactive: 'compact.reactive', auto: 'compact.auto' };
+
 export const compact: Command = async (ctx) => {
   const { sessionId, method, limit, force } = parseArgs(ctx.args);
   const client = ctx.client();
@@ -49,7 +53,7 @@ export const compact: Command = async (ctx) => {
     else if (method === 'reactive') result = await client.compactReactive(limit === undefined ? { sessionId } : { sessionId, limitTokens: limit });
     else result = await client.compactAuto({ sessionId, force });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
-    else for (const line of renderCompaction(result, ctx.out)) ctx.out.out(line);
+    else for (const line of renderCompaction(parseAnswer(compactionResultSchema, result, METHOD_NAMES[method]), ctx.out)) ctx.out.out(line);
     return 0;
   } catch (error) {
     if (!(error instanceof RpcError) || error.kind !== 'BelowThreshold') throw error;

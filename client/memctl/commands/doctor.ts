@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../shared/paths.js';
-import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/daemon.js';
 import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
 import { isMemdStatusLine, memdStatusLineCommand } from '../../../shared/hooks/statusline.js';
 import { daemonMainPath, memctlCommandPath } from '../../install-paths.js';

@@ -1,5 +1,6 @@
 /** `memctl memory summary|extract SESSION [--json]` and `memctl memory pause|resume`: a session's memory, an extraction now, background extraction off and on. */
-import type { MemorySummaryResult } from '../../../shared/protocol/results.js';
+import { memorySummaryResultSchema, type MemorySummaryResult } from '../../../shared/protocol/memory.js';
+import { parseAnswer } from '../../../shared/protocol/schema.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
 
@@ -43,7 +44,7 @@ export const memory: Command = async (ctx) => {
   try {
     const result = action === 'summary' ? await client.memorySummary({ sessionId }) : await client.memoryExtract({ sessionId });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
-    else for (const line of render(result, ctx.out)) ctx.out.out(line);
+    else for (const line of render(parseAnswer(memorySummaryResultSchema, result, `memory.${action}`), ctx.out)) ctx.out.out(line);
     return 0;
   } finally {
     client.close();

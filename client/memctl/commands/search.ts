@@ -6,7 +6,19 @@
  * where HIT is the `SESSION:UUID` a hit line ends with, a long hit message shown around WORDS (the
  * hit line names its first matched word), or else by its head and tail.
  */
-import { askingSessionOf, describeSegment, MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchKind, type SearchQueryResult } from '../../../shared/protocol/search.js';
+import { parseAnswer } from '../../../shared/protocol/schema.js';
+import {
+  askingSessionOf,
+  describeSegment,
+  MATCH_CLOSE,
+  MATCH_OPEN,
+  SEARCH_KINDS,
+  searchContextResultSchema,
+  searchQueryResultSchema,
+  type SearchHit,
+  type SearchKind,
+  type SearchQueryResult,
+} from '../../../shared/protocol/search.js';
 import type { ContentBlock } from '../../../shared/protocol/messages.js';
 import { UsageError, type Command } from '../context.js';
 import type { Output } from '../output.js';
@@ -138,9 +150,10 @@ export const search: Command = async (ctx) => {
     if (args.context !== undefined) {
       const [sessionId, uuid] = args.context.split(':');
       if (sessionId === undefined || uuid === undefined || sessionId === '' || uuid === '') throw new UsageError('--context takes SESSION:UUID, as a hit line ends with');
-      const result = await client.searchContext({ sessionId, uuid, ...(args.before === undefined ? {} : { before: args.before }), ...(args.after === undefined ? {} : { after: args.after }) });
-      if (ctx.json) ctx.out.out(JSON.stringify(result));
+      const answer = await client.searchContext({ sessionId, uuid, ...(args.before === undefined ? {} : { before: args.before }), ...(args.after === undefined ? {} : { after: args.after }) });
+      if (ctx.json) ctx.out.out(JSON.stringify(answer));
       else {
+        const result = parseAnswer(searchContextResultSchema, answer, 'search.context');
         const terms = args.near === undefined ? [] : queryTerms(args.near);
         const where = describeSegment(result.segment);
         if (where !== null) ctx.out.out(ctx.out.dim(where));
@@ -160,7 +173,7 @@ export const search: Command = async (ctx) => {
     // Run from a Bash call of a session, its own turn (this very command) is no hit (issue 28).
     const asking = askingSessionOf(ctx.env);
     // A page its time budget cut is followed (client/search-pages.ts): what is there is found.
-    const result = await searchFilled((params) => client.searchQuery(params), {
+    const answer = await searchFilled((params) => client.searchQuery(params), {
       query,
       ...(project === undefined ? {} : { project }),
       ...(sessionId === undefined ? {} : { sessionId }),
@@ -171,8 +184,9 @@ export const search: Command = async (ctx) => {
       ...(asking === undefined ? {} : { askingSession: asking }),
       ...(cursor === undefined ? {} : { cursor }),
     });
-    if (ctx.json) ctx.out.out(JSON.stringify(result));
+    if (ctx.json) ctx.out.out(JSON.stringify(answer));
     else {
+      const result = parseAnswer(searchQueryResultSchema, answer, 'search.query');
       if (result.index.state === 'building')
         ctx.out.out(ctx.out.yellow(`the index is still reading older transcripts (${result.index.filesDone} of ${result.index.filesTotal} files): hits may be missing`));
       if (result.hits.length === 0) ctx.out.out(result.nextCursor === null ? 'no hits' : 'no hits yet');

@@ -1,4 +1,6 @@
 /** `memctl sessions [--all] [--limit N] [--cursor C] [--json]`: one page of sessions, most recent first. */
+import { parseAnswer } from '../../../shared/protocol/schema.js';
+import { sessionListSchema } from '../../../shared/protocol/sessions.js';
 import { UsageError, type Command } from '../context.js';
 import { renderSessionTable } from '../views/sessions.js';
 
@@ -36,11 +38,12 @@ export const sessions: Command = async (ctx) => {
   const args = parseArgs(ctx.args);
   const client = ctx.client();
   try {
-    const result = await client.sessionsList({ limit: args.limit, all: args.all, ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
+    const answer = await client.sessionsList({ limit: args.limit, all: args.all, ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
     if (ctx.json) {
-      ctx.out.out(JSON.stringify(result));
+      ctx.out.out(JSON.stringify(answer));
       return 0;
     }
+    const result = parseAnswer(sessionListSchema, answer, 'sessions.list');
     for (const line of renderSessionTable(result.sessions, ctx.out)) ctx.out.out(line);
     const notes: string[] = [];
     if (result.nextCursor !== null) {

@@ -3,7 +3,7 @@
  * otherwise (or with --json) every event, one line each. Survives daemon restarts.
  */
 import { EVENT_TOPICS } from '../../../shared/protocol/events.js';
-import type { SessionSummary } from '../../../shared/protocol/results.js';
+import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import type { Command, CommandContext } from '../context.js';
 import { renderSessionTable } from '../views/sessions.js';
 

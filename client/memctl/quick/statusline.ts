@@ -7,7 +7,8 @@
  */
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
-import type { ThresholdResult } from '../../../shared/protocol/results.js';
+import { answerOrNull } from '../../../shared/protocol/schema.js';
+import { thresholdResultSchema } from '../../../shared/protocol/sessions.js';
 import type { Command } from '../context.js';
 import { quickCall, socketPathOf } from './call.js';
 import { number, object, readJsonObject, text } from './stdin.js';
@@ -20,36 +21,19 @@ const STATUS_STDIN_DEADLINE_MS = 500;
 /** sessions.get takes model ids up to this long. */
 const MAX_MODEL_ID_CHARS = 200;
 
-const THRESHOLD_STATES = new Set(['ok', 'warning', 'error', 'autocompact', 'blocking']);
-
-function isThreshold(value: unknown): value is ThresholdResult {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return (
-    typeof record.percentUsed === 'number' &&
-    typeof record.tokensLeft === 'number' &&
-    typeof record.tokens === 'number' &&
-    typeof record.window === 'number' &&
-    typeof record.model === 'string' &&
-    typeof record.autoCompactEnabled === 'boolean' &&
-    // Optional: a memd from before Claude Code 2.1.197's reactive mode sends none (threshold mode).
-    (record.autoCompactMode === undefined || record.autoCompactMode === 'threshold' || record.autoCompactMode === 'reactive') &&
-    typeof record.state === 'string' &&
-    THRESHOLD_STATES.has(record.state)
-  );
-}
-
 /** The facts of a `sessions.get` answer, or null when it is not one. */
 export function factsFromSummary(summary: unknown, stdinCost: number | null): StatusFacts | null {
   if (typeof summary !== 'object' || summary === null) return null;
   const record = summary as Record<string, unknown>;
-  if (!isThreshold(record.threshold)) return null;
+  // The line is drawn from the threshold; the other figures are shown when present.
+  const threshold = answerOrNull(thresholdResultSchema, record.threshold, 'sessions.get');
+  if (threshold === null) return null;
   const compactions = number(object(record, 'compactions'), 'count');
   const total = object(object(record, 'usage'), 'total');
   const extractedAt = text(object(record, 'sessionMemory'), 'extractedAt');
   const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
   return {
-    threshold: record.threshold,
+    threshold,
     compactions,
     memoryAt: Number.isFinite(memoryAt) ? memoryAt : null,
     costUsd: number(total, 'costUsd') ?? stdinCost,

@@ -1,5 +1,5 @@
 /** A compaction's result as `memctl compact` prints it (the VS Code extension's preview shows the same). */
-import type { CompactionResult } from '../../../shared/protocol/results.js';
+import type { CompactionResult } from '../../../shared/protocol/compaction.js';
 import type { Output } from '../output.js';
 
 /** Lost items shown per kind; --json has them all. */

@@ -1,5 +1,5 @@
 /** The database's incidents as `memctl status` and `memctl doctor` print them. */
-import type { DatabaseIncident } from '../../../shared/protocol/results.js';
+import type { DatabaseIncident } from '../../../shared/protocol/daemon.js';
 
 /** One line on the database file's last incident while memd ran. */
 export function databaseIncidentText(incident: DatabaseIncident): string {

@@ -1,6 +1,6 @@
 /** `memctl status SESSION`: one session in full. */
 import type { HandoffStatusResult } from '../../../shared/protocol/handoff.js';
-import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/results.js';
+import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/sessions.js';
 import { compactsWhenRefused } from '../../../shared/statusline/format.js';
 import { ERROR_THRESHOLD_BUFFER_TOKENS, WARNING_THRESHOLD_BUFFER_TOKENS } from '../../../shared/transcript/thresholds.js';
 import type { Output } from '../output.js';

@@ -1,5 +1,6 @@
 /** The daemon's status as `memctl status` prints it: paths, counts, ingest, extraction, warnings. */
-import type { DaemonStatus, IngestFailure, IngestStatus } from '../../../shared/protocol/results.js';
+import type { DaemonStatus } from '../../../shared/protocol/daemon.js';
+import type { IngestFailure, IngestStatus } from '../../../shared/protocol/ingest.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderArchiveStatus } from './archive-status.js';
 import { databaseIncidentText } from './database.js';

@@ -6,10 +6,10 @@
  */
 import type { Client } from '../../index.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
-import type { SessionSummary } from '../../../shared/protocol/results.js';
+import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import { compactionDocument, handoffMessage, sessionDocument, summaryDocument, type MemdDocument } from './documents.js';
 import { describeError } from './link.js';
-import { parseCompaction, parseHandoff, parseMemorySummary, parseSessionDetail } from './validate.js';
+import { parseCompaction, parseHandoff, parseMemorySummary, parseSession } from './validate.js';
 
 /** A command that could not do its work; `message` says why, in words for the user. */
 export class CommandError extends Error {
@@ -32,7 +32,7 @@ async function asking<T>(what: string, call: () => Promise<T>): Promise<T> {
 }
 
 export async function openSession(client: Client, sessionId: string, now: number): Promise<MemdDocument> {
-  const session = parseSessionDetail(await asking(`memd could not read session ${sessionId}`, () => client.sessionsGet({ sessionId })));
+  const session = parseSession(await asking(`memd could not read session ${sessionId}`, () => client.sessionsGet({ sessionId })));
   return sessionDocument(session, now);
 }
 

@@ -5,7 +5,7 @@
  * drive it against a real memd.
  */
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
-import type { SessionSummary } from '../../../shared/protocol/results.js';
+import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import * as commands from './commands.js';
 import type { MemdDocument } from './documents.js';
 import { DaemonLink, describeError, type LinkOptions, type LinkState } from './link.js';
@@ -14,7 +14,7 @@ import type { Settings } from './settings.js';
 import { runStartCommand, type StartOutcome, type Starter } from './start.js';
 import { samePath, statusView, type StatusView } from './status.js';
 import { SessionsModel, type TreeNode } from './tree.js';
-import { parseSession, parseSessionList, parseThresholdCrossed } from './validate.js';
+import { parseSession, parseSessionList, parseSessionUpdated, parseThresholdCrossed } from './validate.js';
 
 /** How often the status line is made again without an event: its memory age counts in minutes. */
 export const STATUS_REFRESH_MS = 15_000;
@@ -289,7 +289,7 @@ export class Controller {
   private onSessionUpdated(payload: unknown): void {
     let session: SessionSummary;
     try {
-      session = parseSession(payload);
+      session = parseSessionUpdated(payload);
     } catch (error) {
       this.log(`session.updated ignored: ${describeError(error)}`);
       return;

@@ -8,7 +8,9 @@ import { renderCompaction } from '../../memctl/views/compaction.js';
 import type { Output } from '../../memctl/output.js';
 import { compactAge, compactsWhenRefused, compactTokens } from '../../../shared/statusline/format.js';
 import type { HandoffResult } from '../../../shared/protocol/handoff.js';
-import type { CompactionResult, MemorySummaryResult, SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/results.js';
+import type { CompactionResult } from '../../../shared/protocol/compaction.js';
+import type { MemorySummaryResult } from '../../../shared/protocol/memory.js';
+import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/sessions.js';
 import { contextLine, sessionName } from './status.js';
 
 /** The scheme of the documents the extension serves: VS Code shows them read-only. */

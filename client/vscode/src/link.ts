@@ -10,7 +10,7 @@ import { createClient, type Client, type ClientOptions } from '../../index.js';
 import { ClientError } from '../../errors.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { EventTopic } from '../../../shared/protocol/events.js';
-import type { VersionInfo } from '../../../shared/protocol/results.js';
+import type { VersionInfo } from '../../../shared/protocol/daemon.js';
 import type { StartOutcome, Starter } from './start.js';
 
 export const LINK_TOPICS = ['session.updated', 'session.thresholdCrossed', 'daemon.stopping'] as const satisfies readonly EventTopic[];

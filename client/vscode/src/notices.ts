@@ -5,7 +5,7 @@
  */
 import { compactsWhenRefused, compactTokens, percentText } from '../../../shared/statusline/format.js';
 import type { ThresholdCrossedEvent } from '../../../shared/protocol/events.js';
-import type { SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
+import type { SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
 import type { NotificationScope } from './settings.js';
 import { samePath, sessionName } from './status.js';
 

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { compactsWhenRefused, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
-import type { SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
+import type { SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
 import type { LinkState } from './link.js';
 
 /** A codicon before the line, so that the item reads as memd's among the editor's own. */

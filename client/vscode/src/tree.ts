@@ -4,7 +4,7 @@
  * bar, "Load more" while pages remain, or a line saying why there is nothing). Pure.
  */
 import { formatStatusLine } from '../../../shared/statusline/format.js';
-import type { SessionList, SessionSummary, ThresholdState } from '../../../shared/protocol/results.js';
+import type { SessionList, SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
 import { contextLine, OPEN_SESSION_COMMAND, sessionName } from './status.js';
 
 /** A context bar as a description: wide enough that the bar, the percentage and tokens left always fit. */

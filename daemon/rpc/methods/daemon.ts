@@ -4,16 +4,10 @@ import type { MemdPaths } from '../../../shared/paths.js';
 import { Methods } from '../../../shared/protocol/methods.js';
 import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
 import type { SearchStatus } from '../../../shared/protocol/search.js';
-import {
-  PROTOCOL_VERSION,
-  type CompactionStatus,
-  type DaemonPaths,
-  type ExtractionStatus,
-  type DaemonStatus,
-  type DatabaseStatus,
-  type IngestStatus,
-  type LoopStatus,
-} from '../../../shared/protocol/results.js';
+import { PROTOCOL_VERSION, type DaemonPaths, type DaemonStatus, type DatabaseStatus, type LoopStatus } from '../../../shared/protocol/daemon.js';
+import type { CompactionStatus } from '../../../shared/protocol/compaction.js';
+import type { ExtractionStatus } from '../../../shared/protocol/memory.js';
+import type { IngestStatus } from '../../../shared/protocol/ingest.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
 import { MEMD_VERSION } from '../../../shared/version.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemdClient } from '../../../client/index.js';
-import { PROTOCOL_VERSION } from '../../../shared/protocol/results.js';
+import { PROTOCOL_VERSION } from '../../../shared/protocol/daemon.js';
 import { eventually } from '../../helpers/sandbox.js';
 
 let dir: string | undefined;

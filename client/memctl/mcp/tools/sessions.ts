@@ -1,7 +1,7 @@
 /** `list_sessions` (sessions.list): a project's sessions, most recent first, a few lines each. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { SessionList, SessionSummary } from '../../../../shared/protocol/results.js';
+import type { SessionList, SessionSummary } from '../../../../shared/protocol/sessions.js';
 import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
 import { formatAge, formatTokens, projectLabels } from '../../views/sessions.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';

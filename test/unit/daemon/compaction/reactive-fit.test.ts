@@ -12,7 +12,7 @@ import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
 import { readToolResult } from '../../../../daemon/compaction/tool-results.js';
 import { RpcError } from '../../../../shared/protocol/errors.js';
 import type { MessageParam, ToolResultBlock } from '../../../../shared/protocol/messages.js';
-import type { CompactionResult } from '../../../../shared/protocol/results.js';
+import type { CompactionResult } from '../../../../shared/protocol/compaction.js';
 import { compactionService, ingestWritten, syntheticConversation, type IngestedSession } from '../../../helpers/compact.js';
 import { generateSession, SUMMARY_OPENING, writeGeneratedSession, type SessionShape } from '../../../helpers/generated-sessions.js';
 import { validateMessagesRequest } from '../../../helpers/messages-api.js';

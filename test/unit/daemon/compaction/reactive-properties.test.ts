@@ -18,7 +18,7 @@ import type { SessionConversation } from '../../../../daemon/transcripts/convers
 import { toMessageParams } from '../../../../daemon/transcripts/messages.js';
 import { RpcError } from '../../../../shared/protocol/errors.js';
 import type { ContentBlock, MessageParam } from '../../../../shared/protocol/messages.js';
-import type { CompactionResult } from '../../../../shared/protocol/results.js';
+import type { CompactionResult } from '../../../../shared/protocol/compaction.js';
 import { compactionService, ingestFixture, ingestWritten, type IngestedSession } from '../../../helpers/compact.js';
 import { generateSession, writeGeneratedSession, type SessionShape } from '../../../helpers/generated-sessions.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';

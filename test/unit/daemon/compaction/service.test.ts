@@ -3,7 +3,7 @@ import { createBus } from '../../../../daemon/bus/bus.js';
 import { createCompactionService, CIRCUIT_BREAKER_FAILURES, type CompactionLayers } from '../../../../daemon/compaction/service.js';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
-import type { ThresholdResult, ThresholdState } from '../../../../shared/protocol/results.js';
+import type { ThresholdResult, ThresholdState } from '../../../../shared/protocol/sessions.js';
 import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';

@@ -22,7 +22,7 @@ import { searchRowId, searchRowRange } from '../../../../daemon/store/search-row
 import { searchTexts } from '../../../../shared/search/text.js';
 import { leafTitles, listSessions, loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
-import type { SessionFigures } from '../../../../shared/protocol/results.js';
+import type { SessionFigures } from '../../../../shared/protocol/sessions.js';
 import { computeSessionAccounting, type LastExtraction } from '../../../../shared/transcript/accounting.js';
 import { accountingOf } from '../../../../shared/transcript/aggregate.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
-import type { SessionSummary, ThresholdState } from '../../../../shared/protocol/results.js';
+import type { SessionSummary, ThresholdState } from '../../../../shared/protocol/sessions.js';
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { BACKGROUND_UPDATE_DELAY_MS, createSessionService, SESSION_UPDATE_THROTTLE_MS, type SessionService } from '../../../../daemon/sessions/service.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';

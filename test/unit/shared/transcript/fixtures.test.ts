@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { computeSessionAccounting } from '../../../../shared/transcript/accounting.js';
 import { activeConversation } from '../../../../shared/transcript/conversation.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
-import type { UsageTotals } from '../../../../shared/protocol/results.js';
+import type { UsageTotals } from '../../../../shared/protocol/sessions.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import type { Manifest, ManifestUsage } from '../../../helpers/fixtures.js';
 

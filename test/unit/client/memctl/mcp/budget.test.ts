@@ -4,7 +4,7 @@ import { renderContext } from '../../../../../client/memctl/mcp/tools/render-mes
 import { renderSearch } from '../../../../../client/memctl/mcp/tools/search.js';
 import { renderSessionList } from '../../../../../client/memctl/mcp/tools/sessions.js';
 import type { SearchContextResult, SearchQueryResult } from '../../../../../shared/protocol/search.js';
-import type { SessionList } from '../../../../../shared/protocol/results.js';
+import type { SessionList } from '../../../../../shared/protocol/sessions.js';
 
 describe('the output budget', () => {
   it('stays well under Claude Code’s MAX_MCP_OUTPUT_TOKENS (25,000 tokens at about 4 characters each)', () => {

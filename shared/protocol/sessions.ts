@@ -1,0 +1,170 @@
+/** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
+import { anyValue, arrayOf, bool, looseObject, nullable, num, oneOf, str, withDefault, type Schema } from './schema.js';
+import { tokenCountsFields, type TokenCounts } from './tokens.js';
+
+export const THRESHOLD_STATES = ['ok', 'warning', 'error', 'autocompact', 'blocking'] as const;
+export type ThresholdState = (typeof THRESHOLD_STATES)[number];
+
+export interface ThresholdResult {
+  model: string;
+  tokens: number;
+  /** The session's context window (/context's `…/1m`). */
+  window: number;
+  /** The auto-compact window (CLAUDE_CODE_AUTO_COMPACT_WINDOW, the model's; else `window`) − the output reserve. */
+  effectiveWindow: number;
+  /** Where Claude Code compacts: ahead of the limit (threshold mode), or at `window` when the API refuses (reactive mode). */
+  autoCompactAt: number;
+  warningAt: number;
+  errorAt: number;
+  blockingAt: number;
+  state: ThresholdState;
+  /** Tokens until auto-compaction (until blocking when auto-compaction is off). */
+  tokensLeft: number;
+  percentUsed: number;
+  autoCompactEnabled: boolean;
+  /**
+   * `threshold`: an auto-compact window is configured (env, or the model's), and Claude Code
+   * compacts at `autoCompactAt`. `reactive`: none is (2.1.197's default for most models), and it
+   * compacts only when the API refuses a request; its meter then reads "N% context used".
+   */
+  autoCompactMode: 'threshold' | 'reactive';
+}
+
+/** A share of a session's usage (`SessionFigures.usage`): its responses' tokens, how many, what they cost. */
+export interface UsageTotals extends TokenCounts {
+  assistantMessages: number;
+  /** USD; null when a model in it has no price. */
+  costUsd: number | null;
+}
+
+/** A session's figures from the index: what its persisted aggregate and its files' rows give. */
+export interface SessionFigures {
+  sessionId: string;
+  project: string;
+  cwd: string | null;
+  gitBranch: string | null;
+  title: string | null;
+  model: string | null;
+  firstActivity: string | null;
+  lastActivity: string | null;
+  /** The main transcript was deleted; its rows stay. */
+  gone: boolean;
+  /**
+   * False when only sub-agent files of the session were found (`<id>/subagents/` without
+   * `<id>.jsonl`): usage is known, the conversation is not.
+   */
+  hasMainTranscript: boolean;
+  contextTokens: number;
+  threshold: ThresholdResult;
+  /**
+   * `main`: the main agent's requests; `sidechain`: sub-agents'; `compaction`: the summary
+   * requests of compaction agents (`agent-acompact-*` files); `total`: their sum.
+   */
+  usage: { main: UsageTotals; sidechain: UsageTotals; compaction: UsageTotals; total: UsageTotals };
+  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
+  /** Since the last session-memory extraction (the whole session until one ran). */
+  sinceExtraction: { toolCalls: number; tokenGrowth: number };
+  entries: number;
+  /** Sub-agent transcripts, compaction agents' not included. */
+  sidechainFiles: number;
+  compactionFiles: number;
+  /** Lines skipped because they were not JSON or not UTF-8. */
+  badLines: number;
+  /** Lines kept without their timestamp, a bad value (an addition: issue 27; shared/transcript/timestamp.ts). */
+  badTimestamps: number;
+}
+
+/** The session's memory: its last extraction, who holds its lock, what its extractions cost. */
+export interface SessionMemoryState {
+  /** When the last extraction finished; null before the first. */
+  extractedAt: string | null;
+  /** The main agent's hold on the session-memory lock (memory.lock; a Claude Code turn), null when none. */
+  lock: { owner: string; expiresAt: number } | null;
+  /** USD spent on this session's extractions over every day (0 with the offline summarizer). */
+  spentUsd: number;
+}
+
+/** One session as `sessions.list` and `sessions.get` report it. */
+export interface SessionSummary extends SessionFigures {
+  sessionMemory: SessionMemoryState;
+  /** memd's archive holds the main transcript (`archive.restore` puts it back; an addition, read at every answer). */
+  archived: boolean;
+}
+
+export interface SessionList {
+  sessions: SessionSummary[];
+  /** Sessions the filter lists over all pages; null with a cwd filter (it would summarize every one). */
+  total: number | null;
+  /** Sessions the filter matched but left out because every file is gone or none has an entry (`all` lists them). */
+  hidden: number;
+  /** Pass as `cursor` for the next page; null on the last one. */
+  nextCursor: string | null;
+}
+
+// The schemas clients read these answers with (sessions.list, sessions.get, compact.thresholds,
+// session.updated): every field of the type checked, fields a newer memd adds kept.
+
+export const thresholdResultSchema: Schema<ThresholdResult> = looseObject({
+  model: str(),
+  tokens: num(),
+  window: num(),
+  effectiveWindow: num(),
+  autoCompactAt: num(),
+  warningAt: num(),
+  errorAt: num(),
+  blockingAt: num(),
+  state: oneOf(...THRESHOLD_STATES),
+  tokensLeft: num(),
+  percentUsed: num(),
+  autoCompactEnabled: bool(),
+  // A memd before Claude Code 2.1.197's reactive mode sent none: it compacted at the threshold.
+  autoCompactMode: withDefault(oneOf('threshold', 'reactive'), 'threshold'),
+});
+
+export const usageTotalsSchema: Schema<UsageTotals> = looseObject({ ...tokenCountsFields, assistantMessages: num(), costUsd: nullable(num()) });
+
+const sessionFiguresFields = {
+  sessionId: str({ minLength: 1 }),
+  project: str(),
+  cwd: nullable(str()),
+  gitBranch: nullable(str()),
+  title: nullable(str()),
+  model: nullable(str()),
+  firstActivity: nullable(str()),
+  lastActivity: nullable(str()),
+  gone: bool(),
+  hasMainTranscript: bool(),
+  contextTokens: num(),
+  threshold: thresholdResultSchema,
+  usage: looseObject({ main: usageTotalsSchema, sidechain: usageTotalsSchema, compaction: usageTotalsSchema, total: usageTotalsSchema }),
+  compactions: looseObject({ count: num(), lastTrigger: nullable(str()), lastPreTokens: nullable(num()), lastPostTokens: nullable(num()) }),
+  sinceExtraction: looseObject({ toolCalls: num(), tokenGrowth: num() }),
+  entries: num(),
+  sidechainFiles: num(),
+  compactionFiles: num(),
+  badLines: num(),
+  // A memd before issue 27 counted none.
+  badTimestamps: withDefault(num(), 0),
+};
+
+export const sessionFiguresSchema: Schema<SessionFigures> = looseObject(sessionFiguresFields);
+
+export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject({
+  extractedAt: nullable(str()),
+  lock: nullable(looseObject({ owner: str(), expiresAt: num() })),
+  spentUsd: num(),
+});
+
+export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
+  ...sessionFiguresFields,
+  sessionMemory: sessionMemoryStateSchema,
+  // A memd before the archive (issue 18) kept no copy.
+  archived: withDefault(bool(), false),
+});
+
+const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };
+
+export const sessionListSchema: Schema<SessionList> = looseObject({ sessions: arrayOf(sessionSummarySchema), ...sessionListFields });
+
+/** A page whose sessions its reader checks one by one (sessionSummarySchema), so that one bad session does not lose the page. */
+export const sessionPageSchema: Schema<Omit<SessionList, 'sessions'> & { sessions: unknown[] }> = looseObject({ sessions: arrayOf(anyValue()), ...sessionListFields });
