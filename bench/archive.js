@@ -3,11 +3,12 @@
 // archive the history (it waits for the backfill), its size against the transcripts, the worst
 // `daemon.status` meanwhile, a 50 MB session deleted and restored in place, and every session
 // restored under a temp dir and compared by sha256 with the files it came from.
-import { createHash } from 'node:crypto';
+
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ROOT, fmt, makeSandbox } from './lib.js';
+import { fmt, makeSandbox, ROOT } from './lib.js';
 import { caughtUp, startDaemon, startProbe, until } from './scale.js';
 import { parseSize, writeScaleCorpus } from './scale-corpus.js';
 
@@ -36,7 +37,10 @@ export async function benchArchive(options = {}) {
   let running;
   let probe;
   try {
-    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, options.size === undefined ? undefined : parseSize(options.size));
+    const corpus = writeScaleCorpus(
+      env.MEMD_PROJECTS_DIR,
+      options.size === undefined ? undefined : parseSize(options.size),
+    );
     console.log(`archive: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files`);
     spawnSync('cat', corpus.files, { stdio: 'ignore', maxBuffer: 1 });
 
@@ -52,7 +56,10 @@ export async function benchArchive(options = {}) {
     await caughtUp(client, corpus.bytes);
     const onMs = (await client.daemonStatus()).ingest.progress.backfillMs;
     const overhead = onMs / offMs - 1;
-    report(`backfill without the archive ${fmt(offMs / 1000, 2)} s, with it ${fmt(onMs / 1000, 2)} s: +${fmt(overhead * 100)} % (target <= ${TARGETS.overhead * 100} %)`, overhead <= TARGETS.overhead);
+    report(
+      `backfill without the archive ${fmt(offMs / 1000, 2)} s, with it ${fmt(onMs / 1000, 2)} s: +${fmt(overhead * 100)} % (target <= ${TARGETS.overhead * 100} %)`,
+      overhead <= TARGETS.overhead,
+    );
     probe = startProbe(env);
     await probe.worst();
     const started = performance.now();
@@ -65,9 +72,14 @@ export async function benchArchive(options = {}) {
     await probe.stop();
     probe = undefined;
     const { archive } = await client.daemonStatus();
-    report(`then the history archived in ${fmt(catchUpMs / 1000, 1)} s (${fmt(corpus.bytes / MB / (catchUpMs / 1000))} MB/s), worst daemon.status meanwhile ${fmt(worst)} ms`);
+    report(
+      `then the history archived in ${fmt(catchUpMs / 1000, 1)} s (${fmt(corpus.bytes / MB / (catchUpMs / 1000))} MB/s), worst daemon.status meanwhile ${fmt(worst)} ms`,
+    );
     const ratio = archive.archiveBytes / corpus.bytes;
-    report(`archive ${fmt(archive.archiveBytes / MB)} MB for ${fmt(corpus.bytes / MB)} MB of transcripts: ${fmt(ratio * 100)} % (target <= ${TARGETS.sizeRatio * 100} %)`, ratio <= TARGETS.sizeRatio);
+    report(
+      `archive ${fmt(archive.archiveBytes / MB)} MB for ${fmt(corpus.bytes / MB)} MB of transcripts: ${fmt(ratio * 100)} % (target <= ${TARGETS.sizeRatio * 100} %)`,
+      ratio <= TARGETS.sizeRatio,
+    );
 
     // The 50 MB session deleted as Claude Code's cleanup would, and restored where it was.
     const target = corpus.appendTarget;

@@ -1,7 +1,7 @@
 // `npm run bench -- client`: wall time of `memctl status` against a running daemon beside bare
 // `node -e 0`, alternating runs so that both see the same machine state.
 import { spawnSync } from 'node:child_process';
-import { DAEMON_MAIN, MEMCTL_MAIN, fmt, makeSandbox, median, spawnProcess, waitForSocket } from './lib.js';
+import { DAEMON_MAIN, fmt, MEMCTL_MAIN, makeSandbox, median, spawnProcess, waitForSocket } from './lib.js';
 
 const RUNS = 30;
 const WARMUP_RUNS = 3;

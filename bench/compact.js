@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, fmt, percentile } from './lib.js';
+import { fmt, percentile, ROOT } from './lib.js';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 const { openStore } = await dist('daemon/store/db.js');
@@ -32,7 +32,18 @@ const MAX_P99_MS = 20;
 const FIXTURES = join(ROOT, 'test/fixtures/claude-code');
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 const logger = { ...log, child: () => logger };
-const MEMORY = ['# Session Title', '_A short title_', '', 'Generated session', '', '# Current State', '_What is happening now_', '', 'Working through the requests one by one.', ''].join('\n');
+const MEMORY = [
+  '# Session Title',
+  '_A short title_',
+  '',
+  'Generated session',
+  '',
+  '# Current State',
+  '_What is happening now_',
+  '',
+  'Working through the requests one by one.',
+  '',
+].join('\n');
 
 /** A transcript of prompt → Bash call → 4K result → answer rounds, about `tokens` in all. */
 export function writeSession(path, sessionId, tokens) {
@@ -42,21 +53,61 @@ export function writeSession(path, sessionId, tokens) {
   const at = (n) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
   const push = (entry) => {
     const uuid = `00000000-0000-4000-8000-${String(lines.length).padStart(12, '0')}`;
-    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, sessionId, uuid, timestamp: at(lines.length), cwd: '/home/user/src/bench', ...entry }));
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        sessionId,
+        uuid,
+        timestamp: at(lines.length),
+        cwd: '/home/user/src/bench',
+        ...entry,
+      }),
+    );
     parent = uuid;
   };
   for (let n = 0; n < rounds; n++) {
     const id = `toolu_bench${String(n).padStart(8, '0')}`;
-    push({ type: 'user', message: { role: 'user', content: `Request ${n}: check /src/module_${n}.py and fix \`handler_${n}\`.` } });
-    const usage = { input_tokens: 3, cache_read_input_tokens: n * 1_050, cache_creation_input_tokens: 1_000, output_tokens: 50 };
+    push({
+      type: 'user',
+      message: { role: 'user', content: `Request ${n}: check /src/module_${n}.py and fix \`handler_${n}\`.` },
+    });
+    const usage = {
+      input_tokens: 3,
+      cache_read_input_tokens: n * 1_050,
+      cache_creation_input_tokens: 1_000,
+      output_tokens: 50,
+    };
     push({
       type: 'assistant',
       requestId: `req_${n}`,
-      message: { id: `msg_${n}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `cat /src/module_${n}.py` } }], usage },
+      message: {
+        id: `msg_${n}`,
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `cat /src/module_${n}.py` } }],
+        usage,
+      },
     });
     const output = `output line of round ${n} `.padEnd(79, '.');
-    push({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `${output}\n`.repeat(ROUND_RESULT_CHARS / 80) }] } });
-    push({ type: 'assistant', requestId: `req_${n}b`, message: { id: `msg_${n}b`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: `Fixed handler_${n}.` }], usage } });
+    push({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: `${output}\n`.repeat(ROUND_RESULT_CHARS / 80) }],
+      },
+    });
+    push({
+      type: 'assistant',
+      requestId: `req_${n}b`,
+      message: {
+        id: `msg_${n}b`,
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: `Fixed handler_${n}.` }],
+        usage,
+      },
+    });
   }
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
@@ -105,25 +156,42 @@ export async function benchCompact() {
     const cache = createEntryCache();
     const conversation = loadConversation(store.db, cache, sessionId);
     const tokens = estimateMessageTokens(toMessageParams(conversation.messages));
-    const settings = { now: Date.now(), toolResultsDir: toolResultsDir(projectsDir, conversation.file.project, sessionId) };
+    const settings = {
+      now: Date.now(),
+      toolResultsDir: toolResultsDir(projectsDir, conversation.file.project, sessionId),
+    };
     const micro = timed(() => planMicro(conversation.messages, conversation.loaded, settings));
-    const memory = timed(() => sessionMemoryCompaction(conversation.messages, { memory: MEMORY, lastSummarizedUuid: null }));
+    const memory = timed(() =>
+      sessionMemoryCompaction(conversation.messages, { memory: MEMORY, lastSummarizedUuid: null }),
+    );
     const microLoaded = timed(() => {
       const fresh = loadConversation(store.db, cache, sessionId);
       planMicro(fresh.messages, fresh.loaded, settings);
     });
-    const memoryLoaded = timed(() => sessionMemoryCompaction(loadConversation(store.db, cache, sessionId).messages, { memory: MEMORY, lastSummarizedUuid: null }));
+    const memoryLoaded = timed(() =>
+      sessionMemoryCompaction(loadConversation(store.db, cache, sessionId).messages, {
+        memory: MEMORY,
+        lastSummarizedUuid: null,
+      }),
+    );
     // As the daemon serves repeated calls on an unchanged session: the loaded conversation is reused.
     const transcripts = createTranscripts({ db: store.db });
     const microServed = await timedAsync(async () => {
       const served = await transcripts.conversation(sessionId);
       planMicro(served.messages, served.loaded, settings);
     });
-    const memoryServed = await timedAsync(async () => sessionMemoryCompaction((await transcripts.conversation(sessionId)).messages, { memory: MEMORY, lastSummarizedUuid: null }));
+    const memoryServed = await timedAsync(async () =>
+      sessionMemoryCompaction((await transcripts.conversation(sessionId)).messages, {
+        memory: MEMORY,
+        lastSummarizedUuid: null,
+      }),
+    );
     store.close();
     const p99s = [micro, memory].map((times) => percentile(times, 99));
     const ok = p99s.every((p99) => p99 <= MAX_P99_MS);
-    console.log(`compact: a generated session of ${conversation.messages.length} messages, ${Math.round(tokens / 1000)}K tokens (JSON/4), ${ITERATIONS} runs each`);
+    console.log(
+      `compact: a generated session of ${conversation.messages.length} messages, ${Math.round(tokens / 1000)}K tokens (JSON/4), ${ITERATIONS} runs each`,
+    );
     const line = (name, times, target) =>
       console.log(
         `  ${name.padEnd(48)} p50 ${fmt(percentile(times, 50), 2)} ms  p99 ${fmt(percentile(times, 99), 2)} ms${target ? ` (target <= ${MAX_P99_MS}): ${percentile(times, 99) <= MAX_P99_MS ? 'PASS' : 'FAIL'}` : ''}`,
@@ -137,7 +205,9 @@ export async function benchCompact() {
 
     console.log('  tokens per method on each fixture (before → after, JSON/4):');
     const widths = [14, 18, 18, 18, 18, 18];
-    console.log(`    ${row(['fixture', 'micro', 'session-memory', 'summary', 'reactive (50%)', 'cache-edits'], widths)}`);
+    console.log(
+      `    ${row(['fixture', 'micro', 'session-memory', 'summary', 'reactive (50%)', 'cache-edits'], widths)}`,
+    );
     const economics = [];
     for (const scenario of readdirSync(FIXTURES, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
@@ -152,7 +222,10 @@ export async function benchCompact() {
       const before = estimateMessageTokens(toMessageParams(loaded.messages));
       const after = (messages) => estimateMessageTokens(toMessageParams(messages));
       const cell = (value) => `${before} → ${value}`;
-      const microPlan = planMicro(loaded.messages, loaded.loaded, { now: Date.now(), toolResultsDir: toolResultsDir(join(fixtureDir, 'projects'), loaded.file.project, manifest.sessionId) });
+      const microPlan = planMicro(loaded.messages, loaded.loaded, {
+        now: Date.now(),
+        toolResultsDir: toolResultsDir(join(fixtureDir, 'projects'), loaded.file.project, manifest.sessionId),
+      });
       const memoryResult = sessionMemoryCompaction(loaded.messages, { memory: MEMORY, lastSummarizedUuid: null });
       const summary = await summaryCompaction(loaded, createOfflineCompactionSummarizer());
       let reactive;
@@ -161,7 +234,11 @@ export async function benchCompact() {
       } catch {
         reactive = 'cannot fit';
       }
-      const plan = planCacheEdits(loaded.messages, { keep: 5, triggerTokens: 160_000, price: priceFor(manifest.model) });
+      const plan = planCacheEdits(loaded.messages, {
+        keep: 5,
+        triggerTokens: 160_000,
+        price: priceFor(manifest.model),
+      });
       console.log(
         `    ${row([scenario, cell(after(microPlan.messages)), memoryResult ? cell(after(memoryResult.messages)) : 'n/a', cell(after(summary.messages)), reactive, cell(before - plan.freedTokens)], widths)}`,
       );
@@ -170,7 +247,9 @@ export async function benchCompact() {
     }
     console.log('  cache economics of clearing all but the 5 most recent tool results (next request):');
     const ew = [14, 10, 22, 22, 12, 12];
-    console.log(`    ${row(['fixture', 'freed', 'edit: cached/rewrite', 'plain: cached/rewrite', 'saved 5m $', 'saved 1h $'], ew)}`);
+    console.log(
+      `    ${row(['fixture', 'freed', 'edit: cached/rewrite', 'plain: cached/rewrite', 'saved 5m $', 'saved 1h $'], ew)}`,
+    );
     for (const { scenario, plan } of economics) {
       const usd = (value) => (value === undefined ? 'n/a' : value.toFixed(4));
       console.log(

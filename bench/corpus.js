@@ -66,7 +66,10 @@ export function writeSession(path, sessionId, targetBytes, copy, lines, huge, { 
     if (startMs !== undefined) {
       line = line
         .replace(/"timestamp":"[^"]*"/g, `"timestamp":"${new Date(startMs + index * 1_000).toISOString()}"`)
-        .replace(/"(id|requestId)":"((?:msg|req)_[^"]*)"/g, (_match, key, id) => `"${key}":"${id}_${sessionId.slice(-12)}_${copy}_${round}"`);
+        .replace(
+          /"(id|requestId)":"((?:msg|req)_[^"]*)"/g,
+          (_match, key, id) => `"${key}":"${id}_${sessionId.slice(-12)}_${copy}_${round}"`,
+        );
     }
     const uuid = /"uuid":"([^"]+)"/.exec(line);
     if (uuid) lastUuid = uuid[1];

@@ -4,8 +4,18 @@ import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeSession, ingest } from './compact.js';
-import { DAEMON_MAIN, LoopClient, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { ingest, writeSession } from './compact.js';
+import {
+  DAEMON_MAIN,
+  fmt,
+  LoopClient,
+  makeSandbox,
+  percentile,
+  ROOT,
+  STEP_DEADLINE_MS,
+  spawnProcess,
+  waitForSocket,
+} from './lib.js';
 
 const dist = (path) => import(join(ROOT, 'dist', path));
 const RUNS = 20;
@@ -36,7 +46,10 @@ async function statusLatencies(path, calls, keepGoing = () => true) {
 /** Has the driver process run one extraction of each session; resolves when all are written. */
 function extractAll(driver, ids) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the extractions did not finish within the step deadline')), STEP_DEADLINE_MS);
+    const timer = setTimeout(
+      () => reject(new Error('the extractions did not finish within the step deadline')),
+      STEP_DEADLINE_MS,
+    );
     driver.once('message', (reply) => {
       clearTimeout(timer);
       if (reply.ok) resolve();
@@ -87,7 +100,10 @@ export async function benchExtract() {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     client.close();
-    driver = fork(join(import.meta.dirname, 'extract-driver.js'), { env: sandbox.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    driver = fork(join(import.meta.dirname, 'extract-driver.js'), {
+      env: sandbox.env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const idle = [];
     const busy = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -108,10 +124,18 @@ export async function benchExtract() {
     const busyP99 = percentile(busy, 99);
     const extractOk = extractP50 <= MAX_EXTRACT_MS;
     const statusOk = busyP99 <= idleP99 * MAX_STATUS_RATIO;
-    console.log(`extract: offline extraction of a ${Math.round(conversation.messages.length)}-message, ~200K-token session, ${RUNS} runs`);
-    console.log(`  offline extraction   p50 ${fmt(extractP50)} ms, max ${fmt(times.at(-1))} ms (target <= ${MAX_EXTRACT_MS}): ${extractOk ? 'PASS' : 'FAIL'}`);
-    console.log(`  daemon.status idle   p50 ${fmt(percentile(idle, 50), 3)} ms, p99 ${fmt(idleP99, 3)} ms (${idle.length} calls)`);
-    console.log(`  (${ROUNDS - 1} rounds of ${STATUS_CALLS} idle calls, then calls while ${SESSIONS} extractions run; one warm-up round before)`);
+    console.log(
+      `extract: offline extraction of a ${Math.round(conversation.messages.length)}-message, ~200K-token session, ${RUNS} runs`,
+    );
+    console.log(
+      `  offline extraction   p50 ${fmt(extractP50)} ms, max ${fmt(times.at(-1))} ms (target <= ${MAX_EXTRACT_MS}): ${extractOk ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `  daemon.status idle   p50 ${fmt(percentile(idle, 50), 3)} ms, p99 ${fmt(idleP99, 3)} ms (${idle.length} calls)`,
+    );
+    console.log(
+      `  (${ROUNDS - 1} rounds of ${STATUS_CALLS} idle calls, then calls while ${SESSIONS} extractions run; one warm-up round before)`,
+    );
     console.log(
       `  while ${SESSIONS} extract    p50 ${fmt(percentile(busy, 50), 3)} ms, p99 ${fmt(busyP99, 3)} ms (${busy.length} calls), ratio ${fmt(busyP99 / idleP99, 2)} (target <= ${MAX_STATUS_RATIO}): ${statusOk ? 'PASS' : 'FAIL'}`,
     );

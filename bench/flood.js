@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fixtureLines, hugeLine, writeSession } from './corpus.js';
-import { DAEMON_MAIN, STEP_DEADLINE_MS, fmt, makeSandbox, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { DAEMON_MAIN, fmt, makeSandbox, percentile, STEP_DEADLINE_MS, spawnProcess, waitForSocket } from './lib.js';
 
 const FLOODERS = 30;
 const REQUESTS_PER_FLOODER = 24;
@@ -106,7 +106,12 @@ function flood(path, index) {
     socket.once('connect', () => {
       socket.pause();
       let frames = '';
-      for (let i = 0; i < REQUESTS_PER_FLOODER; i++) frames += line(index * 1000 + i, 'export.session', { sessionId: SESSION_ID, format: 'jsonl', maxBytes: PAGE_BYTES });
+      for (let i = 0; i < REQUESTS_PER_FLOODER; i++)
+        frames += line(index * 1000 + i, 'export.session', {
+          sessionId: SESSION_ID,
+          format: 'jsonl',
+          maxBytes: PAGE_BYTES,
+        });
       socket.write(frames);
       resolve(socket);
     });
@@ -125,7 +130,10 @@ async function probeLoop(probe, ms, pid) {
     const method = calls++ % 2 === 0 ? 'daemon.status' : 'sessions.list';
     const answer = await probe.call(method, method === 'sessions.list' ? { limit: 5 } : {}, PROBE_TIMEOUT_MS);
     latencies.push(performance.now() - started);
-    if (process.env.FLOOD_TRACE && latencies.at(-1) > 100) console.log(`  slow ${method} at ${Math.round(ms - (until - Date.now()))} ms: ${Math.round(latencies.at(-1))} ms`);
+    if (process.env.FLOOD_TRACE && latencies.at(-1) > 100)
+      console.log(
+        `  slow ${method} at ${Math.round(ms - (until - Date.now()))} ms: ${Math.round(latencies.at(-1))} ms`,
+      );
     if (answer.error) errors++;
     peakRss = Math.max(peakRss, procStatus(pid, 'VmRSS'));
     await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
@@ -139,7 +147,14 @@ export async function benchFlood() {
   mkdirSync(project, { recursive: true });
   const lines = fixtureLines();
   writeSession(join(project, `${SESSION_ID}.jsonl`), SESSION_ID, SESSION_BYTES, 1, lines, hugeLine(lines));
-  const daemon = spawnProcess([...(process.env.FLOOD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FLOOD_PROF}`] : []), DAEMON_MAIN, '--foreground'], sandbox.env);
+  const daemon = spawnProcess(
+    [
+      ...(process.env.FLOOD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FLOOD_PROF}`] : []),
+      DAEMON_MAIN,
+      '--foreground',
+    ],
+    sandbox.env,
+  );
   const flooders = [];
   try {
     await waitForSocket(sandbox.socketPath);
@@ -155,18 +170,29 @@ export async function benchFlood() {
     const hwm = procStatus(pid, 'VmHWM');
     const cpu = cpuSeconds(pid) - cpuBefore;
     const final = await probe.call('daemon.status', {});
-    if (final.result?.counts.answers) console.log(`  memd's answer budget at the end: ${JSON.stringify(final.result.counts.answers)}`);
+    if (final.result?.counts.answers)
+      console.log(`  memd's answer budget at the end: ${JSON.stringify(final.result.counts.answers)}`);
     for (const socket of flooders) socket.destroy();
     probe.close();
     const p50 = percentile(sorted, 50);
     const p99 = percentile(sorted, 99);
     const mb = (bytes) => fmt(bytes / 1024 / 1024, 0);
-    console.log(`flood: ${FLOODERS} connections x ${REQUESTS_PER_FLOODER} export.session (${PAGE_BYTES / 1024 / 1024} MiB pages) never read, ${FLOOD_MS / 1000} s`);
-    console.log(`  probe alone first (${BASELINE_MS / 1000} s): p50 ${fmt(percentile(baseline.sorted, 50))} ms, p99 ${fmt(percentile(baseline.sorted, 99))} ms`);
-    console.log(`  probe (daemon.status / sessions.list): ${sorted.length} calls, p50 ${fmt(p50)} ms, p99 ${fmt(p99)} ms, max ${fmt(sorted.at(-1) ?? 0)} ms, errors ${errors}`);
-    console.log(`  memd RSS: ${mb(rssBefore)} MB before, ${mb(peakRss)} MB peak seen, VmHWM ${mb(hwm)} MB; memd used ${fmt(cpu)} s of CPU (load average ${fmt(loadavg()[0])})`);
+    console.log(
+      `flood: ${FLOODERS} connections x ${REQUESTS_PER_FLOODER} export.session (${PAGE_BYTES / 1024 / 1024} MiB pages) never read, ${FLOOD_MS / 1000} s`,
+    );
+    console.log(
+      `  probe alone first (${BASELINE_MS / 1000} s): p50 ${fmt(percentile(baseline.sorted, 50))} ms, p99 ${fmt(percentile(baseline.sorted, 99))} ms`,
+    );
+    console.log(
+      `  probe (daemon.status / sessions.list): ${sorted.length} calls, p50 ${fmt(p50)} ms, p99 ${fmt(p99)} ms, max ${fmt(sorted.at(-1) ?? 0)} ms, errors ${errors}`,
+    );
+    console.log(
+      `  memd RSS: ${mb(rssBefore)} MB before, ${mb(peakRss)} MB peak seen, VmHWM ${mb(hwm)} MB; memd used ${fmt(cpu)} s of CPU (load average ${fmt(loadavg()[0])})`,
+    );
     const ok = p99 <= MAX_P99_MS && hwm <= MAX_PEAK_RSS_BYTES;
-    console.log(`  targets: p99 <= ${MAX_P99_MS} ms, peak RSS <= ${mb(MAX_PEAK_RSS_BYTES)} MB: ${ok ? 'met' : 'MISSED'}`);
+    console.log(
+      `  targets: p99 <= ${MAX_P99_MS} ms, peak RSS <= ${mb(MAX_PEAK_RSS_BYTES)} MB: ${ok ? 'met' : 'MISSED'}`,
+    );
     return ok;
   } finally {
     for (const socket of flooders) socket.destroy();

@@ -8,7 +8,18 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAEMON_MAIN, MEMCTL_COMMAND, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+import {
+  DAEMON_MAIN,
+  fmt,
+  MEMCTL_COMMAND,
+  makeSandbox,
+  median,
+  percentile,
+  ROOT,
+  STEP_DEADLINE_MS,
+  spawnProcess,
+  waitForSocket,
+} from './lib.js';
 
 const RUNS = 40;
 /** Each run with no daemon starts one and waits for it to stop again: fewer of them. */
@@ -23,7 +34,8 @@ function timeRun(args, env, input) {
   const started = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, { env, input, stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0 || result.stderr.length > 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  if (result.status !== 0 || result.stderr.length > 0)
+    throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return { ms, stdout: result.stdout.toString() };
 }
 
@@ -109,9 +121,23 @@ export async function benchHooks() {
     cwd: '/home/user/src/invoice-service',
     model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet 4.5' },
     cost: { total_cost_usd: 0.38 },
-    context_window: { context_window_size: 200_000, current_usage: { input_tokens: 5, output_tokens: 300, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 20_000 } },
+    context_window: {
+      context_window_size: 200_000,
+      current_usage: {
+        input_tokens: 5,
+        output_tokens: 300,
+        cache_creation_input_tokens: 1_000,
+        cache_read_input_tokens: 20_000,
+      },
+    },
   });
-  const startInput = JSON.stringify({ session_id: sessionId, cwd: sandbox.root, hook_event_name: 'SessionStart', source: 'startup', model: 'claude-sonnet-4-5' });
+  const startInput = JSON.stringify({
+    session_id: sessionId,
+    cwd: sandbox.root,
+    hook_event_name: 'SessionStart',
+    source: 'startup',
+    model: 'claude-sonnet-4-5',
+  });
   const commands = [
     { name: 'statusline', args: [MEMCTL_COMMAND, 'statusline'], input },
     { name: 'turn-start', args: [MEMCTL_COMMAND, 'hook', 'turn-start'], input },
@@ -140,7 +166,10 @@ export async function benchHooks() {
     report(`  its line: ${warm.sample.statusline.trim()}`);
     for (const name of ['turn-start', 'turn-end']) {
       const added = stats[name].median - stats.node.median;
-      report(`memctl hook ${name}, warm memd ${fmt(stats[name].median)} ms (${fmt(stats[name].p95)}), adds ${fmt(added)} ms (target <= ${MAX_HOOK_ADDED_MS})`, added <= MAX_HOOK_ADDED_MS);
+      report(
+        `memctl hook ${name}, warm memd ${fmt(stats[name].median)} ms (${fmt(stats[name].p95)}), adds ${fmt(added)} ms (target <= ${MAX_HOOK_ADDED_MS})`,
+        added <= MAX_HOOK_ADDED_MS,
+      );
     }
     const coldNode = cold.stats.node.median;
     report(

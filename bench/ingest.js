@@ -4,9 +4,20 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeScaleCorpus } from './scale-corpus.js';
+import {
+  DAEMON_MAIN,
+  fmt,
+  MEMCTL_MAIN,
+  makeSandbox,
+  median,
+  percentile,
+  ROOT,
+  STEP_DEADLINE_MS,
+  spawnProcess,
+  waitForSocket,
+} from './lib.js';
 import { plainParse } from './plain-parse.js';
-import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { writeScaleCorpus } from './scale-corpus.js';
 
 const MB = 1024 * 1024;
 const CORPUS_BYTES = 300 * MB;
@@ -48,7 +59,12 @@ function wallMs(args, env) {
   const times = [];
   for (let i = 0; i < WALL_RUNS; i++) {
     const started = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, maxBuffer: 256 * MB });
+    const result = spawnSync(process.execPath, args, {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+      maxBuffer: 256 * MB,
+    });
     if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
@@ -90,7 +106,11 @@ export async function benchIngest() {
       await daemon?.stop();
       client?.close();
       // A fresh index and socket per run; the transcripts stay.
-      env = { ...sandbox.env, XDG_STATE_HOME: join(sandbox.root, `state-${run}`), XDG_RUNTIME_DIR: join(sandbox.root, `run-${run}`) };
+      env = {
+        ...sandbox.env,
+        XDG_STATE_HOME: join(sandbox.root, `state-${run}`),
+        XDG_RUNTIME_DIR: join(sandbox.root, `run-${run}`),
+      };
       mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
       const started = process.hrtime.bigint();
       daemon = spawnProcess([DAEMON_MAIN, '--foreground'], env);
@@ -98,7 +118,11 @@ export async function benchIngest() {
       client = createClient({ env, autostart: false, timeoutMs: 30_000 });
       await until(async () => {
         const { ingest } = await client.daemonStatus();
-        return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= corpus.bytes;
+        return (
+          ingest.progress.state === 'live' &&
+          ingest.progress.filesPending === 0 &&
+          ingest.stats.bytesRead >= corpus.bytes
+        );
       }, 'cold ingest');
       wallTimes.push(Number(process.hrtime.bigint() - started) / 1e9);
       // The daemon times its own backfill: process start-up is not ingest, as the baseline has none.
@@ -147,29 +171,50 @@ export async function benchIngest() {
 
     const claudeRoot = join(projectsDir, '..');
     const memctlMs = wallMs([MEMCTL_MAIN, 'status', '--json'], env);
-    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/src/cli.js'), 'session', '--json', '--offline'], { ...env, CLAUDE_CONFIG_DIR: claudeRoot });
+    const ccusageMs = wallMs([join(ROOT, 'node_modules/ccusage/src/cli.js'), 'session', '--json', '--offline'], {
+      ...env,
+      CLAUDE_CONFIG_DIR: claudeRoot,
+    });
 
     const sorted = [...latencies].sort((a, b) => a - b);
     const plainRate = corpusMb / parseS;
     const memdRate = corpusMb / ingestS;
     const ratio = memdRate / plainRate;
-    console.log(`ingest: ${fmt(corpusMb)} MB heavy-user corpus (${corpus.sessions} sessions, skewed sizes, sub-agents), ${files.length} files, ${lines} lines (1 MB tool results among them)`);
+    console.log(
+      `ingest: ${fmt(corpusMb)} MB heavy-user corpus (${corpus.sessions} sessions, skewed sizes, sub-agents), ${files.length} files, ${lines} lines (1 MB tool results among them)`,
+    );
     const seconds = (times) => times.map((time) => fmt(time, 2)).join(', ');
-    console.log(`  medians of ${INGEST_RUNS} runs each; memd and the baseline each in a fresh process, timed without start-up`);
-    console.log(`  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s; runs ${seconds(parseTimes)})`);
-    console.log(`    same loop, warm process          ${fmt(corpusMb / warmS)} MB/s (${fmt(warmS, 2)} s): memd ${fmt(memdRate / (corpusMb / warmS), 2)}× of it`);
+    console.log(
+      `  medians of ${INGEST_RUNS} runs each; memd and the baseline each in a fresh process, timed without start-up`,
+    );
+    console.log(
+      `  plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (${fmt(parseS, 2)} s; runs ${seconds(parseTimes)})`,
+    );
+    console.log(
+      `    same loop, warm process          ${fmt(corpusMb / warmS)} MB/s (${fmt(warmS, 2)} s): memd ${fmt(memdRate / (corpusMb / warmS), 2)}× of it`,
+    );
     console.log(
       `  memd cold ingest (its backfill)   ${fmt(memdRate)} MB/s (${fmt(ingestS, 2)} s; runs ${seconds(ingestTimes)}), ratio ${fmt(ratio, 2)} (target >= ${MIN_INGEST_RATIO}): ${ratio >= MIN_INGEST_RATIO ? 'PASS' : 'FAIL'}`,
     );
-    console.log(`  memd spawn to caught up           ${fmt(corpusMb / wallS)} MB/s (${fmt(wallS, 2)} s, with process start-up)`);
-    console.log(`  memd peak RSS (highest run)       ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `  memd spawn to caught up           ${fmt(corpusMb / wallS)} MB/s (${fmt(wallS, 2)} s, with process start-up)`,
+    );
+    console.log(
+      `  memd peak RSS (highest run)       ${fmt(rss)} MB (target <= ${MAX_PEAK_RSS_MB}): ${rss <= MAX_PEAK_RSS_MB ? 'PASS' : 'FAIL'}`,
+    );
     const p99 = percentile(sorted, 99);
     console.log(
       `  append → session.updated (${APPENDS} appends to a ${fmt(statSync(bigSession.path).size / MB)} MB transcript): p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(p99)} ms (target <= ${MAX_APPEND_P99_MS}): ${p99 <= MAX_APPEND_P99_MS ? 'PASS' : 'FAIL'}`,
     );
-    console.log(`  bytes read for appends: ${readForAppends} of ${appended} appended (+${checkForAppends} to check heads): ${readForAppends === appended ? 'PASS' : 'FAIL'}`);
-    console.log(`  memctl status --json ${fmt(memctlMs)} ms · ccusage session --json ${fmt(ccusageMs)} ms (median of ${WALL_RUNS})`);
-    return ratio >= MIN_INGEST_RATIO && rss <= MAX_PEAK_RSS_MB && p99 <= MAX_APPEND_P99_MS && readForAppends === appended;
+    console.log(
+      `  bytes read for appends: ${readForAppends} of ${appended} appended (+${checkForAppends} to check heads): ${readForAppends === appended ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(
+      `  memctl status --json ${fmt(memctlMs)} ms · ccusage session --json ${fmt(ccusageMs)} ms (median of ${WALL_RUNS})`,
+    );
+    return (
+      ratio >= MIN_INGEST_RATIO && rss <= MAX_PEAK_RSS_MB && p99 <= MAX_APPEND_P99_MS && readForAppends === appended
+    );
   } finally {
     client?.close();
     await daemon?.stop();

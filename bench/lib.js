@@ -27,7 +27,12 @@ export function makeSandbox() {
     MEMD_PROJECTS_DIR: join(root, 'projects'),
     MEMD_LOG_LEVEL: 'warn',
   });
-  return { root, env, socketPath: join(runtime, 'memd', 'memd.sock'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    env,
+    socketPath: join(runtime, 'memd', 'memd.sock'),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 export function spawnProcess(args, env) {

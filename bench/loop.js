@@ -9,7 +9,7 @@
 import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureLines, hugeLine, writeSession } from './corpus.js';
-import { ROOT, fmt, makeSandbox } from './lib.js';
+import { fmt, makeSandbox, ROOT } from './lib.js';
 import { caughtUp, startDaemon, startProbe, until } from './scale.js';
 import { parseSize } from './scale-corpus.js';
 
@@ -46,9 +46,16 @@ async function measured(createClient, env, name, step) {
     const loop = after.loop === undefined ? null : after.loop;
     // The daemon's figure is since it started serving: a worst that did not rise during the step is the start-up's.
     const rose = loop !== null && loop.maxDelayMs > (before?.maxDelayMs ?? 0);
-    const loopText = loop === null ? 'not reported' : rose ? `${fmt(loop.maxDelayMs)} ms` : `not raised (${fmt(loop.maxDelayMs)} ms since start)`;
+    const loopText =
+      loop === null
+        ? 'not reported'
+        : rose
+          ? `${fmt(loop.maxDelayMs)} ms`
+          : `not raised (${fmt(loop.maxDelayMs)} ms since start)`;
     const ok = probeWorst <= TARGET_MS && (loop === null || !rose || loop.maxDelayMs <= TARGET_MS);
-    console.log(`  ${name.padEnd(36)} ${fmt(ms)} ms (${outcome}); worst daemon.status ${fmt(probeWorst)} ms; daemon loop delay ${loopText}: ${pass(ok)}`);
+    console.log(
+      `  ${name.padEnd(36)} ${fmt(ms)} ms (${outcome}); worst daemon.status ${fmt(probeWorst)} ms; daemon loop delay ${loopText}: ${pass(ok)}`,
+    );
     return ok;
   } finally {
     await probe.stop();
@@ -66,8 +73,17 @@ export async function benchLoop(options = {}) {
     const projectDir = join(env.MEMD_PROJECTS_DIR, '-home-user-src-loop');
     mkdirSync(projectDir, { recursive: true });
     const lines = fixtureLines();
-    const written = writeSession(join(projectDir, `${SESSION_ID}.jsonl`), SESSION_ID, targetBytes, 0, lines, hugeLine(lines));
-    console.log(`loop: one session of ${fmt(written.bytes / MB)} MB; target: no daemon.status answer and no loop delay over ${TARGET_MS} ms`);
+    const written = writeSession(
+      join(projectDir, `${SESSION_ID}.jsonl`),
+      SESSION_ID,
+      targetBytes,
+      0,
+      lines,
+      hugeLine(lines),
+    );
+    console.log(
+      `loop: one session of ${fmt(written.bytes / MB)} MB; target: no daemon.status answer and no loop delay over ${TARGET_MS} ms`,
+    );
     // Index it once; each step then starts a daemon that has it indexed but never loaded.
     const first = await startDaemon(createClient, env);
     await caughtUp(first.client, written.bytes);
@@ -75,13 +91,29 @@ export async function benchLoop(options = {}) {
     await first.daemon.stop();
 
     const results = [];
-    results.push(await measured(createClient, env, 'search.context (first load)', (client) => client.searchContext({ sessionId: SESSION_ID, uuid: written.lastUuid, before: 2, after: 0 })));
-    results.push(await measured(createClient, env, 'compact.micro (first load)', (client) => client.compactMicro({ sessionId: SESSION_ID })));
+    results.push(
+      await measured(createClient, env, 'search.context (first load)', (client) =>
+        client.searchContext({ sessionId: SESSION_ID, uuid: written.lastUuid, before: 2, after: 0 }),
+      ),
+    );
+    results.push(
+      await measured(createClient, env, 'compact.micro (first load)', (client) =>
+        client.compactMicro({ sessionId: SESSION_ID }),
+      ),
+    );
     // Siblings of the two above: the other requests that read a whole big session.
     const cwd = join(sandbox.root, 'work');
     mkdirSync(cwd, { recursive: true });
-    results.push(await measured(createClient, env, 'handoff.generate', (client) => client.handoffGenerate({ sessionId: SESSION_ID, cwd })));
-    results.push(await measured(createClient, env, 'export.session html (first page)', (client) => client.exportSession({ sessionId: SESSION_ID, format: 'html' })));
+    results.push(
+      await measured(createClient, env, 'handoff.generate', (client) =>
+        client.handoffGenerate({ sessionId: SESSION_ID, cwd }),
+      ),
+    );
+    results.push(
+      await measured(createClient, env, 'export.session html (first page)', (client) =>
+        client.exportSession({ sessionId: SESSION_ID, format: 'html' }),
+      ),
+    );
     results.push(
       await measured(createClient, env, 'projects dir swapped for a link to /', async (client) => {
         const projects = env.MEMD_PROJECTS_DIR;

@@ -28,7 +28,10 @@ export function plainParse(files) {
         start = newline + 1;
         newline = buffer.indexOf(10, start);
       }
-      if (start < read) carry = carry ? Buffer.concat([carry, buffer.subarray(start, read)]) : Buffer.from(buffer.subarray(start, read));
+      if (start < read)
+        carry = carry
+          ? Buffer.concat([carry, buffer.subarray(start, read)])
+          : Buffer.from(buffer.subarray(start, read));
     }
     closeSync(fd);
   }

@@ -1,7 +1,7 @@
 // `npm run bench -- rpc`: daemon.status latency (sequential) and throughput (16 clients) of a real
 // memd, beside a raw NDJSON echo server over the same kind of socket, in one run.
 import { join } from 'node:path';
-import { DAEMON_MAIN, LoopClient, ROOT, fmt, makeSandbox, percentile, spawnProcess, waitForSocket } from './lib.js';
+import { DAEMON_MAIN, fmt, LoopClient, makeSandbox, percentile, ROOT, spawnProcess, waitForSocket } from './lib.js';
 
 /** Round trips before measuring, so that both servers run JIT-compiled code. */
 const WARMUP_CALLS = 2_000;
@@ -17,7 +17,8 @@ const statusLine = (id) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'daem
 
 function checkAnswer(answer, id, isMemd) {
   if (answer.id !== id) throw new Error(`answer for id ${answer.id}, expected ${id}`);
-  if (isMemd && typeof answer.result?.pid !== 'number') throw new Error(`not a daemon.status result: ${JSON.stringify(answer)}`);
+  if (isMemd && typeof answer.result?.pid !== 'number')
+    throw new Error(`not a daemon.status result: ${JSON.stringify(answer)}`);
 }
 
 async function sequential(path, isMemd) {
@@ -73,14 +74,22 @@ export async function benchRpc() {
     const echoRps = await throughput(echoPath, false);
     const memdRps = await throughput(sandbox.socketPath, true);
     const ratio = memdSeq.p99 / echoSeq.p99;
-    console.log(`rpc: daemon.status over ${SEQUENTIAL_CALLS} sequential calls, then ${CLIENTS} clients for ${THROUGHPUT_MS / 1000} s`);
+    console.log(
+      `rpc: daemon.status over ${SEQUENTIAL_CALLS} sequential calls, then ${CLIENTS} clients for ${THROUGHPUT_MS / 1000} s`,
+    );
     console.log('  server        p50 ms   p99 ms   req/s (16 clients)');
-    console.log(`  echo (raw)    ${fmt(echoSeq.p50, 3).padStart(6)}   ${fmt(echoSeq.p99, 3).padStart(6)}   ${fmt(echoRps, 0).padStart(8)}`);
-    console.log(`  memd          ${fmt(memdSeq.p50, 3).padStart(6)}   ${fmt(memdSeq.p99, 3).padStart(6)}   ${fmt(memdRps, 0).padStart(8)}`);
+    console.log(
+      `  echo (raw)    ${fmt(echoSeq.p50, 3).padStart(6)}   ${fmt(echoSeq.p99, 3).padStart(6)}   ${fmt(echoRps, 0).padStart(8)}`,
+    );
+    console.log(
+      `  memd          ${fmt(memdSeq.p50, 3).padStart(6)}   ${fmt(memdSeq.p99, 3).padStart(6)}   ${fmt(memdRps, 0).padStart(8)}`,
+    );
     const latencyOk = ratio <= MAX_P99_RATIO;
     const throughputOk = memdRps >= MIN_REQUESTS_PER_SECOND;
     console.log(`  p99 ratio memd/echo ${fmt(ratio, 2)} (target <= ${MAX_P99_RATIO}): ${latencyOk ? 'PASS' : 'FAIL'}`);
-    console.log(`  memd throughput ${fmt(memdRps, 0)} req/s (target >= ${MIN_REQUESTS_PER_SECOND}): ${throughputOk ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `  memd throughput ${fmt(memdRps, 0)} req/s (target >= ${MIN_REQUESTS_PER_SECOND}): ${throughputOk ? 'PASS' : 'FAIL'}`,
+    );
     return latencyOk && throughputOk;
   } finally {
     await Promise.all([daemon.stop(), echo.stop()]);

@@ -41,7 +41,10 @@ export function parseSize(text) {
 export function checkFreeDisk(dir, totalBytes) {
   const stats = statfsSync(dir);
   const free = stats.bavail * stats.bsize;
-  if (free < totalBytes * DISK_FACTOR) throw new Error(`the scale bench needs ${Math.ceil((totalBytes * DISK_FACTOR) / MB)} MB free under ${dir}; ${Math.floor(free / MB)} MB are`);
+  if (free < totalBytes * DISK_FACTOR)
+    throw new Error(
+      `the scale bench needs ${Math.ceil((totalBytes * DISK_FACTOR) / MB)} MB free under ${dir}; ${Math.floor(free / MB)} MB are`,
+    );
 }
 
 const sessionId = (index) => `5ca1e000-0000-4000-8000-${String(index).padStart(12, '0')}`;
@@ -82,7 +85,15 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
       mkdirSync(agents, { recursive: true });
       for (let agent = 0; agent < 1 + (index % 3); agent++) {
         const agentPath = join(agents, `agent-a${String(index).padStart(6, '0')}${agent}.jsonl`);
-        bytes += writeSession(agentPath, id, Math.max(16 * 1024, Math.round(size / 5)), index * 8 + agent + 1, lines, huge, { startMs }).bytes;
+        bytes += writeSession(
+          agentPath,
+          id,
+          Math.max(16 * 1024, Math.round(size / 5)),
+          index * 8 + agent + 1,
+          lines,
+          huge,
+          { startMs },
+        ).bytes;
         files.push(agentPath);
         sessionOf.push(index);
       }
@@ -91,19 +102,27 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
     return { id, path, lastUuid: main.lastUuid, bytes: main.bytes };
   };
   for (const mb of BIG_SESSIONS_MB) {
-    const written = write(mb === 50 && appendTargetBytes !== undefined ? appendTargetBytes : Math.round(mb * MB * scale), false);
+    const written = write(
+      mb === 50 && appendTargetBytes !== undefined ? appendTargetBytes : Math.round(mb * MB * scale),
+      false,
+    );
     if (mb === 50) appendTarget = written;
   }
   while (bytes < totalBytes) {
     // Box-Muller: a normal deviate for the log-normal size.
     const normal = Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next());
-    const size = Math.min(totalBytes - bytes, Math.max(4 * 1024, Math.round(MEDIAN_SESSION_BYTES * Math.exp(SIGMA * normal))));
+    const size = Math.min(
+      totalBytes - bytes,
+      Math.max(4 * 1024, Math.round(MEDIAN_SESSION_BYTES * Math.exp(SIGMA * normal))),
+    );
     write(size, index % SUBAGENT_EVERY === 0);
   }
   // Written in seconds, but a history of weeks: a watcher that treats recent files apart must see them so.
   files.forEach((path, at) => {
     const session = sessionOf[at] ?? 0;
-    const time = new Date(dated ? now - (session + 1) * SESSION_SPACING_MS : now - (index - session) * SESSION_SPACING_MS);
+    const time = new Date(
+      dated ? now - (session + 1) * SESSION_SPACING_MS : now - (index - session) * SESSION_SPACING_MS,
+    );
     utimesSync(path, time, time);
   });
   return { files, bytes, sessions: index, appendTarget };

@@ -8,7 +8,18 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DAEMON_MAIN, MEMCTL_MAIN, ROOT, STEP_DEADLINE_MS, fmt, makeSandbox, median, percentile, spawnProcess, waitForSocket } from './lib.js';
+import {
+  DAEMON_MAIN,
+  fmt,
+  MEMCTL_MAIN,
+  makeSandbox,
+  median,
+  percentile,
+  ROOT,
+  STEP_DEADLINE_MS,
+  spawnProcess,
+  waitForSocket,
+} from './lib.js';
 import { parseSize, writeManySessions, writeScaleCorpus } from './scale-corpus.js';
 
 const MB = 1024 * 1024;
@@ -26,12 +37,24 @@ const EXTRACTION_CPU_WINDOW_MS = 10_000;
 const IDLE_SETTLE_MS = 30_000;
 const IDLE_CPU_WINDOW_MS = 60_000;
 /** Issue 15's targets. */
-const TARGETS = { ratio: 0.7, rssMb: 200, firstPageMs: 300, statusWorstMs: 100, appendP99Ms: 100, restartMs: 1_000, idleCpuSPerMin: 0.2 };
+const TARGETS = {
+  ratio: 0.7,
+  rssMb: 200,
+  firstPageMs: 300,
+  statusWorstMs: 100,
+  appendP99Ms: 100,
+  restartMs: 1_000,
+  idleCpuSPerMin: 0.2,
+};
 
 const pass = (ok) => (ok ? 'PASS' : 'FAIL');
 
 function freshPlainParseS(files) {
-  const result = spawnSync(process.execPath, [join(ROOT, 'bench/plain-parse.js'), ...files], { encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * MB });
+  const result = spawnSync(process.execPath, [join(ROOT, 'bench/plain-parse.js'), ...files], {
+    encoding: 'utf8',
+    timeout: 600_000,
+    maxBuffer: 64 * MB,
+  });
   if (result.status !== 0) throw new Error(`plain-parse.js exited ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout).seconds;
 }
@@ -58,7 +81,10 @@ export async function until(condition, what, deadlineMs = STEP_DEADLINE_MS * 10)
 
 /** The status probe (status-probe.js) in its own process; `worst()` is its slowest answer since the last call. */
 export function startProbe(env) {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/status-probe.js')], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench/status-probe.js')], {
+    env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const answers = createInterface({ input: child.stdout });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
@@ -77,7 +103,12 @@ export function startProbe(env) {
 /** Wall time of one memctl run (the first one counts: no warm-up). */
 export function memctlMs(args, env) {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [MEMCTL_MAIN, ...args], { env, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * MB });
+  const result = spawnSync(process.execPath, [MEMCTL_MAIN, ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 256 * MB,
+  });
   const ms = performance.now() - started;
   return { ms, ok: result.status === 0, bytes: Buffer.byteLength(result.stdout ?? ''), stderr: result.stderr };
 }
@@ -99,7 +130,10 @@ export async function caughtUp(client, minBytes) {
 
 export function dbBytes(stateHome) {
   const base = join(stateHome, 'memd', 'memd.sqlite');
-  return ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${base}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+  return ['', '-wal'].reduce(
+    (sum, suffix) => sum + (statSync(`${base}${suffix}`, { throwIfNoEntry: false })?.size ?? 0),
+    0,
+  );
 }
 
 export async function benchScale(options = {}) {
@@ -119,13 +153,17 @@ export async function benchScale(options = {}) {
     const generated = performance.now();
     const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, totalBytes);
     const corpusMb = corpus.bytes / MB;
-    console.log(`scale: ${fmt(corpusMb)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files in 40 projects (generated in ${fmt((performance.now() - generated) / 1000)} s)`);
+    console.log(
+      `scale: ${fmt(corpusMb)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files in 40 projects (generated in ${fmt((performance.now() - generated) / 1000)} s)`,
+    );
 
     // The baseline, as memd meets it: a fresh process, after a first pass warmed the page cache.
     freshPlainParseS(corpus.files);
     const parseTimes = Array.from({ length: PARSE_RUNS }, () => freshPlainParseS(corpus.files));
     const plainRate = corpusMb / median(parseTimes);
-    report(`plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (runs ${parseTimes.map((s) => fmt(s, 2)).join(', ')} s)`);
+    report(
+      `plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (runs ${parseTimes.map((s) => fmt(s, 2)).join(', ')} s)`,
+    );
 
     // Cold backfill, with a client asking daemon.status throughout.
     running = await startDaemon(createClient, env);
@@ -135,11 +173,17 @@ export async function benchScale(options = {}) {
     const backfillS = status.ingest.progress.backfillMs / 1000;
     const ratio = corpusMb / backfillS / plainRate;
     const rss = procStatus(running.daemon.child.pid, 'VmHWM');
-    report(`memd backfill                     ${fmt(corpusMb / backfillS)} MB/s (${fmt(backfillS, 2)} s), ratio ${fmt(ratio, 2)} (target >= ${TARGETS.ratio})`, ratio >= TARGETS.ratio);
+    report(
+      `memd backfill                     ${fmt(corpusMb / backfillS)} MB/s (${fmt(backfillS, 2)} s), ratio ${fmt(ratio, 2)} (target >= ${TARGETS.ratio})`,
+      ratio >= TARGETS.ratio,
+    );
     report(`peak RSS                          ${fmt(rss)} MB (target <= ${TARGETS.rssMb})`, rss <= TARGETS.rssMb);
     report(`database                          ${fmt(dbBytes(env.XDG_STATE_HOME) / MB)} MB`);
     const worstBackfill = await probe.worst();
-    report(`worst daemon.status during backfill ${fmt(worstBackfill)} ms (target <= ${TARGETS.statusWorstMs})`, worstBackfill <= TARGETS.statusWorstMs);
+    report(
+      `worst daemon.status during backfill ${fmt(worstBackfill)} ms (target <= ${TARGETS.statusWorstMs})`,
+      worstBackfill <= TARGETS.statusWorstMs,
+    );
 
     const firstPages = async (when) => {
       await probe.worst();
@@ -151,7 +195,10 @@ export async function benchScale(options = {}) {
       );
       report(`memctl status --json ${when}          ${fmt(statusRun.ms)} ms${statusRun.ok ? '' : ' (failed)'}`);
       const worst = await probe.worst();
-      report(`worst daemon.status meanwhile     ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`, worst <= TARGETS.statusWorstMs);
+      report(
+        `worst daemon.status meanwhile     ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`,
+        worst <= TARGETS.statusWorstMs,
+      );
     };
     await firstPages('after backfill');
 
@@ -174,7 +221,11 @@ export async function benchScale(options = {}) {
         `${JSON.stringify({ parentUuid: parent, isSidechain: false, type: 'user', message: { role: 'user', content: `appended ${i}` }, uuid, timestamp: new Date().toISOString(), sessionId: target.id })}\n`,
       );
       parent = uuid;
-      await until(() => updates.some((update) => update.entries >= baseline + i + 1), `the event for append ${i}`, STEP_DEADLINE_MS);
+      await until(
+        () => updates.some((update) => update.entries >= baseline + i + 1),
+        `the event for append ${i}`,
+        STEP_DEADLINE_MS,
+      );
       latencies.push(updates.find((update) => update.entries >= baseline + i + 1).at - sent);
       // Updates that no append caused (an extraction finished): the next one waits out the throttle.
       others += updates.filter((update) => update.entries < baseline + i + 1).length;
@@ -198,7 +249,9 @@ export async function benchScale(options = {}) {
     await new Promise((resolve) => setTimeout(resolve, EXTRACTION_CPU_WINDOW_MS));
     const extractingPerMin = ((cpuSeconds(running.daemon.child.pid) - cpuBefore) * 60_000) / EXTRACTION_CPU_WINDOW_MS;
     const extracted = (await doneJobs()) - jobsBefore;
-    report(`CPU during backfill extractions    ${fmt(extractingPerMin, 2)} s a minute, ${extracted} extraction(s) finished in the ${EXTRACTION_CPU_WINDOW_MS / 1000} s window`);
+    report(
+      `CPU during backfill extractions    ${fmt(extractingPerMin, 2)} s a minute, ${extracted} extraction(s) finished in the ${EXTRACTION_CPU_WINDOW_MS / 1000} s window`,
+    );
 
     // A restart over the unchanged history.
     running.client.close();
@@ -207,9 +260,15 @@ export async function benchScale(options = {}) {
     probe = startProbe(env);
     await caughtUp(running.client, 0);
     const restartMs = performance.now() - running.started;
-    report(`restart to caught up              ${fmt(restartMs)} ms over ${corpus.files.length} files (target <= ${TARGETS.restartMs})`, restartMs <= TARGETS.restartMs);
+    report(
+      `restart to caught up              ${fmt(restartMs)} ms over ${corpus.files.length} files (target <= ${TARGETS.restartMs})`,
+      restartMs <= TARGETS.restartMs,
+    );
     const worstRestart = await probe.worst();
-    report(`worst daemon.status during restart ${fmt(worstRestart)} ms (target <= ${TARGETS.statusWorstMs})`, worstRestart <= TARGETS.statusWorstMs);
+    report(
+      `worst daemon.status during restart ${fmt(worstRestart)} ms (target <= ${TARGETS.statusWorstMs})`,
+      worstRestart <= TARGETS.statusWorstMs,
+    );
     await firstPages('after restart');
     await probe.stop();
     probe = undefined;
@@ -224,7 +283,10 @@ export async function benchScale(options = {}) {
     const idleBefore = cpuSeconds(running.daemon.child.pid);
     await new Promise((resolve) => setTimeout(resolve, IDLE_CPU_WINDOW_MS));
     const idlePerMin = ((cpuSeconds(running.daemon.child.pid) - idleBefore) * 60_000) / IDLE_CPU_WINDOW_MS;
-    report(`idle CPU                          ${fmt(idlePerMin, 2)} s a minute over ${IDLE_CPU_WINDOW_MS / 1000} s (target <= ${TARGETS.idleCpuSPerMin})`, idlePerMin <= TARGETS.idleCpuSPerMin);
+    report(
+      `idle CPU                          ${fmt(idlePerMin, 2)} s a minute over ${IDLE_CPU_WINDOW_MS / 1000} s (target <= ${TARGETS.idleCpuSPerMin})`,
+      idlePerMin <= TARGETS.idleCpuSPerMin,
+    );
     running.client.close();
     await running.daemon.stop();
     running = undefined;
@@ -240,7 +302,10 @@ export async function benchScale(options = {}) {
       await probe.worst();
       const page = memctlMs(['sessions', '--json'], many.env);
       const worstMany = await probe.worst();
-      report(`${MANY_SESSIONS} sessions: first memctl sessions --json ${fmt(page.ms)} ms, ${fmt(page.bytes / 1024)} KB (target <= ${TARGETS.firstPageMs})`, page.ok && page.ms <= TARGETS.firstPageMs);
+      report(
+        `${MANY_SESSIONS} sessions: first memctl sessions --json ${fmt(page.ms)} ms, ${fmt(page.bytes / 1024)} KB (target <= ${TARGETS.firstPageMs})`,
+        page.ok && page.ms <= TARGETS.firstPageMs,
+      );
       const started = performance.now();
       await running.client.daemonStatus();
       report(

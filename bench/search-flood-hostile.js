@@ -1,8 +1,9 @@
 // The hostile client of the search-flood bench, in its own process (as a real one would be, and so
 // that its answers do not delay the measured client's): keeps IN_FLIGHT hostile searches going on
 // one connection until "stop\n" on stdin, then prints what they were answered as a line of JSON.
-import { createInterface } from 'node:readline';
+
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { ROOT } from './lib.js';
 
 const inFlight = Number(process.argv[2] ?? '4');

@@ -6,9 +6,9 @@
 // VmHWM, and memd with its search processes, sampled).
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { ROOT, fmt, makeSandbox, percentile } from './lib.js';
+import { createInterface } from 'node:readline';
+import { fmt, makeSandbox, percentile, ROOT } from './lib.js';
 import { caughtUp, startDaemon, until } from './scale.js';
 import { parseSize, writeScaleCorpus } from './scale-corpus.js';
 
@@ -27,9 +27,23 @@ const TARGETS = { p99Ms: 100, rssBytes: 400 * MB };
 const pass = (ok) => (ok ? 'PASS' : 'FAIL');
 
 const COMMON = 'the a to of in and is for it on that with this be'.split(' ');
-const HOSTILE = [`NEAR(${Array(320).fill('a*').join(' ')}, 999)`.slice(0, 1_000), `NEAR(a* t* s* c* p* i* e* r*, 999) ${Array.from({ length: 56 }, (_, i) => COMMON[i % COMMON.length]).join(' ')}`];
+const HOSTILE = [
+  `NEAR(${Array(320).fill('a*').join(' ')}, 999)`.slice(0, 1_000),
+  `NEAR(a* t* s* c* p* i* e* r*, 999) ${Array.from({ length: 56 }, (_, i) => COMMON[i % COMMON.length]).join(' ')}`,
+];
 const HOSTILE_NAMES = ['NEAR×320', 'heaviest allowed'];
-const ORDINARY = ['invoice', 'discount tax', '"computeTotal"', 'test*', 'README OR docs', 'AssertionError', 'npm', 'price cents', 'scraper', 'regex'];
+const ORDINARY = [
+  'invoice',
+  'discount tax',
+  '"computeTotal"',
+  'test*',
+  'README OR docs',
+  'AssertionError',
+  'npm',
+  'price cents',
+  'scraper',
+  'regex',
+];
 
 /** KB of a /proc/<pid>/status field, or 0 when the process is gone. */
 function statusKb(pid, field) {
@@ -87,11 +101,19 @@ export async function benchSearchFlood(options = {}) {
   let hostile;
   const clients = [];
   try {
-    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, options.size === undefined ? DEFAULT_BYTES : parseSize(options.size));
-    console.log(`search-flood: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files`);
+    const corpus = writeScaleCorpus(
+      env.MEMD_PROJECTS_DIR,
+      options.size === undefined ? DEFAULT_BYTES : parseSize(options.size),
+    );
+    console.log(
+      `search-flood: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files`,
+    );
     running = await startDaemon(createClient, env);
     await caughtUp(running.client, corpus.bytes);
-    await until(async () => (await running.client.searchQuery({ query: 'invoice' })).index.state === 'ready', 'the search index to be built');
+    await until(
+      async () => (await running.client.searchQuery({ query: 'invoice' })).index.state === 'ready',
+      'the search index to be built',
+    );
     const { pid } = await running.client.daemonStatus();
     const stopSampling = startRssSampler(pid);
 
@@ -105,11 +127,22 @@ export async function benchSearchFlood(options = {}) {
       quiet.push(performance.now() - started);
     }
     quiet.sort((a, b) => a - b);
-    report(`without the flood, the same client's search.query over ${quiet.length} queries: p50 ${fmt(percentile(quiet, 50), 1)} ms, p99 ${fmt(percentile(quiet, 99), 1)} ms`);
-    hostile = spawn(process.execPath, [join(ROOT, 'bench/search-flood-hostile.js'), String(HOSTILE_IN_FLIGHT), JSON.stringify(HOSTILE), JSON.stringify(HOSTILE_NAMES)], {
-      env,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    report(
+      `without the flood, the same client's search.query over ${quiet.length} queries: p50 ${fmt(percentile(quiet, 50), 1)} ms, p99 ${fmt(percentile(quiet, 99), 1)} ms`,
+    );
+    hostile = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'bench/search-flood-hostile.js'),
+        String(HOSTILE_IN_FLIGHT),
+        JSON.stringify(HOSTILE),
+        JSON.stringify(HOSTILE_NAMES),
+      ],
+      {
+        env,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     const lines = createInterface({ input: hostile.stdout })[Symbol.asyncIterator]();
     await lines.next();
     // The flood under way before the first ordinary search.
@@ -134,9 +167,14 @@ export async function benchSearchFlood(options = {}) {
     const p50 = percentile(sorted, 50);
     const p99 = percentile(sorted, 99);
     const hostileLine = Object.entries(outcomes).map(([key, n]) => `${n} ${key}`);
-    report(`hostile client (${HOSTILE_IN_FLIGHT} in flight): ${hostileLine.join(', ')}; the last ones drained in ${fmt(drainMs / 1000, 1)} s`);
+    report(
+      `hostile client (${HOSTILE_IN_FLIGHT} in flight): ${hostileLine.join(', ')}; the last ones drained in ${fmt(drainMs / 1000, 1)} s`,
+    );
     if (status.search !== undefined) report(`daemon.status search: ${JSON.stringify(status.search)}`);
-    report(`the other client's search.query over ${latencies.length} queries: p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms (target <= ${TARGETS.p99Ms})`, p99 <= TARGETS.p99Ms);
+    report(
+      `the other client's search.query over ${latencies.length} queries: p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms (target <= ${TARGETS.p99Ms})`,
+      p99 <= TARGETS.p99Ms,
+    );
     report(
       `memd peak RSS ${fmt(hwm / MB)} MB (VmHWM); with its search processes ${fmt(peakTotal / MB)} MB (sampled; target <= ${TARGETS.rssBytes / MB})`,
       Math.max(hwm, peakTotal) <= TARGETS.rssBytes,

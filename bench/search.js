@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MEMCTL_MAIN, ROOT, fmt, makeSandbox, median, percentile } from './lib.js';
+import { fmt, MEMCTL_MAIN, makeSandbox, median, percentile, ROOT } from './lib.js';
 import { caughtUp, dbBytes, startDaemon, startProbe } from './scale.js';
 import { parseSize, writeScaleCorpus } from './scale-corpus.js';
 
@@ -87,12 +87,19 @@ export async function benchSearch(options = {}) {
   let running;
   let probe;
   try {
-    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, options.size === undefined ? undefined : parseSize(options.size));
+    const corpus = writeScaleCorpus(
+      env.MEMD_PROJECTS_DIR,
+      options.size === undefined ? undefined : parseSize(options.size),
+    );
     console.log(`search: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files`);
     // The page cache warmed for both backfills alike.
     spawnSync('cat', corpus.files, { stdio: 'ignore', maxBuffer: 1 });
 
-    const off = await backfill(createClient, { ...env, MEMD_SEARCH_INDEX: 'off', MEMD_BACKFILL_EXTRACTIONS: '0' }, corpus.bytes);
+    const off = await backfill(
+      createClient,
+      { ...env, MEMD_SEARCH_INDEX: 'off', MEMD_BACKFILL_EXTRACTIONS: '0' },
+      corpus.bytes,
+    );
     off.running.client.close();
     await off.running.daemon.stop();
     const withoutBytes = dbBytes(env.XDG_STATE_HOME);
@@ -108,12 +115,18 @@ export async function benchSearch(options = {}) {
     // The index's own pages (FTS5 shadow tables), read from a second connection.
     const { default: Database } = await import('better-sqlite3');
     const db = new Database(join(env.XDG_STATE_HOME, 'memd', 'memd.sqlite'), { readonly: true });
-    const indexBytes = db.prepare("SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE 'search_fts%'").get().bytes ?? 0;
+    const indexBytes =
+      db.prepare("SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE 'search_fts%'").get().bytes ?? 0;
     db.close();
-    report(`database without the index ${fmt(withoutBytes / MB)} MB, with it ${fmt(dbBytes(env.XDG_STATE_HOME) / MB)} MB (with the WAL)`);
+    report(
+      `database without the index ${fmt(withoutBytes / MB)} MB, with it ${fmt(dbBytes(env.XDG_STATE_HOME) / MB)} MB (with the WAL)`,
+    );
     const chars = await indexedChars(corpus.files);
     const sizeRatio = indexBytes / chars;
-    report(`index ${fmt(indexBytes / MB)} MB for ${fmt(chars / MB)} MB of indexed text: ${fmt(sizeRatio * 100)} % (target <= ${TARGETS.sizeRatio * 100} %)`, sizeRatio <= TARGETS.sizeRatio);
+    report(
+      `index ${fmt(indexBytes / MB)} MB for ${fmt(chars / MB)} MB of indexed text: ${fmt(sizeRatio * 100)} % (target <= ${TARGETS.sizeRatio * 100} %)`,
+      sizeRatio <= TARGETS.sizeRatio,
+    );
 
     const sessions = (await running.client.sessionsList({ limit: 50 })).sessions.map((session) => session.sessionId);
     probe = startProbe(env);
@@ -134,7 +147,10 @@ export async function benchSearch(options = {}) {
       `search.query over ${QUERIES} queries: p50 ${fmt(p50, 2)} ms (target <= ${TARGETS.p50Ms}), p99 ${fmt(p99, 2)} ms (target <= ${TARGETS.p99Ms}), ${hits} hits`,
       p50 <= TARGETS.p50Ms && p99 <= TARGETS.p99Ms,
     );
-    report(`worst daemon.status while they ran ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`, worst <= TARGETS.statusWorstMs);
+    report(
+      `worst daemon.status while they ran ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`,
+      worst <= TARGETS.statusWorstMs,
+    );
     await probe.stop();
     probe = undefined;
 
@@ -145,7 +161,10 @@ export async function benchSearch(options = {}) {
       spawnSync(process.execPath, ['-e', '0'], { env });
       const nodeMs = performance.now() - started;
       started = performance.now();
-      const run = spawnSync(process.execPath, [MEMCTL_MAIN, 'search', 'invoice discount', '--limit', '10'], { env, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [MEMCTL_MAIN, 'search', 'invoice discount', '--limit', '10'], {
+        env,
+        encoding: 'utf8',
+      });
       const searchMs = performance.now() - started;
       if (run.status !== 0) throw new Error(`memctl search failed: ${run.stderr}`);
       if (i >= 3) {
@@ -154,7 +173,10 @@ export async function benchSearch(options = {}) {
       }
     }
     const wallRatio = median(search) / median(bare);
-    report(`memctl search ${fmt(median(search))} ms, node -e 0 ${fmt(median(bare))} ms: ${fmt(wallRatio, 2)}x (target <= ${TARGETS.wallRatio})`, wallRatio <= TARGETS.wallRatio);
+    report(
+      `memctl search ${fmt(median(search))} ms, node -e 0 ${fmt(median(bare))} ms: ${fmt(wallRatio, 2)}x (target <= ${TARGETS.wallRatio})`,
+      wallRatio <= TARGETS.wallRatio,
+    );
     return results.every(Boolean);
   } finally {
     await probe?.stop();

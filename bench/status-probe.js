@@ -1,8 +1,9 @@
 // A separate client for the scale bench: asks daemon.status every 20 ms (its own process, so the
 // bench's blocking memctl runs do not stall it) and answers "worst\n" on stdin with its slowest
 // answer since the last one, as a line of JSON: {"worstMs": …, "calls": …}.
-import { createInterface } from 'node:readline';
+
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { ROOT } from './lib.js';
 
 const PROBE_EVERY_MS = 20;

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MEMCTL_MAIN, ROOT, fmt, makeSandbox, median, percentile } from './lib.js';
+import { fmt, MEMCTL_MAIN, makeSandbox, median, percentile, ROOT } from './lib.js';
 import { caughtUp, startDaemon, startProbe, until } from './scale.js';
 import { parseSize, writeScaleCorpus } from './scale-corpus.js';
 
@@ -63,30 +63,51 @@ export async function benchUsage(options = {}) {
   let running;
   let probe;
   try {
-    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, options.size === undefined ? undefined : parseSize(options.size), { dated: true });
-    console.log(`usage: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files, a history of ${fmt((corpus.sessions * 20) / 1440)} days`);
+    const corpus = writeScaleCorpus(
+      env.MEMD_PROJECTS_DIR,
+      options.size === undefined ? undefined : parseSize(options.size),
+      { dated: true },
+    );
+    console.log(
+      `usage: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files, a history of ${fmt((corpus.sessions * 20) / 1440)} days`,
+    );
     spawnSync('cat', corpus.files, { stdio: 'ignore', maxBuffer: 1 });
 
     running = await startDaemon(createClient, env);
     probe = startProbe(env);
     await caughtUp(running.client, corpus.bytes);
     const { ingest } = await running.client.daemonStatus();
-    report(`backfill ${fmt(ingest.progress.backfillMs / 1000, 2)} s (the book is not in ingest's transactions: it follows them)`);
+    report(
+      `backfill ${fmt(ingest.progress.backfillMs / 1000, 2)} s (the book is not in ingest's transactions: it follows them)`,
+    );
     await probe.worst();
     const catchUpStarted = performance.now();
-    await until(async () => (await running.client.usageReport({})).index.state === 'ready', 'the usage book to catch up');
+    await until(
+      async () => (await running.client.usageReport({})).index.state === 'ready',
+      'the usage book to catch up',
+    );
     const catchUpMs = performance.now() - catchUpStarted;
     const worst = await probe.worst();
     await probe.stop();
     probe = undefined;
-    report(`book caught up ${fmt(catchUpMs / 1000, 2)} s after the backfill, worst daemon.status meanwhile ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`, worst <= TARGETS.statusWorstMs);
+    report(
+      `book caught up ${fmt(catchUpMs / 1000, 2)} s after the backfill, worst daemon.status meanwhile ${fmt(worst)} ms (target <= ${TARGETS.statusWorstMs})`,
+      worst <= TARGETS.statusWorstMs,
+    );
     const db = new Database(dbPath, { readonly: true });
-    const bookBytes = db.prepare(`SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name IN (${USAGE_TABLES.map(() => '?').join(', ')})`).get(...USAGE_TABLES).bytes ?? 0;
+    const bookBytes =
+      db
+        .prepare(`SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name IN (${USAGE_TABLES.map(() => '?').join(', ')})`)
+        .get(...USAGE_TABLES).bytes ?? 0;
     const counts = db
-      .prepare('SELECT (SELECT count(*) FROM usage_candidates WHERE counted = 1) AS responses, (SELECT count(*) FROM usage_candidates) AS candidates, (SELECT count(*) FROM usage_slots) AS slots')
+      .prepare(
+        'SELECT (SELECT count(*) FROM usage_candidates WHERE counted = 1) AS responses, (SELECT count(*) FROM usage_candidates) AS candidates, (SELECT count(*) FROM usage_slots) AS slots',
+      )
       .get();
     db.close();
-    report(`book: ${counts.responses} responses counted from ${counts.candidates} file entries, ${counts.slots} quarter-hour rows, ${fmt(bookBytes / MB)} MB`);
+    report(
+      `book: ${counts.responses} responses counted from ${counts.candidates} file entries, ${counts.slots} quarter-hour rows, ${fmt(bookBytes / MB)} MB`,
+    );
 
     // The same files through ccusage: every day's figures must be its.
     const started = performance.now();
@@ -100,7 +121,12 @@ export async function benchUsage(options = {}) {
     const days = JSON.parse(theirs.stdout).daily;
     const differing = days.filter((day) => {
       const row = ours.rows.find((candidate) => candidate.key === day.period);
-      const tokens = row && row.input === day.inputTokens && row.output === day.outputTokens && row.cacheCreation === day.cacheCreationTokens && row.cacheRead === day.cacheReadTokens;
+      const tokens =
+        row &&
+        row.input === day.inputTokens &&
+        row.output === day.outputTokens &&
+        row.cacheCreation === day.cacheCreationTokens &&
+        row.cacheRead === day.cacheReadTokens;
       return !tokens || Math.abs(row.costUsd - day.totalCost) > COST_TOLERANCE * Math.max(1, day.totalCost);
     });
     report(
@@ -136,14 +162,18 @@ export async function benchUsage(options = {}) {
       begun = performance.now();
       const run = spawnSync(process.execPath, [MEMCTL_MAIN, 'usage', '--since', '30d'], { env, encoding: 'utf8' });
       const usageMs = performance.now() - begun;
-      if (run.status !== 0 || !run.stdout.includes('cost per day')) throw new Error(`memctl usage failed (${run.status}): ${run.stderr}${run.stdout}`);
+      if (run.status !== 0 || !run.stdout.includes('cost per day'))
+        throw new Error(`memctl usage failed (${run.status}): ${run.stderr}${run.stdout}`);
       if (i >= WARM_UP_RUNS) {
         bare.push(nodeMs);
         usage.push(usageMs);
       }
     }
     const wallRatio = median(usage) / median(bare);
-    report(`memctl usage --since 30d ${fmt(median(usage))} ms, node -e 0 ${fmt(median(bare))} ms: ${fmt(wallRatio, 2)}x (target <= ${TARGETS.wallRatio})`, wallRatio <= TARGETS.wallRatio);
+    report(
+      `memctl usage --since 30d ${fmt(median(usage))} ms, node -e 0 ${fmt(median(bare))} ms: ${fmt(wallRatio, 2)}x (target <= ${TARGETS.wallRatio})`,
+      wallRatio <= TARGETS.wallRatio,
+    );
     return results.every(Boolean);
   } finally {
     await probe?.stop();

@@ -33,7 +33,8 @@ const notBuilt = `memd is not built: ${MAIN} is missing (run npm run build in ${
 
 function waitForMain() {
   const deadline = Date.now() + (command === 'mcp' ? MCP_BUILD_WAIT_MS : SWAP_WAIT_MS);
-  while (!existsSync(MAIN) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, POLL_MS);
+  while (!existsSync(MAIN) && Date.now() < deadline)
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, POLL_MS);
   return existsSync(MAIN);
 }
 
@@ -60,7 +61,9 @@ function answerMcpWithError(message) {
         continue;
       }
       if (id === undefined || id === null) continue;
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: JSONRPC_INTERNAL_ERROR, message } })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: JSONRPC_INTERNAL_ERROR, message } })}\n`,
+      );
     }
   });
   process.stdin.on('end', () => process.exit(0));

@@ -21,7 +21,11 @@ export interface StartResult {
 export function systemdCanStart(env: Env, paths: MemdPaths): boolean {
   const runtime = env.XDG_RUNTIME_DIR;
   if (runtime === undefined || runtime === '') return false;
-  if (env.MEMD_SOCKET !== undefined && env.MEMD_SOCKET !== '' && paths.socketPath !== join(runtime, 'memd', 'memd.sock')) {
+  if (
+    env.MEMD_SOCKET !== undefined &&
+    env.MEMD_SOCKET !== '' &&
+    paths.socketPath !== join(runtime, 'memd', 'memd.sock')
+  ) {
     return false;
   }
   return existsSync(join(runtime, 'systemd', 'private')) && existsSync(join(paths.systemdUserDir, 'memd.socket'));
@@ -29,7 +33,9 @@ export function systemdCanStart(env: Env, paths: MemdPaths): boolean {
 
 function startWithSystemd(env: Env): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile('systemctl', ['--user', 'start', 'memd.socket'], { timeout: SYSTEMCTL_TIMEOUT_MS, env }, (error) => resolve(!error));
+    execFile('systemctl', ['--user', 'start', 'memd.socket'], { timeout: SYSTEMCTL_TIMEOUT_MS, env }, (error) =>
+      resolve(!error),
+    );
   });
 }
 
@@ -50,7 +56,8 @@ function startDetached(env: Env): StartResult {
  */
 export function startDaemonInBackground(env: Env, paths: MemdPaths): StartResult['via'] {
   const via = systemdCanStart(env, paths) ? 'systemd' : 'detached';
-  const [command, args] = via === 'systemd' ? ['systemctl', ['--user', 'start', 'memd.socket']] : [process.execPath, [daemonMainPath()]];
+  const [command, args] =
+    via === 'systemd' ? ['systemctl', ['--user', 'start', 'memd.socket']] : [process.execPath, [daemonMainPath()]];
   const child = spawn(command, args, { detached: true, stdio: 'ignore', env: { ...env } });
   // A start that fails (no such binary) must not crash the hook with a stack trace; the next session tries again.
   child.once('error', () => {});

@@ -3,11 +3,11 @@
  * checks the protocol version on every connection, and re-subscribes after a daemon restart.
  */
 import { homedir } from 'node:os';
+import { type Env, type MemdPaths, resolvePaths } from '../shared/paths.js';
+import { PROTOCOL_VERSION, type VersionInfo } from '../shared/protocol/daemon.js';
 import { ErrorCode, RpcError } from '../shared/protocol/errors.js';
 import type { EventPayloads, EventTopic } from '../shared/protocol/events.js';
-import { Methods, type MethodDescriptor, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
-import { PROTOCOL_VERSION, type VersionInfo } from '../shared/protocol/daemon.js';
-import { resolvePaths, type Env, type MemdPaths } from '../shared/paths.js';
+import { type MethodDescriptor, Methods, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
 import type { StartResult } from './autostart.js';
 import { openSocket, RpcConnection } from './connection.js';
 import { ClientError } from './errors.js';
@@ -20,7 +20,17 @@ export const DEFAULT_TIMEOUT_MS = 3_000;
  * daemon still works. A caller's own `timeoutMs` (the hooks pass their deadline) wins.
  */
 export const SLOW_METHOD_TIMEOUT_MS = 90_000;
-const SLOW_METHODS = new Set(['handoff.generate', 'compact.auto', 'compact.reactive', 'memory.extract', 'archive.restore', 'archive.verify', 'archive.prune', 'archive.forget', 'export.session']);
+const SLOW_METHODS = new Set([
+  'handoff.generate',
+  'compact.auto',
+  'compact.reactive',
+  'memory.extract',
+  'archive.restore',
+  'archive.verify',
+  'archive.prune',
+  'archive.forget',
+  'export.session',
+]);
 /** How often to knock while a just-started daemon comes up. */
 const STARTUP_POLL_MS = 20;
 /**
@@ -117,12 +127,17 @@ export class MemdClient {
   }
 
   /** Subscribes to a topic; the returned function unsubscribes. Survives daemon restarts. */
-  async on<T extends EventTopic>(topic: T, listener: (payload: EventPayloads[T], topic: T) => void): Promise<() => Promise<void>> {
+  async on<T extends EventTopic>(
+    topic: T,
+    listener: (payload: EventPayloads[T], topic: T) => void,
+  ): Promise<() => Promise<void>> {
     let subscription = this.subscriptions.get(topic);
     if (!subscription) {
       const created: Subscription = {
         listeners: new Set(),
-        confirmed: this.request(Methods.eventsSubscribe.name, { topics: [topic] }, this.autostart).then(() => undefined),
+        confirmed: this.request(Methods.eventsSubscribe.name, { topics: [topic] }, this.autostart).then(
+          () => undefined,
+        ),
       };
       // Not subscribed after all: forget the topic, so that the next on() asks the daemon again.
       created.confirmed.catch(() => {
@@ -172,7 +187,11 @@ export class MemdClient {
     const startsBefore = this.starts;
     const connection = await this.connect(Math.min(deadline, Date.now() + this.timeoutMs), mayStart);
     const startedNow = this.starts !== startsBefore && !this.timeoutChosen;
-    return connection.call(method, params, startedNow ? Math.max(remaining(deadline), this.timeoutMs) : remaining(deadline));
+    return connection.call(
+      method,
+      params,
+      startedNow ? Math.max(remaining(deadline), this.timeoutMs) : remaining(deadline),
+    );
   }
 
   private connect(deadline: number, mayStart: boolean): Promise<RpcConnection> {
@@ -229,7 +248,11 @@ export class MemdClient {
       return await openSocket(this.socketPath, remaining(deadline));
     } catch (error) {
       if (!isNoDaemonError(error)) throw error;
-      throw new ClientError('NoDaemon', `memd is not running (nothing answers on ${this.socketPath}); start it with: memctl start`, error);
+      throw new ClientError(
+        'NoDaemon',
+        `memd is not running (nothing answers on ${this.socketPath}); start it with: memctl start`,
+        error,
+      );
     }
   }
 
@@ -254,7 +277,10 @@ export class MemdClient {
         lastError = error;
       }
       if (exitCode !== undefined && exitCode !== 0) {
-        throw new ClientError('NoDaemon', `memd exited with code ${exitCode} at start; run \`memd --foreground\` to see why`);
+        throw new ClientError(
+          'NoDaemon',
+          `memd exited with code ${exitCode} at start; run \`memd --foreground\` to see why`,
+        );
       }
       await delay(STARTUP_POLL_MS);
     }

@@ -7,9 +7,9 @@ import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { RpcError, type RpcErrorObject } from '../shared/protocol/errors.js';
 import { LineSplitter } from '../shared/protocol/framing.js';
+import { isRecord } from '../shared/values.js';
 import { ClientError } from './errors.js';
 import { describeOwner } from './owner.js';
-import { isRecord } from '../shared/values.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -46,8 +46,10 @@ export function unsafeSocketReason(path: string, uid = process.getuid?.()): stri
   } catch {
     return null;
   }
-  if (parent.uid !== uid) return `the socket's directory ${dir} belongs to ${describeOwner(parent.uid)}, not to this user (${uid})`;
-  if ((parent.mode & OTHERS_WRITE) !== 0) return `the socket's directory ${dir} is writable by others (mode ${(parent.mode & 0o7777).toString(8)})`;
+  if (parent.uid !== uid)
+    return `the socket's directory ${dir} belongs to ${describeOwner(parent.uid)}, not to this user (${uid})`;
+  if ((parent.mode & OTHERS_WRITE) !== 0)
+    return `the socket's directory ${dir} is writable by others (mode ${(parent.mode & 0o7777).toString(8)})`;
   return null;
 }
 
@@ -59,7 +61,10 @@ function deniedReason(path: string, uid: number): string {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     try {
       const found = statSync(dir);
-      const owner = found.uid === uid ? 'this user, who may not enter it' : `${describeOwner(found.uid)}, not to this user (${uid})`;
+      const owner =
+        found.uid === uid
+          ? 'this user, who may not enter it'
+          : `${describeOwner(found.uid)}, not to this user (${uid})`;
       return `${path} is another user's: ${dir} belongs to ${owner}`;
     } catch {
       if (dirname(dir) === dir) return `${path} is not this user's to reach (permission denied)`;
@@ -70,7 +75,13 @@ function deniedReason(path: string, uid: number): string {
 export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
   const uid = process.getuid?.();
   const unsafe = unsafeSocketReason(path, uid);
-  if (unsafe !== null) return Promise.reject(new ClientError('UnsafeSocket', `refusing to talk to ${path}: ${unsafe}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`));
+  if (unsafe !== null)
+    return Promise.reject(
+      new ClientError(
+        'UnsafeSocket',
+        `refusing to talk to ${path}: ${unsafe}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`,
+      ),
+    );
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     const timer = setTimeout(() => {
@@ -86,7 +97,13 @@ export function openSocket(path: string, timeoutMs: number): Promise<Socket> {
       clearTimeout(timer);
       // A socket this user may not write to is someone else's: say whose, as UnsafeSocket does.
       if (error.code === 'EACCES' && uid !== undefined)
-        reject(new ClientError('UnsafeSocket', `cannot talk to ${path}: ${deniedReason(path, uid)}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`, error));
+        reject(
+          new ClientError(
+            'UnsafeSocket',
+            `cannot talk to ${path}: ${deniedReason(path, uid)}; set MEMD_SOCKET or XDG_RUNTIME_DIR to a directory of your own`,
+            error,
+          ),
+        );
       else reject(error);
     });
   });
@@ -124,7 +141,8 @@ export class RpcConnection {
         this.pending.delete(id);
         this.updateRef();
         // The daemon would otherwise work on for a caller that no longer waits.
-        if (!this.closedError) this.socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } })}\n`);
+        if (!this.closedError)
+          this.socket.write(`${JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } })}\n`);
         reject(new ClientError('Timeout', `${method} got no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });

@@ -3,7 +3,7 @@
  * host process pays for a socket, not for the daemon's dependencies.
  */
 import { Methods, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
-import { MemdClient, type ClientOptions } from './client.js';
+import { type ClientOptions, MemdClient } from './client.js';
 
 type MethodTable = typeof Methods;
 type ParamArgs<P> = Record<string, never> extends P ? [params?: P] : [params: P];
@@ -24,15 +24,15 @@ export function createClient(options: ClientOptions = {}): Client {
   return Object.assign(client, typed) as unknown as Client;
 }
 
-export { MemdClient, DEFAULT_TIMEOUT_MS, type ClientOptions } from './client.js';
-export { ClientError, type ClientErrorKind } from './errors.js';
+export type * from '../shared/protocol/compaction.js';
+export type * from '../shared/protocol/daemon.js';
 export { ErrorCode, RpcError, type RpcErrorData } from '../shared/protocol/errors.js';
 export { EVENT_TOPICS, type EventPayloads, type EventTopic } from '../shared/protocol/events.js';
-export { Methods, type MethodName, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
-export type * from '../shared/protocol/daemon.js';
 export type * from '../shared/protocol/ingest.js';
-export type * from '../shared/protocol/sessions.js';
 export type * from '../shared/protocol/memory.js';
-export type * from '../shared/protocol/compaction.js';
+export { type MethodName, Methods, type ParamsOf, type ResultOf } from '../shared/protocol/methods.js';
+export type * from '../shared/protocol/sessions.js';
 export type * from '../shared/protocol/tokens.js';
-export { searchFilled, SEARCH_FOLLOW_MS } from './search-pages.js';
+export { type ClientOptions, DEFAULT_TIMEOUT_MS, MemdClient } from './client.js';
+export { ClientError, type ClientErrorKind } from './errors.js';
+export { SEARCH_FOLLOW_MS, searchFilled } from './search-pages.js';

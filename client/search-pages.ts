@@ -4,8 +4,7 @@
  * found by one `memctl search --session` or one MCP call, while each request stays short and other
  * clients' queries take their turns between them.
  */
-import type { ParamsOf, ResultOf } from '../shared/protocol/methods.js';
-import type { Methods } from '../shared/protocol/methods.js';
+import type { Methods, ParamsOf, ResultOf } from '../shared/protocol/methods.js';
 
 type SearchParams = ParamsOf<typeof Methods.searchQuery>;
 type SearchResult = ResultOf<typeof Methods.searchQuery>;
@@ -18,7 +17,12 @@ const DEFAULT_LIMIT = 20;
  * The hits of `params`' page, following `partial` pages' cursors until `limit` hits, the last match,
  * or `maxMs`; `partial` stays set (with its cursor) when the wall time ended it.
  */
-export async function searchFilled(search: (params: SearchParams) => Promise<SearchResult>, params: SearchParams, maxMs = SEARCH_FOLLOW_MS, now: () => number = Date.now): Promise<SearchResult> {
+export async function searchFilled(
+  search: (params: SearchParams) => Promise<SearchResult>,
+  params: SearchParams,
+  maxMs = SEARCH_FOLLOW_MS,
+  now: () => number = Date.now,
+): Promise<SearchResult> {
   const limit = params.limit ?? DEFAULT_LIMIT;
   const until = now() + maxMs;
   let result = await search(params);

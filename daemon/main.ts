@@ -60,7 +60,12 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const search = buildSearch({ ...base, transcripts, sessions, extraction });
   const archive = buildArchive({ ...base, archived, transcripts, sessions, extraction, usage });
   const exports = buildExport({ ...base, transcripts, sessions });
-  const dbHealth = createDbHealth({ store: base.store, log, intervalMs: base.config.dbCheckMs, onRebuilt: () => events.publish('store.rebuilt', {}) });
+  const dbHealth = createDbHealth({
+    store: base.store,
+    log,
+    intervalMs: base.config.dbCheckMs,
+    onRebuilt: () => events.publish('store.rebuilt', {}),
+  });
   // The followers of the index: started after the backfill, fed each commit, stopped after ingest, in this order.
   const followers = [search, archive, usage];
 
@@ -75,7 +80,23 @@ async function serve(started: Started<LineParser>): Promise<void> {
   rereadOnRebuild(events, ingest, paths.projectsDir);
 
   // The socket: the methods over the parts, the shutdown, and the daemon's own methods (which report on both).
-  const parts = { ...base, ingest, transcripts, aggregates, extraction, sessions, memory, handoff, compaction, search, archive, usage, exports, dbHealth, followers };
+  const parts = {
+    ...base,
+    ingest,
+    transcripts,
+    aggregates,
+    extraction,
+    sessions,
+    memory,
+    handoff,
+    compaction,
+    search,
+    archive,
+    usage,
+    exports,
+    dbHealth,
+    followers,
+  };
   const rpc = buildRpc(parts);
   const socket = createSocketPlace(paths.socketPath, base.activatedFd);
   const shutdown = createDaemonShutdown({ ...parts, rpc, socket });
@@ -86,7 +107,13 @@ async function serve(started: Started<LineParser>): Promise<void> {
   if (!(await openSocket({ ...parts, rpc, socket, shutdown }))) return;
   ingest.watcher.start();
   extraction.start();
-  log.info('ready', { pid: process.pid, version: MEMD_VERSION, socket: paths.socketPath, socketActivated: base.activatedFd !== undefined, stateDir: paths.stateDir });
+  log.info('ready', {
+    pid: process.pid,
+    version: MEMD_VERSION,
+    socket: paths.socketPath,
+    socketActivated: base.activatedFd !== undefined,
+    stateDir: paths.stateDir,
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -36,7 +36,11 @@ function sleep(ms) {
 
 function compile() {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', next, '--tsBuildInfoFile', join(next, '.tsbuildinfo')], { stdio: 'inherit', cwd: ROOT });
+  execFileSync(
+    process.execPath,
+    [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', next, '--tsBuildInfoFile', join(next, '.tsbuildinfo')],
+    { stdio: 'inherit', cwd: ROOT },
+  );
   for (const file of EXECUTABLES) chmodSync(join(next, file), 0o755);
 }
 

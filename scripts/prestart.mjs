@@ -41,7 +41,9 @@ async function runningPid() {
 
 const running = await runningPid();
 if (running !== undefined) {
-  process.stderr.write(`memd: already running as pid ${running.pid} (lock ${running.lockPath}); stop it with: memctl stop\n`);
+  process.stderr.write(
+    `memd: already running as pid ${running.pid} (lock ${running.lockPath}); stop it with: memctl stop\n`,
+  );
   process.exit(EXIT_FAILURE);
 }
 await import('./build.mjs');

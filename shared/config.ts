@@ -29,7 +29,11 @@ const onOff: Parser<boolean> = (raw) => {
   if (typeof raw === 'boolean') return raw;
   if (typeof raw !== 'string') return undefined;
   const word = raw.trim().toLowerCase();
-  return ['1', 'true', 'on', 'yes'].includes(word) ? true : ['0', 'false', 'off', 'no'].includes(word) ? false : undefined;
+  return ['1', 'true', 'on', 'yes'].includes(word)
+    ? true
+    : ['0', 'false', 'off', 'no'].includes(word)
+      ? false
+      : undefined;
 };
 const nonEmptyString: Parser<string> = (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined);
 const choice =
@@ -46,14 +50,24 @@ export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
 export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 
 const spec = {
-  logLevel: { env: 'MEMD_LOG_LEVEL', default: 'info' as LogLevel, parse: choice(...LOG_LEVELS), doc: 'debug, info, warn or error' },
+  logLevel: {
+    env: 'MEMD_LOG_LEVEL',
+    default: 'info' as LogLevel,
+    parse: choice(...LOG_LEVELS),
+    doc: 'debug, info, warn or error',
+  },
   logMaxBytes: {
     env: 'MEMD_LOG_MAX_BYTES',
     default: 5 * 1024 * 1024,
     parse: positiveInt,
     doc: 'memd.log is rotated when it passes this size',
   },
-  logFiles: { env: 'MEMD_LOG_FILES', default: 3, parse: positiveInt, doc: 'rotated logs kept (memd.log.1 ... memd.log.N)' },
+  logFiles: {
+    env: 'MEMD_LOG_FILES',
+    default: 3,
+    parse: positiveInt,
+    doc: 'rotated logs kept (memd.log.1 ... memd.log.N)',
+  },
   logFormat: {
     env: 'MEMD_LOG_FORMAT',
     default: 'auto' as LogFormatSetting,
@@ -180,8 +194,18 @@ const spec = {
     parse: positiveInt,
     doc: 'a search.query running longer is stopped (its process killed and replaced) and answered SearchTimeout (1010)',
   },
-  model: { env: 'MEMD_MODEL', default: 'claude-haiku-4-5', parse: nonEmptyString, doc: 'model for extraction and summaries' },
-  handoffModel: { env: 'MEMD_HANDOFF_MODEL', default: 'claude-sonnet-4-6', parse: nonEmptyString, doc: 'model for handoffs' },
+  model: {
+    env: 'MEMD_MODEL',
+    default: 'claude-haiku-4-5',
+    parse: nonEmptyString,
+    doc: 'model for extraction and summaries',
+  },
+  handoffModel: {
+    env: 'MEMD_HANDOFF_MODEL',
+    default: 'claude-sonnet-4-6',
+    parse: nonEmptyString,
+    doc: 'model for handoffs',
+  },
 } satisfies Record<string, KeySpec<unknown>>;
 
 type Spec = typeof spec;

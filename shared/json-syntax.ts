@@ -81,7 +81,8 @@ function scan(text: string): void {
         pos += 2;
         continue;
       }
-      if ((char.codePointAt(0) ?? 0) < 0x20) throw stop(`${describeChar(char)} inside a string (write it as an escape such as \\n)`);
+      if ((char.codePointAt(0) ?? 0) < 0x20)
+        throw stop(`${describeChar(char)} inside a string (write it as an escape such as \\n)`);
       pos++;
     }
   };
@@ -112,7 +113,8 @@ function scan(text: string): void {
     }
     for (;;) {
       skipWhitespace();
-      if (text[pos] !== '"') throw stop(`unexpected ${describeChar(text[pos])}, expected a double-quoted property name`);
+      if (text[pos] !== '"')
+        throw stop(`unexpected ${describeChar(text[pos])}, expected a double-quoted property name`);
       string();
       skipWhitespace();
       if (text[pos] !== ':') throw stop(`unexpected ${describeChar(text[pos])}, expected ':' after the property name`);

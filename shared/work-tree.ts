@@ -13,7 +13,10 @@ export const MAX_WORK_TREE_FILE_BYTES = 4 * 1024 * 1024;
 /** Directories memd creates in the tree (docs/): as the user's own `mkdir` makes them, 0777 less their umask. */
 export const NEW_WORK_TREE_DIR_MODE = 0o777;
 
-export type WorkTreeRead = { kind: 'file'; text: string; mode: number } | { kind: 'absent' } | { kind: 'refused'; reason: string };
+export type WorkTreeRead =
+  | { kind: 'file'; text: string; mode: number }
+  | { kind: 'absent' }
+  | { kind: 'refused'; reason: string };
 
 export class WorkTreeRefusal extends Error {
   constructor(
@@ -28,7 +31,8 @@ export class WorkTreeRefusal extends Error {
 /** The path's components; throws for an absolute path, `.`, `..` or an empty component: nothing outside the root. */
 export function workTreeParts(relativePath: string): string[] {
   const parts = relativePath.split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..')) throw new Error(`not a plain relative path: ${relativePath}`);
+  if (parts.some((part) => part === '' || part === '.' || part === '..'))
+    throw new Error(`not a plain relative path: ${relativePath}`);
   return parts;
 }
 

@@ -3,9 +3,17 @@ import { RpcError } from '../../shared/protocol/errors.js';
 import { InvalidAnswer } from '../../shared/protocol/schema.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { ClientError } from '../errors.js';
-import { autostartDisabledBy, EXIT_ERROR, EXIT_NO_DAEMON, EXIT_USAGE, makeClientFactory, UsageError, type Command } from './context.js';
-import { createOutput, type Output } from './output.js';
+import {
+  autostartDisabledBy,
+  type Command,
+  EXIT_ERROR,
+  EXIT_NO_DAEMON,
+  EXIT_USAGE,
+  makeClientFactory,
+  UsageError,
+} from './context.js';
 import { COMMAND_USAGE, MAIN_USAGE } from './help.js';
+import { createOutput, type Output } from './output.js';
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.js')).status,
@@ -43,7 +51,8 @@ const NEXT_STEP_BY_KIND: Record<string, string> = {
   TooManyConnections: 'every connection slot is taken (maxConnections); run the command again in a moment',
   InternalError: 'this is a bug in memd; its log (memctl status shows where) has the details',
   Conflict: 'read it again (its etag is in --json) and retry',
-  NothingToCompact: 'the conversation is already as small as compaction would make it (memctl status SESSION shows its context)',
+  NothingToCompact:
+    'the conversation is already as small as compaction would make it (memctl status SESSION shows its context)',
   PathRejected: 'data.reason (memctl call ... prints it) says which rule the path broke',
 };
 
@@ -52,10 +61,17 @@ function describeFailure(error: unknown): { message: string; code: number } {
   if (error instanceof UsageError) return { message: `${error.message} (see memctl --help)`, code: EXIT_USAGE };
   if (error instanceof RpcError) {
     const hint = NEXT_STEP_BY_KIND[error.kind];
-    return { message: `memd answered ${error.kind} (${error.code}): ${error.message}${hint ? `; ${hint}` : ''}`, code: EXIT_ERROR };
+    return {
+      message: `memd answered ${error.kind} (${error.code}): ${error.message}${hint ? `; ${hint}` : ''}`,
+      code: EXIT_ERROR,
+    };
   }
   // A running daemon older than this memctl may lack a field it reads: a restart starts the installed one.
-  if (error instanceof InvalidAnswer) return { message: `${error.message}; if memd is older than this memctl, restart it (memctl stop && memctl start)`, code: EXIT_ERROR };
+  if (error instanceof InvalidAnswer)
+    return {
+      message: `${error.message}; if memd is older than this memctl, restart it (memctl stop && memctl start)`,
+      code: EXIT_ERROR,
+    };
   if (error instanceof ClientError) {
     const hint = error.kind === 'Timeout' ? '; check `memctl doctor`' : '';
     return { message: `${error.message}${hint}`, code: EXIT_NO_DAEMON };

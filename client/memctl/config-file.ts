@@ -15,7 +15,7 @@
  *   lock the file is read again; just before the rename it is read a last time, and if its bytes
  *   changed (a writer that takes no lock) the change is made again from the new bytes.
  */
-import { atomicTempPath } from './atomic-file.js';
+
 import {
   accessSync,
   closeSync,
@@ -36,6 +36,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { atomicTempPath } from './atomic-file.js';
 
 /** A holder that died is taken over after this; proper-lockfile's and Claude Code's default. */
 const LOCK_STALE_MS = 10_000;
@@ -99,10 +100,13 @@ export function findConfigFile(path: string): ConfigFile {
     throw new ConfigFileRefusal(`${path} is a symlink to ${readlinkSync(path)}, which does not exist`);
   }
   const target = lstatSync(realPath);
-  if (!target.isFile()) throw new ConfigFileRefusal(`${path} is a symlink to ${realPath}, which is ${kindOf(target)}, not a regular file`);
+  if (!target.isFile())
+    throw new ConfigFileRefusal(`${path} is a symlink to ${realPath}, which is ${kindOf(target)}, not a regular file`);
   const uid = process.getuid?.();
   if (uid !== undefined && target.uid !== uid)
-    throw new ConfigFileRefusal(`${path} is a symlink to ${realPath}, a file of another user (uid ${target.uid}); memctl follows a symlink only to a file of your own`);
+    throw new ConfigFileRefusal(
+      `${path} is a symlink to ${realPath}, a file of another user (uid ${target.uid}); memctl follows a symlink only to a file of your own`,
+    );
   return { exists: true, realPath, stat: target };
 }
 
@@ -130,13 +134,17 @@ export function readConfigBytes(path: string, file: Extract<ConfigFile, { exists
 export function readOnlyRefusal(path: string, file: Extract<ConfigFile, { exists: true }>): ConfigFileRefusal | null {
   const remedy = `nothing was changed: make it writable (chmod u+w ${file.realPath}) and run memctl again, or make the change yourself`;
   // No write bit at all is the user's word, even for root, whom the kernel would let write.
-  if ((file.stat.mode & 0o222) === 0) return new ConfigFileRefusal(`${path} is read-only (mode ${octal(file.stat.mode)})`, remedy);
+  if ((file.stat.mode & 0o222) === 0)
+    return new ConfigFileRefusal(`${path} is read-only (mode ${octal(file.stat.mode)})`, remedy);
   try {
     accessSync(file.realPath, constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw error;
-    const where = code === 'EROFS' ? 'on a read-only file system' : `not writable by you (mode ${octal(file.stat.mode)}, uid ${file.stat.uid})`;
+    const where =
+      code === 'EROFS'
+        ? 'on a read-only file system'
+        : `not writable by you (mode ${octal(file.stat.mode)}, uid ${file.stat.uid})`;
     return new ConfigFileRefusal(`${path} is read-only (${where})`, remedy);
   }
   return null;
@@ -150,7 +158,10 @@ function tryLock(lockPath: string, path: string): 'taken' | 'held' {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
-      throw new ConfigFileRefusal(`cannot create the lock ${lockPath} beside ${path} (${code})`, 'its directory is not writable; nothing was changed');
+      throw new ConfigFileRefusal(
+        `cannot create the lock ${lockPath} beside ${path} (${code})`,
+        'its directory is not writable; nothing was changed',
+      );
     if (code !== 'EEXIST') throw error;
   }
   const held = lstatOrNull(lockPath);
@@ -170,8 +181,12 @@ export async function withConfigLock<T>(path: string, work: () => T): Promise<T>
   const lockPath = `${path}.lock`;
   for (let attempt = 0; tryLock(lockPath, path) !== 'taken'; attempt++) {
     if (attempt >= LOCK_RETRY.retries)
-      throw new ConfigFileRefusal(`${path} stayed locked by another program (${lockPath})`, `nothing was changed: try again, or remove ${lockPath} if no program is using it`);
-    const wait = Math.min(LOCK_RETRY.maxTimeout, LOCK_RETRY.minTimeout * LOCK_RETRY.factor ** attempt) * (1 + Math.random());
+      throw new ConfigFileRefusal(
+        `${path} stayed locked by another program (${lockPath})`,
+        `nothing was changed: try again, or remove ${lockPath} if no program is using it`,
+      );
+    const wait =
+      Math.min(LOCK_RETRY.maxTimeout, LOCK_RETRY.minTimeout * LOCK_RETRY.factor ** attempt) * (1 + Math.random());
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
   try {
@@ -197,14 +212,19 @@ function syncDir(dir: string): void {
 }
 
 /** What one attempt decided, from the bytes it read (null: no file). */
-export type Revision = { write: false } | { write: true; content: string; mode: number; backup?: ((bytes: Buffer) => string) | undefined };
+export type Revision =
+  | { write: false }
+  | { write: true; content: string; mode: number; backup?: ((bytes: Buffer) => string) | undefined };
 
 /**
  * Reads, decides and replaces, under the lock, until the bytes it decided from are still the
  * file's just before the rename (at most MAX_ATTEMPTS rounds). `revise` sees the bytes each time
  * and may throw ConfigFileRefusal. Returns the last revision and the backup's path.
  */
-export async function replaceConfigFile(path: string, revise: (bytes: Buffer | null, file: ConfigFile) => Revision): Promise<{ revision: Revision; backup: string | undefined }> {
+export async function replaceConfigFile(
+  path: string,
+  revise: (bytes: Buffer | null, file: ConfigFile) => Revision,
+): Promise<{ revision: Revision; backup: string | undefined }> {
   return withConfigLock(path, () => {
     for (let attempt = 1; ; attempt++) {
       const file = findConfigFile(path);
@@ -245,7 +265,10 @@ export async function replaceConfigFile(path: string, revise: (bytes: Buffer | n
       rmSync(temp, { force: true });
       if (backup !== undefined) rmSync(backup, { force: true });
       if (attempt >= MAX_ATTEMPTS)
-        throw new ConfigFileRefusal(`${path} kept changing while memctl edited it (${MAX_ATTEMPTS} tries)`, 'nothing was changed: run memctl again once the program writing it is done');
+        throw new ConfigFileRefusal(
+          `${path} kept changing while memctl edited it (${MAX_ATTEMPTS} tries)`,
+          'nothing was changed: run memctl again once the program writing it is done',
+        );
     }
   });
 }

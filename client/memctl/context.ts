@@ -1,5 +1,5 @@
 /** What every memctl command receives, and the exit codes of DESIGN.md §4. */
-import { createClient, type Client } from '../index.js';
+import { type Client, createClient } from '../index.js';
 import type { Output } from './output.js';
 
 export const EXIT_OK = 0;
@@ -28,5 +28,10 @@ export type Command = (ctx: CommandContext) => Promise<number>;
 
 export function makeClientFactory(env: NodeJS.ProcessEnv, autostart: boolean): CommandContext['client'] {
   return (options = {}) =>
-    createClient({ env, autostart: options.autostart ?? autostart, keepAlive: options.keepAlive ?? false, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+    createClient({
+      env,
+      autostart: options.autostart ?? autostart,
+      keepAlive: options.keepAlive ?? false,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
 }

@@ -38,7 +38,11 @@ export type StartOutcome = 'running' | 'started' | 'disabled' | 'unusable';
  * background and the hook goes on without it. Never over a socket that is someone else's or
  * unanswering, never when the user turned autostart off.
  */
-export async function startUnlessRunning(paths: MemdPaths, env: NodeJS.ProcessEnv, autostart: boolean): Promise<StartOutcome> {
+export async function startUnlessRunning(
+  paths: MemdPaths,
+  env: NodeJS.ProcessEnv,
+  autostart: boolean,
+): Promise<StartOutcome> {
   const probe = await probeDaemon(paths.socketPath);
   if (probe.state === 'answers') return 'running';
   if (probe.state === 'unusable') return 'unusable';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { memdHookCommands, memdHookStates } from '../../shared/hooks/settings.js';
-import { claudeSettingsPath, projectSettingsPath, resolvePaths, type MemdPaths } from '../../shared/paths.js';
+import { claudeSettingsPath, type MemdPaths, projectSettingsPath, resolvePaths } from '../../shared/paths.js';
 import { memctlCommandPath } from '../install-paths.js';
 import { autostartDisabledBy, type CommandContext } from './context.js';
 import { probeDaemon } from './daemon-start.js';
@@ -16,7 +16,10 @@ export type Starter = 'systemd' | 'session-start-hook' | 'manual';
 
 function sessionStartHookIn(path: string): boolean {
   try {
-    const states = memdHookStates(JSON.parse(readFileSync(path, 'utf8')), memdHookCommands(process.execPath, memctlCommandPath()));
+    const states = memdHookStates(
+      JSON.parse(readFileSync(path, 'utf8')),
+      memdHookCommands(process.execPath, memctlCommandPath()),
+    );
     return states.some((entry) => entry.spec.name === 'session-start' && entry.state !== 'missing');
   } catch {
     return false;
@@ -27,7 +30,9 @@ function sessionStartHookIn(path: string): boolean {
 export function starterOf(paths: MemdPaths, env: NodeJS.ProcessEnv): Starter {
   if (existsSync(join(paths.systemdUserDir, 'memd.socket'))) return 'systemd';
   if (autostartDisabledBy(env)) return 'manual';
-  const hooked = sessionStartHookIn(claudeSettingsPath(paths.claudeRoot)) || sessionStartHookIn(projectSettingsPath(projectRoot(env)));
+  const hooked =
+    sessionStartHookIn(claudeSettingsPath(paths.claudeRoot)) ||
+    sessionStartHookIn(projectSettingsPath(projectRoot(env)));
   return hooked ? 'session-start-hook' : 'manual';
 }
 
@@ -59,7 +64,10 @@ export async function notRunningNote(paths: MemdPaths, env: NodeJS.ProcessEnv): 
  * `no memd`, hooks fall back, MCP tools fail), so a user whose memd is down is told who starts it.
  * Also when nothing changed: running an installer again is how users check their set-up.
  */
-export async function sayIfNotRunning(ctx: CommandContext, options: { uninstall: boolean; dryRun: boolean }): Promise<void> {
+export async function sayIfNotRunning(
+  ctx: CommandContext,
+  options: { uninstall: boolean; dryRun: boolean },
+): Promise<void> {
   if (ctx.json || options.uninstall || options.dryRun) return;
   // From the environment, not a client: installing must not need (or load) the client library.
   const home = ctx.env.HOME !== undefined && ctx.env.HOME !== '' ? ctx.env.HOME : homedir();

@@ -9,7 +9,14 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { bindingFileName, HANDOFF_BINDING_VERSION, judgeHandoff, MAX_BINDING_BYTES, type HandoffBinding, type HandoffTrust } from '../../shared/handoff/binding.js';
+import {
+  bindingFileName,
+  HANDOFF_BINDING_VERSION,
+  type HandoffBinding,
+  type HandoffTrust,
+  judgeHandoff,
+  MAX_BINDING_BYTES,
+} from '../../shared/handoff/binding.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { handoffBindingsDir, resolvePaths } from '../../shared/paths.js';
 import { writeFileAtomic } from './atomic-file.js';
@@ -50,7 +57,10 @@ function readBinding(dir: string, path: string): unknown {
   if (problem !== null) return { problem };
   let fd: number;
   try {
-    fd = openSync(join(dir, bindingFileName(sha256Of(path))), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(
+      join(dir, bindingFileName(sha256Of(path))),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? null : { problem: (error as Error).message };
@@ -73,14 +83,27 @@ export function recordHandoff(env: NodeJS.ProcessEnv, cwd: string, text: string,
   const dir = bindingsDir(env);
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const problem = checkDir(dir);
-  if (problem !== null) throw new Error(`the handoff's record was not written: ${problem === 'absent' ? `${dir} is missing` : problem}`);
+  if (problem !== null)
+    throw new Error(`the handoff's record was not written: ${problem === 'absent' ? `${dir} is missing` : problem}`);
   const path = boundPath(cwd);
-  const binding: HandoffBinding = { version: HANDOFF_BINDING_VERSION, path, sessionId, sha256: sha256Of(text), writtenAt: new Date().toISOString(), writer: 'hook' };
+  const binding: HandoffBinding = {
+    version: HANDOFF_BINDING_VERSION,
+    path,
+    sessionId,
+    sha256: sha256Of(text),
+    writtenAt: new Date().toISOString(),
+    writer: 'hook',
+  };
   writeFileAtomic(join(dir, bindingFileName(sha256Of(path))), `${JSON.stringify(binding)}\n`, PRIVATE_FILE_MODE);
 }
 
 /** Whether the handoff of `cwd`, read as `text`, is one memd wrote for `sessionId`, unchanged since. */
-export function judgeHandoffFile(env: NodeJS.ProcessEnv, cwd: string, text: string, sessionId: string | null): HandoffTrust {
+export function judgeHandoffFile(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  text: string,
+  sessionId: string | null,
+): HandoffTrust {
   const path = boundPath(cwd);
   return judgeHandoff({ path, text, sha256: sha256Of(text), binding: readBinding(bindingsDir(env), path), sessionId });
 }

@@ -11,14 +11,20 @@ const asksForHelp = process.argv.includes('--help') || process.argv.includes('-h
 
 if (command === 'statusline' && subcommand === undefined) {
   await (await import('./quick/statusline.js')).runStatusLine();
-} else if (command === 'hook' && (subcommand === 'turn-start' || subcommand === 'turn-end') && rest.length === 0 && !asksForHelp) {
+} else if (
+  command === 'hook' &&
+  (subcommand === 'turn-start' || subcommand === 'turn-end') &&
+  rest.length === 0 &&
+  !asksForHelp
+) {
   await (await import('./quick/turn.js')).runTurnHook(subcommand);
 } else if (command === 'hook' && subcommand === 'session-start' && rest.length === 0 && !asksForHelp) {
   // A new session: only memd's start, when nothing answers; a compacted or resumed one goes on to cli.ts.
   if (!(await (await import('./quick/session-start.js')).runSessionStartQuick())) await import('./cli.js');
 } else if (command === 'usage' && !asksForHelp) {
   // What the quick path cannot do (no daemon to ask, an error to explain) the full command does.
-  if ((await (await import('./quick/usage.js')).runUsageQuick(process.argv.slice(3))) === null) await import('./cli.js');
+  if ((await (await import('./quick/usage.js')).runUsageQuick(process.argv.slice(3))) === null)
+    await import('./cli.js');
 } else {
   await import('./cli.js');
 }

@@ -4,8 +4,8 @@
  * default), and in the project's `.mcp.json`. Read only; `memctl install-mcp` writes them.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { memctlCommandPath } from '../install-paths.js';
 import { isRecord } from '../../shared/values.js';
+import { memctlCommandPath } from '../install-paths.js';
 import { MCP_SERVER_KEY, memdMcpEntry, projectMcpConfigPath, userMcpConfigPath } from './commands/install-mcp.js';
 import { projectRoot } from './settings-file.js';
 
@@ -76,12 +76,39 @@ export function checkMcpRegistration(env: NodeJS.ProcessEnv): McpCheck {
     const shared = memdEntryOf(project.config);
     if (shared !== undefined) found.push({ where: `${projectPath} (project)`, entry: shared });
   }
-  if (problems.length > 0) return { ok: false, label: LABEL, detail: problems.join('; '), hint: 'fix the file; Claude Code cannot read it either' };
-  if (found.length === 0) return { ok: 'skip', label: LABEL, detail: `memd is not registered in ${userPath} nor ${projectPath} (optional: memctl install-mcp)` };
+  if (problems.length > 0)
+    return {
+      ok: false,
+      label: LABEL,
+      detail: problems.join('; '),
+      hint: 'fix the file; Claude Code cannot read it either',
+    };
+  if (found.length === 0)
+    return {
+      ok: 'skip',
+      label: LABEL,
+      detail: `memd is not registered in ${userPath} nor ${projectPath} (optional: memctl install-mcp)`,
+    };
   for (const { where, entry } of found) {
     const { current, runs, missing } = judge(entry);
-    if (missing !== null) return { ok: false, label: LABEL, detail: `${where} runs ${runs}, and ${missing} does not exist`, hint: 'memctl install-mcp' };
-    if (!current) return { ok: false, label: LABEL, detail: `${where} runs another memctl: ${runs}`, hint: 'memctl install-mcp (--project for .mcp.json)' };
+    if (missing !== null)
+      return {
+        ok: false,
+        label: LABEL,
+        detail: `${where} runs ${runs}, and ${missing} does not exist`,
+        hint: 'memctl install-mcp',
+      };
+    if (!current)
+      return {
+        ok: false,
+        label: LABEL,
+        detail: `${where} runs another memctl: ${runs}`,
+        hint: 'memctl install-mcp (--project for .mcp.json)',
+      };
   }
-  return { ok: true, label: LABEL, detail: `memctl mcp registered in ${found.map((registration) => registration.where).join(', ')}` };
+  return {
+    ok: true,
+    label: LABEL,
+    detail: `memctl mcp registered in ${found.map((registration) => registration.where).join(', ')}`,
+  };
 }

@@ -11,7 +11,8 @@ export interface Output {
 }
 
 export function createOutput(env: NodeJS.ProcessEnv = process.env): Output {
-  const color = process.stdout.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
+  const color =
+    process.stdout.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
   const paint = (code: string) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   return {
     out: (text) => void process.stdout.write(`${text}\n`),

@@ -10,12 +10,19 @@
 import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { formatSettings } from '../../shared/hooks/settings.js';
 import { findJsonSyntaxProblem } from '../../shared/json-syntax.js';
+import { claudeSettingsPath, projectSettingsPath, resolvePaths } from '../../shared/paths.js';
 import { exceedsDepth } from '../../shared/protocol/envelope.js';
 import { MAX_ENTRY_DEPTH } from '../../shared/transcript/depth.js';
-import { claudeSettingsPath, projectSettingsPath, resolvePaths } from '../../shared/paths.js';
-import { formatSettings } from '../../shared/hooks/settings.js';
-import { ConfigFileRefusal, findConfigFile, readConfigBytes, readOnlyRefusal, replaceConfigFile, type ConfigFile } from './config-file.js';
+import {
+  type ConfigFile,
+  ConfigFileRefusal,
+  findConfigFile,
+  readConfigBytes,
+  readOnlyRefusal,
+  replaceConfigFile,
+} from './config-file.js';
 import { UsageError } from './context.js';
 
 /** A new settings.json holds only memd's entries, nothing private: the usual mode of a config file. */
@@ -55,7 +62,8 @@ function parseSettings(path: string, bytes: Buffer | null): unknown {
     throw new ConfigFileRefusal(`${path} is not valid JSON (${describeJsonError(text, error)})`);
   }
   // Rewriting it would overflow JSON.stringify's stack; cutting it would lose the user's keys.
-  if (exceedsDepth(settings, MAX_ENTRY_DEPTH)) throw new ConfigFileRefusal(`${path} nests deeper than ${MAX_ENTRY_DEPTH} levels; memctl will not rewrite it`);
+  if (exceedsDepth(settings, MAX_ENTRY_DEPTH))
+    throw new ConfigFileRefusal(`${path} nests deeper than ${MAX_ENTRY_DEPTH} levels; memctl will not rewrite it`);
   return settings;
 }
 
@@ -142,7 +150,10 @@ function refusalOf(error: unknown): { refused: string } {
  * backup of the previous file. The first pass takes no lock, so that a refusal, a dry run or a file
  * already as wanted costs nothing and creates nothing; the write merges again under the lock.
  */
-export async function editSettings<R extends { changed: boolean }>(path: string, change: SettingsChange<R>): Promise<SettingsOutcome<R>> {
+export async function editSettings<R extends { changed: boolean }>(
+  path: string,
+  change: SettingsChange<R>,
+): Promise<SettingsOutcome<R>> {
   let result: R;
   let file: ConfigFile;
   try {
@@ -166,7 +177,12 @@ export async function editSettings<R extends { changed: boolean }>(path: string,
       result = change.merge(parseSettings(path, bytes));
       if (!result.changed) return { write: false };
       const mode = current.exists ? current.stat.mode & 0o777 : change.newFileMode;
-      return { write: true, content: formatSettings(change.settingsOf(result)), mode, backup: current.exists ? (old) => backUp(current.realPath, old, mode) : undefined };
+      return {
+        write: true,
+        content: formatSettings(change.settingsOf(result)),
+        mode,
+        backup: current.exists ? (old) => backUp(current.realPath, old, mode) : undefined,
+      };
     });
     if (backup !== undefined) pruneBackups(backup);
     return { result, backup };
@@ -188,5 +204,10 @@ export function parseInstallOptions(command: string, args: readonly string[], ta
   const flags = new Set(['--project', '--uninstall', '--dry-run', ...(takesForce ? ['--force'] : [])]);
   const unknown = args.find((arg) => !flags.has(arg));
   if (unknown !== undefined) throw new UsageError(`${command} does not take ${unknown}`);
-  return { project: args.includes('--project'), uninstall: args.includes('--uninstall'), dryRun: args.includes('--dry-run'), force: args.includes('--force') };
+  return {
+    project: args.includes('--project'),
+    uninstall: args.includes('--uninstall'),
+    dryRun: args.includes('--dry-run'),
+    force: args.includes('--force'),
+  };
 }

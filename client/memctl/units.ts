@@ -12,7 +12,8 @@ function quoteForExec(path: string): string {
 }
 
 export function renderUnits(nodePath = process.execPath, daemonMain = daemonMainPath()): Record<UnitName, string> {
-  const fill = (text: string) => text.replaceAll('@NODE@', quoteForExec(nodePath)).replaceAll('@MEMD_MAIN@', quoteForExec(daemonMain));
+  const fill = (text: string) =>
+    text.replaceAll('@NODE@', quoteForExec(nodePath)).replaceAll('@MEMD_MAIN@', quoteForExec(daemonMain));
   return {
     'memd.socket': fill(readFileSync(join(unitTemplateDir(), 'memd.socket'), 'utf8')),
     'memd.service': fill(readFileSync(join(unitTemplateDir(), 'memd.service'), 'utf8')),

@@ -5,7 +5,12 @@
  */
 import type { Methods, ParamsOf } from '../../shared/protocol/methods.js';
 import { answerOrNull } from '../../shared/protocol/schema.js';
-import { USAGE_GROUPINGS, type UsageGrouping, type UsageReportResult, usageReportResultSchema } from '../../shared/protocol/usage.js';
+import {
+  USAGE_GROUPINGS,
+  type UsageGrouping,
+  type UsageReportResult,
+  usageReportResultSchema,
+} from '../../shared/protocol/usage.js';
 import { BOUND_FORMATS, parseBound } from '../../shared/usage/bounds.js';
 
 /** memctl's window unless told: the month a sparkline reads at a glance. */
@@ -52,7 +57,8 @@ export function parseUsageArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       continue;
     }
     const value = argv[index + 1];
-    if (!['--since', '--until', '--by', '--project', '--timezone'].includes(arg)) return arg.startsWith('-') ? `unknown option ${arg}` : `usage takes no argument "${arg}"`;
+    if (!['--since', '--until', '--by', '--project', '--timezone'].includes(arg))
+      return arg.startsWith('-') ? `unknown option ${arg}` : `usage takes no argument "${arg}"`;
     if (value === undefined) return `${arg} takes a value`;
     index++;
     if (arg === '--since' || arg === '--until') {
@@ -60,10 +66,12 @@ export function parseUsageArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         delete args.since;
         continue;
       }
-      if (parseBound(value) === null) return `${arg} takes ${BOUND_FORMATS}${arg === '--since' ? ', or all' : ''}; got "${value}"`;
+      if (parseBound(value) === null)
+        return `${arg} takes ${BOUND_FORMATS}${arg === '--since' ? ', or all' : ''}; got "${value}"`;
       args[arg === '--since' ? 'since' : 'until'] = value;
     } else if (arg === '--by') {
-      if (!(USAGE_GROUPINGS as readonly string[]).includes(value)) return `--by takes one of ${USAGE_GROUPINGS.join(', ')}`;
+      if (!(USAGE_GROUPINGS as readonly string[]).includes(value))
+        return `--by takes one of ${USAGE_GROUPINGS.join(', ')}`;
       args.by = value as UsageGrouping;
     } else if (arg === '--project') args.project = value;
     else args.timezone = value;

@@ -8,7 +8,15 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { directoryRefusal, fileRefusal, isMissingPath, NEW_WORK_TREE_DIR_MODE, symlinkRefusal, workTreeParts, type WorkTreeRead } from '../../shared/work-tree.js';
+import {
+  directoryRefusal,
+  fileRefusal,
+  isMissingPath,
+  NEW_WORK_TREE_DIR_MODE,
+  symlinkRefusal,
+  type WorkTreeRead,
+  workTreeParts,
+} from '../../shared/work-tree.js';
 import { writeFileAtomic } from './atomic-file.js';
 
 /** Null when every directory on the way is a real one (made with `create`); else why not. */

@@ -19,8 +19,8 @@ import type { FileRow } from '../store/rows.js';
 import { ArchiveCapReached, ArchiveDamagedError, appendMember, compress, cutTornTail, isDiskFull } from './append.js';
 import { archivePathOf, relativeToProject } from './layout.js';
 import { compareWithFile } from './read.js';
-import type { ArchiveStore, PendingTranscript } from './store.js';
 import { archiveSessionFiles } from './session-files.js';
+import type { ArchiveStore, PendingTranscript } from './store.js';
 
 /** Source bytes per gzip member: large enough to compress well, small enough to hold in memory. */
 const MEMBER_BYTES = 8 * 1024 * 1024;
@@ -66,7 +66,12 @@ export function createArchiver(deps: ArchiverDeps) {
 
   /** A live transcript whose new bytes can wait for more (or for quiet). */
   const deferred = (file: PendingTranscript, now: number): boolean => {
-    if (flushing || state === 'catching-up' || (file.archived_generation !== null && file.archived_generation !== file.generation)) return false;
+    if (
+      flushing ||
+      state === 'catching-up' ||
+      (file.archived_generation !== null && file.archived_generation !== file.generation)
+    )
+      return false;
     const newBytes = file.committed_offset - (file.source_bytes ?? 0);
     const last = file.last_activity === null ? 0 : Date.parse(file.last_activity);
     return newBytes < LIVE_BATCH_BYTES && Number.isFinite(last) && now - last < LIVE_QUIET_MS;
@@ -83,8 +88,14 @@ export function createArchiver(deps: ArchiverDeps) {
   const followGeneration = async (file: PendingTranscript, target: string) => {
     const row = store.get(file.path);
     if (row === undefined) return;
-    const same = row.source_bytes === 0 || (await compareWithFile(target, row.archive_bytes, file.path, false).catch(() => ({ equal: false }))).equal;
-    if (!same) log.info('archive: a transcript was replaced; its earlier archive is kept beside the new one', { path: file.path, aside: await setAside(target, 'replaced') });
+    const same =
+      row.source_bytes === 0 ||
+      (await compareWithFile(target, row.archive_bytes, file.path, false).catch(() => ({ equal: false }))).equal;
+    if (!same)
+      log.info('archive: a transcript was replaced; its earlier archive is kept beside the new one', {
+        path: file.path,
+        aside: await setAside(target, 'replaced'),
+      });
     store.put({ ...row, generation: file.generation, ...(same ? {} : { source_bytes: 0, archive_bytes: 0 }) });
   };
 
@@ -92,17 +103,26 @@ export function createArchiver(deps: ArchiverDeps) {
     const rel = relativeToProject(deps.projectsDir, file.project, file.path);
     if (rel === null) return;
     const target = archivePathOf(deps.stateDir, { project: file.project, session_id: file.session_id, rel });
-    if (file.archived_generation !== null && file.archived_generation !== file.generation) await followGeneration(file, target);
+    if (file.archived_generation !== null && file.archived_generation !== file.generation)
+      await followGeneration(file, target);
     const known = store.get(file.path);
     let from = known?.source_bytes ?? 0;
     let archiveBytes = known?.archive_bytes ?? 0;
-    const source = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
+    const source = await open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+      () => null,
+    );
     if (source === null) return;
     try {
       const stat = await source.stat({ bigint: true });
       const identity = { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) };
       // Still the file the index committed (ingest will see to it otherwise).
-      const row = { dev: file.dev, ino: file.ino, committed_offset: file.committed_offset, head_len: file.head_len, head_hash: file.head_hash } as FileRow;
+      const row = {
+        dev: file.dev,
+        ino: file.ino,
+        committed_offset: file.committed_offset,
+        head_len: file.head_len,
+        head_hash: file.head_hash,
+      } as FileRow;
       if (!stat.isFile() || !isSameFile(source.fd, row, identity, { checkBytesRead: 0 })) return;
       while (from < file.committed_offset && !closed) {
         const length = Math.min(MEMBER_BYTES, file.committed_offset - from);
@@ -149,22 +169,41 @@ export function createArchiver(deps: ArchiverDeps) {
       } catch (error) {
         if (error instanceof ArchiveCapReached) return stop(error.message);
         if (isDiskFull(error))
-          return stop(`the disk is full (${(error as NodeJS.ErrnoException).code}) writing ${archivePathOf(deps.stateDir, { project: file.project, session_id: file.session_id, rel: '' })}`);
+          return stop(
+            `the disk is full (${(error as NodeJS.ErrnoException).code}) writing ${archivePathOf(deps.stateDir, { project: file.project, session_id: file.session_id, rel: '' })}`,
+          );
         failures += 1;
         log.warn('archive: a transcript could not be archived; it is tried again later', { path: file.path, error });
         if (error instanceof ArchiveDamagedError) {
           await setAside(error.path, 'damaged');
-          store.put({ ...(store.get(file.path) as NonNullable<ReturnType<ArchiveStore['get']>>), source_bytes: 0, archive_bytes: 0 });
+          store.put({
+            ...(store.get(file.path) as NonNullable<ReturnType<ArchiveStore['get']>>),
+            source_bytes: 0,
+            archive_bytes: 0,
+          });
         }
       }
     }
     for (const [sessionId, project] of sessions) {
       if (closed) return;
       try {
-        await archiveSessionFiles({ store, projectsDir: deps.projectsDir, stateDir: deps.stateDir, now, capBytes: deps.capBytes, isTranscript: store.isTranscript }, { project, sessionId });
+        await archiveSessionFiles(
+          {
+            store,
+            projectsDir: deps.projectsDir,
+            stateDir: deps.stateDir,
+            now,
+            capBytes: deps.capBytes,
+            isTranscript: store.isTranscript,
+          },
+          { project, sessionId },
+        );
       } catch (error) {
         if (error instanceof ArchiveCapReached) return stop(error.message);
-        if (isDiskFull(error)) return stop(`the disk is full (${(error as NodeJS.ErrnoException).code}) writing the files of session ${sessionId}`);
+        if (isDiskFull(error))
+          return stop(
+            `the disk is full (${(error as NodeJS.ErrnoException).code}) writing the files of session ${sessionId}`,
+          );
         failures += 1;
         log.warn("archive: files of a session's folder could not be archived; tried again later", { sessionId, error });
       }
@@ -222,7 +261,10 @@ export function createArchiver(deps: ArchiverDeps) {
         if (outcome === 'cut') log.info('archive: cut a torn append left by a crash', { path: target });
         if (outcome === 'short' || outcome === 'missing') {
           // Cut or deleted by someone else: what is left is kept aside, and the file archived again from its source while that exists.
-          log.warn('archive: an archive file is shorter than memd wrote; archived again from its source where it still exists', { path: target, outcome });
+          log.warn(
+            'archive: an archive file is shorter than memd wrote; archived again from its source where it still exists',
+            { path: target, outcome },
+          );
           if (outcome === 'short') await setAside(target, 'damaged');
           store.put({ ...row, source_bytes: 0, archive_bytes: 0 });
         }
@@ -245,13 +287,15 @@ export function createArchiver(deps: ArchiverDeps) {
       flushing = true;
       if (timer !== null) clearTimeout(timer);
       if (state !== 'live') {
-        if (running !== null) log.info('archive: shutdown stops the catch-up; the rest is archived after the next start', { state });
+        if (running !== null)
+          log.info('archive: shutdown stops the catch-up; the rest is archived after the next start', { state });
         closed = true;
         await settle();
         return;
       }
       const cut = setTimeout(() => {
-        if (running !== null) log.info('archive: shutdown leaves the rest for the next start', { afterMs: SHUTDOWN_FLUSH_MS });
+        if (running !== null)
+          log.info('archive: shutdown leaves the rest for the next start', { afterMs: SHUTDOWN_FLUSH_MS });
         closed = true;
       }, SHUTDOWN_FLUSH_MS);
       try {
@@ -266,7 +310,14 @@ export function createArchiver(deps: ArchiverDeps) {
     settled: () => settle(),
     status(): ArchiveStatus {
       const totals = store.totals();
-      return { enabled: deps.enabled, state, reason, ...totals, pendingBytes: deps.enabled ? store.pendingBytes() : 0, failures };
+      return {
+        enabled: deps.enabled,
+        state,
+        reason,
+        ...totals,
+        pendingBytes: deps.enabled ? store.pendingBytes() : 0,
+        failures,
+      };
     },
   };
 }

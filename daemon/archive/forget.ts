@@ -11,11 +11,11 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { ArchiveForgetResult } from '../../shared/protocol/archive.js';
 import { sessionMemoryDir, undoRoot } from '../../shared/paths.js';
-import { createSearchWriter } from '../store/search-writer.js';
+import type { ArchiveForgetResult } from '../../shared/protocol/archive.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { readUndoPoint, removeUndoPoint } from '../memory/rewind/undo-store.js';
+import { createSearchWriter } from '../store/search-writer.js';
 import { sessionArchiveDir } from './layout.js';
 
 /** Index pages merged per turn of the event loop (each step ~1-20 ms at a heavy user's scale). */
@@ -49,12 +49,23 @@ export interface ForgetDeps {
   scrubLogs(sessionId: string): number;
 }
 
-export async function forgetSession(deps: ForgetDeps, sessionId: string, deleteTranscripts: boolean): Promise<ArchiveForgetResult> {
+export async function forgetSession(
+  deps: ForgetDeps,
+  sessionId: string,
+  deleteTranscripts: boolean,
+): Promise<ArchiveForgetResult> {
   const { db } = deps;
-  const files = db.prepare('SELECT id, path, project, gone, entries FROM files WHERE session_id = ?').all(sessionId) as { id: number; path: string; project: string; gone: number; entries: number }[];
+  const files = db
+    .prepare('SELECT id, path, project, gone, entries FROM files WHERE session_id = ?')
+    .all(sessionId) as { id: number; path: string; project: string; gone: number; entries: number }[];
   const projects = new Set(files.map((file) => file.project));
-  for (const row of db.prepare('SELECT DISTINCT project FROM archive_files WHERE session_id = ?').pluck().all(sessionId) as string[]) projects.add(row);
-  if (files.length === 0 && projects.size === 0) throw new RpcError(ErrorCode.NotFound, 'NotFound', `memd knows no session ${sessionId}`, { sessionId });
+  for (const row of db
+    .prepare('SELECT DISTINCT project FROM archive_files WHERE session_id = ?')
+    .pluck()
+    .all(sessionId) as string[])
+    projects.add(row);
+  if (files.length === 0 && projects.size === 0)
+    throw new RpcError(ErrorCode.NotFound, 'NotFound', `memd knows no session ${sessionId}`, { sessionId });
   const present = files.filter((file) => file.gone === 0);
   if (present.length > 0 && !deleteTranscripts) {
     throw new RpcError(
@@ -85,7 +96,10 @@ export async function forgetSession(deps: ForgetDeps, sessionId: string, deleteT
     }
     db.prepare('DELETE FROM files WHERE session_id = ?').run(sessionId);
     deps.dropDerived();
-    removed.archivedFiles = db.prepare('SELECT count(*) FROM archive_files WHERE session_id = ? AND pruned_at IS NULL').pluck().get(sessionId) as number;
+    removed.archivedFiles = db
+      .prepare('SELECT count(*) FROM archive_files WHERE session_id = ? AND pruned_at IS NULL')
+      .pluck()
+      .get(sessionId) as number;
     for (const table of SESSION_TABLES) db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
   })();
   deps.forgetInMemory(sessionId);

@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { projectNames } from '../sessions/project-name.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
-import { createArchiveService, type ArchiveService } from './service.js';
+import { type ArchiveService, createArchiveService } from './service.js';
 import type { ArchiveStore } from './store.js';
 
 export interface ArchivePartDeps {

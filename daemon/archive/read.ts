@@ -31,7 +31,12 @@ export async function* inflate(path: string, archiveBytes: number): AsyncGenerat
  * Whether the file at `path` starts with exactly the archive's bytes, and how long the archive's
  * content is. `whole`: the file must also end there.
  */
-export async function compareWithFile(archivePath: string, archiveBytes: number, path: string, whole: boolean): Promise<{ equal: boolean; inflated: number }> {
+export async function compareWithFile(
+  archivePath: string,
+  archiveBytes: number,
+  path: string,
+  whole: boolean,
+): Promise<{ equal: boolean; inflated: number }> {
   const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const stat = await file.stat();

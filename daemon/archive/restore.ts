@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ArchiveRestoreResult } from '../../shared/protocol/archive.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { isInside } from '../fs/inside.js';
 import { ARCHIVE_FILE_MODE, archivePathOf } from './layout.js';
 import { compareWithFile, inflate } from './read.js';
@@ -19,7 +19,8 @@ import type { ArchiveRow } from './store.js';
 /** Dirs made for restored files: as Claude Code makes its own. */
 const RESTORED_DIR_MODE = 0o700;
 
-const pathRejected = (message: string, path: string) => new RpcError(ErrorCode.PathRejected, 'PathRejected', message, { path });
+const pathRejected = (message: string, path: string) =>
+  new RpcError(ErrorCode.PathRejected, 'PathRejected', message, { path });
 
 /** Refuses a symlink anywhere between `base` and `path` (the file itself included). */
 async function checkNoSymlink(base: string, path: string): Promise<void> {
@@ -28,37 +29,60 @@ async function checkNoSymlink(base: string, path: string): Promise<void> {
     current = join(current, part);
     const stat = await lstat(current).catch(() => null);
     if (stat === null) return;
-    if (stat.isSymbolicLink()) throw pathRejected(`${current} is a symlink: memd does not restore through one`, current);
+    if (stat.isSymbolicLink())
+      throw pathRejected(`${current} is a symlink: memd does not restore through one`, current);
   }
 }
 
 async function inflateTo(archivePath: string, row: ArchiveRow, target: string): Promise<void> {
   await mkdir(dirname(target), { recursive: true, mode: RESTORED_DIR_MODE });
-  const temp = join(dirname(target), `.${row.rel.split(sep).pop() ?? 'file'}.memd-restore.${process.pid}.${randomBytes(6).toString('hex')}`);
-  const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, ARCHIVE_FILE_MODE);
+  const temp = join(
+    dirname(target),
+    `.${row.rel.split(sep).pop() ?? 'file'}.memd-restore.${process.pid}.${randomBytes(6).toString('hex')}`,
+  );
+  const file = await open(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    ARCHIVE_FILE_MODE,
+  );
   try {
     let written = 0;
     for await (const chunk of inflate(archivePath, row.archive_bytes)) {
       await file.write(chunk);
       written += chunk.length;
     }
-    if (written !== row.source_bytes) throw new Error(`archive ${archivePath} inflates to ${written} bytes, not the ${row.source_bytes} it was written with`);
+    if (written !== row.source_bytes)
+      throw new Error(
+        `archive ${archivePath} inflates to ${written} bytes, not the ${row.source_bytes} it was written with`,
+      );
     await file.sync();
     await file.close();
     // link() fails if the target appeared since it was checked: never overwritten.
     await link(temp, target);
   } catch (error) {
     await file.close().catch(() => undefined);
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new RpcError(ErrorCode.Conflict, 'Conflict', `${target} appeared while memd restored it; it was left as it is`, { path: target });
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new RpcError(
+        ErrorCode.Conflict,
+        'Conflict',
+        `${target} appeared while memd restored it; it was left as it is`,
+        { path: target },
+      );
     throw error;
   } finally {
     await rm(temp, { force: true });
   }
 }
 
-export async function restoreSession(deps: { projectsDir: string; stateDir: string }, sessionId: string, rows: readonly ArchiveRow[], to: string | undefined): Promise<ArchiveRestoreResult> {
+export async function restoreSession(
+  deps: { projectsDir: string; stateDir: string },
+  sessionId: string,
+  rows: readonly ArchiveRow[],
+  to: string | undefined,
+): Promise<ArchiveRestoreResult> {
   const kept = rows.filter((row) => row.pruned_at === null && row.source_bytes > 0);
-  if (kept.length === 0) throw new RpcError(ErrorCode.NotFound, 'NotFound', `memd has no archive of session ${sessionId}`, { sessionId });
+  if (kept.length === 0)
+    throw new RpcError(ErrorCode.NotFound, 'NotFound', `memd has no archive of session ${sessionId}`, { sessionId });
   const plan = [] as { row: ArchiveRow; archivePath: string; target: string; present: boolean }[];
   const conflicts: string[] = [];
   for (const row of kept) {

@@ -4,11 +4,17 @@
  */
 import { rm } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
-import type { ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult, ArchivedSession } from '../../shared/protocol/archive.js';
+import type {
+  ArchivedSession,
+  ArchiveListResult,
+  ArchivePruneResult,
+  ArchiveRestoreResult,
+  ArchiveVerifyResult,
+} from '../../shared/protocol/archive.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
+import { timeBound } from '../../shared/text/time-span.js';
 import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
-import { timeBound } from '../../shared/text/time-span.js';
 import { createArchiver } from './archiver.js';
 import { forgetSession } from './forget.js';
 import { sessionArchiveDir } from './layout.js';
@@ -38,7 +44,15 @@ export interface ArchiveDeps {
 
 export function createArchiveService(deps: ArchiveDeps) {
   const { store } = deps;
-  const archiver = createArchiver({ store, projectsDir: deps.projectsDir, stateDir: deps.stateDir, log: deps.log, clock: deps.clock, enabled: deps.enabled, capBytes: deps.capBytes });
+  const archiver = createArchiver({
+    store,
+    projectsDir: deps.projectsDir,
+    stateDir: deps.stateDir,
+    log: deps.log,
+    clock: deps.clock,
+    enabled: deps.enabled,
+    capBytes: deps.capBytes,
+  });
   const sessions = deps.db.prepare(`
     SELECT a.session_id AS sessionId, min(a.project) AS project, count(*) AS files, sum(a.source_bytes) AS sourceBytes, sum(a.archive_bytes) AS archiveBytes,
            max(a.archived_at) AS archivedAt, max(a.pruned_at IS NOT NULL) AS pruned,
@@ -67,13 +81,18 @@ export function createArchiveService(deps: ArchiveDeps) {
     list(params: { sessionId?: string; limit?: number; cursor?: string }): ArchiveListResult {
       const limit = params.limit ?? DEFAULT_LIST_LIMIT;
       const offset = params.cursor === undefined ? 0 : Number(/^o(\d{1,9})$/.exec(params.cursor)?.[1] ?? Number.NaN);
-      if (!Number.isSafeInteger(offset)) throw invalidParams('cursor is not one this daemon gave', { kind: 'BadCursor' });
-      const rows = sessions.all({ session: params.sessionId ?? null, limit: limit + 1, offset }) as (Omit<ArchivedSession, 'title' | 'projectName' | 'archivedAt' | 'pruned' | 'transcriptGone'> & {
+      if (!Number.isSafeInteger(offset))
+        throw invalidParams('cursor is not one this daemon gave', { kind: 'BadCursor' });
+      const rows = sessions.all({ session: params.sessionId ?? null, limit: limit + 1, offset }) as (Omit<
+        ArchivedSession,
+        'title' | 'projectName' | 'archivedAt' | 'pruned' | 'transcriptGone'
+      > & {
         archivedAt: number;
         pruned: number;
         transcriptGone: number;
       })[];
-      const names = rows.length === 0 ? new Map<string, string>() : (deps.projectNames?.() ?? new Map<string, string>());
+      const names =
+        rows.length === 0 ? new Map<string, string>() : (deps.projectNames?.() ?? new Map<string, string>());
       return {
         sessions: rows.slice(0, limit).map((row) => ({
           ...row,
@@ -106,11 +125,22 @@ export function createArchiveService(deps: ArchiveDeps) {
       if (!dryRun) {
         for (const session of stale) {
           store.markPruned(session.sessionId, deps.clock());
-          await rm(sessionArchiveDir(deps.stateDir, session.project, session.sessionId), { recursive: true, force: true });
+          await rm(sessionArchiveDir(deps.stateDir, session.project, session.sessionId), {
+            recursive: true,
+            force: true,
+          });
         }
-        if (stale.length > 0) deps.log.info('archive: pruned', { sessions: stale.length, bytes: stale.reduce((sum, session) => sum + session.bytes, 0) });
+        if (stale.length > 0)
+          deps.log.info('archive: pruned', {
+            sessions: stale.length,
+            bytes: stale.reduce((sum, session) => sum + session.bytes, 0),
+          });
       }
-      return { dryRun, sessions: stale.map((session) => session.sessionId), freedBytes: stale.reduce((sum, session) => sum + session.bytes, 0) };
+      return {
+        dryRun,
+        sessions: stale.map((session) => session.sessionId),
+        freedBytes: stale.reduce((sum, session) => sum + session.bytes, 0),
+      };
     },
 
     async forget(sessionId: string, deleteTranscripts: boolean) {

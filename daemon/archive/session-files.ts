@@ -43,7 +43,10 @@ async function listFiles(dir: string, depth: number, found: string[]): Promise<v
 }
 
 /** Archives the session folder's files not archived yet (or changed); returns how many. */
-export async function archiveSessionFiles(deps: SessionFilesDeps, session: { project: string; sessionId: string }): Promise<number> {
+export async function archiveSessionFiles(
+  deps: SessionFilesDeps,
+  session: { project: string; sessionId: string },
+): Promise<number> {
   const projectDir = join(deps.projectsDir, session.project);
   const paths: string[] = [];
   await listFiles(join(projectDir, session.sessionId), 1, paths);
@@ -57,15 +60,33 @@ export async function archiveSessionFiles(deps: SessionFilesDeps, session: { pro
       if (!stat.isFile() || stat.size > MAX_SESSION_FILE_BYTES) continue;
       const known = deps.store.get(path);
       const mtime = Math.floor(stat.mtimeMs);
-      if (known !== undefined && (known.pruned_at !== null || (known.source_bytes === stat.size && known.mtime_ms === mtime))) continue;
+      if (
+        known !== undefined &&
+        (known.pruned_at !== null || (known.source_bytes === stat.size && known.mtime_ms === mtime))
+      )
+        continue;
       const bytes = await file.readFile();
       const member = await compress(bytes);
       if (deps.store.totals().archiveBytes + member.length > deps.capBytes) throw new ArchiveCapReached(deps.capBytes);
-      const row = { path, session_id: session.sessionId, project: session.project, rel: relative(projectDir, path), kind: 'file' as const };
+      const row = {
+        path,
+        session_id: session.sessionId,
+        project: session.project,
+        rel: relative(projectDir, path),
+        kind: 'file' as const,
+      };
       const target = archivePathOf(deps.stateDir, row);
       await mkdir(dirname(target), { recursive: true, mode: ARCHIVE_DIR_MODE });
       await writeFileAtomic(target, member, ARCHIVE_FILE_MODE);
-      deps.store.put({ ...row, generation: 0, source_bytes: bytes.length, archive_bytes: member.length, mtime_ms: mtime, archived_at: deps.now, pruned_at: null });
+      deps.store.put({
+        ...row,
+        generation: 0,
+        source_bytes: bytes.length,
+        archive_bytes: member.length,
+        mtime_ms: mtime,
+        archived_at: deps.now,
+        pruned_at: null,
+      });
       archived += 1;
     } finally {
       await file.close();

@@ -57,7 +57,8 @@ export function createArchiveStore(db: Database.Database) {
       mtime_ms = excluded.mtime_ms, archived_at = excluded.archived_at, pruned_at = NULL`);
   const ofSession = db.prepare('SELECT * FROM archive_files WHERE session_id = ? ORDER BY kind DESC, rel');
   const all = db.prepare('SELECT * FROM archive_files WHERE pruned_at IS NULL AND archive_bytes > 0');
-  const totals = db.prepare(`SELECT count(*) AS files, count(DISTINCT session_id) AS sessions, coalesce(sum(archive_bytes), 0) AS archiveBytes,
+  const totals =
+    db.prepare(`SELECT count(*) AS files, count(DISTINCT session_id) AS sessions, coalesce(sum(archive_bytes), 0) AS archiveBytes,
       coalesce(sum(source_bytes), 0) AS sourceBytes FROM archive_files WHERE pruned_at IS NULL`);
   const pendingBytes = db
     .prepare(`SELECT coalesce(sum(f.committed_offset - coalesce(a.source_bytes, 0)), 0) FROM files f LEFT JOIN archive_files a ON a.path = f.path
@@ -67,7 +68,11 @@ export function createArchiveStore(db: Database.Database) {
   const forget = db.prepare('DELETE FROM archive_files WHERE session_id = ?');
   const isTranscript = db.prepare('SELECT 1 FROM files WHERE path = ?').pluck();
   // The main transcript is `<sessionId>.jsonl` right in the project folder.
-  const hasMain = db.prepare("SELECT 1 FROM archive_files WHERE session_id = ? AND rel = ? || '.jsonl' AND pruned_at IS NULL AND source_bytes > 0").pluck();
+  const hasMain = db
+    .prepare(
+      "SELECT 1 FROM archive_files WHERE session_id = ? AND rel = ? || '.jsonl' AND pruned_at IS NULL AND source_bytes > 0",
+    )
+    .pluck();
 
   return {
     pending: () => pending.all() as PendingTranscript[],

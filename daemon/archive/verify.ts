@@ -11,18 +11,26 @@ import type { ArchiveRow } from './store.js';
 async function check(stateDir: string, row: ArchiveRow): Promise<string | null> {
   const archivePath = archivePathOf(stateDir, row);
   try {
-    const compared = await compareWithFile(archivePath, row.archive_bytes, row.path, row.kind === 'file').catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (error as NodeJS.ErrnoException).path === row.path) return null;
-      throw error;
-    });
+    const compared = await compareWithFile(archivePath, row.archive_bytes, row.path, row.kind === 'file').catch(
+      (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (error as NodeJS.ErrnoException).path === row.path)
+          return null;
+        throw error;
+      },
+    );
     if (compared === null) {
       // The source is gone: the archive is the only copy; it must inflate whole.
       let inflated = 0;
       for await (const chunk of inflate(archivePath, row.archive_bytes)) inflated += chunk.length;
       return inflated === row.source_bytes ? null : `inflates to ${inflated} bytes, not ${row.source_bytes}`;
     }
-    if (compared.inflated !== row.source_bytes) return `inflates to ${compared.inflated} bytes, not ${row.source_bytes}`;
-    return compared.equal ? null : row.kind === 'file' ? 'differs from the file' : 'differs from the start of the transcript';
+    if (compared.inflated !== row.source_bytes)
+      return `inflates to ${compared.inflated} bytes, not ${row.source_bytes}`;
+    return compared.equal
+      ? null
+      : row.kind === 'file'
+        ? 'differs from the file'
+        : 'differs from the start of the transcript';
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return 'the archive file is missing';

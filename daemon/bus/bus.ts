@@ -19,7 +19,9 @@ export interface Bus<Events = EventPayloads> {
   wanted(topic: keyof Events): boolean;
 }
 
-export function createBus<Events = EventPayloads>(onListenerError: (error: unknown, topic: keyof Events) => void): Bus<Events> {
+export function createBus<Events = EventPayloads>(
+  onListenerError: (error: unknown, topic: keyof Events) => void,
+): Bus<Events> {
   const listeners = new Map<BusListener<Events>, ((topic: keyof Events) => boolean) | undefined>();
   return {
     publish(topic, payload) {

@@ -5,7 +5,7 @@
  * not exist yet.
  */
 import type { ThresholdState } from '../../shared/protocol/sessions.js';
-import { createBus, type Bus } from './bus.js';
+import { type Bus, createBus } from './bus.js';
 
 export interface DomainEvents {
   /** Ingest committed entries of these sessions; `live` once the start-up backfill is done. */
@@ -29,7 +29,11 @@ export function createDomainBus(onListenerError: (error: unknown, topic: keyof D
 }
 
 /** Subscribes to one topic; returns the function that unsubscribes. */
-export function on<T extends keyof DomainEvents>(bus: DomainBus, topic: T, listener: (payload: DomainEvents[T]) => void): () => void {
+export function on<T extends keyof DomainEvents>(
+  bus: DomainBus,
+  topic: T,
+  listener: (payload: DomainEvents[T]) => void,
+): () => void {
   return bus.listen(
     (published, payload) => {
       if ((published as keyof DomainEvents) === topic) listener(payload as DomainEvents[T]);

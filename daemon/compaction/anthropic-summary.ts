@@ -5,9 +5,9 @@
  * aborts are the SDK's, set here.
  */
 import type { MessageParam } from '../../shared/protocol/messages.js';
-import { toMessageParams } from '../transcripts/messages.js';
 import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
-import { compactPrompt, type CompactionSummarizer } from './summary.js';
+import { toMessageParams } from '../transcripts/messages.js';
+import { type CompactionSummarizer, compactPrompt } from './summary.js';
 
 /** DESIGN.md §5: summarizer calls time out after 60 s. */
 export const SUMMARY_TIMEOUT_MS = 60_000;
@@ -45,7 +45,11 @@ export function createAnthropicCompactionSummarizer(options: AnthropicSummarizer
     async summarize(input) {
       const sdk = await connect();
       const reply = await sdk.messages.create(
-        { model: options.model, max_tokens: SUMMARY_MAX_TOKENS, messages: summaryRequestMessages(toMessageParams(input.messages), input.instructions) },
+        {
+          model: options.model,
+          max_tokens: SUMMARY_MAX_TOKENS,
+          messages: summaryRequestMessages(toMessageParams(input.messages), input.instructions),
+        },
         input.signal === undefined ? {} : { signal: input.signal },
       );
       // The reply comes from the network: unknown until it is a non-empty text.

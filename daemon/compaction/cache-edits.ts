@@ -9,7 +9,7 @@
 import type { ContentBlock } from '../../shared/protocol/messages.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import { roughTokens } from '../../shared/transcript/tokens.js';
-import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
+import { type ConversationMessage, estimateMessageTokens, toMessageParams } from '../transcripts/messages.js';
 
 /** Claude Code keeps the 5 most recent tool results when it clears (DESIGN.md §5). */
 export const DEFAULT_KEEP_TOOL_USES = 5;
@@ -55,7 +55,11 @@ export interface CacheEditsOptions {
 function textLength(content: unknown): number {
   if (typeof content === 'string') return content.length;
   if (!Array.isArray(content)) return 0;
-  return content.reduce((sum: number, block: unknown) => sum + (typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text.length : 0), 0);
+  return content.reduce(
+    (sum: number, block: unknown) =>
+      sum + (typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text.length : 0),
+    0,
+  );
 }
 
 export function planCacheEdits(messages: readonly ConversationMessage[], options: CacheEditsOptions): CacheEditsPlan {
@@ -63,7 +67,8 @@ export function planCacheEdits(messages: readonly ConversationMessage[], options
   const excluded = new Set(options.excludeTools ?? []);
   const toolNames = new Map<string, string>();
   for (const message of messages) {
-    for (const block of message.content) if (block.type === 'tool_use') toolNames.set((block as { id: string }).id, (block as { name: string }).name);
+    for (const block of message.content)
+      if (block.type === 'tool_use') toolNames.set((block as { id: string }).id, (block as { name: string }).name);
   }
   // Tool results in conversation order, with the index of the message holding each.
   const results: { toolUseId: string; tool: string; tokens: number; messageIndex: number }[] = [];
@@ -73,7 +78,12 @@ export function planCacheEdits(messages: readonly ConversationMessage[], options
       const toolUseId = (block as { tool_use_id: string }).tool_use_id;
       const tool = toolNames.get(toolUseId) ?? '';
       if (excluded.has(tool)) continue;
-      results.push({ toolUseId, tool, tokens: roughTokens(textLength((block as { content?: unknown }).content)), messageIndex });
+      results.push({
+        toolUseId,
+        tool,
+        tokens: roughTokens(textLength((block as { content?: unknown }).content)),
+        messageIndex,
+      });
     }
   });
   const cleared = results.slice(0, Math.max(0, results.length - keep));
@@ -81,7 +91,10 @@ export function planCacheEdits(messages: readonly ConversationMessage[], options
   const total = estimateMessageTokens(toMessageParams(messages));
   const after = Math.max(0, total - freedTokens);
   const firstCleared = cleared[0];
-  const prefix = firstCleared === undefined ? after : estimateMessageTokens(toMessageParams(messages.slice(0, firstCleared.messageIndex)));
+  const prefix =
+    firstCleared === undefined
+      ? after
+      : estimateMessageTokens(toMessageParams(messages.slice(0, firstCleared.messageIndex)));
   const withPlainClearing = { cachedTokens: Math.min(prefix, after), rewrittenTokens: Math.max(0, after - prefix) };
   const withCacheEdits = { cachedTokens: after, rewrittenTokens: 0 };
   const { price } = options;

@@ -15,7 +15,7 @@
  */
 import { CHARS_PER_TOKEN, DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
-import { toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
+import { type ConversationMessage, toMessageParams } from '../transcripts/messages.js';
 
 export interface RequestModel {
   /** k: what JSON length / 4 of the messages is multiplied by; max(DEFAULT_ESTIMATE_MARGIN, measured). */
@@ -47,7 +47,8 @@ interface Measured {
 function inputTokensByUuid(loaded: readonly LoadedEntry[], boundaryOffset: number): Map<string, number> {
   const tokens = new Map<string, number>();
   for (const { entry } of loaded) {
-    if (entry.type !== 'assistant' || entry.uuid === null || entry.usage === null || entry.offset < boundaryOffset) continue;
+    if (entry.type !== 'assistant' || entry.uuid === null || entry.usage === null || entry.offset < boundaryOffset)
+      continue;
     const input = entry.usage.input + entry.usage.cacheCreation + entry.usage.cacheRead;
     // Claude Code's synthetic messages ("No response requested.") record zero usage: no request.
     if (input > 0) tokens.set(entry.uuid, input);
@@ -56,7 +57,11 @@ function inputTokensByUuid(loaded: readonly LoadedEntry[], boundaryOffset: numbe
 }
 
 /** Every response of the conversation that recorded usage, oldest first, with what it was sent. */
-function measuredRequests(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[], boundaryOffset: number): Measured[] {
+function measuredRequests(
+  messages: readonly ConversationMessage[],
+  loaded: readonly LoadedEntry[],
+  boundaryOffset: number,
+): Measured[] {
   const counted = inputTokensByUuid(loaded, boundaryOffset);
   const requests: Measured[] = [];
   // JSON length of messages[0..index) as one array, "[" + items joined by "," + "]", by prefix sums.
@@ -95,11 +100,18 @@ function measuredRate(requests: readonly Measured[]): number | null {
  * with k at least the true rate it errs high for anything larger than the first request (a
  * compacted conversation always keeps the first message that request carried).
  */
-export function requestModel(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[], boundaryOffset = -1): RequestModel {
+export function requestModel(
+  messages: readonly ConversationMessage[],
+  loaded: readonly LoadedEntry[],
+  boundaryOffset = -1,
+): RequestModel {
   const requests = measuredRequests(messages, loaded, boundaryOffset);
   const measured = measuredRate(requests);
   const margin = Math.max(DEFAULT_ESTIMATE_MARGIN, measured ?? DEFAULT_ESTIMATE_MARGIN);
-  const overhead = requests.reduce((largest, request) => Math.max(largest, Math.ceil(request.tokens - request.estimated * margin)), 0);
+  const overhead = requests.reduce(
+    (largest, request) => Math.max(largest, Math.ceil(request.tokens - request.estimated * margin)),
+    0,
+  );
   return { margin, measured, overhead };
 }
 
@@ -110,5 +122,7 @@ export function requestModel(messages: readonly ConversationMessage[], loaded: r
  */
 export function requestOverhead(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[]): number {
   const first = measuredRequests(messages, loaded, -1)[0];
-  return first === undefined ? 0 : Math.max(0, Math.round(first.tokens - Math.ceil(first.estimated) * DEFAULT_ESTIMATE_MARGIN));
+  return first === undefined
+    ? 0
+    : Math.max(0, Math.round(first.tokens - Math.ceil(first.estimated) * DEFAULT_ESTIMATE_MARGIN));
 }

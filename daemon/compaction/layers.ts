@@ -2,15 +2,15 @@
  * The compaction layers bound to this daemon: where tool results and session memory live, which
  * summarizer writes summaries, and the micro-compaction settings.
  */
-import type { CompactionSummarizer } from './summary.js';
-import { summaryCompaction } from './summary.js';
+
+import { sessionSummaryPath, toolResultsDir } from '../../shared/paths.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { sessionSummaryPath } from '../../shared/paths.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import { planMicro } from './micro.js';
-import { toolResultsDir } from '../../shared/paths.js';
-import { sessionMemoryCompaction } from './session-memory.js';
 import type { CompactionLayers } from './service.js';
+import { sessionMemoryCompaction } from './session-memory.js';
+import type { CompactionSummarizer } from './summary.js';
+import { summaryCompaction } from './summary.js';
 import { persistToolResults } from './tool-results.js';
 
 export interface LayerSettings {
@@ -30,19 +30,31 @@ export function createLayers(settings: LayerSettings): CompactionLayers {
   return {
     async micro(conversation, now) {
       const dir = toolResultsDir(projectsDir, projectOf(conversation), conversation.sessionId);
-      const plan = planMicro(conversation.messages, conversation.loaded, { now, toolResultsDir: dir, timeBased: settings.microCompact === 'time' });
+      const plan = planMicro(conversation.messages, conversation.loaded, {
+        now,
+        toolResultsDir: dir,
+        timeBased: settings.microCompact === 'time',
+      });
       await persistToolResults(projectsDir, projectOf(conversation), conversation.sessionId, plan.persist);
       return { messages: plan.messages, actions: plan.actions };
     },
     async sessionMemory(conversation) {
-      const memory = await readTextIfPresent(sessionSummaryPath(projectsDir, projectOf(conversation), conversation.sessionId));
+      const memory = await readTextIfPresent(
+        sessionSummaryPath(projectsDir, projectOf(conversation), conversation.sessionId),
+      );
       return sessionMemoryCompaction(conversation.messages, {
         memory,
         lastSummarizedUuid: settings.lastSummarizedUuid?.(conversation.sessionId) ?? null,
         transcriptPath: conversation.file.path,
       });
     },
-    summary: (conversation, instructions, signal) => summaryCompaction(conversation, settings.summarizer, instructions, signal),
-    ...(fallback === undefined ? {} : { fallbackSummary: (conversation, instructions, signal) => summaryCompaction(conversation, fallback, instructions, signal) }),
+    summary: (conversation, instructions, signal) =>
+      summaryCompaction(conversation, settings.summarizer, instructions, signal),
+    ...(fallback === undefined
+      ? {}
+      : {
+          fallbackSummary: (conversation, instructions, signal) =>
+            summaryCompaction(conversation, fallback, instructions, signal),
+        }),
   };
 }

@@ -10,9 +10,10 @@ import type { ContentBlock, MessageParam } from '../../shared/protocol/messages.
 import { ELLIPSIS, errorKeyLine, isCommandPlumbing } from '../transcripts/facts.js';
 
 const SYSTEM_REMINDER = '<system-reminder>';
+
+import { isRecord } from '../../shared/values.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import type { ConversationMessage } from '../transcripts/messages.js';
-import { isRecord } from '../../shared/values.js';
 
 /** Each list is capped: a result stays small however much was dropped. */
 export const MAX_LOST_ITEMS = 200;
@@ -66,7 +67,8 @@ function metaTexts(loaded: readonly LoadedEntry[]): Set<string> {
     const content = raw.message.content;
     // Compared block by block: merging keeps each entry's text blocks as they were.
     const blocks: unknown[] = typeof content === 'string' ? [{ text: content }] : Array.isArray(content) ? content : [];
-    for (const block of blocks) if (isRecord(block) && typeof block.text === 'string' && block.text.trim() !== '') texts.add(block.text.trim());
+    for (const block of blocks)
+      if (isRecord(block) && typeof block.text === 'string' && block.text.trim() !== '') texts.add(block.text.trim());
   }
   return texts;
 }
@@ -93,17 +95,20 @@ class Found {
 function itemsOf(messages: readonly ConversationMessage[], meta: ReadonlySet<string>): Record<keyof LostItems, Found> {
   const found = { userMessages: new Found(), filePaths: new Found(), identifiers: new Found(), errors: new Found() };
   // Hook context Claude Code injects is rendered as a <system-reminder>; the user did not write it.
-  const wroteByUser = (text: string) => text !== '' && !isCommandPlumbing(text) && !meta.has(text) && !text.startsWith(SYSTEM_REMINDER);
+  const wroteByUser = (text: string) =>
+    text !== '' && !isCommandPlumbing(text) && !meta.has(text) && !text.startsWith(SYSTEM_REMINDER);
   const scanText = (text: string) => {
     for (const match of text.matchAll(PATH_IN_TEXT)) found.filePaths.add(match[1]);
-    for (const match of text.matchAll(BACKTICKED)) if ((match[1]?.length ?? 0) >= MIN_IDENTIFIER_LENGTH && !match[1]?.includes('/')) found.identifiers.add(match[1]);
+    for (const match of text.matchAll(BACKTICKED))
+      if ((match[1]?.length ?? 0) >= MIN_IDENTIFIER_LENGTH && !match[1]?.includes('/')) found.identifiers.add(match[1]);
   };
   for (const message of messages) {
     if (message.isSummary) continue;
     for (const block of message.content) {
       const record = block as Record<string, unknown>;
       if (block.type === 'text' && typeof record.text === 'string') {
-        if (message.role === 'user' && message.isPrompt && wroteByUser(record.text.trim())) found.userMessages.add(record.text.trim());
+        if (message.role === 'user' && message.isPrompt && wroteByUser(record.text.trim()))
+          found.userMessages.add(record.text.trim());
         scanText(record.text);
       }
       if (block.type === 'tool_use' && isRecord(record.input)) {
@@ -112,7 +117,8 @@ function itemsOf(messages: readonly ConversationMessage[], meta: ReadonlySet<str
         for (const field of CODE_FIELDS) {
           const code = input[field];
           if (typeof code !== 'string') continue;
-          for (const match of code.matchAll(DECLARATION)) if ((match[1]?.length ?? 0) >= MIN_IDENTIFIER_LENGTH) found.identifiers.add(match[1]);
+          for (const match of code.matchAll(DECLARATION))
+            if ((match[1]?.length ?? 0) >= MIN_IDENTIFIER_LENGTH) found.identifiers.add(match[1]);
         }
         if (typeof input.command === 'string') scanText(input.command);
       }
@@ -130,10 +136,15 @@ function itemsOf(messages: readonly ConversationMessage[], meta: ReadonlySet<str
  * Items of `before` that appear nowhere in `after`. `loaded`, the entries `before` was built
  * from, tells meta messages merged into a prompt's message apart from what the user wrote.
  */
-export function lostItems(before: readonly ConversationMessage[], after: readonly MessageParam[], loaded: readonly LoadedEntry[] = []): LostItems {
+export function lostItems(
+  before: readonly ConversationMessage[],
+  after: readonly MessageParam[],
+  loaded: readonly LoadedEntry[] = [],
+): LostItems {
   const text = allText(after);
   const appears = (item: string) => text.includes(item);
-  const missing = (found: Found, kept = appears) => [...found.items].filter((item) => !kept(item)).slice(0, MAX_LOST_ITEMS);
+  const missing = (found: Found, kept = appears) =>
+    [...found.items].filter((item) => !kept(item)).slice(0, MAX_LOST_ITEMS);
   const items = itemsOf(before, metaTexts(loaded));
   return {
     userMessages: missing(items.userMessages),

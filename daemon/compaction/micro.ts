@@ -13,12 +13,12 @@
  * The files to write come back in `persist`; tool-results.ts writes them.
  */
 import { join } from 'node:path';
-import type { ContentBlock, TextBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import type { CompactionAction } from '../../shared/protocol/compaction.js';
+import type { ContentBlock, TextBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import { CHARS_PER_TOKEN, roughTokens } from '../../shared/transcript/tokens.js';
+import { isRecord } from '../../shared/values.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import type { ConversationMessage } from '../transcripts/messages.js';
-import { isRecord } from '../../shared/values.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 50_000; // larger results go to disk
 export const DEFAULT_MAX_MESSAGE_CHARS = 200_000; // one message's tool results together; beyond it the largest go to disk
@@ -26,7 +26,16 @@ export const DEFAULT_PREVIEW_CHARS = 2_000; // what the model still sees of a pe
 export const DEFAULT_KEEP_RECENT = 5; // the latest results are the ones the model is still working from
 export const DEFAULT_MIN_SAVINGS_TOKENS = 20_000; // clearing invalidates the cached prompt; smaller gains cost more than they save
 /** Tools whose output the model can get again by calling them again. */
-export const DEFAULT_CLEARABLE_TOOLS: readonly string[] = ['Read', 'Bash', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'Edit', 'Write'];
+export const DEFAULT_CLEARABLE_TOOLS: readonly string[] = [
+  'Read',
+  'Bash',
+  'Grep',
+  'Glob',
+  'WebFetch',
+  'WebSearch',
+  'Edit',
+  'Write',
+];
 export const DEFAULT_IDLE_MINUTES = 60; // the longest prompt-cache TTL (1h): after it the cache is cold anyway
 export const DEFAULT_MAX_MCP_OUTPUT_TOKENS = 25_000; // Claude Code's MAX_MCP_OUTPUT_TOKENS
 
@@ -104,7 +113,9 @@ export function isSafeToolUseId(toolUseId: string): boolean {
 }
 
 function textBlocks(content: readonly ContentBlock[]): TextBlock[] {
-  return content.filter((block): block is TextBlock => block.type === 'text' && typeof (block as TextBlock).text === 'string');
+  return content.filter(
+    (block): block is TextBlock => block.type === 'text' && typeof (block as TextBlock).text === 'string',
+  );
 }
 
 /** The size rules measure text: a string's length, or the text of the text blocks. */
@@ -156,7 +167,13 @@ export function tailOf(text: string, maxChars: number): string {
 }
 
 /** The tool_result text Claude Code writes for a result it saved to `path`. */
-export function persistedOutputText(path: string, fullChars: number, preview: string, hasMore: boolean, previewChars: number): string {
+export function persistedOutputText(
+  path: string,
+  fullChars: number,
+  preview: string,
+  hasMore: boolean,
+  previewChars: number,
+): string {
   return (
     `${PERSISTED_OPEN}\nOutput too large (${formatSize(fullChars)}). Full output saved to: ${path}\n\n` +
     `Preview (first ${formatSize(previewChars)}):\n${preview}${hasMore ? '\n...\n' : '\n'}${PERSISTED_CLOSE}`
@@ -167,10 +184,15 @@ export function persistedOutputText(path: string, fullChars: number, preview: st
  * Where Claude Code saved a result it persisted: the line's `toolUseResult.persistedOutputPath`,
  * else the path named in the `<persisted-output>` text. Null when it did not persist it.
  */
-export function claudePersisted(raw: Record<string, unknown> | undefined, content: string | readonly ContentBlock[] | undefined): { path: string | undefined } | null {
+export function claudePersisted(
+  raw: Record<string, unknown> | undefined,
+  content: string | readonly ContentBlock[] | undefined,
+): { path: string | undefined } | null {
   const result = raw !== undefined && isRecord(raw.toolUseResult) ? raw.toolUseResult : {};
-  if (typeof result.persistedOutputPath === 'string' && result.persistedOutputPath !== '') return { path: result.persistedOutputPath };
-  const text = content === undefined ? '' : typeof content === 'string' ? content : (textBlocks(content)[0]?.text ?? '');
+  if (typeof result.persistedOutputPath === 'string' && result.persistedOutputPath !== '')
+    return { path: result.persistedOutputPath };
+  const text =
+    content === undefined ? '' : typeof content === 'string' ? content : (textBlocks(content)[0]?.text ?? '');
   if (!text.startsWith(PERSISTED_OPEN)) return null;
   return { path: SAVED_TO.exec(text)?.[1] };
 }
@@ -186,7 +208,11 @@ function cutText(text: string, maxChars: number): string {
 }
 
 /** The first `maxChars` of text with the notice after; media blocks are kept, later text dropped. */
-function truncateContent(content: string | readonly ContentBlock[], maxChars: number, notice: string): string | ContentBlock[] {
+function truncateContent(
+  content: string | readonly ContentBlock[],
+  maxChars: number,
+  notice: string,
+): string | ContentBlock[] {
   if (typeof content === 'string') return `${cutText(content, maxChars)}\n\n${notice}`;
   const out: ContentBlock[] = [];
   let left = maxChars;
@@ -234,10 +260,13 @@ function copyMessages(messages: readonly ConversationMessage[]): ConversationMes
 /** Every tool_result of the copy, in conversation order, with its tool and transcript line. */
 function collectResults(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[]): ResultState[] {
   const tools = new Map<string, string>();
-  for (const message of messages) for (const block of message.content) if (block.type === 'tool_use') tools.set((block as { id: string }).id, (block as { name: string }).name);
+  for (const message of messages)
+    for (const block of message.content)
+      if (block.type === 'tool_use') tools.set((block as { id: string }).id, (block as { name: string }).name);
   const lines = new Map<string, LoadedEntry>();
   // Claude Code writes one tool result a line; a line with several has no single toolUseResult.
-  for (const line of loaded) if (line.entry.toolResults.length === 1) lines.set((line.entry.toolResults[0] as { id: string }).id, line);
+  for (const line of loaded)
+    if (line.entry.toolResults.length === 1) lines.set((line.entry.toolResults[0] as { id: string }).id, line);
   const results: ResultState[] = [];
   messages.forEach((message, messageIndex) => {
     for (const block of message.content) {
@@ -274,23 +303,50 @@ function persistResult(result: ResultState, options: MicroOptions): void {
   const { preview, hasMore } = previewOf(contentText(original), options.previewChars);
   const tokensBefore = tokensOf(result.block.content);
   result.block.content = persistedOutputText(path, contentChars(original), preview, hasMore, options.previewChars);
-  result.persist = { toolUseId: result.id, ext, text: typeof original === 'string' ? original : JSON.stringify(original, null, 2) };
-  result.actions.push({ kind: 'persisted', id: result.id, tool: result.tool, tokensBefore, tokensAfter: tokensOf(result.block.content), path });
+  result.persist = {
+    toolUseId: result.id,
+    ext,
+    text: typeof original === 'string' ? original : JSON.stringify(original, null, 2),
+  };
+  result.actions.push({
+    kind: 'persisted',
+    id: result.id,
+    tool: result.tool,
+    tokensBefore,
+    tokensAfter: tokensOf(result.block.content),
+    path,
+  });
 }
 
 /** Steps 1 and 2: one result on its own. */
 function capResult(result: ResultState, options: MicroOptions): void {
   if (result.persistedBefore !== null) {
     const line = result.persistedBefore;
-    const action: CompactionAction = { kind: 'persisted', id: result.id, tool: result.tool, tokensBefore: tokensOf(result.original), tokensAfter: tokensOf(result.original) };
+    const action: CompactionAction = {
+      kind: 'persisted',
+      id: result.id,
+      tool: result.tool,
+      tokensBefore: tokensOf(result.original),
+      tokensAfter: tokensOf(result.original),
+    };
     if (line.path !== undefined) action.path = line.path;
     result.actions.push(action);
     return;
   }
   const chars = contentChars(result.original);
   if (result.tool.startsWith(MCP_PREFIX) && chars > options.maxMcpOutputTokens * CHARS_PER_TOKEN) {
-    result.block.content = truncateContent(result.original, options.maxMcpOutputTokens * CHARS_PER_TOKEN, truncationNotice(options.maxMcpOutputTokens, chars));
-    result.actions.push({ kind: 'truncated-mcp', id: result.id, tool: result.tool, tokensBefore: roughTokens(chars), tokensAfter: tokensOf(result.block.content) });
+    result.block.content = truncateContent(
+      result.original,
+      options.maxMcpOutputTokens * CHARS_PER_TOKEN,
+      truncationNotice(options.maxMcpOutputTokens, chars),
+    );
+    result.actions.push({
+      kind: 'truncated-mcp',
+      id: result.id,
+      tool: result.tool,
+      tokensBefore: roughTokens(chars),
+      tokensAfter: tokensOf(result.block.content),
+    });
   }
   if (canPersist(result) && contentChars(result.block.content) > options.maxResultChars) persistResult(result, options);
 }
@@ -303,7 +359,8 @@ function enforceMessageBudget(results: readonly ResultState[], options: MicroOpt
     for (const result of results) {
       // A result smaller than its preview would only grow.
       if (!canPersist(result) || contentChars(result.block.content) <= options.previewChars) continue;
-      if (largest === undefined || contentChars(result.block.content) > contentChars(largest.block.content)) largest = result;
+      if (largest === undefined || contentChars(result.block.content) > contentChars(largest.block.content))
+        largest = result;
     }
     if (largest === undefined) return;
     const before = contentChars(largest.block.content);
@@ -331,7 +388,9 @@ function isIdle(loaded: readonly LoadedEntry[], options: MicroOptions): boolean 
 function clearOld(results: readonly ResultState[], loaded: readonly LoadedEntry[], options: MicroOptions): void {
   const clearable = new Set(options.clearableTools);
   const candidates = results.filter((result) => clearable.has(result.tool));
-  const old = candidates.slice(0, Math.max(0, candidates.length - options.keepRecent)).filter((result) => result.block.content !== CLEARED_TOOL_RESULT);
+  const old = candidates
+    .slice(0, Math.max(0, candidates.length - options.keepRecent))
+    .filter((result) => result.block.content !== CLEARED_TOOL_RESULT);
   if (old.length === 0) return;
   const clearedTokens = roughTokens(CLEARED_TOOL_RESULT.length);
   const savings = old.reduce((sum, result) => sum + tokensOf(result.block.content) - clearedTokens, 0);
@@ -341,7 +400,15 @@ function clearOld(results: readonly ResultState[], loaded: readonly LoadedEntry[
     result.block.content = CLEARED_TOOL_RESULT;
     // The model no longer sees a path, so there is nothing to write; the transcript keeps the result.
     result.persist = null;
-    result.actions = [{ kind: 'cleared', id: result.id, tool: result.tool, tokensBefore: tokensOf(result.original), tokensAfter: clearedTokens }];
+    result.actions = [
+      {
+        kind: 'cleared',
+        id: result.id,
+        tool: result.tool,
+        tokensBefore: tokensOf(result.original),
+        tokensAfter: clearedTokens,
+      },
+    ];
   }
 }
 
@@ -349,13 +416,18 @@ function clearOld(results: readonly ResultState[], loaded: readonly LoadedEntry[
  * The micro-compacted copy of `messages` (the active conversation, with its `loaded` entries for
  * Claude Code's persisted paths and timestamps). The same input always gives the same plan.
  */
-export function planMicro(messages: readonly ConversationMessage[], loaded: readonly LoadedEntry[], settings: MicroSettings): MicroPlan {
+export function planMicro(
+  messages: readonly ConversationMessage[],
+  loaded: readonly LoadedEntry[],
+  settings: MicroSettings,
+): MicroPlan {
   const options = withDefaults(settings);
   const out = copyMessages(messages);
   const results = collectResults(out, loaded);
   for (const result of results) capResult(result, options);
   const byMessage = new Map<number, ResultState[]>();
-  for (const result of results) byMessage.set(result.messageIndex, [...(byMessage.get(result.messageIndex) ?? []), result]);
+  for (const result of results)
+    byMessage.set(result.messageIndex, [...(byMessage.get(result.messageIndex) ?? []), result]);
   for (const group of byMessage.values()) enforceMessageBudget(group, options);
   clearOld(results, loaded, options);
   return {

@@ -6,13 +6,33 @@
  * User messages are quoted with Claude Code's generated XML rendered as one line or left out
  * (shared/transcript/user-text.ts): a background task's notice is a line, not its XML.
  */
-import { readableUserText } from '../../shared/transcript/user-text.js';
-import type { LoadedEntry } from '../transcripts/entries.js';
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SUMMARY_SECTIONS, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
-import type { CompactionSummarizer } from './summary.js';
-import { clip, errorKeyLine, fitUserMessages, FILE_TOOLS, filePath, inputString, LINE_CHARS, openTasks, readTranscript, type Call, type OpenTask, type Said } from '../transcripts/facts.js';
-import { isRecord } from '../../shared/values.js';
+
+import {
+  CONTINUATION_CLOSING,
+  CONTINUATION_OPENING,
+  RECENT_PRESERVED,
+  SUMMARY_SECTIONS,
+  TRANSCRIPT_POINTER,
+} from '../../shared/transcript/compaction-texts.js';
 import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
+import { readableUserText } from '../../shared/transcript/user-text.js';
+import { isRecord } from '../../shared/values.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
+import {
+  type Call,
+  clip,
+  errorKeyLine,
+  FILE_TOOLS,
+  filePath,
+  fitUserMessages,
+  inputString,
+  LINE_CHARS,
+  type OpenTask,
+  openTasks,
+  readTranscript,
+  type Said,
+} from '../transcripts/facts.js';
+import type { CompactionSummarizer } from './summary.js';
 
 /** Section 6 carries every user message; past this they are shortened, oldest first. */
 export const USER_MESSAGES_MAX_TOKENS = 20_000;
@@ -54,7 +74,11 @@ const LANGUAGES: Record<string, string> = {
   csv: 'CSV',
   ipynb: 'Jupyter notebooks',
 };
-const EARLIER_CUTS = [`\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`, `\n\n${RECENT_PRESERVED}`, `\n${CONTINUATION_CLOSING.slice(0, 40)}`];
+const EARLIER_CUTS = [
+  `\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`,
+  `\n\n${RECENT_PRESERVED}`,
+  `\n${CONTINUATION_CLOSING.slice(0, 40)}`,
+];
 
 interface Digest {
   /** What the user typed, generated XML left out: the requests of sections 1 and 8. */
@@ -144,7 +168,8 @@ function primaryRequest(digest: Digest, instructions: string | undefined): strin
   if (first !== undefined) lines.push(`   ${indent(clip(first, REQUEST_CHARS), 3)}`);
   if (later.length > 0) lines.push('   Later requests:', ...later.map((prompt) => `   - ${firstLine(prompt)}`));
   if (lines.length === 0) lines.push('   No request in this part of the conversation.');
-  if (instructions !== undefined && instructions.trim() !== '') lines.push(`   Focus requested: ${indent(instructions.trim(), 3)}`);
+  if (instructions !== undefined && instructions.trim() !== '')
+    lines.push(`   Focus requested: ${indent(instructions.trim(), 3)}`);
   return lines;
 }
 
@@ -164,8 +189,14 @@ function programsOf(command: string): string[] {
         .at(-1) ?? '';
     if (program === '' || program === 'cd') continue;
     const sub = words[1];
-    if (/^python[\d.]*$/.test(program) && sub === '-m' && words[2] !== undefined) programs.push(`${program} -m ${words[2]}`);
-    else if (['npm', 'pnpm', 'yarn', 'npx', 'cargo', 'go', 'uv', 'poetry'].includes(program) && sub !== undefined && !sub.startsWith('-')) programs.push(`${program} ${sub}`);
+    if (/^python[\d.]*$/.test(program) && sub === '-m' && words[2] !== undefined)
+      programs.push(`${program} -m ${words[2]}`);
+    else if (
+      ['npm', 'pnpm', 'yarn', 'npx', 'cargo', 'go', 'uv', 'poetry'].includes(program) &&
+      sub !== undefined &&
+      !sub.startsWith('-')
+    )
+      programs.push(`${program} ${sub}`);
     else programs.push(program);
   }
   return programs;
@@ -178,21 +209,29 @@ function keyConcepts(digest: Digest): string[] {
   for (const call of digest.calls) {
     tools.set(call.name, (tools.get(call.name) ?? 0) + 1);
     const ext = /\.([A-Za-z0-9]+)$/.exec(filePath(call) ?? '')?.[1]?.toLowerCase();
-    if (ext !== undefined) languages.add(LANGUAGES[ext] !== undefined ? `${LANGUAGES[ext]} (.${ext})` : `.${ext} files`);
+    if (ext !== undefined)
+      languages.add(LANGUAGES[ext] !== undefined ? `${LANGUAGES[ext]} (.${ext})` : `.${ext} files`);
     const command = inputString(call, 'command');
     if (call.name === 'Bash' && command !== null) for (const program of programsOf(command)) programs.add(program);
   }
   const lines = carried(digest, 2);
   if (languages.size > 0) lines.push(`   - Languages and formats: ${[...languages].join(', ')}`);
   if (programs.size > 0) lines.push(`   - Commands: ${[...programs].map((program) => `\`${program}\``).join(', ')}`);
-  if (tools.size > 0) lines.push(`   - Tools used: ${[...tools].map(([name, count]) => `${name} ×${count}`).join(', ')}`);
+  if (tools.size > 0)
+    lines.push(`   - Tools used: ${[...tools].map(([name, count]) => `${name} ×${count}`).join(', ')}`);
   return orNone(lines);
 }
 
 function editSnippets(call: Call): string[] {
   const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
   return edits
-    .map((edit) => (typeof edit.new_string === 'string' ? edit.new_string : typeof edit.new_source === 'string' ? edit.new_source : ''))
+    .map((edit) =>
+      typeof edit.new_string === 'string'
+        ? edit.new_string
+        : typeof edit.new_source === 'string'
+          ? edit.new_source
+          : '',
+    )
     .map(
       (code) =>
         code
@@ -215,12 +254,16 @@ function filesAndCode(digest: Digest): string[] {
     file.actions.set(action, (file.actions.get(action) ?? 0) + 1);
     if (action === 'edited') file.snippets.push(...editSnippets(call));
     const content = inputString(call, 'content');
-    if (action === 'written' && content !== null) file.snippets.push(`written in full: ${content.split('\n').length} lines`);
+    if (action === 'written' && content !== null)
+      file.snippets.push(`written in full: ${content.split('\n').length} lines`);
   }
   const lines = carried(digest, 3);
   for (const [path, file] of files) {
     const actions = [...file.actions].map(([action, count]) => (count > 1 ? `${action} ×${count}` : action));
-    lines.push(`   - ${path}: ${actions.join('; ')}`, ...file.snippets.slice(-SNIPPETS_PER_FILE).map((snippet) => `      - ${snippet}`));
+    lines.push(
+      `   - ${path}: ${actions.join('; ')}`,
+      ...file.snippets.slice(-SNIPPETS_PER_FILE).map((snippet) => `      - ${snippet}`),
+    );
   }
   return orNone(lines);
 }
@@ -230,9 +273,13 @@ function errorsAndFixes(digest: Digest): string[] {
   digest.calls.forEach((call, index) => {
     if (call.result === null || !call.result.failed) return;
     const header = /^(?:Error: )?(Exit code \d+)/.exec(call.result.text)?.[1];
-    lines.push(`   - ${call.name} \`${clip(target(call), LINE_CHARS)}\` failed${header === undefined ? '' : ` (${header})`}: ${errorKeyLine(call.result.text)}`);
+    lines.push(
+      `   - ${call.name} \`${clip(target(call), LINE_CHARS)}\` failed${header === undefined ? '' : ` (${header})`}: ${errorKeyLine(call.result.text)}`,
+    );
     const later = digest.calls.slice(index + 1);
-    const retry = later.findIndex((other) => other.name === call.name && target(other) === target(call) && succeeded(other));
+    const retry = later.findIndex(
+      (other) => other.name === call.name && target(other) === target(call) && succeeded(other),
+    );
     if (retry === -1) {
       lines.push('      - Not resolved in this part of the conversation.');
       return;
@@ -241,7 +288,9 @@ function errorsAndFixes(digest: Digest): string[] {
       ...new Set(
         later
           .slice(0, retry)
-          .filter((other) => FILE_TOOLS[other.name] !== 'read' && FILE_TOOLS[other.name] !== undefined && succeeded(other))
+          .filter(
+            (other) => FILE_TOOLS[other.name] !== 'read' && FILE_TOOLS[other.name] !== undefined && succeeded(other),
+          )
           .map(filePath),
       ),
     ];
@@ -257,7 +306,8 @@ function problemSolving(digest: Digest): string[] {
   if (digest.calls.length > 0) lines.push(`   - ${digest.calls.length} tool calls, ${failed.length} of them failed.`);
   for (const call of failed) {
     const reply = digest.replies.find((candidate) => candidate.at > (call.result?.at ?? call.at));
-    if (reply !== undefined) lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);
+    if (reply !== undefined)
+      lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);
   }
   return orNone(lines);
 }
@@ -273,7 +323,10 @@ function earlierUserMessages(digest: Digest): string[] {
 
 function userMessages(digest: Digest): string[] {
   // A preserved segment repeats what the earlier summary already quotes.
-  const all = [...earlierUserMessages(digest).filter((message) => !digest.messages.includes(message)), ...digest.messages];
+  const all = [
+    ...earlierUserMessages(digest).filter((message) => !digest.messages.includes(message)),
+    ...digest.messages,
+  ];
   return orNone(fitUserMessages(all, USER_MESSAGES_MAX_TOKENS * CHARS_PER_TOKEN).map((message) => `   - "${message}"`));
 }
 

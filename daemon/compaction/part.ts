@@ -15,7 +15,7 @@ import type { Transcripts } from '../transcripts/transcripts.js';
 import { createAnthropicCompactionSummarizer } from './anthropic-summary.js';
 import { createLayers } from './layers.js';
 import { createOfflineCompactionSummarizer } from './offline-summary.js';
-import { createCompactionService, type CompactionService } from './service.js';
+import { type CompactionService, createCompactionService } from './service.js';
 
 export interface CompactionPartDeps {
   paths: Pick<MemdPaths, 'projectsDir'>;

@@ -13,7 +13,13 @@ export const PREVIEW_HEAD_CHARS = DEFAULT_PREVIEW_CHARS; // as much of the start
 export const PREVIEW_TAIL_CHARS = 1_000; // the end of an output is where runs put their errors and totals
 
 /** What the line between head and tail says: the client can expand the result with it. */
-export function previewPointer(toolUseId: string, sessionId: string | null, omittedChars: number, totalChars: number, mediaBlocks: number): string {
+export function previewPointer(
+  toolUseId: string,
+  sessionId: string | null,
+  omittedChars: number,
+  totalChars: number,
+  mediaBlocks: number,
+): string {
   const params = JSON.stringify(sessionId === null ? { toolUseId } : { sessionId, toolUseId });
   const media = mediaBlocks === 0 ? '' : ` and ${mediaBlocks} image or document block${mediaBlocks === 1 ? '' : 's'}`;
   return `[memd: ${omittedChars.toLocaleString('en-US')} of ${totalChars.toLocaleString('en-US')} chars${media} of this tool result were left out here to fit the context limit; toolResults.get ${params} returns it whole]`;
@@ -42,6 +48,9 @@ export function previewToolResult(block: ToolResultBlock, sessionId: string | nu
   const media = mediaCount(content);
   if (omitted === 0 && media === 0) return null;
   const pointer = previewPointer(block.tool_use_id, sessionId, omitted, contentChars(content), media);
-  const preview: ToolResultBlock = { ...block, content: [head, pointer, tail].filter((part) => part !== '').join('\n\n') };
+  const preview: ToolResultBlock = {
+    ...block,
+    content: [head, pointer, tail].filter((part) => part !== '').join('\n\n'),
+  };
   return JSON.stringify(preview).length < JSON.stringify(block).length ? preview : null;
 }

@@ -19,11 +19,17 @@
  * prompt, tools) plus JSON length / 4 times a margin of at least 4/3 (calibration.ts), so that what
  * fits here also fits once the API counts real tokens, and a request that fits is not refused.
  */
+
+import type { CompactionAction } from '../../shared/protocol/compaction.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ContentBlock, ToolResultBlock, ToolUseBlock } from '../../shared/protocol/messages.js';
-import type { CompactionAction } from '../../shared/protocol/compaction.js';
 import { DEFAULT_ESTIMATE_MARGIN, marginTokens, roughTokens } from '../../shared/transcript/tokens.js';
-import { estimateMessageTokens, normalize, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
+import {
+  type ConversationMessage,
+  estimateMessageTokens,
+  normalize,
+  toMessageParams,
+} from '../transcripts/messages.js';
 import { contentChars } from './micro.js';
 import { previewToolResult } from './reactive-preview.js';
 
@@ -100,7 +106,9 @@ interface Plan {
 /** The head, the pinned prompts of dropped rounds, and rounds `from` on, as sendable messages. */
 function assemble(plan: Plan, from: number): ConversationMessage[] {
   const pinned = plan.rounds.slice(0, from).flatMap((round) => (round.pinned === null ? [] : [round.pinned]));
-  const kept = plan.rounds.slice(from).flatMap((round) => round.messages.map((message) => plan.replaced.get(message) ?? message));
+  const kept = plan.rounds
+    .slice(from)
+    .flatMap((round) => round.messages.map((message) => plan.replaced.get(message) ?? message));
   return normalize([...plan.head, ...pinned, ...kept]);
 }
 
@@ -113,12 +121,19 @@ function newest(plan: Plan): ConversationMessage[] {
  * that is over. Lengths summed per round first (normalizing only ever shortens, so a sum that
  * fits is sure to), then exact checks for the rounds merging saved room for.
  */
-function widestFit(plan: Plan, fits: (messages: ConversationMessage[]) => boolean, fitsChars: (chars: number) => boolean): number | null {
+function widestFit(
+  plan: Plan,
+  fits: (messages: ConversationMessage[]) => boolean,
+  fitsChars: (chars: number) => boolean,
+): number | null {
   const count = plan.rounds.length;
   if (count === 0) return fits(assemble(plan, 0)) ? 0 : null;
-  const lengths = plan.rounds.map((round, index) => (index === count - 1 ? jsonLength(newest(plan)) : jsonLength(round.messages)) - 1);
+  const lengths = plan.rounds.map(
+    (round, index) => (index === count - 1 ? jsonLength(newest(plan)) : jsonLength(round.messages)) - 1,
+  );
   const pinnedLengths = plan.rounds.map((round) => (round.pinned === null ? 0 : jsonLength([round.pinned]) - 1));
-  let total = jsonLength(plan.head) + pinnedLengths.reduce((sum, length) => sum + length, 0) - (pinnedLengths[count - 1] ?? 0);
+  let total =
+    jsonLength(plan.head) + pinnedLengths.reduce((sum, length) => sum + length, 0) - (pinnedLengths[count - 1] ?? 0);
   let from = count - 1;
   total += lengths[from] ?? 0;
   // Walk back from the newest while the sum fits: pinned text moves back into its round.
@@ -133,14 +148,17 @@ function widestFit(plan: Plan, fits: (messages: ConversationMessage[]) => boolea
 
 function toolNames(messages: readonly ConversationMessage[]): Map<string, string> {
   const names = new Map<string, string>();
-  for (const message of messages) for (const block of message.content) if (isToolUse(block)) names.set(block.id, block.name);
+  for (const message of messages)
+    for (const block of message.content) if (isToolUse(block)) names.set(block.id, block.name);
   return names;
 }
 
 /** The newest round's tool results by size, largest first (earlier first among equals). */
 function previewCandidates(plan: Plan): { message: ConversationMessage; block: ToolResultBlock; length: number }[] {
   const round = plan.rounds[plan.rounds.length - 1]?.messages ?? [];
-  const candidates = round.flatMap((message) => message.content.filter(isToolResult).map((block) => ({ message, block, length: JSON.stringify(block).length })));
+  const candidates = round.flatMap((message) =>
+    message.content.filter(isToolResult).map((block) => ({ message, block, length: JSON.stringify(block).length })),
+  );
   return candidates.sort((a, b) => b.length - a.length);
 }
 
@@ -158,10 +176,15 @@ function limitTooSmall(limitTokens: number, minimumTokens: number, margin: numbe
 }
 
 /** Fits `messages` into `limitTokens` (module header); LimitTooSmall when nothing can. */
-export function reactiveCompaction(messages: readonly ConversationMessage[], limitTokens: number, options: ReactiveOptions = {}): ReactiveResult {
+export function reactiveCompaction(
+  messages: readonly ConversationMessage[],
+  limitTokens: number,
+  options: ReactiveOptions = {},
+): ReactiveResult {
   const margin = Math.max(DEFAULT_ESTIMATE_MARGIN, options.margin ?? DEFAULT_ESTIMATE_MARGIN);
   const overheadTokens = Math.max(0, Math.ceil(options.overheadTokens ?? 0));
-  const messageTokensOf = (kept: readonly ConversationMessage[]) => marginTokens(JSON.stringify(toMessageParams(kept)).length, margin);
+  const messageTokensOf = (kept: readonly ConversationMessage[]) =>
+    marginTokens(JSON.stringify(toMessageParams(kept)).length, margin);
   const tokensOf = (kept: readonly ConversationMessage[]) => overheadTokens + messageTokensOf(kept);
   const fits = (kept: ConversationMessage[]) => tokensOf(kept) <= limitTokens;
   const fitsChars = (chars: number) => overheadTokens + marginTokens(chars, margin) <= limitTokens;
@@ -189,7 +212,13 @@ export function reactiveCompaction(messages: readonly ConversationMessage[], lim
       if (fits(assemble(plan, Math.max(0, rounds.length - 1)))) break;
     }
     from = widestFit(plan, fits, fitsChars);
-    if (from === null) throw limitTooSmall(limitTokens, tokensOf(assemble(plan, Math.max(0, rounds.length - 1))), margin, overheadTokens);
+    if (from === null)
+      throw limitTooSmall(
+        limitTokens,
+        tokensOf(assemble(plan, Math.max(0, rounds.length - 1))),
+        margin,
+        overheadTokens,
+      );
   }
   const dropped: CompactionAction[] = rounds.slice(0, from).map((round) => ({
     kind: 'dropped-round',
@@ -199,5 +228,12 @@ export function reactiveCompaction(messages: readonly ConversationMessage[], lim
   }));
   const result = assemble(plan, from);
   const messageTokens = messageTokensOf(result);
-  return { messages: result, actions: [...dropped, ...actions], margin, overheadTokens, messageTokens, tokens: overheadTokens + messageTokens };
+  return {
+    messages: result,
+    actions: [...dropped, ...actions],
+    margin,
+    overheadTokens,
+    messageTokens,
+    tokens: overheadTokens + messageTokens,
+  };
 }

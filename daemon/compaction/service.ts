@@ -10,20 +10,27 @@
  * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
  * breaker, and the result says it fell back.
  */
+
+import type {
+  CompactionAction,
+  CompactionMethod,
+  CompactionResult,
+  CompactionStatus,
+  ReactiveEstimate,
+} from '../../shared/protocol/compaction.js';
 import { type BelowThresholdData, ErrorCode, NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionAction, CompactionMethod, CompactionResult, CompactionStatus, ReactiveEstimate } from '../../shared/protocol/compaction.js';
 import type { ThresholdResult, ThresholdState } from '../../shared/protocol/sessions.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
+import type { SessionConversation } from '../transcripts/conversation.js';
+import { type ConversationMessage, estimateMessageTokens, toMessageParams } from '../transcripts/messages.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 import { planCacheEdits } from './cache-edits.js';
 import { requestModel, requestOverhead } from './calibration.js';
-import type { SessionConversation } from '../transcripts/conversation.js';
-import type { Transcripts } from '../transcripts/transcripts.js';
 import { lostItems } from './lost.js';
-import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
 import { reactiveCompaction } from './reactive.js';
 
 /**
@@ -32,7 +39,11 @@ import { reactiveCompaction } from './reactive.js';
  * figure. `postTokens` takes away what the layer freed, measured in the JSON-length estimate and
  * scaled by DEFAULT_ESTIMATE_MARGIN into the same tokens (what the estimate undercounts).
  */
-function contextFigures(conversation: SessionConversation, before: number, after: number): { preTokens: number; postTokens: number } {
+function contextFigures(
+  conversation: SessionConversation,
+  before: number,
+  after: number,
+): { preTokens: number; postTokens: number } {
   const preTokens = computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens;
   const moved = Math.round(preTokens - (before - after) * DEFAULT_ESTIMATE_MARGIN);
   if (after >= before) return { preTokens, postTokens: moved };
@@ -41,12 +52,20 @@ function contextFigures(conversation: SessionConversation, before: number, after
   // "Freed" exceeded what the context held: tool results Claude Code had already cleared from its
   // context are whole in memd's messages. The next request carries the messages left and the
   // system prompt and tools, measured from the session's first response.
-  return { preTokens, postTokens: Math.min(preTokens, messagesAfter + requestOverhead(conversation.messages, conversation.loaded)) };
+  return {
+    preTokens,
+    postTokens: Math.min(preTokens, messagesAfter + requestOverhead(conversation.messages, conversation.loaded)),
+  };
 }
 
 /** A compaction that would not help: Claude Code's words, then memd's figures (errors.ts). */
 function nothingToCompact(sessionId: string, why: string, data: Record<string, unknown>): RpcError {
-  return new RpcError(ErrorCode.Conflict, 'NothingToCompact', `${NOT_ENOUGH_MESSAGES} Session ${sessionId} ${why}; nothing was changed`, { sessionId, ...data });
+  return new RpcError(
+    ErrorCode.Conflict,
+    'NothingToCompact',
+    `${NOT_ENOUGH_MESSAGES} Session ${sessionId} ${why}; nothing was changed`,
+    { sessionId, ...data },
+  );
 }
 
 /**
@@ -87,7 +106,14 @@ function refuseGrowth(conversation: SessionConversation, done: CompactionResult)
   throw nothingToCompact(
     conversation.sessionId,
     `holds ${conversation.messages.length} message${conversation.messages.length === 1 ? '' : 's'} of ${count(messageTokens)} tokens; a ${done.method} compaction would make them ${count(summaryTokens)} (context ${count(done.preTokens)} → ${count(done.postTokens)} tokens)`,
-    { method: done.method, messages: conversation.messages.length, messageTokens, summaryTokens, preTokens: done.preTokens, postTokens: done.postTokens },
+    {
+      method: done.method,
+      messages: conversation.messages.length,
+      messageTokens,
+      summaryTokens,
+      preTokens: done.preTokens,
+      postTokens: done.postTokens,
+    },
   );
 }
 
@@ -102,12 +128,25 @@ export const CIRCUIT_BREAKER_FAILURES = 3;
 /** The layers that live in their own modules, bound to this daemon's paths and settings. */
 export interface CompactionLayers {
   /** Persists what it moves out of the messages before it returns. */
-  micro(conversation: SessionConversation, now: number): Promise<{ messages: ConversationMessage[]; actions: CompactionAction[] }>;
+  micro(
+    conversation: SessionConversation,
+    now: number,
+  ): Promise<{ messages: ConversationMessage[]; actions: CompactionAction[] }>;
   /** Null when the session has no session memory worth compacting with. */
-  sessionMemory(conversation: SessionConversation): Promise<{ messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null>;
-  summary(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<SummaryLayerResult>;
+  sessionMemory(
+    conversation: SessionConversation,
+  ): Promise<{ messages: ConversationMessage[]; summary: string; keptFromUuid: string | null } | null>;
+  summary(
+    conversation: SessionConversation,
+    instructions: string | undefined,
+    signal: AbortSignal,
+  ): Promise<SummaryLayerResult>;
   /** The offline summary, when `summary` is another summarizer's: used when that one's is implausible. */
-  fallbackSummary?(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<SummaryLayerResult>;
+  fallbackSummary?(
+    conversation: SessionConversation,
+    instructions: string | undefined,
+    signal: AbortSignal,
+  ): Promise<SummaryLayerResult>;
 }
 
 export interface SummaryLayerResult {
@@ -139,7 +178,11 @@ export interface CompactionService {
    * `signal`: the request's. A run is shared by everyone who asks for the session meanwhile; it
    * stops (the model call with it) once every caller that can cancel has, and none that cannot waits.
    */
-  auto(sessionId: string, options: { force?: boolean | undefined; instructions?: string | undefined }, signal?: AbortSignal): Promise<CompactionResult>;
+  auto(
+    sessionId: string,
+    options: { force?: boolean | undefined; instructions?: string | undefined },
+    signal?: AbortSignal,
+  ): Promise<CompactionResult>;
   reactive(sessionId: string, limitTokens?: number, signal?: AbortSignal): Promise<CompactionResult>;
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Called on every threshold crossing: compacts a session that reached auto-compaction. */
@@ -173,7 +216,12 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
 
   const load = (sessionId: string, signal?: AbortSignal) => transcripts.conversation(sessionId, signal);
 
-  function result(conversation: SessionConversation, method: CompactionMethod, messages: readonly ConversationMessage[], extra: Partial<CompactionResult> = {}): CompactionResult {
+  function result(
+    conversation: SessionConversation,
+    method: CompactionMethod,
+    messages: readonly ConversationMessage[],
+    extra: Partial<CompactionResult> = {},
+  ): CompactionResult {
     const before = toMessageParams(conversation.messages);
     const after = toMessageParams(messages);
     const boundary = conversation.active.boundary;
@@ -181,7 +229,13 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       sessionId: conversation.sessionId,
       method,
       messages: after,
-      boundary: boundary?.uuid ? { uuid: boundary.uuid, trigger: boundary.compact?.trigger ?? 'unknown', preTokens: boundary.compact?.preTokens ?? null } : null,
+      boundary: boundary?.uuid
+        ? {
+            uuid: boundary.uuid,
+            trigger: boundary.compact?.trigger ?? 'unknown',
+            preTokens: boundary.compact?.preTokens ?? null,
+          }
+        : null,
       summary: null,
       ...contextFigures(conversation, estimateMessageTokens(before), estimateMessageTokens(after)),
       keptFromUuid: null,
@@ -192,7 +246,11 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
   }
 
   /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
-  async function runAuto(sessionId: string, instructions: string | undefined, signal: AbortSignal): Promise<{ done: CompactionResult; failure: string | null }> {
+  async function runAuto(
+    sessionId: string,
+    instructions: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ done: CompactionResult; failure: string | null }> {
     const conversation = await load(sessionId, signal);
     requireMessages(conversation, 'auto');
     const outcome = await compactAuto(conversation, instructions, signal);
@@ -200,25 +258,44 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     return outcome;
   }
 
-  async function compactAuto(conversation: SessionConversation, instructions: string | undefined, signal: AbortSignal): Promise<{ done: CompactionResult; failure: string | null }> {
+  async function compactAuto(
+    conversation: SessionConversation,
+    instructions: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ done: CompactionResult; failure: string | null }> {
     const { sessionId } = conversation;
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
-      const done = result(conversation, 'session-memory', memory.messages, { summary: memory.summary, keptFromUuid: memory.keptFromUuid, actions: [summarized(conversation, memory.summary)] });
+      const done = result(conversation, 'session-memory', memory.messages, {
+        summary: memory.summary,
+        keptFromUuid: memory.keptFromUuid,
+        actions: [summarized(conversation, memory.summary)],
+      });
       // Session memory keeps 10,000 tokens of recent messages: on a short conversation that is all
       // of it, plus the memory. The summary replaces everything, so it may still help.
       if (shrinks(conversation, done)) return { done, failure: null };
-      log.info('session memory would not shrink the conversation; summarizing instead', { sessionId, preTokens: done.preTokens, postTokens: done.postTokens });
+      log.info('session memory would not shrink the conversation; summarizing instead', {
+        sessionId,
+        preTokens: done.preTokens,
+        postTokens: done.postTokens,
+      });
     }
     const summaryResult = (summary: SummaryLayerResult, extra: Partial<CompactionResult> = {}) =>
-      result(conversation, 'summary', summary.messages, { summary: summary.summary, actions: [summarized(conversation, summary.summary)], ...extra });
+      result(conversation, 'summary', summary.messages, {
+        summary: summary.summary,
+        actions: [summarized(conversation, summary.summary)],
+        ...extra,
+      });
     try {
       return { done: summaryResult(await layers.summary(conversation, instructions, signal)), failure: null };
     } catch (error) {
       if (!isImplausible(error) || layers.fallbackSummary === undefined) throw error;
       log.warn('implausible summary; falling back to the offline summary', { sessionId, error: error.message });
       const rebuilt = await layers.fallbackSummary(conversation, instructions, signal);
-      return { done: summaryResult(rebuilt, { fallback: { from: 'summary', reason: error.message } }), failure: error.message };
+      return {
+        done: summaryResult(rebuilt, { fallback: { from: 'summary', reason: error.message } }),
+        failure: error.message,
+      };
     }
   }
 
@@ -250,7 +327,8 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         return done;
       })
       .catch((error: unknown) => {
-        if (abort.signal.reason === CANCELLED_BY_CALLERS) log.info('auto-compaction cancelled by its callers', { sessionId, error });
+        if (abort.signal.reason === CANCELLED_BY_CALLERS)
+          log.info('auto-compaction cancelled by its callers', { sessionId, error });
         // A session that is not there, or too small to compact, is no failed compaction.
         else if (!isCallersCase(error)) countFailure(sessionId, (error as Error).message);
         throw error;
@@ -304,14 +382,24 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     async cacheEdits(sessionId, keep, signal) {
       const conversation = await load(sessionId, signal);
       requireMessages(conversation, 'cache-edits');
-      const plan = planCacheEdits(conversation.messages, { keep, triggerTokens: deps.thresholds(sessionId).autoCompactAt, price: deps.price(sessionId) });
+      const plan = planCacheEdits(conversation.messages, {
+        keep,
+        triggerTokens: deps.thresholds(sessionId).autoCompactAt,
+        price: deps.price(sessionId),
+      });
       const base = result(conversation, 'cache-edits', conversation.messages);
       const whole = estimateMessageTokens(base.messages);
       // The messages stay as they are (so the cached prefix matches); the API clears on its side.
       return {
         ...base,
         ...contextFigures(conversation, whole, whole - plan.freedTokens),
-        actions: plan.clear.map((item) => ({ kind: 'cleared' as const, id: item.toolUseId, tool: item.tool, tokensBefore: item.tokens, tokensAfter: 0 })),
+        actions: plan.clear.map((item) => ({
+          kind: 'cleared' as const,
+          id: item.toolUseId,
+          tool: item.tool,
+          tokensBefore: item.tokens,
+          tokensAfter: 0,
+        })),
         lost: { userMessages: [], filePaths: [], identifiers: [], errors: [] },
         cacheEdits: {
           freedTokens: plan.freedTokens,
@@ -326,10 +414,25 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       const limit = limitTokens ?? deps.thresholds(sessionId).autoCompactAt;
       const conversation = await load(sessionId, signal);
       requireMessages(conversation, 'reactive');
-      const { margin, measured, overhead } = requestModel(conversation.messages, conversation.loaded, conversation.active.boundary?.offset ?? -1);
+      const { margin, measured, overhead } = requestModel(
+        conversation.messages,
+        conversation.loaded,
+        conversation.active.boundary?.offset ?? -1,
+      );
       const done = reactiveCompaction(conversation.messages, limit, { margin, overheadTokens: overhead, sessionId });
-      const estimate: ReactiveEstimate = { tokens: done.tokens, messageTokens: done.messageTokens, overheadTokens: overhead, margin, measuredRatio: measured };
-      return result(conversation, 'reactive', done.messages, { actions: done.actions, limitTokens: limit, overheadTokens: overhead, estimate });
+      const estimate: ReactiveEstimate = {
+        tokens: done.tokens,
+        messageTokens: done.messageTokens,
+        overheadTokens: overhead,
+        margin,
+        measuredRatio: measured,
+      };
+      return result(conversation, 'reactive', done.messages, {
+        actions: done.actions,
+        limitTokens: limit,
+        overheadTokens: overhead,
+        estimate,
+      });
     },
     async auto(sessionId, options, signal) {
       if (!options.force) {
@@ -340,12 +443,17 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
             threshold.autoCompactMode === 'reactive' && threshold.autoCompactEnabled
               ? `below its window of ${threshold.window}, where Claude Code compacts when the API refuses the request`
               : `below its auto-compact threshold of ${threshold.autoCompactAt}`;
-          throw new RpcError(ErrorCode.Conflict, 'BelowThreshold', `session ${sessionId} is at ${threshold.tokens} tokens, ${below}; pass force to compact anyway`, {
-            tokens: threshold.tokens,
-            autoCompactAt: threshold.autoCompactAt,
-            window: threshold.window,
-            autoCompactMode: threshold.autoCompactMode,
-          } satisfies BelowThresholdData);
+          throw new RpcError(
+            ErrorCode.Conflict,
+            'BelowThreshold',
+            `session ${sessionId} is at ${threshold.tokens} tokens, ${below}; pass force to compact anyway`,
+            {
+              tokens: threshold.tokens,
+              autoCompactAt: threshold.autoCompactAt,
+              window: threshold.window,
+              autoCompactMode: threshold.autoCompactMode,
+            } satisfies BelowThresholdData,
+          );
         }
       }
       return auto(sessionId, options.instructions, signal);
@@ -363,10 +471,16 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
             preTokens: done.preTokens,
             postTokens: done.postTokens,
             keptFromUuid: done.keptFromUuid,
-            lost: { userMessages: done.lost.userMessages.length, filePaths: done.lost.filePaths.length, identifiers: done.lost.identifiers.length, errors: done.lost.errors.length },
+            lost: {
+              userMessages: done.lost.userMessages.length,
+              filePaths: done.lost.filePaths.length,
+              identifiers: done.lost.identifiers.length,
+              errors: done.lost.errors.length,
+            },
           }),
         (error: unknown) => {
-          if (error instanceof RpcError && error.kind === 'NothingToCompact') log.info('nothing to auto-compact', { sessionId, ...error.data });
+          if (error instanceof RpcError && error.kind === 'NothingToCompact')
+            log.info('nothing to auto-compact', { sessionId, ...error.data });
           else log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 });
         },
       );

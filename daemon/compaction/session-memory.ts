@@ -10,9 +10,19 @@
  * message without tool results (a tool_result needs the tool_use before it), and never between
  * two messages of one response (`message.id`).
  */
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
+import {
+  CONTINUATION_CLOSING,
+  CONTINUATION_OPENING,
+  RECENT_PRESERVED,
+  TRANSCRIPT_POINTER,
+} from '../../shared/transcript/compaction-texts.js';
 import { isBareTemplate } from '../extraction/template.js';
-import { estimateMessageTokens, normalize, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
+import {
+  type ConversationMessage,
+  estimateMessageTokens,
+  normalize,
+  toMessageParams,
+} from '../transcripts/messages.js';
 
 export interface SessionMemoryLimits {
   /** Recent context the model keeps word for word, at least (when the conversation has it). */
@@ -89,13 +99,15 @@ function hasText(message: ConversationMessage): boolean {
 function responseReach(messages: readonly ConversationMessage[]): number[] {
   const firstOfId = new Map<string, number>();
   messages.forEach((message, index) => {
-    if (message.role === 'assistant' && message.messageId !== null && !firstOfId.has(message.messageId)) firstOfId.set(message.messageId, index);
+    if (message.role === 'assistant' && message.messageId !== null && !firstOfId.has(message.messageId))
+      firstOfId.set(message.messageId, index);
   });
   const reach = new Array<number>(messages.length);
   let lowest = Number.POSITIVE_INFINITY;
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index] as ConversationMessage;
-    const first = message.role === 'assistant' && message.messageId !== null ? firstOfId.get(message.messageId) : undefined;
+    const first =
+      message.role === 'assistant' && message.messageId !== null ? firstOfId.get(message.messageId) : undefined;
     if (first !== undefined) lowest = Math.min(lowest, first);
     reach[index] = lowest;
   }
@@ -107,14 +119,19 @@ function responseReach(messages: readonly ConversationMessage[]): number[] {
  * summarized message stays, however large: the memory does not cover it. With the uuid unknown
  * (null, or not in these messages), the kept part is chosen by the token rules from the end.
  */
-export function keptStartIndex(messages: readonly ConversationMessage[], lastSummarizedUuid: string | null | undefined, limits: SessionMemoryLimits = DEFAULT_SESSION_MEMORY_LIMITS): number {
+export function keptStartIndex(
+  messages: readonly ConversationMessage[],
+  lastSummarizedUuid: string | null | undefined,
+  limits: SessionMemoryLimits = DEFAULT_SESSION_MEMORY_LIMITS,
+): number {
   const reach = responseReach(messages);
   const canStartAt = (index: number): boolean => {
     const message = messages[index] as ConversationMessage;
     const hasResults = message.role === 'user' && message.content.some((block) => block.type === 'tool_result');
     return !hasResults && (reach[index] ?? index) >= index;
   };
-  const summarized = lastSummarizedUuid == null ? -1 : messages.findIndex((message) => message.uuids.includes(lastSummarizedUuid));
+  const summarized =
+    lastSummarizedUuid == null ? -1 : messages.findIndex((message) => message.uuids.includes(lastSummarizedUuid));
   let start = summarized === -1 ? messages.length : summarized + 1;
   // The unsummarized tail may begin with tool results: their tool_use comes along.
   while (start > 0 && start < messages.length && !canStartAt(start)) start--;
@@ -125,7 +142,9 @@ export function keptStartIndex(messages: readonly ConversationMessage[], lastSum
     tokens += messageTokens(messages[index] as ConversationMessage);
     if (hasText(messages[index] as ConversationMessage)) texts++;
   }
-  const enough = (keptTokens: number, keptTexts: number) => keptTokens >= limits.maxKeepTokens || (keptTokens >= limits.minKeepTokens && keptTexts >= limits.minKeepTextMessages);
+  const enough = (keptTokens: number, keptTexts: number) =>
+    keptTokens >= limits.maxKeepTokens ||
+    (keptTokens >= limits.minKeepTokens && keptTexts >= limits.minKeepTextMessages);
   if (enough(tokens, texts)) return start;
 
   // Walk back message by message; commit only at places the kept part can start.
@@ -147,7 +166,11 @@ export function keptStartIndex(messages: readonly ConversationMessage[], lastSum
  * The compacted conversation: the session memory as the summary message, then the kept messages.
  * Null when there is no memory, or only the empty template.
  */
-export function sessionMemoryCompaction(messages: readonly ConversationMessage[], input: SessionMemoryInput, limits: Partial<SessionMemoryLimits> = {}): SessionMemoryCompaction | null {
+export function sessionMemoryCompaction(
+  messages: readonly ConversationMessage[],
+  input: SessionMemoryInput,
+  limits: Partial<SessionMemoryLimits> = {},
+): SessionMemoryCompaction | null {
   const memory = input.memory?.trim() ?? '';
   if (memory === '' || isBareTemplate(memory)) return null;
   const start = keptStartIndex(messages, input.lastSummarizedUuid, { ...DEFAULT_SESSION_MEMORY_LIMITS, ...limits });
@@ -157,5 +180,9 @@ export function sessionMemoryCompaction(messages: readonly ConversationMessage[]
     recentMessagesPreserved: kept.length > 0,
   });
   // A kept part that starts with a user message joins the summary message: roles alternate.
-  return { messages: normalize([summaryMessage, ...kept]), keptFromUuid: kept.flatMap((message) => message.uuids)[0] ?? null, summary: memory };
+  return {
+    messages: normalize([summaryMessage, ...kept]),
+    keptFromUuid: kept.flatMap((message) => message.uuids)[0] ?? null,
+    summary: memory,
+  };
 }

@@ -5,13 +5,14 @@
  * too short for its conversation is refused (ImplausibleSummary): it would replace a whole
  * session with a fragment.
  */
-import type { LoadedEntry } from '../transcripts/entries.js';
-import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../transcripts/messages.js';
-import { continuationMessage } from './session-memory.js';
+
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { MessageParam } from '../../shared/protocol/messages.js';
 import { GENERATED_TAGS } from '../../shared/transcript/prompt-text.js';
 import { estimateTokens } from '../../shared/transcript/tokens.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
+import { type ConversationMessage, estimateMessageTokens, toMessageParams } from '../transcripts/messages.js';
+import { continuationMessage } from './session-memory.js';
 
 export interface CompactionSummaryInput {
   messages: ConversationMessage[];
@@ -167,7 +168,8 @@ export function summarizableTokens(messages: readonly MessageParam[]): number {
   for (const message of messages) {
     if (typeof message.content === 'string') continue;
     for (const block of message.content) {
-      if (block.type === 'tool_result') excess += Math.max(0, JSON.stringify(block.content ?? '').length - SUMMARIZED_TOOL_RESULT_CHARS);
+      if (block.type === 'tool_result')
+        excess += Math.max(0, JSON.stringify(block.content ?? '').length - SUMMARIZED_TOOL_RESULT_CHARS);
     }
   }
   return estimateTokens(JSON.stringify(messages).length - excess);
@@ -214,11 +216,19 @@ export async function summaryCompaction(
   const tokens = summaryTokens(summary);
   const why = implausibleSummary(tokens, before, summarizableTokens(params));
   if (why !== null) {
-    throw new RpcError(ErrorCode.JobFailed, 'ImplausibleSummary', `the summary is implausibly short: ${tokens} tokens for a ${before}-token conversation (${why})`, {
-      summaryTokens: tokens,
-      preTokens: before,
-    });
+    throw new RpcError(
+      ErrorCode.JobFailed,
+      'ImplausibleSummary',
+      `the summary is implausibly short: ${tokens} tokens for a ${before}-token conversation (${why})`,
+      {
+        summaryTokens: tokens,
+        preTokens: before,
+      },
+    );
   }
   const path = conversation.file?.path;
-  return { messages: [continuationMessage(`Summary:\n${summary}`, path === undefined ? {} : { transcriptPath: path })], summary };
+  return {
+    messages: [continuationMessage(`Summary:\n${summary}`, path === undefined ? {} : { transcriptPath: path })],
+    summary,
+  };
 }

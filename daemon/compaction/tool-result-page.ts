@@ -54,7 +54,13 @@ function cut(window: Buffer, base: number, totalBytes: number, request: PageRequ
   const from = base + charStart(window, start - base);
   const slice = window.subarray(from - base, Math.max(from, end) - base);
   const stop = from + slice.length;
-  return { text: slice.toString('utf8'), offset: from, bytes: slice.length, totalBytes, nextOffset: stop < totalBytes ? stop : null };
+  return {
+    text: slice.toString('utf8'),
+    offset: from,
+    bytes: slice.length,
+    totalBytes,
+    nextOffset: stop < totalBytes ? stop : null,
+  };
 }
 
 /** A page of a result held in memory (from the transcript). */
@@ -76,5 +82,7 @@ export async function pageOfFile(handle: FileHandle, size: number, request: Page
 
 /** The text form of a result: paged results of blocks are the JSON of the array. */
 export function textForm(content: string | ContentBlock[]): { text: string; form: 'text' | 'json' } {
-  return typeof content === 'string' ? { text: content, form: 'text' } : { text: JSON.stringify(content), form: 'json' };
+  return typeof content === 'string'
+    ? { text: content, form: 'text' }
+    : { text: JSON.stringify(content), form: 'json' };
 }

@@ -7,19 +7,19 @@
  */
 import { mkdir, realpath } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
+import { toolResultsDir } from '../../shared/paths.js';
+import type { ToolResultContent } from '../../shared/protocol/compaction.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
+import { isRecord } from '../../shared/values.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { isInside } from '../fs/inside.js';
 import { openIfPresent, readTextIfPresent } from '../fs/read.js';
-import type { ToolResultContent } from '../../shared/protocol/compaction.js';
-import type { LoadedEntry } from '../transcripts/entries.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
-import { pageOfFile, pageOfText, pageRequest, textForm, type Page } from './tool-result-page.js';
-import { claudePersisted, contentChars, isSafeToolUseId, toolResultFile, type PersistItem } from './micro.js';
-import { toolResultsDir } from '../../shared/paths.js';
-import { isRecord } from '../../shared/values.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
+import { claudePersisted, contentChars, isSafeToolUseId, type PersistItem, toolResultFile } from './micro.js';
+import { type Page, pageOfFile, pageOfText, pageRequest, textForm } from './tool-result-page.js';
 
 const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
 /** Claude Code's persisted paths are absolute under its projects dir; this is where they start there. */
@@ -32,14 +32,26 @@ function pathRejected(message: string, data: Record<string, unknown>): RpcError 
 }
 
 /** Writes each item (skipping files that already hold the same text); the paths, in item order. */
-export async function persistToolResults(projectsDir: string, project: string, sessionId: string, items: readonly PersistItem[]): Promise<string[]> {
+export async function persistToolResults(
+  projectsDir: string,
+  project: string,
+  sessionId: string,
+  items: readonly PersistItem[],
+): Promise<string[]> {
   const dir = toolResultsDir(projectsDir, project, sessionId);
-  if (!isInside(resolve(projectsDir), resolve(dir))) throw pathRejected(`tool results of ${project}/${sessionId} would be written outside ${projectsDir}`, { project, sessionId });
+  if (!isInside(resolve(projectsDir), resolve(dir)))
+    throw pathRejected(`tool results of ${project}/${sessionId} would be written outside ${projectsDir}`, {
+      project,
+      sessionId,
+    });
   if (items.length === 0) return [];
   await mkdir(dir, { recursive: true, mode: DIR_MODE });
   const paths: string[] = [];
   for (const item of items) {
-    if (!isSafeToolUseId(item.toolUseId)) throw pathRejected(`tool use id ${JSON.stringify(item.toolUseId)} cannot name a file`, { toolUseId: item.toolUseId });
+    if (!isSafeToolUseId(item.toolUseId))
+      throw pathRejected(`tool use id ${JSON.stringify(item.toolUseId)} cannot name a file`, {
+        toolUseId: item.toolUseId,
+      });
     const path = toolResultFile(dir, item.toolUseId, item.ext);
     if ((await readTextIfPresent(path)) !== item.text) await writeFileAtomic(path, item.text);
     paths.push(path);
@@ -56,7 +68,11 @@ async function underProjects(projectsDir: string, claudePath: string): Promise<s
   const root = resolve(projectsDir);
   const at = claudePath.lastIndexOf(PROJECTS_SEGMENT);
   const direct = isAbsolute(claudePath) && isInside(root, resolve(claudePath));
-  const candidate = direct ? resolve(claudePath) : at < 0 ? null : resolve(root, claudePath.slice(at + PROJECTS_SEGMENT.length));
+  const candidate = direct
+    ? resolve(claudePath)
+    : at < 0
+      ? null
+      : resolve(root, claudePath.slice(at + PROJECTS_SEGMENT.length));
   if (candidate === null || !isInside(root, candidate)) return null;
   try {
     return isInside(await realpath(root), await realpath(candidate)) ? candidate : null;
@@ -71,7 +87,8 @@ function parseStored(path: string, text: string): string | ContentBlock[] {
   if (!path.endsWith('.json')) return text;
   try {
     const value = parseTranscriptJson(text);
-    if (Array.isArray(value) && value.every((block) => isRecord(block) && typeof block.type === 'string')) return value as ContentBlock[];
+    if (Array.isArray(value) && value.every((block) => isRecord(block) && typeof block.type === 'string'))
+      return value as ContentBlock[];
   } catch {
     // Not JSON after all: the text is still the result.
   }
@@ -88,14 +105,24 @@ function findResult(loaded: readonly LoadedEntry[], toolUseId: string): FoundRes
   const tool = loaded.flatMap(({ entry }) => entry.toolUses).find((use) => use.id === toolUseId)?.name ?? null;
   for (const { entry, raw } of loaded) {
     if (!entry.toolResults.some((result) => result.id === toolUseId)) continue;
-    const content = isRecord(raw.message) && Array.isArray(raw.message.content) ? (raw.message.content as unknown[]) : [];
-    const block = content.find((item): item is ToolResultBlock => isRecord(item) && item.type === 'tool_result' && item.tool_use_id === toolUseId);
+    const content =
+      isRecord(raw.message) && Array.isArray(raw.message.content) ? (raw.message.content as unknown[]) : [];
+    const block = content.find(
+      (item): item is ToolResultBlock =>
+        isRecord(item) && item.type === 'tool_result' && item.tool_use_id === toolUseId,
+    );
     if (block !== undefined) return { block, raw, tool };
   }
   return null;
 }
 
-async function persistedFile(projectsDir: string, project: string, sessionId: string, toolUseId: string, found: FoundResult): Promise<string | null> {
+async function persistedFile(
+  projectsDir: string,
+  project: string,
+  sessionId: string,
+  toolUseId: string,
+  found: FoundResult,
+): Promise<string | null> {
   const claude = claudePersisted(found.raw, found.block.content);
   if (claude?.path !== undefined) {
     const path = await underProjects(projectsDir, claude.path);
@@ -124,7 +151,13 @@ export async function readToolResult(
   range: { offset?: number; length?: number } = {},
 ): Promise<ToolResultContent> {
   const found = findResult(conversation.loaded, toolUseId);
-  if (found === null) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no tool result ${toolUseId} in the active conversation of session ${sessionId}`, { toolUseId });
+  if (found === null)
+    throw new RpcError(
+      ErrorCode.NotFound,
+      'NotFound',
+      `no tool result ${toolUseId} in the active conversation of session ${sessionId}`,
+      { toolUseId },
+    );
   const base = { toolUseId, tool: found.tool, isError: found.block.is_error === true };
   const request = pageRequest(range.offset, range.length);
   const path = await persistedFile(projectsDir, project, sessionId, toolUseId, found);
@@ -137,7 +170,14 @@ export async function readToolResult(
         return { ...base, content, chars: contentChars(content), source: 'persisted', path, ...whole(size) };
       }
       const page = await pageOfFile(handle, size, request);
-      return { ...base, content: page.text, chars: null, source: 'persisted', path, ...paged(page, path.endsWith('.json') ? 'json' : 'text') };
+      return {
+        ...base,
+        content: page.text,
+        chars: null,
+        source: 'persisted',
+        path,
+        ...paged(page, path.endsWith('.json') ? 'json' : 'text'),
+      };
     } finally {
       await handle.close();
     }
@@ -145,7 +185,8 @@ export async function readToolResult(
   const content = found.block.content ?? '';
   const { text, form } = textForm(content);
   const totalBytes = Buffer.byteLength(text);
-  if (request.offset === 0 && totalBytes <= request.length) return { ...base, content, chars: contentChars(content), source: 'transcript', ...whole(totalBytes) };
+  if (request.offset === 0 && totalBytes <= request.length)
+    return { ...base, content, chars: contentChars(content), source: 'transcript', ...whole(totalBytes) };
   const page = pageOfText(text, request);
   return { ...base, content: page.text, chars: contentChars(content), source: 'transcript', ...paged(page, form) };
 }
@@ -169,13 +210,32 @@ export async function getToolResult(
   signal?: AbortSignal,
 ): Promise<ToolResultContent> {
   const conversation = await compaction.conversation(request.sessionId, signal);
-  return readToolResult(projectsDir, conversation.file.project, request.sessionId, request.toolUseId, conversation, request);
+  return readToolResult(
+    projectsDir,
+    conversation.file.project,
+    request.sessionId,
+    request.toolUseId,
+    conversation,
+    request,
+  );
 }
 
-function whole(totalBytes: number): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {
+function whole(
+  totalBytes: number,
+): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {
   return { offset: 0, bytes: totalBytes, totalBytes, nextOffset: null, paged: false, form: null };
 }
 
-function paged(page: Page, form: 'text' | 'json'): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {
-  return { offset: page.offset, bytes: page.bytes, totalBytes: page.totalBytes, nextOffset: page.nextOffset, paged: true, form };
+function paged(
+  page: Page,
+  form: 'text' | 'json',
+): Pick<ToolResultContent, 'offset' | 'bytes' | 'totalBytes' | 'nextOffset' | 'paged' | 'form'> {
+  return {
+    offset: page.offset,
+    bytes: page.bytes,
+    totalBytes: page.totalBytes,
+    nextOffset: page.nextOffset,
+    paged: true,
+    form,
+  };
 }

@@ -1,6 +1,6 @@
 /** Reads `config.json` (optional) and merges it under the environment. */
 import { readFileSync } from 'node:fs';
-import { resolveConfig, type ResolvedConfig } from '../../shared/config.js';
+import { type ResolvedConfig, resolveConfig } from '../../shared/config.js';
 import type { Env } from '../../shared/paths.js';
 
 export function loadConfig(configPath: string, env: Env): ResolvedConfig {

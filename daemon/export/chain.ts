@@ -8,7 +8,7 @@
  * of the session is shown, not only the chain back from the last message. Rewound branches stay
  * out, and are counted (`leftOutMessages`) so that the report can say so. Pure.
  */
-import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
+import { type ActiveConversation, activeConversation } from '../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 /**
@@ -34,7 +34,11 @@ function indexOf(entries: readonly IndexedEntry[], uuid: string, end: number): n
  * hundred compactions from costing a hundred walks over all of its entries. When that is not
  * enough (a boundary on a rewound branch in between) the walk is made over everything before `end`.
  */
-function segmentBefore(entries: readonly IndexedEntry[], boundaries: readonly number[], end: number): ActiveConversation {
+function segmentBefore(
+  entries: readonly IndexedEntry[],
+  boundaries: readonly number[],
+  end: number,
+): ActiveConversation {
   let before = 0;
   while (before < boundaries.length && (boundaries[before] as number) < end) before++;
   const from = before >= 2 ? (boundaries[before - 2] as number) : 0;

@@ -5,11 +5,18 @@
  * thinking, each tool call with its result, compactions and their summaries. Everything is cut
  * to the report's limits, and past its budget the rest is only counted. Pure.
  */
-import type { ConversationItem, CutText, ErrorLine, FileTouch, ReportConversation, ToolCall } from '../../shared/export/model.js';
+import type {
+  ConversationItem,
+  CutText,
+  ErrorLine,
+  FileTouch,
+  ReportConversation,
+  ToolCall,
+} from '../../shared/export/model.js';
 import { readableUserText } from '../../shared/transcript/user-text.js';
 import { isRecord } from '../../shared/values.js';
-import { errorKeyLine, FILE_TOOLS, resultOf, textOf } from '../transcripts/facts.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
+import { errorKeyLine, FILE_TOOLS, resultOf, textOf } from '../transcripts/facts.js';
 
 export interface ReportLimits {
   /** A tool's output and input: enough to see what it did; the whole is in the transcript. */
@@ -22,10 +29,26 @@ export interface ReportLimits {
   maxErrors: number;
 }
 
-export const REPORT_LIMITS: ReportLimits = { toolOutputChars: 2_000, textChars: 20_000, totalChars: 8_000_000, maxErrors: 200 };
+export const REPORT_LIMITS: ReportLimits = {
+  toolOutputChars: 2_000,
+  textChars: 20_000,
+  totalChars: 8_000_000,
+  maxErrors: 200,
+};
 
 /** A call's one-line label: the first of these inputs it has, as search names calls. */
-const LABEL_FIELDS = ['command', 'file_path', 'notebook_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'skill'] as const;
+const LABEL_FIELDS = [
+  'command',
+  'file_path',
+  'notebook_path',
+  'path',
+  'pattern',
+  'url',
+  'query',
+  'description',
+  'prompt',
+  'skill',
+] as const;
 /** A label is one glance. */
 const LABEL_CHARS = 160;
 /** The user's `/compact` (with or without instructions), as readableUserText renders the command. */
@@ -53,7 +76,8 @@ function blocksOf(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
-const sizeOf = (item: ConversationItem): number => (item.kind === 'tool' ? item.call.input.text.length : 'text' in item ? item.text.length : 0);
+const sizeOf = (item: ConversationItem): number =>
+  item.kind === 'tool' ? item.call.input.text.length : 'text' in item ? item.text.length : 0;
 
 export interface ReportBody {
   conversation: ReportConversation;
@@ -110,7 +134,12 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
   };
   const touch = (name: string, input: Record<string, unknown>): void => {
     const kind = FILE_TOOLS[name];
-    const path = typeof input.file_path === 'string' ? input.file_path : typeof input.notebook_path === 'string' ? input.notebook_path : null;
+    const path =
+      typeof input.file_path === 'string'
+        ? input.file_path
+        : typeof input.notebook_path === 'string'
+          ? input.notebook_path
+          : null;
     if (kind === undefined || path === null || path === '') return;
     let file = files.get(path);
     if (file === undefined) files.set(path, (file = { path, reads: 0, edits: 0, writes: 0 }));
@@ -125,11 +154,19 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
       addError({ at, tool: 'API', label: '', line: errorKeyLine(text) });
     }
     for (const block of blocksOf(content)) {
-      if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') push({ kind: 'assistant', at, ...cut(block.text.trim(), limits.textChars) });
-      else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.trim() !== '') push({ kind: 'thinking', at, ...cut(block.thinking.trim(), limits.textChars) });
+      if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '')
+        push({ kind: 'assistant', at, ...cut(block.text.trim(), limits.textChars) });
+      else if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.trim() !== '')
+        push({ kind: 'thinking', at, ...cut(block.thinking.trim(), limits.textChars) });
       else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
         const input = isRecord(block.input) ? block.input : {};
-        const call: ToolCall = { id: block.id, name: block.name, label: callLabel(input), input: cut(JSON.stringify(input, null, 2) ?? '{}', limits.toolOutputChars), result: null };
+        const call: ToolCall = {
+          id: block.id,
+          name: block.name,
+          label: callLabel(input),
+          input: cut(JSON.stringify(input, null, 2) ?? '{}', limits.toolOutputChars),
+          result: null,
+        };
         calls.set(block.id, { call, at });
         touch(block.name, input);
         push({ kind: 'tool', at, call });
@@ -147,7 +184,8 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
         found.call.result = { ...cut(result.text, limits.toolOutputChars), failed: result.failed, exit: result.exit };
         // The call was counted when it was made; its output counts now (it is most of a report).
         used += found.call.result.text.length;
-        if (result.failed) addError({ at, tool: found.call.name, label: found.call.label, line: errorKeyLine(result.text) });
+        if (result.failed)
+          addError({ at, tool: found.call.name, label: found.call.label, line: errorKeyLine(result.text) });
       } else if (block.type === 'text' && typeof block.text === 'string') typed.push(readableUserText(block.text).text);
       else if (block.type === 'image') typed.push('[image]');
     }
@@ -159,16 +197,29 @@ export function createConversationBuilder(limits: ReportLimits = REPORT_LIMITS):
     add({ entry, raw }) {
       const at = entry.timestamp;
       const content = isRecord(raw.message) ? raw.message.content : undefined;
-      if (entry.compact !== null) push({ kind: 'compaction', at, trigger: entry.compact.trigger, preTokens: entry.compact.preTokens });
+      if (entry.compact !== null)
+        push({ kind: 'compaction', at, trigger: entry.compact.trigger, preTokens: entry.compact.preTokens });
       else if (entry.type === 'assistant') addAssistant(at, raw, content);
-      else if (entry.type === 'user' && entry.isCompactSummary) push({ kind: 'summary', at, ...cut(textOf(content), limits.textChars) });
+      else if (entry.type === 'user' && entry.isCompactSummary)
+        push({ kind: 'summary', at, ...cut(textOf(content), limits.textChars) });
       // Meta messages are Claude Code's (caveats, skill bodies); only their tool results matter.
-      else if (entry.type === 'user') addUser(at, raw, entry.isMeta ? blocksOf(content).filter((block) => block.type === 'tool_result') : content);
+      else if (entry.type === 'user')
+        addUser(at, raw, entry.isMeta ? blocksOf(content).filter((block) => block.type === 'tool_result') : content);
     },
     finish() {
       const touched = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       return {
-        conversation: { items, omittedItems, offBranchMessages: 0, cutTexts, limits: { toolOutputChars: limits.toolOutputChars, textChars: limits.textChars, totalChars: limits.totalChars } },
+        conversation: {
+          items,
+          omittedItems,
+          offBranchMessages: 0,
+          cutTexts,
+          limits: {
+            toolOutputChars: limits.toolOutputChars,
+            textChars: limits.textChars,
+            totalChars: limits.totalChars,
+          },
+        },
         files: touched,
         errors,
         omittedErrors,

@@ -27,10 +27,16 @@ export function encodeCursor(cursor: ExportCursor): string {
 }
 
 function badCursor(why: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, 'BadCursor', `cursor is not one export.session gave for this session and format (${why})`, { field: 'params.cursor' });
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    'BadCursor',
+    `cursor is not one export.session gave for this session and format (${why})`,
+    { field: 'params.cursor' },
+  );
 }
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /** The cursor, checked to belong to this session and format; BadCursor (-32602) otherwise. */
 export function decodeCursor(text: string, sessionId: string, format: ExportFormat): ExportCursor {
@@ -43,10 +49,17 @@ export function decodeCursor(text: string, sessionId: string, format: ExportForm
   }
   if (!isRecord(value)) throw badCursor('not readable');
   const { offset, totalBytes, version, documentId } = value;
-  if (!isCount(offset) || !isCount(totalBytes) || offset > totalBytes || typeof version !== 'string' || (documentId !== null && typeof documentId !== 'string')) {
+  if (
+    !isCount(offset) ||
+    !isCount(totalBytes) ||
+    offset > totalBytes ||
+    typeof version !== 'string' ||
+    (documentId !== null && typeof documentId !== 'string')
+  ) {
     throw badCursor('fields');
   }
   if (!(EXPORT_FORMATS as readonly unknown[]).includes(value.format)) throw badCursor('format');
-  if (value.sessionId !== sessionId || value.format !== format) throw badCursor(`it is of ${String(value.sessionId)} as ${String(value.format)}`);
+  if (value.sessionId !== sessionId || value.format !== format)
+    throw badCursor(`it is of ${String(value.sessionId)} as ${String(value.format)}`);
   return { sessionId, format, offset, totalBytes, version, documentId };
 }

@@ -6,18 +6,34 @@
  */
 import type { ContextChart, CostRow, ReportCosts } from '../../shared/export/model.js';
 import type { UsageTotals } from '../../shared/protocol/sessions.js';
-import { contextOfUsage, isApiResponse, isFinalerThan, responseKey, type ModelUsage } from '../../shared/transcript/accounting.js';
+import {
+  contextOfUsage,
+  isApiResponse,
+  isFinalerThan,
+  type ModelUsage,
+  responseKey,
+} from '../../shared/transcript/accounting.js';
 import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
 
 /** The context each main-thread response was sent with, in file order, and where compactions fell. */
-export function contextChart(main: readonly IndexedEntry[], autoCompactAt: number | null, window: number, autoCompactMode: ContextChart['autoCompactMode']): ContextChart {
+export function contextChart(
+  main: readonly IndexedEntry[],
+  autoCompactAt: number | null,
+  window: number,
+  autoCompactMode: ContextChart['autoCompactMode'],
+): ContextChart {
   const points: { at: string | null; usage: Usage }[] = [];
   const byKey = new Map<string, number>();
   const compactions: ContextChart['compactions'] = [];
   for (const entry of main) {
     if (entry.isSidechain) continue;
     if (entry.type === 'system' && entry.compact !== null) {
-      compactions.push({ after: points.length, at: entry.timestamp, trigger: entry.compact.trigger, preTokens: entry.compact.preTokens });
+      compactions.push({
+        after: points.length,
+        at: entry.timestamp,
+        trigger: entry.compact.trigger,
+        preTokens: entry.compact.preTokens,
+      });
       continue;
     }
     if (!isApiResponse(entry)) continue;
@@ -31,7 +47,13 @@ export function contextChart(main: readonly IndexedEntry[], autoCompactAt: numbe
     if (key !== null) byKey.set(key, points.length);
     points.push({ at: entry.timestamp, usage: entry.usage });
   }
-  return { points: points.map((point) => ({ at: point.at, tokens: contextOfUsage(point.usage) })), compactions, autoCompactAt, window, autoCompactMode };
+  return {
+    points: points.map((point) => ({ at: point.at, tokens: contextOfUsage(point.usage) })),
+    compactions,
+    autoCompactAt,
+    window,
+    autoCompactMode,
+  };
 }
 
 function costRow(model: string, usage: UsageTotals): CostRow {

@@ -15,5 +15,11 @@ export interface ExportPartDeps {
 
 export function buildExport(deps: ExportPartDeps): ExportService {
   const { transcripts, sessions } = deps;
-  return createExportService({ transcripts, summary: (sessionId) => sessions.get(sessionId), env: deps.thresholdEnv, openTranscript: openMainTranscript(transcripts), log: deps.log });
+  return createExportService({
+    transcripts,
+    summary: (sessionId) => sessions.get(sessionId),
+    env: deps.thresholdEnv,
+    openTranscript: openMainTranscript(transcripts),
+    log: deps.log,
+  });
 }

@@ -34,7 +34,12 @@ export const nextTurn = (signal: AbortSignal): Promise<void> =>
     }),
   );
 
-export async function buildReport(deps: ReportDeps, source: TranscriptBytes, sessionId: string, signal: AbortSignal): Promise<ReportModel> {
+export async function buildReport(
+  deps: ReportDeps,
+  source: TranscriptBytes,
+  sessionId: string,
+  signal: AbortSignal,
+): Promise<ReportModel> {
   const summary = deps.summary(sessionId);
   const { main, sidechain, compaction } = await deps.transcripts.sessionEntries(sessionId, signal);
   await nextTurn(signal);
@@ -58,7 +63,12 @@ export async function buildReport(deps: ReportDeps, source: TranscriptBytes, ses
       firstActivity: summary.firstActivity,
       lastActivity: summary.lastActivity,
     },
-    chart: contextChart(main, threshold.autoCompactEnabled ? threshold.autoCompactAt : null, threshold.window, threshold.autoCompactMode),
+    chart: contextChart(
+      main,
+      threshold.autoCompactEnabled ? threshold.autoCompactAt : null,
+      threshold.window,
+      threshold.autoCompactMode,
+    ),
     costs: reportCosts(accounting.byModel, accounting.usage.total),
     ...body,
   };

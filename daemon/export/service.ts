@@ -5,8 +5,9 @@
  * report is rendered once and kept for its next pages (re-rendered after a restart if the session
  * is unchanged; else the export must start again).
  */
-import { randomUUID } from 'node:crypto';
+
 import { isUtf8 } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
 import { renderHtml } from '../../shared/export/html.js';
 import { renderMarkdown } from '../../shared/export/markdown.js';
 import { utf8PageEnd } from '../../shared/export/pages.js';
@@ -14,7 +15,7 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { EXPORT_PAGE_BYTES, type ExportFormat, type ExportPage } from '../../shared/protocol/export.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
-import { decodeCursor, encodeCursor, type ExportCursor } from './cursor.js';
+import { decodeCursor, type ExportCursor, encodeCursor } from './cursor.js';
 import { redactReport } from './redact.js';
 import { buildReport, nextTurn, type ReportDeps } from './report.js';
 import type { OpenTranscript } from './source.js';
@@ -61,7 +62,10 @@ interface KeptReport {
  * `maxBytes`, ending on a character boundary, as UTF-8 text when it is valid UTF-8, else base64.
  * A page whose escaped JSON would not fit the frame (control characters escape to 6 bytes each) is halved.
  */
-export function cutPage(bytes: Buffer, maxBytes: number): { length: number; encoding: ExportPage['encoding']; content: string } {
+export function cutPage(
+  bytes: Buffer,
+  maxBytes: number,
+): { length: number; encoding: ExportPage['encoding']; content: string } {
   let limit = maxBytes;
   for (;;) {
     const length = utf8PageEnd(bytes, 0, limit);
@@ -69,14 +73,21 @@ export function cutPage(bytes: Buffer, maxBytes: number): { length: number; enco
     if (!isUtf8(page)) return { length, encoding: 'base64', content: page.toString('base64') };
     const content = page.toString('utf8');
     // Escaping makes at most six bytes of one (a control character): small pages always fit, unmeasured.
-    if (length * MAX_ESCAPE_GROWTH <= MAX_ESCAPED_PAGE_BYTES || limit <= 1024) return { length, encoding: 'utf8', content };
-    if (Buffer.byteLength(JSON.stringify(content)) <= MAX_ESCAPED_PAGE_BYTES) return { length, encoding: 'utf8', content };
+    if (length * MAX_ESCAPE_GROWTH <= MAX_ESCAPED_PAGE_BYTES || limit <= 1024)
+      return { length, encoding: 'utf8', content };
+    if (Buffer.byteLength(JSON.stringify(content)) <= MAX_ESCAPED_PAGE_BYTES)
+      return { length, encoding: 'utf8', content };
     limit = Math.floor(limit / 2);
   }
 }
 
 function changed(sessionId: string, what: string): RpcError {
-  return new RpcError(ErrorCode.Conflict, 'ExportChanged', `session ${sessionId} changed since its export began (${what}); export it again from the first page`, { sessionId });
+  return new RpcError(
+    ErrorCode.Conflict,
+    'ExportChanged',
+    `session ${sessionId} changed since its export began (${what}); export it again from the first page`,
+    { sessionId },
+  );
 }
 
 export function createExportService(deps: ExportDeps): ExportService {
@@ -106,9 +117,15 @@ export function createExportService(deps: ExportDeps): ExportService {
       .map((file) => `${file.id}:${file.generation}:${file.committedOffset}`)
       .join(',');
   /** The report's version: its files' state, and whether it is redacted, so that no page of one is stitched to the other. */
-  const versionOf = (sessionId: string, redact: boolean): string => `${stateOf(sessionId)}${redact ? '' : UNREDACTED_VERSION}`;
+  const versionOf = (sessionId: string, redact: boolean): string =>
+    `${stateOf(sessionId)}${redact ? '' : UNREDACTED_VERSION}`;
 
-  const render = async (sessionId: string, format: ExportFormat, redact: boolean, signal: AbortSignal): Promise<Buffer> => {
+  const render = async (
+    sessionId: string,
+    format: ExportFormat,
+    redact: boolean,
+    signal: AbortSignal,
+  ): Promise<Buffer> => {
     const source = await deps.openTranscript(sessionId);
     try {
       const built = await buildReport(deps, source, sessionId, signal);
@@ -124,7 +141,15 @@ export function createExportService(deps: ExportDeps): ExportService {
     const { length, encoding, content } = cutPage(window, maxBytes);
     const end = cursor.offset + length;
     const nextCursor = end >= cursor.totalBytes ? null : encodeCursor({ ...cursor, offset: end });
-    return { sessionId: cursor.sessionId, format: cursor.format, encoding, content, offset: cursor.offset, totalBytes: cursor.totalBytes, nextCursor };
+    return {
+      sessionId: cursor.sessionId,
+      format: cursor.format,
+      encoding,
+      content,
+      offset: cursor.offset,
+      totalBytes: cursor.totalBytes,
+      nextCursor,
+    };
   };
 
   const transcriptPage = async (params: ExportParams, maxBytes: number): Promise<ExportPage> => {
@@ -132,7 +157,14 @@ export function createExportService(deps: ExportDeps): ExportService {
     try {
       let cursor: ExportCursor;
       if (params.cursor === undefined) {
-        cursor = { sessionId: params.sessionId, format: 'jsonl', offset: 0, totalBytes: source.size, version: source.identity, documentId: null };
+        cursor = {
+          sessionId: params.sessionId,
+          format: 'jsonl',
+          offset: 0,
+          totalBytes: source.size,
+          version: source.identity,
+          documentId: null,
+        };
       } else {
         cursor = decodeCursor(params.cursor, params.sessionId, 'jsonl');
         if (cursor.version !== source.identity) throw changed(params.sessionId, 'its transcript was replaced');
@@ -155,13 +187,22 @@ export function createExportService(deps: ExportDeps): ExportService {
       const bytes = await render(sessionId, format, redact, signal);
       const documentId = bytes.length > maxBytes ? randomUUID() : null;
       if (documentId !== null) keep(documentId, bytes);
-      return toPage({ sessionId, format, offset: 0, totalBytes: bytes.length, version, documentId }, bytes.subarray(0, maxBytes + PEEK_BYTES), maxBytes);
+      return toPage(
+        { sessionId, format, offset: 0, totalBytes: bytes.length, version, documentId },
+        bytes.subarray(0, maxBytes + PEEK_BYTES),
+        maxBytes,
+      );
     }
     const cursor = decodeCursor(params.cursor, sessionId, format);
     if (cursor.version.endsWith(UNREDACTED_VERSION) === redact) {
-      throw new RpcError(ErrorCode.InvalidParams, 'BadCursor', `cursor is of ${redact ? 'an unredacted' : 'a redacted'} export; ask for the next page with the same redact`, {
-        field: 'params.redact',
-      });
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        'BadCursor',
+        `cursor is of ${redact ? 'an unredacted' : 'a redacted'} export; ask for the next page with the same redact`,
+        {
+          field: 'params.redact',
+        },
+      );
     }
     const documentId = cursor.documentId ?? randomUUID();
     let bytes = kept.get(documentId)?.bytes;

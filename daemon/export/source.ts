@@ -32,10 +32,15 @@ export function openMainTranscript(transcripts: Transcripts): OpenTranscript {
   return async (sessionId) => {
     const file = transcripts.mainFile(sessionId);
     const gone = () =>
-      new RpcError(ErrorCode.NotFound, 'TranscriptGone', `the transcript of session ${sessionId} was deleted (${file.path}); memd has its index entries but not its text`, {
-        sessionId,
-        path: file.path,
-      });
+      new RpcError(
+        ErrorCode.NotFound,
+        'TranscriptGone',
+        `the transcript of session ${sessionId} was deleted (${file.path}); memd has its index entries but not its text`,
+        {
+          sessionId,
+          path: file.path,
+        },
+      );
     if (file.gone) throw gone();
     let handle;
     try {
@@ -68,7 +73,12 @@ export function openMainTranscript(transcripts: Transcripts): OpenTranscript {
 const READ_SPAN_BYTES = 4 * 1024 * 1024;
 
 function changedAt(offset: number): RpcError {
-  return new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `the transcript changed at byte ${offset}; export again once memd has read it`, { offset });
+  return new RpcError(
+    ErrorCode.InvalidTranscript,
+    'InvalidTranscript',
+    `the transcript changed at byte ${offset}; export again once memd has read it`,
+    { offset },
+  );
 }
 
 /**
@@ -76,7 +86,12 @@ function changedAt(offset: number): RpcError {
  * lines the event loop runs, and an aborted `signal` stops the reading. A line that no longer
  * parses, or no longer is the entry indexed there, is InvalidTranscript, as for every reader.
  */
-export async function readEntries(source: TranscriptBytes, entries: readonly IndexedEntry[], each: (loaded: LoadedEntry) => void, signal: AbortSignal): Promise<void> {
+export async function readEntries(
+  source: TranscriptBytes,
+  entries: readonly IndexedEntry[],
+  each: (loaded: LoadedEntry) => void,
+  signal: AbortSignal,
+): Promise<void> {
   let index = 0;
   while (index < entries.length) {
     signal.throwIfAborted();

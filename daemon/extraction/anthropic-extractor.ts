@@ -7,8 +7,8 @@
  * retried later.
  */
 import type { ContentBlock } from '../../shared/protocol/messages.js';
-import type { ConversationMessage } from '../transcripts/messages.js';
 import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
+import type { ConversationMessage } from '../transcripts/messages.js';
 
 /** DESIGN.md §5 / issue 5: a summarizer call gives up after 60 s. */
 export const MEMORY_TIMEOUT_MS = 60_000;
@@ -81,9 +81,16 @@ function blockText(block: ContentBlock): string {
       typeof content === 'string'
         ? content
         : Array.isArray(content)
-          ? content.map((inner) => (typeof (inner as { text?: unknown }).text === 'string' ? (inner as { text: string }).text : '')).join('\n')
+          ? content
+              .map((inner) =>
+                typeof (inner as { text?: unknown }).text === 'string' ? (inner as { text: string }).text : '',
+              )
+              .join('\n')
           : '';
-    const cut = text.length > TOOL_RESULT_PREVIEW_CHARS ? `${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}\n[... ${text.length - TOOL_RESULT_PREVIEW_CHARS} more chars]` : text;
+    const cut =
+      text.length > TOOL_RESULT_PREVIEW_CHARS
+        ? `${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}\n[... ${text.length - TOOL_RESULT_PREVIEW_CHARS} more chars]`
+        : text;
     return `[tool_result${record.is_error === true ? ' error' : ''}] ${cut}`;
   }
   return '';
@@ -126,7 +133,13 @@ export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions)
         model: options.model,
         max_tokens: MEMORY_MAX_TOKENS,
         // The fixed prefix: the same for every extraction of every session, so it stays cached.
-        system: [{ type: 'text', text: `${input.prompt ?? MEMORY_PROMPT}${input.template}`, cache_control: { type: 'ephemeral' } }],
+        system: [
+          {
+            type: 'text',
+            text: `${input.prompt ?? MEMORY_PROMPT}${input.template}`,
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
         messages: [
           {
             role: 'user',
@@ -146,7 +159,8 @@ export function createAnthropicMemorySummarizer(options: AnthropicMemoryOptions)
         usage.output += count(used.output_tokens);
         usage.cacheRead += count(used.cache_read_input_tokens);
         usage.cacheWrite += count(used.cache_creation_input_tokens);
-        if (text !== '' && options.validate(text, input.template)) return { text: `${text}\n`, summarizer: 'anthropic', usage, model: options.model, rejected: attempt };
+        if (text !== '' && options.validate(text, input.template))
+          return { text: `${text}\n`, summarizer: 'anthropic', usage, model: options.model, rejected: attempt };
       }
       return { text: offline(), summarizer: 'offline', usage, model: options.model, rejected: STRUCTURE_ATTEMPTS };
     },

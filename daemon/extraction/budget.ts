@@ -3,8 +3,9 @@
  * SESSION_SECTION_MAX_TOKENS, the whole within SESSION_MEMORY_MAX_TOKENS, the oldest lines going
  * first and a marker saying how many went. Pure.
  */
-import { LINE_CHARS, oneLine } from '../transcripts/facts.js';
+
 import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
+import { LINE_CHARS, oneLine } from '../transcripts/facts.js';
 
 export const SESSION_SECTION_MAX_TOKENS = 2_000; // DESIGN.md §5: no one section crowds out the others
 export const SESSION_MEMORY_MAX_TOKENS = 12_000; // DESIGN.md §5: the memory must leave room when it replaces the conversation
@@ -55,7 +56,10 @@ function shedOldest(section: BudgetSection, maxChars: number, minLines = 0): voi
 
 /** The longest line cut in half, for a section over its limit with nothing left to drop. */
 function halveLongest(section: BudgetSection): boolean {
-  const longest = section.lines.reduce<BudgetLine | undefined>((best, line) => (best === undefined || line.text.length > best.text.length ? line : best), undefined);
+  const longest = section.lines.reduce<BudgetLine | undefined>(
+    (best, line) => (best === undefined || line.text.length > best.text.length ? line : best),
+    undefined,
+  );
   if (longest === undefined || longest.text.length < LINE_CHARS) return false;
   longest.text = oneLine(longest.text, Math.floor(longest.text.length / 2));
   return true;
@@ -83,13 +87,20 @@ export function renderWithinLimits(sections: BudgetSection[]): string {
     line.text = oneLine(line.text, WORKLOG_SHORT_CHARS);
     chars -= before - line.text.length;
   }
-  if (worklog !== undefined && chars > totalMax) shedOldest(worklog, renderSection(worklog).length - (chars - totalMax), MIN_WORKLOG_LINES);
+  if (worklog !== undefined && chars > totalMax)
+    shedOldest(worklog, renderSection(worklog).length - (chars - totalMax), MIN_WORKLOG_LINES);
   for (chars = total(); chars > totalMax; chars = total()) {
-    const sizes = sections.filter((section) => !section.worklog && section.lines.some((line) => !line.keep)).map((section) => ({ section, chars: renderSection(section).length }));
-    const largest = sizes.reduce<(typeof sizes)[number] | undefined>((best, size) => (best === undefined || size.chars > best.chars ? size : best), undefined);
+    const sizes = sections
+      .filter((section) => !section.worklog && section.lines.some((line) => !line.keep))
+      .map((section) => ({ section, chars: renderSection(section).length }));
+    const largest = sizes.reduce<(typeof sizes)[number] | undefined>(
+      (best, size) => (best === undefined || size.chars > best.chars ? size : best),
+      undefined,
+    );
     if (largest === undefined) break;
     shedOldest(largest.section, largest.chars - 1);
   }
-  if (worklog !== undefined && chars > totalMax) shedOldest(worklog, renderSection(worklog).length - (chars - totalMax));
+  if (worklog !== undefined && chars > totalMax)
+    shedOldest(worklog, renderSection(worklog).length - (chars - totalMax));
   return `${sections.map(renderSection).join('\n\n')}\n`;
 }

@@ -8,11 +8,11 @@ import { activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { readEntries } from '../transcripts/entries.js';
-import { createSlicer, nextTurn } from '../workers/slices.js';
 import { buildMessages, type ConversationMessage } from '../transcripts/messages.js';
+import { createSlicer, nextTurn } from '../workers/slices.js';
 import type { AnthropicMemorySummarizer, MemorySummary } from './anthropic-extractor.js';
-import { offlineSessionMemory } from './offline-summary.js';
 import { createOfflineExtractor } from './offline-extractor.js';
+import { offlineSessionMemory } from './offline-summary.js';
 import { sessionTitle } from './title.js';
 import { triggerState } from './triggers.js';
 
@@ -66,9 +66,21 @@ export function createExtractor(anthropic: AnthropicMemorySummarizer | null): Ex
       await nextTurn();
       const loaded = await readEntries(request.path, activeConversation(entries).entries, createSlicer(request.signal));
       const messages = messagesSince(buildMessages(loaded, attachmentTexts), request.sinceUuid);
-      const fallback = () => offlineSessionMemory({ loaded, previous: request.previous, template: request.template, title: sessionTitle(entries) });
+      const fallback = () =>
+        offlineSessionMemory({
+          loaded,
+          previous: request.previous,
+          template: request.template,
+          title: sessionTitle(entries),
+        });
       const result = await anthropic.summarize(
-        { messages, previous: request.previous, template: request.template, ...(request.prompt === undefined ? {} : { prompt: request.prompt }), signal: request.signal },
+        {
+          messages,
+          previous: request.previous,
+          template: request.template,
+          ...(request.prompt === undefined ? {} : { prompt: request.prompt }),
+          signal: request.signal,
+        },
         fallback,
       );
       const last = loaded.at(-1)?.entry ?? null;

@@ -11,8 +11,8 @@
  * Every write is one synchronous transaction; the statements are prepared once per store.
  */
 import type Database from 'better-sqlite3';
-import { createSpendBook, type SpendBook } from './spend.js';
 import type { LastExtraction } from '../../shared/transcript/accounting.js';
+import { createSpendBook, type SpendBook } from './spend.js';
 
 export type JobState = 'queued' | 'running' | 'deferred' | 'done' | 'failed';
 
@@ -214,16 +214,32 @@ function prepare(db: Database.Database) {
          AND NOT EXISTS (SELECT 1 FROM memory_jobs AS other WHERE other.session_id = job.session_id AND other.state = 'running')
        ORDER BY created_at, id LIMIT 1`,
     ),
-    wake: db.prepare(`UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE session_id = ? AND state = 'deferred' AND not_before > ?`),
-    expedite: db.prepare(`UPDATE memory_jobs SET not_before = ?, reason = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'deferred') RETURNING *`),
-    claim: db.prepare(`UPDATE memory_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`),
-    finish: db.prepare(`UPDATE memory_jobs SET state = 'done', updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
-    failed: db.prepare(`UPDATE memory_jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
-    retry: db.prepare(`UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`),
-    defer: db.prepare(`UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state IN ${UNFINISHED} RETURNING *`),
+    wake: db.prepare(
+      `UPDATE memory_jobs SET not_before = ?, updated_at = ? WHERE session_id = ? AND state = 'deferred' AND not_before > ?`,
+    ),
+    expedite: db.prepare(
+      `UPDATE memory_jobs SET not_before = ?, reason = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'deferred') RETURNING *`,
+    ),
+    claim: db.prepare(
+      `UPDATE memory_jobs SET state = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING *`,
+    ),
+    finish: db.prepare(
+      `UPDATE memory_jobs SET state = 'done', updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`,
+    ),
+    failed: db.prepare(
+      `UPDATE memory_jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`,
+    ),
+    retry: db.prepare(
+      `UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state = 'running' RETURNING *`,
+    ),
+    defer: db.prepare(
+      `UPDATE memory_jobs SET state = 'deferred', last_error = ?, not_before = ?, updated_at = ? WHERE id = ? AND state IN ${UNFINISHED} RETURNING *`,
+    ),
     recover: db.prepare(`UPDATE memory_jobs SET state = 'queued', updated_at = ? WHERE state = 'running'`),
     get: db.prepare('SELECT * FROM memory_jobs WHERE id = ?'),
-    list: db.prepare('SELECT * FROM memory_jobs WHERE state IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?'),
+    list: db.prepare(
+      'SELECT * FROM memory_jobs WHERE state IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?',
+    ),
     counts: db.prepare(
       `SELECT state, SUM(n) AS n FROM (
          SELECT state, COUNT(*) AS n FROM memory_jobs GROUP BY state
@@ -231,11 +247,19 @@ function prepare(db: Database.Database) {
        ) GROUP BY state`,
     ),
     // The id below which finished jobs are pruned: that of the newest one beyond the kept number.
-    pruneBelow: db.prepare(`SELECT id FROM memory_jobs WHERE state IN ('done', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?`),
-    prunedCounts: db.prepare(`SELECT state, COUNT(*) AS n FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ? GROUP BY state`),
-    addPruned: db.prepare(`INSERT INTO memory_job_totals (state, pruned) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET pruned = pruned + excluded.pruned`),
+    pruneBelow: db.prepare(
+      `SELECT id FROM memory_jobs WHERE state IN ('done', 'failed') ORDER BY id DESC LIMIT 1 OFFSET ?`,
+    ),
+    prunedCounts: db.prepare(
+      `SELECT state, COUNT(*) AS n FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ? GROUP BY state`,
+    ),
+    addPruned: db.prepare(
+      `INSERT INTO memory_job_totals (state, pruned) VALUES (?, ?) ON CONFLICT (state) DO UPDATE SET pruned = pruned + excluded.pruned`,
+    ),
     prune: db.prepare(`DELETE FROM memory_jobs WHERE state IN ('done', 'failed') AND id <= ?`),
-    earliest: db.prepare(`SELECT MIN(not_before) AS at FROM memory_jobs WHERE state IN ('queued', 'deferred') AND (? = 0 OR reason = '${REQUESTED_REASON}')`),
+    earliest: db.prepare(
+      `SELECT MIN(not_before) AS at FROM memory_jobs WHERE state IN ('queued', 'deferred') AND (? = 0 OR reason = '${REQUESTED_REASON}')`,
+    ),
     lastExtraction: db.prepare('SELECT * FROM memory_extractions WHERE session_id = ?'),
     record: db.prepare(
       `INSERT INTO memory_extractions
@@ -278,7 +302,8 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
     const now = clock();
     const existing = jobOf(sql.unfinished.get(sessionId));
     // Asked for: due now, and a job someone asked for (a pause or a spent budget holds only background ones).
-    if (existing !== null && dueNow && existing.state !== 'running') return { job: jobFromRow(sql.expedite.get(now, reason, now, existing.id) as JobRow), created: false };
+    if (existing !== null && dueNow && existing.state !== 'running')
+      return { job: jobFromRow(sql.expedite.get(now, reason, now, existing.id) as JobRow), created: false };
     if (existing !== null) return { job: existing, created: false };
     return { job: jobFromRow(sql.insert.get(sessionId, reason, now, now) as JobRow), created: true };
   });
@@ -292,7 +317,8 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
   const prune = (): void => {
     const below = sql.pruneBelow.get(KEEP_FINISHED_JOBS) as { id: number } | undefined;
     if (below === undefined) return;
-    for (const row of sql.prunedCounts.all(below.id) as { state: JobState; n: number }[]) sql.addPruned.run(row.state, row.n);
+    for (const row of sql.prunedCounts.all(below.id) as { state: JobState; n: number }[])
+      sql.addPruned.run(row.state, row.n);
     sql.prune.run(below.id);
   };
 
@@ -311,7 +337,9 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
     return job;
   });
 
-  const defer = db.transaction((id: number, notBefore: number, reason: string): MemoryJob | null => jobOf(sql.defer.get(reason, notBefore, clock(), id)));
+  const defer = db.transaction((id: number, notBefore: number, reason: string): MemoryJob | null =>
+    jobOf(sql.defer.get(reason, notBefore, clock(), id)),
+  );
 
   const recoverAfterRestart = db.transaction((): number => sql.recover.run(clock()).changes);
 

@@ -8,7 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { ErrorCode, RpcError, invalidParams } from '../../shared/protocol/errors.js';
+import { ErrorCode, invalidParams, RpcError } from '../../shared/protocol/errors.js';
 import type { Logger } from '../log/logger.js';
 
 /** proper-lockfile's default; a live holder refreshes its mtime every `staleMs / 2`. */
@@ -182,7 +182,12 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
       expiresAt: null,
     });
 
-  const acquireForAgent = (rawDir: string, owner: string, ttlMs = DEFAULT_AGENT_TTL_MS, options: { whileActive?: boolean } = {}): Promise<AgentLock> => {
+  const acquireForAgent = (
+    rawDir: string,
+    owner: string,
+    ttlMs = DEFAULT_AGENT_TTL_MS,
+    options: { whileActive?: boolean } = {},
+  ): Promise<AgentLock> => {
     const whileActive = options.whileActive === true;
     const dir = resolve(rawDir);
     return serialize(dir, async () => {
@@ -272,7 +277,9 @@ export function createMemoryLocks(options: MemoryLocksOptions): MemoryLocks {
 
   const held = (): HeldAgentLock[] => {
     const now = clock();
-    return [...agents].filter(([, entry]) => entry.expiresAt > now).map(([dir, entry]) => ({ dir, owner: entry.owner, expiresAt: entry.expiresAt }));
+    return [...agents]
+      .filter(([, entry]) => entry.expiresAt > now)
+      .map(([dir, entry]) => ({ dir, owner: entry.owner, expiresAt: entry.expiresAt }));
   };
 
   const close = async (): Promise<void> => {

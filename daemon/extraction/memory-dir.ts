@@ -1,7 +1,7 @@
 /** Where a session's memory lives, for sessions memd has indexed and for one it has not yet. */
 import { basename, dirname, resolve } from 'node:path';
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { sessionMemoryDir } from '../../shared/paths.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 
 /**
  * The session-memory dir of an indexed session (`projectOf` names its main transcript's project,
@@ -9,14 +9,24 @@ import { sessionMemoryDir } from '../../shared/paths.js';
  * `<projects>/<project>/<sessionId>.jsonl`: a turn's first prompt may come before its first line.
  * Any other path is refused, so a caller cannot name a lock outside the projects dir.
  */
-export function memoryDirFor(projectsDir: string, projectOf: (sessionId: string) => string, sessionId: string, transcriptPath?: string): string {
+export function memoryDirFor(
+  projectsDir: string,
+  projectOf: (sessionId: string) => string,
+  sessionId: string,
+  transcriptPath?: string,
+): string {
   try {
     return sessionMemoryDir(projectsDir, projectOf(sessionId), sessionId);
   } catch (error) {
     if (transcriptPath === undefined || !(error instanceof RpcError) || error.code !== ErrorCode.NotFound) throw error;
     const path = resolve(transcriptPath);
     if (basename(path) !== `${sessionId}.jsonl` || dirname(dirname(path)) !== resolve(projectsDir)) {
-      throw new RpcError(ErrorCode.InvalidParams, 'InvalidParams', 'transcriptPath must be <projects dir>/<project>/<sessionId>.jsonl', { transcriptPath });
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        'InvalidParams',
+        'transcriptPath must be <projects dir>/<project>/<sessionId>.jsonl',
+        { transcriptPath },
+      );
     }
     return sessionMemoryDir(projectsDir, basename(dirname(path)), sessionId);
   }

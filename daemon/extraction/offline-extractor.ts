@@ -38,7 +38,12 @@ export function createOfflineExtractor(): OfflineExtractor {
   return {
     async run(request, signal) {
       const reply = await worker.request((id) => ({ ...request, id }) satisfies OfflineRequest, signal);
-      return { text: reply.text, lastUuid: reply.lastUuid, lastOffset: reply.lastOffset, contextTokens: reply.contextTokens };
+      return {
+        text: reply.text,
+        lastUuid: reply.lastUuid,
+        lastOffset: reply.lastOffset,
+        contextTokens: reply.contextTokens,
+      };
     },
     close: () => worker.close(),
   };

@@ -9,29 +9,38 @@
  * Their lines come first (oldest); a carried line gives way to a new line with the same key (the
  * same file, command or label), so a fact is not listed twice in two versions.
  */
+
+import { runLengths } from '../../shared/text/run-lengths.js';
+import { isRecord } from '../../shared/values.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
-import { SESSION_SECTION_MAX_TOKENS, renderWithinLimits, type BudgetSection } from './budget.js';
-import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './template.js';
-import { fitUserMessages } from '../transcripts/facts.js';
 import {
+  type Call,
   didWork,
   ELLIPSIS,
   errorKeyLine,
   FILE_TOOLS,
   filePath,
+  fitUserMessages,
   inputString,
   LINE_CHARS,
   oneLine,
   openTasks,
   readTranscript,
-  type Call,
   type Said,
   type TranscriptFacts,
 } from '../transcripts/facts.js';
-import { isRecord } from '../../shared/values.js';
 import { proseOf } from '../transcripts/line-shapes.js';
-import { doneAfter, earlierNote, fileEntries, mergeCarriedFiles, resolvePath, type FileEntry, type Request } from './progress.js';
-import { runLengths } from '../../shared/text/run-lengths.js';
+import { type BudgetSection, renderWithinLimits, SESSION_SECTION_MAX_TOKENS } from './budget.js';
+import {
+  doneAfter,
+  earlierNote,
+  type FileEntry,
+  fileEntries,
+  mergeCarriedFiles,
+  type Request,
+  resolvePath,
+} from './progress.js';
+import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './template.js';
 
 const REQUEST_CHARS = 1_000; // the current request and user corrections: enough to keep their wording
 const REPLY_CHARS = 1_500; // the last assistant text: what it said it did and what is next
@@ -44,7 +53,8 @@ const CORRECTION = /\b(?:no|don['’]t|do not|never|always|instead)\b/i;
 /** A sentence announcing the next step: "Next I'll add the test.", "Now let me run pytest." */
 const INTENTION = /^(?:(?:next|now|then|after that),?\s+)?(?:I['’]ll|I will|let me|I['’]m going to|we['’]ll)\b/i;
 const OPEN_LINE = /^- (?:Pending|In progress|Pending at the last compaction|Next(?: steps?)?|To ?do): (.*)$/i;
-const CHANGE_OF_MIND = /^\s*(?:actually\b|instead\b|no,|change of plan\b|scratch that\b|on second thought\b|forget (?:that|it)\b|never ?mind\b)/i;
+const CHANGE_OF_MIND =
+  /^\s*(?:actually\b|instead\b|no,|change of plan\b|scratch that\b|on second thought\b|forget (?:that|it)\b|never ?mind\b)/i;
 const INTERRUPTED = /^\[Request interrupted by user/;
 const DECLARATION =
   /\b(?:function\s*\*?\s*|class\s+|def\s+|fn\s+|func\s+(?:\([^)]*\)\s*)?)([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/g;
@@ -91,7 +101,11 @@ function titleOf(text: string): string {
 }
 
 /** Each item goes to the last turn opened before it; items and turns are both in transcript order. */
-function assign<T extends { at: number }>(turns: readonly Turn[], items: readonly T[], add: (turn: Turn, item: T) => void): void {
+function assign<T extends { at: number }>(
+  turns: readonly Turn[],
+  items: readonly T[],
+  add: (turn: Turn, item: T) => void,
+): void {
   let index = 0;
   for (const item of items) {
     while ((turns[index + 1]?.at ?? Infinity) < item.at) index++;
@@ -102,7 +116,9 @@ function assign<T extends { at: number }>(turns: readonly Turn[], items: readonl
 
 /** The transcript in turns: each prompt opens one; an interruption notice is no prompt. */
 function turnsOf(facts: TranscriptFacts): Turn[] {
-  const turns: Turn[] = facts.prompts.filter((prompt) => !INTERRUPTED.test(prompt.text)).map(({ at, text }) => ({ prompt: text, at, calls: [], replies: [] }));
+  const turns: Turn[] = facts.prompts
+    .filter((prompt) => !INTERRUPTED.test(prompt.text))
+    .map(({ at, text }) => ({ prompt: text, at, calls: [], replies: [] }));
   const first = Math.min(facts.calls[0]?.at ?? Infinity, facts.replies[0]?.at ?? Infinity);
   if (first < (turns[0]?.at ?? Infinity)) turns.unshift({ prompt: null, at: first, calls: [], replies: [] });
   assign(turns, facts.calls, (turn, call) => turn.calls.push(call));
@@ -115,16 +131,21 @@ function readSession(loaded: readonly LoadedEntry[]): Session {
   return { turns: turnsOf(facts), summaries: facts.summaries, cwd: facts.cwd, branch: facts.branch };
 }
 
-const targetOf = (call: Call) => inputString(call, 'command') ?? filePath(call) ?? inputString(call, 'pattern') ?? JSON.stringify(call.input);
+const targetOf = (call: Call) =>
+  inputString(call, 'command') ?? filePath(call) ?? inputString(call, 'pattern') ?? JSON.stringify(call.input);
 
 /** The session's requests with where they are, for what later turns finished. */
-const requestsOf = (session: Session): Request[] => session.turns.flatMap((turn) => (turn.prompt === null ? [] : [{ at: turn.at, text: turn.prompt }]));
+const requestsOf = (session: Session): Request[] =>
+  session.turns.flatMap((turn) => (turn.prompt === null ? [] : [{ at: turn.at, text: turn.prompt }]));
 
 /** A reply as prose, without the steps it announced that the calls after it did. */
 function replyText(reply: Said, session: Session, calls: readonly Call[]): string {
   const sentences = proseOf(reply.text).split(/(?<=[.!?])\s+/);
   return sentences
-    .filter((sentence) => !(INTENTION.test(sentence.trim()) && doneAfter(sentence, reply.at, calls, requestsOf(session), session.cwd)))
+    .filter(
+      (sentence) =>
+        !(INTENTION.test(sentence.trim()) && doneAfter(sentence, reply.at, calls, requestsOf(session), session.cwd)),
+    )
     .join(' ')
     .trim();
 }
@@ -152,25 +173,39 @@ function taskSpecification(prompts: readonly string[], continued: boolean): stri
     later.map((prompt) => oneLine(prompt, REQUEST_CHARS)),
     SESSION_SECTION_MAX_TOKENS * 2,
   );
-  return [...(continued ? [] : [`- First request: ${oneLine(first, REQUEST_CHARS)}`]), ...fitted.map((prompt) => `- ${CHANGE_OF_MIND.test(prompt) ? 'Change of plan' : 'Then'}: ${prompt}`)];
+  return [
+    ...(continued ? [] : [`- First request: ${oneLine(first, REQUEST_CHARS)}`]),
+    ...fitted.map((prompt) => `- ${CHANGE_OF_MIND.test(prompt) ? 'Change of plan' : 'Then'}: ${prompt}`),
+  ];
 }
 
 function declarations(code: string): string[] {
   return [...code.matchAll(DECLARATION)].map((match) => match[1] ?? match[2] ?? '').filter((name) => name !== '');
 }
 
-function filesAndFunctions(calls: readonly Call[], files: ReadonlyMap<string, FileEntry>, notes: ReadonlyMap<string, string[]>, cwd: string | null): string[] {
+function filesAndFunctions(
+  calls: readonly Call[],
+  files: ReadonlyMap<string, FileEntry>,
+  notes: ReadonlyMap<string, string[]>,
+  cwd: string | null,
+): string[] {
   const names = new Map<string, Set<string>>();
   const searches = new Set<string>();
   for (const call of calls.filter(didWork)) {
     if ((call.name === 'Grep' || call.name === 'Glob') && inputString(call, 'pattern') !== null)
-      searches.add(`${call.name} \`${oneLine(`${inputString(call, 'pattern')}`, LINE_CHARS)}\`${inputString(call, 'path') === null ? '' : ` in ${inputString(call, 'path')}`}`);
+      searches.add(
+        `${call.name} \`${oneLine(`${inputString(call, 'pattern')}`, LINE_CHARS)}\`${inputString(call, 'path') === null ? '' : ` in ${inputString(call, 'path')}`}`,
+      );
     const path = filePath(call);
     if (FILE_TOOLS[call.name] === undefined || path === null) continue;
     const declared = names.get(resolvePath(path, cwd)) ?? new Set<string>();
     names.set(resolvePath(path, cwd), declared);
     const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
-    const code = edits.map((edit) => [edit.new_string, edit.new_source, edit.content].filter((part) => typeof part === 'string').join('\n')).join('\n');
+    const code = edits
+      .map((edit) =>
+        [edit.new_string, edit.new_source, edit.content].filter((part) => typeof part === 'string').join('\n'),
+      )
+      .join('\n');
     // A name declared again moves to the end: the newest declarations are the ones listed.
     for (const name of declarations(code)) {
       declared.delete(name);
@@ -185,7 +220,14 @@ function filesAndFunctions(calls: readonly Call[], files: ReadonlyMap<string, Fi
   return lines;
 }
 
-const statusOf = (call: Call) => (call.result === null ? 'no result yet' : call.result.exit !== null ? `exit ${call.result.exit}` : call.result.failed ? 'failed' : 'done');
+const statusOf = (call: Call) =>
+  call.result === null
+    ? 'no result yet'
+    : call.result.exit !== null
+      ? `exit ${call.result.exit}`
+      : call.result.failed
+        ? 'failed'
+        : 'done';
 
 function workflow(calls: readonly Call[]): string[] {
   const commands = new Map<string, string[]>();
@@ -196,8 +238,14 @@ function workflow(calls: readonly Call[]): string[] {
     const key = command === null ? null : oneLine(command, LINE_CHARS);
     if (key !== null) commands.set(key, [...(commands.get(key) ?? []), statusOf(call)]);
   }
-  const lines = [...commands].map(([command, runs]) => `- \`${command}\` — ${runs.length === 1 ? (runs[0] as string) : `ran ${runs.length}×: ${runLengths(runs)}`}`);
-  if (tools.size > 0) lines.push(`- Tools used: ${[...tools].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')}`);
+  const lines = [...commands].map(
+    ([command, runs]) =>
+      `- \`${command}\` — ${runs.length === 1 ? (runs[0] as string) : `ran ${runs.length}×: ${runLengths(runs)}`}`,
+  );
+  if (tools.size > 0)
+    lines.push(
+      `- Tools used: ${[...tools].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')}`,
+    );
   return lines;
 }
 
@@ -206,10 +254,14 @@ function errorsAndCorrections(session: Session, calls: readonly Call[]): string[
   for (const call of calls) {
     if (call.result === null || !call.result.failed) continue;
     const exit = call.result.exit === null ? '' : ` (exit ${call.result.exit})`;
-    found.push({ at: call.at, line: `- ${call.name} \`${oneLine(targetOf(call), LINE_CHARS)}\` failed${exit}: ${errorKeyLine(call.result.text)}` });
+    found.push({
+      at: call.at,
+      line: `- ${call.name} \`${oneLine(targetOf(call), LINE_CHARS)}\` failed${exit}: ${errorKeyLine(call.result.text)}`,
+    });
   }
   for (const turn of session.turns) {
-    if (turn.prompt !== null && CORRECTION.test(turn.prompt)) found.push({ at: turn.at, line: `- User correction: "${oneLine(turn.prompt, REQUEST_CHARS)}"` });
+    if (turn.prompt !== null && CORRECTION.test(turn.prompt))
+      found.push({ at: turn.at, line: `- User correction: "${oneLine(turn.prompt, REQUEST_CHARS)}"` });
   }
   return found.sort((a, b) => a.at - b.at).map((item) => item.line);
 }
@@ -228,13 +280,23 @@ function codebase(session: Session, calls: readonly Call[]): string[] {
     if (extension !== undefined) extensions.set(extension, (extensions.get(extension) ?? new Set<string>()).add(path));
   }
   const tests = new Set(
-    calls.flatMap((call) => (call.name === 'Bash' && TEST_COMMAND.test(inputString(call, 'command') ?? '') ? [`\`${oneLine(inputString(call, 'command') ?? '', LINE_CHARS)}\``] : [])),
+    calls.flatMap((call) =>
+      call.name === 'Bash' && TEST_COMMAND.test(inputString(call, 'command') ?? '')
+        ? [`\`${oneLine(inputString(call, 'command') ?? '', LINE_CHARS)}\``]
+        : [],
+    ),
   );
   const lines: string[] = [];
   if (session.cwd !== null) lines.push(`- Working directory: ${session.cwd}`);
   if (session.branch !== null && session.branch !== '') lines.push(`- Git branch: ${session.branch}`);
-  if (directories.size > 0) lines.push(`- Directories touched: ${[...directories].map(([directory, names]) => `${directory} (${[...names].join(', ')})`).join('; ')}`);
-  if (extensions.size > 0) lines.push(`- File types: ${[...extensions].map(([extension, paths]) => `.${extension} ×${paths.size}`).join(', ')}`);
+  if (directories.size > 0)
+    lines.push(
+      `- Directories touched: ${[...directories].map(([directory, names]) => `${directory} (${[...names].join(', ')})`).join('; ')}`,
+    );
+  if (extensions.size > 0)
+    lines.push(
+      `- File types: ${[...extensions].map(([extension, paths]) => `.${extension} ×${paths.size}`).join(', ')}`,
+    );
   if (tests.size > 0) lines.push(`- Test commands: ${[...tests].join(', ')}`);
   return lines.map((line) => oneLine(line, FACTS_LINE_CHARS));
 }
@@ -246,16 +308,36 @@ function learnings(calls: readonly Call[]): string[] {
   calls.forEach((call, index) => {
     if (call.result === null || !call.result.failed) return;
     const target = targetOf(call);
-    const fixedAt = calls.findIndex((other, at) => at > index && other.name === call.name && other.result !== null && !other.result.failed && targetOf(other) === target);
+    const fixedAt = calls.findIndex(
+      (other, at) =>
+        at > index &&
+        other.name === call.name &&
+        other.result !== null &&
+        !other.result.failed &&
+        targetOf(other) === target,
+    );
     const fixedBy = calls[fixedAt];
     // Several failures before one success make one learning, from the first failure.
     if (fixedBy === undefined || explained.has(fixedBy)) return;
     explained.add(fixedBy);
     const between = calls.slice(index + 1, fixedAt);
-    const changed = [...new Set(between.filter((other) => didWork(other) && FILE_TOOLS[other.name] !== undefined && FILE_TOOLS[other.name] !== 'read').map(filePath))];
-    const after = changed.length > 0 ? `after changes to ${changed.join(', ')}` : `after ${between.length} other step${between.length === 1 ? '' : 's'}`;
+    const changed = [
+      ...new Set(
+        between
+          .filter(
+            (other) => didWork(other) && FILE_TOOLS[other.name] !== undefined && FILE_TOOLS[other.name] !== 'read',
+          )
+          .map(filePath),
+      ),
+    ];
+    const after =
+      changed.length > 0
+        ? `after changes to ${changed.join(', ')}`
+        : `after ${between.length} other step${between.length === 1 ? '' : 's'}`;
     const verb = call.name === 'Bash' ? 'passed' : 'succeeded';
-    lines.push(`- \`${oneLine(target, LINE_CHARS)}\` failed (${errorKeyLine(call.result.text)}), then ${verb} ${after}.`);
+    lines.push(
+      `- \`${oneLine(target, LINE_CHARS)}\` failed (${errorKeyLine(call.result.text)}), then ${verb} ${after}.`,
+    );
   });
   return lines;
 }
@@ -272,14 +354,19 @@ function keyResults(calls: readonly Call[]): string[] {
     const key = oneLine(command, LINE_CHARS);
     results.delete(key);
     if (GIT_COMMIT.test(command)) results.set(key, `- \`${key}\` committed — ${oneLine(output[0] ?? '', LINE_CHARS)}`);
-    else if (output.some((line) => PASS_LINE.test(line))) results.set(key, `- \`${key}\` passed — ${oneLine(output.findLast((line) => PASS_LINE.test(line)) ?? '', LINE_CHARS)}`);
+    else if (output.some((line) => PASS_LINE.test(line)))
+      results.set(
+        key,
+        `- \`${key}\` passed — ${oneLine(output.findLast((line) => PASS_LINE.test(line)) ?? '', LINE_CHARS)}`,
+      );
   }
   return [...results.values()];
 }
 
 function worklog(session: Session): string[] {
   return session.turns.map((turn) => {
-    const prompt = turn.prompt === null ? '(continued)' : oneLine(turn.prompt, WORKLOG_PROMPT_CHARS).replaceAll(' — ', ' - ');
+    const prompt =
+      turn.prompt === null ? '(continued)' : oneLine(turn.prompt, WORKLOG_PROMPT_CHARS).replaceAll(' — ', ' - ');
     const counts = new Map<string, number>();
     for (const call of turn.calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
     const failed = turn.calls.filter((call) => call.result?.failed === true).length;
@@ -300,14 +387,24 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
   const calls = session.turns.flatMap((turn) => turn.calls);
   const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [turn.prompt]));
   // Each earlier text with where it stood: the previous memory before `loaded`, a compaction summary at its entry.
-  const summaryAt = input.loaded.flatMap(({ entry }, at) => (entry.type === 'user' && entry.isCompactSummary ? [at] : []));
-  const earlier = [...(input.previous == null ? [] : [{ text: input.previous, at: -1 }]), ...session.summaries.map((text, index) => ({ text, at: summaryAt[index] ?? -1 }))].map(({ text, at }) => ({
+  const summaryAt = input.loaded.flatMap(({ entry }, at) =>
+    entry.type === 'user' && entry.isCompactSummary ? [at] : [],
+  );
+  const earlier = [
+    ...(input.previous == null ? [] : [{ text: input.previous, at: -1 }]),
+    ...session.summaries.map((text, index) => ({ text, at: summaryAt[index] ?? -1 })),
+  ].map(({ text, at }) => ({
     at,
     sections: earlierLines(text, template),
   }));
   const carried = (section: number) => earlier.flatMap((source) => source.sections[section] ?? []);
-  const derived = [carried(TITLE)[0], carried(TASK)[0]?.replace(/^- (?:First request: )?/, ''), prompts[0]].find((text) => text !== undefined && text.trim() !== '');
-  const title = input.title != null && input.title.trim() !== '' ? oneLine(input.title, LINE_CHARS) : titleOf(derived ?? 'Untitled session');
+  const derived = [carried(TITLE)[0], carried(TASK)[0]?.replace(/^- (?:First request: )?/, ''), prompts[0]].find(
+    (text) => text !== undefined && text.trim() !== '',
+  );
+  const title =
+    input.title != null && input.title.trim() !== ''
+      ? oneLine(input.title, LINE_CHARS)
+      : titleOf(derived ?? 'Untitled session');
   const files = fileEntries(calls, session.cwd);
   const carriedFiles = mergeCarriedFiles(carried(FILES), files, session.cwd);
   const fresh: string[][] = [
@@ -328,11 +425,18 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     const item = OPEN_LINE.exec(line)?.[1];
     return item === undefined || !doneAfter(item, at, calls, requestsOf(session), session.cwd);
   };
-  const carriedCurrent = earlier.flatMap((source) => (source.sections[CURRENT] ?? []).filter((line) => stillOpen(line, source.at)));
+  const carriedCurrent = earlier.flatMap((source) =>
+    (source.sections[CURRENT] ?? []).filter((line) => stillOpen(line, source.at)),
+  );
   const bodies = fresh.map((lines, section) => {
     if (section === TITLE) return lines;
     // A todo list in `loaded` is the whole list: carried open items are stale.
-    const old = section === CURRENT ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line)) : section === FILES ? carriedFiles.carried : carried(section);
+    const old =
+      section === CURRENT
+        ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line))
+        : section === FILES
+          ? carriedFiles.carried
+          : carried(section);
     return merge(section, old, lines);
   });
   const sections = template.map((section, index): BudgetSection => {
@@ -340,7 +444,10 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     const lines = id === null ? [] : (bodies[id] ?? []);
     return {
       head: [section.heading, ...section.description, ''].join('\n'),
-      lines: (lines.length === 0 ? [NONE] : lines).map((text, at) => ({ text, keep: id === TITLE || (id === TASK && at === 0) })),
+      lines: (lines.length === 0 ? [NONE] : lines).map((text, at) => ({
+        text,
+        keep: id === TITLE || (id === TASK && at === 0),
+      })),
       omitted: 0,
       worklog: id === WORKLOG,
     };

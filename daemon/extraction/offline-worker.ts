@@ -5,14 +5,15 @@
  * 200K-token session takes tens of milliseconds that RPC clients would otherwise wait behind).
  * One request at a time.
  */
-import Database from 'better-sqlite3';
+
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import { activeConversation } from '../../shared/transcript/conversation.js';
 import { loadEntries } from '../transcripts/entries.js';
 import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
-import { offlineSessionMemory } from './offline-summary.js';
 import type { OfflineReply, OfflineRequest } from './offline-extractor.js';
+import { offlineSessionMemory } from './offline-summary.js';
 import { sessionTitle } from './title.js';
 import { triggerState } from './triggers.js';
 
@@ -49,7 +50,12 @@ port.on('message', (request: OfflineRequest) => {
     })();
     const loaded = loadEntries(file.path, activeConversation(entries).entries);
     const last = loaded.at(-1)?.entry ?? null;
-    const text = offlineSessionMemory({ loaded, previous: request.previous, template: request.template, title: sessionTitle(entries) });
+    const text = offlineSessionMemory({
+      loaded,
+      previous: request.previous,
+      template: request.template,
+      title: sessionTitle(entries),
+    });
     const { contextTokens } = triggerState(entries, request.lastExtraction);
     reply = { id: request.id, text, lastUuid: last?.uuid ?? null, lastOffset: last?.offset ?? null, contextTokens };
   } catch (error) {

@@ -47,7 +47,8 @@ export function lastExtractionOf(jobs: Pick<JobStore, 'lastExtraction'>) {
 
 export function buildExtraction(deps: ExtractionPartDeps): ExtractionService {
   const { paths, config, aggregates, windows, events } = deps;
-  const anthropic = deps.access && createAnthropicMemorySummarizer({ ...deps.access, model: config.model, validate: hasAllSections });
+  const anthropic =
+    deps.access && createAnthropicMemorySummarizer({ ...deps.access, model: config.model, validate: hasAllSections });
   return createExtractionService({
     transcripts: deps.transcripts,
     projectsDir: paths.projectsDir,
@@ -60,7 +61,9 @@ export function buildExtraction(deps: ExtractionPartDeps): ExtractionService {
     price: (model) => priceFor(model),
     triggerFigures: (sessionId) => {
       const counted = aggregates.read(sessionId);
-      return counted === undefined || counted.entries.main === 0 ? null : accountingOf(counted, deps.thresholdEnv, null, windows.forSession(sessionId));
+      return counted === undefined || counted.entries.main === 0
+        ? null
+        : accountingOf(counted, deps.thresholdEnv, null, windows.forSession(sessionId));
     },
     sessionActivity: () => aggregates.activity(),
     extractor: createExtractor(anthropic),

@@ -5,15 +5,16 @@
  * then; the transcript shows the work itself: the file written, the tests passing. Pure.
  */
 import { posix } from 'node:path';
-import { didWork, FILE_TOOLS, filePath, inputString, type Call } from '../transcripts/facts.js';
 import { isRecord } from '../../shared/values.js';
+import { type Call, didWork, FILE_TOOLS, filePath, inputString } from '../transcripts/facts.js';
 
 export type FileStatus = 'created' | 'edited' | 'written' | 'read' | 'deleted';
 
 /** A file named in text: a path or a name with an extension (`tests/test_parser.py`, `README.md`). */
 const FILE_NAME = /(?:^|[\s`'"(])((?:[\w.-]+\/)*[\w-][\w.-]*\.[A-Za-z][\w]{0,7})(?=$|[\s`'"),:;!?]|\.(?:\s|$))/g;
 /** An item that is done when the tests pass. */
-const TEST_ITEM = /\b(?:run|rerun|re-run)\b.*\b(?:tests?|suite|pytest|jest|vitest|specs?)\b|\b(?:tests?|suite|specs?)\b.*\b(?:pass|passes|passing|green)\b|\bmake\b.*\bpass\b/i;
+const TEST_ITEM =
+  /\b(?:run|rerun|re-run)\b.*\b(?:tests?|suite|pytest|jest|vitest|specs?)\b|\b(?:tests?|suite|specs?)\b.*\b(?:pass|passes|passing|green)\b|\bmake\b.*\bpass\b/i;
 const TEST_COMMAND = /\b(?:test|tests|pytest|unittest|jest|vitest|mocha|spec)\b/;
 const STOP_WORDS = new Set([
   'also',
@@ -56,7 +57,8 @@ export interface Request {
   text: string;
 }
 
-const words = (text: string) => new Set((text.toLowerCase().match(/[a-z][a-z0-9_]{3,}/g) ?? []).filter((word) => !STOP_WORDS.has(word)));
+const words = (text: string) =>
+  new Set((text.toLowerCase().match(/[a-z][a-z0-9_]{3,}/g) ?? []).filter((word) => !STOP_WORDS.has(word)));
 
 /** The path made absolute against the working directory, `..` and `.` resolved. */
 export function resolvePath(path: string, cwd: string | null): string {
@@ -65,7 +67,10 @@ export function resolvePath(path: string, cwd: string | null): string {
 
 function changedFiles(calls: readonly Call[], after: number, cwd: string | null): string[] {
   return calls
-    .filter((call) => call.at > after && didWork(call) && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read')
+    .filter(
+      (call) =>
+        call.at > after && didWork(call) && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read',
+    )
     .flatMap((call) => {
       const path = filePath(call);
       return path === null ? [] : [resolvePath(path, cwd)];
@@ -85,21 +90,42 @@ function testsPassedAfter(calls: readonly Call[], at: number): boolean | null {
  * said to be open): a later todo list or task marks it completed, the files it names were
  * changed, the tests it wants passing passed, or a later request asked for it and changed files.
  */
-export function doneAfter(item: string, at: number, calls: readonly Call[], requests: readonly Request[], cwd: string | null): boolean {
+export function doneAfter(
+  item: string,
+  at: number,
+  calls: readonly Call[],
+  requests: readonly Request[],
+  cwd: string | null,
+): boolean {
   const text = item.trim().toLowerCase();
   for (const call of calls.filter((candidate) => candidate.at > at && didWork(candidate))) {
     const todos = call.name === 'TodoWrite' && Array.isArray(call.input.todos) ? call.input.todos.filter(isRecord) : [];
-    if (todos.some((todo) => todo.status === 'completed' && typeof todo.content === 'string' && todo.content.trim().toLowerCase() === text)) return true;
+    if (
+      todos.some(
+        (todo) =>
+          todo.status === 'completed' && typeof todo.content === 'string' && todo.content.trim().toLowerCase() === text,
+      )
+    )
+      return true;
   }
   const named = [...item.matchAll(FILE_NAME)].map((match) => match[1] ?? '').filter((name) => name !== '');
   const changed = changedFiles(calls, at, cwd);
-  if (named.length > 0 && named.every((name) => changed.some((path) => path === resolvePath(name, cwd) || path.endsWith(`/${name}`)))) return true;
+  if (
+    named.length > 0 &&
+    named.every((name) => changed.some((path) => path === resolvePath(name, cwd) || path.endsWith(`/${name}`)))
+  )
+    return true;
   if (TEST_ITEM.test(item) && testsPassedAfter(calls, at) === true) return true;
   const wanted = words(item);
   return requests.some((request) => {
     if (request.at <= at) return false;
     const shared = [...words(request.text)].filter((word) => wanted.has(word)).length;
-    return shared >= MIN_RESTATED_WORDS && shared >= wanted.size * RESTATED_SHARE && changedFiles(calls, request.at, cwd).length > 0 && testsPassedAfter(calls, request.at) !== false;
+    return (
+      shared >= MIN_RESTATED_WORDS &&
+      shared >= wanted.size * RESTATED_SHARE &&
+      changedFiles(calls, request.at, cwd).length > 0 &&
+      testsPassedAfter(calls, request.at) !== false
+    );
   });
 }
 
@@ -149,7 +175,10 @@ export function fileEntries(calls: readonly Call[], cwd: string | null): Map<str
     files.set(key, file);
     const meta = call.result?.meta;
     if (action === 'written') {
-      const created = isRecord(meta) && typeof meta.type === 'string' ? meta.type === 'create' : file.order === order || file.status === 'deleted';
+      const created =
+        isRecord(meta) && typeof meta.type === 'string'
+          ? meta.type === 'create'
+          : file.order === order || file.status === 'deleted';
       file.status = created || file.status === 'created' ? 'created' : 'written';
     } else if (action === 'edited' && file.status !== 'created') file.status = 'edited';
   });
@@ -160,18 +189,27 @@ export function fileEntries(calls: readonly Call[], cwd: string | null): Map<str
  * Carried file lines merged into the new ones: a carried line about a file listed anew goes,
  * and what it said of the file (a compaction's or a model's description) stays on the new line.
  */
-export function mergeCarriedFiles(carried: readonly string[], fresh: ReadonlyMap<string, unknown>, cwd: string | null): { carried: string[]; notes: Map<string, string[]> } {
+export function mergeCarriedFiles(
+  carried: readonly string[],
+  fresh: ReadonlyMap<string, unknown>,
+  cwd: string | null,
+): { carried: string[]; notes: Map<string, string[]> } {
   const notes = new Map<string, string[]>();
   const kept = carried.filter((line) => {
     const found = CARRIED_FILE.exec(line);
     const key = found?.[1] === undefined ? null : resolvePath(found[1], cwd);
     if (key === null || !fresh.has(key)) return true;
     const rest = found?.[2] ?? '';
-    const note = OWN_STATUS.test(rest) ? (rest.includes(EARLIER) ? rest.slice(rest.indexOf(EARLIER) + EARLIER.length) : '') : rest;
+    const note = OWN_STATUS.test(rest)
+      ? rest.includes(EARLIER)
+        ? rest.slice(rest.indexOf(EARLIER) + EARLIER.length)
+        : ''
+      : rest;
     if (note !== '') notes.set(key, [...new Set([...(notes.get(key) ?? []), note])]);
     return false;
   });
   return { carried: kept, notes };
 }
 
-export const earlierNote = (notes: readonly string[] | undefined) => (notes === undefined || notes.length === 0 ? '' : `${EARLIER}${notes.join('; ')}`);
+export const earlierNote = (notes: readonly string[] | undefined) =>
+  notes === undefined || notes.length === 0 ? '' : `${EARLIER}${notes.join('; ')}`;

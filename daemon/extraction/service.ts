@@ -12,24 +12,24 @@
  */
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/memory.js';
 import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
 import { costOf, type ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
 import { writeFileAtomic } from '../fs/atomic.js';
 import { readTextIfPresent } from '../fs/read.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
-import { createBackfillExtractions, type BackfillSession } from './backfill.js';
+import { type BackfillSession, createBackfillExtractions } from './backfill.js';
 import type { Extractor } from './extract.js';
-import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
-import { asLastExtraction, REQUESTED_REASON, retryDelayMs, type JobStore, type MemoryJob } from './jobs.js';
+import { asLastExtraction, type JobStore, type MemoryJob, REQUESTED_REASON, retryDelayMs } from './jobs.js';
+import type { MemoryLocks } from './lock.js';
 import { memoryDirFor, sessionOfMemoryDir } from './memory-dir.js';
 import { nextLocalMidnight } from './spend.js';
-import type { MemoryLocks } from './lock.js';
-import { shouldExtract, triggerStateOf, type TriggerFigures } from './triggers.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
+import { shouldExtract, type TriggerFigures, triggerStateOf } from './triggers.js';
 import { createExtractionWaiters } from './waiters.js';
 
 /** Extractions at once over all sessions (issue 5 default): summaries compete with the agent for the API. */
@@ -143,15 +143,18 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
 
   /** No one waits for the session's extraction any more: a job a request queued stops (a background one goes on). */
   function stopRequested(sessionId: string): void {
-    for (const job of running.values()) if (job.sessionId === sessionId && job.reason === REQUESTED_REASON) job.abort.abort(CANCELLED_BY_CALLERS);
+    for (const job of running.values())
+      if (job.sessionId === sessionId && job.reason === REQUESTED_REASON) job.abort.abort(CANCELLED_BY_CALLERS);
   }
 
   const mainFile = (sessionId: string) => transcripts.mainFile(sessionId);
 
   /** The main transcript's entries from the index alone; none for a session it does not know. */
-  const entriesOf = async (sessionId: string, signal: AbortSignal) => (await transcripts.sessionEntries(sessionId, signal)).main;
+  const entriesOf = async (sessionId: string, signal: AbortSignal) =>
+    (await transcripts.sessionEntries(sessionId, signal)).main;
 
-  const dirFor = (sessionId: string, transcriptPath?: string) => memoryDirFor(deps.projectsDir, (id) => mainFile(id).project, sessionId, transcriptPath);
+  const dirFor = (sessionId: string, transcriptPath?: string) =>
+    memoryDirFor(deps.projectsDir, (id) => mainFile(id).project, sessionId, transcriptPath);
 
   /** The session's hold, found by its dir's name: no index lookup per commit or per summary. */
   const heldFor = (sessionId: string) => locks.held().find((held) => sessionOfMemoryDir(held.dir) === sessionId);
@@ -175,7 +178,12 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     // The file itself decides (the index may not have seen the deletion yet): a job for a deleted
     // transcript is dropped, never retried, so that a forgotten session is not logged again and again.
     if (file.gone || !(await exists(file.path))) {
-      throw new RpcError(ErrorCode.NotFound, 'TranscriptGone', `the transcript of session ${job.sessionId} is gone: nothing to extract`, { sessionId: job.sessionId });
+      throw new RpcError(
+        ErrorCode.NotFound,
+        'TranscriptGone',
+        `the transcript of session ${job.sessionId} is gone: nothing to extract`,
+        { sessionId: job.sessionId },
+      );
     }
     const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
     const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
@@ -184,7 +192,14 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         // A held lock means a live agent: its changes trigger extraction live, at their priority.
         jobs.finish(job.id);
         log.info('backfill extraction skipped: the session memory is locked', { sessionId: job.sessionId });
-        settle(job.sessionId, new RpcError(ErrorCode.Locked, 'Locked', `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`));
+        settle(
+          job.sessionId,
+          new RpcError(
+            ErrorCode.Locked,
+            'Locked',
+            `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`,
+          ),
+        );
         return;
       }
       // The main agent's turn: no summary is made (nor paid for) that could not be written. The
@@ -209,7 +224,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       ...(prompt === undefined ? {} : { prompt }),
       signal: abort.signal,
     });
-    if (abort.signal.aborted) throw abort.signal.reason === CANCELLED_BY_CALLERS ? CANCELLED_BY_CALLERS : new Error('extraction cancelled by shutdown');
+    if (abort.signal.aborted)
+      throw abort.signal.reason === CANCELLED_BY_CALLERS
+        ? CANCELLED_BY_CALLERS
+        : new Error('extraction cancelled by shutdown');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
     if (written.deferred) {
@@ -224,7 +242,14 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         : price === null
           ? null
           : costOf(
-              { input: result.usage.input, output: result.usage.output, cacheRead: result.usage.cacheRead, cacheCreation: result.usage.cacheWrite, cache5m: result.usage.cacheWrite, cache1h: 0 },
+              {
+                input: result.usage.input,
+                output: result.usage.output,
+                cacheRead: result.usage.cacheRead,
+                cacheCreation: result.usage.cacheWrite,
+                cache5m: result.usage.cacheWrite,
+                cache1h: 0,
+              },
               price,
             );
     jobs.finish(job.id, {
@@ -236,7 +261,13 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       outputTokens: result.usage?.output ?? 0,
       costUsd,
     });
-    bus.publish('memory.extracted', { sessionId: job.sessionId, path, summarizer: result.summarizer, lastUuid: result.lastUuid, rejectedReplies: result.rejected });
+    bus.publish('memory.extracted', {
+      sessionId: job.sessionId,
+      path,
+      summarizer: result.summarizer,
+      lastUuid: result.lastUuid,
+      rejectedReplies: result.rejected,
+    });
     deps.onExtracted?.(job.sessionId);
     settle(job.sessionId, null);
   }
@@ -245,7 +276,13 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   function deferLocked(job: MemoryJob, dir: string): void {
     const holder = locks.held().find((held) => held.dir === resolve(dir));
     const notBefore = holder?.expiresAt ?? clock() + retryDelayMs(job.attempts);
-    jobs.defer(job.id, notBefore, holder === undefined ? 'the session memory is locked by another writer' : `the session memory is held by ${holder.owner}`);
+    jobs.defer(
+      job.id,
+      notBefore,
+      holder === undefined
+        ? 'the session memory is locked by another writer'
+        : `the session memory is held by ${holder.owner}`,
+    );
     // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
     const retryAt = new Date(notBefore).toISOString();
     settle(
@@ -281,7 +318,12 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
           }
           const retry = job.attempts < MAX_ATTEMPTS && !isGone(error);
           jobs.fail(job.id, message, { retry, notBefore: clock() + retryDelayMs(job.attempts) });
-          log.warn('session-memory extraction failed', { sessionId: job.sessionId, attempts: job.attempts, retry, error });
+          log.warn('session-memory extraction failed', {
+            sessionId: job.sessionId,
+            attempts: job.attempts,
+            retry,
+            error,
+          });
           if (!retry) settle(job.sessionId, error as Error);
         })
         .finally(() => {
@@ -300,7 +342,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     const now = clock();
     const held = requestedOnly(now);
     let due = jobs.nextDue({ requestedOnly: held });
-    if (held && !jobs.spend.paused() && jobs.nextDue() !== null) due = Math.min(due ?? Number.POSITIVE_INFINITY, nextLocalMidnight(now));
+    if (held && !jobs.spend.paused() && jobs.nextDue() !== null)
+      due = Math.min(due ?? Number.POSITIVE_INFINITY, nextLocalMidnight(now));
     if (closed || due === null || running.size >= concurrency) return;
     timer = setTimeout(pump, Math.max(0, due - now));
     timer.unref();
@@ -369,7 +412,9 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     },
     summary,
     async lock(sessionId, owner, options = {}) {
-      const taken = await locks.acquireForAgent(dirFor(sessionId, options.transcriptPath), owner, options.ttlMs, { whileActive: options.whileActive === true });
+      const taken = await locks.acquireForAgent(dirFor(sessionId, options.transcriptPath), owner, options.ttlMs, {
+        whileActive: options.whileActive === true,
+      });
       deps.onMemoryStateChanged?.(sessionId);
       return taken;
     },
@@ -388,7 +433,10 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         await job.done.catch(() => undefined);
       }
       // A client still waiting on a deferred job is told now: the job's row goes with the session.
-      settle(sessionId, new RpcError(ErrorCode.NotFound, 'NotFound', `session ${sessionId} was forgotten`, { sessionId }));
+      settle(
+        sessionId,
+        new RpcError(ErrorCode.NotFound, 'NotFound', `session ${sessionId} was forgotten`, { sessionId }),
+      );
     },
     setPaused(paused) {
       jobs.spend.setPaused(paused);
@@ -400,7 +448,11 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       const last = jobs.lastExtraction(sessionId);
       const held = heldFor(sessionId);
       const lock = held === undefined ? null : { owner: held.owner, expiresAt: held.expiresAt };
-      return { extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(), lock, spentUsd: jobs.spend.ofSession(sessionId) };
+      return {
+        extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
+        lock,
+        spentUsd: jobs.spend.ofSession(sessionId),
+      };
     },
     lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
     agentSessions: () => locks.held().map((held) => sessionOfMemoryDir(held.dir)),
@@ -425,7 +477,8 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       if (timer !== null) clearTimeout(timer);
       for (const job of running.values()) job.abort.abort();
       await Promise.allSettled([...running.values()].map((job) => job.done));
-      for (const sessionId of waiters.sessions()) settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
+      for (const sessionId of waiters.sessions())
+        settle(sessionId, new RpcError(ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down'));
       await locks.close();
       await deps.extractor.close();
     },

@@ -43,7 +43,9 @@ export function createSpendBook(db: Database.Database): SpendBook {
     ),
     day: db.prepare('SELECT coalesce(SUM(cost_usd), 0) AS usd FROM memory_spend WHERE day = ?').pluck(),
     session: db.prepare('SELECT coalesce(SUM(cost_usd), 0) AS usd FROM memory_spend WHERE session_id = ?').pluck(),
-    sessionsOnDay: db.prepare('SELECT session_id AS sessionId, cost_usd AS usd FROM memory_spend WHERE day = ? ORDER BY cost_usd DESC LIMIT ?'),
+    sessionsOnDay: db.prepare(
+      'SELECT session_id AS sessionId, cost_usd AS usd FROM memory_spend WHERE day = ? ORDER BY cost_usd DESC LIMIT ?',
+    ),
     paused: db.prepare('SELECT 1 FROM meta WHERE key = ?').pluck(),
     pause: db.prepare("INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING"),
     resume: db.prepare('DELETE FROM meta WHERE key = ?'),

@@ -3,9 +3,15 @@
  * the template's sections, whether a text has them all, the lines of an earlier memory or
  * compaction summary by section, and how carried lines give way to new ones. Pure.
  */
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING, RECENT_PRESERVED, SUMMARY_SECTIONS, TRANSCRIPT_POINTER } from '../../shared/transcript/compaction-texts.js';
-import { OMITTED } from './budget.js';
+import {
+  CONTINUATION_CLOSING,
+  CONTINUATION_OPENING,
+  RECENT_PRESERVED,
+  SUMMARY_SECTIONS,
+  TRANSCRIPT_POINTER,
+} from '../../shared/transcript/compaction-texts.js';
 import { isCodeLine, isHeadingLine } from '../transcripts/line-shapes.js';
+import { OMITTED } from './budget.js';
 
 /**
  * The session-memory template (DESIGN.md §5): a heading and an italic line saying what belongs
@@ -55,8 +61,12 @@ export function isBareTemplate(text: string): boolean {
 }
 
 /** Sections by their place in SESSION_MEMORY_TEMPLATE. */
-export const [TITLE, CURRENT, TASK, FILES, WORKFLOW, ERRORS, CODEBASE, LEARNINGS, RESULTS, WORKLOG] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
-const BOILERPLATE = [CONTINUATION_OPENING, TRANSCRIPT_POINTER, RECENT_PRESERVED, CONTINUATION_CLOSING].map((text) => text.slice(0, 40));
+export const [TITLE, CURRENT, TASK, FILES, WORKFLOW, ERRORS, CODEBASE, LEARNINGS, RESULTS, WORKLOG] = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+] as const;
+const BOILERPLATE = [CONTINUATION_OPENING, TRANSCRIPT_POINTER, RECENT_PRESERVED, CONTINUATION_CLOSING].map((text) =>
+  text.slice(0, 40),
+);
 /** Sections of a compaction summary (numbered from 1) and where their lines go; what was current then is labelled so. */
 const FROM_COMPACTION: Record<number, { section: number; label?: string }> = {
   1: { section: TASK },
@@ -138,17 +148,25 @@ export function sectionIds(template: readonly TemplateSection[]): (number | null
 }
 
 /** What a line of an earlier text opens: null when it is no heading; no section for a heading not known here. */
-function headingSection(line: string, numbered: boolean, template: readonly TemplateSection[], ids: readonly (number | null)[]): { section?: number | undefined; label?: string } | null {
+function headingSection(
+  line: string,
+  numbered: boolean,
+  template: readonly TemplateSection[],
+  ids: readonly (number | null)[],
+): { section?: number | undefined; label?: string } | null {
   if (numbered) {
     const found = /^(\d)\.\s+(.*):$/.exec(line);
-    return found !== null && SUMMARY_SECTIONS[Number(found[1]) - 1] === found[2] ? (FROM_COMPACTION[Number(found[1])] ?? {}) : null;
+    return found !== null && SUMMARY_SECTIONS[Number(found[1]) - 1] === found[2]
+      ? (FROM_COMPACTION[Number(found[1])] ?? {})
+      : null;
   }
   if (!line.startsWith('#')) return null;
   const at = template.findIndex((section) => section.heading.trim() === line);
   const byName = DEFAULT_HEADINGS.indexOf(normalizeHeading(line));
   // A sub-heading of a section (a model's memory has them) stays in it.
   const depth = (heading: string) => /^#*/.exec(heading.trim())?.[0].length ?? 0;
-  if (at === -1 && byName === -1 && depth(line) > Math.min(...template.map((section) => depth(section.heading)))) return null;
+  if (at === -1 && byName === -1 && depth(line) > Math.min(...template.map((section) => depth(section.heading))))
+    return null;
   return { section: (at !== -1 ? ids[at] : byName !== -1 ? byName : undefined) ?? undefined };
 }
 
@@ -161,7 +179,9 @@ export function earlierLines(text: string, template: readonly TemplateSection[])
   const lines = text.split('\n').map((line) => line.trim());
   const numbered = lines.some((line) => SUMMARY_SECTIONS.some((title, index) => line === `${index + 1}. ${title}:`));
   const ids = sectionIds(template);
-  const descriptions = new Set([...template, ...DEFAULT_SECTIONS].flatMap((section) => section.description.map((line) => line.trim())));
+  const descriptions = new Set(
+    [...template, ...DEFAULT_SECTIONS].flatMap((section) => section.description.map((line) => line.trim())),
+  );
   let into: { section?: number | undefined; label?: string } = numbered ? {} : { section: TASK };
   let fenced = false;
   for (const line of lines) {
@@ -175,10 +195,18 @@ export function earlierLines(text: string, template: readonly TemplateSection[])
     }
     // A heading no section is named by (a model's sub-heading, a quoted summary's) is no item either.
     const unlisted = isHeadingLine(line) || (!/^(?:[-*+]|\d+\.)\s/.test(line) && isCodeLine(line));
-    const noise = line === '' || unlisted || descriptions.has(line) || OMITTED.test(line) || /^-?\s*None(?: yet)?\.?$/.test(line) || BOILERPLATE.some((start) => line.startsWith(start));
+    const noise =
+      line === '' ||
+      unlisted ||
+      descriptions.has(line) ||
+      OMITTED.test(line) ||
+      /^-?\s*None(?: yet)?\.?$/.test(line) ||
+      BOILERPLATE.some((start) => line.startsWith(start));
     if (into.section === undefined || noise) continue;
     const item = line.replace(/^- /, '');
-    bySection[into.section]?.push(into.section === TITLE ? line : into.label !== undefined ? `- ${into.label}: ${item}` : `- ${item}`);
+    bySection[into.section]?.push(
+      into.section === TITLE ? line : into.label !== undefined ? `- ${into.label}: ${item}` : `- ${item}`,
+    );
   }
   return bySection;
 }

@@ -9,7 +9,11 @@
  * A compact boundary after the last extraction resets both baselines (the accounting's
  * sinceExtraction, shared/transcript/since-extraction.ts).
  */
-import { computeSessionAccounting, type LastExtraction, type SessionAccounting } from '../../shared/transcript/accounting.js';
+import {
+  computeSessionAccounting,
+  type LastExtraction,
+  type SessionAccounting,
+} from '../../shared/transcript/accounting.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 /** Below this a session has too little to summarize (Claude Code's minimumMessageTokensToInit). */

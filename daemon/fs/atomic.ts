@@ -10,7 +10,11 @@ export const PRIVATE_FILE_MODE = 0o600;
  * Temp file in the same dir (so rename is atomic), flushed before it takes the name; then the dir
  * is flushed. Text is written as UTF-8; bytes (rewind's restored files) as they are.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = PRIVATE_FILE_MODE): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  mode = PRIVATE_FILE_MODE,
+): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const file = await open(temp, 'wx', mode);
@@ -74,7 +78,12 @@ async function removeStaleTemps(path: string): Promise<void> {
  * set on them, so that the client is told which file a full disk or a permission refused.
  */
 export function namingPath(error: unknown, path: string): unknown {
-  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && (error as { path?: unknown }).path === undefined) {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    (error as { path?: unknown }).path === undefined
+  ) {
     (error as { path?: string }).path = path;
   }
   return error;

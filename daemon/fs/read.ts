@@ -4,7 +4,7 @@
  * one of these paths would otherwise hold a thread-pool thread (four in all) until a writer came.
  */
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 
 /** Plain read-only, except that opening a FIFO returns at once instead of waiting for a writer. */
@@ -17,7 +17,12 @@ export function isMissingPath(error: unknown): boolean {
 }
 
 export function notAFile(path: string): RpcError {
-  return new RpcError(ErrorCode.PathRejected, 'NotAFile', `${path} is not a regular file (a FIFO, device, socket or dir); memd reads only regular files`, { path });
+  return new RpcError(
+    ErrorCode.PathRejected,
+    'NotAFile',
+    `${path} is not a regular file (a FIFO, device, socket or dir); memd reads only regular files`,
+    { path },
+  );
 }
 
 /** The file's text, or null when it (or a directory on its path) does not exist. */

@@ -12,14 +12,15 @@ import {
   fileRefusal,
   isMissingPath,
   NEW_WORK_TREE_DIR_MODE as NEW_DIR_MODE,
-  symlinkRefusal,
-  WorkTreeRefusal,
   workTreeParts as partsOf,
+  symlinkRefusal,
   type WorkTreeRead,
+  WorkTreeRefusal,
 } from '../../shared/work-tree.js';
 import { writeFileAtomic } from './atomic.js';
 
-export { MAX_WORK_TREE_FILE_BYTES, WorkTreeRefusal, type WorkTreeRead } from '../../shared/work-tree.js';
+export { MAX_WORK_TREE_FILE_BYTES, type WorkTreeRead, WorkTreeRefusal } from '../../shared/work-tree.js';
+
 /** Until bootstrap says otherwise: the usual login umask. */
 const DEFAULT_USER_UMASK = 0o022;
 let userUmask = DEFAULT_USER_UMASK;
@@ -103,7 +104,12 @@ export async function readInWorkTree(root: string, relativePath: string): Promis
  * `newMode`. Throws WorkTreeRefusal when a directory on the way or the file is a symlink or not
  * what it should be; nothing is written then.
  */
-export async function writeInWorkTree(root: string, relativePath: string, data: string, newMode: number): Promise<string> {
+export async function writeInWorkTree(
+  root: string,
+  relativePath: string,
+  data: string,
+  newMode: number,
+): Promise<string> {
   const parts = partsOf(relativePath);
   const path = join(root, ...parts);
   const dirs = await checkDirs(root, parts.slice(0, -1), true);

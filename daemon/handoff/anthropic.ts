@@ -5,10 +5,11 @@
  * reply that is not the JSON asked for, an API error, or no answer in time is a HandoffNarratorError,
  * and the caller writes the partial handoff instead.
  */
-import type { HandoffFacts } from '../../shared/protocol/handoff.js';
+
 import type { HandoffNarrative } from '../../shared/handoff/render.js';
-import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
+import type { HandoffFacts } from '../../shared/protocol/handoff.js';
 import { isRecord } from '../../shared/values.js';
+import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
 
 /** Seed: handoffs are high-stakes; Sonnet keeps the nuance of rules and ruled-out approaches that Haiku flattens. */
 export const HANDOFF_MODEL = 'claude-sonnet-4-6';
@@ -80,7 +81,8 @@ export interface HandoffNarrator {
 
 const LIST_FIELDS = ['completedTasks', 'currentState', 'issues', 'openQuestions', 'nextSteps'] as const;
 
-const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /** The reply's JSON (bare, or in one fenced block), or null. */
 function replyJson(text: string): unknown {
@@ -97,7 +99,8 @@ export function parseNarrative(text: string): { narrative: HandoffNarrative; use
   const value = replyJson(text);
   if (!isRecord(value)) return 'the reply is not a JSON object';
   if (typeof value.task !== 'string' || value.task.trim() === '') return 'task is not a non-empty string';
-  if (typeof value.resumePrompt !== 'string' || value.resumePrompt.trim() === '') return 'resumePrompt is not a non-empty string';
+  if (typeof value.resumePrompt !== 'string' || value.resumePrompt.trim() === '')
+    return 'resumePrompt is not a non-empty string';
   for (const field of LIST_FIELDS) if (!isStrings(value[field])) return `${field} is not an array of strings`;
   if (value.userRules !== undefined && !isStrings(value.userRules)) return 'userRules is not an array of strings';
   const lists = value as Record<(typeof LIST_FIELDS)[number], string[]>;
@@ -140,7 +143,10 @@ export function createAnthropicNarrator(options: AnthropicHandoffOptions): Hando
           {
             role: 'user',
             content: [
-              { type: 'text', text: `<session id="${input.sessionId ?? 'unknown'}" cwd="${input.cwd}"/>\n<facts>\n${JSON.stringify(input.facts, null, 1)}\n</facts>` },
+              {
+                type: 'text',
+                text: `<session id="${input.sessionId ?? 'unknown'}" cwd="${input.cwd}"/>\n<facts>\n${JSON.stringify(input.facts, null, 1)}\n</facts>`,
+              },
               { type: 'text', text: `<transcript_tail>\n${input.tail.trim() || '(empty)'}\n</transcript_tail>` },
             ],
           },
@@ -152,12 +158,20 @@ export function createAnthropicNarrator(options: AnthropicHandoffOptions): Hando
         reply = await sdk.messages.create(body, { signal });
       } catch (error) {
         if (input.signal?.aborted === true) throw error;
-        if (deadline.aborted) throw new HandoffNarratorError('timeout', `the handoff model (${model}) did not answer within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`);
+        if (deadline.aborted)
+          throw new HandoffNarratorError(
+            'timeout',
+            `the handoff model (${model}) did not answer within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`,
+          );
         throw new HandoffNarratorError('failed', `the handoff model (${model}) failed: ${(error as Error).message}`);
       }
       // From the network: unknown until checked.
       const parsed = parseNarrative(replyText(reply.content));
-      if (typeof parsed === 'string') throw new HandoffNarratorError('failed', `the handoff model (${model}) did not reply with the handoff JSON: ${parsed}`);
+      if (typeof parsed === 'string')
+        throw new HandoffNarratorError(
+          'failed',
+          `the handoff model (${model}) did not reply with the handoff JSON: ${parsed}`,
+        );
       return { ...parsed, model };
     },
   };

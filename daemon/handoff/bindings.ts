@@ -8,7 +8,14 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bindingFileName, HANDOFF_BINDING_VERSION, judgeHandoff, MAX_BINDING_BYTES, type HandoffBinding, type HandoffTrust } from '../../shared/handoff/binding.js';
+import {
+  bindingFileName,
+  HANDOFF_BINDING_VERSION,
+  type HandoffBinding,
+  type HandoffTrust,
+  judgeHandoff,
+  MAX_BINDING_BYTES,
+} from '../../shared/handoff/binding.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { handoffBindingsDir } from '../../shared/paths.js';
 import { PRIVATE_FILE_MODE, writeFileAtomic } from '../fs/atomic.js';
@@ -81,7 +88,14 @@ export function createHandoffBindings(deps: { stateDir: string; clock: () => num
       const problem = await checkDir(true);
       if (problem !== null) throw new Error(`the handoff's record was not written: ${problem}`);
       const path = boundHandoffPath(realCwd);
-      const binding: HandoffBinding = { version: HANDOFF_BINDING_VERSION, path, sessionId, sha256: sha256Of(text), writtenAt: new Date(deps.clock()).toISOString(), writer: 'daemon' };
+      const binding: HandoffBinding = {
+        version: HANDOFF_BINDING_VERSION,
+        path,
+        sessionId,
+        sha256: sha256Of(text),
+        writtenAt: new Date(deps.clock()).toISOString(),
+        writer: 'daemon',
+      };
       await writeFileAtomic(fileOf(path), `${JSON.stringify(binding)}\n`, PRIVATE_FILE_MODE);
     },
 
@@ -94,7 +108,9 @@ export function createHandoffBindings(deps: { stateDir: string; clock: () => num
       const key = `${what}\0${reason}`;
       if (reported.has(key)) return;
       if (reported.size < MAX_REPORTED) reported.add(key);
-      deps.log.warn(`${what}: the handoff file is not memd's, or not this session's; it is treated as absent`, { reason });
+      deps.log.warn(`${what}: the handoff file is not memd's, or not this session's; it is treated as absent`, {
+        reason,
+      });
     },
   };
 }

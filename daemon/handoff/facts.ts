@@ -5,12 +5,12 @@
  * calls (transcripts/facts.ts) and from git. Pure.
  */
 import { join } from 'node:path';
-import type { HandoffCommand, HandoffFacts, HandoffFileTouched } from '../../shared/protocol/handoff.js';
-import { didWork, FILE_TOOLS, filePath, inputString, type Call, type TranscriptFacts } from '../transcripts/facts.js';
-import { isRecord } from '../../shared/values.js';
-import { userRules } from '../../shared/handoff/rules.js';
-import { gitStatusOf, relativeToCwd, type GitFacts } from './git.js';
 import { INTERRUPTED } from '../../shared/handoff/prompts.js';
+import { userRules } from '../../shared/handoff/rules.js';
+import type { HandoffCommand, HandoffFacts, HandoffFileTouched } from '../../shared/protocol/handoff.js';
+import { isRecord } from '../../shared/values.js';
+import { type Call, didWork, FILE_TOOLS, filePath, inputString, type TranscriptFacts } from '../transcripts/facts.js';
+import { type GitFacts, gitStatusOf, relativeToCwd } from './git.js';
 
 /** Commands kept, the newest: what was run last is what the next turn needs. */
 export const MAX_COMMANDS = 20;
@@ -49,7 +49,13 @@ function toolFiles(calls: readonly { call: Call; subagent: boolean }[]): Map<str
     const action = FILE_TOOLS[call.name];
     const path = filePath(call);
     if (action === undefined || path === null || !didWork(call)) return;
-    const file = files.get(path) ?? { path, status: 'read', counts: new Map<string, number>(), bySubagent: true, last: order };
+    const file = files.get(path) ?? {
+      path,
+      status: 'read',
+      counts: new Map<string, number>(),
+      bySubagent: true,
+      last: order,
+    };
     files.set(path, file);
     file.counts.set(call.name, (file.counts.get(call.name) ?? 0) + 1);
     file.bySubagent &&= subagent;
@@ -73,7 +79,9 @@ function comparable(path: string, cwd: string, realCwd: string): string {
 }
 
 function filesTouched(input: FactsInput): HandoffFileTouched[] {
-  const calls = [input.main, ...input.sidechains].flatMap((facts, index) => facts.calls.map((call) => ({ call, subagent: index > 0 })));
+  const calls = [input.main, ...input.sidechains].flatMap((facts, index) =>
+    facts.calls.map((call) => ({ call, subagent: index > 0 })),
+  );
   const byTool = toolFiles(calls);
   const byKey = new Map([...byTool.values()].map((file) => [comparable(file.path, input.cwd, input.realCwd), file]));
   const rows: HandoffFileTouched[] = [];
@@ -86,7 +94,8 @@ function filesTouched(input: FactsInput): HandoffFileTouched[] {
     rows.push({ path, status: gitStatusOf(entry.code), summary: `${tools}; git \`${entry.code.trim()}\`${from}` });
   }
   const rest = [...byTool.values()];
-  for (const file of rest.filter((candidate) => candidate.status !== 'read')) rows.push({ path: file.path, status: file.status, summary: toolSummary(file) });
+  for (const file of rest.filter((candidate) => candidate.status !== 'read'))
+    rows.push({ path: file.path, status: file.status, summary: toolSummary(file) });
   const reads = rest
     .filter((candidate) => candidate.status === 'read')
     .sort((a, b) => a.last - b.last)
@@ -122,10 +131,17 @@ export function finalTodos(calls: readonly Call[]): { content: string; status: s
   const tasks = new Map<string, { content: string; status: string }>();
   for (const call of calls.filter(didWork)) {
     if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
-      todos = call.input.todos.filter(isRecord).flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ content: todo.content, status: todo.status }] : []));
+      todos = call.input.todos
+        .filter(isRecord)
+        .flatMap((todo) =>
+          typeof todo.status === 'string' && typeof todo.content === 'string'
+            ? [{ content: todo.content, status: todo.status }]
+            : [],
+        );
     }
     const meta = call.name === 'TaskCreate' ? call.result?.meta : null;
-    if (isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string') tasks.set(meta.task.id, { content: inputString(call, 'subject') ?? '', status: 'pending' });
+    if (isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string')
+      tasks.set(meta.task.id, { content: inputString(call, 'subject') ?? '', status: 'pending' });
     const task = call.name === 'TaskUpdate' ? tasks.get(inputString(call, 'taskId') ?? '') : undefined;
     if (task === undefined) continue;
     task.status = inputString(call, 'status') ?? task.status;
@@ -143,7 +159,10 @@ export function handoffFacts(input: FactsInput): HandoffFacts {
   const runs = commandRuns(input.main);
   const rules = userRules(requests(input.main));
   return {
-    git: input.git === null ? null : { branch: input.git.branch, porcelain: input.git.porcelain, diffStat: input.git.diffStat },
+    git:
+      input.git === null
+        ? null
+        : { branch: input.git.branch, porcelain: input.git.porcelain, diffStat: input.git.diffStat },
     filesTouched: filesTouched(input),
     commands: runs.slice(-MAX_COMMANDS),
     failing: failingCommands(runs),

@@ -9,7 +9,7 @@ import { HANDOFF_RELATIVE_PATH, withIgnoredPath } from '../../shared/handoff/git
 import { ErrorCode, invalidParams, RpcError } from '../../shared/protocol/errors.js';
 import { PRIVATE_FILE_MODE } from '../fs/atomic.js';
 import { isInside } from '../fs/inside.js';
-import { readInWorkTree, WorkTreeRefusal, writeInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
+import { readInWorkTree, type WorkTreeRead, WorkTreeRefusal, writeInWorkTree } from '../fs/work-tree.js';
 
 /** A new .gitignore is a normal repository file: readable by all, like the ones git users create. */
 const NEW_GITIGNORE_MODE = 0o644;
@@ -31,7 +31,10 @@ const PSEUDO_ROOTS = ['/proc', '/sys', '/dev'];
  * part of /proc, /sys or /dev (checked on the resolved path, so a link into them is refused too).
  */
 export async function checkCwd(cwd: string): Promise<string> {
-  if (!isAbsolute(cwd)) throw invalidParams(`cwd must be an absolute path, got ${JSON.stringify(cwd.slice(0, 200))}`, { field: 'params.cwd' });
+  if (!isAbsolute(cwd))
+    throw invalidParams(`cwd must be an absolute path, got ${JSON.stringify(cwd.slice(0, 200))}`, {
+      field: 'params.cwd',
+    });
   let real: string | null = null;
   try {
     if ((await stat(cwd)).isDirectory()) real = await realpath(cwd);
@@ -40,7 +43,11 @@ export async function checkCwd(cwd: string): Promise<string> {
   }
   if (real === null) throw invalidParams(`cwd must be an existing directory: ${cwd}`, { field: 'params.cwd' });
   const pseudo = PSEUDO_ROOTS.find((root) => real === root || real.startsWith(`${root}/`));
-  if (pseudo !== undefined) throw invalidParams(`cwd must be a directory of yours, not part of ${pseudo}: ${cwd}${real === cwd ? '' : ` (${real})`}`, { field: 'params.cwd' });
+  if (pseudo !== undefined)
+    throw invalidParams(
+      `cwd must be a directory of yours, not part of ${pseudo}: ${cwd}${real === cwd ? '' : ` (${real})`}`,
+      { field: 'params.cwd' },
+    );
   return real;
 }
 
@@ -53,10 +60,13 @@ function rejected(message: string, path: string): RpcError {
  * unless it is a `.jsonl` file inside the projects dir, symlinks followed; NotFound when it is not there.
  */
 export async function checkTranscriptPath(projectsDir: string, path: string): Promise<string> {
-  if (!isAbsolute(path) || path.includes('\0')) throw rejected(`transcriptPath must be an absolute path, got ${JSON.stringify(path.slice(0, 200))}`, path);
-  if (!path.endsWith(TRANSCRIPT_SUFFIX)) throw rejected(`transcriptPath must be a ${TRANSCRIPT_SUFFIX} transcript: ${path}`, path);
+  if (!isAbsolute(path) || path.includes('\0'))
+    throw rejected(`transcriptPath must be an absolute path, got ${JSON.stringify(path.slice(0, 200))}`, path);
+  if (!path.endsWith(TRANSCRIPT_SUFFIX))
+    throw rejected(`transcriptPath must be a ${TRANSCRIPT_SUFFIX} transcript: ${path}`, path);
   const root = await realpath(projectsDir).catch(() => resolve(projectsDir));
-  if (!isInside(resolve(projectsDir), resolve(path)) && !isInside(root, resolve(path))) throw rejected(`transcriptPath must be under the projects dir ${projectsDir}: ${path}`, path);
+  if (!isInside(resolve(projectsDir), resolve(path)) && !isInside(root, resolve(path)))
+    throw rejected(`transcriptPath must be under the projects dir ${projectsDir}: ${path}`, path);
   let real: string;
   try {
     real = await realpath(path);
@@ -64,7 +74,8 @@ export async function checkTranscriptPath(projectsDir: string, path: string): Pr
     throw new RpcError(ErrorCode.NotFound, 'NotFound', `no transcript at ${path}`, { path });
   }
   // The second pass: a symlink inside the projects dir must not lead out of it.
-  if (!isInside(root, real) || !real.endsWith(TRANSCRIPT_SUFFIX)) throw rejected(`transcriptPath leads out of the projects dir ${projectsDir}: ${path} -> ${real}`, path);
+  if (!isInside(root, real) || !real.endsWith(TRANSCRIPT_SUFFIX))
+    throw rejected(`transcriptPath leads out of the projects dir ${projectsDir}: ${path} -> ${real}`, path);
   if (!(await stat(real)).isFile()) throw rejected(`transcriptPath is not a file: ${path}`, path);
   return resolve(path);
 }

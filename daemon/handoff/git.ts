@@ -109,7 +109,11 @@ function run(args: readonly string[], cwd: string, options: GitOptions, deadline
     child.once('error', () => finish({ ok: false, timedOut: false }));
     // Whatever git started and left behind goes with it, so that its pipe closes.
     child.once('exit', () => killGroup(child.pid));
-    child.once('close', (code) => finish(code === 0 ? { ok: true, stdout: Buffer.concat(chunks).toString('utf8') } : { ok: false, timedOut: false }));
+    child.once('close', (code) =>
+      finish(
+        code === 0 ? { ok: true, stdout: Buffer.concat(chunks).toString('utf8') } : { ok: false, timedOut: false },
+      ),
+    );
   });
 }
 
@@ -123,7 +127,10 @@ function branchOf(line: string): string | null {
 }
 
 /** `git status --porcelain=v1 -z --branch` output: NUL-separated, a rename's source after its entry. */
-export function parseStatus(output: string, top: string): { branch: string | null; porcelain: string[]; entries: GitStatusEntry[] } {
+export function parseStatus(
+  output: string,
+  top: string,
+): { branch: string | null; porcelain: string[]; entries: GitStatusEntry[] } {
   const fields = output.split('\0');
   let branch: string | null = null;
   const porcelain: string[] = [];
@@ -148,7 +155,9 @@ export function parseStatus(output: string, top: string): { branch: string | nul
 export async function gitFacts(cwd: string, options: GitOptions = {}): Promise<GitFacts | GitUnanswered | null> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   const deadline = AbortSignal.timeout(timeoutMs);
-  const unanswered = (command: string): GitUnanswered => ({ unanswered: `\`git ${command}\` did not answer within ${seconds(timeoutMs)} and was stopped` });
+  const unanswered = (command: string): GitUnanswered => ({
+    unanswered: `\`git ${command}\` did not answer within ${seconds(timeoutMs)} and was stopped`,
+  });
   const topRun = await run(['rev-parse', '--show-toplevel'], cwd, options, deadline);
   if (!topRun.ok) return topRun.timedOut ? unanswered('rev-parse') : null;
   const top = topRun.stdout.trim();

@@ -36,10 +36,16 @@ export function createHookRecords(db: Database.Database) {
        ON CONFLICT (session_id) DO UPDATE SET source = excluded.source, marker = excluded.marker, expected_at = excluded.expected_at, injected = NULL, checked_at = NULL`,
     ),
     pending: db.prepare('SELECT * FROM handoff_injections WHERE session_id = ? AND injected IS NULL'),
-    settle: db.prepare('UPDATE handoff_injections SET injected = ?, checked_at = ? WHERE session_id = ? AND marker = ? AND injected IS NULL'),
+    settle: db.prepare(
+      'UPDATE handoff_injections SET injected = ?, checked_at = ? WHERE session_id = ? AND marker = ? AND injected IS NULL',
+    ),
     injection: db.prepare('SELECT * FROM handoff_injections WHERE session_id = ?'),
-    addCompact: db.prepare('INSERT INTO compact_records (session_id, trigger, recorded_at, summary, lost) VALUES (?, ?, ?, ?, ?)'),
-    pruneCompacts: db.prepare(`DELETE FROM compact_records WHERE session_id = ? AND id NOT IN (SELECT id FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC LIMIT ?)`),
+    addCompact: db.prepare(
+      'INSERT INTO compact_records (session_id, trigger, recorded_at, summary, lost) VALUES (?, ?, ?, ?, ?)',
+    ),
+    pruneCompacts: db.prepare(
+      `DELETE FROM compact_records WHERE session_id = ? AND id NOT IN (SELECT id FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC LIMIT ?)`,
+    ),
     compacts: db.prepare('SELECT * FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC'),
   };
   const addCompact = db.transaction((sessionId: string, record: CompactRow) => {
@@ -68,9 +74,20 @@ export function createHookRecords(db: Database.Database) {
     injection(sessionId: string): HandoffInjection | null {
       const row = sql.injection.get(sessionId) as InjectionRow | undefined;
       if (row === undefined) return null;
-      return { source: row.source, expectedAt: iso(row.expected_at), injected: row.injected === null ? null : row.injected === 1, checkedAt: row.checked_at === null ? null : iso(row.checked_at) };
+      return {
+        source: row.source,
+        expectedAt: iso(row.expected_at),
+        injected: row.injected === null ? null : row.injected === 1,
+        checkedAt: row.checked_at === null ? null : iso(row.checked_at),
+      };
     },
-    addCompact(sessionId: string, trigger: string, at: number, summary: string, lost: CompactRecord['lost']): CompactRecord {
+    addCompact(
+      sessionId: string,
+      trigger: string,
+      at: number,
+      summary: string,
+      lost: CompactRecord['lost'],
+    ): CompactRecord {
       const row: CompactRow = { trigger, recorded_at: at, summary, lost: lost === null ? null : JSON.stringify(lost) };
       addCompact.immediate(sessionId, row);
       return compactOf(row);

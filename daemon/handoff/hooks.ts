@@ -7,24 +7,24 @@
 import { randomBytes } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { handoffContextBlock } from '../../shared/handoff/context.js';
+import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
+import { HANDOFF_FILE } from '../../shared/paths.js';
+import { invalidParams } from '../../shared/protocol/errors.js';
 import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
 import type { MemdirListResult } from '../../shared/protocol/memdir.js';
-import { invalidParams } from '../../shared/protocol/errors.js';
+import { redactSecrets } from '../../shared/text/redact.js';
 import { activeConversation } from '../../shared/transcript/conversation.js';
-import { CHARS_PER_TOKEN, attachmentTexts } from '../../shared/transcript/tokens.js';
+import { attachmentTexts, CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import type { Transcripts } from '../transcripts/transcripts.js';
 import { lostItems } from '../compaction/lost.js';
-import { buildMessages } from '../transcripts/messages.js';
-import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
-import type { HookRecords } from './hook-records.js';
-import { HANDOFF_FILE } from '../../shared/paths.js';
-import { handoffContextBlock } from '../../shared/handoff/context.js';
+import { buildMessages } from '../transcripts/messages.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
-import { redactSecrets } from '../../shared/text/redact.js';
+import type { HookRecords } from './hook-records.js';
 
 /** The cap on what SessionStart adds to the model's context (issue 7). */
 export const SESSION_START_MAX_TOKENS = 10_000;
@@ -45,7 +45,8 @@ export interface HookServiceDeps {
   bindings: HandoffBindings;
 }
 
-const cut = (text: string, chars: number, note: string) => (text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`);
+const cut = (text: string, chars: number, note: string) =>
+  text.length <= chars ? text : `${text.slice(0, Math.max(0, chars - note.length - 2))}\n\n${note}`;
 
 export function createHookService(deps: HookServiceDeps) {
   const { transcripts, records, log, clock } = deps;
@@ -75,7 +76,10 @@ export function createHookService(deps: HookServiceDeps) {
     const { path, entries } = await mainEntries(sessionId);
     let last = -1;
     for (let index = entries.length - 1; index >= 0; index--) {
-      if ((entries[index] as IndexedEntry).type === 'system' && (entries[index] as IndexedEntry).subtype === 'compact_boundary') {
+      if (
+        (entries[index] as IndexedEntry).type === 'system' &&
+        (entries[index] as IndexedEntry).subtype === 'compact_boundary'
+      ) {
         last = index;
         break;
       }
@@ -96,18 +100,35 @@ export function createHookService(deps: HookServiceDeps) {
       if (found.kind === 'refused') log.warn('handoff not read for SessionStart', { cwd, reason: found.reason });
       // Only the handoff memd wrote for this very session, unchanged since (issue 27): a repository's own is absent.
       const realCwd = found.kind === 'file' ? await realpath(cwd).catch(() => null) : null;
-      const trust = found.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
+      const trust =
+        found.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
       if (trust?.trusted === false) deps.bindings.reportUntrusted('SessionStart', trust.reason);
       const handoff = trust?.trusted === true && found.kind === 'file' ? found.text : null;
       const untrusted = trust?.trusted === false ? trust.reason : null;
       const memories = await feedbackMemories(cwd);
-      if (handoff === null && memories.length === 0) return { additionalContext: null, tokens: 0, sources: [], untrusted };
+      if (handoff === null && memories.length === 0)
+        return { additionalContext: null, tokens: 0, sources: [], untrusted };
       const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;
       const head = `memd: context for this session after "${source}" (id ${marker}).`;
       // Standing rules first: they are short and must survive; the handoff takes what is left.
-      const rules = memories.length === 0 ? '' : cut(`## Feedback memories\n${memories.map((memory) => memory.text).join('\n\n')}`, maxChars / 2, '[further feedback memories cut to fit]');
+      const rules =
+        memories.length === 0
+          ? ''
+          : cut(
+              `## Feedback memories\n${memories.map((memory) => memory.text).join('\n\n')}`,
+              maxChars / 2,
+              '[further feedback memories cut to fit]',
+            );
       const room = maxChars - head.length - rules.length - 8;
-      const handoffBlock = handoff === null ? '' : handoffContextBlock(handoff, handoffPath, room, `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`);
+      const handoffBlock =
+        handoff === null
+          ? ''
+          : handoffContextBlock(
+              handoff,
+              handoffPath,
+              room,
+              `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`,
+            );
       // Redacted (issue 27): the handoff file may be an older version's, memories are the user's own text.
       const additionalContext = redactSecrets([head, handoffBlock, rules].filter((part) => part !== '').join('\n\n'));
       records.expect(sessionId, source, marker, clock());
@@ -119,7 +140,12 @@ export function createHookService(deps: HookServiceDeps) {
       };
     },
 
-    async postCompact(sessionId: string, trigger: string, summary: string, signal?: AbortSignal): Promise<CompactRecord> {
+    async postCompact(
+      sessionId: string,
+      trigger: string,
+      summary: string,
+      signal?: AbortSignal,
+    ): Promise<CompactRecord> {
       let lost: CompactRecord['lost'] = null;
       try {
         lost = await lostBefore(sessionId, summary, signal);
@@ -149,17 +175,29 @@ export function createHookService(deps: HookServiceDeps) {
         if (records.pending(sessionId)?.marker !== pending.marker) return;
         const found = attachments.some(({ raw }) => {
           const attachment = raw.attachment as Record<string, unknown> | undefined;
-          return attachment?.type === 'hook_additional_context' && JSON.stringify(attachment.content ?? '').includes(pending.marker);
+          return (
+            attachment?.type === 'hook_additional_context' &&
+            JSON.stringify(attachment.content ?? '').includes(pending.marker)
+          );
         });
         if (found) {
           records.settle(pending, true, clock());
           return;
         }
         // A message after the hook without the context: it did not reach the model.
-        const laterTurn = after.some((entry) => (entry.type === 'user' || entry.type === 'assistant') && !entry.isMeta && entry.timestamp !== null && Date.parse(entry.timestamp) > pending.expectedAt);
+        const laterTurn = after.some(
+          (entry) =>
+            (entry.type === 'user' || entry.type === 'assistant') &&
+            !entry.isMeta &&
+            entry.timestamp !== null &&
+            Date.parse(entry.timestamp) > pending.expectedAt,
+        );
         if (laterTurn) {
           records.settle(pending, false, clock());
-          log.warn('the SessionStart context was not found in the transcript: it did not reach the model', { sessionId, marker: pending.marker });
+          log.warn('the SessionStart context was not found in the transcript: it did not reach the model', {
+            sessionId,
+            marker: pending.marker,
+          });
         }
       } catch (error) {
         log.warn('could not check the SessionStart injection', { sessionId, error });

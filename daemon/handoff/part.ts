@@ -33,7 +33,14 @@ export interface HandoffPart {
 export function buildHandoff(deps: HandoffPartDeps): HandoffPart {
   const { paths, log, clock, transcripts } = deps;
   const bindings = createHandoffBindings({ stateDir: paths.stateDir, clock, log });
-  const hooks = createHookService({ transcripts, records: createHookRecords(deps.db), memdir: deps.memory.memdir, log, clock, bindings });
+  const hooks = createHookService({
+    transcripts,
+    records: createHookRecords(deps.db),
+    memdir: deps.memory.memdir,
+    log,
+    clock,
+    bindings,
+  });
   const handoff = createHandoffService({
     transcripts,
     projectsDir: paths.projectsDir,

@@ -7,24 +7,29 @@
  */
 import { basename, isAbsolute, join } from 'node:path';
 import { isPartialHandoff, renderHandoff, renderPartialHandoff, renderPinned } from '../../shared/handoff/render.js';
-import { transcriptTailText } from '../../shared/handoff/tail.js';
-import { redactDeep, redactSecrets } from '../../shared/text/redact.js';
-import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../shared/protocol/handoff.js';
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import type { LoadedEntry } from '../transcripts/entries.js';
-import { mainTranscript } from '../transcripts/conversation.js';
-import { classifyTranscript } from '../../shared/transcript/layout.js';
-import type { IngestedFile } from '../store/rows.js';
-import type { Logger } from '../log/logger.js';
-import type { Transcripts } from '../transcripts/transcripts.js';
-import { readTranscript } from '../transcripts/facts.js';
-import { createAnthropicNarrator, HandoffNarratorError, type AnthropicHandoffOptions, type HandoffNarrator } from './anthropic.js';
 import { verbatimRules } from '../../shared/handoff/rules.js';
-import { handoffFacts, requests } from './facts.js';
+import { transcriptTailText } from '../../shared/handoff/tail.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { HandoffReadResult, HandoffResult, HandoffSummarizer } from '../../shared/protocol/handoff.js';
+import { redactDeep, redactSecrets } from '../../shared/text/redact.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import { WorkTreeRefusal } from '../fs/work-tree.js';
-import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, readHandoff, writeHandoff } from './files.js';
-import { gitFacts, type GitOptions } from './git.js';
+import type { Logger } from '../log/logger.js';
+import type { IngestedFile } from '../store/rows.js';
+import { mainTranscript } from '../transcripts/conversation.js';
+import type { LoadedEntry } from '../transcripts/entries.js';
+import { readTranscript } from '../transcripts/facts.js';
+import type { Transcripts } from '../transcripts/transcripts.js';
+import {
+  type AnthropicHandoffOptions,
+  createAnthropicNarrator,
+  type HandoffNarrator,
+  HandoffNarratorError,
+} from './anthropic.js';
 import type { HandoffBindings } from './bindings.js';
+import { handoffFacts, requests } from './facts.js';
+import { checkCwd, checkTranscriptPath, ensureIgnored, handoffPath, readHandoff, writeHandoff } from './files.js';
+import { type GitOptions, gitFacts } from './git.js';
 import { offlineNarrative } from './offline.js';
 import { loadTranscript, readTail, scanFile } from './transcript.js';
 
@@ -39,7 +44,8 @@ interface GenerateOptions {
   trigger?: string | undefined;
   writeFile?: boolean | undefined;
 }
-export type HandoffGenerateParams = ({ sessionId: string; cwd: string } | { transcriptPath: string; cwd: string }) & GenerateOptions;
+export type HandoffGenerateParams = ({ sessionId: string; cwd: string } | { transcriptPath: string; cwd: string }) &
+  GenerateOptions;
 
 export interface HandoffDeps {
   transcripts: Transcripts;
@@ -80,7 +86,12 @@ const isNarrator = (value: AnthropicHandoffOptions | HandoffNarrator): value is 
 
 export function createHandoffService(deps: HandoffDeps): HandoffService {
   const { transcripts, log } = deps;
-  const narrator = deps.anthropic == null ? null : isNarrator(deps.anthropic) ? deps.anthropic : createAnthropicNarrator(deps.anthropic);
+  const narrator =
+    deps.anthropic == null
+      ? null
+      : isNarrator(deps.anthropic)
+        ? deps.anthropic
+        : createAnthropicNarrator(deps.anthropic);
   // Writes to one cwd go one at a time: two at once could both find .gitignore without the line.
   const writing = new Map<string, Promise<unknown>>();
 
@@ -95,14 +106,21 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
   }
 
   function notFound(sessionId: string): RpcError {
-    return new RpcError(ErrorCode.NotFound, 'NotFound', `the transcript of session ${sessionId} is gone`, { sessionId });
+    return new RpcError(ErrorCode.NotFound, 'NotFound', `the transcript of session ${sessionId} is gone`, {
+      sessionId,
+    });
   }
 
   function fromSession(sessionId: string): Source {
     const files = transcripts.files(sessionId);
     const file = mainTranscript(files, sessionId);
     if (file.gone) throw notFound(sessionId);
-    return { sessionId, path: file.path, file, subagents: files.filter((candidate) => candidate.agentId !== null && !candidate.gone) };
+    return {
+      sessionId,
+      path: file.path,
+      file,
+      subagents: files.filter((candidate) => candidate.agentId !== null && !candidate.gone),
+    };
   }
 
   async function fromPath(transcriptPath: string): Promise<Source> {
@@ -111,7 +129,10 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     const files = transcripts.files(sessionId);
     const file = files.find((candidate) => candidate.path === path && !candidate.gone) ?? null;
     // A sub-agent's file named directly is the whole source: its agents are not the session's.
-    const subagents = file !== null && file.agentId !== null ? [] : files.filter((candidate) => candidate.agentId !== null && !candidate.gone);
+    const subagents =
+      file !== null && file.agentId !== null
+        ? []
+        : files.filter((candidate) => candidate.agentId !== null && !candidate.gone);
     return { sessionId, path, file, subagents };
   }
 
@@ -126,7 +147,13 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
       main: (file.agentId === null ? session.main : session.byFile.get(file.id)) ?? [],
       subagents: source.subagents.map((agent) => ({ agent: at(agent), entries: session.byFile.get(agent.id) ?? [] })),
     };
-    const main = await loadTranscript(source.path, rows.main, rows.current.committedOffset, file.agentId !== null, signal);
+    const main = await loadTranscript(
+      source.path,
+      rows.main,
+      rows.current.committedOffset,
+      file.agentId !== null,
+      signal,
+    );
     const sidechains: LoadedEntry[][] = [];
     for (const { agent, entries } of rows.subagents) {
       signal?.throwIfAborted();
@@ -139,12 +166,24 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     const trigger = params.trigger?.trim() || DEFAULT_TRIGGER;
     const realCwd = await checkCwd(params.cwd);
     const source = 'sessionId' in params ? fromSession(params.sessionId) : await fromPath(params.transcriptPath);
-    const [entries, git, tailBytes] = await Promise.all([loadSession(source, signal), gitFacts(realCwd, { ...deps.git, ...(signal === undefined ? {} : { signal }) }), readTail(source.path)]);
+    const [entries, git, tailBytes] = await Promise.all([
+      loadSession(source, signal),
+      gitFacts(realCwd, { ...deps.git, ...(signal === undefined ? {} : { signal }) }),
+      readTail(source.path),
+    ]);
     signal?.throwIfAborted();
     const main = readTranscript(entries.main);
     const unanswered = git !== null && 'unanswered' in git ? git.unanswered : null;
     // Redacted (issue 27) before the narrator or the file sees them.
-    const facts = redactDeep(handoffFacts({ main, sidechains: entries.sidechains.map(readTranscript), git: git !== null && 'top' in git ? git : null, cwd: params.cwd, realCwd }));
+    const facts = redactDeep(
+      handoffFacts({
+        main,
+        sidechains: entries.sidechains.map(readTranscript),
+        git: git !== null && 'top' in git ? git : null,
+        cwd: params.cwd,
+        realCwd,
+      }),
+    );
     if (unanswered !== null) {
       facts.gitProblem = unanswered;
       log.warn('handoff without git facts: git did not answer in time', { cwd: realCwd, problem: unanswered });
@@ -162,13 +201,25 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
       text = renderHandoff({ ...header, sessionStarted, summarizer, narrative, facts });
     } else {
       try {
-        const written = await narrator.narrate({ sessionId: source.sessionId, cwd: params.cwd, facts, tail, ...(signal === undefined ? {} : { signal }) });
-        facts.constraints.push(...verbatimRules(written.userRules, requests(main), [...facts.constraints, ...facts.ruledOut]));
+        const written = await narrator.narrate({
+          sessionId: source.sessionId,
+          cwd: params.cwd,
+          facts,
+          tail,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        facts.constraints.push(
+          ...verbatimRules(written.userRules, requests(main), [...facts.constraints, ...facts.ruledOut]),
+        );
         summarizer = 'anthropic';
         text = renderHandoff({ ...header, sessionStarted, summarizer, narrative: written.narrative, facts });
       } catch (error) {
         if (!(error instanceof HandoffNarratorError)) throw error;
-        log.warn('handoff narrative failed; the partial handoff is written', { sessionId: source.sessionId, kind: error.kind, error: error.message });
+        log.warn('handoff narrative failed; the partial handoff is written', {
+          sessionId: source.sessionId,
+          kind: error.kind,
+          error: error.message,
+        });
         summarizer = null;
         text = renderPartialHandoff({ ...header, reason: error.message, tail, facts });
       }
@@ -189,8 +240,14 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
         return { path: written, ignored: await ensureIgnored(realCwd) };
       } catch (error) {
         if (!(error instanceof WorkTreeRefusal)) throw error;
-        log.warn('handoff not written: the working tree has a symlink or special file on its path', { cwd: realCwd, reason: error.reason });
-        throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `the handoff was not written: ${error.reason}`, { path: error.path, reason: error.reason });
+        log.warn('handoff not written: the working tree has a symlink or special file on its path', {
+          cwd: realCwd,
+          reason: error.reason,
+        });
+        throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `the handoff was not written: ${error.reason}`, {
+          path: error.path,
+          reason: error.reason,
+        });
       }
     });
     if (ignored.skipped !== null) log.warn('.gitignore left as it is', { cwd: realCwd, reason: ignored.skipped });
@@ -221,12 +278,21 @@ export function createHandoffService(deps: HandoffDeps): HandoffService {
     if (found?.kind === 'refused') log.warn('handoff not read', { cwd, reason: found.reason });
     const refused = found?.kind === 'refused' ? found.reason : null;
     // Only a handoff memd wrote (for the session asking, when one asks), unchanged since (issue 27).
-    const trust = found?.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
+    const trust =
+      found?.kind === 'file' && realCwd !== null ? await deps.bindings.judge(realCwd, found.text, sessionId) : null;
     if (trust?.trusted === false) deps.bindings.reportUntrusted('handoff.read', trust.reason);
     // A handoff written by an older version may hold secrets (issue 27).
     const text = trust?.trusted === true && found?.kind === 'file' ? redactSecrets(found.text) : null;
     const writtenFor = trust?.trusted === true ? trust.binding.sessionId : null;
-    return { cwd, path, text, partial: text !== null && isPartialHandoff(text), refused, untrusted: trust?.trusted === false ? trust.reason : null, sessionId: writtenFor };
+    return {
+      cwd,
+      path,
+      text,
+      partial: text !== null && isPartialHandoff(text),
+      refused,
+      untrusted: trust?.trusted === false ? trust.reason : null,
+      sessionId: writtenFor,
+    };
   }
 
   return { generate, read };

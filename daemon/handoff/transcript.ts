@@ -9,14 +9,15 @@
  * has not reached yet (the hook fires right after a write) are scanned from the file, as is a
  * whole file the index does not know or that changed under it.
  */
-import { openRegularFile } from '../fs/read.js';
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+
 import { HANDOFF_TAIL_BYTES } from '../../shared/handoff/tail.js';
-import { parseEntry } from '../../shared/transcript/parse.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
+import { parseEntry } from '../../shared/transcript/parse.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { loadEntries, type LoadedEntry } from '../transcripts/entries.js';
 import { isRecord } from '../../shared/values.js';
+import { openRegularFile } from '../fs/read.js';
+import { type LoadedEntry, loadEntries } from '../transcripts/entries.js';
 import { createSlicer } from '../workers/slices.js';
 
 /** One entry read whole at most: past this it is a stub (results) or left out (prompts). */
@@ -62,7 +63,12 @@ function stub(entry: IndexedEntry): LoadedEntry {
   const content =
     entry.type === 'assistant'
       ? entry.toolUses.map((use) => ({ type: 'tool_use', id: use.id, name: use.name, input: {} }))
-      : entry.toolResults.map((result) => ({ type: 'tool_result', tool_use_id: result.id, content: result.isError ? `(a result of ${entry.length} bytes, not read)` : '', is_error: result.isError }));
+      : entry.toolResults.map((result) => ({
+          type: 'tool_result',
+          tool_use_id: result.id,
+          content: result.isError ? `(a result of ${entry.length} bytes, not read)` : '',
+          is_error: result.isError,
+        }));
   return { entry, raw: { type: entry.type, uuid: entry.uuid, message: { role: entry.type, content } } };
 }
 
@@ -83,10 +89,16 @@ function slimInput(value: unknown): unknown {
 function slimBlock(block: unknown): unknown[] {
   if (typeof block === 'string') return [clipMiddle(block, KEEP_TEXT_CHARS)];
   if (!isRecord(block)) return [];
-  if (block.type === 'text' && typeof block.text === 'string') return [{ ...block, text: clipMiddle(block.text, KEEP_TEXT_CHARS) }];
+  if (block.type === 'text' && typeof block.text === 'string')
+    return [{ ...block, text: clipMiddle(block.text, KEEP_TEXT_CHARS) }];
   if (block.type === 'tool_use') return [{ ...block, input: slimInput(block.input) }];
   if (block.type !== 'tool_result') return []; // thinking, images, documents: no fact in them
-  const content = typeof block.content === 'string' ? clipMiddle(block.content, KEEP_TEXT_CHARS) : Array.isArray(block.content) ? block.content.flatMap(slimBlock) : block.content;
+  const content =
+    typeof block.content === 'string'
+      ? clipMiddle(block.content, KEEP_TEXT_CHARS)
+      : Array.isArray(block.content)
+        ? block.content.flatMap(slimBlock)
+        : block.content;
   return [{ ...block, content }];
 }
 
@@ -103,8 +115,21 @@ function slimMeta(meta: unknown): unknown {
 /** A read entry as little as the facts need: held for the whole session, it must stay small. */
 function slim({ entry, raw }: LoadedEntry): LoadedEntry {
   const message = isRecord(raw.message) ? raw.message : {};
-  const content = typeof message.content === 'string' ? clipMiddle(message.content, KEEP_TEXT_CHARS) : Array.isArray(message.content) ? message.content.flatMap(slimBlock) : [];
-  return { entry, raw: { type: raw.type, uuid: raw.uuid, message: { role: message.role, content }, toolUseResult: slimMeta(raw.toolUseResult) } };
+  const content =
+    typeof message.content === 'string'
+      ? clipMiddle(message.content, KEEP_TEXT_CHARS)
+      : Array.isArray(message.content)
+        ? message.content.flatMap(slimBlock)
+        : [];
+  return {
+    entry,
+    raw: {
+      type: raw.type,
+      uuid: raw.uuid,
+      message: { role: message.role, content },
+      toolUseResult: slimMeta(raw.toolUseResult),
+    },
+  };
 }
 
 /**
@@ -134,9 +159,16 @@ async function readSlim(path: string, entries: readonly IndexedEntry[], signal?:
 }
 
 /** Indexed entries of one file, read back as `choose` says. InvalidTranscript when the file changed under the index. */
-export async function loadIndexed(path: string, entries: readonly IndexedEntry[], sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
+export async function loadIndexed(
+  path: string,
+  entries: readonly IndexedEntry[],
+  sidechainFile: boolean,
+  signal?: AbortSignal,
+): Promise<LoadedEntry[]> {
   const names: ToolNames = new Map();
-  const replies = entries.flatMap((entry, at) => (entry.type === 'assistant' && entry.toolUses.length === 0 ? [at] : []));
+  const replies = entries.flatMap((entry, at) =>
+    entry.type === 'assistant' && entry.toolUses.length === 0 ? [at] : [],
+  );
   const firstRecent = replies.at(-LAST_REPLIES) ?? 0;
   const choices = entries.map((entry, at) => choose(entry, names, sidechainFile, at >= firstRecent));
   const read = await readSlim(
@@ -156,7 +188,12 @@ export async function loadIndexed(path: string, entries: readonly IndexedEntry[]
  * The complete lines of `path` from `fromOffset` on, parsed and chosen as `loadIndexed` does; an
  * unfinished last line (Claude Code is writing it) and lines over MAX_ENTRY_BYTES are left out.
  */
-export async function scanFile(path: string, fromOffset: number, sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
+export async function scanFile(
+  path: string,
+  fromOffset: number,
+  sidechainFile: boolean,
+  signal?: AbortSignal,
+): Promise<LoadedEntry[]> {
   const names: ToolNames = new Map();
   const loaded: LoadedEntry[] = [];
   const take = (bytes: Buffer, offset: number) => {
@@ -187,8 +224,13 @@ export async function scanFile(path: string, fromOffset: number, sidechainFile: 
       const { bytesRead } = await file.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) break;
       let start = 0;
-      for (let newline = chunk.indexOf(NEWLINE, 0); newline !== -1 && newline < bytesRead; newline = chunk.indexOf(NEWLINE, start)) {
-        if (!oversize && pendingBytes + newline - start <= MAX_ENTRY_BYTES) take(Buffer.concat([...pending, chunk.subarray(start, newline)]), lineStart);
+      for (
+        let newline = chunk.indexOf(NEWLINE, 0);
+        newline !== -1 && newline < bytesRead;
+        newline = chunk.indexOf(NEWLINE, start)
+      ) {
+        if (!oversize && pendingBytes + newline - start <= MAX_ENTRY_BYTES)
+          take(Buffer.concat([...pending, chunk.subarray(start, newline)]), lineStart);
         pending = [];
         pendingBytes = 0;
         oversize = false;
@@ -215,7 +257,13 @@ export async function scanFile(path: string, fromOffset: number, sidechainFile: 
  * One transcript file's entries for the facts: the indexed ones read back, then whatever was
  * written after the index's committed offset. A file that changed under the index is scanned whole.
  */
-export async function loadTranscript(path: string, indexed: readonly IndexedEntry[], committedOffset: number, sidechainFile: boolean, signal?: AbortSignal): Promise<LoadedEntry[]> {
+export async function loadTranscript(
+  path: string,
+  indexed: readonly IndexedEntry[],
+  committedOffset: number,
+  sidechainFile: boolean,
+  signal?: AbortSignal,
+): Promise<LoadedEntry[]> {
   let head: LoadedEntry[];
   try {
     head = await loadIndexed(path, indexed, sidechainFile, signal);
@@ -228,7 +276,10 @@ export async function loadTranscript(path: string, indexed: readonly IndexedEntr
 }
 
 /** The transcript's last `bytes` as text, and whether they start inside a line. Empty when the file is gone. */
-export async function readTail(path: string, bytes: number = HANDOFF_TAIL_BYTES): Promise<{ text: string; startsMidLine: boolean }> {
+export async function readTail(
+  path: string,
+  bytes: number = HANDOFF_TAIL_BYTES,
+): Promise<{ text: string; startsMidLine: boolean }> {
   let file;
   try {
     file = await openRegularFile(path);

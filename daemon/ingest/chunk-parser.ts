@@ -8,11 +8,11 @@
 import { isUtf8 } from 'node:buffer';
 import { OwnCallBook } from '../../shared/search/own-traffic.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
-import { pushEntryParams, type EntryParam } from '../store/entry-row.js';
+import { type EntryParam, pushEntryParams } from '../store/entry-row.js';
 import type { SearchParam } from '../store/search-row.js';
+import { LineBuffer, type LineSink, LineSplitter, type PendingLine } from './line-reader.js';
 import { parseLine } from './long-lines.js';
 import { lineSearchTexts } from './search-line.js';
-import { LineBuffer, LineSplitter, type LineSink, type PendingLine } from './line-reader.js';
 import type { BadLine, ParsedChunk } from './types.js';
 
 export interface ParsePass {
@@ -67,9 +67,12 @@ class ChunkRows implements LineSink {
     }
     if (entry.badTimestamp) this.bad.push({ offset, length: line.length, reason: 'bad-timestamp' });
     pushEntryParams(this.rows, this.fileId, entry);
-    if (SEARCH_INDEX_ON) for (const { kind, text } of lineSearchTexts(line, value, (whole) => this.ownCalls.texts(this.path, whole))) this.search.push(offset, kind, text);
+    if (SEARCH_INDEX_ON)
+      for (const { kind, text } of lineSearchTexts(line, value, (whole) => this.ownCalls.texts(this.path, whole)))
+        this.search.push(offset, kind, text);
     this.count += 1;
-    if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest)) this.newest = entry.timestamp;
+    if (entry.timestamp !== null && (this.newest === null || entry.timestamp > this.newest))
+      this.newest = entry.timestamp;
   }
 
   tooLong(offset: number, length: number): void {
@@ -111,10 +114,14 @@ export class ChunkParser {
     this.passes.delete(lane);
     const carry = this.carries.get(pass.path);
     this.carries.delete(pass.path);
-    if (resume && (carry === undefined || carry.offset !== pass.start)) throw new Error(`no partial line kept for ${pass.path} at ${pass.start}`);
+    if (resume && (carry === undefined || carry.offset !== pass.start))
+      throw new Error(`no partial line kept for ${pass.path} at ${pass.start}`);
     let buffer = this.lineBuffers.get(lane);
     if (buffer === undefined) this.lineBuffers.set(lane, (buffer = new LineBuffer()));
-    this.passes.set(lane, { pass, splitter: new LineSplitter(this.sink, this.maxLineBytes, pass.start, resume ? carry : undefined, buffer) });
+    this.passes.set(lane, {
+      pass,
+      splitter: new LineSplitter(this.sink, this.maxLineBytes, pass.start, resume ? carry : undefined, buffer),
+    });
   }
 
   /** Feeds the lane's pass its next bytes; `bytes` may be reused once this returns. */
@@ -128,7 +135,14 @@ export class ChunkParser {
     } finally {
       this.sink.current = null;
     }
-    return { rows: chunk.rows, count: chunk.count, bad: chunk.bad, completeOffset: current.splitter.completeOffset, newest: chunk.newest, search: chunk.search };
+    return {
+      rows: chunk.rows,
+      count: chunk.count,
+      bad: chunk.bad,
+      completeOffset: current.splitter.completeOffset,
+      newest: chunk.newest,
+      search: chunk.search,
+    };
   }
 
   /** Ends the lane's pass; `keep` holds its partial last line for the next pass over the same file. */
@@ -176,10 +190,16 @@ export class CarryBook {
    * `stillThere` re-reads the line's first bytes: a file truncated back to where the line began
    * and written again holds other bytes there, which the kept ones must not be joined to.
    */
-  begin(path: string, ino: string, start: number, stillThere?: (offset: number, fingerprint: Buffer) => boolean): { resume: boolean; readFrom: number } {
+  begin(
+    path: string,
+    ino: string,
+    start: number,
+    stillThere?: (offset: number, fingerprint: Buffer) => boolean,
+  ): { resume: boolean; readFrom: number } {
     const carry = this.take(path);
     if (carry === undefined || carry.ino !== ino || carry.offset !== start) return { resume: false, readFrom: start };
-    if (carry.fingerprint !== undefined && stillThere !== undefined && !stillThere(carry.offset, carry.fingerprint)) return { resume: false, readFrom: start };
+    if (carry.fingerprint !== undefined && stillThere !== undefined && !stillThere(carry.offset, carry.fingerprint))
+      return { resume: false, readFrom: start };
     return { resume: true, readFrom: carry.offset + carry.length };
   }
 
@@ -189,7 +209,13 @@ export class CarryBook {
     if (length <= 0) return false;
     const bytes = length > this.maxLineBytes ? 0 : length;
     if (this.carriedBytes + bytes > this.budgetBytes) return false;
-    this.carries.set(path, { ino, offset: completeOffset, length, bytes, ...(fingerprint === undefined ? {} : { fingerprint }) });
+    this.carries.set(path, {
+      ino,
+      offset: completeOffset,
+      length,
+      bytes,
+      ...(fingerprint === undefined ? {} : { fingerprint }),
+    });
     this.carriedBytes += bytes;
     return true;
   }

@@ -42,7 +42,13 @@ export function isSameFile(fd: number, row: FileRow, identity: FileIdentity, cou
 }
 
 /** The head to record once the file is committed up to `committedOffset`. */
-export function headFor(fd: number, row: FileRow, committedOffset: number, reset: boolean, counter: CheckCounter): { len: number; hash: string } {
+export function headFor(
+  fd: number,
+  row: FileRow,
+  committedOffset: number,
+  reset: boolean,
+  counter: CheckCounter,
+): { len: number; hash: string } {
   const len = Math.min(HEAD_BYTES, committedOffset);
   if (!reset && row.head_len === len) return { len, hash: row.head_hash };
   if (len === 0) return { len: 0, hash: '' };

@@ -3,7 +3,7 @@
  * search index's build (lines ingested before the index existed), the archive, the usage book.
  * One shape, so that main.ts starts, feeds and stops them in one list.
  */
-import { on, type DomainBus } from '../bus/domain-events.js';
+import { type DomainBus, on } from '../bus/domain-events.js';
 
 export interface IndexFollower {
   /** Its shutdown step, as the log names it. */

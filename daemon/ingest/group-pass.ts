@@ -8,12 +8,12 @@
  * a null result, and the ingestor gives it a pass of its own, which handles all of those.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { isInside } from '../fs/inside.js';
 import { firstSessionId } from '../store/entry-row.js';
 import type { FileRow } from '../store/rows.js';
 import { headFor, isSameFile } from './file-identity.js';
-import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import { SLOTS_PER_LANE, type LineParser } from './parser.js';
+import { type LineParser, SLOTS_PER_LANE } from './parser.js';
 import { ParseFault } from './retries.js';
 import type { CommitEvent, FileIdentity, ParsedChunk, PassResult, TailerCounters } from './types.js';
 import type { Commit, IngestWriter } from './writer.js';
@@ -71,7 +71,9 @@ function realOrSelf(path: string): string | null {
   }
 }
 
-export function createGroupPass(deps: GroupPassDeps): (targets: readonly TranscriptFile[]) => Promise<(PassResult | null)[]> {
+export function createGroupPass(
+  deps: GroupPassDeps,
+): (targets: readonly TranscriptFile[]) => Promise<(PassResult | null)[]> {
   const { writer, parser, lane, counters } = deps;
   const slots = parser.slots(lane);
   const slotBytes = parser.slotBytes;
@@ -93,7 +95,13 @@ export function createGroupPass(deps: GroupPassDeps): (targets: readonly Transcr
       }
       fds.push(fd);
       const stat = fstatSync(fd, { bigint: true });
-      if (stat.isFile()) opened.push({ at, target, fd, identity: { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) } });
+      if (stat.isFile())
+        opened.push({
+          at,
+          target,
+          fd,
+          identity: { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) },
+        });
     });
   };
 
@@ -185,7 +193,13 @@ export function createGroupPass(deps: GroupPassDeps): (targets: readonly Transcr
       for (const read of reads) {
         const { row, identity, at } = read.file;
         // row.session_id as the commit filed it (a 2.0.x agent file: the session its entries name).
-        results[at] = { outcome: 'caught-up', changed: changed.get(read) === true, bytesRead: read.bytesRead, end: { ino: identity.ino, size: read.position }, sessionId: row.session_id };
+        results[at] = {
+          outcome: 'caught-up',
+          changed: changed.get(read) === true,
+          bytesRead: read.bytesRead,
+          end: { ino: identity.ino, size: read.position },
+          sessionId: row.session_id,
+        };
       }
       return results;
     } finally {

@@ -52,7 +52,10 @@ export type IndexTotals = Pick<IngestStatus, 'recentBadLines'> & { stats: Ingest
  */
 export function createIndexTotals(db: Db, clock: () => number): { read(reading: boolean): IndexTotals; stale(): void } {
   let current: IndexTotals | null = null;
-  let last: IndexTotals = { stats: { files: 0, sessions: 0, entries: 0, badLines: 0, badTimestamps: 0, bytesRead: 0 }, recentBadLines: [] };
+  let last: IndexTotals = {
+    stats: { files: 0, sessions: 0, entries: 0, badLines: 0, badTimestamps: 0, bytesRead: 0 },
+    recentBadLines: [],
+  };
   let readAt = Number.NEGATIVE_INFINITY;
   return {
     stale: () => {
@@ -65,7 +68,10 @@ export function createIndexTotals(db: Db, clock: () => number): { read(reading: 
       try {
         current = {
           stats: ingestStats(db),
-          recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({ ...bad, at: new Date(seenAt).toISOString() })),
+          recentBadLines: recentBadLines(db, RECENT_BAD_LINES).map(({ seenAt, ...bad }) => ({
+            ...bad,
+            at: new Date(seenAt).toISOString(),
+          })),
         };
       } catch {
         // A corrupt or unreadable index must not take daemon.status down with it: the last totals
@@ -89,7 +95,15 @@ export interface FileState {
 }
 
 const FILE_STATE_COLUMNS = 'path, ino, size, committed_offset, entries, gone, last_seen';
-type FileStateRow = [path: string, ino: string, size: number, committedOffset: number, entries: number, gone: number, lastSeenAt: number];
+type FileStateRow = [
+  path: string,
+  ino: string,
+  size: number,
+  committedOffset: number,
+  entries: number,
+  gone: number,
+  lastSeenAt: number,
+];
 
 function fileState([, ino, size, committedOffset, entries, gone, lastSeenAt]: FileStateRow): FileState {
   return { ino, size, committedOffset, entries, gone: gone === 1, lastSeenAt };
@@ -121,5 +135,12 @@ export function filesAt(db: Db, paths: Iterable<string>): Map<string, FileState>
  * to the same size changes the mtime, so it is still read.
  */
 export function readToEnd(row: FileState, file: { ino: string; size: number; mtimeMs?: number }): boolean {
-  return !row.gone && row.ino === file.ino && row.size === file.size && row.committedOffset === file.size && file.mtimeMs !== undefined && file.mtimeMs < row.lastSeenAt;
+  return (
+    !row.gone &&
+    row.ino === file.ino &&
+    row.size === file.size &&
+    row.committedOffset === file.size &&
+    file.mtimeMs !== undefined &&
+    file.mtimeMs < row.lastSeenAt
+  );
 }

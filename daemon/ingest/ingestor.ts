@@ -7,18 +7,24 @@
  */
 import type Database from 'better-sqlite3';
 import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/ingest.js';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { classifyTranscript } from '../../shared/transcript/layout.js';
-import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
-import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
-import { createRetries, unreadFault } from './retries.js';
-import { PassQueue } from './pass-queue.js';
 import { createGroupChoice } from './group-choice.js';
+import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createLanes } from './lanes.js';
+import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
+import { PassQueue } from './pass-queue.js';
 import { createBackfillProgress } from './progress.js';
-import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_BYTES, type Tailer } from './tailer.js';
+import { createRetries, unreadFault } from './retries.js';
+import {
+  createTailer,
+  DEFAULT_CARRY_BUDGET_BYTES,
+  DEFAULT_CHUNK_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  type Tailer,
+} from './tailer.js';
 import type { CommitEvent, CommitObserver, FoundFile, PassResult, TailerCounters } from './types.js';
 
 /**
@@ -78,7 +84,9 @@ export interface Ingestor {
 }
 
 /** The parser an ingestor with these settings uses; made early, its worker boots while the daemon starts. */
-export function createIngestParser(deps: Pick<IngestorDeps, 'lanes' | 'chunkBytes' | 'maxLineBytes' | 'carryBudgetBytes' | 'parseInWorker'>): LineParser {
+export function createIngestParser(
+  deps: Pick<IngestorDeps, 'lanes' | 'chunkBytes' | 'maxLineBytes' | 'carryBudgetBytes' | 'parseInWorker'>,
+): LineParser {
   const options = {
     lanes: deps.lanes ?? DEFAULT_LANES,
     slotBytes: deps.chunkBytes ?? DEFAULT_CHUNK_BYTES,
@@ -117,7 +125,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       const sent = failedEvents.get(path) ?? 0;
       failedEvents.set(path, sent + 1);
       if (sent < MAX_FAILED_EVENTS_PER_FILE) bus.publish('ingest.failed', { path, sessionId, offset, length, reason });
-      else if (sent === MAX_FAILED_EVENTS_PER_FILE) log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
+      else if (sent === MAX_FAILED_EVENTS_PER_FILE)
+        log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
     }
   };
   const parser = deps.parser ?? createIngestParser(deps);
@@ -125,7 +134,17 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   const counters: TailerCounters = { bytesRead: 0, checkBytesRead: 0 };
   const groups = createGroupChoice(parser.slotBytes);
   const tailers = Array.from({ length: laneCount }, (_, lane) =>
-    createTailer({ db, log, clock, onCommit, observer: deps.observer, commitBytes: deps.commitBytes, parser: { parser, lane }, counters, projectsDir }),
+    createTailer({
+      db,
+      log,
+      clock,
+      onCommit,
+      observer: deps.observer,
+      commitBytes: deps.commitBytes,
+      parser: { parser, lane },
+      counters,
+      projectsDir,
+    }),
   );
 
   const retries = createRetries({
@@ -156,7 +175,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     mayStart,
     async run(lane, next) {
       // While the store fails, passes one at a time: the probe is one file's.
-      const group = next.fromBacklog && retries.storeGate() === 'open' ? groups.groupWith(next.path, queue) : [next.path];
+      const group =
+        next.fromBacklog && retries.storeGate() === 'open' ? groups.groupWith(next.path, queue) : [next.path];
       if (group.length > 1) await runGroup(lane, group);
       else await runPass(lane, next.path, next.fromBacklog);
     },
@@ -269,7 +289,8 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     });
   }
 
-  const currentProgress = (): IngestProgress => progress.snapshot(queue.size + running.size, watcher.state === 'watching');
+  const currentProgress = (): IngestProgress =>
+    progress.snapshot(queue.size + running.size, watcher.state === 'watching');
 
   return {
     touch(path) {
@@ -321,7 +342,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       // Newest first: the sessions a user works in show up in their first `memctl status`, and
       // history fills in behind them. Gone files (no mtime) first, as they cost nothing.
       const mtime = (path: string) => mtimes.get(path) ?? 0;
-      queue.addBackfill(sizes.keys(), (a, b) => mtime(b) - mtime(a) || (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1));
+      queue.addBackfill(
+        sizes.keys(),
+        (a, b) => mtime(b) - mtime(a) || (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || (a < b ? -1 : 1),
+      );
       // Nothing to read: done at once.
       progress.doneIfEmpty();
       lanes.kick();
@@ -331,7 +355,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     // While the store fails every file is: re-checks and sweeps would only queue what waits already.
     isFailing: (path) => retries.isFailing(path) || retries.storeGate() === 'closed',
     setWatcher(next) {
-      const since = next.state === watcher.state && next.reason === watcher.reason ? watcher.since : new Date(clock()).toISOString();
+      const since =
+        next.state === watcher.state && next.reason === watcher.reason
+          ? watcher.since
+          : new Date(clock()).toISOString();
       watcher = { ...next, since };
     },
     progress: currentProgress,

@@ -85,7 +85,11 @@ export class LineSplitter {
   pending(): PendingLine {
     if (this.oversize) return { offset: this.lineStart, length: this.pendingLength, bytes: null };
     // A copy: the buffer goes on to the lane's next pass.
-    return { offset: this.lineStart, length: this.pendingLength, bytes: Buffer.from(this.buffer.bytes.subarray(0, this.pendingLength)) };
+    return {
+      offset: this.lineStart,
+      length: this.pendingLength,
+      bytes: Buffer.from(this.buffer.bytes.subarray(0, this.pendingLength)),
+    };
   }
 
   private complete(chunk: Buffer, from: number, newline: number): void {

@@ -106,7 +106,16 @@ const SHORT_ESCAPES: Record<number, number> = {
 
 /** How JSON.stringify writes code unit `unit` (surrogates are handled by the caller). */
 function escapedWidth(unit: number): number {
-  if (unit === 0x22 || unit === 0x5c || unit === 0x08 || unit === 0x0c || unit === 0x0a || unit === 0x0d || unit === 0x09) return 2;
+  if (
+    unit === 0x22 ||
+    unit === 0x5c ||
+    unit === 0x08 ||
+    unit === 0x0c ||
+    unit === 0x0a ||
+    unit === 0x0d ||
+    unit === 0x09
+  )
+    return 2;
   return unit < 0x20 ? 6 : 1;
 }
 

@@ -5,8 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChunkParser } from './chunk-parser.js';
+import { applyOp, type ParseOp, type ParseReply, type ParseWorkerData, slotViews } from './parser.js';
 import type { ParsedChunk } from './types.js';
-import { applyOp, slotViews, type ParseOp, type ParseReply, type ParseWorkerData } from './parser.js';
 
 // Sent by createWorkerParser in this package, not by an outside party.
 const data = workerData as ParseWorkerData;

@@ -23,7 +23,10 @@ export interface LineParser {
    * Starts a pass over one file in `lane`; returns the offset to read from (past a kept partial
    * line, when `stillThere` confirms the file still holds it).
    */
-  begin(lane: number, pass: ParsePass & { ino: string; stillThere?: (offset: number, fingerprint: Buffer) => boolean }): number;
+  begin(
+    lane: number,
+    pass: ParsePass & { ino: string; stillThere?: (offset: number, fingerprint: Buffer) => boolean },
+  ): number;
   /** Parses `length` bytes of the slot from `at` (0 unless several small files share the slot). */
   parse(lane: number, slot: number, length: number, at?: number): Promise<ParsedChunk>;
   /**
@@ -63,11 +66,19 @@ export type ParseReply = WorkerReply<{ value: ParsedChunk }>;
 
 /** Every lane's slots over one memory: lane L's slot S is at index L * SLOTS_PER_LANE + S. */
 export function slotViews(memory: SharedArrayBuffer | ArrayBuffer, lanes: number, slotBytes: number): Buffer[][] {
-  return Array.from({ length: lanes }, (_, lane) => Array.from({ length: SLOTS_PER_LANE }, (_, slot) => Buffer.from(memory, (lane * SLOTS_PER_LANE + slot) * slotBytes, slotBytes)));
+  return Array.from({ length: lanes }, (_, lane) =>
+    Array.from({ length: SLOTS_PER_LANE }, (_, slot) =>
+      Buffer.from(memory, (lane * SLOTS_PER_LANE + slot) * slotBytes, slotBytes),
+    ),
+  );
 }
 
 /** Runs one ParseOp against a ChunkParser; both the worker and the inline parser go through it. */
-export function applyOp(parser: ChunkParser, slots: readonly (readonly Buffer[])[], op: ParseOp): ParsedChunk | undefined {
+export function applyOp(
+  parser: ChunkParser,
+  slots: readonly (readonly Buffer[])[],
+  op: ParseOp,
+): ParsedChunk | undefined {
   switch (op.op) {
     case 'begin':
       parser.begin(op.lane, op.pass, op.resume);
@@ -114,7 +125,11 @@ function withBook(
     end(lane, completeOffset, nextOffset, keep, fingerprint) {
       const pass = current.get(lane);
       current.delete(lane);
-      send({ op: 'end', lane, keep: keep && pass !== undefined && book.end(pass.path, pass.ino, completeOffset, nextOffset, fingerprint) });
+      send({
+        op: 'end',
+        lane,
+        keep: keep && pass !== undefined && book.end(pass.path, pass.ino, completeOffset, nextOffset, fingerprint),
+      });
     },
     forget(path) {
       book.forget(path);
@@ -126,7 +141,11 @@ function withBook(
 
 export function createInlineParser(options: ParserOptions): LineParser {
   const parser = new ChunkParser(options.maxLineBytes);
-  const slots = slotViews(new ArrayBuffer(options.slotBytes * SLOTS_PER_LANE * options.lanes), options.lanes, options.slotBytes);
+  const slots = slotViews(
+    new ArrayBuffer(options.slotBytes * SLOTS_PER_LANE * options.lanes),
+    options.lanes,
+    options.slotBytes,
+  );
   const failures = new Map<number, Error>();
   const send = (op: ParseOp) => {
     // A failed begin fails the pass's parses, as it does in the worker.
@@ -152,11 +171,22 @@ export function createInlineParser(options: ParserOptions): LineParser {
 export function createWorkerParser(options: ParserOptions): LineParser {
   const memory = new SharedArrayBuffer(options.slotBytes * SLOTS_PER_LANE * options.lanes);
   const slots = slotViews(memory, options.lanes, options.slotBytes);
-  const data: ParseWorkerData = { memory, lanes: options.lanes, slotBytes: options.slotBytes, maxLineBytes: options.maxLineBytes };
+  const data: ParseWorkerData = {
+    memory,
+    lanes: options.lanes,
+    slotBytes: options.slotBytes,
+    maxLineBytes: options.maxLineBytes,
+  };
   // Started now, so that loading its modules overlaps the daemon's start-up and first scan. A
   // worker lost takes its kept partial lines with it; a pass that expects one fails and is run again.
-  const worker = createWorkerClient<{ value: ParsedChunk }>({ script: workerScript(import.meta.url, 'parse-worker.js'), name: 'parse worker', workerData: data, eager: true });
-  const parse = async (lane: number, slot: number, length: number, at = 0) => (await worker.request((id) => ({ op: 'parse', id, lane, slot, length, at }) satisfies ParseOp)).value;
+  const worker = createWorkerClient<{ value: ParsedChunk }>({
+    script: workerScript(import.meta.url, 'parse-worker.js'),
+    name: 'parse worker',
+    workerData: data,
+    eager: true,
+  });
+  const parse = async (lane: number, slot: number, length: number, at = 0) =>
+    (await worker.request((id) => ({ op: 'parse', id, lane, slot, length, at }) satisfies ParseOp)).value;
   return withBook(
     options,
     slots,

@@ -10,8 +10,8 @@ import type { DomainBus } from '../bus/domain-events.js';
 import type { Logger } from '../log/logger.js';
 import { createIngestor, type Ingestor } from './ingestor.js';
 import type { LineParser } from './parser.js';
-import { createWatcher, type Watcher } from './watcher.js';
 import type { CommitObserver } from './types.js';
+import { createWatcher, type Watcher } from './watcher.js';
 
 export interface IngestPartDeps {
   db: Database.Database;
@@ -40,11 +40,19 @@ export function buildIngest(deps: IngestPartDeps): IngestPart {
     log,
     clock,
     projectsDir: paths.projectsDir,
-    onSessionsChanged: (sessionIds) => events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
+    onSessionsChanged: (sessionIds) =>
+      events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),
     observer: deps.observer,
     parser: deps.parser,
   });
-  const watcher = createWatcher({ root: paths.projectsDir, ingestor, db, log, clock, sweepMs: deps.config.ingestSweepMs });
+  const watcher = createWatcher({
+    root: paths.projectsDir,
+    ingestor,
+    db,
+    log,
+    clock,
+    sweepMs: deps.config.ingestSweepMs,
+  });
   return { ingestor, watcher };
 }

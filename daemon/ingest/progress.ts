@@ -44,7 +44,12 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
   function doneIfEmpty(): void {
     if (left.size > 0 || startedAt === null || backfillMs !== null) return;
     backfillMs = clock() - startedAt;
-    log.info('backfill done', { files: counts.filesTotal, bytes: counts.bytesTotal, ms: backfillMs, mbPerS: Math.round((counts.bytesTotal / 1e6 / Math.max(backfillMs, 1)) * 1000 * 10) / 10 });
+    log.info('backfill done', {
+      files: counts.filesTotal,
+      bytes: counts.bytesTotal,
+      ms: backfillMs,
+      mbPerS: Math.round((counts.bytesTotal / 1e6 / Math.max(backfillMs, 1)) * 1000 * 10) / 10,
+    });
     try {
       deps.onBackfillDone();
     } catch (error) {

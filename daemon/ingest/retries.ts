@@ -106,8 +106,20 @@ export interface Retries {
 
 /** A pass that ended without reading the file, as a fault to back off (null: it was read, or is gone). */
 export function unreadFault(outcome: PassOutcome): Fault | null {
-  if (outcome === 'not-a-file') return { kind: 'read', code: 'not-a-file', message: 'not a regular file (a directory, FIFO or device is where the transcript was)', retryOnChange: true };
-  if (outcome === 'outside') return { kind: 'read', code: 'outside', message: 'a symlink that leads out of the projects dir; not ingested', retryOnChange: true };
+  if (outcome === 'not-a-file')
+    return {
+      kind: 'read',
+      code: 'not-a-file',
+      message: 'not a regular file (a directory, FIFO or device is where the transcript was)',
+      retryOnChange: true,
+    };
+  if (outcome === 'outside')
+    return {
+      kind: 'read',
+      code: 'outside',
+      message: 'a symlink that leads out of the projects dir; not ingested',
+      retryOnChange: true,
+    };
   return null;
 }
 
@@ -164,7 +176,16 @@ export function createRetries(deps: RetriesDeps): Retries {
   }
 
   function fresh(path: string, fault: Fault, now: number, logged: boolean): Failing {
-    return { path, fault, since: now, failures: 1, lastAttemptAt: now, retryAt: now + retryDelay(1), handedBack: false, logged };
+    return {
+      path,
+      fault,
+      since: now,
+      failures: 1,
+      lastAttemptAt: now,
+      retryAt: now + retryDelay(1),
+      handedBack: false,
+      logged,
+    };
   }
 
   const fields = (failing: Failing) => ({
@@ -197,7 +218,9 @@ export function createRetries(deps: RetriesDeps): Retries {
         log.warn('cannot ingest transcript; retried with backoff', fields(added));
       } else if (!capLogged) {
         capLogged = true;
-        log.warn('more transcripts fail than are logged one by one; memctl status counts them', { failing: files.size });
+        log.warn('more transcripts fail than are logged one by one; memctl status counts them', {
+          failing: files.size,
+        });
       }
       return;
     }
@@ -220,7 +243,10 @@ export function createRetries(deps: RetriesDeps): Retries {
     succeeded(path, wrote) {
       const now = clock();
       if (store !== null && wrote) {
-        log.info(`transcript index writes recovered after ${store.failures} failures`, { code: store.fault.code, failingForMs: now - store.since });
+        log.info(`transcript index writes recovered after ${store.failures} failures`, {
+          code: store.fault.code,
+          failingForMs: now - store.since,
+        });
         store = null;
         deps.onStoreDue();
       }
@@ -229,7 +255,12 @@ export function createRetries(deps: RetriesDeps): Retries {
       files.delete(path);
       if (failing.logged) {
         loggedFiles -= 1;
-        log.info(`transcript recovered after ${failing.failures} failures`, { path, kind: failing.fault.kind, code: failing.fault.code, failingForMs: now - failing.since });
+        log.info(`transcript recovered after ${failing.failures} failures`, {
+          path,
+          kind: failing.fault.kind,
+          code: failing.fault.code,
+          failingForMs: now - failing.since,
+        });
       }
       if (files.size === 0) capLogged = false;
       schedule();

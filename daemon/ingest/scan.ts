@@ -3,8 +3,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdirSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FoundFile } from './types.js';
 import { classifyTranscript, isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from '../../shared/transcript/layout.js';
+import type { FoundFile } from './types.js';
 import { systemTreeReason } from './watch-health.js';
 
 export async function statOrNull(path: string): Promise<Stats | null> {
@@ -50,7 +50,8 @@ export async function scanTranscripts(root: string): Promise<(FoundFile & { mtim
     for (const dirent of listDir(dir)) {
       const path = join(dir, dirent.name);
       if (dirent.isDirectory()) {
-        if (depth < TRANSCRIPT_MAX_DEPTH && !isIgnoredPath(root, path, true)) work.push({ path, depth: depth + 1, kind: 'dir' });
+        if (depth < TRANSCRIPT_MAX_DEPTH && !isIgnoredPath(root, path, true))
+          work.push({ path, depth: depth + 1, kind: 'dir' });
       } else if (dirent.isFile() ? classifyTranscript(root, path) !== null : !isIgnoredPath(root, path, undefined)) {
         work.push({ path, depth, kind: 'unknown' });
       }

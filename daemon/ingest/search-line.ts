@@ -19,7 +19,8 @@ const MIN_STOOD_IN_CHARS = Math.floor(LONG_STRING_BYTES / 6);
 const WRITTEN_FIELDS = ['content', 'new_string', 'new_source', 'edits'] as const;
 
 type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const mayBeStoodIn = (value: unknown) => typeof value === 'string' && value.length >= MIN_STOOD_IN_CHARS;
 
 /** Whether a block holds a string the index takes past a stand-in's decoded start. */
@@ -29,7 +30,9 @@ function wholeTextBlock(block: unknown): boolean {
   if (block.type === 'thinking') return mayBeStoodIn(block.thinking);
   if (block.type === 'tool_use' && isRecord(block.input)) {
     const input = block.input;
-    return WRITTEN_FIELDS.some((field) => (field === 'edits' ? Array.isArray(input.edits) && input.edits.length > 0 : mayBeStoodIn(input[field])));
+    return WRITTEN_FIELDS.some((field) =>
+      field === 'edits' ? Array.isArray(input.edits) && input.edits.length > 0 : mayBeStoodIn(input[field]),
+    );
   }
   return false;
 }
@@ -46,7 +49,11 @@ function needsWholeLine(value: unknown): boolean {
  * The searchable texts of `line`, parsed by parseLine as `value`, by `texts` (searchTexts, or
  * own-traffic.ts's, which sets memd's own traffic apart).
  */
-export function lineSearchTexts(line: Buffer, value: unknown, texts: (value: unknown) => SearchText[] = searchTexts): SearchText[] {
+export function lineSearchTexts(
+  line: Buffer,
+  value: unknown,
+  texts: (value: unknown) => SearchText[] = searchTexts,
+): SearchText[] {
   if (line.length < LONG_LINE_BYTES || !needsWholeLine(value)) return texts(value);
   // A long paste or file written: decoded once, at ingest and for a snippet. The line's bytes are
   // bounded by the ingest's maxLineBytes, and JSON.parse of a few MB is milliseconds.

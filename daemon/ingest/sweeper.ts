@@ -6,12 +6,13 @@
  * finds that no event reported, in a file changed after the watcher was ready, means the watcher
  * missed it: the watcher is told, and re-arms.
  */
-import type Database from 'better-sqlite3';
+
 import type { Stats } from 'node:fs';
-import type { Logger } from '../log/logger.js';
+import type Database from 'better-sqlite3';
 import { classifyTranscript } from '../../shared/transcript/layout.js';
-import type { Ingestor } from './ingestor.js';
+import type { Logger } from '../log/logger.js';
 import { allFiles, filesAt } from './index-rows.js';
+import type { Ingestor } from './ingestor.js';
 import { scanTranscripts, statOrNull } from './scan.js';
 import type { FoundFile } from './types.js';
 import { MISSED_GRACE_MS, rootHealth } from './watch-health.js';
@@ -111,7 +112,10 @@ export function createSweeper(deps: SweeperDeps): Sweeper {
 
   function scheduleRecheck(): void {
     if (stopped || recheckTimer !== null || rechecks.size === 0) return;
-    recheckTimer = setTimeout(() => void recheck().catch((error: unknown) => log.warn('re-check failed', { error })), recheckMs);
+    recheckTimer = setTimeout(
+      () => void recheck().catch((error: unknown) => log.warn('re-check failed', { error })),
+      recheckMs,
+    );
   }
 
   function changed(path: string): void {
@@ -123,7 +127,10 @@ export function createSweeper(deps: SweeperDeps): Sweeper {
   }
 
   /** The files to check: all of them (a full sweep), or the recent ones with what became of them. */
-  async function sweepScope(full: boolean, now: number): Promise<{ found: (FoundFile & { mtimeMs: number })[]; scope: Set<string> | null }> {
+  async function sweepScope(
+    full: boolean,
+    now: number,
+  ): Promise<{ found: (FoundFile & { mtimeMs: number })[]; scope: Set<string> | null }> {
     if (full) {
       const found = await scanTranscripts(root);
       recent.clear();
@@ -165,10 +172,17 @@ export function createSweeper(deps: SweeperDeps): Sweeper {
       if (ingestor.isPending(file.path) || ingestor.isFailing(file.path)) continue;
       if (row !== undefined && !row.gone && row.ino === file.ino && row.size === file.size) continue;
       ingestor.touch(file.path);
-      if (ready !== null && file.mtimeMs > ready && file.mtimeMs < startedAt - MISSED_GRACE_MS && !rechecks.has(file.path)) missed.push(file.path);
+      if (
+        ready !== null &&
+        file.mtimeMs > ready &&
+        file.mtimeMs < startedAt - MISSED_GRACE_MS &&
+        !rechecks.has(file.path)
+      )
+        missed.push(file.path);
     }
     for (const [path, row] of known) if (!row.gone) ingestor.touch(path);
-    if (instance !== null && missed.length > 0) instance.missed(`the watcher missed ${missed.length} change(s) that the sweep found`, { path: missed[0] });
+    if (instance !== null && missed.length > 0)
+      instance.missed(`the watcher missed ${missed.length} change(s) that the sweep found`, { path: missed[0] });
   }
 
   function runSweep(full: boolean): Promise<void> {

@@ -6,21 +6,31 @@
  * marked gone. One tailer runs one pass at a time (its lane of the parser); the ingestor runs
  * several tailers, never two on the same file.
  */
-import type Database from 'better-sqlite3';
+
 import { constants, readSync } from 'node:fs';
-import { open, realpath, type FileHandle } from 'node:fs/promises';
-import type { Logger } from '../log/logger.js';
-import { firstSessionId, type EntryParam } from '../store/entry-row.js';
-import type { SearchParam } from '../store/search-row.js';
+import { type FileHandle, open, realpath } from 'node:fs/promises';
+import type Database from 'better-sqlite3';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import { createInlineParser, type LineParser } from './parser.js';
-import { ParseFault } from './retries.js';
-import { createIngestWriter } from './writer.js';
-import type { BadLine, CommitEvent, CommitObserver, FileIdentity, ParsedChunk, PassOutcome, PassResult, TailerCounters } from './types.js';
-import { isMissingPath } from '../fs/read.js';
 import { isInside } from '../fs/inside.js';
+import { isMissingPath } from '../fs/read.js';
+import type { Logger } from '../log/logger.js';
+import { type EntryParam, firstSessionId } from '../store/entry-row.js';
+import type { SearchParam } from '../store/search-row.js';
 import { headFor, isSameFile } from './file-identity.js';
 import { createGroupPass } from './group-pass.js';
+import { createInlineParser, type LineParser } from './parser.js';
+import { ParseFault } from './retries.js';
+import type {
+  BadLine,
+  CommitEvent,
+  CommitObserver,
+  FileIdentity,
+  ParsedChunk,
+  PassOutcome,
+  PassResult,
+  TailerCounters,
+} from './types.js';
+import { createIngestWriter } from './writer.js';
 
 /** Large enough that syscalls and transactions are rare, small enough to stay a minor part of RSS. */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -107,7 +117,10 @@ function absorb(batch: Batch, parsed: ParsedChunk): void {
 
 /** Whether the path, symlinks resolved, is inside the projects dir (a gone path counts as inside: it is marked gone). */
 async function insideProjects(path: string, projectsDir: string): Promise<boolean> {
-  const [real, root] = await Promise.all([realpath(path).catch(() => null), realpath(projectsDir).catch(() => projectsDir)]);
+  const [real, root] = await Promise.all([
+    realpath(path).catch(() => null),
+    realpath(projectsDir).catch(() => projectsDir),
+  ]);
   if (real === null) return true;
   return isInside(root, real);
 }
@@ -144,24 +157,47 @@ export function createTailer(deps: TailerDeps): Tailer {
   const counters: TailerCounters = deps.counters ?? { bytesRead: 0, checkBytesRead: 0 };
   let busy = false;
 
-  const group = createGroupPass({ writer, parser, lane, counters, clock, onCommit, ...(deps.projectsDir === undefined ? {} : { projectsDir: deps.projectsDir }) });
+  const group = createGroupPass({
+    writer,
+    parser,
+    lane,
+    counters,
+    clock,
+    onCommit,
+    ...(deps.projectsDir === undefined ? {} : { projectsDir: deps.projectsDir }),
+  });
 
   function markGone(target: TranscriptFile): PassResult {
     parser.forget(target.path);
     const row = writer.getFile(target.path);
-    if (row === undefined || row.gone === 1) return { outcome: 'absent', changed: false, bytesRead: 0, end: null, sessionId: row?.session_id ?? target.sessionId };
+    if (row === undefined || row.gone === 1)
+      return {
+        outcome: 'absent',
+        changed: false,
+        bytesRead: 0,
+        end: null,
+        sessionId: row?.session_id ?? target.sessionId,
+      };
     writer.markGone(row, clock());
     return { outcome: 'gone', changed: true, bytesRead: 0, end: null, sessionId: row.session_id };
   }
 
   async function readNew(handle: FileHandle, target: TranscriptFile, options: PassOptions): Promise<PassResult> {
     const stat = await handle.stat({ bigint: true });
-    if (!stat.isFile()) return { outcome: 'not-a-file', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
+    if (!stat.isFile())
+      return { outcome: 'not-a-file', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
     const identity: FileIdentity = { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) };
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
     const reset = !isSameFile(handle.fd, row, identity, counters);
     const start = reset ? 0 : row.committed_offset;
-    const emptyBatch = (completeOffset: number): Batch => ({ rows: [], count: 0, bad: [], newest: null, completeOffset, search: [] });
+    const emptyBatch = (completeOffset: number): Batch => ({
+      rows: [],
+      count: 0,
+      bad: [],
+      newest: null,
+      completeOffset,
+      search: [],
+    });
     let batch = emptyBatch(start);
     let position = parser.begin(lane, {
       path: target.path,
@@ -183,7 +219,21 @@ export function createTailer(deps: TailerDeps): Tailer {
       const size = Math.max(identity.size, position);
       const bytesRead = parsedSinceCommit;
       const sessionId = target.sessionFromEntries ? (firstSessionId(rows) ?? undefined) : undefined;
-      writer.commit({ row, reset: resetPending, rows, count, newest, bad, identity: { ...identity, size }, head, committedOffset: offset, bytesRead, now: clock(), sessionId, search });
+      writer.commit({
+        row,
+        reset: resetPending,
+        rows,
+        count,
+        newest,
+        bad,
+        identity: { ...identity, size },
+        head,
+        committedOffset: offset,
+        bytesRead,
+        now: clock(),
+        sessionId,
+        search,
+      });
       onCommit({ file: target, row, entries: count, bad, reset: resetPending, bytesRead });
       changed ||= resetPending || count > 0 || bad.length > 0 || offset !== committedOffset;
       batch = emptyBatch(offset);
@@ -241,7 +291,13 @@ export function createTailer(deps: TailerDeps): Tailer {
       // A slot still being parsed must not be read into by the next pass.
       await Promise.allSettled(inflight.map((chunk) => chunk.parsed));
       const partial = Math.min(FINGERPRINT_BYTES, position - batch.completeOffset);
-      parser.end(lane, batch.completeOffset, position, kept, kept && partial > 0 ? fingerprintAt(handle.fd, batch.completeOffset, partial) : undefined);
+      parser.end(
+        lane,
+        batch.completeOffset,
+        position,
+        kept,
+        kept && partial > 0 ? fingerprintAt(handle.fd, batch.completeOffset, partial) : undefined,
+      );
     }
     const end = outcome === 'caught-up' ? { ino: identity.ino, size: position } : null;
     return { outcome, changed, bytesRead: passBytes, end, sessionId: row.session_id };

@@ -7,10 +7,11 @@
  * after the other as the one before becomes ready. A project dir that appears later gets one at
  * once, reporting the files already in it (they were written before its watch existed).
  */
-import chokidar, { type FSWatcher } from 'chokidar';
+
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import chokidar, { type FSWatcher } from 'chokidar';
 import { isIgnoredPath, TRANSCRIPT_MAX_DEPTH } from '../../shared/transcript/layout.js';
 import { systemTreeReason } from './watch-health.js';
 
@@ -39,7 +40,8 @@ export interface TreeWatch {
 
 export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWatch {
   const root = resolve(rootPath);
-  const ignored = (path: string, stats?: Stats) => isIgnoredPath(root, path, stats === undefined ? undefined : stats.isDirectory());
+  const ignored = (path: string, stats?: Stats) =>
+    isIgnoredPath(root, path, stats === undefined ? undefined : stats.isDirectory());
   const projects = new Map<string, FSWatcher>();
   /** Ends the wait for an instance's initial walk: ready, failed, or closed first (its dir went). */
   const walked = new Map<FSWatcher, () => void>();

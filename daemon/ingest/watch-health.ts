@@ -35,11 +35,15 @@ const SYSTEM_TREES = ['/proc', '/sys', '/dev'];
 export function systemTreeReason(real: string): string | null {
   if (real === '/') return 'the projects dir resolves to / (the whole file system); memd does not watch it';
   const tree = SYSTEM_TREES.find((candidate) => real === candidate || real.startsWith(`${candidate}/`));
-  return tree === undefined ? null : `the projects dir resolves to ${real}, inside ${tree}; memd does not watch system trees`;
+  return tree === undefined
+    ? null
+    : `the projects dir resolves to ${real}, inside ${tree}; memd does not watch system trees`;
 }
 
 /** `refused`: a system tree (systemTreeReason), never watched nor walked while it stays one. */
-export type RootHealth = { ok: true; dev: number; ino: number } | { ok: false; missing: boolean; refused?: boolean; reason: string };
+export type RootHealth =
+  | { ok: true; dev: number; ino: number }
+  | { ok: false; missing: boolean; refused?: boolean; reason: string };
 
 function codeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | null)?.code;

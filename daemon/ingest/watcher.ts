@@ -8,16 +8,17 @@
  * that resolves to `/`, or into /proc, /sys or /dev, is refused (not watched, not walked) until it
  * no longer does.
  */
-import type Database from 'better-sqlite3';
+
 import { resolve } from 'node:path';
+import type Database from 'better-sqlite3';
 import type { WatcherStatus } from '../../shared/protocol/ingest.js';
 import type { Logger } from '../log/logger.js';
+import { allFiles } from './index-rows.js';
 import type { Ingestor } from './ingestor.js';
 import { scanTranscripts } from './scan.js';
-import { allFiles } from './index-rows.js';
 import { createSweeper, DEFAULT_QUIET_MS, DEFAULT_RECHECK_MS, DEFAULT_SWEEP_MS } from './sweeper.js';
-import { watchTree, type TreeWatch } from './tree-watch.js';
-import { createRearmBackoff, rootHealth, type RootHealth } from './watch-health.js';
+import { type TreeWatch, watchTree } from './tree-watch.js';
+import { createRearmBackoff, type RootHealth, rootHealth } from './watch-health.js';
 
 /** How often the projects dir is checked: missing, unreadable or replaced (cheap: a stat and an access). */
 export const DEFAULT_ROOT_POLL_MS = 1_000;
@@ -91,8 +92,10 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     reason = why;
     ingestor.setWatcher({ state, reason, rearms });
     if (!changed) return;
-    if (next === 'degraded') log.warn('watcher degraded; changes may be missed until it is re-armed', { root, reason: why, ...details });
-    else if (next === 'refused') log.warn('projects dir refused; nothing under it is watched or read', { root, reason: why });
+    if (next === 'degraded')
+      log.warn('watcher degraded; changes may be missed until it is re-armed', { root, reason: why, ...details });
+    else if (next === 'refused')
+      log.warn('projects dir refused; nothing under it is watched or read', { root, reason: why });
     else if (next === 'missing') log.info('projects dir does not exist; waiting for it', { root });
     else if (next === 'watching' && previous === 'degraded') log.info('watching transcripts again', { root, rearms });
   }
@@ -116,7 +119,9 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     sweepMs: deps.sweepMs ?? DEFAULT_SWEEP_MS,
     watching() {
       const instance = armed;
-      return instance === null ? null : { readyAt: () => instance.readyAt, missed: (why, details) => failed(instance, why, details) };
+      return instance === null
+        ? null
+        : { readyAt: () => instance.readyAt, missed: (why, details) => failed(instance, why, details) };
     },
     rootUnhealthy: () => serial(checkRoot),
   });
@@ -152,7 +157,8 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       },
       error(error) {
         const instance = mine();
-        if (instance !== null) failed(instance, `the watcher failed: ${error instanceof Error ? error.message : String(error)}`, { error });
+        if (instance !== null)
+          failed(instance, `the watcher failed: ${error instanceof Error ? error.message : String(error)}`, { error });
       },
     });
     return watch;
@@ -209,7 +215,9 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     } catch (error) {
       // The index could not be read (the store fails): armed, but the backfill is owed; re-armed on the backoff.
       needsBackfill = true;
-      failed(instance, `cannot queue the backfill: ${error instanceof Error ? error.message : String(error)}`, { error });
+      failed(instance, `cannot queue the backfill: ${error instanceof Error ? error.message : String(error)}`, {
+        error,
+      });
     }
     sweeper.start();
   }

@@ -4,18 +4,18 @@
  * transaction, so a crash keeps both or neither.
  */
 import type Database from 'better-sqlite3';
+import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import {
   ENTRY_COLUMNS,
   ENTRY_INSERT_BATCH,
+  type EntryParam,
+  entriesFromParams,
   INSERT_ENTRY_BATCH_SQL,
   INSERT_ENTRY_SQL,
   OFFSET_COLUMN,
   SESSION_ID_COLUMN,
   STORED_ONCE_AT,
-  entriesFromParams,
-  type EntryParam,
 } from '../store/entry-row.js';
-import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import type { FileRow } from '../store/rows.js';
 import type { SearchParam } from '../store/search-row.js';
 import { createSearchWriter } from '../store/search-writer.js';
@@ -65,7 +65,9 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
                        committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen)
     VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '', 0, 0, 0, 0, 0, 0, ?, ?) RETURNING *`);
   const insertEntry = db.prepare(INSERT_ENTRY_SQL);
-  const insertBad = db.prepare('INSERT INTO bad_lines (file_id, offset, length, reason, seen_at) VALUES (?, ?, ?, ?, ?)');
+  const insertBad = db.prepare(
+    'INSERT INTO bad_lines (file_id, offset, length, reason, seen_at) VALUES (?, ?, ?, ?, ?)',
+  );
   const deleteEntries = db.prepare('DELETE FROM entries WHERE file_id = ?');
   const deleteBad = db.prepare('DELETE FROM bad_lines WHERE file_id = ?');
   const updateFile = db.prepare(`
@@ -108,8 +110,10 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       // took from them before this): not stored again per row (~11 % of the entries' bytes).
       for (let at = SESSION_ID_COLUMN; at < rows.length; at += width) rows[at] = null;
       let at = 0;
-      for (; at + batchWidth <= rows.length; at += batchWidth) note(rows, at, at + batchWidth, insertEntryBatch.run(stored(rows, at, at + batchWidth)).lastInsertRowid);
-      for (; at < rows.length; at += width) note(rows, at, at + width, insertEntry.run(stored(rows, at, at + width)).lastInsertRowid);
+      for (; at + batchWidth <= rows.length; at += batchWidth)
+        note(rows, at, at + batchWidth, insertEntryBatch.run(stored(rows, at, at + batchWidth)).lastInsertRowid);
+      for (; at < rows.length; at += width)
+        note(rows, at, at + width, insertEntry.run(stored(rows, at, at + width)).lastInsertRowid);
     }
     return rowids;
   };
@@ -144,7 +148,8 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
     const moved = c.sessionId !== undefined && c.sessionId !== row.session_id;
     if (moved) setSession.run(c.sessionId, row.id);
     const { newest } = c;
-    if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity))) setLastActivity.run(newest, row.id);
+    if (c.reset || (newest !== null && (row.last_activity === null || newest > row.last_activity)))
+      setLastActivity.run(newest, row.id);
     observer?.committed({
       sessionId: c.sessionId ?? row.session_id,
       ...(moved ? { movedFrom: row.session_id } : {}),
@@ -173,12 +178,33 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   };
 
   const insertOne = (target: TranscriptFile, identity: FileIdentity, now: number): FileRow => {
-    const row = insertFile.get(target.path, target.project, target.sessionId, target.agentId, target.agentId === null ? 0 : 1, identity.dev, identity.ino, now, now) as FileRow;
+    const row = insertFile.get(
+      target.path,
+      target.project,
+      target.sessionId,
+      target.agentId,
+      target.agentId === null ? 0 : 1,
+      identity.dev,
+      identity.ino,
+      now,
+      now,
+    ) as FileRow;
     // An empty file may never be committed: its session is known (and listed as empty) from here.
-    observer?.committed({ sessionId: row.session_id, path: row.path, agentId: row.agent_id, reset: false, entries: [], fileEntries: 0, complete: true });
+    observer?.committed({
+      sessionId: row.session_id,
+      path: row.path,
+      agentId: row.agent_id,
+      reset: false,
+      entries: [],
+      fileEntries: 0,
+      complete: true,
+    });
     return row;
   };
-  const insertMany = db.transaction((files: readonly { target: TranscriptFile; identity: FileIdentity }[], now: number) => files.map(({ target, identity }) => insertOne(target, identity, now)));
+  const insertMany = db.transaction(
+    (files: readonly { target: TranscriptFile; identity: FileIdentity }[], now: number) =>
+      files.map(({ target, identity }) => insertOne(target, identity, now)),
+  );
 
   return {
     getFile: (path) => getFile.get(path) as FileRow | undefined,
@@ -219,7 +245,13 @@ function afterCommit(c: Commit): void {
   } satisfies Partial<FileRow>);
 }
 
-function nextCounts(c: Commit): { bytesRead: number; entries: number; badLines: number; badTimestamps: number; generation: number } {
+function nextCounts(c: Commit): {
+  bytesRead: number;
+  entries: number;
+  badLines: number;
+  badTimestamps: number;
+  generation: number;
+} {
   const { row } = c;
   const badValues = c.bad.filter(isBadValue).length;
   return {

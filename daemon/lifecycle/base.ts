@@ -6,9 +6,9 @@
 import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
-import { createBus, type Bus } from '../bus/bus.js';
+import { type Bus, createBus } from '../bus/bus.js';
 import { createDomainBus, type DomainBus } from '../bus/domain-events.js';
-import { modelAccess, type ModelAccess } from '../llm/backends.js';
+import { type ModelAccess, modelAccess } from '../llm/backends.js';
 import type { Started } from './bootstrap.js';
 
 export interface Base<P> extends Started<P> {

@@ -6,17 +6,17 @@
  */
 import { homedir } from 'node:os';
 import { describeConfigKeys, type ResolvedConfig } from '../../shared/config.js';
-import { checkSocketPath, resolvePaths, type MemdPaths } from '../../shared/paths.js';
+import { checkSocketPath, type MemdPaths, resolvePaths } from '../../shared/paths.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { loadConfig } from '../config/load.js';
 import { setUserUmask } from '../fs/work-tree.js';
 import { stderrFormat } from '../log/format.js';
-import { createLogger, rotatingFileSink, stderrSink, type Logger } from '../log/logger.js';
+import { createLogger, type Logger, rotatingFileSink, stderrSink } from '../log/logger.js';
 import { checkDatabase } from '../store/check.js';
 import { openStore, type Store } from '../store/db.js';
 import { cleanLeftovers } from '../store/leftovers.js';
 import { ensurePrivateDir, UnsafeDirError } from './dirs.js';
-import { acquireInstanceLock, LockHeldError, type InstanceLock } from './instance-lock.js';
+import { acquireInstanceLock, type InstanceLock, LockHeldError } from './instance-lock.js';
 import { takeActivatedSocket } from './socket-activation.js';
 import { removeStaleSocket, SocketPathError } from './socket-file.js';
 
@@ -61,8 +61,15 @@ export interface EarlyPart {
 }
 
 function printConfig(paths: MemdPaths, resolved: ResolvedConfig): void {
-  const keys = describeConfigKeys().map(({ key, env }) => ({ key, env, value: resolved.config[key], source: resolved.sources[key] }));
-  process.stdout.write(`${JSON.stringify({ version: MEMD_VERSION, paths, config: keys, problems: resolved.problems }, null, 2)}\n`);
+  const keys = describeConfigKeys().map(({ key, env }) => ({
+    key,
+    env,
+    value: resolved.config[key],
+    source: resolved.sources[key],
+  }));
+  process.stdout.write(
+    `${JSON.stringify({ version: MEMD_VERSION, paths, config: keys, problems: resolved.problems }, null, 2)}\n`,
+  );
 }
 
 function openLogger(paths: MemdPaths, resolved: ResolvedConfig, foreground: boolean): Logger {
@@ -79,7 +86,11 @@ function openLogger(paths: MemdPaths, resolved: ResolvedConfig, foreground: bool
  * Runs start-up steps 1-7; null when a one-shot flag was answered. Exits the process (with the
  * reason on stderr) when memd cannot start. `startEarly` makes what should boot meanwhile.
  */
-export async function bootstrap<P extends EarlyPart>(argv: readonly string[], startEarly: () => P, cleanAlso: (stateDir: string) => string[]): Promise<Started<P> | null> {
+export async function bootstrap<P extends EarlyPart>(
+  argv: readonly string[],
+  startEarly: () => P,
+  cleanAlso: (stateDir: string) => string[],
+): Promise<Started<P> | null> {
   const unknown = argv.filter((arg) => !FLAGS.has(arg));
   if (unknown.length > 0) fail(`unknown argument ${unknown[0]}\n${USAGE}`, EXIT_USAGE);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -126,14 +137,16 @@ export async function bootstrap<P extends EarlyPart>(argv: readonly string[], st
   try {
     lock = acquireInstanceLock(paths.lockPath);
   } catch (error) {
-    if (error instanceof LockHeldError) fail(`already running as pid ${error.pid} (lock ${error.lockPath}); stop it with: memctl stop`);
+    if (error instanceof LockHeldError)
+      fail(`already running as pid ${error.pid} (lock ${error.lockPath}); stop it with: memctl stop`);
     throw error;
   }
 
   const early = startEarly();
   let store: Store | undefined;
   try {
-    if (!activated && removeStaleSocket(paths.socketPath)) log.info('removed a stale socket', { socket: paths.socketPath });
+    if (!activated && removeStaleSocket(paths.socketPath))
+      log.info('removed a stale socket', { socket: paths.socketPath });
     cleanLeftovers(paths.stateDir, paths.dbPath, log, () => cleanAlso(paths.stateDir));
     store = openStore(paths.dbPath, log);
   } catch (error) {

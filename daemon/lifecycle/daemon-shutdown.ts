@@ -16,7 +16,14 @@ export interface StoppingParts {
   config: Pick<MemdConfig, 'shutdownGraceMs' | 'shutdownDeadlineMs'>;
   log: Logger;
   bus: Pick<Bus, 'publish'>;
-  rpc: { server: { stopAccepting(closeListener?: boolean): Promise<void>; drain(timeoutMs: number): Promise<boolean>; running(): string[]; closeConnections(): void } };
+  rpc: {
+    server: {
+      stopAccepting(closeListener?: boolean): Promise<void>;
+      drain(timeoutMs: number): Promise<boolean>;
+      running(): string[];
+      closeConnections(): void;
+    };
+  };
   socket: { isOwn(): boolean; remove(): void };
   ingest: { watcher: { stop: Stop }; ingestor: { stop: Stop; progress(): { filesPending: number } } };
   /** Each stopped by its own step, in the list's order, once ingest has stopped. */
@@ -36,7 +43,11 @@ export function shutdownSteps(parts: StoppingParts, reason: string): ShutdownSte
   return [
     { name: 'announce', run: () => parts.bus.publish('daemon.stopping', { reason }) },
     { name: 'stop accepting', run: () => rpc.server.stopAccepting(socket.isOwn()) },
-    { name: 'finish requests', run: async () => void (await rpc.server.drain(parts.config.shutdownGraceMs)), pending: () => rpc.server.running() },
+    {
+      name: 'finish requests',
+      run: async () => void (await rpc.server.drain(parts.config.shutdownGraceMs)),
+      pending: () => rpc.server.running(),
+    },
     // Always: a request still running past the deadline is cancelled (its git runs killed) too.
     { name: 'close connections', run: () => rpc.server.closeConnections(), always: true },
     // What was read is committed; the rest is read after the next start.
@@ -44,7 +55,11 @@ export function shutdownSteps(parts: StoppingParts, reason: string): ShutdownSte
       name: 'stop ingest',
       ...inParallel([
         { name: 'transcript watcher', run: () => ingest.watcher.stop() },
-        { name: 'ingest lanes and parse worker', run: () => ingest.ingestor.stop(), detail: () => `${ingest.ingestor.progress().filesPending} transcripts being read` },
+        {
+          name: 'ingest lanes and parse worker',
+          run: () => ingest.ingestor.stop(),
+          detail: () => `${ingest.ingestor.progress().filesPending} transcripts being read`,
+        },
       ]),
     },
     ...parts.followers.map((follower) => ({ name: follower.stopStep, run: () => follower.stop() })),
@@ -53,7 +68,11 @@ export function shutdownSteps(parts: StoppingParts, reason: string): ShutdownSte
     { name: 'stop background context counts', run: () => parts.aggregates.close() },
     { name: 'stop compactions', run: () => parts.compaction.close() },
     // Running summaries are aborted; their jobs stay queued and run after the next start.
-    { name: 'stop extraction', run: () => extraction.close(), pending: () => extraction.status().running.map((id) => `extraction job of session ${id}`) },
+    {
+      name: 'stop extraction',
+      run: () => extraction.close(),
+      pending: () => extraction.status().running.map((id) => `extraction job of session ${id}`),
+    },
     // Always, from here on: whatever is stuck, the next daemon must find the lock free.
     {
       name: 'close database',
@@ -87,7 +106,8 @@ export function createDaemonShutdown(parts: StoppingParts): Shutdown {
       },
     },
   );
-  if (config.shutdownGraceMs >= config.shutdownDeadlineMs) log.warn('shutdownGraceMs is not below shutdownDeadlineMs: the deadline cuts off the grace');
+  if (config.shutdownGraceMs >= config.shutdownDeadlineMs)
+    log.warn('shutdownGraceMs is not below shutdownDeadlineMs: the deadline cuts off the grace');
   return shutdown;
 }
 

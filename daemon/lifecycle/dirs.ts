@@ -20,10 +20,14 @@ export function ensurePrivateDir(dir: string, what: string): void {
   }
   const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
-    throw new UnsafeDirError(`the ${what} dir ${dir} belongs to uid ${stats.uid}, not to you (uid ${uid}); memd will not use it`);
+    throw new UnsafeDirError(
+      `the ${what} dir ${dir} belongs to uid ${stats.uid}, not to you (uid ${uid}); memd will not use it`,
+    );
   }
   const mode = stats.mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw new UnsafeDirError(`the ${what} dir ${dir} has mode ${mode.toString(8).padStart(4, '0')}; others can reach it. Run: chmod 700 ${dir}`);
+    throw new UnsafeDirError(
+      `the ${what} dir ${dir} has mode ${mode.toString(8).padStart(4, '0')}; others can reach it. Run: chmod 700 ${dir}`,
+    );
   }
 }

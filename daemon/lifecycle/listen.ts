@@ -8,7 +8,7 @@ import type { MemdPaths } from '../../shared/paths.js';
 import type { Logger } from '../log/logger.js';
 import { EXIT_FAILURE } from './bootstrap.js';
 import type { Shutdown } from './shutdown.js';
-import { ownSocket, type OwnSocket } from './socket-file.js';
+import { type OwnSocket, ownSocket } from './socket-file.js';
 
 /** The server's listen target (rpc/server.ts ListenTarget), spelled here: lifecycle does not import the transport. */
 export type SocketTarget = { kind: 'path'; path: string } | { kind: 'fd'; fd: number };

@@ -24,7 +24,10 @@ export function watchLoopDelay(): LoopDelay {
     status: () => {
       // Before the first sample the histogram's max is 0 and its min is huge; delays are counted past the timer's period.
       if (histogram.count === 0) return { maxDelayMs: 0, p99DelayMs: 0 };
-      return { maxDelayMs: Math.max(0, ms(histogram.max) - RESOLUTION_MS), p99DelayMs: Math.max(0, ms(histogram.percentile(99)) - RESOLUTION_MS) };
+      return {
+        maxDelayMs: Math.max(0, ms(histogram.max) - RESOLUTION_MS),
+        p99DelayMs: Math.max(0, ms(histogram.percentile(99)) - RESOLUTION_MS),
+      };
     },
     stop: () => histogram.disable(),
   };

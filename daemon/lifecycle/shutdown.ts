@@ -39,7 +39,12 @@ export function killSelf(): void {
 }
 
 /** Runs every step in order; a failing step is logged and the rest still run. */
-export function createShutdown(steps: (reason: string) => readonly ShutdownStep[], log: Logger, exit: (code: number) => void, options: ShutdownOptions = {}): Shutdown {
+export function createShutdown(
+  steps: (reason: string) => readonly ShutdownStep[],
+  log: Logger,
+  exit: (code: number) => void,
+  options: ShutdownOptions = {},
+): Shutdown {
   const deadlineMs = options.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS;
   const forceExit = options.forceExit ?? killSelf;
   let running: Promise<void> | undefined;
@@ -67,7 +72,8 @@ export function createShutdown(steps: (reason: string) => readonly ShutdownStep[
         try {
           const result = step.run();
           // Nothing is awaited past the deadline; a late failure is still logged.
-          if (result instanceof Promise) result.catch((error: unknown) => log.error('shutdown step failed', { step: step.name, error }));
+          if (result instanceof Promise)
+            result.catch((error: unknown) => log.error('shutdown step failed', { step: step.name, error }));
         } catch (error) {
           log.error('shutdown step failed', { step: step.name, error });
         }
@@ -128,7 +134,8 @@ export function inParallel(parts: readonly ShutdownPart[]): Pick<ShutdownStep, '
       const failed = results.find((result) => result.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
     },
-    pending: () => [...unsettled].map((part) => (part.detail === undefined ? part.name : `${part.name}: ${part.detail()}`)),
+    pending: () =>
+      [...unsettled].map((part) => (part.detail === undefined ? part.name : `${part.name}: ${part.detail()}`)),
   };
 }
 

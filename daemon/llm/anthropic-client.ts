@@ -13,7 +13,12 @@ export interface MessagesClientOptions {
 
 /** What the summarizers use of the SDK's client; replies are `unknown` until checked. */
 export interface MessagesClient {
-  messages: { create(body: unknown, request: { signal?: AbortSignal }): Promise<{ content: unknown; usage?: Record<string, unknown> }> };
+  messages: {
+    create(
+      body: unknown,
+      request: { signal?: AbortSignal },
+    ): Promise<{ content: unknown; usage?: Record<string, unknown> }>;
+  };
 }
 
 export function lazyMessagesClient(options: MessagesClientOptions): () => Promise<MessagesClient> {
@@ -33,5 +38,11 @@ export function lazyMessagesClient(options: MessagesClientOptions): () => Promis
 /** The text blocks of a reply's content, joined. */
 export function replyText(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  return content.map((block) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : '')).join('');
+  return content
+    .map((block) =>
+      typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text'
+        ? String((block as { text?: unknown }).text ?? '')
+        : '',
+    )
+    .join('');
 }

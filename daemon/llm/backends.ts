@@ -22,6 +22,9 @@ export function modelAccess(config: ResolvedConfig['config'], env: NodeJS.Proces
     return null;
   }
   const baseURL = env.ANTHROPIC_BASE_URL;
-  log.info('summaries and session memory are made by the API', { model: config.model, handoffModel: config.handoffModel });
+  log.info('summaries and session memory are made by the API', {
+    model: config.model,
+    handoffModel: config.handoffModel,
+  });
   return { apiKey, ...(baseURL ? { baseURL } : {}) };
 }

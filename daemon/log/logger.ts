@@ -29,7 +29,12 @@ const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 /** sd-daemon(3) priorities: journald turns the `<N>` prefix into the entry's priority. */
 const JOURNAL_PRIORITY: Record<LogLevel, number> = { debug: 7, info: 6, warn: 4, error: 3 };
 
-type Sink = { write(level: LogLevel, line: string): void; close(): void; file: string | null; scrub?(needle: string): number };
+type Sink = {
+  write(level: LogLevel, line: string): void;
+  close(): void;
+  file: string | null;
+  scrub?(needle: string): number;
+};
 
 /**
  * Rewrites one log file without the lines containing `needle`, through a temporary file renamed
@@ -124,7 +129,12 @@ export function rotatingFileSink(path: string, maxBytes: number, keep: number): 
 }
 
 /** `format` is JSON unless a person reads the lines on a terminal (`stderrFormat`). */
-export function createLogger(sink: Sink, level: LogLevel, clock: () => Date = () => new Date(), format: LineFormat = 'json'): Logger {
+export function createLogger(
+  sink: Sink,
+  level: LogLevel,
+  clock: () => Date = () => new Date(),
+  format: LineFormat = 'json',
+): Logger {
   const threshold = RANK[level];
   const formatLine = format === 'text' ? formatText : formatJson;
   const emit = (lineLevel: LogLevel, msg: string, fields?: LogFields) => {

@@ -19,6 +19,11 @@ export function buildMemory(deps: MemoryPartDeps): MemoryPart {
   const { paths, clock } = deps;
   return {
     memdir: createMemdirStore({ projectsDir: paths.projectsDir, clock }),
-    rewind: createRewindService({ transcripts: deps.transcripts, claudeRoot: paths.claudeRoot, stateDir: paths.stateDir, clock }),
+    rewind: createRewindService({
+      transcripts: deps.transcripts,
+      claudeRoot: paths.claudeRoot,
+      stateDir: paths.stateDir,
+      clock,
+    }),
   };
 }

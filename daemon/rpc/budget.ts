@@ -122,7 +122,11 @@ export function createAnswerBudget(limits: BudgetLimits): AnswerBudget {
   /** Its own connection holds it back: too many of its requests run, or its answers are not read. */
   const heldByOwnConnection = (waiter: Waiter): boolean => {
     const state = members.get(waiter.member);
-    return state === undefined || state.running >= MAX_HEAVY_PER_CONNECTION || waiter.member.queuedBytes() > CONNECTION_SHARE_BYTES;
+    return (
+      state === undefined ||
+      state.running >= MAX_HEAVY_PER_CONNECTION ||
+      waiter.member.queuedBytes() > CONNECTION_SHARE_BYTES
+    );
   };
 
   const removeWaiter = (waiter: Waiter): void => {
@@ -169,7 +173,9 @@ export function createAnswerBudget(limits: BudgetLimits): AnswerBudget {
     removeWaiter(waiter);
     busyAnswers++;
     const reason = `memd holds ${Math.round(queued / 1024 / 1024)} MiB of answers that their clients have not read, at its ${Math.round(maxAnswerBytes / 1024 / 1024)} MiB budget (maxAnswerBytes)`;
-    waiter.reject(busyError(`memd is busy: ${reason}; ${waiter.method} was not run, retry in a moment`, { method: waiter.method }));
+    waiter.reject(
+      busyError(`memd is busy: ${reason}; ${waiter.method} was not run, retry in a moment`, { method: waiter.method }),
+    );
   };
 
   /** Starts what may start, oldest first; a request held back by its own connection lets the next one by. */
@@ -206,11 +212,15 @@ export function createAnswerBudget(limits: BudgetLimits): AnswerBudget {
     },
     admit(member, method, signal) {
       const state = members.get(member);
-      if (state === undefined || signal.aborted) return Promise.reject(new RpcError(ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled'));
+      if (state === undefined || signal.aborted)
+        return Promise.reject(new RpcError(ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled'));
       if (state.waiting >= MAX_WAITING_PER_CONNECTION) {
         busyAnswers++;
         return Promise.reject(
-          busyError(`memd is busy: this connection already has ${state.waiting} heavy requests waiting (at most ${MAX_WAITING_PER_CONNECTION}); read the answers before asking for more`, { method }),
+          busyError(
+            `memd is busy: this connection already has ${state.waiting} heavy requests waiting (at most ${MAX_WAITING_PER_CONNECTION}); read the answers before asking for more`,
+            { method },
+          ),
         );
       }
       return new Promise((resolve, reject) => {
@@ -232,6 +242,12 @@ export function createAnswerBudget(limits: BudgetLimits): AnswerBudget {
       });
     },
     wake: () => pump(),
-    stats: () => ({ queuedBytes: queuedBytes(), reservedBytes: reserved, heavyRunning: running, heavyWaiting: waiters.length, busyAnswers }),
+    stats: () => ({
+      queuedBytes: queuedBytes(),
+      reservedBytes: reserved,
+      heavyRunning: running,
+      heavyWaiting: waiters.length,
+      busyAnswers,
+    }),
   };
 }

@@ -3,12 +3,20 @@
  * A frame that is not JSON (or too large) gets -32700 and closes this connection only.
  */
 import type { Socket } from 'node:net';
+import {
+  checkRequest,
+  type ErrorEnvelope,
+  errorEnvelope,
+  exceedsDepth,
+  MAX_BATCH_SIZE,
+  type RequestEnvelope,
+  type RequestId,
+} from '../../shared/protocol/envelope.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import { MAX_BATCH_SIZE, checkRequest, errorEnvelope, exceedsDepth, type ErrorEnvelope, type RequestEnvelope, type RequestId } from '../../shared/protocol/envelope.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
 import { LineSplitter, MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
-import { CONNECTION_SHARE_BYTES, type AnswerBudget, type BudgetMember, type Ticket } from './budget.js';
+import { type AnswerBudget, type BudgetMember, CONNECTION_SHARE_BYTES, type Ticket } from './budget.js';
 import type { CallContext, ConnectionHandle, Dispatcher } from './dispatch.js';
 
 /** A client that stops reading its answers is cut off rather than allowed to grow our buffers. */
@@ -163,7 +171,8 @@ export class Connection implements ConnectionHandle, BudgetMember {
     const frameMs = this.hooks.limits.frameMs;
     this.frameTimer = setTimeout(() => {
       this.frameTimer = undefined;
-      if (this.splitter.bufferedBytes > 0 && !this.ending && !this.closed) this.failFrame(`a frame was left unfinished (no newline) for ${frameMs} ms`);
+      if (this.splitter.bufferedBytes > 0 && !this.ending && !this.closed)
+        this.failFrame(`a frame was left unfinished (no newline) for ${frameMs} ms`);
     }, frameMs);
     this.frameTimer.unref();
   }
@@ -195,7 +204,9 @@ export class Connection implements ConnectionHandle, BudgetMember {
     }
     if (exceedsDepth(message)) {
       this.hooks.onProtocolError();
-      this.send(errorEnvelope(null, ErrorCode.InvalidRequest, 'TooDeep', 'message nests deeper than the protocol allows'));
+      this.send(
+        errorEnvelope(null, ErrorCode.InvalidRequest, 'TooDeep', 'message nests deeper than the protocol allows'),
+      );
       return;
     }
     this.unanswered++;
@@ -207,7 +218,8 @@ export class Connection implements ConnectionHandle, BudgetMember {
     if (message.length === 0 || message.length > MAX_BATCH_SIZE) {
       this.unanswered--;
       this.hooks.onProtocolError();
-      const reason = message.length === 0 ? 'an empty batch' : `a batch of ${message.length}; the limit is ${MAX_BATCH_SIZE}`;
+      const reason =
+        message.length === 0 ? 'an empty batch' : `a batch of ${message.length}; the limit is ${MAX_BATCH_SIZE}`;
       this.send(errorEnvelope(null, ErrorCode.InvalidRequest, 'InvalidBatch', `invalid request: ${reason}`));
       return;
     }
@@ -229,7 +241,14 @@ export class Connection implements ConnectionHandle, BudgetMember {
       return null;
     }
     if (!this.hooks.accepting()) {
-      return request.id === undefined ? null : errorEnvelope(request.id, ErrorCode.ShuttingDown, 'ShuttingDown', 'memd is shutting down; retry after it restarts');
+      return request.id === undefined
+        ? null
+        : errorEnvelope(
+            request.id,
+            ErrorCode.ShuttingDown,
+            'ShuttingDown',
+            'memd is shutting down; retry after it restarts',
+          );
     }
     return this.run(request, tickets);
   }
@@ -239,7 +258,12 @@ export class Connection implements ConnectionHandle, BudgetMember {
     if (this.inFlight.has(key)) {
       // A second request under a running id could not be told apart, cancelled or waited for.
       this.hooks.onProtocolError();
-      return errorEnvelope(request.id ?? null, ErrorCode.InvalidRequest, 'DuplicateId', `request id ${JSON.stringify(request.id)} is already in flight on this connection`);
+      return errorEnvelope(
+        request.id ?? null,
+        ErrorCode.InvalidRequest,
+        'DuplicateId',
+        `request id ${JSON.stringify(request.id)} is already in flight on this connection`,
+      );
     }
     const controller = new AbortController();
     this.inFlight.set(key, controller);
@@ -284,7 +308,8 @@ export class Connection implements ConnectionHandle, BudgetMember {
 
   /** Reads nothing more while too many requests run or while the client leaves its answers unread. */
   private applyBackpressure(): void {
-    const shouldPause = this.inFlight.size >= MAX_IN_FLIGHT_PER_CONNECTION || this.socket.writableLength > CONNECTION_SHARE_BYTES;
+    const shouldPause =
+      this.inFlight.size >= MAX_IN_FLIGHT_PER_CONNECTION || this.socket.writableLength > CONNECTION_SHARE_BYTES;
     if (shouldPause === this.paused || this.closed || this.ending) return;
     this.paused = shouldPause;
     if (shouldPause) this.socket.pause();
@@ -330,7 +355,11 @@ export class Connection implements ConnectionHandle, BudgetMember {
         this.armStall();
         return;
       }
-      this.hooks.log.warn('client read none of its answers in time; disconnecting it', { connection: this.id, queuedBytes: this.socket.writableLength, stallMs: this.hooks.limits.stallMs });
+      this.hooks.log.warn('client read none of its answers in time; disconnecting it', {
+        connection: this.id,
+        queuedBytes: this.socket.writableLength,
+        stallMs: this.hooks.limits.stallMs,
+      });
       this.socket.destroy();
     }, this.hooks.limits.stallMs);
     this.stallTimer.unref();
@@ -375,9 +404,19 @@ function serializeWithin(message: object, log: Logger, connection: number): stri
   }
   log.warn('an answer too large for one frame was replaced by AnswerTooLarge', { connection, bytes });
   const size = bytes === null ? 'more than a string can hold' : `${bytes} bytes`;
-  const problem = tooDeep ? 'the answer nests too deep to serialize' : `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit`;
-  const envelope = errorEnvelope(id as RequestId, ErrorCode.TooLarge, 'AnswerTooLarge', `${problem}; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`);
-  return JSON.stringify({ ...envelope, error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } } });
+  const problem = tooDeep
+    ? 'the answer nests too deep to serialize'
+    : `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit`;
+  const envelope = errorEnvelope(
+    id as RequestId,
+    ErrorCode.TooLarge,
+    'AnswerTooLarge',
+    `${problem}; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`,
+  );
+  return JSON.stringify({
+    ...envelope,
+    error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } },
+  });
 }
 
 function cancelled(id: RequestId): ErrorEnvelope {

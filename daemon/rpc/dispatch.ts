@@ -3,11 +3,11 @@
  * handlers throw typed RpcErrors, and anything else becomes InternalError with a plain message
  * (the stack goes to the log, never over the wire).
  */
-import { JSONRPCServer, createJSONRPCErrorResponse, type JSONRPCResponse } from 'json-rpc-2.0';
-import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import { METHOD_BY_NAME, type MethodDescriptor } from '../../shared/protocol/methods.js';
+import { createJSONRPCErrorResponse, type JSONRPCResponse, JSONRPCServer } from 'json-rpc-2.0';
 import type { RequestEnvelope } from '../../shared/protocol/envelope.js';
+import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
+import { METHOD_BY_NAME, type MethodDescriptor } from '../../shared/protocol/methods.js';
 import type { Logger } from '../log/logger.js';
 import { osErrorToRpc } from './os-errors.js';
 
@@ -88,13 +88,19 @@ function withResolvedProject(method: string, params: unknown, resolve: ProjectRe
   } catch (error) {
     // memdir checks the rest itself (its folder on disk, PathRejected for `../..`): only a name
     // as tables show it (`shop`, `acme/api`) is refused here, with the candidates.
-    if (memdir && error instanceof RpcError && error.kind === 'UnknownProject' && !SHOWN_NAME.test(project)) return params;
+    if (memdir && error instanceof RpcError && error.kind === 'UnknownProject' && !SHOWN_NAME.test(project))
+      return params;
     throw error;
   }
   return folder === project ? params : { ...params, project: folder };
 }
 
-export function createDispatcher(handlers: readonly MethodHandler[], log: Logger, resolveSessionId?: SessionIdResolver, resolveProject?: ProjectResolver): Dispatcher {
+export function createDispatcher(
+  handlers: readonly MethodHandler[],
+  log: Logger,
+  resolveSessionId?: SessionIdResolver,
+  resolveProject?: ProjectResolver,
+): Dispatcher {
   const server = new JSONRPCServer<CallContext>({
     errorListener: (message, data) => {
       if (data instanceof RpcError) return;
@@ -110,7 +116,9 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
   server.handleMethodNotFound = async (request) => {
     if (request.id === undefined) return null;
     const known = METHOD_BY_NAME.has(request.method);
-    const message = known ? `method "${request.method}" is part of the protocol but not served by this daemon version` : `unknown method "${request.method}"`;
+    const message = known
+      ? `method "${request.method}" is part of the protocol but not served by this daemon version`
+      : `unknown method "${request.method}"`;
     return createJSONRPCErrorResponse(request.id, ErrorCode.MethodNotFound, message, {
       kind: 'MethodNotFound',
       method: request.method,
@@ -123,7 +131,11 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
   const addMethod = ({ descriptor, run }: MethodHandler) => {
     names.push(descriptor.name);
     server.addMethod(descriptor.name, async (params: unknown, ctx: CallContext) => {
-      const parsed = withResolvedProject(descriptor.name, withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId), resolveProject);
+      const parsed = withResolvedProject(
+        descriptor.name,
+        withResolvedSession(descriptor.params.parse(params ?? {}, 'params'), resolveSessionId),
+        resolveProject,
+      );
       const started = performance.now();
       try {
         return await run(parsed, ctx);
@@ -133,7 +145,11 @@ export function createDispatcher(handlers: readonly MethodHandler[], log: Logger
         if (ctx.signal.aborted && !(error instanceof RpcError)) throw cancelledError();
         const mapped = osErrorToRpc(error);
         if (mapped === undefined) throw error;
-        log.warn('a request failed on the file system', { method: descriptor.name, kind: mapped.kind, message: mapped.message });
+        log.warn('a request failed on the file system', {
+          method: descriptor.name,
+          kind: mapped.kind,
+          message: mapped.message,
+        });
         throw mapped;
       } finally {
         // Long async waits (a model, git) count too: the line says which method, not why.

@@ -70,7 +70,8 @@ export function osErrorToRpc(error: unknown): RpcError | undefined {
   const { code, path, dest, syscall } = error as { code?: unknown; path?: unknown; dest?: unknown; syscall?: unknown };
   if (typeof code !== 'string') return undefined;
   const sqlite = SQLITE_CAUSES[code] ?? (code.startsWith('SQLITE_IOERR') ? SQLITE_CAUSES.SQLITE_IOERR : undefined);
-  if (sqlite !== undefined) return new RpcError(ErrorCode.IoError, sqlite.kind, sqlite.text, { cause: code, path: null });
+  if (sqlite !== undefined)
+    return new RpcError(ErrorCode.IoError, sqlite.kind, sqlite.text, { cause: code, path: null });
   const cause = ERRNO_CAUSES[code];
   if (cause === undefined) return undefined;
   const where = typeof path === 'string' ? path : null;

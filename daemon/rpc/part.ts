@@ -10,12 +10,20 @@ import type { Logger } from '../log/logger.js';
 import { createProjectResolver } from '../sessions/project-name.js';
 import { createSessionIdResolver } from '../sessions/short-id.js';
 import { createDispatcher, type Dispatcher } from './dispatch.js';
-import { methodTables, type MethodParts } from './methods/index.js';
+import { type MethodParts, methodTables } from './methods/index.js';
 import { createRpcServer, type RpcServer } from './server.js';
 
 export interface RpcPartDeps extends MethodParts {
   db: Database.Database;
-  config: Pick<MemdConfig, 'maxConnections' | 'idleTimeoutMs' | 'frameTimeoutMs' | 'answerStallTimeoutMs' | 'maxAnswerBytes' | 'maxHeavyRequests'>;
+  config: Pick<
+    MemdConfig,
+    | 'maxConnections'
+    | 'idleTimeoutMs'
+    | 'frameTimeoutMs'
+    | 'answerStallTimeoutMs'
+    | 'maxAnswerBytes'
+    | 'maxHeavyRequests'
+  >;
   bus: Bus;
   log: Logger;
 }
@@ -27,7 +35,12 @@ export interface RpcPart {
 
 export function buildRpc(deps: RpcPartDeps): RpcPart {
   const { config, log } = deps;
-  const dispatcher = createDispatcher(methodTables(deps), log, createSessionIdResolver(deps.db), createProjectResolver(deps.db));
+  const dispatcher = createDispatcher(
+    methodTables(deps),
+    log,
+    createSessionIdResolver(deps.db),
+    createProjectResolver(deps.db),
+  );
   const server = createRpcServer({
     dispatcher,
     bus: deps.bus,

@@ -1,12 +1,13 @@
 /** The socket server: accepts connections, forwards bus events to subscribers, keeps counts. */
-import { createServer, type Server } from 'node:net';
+
 import { chmodSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { errorEnvelope } from '../../shared/protocol/envelope.js';
+import { ErrorCode } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { ErrorCode } from '../../shared/protocol/errors.js';
-import { errorEnvelope } from '../../shared/protocol/envelope.js';
-import { createAnswerBudget, type BudgetLimits, type BudgetStats } from './budget.js';
+import { type BudgetLimits, type BudgetStats, createAnswerBudget } from './budget.js';
 import { Connection, type ConnectionLimits } from './connection.js';
 import type { Dispatcher } from './dispatch.js';
 
@@ -96,7 +97,8 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
       const created = createServer({ allowHalfOpen: false }, (socket) => {
         if (connections.size >= deps.maxConnections) {
           // Told why, not just dropped; logged once per run of refusals.
-          if (!refusedLogged) log.warn('refusing connections: every slot is taken', { maxConnections: deps.maxConnections });
+          if (!refusedLogged)
+            log.warn('refusing connections: every slot is taken', { maxConnections: deps.maxConnections });
           refusedLogged = true;
           protocolErrors++;
           socket.on('error', () => undefined);
@@ -152,7 +154,9 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
       return inFlight() === 0;
     },
     running() {
-      return [...connections].flatMap((connection) => connection.inFlightMethods.map((method) => `${method} (connection ${connection.id})`));
+      return [...connections].flatMap((connection) =>
+        connection.inFlightMethods.map((method) => `${method} (connection ${connection.id})`),
+      );
     },
     closeConnections() {
       for (const connection of connections) {

@@ -9,9 +9,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { ChunkParser, DEFAULT_MAX_LINE_BYTES } from '../ingest/index.js';
-import { createSearchWriter } from '../store/search-writer.js';
-import type { SearchParam } from '../store/search-row.js';
 import type { Logger } from '../log/logger.js';
+import type { SearchParam } from '../store/search-row.js';
+import { createSearchWriter } from '../store/search-writer.js';
 
 /** Bytes read per turn of the event loop: a few milliseconds of parsing. */
 const SLICE_BYTES = 256 * 1024;
@@ -38,8 +38,12 @@ export function createSearchBuilder(deps: { db: Database.Database; log: Logger }
   // Ingest's own line parser, so that the texts are exactly those ingest extracts (the same
   // UTF-8 checks, long lines and line bound); its entry rows are not used here.
   const parser = new ChunkParser(DEFAULT_MAX_LINE_BYTES);
-  const pendingFiles = db.prepare('SELECT id, path, generation, search_offset, committed_offset FROM files WHERE search_offset < committed_offset ORDER BY last_activity DESC');
-  const moveOffset = db.prepare('UPDATE files SET search_offset = ? WHERE id = ? AND generation = ? AND search_offset = ?');
+  const pendingFiles = db.prepare(
+    'SELECT id, path, generation, search_offset, committed_offset FROM files WHERE search_offset < committed_offset ORDER BY last_activity DESC',
+  );
+  const moveOffset = db.prepare(
+    'UPDATE files SET search_offset = ? WHERE id = ? AND generation = ? AND search_offset = ?',
+  );
   const state: BuildState = { state: 'ready', filesDone: 0, filesTotal: 0 };
   let stopped = false;
 

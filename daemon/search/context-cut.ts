@@ -32,7 +32,8 @@ const cutMark = (chars: number) => ` … [memd cut ${chars.toLocaleString('en-US
 function jsonChars(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + jsonChars(item) + 1, 2);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).reduce((sum, [key, item]) => sum + key.length + 3 + jsonChars(item), 2);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).reduce((sum, [key, item]) => sum + key.length + 3 + jsonChars(item), 2);
   return SCALAR_CHARS;
 }
 
@@ -88,14 +89,20 @@ function cutBlock(block: ContentBlock, max: number): { block: CutBlock; chars: n
 }
 
 /** The messages with every block cut to `maxBlockChars`, and to the answer's size, nearest the hit first. */
-export function cutMessages(messages: readonly MessageParam[], hitIndex: number, maxBlockChars: number, answerChars = ANSWER_JSON_CHARS): MessageParam[] {
+export function cutMessages(
+  messages: readonly MessageParam[],
+  hitIndex: number,
+  maxBlockChars: number,
+  answerChars = ANSWER_JSON_CHARS,
+): MessageParam[] {
   let left = answerChars;
   const out: MessageParam[] = messages.map((message) => ({ ...message }));
   // The hit, then the messages after and before it in turn, nearest first.
   const order = [...out.keys()].sort((a, b) => Math.abs(a - hitIndex) - Math.abs(b - hitIndex) || b - a);
   for (const index of order) {
     const message = out[index] as MessageParam;
-    const blocks: ContentBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    const blocks: ContentBlock[] =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     const kept: CutBlock[] = [];
     let dropped = 0;
     let droppedChars = 0;
@@ -115,7 +122,10 @@ export function cutMessages(messages: readonly MessageParam[], hitIndex: number,
       kept.push({ type: 'text', text, cutChars: droppedChars });
     }
     // A string content stays a string when it was not cut.
-    message.content = typeof message.content === 'string' && kept.length === 1 && kept[0]?.cutChars === undefined ? message.content : kept;
+    message.content =
+      typeof message.content === 'string' && kept.length === 1 && kept[0]?.cutChars === undefined
+        ? message.content
+        : kept;
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * the walk back from the newest entry that descends from it (in its own segment: the next compact
  * boundary starts another), which reaches the hit and goes on to its segment's start. Pure.
  */
-import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
+import { type ActiveConversation, activeConversation } from '../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 /** Where a hit is: its compaction segment (0 the first) of the session's, and whether it is the active conversation. */
@@ -46,7 +46,8 @@ export function chainOfHit(entries: readonly IndexedEntry[], uuid: string): Acti
   for (let index = at + 1; index < entries.length; index++) {
     const entry = entries[index] as IndexedEntry;
     if (isBoundary(entry)) break;
-    if (entry.isSidechain || entry.uuid === null || entry.parentUuid === null || !descendants.has(entry.parentUuid)) continue;
+    if (entry.isSidechain || entry.uuid === null || entry.parentUuid === null || !descendants.has(entry.parentUuid))
+      continue;
     descendants.add(entry.uuid);
     leaf = index;
   }

@@ -7,8 +7,8 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { setPriority } from 'node:os';
-import type { SearchStatus } from '../../shared/protocol/search.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import type { SearchStatus } from '../../shared/protocol/search.js';
 import type { Logger } from '../log/logger.js';
 import { workerScript } from '../workers/script.js';
 import type { RawHit, SearchFilter } from './query.js';
@@ -34,7 +34,11 @@ export interface SearchReady {
   ready: true;
 }
 
-export type SearchReply = { id: number } & (WorkerResult | { rpcError: { code: number; kind: string; message: string; data: Record<string, unknown> } } | { error: string });
+export type SearchReply = { id: number } & (
+  | WorkerResult
+  | { rpcError: { code: number; kind: string; message: string; data: Record<string, unknown> } }
+  | { error: string }
+);
 
 /**
  * A search process's V8 heap: a query's candidates and snippets take a few MB; a bound keeps a
@@ -91,7 +95,15 @@ function cancelled(): RpcError {
 
 export function createSearchPool(options: SearchPoolOptions) {
   const script = workerScript(import.meta.url, 'query-process.js');
-  const slots: Slot[] = Array.from({ length: options.size }, () => ({ child: null, ready: false, job: null, startedAt: 0, timer: null, heavyTimer: null, niced: false }));
+  const slots: Slot[] = Array.from({ length: options.size }, () => ({
+    child: null,
+    ready: false,
+    job: null,
+    startedAt: 0,
+    timer: null,
+    heavyTimer: null,
+    niced: false,
+  }));
   /** Each owner's waiting queries; the map's order is the owners' turn (one served goes last). */
   const queues = new Map<SearchOwner, Job[]>();
   const running = new Set<SearchOwner>();
@@ -120,7 +132,8 @@ export function createSearchPool(options: SearchPoolOptions) {
       if (slot.job?.id !== reply.id) return;
       const job = finish(slot);
       if (slot.niced) retire(slot);
-      if ('rpcError' in reply) job.reject(new RpcError(reply.rpcError.code, reply.rpcError.kind, reply.rpcError.message, reply.rpcError.data));
+      if ('rpcError' in reply)
+        job.reject(new RpcError(reply.rpcError.code, reply.rpcError.kind, reply.rpcError.message, reply.rpcError.data));
       else if ('error' in reply) job.reject(new Error(reply.error));
       else job.resolve({ hits: reply.hits, nextCursor: reply.nextCursor, partial: reply.partial });
       pump();
@@ -156,7 +169,11 @@ export function createSearchPool(options: SearchPoolOptions) {
     const job = finish(slot);
     stopped[reason]++;
     child?.kill('SIGKILL');
-    options.log.warn('a search was stopped', { reason, ms: Math.round(performance.now() - slot.startedAt), queryChars: job.filter.query.length });
+    options.log.warn('a search was stopped', {
+      reason,
+      ms: Math.round(performance.now() - slot.startedAt),
+      queryChars: job.filter.query.length,
+    });
     job.reject(error);
     // A fresh process for the next query, started now so that it does not wait for the start.
     if (!closed) slot.child = spawn(slot);

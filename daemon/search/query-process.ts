@@ -21,7 +21,8 @@ const STALL_ENV = 'MEMD_TEST_SEARCH_STALL';
 
 const dbPath = process.argv[2];
 const send = process.send?.bind(process);
-if (dbPath === undefined || send === undefined) throw new Error('query-process.js runs only as a search process forked by memd');
+if (dbPath === undefined || send === undefined)
+  throw new Error('query-process.js runs only as a search process forked by memd');
 const stallQuery = process.env[STALL_ENV];
 const db = new Database(dbPath, { readonly: true, fileMustExist: true });
 db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -37,7 +38,11 @@ process.on('message', (request: SearchRequest) => {
     reply({ id: request.id, ...run(request.filter, request.now) });
   } catch (error) {
     // A bad query's InvalidParams keeps its code and data across the process boundary.
-    if (error instanceof RpcError) reply({ id: request.id, rpcError: { code: error.code, kind: error.kind, message: error.message, data: error.data } });
+    if (error instanceof RpcError)
+      reply({
+        id: request.id,
+        rpcError: { code: error.code, kind: error.kind, message: error.message, data: error.data },
+      });
     else reply({ id: request.id, error: error instanceof Error ? error.message : String(error) });
   }
 });

@@ -6,12 +6,20 @@
  * phrases or NEAR gets candidates here that the search worker checks on their text.
  */
 import type Database from 'better-sqlite3';
+import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
-import { timeBound } from '../../shared/text/time-span.js';
 import type { SearchKind } from '../../shared/protocol/search.js';
 import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search.js';
-import { sanitizeProjectDirName } from '../../shared/paths.js';
-import { fts5Query, hasAlternatives, isExact, parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
+import {
+  fts5Query,
+  hasAlternatives,
+  isExact,
+  parseQuery,
+  QueryLimitError,
+  type QueryNode,
+  QuerySyntaxError,
+} from '../../shared/search/query-syntax.js';
+import { timeBound } from '../../shared/text/time-span.js';
 import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
 import type { Span } from './walk.js';
 
@@ -76,13 +84,19 @@ export function planQuery(query: string): SearchPlan {
     tree = parseQuery(query);
   } catch (error) {
     if (error instanceof QueryLimitError) {
-      throw invalidParams(`the search query asks too much of the index: ${error.message} (split it into several searches)`, { limit: error.limit, max: error.max, query });
+      throw invalidParams(
+        `the search query asks too much of the index: ${error.message} (split it into several searches)`,
+        { limit: error.limit, max: error.max, query },
+      );
     }
     if (!(error instanceof QuerySyntaxError)) throw error;
-    throw invalidParams(`the search query is not valid at position ${error.position}: ${error.message} (words, "phrases", OR, NOT, prefix*, NEAR(a b))`, {
-      position: error.position,
-      query,
-    });
+    throw invalidParams(
+      `the search query is not valid at position ${error.position}: ${error.message} (words, "phrases", OR, NOT, prefix*, NEAR(a b))`,
+      {
+        position: error.position,
+        query,
+      },
+    );
   }
   return { tree, exact: isExact(tree), relevance: hasAlternatives(tree) };
 }
@@ -101,7 +115,12 @@ export interface SearchPlan {
 
 /** The filter's values as the statement binds them. */
 function bindings(filter: SearchFilter, now: number) {
-  const project = filter.project === undefined ? null : filter.project.startsWith('/') ? sanitizeProjectDirName(filter.project) : filter.project;
+  const project =
+    filter.project === undefined
+      ? null
+      : filter.project.startsWith('/')
+        ? sanitizeProjectDirName(filter.project)
+        : filter.project;
   const kinds = filter.kinds ?? DEFAULT_SEARCH_KINDS;
   return {
     session: filter.sessionId ?? null,
@@ -188,7 +207,9 @@ export function createSearchQuery(db: Database.Database) {
     const turns: Record<string, string> = {};
     for (const session of new Set(sessions)) {
       // ISO timestamps sort as strings; the latest of the session's main files.
-      const starts = (turnStarts.all(session) as (string | null)[]).filter((start): start is string => start !== null).sort();
+      const starts = (turnStarts.all(session) as (string | null)[])
+        .filter((start): start is string => start !== null)
+        .sort();
       turns[session] = starts.at(-1) ?? '';
     }
     return JSON.stringify(turns);
@@ -225,7 +246,9 @@ export function createSearchQuery(db: Database.Database) {
   /** The rowids the filter's session or project (or the whole index) may have; null when it has none. */
   const scopeOf = (bound: ReturnType<typeof bindings>): Span | null => {
     if (bound.session !== null || bound.project !== null) {
-      const files = (bound.session !== null ? sessionBounds.get(bound.session) : projectBounds.get(bound.project)) as FilterFile;
+      const files = (
+        bound.session !== null ? sessionBounds.get(bound.session) : projectBounds.get(bound.project)
+      ) as FilterFile;
       return files.first === null || files.last === null ? null : searchRowRange(files.first, files.last);
     }
     const last = lastEntry.get() as number | null;
@@ -255,7 +278,10 @@ export function createSearchQuery(db: Database.Database) {
     const scoped = bound.session !== null || bound.project !== null;
     const statements = (plan.relevance ? ranked : plain)[scoped ? 'scoped' : 'whole'];
     const where = { kindMask: bound.kindMask, ...(scoped ? { session: bound.session, project: bound.project } : {}) };
-    const turns = turnsInFlight([...(filter.askingSession === undefined ? [] : [filter.askingSession]), ...(filter.openTurns ?? [])]);
+    const turns = turnsInFlight([
+      ...(filter.askingSession === undefined ? [] : [filter.askingSession]),
+      ...(filter.openTurns ?? []),
+    ]);
     const guarded = <T>(run: () => T): T => {
       try {
         return run();
@@ -263,7 +289,8 @@ export function createSearchQuery(db: Database.Database) {
         throw asQueryError(error, filter.query);
       }
     };
-    const newest = ([low, high]: Span, take: number) => guarded(() => statements.newest.all({ query: match, low, high, take, ...where }) as unknown[][]);
+    const newest = ([low, high]: Span, take: number) =>
+      guarded(() => statements.newest.all({ query: match, low, high, take, ...where }) as unknown[][]);
     const rowidOf = (row: unknown[] | undefined) => Number(row?.[0]);
     const [scopeLow, scopeHigh] = scope;
 
@@ -271,11 +298,25 @@ export function createSearchQuery(db: Database.Database) {
       first() {
         const top = newest(scope, END_CANDIDATES);
         if (top.length < END_CANDIDATES) return { spans: [scope], rest: null, candidates: top };
-        const bottom = guarded(() => statements.oldest.all({ query: match, low: scopeLow, high: scopeHigh, take: END_CANDIDATES, ...where }) as unknown[][]);
+        const bottom = guarded(
+          () =>
+            statements.oldest.all({
+              query: match,
+              low: scopeLow,
+              high: scopeHigh,
+              take: END_CANDIDATES,
+              ...where,
+            }) as unknown[][],
+        );
         const highCut = rowidOf(top.at(-1));
         const lowCut = rowidOf(bottom.at(-1));
         // The ends meet: every match is in one of them.
-        if (lowCut >= highCut) return { spans: [scope], rest: null, candidates: [...top, ...bottom.filter((row) => rowidOf(row) < highCut)] };
+        if (lowCut >= highCut)
+          return {
+            spans: [scope],
+            rest: null,
+            candidates: [...top, ...bottom.filter((row) => rowidOf(row) < highCut)],
+          };
         const rest: Span | null = lowCut + 1 <= highCut - 1 ? [lowCut + 1, highCut - 1] : null;
         return {
           spans: [
@@ -300,7 +341,16 @@ export function createSearchQuery(db: Database.Database) {
         if (batch.candidates.length === 0) return [];
         const list = plan.relevance ? batch.candidates : batch.candidates.map((row) => row[0]);
         const hits = plan.relevance ? rankedHits : plainHits;
-        const rows = guarded(() => hits.all({ ...bound, turns, candidates: JSON.stringify(list), today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY, take, skip })) as (Omit<RawHit, 'kind' | 'gone'> & {
+        const rows = guarded(() =>
+          hits.all({
+            ...bound,
+            turns,
+            candidates: JSON.stringify(list),
+            today: now / DAY_MS + UNIX_EPOCH_JULIAN_DAY,
+            take,
+            skip,
+          }),
+        ) as (Omit<RawHit, 'kind' | 'gone'> & {
           kind: number;
           gone: number;
         })[];

@@ -7,8 +7,15 @@
  */
 import type Database from 'better-sqlite3';
 import { markedTerms, matches, tokenize } from '../../shared/search/query-syntax.js';
-import type { WorkerResult, WorkerHit } from './query-pool.js';
-import { createSearchQuery, DEFAULT_SEARCH_LIMIT, planQuery, type Batch, type RawHit, type SearchFilter } from './query.js';
+import {
+  type Batch,
+  createSearchQuery,
+  DEFAULT_SEARCH_LIMIT,
+  planQuery,
+  type RawHit,
+  type SearchFilter,
+} from './query.js';
+import type { WorkerHit, WorkerResult } from './query-pool.js';
 import { LineReader, markedSnippet } from './snippet.js';
 import { decodeCursor, encodeCursor, type Span } from './walk.js';
 
@@ -76,7 +83,8 @@ export function createSearchRunner(db: Database.Database) {
         },
       };
     };
-    const at = (spans: readonly Span[], offset: number, rest: Span | null) => encodeCursor({ batch: spans, offset, rest, now: pinned });
+    const at = (spans: readonly Span[], offset: number, rest: Span | null) =>
+      encodeCursor({ batch: spans, offset, rest, now: pinned });
     const terms = markedTerms(plan.tree);
     const lines = new LineReader();
     const found: WorkerHit[] = [];
@@ -111,10 +119,12 @@ export function createSearchRunner(db: Database.Database) {
           // Phrases and NEAR: FTS5's matches have the words; the text says whether they stand as
           // asked. A line whose transcript is gone cannot be checked and is kept (its words match).
           const text = lines.text(hit);
-          if (plan.exact || text === null || matches(plan.tree, tokenize(text))) found.push({ ...hit, snippet: text === null ? null : markedSnippet(text, terms) });
+          if (plan.exact || text === null || matches(plan.tree, tokenize(text)))
+            found.push({ ...hit, snippet: text === null ? null : markedSnippet(text, terms) });
         }
         if (rest === null) return { hits: found, nextCursor: null, partial: false };
-        if (looked > 0 && performance.now() > deadline) return { hits: found, nextCursor: at(spans, offset, rest), partial: found.length < limit };
+        if (looked > 0 && performance.now() > deadline)
+          return { hits: found, nextCursor: at(spans, offset, rest), partial: found.length < limit };
         const next = walk.after(rest);
         ({ spans, rest } = next);
         offset = 0;

@@ -6,19 +6,23 @@
  */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import { DEFAULT_CONTEXT_BLOCK_CHARS, type SearchContextResult, type SearchQueryResult } from '../../shared/protocol/search.js';
+import {
+  DEFAULT_CONTEXT_BLOCK_CHARS,
+  type SearchContextResult,
+  type SearchQueryResult,
+} from '../../shared/protocol/search.js';
 import { redactDeep } from '../../shared/text/redact.js';
-import type { Logger } from '../log/logger.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { buildMessages, toMessageParams } from '../transcripts/messages.js';
+import type { Logger } from '../log/logger.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
+import { buildMessages, toMessageParams } from '../transcripts/messages.js';
 import { createSearchBuilder } from './builder.js';
 import { cutMessages } from './context-cut.js';
 import { chainOfHit, segmentOf } from './hit-chain.js';
-import { createSearchPool, type SearchOwner } from './query-pool.js';
 import { planQuery, type SearchFilter } from './query.js';
+import { createSearchPool, type SearchOwner } from './query-pool.js';
 
 /** Messages before and after a hit that `search.context` gives by default. */
 export const DEFAULT_CONTEXT_MESSAGES = 3;
@@ -45,7 +49,12 @@ export interface SearchDeps {
 }
 
 export function createSearchService(deps: SearchDeps) {
-  const pool = createSearchPool({ dbPath: deps.dbPath, size: deps.processes, deadlineMs: deps.deadlineMs, log: deps.log });
+  const pool = createSearchPool({
+    dbPath: deps.dbPath,
+    size: deps.processes,
+    deadlineMs: deps.deadlineMs,
+    log: deps.log,
+  });
   const builder = createSearchBuilder({ db: deps.db, log: deps.log });
 
   return {
@@ -54,7 +63,12 @@ export function createSearchService(deps: SearchDeps) {
       // A query that cannot be parsed, or asks too much, is answered without taking a process.
       planQuery(filter.query);
       const openTurns = deps.openTurns?.() ?? [];
-      const { hits, nextCursor, partial } = await pool.query(openTurns.length === 0 ? filter : { ...filter, openTurns }, deps.clock(), owner, signal);
+      const { hits, nextCursor, partial } = await pool.query(
+        openTurns.length === 0 ? filter : { ...filter, openTurns },
+        deps.clock(),
+        owner,
+        signal,
+      );
       const titles = new Map<string, string | null>();
       const titleOf = (sessionId: string) => {
         if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
@@ -102,7 +116,12 @@ export function createSearchService(deps: SearchDeps) {
         }
       }
       if (at === -1) {
-        throw new RpcError(ErrorCode.NotFound, 'NotFound', `no message ${uuid} in the main transcript of ${sessionId}`, { sessionId, uuid });
+        throw new RpcError(
+          ErrorCode.NotFound,
+          'NotFound',
+          `no message ${uuid} in the main transcript of ${sessionId}`,
+          { sessionId, uuid },
+        );
       }
       const from = Math.max(0, at - before);
       const hitIndex = at - from;

@@ -28,7 +28,11 @@ const MAX_SNIPPET_MATCHES = 256;
  */
 function densestMatch(flat: string, pattern: RegExp): number {
   const matches: { index: number; term: string }[] = [];
-  for (let match = pattern.exec(flat); match !== null && matches.length < MAX_SNIPPET_MATCHES; match = pattern.exec(flat)) {
+  for (
+    let match = pattern.exec(flat);
+    match !== null && matches.length < MAX_SNIPPET_MATCHES;
+    match = pattern.exec(flat)
+  ) {
     matches.push({ index: match.index, term: match[0].toLowerCase() });
   }
   pattern.lastIndex = 0;
@@ -54,7 +58,11 @@ export function markedSnippet(text: string, terms: readonly string[]): string {
   // Claude Code's command output keeps its terminal escapes (issue 28): a snippet is printed.
   const flat = stripAnsi(text).replace(/\s+/g, ' ').trim();
   if (terms.length === 0) return flat.slice(0, SNIPPET_CHARS);
-  const alternatives = terms.map((term) => (term.endsWith('*') ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*` : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`));
+  const alternatives = terms.map((term) =>
+    term.endsWith('*')
+      ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*`
+      : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`,
+  );
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');
   const at = densestMatch(flat, pattern);
   const start = at === -1 ? 0 : Math.max(0, at - SNIPPET_CHARS / 3);
@@ -93,7 +101,11 @@ export class LineReader {
     // A result's call is on another line: a `memd` hit's results are memd's, another kind's are not
     // (a line holding both memd's result and another tool's is rare: parallel calls).
     const ownResults = hit.kind === 'memd';
-    return lineSearchTexts(line, value, (whole) => indexTexts(whole, () => ownResults)).find((candidate) => candidate.kind === hit.kind)?.text ?? null;
+    return (
+      lineSearchTexts(line, value, (whole) => indexTexts(whole, () => ownResults)).find(
+        (candidate) => candidate.kind === hit.kind,
+      )?.text ?? null
+    );
   }
 
   close(): void {

@@ -6,28 +6,33 @@
  * next read), and the whole session after a file was truncated, replaced or filed elsewhere.
  */
 import type Database from 'better-sqlite3';
+import { responseKey } from '../../shared/transcript/accounting.js';
 import {
-  aggregateFromScratch,
-  emptyAggregate,
   type AggregateState,
+  aggregateFromScratch,
   type Bucket,
   type ContextState,
   type CountedResponse,
+  emptyAggregate,
   foldEntries,
   parseAggregate,
   type ResponseBook,
   type SessionFileEntries,
 } from '../../shared/transcript/aggregate.js';
-import { responseKey } from '../../shared/transcript/accounting.js';
-import { contextFromScratch, contextFromTail, extractionKey, moveExtraction } from '../../shared/transcript/aggregate-context.js';
+import {
+  contextFromScratch,
+  contextFromTail,
+  extractionKey,
+  moveExtraction,
+} from '../../shared/transcript/aggregate-context.js';
+import { isCompactionAgent } from '../../shared/transcript/layout.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { isCompactionAgent } from '../../shared/transcript/layout.js';
 import type { CommitObserver } from '../ingest/index.js';
 import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
 import { type IngestedFile, prepared } from '../store/rows.js';
-import type { IndexRow } from './list.js';
 import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
+import type { IndexRow } from './list.js';
 
 /**
  * Main-transcript rows read to count the context again after a compaction or a rewind: the active
@@ -128,36 +133,60 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       all_gone = excluded.all_gone, entries = excluded.entries, bad_lines = excluded.bad_lines`);
   const refreshListing = db.prepare(`
     UPDATE session_aggregates SET all_gone = (SELECT MIN(gone) FROM files WHERE session_id = @id) WHERE session_id = @id`);
-  const getResponses = db.prepare('SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))');
+  const getResponses = db.prepare(
+    'SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))',
+  );
   const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
   const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
-  const activity = db.prepare("SELECT session_id, coalesce(last_activity, '') FROM session_aggregates ORDER BY coalesce(last_activity, '') DESC, session_id").raw();
+  const activity = db
+    .prepare(
+      "SELECT session_id, coalesce(last_activity, '') FROM session_aggregates ORDER BY coalesce(last_activity, '') DESC, session_id",
+    )
+    .raw();
   const rowsAfter = db.prepare(selectEntries('WHERE e.file_id = ? AND e.offset > ? ORDER BY e.offset LIMIT ?'));
-  const offsetOfUuid = db.prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1').pluck();
+  const offsetOfUuid = db
+    .prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1')
+    .pluck();
 
   /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */
-  const putResponses = db.prepare(`INSERT OR REPLACE INTO session_responses VALUES ${Array.from({ length: RESPONSE_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+  const putResponses = db.prepare(
+    `INSERT OR REPLACE INTO session_responses VALUES ${Array.from({ length: RESPONSE_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  );
   const writeBook = (sessionId: string, known: Map<string, CountedResponse>, keys: Iterable<string>) => {
     const params: (string | number)[] = [];
     for (const key of keys) {
       const { bucket, model, usage } = known.get(key) as CountedResponse;
-      params.push(sessionId, key, bucket, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h);
+      params.push(
+        sessionId,
+        key,
+        bucket,
+        model,
+        usage.input,
+        usage.output,
+        usage.cacheCreation,
+        usage.cacheRead,
+        usage.cache5m,
+        usage.cache1h,
+      );
       if (params.length === RESPONSE_BATCH * RESPONSE_COLUMNS) {
         putResponses.run(params);
         params.length = 0;
       }
     }
-    for (let at = 0; at < params.length; at += RESPONSE_COLUMNS) putResponse.run(params.slice(at, at + RESPONSE_COLUMNS));
+    for (let at = 0; at < params.length; at += RESPONSE_COLUMNS)
+      putResponse.run(params.slice(at, at + RESPONSE_COLUMNS));
   };
 
   const load = (sessionId: string): AggregateState | null => {
     const json = getState.get(sessionId) as string | undefined;
     return json === undefined ? null : parseAggregate(json);
   };
-  const save = (sessionId: string, state: AggregateState) => putState.run({ id: sessionId, state: JSON.stringify(state) });
+  const save = (sessionId: string, state: AggregateState) =>
+    putState.run({ id: sessionId, state: JSON.stringify(state) });
 
-  const fileEntries = (files: readonly IngestedFile[]): SessionFileEntries[] => files.map((file) => ({ kind: kindOf(file.agentId), path: file.path, entries: loadFileEntries(db, file.id) }));
+  const fileEntries = (files: readonly IngestedFile[]): SessionFileEntries[] =>
+    files.map((file) => ({ kind: kindOf(file.agentId), path: file.path, entries: loadFileEntries(db, file.id) }));
 
   /** Everything again, from the session's rows: O(session), after a file lost rows. */
   const rebuild = (sessionId: string): CountedAggregate | undefined => {
@@ -168,7 +197,11 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       return undefined;
     }
     const known = new Map<string, CountedResponse>();
-    const state = aggregateFromScratch(fileEntries(files), deps.lastExtraction(sessionId), bookOver(known)) as CountedAggregate;
+    const state = aggregateFromScratch(
+      fileEntries(files),
+      deps.lastExtraction(sessionId),
+      bookOver(known),
+    ) as CountedAggregate;
     writeBook(sessionId, known, known.keys());
     save(sessionId, state);
     return state;
@@ -178,13 +211,16 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
 
   /** The count from the main transcript's last rows, when the active conversation lies inside them (after a compaction, a rewind since it). */
   const countFromTail = (main: IngestedFile | undefined, last: LastExtraction | null): ContextState | null =>
-    main !== undefined && main.entries > window ? contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last)) : null;
+    main !== undefined && main.entries > window
+      ? contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last))
+      : null;
 
   /** The context again: from the main transcript's last rows if it can, else from all of its rows. */
   const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
     const main = mainFileOf(sessionId);
     const last = deps.lastExtraction(sessionId);
-    state.context = countFromTail(main, last) ?? contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), last);
+    state.context =
+      countFromTail(main, last) ?? contextFromScratch(main === undefined ? [] : loadFileEntries(db, main.id), last);
     save(sessionId, state);
     return state as CountedAggregate;
   };
@@ -206,7 +242,8 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   /** The main file as the count saw it: a count applies only while it is so. */
-  const versionOf = (main: IngestedFile | undefined) => (main === undefined ? 'none' : `${main.id}:${main.generation}:${main.entries}:${main.committedOffset}`);
+  const versionOf = (main: IngestedFile | undefined) =>
+    main === undefined ? 'none' : `${main.id}:${main.generation}:${main.entries}:${main.committedOffset}`;
 
   const recountOne = async (sessionId: string): Promise<void> => {
     const main = mainFileOf(sessionId);
@@ -221,7 +258,9 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         await turn();
         if (!open) return;
         // Rows appended meanwhile are not this count's: it stops at the version it started from.
-        const slice = (rowsAfter.all(main.id, after, sliceRows) as EntryRow[]).filter((row) => row.offset < main.committedOffset).map(entryFromRow);
+        const slice = (rowsAfter.all(main.id, after, sliceRows) as EntryRow[])
+          .filter((row) => row.offset < main.committedOffset)
+          .map(entryFromRow);
         for (const entry of slice) entries.push(entry);
         if (slice.length < sliceRows) break;
         after = (slice.at(-1) as IndexedEntry).offset;
@@ -236,7 +275,13 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     db.transaction(() => {
       const state = load(sessionId);
       // Counted already (a read came first), or the file or the extraction moved on: not this count's to write.
-      if (state === null || state.context !== null || versionOf(mainFileOf(sessionId)) !== version || extractionKey(deps.lastExtraction(sessionId)) !== extractionKey(last)) return;
+      if (
+        state === null ||
+        state.context !== null ||
+        versionOf(mainFileOf(sessionId)) !== version ||
+        extractionKey(deps.lastExtraction(sessionId)) !== extractionKey(last)
+      )
+        return;
       state.context = counted;
       save(sessionId, state);
     })();
@@ -260,7 +305,8 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     })();
   };
 
-  const pageSql = (select: string, where: string[], tail = '') => `SELECT ${select} FROM session_aggregates${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}${tail}`;
+  const pageSql = (select: string, where: string[], tail = '') =>
+    `SELECT ${select} FROM session_aggregates${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}${tail}`;
   const HIDDEN = '(all_gone = 1 OR (entries = 0 AND bad_lines = 0))';
 
   return {
@@ -289,10 +335,28 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         where.push("(coalesce(last_activity, '') < ? OR (coalesce(last_activity, '') = ? AND session_id > ?))");
         pageParams.push(query.after.lastActivity, query.after.lastActivity, query.after.sessionId);
       }
-      const sql = pageSql('session_id, project, last_activity, all_gone, entries, bad_lines', where, " ORDER BY coalesce(last_activity, '') DESC, session_id LIMIT ?");
-      const rows = prepared(db, sql).all(...pageParams, query.limit) as { session_id: string; project: string; last_activity: string | null; all_gone: number; entries: number; bad_lines: number }[];
+      const sql = pageSql(
+        'session_id, project, last_activity, all_gone, entries, bad_lines',
+        where,
+        " ORDER BY coalesce(last_activity, '') DESC, session_id LIMIT ?",
+      );
+      const rows = prepared(db, sql).all(...pageParams, query.limit) as {
+        session_id: string;
+        project: string;
+        last_activity: string | null;
+        all_gone: number;
+        entries: number;
+        bad_lines: number;
+      }[];
       return {
-        rows: rows.map((row) => ({ sessionId: row.session_id, project: row.project, lastActivity: row.last_activity, allGone: row.all_gone === 1, entries: row.entries, badLines: row.bad_lines })),
+        rows: rows.map((row) => ({
+          sessionId: row.session_id,
+          project: row.project,
+          lastActivity: row.last_activity,
+          allGone: row.all_gone === 1,
+          entries: row.entries,
+          badLines: row.bad_lines,
+        })),
         total,
         hidden,
       };
@@ -319,16 +383,26 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         return;
       }
       const keys = new Set<string>();
-      for (const entry of rows.entries) if (entry.messageId !== null && entry.usage !== null) keys.add(responseKey(entry.messageId, entry.requestId));
+      for (const entry of rows.entries)
+        if (entry.messageId !== null && entry.usage !== null) keys.add(responseKey(entry.messageId, entry.requestId));
       const known = new Map<string, CountedResponse>();
       // A session with no response counted yet has nothing to look up.
-      const counted = Object.values(state.usage).some((row) => row.main.assistantMessages + row.sidechain.assistantMessages + row.compaction.assistantMessages > 0);
+      const counted = Object.values(state.usage).some(
+        (row) => row.main.assistantMessages + row.sidechain.assistantMessages + row.compaction.assistantMessages > 0,
+      );
       if (keys.size > 0 && counted) {
         for (const row of getResponses.all(rows.sessionId, JSON.stringify([...keys])) as ResponseRow[]) {
           known.set(row.key, {
             bucket: row.bucket,
             model: row.model,
-            usage: { input: row.input, output: row.output, cacheCreation: row.cache_creation, cacheRead: row.cache_read, cache5m: row.cache_5m, cache1h: row.cache_1h },
+            usage: {
+              input: row.input,
+              output: row.output,
+              cacheCreation: row.cache_creation,
+              cacheRead: row.cache_read,
+              cache5m: row.cache_5m,
+              cache1h: row.cache_1h,
+            },
           });
         }
       }
@@ -350,7 +424,8 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       owed.clear();
     },
     *activity() {
-      for (const [sessionId, lastActivity] of activity.iterate() as IterableIterator<[string, string]>) yield { sessionId, lastActivity: lastActivity === '' ? null : lastActivity };
+      for (const [sessionId, lastActivity] of activity.iterate() as IterableIterator<[string, string]>)
+        yield { sessionId, lastActivity: lastActivity === '' ? null : lastActivity };
     },
     read(sessionId) {
       return db.transaction((): CountedAggregate | undefined => {
@@ -360,7 +435,10 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
         const last = deps.lastExtraction(sessionId);
         if (state.context.extraction !== extractionKey(last)) {
           // A new extraction: the mark moves; counted again only when the counts cannot follow.
-          if (!moveExtraction(state.context, last, last === null ? null : markOfExtraction(mainFileOf(sessionId), last))) return countContext(sessionId, state);
+          if (
+            !moveExtraction(state.context, last, last === null ? null : markOfExtraction(mainFileOf(sessionId), last))
+          )
+            return countContext(sessionId, state);
           save(sessionId, state);
         }
         return state as CountedAggregate;

@@ -62,19 +62,27 @@ function decodeCursor(cursor: string): Position {
     value = undefined;
   }
   if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
-    throw new RpcError(ErrorCode.InvalidParams, 'BadCursor', 'cursor is not one that sessions.list returned', { cursor });
+    throw new RpcError(ErrorCode.InvalidParams, 'BadCursor', 'cursor is not one that sessions.list returned', {
+      cursor,
+    });
   }
   return { lastActivity: value[0], sessionId: value[1] };
 }
 
-export function listPage(index: readonly IndexRow[], filter: ListFilter, summary: (sessionId: string) => SessionSummary | undefined, now: number): SessionList {
+export function listPage(
+  index: readonly IndexRow[],
+  filter: ListFilter,
+  summary: (sessionId: string) => SessionSummary | undefined,
+  now: number,
+): SessionList {
   const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
   const byCwd = filter.project?.startsWith('/') === true;
   const position = (row: IndexRow): Position => ({ lastActivity: row.lastActivity ?? '', sessionId: row.sessionId });
   const rows = index.filter(
     (row) =>
-      (filter.activeWithinMs === undefined || (row.lastActivity !== null && now - Date.parse(row.lastActivity) <= filter.activeWithinMs)) &&
+      (filter.activeWithinMs === undefined ||
+        (row.lastActivity !== null && now - Date.parse(row.lastActivity) <= filter.activeWithinMs)) &&
       // A folder name can be checked on the row; a cwd needs the summary.
       (filter.project === undefined || byCwd || row.project === filter.project),
   );
@@ -105,14 +113,22 @@ export function listPage(index: readonly IndexRow[], filter: ListFilter, summary
 }
 
 /** A page of the index as the database gives it (aggregates.ts), with the totals it pages through. */
-export type IndexPager = (query: { project?: string; all: boolean; after?: Position; limit: number }) => { rows: IndexRow[]; total: number; hidden: number };
+export type IndexPager = (query: { project?: string; all: boolean; after?: Position; limit: number }) => {
+  rows: IndexRow[];
+  total: number;
+  hidden: number;
+};
 
 /**
  * listPage without holding the whole index: the database orders, filters and counts, and only
  * the page's rows come back. For the filters it can decide (a project folder, all); a cwd or an
  * activity window goes through listPage.
  */
-export function pagedList(pager: IndexPager, filter: ListFilter, summary: (sessionId: string) => SessionSummary | undefined): SessionList {
+export function pagedList(
+  pager: IndexPager,
+  filter: ListFilter,
+  summary: (sessionId: string) => SessionSummary | undefined,
+): SessionList {
   const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
   // One more than the page: whether there is a next page.
@@ -131,7 +147,15 @@ export function pagedList(pager: IndexPager, filter: ListFilter, summary: (sessi
     sessions.push(found);
   }
   const more = rows.length > limit;
-  return { sessions, total, hidden, nextCursor: more && lastListed !== undefined ? encodeCursor({ lastActivity: lastListed.lastActivity ?? '', sessionId: lastListed.sessionId }) : null };
+  return {
+    sessions,
+    total,
+    hidden,
+    nextCursor:
+      more && lastListed !== undefined
+        ? encodeCursor({ lastActivity: lastListed.lastActivity ?? '', sessionId: lastListed.sessionId })
+        : null,
+  };
 }
 
 /** Whether the database can page this filter itself (pagedList). */

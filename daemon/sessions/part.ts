@@ -38,7 +38,8 @@ export function buildSessions(deps: SessionsPartDeps): SessionService {
     windows,
     sessionIndex: () => transcripts.sessions(),
     page: (query) => aggregates.page(query),
-    summarize: (sessionId) => summarizeSession(transcripts, aggregates, sessionId, deps.thresholdEnv, windows.forSession(sessionId)),
+    summarize: (sessionId) =>
+      summarizeSession(transcripts, aggregates, sessionId, deps.thresholdEnv, windows.forSession(sessionId)),
     sessionMemory: (sessionId) => extraction.memoryState(sessionId),
     archived: (sessionId) => archived.hasMainTranscript(sessionId),
     bus,

@@ -66,20 +66,35 @@ export function createProjectResolver(db: Database.Database): (project: string) 
     for (const row of known) folders.set(row.project, [...(folders.get(row.project) ?? []), row]);
     const folder = project.startsWith('/') ? sanitizeProjectDirName(project) : project;
     if (folders.has(folder)) return folder;
-    const matching = project.startsWith('/') ? [] : [...new Set(known.filter((row) => endsWith(row, project)).map((row) => row.project))];
+    const matching = project.startsWith('/')
+      ? []
+      : [...new Set(known.filter((row) => endsWith(row, project)).map((row) => row.project))];
     if (matching.length === 1) return matching[0] as string;
     if (matching.length > 1) {
-      const candidates = matching.slice(0, MAX_CANDIDATES).map((name) => ({ project: name, cwd: folders.get(name)?.find((row) => row.cwd !== null)?.cwd ?? null }));
-      throw new RpcError(ErrorCode.InvalidParams, 'AmbiguousProject', `project "${project}" is ambiguous: ${candidates.map((c) => c.cwd ?? c.project).join(', ')}; name more of its path`, {
-        project,
-        candidates,
-      });
+      const candidates = matching
+        .slice(0, MAX_CANDIDATES)
+        .map((name) => ({ project: name, cwd: folders.get(name)?.find((row) => row.cwd !== null)?.cwd ?? null }));
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        'AmbiguousProject',
+        `project "${project}" is ambiguous: ${candidates.map((c) => c.cwd ?? c.project).join(', ')}; name more of its path`,
+        {
+          project,
+          candidates,
+        },
+      );
     }
     const all = [...folders.values()].map((rows) => rows.find((row) => row.cwd !== null) ?? (rows[0] as KnownProject));
     const candidates = all.slice(0, MAX_CANDIDATES).map((row) => ({ project: row.project, cwd: row.cwd }));
     const more = all.length > MAX_CANDIDATES ? ', …' : '';
-    const list = candidates.length === 0 ? 'memd knows no project yet' : `known: ${all.slice(0, MAX_CANDIDATES).map(shown).join(', ')}${more}`;
-    throw new RpcError(ErrorCode.NotFound, 'UnknownProject', `no project "${project}" in the index (${list})`, { project, candidates });
+    const list =
+      candidates.length === 0
+        ? 'memd knows no project yet'
+        : `known: ${all.slice(0, MAX_CANDIDATES).map(shown).join(', ')}${more}`;
+    throw new RpcError(ErrorCode.NotFound, 'UnknownProject', `no project "${project}" in the index (${list})`, {
+      project,
+      candidates,
+    });
   };
 }
 
@@ -95,7 +110,8 @@ const MAX_WIDENING = 64;
 export function projectNames(db: Database.Database): Map<string, string> {
   const byFolder = new Map<string, string[]>();
   for (const row of knownProjects(db)) {
-    if (!byFolder.has(row.project) || row.cwd !== null) byFolder.set(row.project, row.cwd === null ? [row.project] : parts(row.cwd));
+    if (!byFolder.has(row.project) || row.cwd !== null)
+      byFolder.set(row.project, row.cwd === null ? [row.project] : parts(row.cwd));
   }
   const depth = new Map([...byFolder.keys()].map((folder) => [folder, 1]));
   const label = (folder: string) => (byFolder.get(folder) ?? []).slice(-(depth.get(folder) ?? 1)).join('/');

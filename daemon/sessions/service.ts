@@ -5,11 +5,17 @@
  */
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
-import type { SessionFigures, SessionList, SessionMemoryState, SessionSummary, ThresholdState } from '../../shared/protocol/sessions.js';
+import type {
+  SessionFigures,
+  SessionList,
+  SessionMemoryState,
+  SessionSummary,
+  ThresholdState,
+} from '../../shared/protocol/sessions.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import type { SessionWindows } from './windows.js';
 import { type IndexPager, type IndexRow, type ListFilter, listPage, pageable, pagedList } from './list.js';
+import type { SessionWindows } from './windows.js';
 
 /** DESIGN/issue 3: at most one session.updated per session per this interval. */
 export const SESSION_UPDATE_THROTTLE_MS = 250;
@@ -137,7 +143,13 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       // A new statement changes the thresholds: the summary is computed again with it.
       if (stated != null && deps.windows?.state(sessionId, stated) === true) cache.delete(sessionId);
       const found = summary(sessionId);
-      if (!found) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+      if (!found)
+        throw new RpcError(
+          ErrorCode.NotFound,
+          'NotFound',
+          `no session ${sessionId} in the index; memctl sessions lists them`,
+          { sessionId },
+        );
       return found;
     },
     title(sessionId) {
@@ -157,7 +169,8 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     onSessionsChanged(sessionIds) {
       // Nobody wants events now (no subscriber; states off during the backfill): only forget the
       // cached summaries. Scheduling would compute them later for sessions nobody asked about.
-      const wanted = deps.wanted('session.updated') || deps.wanted('session.thresholdCrossed') || deps.statesWanted?.() === true;
+      const wanted =
+        deps.wanted('session.updated') || deps.wanted('session.thresholdCrossed') || deps.statesWanted?.() === true;
       for (const sessionId of new Set(sessionIds)) {
         if (!wanted) {
           const stale = cache.get(sessionId);

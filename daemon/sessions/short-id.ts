@@ -17,19 +17,29 @@ export function createSessionIdResolver(db: Database.Database): (sessionId: stri
       // A whole id this short (a file stem) still names its session; any other is a prefix too
       // short to check for uniqueness, which is not the same as "no session" (issue 28).
       if (sessionId === '' || sessionIdsWithPrefix(db, sessionId, 1)[0] === sessionId) return sessionId;
-      throw new RpcError(ErrorCode.InvalidParams, 'SessionIdTooShort', `session id "${sessionId}" is too short (${MIN_SESSION_PREFIX}+ characters): memctl sessions lists the ids`, {
-        prefix: sessionId,
-        minLength: MIN_SESSION_PREFIX,
-      });
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        'SessionIdTooShort',
+        `session id "${sessionId}" is too short (${MIN_SESSION_PREFIX}+ characters): memctl sessions lists the ids`,
+        {
+          prefix: sessionId,
+          minLength: MIN_SESSION_PREFIX,
+        },
+      );
     }
     const candidates = sessionIdsWithPrefix(db, sessionId, MAX_CANDIDATES + 1);
     if (candidates.length === 0 || candidates.includes(sessionId)) return sessionId;
     if (candidates.length === 1) return candidates[0] as string;
     const shown = candidates.slice(0, MAX_CANDIDATES);
     const more = candidates.length > MAX_CANDIDATES ? ', …' : '';
-    throw new RpcError(ErrorCode.InvalidParams, 'AmbiguousSessionId', `session id prefix "${sessionId}" is ambiguous: ${shown.join(', ')}${more}`, {
-      prefix: sessionId,
-      candidates: shown,
-    });
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      'AmbiguousSessionId',
+      `session id prefix "${sessionId}" is ambiguous: ${shown.join(', ')}${more}`,
+      {
+        prefix: sessionId,
+        candidates: shown,
+      },
+    );
   };
 }

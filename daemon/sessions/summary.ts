@@ -4,15 +4,19 @@
  */
 import type { SessionFigures } from '../../shared/protocol/sessions.js';
 import { redactSecrets } from '../../shared/text/redact.js';
-import { accountingOf, type AggregateAccounting } from '../../shared/transcript/aggregate.js';
-import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
+import { type AggregateAccounting, accountingOf } from '../../shared/transcript/aggregate.js';
 import { isCompactionAgent } from '../../shared/transcript/layout.js';
+import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { IngestedFile } from '../store/rows.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { AggregateStore } from './aggregates.js';
 
 /** The summary of a session with these files (main transcript first) and these figures. */
-export function summaryOf(sessionId: string, files: readonly IngestedFile[], accounting: AggregateAccounting): SessionFigures {
+export function summaryOf(
+  sessionId: string,
+  files: readonly IngestedFile[],
+  accounting: AggregateAccounting,
+): SessionFigures {
   const main = files.find((file) => file.agentId === null);
   const agents = files.filter((file) => file.agentId !== null);
   const compactionFiles = agents.filter((file) => isCompactionAgent(file.agentId)).length;
@@ -42,7 +46,13 @@ export function summaryOf(sessionId: string, files: readonly IngestedFile[], acc
 }
 
 /** `statedWindow`: the window Claude Code stated for the session (windows.ts), null when it never did. */
-export function summarizeSession(transcripts: Transcripts, aggregates: AggregateStore, sessionId: string, env: ThresholdEnv, statedWindow: number | null = null): SessionFigures | undefined {
+export function summarizeSession(
+  transcripts: Transcripts,
+  aggregates: AggregateStore,
+  sessionId: string,
+  env: ThresholdEnv,
+  statedWindow: number | null = null,
+): SessionFigures | undefined {
   // One read transaction, so that the files and the aggregate are of the same moment.
   return transcripts.consistent(() => {
     const files = transcripts.files(sessionId);

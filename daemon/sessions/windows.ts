@@ -5,7 +5,11 @@
  * model id without `[1m]` states nothing, since Claude Code runs some bare ids at 1M.
  */
 import type Database from 'better-sqlite3';
-import { DEFAULT_CONTEXT_WINDOW, EXTENDED_CONTEXT_WINDOW, hasOneMillionSuffix } from '../../shared/transcript/models.js';
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  EXTENDED_CONTEXT_WINDOW,
+  hasOneMillionSuffix,
+} from '../../shared/transcript/models.js';
 
 export interface SessionWindows {
   /** The window stated for the session, or null when Claude Code never said. */
@@ -40,7 +44,11 @@ export function createSessionWindows(db: Database.Database, clock: () => number)
     if (!known.has(sessionId)) known.set(sessionId, (read.get(sessionId) as number | undefined) ?? null);
     return known.get(sessionId) ?? null;
   };
-  const largestPrompt = db.prepare("SELECT MAX(input + cache_creation + cache_read) FROM session_responses WHERE session_id = ? AND bucket = 'main'").pluck();
+  const largestPrompt = db
+    .prepare(
+      "SELECT MAX(input + cache_creation + cache_read) FROM session_responses WHERE session_id = ? AND bucket = 'main'",
+    )
+    .pluck();
   return {
     get,
     forSession(sessionId) {

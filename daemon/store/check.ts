@@ -1,6 +1,7 @@
 /** `memd --check-db`: a read-only integrity check that `memctl doctor` runs in a child process. */
-import Database from 'better-sqlite3';
+
 import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 
 export interface DbCheck {
   path: string;

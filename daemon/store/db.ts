@@ -4,8 +4,9 @@
  * of its content is derivable from the transcripts. While memd runs, `daemon/store/health.ts`
  * watches the file and swaps the connection (`reopenable.ts`) when it is deleted or broken.
  */
-import Database from 'better-sqlite3';
+
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import type { DatabaseStatus } from '../../shared/protocol/daemon.js';
 import type { Logger } from '../log/logger.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';

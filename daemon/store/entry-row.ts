@@ -2,7 +2,14 @@
  * How an IndexedEntry is laid out in the `entries` table (migration 2), both ways. Writing binds
  * positional parameters in ENTRY_COLUMNS order: the ingest hot path builds no objects per row.
  */
-import type { CompactBoundary, EntryTitle, IndexedEntry, TitleKind, ToolResult, ToolUse } from '../../shared/transcript/types.js';
+import type {
+  CompactBoundary,
+  EntryTitle,
+  IndexedEntry,
+  TitleKind,
+  ToolResult,
+  ToolUse,
+} from '../../shared/transcript/types.js';
 
 export const ENTRY_COLUMNS = [
   'file_id',
@@ -67,7 +74,9 @@ type StoredOnce = keyof typeof STORED_ONCE;
 const isStoredOnce = (column: string): column is StoredOnce => Object.hasOwn(STORED_ONCE, column);
 
 /** The positions in ENTRY_COLUMNS of the columns stored once. */
-export const STORED_ONCE_AT: readonly number[] = ENTRY_COLUMNS.flatMap((column, at) => (isStoredOnce(column) ? [at] : []));
+export const STORED_ONCE_AT: readonly number[] = ENTRY_COLUMNS.flatMap((column, at) =>
+  isStoredOnce(column) ? [at] : [],
+);
 
 /** The columns an INSERT names, in ENTRY_COLUMNS order: the id column in place of each stored once. */
 const STORAGE_COLUMNS = ENTRY_COLUMNS.map((column) => (isStoredOnce(column) ? STORED_ONCE[column] : column));
@@ -76,9 +85,11 @@ const ROW_PLACEHOLDERS = `(${ENTRY_COLUMNS.map(() => '?').join(', ')})`;
 
 export const INSERT_ENTRY_SQL = `INSERT INTO entries (${STORAGE_COLUMNS.join(', ')}) VALUES ${ROW_PLACEHOLDERS}`;
 
-const READ_COLUMNS = ENTRY_COLUMNS.map((column) => (isStoredOnce(column) ? `coalesce(e.${column}, (SELECT value FROM strings WHERE id = e.${STORED_ONCE[column]})) AS ${column}` : `e.${column}`)).join(
-  ', ',
-);
+const READ_COLUMNS = ENTRY_COLUMNS.map((column) =>
+  isStoredOnce(column)
+    ? `coalesce(e.${column}, (SELECT value FROM strings WHERE id = e.${STORED_ONCE[column]})) AS ${column}`
+    : `e.${column}`,
+).join(', ');
 
 /**
  * A SELECT of whole entry rows as EntryRow, the table aliased `e`: `rest` is the WHERE and ORDER

@@ -84,7 +84,10 @@ export function createDbHealth(deps: DbHealthDeps): DbHealth {
       renameSync(store.path, movedTo);
     }
     // Named as atomic writes name their temp files, so that a crash here leaves what the next start cleans.
-    const temp = join(dirname(store.path), `.${basename(store.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const temp = join(
+      dirname(store.path),
+      `.${basename(store.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+    );
     try {
       await store.connection.current().backup(temp);
     } catch (error) {
@@ -97,7 +100,11 @@ export function createDbHealth(deps: DbHealthDeps): DbHealth {
     renameSync(temp, store.path);
     store.connection.swap(openChecked(store.path, log));
     opened = identityOf(store.path);
-    log.warn('the database file was deleted or replaced while memd ran; its content was written back and reopened', { problem, detail, movedTo });
+    log.warn('the database file was deleted or replaced while memd ran; its content was written back and reopened', {
+      problem,
+      detail,
+      movedTo,
+    });
     return record({ problem, action: 'reopened', detail, movedTo });
   };
 
@@ -112,7 +119,10 @@ export function createDbHealth(deps: DbHealthDeps): DbHealth {
       // A broken connection may not close cleanly; it is dropped either way.
     }
     opened = identityOf(store.path);
-    log.warn('the database was corrupt while memd ran; moved aside and rebuilt from the transcripts', { detail, movedTo });
+    log.warn('the database was corrupt while memd ran; moved aside and rebuilt from the transcripts', {
+      detail,
+      movedTo,
+    });
     deps.onRebuilt();
     return record({ problem: 'corrupt', action: 'rebuilt', detail, movedTo });
   };
@@ -120,7 +130,8 @@ export function createDbHealth(deps: DbHealthDeps): DbHealth {
   const inspect = async (suspect: unknown): Promise<DatabaseIncident | null> => {
     const now = identityOf(store.path);
     if (now === null) return reopen('deleted', `${store.path} no longer exists`);
-    if (opened !== null && (now.dev !== opened.dev || now.ino !== opened.ino)) return reopen('replaced', `${store.path} is another file than the one memd opened`);
+    if (opened !== null && (now.dev !== opened.dev || now.ino !== opened.ino))
+      return reopen('replaced', `${store.path} is another file than the one memd opened`);
     if (!hasSqliteHeader(store.path)) return rebuild(`${store.path} no longer starts with the SQLite header`);
     if (suspect === undefined) return null;
     // SQLite said the file is broken: confirm before throwing the index away.

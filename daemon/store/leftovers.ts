@@ -33,7 +33,8 @@ function tempFiles(dir: string, depth: number, budget: { left: number }, found: 
     if (--budget.left < 0) return;
     const path = join(dir, entry.name);
     if (entry.isFile() && ATOMIC_TEMP.test(entry.name)) found.push(path);
-    else if (entry.isDirectory() && !entry.isSymbolicLink() && depth < MAX_DEPTH) tempFiles(path, depth + 1, budget, found);
+    else if (entry.isDirectory() && !entry.isSymbolicLink() && depth < MAX_DEPTH)
+      tempFiles(path, depth + 1, budget, found);
   }
 }
 
@@ -52,7 +53,12 @@ function oldCorruptCopies(dbPath: string): string[] {
   return names.filter((name) => name.replace(/-(?:wal|shm)$/, '') !== keep).map((name) => join(dirname(dbPath), name));
 }
 
-export function cleanLeftovers(stateDir: string, dbPath: string, log: Logger, unfinished: () => string[] = () => []): LeftoversRemoved {
+export function cleanLeftovers(
+  stateDir: string,
+  dbPath: string,
+  log: Logger,
+  unfinished: () => string[] = () => [],
+): LeftoversRemoved {
   const temps: string[] = [];
   tempFiles(stateDir, 1, { left: MAX_ENTRIES }, temps);
   const corrupt = oldCorruptCopies(dbPath);
@@ -62,7 +68,10 @@ export function cleanLeftovers(stateDir: string, dbPath: string, log: Logger, un
   } catch (error) {
     log.warn('could not remove unfinished undo points', { error });
   }
-  for (const [path, into] of [...temps.map((path) => [path, removed.tempFiles] as const), ...corrupt.map((path) => [path, removed.corruptCopies] as const)]) {
+  for (const [path, into] of [
+    ...temps.map((path) => [path, removed.tempFiles] as const),
+    ...corrupt.map((path) => [path, removed.corruptCopies] as const),
+  ]) {
     try {
       rmSync(path, { force: true });
       into.push(path);
@@ -71,7 +80,11 @@ export function cleanLeftovers(stateDir: string, dbPath: string, log: Logger, un
     }
   }
   if (removed.tempFiles.length + removed.corruptCopies.length + removed.undoDirs.length > 0) {
-    log.info('removed leftovers of earlier runs', { tempFiles: removed.tempFiles.length, corruptCopies: removed.corruptCopies.length, undoDirs: removed.undoDirs.length });
+    log.info('removed leftovers of earlier runs', {
+      tempFiles: removed.tempFiles.length,
+      corruptCopies: removed.corruptCopies.length,
+      undoDirs: removed.undoDirs.length,
+    });
   }
   return removed;
 }

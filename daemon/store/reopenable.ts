@@ -12,11 +12,20 @@ type Db = Database.Database;
 type Statement = Database.Statement;
 
 /** better-sqlite3's codes for a broken or vanished file (the IO ones include a file deleted under WAL). */
-const BROKEN_FILE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_VTAB', 'SQLITE_IOERR', 'SQLITE_READONLY_DBMOVED']);
+const BROKEN_FILE_CODES = new Set([
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CORRUPT_VTAB',
+  'SQLITE_IOERR',
+  'SQLITE_READONLY_DBMOVED',
+]);
 
 export function isBrokenFileError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (BROKEN_FILE_CODES.has(code) || code.startsWith('SQLITE_IOERR_') || code.startsWith('SQLITE_CORRUPT'));
+  return (
+    typeof code === 'string' &&
+    (BROKEN_FILE_CODES.has(code) || code.startsWith('SQLITE_IOERR_') || code.startsWith('SQLITE_CORRUPT'))
+  );
 }
 
 export interface ReopenableDb {
@@ -71,7 +80,8 @@ export function createReopenableDb(initial: Db, onBrokenFile: (error: unknown) =
     return handle;
   };
 
-  type Transaction = ((...args: unknown[]) => unknown) & Record<'deferred' | 'immediate' | 'exclusive', (...args: unknown[]) => unknown>;
+  type Transaction = ((...args: unknown[]) => unknown) &
+    Record<'deferred' | 'immediate' | 'exclusive', (...args: unknown[]) => unknown>;
   const VARIANTS = ['deferred', 'immediate', 'exclusive'] as const;
   const transactionHandle = (fn: (...args: unknown[]) => unknown): Transaction => {
     let wrapped: Transaction | undefined;

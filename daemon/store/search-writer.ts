@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { SEARCH_KINDS, type SearchKind } from '../../shared/protocol/search.js';
 import type { FileRow } from './rows.js';
-import { KIND_SLOTS, searchRowRange, type SearchParam } from './search-row.js';
+import { KIND_SLOTS, type SearchParam, searchRowRange } from './search-row.js';
 
 export interface SearchWriter {
   /** Before a file's entries are deleted (it is read again from its start): its texts go first, while their rows say where they are. Returns how many. */
@@ -17,7 +17,13 @@ export interface SearchWriter {
    * file's row before the commit. True when the file's search offset moved to `committedOffset`
    * (the caller's row follows once the transaction succeeds).
    */
-  commit(row: FileRow, reset: boolean, committedOffset: number, runs: readonly (readonly SearchParam[])[], rowids: ReadonlyMap<number, number>): boolean;
+  commit(
+    row: FileRow,
+    reset: boolean,
+    committedOffset: number,
+    runs: readonly (readonly SearchParam[])[],
+    rowids: ReadonlyMap<number, number>,
+  ): boolean;
   /** Adds texts of a file's lines between byte offsets `from` and `to`, their entries written already (the builder), in the caller's transaction. */
   add(fileId: number, from: number, to: number, runs: readonly (readonly SearchParam[])[]): void;
 }
@@ -29,7 +35,9 @@ export function createSearchWriter(db: Database.Database): SearchWriter {
   // an INSERT … SELECT into the FTS5 table costs seven times as much.
   const insert = db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)');
   const entryRowids = db.prepare('SELECT rowid FROM entries WHERE file_id = ? ORDER BY offset').pluck();
-  const entriesFrom = db.prepare('SELECT offset, rowid FROM entries WHERE file_id = ? AND offset >= ? AND offset < ?').raw();
+  const entriesFrom = db
+    .prepare('SELECT offset, rowid FROM entries WHERE file_id = ? AND offset >= ? AND offset < ?')
+    .raw();
   const deleteRange = db.prepare('DELETE FROM search_fts WHERE rowid BETWEEN ? AND ?');
   const setOffset = db.prepare('UPDATE files SET search_offset = ? WHERE id = ?');
 
@@ -38,7 +46,8 @@ export function createSearchWriter(db: Database.Database): SearchWriter {
       for (let at = 0; at + 2 < run.length; at += 3) {
         const entry = rowids.get(run[at] as number);
         // A line without an entry row has nothing a hit could point at.
-        if (entry !== undefined) insert.run(entry * KIND_SLOTS + SEARCH_KINDS.indexOf(run[at + 1] as SearchKind), run[at + 2] as string);
+        if (entry !== undefined)
+          insert.run(entry * KIND_SLOTS + SEARCH_KINDS.indexOf(run[at + 1] as SearchKind), run[at + 2] as string);
       }
     }
   };

@@ -1,14 +1,14 @@
 /** A session's active conversation, loaded from its transcript for compaction. */
 import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
-import { activeConversation, type ActiveConversation } from '../../shared/transcript/conversation.js';
+import { type ActiveConversation, activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { IngestedFile } from '../store/rows.js';
-import { sessionFiles } from './queries.js';
+import { type LoadedEntry, loadEntries } from './entries.js';
 import type { EntryCache } from './entry-cache.js';
-import { loadEntries, type LoadedEntry } from './entries.js';
 import { buildMessages, type ConversationMessage } from './messages.js';
+import { sessionFiles } from './queries.js';
 
 export interface SessionConversation {
   sessionId: string;
@@ -30,7 +30,13 @@ export interface SessionConversation {
 export function mainTranscript(files: readonly IngestedFile[], sessionId: string): IngestedFile {
   const file = files.find((candidate) => candidate.agentId === null);
   if (file !== undefined) return file;
-  if (files.length === 0) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no session ${sessionId} in the index; memctl sessions lists them`, { sessionId });
+  if (files.length === 0)
+    throw new RpcError(
+      ErrorCode.NotFound,
+      'NotFound',
+      `no session ${sessionId} in the index; memctl sessions lists them`,
+      { sessionId },
+    );
   throw new RpcError(
     ErrorCode.NotFound,
     'MainTranscriptMissing',
@@ -40,7 +46,11 @@ export function mainTranscript(files: readonly IngestedFile[], sessionId: string
 }
 
 /** The session's main transcript and its entries, read in one transaction; NotFound without a main transcript. At once: for tests and benches. */
-export function loadMainEntries(db: Database.Database, cache: EntryCache, sessionId: string): { file: IngestedFile; entries: IndexedEntry[] } {
+export function loadMainEntries(
+  db: Database.Database,
+  cache: EntryCache,
+  sessionId: string,
+): { file: IngestedFile; entries: IndexedEntry[] } {
   const { files, entries } = db.transaction(() => {
     const found = sessionFiles(db, sessionId);
     return { files: found, entries: found.length === 0 ? [] : cache.load(db, sessionId, found).main };
@@ -49,7 +59,13 @@ export function loadMainEntries(db: Database.Database, cache: EntryCache, sessio
 }
 
 /** The conversation of the main transcript's entries, once its active entries are read back. */
-export function conversationOf(sessionId: string, file: IngestedFile, entries: IndexedEntry[], active: ActiveConversation, loaded: LoadedEntry[]): SessionConversation {
+export function conversationOf(
+  sessionId: string,
+  file: IngestedFile,
+  entries: IndexedEntry[],
+  active: ActiveConversation,
+  loaded: LoadedEntry[],
+): SessionConversation {
   return { sessionId, file, entries, active, loaded, messages: buildMessages(loaded, attachmentTexts) };
 }
 
@@ -64,4 +80,5 @@ export function loadConversation(db: Database.Database, cache: EntryCache, sessi
 export const CACHED_CONVERSATIONS = 4;
 
 /** What a loaded conversation is valid for: its main transcript's file, generation and committed offset. */
-export const conversationKey = (main: IngestedFile | undefined): string => (main === undefined ? '' : `${main.id}:${main.generation}:${main.committedOffset}`);
+export const conversationKey = (main: IngestedFile | undefined): string =>
+  main === undefined ? '' : `${main.id}:${main.generation}:${main.committedOffset}`;

@@ -37,7 +37,12 @@ function* readSteps(path: string, entries: readonly IndexedEntry[]): Steps<Loade
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     if (!fstatSync(fd).isFile()) {
-      throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} is no longer a regular file; memd reads only regular files`, { path });
+      throw new RpcError(
+        ErrorCode.InvalidTranscript,
+        'InvalidTranscript',
+        `${path} is no longer a regular file; memd reads only regular files`,
+        { path },
+      );
     }
     const loaded: LoadedEntry[] = [];
     for (const entry of entries) {
@@ -60,10 +65,15 @@ function readOne(fd: number, path: string, entry: IndexedEntry): LoadedEntry {
     raw = null;
   }
   if (!isRecord(raw) || (entry.uuid !== null && raw.uuid !== entry.uuid)) {
-    throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `${path} changed at byte ${entry.offset}; try again once memd has read it`, {
-      path,
-      offset: entry.offset,
-    });
+    throw new RpcError(
+      ErrorCode.InvalidTranscript,
+      'InvalidTranscript',
+      `${path} changed at byte ${entry.offset}; try again once memd has read it`,
+      {
+        path,
+        offset: entry.offset,
+      },
+    );
   }
   return { entry, raw };
 }

@@ -11,8 +11,8 @@
  * meanwhile; when they are not, it keeps nothing and says so (null), and the caller starts again.
  */
 import type Database from 'better-sqlite3';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { isCompactionAgent } from '../../shared/transcript/layout.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { IngestedFile } from '../store/rows.js';
 import { runNow, runSliced, type Slicer, type Steps } from '../workers/slices.js';
 import { loadFileEntriesPage, sessionFiles } from './queries.js';
@@ -45,7 +45,13 @@ export interface EntryCache {
    */
   load(db: Database.Database, sessionId: string, files: readonly IngestedFile[]): SessionEntries;
   /** The same in slices; null when the files or the cache changed under it (nothing was kept: load again). */
-  loadSliced(db: Database.Database, sessionId: string, files: readonly IngestedFile[], slicer: Slicer, pageRows?: number): Promise<SessionEntries | null>;
+  loadSliced(
+    db: Database.Database,
+    sessionId: string,
+    files: readonly IngestedFile[],
+    slicer: Slicer,
+    pageRows?: number,
+  ): Promise<SessionEntries | null>;
   /** Forgets everything: the database was rebuilt, so file ids name other files now. */
   clear(): void;
   readonly size: number;
@@ -56,7 +62,8 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
   let sessions = new Map<string, Map<number, CachedFile>>();
   let size = 0;
 
-  const countOf = (files: Map<number, CachedFile>) => [...files.values()].reduce((sum, file) => sum + file.entries.length, 0);
+  const countOf = (files: Map<number, CachedFile>) =>
+    [...files.values()].reduce((sum, file) => sum + file.entries.length, 0);
 
   const evict = (keep: string) => {
     for (const [sessionId, files] of sessions) {
@@ -68,10 +75,16 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
   };
 
   /** A cached file still usable for `file`: same generation, and not loaded past what is committed now. */
-  const reusable = (cached: CachedFile, file: IngestedFile): boolean => cached.generation === file.generation && cached.loadedTo <= file.committedOffset;
+  const reusable = (cached: CachedFile, file: IngestedFile): boolean =>
+    cached.generation === file.generation && cached.loadedTo <= file.committedOffset;
 
   /** A page of rows per step; the cache is changed only in the last step, and only when nothing moved under the load. */
-  function* loadSteps(db: Database.Database, sessionId: string, files: readonly IngestedFile[], pageRows: number): Steps<SessionEntries | null> {
+  function* loadSteps(
+    db: Database.Database,
+    sessionId: string,
+    files: readonly IngestedFile[],
+    pageRows: number,
+  ): Steps<SessionEntries | null> {
     const started = sessions;
     const before = sessions.get(sessionId);
     const fresh = new Map<number, IndexedEntry[]>();
@@ -97,7 +110,12 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
   }
 
   /** Puts what was read into the cache and returns the session's entries by kind. */
-  function keep(sessionId: string, files: readonly IngestedFile[], previous: Map<number, CachedFile>, fresh: Map<number, IndexedEntry[]>): SessionEntries {
+  function keep(
+    sessionId: string,
+    files: readonly IngestedFile[],
+    previous: Map<number, CachedFile>,
+    fresh: Map<number, IndexedEntry[]>,
+  ): SessionEntries {
     sessions.delete(sessionId);
     // A new map, never the one a load in flight started from: that load sees it changed and reads again.
     const cached = new Map<number, CachedFile>();
@@ -116,7 +134,8 @@ export function createEntryCache(maxEntries = DEFAULT_MAX_CACHED_ENTRIES): Entry
       for (const row of fresh.get(file.id) ?? []) entry.entries.push(row);
       size += fresh.get(file.id)?.length ?? 0;
       entry.loadedTo = Math.max(entry.loadedTo, file.committedOffset);
-      const target = file.agentId === null ? result.main : isCompactionAgent(file.agentId) ? result.compaction : result.sidechain;
+      const target =
+        file.agentId === null ? result.main : isCompactionAgent(file.agentId) ? result.compaction : result.sidechain;
       for (const row of entry.entries) target.push(row);
       result.byFile.set(file.id, entry.entries.slice());
     }

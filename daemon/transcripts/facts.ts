@@ -4,17 +4,24 @@
  * summaries, and the open todos and tasks; and the short-text helpers their lines are made with.
  * Pure.
  */
-import type { LoadedEntry } from './entries.js';
-import { keyErrorLines } from './line-shapes.js';
+
+import { isCommandPlumbing } from '../../shared/handoff/prompts.js';
 import { textOf } from '../../shared/transcript/content-text.js';
 import { isRecord } from '../../shared/values.js';
-import { isCommandPlumbing } from '../../shared/handoff/prompts.js';
+import type { LoadedEntry } from './entries.js';
+import { keyErrorLines } from './line-shapes.js';
 
 /** Where clip and errorKeyLine leave text out; what is between is verbatim text of the source. */
 export const ELLIPSIS = '…';
 /** Commands, key lines, outcomes: one glance each. */
 export const LINE_CHARS = 200;
-export const FILE_TOOLS: Record<string, 'read' | 'edited' | 'written'> = { Read: 'read', Edit: 'edited', MultiEdit: 'edited', NotebookEdit: 'edited', Write: 'written' };
+export const FILE_TOOLS: Record<string, 'read' | 'edited' | 'written'> = {
+  Read: 'read',
+  Edit: 'edited',
+  MultiEdit: 'edited',
+  NotebookEdit: 'edited',
+  Write: 'written',
+};
 /** Claude Code's first line of a Bash result that exited non-zero. */
 const EXIT_HEADER = /^(?:Error: )?Exit code (\d+)/;
 const EXIT_HEADER_LINE = /^(?:Error: )?Exit code \d+$/;
@@ -128,7 +135,8 @@ export function readTranscript(loaded: readonly LoadedEntry[]): TranscriptFacts 
     const content = isRecord(raw.message) ? raw.message.content : undefined;
     if (entry.type === 'assistant') {
       for (const block of blocksOf(content)) {
-        if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') facts.replies.push({ at, text: block.text.trim() });
+        if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '')
+          facts.replies.push({ at, text: block.text.trim() });
         if (block.type !== 'tool_use' || typeof block.id !== 'string' || typeof block.name !== 'string') continue;
         const call: Call = { name: block.name, input: isRecord(block.input) ? block.input : {}, at, result: null };
         byId.set(block.id, call);
@@ -142,7 +150,8 @@ export function readTranscript(loaded: readonly LoadedEntry[]): TranscriptFacts 
       return;
     }
     for (const block of blocksOf(content)) {
-      const call = block.type === 'tool_result' && typeof block.tool_use_id === 'string' ? byId.get(block.tool_use_id) : undefined;
+      const call =
+        block.type === 'tool_result' && typeof block.tool_use_id === 'string' ? byId.get(block.tool_use_id) : undefined;
       if (call !== undefined) call.result = resultOf(block, raw.toolUseResult, at, call.name);
     }
     const prompt = textOf(content).trim();
@@ -151,7 +160,8 @@ export function readTranscript(loaded: readonly LoadedEntry[]): TranscriptFacts 
   return facts;
 }
 
-export const inputString = (call: Call, field: string) => (typeof call.input[field] === 'string' ? (call.input[field] as string) : null);
+export const inputString = (call: Call, field: string) =>
+  typeof call.input[field] === 'string' ? (call.input[field] as string) : null;
 export const filePath = (call: Call) => inputString(call, 'file_path') ?? inputString(call, 'notebook_path');
 /** A call that did not fail: succeeded, or no result yet. */
 export const didWork = (call: Call) => call.result === null || !call.result.failed;
@@ -164,11 +174,20 @@ export function openTasks(calls: readonly Call[]): OpenTask[] {
     if (call.name === 'TodoWrite' && Array.isArray(call.input.todos)) {
       todos = call.input.todos
         .filter(isRecord)
-        .flatMap((todo) => (typeof todo.status === 'string' && typeof todo.content === 'string' ? [{ status: todo.status, text: todo.content, task: null, at: call.at }] : []));
+        .flatMap((todo) =>
+          typeof todo.status === 'string' && typeof todo.content === 'string'
+            ? [{ status: todo.status, text: todo.content, task: null, at: call.at }]
+            : [],
+        );
     }
     const meta = call.name === 'TaskCreate' ? call.result?.meta : null;
     if (isRecord(meta) && isRecord(meta.task) && typeof meta.task.id === 'string') {
-      tasks.set(meta.task.id, { status: 'pending', text: inputString(call, 'subject') ?? '', task: { id: meta.task.id, description: inputString(call, 'description') }, at: call.at });
+      tasks.set(meta.task.id, {
+        status: 'pending',
+        text: inputString(call, 'subject') ?? '',
+        task: { id: meta.task.id, description: inputString(call, 'description') },
+        at: call.at,
+      });
     }
     const task = call.name === 'TaskUpdate' ? tasks.get(inputString(call, 'taskId') ?? '') : undefined;
     if (task !== undefined) {

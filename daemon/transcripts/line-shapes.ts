@@ -25,23 +25,27 @@ export const RANK = {
 const EXCEPTION = /^(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception)\b(?:\s*\[[^\]]*\])?(?::|\s|$)/;
 const ERROR_LABEL = /^(?:error|Error|ERROR|fatal|FATAL|Fatal|panic|FAIL|Failed)(?:\[[\w-]+\])?:\s*\S/;
 const COMPILER_ERROR = /\berror(?: TS\d+|\[[\w-]+\])?:\s*\S/;
-const MESSAGE_WORDS = /\bpanicked at\b|\bnot raised\b|\bDID NOT RAISE\b|\bException in thread\b|\bSegmentation fault\b|\bexpected\b.*\b(?:got|but got|received|found)\b/;
+const MESSAGE_WORDS =
+  /\bpanicked at\b|\bnot raised\b|\bDID NOT RAISE\b|\bException in thread\b|\bSegmentation fault\b|\bexpected\b.*\b(?:got|but got|received|found)\b/;
 const VERDICT = /^(?:FAILED|ERROR)\s+\S+::\S+.*\s-\s+\S/;
 const PYTEST_DETAIL = /^E {2,}(\S.*)$/;
-const DETAIL = /^(?:Expected|Received|Actual|Difference)(?: value)?:|^[\w./\\-]+\.\w+(?::\d+){1,2}: \S|\bassert(?:ion)?\b/i;
+const DETAIL =
+  /^(?:Expected|Received|Actual|Difference)(?: value)?:|^[\w./\\-]+\.\w+(?::\d+){1,2}: \S|\bassert(?:ion)?\b/i;
 const WRAPPER =
   /^make(?:\[\d+\])?: \*\*\*|^npm (?:ERR!|error)|^error: (?:test failed|could not compile|aborting due to|Recipe|script)|^error Command failed|ELIFECYCLE|^exit status \d+$|^Found \d+ errors?\b/i;
 const FAILURE_COUNT = /\b\d+ (?:failed|failing|errors?)\b/i;
 const MENTION = /error|exception|traceback|fail|fatal|denied|not found|^not ok\b/i;
 /** Lines that open a failure and leave its reason to the lines after. */
-const TITLE = /^Traceback \(most recent call last\):$|^●\s(?!Console$)|\bpanicked at\b.*:$|^(?:FAILED|ERROR)\s+\S+::\S+$|^(?:FAIL|ERROR): \S+ \(.*\)$/;
+const TITLE =
+  /^Traceback \(most recent call last\):$|^●\s(?!Console$)|\bpanicked at\b.*:$|^(?:FAILED|ERROR)\s+\S+::\S+$|^(?:FAIL|ERROR): \S+ \(.*\)$/;
 const TRACEBACK = /^Traceback \(most recent call last\):$/;
 const PYTHON_EXCEPTION = /^[A-Za-z_][\w.]*:\s/;
 const EXPECTED = /^Expected(?: value)?:/;
 const MAX_VERDICTS = 3; // a run's failures, each in one line; past this they are a count the runner prints
 const RECEIVED = /^Received(?: value)?:/;
 
-const FRAME = /^(?:at\s|File ".*", line \d+|❯\s|→\s|-->\s|#\d+\s+\S|\d+:\s+0x[0-9a-f]+|goroutine \d+ \[|\.\.\. \d+ more\b)/;
+const FRAME =
+  /^(?:at\s|File ".*", line \d+|❯\s|→\s|-->\s|#\d+\s+\S|\d+:\s+0x[0-9a-f]+|goroutine \d+ \[|\.\.\. \d+ more\b)/;
 /** A place alone: `/repo/a.js:3`, `node:internal/modules/cjs/loader:1080`, Go's `/repo/main.go:8 +0x1d`. */
 const LOCATION = /^\(?[\w@./\\:-]+:\d+(?::\d+)?\)?(?:\s+\+0x[0-9a-f]+)?$/;
 const NO_WORDS = /^[^\p{L}\p{N}]*$/u;
@@ -60,7 +64,13 @@ const FENCE = /^(?:```|~~~)/;
 /** A line of source code: shown in a traceback, or written in a reply. */
 export function isCodeLine(line: string): boolean {
   const text = line.trim();
-  return CODE_FRAME.test(text) || CODE_KEYWORD.test(text) || CODE_CALL.test(text) || CODE_ASSIGNMENT.test(text) || CODE_PUNCTUATION.test(text);
+  return (
+    CODE_FRAME.test(text) ||
+    CODE_KEYWORD.test(text) ||
+    CODE_CALL.test(text) ||
+    CODE_ASSIGNMENT.test(text) ||
+    CODE_PUNCTUATION.test(text)
+  );
 }
 
 export const isHeadingLine = (line: string) => HEADING.test(line.trim());
@@ -77,14 +87,28 @@ export function rankOf(line: string): number {
   if (rejected(line)) return RANK.rejected;
   if (VERDICT.test(line)) return RANK.verdict;
   if (WRAPPER.test(line)) return RANK.wrapper;
-  if (TITLE.test(line) || EXCEPTION.test(line) || ERROR_LABEL.test(line) || COMPILER_ERROR.test(line) || MESSAGE_WORDS.test(line)) return RANK.message;
+  if (
+    TITLE.test(line) ||
+    EXCEPTION.test(line) ||
+    ERROR_LABEL.test(line) ||
+    COMPILER_ERROR.test(line) ||
+    MESSAGE_WORDS.test(line)
+  )
+    return RANK.message;
   if (FAILURE_COUNT.test(line)) return RANK.wrapper;
   if (DETAIL.test(line)) return RANK.detail;
   return MENTION.test(line) ? RANK.mention : RANK.plain;
 }
 
 /** The first line of the highest rank in `lines[from, to)`, or the last one with `latest`. */
-function best(lines: readonly string[], ranks: readonly number[], from: number, to: number, min: number, latest = false): number {
+function best(
+  lines: readonly string[],
+  ranks: readonly number[],
+  from: number,
+  to: number,
+  min: number,
+  latest = false,
+): number {
   let found = -1;
   for (let at = from; at < to; at++) {
     const rank = ranks[at] ?? RANK.rejected;
@@ -98,15 +122,24 @@ function best(lines: readonly string[], ranks: readonly number[], from: number, 
 function reasonOf(lines: readonly string[], ranks: readonly number[], title: number): number[] {
   const line = lines[title] ?? '';
   // A unittest `FAIL: test_x (…)` block holds a traceback; a traceback's block ends at the next (chained) one.
-  const next = lines.findIndex((candidate, at) => at > title && TITLE.test(candidate) && (TRACEBACK.test(line) || !TRACEBACK.test(candidate)));
+  const next = lines.findIndex(
+    (candidate, at) => at > title && TITLE.test(candidate) && (TRACEBACK.test(line) || !TRACEBACK.test(candidate)),
+  );
   const end = next === -1 ? lines.length : next;
   if (TRACEBACK.test(line)) {
-    const raised = lines.slice(title + 1, end).findLastIndex((candidate, at) => (ranks[title + 1 + at] ?? RANK.rejected) >= RANK.message || (PYTHON_EXCEPTION.test(candidate) && !rejected(candidate)));
+    const raised = lines
+      .slice(title + 1, end)
+      .findLastIndex(
+        (candidate, at) =>
+          (ranks[title + 1 + at] ?? RANK.rejected) >= RANK.message ||
+          (PYTHON_EXCEPTION.test(candidate) && !rejected(candidate)),
+      );
     return raised === -1 ? [] : [title + 1 + raised];
   }
   let reason = best(lines, ranks, title + 1, end, RANK.detail);
   // Rust ≥ 1.73 writes `panicked at src/lib.rs:4:5:` and the message, in no known shape, on the next line.
-  if (reason === -1) reason = lines.findIndex((_, at) => at > title && at < end && (ranks[at] ?? RANK.rejected) > RANK.rejected);
+  if (reason === -1)
+    reason = lines.findIndex((_, at) => at > title && at < end && (ranks[at] ?? RANK.rejected) > RANK.rejected);
   // A pytest verdict without its reason, at the end: the reason is in the `E` lines above it.
   if (reason === -1) reason = best(lines, ranks, 0, lines.length, RANK.detail);
   if (reason === -1) return [];
@@ -127,8 +160,15 @@ export function keyErrorLines(lines: readonly string[]): string[] {
   const title = lines.findIndex((line) => TITLE.test(line));
   const titled = title !== -1 && (rank(title) > rank(top) || (rank(title) === rank(top) && title < top));
   // A runner's verdicts each name a test and its reason: the first few together say what failed.
-  const verdicts = rank(top) === RANK.verdict ? lines.flatMap((_line, at) => (rank(at) === RANK.verdict ? [at] : [])).slice(0, MAX_VERDICTS) : [];
-  const chosen = titled ? [title, ...reasonOf(lines, ranks, title)] : verdicts.length > 0 ? verdicts : [top === -1 ? 0 : top];
+  const verdicts =
+    rank(top) === RANK.verdict
+      ? lines.flatMap((_line, at) => (rank(at) === RANK.verdict ? [at] : [])).slice(0, MAX_VERDICTS)
+      : [];
+  const chosen = titled
+    ? [title, ...reasonOf(lines, ranks, title)]
+    : verdicts.length > 0
+      ? verdicts
+      : [top === -1 ? 0 : top];
   return chosen.map((at) => lines[at] ?? '');
 }
 

@@ -10,10 +10,16 @@
  * renders as text for the model (hook context; see transcript/tokens.ts). Other attachment kinds
  * (listings, file snapshots) are Claude Code's own bookkeeping and are left out.
  */
-import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../../shared/protocol/messages.js';
+import type {
+  ContentBlock,
+  MessageParam,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../../shared/protocol/messages.js';
 import { estimateTokens } from '../../shared/transcript/tokens.js';
-import type { LoadedEntry } from './entries.js';
 import { isRecord } from '../../shared/values.js';
+import type { LoadedEntry } from './entries.js';
 
 export interface ConversationMessage {
   role: 'user' | 'assistant';
@@ -51,30 +57,42 @@ function isToolUse(block: ContentBlock): block is ToolUseBlock {
 
 /** The API refuses empty text blocks; whitespace-only text is as empty to it. */
 function hasContent(block: ContentBlock): boolean {
-  return block.type !== 'text' || (typeof (block as TextBlock).text === 'string' && (block as TextBlock).text.trim() !== '');
+  return (
+    block.type !== 'text' || (typeof (block as TextBlock).text === 'string' && (block as TextBlock).text.trim() !== '')
+  );
 }
 
-function attachmentText(raw: Record<string, unknown>, render: (attachment: Record<string, unknown>) => string[]): ContentBlock[] {
+function attachmentText(
+  raw: Record<string, unknown>,
+  render: (attachment: Record<string, unknown>) => string[],
+): ContentBlock[] {
   const attachment = raw.attachment;
-  if (!isRecord(attachment) || typeof attachment.type !== 'string' || !RENDERED_ATTACHMENTS.has(attachment.type)) return [];
+  if (!isRecord(attachment) || typeof attachment.type !== 'string' || !RENDERED_ATTACHMENTS.has(attachment.type))
+    return [];
   return render(attachment).map((text) => ({ type: 'text', text }));
 }
 
 /** One message per entry that reaches the model, before merging. */
-function messageOf(loaded: LoadedEntry, render: (attachment: Record<string, unknown>) => string[]): ConversationMessage | null {
+function messageOf(
+  loaded: LoadedEntry,
+  render: (attachment: Record<string, unknown>) => string[],
+): ConversationMessage | null {
   const { entry, raw } = loaded;
   const uuids = entry.uuid === null ? [] : [entry.uuid];
   const message = isRecord(raw.message) ? raw.message : null;
   if (entry.type === 'assistant') {
     const content = blocksOf(message?.content).filter(hasContent);
-    return content.length === 0 ? null : { role: 'assistant', content, uuids, messageId: entry.messageId, isPrompt: false, isSummary: false };
+    return content.length === 0
+      ? null
+      : { role: 'assistant', content, uuids, messageId: entry.messageId, isPrompt: false, isSummary: false };
   }
   let content: ContentBlock[];
   if (entry.type === 'user') content = blocksOf(message?.content).filter(hasContent);
   else if (entry.type === 'attachment') content = attachmentText(raw, render);
   else return null;
   if (content.length === 0) return null;
-  const isPrompt = entry.type === 'user' && !entry.isMeta && !entry.isCompactSummary && content.some((block) => !isToolResult(block));
+  const isPrompt =
+    entry.type === 'user' && !entry.isMeta && !entry.isCompactSummary && content.some((block) => !isToolResult(block));
   return { role: 'user', content, uuids, messageId: null, isPrompt, isSummary: entry.isCompactSummary };
 }
 
@@ -136,12 +154,19 @@ function pairTools(messages: ConversationMessage[]): ConversationMessage[] {
   const paired = messages.map((message, index) => {
     if (message.role === 'assistant') {
       const next = messages[index + 1];
-      const answered = new Set(next?.role === 'user' ? next.content.filter(isToolResult).map((block) => block.tool_use_id) : []);
+      const answered = new Set(
+        next?.role === 'user' ? next.content.filter(isToolResult).map((block) => block.tool_use_id) : [],
+      );
       return { ...message, content: message.content.filter((block) => !isToolUse(block) || answered.has(block.id)) };
     }
     const previous = messages[index - 1];
-    const asked = new Set(previous?.role === 'assistant' ? previous.content.filter(isToolUse).map((block) => block.id) : []);
-    return { ...message, content: message.content.filter((block) => !isToolResult(block) || asked.has(block.tool_use_id)) };
+    const asked = new Set(
+      previous?.role === 'assistant' ? previous.content.filter(isToolUse).map((block) => block.id) : [],
+    );
+    return {
+      ...message,
+      content: message.content.filter((block) => !isToolResult(block) || asked.has(block.tool_use_id)),
+    };
   });
   return paired.filter((message) => message.content.length > 0);
 }
@@ -152,8 +177,16 @@ export function toolsArePaired(messages: readonly { role: string; content: strin
     if (typeof message.content === 'string') continue;
     const next = messages[index + 1];
     const previous = messages[index - 1];
-    const nextResults = new Set(next && typeof next.content !== 'string' ? next.content.filter(isToolResult).map((block) => block.tool_use_id) : []);
-    const previousUses = new Set(previous && typeof previous.content !== 'string' ? previous.content.filter(isToolUse).map((block) => block.id) : []);
+    const nextResults = new Set(
+      next && typeof next.content !== 'string'
+        ? next.content.filter(isToolResult).map((block) => block.tool_use_id)
+        : [],
+    );
+    const previousUses = new Set(
+      previous && typeof previous.content !== 'string'
+        ? previous.content.filter(isToolUse).map((block) => block.id)
+        : [],
+    );
     for (const block of message.content) {
       if (isToolUse(block) && (message.role !== 'assistant' || !nextResults.has(block.id))) return false;
       if (isToolResult(block) && (message.role !== 'user' || !previousUses.has(block.tool_use_id))) return false;
@@ -169,14 +202,21 @@ export function normalize(messages: readonly ConversationMessage[]): Conversatio
     const next = mergeRoles(pairTools(current));
     // The API wants a user message first.
     while (next[0]?.role === 'assistant') next.shift();
-    if (next.length === current.length && next.every((message, index) => message.content.length === current[index]?.content.length)) return next;
+    if (
+      next.length === current.length &&
+      next.every((message, index) => message.content.length === current[index]?.content.length)
+    )
+      return next;
     current = next;
   }
   return current;
 }
 
 /** The loaded active conversation (conversation order) as normalized messages. */
-export function buildMessages(loaded: readonly LoadedEntry[], render: (attachment: Record<string, unknown>) => string[]): ConversationMessage[] {
+export function buildMessages(
+  loaded: readonly LoadedEntry[],
+  render: (attachment: Record<string, unknown>) => string[],
+): ConversationMessage[] {
   const messages: ConversationMessage[] = [];
   for (const entry of loaded) {
     const message = messageOf(entry, render);

@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { entryFromRow, selectEntries, type EntryRow } from '../store/entry-row.js';
-import { fileFromRow, prepared, type FileRow, type IngestedFile, type IngestedSession } from '../store/rows.js';
+import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
+import { type FileRow, fileFromRow, type IngestedFile, type IngestedSession, prepared } from '../store/rows.js';
 
 type Db = Database.Database;
 
@@ -69,7 +69,13 @@ export function loadFileEntries(db: Db, fileId: number, fromOffset = 0): Indexed
 }
 
 /** Up to `limit` entries of one file in offset order, from `fromOffset` up to (not including) `toOffset`: a page of a sliced load. */
-export function loadFileEntriesPage(db: Db, fileId: number, fromOffset: number, toOffset: number, limit: number): IndexedEntry[] {
+export function loadFileEntriesPage(
+  db: Db,
+  fileId: number,
+  fromOffset: number,
+  toOffset: number,
+  limit: number,
+): IndexedEntry[] {
   const sql = selectEntries('WHERE e.file_id = ? AND e.offset >= ? AND e.offset < ? ORDER BY e.offset LIMIT ?');
   return (prepared(db, sql).all(fileId, fromOffset, toOffset, limit) as EntryRow[]).map(entryFromRow);
 }
@@ -132,7 +138,8 @@ export function summaryTitle(db: Db, project: string, fileId: number): string | 
 
 /** Up to `limit` distinct session ids that start with `prefix`, in order (a range scan of files_session). */
 export function sessionIdsWithPrefix(db: Db, prefix: string, limit: number): string[] {
-  const sql = 'SELECT DISTINCT session_id AS id FROM files WHERE session_id >= ? AND session_id < ? ORDER BY session_id LIMIT ?';
+  const sql =
+    'SELECT DISTINCT session_id AS id FROM files WHERE session_id >= ? AND session_id < ? ORDER BY session_id LIMIT ?';
   // U+FFFF sorts after every character a session id (a uuid, or a file stem) holds.
   return (prepared(db, sql).all(prefix, `${prefix}\uffff`, limit) as { id: string }[]).map((row) => row.id);
 }

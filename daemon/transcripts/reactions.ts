@@ -1,5 +1,5 @@
 /** The read model's reaction to a rebuilt database: file ids now name other files, so no cached entry survives. */
-import { on, type DomainBus } from '../bus/domain-events.js';
+import { type DomainBus, on } from '../bus/domain-events.js';
 import type { Transcripts } from './transcripts.js';
 
 /** Returns the function that stops it. */

@@ -13,10 +13,19 @@ interface Running<T> {
   abort: AbortController;
 }
 
-export type Share<T> = (key: string, version: string, start: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => Promise<T>;
+export type Share<T> = (
+  key: string,
+  version: string,
+  start: (signal: AbortSignal) => Promise<T>,
+  signal?: AbortSignal,
+) => Promise<T>;
 
 /** `promise`, or the signal's reason once it aborts first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => void = () => undefined): Promise<T> {
+function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  onAbort: () => void = () => undefined,
+): Promise<T> {
   if (signal === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
     const aborted = () => {

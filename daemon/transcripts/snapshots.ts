@@ -66,7 +66,12 @@ export function parseSnapshotEntry(raw: unknown): SnapshotEntry | null {
       if (backup !== null) files.push(backup);
     }
   }
-  return { messageId, timestamp: typeof timestamp === 'string' ? timestamp : '', isUpdate: raw.isSnapshotUpdate === true, files };
+  return {
+    messageId,
+    timestamp: typeof timestamp === 'string' ? timestamp : '',
+    isUpdate: raw.isSnapshotUpdate === true,
+    files,
+  };
 }
 
 /**

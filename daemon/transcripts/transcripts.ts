@@ -12,9 +12,15 @@ import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { IngestedFile, IngestedSession } from '../store/rows.js';
 import { createSlicer, nextTurn, SLICE_BUDGET_MS } from '../workers/slices.js';
 import { loadSessionCheckpoints, type SessionCheckpoints } from './checkpoints.js';
-import { CACHED_CONVERSATIONS, conversationKey, conversationOf, mainTranscript, type SessionConversation } from './conversation.js';
+import {
+  CACHED_CONVERSATIONS,
+  conversationKey,
+  conversationOf,
+  mainTranscript,
+  type SessionConversation,
+} from './conversation.js';
+import { type LoadedEntry, readEntries } from './entries.js';
 import { createEntryCache, type EntryCache, type SessionEntries } from './entry-cache.js';
-import { readEntries, type LoadedEntry } from './entries.js';
 import { leafTitles, listSessions, loadFileEntries, sessionFiles, summaryTitle } from './queries.js';
 import { createSharedLoads } from './shared-loads.js';
 
@@ -68,9 +74,15 @@ export interface TranscriptsDeps {
   pageRows?: number;
 }
 
-const filesVersion = (files: readonly IngestedFile[]) => files.map((file) => `${file.id}:${file.generation}:${file.committedOffset}`).join(',');
+const filesVersion = (files: readonly IngestedFile[]) =>
+  files.map((file) => `${file.id}:${file.generation}:${file.committedOffset}`).join(',');
 
-export function createTranscripts({ db, cache = createEntryCache(), sliceMs = SLICE_BUDGET_MS, pageRows }: TranscriptsDeps): Transcripts {
+export function createTranscripts({
+  db,
+  cache = createEntryCache(),
+  sliceMs = SLICE_BUDGET_MS,
+  pageRows,
+}: TranscriptsDeps): Transcripts {
   const consistent = <T>(read: () => T): T => db.transaction(read)();
   const sharedEntries = createSharedLoads<(SessionEntries & { files: IngestedFile[] }) | null>();
   const sharedConversations = createSharedLoads<SessionConversation>();
@@ -78,7 +90,10 @@ export function createTranscripts({ db, cache = createEntryCache(), sliceMs = SL
   let conversations = new Map<string, { key: string; conversation: SessionConversation }>();
   let epoch = 0;
 
-  async function sessionEntries(sessionId: string, signal?: AbortSignal): Promise<{ files: IngestedFile[] } & SessionEntries> {
+  async function sessionEntries(
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<{ files: IngestedFile[] } & SessionEntries> {
     for (let attempt = 1; ; attempt++) {
       const files = sessionFiles(db, sessionId);
       // An unknown session gets no cache slot: ids clients ask about at random must not pile up.
@@ -94,12 +109,20 @@ export function createTranscripts({ db, cache = createEntryCache(), sliceMs = SL
       );
       if (loaded !== null) return loaded;
       if (attempt >= MAX_LOAD_ATTEMPTS) {
-        throw new RpcError(ErrorCode.InvalidTranscript, 'InvalidTranscript', `the transcripts of session ${sessionId} were rewritten while memd read them; try again`, { sessionId });
+        throw new RpcError(
+          ErrorCode.InvalidTranscript,
+          'InvalidTranscript',
+          `the transcripts of session ${sessionId} were rewritten while memd read them; try again`,
+          { sessionId },
+        );
       }
     }
   }
 
-  async function mainEntries(sessionId: string, signal?: AbortSignal): Promise<{ file: IngestedFile; entries: IndexedEntry[] }> {
+  async function mainEntries(
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<{ file: IngestedFile; entries: IndexedEntry[] }> {
     const { files, main } = await sessionEntries(sessionId, signal);
     return { file: mainTranscript(files, sessionId), entries: main };
   }

@@ -118,9 +118,21 @@ const usageOf = (row: CandidateRow): Usage => ({
   cache1h: row.cache_1h,
 });
 
-const candidateFromRow = (row: CandidateRow): Candidate => ({ key: row.key, offset: row.offset, slot: row.slot, sidechain: row.sidechain === 1, model: row.model, usage: usageOf(row) });
+const candidateFromRow = (row: CandidateRow): Candidate => ({
+  key: row.key,
+  offset: row.offset,
+  slot: row.slot,
+  sidechain: row.sidechain === 1,
+  model: row.model,
+  usage: usageOf(row),
+});
 
-const placedFromRow = (row: PlacedRow): Placed & { fileId: number; project: string } => ({ candidate: candidateFromRow(row), path: row.path, fileId: row.file_id, project: row.project });
+const placedFromRow = (row: PlacedRow): Placed & { fileId: number; project: string } => ({
+  candidate: candidateFromRow(row),
+  path: row.path,
+  fileId: row.file_id,
+  project: row.project,
+});
 
 /** Keys as the JSON array json_each reads: 64-bit integers exactly (a JS number would round them). */
 const keyArray = (keys: readonly string[]) => `[${keys.join(',')}]`;
@@ -137,7 +149,18 @@ function slotChanges() {
       const id = `${candidate.slot}\0${project}\0${candidate.model}`;
       let row = changes.get(id);
       if (row === undefined) {
-        row = { slot: candidate.slot, project, model: candidate.model, responses: 0, input: 0, output: 0, cache_creation: 0, cache_read: 0, cache_5m: 0, cache_1h: 0 };
+        row = {
+          slot: candidate.slot,
+          project,
+          model: candidate.model,
+          responses: 0,
+          input: 0,
+          output: 0,
+          cache_creation: 0,
+          cache_read: 0,
+          cache_5m: 0,
+          cache_1h: 0,
+        };
         changes.set(id, row);
       }
       const { usage } = candidate;
@@ -154,13 +177,20 @@ function slotChanges() {
 }
 
 export function createUsageBook(db: Database.Database): UsageBook {
-  const putFile = db.prepare('INSERT INTO usage_files (id, path, project) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET path = excluded.path, project = excluded.project');
+  const putFile = db.prepare(
+    'INSERT INTO usage_files (id, path, project) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET path = excluded.path, project = excluded.project',
+  );
   const fileRow = db.prepare('SELECT project FROM usage_files WHERE id = ?').pluck();
   const dropFileRow = db.prepare('DELETE FROM usage_files WHERE id = ?');
-  const orphans = db.prepare('SELECT u.id FROM usage_files u LEFT JOIN files f ON f.id = u.id WHERE f.id IS NULL OR f.path != u.path').pluck();
-  const columns = 'CAST(c.key AS TEXT) AS key, c.file_id, c.offset, c.slot, c.sidechain, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h, c.counted';
+  const orphans = db
+    .prepare('SELECT u.id FROM usage_files u LEFT JOIN files f ON f.id = u.id WHERE f.id IS NULL OR f.path != u.path')
+    .pluck();
+  const columns =
+    'CAST(c.key AS TEXT) AS key, c.file_id, c.offset, c.slot, c.sidechain, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h, c.counted';
   /** This file's entries of some responses. */
-  const storedOf = db.prepare(`SELECT ${columns} FROM usage_candidates c WHERE c.file_id = ? AND c.key IN (SELECT value FROM json_each(?))`);
+  const storedOf = db.prepare(
+    `SELECT ${columns} FROM usage_candidates c WHERE c.file_id = ? AND c.key IN (SELECT value FROM json_each(?))`,
+  );
   /** The entries that count for some responses, with where they stand (through the key index). */
   const countingOf = db.prepare(`
     SELECT ${columns}, f.path, f.project FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
@@ -176,14 +206,18 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const dropCandidates = db.prepare('DELETE FROM usage_candidates WHERE file_id = ?');
   const setCounted = db.prepare('UPDATE usage_candidates SET counted = ? WHERE file_id = ? AND key = ?');
   const putCandidate = db.prepare(`INSERT OR REPLACE INTO usage_candidates VALUES ${CANDIDATE_ROW}`);
-  const putCandidates = db.prepare(`INSERT OR REPLACE INTO usage_candidates VALUES ${Array.from({ length: CANDIDATE_BATCH }, () => CANDIDATE_ROW).join(', ')}`);
+  const putCandidates = db.prepare(
+    `INSERT OR REPLACE INTO usage_candidates VALUES ${Array.from({ length: CANDIDATE_BATCH }, () => CANDIDATE_ROW).join(', ')}`,
+  );
   const addSlot = db.prepare(`
     INSERT INTO usage_slots (slot, project, model, responses, input, output, cache_creation, cache_read, cache_5m, cache_1h)
     VALUES (@slot, @project, @model, @responses, @input, @output, @cache_creation, @cache_read, @cache_5m, @cache_1h)
     ON CONFLICT (slot, project, model) DO UPDATE SET responses = responses + excluded.responses, input = input + excluded.input,
       output = output + excluded.output, cache_creation = cache_creation + excluded.cache_creation, cache_read = cache_read + excluded.cache_read,
       cache_5m = cache_5m + excluded.cache_5m, cache_1h = cache_1h + excluded.cache_1h`);
-  const dropEmptySlot = db.prepare('DELETE FROM usage_slots WHERE slot = @slot AND project = @project AND model = @model AND responses <= 0');
+  const dropEmptySlot = db.prepare(
+    'DELETE FROM usage_slots WHERE slot = @slot AND project = @project AND model = @model AND responses <= 0',
+  );
   const slotsIn = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? ORDER BY slot');
   const SUMS =
     'sum(s.responses) AS responses, sum(s.input) AS input, sum(s.output) AS output, sum(s.cache_creation) AS cache_creation, sum(s.cache_read) AS cache_read, sum(s.cache_5m) AS cache_5m, sum(s.cache_1h) AS cache_1h';
@@ -194,17 +228,41 @@ export function createUsageBook(db: Database.Database): UsageBook {
     WHERE b.stop IS NOT NULL${ofProject ? ' AND s.project = ?' : ''} GROUP BY b.day, s.model`;
   const byDayAll = db.prepare(byDaySql(false));
   const byDayOfProject = db.prepare(byDaySql(true));
-  const byProjectAll = db.prepare(`SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? GROUP BY s.project, s.model`);
-  const byProjectOne = db.prepare(`SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? AND s.project = ? GROUP BY s.model`);
-  const extentAll = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ?');
-  const extentOfProject = db.prepare('SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ? AND project = ?');
-  const slotsOfProject = db.prepare('SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot');
+  const byProjectAll = db.prepare(
+    `SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? GROUP BY s.project, s.model`,
+  );
+  const byProjectOne = db.prepare(
+    `SELECT s.project AS project, s.model AS model, ${SUMS} FROM usage_slots s WHERE s.slot >= ? AND s.slot < ? AND s.project = ? GROUP BY s.model`,
+  );
+  const extentAll = db.prepare(
+    'SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ?',
+  );
+  const extentOfProject = db.prepare(
+    'SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ? AND project = ?',
+  );
+  const slotsOfProject = db.prepare(
+    'SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot',
+  );
 
   const writeCandidates = (fileId: number, rows: readonly { candidate: Candidate; counted: boolean }[]) => {
     const params: (string | number | bigint)[] = [];
     for (const { candidate, counted } of rows) {
       const { key, offset, slot, sidechain, model, usage } = candidate;
-      params.push(fileId, BigInt(key), offset, slot, sidechain ? 1 : 0, model, usage.input, usage.output, usage.cacheCreation, usage.cacheRead, usage.cache5m, usage.cache1h, counted ? 1 : 0);
+      params.push(
+        fileId,
+        BigInt(key),
+        offset,
+        slot,
+        sidechain ? 1 : 0,
+        model,
+        usage.input,
+        usage.output,
+        usage.cacheCreation,
+        usage.cacheRead,
+        usage.cache5m,
+        usage.cache1h,
+        counted ? 1 : 0,
+      );
       if (params.length === CANDIDATE_BATCH * CANDIDATE_COLUMNS) {
         putCandidates.run(params);
         params.length = 0;
@@ -261,7 +319,9 @@ export function createUsageBook(db: Database.Database): UsageBook {
       for (const keys of chunksOf([...best.keys()], KEYS_PER_QUERY)) {
         // What the book holds of these responses: this file's entry, and the one that counts.
         const array = keyArray(keys);
-        const stored = new Map((storedOf.all(file.id, array) as CandidateRow[]).map((row) => [row.key, candidateFromRow(row)]));
+        const stored = new Map(
+          (storedOf.all(file.id, array) as CandidateRow[]).map((row) => [row.key, candidateFromRow(row)]),
+        );
         const counting = new Map((countingOf.all(array) as PlacedRow[]).map((row) => [row.key, placedFromRow(row)]));
         const writes: { candidate: Candidate; counted: boolean }[] = [];
         for (const key of keys) {
@@ -270,7 +330,8 @@ export function createUsageBook(db: Database.Database): UsageBook {
           if (before !== undefined && !outranksInFile(candidate, before)) continue;
           const winner = counting.get(key);
           // This file's entry counts when none did, when the file's own counted (and this one beats it), or when it beats another file's.
-          const counts = winner === undefined || winner.fileId === file.id || outranks({ candidate, path: file.path }, winner);
+          const counts =
+            winner === undefined || winner.fileId === file.id || outranks({ candidate, path: file.path }, winner);
           if (counts && winner !== undefined) {
             changes.add(winner.candidate, winner.project, -1);
             if (winner.fileId !== file.id) setCounted.run(0, winner.fileId, BigInt(key));
@@ -297,7 +358,9 @@ export function createUsageBook(db: Database.Database): UsageBook {
       return (project === null ? byProjectAll.all(...range) : byProjectOne.all(...range, project)) as GroupRow[];
     },
     extent(project) {
-      const row = (project === null ? extentAll.get(FIRST_SLOT, LAST_SLOT) : extentOfProject.get(FIRST_SLOT, LAST_SLOT, project)) as { first: number | null; last: number | null };
+      const row = (
+        project === null ? extentAll.get(FIRST_SLOT, LAST_SLOT) : extentOfProject.get(FIRST_SLOT, LAST_SLOT, project)
+      ) as { first: number | null; last: number | null };
       return row.first === null || row.last === null ? null : { first: row.first, last: row.last };
     },
     slots(fromSlot, toSlot, project) {

@@ -71,7 +71,13 @@ export function zoneNamed(name?: string): Zone | null {
   const wall = (ms: number) => {
     const parts: Record<string, number> = {};
     for (const part of format.formatToParts(ms)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
-    return { year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0, hour: parts.hour ?? 0, minute: parts.minute ?? 0 };
+    return {
+      year: parts.year ?? 0,
+      month: parts.month ?? 0,
+      day: parts.day ?? 0,
+      hour: parts.hour ?? 0,
+      minute: parts.minute ?? 0,
+    };
   };
   /** Local wall time minus UTC at `ms`, to the minute (every zone's offset is whole minutes since 1972). */
   const offsetAt = (ms: number) => {

@@ -88,7 +88,12 @@ const responseOf = (row: ResponseRow): ResponseEntry => ({
   isSidechain: row.is_sidechain === 1,
 });
 
-export function createUsageFollower(deps: { db: Database.Database; book: UsageBook; log: Logger; sliceRows?: number }): UsageFollower {
+export function createUsageFollower(deps: {
+  db: Database.Database;
+  book: UsageBook;
+  log: Logger;
+  sliceRows?: number;
+}): UsageFollower {
   const { db, book, log } = deps;
   const sliceRows = deps.sliceRows ?? FOLD_SLICE_ROWS;
   const pendingFiles = db.prepare(`
@@ -127,7 +132,10 @@ export function createUsageFollower(deps: { db: Database.Database; book: UsageBo
     // Read again from its start (or never folded under this generation): what it counted goes first.
     if (file.folded_generation !== null && file.folded_generation !== now.generation) book.dropFile(file.id);
     const rows = responses.all(file.id, from, now.committed_offset, budget) as ResponseRow[];
-    book.fold({ id: file.id, path: file.path, project: file.project, sessionId: file.session_id }, rows.map(responseOf));
+    book.fold(
+      { id: file.id, path: file.path, project: file.project, sessionId: file.session_id },
+      rows.map(responseOf),
+    );
     const full = rows.length === budget;
     from = full ? (rows.at(-1) as ResponseRow).offset + 1 : now.committed_offset;
     putProgress.run({ id: file.id, path: file.path, project: file.project, generation: now.generation, through: from });
@@ -158,7 +166,8 @@ export function createUsageFollower(deps: { db: Database.Database; book: UsageBo
         if (!open) return;
         pass.done = foldSlice(files, pass.done);
       }
-      if (files.length > LIVE_PASS_FILES) log.info('usage book caught up', { files: files.length, ms: Date.now() - startedAt });
+      if (files.length > LIVE_PASS_FILES)
+        log.info('usage book caught up', { files: files.length, ms: Date.now() - startedAt });
     } while (again && open);
   };
 
@@ -169,7 +178,9 @@ export function createUsageFollower(deps: { db: Database.Database; book: UsageBo
       return;
     }
     running = follow()
-      .catch((error: unknown) => log.error('usage book: following the index failed; reports stay behind until the next commit', { error }))
+      .catch((error: unknown) =>
+        log.error('usage book: following the index failed; reports stay behind until the next commit', { error }),
+      )
       .finally(() => {
         running = null;
         initial = false;

@@ -15,9 +15,10 @@
  * The result depends only on which entries the index holds, not on the order they are folded in,
  * so that a backfill, a live append and a rebuild all give the same book.
  */
-import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
+
 import { SYNTHETIC_MODEL } from '../../shared/transcript/models.js';
 import { timestampMs } from '../../shared/transcript/timestamp.js';
+import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
 import { SLOT_MS } from './days.js';
 
 /** One entry as the book keeps it. `key` is a signed 64-bit integer in decimal (SQLite's INTEGER). */
@@ -66,13 +67,22 @@ export function keyOf(text: string): string {
 }
 
 /** What the book reads of an entry. */
-export type ResponseEntry = Pick<IndexedEntry, 'offset' | 'type' | 'timestamp' | 'messageId' | 'requestId' | 'model' | 'usage' | 'isSidechain'>;
+export type ResponseEntry = Pick<
+  IndexedEntry,
+  'offset' | 'type' | 'timestamp' | 'messageId' | 'requestId' | 'model' | 'usage' | 'isSidechain'
+>;
 
 /** The candidate an entry is, or null when it is not an API response ccusage counts. */
 export function candidateOf(entry: ResponseEntry, sessionId: string, path: string): Candidate | null {
   // A sub-agent's response nested in a progress entry of the main transcript counts too (parse.ts), as a sidechain's.
   const nested = entry.type === 'progress';
-  if ((entry.type !== 'assistant' && !nested) || entry.usage === null || entry.model === SYNTHETIC_MODEL || entry.timestamp === null) return null;
+  if (
+    (entry.type !== 'assistant' && !nested) ||
+    entry.usage === null ||
+    entry.model === SYNTHETIC_MODEL ||
+    entry.timestamp === null
+  )
+    return null;
   // ccusage skips an entry whose time it cannot read: it has no day. memd skips bad values too
   // (timestamp.ts): checked again here, since an index written before held them as they were.
   const ms = timestampMs(entry.timestamp);
@@ -81,7 +91,14 @@ export function candidateOf(entry: ResponseEntry, sessionId: string, path: strin
   if (entry.messageId === null) identity = `entry\0${path}\0${entry.offset}`;
   else if (entry.requestId === null) identity = `message\0${entry.messageId}\0${sessionId}\0${ms}`;
   else identity = `response\0${entry.messageId}\0${entry.requestId}`;
-  return { key: keyOf(identity), offset: entry.offset, slot: Math.floor(ms / SLOT_MS), sidechain: entry.isSidechain || nested, model: entry.model ?? '', usage: entry.usage };
+  return {
+    key: keyOf(identity),
+    offset: entry.offset,
+    slot: Math.floor(ms / SLOT_MS),
+    sidechain: entry.isSidechain || nested,
+    model: entry.model ?? '',
+    usage: entry.usage,
+  };
 }
 
 /** Within one file: whether `a` counts rather than `b` (same key). */

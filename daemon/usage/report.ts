@@ -4,11 +4,17 @@
  * tokens, so pricing a model's summed tokens gives the sum of its responses' costs, as ccusage adds
  * them, to float rounding). Pure: the service reads the sums and passes the zone and window.
  */
-import type { UsageDay, UsageFigures, UsageGrouping, UsageReportResult, UsageRow } from '../../shared/protocol/usage.js';
+import type {
+  UsageDay,
+  UsageFigures,
+  UsageGrouping,
+  UsageReportResult,
+  UsageRow,
+} from '../../shared/protocol/usage.js';
 import { costOf, priceFor } from '../../shared/transcript/models.js';
 import type { Usage } from '../../shared/transcript/types.js';
 import type { DayRow, GroupRow, SumsRow } from './book.js';
-import { addDays, type CalendarDay, dayKey, daysBetween, dayStarts, SLOT_MS, type Zone } from './days.js';
+import { addDays, type CalendarDay, dayKey, dayStarts, daysBetween, SLOT_MS, type Zone } from './days.js';
 
 /** The daily series stops this many days back (ten years): a window reaching further is a typo's, and its days hold nothing. */
 export const MAX_SERIES_DAYS = 3_660;
@@ -23,7 +29,13 @@ export interface Series {
  * The days a report's series covers: from the window's start (or the first day with usage) to
  * its end, or to today (or the last day with usage) when the window ends later or never.
  */
-export function seriesOf(zone: Zone, fromSlot: number | null, toSlot: number | null, extent: { first: number; last: number } | null, now: number): Series {
+export function seriesOf(
+  zone: Zone,
+  fromSlot: number | null,
+  toSlot: number | null,
+  extent: { first: number; last: number } | null,
+  now: number,
+): Series {
   const firstSlot = fromSlot ?? extent?.first ?? null;
   if (firstSlot === null) return { days: [], bounds: [] };
   const end = Math.max(now, ((extent?.last ?? 0) + 1) * SLOT_MS);
@@ -62,7 +74,15 @@ type ByModel = Map<string, Counts>;
 function add(groups: Map<string, ByModel>, key: string, row: SumsRow): void {
   let models = groups.get(key);
   if (models === undefined) groups.set(key, (models = new Map()));
-  const counts = models.get(row.model) ?? { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, responses: 0 };
+  const counts = models.get(row.model) ?? {
+    input: 0,
+    output: 0,
+    cacheCreation: 0,
+    cacheRead: 0,
+    cache5m: 0,
+    cache1h: 0,
+    responses: 0,
+  };
   counts.input += row.input;
   counts.output += row.output;
   counts.cacheCreation += row.cache_creation;
@@ -75,7 +95,18 @@ function add(groups: Map<string, ByModel>, key: string, row: SumsRow): void {
 
 /** A group's figures: its models priced one by one, summed in model order (the same sum however the rows came). */
 function figuresOf(models: ByModel | undefined): UsageFigures & { models: string[] } {
-  const figures: UsageFigures = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, totalTokens: 0, costUsd: 0, responses: 0, unpricedResponses: 0 };
+  const figures: UsageFigures = {
+    input: 0,
+    output: 0,
+    cacheCreation: 0,
+    cacheRead: 0,
+    cache5m: 0,
+    cache1h: 0,
+    totalTokens: 0,
+    costUsd: 0,
+    responses: 0,
+    unpricedResponses: 0,
+  };
   const names = [...(models?.keys() ?? [])].sort();
   for (const model of names) {
     const counts = models?.get(model) as Counts;

@@ -10,8 +10,8 @@ import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds
 import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { createUsageBook } from './book.js';
-import { createUsageFollower } from './follower.js';
 import { resolveWindow, type Zone, zoneNamed } from './days.js';
+import { createUsageFollower } from './follower.js';
 import { buildReport, seriesOf } from './report.js';
 
 export interface UsageReportParams {
@@ -50,14 +50,22 @@ export interface UsageService extends IndexFollower {
 export function createUsageService(deps: UsageServiceDeps): UsageService {
   const { db, log, clock } = deps;
   const book = createUsageBook(db);
-  const follower = createUsageFollower({ db, book, log, ...(deps.sliceRows === undefined ? {} : { sliceRows: deps.sliceRows }) });
+  const follower = createUsageFollower({
+    db,
+    book,
+    log,
+    ...(deps.sliceRows === undefined ? {} : { sliceRows: deps.sliceRows }),
+  });
   const zones = new Map<string, Zone>();
 
   const zoneOf = (name: string | undefined): Zone => {
     const cached = zones.get(name ?? '');
     if (cached !== undefined) return cached;
     const zone = zoneNamed(name);
-    if (zone === null) throw invalidParams(`timezone must be an IANA time zone such as Europe/Paris or America/New_York, got ${name}`, { field: 'timezone' });
+    if (zone === null)
+      throw invalidParams(`timezone must be an IANA time zone such as Europe/Paris or America/New_York, got ${name}`, {
+        field: 'timezone',
+      });
     zones.set(name ?? '', zone);
     return zone;
   };
@@ -78,10 +86,21 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
       const until = boundOf(params.until, 'until');
       const now = clock();
       const { fromSlot, toSlot } = resolveWindow(since, until, now, zone);
-      const project = params.project === undefined ? null : params.project.startsWith('/') ? sanitizeProjectDirName(params.project) : params.project;
+      const project =
+        params.project === undefined
+          ? null
+          : params.project.startsWith('/')
+            ? sanitizeProjectDirName(params.project)
+            : params.project;
       return db.transaction(() => {
         // One read transaction: the days, the projects and the totals agree with each other.
-        const series = seriesOf(zone, fromSlot, toSlot, fromSlot === null || toSlot === null ? book.extent(project) : null, now);
+        const series = seriesOf(
+          zone,
+          fromSlot,
+          toSlot,
+          fromSlot === null || toSlot === null ? book.extent(project) : null,
+          now,
+        );
         const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, project);
         const projectRows = book.byProject(fromSlot, toSlot, project);
         const report = buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows });

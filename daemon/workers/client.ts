@@ -45,7 +45,10 @@ export function createWorkerClient<R>(options: WorkerClientOptions): WorkerClien
   };
 
   const spawn = (): Worker => {
-    const started = new Worker(options.script, options.workerData === undefined ? {} : { workerData: options.workerData });
+    const started = new Worker(
+      options.script,
+      options.workerData === undefined ? {} : { workerData: options.workerData },
+    );
     started.unref();
     started.on('message', (reply: WorkerReply<R>) => {
       const waiter = waiting.get(reply.id);

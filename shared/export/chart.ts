@@ -94,20 +94,34 @@ export function chartGeometry(chart: ContextChart, box: ChartBox = CHART_BOX): C
   // Each response has a slot of equal width, drawn at its centre; a compaction sits on the
   // edge between the slots of the responses before and after it.
   const slot = plotWidth / Math.max(1, chart.points.length);
-  const line = chart.points.map((point, index) => ({ x: box.left + (index + 0.5) * slot, y: yOf(point.tokens), tokens: point.tokens, at: point.at }));
+  const line = chart.points.map((point, index) => ({
+    x: box.left + (index + 0.5) * slot,
+    y: yOf(point.tokens),
+    tokens: point.tokens,
+    at: point.at,
+  }));
   const yTicks: { y: number; tokens: number }[] = [];
   for (let tokens = 0; tokens <= yMax; tokens += step) yTicks.push({ y: yOf(tokens), tokens });
   const first = chart.points[0]?.at ?? null;
   const last = chart.points[chart.points.length - 1]?.at ?? null;
   const xLabels: ChartGeometry['xLabels'] = [];
   if (first !== null) xLabels.push({ x: box.left, text: formatTime(first), anchor: 'start' });
-  if (last !== null && chart.points.length > 1) xLabels.push({ x: box.left + plotWidth, text: formatClock(last, first), anchor: 'end' });
-  const compactions = chart.compactions.map((mark) => ({ x: box.left + Math.min(mark.after, chart.points.length) * slot, trigger: mark.trigger, preTokens: mark.preTokens, at: mark.at }));
+  if (last !== null && chart.points.length > 1)
+    xLabels.push({ x: box.left + plotWidth, text: formatClock(last, first), anchor: 'end' });
+  const compactions = chart.compactions.map((mark) => ({
+    x: box.left + Math.min(mark.after, chart.points.length) * slot,
+    trigger: mark.trigger,
+    preTokens: mark.preTokens,
+    at: mark.at,
+  }));
   return {
     box,
     yMax,
     line,
-    threshold: chart.autoCompactAt === null ? null : { y: yOf(chart.autoCompactAt), tokens: chart.autoCompactAt, reactive: chart.autoCompactMode === 'reactive' },
+    threshold:
+      chart.autoCompactAt === null
+        ? null
+        : { y: yOf(chart.autoCompactAt), tokens: chart.autoCompactAt, reactive: chart.autoCompactMode === 'reactive' },
     compactions,
     compactionGroups: groupCompactions(compactions),
     yTicks,
@@ -151,12 +165,18 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
   ];
   for (const tick of geometry.yTicks) {
     parts.push(`<line class="grid" x1="${left}" x2="${plotRight}" y1="${fixed(tick.y)}" y2="${fixed(tick.y)}"/>`);
-    parts.push(`<text class="axis" x="${left - 6}" y="${fixed(tick.y + 4)}" text-anchor="end">${formatTokens(tick.tokens)}</text>`);
+    parts.push(
+      `<text class="axis" x="${left - 6}" y="${fixed(tick.y + 4)}" text-anchor="end">${formatTokens(tick.tokens)}</text>`,
+    );
   }
   for (const label of geometry.xLabels) {
-    parts.push(`<text class="axis" x="${fixed(label.x)}" y="${plotBottom + 18}" text-anchor="${label.anchor}">${escapeHtml(label.text)}</text>`);
+    parts.push(
+      `<text class="axis" x="${fixed(label.x)}" y="${plotBottom + 18}" text-anchor="${label.anchor}">${escapeHtml(label.text)}</text>`,
+    );
   }
-  parts.push(`<text class="axis" x="${fixed(left + (plotRight - left) / 2)}" y="${plotBottom + 32}" text-anchor="middle">assistant responses, in order</text>`);
+  parts.push(
+    `<text class="axis" x="${fixed(left + (plotRight - left) / 2)}" y="${plotBottom + 32}" text-anchor="middle">assistant responses, in order</text>`,
+  );
   if (geometry.line.length > 0) {
     const points = geometry.line.map((point) => `${fixed(point.x)},${fixed(point.y)}`).join(' ');
     const firstX = fixed(geometry.line[0]?.x ?? left);
@@ -175,20 +195,31 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
     const { tokens, reactive } = geometry.threshold;
     const y = fixed(geometry.threshold.y);
     // Reactive mode (Claude Code 2.1.197 without an auto-compact window): the line is the window itself.
-    const title = reactive ? `the window: ${formatCount(tokens)} tokens; Claude Code compacts when the API refuses the request` : `auto-compact threshold: ${formatCount(tokens)} tokens`;
-    parts.push(`<line class="threshold" data-tokens="${tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>${title}</title></line>`);
-    parts.push(`<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">${reactive ? 'window' : 'auto-compact'} ${formatTokens(tokens)}</text>`);
+    const title = reactive
+      ? `the window: ${formatCount(tokens)} tokens; Claude Code compacts when the API refuses the request`
+      : `auto-compact threshold: ${formatCount(tokens)} tokens`;
+    parts.push(
+      `<line class="threshold" data-tokens="${tokens}" x1="${left}" x2="${plotRight}" y1="${y}" y2="${y}"><title>${title}</title></line>`,
+    );
+    parts.push(
+      `<text class="threshold-label" x="${plotRight - 4}" y="${fixed(geometry.threshold.y - 5)}" text-anchor="end">${reactive ? 'window' : 'auto-compact'} ${formatTokens(tokens)}</text>`,
+    );
   }
   for (const group of geometry.compactionGroups) {
     const title = `<title>${escapeHtml(groupTitle(group))}</title>`;
     const x = fixed(group.x1);
-    if (group.marks.length === 1) parts.push(`<line class="compaction" x1="${x}" x2="${x}" y1="${top}" y2="${plotBottom}">${title}</line>`);
+    if (group.marks.length === 1)
+      parts.push(`<line class="compaction" x1="${x}" x2="${x}" y1="${top}" y2="${plotBottom}">${title}</line>`);
     else {
       // A band from the first to the last mark of the group (at least 2px, so it shows), one title.
       const bandWidth = fixed(Math.max(2, group.x2 - group.x1));
-      parts.push(`<rect class="compaction-band" data-count="${group.marks.length}" x="${x}" y="${top}" width="${bandWidth}" height="${plotBottom - top}">${title}</rect>`);
+      parts.push(
+        `<rect class="compaction-band" data-count="${group.marks.length}" x="${x}" y="${top}" width="${bandWidth}" height="${plotBottom - top}">${title}</rect>`,
+      );
     }
-    parts.push(`<text class="compaction-label" x="${fixed(group.x1 + 4)}" y="${top + 10}">${escapeHtml(groupLabel(group))}</text>`);
+    parts.push(
+      `<text class="compaction-label" x="${fixed(group.x1 + 4)}" y="${top + 10}">${escapeHtml(groupLabel(group))}</text>`,
+    );
   }
   parts.push(`<line class="axis-line" x1="${left}" x2="${plotRight}" y1="${plotBottom}" y2="${plotBottom}"/>`);
   parts.push('</svg>');

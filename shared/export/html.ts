@@ -5,7 +5,16 @@
  * no script and no load makes even a missed escape inert.
  */
 import { renderChartSvg } from './chart.js';
-import { escapeHtml, formatClock, formatCount, formatPercent, formatTime, formatTokens, formatUsd, plural } from './format.js';
+import {
+  escapeHtml,
+  formatClock,
+  formatCount,
+  formatPercent,
+  formatTime,
+  formatTokens,
+  formatUsd,
+  plural,
+} from './format.js';
 import type { ConversationItem, CostRow, CutText, ReportModel, ToolCall } from './model.js';
 import { REPORT_CSS } from './style.js';
 
@@ -15,11 +24,15 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const esc = escapeHtml;
 
 function cutNote(cut: CutText, what: string): string {
-  return cut.cutChars === 0 ? '' : `<p class="cut">${formatCount(cut.cutChars)} more characters of this ${what} were left out of the report.</p>`;
+  return cut.cutChars === 0
+    ? ''
+    : `<p class="cut">${formatCount(cut.cutChars)} more characters of this ${what} were left out of the report.</p>`;
 }
 
 function time(at: string | null, day: string | null): string {
-  return at === null ? '' : `<time datetime="${esc(at)}" title="${esc(formatTime(at))}">${esc(formatClock(at, day))}</time>`;
+  return at === null
+    ? ''
+    : `<time datetime="${esc(at)}" title="${esc(formatTime(at))}">${esc(formatClock(at, day))}</time>`;
 }
 
 function renderTool(call: ToolCall, day: string | null, at: string | null): string {
@@ -29,7 +42,10 @@ function renderTool(call: ToolCall, day: string | null, at: string | null): stri
   if (result === null) badge = '<span class="badge muted">no result</span>';
   else if (failed) badge = `<span class="badge bad">${result.exit === null ? 'error' : `exit ${result.exit}`}</span>`;
   const label = call.label === '' ? '' : ` <code>${esc(call.label)}</code>`;
-  const output = result === null ? '' : `<h4>Output</h4><pre${failed ? ' class="bad"' : ''}>${esc(result.text === '' ? '(no output)' : result.text)}</pre>${cutNote(result, 'output')}`;
+  const output =
+    result === null
+      ? ''
+      : `<h4>Output</h4><pre${failed ? ' class="bad"' : ''}>${esc(result.text === '' ? '(no output)' : result.text)}</pre>${cutNote(result, 'output')}`;
   return [
     `<details class="tool${failed ? ' failed' : ''}" data-tool-use-id="${esc(call.id)}">`,
     `<summary><span class="tool-name">${esc(call.name)}</span>${label} ${badge}${time(at, day)}</summary>`,
@@ -83,7 +99,14 @@ function renderConversation(model: ReportModel): string {
 }
 
 function costCells(row: CostRow): string {
-  return [formatCount(row.responses), formatCount(row.input), formatCount(row.output), formatCount(row.cacheCreation), formatCount(row.cacheRead), formatUsd(row.costUsd)]
+  return [
+    formatCount(row.responses),
+    formatCount(row.input),
+    formatCount(row.output),
+    formatCount(row.cacheCreation),
+    formatCount(row.cacheRead),
+    formatUsd(row.costUsd),
+  ]
     .map((cell) => `<td class="num">${esc(cell)}</td>`)
     .join('');
 }
@@ -93,7 +116,9 @@ function renderCosts(model: ReportModel): string {
   if (rows.length === 0) return '<p class="muted">No API responses recorded.</p>';
   const head =
     '<tr><th>Model</th><th class="num">Responses</th><th class="num">Input</th><th class="num">Output</th><th class="num">Cache writes</th><th class="num">Cache reads</th><th class="num">Cost</th></tr>';
-  const body = rows.map((row) => `<tr><td><code>${esc(row.model === '' ? '(unknown)' : row.model)}</code></td>${costCells(row)}</tr>`).join('');
+  const body = rows
+    .map((row) => `<tr><td><code>${esc(row.model === '' ? '(unknown)' : row.model)}</code></td>${costCells(row)}</tr>`)
+    .join('');
   const foot = `<tr><th>Total</th>${costCells(total)}</tr>`;
   return `<table class="costs"><thead>${head}</thead><tbody>${body}</tbody><tfoot>${foot}</tfoot></table><p class="note">Every API request of the session counted once, sub-agents and compaction included; cache hit rate ${esc(formatPercent(model.costs.cacheHitRate))} (cache reads over all prompt tokens).</p>`;
 }
@@ -109,9 +134,13 @@ function renderFiles(model: ReportModel): string {
   const count = (value: number) => `<td class="num">${value === 0 ? '' : formatCount(value)}</td>`;
   const cwd = model.session.cwd;
   const rows = model.files
-    .map((file) => `<tr><td><code title="${esc(file.path)}">${esc(shownPath(file.path, cwd))}</code></td>${count(file.reads)}${count(file.edits)}${count(file.writes)}</tr>`)
+    .map(
+      (file) =>
+        `<tr><td><code title="${esc(file.path)}">${esc(shownPath(file.path, cwd))}</code></td>${count(file.reads)}${count(file.edits)}${count(file.writes)}</tr>`,
+    )
     .join('');
-  const under = cwd === null ? '' : `<p class="note">Paths under <code>${esc(cwd)}</code> are shown relative to it.</p>`;
+  const under =
+    cwd === null ? '' : `<p class="note">Paths under <code>${esc(cwd)}</code> are shown relative to it.</p>`;
   return `<table class="files"><thead><tr><th>File</th><th class="num">Read</th><th class="num">Edited</th><th class="num">Written</th></tr></thead><tbody>${rows}</tbody></table>${under}`;
 }
 
@@ -122,7 +151,10 @@ function renderErrors(model: ReportModel): string {
     const label = error.label === '' ? '' : ` <code>${esc(error.label)}</code>`;
     return `<li><div><span class="tool-name">${esc(error.tool)}</span>${label} ${time(error.at, day)}</div><pre class="bad">${esc(error.line)}</pre></li>`;
   });
-  const more = model.omittedErrors > 0 ? `<p class="cut">${esc(plural(model.omittedErrors, 'more failed call'))} not listed.</p>` : '';
+  const more =
+    model.omittedErrors > 0
+      ? `<p class="cut">${esc(plural(model.omittedErrors, 'more failed call'))} not listed.</p>`
+      : '';
   return `<ul class="errors">${items.join('')}</ul>${more}`;
 }
 

@@ -35,7 +35,9 @@ function codeHtml(text: string): string {
 
 /** A code span's text as CommonMark strips it: one space off each end when both have one and it is not all spaces. */
 function spanText(inner: string): string {
-  return inner.length > 2 && inner.startsWith(' ') && inner.endsWith(' ') && inner.trim() !== '' ? inner.slice(1, -1) : inner;
+  return inner.length > 2 && inner.startsWith(' ') && inner.endsWith(' ') && inner.trim() !== ''
+    ? inner.slice(1, -1)
+    : inner;
 }
 
 /**
@@ -118,7 +120,11 @@ export function safeProse(text: string): string {
     }
     fence = opensFence(line);
     // The info string is shown by no renderer, but escaped all the same.
-    out.push(fence === null ? escapeProseLine(line) : line.replace(/^(\s*[`~]+)(.*)$/, (_, run: string, info: string) => `${run}${escapeAngles(info)}`));
+    out.push(
+      fence === null
+        ? escapeProseLine(line)
+        : line.replace(/^(\s*[`~]+)(.*)$/, (_, run: string, info: string) => `${run}${escapeAngles(info)}`),
+    );
   }
   if (fence !== null) out.push(fence.char.repeat(fence.length));
   return out.join('\n');

@@ -5,8 +5,9 @@
  * and output in code fences longer than any backtick run inside, so that nothing a tool printed
  * can break the fold or the page. The only raw HTML is memd's own, with the transcript's text escaped.
  */
-import { escapeProseLine, safeProse } from './markdown-escape.js';
+
 import { escapeHtml, formatClock, formatCount, formatPercent, formatTime, formatUsd, plural } from './format.js';
+import { escapeProseLine, safeProse } from './markdown-escape.js';
 import type { ConversationItem, CutText, ReportModel, ToolCall } from './model.js';
 
 /** The shortest fence that no run of backticks in `text` can close (CommonMark: at least 3). */
@@ -31,7 +32,9 @@ export function inlineCode(text: string): string {
 }
 
 function cutNote(cut: CutText, what: string): string {
-  return cut.cutChars === 0 ? '' : `\n\n_${formatCount(cut.cutChars)} more characters of this ${what} were left out of the export._`;
+  return cut.cutChars === 0
+    ? ''
+    : `\n\n_${formatCount(cut.cutChars)} more characters of this ${what} were left out of the export._`;
 }
 
 /** Each line of a prompt quoted, so that prompts stand apart from the answers. */
@@ -47,10 +50,23 @@ export function toolSummary(call: ToolCall): string {
 }
 
 function renderTool(call: ToolCall): string {
-  const status = call.result === null ? ' (no result)' : call.result.failed ? ` (failed${call.result.exit === null ? '' : `, exit ${call.result.exit}`})` : '';
+  const status =
+    call.result === null
+      ? ' (no result)'
+      : call.result.failed
+        ? ` (failed${call.result.exit === null ? '' : `, exit ${call.result.exit}`})`
+        : '';
   // One line: a blank line would end the HTML block, and the rest of the summary would be markdown.
-  const parts = [`<details><summary>${escapeHtml(toolSummary(call).replace(/\s+/g, ' '))}${status}</summary>`, '', fenced(call.input.text, 'json') + cutNote(call.input, 'input')];
-  if (call.result !== null) parts.push('', fenced(call.result.text === '' ? '(no output)' : call.result.text, 'text') + cutNote(call.result, 'output'));
+  const parts = [
+    `<details><summary>${escapeHtml(toolSummary(call).replace(/\s+/g, ' '))}${status}</summary>`,
+    '',
+    fenced(call.input.text, 'json') + cutNote(call.input, 'input'),
+  ];
+  if (call.result !== null)
+    parts.push(
+      '',
+      fenced(call.result.text === '' ? '(no output)' : call.result.text, 'text') + cutNote(call.result, 'output'),
+    );
   parts.push('', '</details>');
   return parts.join('\n');
 }
@@ -82,12 +98,20 @@ function headerRows(model: ReportModel): string[] {
   const { session, costs, chart } = model;
   const rows: [string, string][] = [
     ['Session', inlineCode(session.sessionId)],
-    ['Project', session.cwd === null ? inlineCode(session.project) : `${inlineCode(session.cwd)} (${inlineCode(session.project)})`],
+    [
+      'Project',
+      session.cwd === null
+        ? inlineCode(session.project)
+        : `${inlineCode(session.cwd)} (${inlineCode(session.project)})`,
+    ],
   ];
   if (session.gitBranch !== null) rows.push(['Branch', inlineCode(session.gitBranch)]);
   if (session.model !== null) rows.push(['Model', inlineCode(session.model)]);
   rows.push(['Activity', `${formatTime(session.firstActivity)} to ${formatTime(session.lastActivity)}`]);
-  rows.push(['Cost', `${formatUsd(costs.total.costUsd)} over ${plural(costs.total.responses, 'response')}, cache hit rate ${formatPercent(costs.cacheHitRate)}`]);
+  rows.push([
+    'Cost',
+    `${formatUsd(costs.total.costUsd)} over ${plural(costs.total.responses, 'response')}, cache hit rate ${formatPercent(costs.cacheHitRate)}`,
+  ]);
   rows.push(['Compactions', formatCount(chart.compactions.length)]);
   return ['| | |', '|---|---|', ...rows.map(([name, value]) => `| ${name} | ${value.replace(/\|/g, '\\|')} |`)];
 }

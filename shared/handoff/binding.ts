@@ -40,10 +40,18 @@ export function parseBinding(value: unknown): HandoffBinding | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
   if (record.version !== HANDOFF_BINDING_VERSION) return null;
-  if (typeof record.path !== 'string' || typeof record.sha256 !== 'string' || !SHA256_HEX.test(record.sha256)) return null;
+  if (typeof record.path !== 'string' || typeof record.sha256 !== 'string' || !SHA256_HEX.test(record.sha256))
+    return null;
   if (record.sessionId !== null && typeof record.sessionId !== 'string') return null;
   if (typeof record.writtenAt !== 'string' || (record.writer !== 'daemon' && record.writer !== 'hook')) return null;
-  return { version: HANDOFF_BINDING_VERSION, path: record.path, sessionId: record.sessionId, sha256: record.sha256, writtenAt: record.writtenAt, writer: record.writer };
+  return {
+    version: HANDOFF_BINDING_VERSION,
+    path: record.path,
+    sessionId: record.sessionId,
+    sha256: record.sha256,
+    writtenAt: record.writtenAt,
+    writer: record.writer,
+  };
 }
 
 /** The session a handoff's first line names (`# Handoff — session <id> — …`); null when none. */
@@ -70,10 +78,14 @@ export interface HandoffToJudge {
 /** Whether a handoff file is one memd wrote, unchanged since, for the session asking; else why not. */
 export function judgeHandoff(file: HandoffToJudge): HandoffTrust {
   if (file.binding === null) {
-    return { trusted: false, reason: `memd did not write ${file.path} (memd's state dir has no record of it): a handoff that came with a repository or was written by hand is not used` };
+    return {
+      trusted: false,
+      reason: `memd did not write ${file.path} (memd's state dir has no record of it): a handoff that came with a repository or was written by hand is not used`,
+    };
   }
   const binding = parseBinding(file.binding);
-  if (binding === null || binding.path !== file.path) return { trusted: false, reason: `memd's record of ${file.path} is not valid: the file is not used` };
+  if (binding === null || binding.path !== file.path)
+    return { trusted: false, reason: `memd's record of ${file.path} is not valid: the file is not used` };
   if (binding.sha256 !== file.sha256) {
     return {
       trusted: false,
@@ -81,9 +93,16 @@ export function judgeHandoff(file: HandoffToJudge): HandoffTrust {
     };
   }
   const named = headerSession(file.text);
-  if (named !== (binding.sessionId ?? 'unknown')) return { trusted: false, reason: `the first line of ${file.path} does not name ${sessionName(binding.sessionId)}, which memd wrote it for` };
+  if (named !== (binding.sessionId ?? 'unknown'))
+    return {
+      trusted: false,
+      reason: `the first line of ${file.path} does not name ${sessionName(binding.sessionId)}, which memd wrote it for`,
+    };
   if (file.sessionId !== undefined && binding.sessionId !== file.sessionId) {
-    return { trusted: false, reason: `${file.path} was written for ${sessionName(binding.sessionId)}, not for this session (${file.sessionId ?? 'unknown'})` };
+    return {
+      trusted: false,
+      reason: `${file.path} was written for ${sessionName(binding.sessionId)}, not for this session (${file.sessionId ?? 'unknown'})`,
+    };
   }
   return { trusted: true, binding };
 }

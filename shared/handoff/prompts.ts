@@ -10,7 +10,8 @@ import { parseTranscriptJson } from '../transcript/depth.js';
 import { isRecord } from '../values.js';
 
 /** User text that is Claude Code's command plumbing, not something the user wrote. */
-const COMMAND_PLUMBING = /^<(?:command-name|command-message|command-args|local-command-[\w-]+|bash-stdout|bash-stderr)>/;
+const COMMAND_PLUMBING =
+  /^<(?:command-name|command-message|command-args|local-command-[\w-]+|bash-stdout|bash-stderr)>/;
 /** Prompts that are Claude Code's notice of an interruption, not a request. */
 export const INTERRUPTED = /^\[Request interrupted by user/;
 
@@ -27,7 +28,14 @@ function promptOf(line: string): string | null {
   } catch {
     return null;
   }
-  if (!isRecord(value) || value.type !== 'user' || value.isMeta === true || value.isCompactSummary === true || value.isSidechain === true) return null;
+  if (
+    !isRecord(value) ||
+    value.type !== 'user' ||
+    value.isMeta === true ||
+    value.isCompactSummary === true ||
+    value.isSidechain === true
+  )
+    return null;
   const text = textOf(isRecord(value.message) ? value.message.content : undefined).trim();
   return text === '' || isCommandPlumbing(text) || INTERRUPTED.test(text) ? null : text;
 }

@@ -7,8 +7,8 @@
  * depends on a model.
  */
 import type { HandoffCommand, HandoffFacts, HandoffSummarizer } from '../protocol/handoff.js';
-import { bullets, codeSpan, fenced, flat, tableCell } from './markdown.js';
 import { runLengths } from '../text/run-lengths.js';
+import { bullets, codeSpan, fenced, flat, tableCell } from './markdown.js';
 
 /** The first line of a handoff that could not be made whole carries this (DESIGN.md §5). */
 export const HANDOFF_PARTIAL_MARKER = 'HANDOFF_AUTO_PARTIAL';
@@ -87,7 +87,8 @@ const prose = (items: readonly string[]) =>
     .filter((item) => item !== '')
     .slice(0, MAX_ITEMS);
 
-const statusOf = (command: HandoffCommand) => (command.exitCode !== null ? `exit ${command.exitCode}` : command.isError ? 'failed' : 'no exit code');
+const statusOf = (command: HandoffCommand) =>
+  command.exitCode !== null ? `exit ${command.exitCode}` : command.isError ? 'failed' : 'no exit code';
 
 /** Each command once, with its runs: "`npm test` — exit 1 ×2, then exit 0". */
 export function commandLines(commands: readonly HandoffCommand[]): string[] {
@@ -100,11 +101,19 @@ export function commandLines(commands: readonly HandoffCommand[]): string[] {
 }
 
 function gitLines(facts: HandoffFacts): string[] {
-  if (facts.git === null) return facts.gitProblem === undefined ? [] : [`Git: not read (${flat(facts.gitProblem)}); the working tree's state is unknown.`];
+  if (facts.git === null)
+    return facts.gitProblem === undefined
+      ? []
+      : [`Git: not read (${flat(facts.gitProblem)}); the working tree's state is unknown.`];
   const { branch, porcelain, diffStat } = facts.git;
   const summary = diffStat?.trim().split('\n').at(-1)?.trim();
-  const changes = porcelain.length === 0 ? 'a clean working tree' : `${porcelain.length} path${porcelain.length === 1 ? '' : 's'} in \`git status\``;
-  return [`Git: branch ${branch === null ? '(detached or unborn)' : codeSpan(branch)}, ${changes}${summary ? `; ${summary}` : ''}.`];
+  const changes =
+    porcelain.length === 0
+      ? 'a clean working tree'
+      : `${porcelain.length} path${porcelain.length === 1 ? '' : 's'} in \`git status\``;
+  return [
+    `Git: branch ${branch === null ? '(detached or unborn)' : codeSpan(branch)}, ${changes}${summary ? `; ${summary}` : ''}.`,
+  ];
 }
 
 /** The facts' part of Current State: git, the last commands and the todo list. */
@@ -112,7 +121,13 @@ function stateFacts(facts: HandoffFacts): string {
   const lines = gitLines(facts).map((line) => `- ${line}`);
   const commands = commandLines(facts.commands);
   if (commands.length > 0) lines.push('- Last commands (oldest first):', ...commands.map((line) => `  - ${line}`));
-  if (facts.todos.length > 0) lines.push('- Todo list:', ...facts.todos.map((todo) => `  - [${todo.status === 'completed' ? 'x' : ' '}] ${flat(todo.content, ITEM_CHARS)} (${todo.status})`));
+  if (facts.todos.length > 0)
+    lines.push(
+      '- Todo list:',
+      ...facts.todos.map(
+        (todo) => `  - [${todo.status === 'completed' ? 'x' : ' '}] ${flat(todo.content, ITEM_CHARS)} (${todo.status})`,
+      ),
+    );
   return lines.join('\n');
 }
 
@@ -138,12 +153,16 @@ function constraintsBody(facts: HandoffFacts): string {
 
 function filesTable(facts: HandoffFacts): string {
   if (facts.filesTouched.length === 0) return '- No files touched.';
-  const rows = facts.filesTouched.map((file) => `| ${codeSpan(file.path).replaceAll('|', '\\|')} | ${file.status} | ${tableCell(file.summary)} |`);
+  const rows = facts.filesTouched.map(
+    (file) => `| ${codeSpan(file.path).replaceAll('|', '\\|')} | ${file.status} | ${tableCell(file.summary)} |`,
+  );
   return ['| Path | Status | Summary |', '|---|---|---|', ...rows].join('\n');
 }
 
 function failingLines(facts: HandoffFacts): string[] {
-  return facts.failing.map((command) => `Still failing: ${codeSpan(flat(command.command, COMMAND_CHARS))} (${statusOf(command)})`);
+  return facts.failing.map(
+    (command) => `Still failing: ${codeSpan(flat(command.command, COMMAND_CHARS))} (${statusOf(command)})`,
+  );
 }
 
 function joinBlocks(...blocks: string[]): string {
@@ -171,7 +190,12 @@ export function renderHandoff(doc: HandoffDocument): string {
     ['Files Touched', filesTable(facts)],
     ['Issues Discovered', bullets([...failingLines(facts), ...prose(narrative.issues)], 'None found.')],
     ['Open Questions', bullets(prose(narrative.openQuestions), 'None.')],
-    ['Next Steps', (steps.length === 0 ? ['Ask the user what to do next.'] : steps).map((step, index) => `${index + 1}. ${step}`).join('\n')],
+    [
+      'Next Steps',
+      (steps.length === 0 ? ['Ask the user what to do next.'] : steps)
+        .map((step, index) => `${index + 1}. ${step}`)
+        .join('\n'),
+    ],
     ['Resume Prompt', flat(narrative.resumePrompt, RESUME_CHARS)],
   ];
   const intro = `_Written by memd (${doc.summarizer} narrative) for ${flat(doc.cwd)}. Files, git, commands and rules below are read from the transcript and the repository; check before relying on anything else._`;
@@ -196,7 +220,12 @@ export function renderPartialHandoff(input: PartialHandoffInput): string {
       section('Issues Discovered', bullets(failingLines(facts), 'No failing command.')),
     );
   }
-  parts.push(section('Transcript Tail', input.tail.trim() === '' ? '(the transcript could not be read)' : fenced(input.tail, 'text')));
+  parts.push(
+    section(
+      'Transcript Tail',
+      input.tail.trim() === '' ? '(the transcript could not be read)' : fenced(input.tail, 'text'),
+    ),
+  );
   return `${parts.join('\n\n')}\n`;
 }
 
@@ -213,6 +242,10 @@ export function renderPinned(facts: Pick<HandoffFacts, 'constraints' | 'ruledOut
   if (facts.constraints.length === 0 && facts.ruledOut.length === 0) return '';
   const lines = ['Keep these in the summary word for word; they still apply after the compaction.'];
   if (facts.constraints.length > 0) lines.push('User rules:', ...facts.constraints.map((text) => `- ${flat(text)}`));
-  if (facts.ruledOut.length > 0) lines.push('Approaches the user ruled out (do not retry them):', ...facts.ruledOut.map((text) => `- ${flat(text)}`));
+  if (facts.ruledOut.length > 0)
+    lines.push(
+      'Approaches the user ruled out (do not retry them):',
+      ...facts.ruledOut.map((text) => `- ${flat(text)}`),
+    );
   return `${lines.join('\n')}\n`;
 }

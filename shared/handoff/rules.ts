@@ -8,7 +8,8 @@
 /** A rule is a sentence; a longer "sentence" is a pasted log or code, not something to pin. */
 export const MAX_RULE_CHARS = 400;
 /** Words that make a sentence a standing rule; "instead" only as the whole sentence's turn ("Use X instead."), not "a table instead of a list". */
-const RULE = /\b(?:never|always|don['’]t|do not|must(?:n['’]t| not)?|avoid|from now on|only ever|make sure to)\b|^instead\b|\binstead[.!]?$/i;
+const RULE =
+  /\b(?:never|always|don['’]t|do not|must(?:n['’]t| not)?|avoid|from now on|only ever|make sure to)\b|^instead\b|\binstead[.!]?$/i;
 /** Words that make it an approach the user rejected. */
 const RULED_OUT =
   /\b(?:never use|don['’]t use|do not use|stop using|no longer use|(?:doesn['’]t|didn['’]t|won['’]t|does not|did not) work|not (?:that|this) (?:way|approach))\b|^(?:no|nope)\b\s*[,—–-]/i;
@@ -47,7 +48,11 @@ const normalized = (text: string) => text.replace(/\s+/g, ' ').trim();
  * Rules a model quoted, kept only when they are verbatim in a prompt (whitespace aside) and not
  * already known: a model's paraphrase must never pass for the user's words.
  */
-export function verbatimRules(quoted: readonly string[], prompts: readonly string[], known: readonly string[]): string[] {
+export function verbatimRules(
+  quoted: readonly string[],
+  prompts: readonly string[],
+  known: readonly string[],
+): string[] {
   const said = prompts.map(normalized);
   const have = known.map(normalized);
   const kept: string[] = [];

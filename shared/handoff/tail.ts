@@ -13,16 +13,22 @@ export const HANDOFF_TAIL_BYTES = 50 * 1024;
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((inner) => (isRecord(inner) && typeof inner.text === 'string' ? inner.text : isRecord(inner) ? `[${String(inner.type)}]` : '')).join('\n');
+  return content
+    .map((inner) =>
+      isRecord(inner) && typeof inner.text === 'string' ? inner.text : isRecord(inner) ? `[${String(inner.type)}]` : '',
+    )
+    .join('\n');
 }
 
 function blockLines(role: 'USER' | 'ASSISTANT', content: unknown): string[] {
   if (typeof content === 'string') return content.trim() === '' ? [] : [`${role}: ${content.trim()}`];
   if (!Array.isArray(content)) return [];
   return content.filter(isRecord).flatMap((block) => {
-    if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') return [`${role}: ${block.text.trim()}`];
+    if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '')
+      return [`${role}: ${block.text.trim()}`];
     if (block.type === 'tool_use') return [`TOOL CALL ${String(block.name)}: ${JSON.stringify(block.input ?? {})}`];
-    if (block.type === 'tool_result') return [`TOOL RESULT${block.is_error === true ? ' (error)' : ''}: ${resultText(block.content).trim()}`];
+    if (block.type === 'tool_result')
+      return [`TOOL RESULT${block.is_error === true ? ' (error)' : ''}: ${resultText(block.content).trim()}`];
     return [];
   });
 }
@@ -38,7 +44,8 @@ function lineText(line: string): string[] {
   if (!isRecord(value)) return [];
   const content = isRecord(value.message) ? value.message.content : undefined;
   if (value.type === 'system' && value.subtype === 'compact_boundary') return ['--- compaction ---'];
-  if (value.type === 'user' && value.isCompactSummary === true) return [`COMPACTION SUMMARY: ${resultText(content).trim()}`];
+  if (value.type === 'user' && value.isCompactSummary === true)
+    return [`COMPACTION SUMMARY: ${resultText(content).trim()}`];
   if (value.type === 'user') return blockLines('USER', content);
   if (value.type === 'assistant') return blockLines('ASSISTANT', content);
   return [];

@@ -66,7 +66,8 @@ export function memdHookCommands(nodePath: string, memctlMain: string): MemdHook
  * to bin/memctl.cjs, or to its main script in dist/, quoted or not. Matching on the ending, not the whole command, lets
  * an install from another checkout or another node be updated in place instead of duplicated.
  */
-const MEMD_HOOK_COMMAND = /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end)\s*$/;
+const MEMD_HOOK_COMMAND =
+  /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end)\s*$/;
 
 /** Which of memd's hooks a command runs, or undefined when it is not one of memd's. */
 export function memdHookName(command: unknown): MemdHookName | undefined {
@@ -248,11 +249,15 @@ export function uninstallHooks(settings: unknown): HookMergeResult {
 export type MemdHookState = 'installed' | 'outdated' | 'missing';
 
 /** Each of memd's hooks as the settings have it, for `memctl doctor`. Throws as installHooks does. */
-export function memdHookStates(settings: unknown, commands: MemdHookCommands): { spec: MemdHookSpec; state: MemdHookState }[] {
+export function memdHookStates(
+  settings: unknown,
+  commands: MemdHookCommands,
+): { spec: MemdHookSpec; state: MemdHookState }[] {
   const { hooks } = cloneSettings(settings);
   return MEMD_HOOKS.map((spec) => {
     const entries = hooks ? readEvent(hooks, spec.event) : undefined;
-    if (entries === undefined || findMemdHooks(entries, (name) => name === spec.name).length === 0) return { spec, state: 'missing' };
+    if (entries === undefined || findMemdHooks(entries, (name) => name === spec.name).length === 0)
+      return { spec, state: 'missing' };
     // installOne edits what it is given: let it work on a copy and only count what it would do.
     const wouldChange = installOne(structuredClone(hooks) as JsonObject, spec, commands[spec.name]).length > 0;
     return { spec, state: wouldChange ? 'outdated' : 'installed' };

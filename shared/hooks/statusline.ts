@@ -31,25 +31,33 @@ export function combinedCommand(theirs: string, ours: string): string {
 }
 
 function rootOf(settings: unknown): Record<string, unknown> {
-  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw new HookSettingsError('the top level', 'is not an object; expected an object');
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings))
+    throw new HookSettingsError('the top level', 'is not an object; expected an object');
   return structuredClone(settings) as Record<string, unknown>;
 }
 
 function commandOf(statusLine: unknown): string | null {
   if (statusLine === undefined) return null;
-  if (typeof statusLine !== 'object' || statusLine === null || Array.isArray(statusLine)) throw new HookSettingsError('statusLine', 'is not an object; expected an object');
+  if (typeof statusLine !== 'object' || statusLine === null || Array.isArray(statusLine))
+    throw new HookSettingsError('statusLine', 'is not an object; expected an object');
   const command = (statusLine as Record<string, unknown>).command;
   return typeof command === 'string' ? command : '';
 }
 
-export function installStatusLine(settings: unknown, command: string, options: { force: boolean }): StatusLineMergeResult {
+export function installStatusLine(
+  settings: unknown,
+  command: string,
+  options: { force: boolean },
+): StatusLineMergeResult {
   const root = rootOf(settings);
   const current = commandOf(root.statusLine);
   const wanted = { type: 'command', command, padding: 0 };
-  if (current !== null && !isMemdStatusLine(current) && !options.force) return { settings: root, changed: false, actions: [], conflict: current };
+  if (current !== null && !isMemdStatusLine(current) && !options.force)
+    return { settings: root, changed: false, actions: [], conflict: current };
   const same = current !== null && JSON.stringify(root.statusLine) === JSON.stringify(wanted);
   if (same) return { settings: root, changed: false, actions: [], conflict: null };
-  const action = current === null ? 'added' : isMemdStatusLine(current) ? 'updated' : `replaced ${JSON.stringify(current)} with`;
+  const action =
+    current === null ? 'added' : isMemdStatusLine(current) ? 'updated' : `replaced ${JSON.stringify(current)} with`;
   root.statusLine = wanted;
   return { settings: root, changed: true, actions: [`${action} statusLine: ${command}`], conflict: null };
 }
@@ -58,7 +66,8 @@ export function installStatusLine(settings: unknown, command: string, options: {
 export function uninstallStatusLine(settings: unknown): StatusLineMergeResult {
   const root = rootOf(settings);
   const current = commandOf(root.statusLine);
-  if (current === null || !isMemdStatusLine(current)) return { settings: root, changed: false, actions: [], conflict: null };
+  if (current === null || !isMemdStatusLine(current))
+    return { settings: root, changed: false, actions: [], conflict: null };
   delete root.statusLine;
   return { settings: root, changed: true, actions: [`removed statusLine: ${current}`], conflict: null };
 }

@@ -28,7 +28,11 @@ const KEYS = ['name', 'description', 'type', 'created', 'updated'] as const;
 
 /** Plain when it reads back as itself; quoted when YAML would see something else in it. */
 function scalar(value: string): string {
-  const plain = value !== '' && value === value.trim() && !/[\n\r\t"]|: |\s#|:$/.test(value) && !/^[-?:,[\]{}#&*!|>'%@`]/.test(value);
+  const plain =
+    value !== '' &&
+    value === value.trim() &&
+    !/[\n\r\t"]|: |\s#|:$/.test(value) &&
+    !/^[-?:,[\]{}#&*!|>'%@`]/.test(value);
   return plain ? value : JSON.stringify(value);
 }
 
@@ -50,7 +54,8 @@ export function serializeMemory(memory: MemoryDocument): string {
 
 export function parseMemory(text: string): ParsedMemory {
   const lines = text.split('\n');
-  if (lines[0]?.replace(/\r$/, '') !== FENCE) return { ok: false, reason: 'no frontmatter (the file does not start with ---)' };
+  if (lines[0]?.replace(/\r$/, '') !== FENCE)
+    return { ok: false, reason: 'no frontmatter (the file does not start with ---)' };
   const end = lines.findIndex((line, index) => index > 0 && line.replace(/\r$/, '') === FENCE);
   if (end === -1) return { ok: false, reason: 'the frontmatter is not closed by ---' };
   const fields = new Map<string, string>();
@@ -61,12 +66,16 @@ export function parseMemory(text: string): ParsedMemory {
       return { ok: false, reason: `a frontmatter line is not "key: value": ${JSON.stringify(line.slice(0, 80))}` };
     }
     const value = unscalar(match[2] ?? '');
-    if (value === null) return { ok: false, reason: `the frontmatter value of ${match[1]} is not a valid quoted string` };
+    if (value === null)
+      return { ok: false, reason: `the frontmatter value of ${match[1]} is not a valid quoted string` };
     fields.set(match[1] as string, value);
   }
   const type = fields.get('type');
   if (type === undefined || !MEMORY_TYPES.includes(type as MemoryType)) {
-    return { ok: false, reason: `type must be one of ${MEMORY_TYPES.join(', ')}, got ${type === undefined ? 'none' : JSON.stringify(type)}` };
+    return {
+      ok: false,
+      reason: `type must be one of ${MEMORY_TYPES.join(', ')}, got ${type === undefined ? 'none' : JSON.stringify(type)}`,
+    };
   }
   const name = fields.get('name');
   if (name === undefined || name === '') return { ok: false, reason: 'the frontmatter has no name' };

@@ -36,10 +36,13 @@ export function indexLine(memory: IndexedMemory): string {
   return `- [${label}](${target(memory.name)})${description === '' ? '' : ` — ${description}`}`;
 }
 
-const droppedNote = (count: number) => `- … ${count} older ${count === 1 ? 'memory is' : 'memories are'} not listed here (the index is full); their files are in this directory.`;
+const droppedNote = (count: number) =>
+  `- … ${count} older ${count === 1 ? 'memory is' : 'memories are'} not listed here (the index is full); their files are in this directory.`;
 
 export function buildIndex(memories: readonly IndexedMemory[]): BuiltIndex {
-  const ordered = [...memories].sort((a, b) => (a.updated === b.updated ? a.name.localeCompare(b.name) : a.updated < b.updated ? 1 : -1));
+  const ordered = [...memories].sort((a, b) =>
+    a.updated === b.updated ? a.name.localeCompare(b.name) : a.updated < b.updated ? 1 : -1,
+  );
   const lines = ordered.map(indexLine);
   const size = (kept: string[]) => kept.reduce((sum, line) => sum + line.length + 1, 0);
   let kept = lines;

@@ -108,7 +108,9 @@ export function quoteName(name: string): string {
   const chars = [...name];
   const shown = chars
     .slice(0, MAX_QUOTED_CHARS)
-    .map((char) => (/[\p{C}\p{Default_Ignorable_Code_Point}]/u.test(char) ? `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}` : char))
+    .map((char) =>
+      /[\p{C}\p{Default_Ignorable_Code_Point}]/u.test(char) ? `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}` : char,
+    )
     .join('');
   return `"${shown}${chars.length > MAX_QUOTED_CHARS ? '…' : ''}"`;
 }
@@ -124,45 +126,74 @@ function utf8Bytes(text: string): number {
 /** Checks on the whole name, before it is split: characters that are wrong wherever they are. */
 function checkCharacters(name: string): NameCheck | null {
   const quoted = quoteName(name);
-  if (LONE_SURROGATE.test(name)) return reject(NameReason.InvalidUnicode, `memory name ${quoted} is not valid Unicode (unpaired surrogate)`);
-  if (CONTROL.test(name)) return reject(NameReason.ControlCharacter, `memory name ${quoted} contains a control character`);
+  if (LONE_SURROGATE.test(name))
+    return reject(NameReason.InvalidUnicode, `memory name ${quoted} is not valid Unicode (unpaired surrogate)`);
+  if (CONTROL.test(name))
+    return reject(NameReason.ControlCharacter, `memory name ${quoted} contains a control character`);
   if (INVISIBLE.test(name)) {
-    return reject(NameReason.InvisibleCharacter, `memory name ${quoted} contains an invisible or direction-changing character`);
+    return reject(
+      NameReason.InvisibleCharacter,
+      `memory name ${quoted} contains an invisible or direction-changing character`,
+    );
   }
-  if (ABSOLUTE.test(name)) return reject(NameReason.Absolute, `memory name ${quoted} is an absolute path; names are relative to the memory dir`);
-  if (name.includes('\\')) return reject(NameReason.Backslash, `memory name ${quoted} contains a backslash; nest names with "/"`);
+  if (ABSOLUTE.test(name))
+    return reject(
+      NameReason.Absolute,
+      `memory name ${quoted} is an absolute path; names are relative to the memory dir`,
+    );
+  if (name.includes('\\'))
+    return reject(NameReason.Backslash, `memory name ${quoted} contains a backslash; nest names with "/"`);
   // Names never need '%': any there is an encoded '.', '/' or '%' waiting for a decoder.
-  if (name.includes('%')) return reject(NameReason.PercentEncoded, `memory name ${quoted} contains "%" (percent-encoding is not allowed)`);
+  if (name.includes('%'))
+    return reject(NameReason.PercentEncoded, `memory name ${quoted} contains "%" (percent-encoding is not allowed)`);
   for (const char of name) {
     if (isLookalike(char)) {
-      return reject(NameReason.Lookalike, `memory name ${quoted} contains ${quoteName(char)}, which looks like or normalizes to a path character`);
+      return reject(
+        NameReason.Lookalike,
+        `memory name ${quoted} contains ${quoteName(char)}, which looks like or normalizes to a path character`,
+      );
     }
   }
   // Rejected rather than normalized, so that two spellings never reach one file.
-  if (name.normalize('NFC') !== name) return reject(NameReason.NotNfc, `memory name ${quoted} is not in Unicode NFC form`);
+  if (name.normalize('NFC') !== name)
+    return reject(NameReason.NotNfc, `memory name ${quoted} is not in Unicode NFC form`);
   return null;
 }
 
 function checkSegment(segment: string, name: string): NameCheck | null {
   const quoted = quoteName(name);
-  if (segment === '') return reject(NameReason.EmptySegment, `memory name ${quoted} has an empty segment ("//", or "/" at the end)`);
-  if (segment === '.' || segment === '..') return reject(NameReason.DotSegment, `memory name ${quoted} has a "${segment}" segment`);
+  if (segment === '')
+    return reject(NameReason.EmptySegment, `memory name ${quoted} has an empty segment ("//", or "/" at the end)`);
+  if (segment === '.' || segment === '..')
+    return reject(NameReason.DotSegment, `memory name ${quoted} has a "${segment}" segment`);
   if (segment.startsWith('.')) {
-    return reject(NameReason.HiddenSegment, `memory name ${quoted} has a segment starting with ".": ${quoteName(segment)}`);
+    return reject(
+      NameReason.HiddenSegment,
+      `memory name ${quoted} has a segment starting with ".": ${quoteName(segment)}`,
+    );
   }
   // Windows drops trailing dots and spaces, so `a.` and `a ` would be `a` there; leading spaces hide.
   if (segment.startsWith(' ') || segment.endsWith(' ') || segment.endsWith('.')) {
-    return reject(NameReason.SegmentEdge, `memory name ${quoted} has a segment starting with a space or ending with a space or ".": ${quoteName(segment)}`);
+    return reject(
+      NameReason.SegmentEdge,
+      `memory name ${quoted} has a segment starting with a space or ending with a space or ".": ${quoteName(segment)}`,
+    );
   }
   if (utf8Bytes(segment) > MAX_SEGMENT_BYTES) {
     return reject(NameReason.SegmentTooLong, `memory name ${quoted} has a segment over ${MAX_SEGMENT_BYTES} bytes`);
   }
   if (!SAFE_SEGMENT.test(segment)) {
-    return reject(NameReason.DisallowedCharacter, `memory name ${quoted} contains a character outside letters, digits, marks and "-_ .()+,"`);
+    return reject(
+      NameReason.DisallowedCharacter,
+      `memory name ${quoted} contains a character outside letters, digits, marks and "-_ .()+,"`,
+    );
   }
   // Files are always `<segment>.md` and dirs never are, so a file and a dir can never collide.
   if (segment.toLowerCase().endsWith('.md')) {
-    return reject(NameReason.MdSuffix, `memory name ${quoted} has a segment ending in ".md"; names are given without ".md"`);
+    return reject(
+      NameReason.MdSuffix,
+      `memory name ${quoted} has a segment ending in ".md"; names are given without ".md"`,
+    );
   }
   return null;
 }
@@ -174,7 +205,10 @@ function checkReserved(segments: string[], name: string, scope: MemoryScope): Na
     return reject(NameReason.Reserved, `memory name ${quoteName(name)} is reserved: ${INDEX_NAME}.md is the index`);
   }
   if (scope === 'private' && first === TEAM_DIR_NAME) {
-    return reject(NameReason.Reserved, `memory name ${quoteName(name)} is reserved: "${TEAM_DIR_NAME}/" holds team memory`);
+    return reject(
+      NameReason.Reserved,
+      `memory name ${quoteName(name)} is reserved: "${TEAM_DIR_NAME}/" holds team memory`,
+    );
   }
   return null;
 }

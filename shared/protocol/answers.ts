@@ -7,13 +7,16 @@ import { compactionResultSchema } from './compaction.js';
 import { daemonStatusSchema, versionInfoSchema } from './daemon.js';
 import { handoffResultSchema } from './handoff.js';
 import { memorySummaryResultSchema } from './memory.js';
-import { Methods, type MethodDescriptor } from './methods.js';
+import { type MethodDescriptor, Methods } from './methods.js';
 import type { Schema } from './schema.js';
 import { searchContextResultSchema, searchQueryResultSchema } from './search.js';
 import { sessionListSchema, sessionSummarySchema, thresholdResultSchema } from './sessions.js';
 import { usageReportResultSchema } from './usage.js';
 
-const answer = <P, R>(descriptor: MethodDescriptor<P, R>, schema: Schema<R>): [string, Schema<unknown>] => [descriptor.name, schema];
+const answer = <P, R>(descriptor: MethodDescriptor<P, R>, schema: Schema<R>): [string, Schema<unknown>] => [
+  descriptor.name,
+  schema,
+];
 
 export const ANSWER_SCHEMAS: ReadonlyMap<string, Schema<unknown>> = new Map([
   answer(Methods.daemonVersion, versionInfoSchema),

@@ -2,7 +2,7 @@
  * `archive.*` (issue 18): memd's gzipped copy of every transcript, its sub-agent transcripts and its
  * persisted tool results, kept past Claude Code's cleanup; restored byte for byte on request.
  */
-import { bool, looseObject, nullable, num, oneOf, str, type Schema } from './schema.js';
+import { bool, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
 
 export const ARCHIVE_STATES = ['off', 'waiting', 'catching-up', 'live', 'stopped'] as const;
 export type ArchiveState = (typeof ARCHIVE_STATES)[number];
@@ -78,5 +78,12 @@ export interface ArchivePruneResult {
 export interface ArchiveForgetResult {
   sessionId: string;
   /** What was removed: index rows (entries), search texts, archived files, session memory files, Claude Code's own files, lines of memd's log files. */
-  removed: { entries: number; searchTexts: number; archivedFiles: number; sessionMemory: number; transcripts: number; logLines: number };
+  removed: {
+    entries: number;
+    searchTexts: number;
+    archivedFiles: number;
+    sessionMemory: number;
+    transcripts: number;
+    logLines: number;
+  };
 }

@@ -1,6 +1,6 @@
 /** `compact.*` and `toolResults.get` results, and auto-compaction in `daemon.status`. */
-import { messageParamSchema, type ContentBlock, type MessageParam } from './messages.js';
-import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
+import { type ContentBlock, type MessageParam, messageParamSchema } from './messages.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 
 /** Auto-compaction in `daemon.status`. */
 export interface CompactionStatus {
@@ -51,7 +51,14 @@ export interface LostItems {
   errors: string[];
 }
 
-export const COMPACTION_ACTION_KINDS = ['persisted', 'cleared', 'truncated-mcp', 'summarized', 'dropped-round', 'previewed'] as const;
+export const COMPACTION_ACTION_KINDS = [
+  'persisted',
+  'cleared',
+  'truncated-mcp',
+  'summarized',
+  'dropped-round',
+  'previewed',
+] as const;
 export type CompactionActionKind = (typeof COMPACTION_ACTION_KINDS)[number];
 
 /** One change a compaction made to the conversation. */
@@ -115,7 +122,12 @@ export const compactionStatusSchema: Schema<CompactionStatus> = looseObject({
   failing: arrayOf(looseObject({ sessionId: str(), failures: num(), stopped: bool(), lastError: str() })),
 });
 
-export const lostItemsSchema: Schema<LostItems> = looseObject({ userMessages: arrayOf(str()), filePaths: arrayOf(str()), identifiers: arrayOf(str()), errors: arrayOf(str()) });
+export const lostItemsSchema: Schema<LostItems> = looseObject({
+  userMessages: arrayOf(str()),
+  filePaths: arrayOf(str()),
+  identifiers: arrayOf(str()),
+  errors: arrayOf(str()),
+});
 
 export const compactionActionSchema: Schema<CompactionAction> = looseObject({
   kind: oneOf(...COMPACTION_ACTION_KINDS),

@@ -1,10 +1,10 @@
 /** `daemon.*` and `events.*` results, and what `daemon.status` reports of the process itself. */
-import { archiveStatusSchema, type ArchiveStatus } from './archive.js';
-import { compactionStatusSchema, type CompactionStatus } from './compaction.js';
-import { ingestStatusSchema, type IngestStatus } from './ingest.js';
-import { extractionStatusSchema, type ExtractionStatus } from './memory.js';
-import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, str, type Schema } from './schema.js';
-import { searchStatusSchema, type SearchStatus } from './search.js';
+import { type ArchiveStatus, archiveStatusSchema } from './archive.js';
+import { type CompactionStatus, compactionStatusSchema } from './compaction.js';
+import { type IngestStatus, ingestStatusSchema } from './ingest.js';
+import { type ExtractionStatus, extractionStatusSchema } from './memory.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
+import { type SearchStatus, searchStatusSchema } from './search.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
 export const PROTOCOL_VERSION = 1;
@@ -81,7 +81,13 @@ export interface DaemonStatus {
      * and not read yet, bytes reserved for answers being built, heavy requests running and
      * waiting, and the Busy answers given since the start.
      */
-    answers: { queuedBytes: number; reservedBytes: number; heavyRunning: number; heavyWaiting: number; busyAnswers: number };
+    answers: {
+      queuedBytes: number;
+      reservedBytes: number;
+      heavyRunning: number;
+      heavyWaiting: number;
+      busyAnswers: number;
+    };
   };
   memory: { rssBytes: number; heapUsedBytes: number };
   compaction: CompactionStatus;
@@ -105,7 +111,12 @@ export interface LoopStatus {
   p99DelayMs: number;
 }
 
-export const versionInfoSchema: Schema<VersionInfo> = looseObject({ name: literal('memd'), version: str(), protocol: num(), capabilities: arrayOf(str()) });
+export const versionInfoSchema: Schema<VersionInfo> = looseObject({
+  name: literal('memd'),
+  version: str(),
+  protocol: num(),
+  capabilities: arrayOf(str()),
+});
 
 export const databaseIncidentSchema: Schema<DatabaseIncident> = looseObject({
   problem: oneOf('deleted', 'replaced', 'corrupt'),
@@ -123,13 +134,26 @@ export const daemonStatusSchema: Schema<DaemonStatus> = looseObject({
   startedAt: str(),
   uptimeMs: num(),
   socketActivated: bool(),
-  paths: looseObject({ socket: str(), stateDir: str(), database: str(), log: nullable(str()), config: str(), projectsDir: str() }),
+  paths: looseObject({
+    socket: str(),
+    stateDir: str(),
+    database: str(),
+    log: nullable(str()),
+    config: str(),
+    projectsDir: str(),
+  }),
   counts: looseObject({
     connections: num(),
     subscriptions: num(),
     requestsServed: num(),
     protocolErrors: num(),
-    answers: looseObject({ queuedBytes: num(), reservedBytes: num(), heavyRunning: num(), heavyWaiting: num(), busyAnswers: num() }),
+    answers: looseObject({
+      queuedBytes: num(),
+      reservedBytes: num(),
+      heavyRunning: num(),
+      heavyWaiting: num(),
+      busyAnswers: num(),
+    }),
   }),
   memory: looseObject({ rssBytes: num(), heapUsedBytes: num() }),
   compaction: compactionStatusSchema,

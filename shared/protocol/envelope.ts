@@ -1,6 +1,7 @@
 /** JSON-RPC 2.0 envelopes: the shape checks both ends apply before trusting a parsed line. */
-import { ErrorCode, type RpcErrorObject } from './errors.js';
+
 import { isRecord } from '../values.js';
+import { ErrorCode, type RpcErrorObject } from './errors.js';
 
 /** Batches are legal JSON-RPC, but one line must not queue unbounded work. */
 export const MAX_BATCH_SIZE = 100;
@@ -59,25 +60,55 @@ export type EnvelopeCheck = { ok: true; request: RequestEnvelope } | { ok: false
 /** Validates one request object; an invalid notification gets no response (JSON-RPC 2.0 §5). */
 export function checkRequest(value: unknown): EnvelopeCheck {
   if (!isRecord(value)) {
-    return { ok: false, response: errorEnvelope(null, ErrorCode.InvalidRequest, 'InvalidRequest', 'a request must be a JSON object') };
+    return {
+      ok: false,
+      response: errorEnvelope(null, ErrorCode.InvalidRequest, 'InvalidRequest', 'a request must be a JSON object'),
+    };
   }
   const id = value.id;
   if (id !== undefined && !isRequestId(id)) {
-    return { ok: false, response: errorEnvelope(null, ErrorCode.InvalidRequest, 'InvalidRequest', 'id must be a string, a number or null') };
+    return {
+      ok: false,
+      response: errorEnvelope(
+        null,
+        ErrorCode.InvalidRequest,
+        'InvalidRequest',
+        'id must be a string, a number or null',
+      ),
+    };
   }
   const replyId = id ?? null;
   if (value.jsonrpc !== '2.0') {
-    return { ok: false, response: errorEnvelope(replyId, ErrorCode.InvalidRequest, 'InvalidRequest', 'jsonrpc must be "2.0"') };
+    return {
+      ok: false,
+      response: errorEnvelope(replyId, ErrorCode.InvalidRequest, 'InvalidRequest', 'jsonrpc must be "2.0"'),
+    };
   }
   if (typeof value.method !== 'string' || value.method.length === 0) {
-    return { ok: false, response: errorEnvelope(replyId, ErrorCode.InvalidRequest, 'InvalidRequest', 'method must be a non-empty string') };
+    return {
+      ok: false,
+      response: errorEnvelope(replyId, ErrorCode.InvalidRequest, 'InvalidRequest', 'method must be a non-empty string'),
+    };
   }
   if ('result' in value || 'error' in value) {
-    return { ok: false, response: errorEnvelope(replyId, ErrorCode.InvalidRequest, 'InvalidRequest', 'a request carries no result or error') };
+    return {
+      ok: false,
+      response: errorEnvelope(
+        replyId,
+        ErrorCode.InvalidRequest,
+        'InvalidRequest',
+        'a request carries no result or error',
+      ),
+    };
   }
   const params = value.params;
   if (params !== undefined && !isRecord(params)) {
-    const response = errorEnvelope(replyId, ErrorCode.InvalidParams, 'InvalidParams', 'params must be one object (DESIGN.md §3: no positional params)');
+    const response = errorEnvelope(
+      replyId,
+      ErrorCode.InvalidParams,
+      'InvalidParams',
+      'params must be one object (DESIGN.md §3: no positional params)',
+    );
     return { ok: false, response: id === undefined ? null : response };
   }
   const request: RequestEnvelope = { jsonrpc: '2.0', method: value.method };

@@ -68,7 +68,9 @@ export interface RpcErrorObject {
   data?: RpcErrorData;
 }
 
-const NAME_BY_CODE = new Map<number, ErrorCodeName>((Object.entries(ErrorCode) as [ErrorCodeName, number][]).map(([name, code]) => [code, name]));
+const NAME_BY_CODE = new Map<number, ErrorCodeName>(
+  (Object.entries(ErrorCode) as [ErrorCodeName, number][]).map(([name, code]) => [code, name]),
+);
 
 export function errorCodeName(code: number): ErrorCodeName | undefined {
   return NAME_BY_CODE.get(code);

@@ -1,5 +1,11 @@
-import { looseObject, num, oneOf, str, type Schema } from './schema.js';
-import { THRESHOLD_STATES, thresholdResultSchema, type SessionSummary, type ThresholdResult, type ThresholdState } from './sessions.js';
+import { looseObject, num, oneOf, type Schema, str } from './schema.js';
+import {
+  type SessionSummary,
+  THRESHOLD_STATES,
+  type ThresholdResult,
+  type ThresholdState,
+  thresholdResultSchema,
+} from './sessions.js';
 
 /** Notification topics (`domain.pastTense`, DESIGN.md §3) and their payloads. */
 

@@ -2,7 +2,7 @@
  * Results of handoff.* (issue 7): `<cwd>/docs/handoff-context.md`, written through Claude Code's
  * PreCompact hook (or on demand) so that the turn after a compaction continues with nothing lost.
  */
-import { arrayOf, bool, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
+import { arrayOf, bool, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 
 export type HandoffSummarizer = 'offline' | 'anthropic';
 

@@ -1,5 +1,5 @@
 /** What `daemon.status` reports of transcript ingest: progress, counts, failures, the watcher. */
-import { arrayOf, bool, looseObject, nullable, num, oneOf, str, type Schema } from './schema.js';
+import { arrayOf, bool, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
 
 /** Where transcript ingest stands. */
 export interface IngestProgress {
@@ -122,9 +122,21 @@ export const ingestStatusSchema: Schema<IngestStatus> = looseObject({
     bytesReadThisRun: num(),
     checkBytesReadThisRun: num(),
   }),
-  recentBadLines: arrayOf(looseObject({ path: str(), sessionId: str(), offset: num(), length: num(), reason: str(), at: str() })),
+  recentBadLines: arrayOf(
+    looseObject({ path: str(), sessionId: str(), offset: num(), length: num(), reason: str(), at: str() }),
+  ),
   lastError: nullable(looseObject({ path: str(), message: str(), at: str() })),
-  failing: arrayOf(looseObject({ path: str(), kind: oneOf('read', 'store', 'parse'), code: nullable(str()), message: str(), since: str(), failures: num(), retryAt: str() })),
+  failing: arrayOf(
+    looseObject({
+      path: str(),
+      kind: oneOf('read', 'store', 'parse'),
+      code: nullable(str()),
+      message: str(),
+      since: str(),
+      failures: num(),
+      retryAt: str(),
+    }),
+  ),
   failingCount: num(),
   watcher: looseObject({
     state: oneOf('watching', 'degraded', 'missing', 'stopped', 'refused'),

@@ -1,5 +1,5 @@
 /** `memory.*` results (session memory: its summary, its lock) and extraction in `daemon.status`. */
-import { arrayOf, bool, looseObject, nullable, num, recordOf, str, type Schema } from './schema.js';
+import { arrayOf, bool, looseObject, nullable, num, recordOf, type Schema, str } from './schema.js';
 
 /** `memory.summary` and `memory.extract`: a session's summary.md and its last extraction. */
 export interface MemorySummaryResult {

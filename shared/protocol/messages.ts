@@ -4,7 +4,7 @@
  * type results without loading the SDK. Blocks memd passes through unchanged (images,
  * documents, server tool results) keep their fields as Claude Code wrote them.
  */
-import { arrayOf, looseObject, oneOf, str, union, type Schema } from './schema.js';
+import { arrayOf, looseObject, oneOf, type Schema, str, union } from './schema.js';
 
 export interface CacheControl {
   type: 'ephemeral';
@@ -48,7 +48,13 @@ export interface OtherBlock {
   [field: string]: unknown;
 }
 
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock | OtherBlock;
+export type ContentBlock =
+  | TextBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | OtherBlock;
 
 export interface MessageParam {
   role: 'user' | 'assistant';

@@ -2,21 +2,40 @@
  * Every method of DESIGN.md §3 as a typed descriptor: its name, its params schema (validated by the
  * daemon at the boundary) and its result type (carried for the typed client).
  */
-import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from './window.js';
-import { arrayOf, bool, int, nullable, object, oneOf, optional, str, union, type Schema } from './schema.js';
-import type { CompactRecord, HandoffReadResult, HandoffResult, HandoffStatusResult, SessionStartResult } from './handoff.js';
-import type { HistoryListResult } from './history.js';
-import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
-import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
-import { MAX_CONTEXT_BLOCK_CHARS, MIN_CONTEXT_BLOCK_CHARS, SEARCH_KINDS, type SearchContextResult, type SearchQueryResult } from './search.js';
-import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
-import type { ArchiveForgetResult, ArchiveListResult, ArchivePruneResult, ArchiveRestoreResult, ArchiveVerifyResult } from './archive.js';
-import { EXPORT_FORMATS, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES, type ExportPage } from './export.js';
-import { EVENT_TOPICS } from './events.js';
+
+import type {
+  ArchiveForgetResult,
+  ArchiveListResult,
+  ArchivePruneResult,
+  ArchiveRestoreResult,
+  ArchiveVerifyResult,
+} from './archive.js';
 import type { CompactionResult, ToolResultContent } from './compaction.js';
 import type { DaemonStatus, ShutdownResult, SubscriptionResult, VersionInfo } from './daemon.js';
+import { EVENT_TOPICS } from './events.js';
+import { EXPORT_FORMATS, type ExportPage, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES } from './export.js';
+import type {
+  CompactRecord,
+  HandoffReadResult,
+  HandoffResult,
+  HandoffStatusResult,
+  SessionStartResult,
+} from './handoff.js';
+import type { HistoryListResult } from './history.js';
+import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { MemoryLockResult, MemorySummaryResult } from './memory.js';
+import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
+import { arrayOf, bool, int, nullable, object, oneOf, optional, type Schema, str, union } from './schema.js';
+import {
+  MAX_CONTEXT_BLOCK_CHARS,
+  MIN_CONTEXT_BLOCK_CHARS,
+  SEARCH_KINDS,
+  type SearchContextResult,
+  type SearchQueryResult,
+} from './search.js';
 import type { SessionList, SessionSummary, ThresholdResult } from './sessions.js';
+import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
+import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from './window.js';
 
 export interface MethodDescriptor<P, R> {
   readonly name: string;
@@ -60,30 +79,64 @@ export const Methods = {
   // window / model: what Claude Code stated for the session (its status line's context_window_size, its model id); memd keeps it (issue 28).
   sessionsGet: method<SessionSummary>()(
     'sessions.get',
-    object({ sessionId, window: optional(int({ min: MIN_STATED_WINDOW, max: MAX_STATED_WINDOW })), model: optional(str({ minLength: 1, maxLength: 200 })) }),
+    object({
+      sessionId,
+      window: optional(int({ min: MIN_STATED_WINDOW, max: MAX_STATED_WINDOW })),
+      model: optional(str({ minLength: 1, maxLength: 200 })),
+    }),
   ),
 
   eventsSubscribe: method<SubscriptionResult>()('events.subscribe', object({ topics })),
   eventsUnsubscribe: method<SubscriptionResult>()('events.unsubscribe', object({ topics })),
 
-  compactThresholds: method<ThresholdResult>()('compact.thresholds', union(object({ sessionId }), object({ model: str({ minLength: 1 }), tokens: int({ min: 0 }) }))),
+  compactThresholds: method<ThresholdResult>()(
+    'compact.thresholds',
+    union(object({ sessionId }), object({ model: str({ minLength: 1 }), tokens: int({ min: 0 }) })),
+  ),
   compactMicro: method<CompactionResult>()('compact.micro', object({ sessionId })),
-  compactCacheEdits: method<CompactionResult>()('compact.cacheEdits', object({ sessionId, keep: optional(int({ min: 0 })) })),
-  compactAuto: method<CompactionResult>()('compact.auto', object({ sessionId, force: optional(bool()), instructions: optional(str({ maxLength: 100_000 })) })),
-  compactReactive: method<CompactionResult>()('compact.reactive', object({ sessionId, limitTokens: optional(int({ min: 1 })) })),
+  compactCacheEdits: method<CompactionResult>()(
+    'compact.cacheEdits',
+    object({ sessionId, keep: optional(int({ min: 0 })) }),
+  ),
+  compactAuto: method<CompactionResult>()(
+    'compact.auto',
+    object({ sessionId, force: optional(bool()), instructions: optional(str({ maxLength: 100_000 })) }),
+  ),
+  compactReactive: method<CompactionResult>()(
+    'compact.reactive',
+    object({ sessionId, limitTokens: optional(int({ min: 1 })) }),
+  ),
   toolResultsGet: method<ToolResultContent>()(
     'toolResults.get',
     // A page holds at least one whole UTF-8 character (4 bytes) and at most 2 MiB (tool-result-page.ts).
-    object({ sessionId, toolUseId: str({ minLength: 1 }), offset: optional(int({ min: 0 })), length: optional(int({ min: 4, max: 2 * 1024 * 1024 })) }),
+    object({
+      sessionId,
+      toolUseId: str({ minLength: 1 }),
+      offset: optional(int({ min: 0 })),
+      length: optional(int({ min: 4, max: 2 * 1024 * 1024 })),
+    }),
   ),
 
   memorySummary: method<MemorySummaryResult>()('memory.summary', object({ sessionId })),
   memoryExtract: method<MemorySummaryResult>()('memory.extract', object({ sessionId })),
   memoryLock: method<MemoryLockResult>()(
     'memory.lock',
-    object({ sessionId, owner: str({ minLength: 1 }), ttlMs: optional(int({ min: 1 })), transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })), whileActive: optional(bool()) }),
+    object({
+      sessionId,
+      owner: str({ minLength: 1 }),
+      ttlMs: optional(int({ min: 1 })),
+      transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })),
+      whileActive: optional(bool()),
+    }),
   ),
-  memoryUnlock: method<{ released: boolean }>()('memory.unlock', object({ sessionId, owner: str({ minLength: 1 }), transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })) })),
+  memoryUnlock: method<{ released: boolean }>()(
+    'memory.unlock',
+    object({
+      sessionId,
+      owner: str({ minLength: 1 }),
+      transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })),
+    }),
+  ),
   memoryPause: method<{ paused: boolean }>()('memory.pause', nothing),
   memoryResume: method<{ paused: boolean }>()('memory.resume', nothing),
 
@@ -102,7 +155,10 @@ export const Methods = {
       ifMatch: optional(nullable(str({ minLength: 1 }))),
     }),
   ),
-  memdirDelete: method<MemdirDeleteResult>()('memdir.delete', object({ project, scope, name: memoryName, ifMatch: optional(str({ minLength: 1 })) })),
+  memdirDelete: method<MemdirDeleteResult>()(
+    'memdir.delete',
+    object({ project, scope, name: memoryName, ifMatch: optional(str({ minLength: 1 })) }),
+  ),
 
   historyList: method<HistoryListResult>()(
     'history.list',
@@ -115,19 +171,38 @@ export const Methods = {
     }),
   ),
   rewindList: method<RewindListResult>()('rewind.list', object({ sessionId })),
-  rewindRestore: method<RewindRestoreResult>()('rewind.restore', object({ sessionId, messageId: str({ minLength: 1 }), dryRun: optional(bool()), allowOutsideProject: optional(bool()) })),
-  rewindUndo: method<RewindUndoResult>()('rewind.undo', object({ undoId: str({ minLength: 1, maxLength: 200 }), dryRun: optional(bool()) })),
+  rewindRestore: method<RewindRestoreResult>()(
+    'rewind.restore',
+    object({
+      sessionId,
+      messageId: str({ minLength: 1 }),
+      dryRun: optional(bool()),
+      allowOutsideProject: optional(bool()),
+    }),
+  ),
+  rewindUndo: method<RewindUndoResult>()(
+    'rewind.undo',
+    object({ undoId: str({ minLength: 1, maxLength: 200 }), dryRun: optional(bool()) }),
+  ),
 
   handoffGenerate: method<HandoffResult>()(
     'handoff.generate',
     // writeFile: an addition to DESIGN.md (issue 29): false when the caller writes the file (the hook, as the user, where the service may not).
     union(
       object({ sessionId, cwd: str({ minLength: 1 }), trigger: optional(str()), writeFile: optional(bool()) }),
-      object({ transcriptPath: str({ minLength: 1 }), cwd: str({ minLength: 1 }), trigger: optional(str()), writeFile: optional(bool()) }),
+      object({
+        transcriptPath: str({ minLength: 1 }),
+        cwd: str({ minLength: 1 }),
+        trigger: optional(str()),
+        writeFile: optional(bool()),
+      }),
     ),
   ),
   // sessionId: an addition to DESIGN.md (issue 27): the asking session's, so that another's handoff is absent.
-  handoffRead: method<HandoffReadResult>()('handoff.read', object({ cwd: str({ minLength: 1 }), sessionId: optional(sessionId) })),
+  handoffRead: method<HandoffReadResult>()(
+    'handoff.read',
+    object({ cwd: str({ minLength: 1 }), sessionId: optional(sessionId) }),
+  ),
 
   searchQuery: method<SearchQueryResult>()(
     'search.query',
@@ -172,13 +247,26 @@ export const Methods = {
   ),
   archiveList: method<ArchiveListResult>()(
     'archive.list',
-    object({ sessionId: optional(sessionId), limit: optional(int({ min: 1, max: 500 })), cursor: optional(str({ minLength: 1, maxLength: 200 })) }),
+    object({
+      sessionId: optional(sessionId),
+      limit: optional(int({ min: 1, max: 500 })),
+      cursor: optional(str({ minLength: 1, maxLength: 200 })),
+    }),
   ),
-  archiveRestore: method<ArchiveRestoreResult>()('archive.restore', object({ sessionId, to: optional(str({ minLength: 1, maxLength: 4_096 })) })),
+  archiveRestore: method<ArchiveRestoreResult>()(
+    'archive.restore',
+    object({ sessionId, to: optional(str({ minLength: 1, maxLength: 4_096 })) }),
+  ),
   archiveVerify: method<ArchiveVerifyResult>()('archive.verify', object({ sessionId: optional(sessionId) })),
   // Additions to DESIGN.md §3 (docs/protocol.md): prune, and forget's deleteTranscripts.
-  archivePrune: method<ArchivePruneResult>()('archive.prune', object({ olderThan: str({ minLength: 1, maxLength: 64 }), dryRun: optional(bool()) })),
-  archiveForget: method<ArchiveForgetResult>()('archive.forget', object({ sessionId, deleteTranscripts: optional(bool()) })),
+  archivePrune: method<ArchivePruneResult>()(
+    'archive.prune',
+    object({ olderThan: str({ minLength: 1, maxLength: 64 }), dryRun: optional(bool()) }),
+  ),
+  archiveForget: method<ArchiveForgetResult>()(
+    'archive.forget',
+    object({ sessionId, deleteTranscripts: optional(bool()) }),
+  ),
   usageReport: method<UsageReportResult>()(
     'usage.report',
     object({
@@ -195,9 +283,17 @@ export const Methods = {
   // model: the SessionStart hook's `model` (issue 28); a `[1m]` id states the session's window, as in sessions.get.
   handoffSessionStart: method<SessionStartResult>()(
     'handoff.sessionStart',
-    object({ sessionId, cwd: str({ minLength: 1 }), source: str({ minLength: 1, maxLength: 100 }), model: optional(str({ minLength: 1, maxLength: 200 })) }),
+    object({
+      sessionId,
+      cwd: str({ minLength: 1 }),
+      source: str({ minLength: 1, maxLength: 100 }),
+      model: optional(str({ minLength: 1, maxLength: 200 })),
+    }),
   ),
-  handoffPostCompact: method<CompactRecord>()('handoff.postCompact', object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() })),
+  handoffPostCompact: method<CompactRecord>()(
+    'handoff.postCompact',
+    object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() }),
+  ),
   handoffStatus: method<HandoffStatusResult>()('handoff.status', object({ sessionId })),
 } as const;
 

@@ -33,7 +33,8 @@ export const str = (opts: { minLength?: number; maxLength?: number } = {}): Sche
     if (opts.minLength !== undefined && value.length < opts.minLength) {
       mismatch(fail, path, `a string of at least ${opts.minLength} characters`, value);
     }
-    if (opts.maxLength !== undefined && value.length > opts.maxLength) fail(`${path} must be at most ${opts.maxLength} characters`, path);
+    if (opts.maxLength !== undefined && value.length > opts.maxLength)
+      fail(`${path} must be at most ${opts.maxLength} characters`, path);
     return value;
   },
 });
@@ -77,7 +78,8 @@ export const literal = <const T extends string | number | boolean>(expected: T):
 export const oneOf = <const T extends readonly string[]>(...choices: T): Schema<T[number]> => ({
   describe: `one of ${choices.join(', ')}`,
   parse(value, path, fail = paramsFailure) {
-    if (typeof value !== 'string' || !choices.includes(value)) return mismatch(fail, path, `one of ${choices.join(', ')}`, value);
+    if (typeof value !== 'string' || !choices.includes(value))
+      return mismatch(fail, path, `one of ${choices.join(', ')}`, value);
     return value;
   },
 });
@@ -86,8 +88,10 @@ export const arrayOf = <T>(item: Schema<T>, opts: { minItems?: number; maxItems?
   describe: `an array of ${item.describe}`,
   parse(value, path, fail = paramsFailure) {
     if (!Array.isArray(value)) return mismatch(fail, path, `an array of ${item.describe}`, value);
-    if (opts.minItems !== undefined && value.length < opts.minItems) fail(`${path} must have at least ${opts.minItems} items`, path);
-    if (opts.maxItems !== undefined && value.length > opts.maxItems) fail(`${path} must have at most ${opts.maxItems} items`, path);
+    if (opts.minItems !== undefined && value.length < opts.minItems)
+      fail(`${path} must have at least ${opts.minItems} items`, path);
+    if (opts.maxItems !== undefined && value.length > opts.maxItems)
+      fail(`${path} must have at most ${opts.maxItems} items`, path);
     return value.map((element, index) => item.parse(element, `${path}[${index}]`, fail));
   },
 });
@@ -97,7 +101,9 @@ export const recordOf = <T>(item: Schema<T>): Schema<Record<string, T>> => ({
   describe: `an object of ${item.describe}`,
   parse(value, path, fail = paramsFailure) {
     if (!isPlainObject(value)) return mismatch(fail, path, `an object of ${item.describe}`, value);
-    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, item.parse(element, `${path}.${key}`, fail)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, element]) => [key, item.parse(element, `${path}.${key}`, fail)]),
+    );
   },
 });
 
@@ -153,7 +159,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The shape's fields of `record`, parsed; absent optional fields left out. */
-function parseFields(shape: Shape, record: Record<string, unknown>, path: string, fail: Failure): Record<string, unknown> {
+function parseFields(
+  shape: Shape,
+  record: Record<string, unknown>,
+  path: string,
+  fail: Failure,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
     const parsed = schema.parse(record[key], `${path}.${key}`, fail);

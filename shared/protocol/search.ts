@@ -1,6 +1,6 @@
 /** `search.query` and `search.context` (issue 17): full-text search over every session's lines. */
-import { messageParamSchema, type MessageParam } from './messages.js';
-import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
+import { type MessageParam, messageParamSchema } from './messages.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 
 /**
  * What a hit is: a user's prompt, the assistant's text, a tool call's input (the command, path or

@@ -1,6 +1,6 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
-import { anyValue, arrayOf, bool, looseObject, nullable, num, oneOf, str, withDefault, type Schema } from './schema.js';
-import { tokenCountsFields, type TokenCounts } from './tokens.js';
+import { anyValue, arrayOf, bool, looseObject, nullable, num, oneOf, type Schema, str, withDefault } from './schema.js';
+import { type TokenCounts, tokenCountsFields } from './tokens.js';
 
 export const THRESHOLD_STATES = ['ok', 'warning', 'error', 'autocompact', 'blocking'] as const;
 export type ThresholdState = (typeof THRESHOLD_STATES)[number];
@@ -61,7 +61,12 @@ export interface SessionFigures {
    * requests of compaction agents (`agent-acompact-*` files); `total`: their sum.
    */
   usage: { main: UsageTotals; sidechain: UsageTotals; compaction: UsageTotals; total: UsageTotals };
-  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
+  compactions: {
+    count: number;
+    lastTrigger: string | null;
+    lastPreTokens: number | null;
+    lastPostTokens: number | null;
+  };
   /** Since the last session-memory extraction (the whole session until one ran). */
   sinceExtraction: { toolCalls: number; tokenGrowth: number };
   entries: number;
@@ -121,7 +126,11 @@ export const thresholdResultSchema: Schema<ThresholdResult> = looseObject({
   autoCompactMode: withDefault(oneOf('threshold', 'reactive'), 'threshold'),
 });
 
-export const usageTotalsSchema: Schema<UsageTotals> = looseObject({ ...tokenCountsFields, assistantMessages: num(), costUsd: nullable(num()) });
+export const usageTotalsSchema: Schema<UsageTotals> = looseObject({
+  ...tokenCountsFields,
+  assistantMessages: num(),
+  costUsd: nullable(num()),
+});
 
 const sessionFiguresFields = {
   sessionId: str({ minLength: 1 }),
@@ -136,8 +145,18 @@ const sessionFiguresFields = {
   hasMainTranscript: bool(),
   contextTokens: num(),
   threshold: thresholdResultSchema,
-  usage: looseObject({ main: usageTotalsSchema, sidechain: usageTotalsSchema, compaction: usageTotalsSchema, total: usageTotalsSchema }),
-  compactions: looseObject({ count: num(), lastTrigger: nullable(str()), lastPreTokens: nullable(num()), lastPostTokens: nullable(num()) }),
+  usage: looseObject({
+    main: usageTotalsSchema,
+    sidechain: usageTotalsSchema,
+    compaction: usageTotalsSchema,
+    total: usageTotalsSchema,
+  }),
+  compactions: looseObject({
+    count: num(),
+    lastTrigger: nullable(str()),
+    lastPreTokens: nullable(num()),
+    lastPostTokens: nullable(num()),
+  }),
   sinceExtraction: looseObject({ toolCalls: num(), tokenGrowth: num() }),
   entries: num(),
   sidechainFiles: num(),
@@ -164,7 +183,13 @@ export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
 
 const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };
 
-export const sessionListSchema: Schema<SessionList> = looseObject({ sessions: arrayOf(sessionSummarySchema), ...sessionListFields });
+export const sessionListSchema: Schema<SessionList> = looseObject({
+  sessions: arrayOf(sessionSummarySchema),
+  ...sessionListFields,
+});
 
 /** A page whose sessions its reader checks one by one (sessionSummarySchema), so that one bad session does not lose the page. */
-export const sessionPageSchema: Schema<Omit<SessionList, 'sessions'> & { sessions: unknown[] }> = looseObject({ sessions: arrayOf(anyValue()), ...sessionListFields });
+export const sessionPageSchema: Schema<Omit<SessionList, 'sessions'> & { sessions: unknown[] }> = looseObject({
+  sessions: arrayOf(anyValue()),
+  ...sessionListFields,
+});

@@ -14,6 +14,13 @@ export interface TokenCounts {
 }
 
 /** TokenCounts' fields, spread into the schemas of the figures that extend it. */
-export const tokenCountsFields = { input: num(), output: num(), cacheCreation: num(), cacheRead: num(), cache5m: num(), cache1h: num() };
+export const tokenCountsFields = {
+  input: num(),
+  output: num(),
+  cacheCreation: num(),
+  cacheRead: num(),
+  cache5m: num(),
+  cache1h: num(),
+};
 
 export const tokenCountsSchema: Schema<TokenCounts> = looseObject(tokenCountsFields);

@@ -3,8 +3,8 @@
  * counted as ccusage 20 counts them (one API response once across every file, with its largest
  * usage; docs/protocol.md has the rules).
  */
-import { arrayOf, looseObject, nullable, num, oneOf, optional, str, type Schema } from './schema.js';
-import { tokenCountsFields, type TokenCounts } from './tokens.js';
+import { arrayOf, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
+import { type TokenCounts, tokenCountsFields } from './tokens.js';
 
 /** What rows are grouped by: the local calendar day (ccusage's daily view), the project folder, the model. */
 export const USAGE_GROUPINGS = ['day', 'project', 'model'] as const;
@@ -56,7 +56,13 @@ export interface UsageReportResult {
   index: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }
 
-const usageFiguresFields = { ...tokenCountsFields, totalTokens: num(), costUsd: num(), responses: num(), unpricedResponses: num() };
+const usageFiguresFields = {
+  ...tokenCountsFields,
+  totalTokens: num(),
+  costUsd: num(),
+  responses: num(),
+  unpricedResponses: num(),
+};
 
 export const usageReportResultSchema: Schema<UsageReportResult> = looseObject({
   by: oneOf(...USAGE_GROUPINGS),

@@ -10,8 +10,8 @@
  * ids of memd's calls per file (OwnCallBook) and says which results are memd's.
  */
 import type { SearchKind } from '../protocol/search.js';
-import { resultText, SEARCH_OUTPUT_CHARS, searchTexts, type SearchText } from './text.js';
 import { redactSecrets } from '../text/redact.js';
+import { resultText, SEARCH_OUTPUT_CHARS, type SearchText, searchTexts } from './text.js';
 
 /** Claude Code names an MCP tool `mcp__<server>__<tool>`; memd's server is registered as `memd`. */
 export const MEMD_TOOL_PREFIX = 'mcp__memd__';
@@ -25,7 +25,8 @@ export const OWN_KIND: SearchKind = 'memd';
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function blocksOf(value: unknown): Json[] | null {
   if (!isRecord(value) || !isRecord(value.message) || !Array.isArray(value.message.content)) return null;
@@ -57,7 +58,10 @@ function ownContext(value: Json): string | null {
   }
   if (value.type !== 'user' || value.isMeta !== true || !isRecord(value.message)) return null;
   const { content } = value.message;
-  const text = typeof content === 'string' ? content : (blocksOf(value) ?? []).map((block) => (typeof block.text === 'string' ? block.text : '')).join('\n');
+  const text =
+    typeof content === 'string'
+      ? content
+      : (blocksOf(value) ?? []).map((block) => (typeof block.text === 'string' ? block.text : '')).join('\n');
   return text.includes(MEMD_CONTEXT_HEAD) ? text : null;
 }
 
@@ -86,7 +90,13 @@ export function indexTexts(value: unknown, isOwnResult: (toolUseId: string) => b
   const texts: string[] = [];
   for (const block of blocks) {
     if (value.type === 'assistant' && isOwnCall(block)) texts.push(callText(block));
-    else if (value.type === 'user' && block.type === 'tool_result' && typeof block.tool_use_id === 'string' && isOwnResult(block.tool_use_id)) texts.push(resultText(block.content));
+    else if (
+      value.type === 'user' &&
+      block.type === 'tool_result' &&
+      typeof block.tool_use_id === 'string' &&
+      isOwnResult(block.tool_use_id)
+    )
+      texts.push(resultText(block.content));
     else continue;
     own.add(block);
   }

@@ -20,7 +20,10 @@ export interface Phrase {
   initial: boolean;
 }
 
-export type QueryNode = Phrase | { type: 'near'; phrases: Phrase[]; distance: number } | { type: 'and' | 'or' | 'not'; left: QueryNode; right: QueryNode };
+export type QueryNode =
+  | Phrase
+  | { type: 'near'; phrases: Phrase[]; distance: number }
+  | { type: 'and' | 'or' | 'not'; left: QueryNode; right: QueryNode };
 
 export class QuerySyntaxError extends Error {
   constructor(
@@ -60,7 +63,12 @@ export class QueryLimitError extends Error {
     readonly limit: QueryLimit,
     readonly max: number,
   ) {
-    const what = { words: 'words', prefixes: 'prefix words (word*)', nearPhrases: 'phrases in one NEAR', orBranches: 'OR alternatives' }[limit];
+    const what = {
+      words: 'words',
+      prefixes: 'prefix words (word*)',
+      nearPhrases: 'phrases in one NEAR',
+      orBranches: 'OR alternatives',
+    }[limit];
     super(`the query has more than ${max} ${what}`);
   }
 }
@@ -142,11 +150,17 @@ export function parseQuery(query: string): QueryNode {
   let prefixes = 0;
   let branches = 1;
   const peek = () => lexemes[next];
-  const isOperator = (lexeme: Lexeme | undefined, name: string) => lexeme?.kind === 'word' && lexeme.text === name && !lexeme.star;
-  const startsPrimary = (lexeme: Lexeme | undefined) => lexeme !== undefined && (lexeme.kind === '(' || lexeme.kind === 'string' || (lexeme.kind === 'word' && !OPERATORS.has(lexeme.text)));
+  const isOperator = (lexeme: Lexeme | undefined, name: string) =>
+    lexeme?.kind === 'word' && lexeme.text === name && !lexeme.star;
+  const startsPrimary = (lexeme: Lexeme | undefined) =>
+    lexeme !== undefined &&
+    (lexeme.kind === '(' || lexeme.kind === 'string' || (lexeme.kind === 'word' && !OPERATORS.has(lexeme.text)));
   const expected = (what: string): never => {
     const lexeme = peek();
-    throw new QuerySyntaxError(lexeme === undefined ? `${what} expected at the end` : `${what} expected before "${lexeme.text}"`, lexeme?.at ?? query.length);
+    throw new QuerySyntaxError(
+      lexeme === undefined ? `${what} expected at the end` : `${what} expected before "${lexeme.text}"`,
+      lexeme?.at ?? query.length,
+    );
   };
 
   const phrase = (): Phrase => {
@@ -158,14 +172,16 @@ export function parseQuery(query: string): QueryNode {
       if (first.text === '^' && !first.star && lexemes[next + 1]?.kind === 'string') first = lexemes[++next];
       else first = { ...first, text: first.text.slice(1) };
     }
-    if (first === undefined || (first.kind !== 'word' && first.kind !== 'string')) return expected('a word or "phrase"');
+    if (first === undefined || (first.kind !== 'word' && first.kind !== 'string'))
+      return expected('a word or "phrase"');
     next++;
     const tokens = tokenize(first.text);
     let prefix = first.star;
     while (peek()?.kind === '+') {
       next++;
       const part = peek();
-      if (part === undefined || (part.kind !== 'word' && part.kind !== 'string')) return expected('a word or "phrase" after +');
+      if (part === undefined || (part.kind !== 'word' && part.kind !== 'string'))
+        return expected('a word or "phrase" after +');
       next++;
       tokens.push(...tokenize(part.text));
       prefix = part.star;
@@ -188,7 +204,8 @@ export function parseQuery(query: string): QueryNode {
     if (peek()?.kind === ',') {
       next++;
       const value = peek();
-      if (value?.kind !== 'word' || !/^\d{1,6}$/.test(value.text)) return expected('a distance after the comma in NEAR');
+      if (value?.kind !== 'word' || !/^\d{1,6}$/.test(value.text))
+        return expected('a distance after the comma in NEAR');
       distance = Number(value.text);
       next++;
     }
@@ -274,7 +291,9 @@ function prefixFts(token: string, expand: PrefixTerms | undefined): string {
 function phraseFts(phrase: Phrase, expand: PrefixTerms | undefined): string | null {
   if (phrase.tokens.length === 0) return null;
   const last = phrase.tokens.length - 1;
-  const parts = phrase.tokens.map((token, at) => (at === last && phrase.prefix ? prefixFts(token, expand) : quoted(token)));
+  const parts = phrase.tokens.map((token, at) =>
+    at === last && phrase.prefix ? prefixFts(token, expand) : quoted(token),
+  );
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
 }
 
@@ -387,7 +406,9 @@ export function markedTerms(node: QueryNode): string[] {
   const terms = new Set<string>();
   const walk = (current: QueryNode) => {
     if (current.type === 'phrase') {
-      current.tokens.forEach((token, at) => terms.add(at === current.tokens.length - 1 && current.prefix ? `${token}*` : token));
+      current.tokens.forEach((token, at) =>
+        terms.add(at === current.tokens.length - 1 && current.prefix ? `${token}*` : token),
+      );
     } else if (current.type === 'near') {
       current.phrases.forEach(walk);
     } else {

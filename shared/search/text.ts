@@ -9,9 +9,9 @@
  * bounded. Pure: it reads a parsed line and nothing else.
  */
 import type { SearchKind } from '../protocol/search.js';
+import { redactSecrets } from '../text/redact.js';
 import { contentText } from '../transcript/content-text.js';
 import { readableUserText } from '../transcript/user-text.js';
-import { redactSecrets } from '../text/redact.js';
 
 /** A tool's output is searched by its start: enough for what it was about, small enough to index all. */
 export const SEARCH_OUTPUT_CHARS = 1_000;
@@ -45,9 +45,22 @@ export const SEARCH_THINKING_CHARS = 8_000;
 const SEARCH_INPUT_CHARS = 1_000;
 /** The key lines of an error: those that name the failure, at most this many. */
 const ERROR_LINES = 12;
-const ERROR_LINE = /error|fail|exception|traceback|panic|cannot|denied|not found|undefined|assert|expected|exit code|fatal/i;
+const ERROR_LINE =
+  /error|fail|exception|traceback|panic|cannot|denied|not found|undefined|assert|expected|exit code|fatal/i;
 /** The tool input fields that say what a call did. */
-const INPUT_FIELDS = ['command', 'file_path', 'path', 'pattern', 'glob', 'url', 'query', 'description', 'prompt', 'notebook_path', 'subagent_type'] as const;
+const INPUT_FIELDS = [
+  'command',
+  'file_path',
+  'path',
+  'pattern',
+  'glob',
+  'url',
+  'query',
+  'description',
+  'prompt',
+  'notebook_path',
+  'subagent_type',
+] as const;
 
 export interface SearchText {
   kind: SearchKind;
@@ -56,7 +69,8 @@ export interface SearchText {
 
 type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringField = (record: Json, field: string): string => (typeof record[field] === 'string' ? record[field] : '');
 
 /** The tools that write a file, and the input fields that hold the path and what was written. */
@@ -65,7 +79,10 @@ const WRITE_TOOLS: Readonly<Record<string, { path: string; written: (input: Json
   Edit: { path: 'file_path', written: (input) => stringField(input, 'new_string') },
   MultiEdit: {
     path: 'file_path',
-    written: (input) => (Array.isArray(input.edits) ? input.edits.filter(isRecord).map((edit) => stringField(edit, 'new_string')) : []).filter((text) => text !== '').join('\n'),
+    written: (input) =>
+      (Array.isArray(input.edits) ? input.edits.filter(isRecord).map((edit) => stringField(edit, 'new_string')) : [])
+        .filter((text) => text !== '')
+        .join('\n'),
   },
   NotebookEdit: { path: 'notebook_path', written: (input) => stringField(input, 'new_source') },
 };
@@ -89,7 +106,9 @@ function errorLines(text: string): string {
 
 function toolInput(block: Json): string {
   const input = isRecord(block.input) ? block.input : {};
-  const fields = INPUT_FIELDS.map((field) => input[field]).filter((value): value is string => typeof value === 'string' && value !== '');
+  const fields = INPUT_FIELDS.map((field) => input[field]).filter(
+    (value): value is string => typeof value === 'string' && value !== '',
+  );
   return [typeof block.name === 'string' ? block.name : 'tool', ...fields].join(' ');
 }
 
@@ -107,7 +126,9 @@ const REDACT_MARGIN_CHARS = 8_000;
 /** The text's start, cut to `chars` after redaction (texts of issue 28's kinds). */
 function redactedHead(text: string, chars: number): string {
   const trimmed = text.trim();
-  return trimmed.length <= chars ? trimmed : redactSecrets(trimmed.slice(0, chars + REDACT_MARGIN_CHARS)).slice(0, chars);
+  return trimmed.length <= chars
+    ? trimmed
+    : redactSecrets(trimmed.slice(0, chars + REDACT_MARGIN_CHARS)).slice(0, chars);
 }
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
@@ -123,7 +144,8 @@ function wordStart(text: string, at: number): number {
 
 /** Where a tail starting at `at` begins after the word it falls in. */
 function wordEnd(text: string, at: number): number {
-  for (let cutAt = at; cutAt < at + MAX_WORD_CHARS && cutAt < text.length; cutAt++) if (!splitsWord(text, cutAt)) return cutAt;
+  for (let cutAt = at; cutAt < at + MAX_WORD_CHARS && cutAt < text.length; cutAt++)
+    if (!splitsWord(text, cutAt)) return cutAt;
   return at;
 }
 
@@ -143,7 +165,9 @@ function addLong(out: SearchText[], kind: SearchKind, text: string): void {
 
 /** What the line's file-writing calls wrote: each call's tool and path, then its written text's head. */
 function writtenTexts(blocks: readonly Json[], out: SearchText[]): void {
-  const writes = blocks.filter((block) => block.type === 'tool_use' && typeof block.name === 'string' && Object.hasOwn(WRITE_TOOLS, block.name));
+  const writes = blocks.filter(
+    (block) => block.type === 'tool_use' && typeof block.name === 'string' && Object.hasOwn(WRITE_TOOLS, block.name),
+  );
   if (writes.length === 0) return;
   // Parallel calls share the bound, so that each is found by its own start.
   const share = Math.floor(SEARCH_WRITE_CHARS / writes.length);
@@ -159,12 +183,18 @@ function writtenTexts(blocks: readonly Json[], out: SearchText[]): void {
 /** The model's thinking blocks (redacted_thinking holds none that can be read). */
 function thinkingTexts(blocks: readonly Json[], out: SearchText[]): void {
   const thinking = blocks.filter((block) => block.type === 'thinking').map((block) => stringField(block, 'thinking'));
-  add(out, 'thinking', redactedHead(thinking.filter((text) => text.trim() !== '').join('\n'), SEARCH_THINKING_CHARS), SEARCH_THINKING_CHARS);
+  add(
+    out,
+    'thinking',
+    redactedHead(thinking.filter((text) => text.trim() !== '').join('\n'), SEARCH_THINKING_CHARS),
+    SEARCH_THINKING_CHARS,
+  );
 }
 
 function userTexts(message: Json, entry: Json, out: SearchText[]): void {
   const { content } = message;
-  const typed = (raw: string) => (entry.isMeta === true || entry.isCompactSummary === true ? '' : readableUserText(raw).typed);
+  const typed = (raw: string) =>
+    entry.isMeta === true || entry.isCompactSummary === true ? '' : readableUserText(raw).typed;
   if (typeof content === 'string') {
     addLong(out, 'prompt', typed(content));
     return;
@@ -175,7 +205,10 @@ function userTexts(message: Json, entry: Json, out: SearchText[]): void {
   const outputs: string[] = [];
   const blocks = content.filter(isRecord);
   // Claude Code describes the line's one tool result in `toolUseResult`: a Read's has the file.
-  const fileRead = isRecord(entry.toolUseResult) && isRecord(entry.toolUseResult.file) && blocks.filter((block) => block.type === 'tool_result').length === 1;
+  const fileRead =
+    isRecord(entry.toolUseResult) &&
+    isRecord(entry.toolUseResult.file) &&
+    blocks.filter((block) => block.type === 'tool_result').length === 1;
   for (const block of blocks) {
     if (block.type === 'text' && typeof block.text === 'string') prompt.push(typed(block.text));
     else if (block.type === 'tool_result') {

@@ -86,7 +86,13 @@ export function statusBar(threshold: ThresholdResult): string {
 }
 
 /** SGR colours by threshold state: green, yellow, red, red, bold red. */
-const COLOR_BY_STATE: Record<ThresholdState, string> = { ok: '32', warning: '33', error: '31', autocompact: '31', blocking: '1;31' };
+const COLOR_BY_STATE: Record<ThresholdState, string> = {
+  ok: '32',
+  warning: '33',
+  error: '31',
+  autocompact: '31',
+  blocking: '1;31',
+};
 const DIM = '2';
 
 interface Segment {
@@ -107,8 +113,14 @@ function segments(facts: StatusFacts, now: number): Segment[] {
     list.push({ text: percentText(threshold), keep: 9, color, tight: true });
     list.push({ text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 });
   }
-  if (facts.compactions !== null) list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });
-  if (facts.memoryAt !== undefined) list.push({ text: facts.memoryAt === null ? 'mem -' : `mem ${compactAge(now - facts.memoryAt)}`, keep: 3, color: DIM });
+  if (facts.compactions !== null)
+    list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });
+  if (facts.memoryAt !== undefined)
+    list.push({
+      text: facts.memoryAt === null ? 'mem -' : `mem ${compactAge(now - facts.memoryAt)}`,
+      keep: 3,
+      color: DIM,
+    });
   if (facts.costUsd !== null) list.push({ text: `$${facts.costUsd.toFixed(2)}`, keep: 4 });
   if (facts.note !== null) list.push({ text: facts.note, keep: 6, color: DIM });
   return list;
@@ -117,7 +129,12 @@ function segments(facts: StatusFacts, now: number): Segment[] {
 const SEPARATOR = ' · ';
 
 function joined(list: readonly Segment[], paint: (segment: Segment) => string): string {
-  return list.map((segment, i) => (i === 0 ? '' : segment.tight === true && list[i - 1]?.keep === 1 ? ' ' : SEPARATOR) + paint(segment)).join('');
+  return list
+    .map(
+      (segment, i) =>
+        (i === 0 ? '' : segment.tight === true && list[i - 1]?.keep === 1 ? ' ' : SEPARATOR) + paint(segment),
+    )
+    .join('');
 }
 
 /** The line, within `style.columns` visible characters as far as its most useful segment allows. */
@@ -128,5 +145,7 @@ export function formatStatusLine(facts: StatusFacts, style: StatusStyle): string
     const lowest = list.reduce((low, segment) => (segment.keep < low.keep ? segment : low));
     list = list.filter((segment) => segment !== lowest);
   }
-  return joined(list, (segment) => (style.color && segment.color !== undefined ? `\x1b[${segment.color}m${segment.text}\x1b[0m` : segment.text));
+  return joined(list, (segment) =>
+    style.color && segment.color !== undefined ? `\x1b[${segment.color}m${segment.text}\x1b[0m` : segment.text,
+  );
 }

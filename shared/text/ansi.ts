@@ -9,8 +9,9 @@
  * OSC (ESC ] … BEL or ESC \), then CSI (ESC [ or the 8-bit CSI, parameters, intermediates, a final
  * byte), then any other two-byte escape (ESC and one byte of @–_ or a charset pick), then a lone ESC.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what it matches.
-const ANSI_PATTERN = /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|\u001b[()][0-9A-Za-z]?|\u001b[@-Z\\-_]?/g;
+const ANSI_PATTERN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what it matches.
+  /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|\u001b[()][0-9A-Za-z]?|\u001b[@-Z\\-_]?/g;
 
 /** The text without terminal escape sequences. */
 export function stripAnsi(text: string): string {

@@ -14,8 +14,13 @@ const LEAD_SHARE = 1 / 3;
 
 /** The words to look for: the «marked» terms of a snippet, or the words of a query (a trailing * kept, operators left out). */
 export function queryTerms(query: string): string[] {
-  const marked = [...query.matchAll(new RegExp(`${MATCH_OPEN}([^${MATCH_CLOSE}]+)${MATCH_CLOSE}`, 'gu'))].map((match) => match[1] as string);
-  const words = marked.length > 0 ? marked : [...query.matchAll(/[\p{L}\p{N}_]+\*?/gu)].map((match) => match[0]).filter((word) => !OPERATORS.has(word));
+  const marked = [...query.matchAll(new RegExp(`${MATCH_OPEN}([^${MATCH_CLOSE}]+)${MATCH_CLOSE}`, 'gu'))].map(
+    (match) => match[1] as string,
+  );
+  const words =
+    marked.length > 0
+      ? marked
+      : [...query.matchAll(/[\p{L}\p{N}_]+\*?/gu)].map((match) => match[0]).filter((word) => !OPERATORS.has(word));
   return [...new Set(words.map((word) => word.toLowerCase()))].slice(0, MAX_TERMS);
 }
 

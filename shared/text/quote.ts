@@ -51,7 +51,14 @@ export function dataQuote(texts: readonly string[], what: string, nonce: string 
   // Same length (one UTF-16 unit for one), so that budgets computed on the text still hold; terminal
   // escapes (Claude Code's command output, issue 28) are left out, which only shortens it.
   const escapeLookAlikes = (text: string) => stripAnsi(text).replace(LOOK_ALIKE, '<<\u2039');
-  return { notice, open, close, nonce: chosen, escape: escapeLookAlikes, block: (text) => `${notice}\n${open}\n${escapeLookAlikes(text)}\n${close}` };
+  return {
+    notice,
+    open,
+    close,
+    nonce: chosen,
+    escape: escapeLookAlikes,
+    block: (text) => `${notice}\n${open}\n${escapeLookAlikes(text)}\n${close}`,
+  };
 }
 
 /** One text quoted whole: the notice, the delimiters and the text between them. */

@@ -79,27 +79,58 @@ const ASSIGN = String.raw`(?:\\?["'])?[ \t]*[:=][ \t]*`;
 
 /** Most specific first: a private key block before the assignment it sits in, a token's name before `*_TOKEN=`. */
 const SHAPES: readonly SecretShape[] = [
-  { name: 'private key', hint: /PRIVATE KEY/, pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g },
+  {
+    name: 'private key',
+    hint: /PRIVATE KEY/,
+    pattern:
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  },
   { name: 'jwt', hint: /eyJ/, pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/g },
   { name: 'anthropic key', hint: /sk-ant-/, pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
   { name: 'openai key', hint: /sk-/, pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-  { name: 'stripe key', hint: /k_live_|k_test_|whsec_/, pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}/g },
+  {
+    name: 'stripe key',
+    hint: /k_live_|k_test_|whsec_/,
+    pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}/g,
+  },
   { name: 'aws key', hint: /AKIA|ASIA|ABIA|ACCA/, pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g },
   // The secret half of an AWS key pair is 40 characters of base64 with nothing to tell it by, so it
   // is redacted only near its name: `aws_secret_access_key = …`, `"SecretAccessKey": "…"`, a table.
   {
     name: 'aws secret',
     hint: /[Aa][Cc][Cc][Ee][Ss][Ss]_?[Kk][Ee][Yy]/,
-    pattern: /(?<keep>\b(?:aws_?)?secret_?access_?key[\s\S]{0,80}?)(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
+    pattern:
+      /(?<keep>\b(?:aws_?)?secret_?access_?key[\s\S]{0,80}?)(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])/gi,
   },
-  { name: 'github token', hint: /gh[pousr]_|github_pat_/, pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/g },
+  {
+    name: 'github token',
+    hint: /gh[pousr]_|github_pat_/,
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})/g,
+  },
   { name: 'slack token', hint: /xox|xapp-/, pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}/g },
-  { name: 'slack webhook', hint: /hooks\.slack\.com/, pattern: /(?<keep>\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{10,}/g },
+  {
+    name: 'slack webhook',
+    hint: /hooks\.slack\.com/,
+    pattern: /(?<keep>\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{10,}/g,
+  },
   { name: 'google key', hint: /AIza/, pattern: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g },
-  { name: 'azure key', hint: /[Kk][Ee][Yy][ \t]*=|[Ss][Ee][Cc][Rr][Ee][Tt][ \t]*=/, pattern: /(?<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[A-Za-z0-9+/]{20,}={0,2}/gi },
+  {
+    name: 'azure key',
+    hint: /[Kk][Ee][Yy][ \t]*=|[Ss][Ee][Cc][Rr][Ee][Tt][ \t]*=/,
+    pattern: /(?<keep>\b(?:AccountKey|SharedAccessKey|SharedSecret)[ \t]*=[ \t]*)[A-Za-z0-9+/]{20,}={0,2}/gi,
+  },
   { name: 'azure signature', hint: /sig=/, pattern: /(?<keep>\bsig=)[A-Za-z0-9%+/_-]{16,}={0,2}/g },
-  { name: 'authorization', hint: /[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz]/, pattern: /(?<keep>\bAuthorization["']?[ \t]*[:=][ \t]*["']?(?:Bearer|Basic|Token|Bot|Digest)[ \t]+)[A-Za-z0-9._~+/=-]{8,}/gi },
-  { name: 'bearer token', hint: /[Bb][Ee][Aa][Rr][Ee][Rr]/, pattern: /(?<keep>\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/gi },
+  {
+    name: 'authorization',
+    hint: /[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz]/,
+    pattern:
+      /(?<keep>\bAuthorization["']?[ \t]*[:=][ \t]*["']?(?:Bearer|Basic|Token|Bot|Digest)[ \t]+)[A-Za-z0-9._~+/=-]{8,}/gi,
+  },
+  {
+    name: 'bearer token',
+    hint: /[Bb][Ee][Aa][Rr][Ee][Rr]/,
+    pattern: /(?<keep>\bBearer[ \t]+)[A-Za-z0-9._~+/-]{20,}=*/gi,
+  },
   // A URL with a password in it: scheme://user:password@host (the user may be empty: redis://:p@h).
   { name: 'url password', hint: /:\/\//, pattern: /(?<keep>\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+(?<tail>@)/gi },
   // Assignments of credentials, quoted or not; the name stays. Names glued to a prefix count
@@ -117,7 +148,10 @@ const SHAPES: readonly SecretShape[] = [
   {
     name: 'secret',
     hint: /TOKEN|_KEY|_SECRET|_PASS|APIKEY/,
-    pattern: new RegExp(`(?<keep>(?:(?<![a-z0-9])TOKEN|_TOKEN|_KEY|_SECRET|_PASS|APIKEY)(?:_[A-Z0-9]+)*${ASSIGN})${VALUE}`, 'g'),
+    pattern: new RegExp(
+      `(?<keep>(?:(?<![a-z0-9])TOKEN|_TOKEN|_KEY|_SECRET|_PASS|APIKEY)(?:_[A-Z0-9]+)*${ASSIGN})${VALUE}`,
+      'g',
+    ),
     accept: isSecretValue,
   },
 ];

@@ -18,6 +18,7 @@ export function timeBound(value: string, now: number, name: string): string {
   const span = SPAN.exec(value.trim());
   if (span !== null) return isoWithin(now - Number(span[1]) * (SPAN_MS[span[2] as string] as number));
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw invalidParams(`${name} must be an ISO time or a span such as 7d, 12h or 30m`, { [name]: value });
+  if (!Number.isFinite(ms))
+    throw invalidParams(`${name} must be an ISO time or a span such as 7d, 12h or 30m`, { [name]: value });
   return isoWithin(ms);
 }

@@ -17,9 +17,14 @@
  */
 import type { ThresholdResult, UsageTotals } from '../protocol/sessions.js';
 import { activeConversation } from './conversation.js';
-import { DEFAULT_CONTEXT_WINDOW, SYNTHETIC_MODEL, costOf, hasOneMillionSuffix, priceFor } from './models.js';
+import { costOf, DEFAULT_CONTEXT_WINDOW, hasOneMillionSuffix, priceFor, SYNTHETIC_MODEL } from './models.js';
+import {
+  endOfCompactionOutput,
+  type LastExtraction,
+  type SinceExtraction,
+  sinceExtraction,
+} from './since-extraction.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';
-import { endOfCompactionOutput, sinceExtraction, type LastExtraction, type SinceExtraction } from './since-extraction.js';
 import type { IndexedEntry, Usage } from './types.js';
 
 export type { LastExtraction } from './since-extraction.js';
@@ -62,7 +67,12 @@ export interface SessionAccounting {
   usage: SessionUsage;
   /** Total usage per model, in order of first use. */
   byModel: ModelUsage[];
-  compactions: { count: number; lastTrigger: string | null; lastPreTokens: number | null; lastPostTokens: number | null };
+  compactions: {
+    count: number;
+    lastTrigger: string | null;
+    lastPreTokens: number | null;
+    lastPostTokens: number | null;
+  };
   /** Since the later of the last extraction and the last compaction (see since-extraction.ts). */
   sinceExtraction: SinceExtraction;
   /** The last response on the active conversation called tools (no natural break yet). */
@@ -79,7 +89,16 @@ export interface SessionAccounting {
 }
 
 export function emptyTotals(): UsageTotals {
-  return { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 };
+  return {
+    input: 0,
+    output: 0,
+    cacheCreation: 0,
+    cacheRead: 0,
+    cache5m: 0,
+    cache1h: 0,
+    assistantMessages: 0,
+    costUsd: 0,
+  };
 }
 
 function addUsage(totals: UsageTotals, usage: Usage): void {
@@ -149,7 +168,11 @@ export function responseKey(messageId: string, requestId: string | null): string
  * Every API response once, keyed by message.id + requestId across the main transcript and the
  * sub-agent files (as ccusage 20 does), with its final usage. Responses without an id count per entry.
  */
-function collectUsage(main: readonly IndexedEntry[], sidechains: readonly IndexedEntry[], compaction: readonly IndexedEntry[]): UsageByModel {
+function collectUsage(
+  main: readonly IndexedEntry[],
+  sidechains: readonly IndexedEntry[],
+  compaction: readonly IndexedEntry[],
+): UsageByModel {
   const responses = new Map<string | number, Response>();
   let unkeyed = 0;
   const add = (entries: readonly IndexedEntry[], file: Bucket): void => {
@@ -263,7 +286,8 @@ function finalUsageOf(active: readonly IndexedEntry[], first: number, last: numb
   for (let i = first; i <= last; i++) {
     const entry = active[i];
     if (!entry || !isApiResponse(entry)) continue;
-    if (anchor?.messageId !== null && (entry.messageId !== anchor?.messageId || entry.requestId !== anchor.requestId)) continue;
+    if (anchor?.messageId !== null && (entry.messageId !== anchor?.messageId || entry.requestId !== anchor.requestId))
+      continue;
     if (best === null || isFinalerThan(entry.usage, best)) best = entry.usage;
   }
   return best;
@@ -304,9 +328,16 @@ function latest<T>(entries: readonly IndexedEntry[], pick: (entry: IndexedEntry)
  * session that one names, else the first typed prompt, else the first slash command with its
  * arguments (what `/resume` shows for a session of commands only). Null when there is neither.
  */
-export function sessionTitle(mainThread: readonly IndexedEntry[], leafTitles: ReadonlyMap<string, string> = new Map()): string | null {
-  const titleOf = (kind: string) => latest(mainThread, (entry) => (entry.title?.kind === kind ? entry.title.value : null));
-  const summary = leafTitles.size === 0 ? null : latest(mainThread, (entry) => (entry.uuid === null ? null : (leafTitles.get(entry.uuid) ?? null)));
+export function sessionTitle(
+  mainThread: readonly IndexedEntry[],
+  leafTitles: ReadonlyMap<string, string> = new Map(),
+): string | null {
+  const titleOf = (kind: string) =>
+    latest(mainThread, (entry) => (entry.title?.kind === kind ? entry.title.value : null));
+  const summary =
+    leafTitles.size === 0
+      ? null
+      : latest(mainThread, (entry) => (entry.uuid === null ? null : (leafTitles.get(entry.uuid) ?? null)));
   const first = (kind: string) => mainThread.find((entry) => entry.title?.kind === kind)?.title?.value ?? null;
   return titleOf('custom') ?? titleOf('ai') ?? summary ?? first('prompt') ?? first('command');
 }
@@ -316,7 +347,8 @@ const CANONICAL_TIMESTAMP_LENGTH = 24;
 
 /** A string that orders as the time does: the timestamp itself when canonical, else its ISO form. */
 export function timeKey(timestamp: string): string | null {
-  if (timestamp.length === CANONICAL_TIMESTAMP_LENGTH && timestamp[10] === 'T' && timestamp[23] === 'Z') return timestamp;
+  if (timestamp.length === CANONICAL_TIMESTAMP_LENGTH && timestamp[10] === 'T' && timestamp[23] === 'Z')
+    return timestamp;
   const at = Date.parse(timestamp);
   if (Number.isNaN(at)) return null;
   const iso = new Date(at).toISOString();
@@ -343,13 +375,21 @@ function activitySpan(groups: readonly (readonly IndexedEntry[])[]): { first: st
  * prompt alone passed 200K proves the session runs with the 1M window, which the transcript's
  * bare model id cannot say, so `[1m]` is added then.
  */
-export function thresholdModel(model: string | null, usageTokens: number, configured: string | null | undefined): string {
+export function thresholdModel(
+  model: string | null,
+  usageTokens: number,
+  configured: string | null | undefined,
+): string {
   const name = configured ?? model ?? '';
   if (usageTokens > DEFAULT_CONTEXT_WINDOW && !hasOneMillionSuffix(name)) return `${name}[1m]`;
   return name;
 }
 
-export function computeSessionAccounting(mainEntries: readonly IndexedEntry[], sidechainEntries: readonly IndexedEntry[], options: AccountingOptions): SessionAccounting {
+export function computeSessionAccounting(
+  mainEntries: readonly IndexedEntry[],
+  sidechainEntries: readonly IndexedEntry[],
+  options: AccountingOptions,
+): SessionAccounting {
   const conversation = activeConversation(mainEntries);
   const { breakdown, lastResponse } = countContext(conversation.entries, conversation.boundary);
   const contextTokens = breakdown.usageTokens + breakdown.estimatedTokens;
@@ -379,9 +419,18 @@ export function computeSessionAccounting(mainEntries: readonly IndexedEntry[], s
       count: boundaries.length,
       lastTrigger: lastBoundary?.trigger ?? null,
       lastPreTokens: lastBoundary?.preTokens ?? null,
-      lastPostTokens: lastBoundary?.postTokens ?? (lastBoundaryEntry === undefined ? null : promptTokensAfter(mainThread, lastBoundaryEntry)),
+      lastPostTokens:
+        lastBoundary?.postTokens ??
+        (lastBoundaryEntry === undefined ? null : promptTokensAfter(mainThread, lastBoundaryEntry)),
     },
-    sinceExtraction: sinceExtraction(conversation.entries, mainEntries, contextTokens, options.lastExtraction, conversation.boundary, (boundary) => contextAfterCompaction(mainEntries, boundary)),
+    sinceExtraction: sinceExtraction(
+      conversation.entries,
+      mainEntries,
+      contextTokens,
+      options.lastExtraction,
+      conversation.boundary,
+      (boundary) => contextAfterCompaction(mainEntries, boundary),
+    ),
     lastResponseHasToolCalls: lastResponse.some((entry) => entry.toolUses.length > 0),
     model,
     cwd: latest(located, (entry) => entry.cwd),
@@ -389,7 +438,12 @@ export function computeSessionAccounting(mainEntries: readonly IndexedEntry[], s
     title: sessionTitle(mainThread, options.leafTitles),
     firstActivity: span.first,
     lastActivity: span.last,
-    entries: { main: mainEntries.length, sidechain: sidechainEntries.length, compaction: compactionEntries.length, active: conversation.entries.length },
+    entries: {
+      main: mainEntries.length,
+      sidechain: sidechainEntries.length,
+      compaction: compactionEntries.length,
+      active: conversation.entries.length,
+    },
   };
 }
 
@@ -405,7 +459,8 @@ function promptTokensAfter(mainThread: readonly IndexedEntry[], boundary: Indexe
   if (first.messageId !== null) {
     // Its other entries may be interleaved with tool results (parallel tool calls).
     for (const entry of mainThread) {
-      if (entry.offset <= first.offset || entry.messageId !== first.messageId || entry.requestId !== first.requestId) continue;
+      if (entry.offset <= first.offset || entry.messageId !== first.messageId || entry.requestId !== first.requestId)
+        continue;
       if (entry.usage !== null && isFinalerThan(entry.usage, usage)) usage = entry.usage;
     }
   }

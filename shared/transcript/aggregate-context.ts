@@ -76,7 +76,12 @@ function isBoundary(entry: IndexedEntry): boolean {
 
 /** Whether `entry` (assistant) belongs to the anchor response, as its first entry is found. */
 function ofAnchor(context: ContextState, entry: IndexedEntry): boolean {
-  return context.anchor !== null && context.anchor.messageId !== null && entry.type === 'assistant' && entry.messageId === context.anchor.messageId;
+  return (
+    context.anchor !== null &&
+    context.anchor.messageId !== null &&
+    entry.type === 'assistant' &&
+    entry.messageId === context.anchor.messageId
+  );
 }
 
 function addToTail(context: ContextState, uuid: string, response: boolean): void {
@@ -94,7 +99,8 @@ export const MAX_CALLS = 4_096;
 /** The mark sinceExtraction counts from, and the context there (extractionBaseline's rule). */
 export function markOf(context: ContextState): { mark: number | null; baseline: number } {
   const { extractionMark, boundaryOffset } = context;
-  if (boundaryOffset !== null && (extractionMark === null || boundaryOffset > extractionMark)) return { mark: boundaryOffset, baseline: context.boundaryContext };
+  if (boundaryOffset !== null && (extractionMark === null || boundaryOffset > extractionMark))
+    return { mark: boundaryOffset, baseline: context.boundaryContext };
   return { mark: extractionMark, baseline: extractionMark === null ? 0 : context.extractionContext };
 }
 
@@ -184,11 +190,16 @@ export function extendContext(context: ContextState, entry: IndexedEntry & { uui
     context.estimated += entry.estTokens;
     if (anchor !== null && ofAnchor(context, entry)) {
       if (isApiResponse(entry)) {
-        if (entry.requestId !== anchor.requestId) context.anchor = { messageId: anchor.messageId, requestId: entry.requestId, usage: entry.usage };
+        if (entry.requestId !== anchor.requestId)
+          context.anchor = { messageId: anchor.messageId, requestId: entry.requestId, usage: entry.usage };
         else if (isFinalerThan(entry.usage, anchor.usage)) anchor.usage = entry.usage;
       }
       addToTail(context, entry.uuid, true);
-    } else if (entry.type === 'user' && entry.toolResults.length > 0 && context.tailResponses.includes(parent as string)) {
+    } else if (
+      entry.type === 'user' &&
+      entry.toolResults.length > 0 &&
+      context.tailResponses.includes(parent as string)
+    ) {
       addToTail(context, entry.uuid, false);
     } else {
       context.tailPure = false;
@@ -224,7 +235,10 @@ export function moveExtraction(context: ContextState, last: LastExtraction | nul
 }
 
 /** The context state of a main transcript, counted from all of it (its entries in file order). */
-export function contextFromScratch(main: readonly IndexedEntry[], last: LastExtraction | null | undefined): ContextState {
+export function contextFromScratch(
+  main: readonly IndexedEntry[],
+  last: LastExtraction | null | undefined,
+): ContextState {
   return countConversation(main, activeConversation(main), last, extractionMark(main, last));
 }
 
@@ -241,7 +255,11 @@ export const WINDOW_MARGIN = 64;
  * Then it is the count from scratch at the cost of the window. Null otherwise.
  * `extractionMark` is where the last extraction left off, located in the whole file.
  */
-export function contextFromTail(tail: readonly IndexedEntry[], last: LastExtraction | null, extractionMark: number | null): ContextState | null {
+export function contextFromTail(
+  tail: readonly IndexedEntry[],
+  last: LastExtraction | null,
+  extractionMark: number | null,
+): ContextState | null {
   const conversation = activeConversation(tail);
   if (conversation.end !== 'boundary' && conversation.end !== 'root') return null;
   const first = conversation.entries.reduce((min, entry) => Math.min(min, entry.offset), Number.POSITIVE_INFINITY);
@@ -255,14 +273,22 @@ export function contextFromTail(tail: readonly IndexedEntry[], last: LastExtract
   return countConversation(tail, conversation, last, extractionMark);
 }
 
-function countConversation(main: readonly IndexedEntry[], conversation: ReturnType<typeof activeConversation>, last: LastExtraction | null | undefined, extractionMark: number | null): ContextState {
+function countConversation(
+  main: readonly IndexedEntry[],
+  conversation: ReturnType<typeof activeConversation>,
+  last: LastExtraction | null | undefined,
+  extractionMark: number | null,
+): ContextState {
   const active = conversation.entries;
   const { boundary } = conversation;
   const count = countContext(active, boundary);
   const firstEntry = active[count.first];
   const context: ContextState = {
     leaf: conversation.leaf?.uuid ?? null,
-    anchor: count.anchorUsage === null || firstEntry === undefined ? null : { messageId: count.breakdown.anchorMessageId, requestId: null, usage: count.anchorUsage },
+    anchor:
+      count.anchorUsage === null || firstEntry === undefined
+        ? null
+        : { messageId: count.breakdown.anchorMessageId, requestId: null, usage: count.anchorUsage },
     estimated: count.breakdown.estimatedTokens,
     tail: [],
     tailResponses: [],
@@ -273,24 +299,45 @@ function countConversation(main: readonly IndexedEntry[], conversation: ReturnTy
     boundaryContext: boundary === null ? 0 : contextAfterCompaction(main, boundary),
     calls: [],
     segmentAnchor: boundary?.compact?.preservedSegment?.anchorUuid ?? null,
-    inCompactionOutput: boundary !== null && boundary.compact?.postTokens == null && endOfCompactionOutput(main, boundary) === main.length,
+    inCompactionOutput:
+      boundary !== null &&
+      boundary.compact?.postTokens == null &&
+      endOfCompactionOutput(main, boundary) === main.length,
     extraction: extractionKey(last),
-    lastResponse: count.lastResponse[0] === undefined ? null : { messageId: count.lastResponse[0].messageId, toolCalls: count.lastResponse.some((entry) => entry.toolUses.length > 0) },
+    lastResponse:
+      count.lastResponse[0] === undefined
+        ? null
+        : {
+            messageId: count.lastResponse[0].messageId,
+            toolCalls: count.lastResponse.some((entry) => entry.toolUses.length > 0),
+          },
   };
   const { mark } = markOf(context);
   for (const entry of active) {
-    if (entry.type === 'assistant' && entry.toolUses.length > 0 && (mark === null || entry.offset > mark)) context.calls.push([entry.offset, entry.toolUses.length]);
+    if (entry.type === 'assistant' && entry.toolUses.length > 0 && (mark === null || entry.offset > mark))
+      context.calls.push([entry.offset, entry.toolUses.length]);
   }
   if (context.anchor !== null) {
     // The request id the final usage was taken from: the last API entry of the response.
-    const lastApi = active.findLast((entry) => isApiResponse(entry) && entry.messageId === count.breakdown.anchorMessageId && (boundary === null || entry.offset > boundary.offset));
+    const lastApi = active.findLast(
+      (entry) =>
+        isApiResponse(entry) &&
+        entry.messageId === count.breakdown.anchorMessageId &&
+        (boundary === null || entry.offset > boundary.offset),
+    );
     context.anchor.requestId = lastApi?.requestId ?? null;
     context.tailPure = true;
     for (let i = count.first; i < active.length; i++) {
       const entry = active[i] as IndexedEntry;
       if (entry.uuid === null) continue;
       if (i === count.first || ofAnchor(context, entry)) addToTail(context, entry.uuid, true);
-      else if (entry.type === 'user' && entry.toolResults.length > 0 && entry.parentUuid !== null && context.tailResponses.includes(entry.parentUuid)) addToTail(context, entry.uuid, false);
+      else if (
+        entry.type === 'user' &&
+        entry.toolResults.length > 0 &&
+        entry.parentUuid !== null &&
+        context.tailResponses.includes(entry.parentUuid)
+      )
+        addToTail(context, entry.uuid, false);
       else context.tailPure = false;
     }
   }

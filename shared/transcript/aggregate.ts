@@ -12,8 +12,8 @@
  */
 import type { UsageTotals } from '../protocol/sessions.js';
 import {
-  type Bucket,
   BUCKETS,
+  type Bucket,
   contextOfUsage,
   emptyTotals,
   isApiResponse,
@@ -27,7 +27,15 @@ import {
   timeKey,
   type UsageByModel,
 } from './accounting.js';
-import { type ContextState, contextFromScratch, contextTokensOf, extendContext, followCompactionOutput, markOf, toolCallsOf } from './aggregate-context.js';
+import {
+  type ContextState,
+  contextFromScratch,
+  contextTokensOf,
+  extendContext,
+  followCompactionOutput,
+  markOf,
+  toolCallsOf,
+} from './aggregate-context.js';
 import type { LastExtraction } from './since-extraction.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';
 import type { IndexedEntry, Usage } from './types.js';
@@ -100,7 +108,14 @@ export function emptyAggregate(): AggregateState {
     gitBranch: null,
     agents: {},
     titles: { custom: null, ai: null, prompt: null, command: null },
-    compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null, lastOffset: null, after: null },
+    compactions: {
+      count: 0,
+      lastTrigger: null,
+      lastPreTokens: null,
+      lastPostTokens: null,
+      lastOffset: null,
+      after: null,
+    },
     context: {
       leaf: null,
       anchor: null,
@@ -128,7 +143,8 @@ function emptyCounts(): Counts {
 
 function addCounts(state: AggregateState, model: string, bucket: Bucket, usage: Usage, sign: 1 | -1): void {
   let row = state.usage[model];
-  if (row === undefined) state.usage[model] = row = { main: emptyCounts(), sidechain: emptyCounts(), compaction: emptyCounts() };
+  if (row === undefined)
+    state.usage[model] = row = { main: emptyCounts(), sidechain: emptyCounts(), compaction: emptyCounts() };
   const counts = row[bucket];
   counts.input += sign * usage.input;
   counts.output += sign * usage.output;
@@ -139,7 +155,12 @@ function addCounts(state: AggregateState, model: string, bucket: Bucket, usage: 
   counts.assistantMessages += sign;
 }
 
-function countResponse(state: AggregateState, entry: IndexedEntry & { usage: Usage }, bucket: Bucket, book: ResponseBook): void {
+function countResponse(
+  state: AggregateState,
+  entry: IndexedEntry & { usage: Usage },
+  bucket: Bucket,
+  book: ResponseBook,
+): void {
   const model = entry.model ?? '';
   if (entry.messageId === null) {
     addCounts(state, model, bucket, entry.usage, 1);
@@ -189,12 +210,23 @@ function foldMainThread(state: AggregateState, entry: IndexedEntry): void {
   } else if (compactions.lastOffset !== null && entry.offset > compactions.lastOffset && entry.usage !== null) {
     const after = compactions.after;
     if (after === null) {
-      if (isApiResponse(entry)) compactions.after = { messageId: entry.messageId, requestId: entry.requestId, usage: entry.usage };
-    } else if (after.messageId !== null && entry.messageId === after.messageId && entry.requestId === after.requestId && isFinalerThan(entry.usage, after.usage)) {
+      if (isApiResponse(entry))
+        compactions.after = { messageId: entry.messageId, requestId: entry.requestId, usage: entry.usage };
+    } else if (
+      after.messageId !== null &&
+      entry.messageId === after.messageId &&
+      entry.requestId === after.requestId &&
+      isFinalerThan(entry.usage, after.usage)
+    ) {
       after.usage = entry.usage;
     }
   }
-  if (state.context !== null && entry.uuid !== null && !extendContext(state.context, entry as IndexedEntry & { uuid: string })) state.context = null;
+  if (
+    state.context !== null &&
+    entry.uuid !== null &&
+    !extendContext(state.context, entry as IndexedEntry & { uuid: string })
+  )
+    state.context = null;
   if (state.context !== null) followCompactionOutput(state.context, entry);
 }
 
@@ -202,7 +234,13 @@ function foldMainThread(state: AggregateState, entry: IndexedEntry): void {
  * Folds entries appended to one of the session's files, in file order. `kind` is the file's
  * bucket; `path` names a sub-agent file. The context becomes null when it needs counting again.
  */
-export function foldEntries(state: AggregateState, entries: readonly IndexedEntry[], kind: Bucket, path: string, book: ResponseBook): void {
+export function foldEntries(
+  state: AggregateState,
+  entries: readonly IndexedEntry[],
+  kind: Bucket,
+  path: string,
+  book: ResponseBook,
+): void {
   for (const entry of entries) {
     state.entries[kind] += 1;
     stampActivity(state, entry.timestamp);
@@ -227,7 +265,11 @@ export interface SessionFileEntries {
  * The aggregate of a session counted from all of its files: the main transcript first, then the
  * sub-agent files by path, then the compaction agents' (the order accounting.ts reads them in).
  */
-export function aggregateFromScratch(files: readonly SessionFileEntries[], last: LastExtraction | null | undefined, book: ResponseBook): AggregateState {
+export function aggregateFromScratch(
+  files: readonly SessionFileEntries[],
+  last: LastExtraction | null | undefined,
+  book: ResponseBook,
+): AggregateState {
   const state = emptyAggregate();
   state.context = null;
   for (const kind of BUCKETS) {
@@ -240,7 +282,18 @@ export function aggregateFromScratch(files: readonly SessionFileEntries[], last:
 /** The figures of SessionAccounting a summary reports. */
 export type AggregateAccounting = Pick<
   SessionAccounting,
-  'contextTokens' | 'threshold' | 'usage' | 'compactions' | 'sinceExtraction' | 'lastResponseHasToolCalls' | 'model' | 'cwd' | 'gitBranch' | 'title' | 'firstActivity' | 'lastActivity'
+  | 'contextTokens'
+  | 'threshold'
+  | 'usage'
+  | 'compactions'
+  | 'sinceExtraction'
+  | 'lastResponseHasToolCalls'
+  | 'model'
+  | 'cwd'
+  | 'gitBranch'
+  | 'title'
+  | 'firstActivity'
+  | 'lastActivity'
 > & { entries: Record<Bucket, number> };
 
 /**
@@ -249,13 +302,22 @@ export type AggregateAccounting = Pick<
  * since it may sit in another session's file), used after custom and AI titles. `statedWindow`:
  * the window Claude Code stated for the session, which wins over the model table.
  */
-export function accountingOf(state: AggregateState & { context: ContextState }, env: ThresholdEnv, summaryTitle: string | null = null, statedWindow: number | null = null): AggregateAccounting {
+export function accountingOf(
+  state: AggregateState & { context: ContextState },
+  env: ThresholdEnv,
+  summaryTitle: string | null = null,
+  statedWindow: number | null = null,
+): AggregateAccounting {
   const { context, compactions } = state;
   const usageTokens = context.anchor === null ? 0 : contextOfUsage(context.anchor.usage);
   const contextTokens = contextTokensOf(context);
   const byModel: UsageByModel = new Map();
   for (const [model, row] of Object.entries(state.usage)) {
-    byModel.set(model, { main: { ...row.main, costUsd: 0 }, sidechain: { ...row.sidechain, costUsd: 0 }, compaction: { ...row.compaction, costUsd: 0 } });
+    byModel.set(model, {
+      main: { ...row.main, costUsd: 0 },
+      sidechain: { ...row.sidechain, costUsd: 0 },
+      compaction: { ...row.compaction, costUsd: 0 },
+    });
   }
   const after = compactions.after?.usage;
   let { cwd, gitBranch } = state;
@@ -271,20 +333,31 @@ export function accountingOf(state: AggregateState & { context: ContextState }, 
   }
   return {
     contextTokens,
-    threshold: computeThresholds({ model: thresholdModel(state.model, usageTokens, undefined), tokens: contextTokens, env, window: statedWindow }),
+    threshold: computeThresholds({
+      model: thresholdModel(state.model, usageTokens, undefined),
+      tokens: contextTokens,
+      env,
+      window: statedWindow,
+    }),
     usage: priceUsage(byModel).usage,
     compactions: {
       count: compactions.count,
       lastTrigger: compactions.lastTrigger,
       lastPreTokens: compactions.lastPreTokens,
-      lastPostTokens: compactions.lastPostTokens ?? (after === undefined ? null : after.input + after.cacheCreation + after.cacheRead),
+      lastPostTokens:
+        compactions.lastPostTokens ??
+        (after === undefined ? null : after.input + after.cacheCreation + after.cacheRead),
     },
-    sinceExtraction: { toolCalls: toolCallsOf(context), tokenGrowth: Math.max(0, contextTokens - markOf(context).baseline) },
+    sinceExtraction: {
+      toolCalls: toolCallsOf(context),
+      tokenGrowth: Math.max(0, contextTokens - markOf(context).baseline),
+    },
     lastResponseHasToolCalls: context.lastResponse?.toolCalls ?? false,
     model: state.model,
     cwd,
     gitBranch,
-    title: state.titles.custom ?? state.titles.ai ?? summaryTitle ?? state.titles.prompt ?? state.titles.command ?? null,
+    title:
+      state.titles.custom ?? state.titles.ai ?? summaryTitle ?? state.titles.prompt ?? state.titles.command ?? null,
     firstActivity: state.first?.text ?? null,
     lastActivity: state.last?.text ?? null,
     entries: { ...state.entries },
@@ -299,7 +372,8 @@ export function parseAggregate(json: string): AggregateState | null {
   } catch {
     return null;
   }
-  if (typeof value !== 'object' || value === null || (value as { version?: unknown }).version !== AGGREGATE_VERSION) return null;
+  if (typeof value !== 'object' || value === null || (value as { version?: unknown }).version !== AGGREGATE_VERSION)
+    return null;
   const state = value as AggregateState;
   // Written before the context kept its last response: counted again (the rest of the state holds).
   if (state.context !== null && state.context.lastResponse === undefined) state.context = null;

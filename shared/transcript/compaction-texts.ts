@@ -5,8 +5,10 @@
  */
 
 /** Claude Code's opening line of the message that carries a compaction summary. */
-export const CONTINUATION_OPENING = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.';
-export const TRANSCRIPT_POINTER = 'If you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: ';
+export const CONTINUATION_OPENING =
+  'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.';
+export const TRANSCRIPT_POINTER =
+  'If you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: ';
 export const RECENT_PRESERVED = 'Recent messages are preserved verbatim.';
 /** Claude Code's closing line: the model picks the work up instead of asking what to do. */
 export const CONTINUATION_CLOSING =

@@ -64,7 +64,10 @@ function isBoundary(entry: IndexedEntry): boolean {
 }
 
 /** Parent overrides that splice every preserved segment back in after its anchor. */
-function preservedSegmentRelinks(entries: readonly IndexedEntry[], byUuid: ReadonlyMap<string, IndexedEntry>): Map<string, string> {
+function preservedSegmentRelinks(
+  entries: readonly IndexedEntry[],
+  byUuid: ReadonlyMap<string, IndexedEntry>,
+): Map<string, string> {
   const relinks = new Map<string, string>();
   const segmentByAnchor = new Map<string, PreservedSegment>();
   for (const entry of entries) {
@@ -101,7 +104,12 @@ interface Walk {
  * The nearest main-thread entry with a uuid before `entry` in the file that the walk has not
  * visited, or null. Positions are computed on the first bridge only: a whole file is intact.
  */
-function bridgeFrom(entry: IndexedEntry, entries: readonly IndexedEntry[], positions: { map: Map<IndexedEntry, number> | null }, seen: ReadonlySet<string>): IndexedEntry | null {
+function bridgeFrom(
+  entry: IndexedEntry,
+  entries: readonly IndexedEntry[],
+  positions: { map: Map<IndexedEntry, number> | null },
+  seen: ReadonlySet<string>,
+): IndexedEntry | null {
   if (positions.map === null) positions.map = new Map(entries.map((candidate, index) => [candidate, index]));
   for (let index = (positions.map.get(entry) ?? 0) - 1; index >= 0; index--) {
     const candidate = entries[index];
@@ -114,7 +122,12 @@ function bridgeFrom(entry: IndexedEntry, entries: readonly IndexedEntry[], posit
  * From the leaf back to a boundary, the root, a missing parent or a repeat; at most one visit
  * each. With `bridge` (the file's entries), a missing parent is replaced by the entry before.
  */
-function walkBack(leaf: IndexedEntry, byUuid: ReadonlyMap<string, IndexedEntry>, relinks: ReadonlyMap<string, string>, bridge: readonly IndexedEntry[] | null): Walk {
+function walkBack(
+  leaf: IndexedEntry,
+  byUuid: ReadonlyMap<string, IndexedEntry>,
+  relinks: ReadonlyMap<string, string>,
+  bridge: readonly IndexedEntry[] | null,
+): Walk {
   const path: IndexedEntry[] = [];
   const bridged: string[] = [];
   const seen = new Set<string>();
@@ -163,7 +176,8 @@ function unreachedSegment(walk: Walk, byUuid: ReadonlyMap<string, IndexedEntry>)
 function withParallelSiblings(path: readonly IndexedEntry[], entries: readonly IndexedEntry[]): Set<IndexedEntry> {
   const members = new Set(path);
   const responseIds = new Set<string>();
-  for (const entry of path) if (entry.type === 'assistant' && entry.messageId !== null) responseIds.add(entry.messageId);
+  for (const entry of path)
+    if (entry.type === 'assistant' && entry.messageId !== null) responseIds.add(entry.messageId);
   if (responseIds.size === 0) return members;
   const assistantUuids = new Set<string>();
   for (const entry of entries) {
@@ -183,7 +197,10 @@ function withParallelSiblings(path: readonly IndexedEntry[], entries: readonly I
  * The active conversation of one session's main transcript. `entries` are in file order; entries
  * without a uuid (bookkeeping such as last-prompt, mode, file-history-snapshot) are never part of it.
  */
-export function activeConversation(entries: readonly IndexedEntry[], options: ActiveConversationOptions = {}): ActiveConversation {
+export function activeConversation(
+  entries: readonly IndexedEntry[],
+  options: ActiveConversationOptions = {},
+): ActiveConversation {
   const leaf = newestLeaf(entries);
   if (leaf === null) return { entries: [], leaf: null, boundary: null, end: 'empty', bridged: [] };
 
@@ -192,7 +209,12 @@ export function activeConversation(entries: readonly IndexedEntry[], options: Ac
     if (entry.uuid !== null && !entry.isSidechain) byUuid.set(entry.uuid, entry); // a rewritten uuid: the newest wins
   }
 
-  const walk = walkBack(leaf, byUuid, preservedSegmentRelinks(entries, byUuid), options.bridgeBrokenChain ? entries : null);
+  const walk = walkBack(
+    leaf,
+    byUuid,
+    preservedSegmentRelinks(entries, byUuid),
+    options.bridgeBrokenChain ? entries : null,
+  );
   const { path, end, bridged } = walk;
   const boundary = end === 'boundary' ? (path[path.length - 1] ?? null) : null;
   const members = withParallelSiblings([...path, ...unreachedSegment(walk, byUuid)], entries);

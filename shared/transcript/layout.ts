@@ -60,7 +60,8 @@ export function classifyTranscript(root: string, path: string): TranscriptFile |
     const [project, name] = parts as [string, string];
     const base = stem(name);
     if (base === null) return null;
-    if (base.startsWith(AGENT_PREFIX)) return { path, project, sessionId: base, agentId: base.slice(AGENT_PREFIX.length), sessionFromEntries: true };
+    if (base.startsWith(AGENT_PREFIX))
+      return { path, project, sessionId: base, agentId: base.slice(AGENT_PREFIX.length), sessionFromEntries: true };
     return { path, project, sessionId: base, agentId: null, sessionFromEntries: false };
   }
   if (parts.length === 4) {

@@ -89,7 +89,13 @@ const DEFAULT_WINDOWS: readonly WindowRow[] = [
  * 967K. A model with such a window compacts ahead of its limit; every other one (its window
  * source is "auto") does not (thresholds.ts).
  */
-const AUTO_COMPACT_WINDOWS: readonly { family: ModelFamily; major: number; minor: number; tokens: number; onlyBelowOneMillion: boolean }[] = [
+const AUTO_COMPACT_WINDOWS: readonly {
+  family: ModelFamily;
+  major: number;
+  minor: number;
+  tokens: number;
+  onlyBelowOneMillion: boolean;
+}[] = [
   { family: 'sonnet', major: 4, minor: 6, tokens: DEFAULT_CONTEXT_WINDOW, onlyBelowOneMillion: true },
   { family: 'opus', major: 4, minor: 6, tokens: DEFAULT_CONTEXT_WINDOW, onlyBelowOneMillion: true },
   { family: 'sonnet', major: 5, minor: 0, tokens: 967_000, onlyBelowOneMillion: false },
@@ -99,7 +105,10 @@ const AUTO_COMPACT_WINDOWS: readonly { family: ModelFamily; major: number; minor
 export function modelAutoCompactWindow(model: string | null, window: number): number | null {
   const version = model === null ? null : parseModelVersion(model);
   if (version === null) return null;
-  const row = AUTO_COMPACT_WINDOWS.find((candidate) => candidate.family === version.family && candidate.major === version.major && candidate.minor === version.minor);
+  const row = AUTO_COMPACT_WINDOWS.find(
+    (candidate) =>
+      candidate.family === version.family && candidate.major === version.major && candidate.minor === version.minor,
+  );
   if (row === undefined || (row.onlyBelowOneMillion && window >= EXTENDED_CONTEXT_WINDOW)) return null;
   return row.tokens;
 }
@@ -137,9 +146,16 @@ const MAX_OUTPUT: readonly OutputRow[] = [
   { family: 'haiku', major: 3, fromMinor: 0, tokens: 4_096 },
 ];
 
-function findRow<T extends { family: ModelFamily; major: number; fromMinor: number }>(rows: readonly T[], version: ModelVersion | null): T | null {
+function findRow<T extends { family: ModelFamily; major: number; fromMinor: number }>(
+  rows: readonly T[],
+  version: ModelVersion | null,
+): T | null {
   if (version === null) return null;
-  return rows.find((row) => row.family === version.family && row.major === version.major && version.minor >= row.fromMinor) ?? null;
+  return (
+    rows.find(
+      (row) => row.family === version.family && row.major === version.major && version.minor >= row.fromMinor,
+    ) ?? null
+  );
 }
 
 export function maxOutputTokensFor(model: string | null): number {
@@ -217,6 +233,10 @@ const TOKENS_PER_PRICE_UNIT = 1_000_000; // prices are per million tokens
 export function costOf(usage: Usage, price: ModelPrice): number {
   const unsplitWrites = Math.max(0, usage.cacheCreation - usage.cache5m - usage.cache1h);
   const dollarsTimesMillion =
-    usage.input * price.input + usage.output * price.output + (usage.cache5m + unsplitWrites) * price.cacheWrite5m + usage.cache1h * price.cacheWrite1h + usage.cacheRead * price.cacheRead;
+    usage.input * price.input +
+    usage.output * price.output +
+    (usage.cache5m + unsplitWrites) * price.cacheWrite5m +
+    usage.cache1h * price.cacheWrite1h +
+    usage.cacheRead * price.cacheRead;
   return dollarsTimesMillion / TOKENS_PER_PRICE_UNIT;
 }

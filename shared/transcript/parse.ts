@@ -2,8 +2,9 @@
  * Turns one parsed transcript line into its index row. Every field is read defensively: lines
  * come from files that other programs write, so nothing about their shape is trusted.
  */
-import { isRecord } from '../values.js';
+
 import { redactSecrets } from '../text/redact.js';
+import { isRecord } from '../values.js';
 import { commandTitle, promptTitle } from './prompt-text.js';
 import { isBadTimestamp, normalTimestamp } from './timestamp.js';
 import { measureEntry } from './tokens.js';
@@ -135,7 +136,13 @@ function nestedResponseOf(entry: Json): NestedResponse | null {
   if (!isRecord(nested) || nested.type !== 'assistant' || !isRecord(nested.message)) return null;
   const usage = parseUsage(nested.message.usage);
   if (usage === null) return null;
-  return { messageId: str(nested.message.id), requestId: str(nested.requestId), model: str(nested.message.model), usage, timestamp: normalTimestamp(nested.timestamp) };
+  return {
+    messageId: str(nested.message.id),
+    requestId: str(nested.requestId),
+    model: str(nested.message.model),
+    usage,
+    timestamp: normalTimestamp(nested.timestamp),
+  };
 }
 
 /** Returns null when the line is valid JSON but not an object (such lines are counted as bad). */

@@ -56,7 +56,9 @@ export const GENERATED_PREFIXES = [
 const STOOD_IN = /^x{64}/;
 
 function isGenerated(text: string): boolean {
-  return GENERATED_TAG.test(text) || GENERATED_PREFIXES.some((prefix) => text.startsWith(prefix)) || STOOD_IN.test(text);
+  return (
+    GENERATED_TAG.test(text) || GENERATED_PREFIXES.some((prefix) => text.startsWith(prefix)) || STOOD_IN.test(text)
+  );
 }
 
 function asTitle(text: string): string {

@@ -40,7 +40,13 @@ export function extractionMark(main: readonly IndexedEntry[], last: LastExtracti
 
 /** What a compaction writes after its boundary: the summary, re-attached files and context, bookkeeping. */
 export function isCompactionOutput(entry: IndexedEntry): boolean {
-  return entry.isCompactSummary || entry.isMeta || entry.type === 'attachment' || entry.type === 'system' || entry.uuid === null;
+  return (
+    entry.isCompactSummary ||
+    entry.isMeta ||
+    entry.type === 'attachment' ||
+    entry.type === 'system' ||
+    entry.uuid === null
+  );
 }
 
 /** The index just past a boundary's own entries (summary, attachments, preserved segment) in file order. */

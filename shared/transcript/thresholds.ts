@@ -103,12 +103,18 @@ export function contextWindow(model: string, stated?: number | null): number {
 /** The auto-compact window Claude Code compacts against, at most `window`; null when it configures none (source "auto"). */
 export function autoCompactWindow(model: string, env: ThresholdEnv, window: number): number | null {
   const override = positiveInt(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
-  const configured = override !== null ? clamp(override, MIN_AUTO_COMPACT_WINDOW, MAX_AUTO_COMPACT_WINDOW) : modelAutoCompactWindow(model === '' ? null : model, window);
+  const configured =
+    override !== null
+      ? clamp(override, MIN_AUTO_COMPACT_WINDOW, MAX_AUTO_COMPACT_WINDOW)
+      : modelAutoCompactWindow(model === '' ? null : model, window);
   return configured === null ? null : Math.min(window, configured);
 }
 
 function reserveOf(model: string, reserveOutputTokens: number | undefined): number {
-  return Math.max(0, reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY));
+  return Math.max(
+    0,
+    reserveOutputTokens ?? Math.min(maxOutputTokensFor(model === '' ? null : model), MAX_OUTPUT_TOKENS_FOR_SUMMARY),
+  );
 }
 
 function autoCompactThreshold(effectiveWindow: number, env: ThresholdEnv): number {
@@ -150,7 +156,9 @@ export function computeThresholds(input: ThresholdInput): ThresholdResult {
   const threshold = autoCompactThreshold(effectiveWindow, env);
   const autoCompactAt = reactive ? window : threshold;
   const warningBase = autoCompactEnabled ? threshold : effectiveWindow;
-  const blockingAt = reactive ? window : (positiveInt(env.CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE) ?? window - reserve - MANUAL_COMPACT_BUFFER_TOKENS);
+  const blockingAt = reactive
+    ? window
+    : (positiveInt(env.CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE) ?? window - reserve - MANUAL_COMPACT_BUFFER_TOKENS);
   const thresholds = {
     model,
     tokens,

@@ -43,7 +43,8 @@ export function timestampMs(value: unknown, now: number = Date.now()): number | 
   const [, year, month, day, hour, minute, second, , zone] = match as unknown as string[];
   if (!realDay(Number(year), Number(month), Number(day))) return null;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return null;
-  if (zone !== undefined && zone.length > 1 && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) return null;
+  if (zone !== undefined && zone.length > 1 && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59))
+    return null;
   const ms = Date.parse(value.toUpperCase());
   if (!Number.isFinite(ms) || ms < EARLIEST_MS || ms > now + FUTURE_SLACK_MS) return null;
   return ms;

@@ -120,7 +120,9 @@ export function attachmentTexts(attachment: Record<string, unknown>): string[] {
   const hookName = typeof attachment.hookName === 'string' ? attachment.hookName : '';
   switch (attachment.type) {
     case 'hook_additional_context': {
-      const lines = Array.isArray(attachment.content) ? attachment.content.filter((line) => typeof line === 'string') : [];
+      const lines = Array.isArray(attachment.content)
+        ? attachment.content.filter((line) => typeof line === 'string')
+        : [];
       if (lines.length === 0) return [];
       return [systemReminder(`${hookName} hook additional context: ${lines.join('\n')}`)];
     }

@@ -36,7 +36,10 @@ export function taskNotificationLine(body: string): string {
   const command = BACKGROUND_COMMAND.exec(summary);
   if (command !== null) return `[background task "${command[1]}" ${status}, exit ${command[2]}]`;
   const id = child(body, 'task-id');
-  const about = summary === '' ? '' : `: ${summary.length <= TASK_SUMMARY_CHARS ? summary : `${summary.slice(0, TASK_SUMMARY_CHARS - 1)}…`}`;
+  const about =
+    summary === ''
+      ? ''
+      : `: ${summary.length <= TASK_SUMMARY_CHARS ? summary : `${summary.slice(0, TASK_SUMMARY_CHARS - 1)}…`}`;
   return `[background task${id === null ? '' : ` ${id}`} ${status}${about}]`;
 }
 

@@ -22,7 +22,8 @@ const DAYS_PER_UNIT: Record<SpanUnit, number> = { m: 1 / 1440, h: 1 / 24, d: 1, 
 const SPAN = /^(\d{1,6})([mhdw])$/;
 const DAY = /^(\d{4})-?(\d{2})-?(\d{2})$/;
 
-export const BOUND_FORMATS = 'a span back from now (30d, 2w, 12h, 90m), a day (2026-03-01 or 20260301) or an ISO time (2026-03-01T12:00:00Z)';
+export const BOUND_FORMATS =
+  'a span back from now (30d, 2w, 12h, 90m), a day (2026-03-01 or 20260301) or an ISO time (2026-03-01T12:00:00Z)';
 
 function validDay(year: number, month: number, day: number): boolean {
   const date = new Date(Date.UTC(year, month - 1, day));

@@ -27,7 +27,10 @@ describe('docs/architecture.md', () => {
       if (fixed !== null) writeFileSync(DOC, fixed);
     }
     const violations = docViolations(readFileSync(DOC, 'utf8'), daemonFolders(), MAY_CALL);
-    if (violations.length > 0) console.log(`docs/architecture.md:\n${violations.join('\n')}\n\nMAY_CALL renders as:\n${renderMayCall(MAY_CALL)}`);
+    if (violations.length > 0)
+      console.log(
+        `docs/architecture.md:\n${violations.join('\n')}\n\nMAY_CALL renders as:\n${renderMayCall(MAY_CALL)}`,
+      );
     expect(violations).toEqual([]);
   });
 });
@@ -66,7 +69,9 @@ describe('a doc that is stale in each way', () => {
   it('says a built folder is not built, wherever the clause says it', () => {
     expect(violations.filter((v) => v.startsWith('says '))).toEqual([
       expect.stringContaining('says usage is not there'),
-      expect.stringContaining('says archive is not there, and daemon/archive/ exists: "archive is not built yet, with these departures."'),
+      expect.stringContaining(
+        'says archive is not there, and daemon/archive/ exists: "archive is not built yet, with these departures."',
+      ),
     ]);
   });
 
@@ -76,7 +81,9 @@ describe('a doc that is stale in each way', () => {
     expect(fixed).toContain('- `archive/` (domain) may call log.\n');
     expect(fixed).toContain('- `main.ts` (domain) may call archive (wires it).\n');
     expect(fixed).toContain('- `log/` (infrastructure) calls no other daemon folder.\n');
-    expect(docViolations(fixed, ['log', 'archive', 'usage', '(main)'], FAKE_TABLE)).not.toContainEqual(expect.stringContaining('MAY_CALL block'));
+    expect(docViolations(fixed, ['log', 'archive', 'usage', '(main)'], FAKE_TABLE)).not.toContainEqual(
+      expect.stringContaining('MAY_CALL block'),
+    );
   });
 
   it('reports nothing else, and a doc without a block says so', () => {

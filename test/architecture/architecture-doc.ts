@@ -6,11 +6,13 @@
  */
 import type { MayCallTable } from './may-call.js';
 
-export const MAY_CALL_BEGIN = '<!-- MAY_CALL begin: generated from test/architecture/may-call.ts; `MEMD_FIX_DOCS=1 npx vitest run test/architecture/architecture-doc.test.ts` rewrites it -->';
+export const MAY_CALL_BEGIN =
+  '<!-- MAY_CALL begin: generated from test/architecture/may-call.ts; `MEMD_FIX_DOCS=1 npx vitest run test/architecture/architecture-doc.test.ts` rewrites it -->';
 export const MAY_CALL_END = '<!-- MAY_CALL end -->';
 
 /** Words saying a part is still to come: stale once its folder exists. */
-const NOT_BUILT = /\bnot\s+(?:yet\s+)?(?:built|written|implemented)\b|\b(?:is|are)\s+(?:planned|to\s+come)\b|\bcoming\s+soon\b/i;
+const NOT_BUILT =
+  /\bnot\s+(?:yet\s+)?(?:built|written|implemented)\b|\b(?:is|are)\s+(?:planned|to\s+come)\b|\bcoming\s+soon\b/i;
 /** The areas, which the doc's first bullets describe beside the daemon's folders. */
 const AREAS = ['daemon', 'shared', 'client'];
 
@@ -53,21 +55,29 @@ function clauses(doc: string): string[] {
 export function docViolations(doc: string, folders: readonly string[], table: MayCallTable): string[] {
   const found: string[] = [];
   for (const folder of folders) {
-    if (!new RegExp(`^- \\*\\*${escaped(docName(folder))}\\*\\*`, 'm').test(doc)) found.push(`no paragraph \`- **${docName(folder)}**\` for daemon/${folder === '(main)' ? 'main.ts' : folder}`);
+    if (!new RegExp(`^- \\*\\*${escaped(docName(folder))}\\*\\*`, 'm').test(doc))
+      found.push(`no paragraph \`- **${docName(folder)}**\` for daemon/${folder === '(main)' ? 'main.ts' : folder}`);
   }
   const known = new Set([...folders, ...AREAS]);
-  const named = [...doc.matchAll(/\bdaemon\/([a-z][a-z0-9-]*)\//g), ...doc.matchAll(/^- \*\*([a-z][a-z0-9-]*)\/\*\*/gm)];
+  const named = [
+    ...doc.matchAll(/\bdaemon\/([a-z][a-z0-9-]*)\//g),
+    ...doc.matchAll(/^- \*\*([a-z][a-z0-9-]*)\/\*\*/gm),
+  ];
   for (const name of new Set(named.map((match) => match[1] ?? ''))) {
     if (!known.has(name)) found.push(`names daemon/${name}/, which does not exist`);
   }
   for (const clause of clauses(doc)) {
     if (!NOT_BUILT.test(clause)) continue;
     for (const folder of folders) {
-      if (folder !== '(main)' && new RegExp(`\\b${escaped(folder)}\\b`).test(clause)) found.push(`says ${folder} is not there, and daemon/${folder}/ exists: "${clause.replace(/\s+/g, ' ').trim()}"`);
+      if (folder !== '(main)' && new RegExp(`\\b${escaped(folder)}\\b`).test(clause))
+        found.push(
+          `says ${folder} is not there, and daemon/${folder}/ exists: "${clause.replace(/\s+/g, ' ').trim()}"`,
+        );
     }
   }
   const rendered = withMayCall(doc, table);
   if (rendered === null) found.push(`has no MAY_CALL block (between "${MAY_CALL_BEGIN}" and "${MAY_CALL_END}")`);
-  else if (rendered !== doc) found.push('its MAY_CALL block differs from test/architecture/may-call.ts (MEMD_FIX_DOCS=1 rewrites it)');
+  else if (rendered !== doc)
+    found.push('its MAY_CALL block differs from test/architecture/may-call.ts (MEMD_FIX_DOCS=1 rewrites it)');
   return found;
 }

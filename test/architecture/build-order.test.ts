@@ -38,14 +38,22 @@ describe('fake main.ts files', () => {
         '}',
       ].join('\n'),
     );
-    expect(found).toEqual(['main.ts:3: `sessions` mentions `archive`, declared below it (line 4): each part is built from parts above it']);
+    expect(found).toEqual([
+      'main.ts:3: `sessions` mentions `archive`, declared below it (line 4): each part is built from parts above it',
+    ]);
   });
 
   it('sees a shorthand property, a direct argument and a statement that is not a declaration', () => {
     const found = check(
-      ['function serve() {', '  const a = build({ b });', '  const c = build(d);', '  add({ loop: () => loopDelay.status() });', '  const b = 1, d = 2;', '  const loopDelay = watch();', '}'].join(
-        '\n',
-      ),
+      [
+        'function serve() {',
+        '  const a = build({ b });',
+        '  const c = build(d);',
+        '  add({ loop: () => loopDelay.status() });',
+        '  const b = 1, d = 2;',
+        '  const loopDelay = watch();',
+        '}',
+      ].join('\n'),
     );
     expect(found).toHaveLength(3);
     expect(found[0]).toContain('`a` mentions `b`');
@@ -55,12 +63,18 @@ describe('fake main.ts files', () => {
 
   it('sees a part that mentions itself in its own construction', () => {
     const found = check('function serve() {\n  const ingestor = create({ live: () => ingestor.progress() });\n}\n');
-    expect(found).toEqual(['main.ts:2: `ingestor` mentions itself, in its own construction: each part is built from parts above it']);
+    expect(found).toEqual([
+      'main.ts:2: `ingestor` mentions itself, in its own construction: each part is built from parts above it',
+    ]);
   });
 
   it('refuses a let set after the parts that read it', () => {
-    const found = check('function serve() {\n  let socketFile: { remove(): void } | undefined;\n  const stop = () => socketFile?.remove();\n  socketFile = own();\n}\n');
-    expect(found).toEqual(['main.ts:2: `let socketFile`: a part assigned after it is built is a forward reference; build it once, from parts above it']);
+    const found = check(
+      'function serve() {\n  let socketFile: { remove(): void } | undefined;\n  const stop = () => socketFile?.remove();\n  socketFile = own();\n}\n',
+    );
+    expect(found).toEqual([
+      'main.ts:2: `let socketFile`: a part assigned after it is built is a forward reference; build it once, from parts above it',
+    ]);
   });
 
   it('takes no parameter, property or later function call for a part', () => {

@@ -18,7 +18,8 @@ interface Declared {
   variable: boolean;
 }
 
-const lineOf = (source: ts.SourceFile, node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+const lineOf = (source: ts.SourceFile, node: ts.Node) =>
+  source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
 
 /** The identifiers a declaration binds (destructuring included). */
 function boundNames(name: ts.BindingName): ts.Identifier[] {
@@ -27,8 +28,10 @@ function boundNames(name: ts.BindingName): ts.Identifier[] {
 }
 
 function declaredNames(statement: ts.Statement): { names: ts.Identifier[]; variable: boolean } {
-  if (ts.isVariableStatement(statement)) return { names: statement.declarationList.declarations.flatMap((d) => boundNames(d.name)), variable: true };
-  if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined) return { names: [statement.name], variable: false };
+  if (ts.isVariableStatement(statement))
+    return { names: statement.declarationList.declarations.flatMap((d) => boundNames(d.name)), variable: true };
+  if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined)
+    return { names: [statement.name], variable: false };
   return { names: [], variable: false };
 }
 
@@ -36,27 +39,41 @@ function declaredNames(statement: ts.Statement): { names: ts.Identifier[]; varia
 function isDeclarationName(node: ts.Identifier): boolean {
   const parent = node.parent;
   return (
-    ((ts.isVariableDeclaration(parent) || ts.isBindingElement(parent) || ts.isFunctionDeclaration(parent) || ts.isClassDeclaration(parent) || ts.isParameter(parent)) && parent.name === node) ||
+    ((ts.isVariableDeclaration(parent) ||
+      ts.isBindingElement(parent) ||
+      ts.isFunctionDeclaration(parent) ||
+      ts.isClassDeclaration(parent) ||
+      ts.isParameter(parent)) &&
+      parent.name === node) ||
     (ts.isBindingElement(parent) && parent.propertyName === node)
   );
 }
 
 function symbolOf(checker: ts.TypeChecker, node: ts.Identifier): ts.Symbol | undefined {
-  if (ts.isShorthandPropertyAssignment(node.parent) && node.parent.name === node) return checker.getShorthandAssignmentValueSymbol(node.parent);
+  if (ts.isShorthandPropertyAssignment(node.parent) && node.parent.name === node)
+    return checker.getShorthandAssignmentValueSymbol(node.parent);
   return checker.getSymbolAtLocation(node);
 }
 
 function describe(statement: ts.Statement, declared: readonly ts.Identifier[]): string {
-  return declared.length > 0 ? `\`${declared.map((id) => id.text).join(', ')}\`` : `\`${statement.getText().split('\n')[0]?.slice(0, 60)}\``;
+  return declared.length > 0
+    ? `\`${declared.map((id) => id.text).join(', ')}\``
+    : `\`${statement.getText().split('\n')[0]?.slice(0, 60)}\``;
 }
 
-function checkStatements(statements: readonly ts.Statement[], source: ts.SourceFile, checker: ts.TypeChecker, file: string): string[] {
+function checkStatements(
+  statements: readonly ts.Statement[],
+  source: ts.SourceFile,
+  checker: ts.TypeChecker,
+  file: string,
+): string[] {
   const declaredAt = new Map<ts.Symbol, Declared>();
   const namesAt = statements.map((statement, index) => {
     const { names, variable } = declaredNames(statement);
     for (const name of names) {
       const symbol = checker.getSymbolAtLocation(name);
-      if (symbol !== undefined) declaredAt.set(symbol, { index, name: name.text, line: lineOf(source, name), variable });
+      if (symbol !== undefined)
+        declaredAt.set(symbol, { index, name: name.text, line: lineOf(source, name), variable });
     }
     return names;
   });
@@ -70,8 +87,13 @@ function checkStatements(statements: readonly ts.Statement[], source: ts.SourceF
         const forward = target !== undefined && (target.index > index || (target.index === index && target.variable));
         if (target !== undefined && forward && !reported.has(target.name)) {
           reported.add(target.name);
-          const where = target.index === index ? 'itself, in its own construction' : `\`${target.name}\`, declared below it (line ${target.line})`;
-          found.push(`${file}:${lineOf(source, node)}: ${describe(statement, namesAt[index] ?? [])} mentions ${where}: each part is built from parts above it`);
+          const where =
+            target.index === index
+              ? 'itself, in its own construction'
+              : `\`${target.name}\`, declared below it (line ${target.line})`;
+          found.push(
+            `${file}:${lineOf(source, node)}: ${describe(statement, namesAt[index] ?? [])} mentions ${where}: each part is built from parts above it`,
+          );
         }
       }
       ts.forEachChild(node, visit);
@@ -87,7 +109,9 @@ function mutableDeclarations(source: ts.SourceFile, file: string): string[] {
     if (ts.isVariableDeclarationList(node) && (node.flags & ts.NodeFlags.BlockScoped) !== ts.NodeFlags.Const) {
       const kind = node.flags & ts.NodeFlags.Let ? 'let' : 'var';
       const names = node.declarations.flatMap((d) => boundNames(d.name)).map((id) => id.text);
-      found.push(`${file}:${lineOf(source, node)}: \`${kind} ${names.join(', ')}\`: a part assigned after it is built is a forward reference; build it once, from parts above it`);
+      found.push(
+        `${file}:${lineOf(source, node)}: \`${kind} ${names.join(', ')}\`: a part assigned after it is built is a forward reference; build it once, from parts above it`,
+      );
     }
     ts.forEachChild(node, visit);
   };
@@ -110,7 +134,8 @@ export function checkBuildOrder(path: string, name = path): string[] {
   const checker = program.getTypeChecker();
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isSourceFile(node) || ts.isBlock(node) || ts.isModuleBlock(node)) found.push(...checkStatements(node.statements, source, checker, name));
+    if (ts.isSourceFile(node) || ts.isBlock(node) || ts.isModuleBlock(node))
+      found.push(...checkStatements(node.statements, source, checker, name));
     ts.forEachChild(node, visit);
   };
   visit(source);

@@ -19,7 +19,8 @@ function faceViolations(imports: readonly Import[]): string[] {
   const found: string[] = [];
   for (const [folder, face] of Object.entries(FACES)) {
     for (const { from, to } of imports) {
-      if (to.startsWith(folder) && !from.startsWith(folder) && !face.includes(to)) found.push(`${from} imports ${to}: ${folder} is reached through ${face.join(', ')}`);
+      if (to.startsWith(folder) && !from.startsWith(folder) && !face.includes(to))
+        found.push(`${from} imports ${to}: ${folder} is reached through ${face.join(', ')}`);
     }
   }
   return found;
@@ -36,6 +37,8 @@ describe('faces', () => {
       { from: 'daemon/search/builder.ts', to: 'daemon/ingest/index.ts' },
       { from: 'daemon/ingest/index.ts', to: 'daemon/ingest/chunk-parser.ts' },
     ];
-    expect(faceViolations(imports)).toEqual([expect.stringContaining('daemon/search/builder.ts imports daemon/ingest/chunk-parser.ts')]);
+    expect(faceViolations(imports)).toEqual([
+      expect.stringContaining('daemon/search/builder.ts imports daemon/ingest/chunk-parser.ts'),
+    ]);
   });
 });

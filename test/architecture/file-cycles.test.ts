@@ -11,7 +11,9 @@ describe('fileCircles', () => {
 
   it('reports a tangle once, with all its files and one shortest circle', () => {
     // b→c→d→b and b→e→b share b: one component; a leads into it and is not part of it.
-    const found = fileCircles(edges(['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'b'], ['b', 'e'], ['e', 'b'], ['d', 'f']));
+    const found = fileCircles(
+      edges(['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'b'], ['b', 'e'], ['e', 'b'], ['d', 'f']),
+    );
     expect(found).toEqual([{ files: ['b', 'c', 'd', 'e'], cycle: ['b', 'e', 'b'] }]);
   });
 

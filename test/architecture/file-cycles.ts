@@ -78,7 +78,8 @@ function shortestCircle(graph: Graph, start: string, members: ReadonlySet<string
       if (!members.has(target)) continue;
       if (target === start) {
         const between: string[] = [];
-        for (let at: string | undefined = file; at !== undefined && at !== start; at = cameFrom.get(at)) between.unshift(at);
+        for (let at: string | undefined = file; at !== undefined && at !== start; at = cameFrom.get(at))
+          between.unshift(at);
         return [start, ...between, start];
       }
       if (!cameFrom.has(target) && target !== start) {

@@ -46,7 +46,8 @@ const FAKE_TREE: Record<string, string> = {
   'daemon/handoff/h.ts': "export const h = async () => (await import('../main.js')).main;\n",
   // Allowed: main wires rpc, rpc uses domains and itself, shared uses shared; comments and strings are not imports.
   'daemon/main.ts': "import { dispatch } from './rpc/dispatch.js';\nexport const main = dispatch;\n",
-  'daemon/rpc/dispatch.ts': "import { m } from '../memory/m.js';\nimport { s } from './server.js';\nexport const dispatch = [m, s];\n",
+  'daemon/rpc/dispatch.ts':
+    "import { m } from '../memory/m.js';\nimport { s } from './server.js';\nexport const dispatch = [m, s];\n",
   'daemon/rpc/server.ts': 'export const s = 1;\n',
   'daemon/memory/m.ts': "// import { main } from '../main.js';\nexport const m = \"import '../rpc/dispatch.js'\";\n",
   'shared/q.ts': "import { p } from './p.js';\nexport const q = p;\n",
@@ -105,11 +106,15 @@ describe('a tree that breaks each rule once', () => {
   });
 
   it('the client imports only shared', () => {
-    expect(find('client-speaks-protocol')).toEqual([expect.stringContaining('client/c.ts imports daemon/rpc/dispatch.ts')]);
+    expect(find('client-speaks-protocol')).toEqual([
+      expect.stringContaining('client/c.ts imports daemon/rpc/dispatch.ts'),
+    ]);
   });
 
   it('only main and rpc import rpc', () => {
-    expect(find('rpc-is-the-edge')).toEqual([expect.stringContaining('daemon/compaction/z.ts imports daemon/rpc/dispatch.ts')]);
+    expect(find('rpc-is-the-edge')).toEqual([
+      expect.stringContaining('daemon/compaction/z.ts imports daemon/rpc/dispatch.ts'),
+    ]);
   });
 
   it('daemon folders form no cycle, reported once with an import per edge', () => {
@@ -121,7 +126,9 @@ describe('a tree that breaks each rule once', () => {
   });
 
   it('infrastructure imports no domain', () => {
-    expect(find('infrastructure-below-domains')).toEqual([expect.stringContaining('daemon/log/l.ts imports daemon/memory/m.ts')]);
+    expect(find('infrastructure-below-domains')).toEqual([
+      expect.stringContaining('daemon/log/l.ts imports daemon/memory/m.ts'),
+    ]);
   });
 
   it('nothing but main imports main.ts', () => {
@@ -130,11 +137,16 @@ describe('a tree that breaks each rule once', () => {
 
   it('every daemon folder is infrastructure or a domain', () => {
     const unclassified = find('every-folder-classified');
-    expect(unclassified).toEqual([expect.stringContaining('daemon/a (daemon/a/x.ts)'), expect.stringContaining('daemon/b (daemon/b/y.ts)')]);
+    expect(unclassified).toEqual([
+      expect.stringContaining('daemon/a (daemon/a/x.ts)'),
+      expect.stringContaining('daemon/b (daemon/b/y.ts)'),
+    ]);
   });
 
   it('a daemon folder imports only what its MAY_CALL row names', () => {
-    expect(find('may-call')).toEqual([expect.stringContaining('daemon/export/e.ts imports daemon/handoff/h.ts, and export may not call handoff')]);
+    expect(find('may-call')).toEqual([
+      expect.stringContaining('daemon/export/e.ts imports daemon/handoff/h.ts, and export may not call handoff'),
+    ]);
   });
 
   it('MAY_CALL names only imports the code makes, and folders that exist', () => {

@@ -83,19 +83,22 @@ export const RULES: readonly Rule[] = [
   },
   {
     name: 'may-call',
-    reason: 'a folder imports only the folders its MAY_CALL row names (test/architecture/may-call.ts): a new edge is decided there, with its reason, and docs/architecture.md shows it',
+    reason:
+      'a folder imports only the folders its MAY_CALL row names (test/architecture/may-call.ts): a new edge is decided there, with its reason, and docs/architecture.md shows it',
     kind: 'may-call',
     area: 'daemon',
   },
   {
     name: 'may-call-in-use',
-    reason: 'MAY_CALL says what the code does: an allowance no file uses, or a row for a folder that is gone, is taken out',
+    reason:
+      'MAY_CALL says what the code does: an allowance no file uses, or a row for a folder that is gone, is taken out',
     kind: 'may-call-in-use',
     area: 'daemon',
   },
   {
     name: 'no-file-cycles',
-    reason: 'files in a circle (type-only imports count) load in an order that depends on who came first, and can only be moved together',
+    reason:
+      'files in a circle (type-only imports count) load in an order that depends on who came first, and can only be moved together',
     kind: 'files-acyclic',
     area: 'daemon',
   },
@@ -253,46 +256,75 @@ function cycleViolations(rule: Rule & { kind: 'acyclic' }, imports: readonly Imp
     });
     return `[${rule.name}] ${cycle.join(' → ')} (${examples.join('; ')}): ${rule.reason}`;
   });
-  if (cycles.length >= MAX_CYCLES_REPORTED) found.push(`[${rule.name}] listing stopped at ${MAX_CYCLES_REPORTED} cycles; there may be more`);
+  if (cycles.length >= MAX_CYCLES_REPORTED)
+    found.push(`[${rule.name}] listing stopped at ${MAX_CYCLES_REPORTED} cycles; there may be more`);
   return found;
 }
 
-function classificationViolations(rule: Rule & { kind: 'classified' }, files: readonly string[], table: MayCallTable): string[] {
+function classificationViolations(
+  rule: Rule & { kind: 'classified' },
+  files: readonly string[],
+  table: MayCallTable,
+): string[] {
   const unknown = new Map<string, string>();
   for (const file of files) {
     const place = placeOf(file);
-    if (place?.area === rule.area && !Object.hasOwn(table, place.folder) && !unknown.has(place.folder)) unknown.set(place.folder, file);
+    if (place?.area === rule.area && !Object.hasOwn(table, place.folder) && !unknown.has(place.folder))
+      unknown.set(place.folder, file);
   }
-  return [...unknown].map(([folder, file]) => `[${rule.name}] ${rule.area}/${folder} (${file}) has no row in MAY_CALL: ${rule.reason}`);
+  return [...unknown].map(
+    ([folder, file]) => `[${rule.name}] ${rule.area}/${folder} (${file}) has no row in MAY_CALL: ${rule.reason}`,
+  );
 }
 
 /** Each import between two daemon folders whose row does not name the imported one; a folder without a row is `classified`'s. */
-function mayCallViolations(rule: Rule & { kind: 'may-call' }, imports: readonly Import[], table: MayCallTable): string[] {
+function mayCallViolations(
+  rule: Rule & { kind: 'may-call' },
+  imports: readonly Import[],
+  table: MayCallTable,
+): string[] {
   const found: string[] = [];
   for (const edge of imports) {
     const from = placeOf(edge.from);
     const to = placeOf(edge.to);
     if (from?.area !== rule.area || to?.area !== rule.area || from.folder === to.folder) continue;
     const row = table[from.folder];
-    if (row !== undefined && !Object.hasOwn(row.calls, to.folder)) found.push(`[${rule.name}] ${describeImport(edge)}, and ${from.folder} may not call ${to.folder}: ${rule.reason}`);
+    if (row !== undefined && !Object.hasOwn(row.calls, to.folder))
+      found.push(
+        `[${rule.name}] ${describeImport(edge)}, and ${from.folder} may not call ${to.folder}: ${rule.reason}`,
+      );
   }
   return found;
 }
 
 /** Each allowance that no import uses, and each row whose folder has no file. */
-function inUseViolations(rule: Rule & { kind: 'may-call-in-use' }, imports: readonly Import[], files: readonly string[], table: MayCallTable): string[] {
+function inUseViolations(
+  rule: Rule & { kind: 'may-call-in-use' },
+  imports: readonly Import[],
+  files: readonly string[],
+  table: MayCallTable,
+): string[] {
   const graph = folderGraph(imports, rule.area);
   const present = new Set(files.map(placeOf).flatMap((place) => (place?.area === rule.area ? [place.folder] : [])));
   return Object.entries(table).flatMap(([folder, row]) => {
-    if (!present.has(folder)) return [`[${rule.name}] MAY_CALL has a row for ${folder}, and ${rule.area}/ has no such folder: ${rule.reason}`];
+    if (!present.has(folder))
+      return [`[${rule.name}] MAY_CALL has a row for ${folder}, and ${rule.area}/ has no such folder: ${rule.reason}`];
     const unused = Object.keys(row.calls).filter((to) => !graph.get(folder)?.has(to));
-    return unused.map((to) => `[${rule.name}] MAY_CALL lets ${folder} call ${to}, and no file of ${folder} imports ${to}: ${rule.reason}`);
+    return unused.map(
+      (to) =>
+        `[${rule.name}] MAY_CALL lets ${folder} call ${to}, and no file of ${folder} imports ${to}: ${rule.reason}`,
+    );
   });
 }
 
 function fileCycleViolations(rule: Rule & { kind: 'files-acyclic' }, imports: readonly Import[]): string[] {
-  const inArea = imports.filter((edge) => placeOf(edge.from)?.area === rule.area && placeOf(edge.to)?.area === rule.area);
-  return fileCircles(inArea).map((circle) => `[${rule.name}] ${circle.cycle.join(' → ')} (${circle.files.length} files in the circle: ${circle.files.join(', ')}): ${rule.reason}`);
+  const inArea = imports.filter(
+    (edge) => placeOf(edge.from)?.area === rule.area && placeOf(edge.to)?.area === rule.area,
+  );
+  return fileCircles(inArea).map(
+    (circle) =>
+      `[${rule.name}] ${circle.cycle.join(' → ')} (${circle.files.length} files in the circle: ${circle.files.join(', ')}): ${rule.reason}`,
+  );
 }
 
 function violationsOf(rule: Rule, imports: readonly Import[], files: readonly string[], table: MayCallTable): string[] {
@@ -351,7 +383,9 @@ export function folderImportCounts(root: string): Map<string, Map<string, number
 
 /** The counts as lines `from → to  n`, sorted, for a human to read. */
 export function formatImportCounts(counts: Map<string, Map<string, number>>): string {
-  const rows = [...counts].flatMap(([from, targets]) => [...targets].map(([to, n]) => ({ edge: `${from} → ${to}`, n })));
+  const rows = [...counts].flatMap(([from, targets]) =>
+    [...targets].map(([to, n]) => ({ edge: `${from} → ${to}`, n })),
+  );
   rows.sort((a, b) => a.edge.localeCompare(b.edge));
   const width = Math.max(0, ...rows.map((r) => r.edge.length));
   return rows.map((r) => `${r.edge.padEnd(width)}  ${r.n}`).join('\n');

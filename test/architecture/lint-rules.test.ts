@@ -43,7 +43,9 @@ afterAll(() => {
 
 /** The files Biome reported under one rule, from its `path:line:col lint/group/rule` headers. */
 function reported(rule: string): string[] {
-  const found = [...output.matchAll(new RegExp(`^(\\S+):\\d+:\\d+ lint/nursery/${rule}\\b`, 'gm'))].map((match) => match[1] ?? '');
+  const found = [...output.matchAll(new RegExp(`^(\\S+):\\d+:\\d+ lint/nursery/${rule}\\b`, 'gm'))].map(
+    (match) => match[1] ?? '',
+  );
   return [...new Set(found)].sort();
 }
 

@@ -30,10 +30,19 @@ export const MAY_CALL: MayCallTable = {
   llm: { layer: 'infrastructure', calls: { log: '' } },
   ingest: {
     layer: 'domain',
-    calls: { store: 'the rows it writes', bus: '`transcripts.committed`', fs: 'regular-file reads inside the projects dir', log: '', workers: 'the parse worker' },
+    calls: {
+      store: 'the rows it writes',
+      bus: '`transcripts.committed`',
+      fs: 'regular-file reads inside the projects dir',
+      log: '',
+      workers: 'the parse worker',
+    },
   },
   // The layout rules moved to shared/transcript/layout.ts in issue 30; the reaction to a rebuilt store subscribes on the domain bus.
-  transcripts: { layer: 'domain', calls: { store: 'the read SQL over the rows', workers: 'loads in slices', bus: '`store.rebuilt`' } },
+  transcripts: {
+    layer: 'domain',
+    calls: { store: 'the read SQL over the rows', workers: 'loads in slices', bus: '`store.rebuilt`' },
+  },
   sessions: {
     layer: 'domain',
     calls: {
@@ -100,7 +109,12 @@ export const MAY_CALL: MayCallTable = {
   export: { layer: 'domain', calls: { transcripts: '', fs: 'regular-file reads', log: '' } },
   usage: {
     layer: 'domain',
-    calls: { store: 'the entry rows it follows', ingest: 'the index follower it is (`IndexFollower`)', sessions: 'project names (`part.ts`)', log: '' },
+    calls: {
+      store: 'the entry rows it follows',
+      ingest: 'the index follower it is (`IndexFollower`)',
+      sessions: 'project names (`part.ts`)',
+      log: '',
+    },
   },
   archive: {
     layer: 'domain',

@@ -37,7 +37,11 @@ export function launchChromium() {
  * Opens `url` (a file:// URL) in a new offline context. Every request that is not for the file
  * itself is aborted and recorded, as are console errors and uncaught page errors.
  */
-export async function openOffline(browser, url, { javaScriptEnabled = true, viewport = { width: 1100, height: 900 } } = {}) {
+export async function openOffline(
+  browser,
+  url,
+  { javaScriptEnabled = true, viewport = { width: 1100, height: 900 } } = {},
+) {
   const context = await browser.newContext({ offline: true, javaScriptEnabled, viewport, deviceScaleFactor: 1 });
   context.setDefaultTimeout(BROWSER_STEP_MS);
   const seen = { requests: [], blocked: [], consoleErrors: [], pageErrors: [] };

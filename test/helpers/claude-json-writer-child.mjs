@@ -20,7 +20,14 @@ const lockfile = require('proper-lockfile');
 const locking = flag !== '--no-lock';
 
 for (let round = 0; round < Number(writesArg); round++) {
-  const release = locking ? await lockfile.lock(path, { lockfilePath: `${path}.lock`, realpath: false, stale: 10_000, retries: { retries: 1000, minTimeout: 1, maxTimeout: 20 } }) : null;
+  const release = locking
+    ? await lockfile.lock(path, {
+        lockfilePath: `${path}.lock`,
+        realpath: false,
+        stale: 10_000,
+        retries: { retries: 1000, minTimeout: 1, maxTimeout: 20 },
+      })
+    : null;
   try {
     const config = JSON.parse(readFileSync(path, 'utf8'));
     config[`writer-${round}`] = round;

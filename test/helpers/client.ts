@@ -3,7 +3,7 @@
  * answer of every method that has a result schema (shared/protocol/answers.ts) checked against it,
  * so that each test also checks that the daemon answers what the protocol's types promise.
  */
-import { createClient as createMemdClient, type Client, type ClientOptions } from '../../client/index.js';
+import { type Client, type ClientOptions, createClient as createMemdClient } from '../../client/index.js';
 import { ANSWER_SCHEMAS } from '../../shared/protocol/answers.js';
 import { parseAnswer } from '../../shared/protocol/schema.js';
 

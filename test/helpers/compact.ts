@@ -6,20 +6,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBus } from '../../daemon/bus/bus.js';
-import { loadConversation, type SessionConversation } from '../../daemon/transcripts/conversation.js';
-import { createCompactionService, type CompactionLayers, type CompactionService } from '../../daemon/compaction/service.js';
-import { normalize, type ConversationMessage } from '../../daemon/transcripts/messages.js';
-import { classifyTranscript } from '../../shared/transcript/layout.js';
-import { createTailer } from '../../daemon/ingest/tailer.js';
+import {
+  type CompactionLayers,
+  type CompactionService,
+  createCompactionService,
+} from '../../daemon/compaction/service.js';
 import { scanTranscripts } from '../../daemon/ingest/scan.js';
-import { createEntryCache, type EntryCache } from '../../daemon/transcripts/entry-cache.js';
+import { createTailer } from '../../daemon/ingest/tailer.js';
 import { openStore, type Store } from '../../daemon/store/db.js';
+import { loadConversation, type SessionConversation } from '../../daemon/transcripts/conversation.js';
+import { createEntryCache, type EntryCache } from '../../daemon/transcripts/entry-cache.js';
+import { type ConversationMessage, normalize } from '../../daemon/transcripts/messages.js';
+import { createTranscripts } from '../../daemon/transcripts/transcripts.js';
 import type { ThresholdResult } from '../../shared/protocol/sessions.js';
+import { classifyTranscript } from '../../shared/transcript/layout.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { fakeLogger } from './fake-logger.js';
-import { manifest, type Manifest } from './fixtures.js';
+import { type Manifest, manifest } from './fixtures.js';
 import { copyFixtureProjects } from './ingest.js';
-import { createTranscripts } from '../../daemon/transcripts/transcripts.js';
 
 export interface IngestedSession {
   dir: string;
@@ -95,13 +99,26 @@ export function syntheticConversation(rounds: number, resultChars = 4_000, tool 
     const line = `line of output ${n} `.padEnd(79, '.');
     messages.push({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: id, content: `${line}\n`.repeat(Math.ceil(resultChars / 80)).slice(0, resultChars) }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: id,
+          content: `${line}\n`.repeat(Math.ceil(resultChars / 80)).slice(0, resultChars),
+        },
+      ],
       uuids: [`r-${n}`],
       messageId: null,
       isPrompt: false,
       isSummary: false,
     });
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Done with request ${n}.` }], uuids: [`t-${n}`], messageId: `msg_${n}_b`, isPrompt: false, isSummary: false });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'text', text: `Done with request ${n}.` }],
+      uuids: [`t-${n}`],
+      messageId: `msg_${n}_b`,
+      isPrompt: false,
+      isSummary: false,
+    });
   }
   return normalize(messages);
 }

@@ -19,7 +19,12 @@ export interface FailingOutput {
 }
 
 /** pytest's progress lines: `path ....  [ NN%]`, a failure as `F`. */
-function progress(files: readonly string[], perFile: number, failing: ReadonlyMap<string, number>, total: number): string[] {
+function progress(
+  files: readonly string[],
+  perFile: number,
+  failing: ReadonlyMap<string, number>,
+  total: number,
+): string[] {
   let done = 0;
   return files.map((file) => {
     const marks = Array.from({ length: perFile }, (_, at) => (failing.get(file) === at ? 'F' : '.')).join('');
@@ -28,7 +33,10 @@ function progress(files: readonly string[], perFile: number, failing: ReadonlyMa
   });
 }
 
-const PYTEST_FILES = Array.from({ length: 40 }, (_, n) => `tests/test_${['api', 'errors', 'models', 'parser', 'totals'][n % 5]}_${String(n).padStart(2, '0')}.py`);
+const PYTEST_FILES = Array.from(
+  { length: 40 },
+  (_, n) => `tests/test_${['api', 'errors', 'models', 'parser', 'totals'][n % 5]}_${String(n).padStart(2, '0')}.py`,
+);
 
 /** A long pytest run (`-ra` style summary at the end unless `summary` is false). */
 export function pytestRun(summary = true): FailingOutput {
@@ -86,12 +94,17 @@ export function pytestRun(summary = true): FailingOutput {
     name: summary ? 'pytest' : 'pytest without summary',
     command: summary ? 'python -m pytest -ra' : 'python -m pytest -q -rN',
     output: lines.join('\n'),
-    facts: summary ? ['FAILED tests/test_totals_04.py::test_discount - AssertionError: assert 3 == 4', 'ValueError not raised'] : ['AssertionError: assert 3 == 4'],
+    facts: summary
+      ? ['FAILED tests/test_totals_04.py::test_discount - AssertionError: assert 3 == 4', 'ValueError not raised']
+      : ['AssertionError: assert 3 == 4'],
   };
 }
 
 export function jestRun(): FailingOutput {
-  const passing = Array.from({ length: 30 }, (_, n) => ` PASS  src/${['errors', 'format', 'money'][n % 3]}/case-${n}.test.ts`);
+  const passing = Array.from(
+    { length: 30 },
+    (_, n) => ` PASS  src/${['errors', 'format', 'money'][n % 3]}/case-${n}.test.ts`,
+  );
   const lines = [
     '> invoices@2.3.0 test',
     '> jest --ci',
@@ -118,11 +131,19 @@ export function jestRun(): FailingOutput {
     'Time:        6.114 s',
     'Ran all test suites.',
   ];
-  return { name: 'jest', command: 'npm test', output: lines.join('\n'), facts: ['● totals › applies the discount before tax', 'Expected: 10353'] };
+  return {
+    name: 'jest',
+    command: 'npm test',
+    output: lines.join('\n'),
+    facts: ['● totals › applies the discount before tax', 'Expected: 10353'],
+  };
 }
 
 export function vitestRun(): FailingOutput {
-  const passing = Array.from({ length: 25 }, (_, n) => ` ✓ test/unit/${['errors', 'queue', 'store'][n % 3]}-${n}.test.ts (${4 + (n % 7)} tests) ${12 + n}ms`);
+  const passing = Array.from(
+    { length: 25 },
+    (_, n) => ` ✓ test/unit/${['errors', 'queue', 'store'][n % 3]}-${n}.test.ts (${4 + (n % 7)} tests) ${12 + n}ms`,
+  );
   const lines = [
     ' RUN  v2.1.8 /home/dev/queue',
     '',
@@ -152,7 +173,12 @@ export function vitestRun(): FailingOutput {
     ' Test Files  1 failed | 25 passed (26)',
     '      Tests  1 failed | 160 passed (161)',
   ];
-  return { name: 'vitest', command: 'npx vitest run', output: lines.join('\n'), facts: ['AssertionError: expected 4 to be 3'] };
+  return {
+    name: 'vitest',
+    command: 'npx vitest run',
+    output: lines.join('\n'),
+    facts: ['AssertionError: expected 4 to be 3'],
+  };
 }
 
 /** `tsc -b --verbose`: the projects it builds, then the error. */
@@ -181,7 +207,9 @@ export function tscBuild(): FailingOutput {
     name: 'tsc',
     command: 'npx tsc -b --verbose',
     output: lines.join('\n'),
-    facts: ["packages/http/src/client.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'."],
+    facts: [
+      "packages/http/src/client.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
+    ],
   };
 }
 
@@ -210,11 +238,19 @@ export function cargoBuild(): FailingOutput {
     'warning: `ledger` (lib) generated 1 warning',
     'error: could not compile `ledger` (lib) due to 1 previous error; 1 warning emitted',
   ];
-  return { name: 'cargo build', command: 'cargo build', output: lines.join('\n'), facts: ['error[E0308]: mismatched types'] };
+  return {
+    name: 'cargo build',
+    command: 'cargo build',
+    output: lines.join('\n'),
+    facts: ['error[E0308]: mismatched types'],
+  };
 }
 
 export function cargoTest(): FailingOutput {
-  const tests = Array.from({ length: 60 }, (_, n) => `test ${['errors', 'ledger', 'parse'][n % 3]}::tests::case_${n} ... ok`);
+  const tests = Array.from(
+    { length: 60 },
+    (_, n) => `test ${['errors', 'ledger', 'parse'][n % 3]}::tests::case_${n} ... ok`,
+  );
   const lines = [
     '    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.41s',
     '     Running unittests src/lib.rs (target/debug/deps/ledger-5f1c2a9e)',
@@ -241,7 +277,12 @@ export function cargoTest(): FailingOutput {
     '',
     'error: test failed, to rerun pass `--lib`',
   ];
-  return { name: 'cargo test', command: 'cargo test', output: lines.join('\n'), facts: ['panicked at src/ledger.rs:88:9', 'assertion `left == right` failed'] };
+  return {
+    name: 'cargo test',
+    command: 'cargo test',
+    output: lines.join('\n'),
+    facts: ['panicked at src/ledger.rs:88:9', 'assertion `left == right` failed'],
+  };
 }
 
 export function goTest(): FailingOutput {
@@ -255,7 +296,12 @@ export function goTest(): FailingOutput {
     'exit status 1',
     'FAIL\texample.com/calc\t0.004s',
   ];
-  return { name: 'go test', command: 'go test -v ./...', output: lines.join('\n'), facts: ['calc_test.go:9: Add(1, 2) = 4; want 3'] };
+  return {
+    name: 'go test',
+    command: 'go test -v ./...',
+    output: lines.join('\n'),
+    facts: ['calc_test.go:9: Add(1, 2) = 4; want 3'],
+  };
 }
 
 export function nodeCrash(): FailingOutput {
@@ -278,7 +324,12 @@ export function nodeCrash(): FailingOutput {
     '',
     'Node.js v20.15.0',
   ];
-  return { name: 'node crash', command: 'npm start', output: lines.join('\n'), facts: ['TypeError: handler.run is not a function'] };
+  return {
+    name: 'node crash',
+    command: 'npm start',
+    output: lines.join('\n'),
+    facts: ['TypeError: handler.run is not a function'],
+  };
 }
 
 /** A unittest run: the failure's title, its traceback, and what was raised. */
@@ -299,10 +350,26 @@ export function unittestRun(): FailingOutput {
     '',
     'FAILED (failures=1)',
   ];
-  return { name: 'unittest', command: 'python -m unittest', output: lines.join('\n'), facts: ['FAIL: test_rejects_empty', 'AssertionError: ValueError not raised'] };
+  return {
+    name: 'unittest',
+    command: 'python -m unittest',
+    output: lines.join('\n'),
+    facts: ['FAIL: test_rejects_empty', 'AssertionError: ValueError not raised'],
+  };
 }
 
-export const FAILING_OUTPUTS = [pytestRun(), pytestRun(false), unittestRun(), jestRun(), vitestRun(), tscBuild(), cargoBuild(), cargoTest(), goTest(), nodeCrash()];
+export const FAILING_OUTPUTS = [
+  pytestRun(),
+  pytestRun(false),
+  unittestRun(),
+  jestRun(),
+  vitestRun(),
+  tscBuild(),
+  cargoBuild(),
+  cargoTest(),
+  goTest(),
+  nodeCrash(),
+];
 
 /** How a failed Bash call's result is recorded. */
 export type FailureRecord = 'is_error' | 'exit header only' | 'exit code in toolUseResult';
@@ -312,7 +379,13 @@ export type FailureRecord = 'is_error' | 'exit header only' | 'exit code in tool
  * or in the other shapes transcripts hold: the header without is_error, or only the exit code in
  * toolUseResult.
  */
-export function failingBash(writer: TranscriptWriter, n: number, command: string, output: string, record: FailureRecord = 'is_error'): void {
+export function failingBash(
+  writer: TranscriptWriter,
+  n: number,
+  command: string,
+  output: string,
+  record: FailureRecord = 'is_error',
+): void {
   const id = `toolu_fail${String(n).padStart(4, '0')}`;
   writer.response(
     [
@@ -322,15 +395,28 @@ export function failingBash(writer: TranscriptWriter, n: number, command: string
     growingUsage(n),
   );
   const content = record === 'exit code in toolUseResult' ? output : `Exit code 1\n${output}`;
-  const meta: Line = record === 'exit code in toolUseResult' ? { stdout: output, stderr: '', interrupted: false, exitCode: 1 } : {};
-  writer.user([{ type: 'tool_result', tool_use_id: id, content, is_error: record === 'is_error' }], { toolUseResult: record === 'is_error' ? `Error: Exit code 1\n${output}` : meta });
+  const meta: Line =
+    record === 'exit code in toolUseResult' ? { stdout: output, stderr: '', interrupted: false, exitCode: 1 } : {};
+  writer.user([{ type: 'tool_result', tool_use_id: id, content, is_error: record === 'is_error' }], {
+    toolUseResult: record === 'is_error' ? `Error: Exit code 1\n${output}` : meta,
+  });
 }
 
 /** A tool round with its result and optional toolUseResult. */
-export function toolCall(writer: TranscriptWriter, n: number, name: string, input: Line, result = 'ok', meta?: unknown): void {
+export function toolCall(
+  writer: TranscriptWriter,
+  n: number,
+  name: string,
+  input: Line,
+  result = 'ok',
+  meta?: unknown,
+): void {
   const id = `toolu_call${String(n).padStart(4, '0')}`;
   writer.response([{ type: 'tool_use', id, name, input }], growingUsage(n));
-  writer.user([{ type: 'tool_result', tool_use_id: id, content: result }], meta === undefined ? {} : { toolUseResult: meta });
+  writer.user(
+    [{ type: 'tool_result', tool_use_id: id, content: result }],
+    meta === undefined ? {} : { toolUseResult: meta },
+  );
 }
 
 /** The writer's lines as loaded entries, as the summarizers get them. */

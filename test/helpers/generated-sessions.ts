@@ -8,8 +8,9 @@
  * what it was sent, plus the request's overhead (system prompt, tools: 3K unless the shape says).
  * The same shape gives the same bytes.
  */
+
+import { type Line, mainPath, type ResponseUsage, TranscriptWriter, writeTranscript } from './real-shapes.js';
 import { seededRandom } from './seeded-random.mjs';
-import { mainPath, TranscriptWriter, writeTranscript, type Line, type ResponseUsage } from './real-shapes.js';
 
 export interface SessionShape {
   seed: number;
@@ -38,7 +39,20 @@ const SYSTEM_PROMPT_TOKENS = 3_000; // what a short system prompt and a few tool
 const BIG_READ_CHARS = 90_000; // three of them in one message are the issue's example
 export const SUMMARY_OPENING = 'This session is being continued from a previous conversation that ran out of context.';
 
-const WORDS = ['charge', 'retry', 'budget', 'key', 'store', 'expire', 'ledger', 'refund', 'invoice', 'gateway', 'amount', 'cents'];
+const WORDS = [
+  'charge',
+  'retry',
+  'budget',
+  'key',
+  'store',
+  'expire',
+  'ledger',
+  'refund',
+  'invoice',
+  'gateway',
+  'amount',
+  'cents',
+];
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
@@ -105,7 +119,12 @@ export function generateSession(shape: SessionShape): GeneratedSession {
   const toolRound = (calls: { name: string; input: Line; text: string }[], lead: string | null) => {
     const withIds = calls.map((call) => ({ ...call, id: `toolu_g${hex}${String(++toolCounter).padStart(5, '0')}` }));
     const blocks: Line[] = [];
-    if (random() < 0.15) blocks.push({ type: 'thinking', thinking: `The ${pick(random, WORDS)} path needs checking first.`, signature: `sig${toolCounter}` });
+    if (random() < 0.15)
+      blocks.push({
+        type: 'thinking',
+        thinking: `The ${pick(random, WORDS)} path needs checking first.`,
+        signature: `sig${toolCounter}`,
+      });
     if (lead !== null) blocks.push({ type: 'text', text: lead });
     for (const call of withIds) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
     respond(blocks);
@@ -114,9 +133,23 @@ export function generateSession(shape: SessionShape): GeneratedSession {
   const randomCall = (n: number) => {
     const chars = resultChars(random);
     const kind = random();
-    if (kind < 0.5) return { name: 'Read', input: { file_path: `${cwd}/src/${pick(random, WORDS)}_${n}.py` }, text: readOutput(random, chars) };
-    if (kind < 0.8) return { name: 'Bash', input: { command: `python3 -m unittest tests/test_${n}.py` }, text: bashOutput(random, chars) };
-    return { name: 'Grep', input: { pattern: `${pick(random, WORDS)}_${n}` }, text: `src/${pick(random, WORDS)}.py:${n}: ${pick(random, WORDS)}` };
+    if (kind < 0.5)
+      return {
+        name: 'Read',
+        input: { file_path: `${cwd}/src/${pick(random, WORDS)}_${n}.py` },
+        text: readOutput(random, chars),
+      };
+    if (kind < 0.8)
+      return {
+        name: 'Bash',
+        input: { command: `python3 -m unittest tests/test_${n}.py` },
+        text: bashOutput(random, chars),
+      };
+    return {
+      name: 'Grep',
+      input: { pattern: `${pick(random, WORDS)}_${n}` },
+      text: `src/${pick(random, WORDS)}.py:${n}: ${pick(random, WORDS)}`,
+    };
   };
 
   if (shape.compacted) {
@@ -143,7 +176,11 @@ export function generateSession(shape: SessionShape): GeneratedSession {
   }
   if (shape.bigReads) {
     toolRound(
-      [0, 1, 2].map((index) => ({ name: 'Read', input: { file_path: `${cwd}/data/ledger-${index}.csv` }, text: readOutput(random, BIG_READ_CHARS) })),
+      [0, 1, 2].map((index) => ({
+        name: 'Read',
+        input: { file_path: `${cwd}/data/ledger-${index}.csv` },
+        text: readOutput(random, BIG_READ_CHARS),
+      })),
       'Reading the three ledgers.',
     );
   } else if (random() < 0.5) {

@@ -24,7 +24,12 @@ export async function serveHandlers(handlers: readonly MethodHandler[]): Promise
   const bus = createBus((error) => {
     throw error;
   });
-  const version = handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] }));
+  const version = handle(Methods.daemonVersion, () => ({
+    name: 'memd' as const,
+    version: '0.1.0',
+    protocol: 1,
+    capabilities: [],
+  }));
   const dispatcher = createDispatcher([version, ...handlers], fakeLogger());
   const server = createRpcServer({
     dispatcher,

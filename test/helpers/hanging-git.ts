@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { isProcessAlive } from '../../daemon/lifecycle/instance-lock.js';
 import { RawSocket } from './raw-socket.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from './real-shapes.js';
-import { eventually, makeSandbox, type DaemonProcess, type Sandbox } from './sandbox.js';
+import { type DaemonProcess, eventually, makeSandbox, type Sandbox } from './sandbox.js';
 
 export const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 /** What memd may take past its deadline to log, release and die on a loaded two-core machine. */
@@ -41,7 +41,10 @@ export function hangingGitSetup(): Setup {
   const bin = join(sandbox.root, 'bin');
   mkdirSync(bin);
   const pids = join(sandbox.root, 'git-children');
-  writeFileSync(join(bin, 'git'), `#!/bin/sh\ncase " $* " in *" rev-parse "*) exec ${REAL_GIT} "$@" ;; esac\nsleep 600 &\necho $! >> ${pids}\nwait\n`);
+  writeFileSync(
+    join(bin, 'git'),
+    `#!/bin/sh\ncase " $* " in *" rev-parse "*) exec ${REAL_GIT} "$@" ;; esac\nsleep 600 &\necho $! >> ${pids}\nwait\n`,
+  );
   chmodSync(join(bin, 'git'), 0o755);
   const children = () => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []);
   return { sandbox, cwd, transcriptPath, env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, children };
@@ -50,13 +53,21 @@ export function hangingGitSetup(): Setup {
 /** Sends handoff.generate and returns once its git status hangs; the request stays in flight. */
 export async function handoffInFlight(s: Setup): Promise<RawSocket> {
   const socket = await RawSocket.open(s.sandbox.socketPath);
-  socket.sendJson({ jsonrpc: '2.0', id: 1, method: 'handoff.generate', params: { transcriptPath: s.transcriptPath, cwd: s.cwd } });
+  socket.sendJson({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'handoff.generate',
+    params: { transcriptPath: s.transcriptPath, cwd: s.cwd },
+  });
   await eventually(() => s.children().length > 0, 'git status to hang');
   return socket;
 }
 
 /** The daemon's exit, or null when it has not exited within `ms`. */
-export async function exitWithin(daemon: DaemonProcess, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
+export async function exitWithin(
+  daemon: DaemonProcess,
+  ms: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
   try {

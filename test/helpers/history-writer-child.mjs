@@ -15,7 +15,13 @@ export function historyDisplay(writer, index) {
 }
 
 export function historyLine(writer, index) {
-  const entry = { display: historyDisplay(writer, index), pastedContents: {}, timestamp: Date.now(), project: `/w/${writer}`, sessionId: `writer-${writer}` };
+  const entry = {
+    display: historyDisplay(writer, index),
+    pastedContents: {},
+    timestamp: Date.now(),
+    project: `/w/${writer}`,
+    sessionId: `writer-${writer}`,
+  };
   return `${JSON.stringify(entry)}\n`;
 }
 

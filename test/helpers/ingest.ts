@@ -2,10 +2,11 @@
  * Helpers for transcript-ingest tests: fixture copies, a canonical dump of the index, and the
  * index a clean ingest of the same files produces (the reference every fault test compares with).
  */
-import Database from 'better-sqlite3';
+
 import { appendFileSync, chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { createBus } from '../../daemon/bus/bus.js';
 import { createIngestor } from '../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../daemon/ingest/scan.js';
@@ -53,7 +54,9 @@ interface DumpFileRow {
 }
 
 export function dumpIndex(db: Database.Database, projectsDir: string): IndexDump {
-  const files = db.prepare('SELECT id, path, committed_offset, gone, entries, bad_lines FROM files ORDER BY path').all() as DumpFileRow[];
+  const files = db
+    .prepare('SELECT id, path, committed_offset, gone, entries, bad_lines FROM files ORDER BY path')
+    .all() as DumpFileRow[];
   const entries = db.prepare(selectEntries('WHERE e.file_id = ? ORDER BY e.offset'));
   const bad = db.prepare('SELECT offset, length, reason FROM bad_lines WHERE file_id = ? ORDER BY offset');
   const dump: IndexDump = {};
@@ -62,9 +65,16 @@ export function dumpIndex(db: Database.Database, projectsDir: string): IndexDump
     const badRows = bad.all(file.id) as Record<string, unknown>[];
     // The counters on the files row must agree with the rows themselves.
     if (rows.length !== file.entries || badRows.length !== file.bad_lines) {
-      throw new Error(`${file.path}: counters ${file.entries}/${file.bad_lines} but ${rows.length}/${badRows.length} rows`);
+      throw new Error(
+        `${file.path}: counters ${file.entries}/${file.bad_lines} but ${rows.length}/${badRows.length} rows`,
+      );
     }
-    dump[relative(projectsDir, file.path)] = { committedOffset: file.committed_offset, gone: file.gone === 1, entries: rows, bad: badRows };
+    dump[relative(projectsDir, file.path)] = {
+      committedOffset: file.committed_offset,
+      gone: file.gone === 1,
+      entries: rows,
+      bad: badRows,
+    };
   }
   return dump;
 }
@@ -122,6 +132,14 @@ export function appendPrompt(transcript: string, sessionId: string, text: string
     .split('\n')
     .map((line) => JSON.parse(line) as { uuid?: string; isSidechain?: boolean });
   const last = entries.findLast((entry) => typeof entry.uuid === 'string' && entry.isSidechain !== true);
-  const entry = { parentUuid: last?.uuid ?? null, isSidechain: false, type: 'user', message: { role: 'user', content: text }, uuid, timestamp: new Date().toISOString(), sessionId };
+  const entry = {
+    parentUuid: last?.uuid ?? null,
+    isSidechain: false,
+    type: 'user',
+    message: { role: 'user', content: text },
+    uuid,
+    timestamp: new Date().toISOString(),
+    sessionId,
+  };
   appendFileSync(transcript, `${JSON.stringify(entry)}\n`);
 }

@@ -4,8 +4,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { MEMCTL_MAIN, type Sandbox } from './sandbox.js';
 
 export async function serveMcp(sandbox: Sandbox, cwd: string): Promise<McpClient> {
-  const env = Object.fromEntries(Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd, stderr: 'pipe' });
+  const env = Object.fromEntries(
+    Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MEMCTL_MAIN, 'mcp'],
+    env,
+    cwd,
+    stderr: 'pipe',
+  });
   const mcp = new McpClient({ name: 'memd-security-test', version: '1.0.0' });
   await mcp.connect(transport);
   return mcp;

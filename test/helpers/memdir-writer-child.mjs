@@ -33,7 +33,14 @@ for (let round = 0; round < Number(writesArg); round++) {
     if (error.kind !== 'NotFound') throw error;
   }
   try {
-    await store.write({ project, name, type: 'project', description: `count ${counter + 1}`, content: `count ${counter + 1}\n`, ifMatch });
+    await store.write({
+      project,
+      name,
+      type: 'project',
+      description: `count ${counter + 1}`,
+      content: `count ${counter + 1}\n`,
+      ifMatch,
+    });
     written.push([name, counter + 1]);
   } catch (error) {
     if (error.kind !== 'Conflict') throw error;

@@ -157,7 +157,13 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
   });
   server.on('clientError', (_error, socket) => socket.destroy());
 
-  function send(res: ServerResponse, record: RecordedRequest, status: number, body: string, headers: Record<string, string> = {}): void {
+  function send(
+    res: ServerResponse,
+    record: RecordedRequest,
+    status: number,
+    body: string,
+    headers: Record<string, string> = {},
+  ): void {
     if (res.destroyed || res.writableEnded) return;
     record.status = status;
     res.writeHead(status, {
@@ -168,7 +174,13 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
     res.end(body);
   }
 
-  function sendError(res: ServerResponse, record: RecordedRequest, status: number, message: string, headers: Record<string, string> = {}): void {
+  function sendError(
+    res: ServerResponse,
+    record: RecordedRequest,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void {
     send(res, record, status, JSON.stringify({ type: 'error', error: { type: errorType(status), message } }), headers);
   }
 
@@ -199,7 +211,17 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
   function serve(step: Step, req: IncomingMessage, res: ServerResponse, record: RecordedRequest): void {
     switch (step.kind) {
       case 'text':
-        send(res, record, 200, message(record, [{ type: 'text', text: step.text }], step.stopReason ?? 'end_turn', usage(record, step.text.length, step.usage)));
+        send(
+          res,
+          record,
+          200,
+          message(
+            record,
+            [{ type: 'text', text: step.text }],
+            step.stopReason ?? 'end_turn',
+            usage(record, step.text.length, step.usage),
+          ),
+        );
         return;
       case 'tool_use': {
         const id = step.id ?? `toolu_test_${++counter}`;
@@ -225,9 +247,21 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
         const headers: Record<string, string> = { ...step.headers };
         if (step.retryAfter !== undefined) headers['retry-after'] = String(step.retryAfter);
         if (step.body !== undefined) {
-          send(res, record, step.status, typeof step.body === 'string' ? step.body : JSON.stringify(step.body), headers);
+          send(
+            res,
+            record,
+            step.status,
+            typeof step.body === 'string' ? step.body : JSON.stringify(step.body),
+            headers,
+          );
         } else {
-          sendError(res, record, step.status, step.message ?? `scripted ${step.status} ${errorType(step.status)}`, headers);
+          sendError(
+            res,
+            record,
+            step.status,
+            step.message ?? `scripted ${step.status} ${errorType(step.status)}`,
+            headers,
+          );
         }
         return;
       }
@@ -273,14 +307,21 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
     });
 
     if (url.pathname !== '/v1/messages') {
-      sendError(res, record, 404, `${record.method} ${url.pathname}: not found (this scripted server only has POST /v1/messages)`);
+      sendError(
+        res,
+        record,
+        404,
+        `${record.method} ${url.pathname}: not found (this scripted server only has POST /v1/messages)`,
+      );
       return;
     }
     if (record.method !== 'POST') {
       sendError(res, record, 405, `${record.method} /v1/messages: method not allowed`);
       return;
     }
-    record.problems = parsed ? validateMessagesRequest(body) : [raw.length === 0 ? 'body: empty, expected a JSON object' : 'body: not valid JSON'];
+    record.problems = parsed
+      ? validateMessagesRequest(body)
+      : [raw.length === 0 ? 'body: empty, expected a JSON object' : 'body: not valid JSON'];
 
     if (!authorized(req.headers)) {
       sendError(res, record, 401, 'x-api-key or "Authorization: Bearer <token>" header is required');
@@ -358,7 +399,15 @@ function isInteger(value: unknown, min: number): value is number {
 }
 
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
-const MESSAGE_BLOCK_TYPES = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
+const MESSAGE_BLOCK_TYPES = new Set([
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+]);
 const TOOL_RESULT_BLOCK_TYPES = new Set(['text', 'image', 'document', 'search_result']);
 
 function checkCacheControl(block: Json, at: string, problems: string[]): void {
@@ -383,7 +432,9 @@ function checkText(block: Json, at: string, problems: string[]): void {
 
 function checkSource(block: Json, at: string, problems: string[]): void {
   if (!isObject(block.source) || typeof block.source.type !== 'string') {
-    problems.push(`${at}: ${String(block.type)} block needs a "source" object with a string "type", got ${show(block.source)}`);
+    problems.push(
+      `${at}: ${String(block.type)} block needs a "source" object with a string "type", got ${show(block.source)}`,
+    );
   }
 }
 
@@ -394,7 +445,9 @@ function checkToolResultContentBlock(block: unknown, at: string, problems: strin
     return;
   }
   if (!TOOL_RESULT_BLOCK_TYPES.has(block.type)) {
-    problems.push(`${at}.type: ${show(block.type)} is not allowed in tool_result content (text, image, document, search_result)`);
+    problems.push(
+      `${at}.type: ${show(block.type)} is not allowed in tool_result content (text, image, document, search_result)`,
+    );
     return;
   }
   checkCacheControl(block, at, problems);
@@ -408,7 +461,13 @@ interface ScannedMessage {
   toolResultIds: string[];
 }
 
-function checkMessage(message: unknown, index: number, isLast: boolean, seenToolUseIds: Set<string>, problems: string[]): ScannedMessage {
+function checkMessage(
+  message: unknown,
+  index: number,
+  isLast: boolean,
+  seenToolUseIds: Set<string>,
+  problems: string[],
+): ScannedMessage {
   const at = `messages[${index}]`;
   const scanned: ScannedMessage = { role: null, toolUseIds: [], toolResultIds: [] };
   if (!isObject(message)) {
@@ -423,7 +482,9 @@ function checkMessage(message: unknown, index: number, isLast: boolean, seenTool
   const content = message.content;
   if (typeof content === 'string') {
     if (content.length === 0 && !finalAssistant) {
-      problems.push(`${at}.content: all messages must have non-empty content except for the optional final assistant message`);
+      problems.push(
+        `${at}.content: all messages must have non-empty content except for the optional final assistant message`,
+      );
     } else if (finalAssistant && content.length > 0 && /\s$/.test(content)) {
       problems.push(`${at}.content: final assistant content cannot end with trailing whitespace`);
     }
@@ -447,7 +508,9 @@ function checkMessage(message: unknown, index: number, isLast: boolean, seenTool
       return;
     }
     if (!MESSAGE_BLOCK_TYPES.has(block.type)) {
-      problems.push(`${bat}.type: unknown block type ${show(block.type)} (expected one of ${[...MESSAGE_BLOCK_TYPES].join(', ')})`);
+      problems.push(
+        `${bat}.type: unknown block type ${show(block.type)} (expected one of ${[...MESSAGE_BLOCK_TYPES].join(', ')})`,
+      );
       sawOtherBlock = true;
       return;
     }
@@ -455,7 +518,13 @@ function checkMessage(message: unknown, index: number, isLast: boolean, seenTool
     switch (block.type) {
       case 'text':
         checkText(block, bat, problems);
-        if (finalAssistant && j === content.length - 1 && typeof block.text === 'string' && block.text.trim().length > 0 && /\s$/.test(block.text)) {
+        if (
+          finalAssistant &&
+          j === content.length - 1 &&
+          typeof block.text === 'string' &&
+          block.text.trim().length > 0 &&
+          /\s$/.test(block.text)
+        ) {
           problems.push(`${bat}: final assistant content cannot end with trailing whitespace`);
         }
         break;
@@ -464,33 +533,43 @@ function checkMessage(message: unknown, index: number, isLast: boolean, seenTool
         checkSource(block, bat, problems);
         break;
       case 'tool_use': {
-        if (role === 'user') problems.push(`${bat}: tool_use blocks are only allowed in assistant messages, not in a user message`);
+        if (role === 'user')
+          problems.push(`${bat}: tool_use blocks are only allowed in assistant messages, not in a user message`);
         if (typeof block.id !== 'string') {
           problems.push(`${bat}.id: tool_use needs a string "id", got ${show(block.id)}`);
         } else {
-          if (!TOOL_USE_ID.test(block.id)) problems.push(`${bat}.id: tool_use id ${show(block.id)} must match ${TOOL_USE_ID.source}`);
-          if (seenToolUseIds.has(block.id)) problems.push(`${bat}.id: tool_use ids must be unique, ${show(block.id)} is used twice`);
+          if (!TOOL_USE_ID.test(block.id))
+            problems.push(`${bat}.id: tool_use id ${show(block.id)} must match ${TOOL_USE_ID.source}`);
+          if (seenToolUseIds.has(block.id))
+            problems.push(`${bat}.id: tool_use ids must be unique, ${show(block.id)} is used twice`);
           seenToolUseIds.add(block.id);
           scanned.toolUseIds.push(block.id);
         }
-        if (typeof block.name !== 'string' || block.name.length === 0) problems.push(`${bat}.name: tool_use needs a non-empty string "name", got ${show(block.name)}`);
-        if (!isObject(block.input)) problems.push(`${bat}.input: tool_use "input" must be an object, got ${show(block.input)}`);
+        if (typeof block.name !== 'string' || block.name.length === 0)
+          problems.push(`${bat}.name: tool_use needs a non-empty string "name", got ${show(block.name)}`);
+        if (!isObject(block.input))
+          problems.push(`${bat}.input: tool_use "input" must be an object, got ${show(block.input)}`);
         break;
       }
       case 'tool_result': {
-        if (role === 'assistant') problems.push(`${bat}: tool_result blocks are only allowed in user messages, not in an assistant message`);
-        if (sawOtherBlock) problems.push(`${bat}: tool_result blocks must come first in their message, before any other block`);
+        if (role === 'assistant')
+          problems.push(`${bat}: tool_result blocks are only allowed in user messages, not in an assistant message`);
+        if (sawOtherBlock)
+          problems.push(`${bat}: tool_result blocks must come first in their message, before any other block`);
         if (typeof block.tool_use_id !== 'string') {
           problems.push(`${bat}.tool_use_id: tool_result needs a string "tool_use_id", got ${show(block.tool_use_id)}`);
         } else {
-          if (scanned.toolResultIds.includes(block.tool_use_id)) problems.push(`${bat}: duplicate tool_result for tool_use id ${show(block.tool_use_id)}`);
+          if (scanned.toolResultIds.includes(block.tool_use_id))
+            problems.push(`${bat}: duplicate tool_result for tool_use id ${show(block.tool_use_id)}`);
           scanned.toolResultIds.push(block.tool_use_id);
         }
         const result = block.content;
         if (Array.isArray(result)) {
           result.forEach((inner: unknown, k) => checkToolResultContentBlock(inner, `${bat}.content[${k}]`, problems));
         } else if (result !== undefined && typeof result !== 'string') {
-          problems.push(`${bat}.content: tool_result content must be a string or an array of blocks, got ${show(result)}`);
+          problems.push(
+            `${bat}.content: tool_result content must be a string or an array of blocks, got ${show(result)}`,
+          );
         }
         if (block.is_error !== undefined && typeof block.is_error !== 'boolean') {
           problems.push(`${bat}.is_error: expected a boolean, got ${show(block.is_error)}`);
@@ -499,12 +578,15 @@ function checkMessage(message: unknown, index: number, isLast: boolean, seenTool
       }
       case 'thinking':
         if (role === 'user') problems.push(`${bat}: thinking blocks are only allowed in assistant messages`);
-        if (typeof block.thinking !== 'string') problems.push(`${bat}.thinking: thinking block needs a string "thinking", got ${show(block.thinking)}`);
-        if (typeof block.signature !== 'string') problems.push(`${bat}.signature: thinking block needs a string "signature", got ${show(block.signature)}`);
+        if (typeof block.thinking !== 'string')
+          problems.push(`${bat}.thinking: thinking block needs a string "thinking", got ${show(block.thinking)}`);
+        if (typeof block.signature !== 'string')
+          problems.push(`${bat}.signature: thinking block needs a string "signature", got ${show(block.signature)}`);
         break;
       case 'redacted_thinking':
         if (role === 'user') problems.push(`${bat}: redacted_thinking blocks are only allowed in assistant messages`);
-        if (typeof block.data !== 'string') problems.push(`${bat}.data: redacted_thinking block needs a string "data", got ${show(block.data)}`);
+        if (typeof block.data !== 'string')
+          problems.push(`${bat}.data: redacted_thinking block needs a string "data", got ${show(block.data)}`);
         break;
     }
     if (block.type !== 'tool_result') sawOtherBlock = true;
@@ -521,7 +603,9 @@ function checkSystem(system: unknown, problems: string[]): void {
   system.forEach((block: unknown, j) => {
     const at = `system[${j}]`;
     if (!isObject(block) || block.type !== 'text') {
-      problems.push(`${at}: system blocks must be text blocks, got ${isObject(block) ? `type ${show(block.type)}` : show(block)}`);
+      problems.push(
+        `${at}: system blocks must be text blocks, got ${isObject(block) ? `type ${show(block.type)}` : show(block)}`,
+      );
       return;
     }
     checkCacheControl(block, at, problems);
@@ -531,7 +615,12 @@ function checkSystem(system: unknown, problems: string[]): void {
 
 function checkCounter(value: unknown, at: string, types: readonly string[], min: number, problems: string[]): void {
   if (value === undefined || value === null) return;
-  if (!isObject(value) || typeof value.type !== 'string' || !types.includes(value.type) || !isInteger(value.value, min)) {
+  if (
+    !isObject(value) ||
+    typeof value.type !== 'string' ||
+    !types.includes(value.type) ||
+    !isInteger(value.value, min)
+  ) {
     const shape = types.map((type) => `{type: "${type}", value: integer >= ${min}}`).join(' or ');
     problems.push(`${at}: expected ${shape}, got ${isObject(value) ? JSON.stringify(value) : show(value)}`);
     return;
@@ -574,11 +663,20 @@ function checkContextManagement(cm: unknown, problems: string[]): void {
     checkCounter(edit.keep, `${at}.keep`, ['tool_uses'], 0, problems);
     checkCounter(edit.clear_at_least, `${at}.clear_at_least`, ['input_tokens'], 0, problems);
     const exclude = edit.exclude_tools;
-    if (exclude !== undefined && exclude !== null && (!Array.isArray(exclude) || !exclude.every((name) => typeof name === 'string'))) {
+    if (
+      exclude !== undefined &&
+      exclude !== null &&
+      (!Array.isArray(exclude) || !exclude.every((name) => typeof name === 'string'))
+    ) {
       problems.push(`${at}.exclude_tools: expected an array of tool names, got ${show(exclude)}`);
     }
     const inputs = edit.clear_tool_inputs;
-    if (inputs !== undefined && inputs !== null && typeof inputs !== 'boolean' && (!Array.isArray(inputs) || !inputs.every((name) => typeof name === 'string'))) {
+    if (
+      inputs !== undefined &&
+      inputs !== null &&
+      typeof inputs !== 'boolean' &&
+      (!Array.isArray(inputs) || !inputs.every((name) => typeof name === 'string'))
+    ) {
       problems.push(`${at}.clear_tool_inputs: expected a boolean or an array of tool names, got ${show(inputs)}`);
     }
   });
@@ -592,20 +690,27 @@ export function validateMessagesRequest(body: unknown): string[] {
   const problems: string[] = [];
   if (!isObject(body)) return [`body: expected a JSON object, got ${show(body)}`];
 
-  if (typeof body.model !== 'string' || body.model.length === 0) problems.push(`model: expected a non-empty string, got ${show(body.model)}`);
-  if (!isInteger(body.max_tokens, 1)) problems.push(`max_tokens: expected a positive integer, got ${show(body.max_tokens)}`);
-  if (body.stream === true) problems.push('stream: this scripted server does not stream; send stream: false or leave it out');
+  if (typeof body.model !== 'string' || body.model.length === 0)
+    problems.push(`model: expected a non-empty string, got ${show(body.model)}`);
+  if (!isInteger(body.max_tokens, 1))
+    problems.push(`max_tokens: expected a positive integer, got ${show(body.max_tokens)}`);
+  if (body.stream === true)
+    problems.push('stream: this scripted server does not stream; send stream: false or leave it out');
   checkSystem(body.system, problems);
   checkContextManagement(body.context_management, problems);
 
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
-    problems.push(`messages: expected a non-empty array, got ${Array.isArray(messages) ? 'an empty array' : show(messages)}`);
+    problems.push(
+      `messages: expected a non-empty array, got ${Array.isArray(messages) ? 'an empty array' : show(messages)}`,
+    );
     return problems;
   }
 
   const seenToolUseIds = new Set<string>();
-  const scanned = messages.map((message: unknown, i) => checkMessage(message, i, i === messages.length - 1, seenToolUseIds, problems));
+  const scanned = messages.map((message: unknown, i) =>
+    checkMessage(message, i, i === messages.length - 1, seenToolUseIds, problems),
+  );
 
   scanned.forEach((message, i) => {
     const previous = i > 0 ? scanned[i - 1] : undefined;
@@ -614,14 +719,18 @@ export function validateMessagesRequest(body: unknown): string[] {
       problems.push(`messages[0].role: the first message must use the "user" role, got "${message.role}"`);
     }
     if (previous !== undefined && previous.role === message.role) {
-      problems.push(`messages[${i}].role: roles must alternate between "user" and "assistant", but messages[${i - 1}] and messages[${i}] are both "${message.role}"`);
+      problems.push(
+        `messages[${i}].role: roles must alternate between "user" and "assistant", but messages[${i - 1}] and messages[${i}] are both "${message.role}"`,
+      );
     }
     // Every tool_result answers a tool_use of the immediately preceding assistant message.
     if (message.role === 'user') {
       const offered = previous?.role === 'assistant' ? previous.toolUseIds : [];
       for (const id of message.toolResultIds) {
         if (!offered.includes(id)) {
-          problems.push(`messages[${i}]: unexpected tool_result for tool_use id "${id}": each tool_result must answer a tool_use in the immediately preceding assistant message (orphan tool_result)`);
+          problems.push(
+            `messages[${i}]: unexpected tool_result for tool_use id "${id}": each tool_result must answer a tool_use in the immediately preceding assistant message (orphan tool_result)`,
+          );
         }
       }
     }
@@ -631,8 +740,13 @@ export function validateMessagesRequest(body: unknown): string[] {
       const answered = next?.role === 'user' ? next.toolResultIds : [];
       const missing = message.toolUseIds.filter((id) => !answered.includes(id));
       if (missing.length > 0) {
-        const where = next === undefined ? 'the conversation ends after this message' : `messages[${i + 1}] does not begin with a tool_result for each`;
-        problems.push(`messages[${i}]: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')} (unanswered tool_use; ${where})`);
+        const where =
+          next === undefined
+            ? 'the conversation ends after this message'
+            : `messages[${i + 1}] does not begin with a tool_result for each`;
+        problems.push(
+          `messages[${i}]: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')} (unanswered tool_use; ${where})`,
+        );
       }
     }
   });

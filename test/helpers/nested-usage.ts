@@ -22,7 +22,12 @@ export const PARTIAL_SESSION = '4e5f6a7b-6666-4c7d-8e9f-3a4b5c6d7e8f';
 export const SUBAGENT_MODEL = 'claude-haiku-4-5-20251001';
 export const NESTED_SESSIONS = [ONLY_PROGRESS_SESSION, BOTH_SESSION, PARTIAL_SESSION] as const;
 
-const usage = (n: number, output: number) => ({ input: 3 + n, cacheWrite: 700 + 90 * n, cacheRead: 11_000 + 1_300 * n, output });
+const usage = (n: number, output: number) => ({
+  input: 3 + n,
+  cacheWrite: 700 + 90 * n,
+  cacheRead: 11_000 + 1_300 * n,
+  output,
+});
 /**
  * Claude Code writes the progress entry a moment after the sub-agent's own entry; here 1.5 s, so
  * that an entry at 23:59:59 has its progress entry the next day (which of the two times counts).
@@ -40,18 +45,38 @@ export interface Run {
  * three entries each; every sub-agent entry is also written into the main transcript as a
  * progress entry. The main thread's first response is at `startMs`.
  */
-export function nestedSession(sessionId: string, cwd: string, startMs: number, rounds: number, agentId: string, seed: number): Run {
+export function nestedSession(
+  sessionId: string,
+  cwd: string,
+  startMs: number,
+  rounds: number,
+  agentId: string,
+  seed: number,
+): Run {
   const main = new TranscriptWriter({ sessionId, cwd, version: '2.1.41', startMs });
   main.prompt('Audit the release notes with a sub-agent');
   const taskId = `toolu_task_${sessionId.slice(0, 8)}`;
   main.response(
     [
       { type: 'text', text: 'Delegating.' },
-      { type: 'tool_use', id: taskId, name: 'Task', input: { description: 'audit', prompt: 'Audit the notes', subagent_type: 'general-purpose' } },
+      {
+        type: 'tool_use',
+        id: taskId,
+        name: 'Task',
+        input: { description: 'audit', prompt: 'Audit the notes', subagent_type: 'general-purpose' },
+      },
     ],
     usage(seed, 120 + seed),
   );
-  const agent = new TranscriptWriter({ sessionId, cwd, version: '2.1.41', model: SUBAGENT_MODEL, isSidechain: true, agentId, startMs: startMs + 5_000 });
+  const agent = new TranscriptWriter({
+    sessionId,
+    cwd,
+    version: '2.1.41',
+    model: SUBAGENT_MODEL,
+    isSidechain: true,
+    agentId,
+    startMs: startMs + 5_000,
+  });
   agent.prompt('Audit the notes');
   for (let n = 0; n < rounds; n++) {
     const u = usage(seed + n + 1, 200 + 37 * n + seed);
@@ -106,17 +131,44 @@ export function nestedSession(sessionId: string, cwd: string, startMs: number, r
 export function writeNestedUsage(projectsDir: string): void {
   // Both sub-agents run across midnight UTC: the second response's last entry is at 23:59:59, its
   // progress entry at 00:00:00.5, the third response the next day.
-  const only = nestedSession(ONLY_PROGRESS_SESSION, NESTED_CWD, Date.parse('2026-04-01T23:59:46.000Z'), 3, 'a1b2c3d4e5f6a7b8c', 1);
+  const only = nestedSession(
+    ONLY_PROGRESS_SESSION,
+    NESTED_CWD,
+    Date.parse('2026-04-01T23:59:46.000Z'),
+    3,
+    'a1b2c3d4e5f6a7b8c',
+    1,
+  );
   writeTranscript(mainPath(projectsDir, NESTED_CWD, ONLY_PROGRESS_SESSION), only.main);
 
-  const both = nestedSession(BOTH_SESSION, NESTED_CWD, Date.parse('2026-04-02T23:59:46.000Z'), 4, 'b2c3d4e5f6a7b8c9d', 5);
+  const both = nestedSession(
+    BOTH_SESSION,
+    NESTED_CWD,
+    Date.parse('2026-04-02T23:59:46.000Z'),
+    4,
+    'b2c3d4e5f6a7b8c9d',
+    5,
+  );
   writeTranscript(mainPath(projectsDir, NESTED_CWD, BOTH_SESSION), both.main);
   writeTranscript(subagentPath(projectsDir, NESTED_CWD, BOTH_SESSION, `agent-${both.agentId}`), both.agent);
 
-  const partial = nestedSession(PARTIAL_SESSION, OTHER_CWD, Date.parse('2026-04-03T15:00:00.000Z'), 4, 'c3d4e5f6a7b8c9d0e', 9);
+  const partial = nestedSession(
+    PARTIAL_SESSION,
+    OTHER_CWD,
+    Date.parse('2026-04-03T15:00:00.000Z'),
+    4,
+    'c3d4e5f6a7b8c9d0e',
+    9,
+  );
   writeTranscript(mainPath(projectsDir, OTHER_CWD, PARTIAL_SESSION), partial.main);
   // Cut after the second response's last entry and its tool result.
-  const cut = partial.agent.lines.findIndex((line, at) => at > 0 && line.type === 'user' && partial.agent.lines.slice(0, at).filter((l) => l.type === 'user').length === 2);
+  const cut = partial.agent.lines.findIndex(
+    (line, at) =>
+      at > 0 && line.type === 'user' && partial.agent.lines.slice(0, at).filter((l) => l.type === 'user').length === 2,
+  );
   const kept = partial.agent.lines.slice(0, cut + 1);
-  writeTranscript(subagentPath(projectsDir, OTHER_CWD, PARTIAL_SESSION, `agent-${partial.agentId}`), `${kept.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  writeTranscript(
+    subagentPath(projectsDir, OTHER_CWD, PARTIAL_SESSION, `agent-${partial.agentId}`),
+    `${kept.map((line) => JSON.stringify(line)).join('\n')}\n`,
+  );
 }

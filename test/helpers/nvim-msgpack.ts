@@ -43,16 +43,25 @@ export function encode(value: Packable): Buffer {
   if (typeof value === 'number') return encodeNumber(value);
   if (typeof value === 'string') {
     const bytes = Buffer.from(value, 'utf8');
-    const head = bytes.length < 32 ? Buffer.from([0xa0 | bytes.length]) : bytes.length < 0x100 ? Buffer.from([0xd9, bytes.length]) : header(0, 0, [0, 0xda, 0xdb], bytes.length);
+    const head =
+      bytes.length < 32
+        ? Buffer.from([0xa0 | bytes.length])
+        : bytes.length < 0x100
+          ? Buffer.from([0xd9, bytes.length])
+          : header(0, 0, [0, 0xda, 0xdb], bytes.length);
     return Buffer.concat([head, bytes]);
   }
   if (Buffer.isBuffer(value)) {
     const head = value.length < 0x100 ? Buffer.from([0xc4, value.length]) : header(0, 0, [0, 0xc5, 0xc6], value.length);
     return Buffer.concat([head, value]);
   }
-  if (Array.isArray(value)) return Buffer.concat([header(0x90, 16, [0x90, 0xdc, 0xdd], value.length), ...value.map(encode)]);
+  if (Array.isArray(value))
+    return Buffer.concat([header(0x90, 16, [0x90, 0xdc, 0xdd], value.length), ...value.map(encode)]);
   const entries = Object.entries(value);
-  return Buffer.concat([header(0x80, 16, [0x80, 0xde, 0xdf], entries.length), ...entries.flatMap(([key, item]) => [encode(key), encode(item)])]);
+  return Buffer.concat([
+    header(0x80, 16, [0x80, 0xde, 0xdf], entries.length),
+    ...entries.flatMap(([key, item]) => [encode(key), encode(item)]),
+  ]);
 }
 
 /** Thrown when the buffer ends inside a value: wait for more bytes. */

@@ -11,7 +11,7 @@ import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { formatStatusLine } from '../../shared/statusline/format.js';
 import { manifest } from './fixtures.js';
 import { copyFixtureProjects, FIXTURES } from './ingest.js';
-import { bufferLines, loadPlugin, notes, NVIM_PATH, NVIM_SKIP_REASON, startNvim, type Nvim } from './nvim.js';
+import { bufferLines, loadPlugin, NVIM_PATH, NVIM_SKIP_REASON, type Nvim, notes, startNvim } from './nvim.js';
 import { eventually, type Sandbox } from './sandbox.js';
 
 /** The session of the editor's directory: it has compactions, so every segment of the line shows. */
@@ -39,19 +39,31 @@ export function prepareProjects(sandbox: Sandbox): Project {
   const dir = join(sandbox.projectsDir, sanitizeProjectDirName(cwd));
   mkdirSync(dir, { recursive: true });
   const transcript = join(dir, `${recorded.sessionId}.jsonl`);
-  writeFileSync(transcript, readFileSync(join(FIXTURES, SCENARIO, recorded.transcript), 'utf8').replaceAll(recorded.cwd, cwd));
+  writeFileSync(
+    transcript,
+    readFileSync(join(FIXTURES, SCENARIO, recorded.transcript), 'utf8').replaceAll(recorded.cwd, cwd),
+  );
   copyFixtureProjects(sandbox.projectsDir, OTHER_SCENARIOS);
   return { cwd, sessionId: recorded.sessionId, model: recorded.model, transcript };
 }
 
 export async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
-  return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.sessions === 1 + OTHER_SCENARIOS.length;
+  return (
+    ingest.progress.state === 'live' &&
+    ingest.progress.filesPending === 0 &&
+    ingest.stats.sessions === 1 + OTHER_SCENARIOS.length
+  );
 }
 
 /** An assistant response whose usage puts the session's context at `tokens`. */
 export function appendResponse(project: Project, uuid: string, tokens: number): void {
-  const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: tokens - 110, output_tokens: 100 };
+  const usage = {
+    input_tokens: 10,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: tokens - 110,
+    output_tokens: 100,
+  };
   const line = {
     parentUuid: null,
     isSidechain: false,
@@ -60,7 +72,13 @@ export function appendResponse(project: Project, uuid: string, tokens: number): 
     timestamp: new Date().toISOString(),
     sessionId: project.sessionId,
     requestId: `req_${uuid}`,
-    message: { id: `msg_${uuid}`, role: 'assistant', model: project.model, content: [{ type: 'text', text: 'done' }], usage },
+    message: {
+      id: `msg_${uuid}`,
+      role: 'assistant',
+      model: project.model,
+      content: [{ type: 'text', text: 'done' }],
+      usage,
+    },
   };
   appendFileSync(project.transcript, `${JSON.stringify(line)}\n`);
 }
@@ -73,11 +91,17 @@ export function expectedLines(session: SessionSummary, columns: number, ...clock
 }
 
 export function connectionState(nvim: Nvim): Promise<{ state: string; socket: string; last_error?: string }> {
-  return nvim.lua(`local s = require('memd').status() return { state = s.state, socket = s.socket, last_error = s.last_error }`);
+  return nvim.lua(
+    `local s = require('memd').status() return { state = s.state, socket = s.socket, last_error = s.last_error }`,
+  );
 }
 
 /** Neovim in `cwd`, the plugin loaded as a user's config would, and connected. */
-export async function editor(sandbox: Sandbox, cwd: string, setup: Record<string, number | string | boolean> = {}): Promise<Nvim> {
+export async function editor(
+  sandbox: Sandbox,
+  cwd: string,
+  setup: Record<string, number | string | boolean> = {},
+): Promise<Nvim> {
   const nvim = startNvim({ cwd, env: sandbox.env });
   await loadPlugin(nvim, setup);
   await eventually(async () => (await connectionState(nvim)).state === 'ready', 'the plugin to connect');
@@ -93,12 +117,16 @@ export async function lines(nvim: Nvim, name: string, ready: (lines: string[]) =
       return seen !== null && ready(seen);
     }, `the buffer ${name}`);
   } catch (error) {
-    throw new Error(`${String(error)}; last seen ${JSON.stringify(seen)}; notifications ${JSON.stringify(await notes(nvim))}`);
+    throw new Error(
+      `${String(error)}; last seen ${JSON.stringify(seen)}; notifications ${JSON.stringify(await notes(nvim))}`,
+    );
   }
   return seen ?? [];
 }
 
-export function currentBuffer(nvim: Nvim): Promise<{ name: string; filetype: string; buftype: string; modifiable: boolean; windows: number; lines: string[] }> {
+export function currentBuffer(
+  nvim: Nvim,
+): Promise<{ name: string; filetype: string; buftype: string; modifiable: boolean; windows: number; lines: string[] }> {
   return nvim.lua(`
     return { name = vim.api.nvim_buf_get_name(0), filetype = vim.bo.filetype, buftype = vim.bo.buftype, modifiable = vim.bo.modifiable,
       windows = #vim.api.nvim_tabpage_list_wins(0), lines = vim.api.nvim_buf_get_lines(0, 0, -1, false) }

@@ -3,7 +3,7 @@
  * client/nvim on the runtimepath, driven over its msgpack-RPC channel on stdin/stdout. Every
  * Neovim a test starts is killed after it, and its stderr is printed when the test fails.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, onTestFailed } from 'vitest';
 import { decode, encode, Incomplete, type Packable, type Unpacked } from './nvim-msgpack.js';
@@ -27,7 +27,12 @@ const RPC_TIMEOUT_MS = 10_000;
 const live = new Set<ChildProcess>();
 
 afterEach(async () => {
-  const exits = [...live].map((child) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()))));
+  const exits = [...live].map(
+    (child) =>
+      new Promise<void>((resolve) =>
+        child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+      ),
+  );
   for (const child of live) child.kill('SIGKILL');
   await Promise.all(exits);
   live.clear();

@@ -8,7 +8,18 @@ import { join } from 'node:path';
 import { ROOT } from './sandbox.js';
 
 /** What `npm run build` needs besides node_modules; client/vscode is bundled on its own and left out. */
-const PACKAGE_ENTRIES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'shared', 'daemon', 'client', 'bin', 'scripts', 'systemd', 'dist'];
+const PACKAGE_ENTRIES = [
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'shared',
+  'daemon',
+  'client',
+  'bin',
+  'scripts',
+  'systemd',
+  'dist',
+];
 /** Left in the copy's dist/: gone once a build has replaced the tree. */
 export const BUILD_MARKER = 'built-before-the-test.txt';
 
@@ -17,7 +28,10 @@ export function copyPackage(): string {
   for (const entry of PACKAGE_ENTRIES) {
     const from = join(ROOT, entry);
     if (!existsSync(from)) continue;
-    cpSync(from, join(copy, entry), { recursive: true, filter: (source) => !source.startsWith(join(ROOT, 'client', 'vscode')) });
+    cpSync(from, join(copy, entry), {
+      recursive: true,
+      filter: (source) => !source.startsWith(join(ROOT, 'client', 'vscode')),
+    });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
   writeFileSync(join(copy, 'dist', BUILD_MARKER), 'x');

@@ -4,7 +4,11 @@
 const POLL_MS = 10;
 
 /** Polls `condition` until it holds, or throws naming `what` once `deadlineMs` have passed. */
-export async function eventually(condition: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  deadlineMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
     if (await condition()) return;

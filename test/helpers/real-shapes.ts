@@ -106,7 +106,11 @@ export class TranscriptWriter {
    * `server_tool_use`. With `final: false` the last entry was never written (a killed process):
    * the entries written all carry placeholders or partial figures.
    */
-  response(blocks: Line[], usage: ResponseUsage, options: { final?: boolean; placeholders?: boolean } = {}): { messageId: string; entries: Line[] } {
+  response(
+    blocks: Line[],
+    usage: ResponseUsage,
+    options: { final?: boolean; placeholders?: boolean } = {},
+  ): { messageId: string; entries: Line[] } {
     const messageId = this.id('msg_');
     const requestId = this.id('req_');
     const final = options.final ?? true;
@@ -250,7 +254,12 @@ export function placeholderSession(sessionId: string, cwd: string, rounds = 6, v
   main.prompt('Add retries to the upload client and make the tests pass');
   for (let n = 0; n < rounds; n++) {
     const usage = growingUsage(n);
-    main.toolRound('Read', { file_path: `${cwd}/src/upload-${n}.ts` }, `export const x${n} = ${n};\n`.repeat(20), usage);
+    main.toolRound(
+      'Read',
+      { file_path: `${cwd}/src/upload-${n}.ts` },
+      `export const x${n} = ${n};\n`.repeat(20),
+      usage,
+    );
     expectedOutput += usage.output;
     expectedResponses += 1;
   }
@@ -292,7 +301,13 @@ export function placeholderSession(sessionId: string, cwd: string, rounds = 6, v
     expectedResponses += 1;
   }
   agents.set('agent-a1b2c3d4e5f6a7b8c', explore);
-  const compactor = new TranscriptWriter({ sessionId, cwd, version, isSidechain: true, agentId: 'acompact-9f8e7d6c5b4a3210' });
+  const compactor = new TranscriptWriter({
+    sessionId,
+    cwd,
+    version,
+    isSidechain: true,
+    agentId: 'acompact-9f8e7d6c5b4a3210',
+  });
   compactor.prompt('Your task is to create a detailed summary of the conversation so far');
   const summaryUsage = { input: 9, cacheWrite: 0, cacheRead: 30_000, output: 1_900 };
   compactor.response(
@@ -310,7 +325,8 @@ export function placeholderSession(sessionId: string, cwd: string, rounds = 6, v
 
 export function writePlaceholderSession(projectsDir: string, session: PlaceholderSession): void {
   writeTranscript(mainPath(projectsDir, session.cwd, session.sessionId), session.main);
-  for (const [stem, writer] of session.agents) writeTranscript(subagentPath(projectsDir, session.cwd, session.sessionId, stem), writer);
+  for (const [stem, writer] of session.agents)
+    writeTranscript(subagentPath(projectsDir, session.cwd, session.sessionId, stem), writer);
 }
 
 /**
@@ -318,8 +334,18 @@ export function writePlaceholderSession(projectsDir: string, session: Placeholde
  * round reads a file, starts a background test run, and gets its `<task-notification>` back as a
  * user message; reminders and a slash command come in between. About 1,400 tokens a round.
  */
-export function backgroundTaskSession(sessionId: string, cwd: string, rounds: number, options: { startMs?: number; version?: string } = {}): TranscriptWriter {
-  const main = new TranscriptWriter({ sessionId, cwd, version: options.version ?? '2.1.38', ...(options.startMs === undefined ? {} : { startMs: options.startMs }) });
+export function backgroundTaskSession(
+  sessionId: string,
+  cwd: string,
+  rounds: number,
+  options: { startMs?: number; version?: string } = {},
+): TranscriptWriter {
+  const main = new TranscriptWriter({
+    sessionId,
+    cwd,
+    version: options.version ?? '2.1.38',
+    ...(options.startMs === undefined ? {} : { startMs: options.startMs }),
+  });
   main.prompt('Make the SessionLive tests pass, then move the poller into its own module');
   backgroundTaskRounds(main, cwd, 0, rounds);
   return main;
@@ -329,17 +355,32 @@ export function backgroundTaskSession(sessionId: string, cwd: string, rounds: nu
 export function backgroundTaskRounds(main: TranscriptWriter, cwd: string, from: number, rounds: number): void {
   for (let n = from; n < from + rounds; n++) {
     const file = `${cwd}/src/session-live-${n}.ts`;
-    main.toolRound('Read', { file_path: file }, `export function poll${n}(session: Session): void {\n  session.tick(${n});\n}\n`.repeat(60), growingUsage(2 * n));
+    main.toolRound(
+      'Read',
+      { file_path: file },
+      `export function poll${n}(session: Session): void {\n  session.tick(${n});\n}\n`.repeat(60),
+      growingUsage(2 * n),
+    );
     const taskId = `b${n}x${(n * 7) % 10}`;
     main.toolRound(
       'Bash',
-      { command: `npx vitest run test/session-live-${n}.test.ts`, run_in_background: true, description: `Run SessionLive tests ${n}` },
+      {
+        command: `npx vitest run test/session-live-${n}.test.ts`,
+        run_in_background: true,
+        description: `Run SessionLive tests ${n}`,
+      },
       `Command running in background with ID: ${taskId}`,
       growingUsage(2 * n + 1),
     );
     main.taskNotification(taskId, `Run SessionLive tests ${n}`);
-    if (n % 5 === 2) main.prompt(`<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n</system-reminder>\nNow check module ${n} for the race in tick()`);
-    if (n % 5 === 4) main.prompt(`<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>src/session-live-${n}.ts</command-args>`);
+    if (n % 5 === 2)
+      main.prompt(
+        `<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n</system-reminder>\nNow check module ${n} for the race in tick()`,
+      );
+    if (n % 5 === 4)
+      main.prompt(
+        `<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>src/session-live-${n}.ts</command-args>`,
+      );
     main.response([{ type: 'text', text: `The SessionLive tests of module ${n} pass.` }], growingUsage(2 * n + 2));
   }
 }

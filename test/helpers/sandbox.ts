@@ -3,7 +3,7 @@
  * daemon process, and memctl runs against it. Every process a test starts is killed after it,
  * and the daemon's log is printed when the test fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, onTestFailed } from 'vitest';
@@ -77,7 +77,12 @@ function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     // DBUS_SESSION_BUS_ADDRESS would let systemctl --user reach the real user manager.
-    if (/^(MEMD_|XDG_|LISTEN_|CLAUDE_|ANTHROPIC_|DBUS_)/.test(key) || key === 'JOURNAL_STREAM' || key === 'NODE_OPTIONS') continue;
+    if (
+      /^(MEMD_|XDG_|LISTEN_|CLAUDE_|ANTHROPIC_|DBUS_)/.test(key) ||
+      key === 'JOURNAL_STREAM' ||
+      key === 'NODE_OPTIONS'
+    )
+      continue;
     env[key] = value;
   }
   return env;
@@ -137,7 +142,11 @@ export interface DaemonProcess {
 }
 
 /** Starts `memd` (foreground by default) without waiting for it to be ready. */
-export function spawnDaemon(sandbox: Sandbox, args: string[] = ['--foreground'], extraEnv: NodeJS.ProcessEnv = {}): DaemonProcess {
+export function spawnDaemon(
+  sandbox: Sandbox,
+  args: string[] = ['--foreground'],
+  extraEnv: NodeJS.ProcessEnv = {},
+): DaemonProcess {
   return spawnTracked(process.execPath, [DAEMON_MAIN, ...args], { ...sandbox.env, ...extraEnv });
 }
 
@@ -164,7 +173,11 @@ export function spawnTracked(command: string, args: string[], env: NodeJS.Proces
 }
 
 /** Polls the socket until daemon.version answers, or fails with the daemon's output. */
-export async function waitReady(sandbox: Sandbox, daemon?: DaemonProcess, deadlineMs = STARTUP_DEADLINE_MS): Promise<void> {
+export async function waitReady(
+  sandbox: Sandbox,
+  daemon?: DaemonProcess,
+  deadlineMs = STARTUP_DEADLINE_MS,
+): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   let exited = false;
   void daemon?.exited.then(() => (exited = true));
@@ -187,7 +200,11 @@ export async function waitReady(sandbox: Sandbox, daemon?: DaemonProcess, deadli
   throw new Error(`memd not ready within ${deadlineMs} ms (${String(lastError)}):\n${daemon?.output() ?? ''}`);
 }
 
-export async function startDaemon(sandbox: Sandbox, args?: string[], extraEnv?: NodeJS.ProcessEnv): Promise<DaemonProcess> {
+export async function startDaemon(
+  sandbox: Sandbox,
+  args?: string[],
+  extraEnv?: NodeJS.ProcessEnv,
+): Promise<DaemonProcess> {
   const daemon = spawnDaemon(sandbox, args, extraEnv);
   await waitReady(sandbox, daemon);
   return daemon;
@@ -200,7 +217,12 @@ export interface RunResult {
 }
 
 /** Runs `memctl ARGS` against the sandbox and collects its output. */
-export function runMemctl(sandbox: Sandbox, args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string): Promise<RunResult> {
+export function runMemctl(
+  sandbox: Sandbox,
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<RunResult> {
   return runNode([MEMCTL_MAIN, ...args], { ...sandbox.env, ...extraEnv }, input);
 }
 

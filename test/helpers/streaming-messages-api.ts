@@ -136,9 +136,13 @@ function chunks(text: string, size: number): string[] {
   return pieces.length > 0 ? pieces : [''];
 }
 
-type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-export async function startStreamingMessagesApi(options: StreamingMessagesApiOptions = {}): Promise<StreamingMessagesApi> {
+export async function startStreamingMessagesApi(
+  options: StreamingMessagesApiOptions = {},
+): Promise<StreamingMessagesApi> {
   const isScripted = options.isScripted ?? offersTools;
   const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
   const sideReplyText = options.sideReplyText ?? SIDE_REPLY_TEXT;
@@ -162,12 +166,20 @@ export async function startStreamingMessagesApi(options: StreamingMessagesApiOpt
   function blocksOf(step: StreamStep | null, scripted: boolean): Block[] {
     if (step === null) return [{ type: 'text', text: scripted ? DEFAULT_STREAM_REPLY_TEXT : sideReplyText }];
     if (step.kind === 'text') return [{ type: 'text', text: step.text }];
-    const tool: Block = { type: 'tool_use', id: step.id ?? `toolu_stream_${String(++numbers.tool).padStart(4, '0')}`, name: step.name, input: step.input };
+    const tool: Block = {
+      type: 'tool_use',
+      id: step.id ?? `toolu_stream_${String(++numbers.tool).padStart(4, '0')}`,
+      name: step.name,
+      input: step.input,
+    };
     return step.text === undefined ? [tool] : [{ type: 'text', text: step.text }, tool];
   }
 
   function usageOf(record: RecordedRequest, blocks: Block[], given: Partial<Usage> | undefined): Usage {
-    const outputChars = blocks.reduce((sum, block) => sum + (block.type === 'text' ? block.text.length : JSON.stringify(block.input).length), 0);
+    const outputChars = blocks.reduce(
+      (sum, block) => sum + (block.type === 'text' ? block.text.length : JSON.stringify(block.input).length),
+      0,
+    );
     return {
       input_tokens: Math.max(1, Math.ceil(record.bytes / 4)),
       output_tokens: Math.max(1, Math.ceil(outputChars / 4)),
@@ -191,7 +203,11 @@ export async function startStreamingMessagesApi(options: StreamingMessagesApiOpt
   }
 
   function stream(res: ServerResponse, reply: Reply, blocks: Block[], stopReason: string): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': reply.requestId });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': reply.requestId,
+    });
     event(res, 'message_start', {
       message: {
         id: reply.messageId,
@@ -208,16 +224,24 @@ export async function startStreamingMessagesApi(options: StreamingMessagesApiOpt
     blocks.forEach((block, index) => {
       if (block.type === 'text') {
         event(res, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
-        for (const piece of chunks(block.text, TEXT_CHUNK_CHARS)) event(res, 'content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+        for (const piece of chunks(block.text, TEXT_CHUNK_CHARS))
+          event(res, 'content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
       } else {
-        event(res, 'content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+        event(res, 'content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
         const json = JSON.stringify(block.input);
         const half = Math.ceil(json.length / 2);
-        for (const piece of [json.slice(0, half), json.slice(half)]) event(res, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+        for (const piece of [json.slice(0, half), json.slice(half)])
+          event(res, 'content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
       }
       event(res, 'content_block_stop', { index });
     });
-    event(res, 'message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: wireUsage(reply.usage) });
+    event(res, 'message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: wireUsage(reply.usage),
+    });
     event(res, 'message_stop', {});
     res.end();
   }
@@ -227,7 +251,8 @@ export async function startStreamingMessagesApi(options: StreamingMessagesApiOpt
     const step = record.scripted ? (queue.shift() ?? null) : null;
     if (record.scripted && options.beforeReply !== undefined) await options.beforeReply(record, step);
     const blocks = blocksOf(step, record.scripted);
-    const stopReason = step?.kind === 'tool_use' ? 'tool_use' : step?.kind === 'text' ? (step.stopReason ?? 'end_turn') : 'end_turn';
+    const stopReason =
+      step?.kind === 'tool_use' ? 'tool_use' : step?.kind === 'text' ? (step.stopReason ?? 'end_turn') : 'end_turn';
     const kind = record.scripted ? 'scripted' : 'side';
     const number = String(++numbers[kind]).padStart(4, '0');
     const reply: Reply = {
@@ -280,18 +305,29 @@ export async function startStreamingMessagesApi(options: StreamingMessagesApiOpt
       reply: null,
     };
     requests.push(record);
-    if (requests.length > maxRequests) return writeError(res, record, 400, `the scripted API answers at most ${maxRequests} requests`);
+    if (requests.length > maxRequests)
+      return writeError(res, record, 400, `the scripted API answers at most ${maxRequests} requests`);
     const route = `${record.method} ${record.path}`;
     // Claude Code's reachability probe of ANTHROPIC_BASE_URL at start, sent without a key.
     if (route === 'HEAD /') return writeJson(res, record, 200, {});
     const key = req.headers['x-api-key'];
-    if (options.apiKey !== undefined && key !== options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    if (
+      options.apiKey !== undefined &&
+      key !== options.apiKey &&
+      req.headers.authorization !== `Bearer ${options.apiKey}`
+    ) {
       return writeError(res, record, 401, 'invalid x-api-key');
     }
     if (route === 'POST /v1/messages') return answerMessages(res, record);
-    if (route === 'POST /v1/messages/count_tokens') return writeJson(res, record, 200, { input_tokens: Math.max(1, Math.ceil(record.bytes / 4)) });
+    if (route === 'POST /v1/messages/count_tokens')
+      return writeJson(res, record, 200, { input_tokens: Math.max(1, Math.ceil(record.bytes / 4)) });
     if (record.method === 'GET' && record.path === '/v1/models') {
-      const model = { type: 'model', id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' };
+      const model = {
+        type: 'model',
+        id: 'claude-sonnet-4-5',
+        display_name: 'Claude Sonnet 4.5',
+        created_at: '2025-09-29T00:00:00Z',
+      };
       return writeJson(res, record, 200, { data: [model], has_more: false, first_id: model.id, last_id: model.id });
     }
     notFound.push(route);

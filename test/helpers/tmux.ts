@@ -39,10 +39,15 @@ export interface TmuxSession {
 
 function tmux(options: TmuxOptions, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('tmux', ['-S', options.socket, '-f', '/dev/null', ...args], { env: options.env, cwd: options.cwd, timeout: TMUX_CALL_DEADLINE_MS }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`tmux ${args[0]} failed: ${error.message} ${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      'tmux',
+      ['-S', options.socket, '-f', '/dev/null', ...args],
+      { env: options.env, cwd: options.cwd, timeout: TMUX_CALL_DEADLINE_MS },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`tmux ${args[0]} failed: ${error.message} ${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -98,7 +103,10 @@ export async function startTmux(options: TmuxOptions): Promise<TmuxSession> {
     },
     exited: async () => (await tmux(options, ['display-message', '-p', '-t', 'test', '#{pane_dead}'])).trim() === '1',
     kill: async () => {
-      const pid = Number.parseInt(await tmux(options, ['display-message', '-p', '-t', 'test', '#{pane_pid}']).catch(() => ''), 10);
+      const pid = Number.parseInt(
+        await tmux(options, ['display-message', '-p', '-t', 'test', '#{pane_pid}']).catch(() => ''),
+        10,
+      );
       await tmux(options, ['kill-server']).catch(() => {});
       if (pid > 0) await waitGone(pid);
     },

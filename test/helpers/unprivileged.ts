@@ -4,12 +4,12 @@
  * it, and the test (root) still reads and writes everything. Daemons started here are killed after
  * each test (sandbox.ts also kills the lock holder), and their output is printed when a test fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chownSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, onTestFailed } from 'vitest';
 import { RawSocket } from './raw-socket.js';
-import { DAEMON_MAIN, MEMCTL_MAIN, waitReady, type DaemonProcess, type RunResult, type Sandbox } from './sandbox.js';
+import { DAEMON_MAIN, type DaemonProcess, MEMCTL_MAIN, type RunResult, type Sandbox, waitReady } from './sandbox.js';
 
 export const NOBODY = 65534;
 
@@ -23,12 +23,18 @@ afterEach(() => {
 /** Gives the sandbox (its dirs, and files made so far) to `nobody`. */
 export function handToNobody(sandbox: Sandbox): void {
   chownSync(sandbox.root, NOBODY, NOBODY);
-  for (const entry of readdirSync(sandbox.root, { recursive: true })) chownSync(join(sandbox.root, String(entry)), NOBODY, NOBODY);
+  for (const entry of readdirSync(sandbox.root, { recursive: true }))
+    chownSync(join(sandbox.root, String(entry)), NOBODY, NOBODY);
 }
 
 /** Starts `memd --foreground` as `nobody` and waits until it answers. */
 export async function startDaemonAsNobody(sandbox: Sandbox, extraEnv: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [DAEMON_MAIN, '--foreground'], { env: { ...sandbox.env, ...extraEnv }, uid: NOBODY, gid: NOBODY, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [DAEMON_MAIN, '--foreground'], {
+    env: { ...sandbox.env, ...extraEnv },
+    uid: NOBODY,
+    gid: NOBODY,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.add(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -50,7 +56,12 @@ export async function startDaemonAsNobody(sandbox: Sandbox, extraEnv: NodeJS.Pro
 /** Runs `memctl ARGS` as `nobody` (the client checks that the socket is its own user's). */
 export function runMemctlAsNobody(sandbox: Sandbox, args: string[]): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MEMCTL_MAIN, ...args], { env: sandbox.env, uid: NOBODY, gid: NOBODY, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MEMCTL_MAIN, ...args], {
+      env: sandbox.env,
+      uid: NOBODY,
+      gid: NOBODY,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

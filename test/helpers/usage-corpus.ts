@@ -17,7 +17,12 @@ export const BILLING_SESSION = '7f6e5d4c-3333-4b2a-9c8d-7e6f5a4b3c2d';
 /** A model neither memd's price table nor ccusage's knows: tokens counted, cost not. */
 export const UNPRICED_MODEL = 'claude-experimental-9';
 
-const usage = (n: number, output: number) => ({ input: 4 + n, cacheWrite: 600 + 40 * n, cacheRead: 9_000 + 700 * n, output });
+const usage = (n: number, output: number) => ({
+  input: 4 + n,
+  cacheWrite: 600 + 40 * n,
+  cacheRead: 9_000 + 700 * n,
+  output,
+});
 
 /**
  * The nightly session: four rounds from 23:59:54 UTC on 2026-03-01; each round is a response of
@@ -25,11 +30,24 @@ const usage = (n: number, output: number) => ({ input: 4 + n, cacheWrite: 600 + 
  * has its placeholder entry at 23:59:59 and its final one at 00:00:00 the next day.
  */
 function nightly(): { main: TranscriptWriter; agent: TranscriptWriter } {
-  const main = new TranscriptWriter({ sessionId: NIGHT_SESSION, cwd: NIGHT_CWD, version: '2.1.38', startMs: Date.parse('2026-03-01T23:59:54.000Z') });
+  const main = new TranscriptWriter({
+    sessionId: NIGHT_SESSION,
+    cwd: NIGHT_CWD,
+    version: '2.1.38',
+    startMs: Date.parse('2026-03-01T23:59:54.000Z'),
+  });
   main.prompt('Run the nightly import and fix what breaks');
-  for (let n = 0; n < 4; n++) main.toolRound('Bash', { command: `npm run import -- --day ${n}` }, `imported ${n}`, usage(n, 150 + 60 * n));
+  for (let n = 0; n < 4; n++)
+    main.toolRound('Bash', { command: `npm run import -- --day ${n}` }, `imported ${n}`, usage(n, 150 + 60 * n));
   // A sub-agent that replays the first main-thread response with more output: ccusage keeps the main thread's.
-  const agent = new TranscriptWriter({ sessionId: NIGHT_SESSION, cwd: NIGHT_CWD, version: '2.1.38', isSidechain: true, agentId: 'a9a8a7a6a5a4a3a2a', startMs: Date.parse('2026-03-02T00:10:00.000Z') });
+  const agent = new TranscriptWriter({
+    sessionId: NIGHT_SESSION,
+    cwd: NIGHT_CWD,
+    version: '2.1.38',
+    isSidechain: true,
+    agentId: 'a9a8a7a6a5a4a3a2a',
+    startMs: Date.parse('2026-03-02T00:10:00.000Z'),
+  });
   agent.prompt('Check the import log');
   const replayed = main.lines.find((line) => line.type === 'assistant') as Line;
   agent.raw({
@@ -37,7 +55,10 @@ function nightly(): { main: TranscriptWriter; agent: TranscriptWriter } {
     isSidechain: true,
     agentId: 'a9a8a7a6a5a4a3a2a',
     uuid: 'a9a8a7a6-0000-4000-8000-000000000999',
-    message: { ...(replayed.message as Line), usage: { ...((replayed.message as Line).usage as Line), output_tokens: 5_000 } },
+    message: {
+      ...(replayed.message as Line),
+      usage: { ...((replayed.message as Line).usage as Line), output_tokens: 5_000 },
+    },
   });
   agent.toolRound('Grep', { pattern: 'ERROR' }, 'none', usage(7, 90));
   return { main, agent };
@@ -45,7 +66,12 @@ function nightly(): { main: TranscriptWriter; agent: TranscriptWriter } {
 
 /** A 1.0.x resume: a new session file that starts with a copy of its parent's lines, then goes on. */
 function resumed(parent: TranscriptWriter): TranscriptWriter {
-  const main = new TranscriptWriter({ sessionId: RESUMED_SESSION, cwd: NIGHT_CWD, version: '1.0.58', startMs: Date.parse('2026-03-02T08:00:00.000Z') });
+  const main = new TranscriptWriter({
+    sessionId: RESUMED_SESSION,
+    cwd: NIGHT_CWD,
+    version: '1.0.58',
+    startMs: Date.parse('2026-03-02T08:00:00.000Z'),
+  });
   for (const line of parent.lines) main.raw({ ...line, sessionId: RESUMED_SESSION });
   main.prompt('Now the weekly export');
   main.toolRound('Read', { file_path: `${NIGHT_CWD}/export.ts` }, 'export const weekly = 1;', usage(5, 410));
@@ -54,9 +80,21 @@ function resumed(parent: TranscriptWriter): TranscriptWriter {
 
 /** Billing: across midnight in India (18:30 UTC), on Opus, then one response of an unpriced model. */
 function billing(): TranscriptWriter {
-  const main = new TranscriptWriter({ sessionId: BILLING_SESSION, cwd: BILLING_CWD, version: '2.1.39', model: 'claude-opus-4-6', startMs: Date.parse('2026-03-02T18:29:54.000Z') });
+  const main = new TranscriptWriter({
+    sessionId: BILLING_SESSION,
+    cwd: BILLING_CWD,
+    version: '2.1.39',
+    model: 'claude-opus-4-6',
+    startMs: Date.parse('2026-03-02T18:29:54.000Z'),
+  });
   main.prompt('Reconcile the March invoices');
-  for (let n = 0; n < 3; n++) main.toolRound('Read', { file_path: `${BILLING_CWD}/march-${n}.csv` }, 'id,total\n1,10', usage(10 + n, 300 + 25 * n));
+  for (let n = 0; n < 3; n++)
+    main.toolRound(
+      'Read',
+      { file_path: `${BILLING_CWD}/march-${n}.csv` },
+      'id,total\n1,10',
+      usage(10 + n, 300 + 25 * n),
+    );
   const { entries } = main.response([{ type: 'text', text: 'Reconciled.' }], usage(20, 120));
   for (const entry of entries) (entry.message as Line).model = UNPRICED_MODEL;
   return main;

@@ -5,13 +5,28 @@
  * one path in it, and both must come to the same outcome.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /** What an implementation made of a read or a write, in the same words for both. */
-export type Outcome = { kind: 'file'; text: string } | { kind: 'absent' } | { kind: 'refused'; reason: string } | { kind: 'written'; mode: number } | { kind: 'error'; message: string };
+export type Outcome =
+  | { kind: 'file'; text: string }
+  | { kind: 'absent' }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'written'; mode: number }
+  | { kind: 'error'; message: string };
 
 /** Both implementations behind one face; `read` and `write` resolve to the outcome, never reject. */
 export interface WorkTreeUnderTest {
@@ -37,7 +52,8 @@ interface Case {
 }
 
 const SECRET = 'secret outside the tree';
-const secretUntouched = (_root: string, outside: string) => expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe(SECRET);
+const secretUntouched = (_root: string, outside: string) =>
+  expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe(SECRET);
 
 export const WORK_TREE_CASES: readonly Case[] = [
   {
@@ -51,7 +67,13 @@ export const WORK_TREE_CASES: readonly Case[] = [
     expected: 'file',
   },
   { name: 'a missing file is absent', prepare: () => {}, op: 'read', path: 'h.md', expected: 'absent' },
-  { name: 'a missing directory on the way is absent', prepare: () => {}, op: 'read', path: 'docs/h.md', expected: 'absent' },
+  {
+    name: 'a missing directory on the way is absent',
+    prepare: () => {},
+    op: 'read',
+    path: 'docs/h.md',
+    expected: 'absent',
+  },
   {
     name: 'a symlinked directory in the path is refused (read)',
     prepare: (root, outside) => symlinkSync(outside, join(root, 'docs')),
@@ -120,7 +142,14 @@ export const WORK_TREE_CASES: readonly Case[] = [
     expected: 'error',
     says: /not a regular file/,
   },
-  { name: 'a directory where the file should be is refused', prepare: (root) => mkdirSync(join(root, 'h.md')), op: 'read', path: 'h.md', expected: 'refused', says: /not a regular file/ },
+  {
+    name: 'a directory where the file should be is refused',
+    prepare: (root) => mkdirSync(join(root, 'h.md')),
+    op: 'read',
+    path: 'h.md',
+    expected: 'refused',
+    says: /not a regular file/,
+  },
   {
     name: 'a file where a directory is expected is refused (read)',
     prepare: (root) => writeFileSync(join(root, 'docs'), 'a file'),
@@ -137,10 +166,39 @@ export const WORK_TREE_CASES: readonly Case[] = [
     expected: 'error',
     says: /docs is not a directory/,
   },
-  { name: '`..` is no path in the tree (read)', prepare: () => {}, op: 'read', path: '../secret', expected: 'error', says: /not a plain relative path/ },
-  { name: '`..` is no path in the tree (write)', prepare: () => {}, op: 'write', path: 'docs/../../secret', expected: 'error', says: /not a plain relative path/, after: secretUntouched },
-  { name: 'an absolute path is no path in the tree', prepare: () => {}, op: 'read', path: '/etc/hostname', expected: 'error', says: /not a plain relative path/ },
-  { name: 'an empty component is no path in the tree', prepare: () => {}, op: 'write', path: 'docs//h.md', expected: 'error', says: /not a plain relative path/ },
+  {
+    name: '`..` is no path in the tree (read)',
+    prepare: () => {},
+    op: 'read',
+    path: '../secret',
+    expected: 'error',
+    says: /not a plain relative path/,
+  },
+  {
+    name: '`..` is no path in the tree (write)',
+    prepare: () => {},
+    op: 'write',
+    path: 'docs/../../secret',
+    expected: 'error',
+    says: /not a plain relative path/,
+    after: secretUntouched,
+  },
+  {
+    name: 'an absolute path is no path in the tree',
+    prepare: () => {},
+    op: 'read',
+    path: '/etc/hostname',
+    expected: 'error',
+    says: /not a plain relative path/,
+  },
+  {
+    name: 'an empty component is no path in the tree',
+    prepare: () => {},
+    op: 'write',
+    path: 'docs//h.md',
+    expected: 'error',
+    says: /not a plain relative path/,
+  },
   {
     name: 'a file over the cap is refused, not read in part',
     prepare: (root) => {
@@ -171,7 +229,10 @@ export const WORK_TREE_CASES: readonly Case[] = [
 ];
 
 /** The mode each written case must end with: the new mode, or the existing file's. */
-const EXPECTED_MODE: Record<string, number> = { 'an existing file keeps its mode': 0o640, 'a new file gets the new mode, in a directory made on the way': NEW_MODE };
+const EXPECTED_MODE: Record<string, number> = {
+  'an existing file keeps its mode': 0o640,
+  'a new file gets the new mode, in a directory made on the way': NEW_MODE,
+};
 
 /** Runs the table against one implementation. */
 export function describeWorkTreeRule(name: string, impl: WorkTreeUnderTest): void {
@@ -190,9 +251,15 @@ export function describeWorkTreeRule(name: string, impl: WorkTreeUnderTest): voi
       mkdirSync(outside);
       writeFileSync(join(outside, 'secret'), SECRET);
       testCase.prepare(root, outside);
-      const outcome = testCase.op === 'read' ? await impl.read(root, testCase.path) : await impl.write(root, testCase.path, 'new content', NEW_MODE);
+      const outcome =
+        testCase.op === 'read'
+          ? await impl.read(root, testCase.path)
+          : await impl.write(root, testCase.path, 'new content', NEW_MODE);
       expect(outcome.kind).toBe(testCase.expected);
-      if (testCase.says !== undefined) expect(outcome.kind === 'refused' ? outcome.reason : outcome.kind === 'error' ? outcome.message : '').toMatch(testCase.says);
+      if (testCase.says !== undefined)
+        expect(outcome.kind === 'refused' ? outcome.reason : outcome.kind === 'error' ? outcome.message : '').toMatch(
+          testCase.says,
+        );
       if (outcome.kind === 'written') expect(outcome.mode).toBe(EXPECTED_MODE[testCase.name]);
       testCase.after?.(root, outside);
     });

@@ -11,7 +11,7 @@ import { ANSWER_SCHEMAS } from '../../shared/protocol/answers.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 describe("the daemon's answers against the result schemas", () => {
   let sandbox: Sandbox;

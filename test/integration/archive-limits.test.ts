@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const PROJECT = '-home-user-src-archive-limits';
 
@@ -91,24 +91,27 @@ describe('the archive without room', () => {
     return mounted;
   })();
 
-  it.skipIf(!mountable)('stops archiving on a full disk with the reason, keeps what it has whole, and the daemon goes on', async () => {
-    const sandbox = makeSandbox();
-    const archiveDir = join(sandbox.stateDir, 'archive');
-    mkdirSync(archiveDir, { recursive: true, mode: 0o700 });
-    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', archiveDir]).status).toBe(0);
-    mounts.push(archiveDir);
-    writeTranscript(sandbox, '74000000-0000-4000-8000-000000000002', 4, 1_000);
-    writeTranscript(sandbox, '74000000-0000-4000-8000-000000000003', 40, 32 * 1024);
-    const daemon = await startDaemon(sandbox);
-    keepForFile(sandbox, daemon);
-    const client = createClient({ env: sandbox.env, autostart: false });
-    await eventually(async () => (await status(client)).state === 'stopped', 'archiving to stop', 30_000);
-    const stopped = await status(client);
-    expect(stopped.reason).toMatch(/the disk is full \(ENOSPC\)/);
-    expect((await client.archiveVerify({})).problems).toEqual([]);
-    expect((await client.sessionsList({})).sessions.length).toBe(2);
-    client.close();
-  });
+  it.skipIf(!mountable)(
+    'stops archiving on a full disk with the reason, keeps what it has whole, and the daemon goes on',
+    async () => {
+      const sandbox = makeSandbox();
+      const archiveDir = join(sandbox.stateDir, 'archive');
+      mkdirSync(archiveDir, { recursive: true, mode: 0o700 });
+      expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', archiveDir]).status).toBe(0);
+      mounts.push(archiveDir);
+      writeTranscript(sandbox, '74000000-0000-4000-8000-000000000002', 4, 1_000);
+      writeTranscript(sandbox, '74000000-0000-4000-8000-000000000003', 40, 32 * 1024);
+      const daemon = await startDaemon(sandbox);
+      keepForFile(sandbox, daemon);
+      const client = createClient({ env: sandbox.env, autostart: false });
+      await eventually(async () => (await status(client)).state === 'stopped', 'archiving to stop', 30_000);
+      const stopped = await status(client);
+      expect(stopped.reason).toMatch(/the disk is full \(ENOSPC\)/);
+      expect((await client.archiveVerify({})).problems).toEqual([]);
+      expect((await client.sessionsList({})).sessions.length).toBe(2);
+      client.close();
+    },
+  );
 
   it('stops at the size cap with the reason', async () => {
     const sandbox = makeSandbox();

@@ -5,7 +5,17 @@
  * a trace in the state dir; a live transcript's appends flushed at shutdown; a torn append cut.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +23,15 @@ import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const outputs = manifest('big-outputs');
 const subagent = manifest('subagent');
@@ -23,7 +41,9 @@ const LOG_TO_FILE: string[] = [];
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -31,12 +51,23 @@ const sha = (path: string) => createHash('sha256').update(readFileSync(path)).di
 /** The session's files as Claude Code keeps them: its transcript and everything under its folder. */
 function sessionFiles(sandbox: Sandbox, m: ReturnType<typeof manifest>): string[] {
   const transcript = join(sandbox.projectsDir, m.transcript.replace(/^projects\//, ''));
-  return [transcript, ...walk(join(dirname(transcript), m.sessionId)).filter((path) => !path.includes(`${join(m.sessionId, 'session-memory')}`))];
+  return [
+    transcript,
+    ...walk(join(dirname(transcript), m.sessionId)).filter(
+      (path) => !path.includes(`${join(m.sessionId, 'session-memory')}`),
+    ),
+  ];
 }
 
 async function archiveCaughtUp(client: Client): Promise<boolean> {
   const { ingest, archive } = await client.daemonStatus();
-  return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && archive.state === 'live' && archive.pendingBytes === 0 && archive.files > 0;
+  return (
+    ingest.progress.state === 'live' &&
+    ingest.progress.filesPending === 0 &&
+    archive.state === 'live' &&
+    archive.pendingBytes === 0 &&
+    archive.files > 0
+  );
 }
 
 describe('the archive over a daemon', () => {
@@ -59,18 +90,28 @@ describe('the archive over a daemon', () => {
     for (const m of [outputs, subagent]) {
       for (const source of sessionFiles(sandbox, m)) {
         const project = relative(sandbox.projectsDir, source).split('/')[0] as string;
-        const archived = join(archiveDir, project, m.sessionId, `${relative(join(sandbox.projectsDir, project), source)}.gz`);
+        const archived = join(
+          archiveDir,
+          project,
+          m.sessionId,
+          `${relative(join(sandbox.projectsDir, project), source)}.gz`,
+        );
         expect(gunzipSync(readFileSync(archived)).equals(readFileSync(source)), archived).toBe(true);
         expect(statSync(archived).mode & 0o777).toBe(0o600);
       }
     }
     expect(walk(archiveDir).some((path) => path.includes('tool-results'))).toBe(true);
     expect(walk(archiveDir).some((path) => path.includes('subagents'))).toBe(true);
-    expect(statSync(join(archiveDir, relative(sandbox.projectsDir, dirname(sessionFiles(sandbox, outputs)[0] as string)))).mode & 0o777).toBe(0o700);
+    expect(
+      statSync(join(archiveDir, relative(sandbox.projectsDir, dirname(sessionFiles(sandbox, outputs)[0] as string))))
+        .mode & 0o777,
+    ).toBe(0o700);
     const { status, sessions } = await client.archiveList({});
     expect(status).toMatchObject({ enabled: true, state: 'live', reason: null, pendingBytes: 0 });
     expect(status.archiveBytes).toBeLessThan(status.sourceBytes);
-    expect(sessions.map((session) => session.sessionId)).toEqual(expect.arrayContaining([outputs.sessionId, subagent.sessionId, loop.sessionId]));
+    expect(sessions.map((session) => session.sessionId)).toEqual(
+      expect.arrayContaining([outputs.sessionId, subagent.sessionId, loop.sessionId]),
+    );
   });
 
   it('keeps a deleted session, shown as archived, and restores its files byte for byte for claude --resume', async () => {
@@ -81,11 +122,17 @@ describe('the archive over a daemon', () => {
       rmSync(transcript);
       rmSync(join(dirname(transcript), m.sessionId), { recursive: true, force: true });
     }
-    await eventually(async () => (await client.sessionsGet({ sessionId: subagent.sessionId })).gone, 'the session to be gone');
+    await eventually(
+      async () => (await client.sessionsGet({ sessionId: subagent.sessionId })).gone,
+      'the session to be gone',
+    );
     expect(await client.sessionsGet({ sessionId: subagent.sessionId })).toMatchObject({ gone: true, archived: true });
     const listed = await runMemctl(sandbox, ['sessions', '--all']);
     expect(listed.stdout).toMatch(new RegExp(`${subagent.sessionId.slice(0, 8)}.*\\(archived\\)`));
-    expect((await client.archiveList({ sessionId: subagent.sessionId })).sessions[0]).toMatchObject({ transcriptGone: true, pruned: false });
+    expect((await client.archiveList({ sessionId: subagent.sessionId })).sessions[0]).toMatchObject({
+      transcriptGone: true,
+      pruned: false,
+    });
 
     const restored = await runMemctl(sandbox, ['archive', 'restore', subagent.sessionId.slice(0, 8)]);
     expect(restored.code, restored.stderr).toBe(0);
@@ -94,7 +141,10 @@ describe('the archive over a daemon', () => {
     expect(result.files.every((file) => file.action === 'restored')).toBe(true);
     for (const [path, hash] of before) expect(sha(path), path).toBe(hash);
     // Read again by ingest: the session is back, and a second restore finds everything in place.
-    await eventually(async () => !(await client.sessionsGet({ sessionId: subagent.sessionId })).gone, 'the session to be back');
+    await eventually(
+      async () => !(await client.sessionsGet({ sessionId: subagent.sessionId })).gone,
+      'the session to be back',
+    );
     const again = await client.archiveRestore({ sessionId: subagent.sessionId });
     expect(again.files.filter((file) => file.action !== 'present')).toEqual([]);
     await eventually(() => archiveCaughtUp(client), 'the archive to follow the restored files');
@@ -122,7 +172,9 @@ describe('the archive over a daemon', () => {
     const linked = join(sandbox.root, 'linked');
     mkdirSync(linked);
     symlinkSync(join(sandbox.root, 'outside'), join(linked, outputs.sessionId));
-    await expect(client.archiveRestore({ sessionId: outputs.sessionId, to: linked })).rejects.toMatchObject({ kind: 'PathRejected' });
+    await expect(client.archiveRestore({ sessionId: outputs.sessionId, to: linked })).rejects.toMatchObject({
+      kind: 'PathRejected',
+    });
     expect(existsSync(join(sandbox.root, 'outside'))).toBe(false);
   });
 
@@ -130,7 +182,9 @@ describe('the archive over a daemon', () => {
     await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
     const ok = await runMemctl(sandbox, ['archive', 'verify']);
     expect(ok.code, ok.stdout).toBe(0);
-    const target = walk(join(sandbox.stateDir, 'archive')).find((path) => path.endsWith(`${loop.sessionId}.jsonl.gz`)) as string;
+    const target = walk(join(sandbox.stateDir, 'archive')).find((path) =>
+      path.endsWith(`${loop.sessionId}.jsonl.gz`),
+    ) as string;
     const bytes = readFileSync(target);
     const damaged = Buffer.from(bytes);
     damaged[Math.floor(bytes.length / 2)] = (damaged[Math.floor(bytes.length / 2)] as number) ^ 0xff;
@@ -149,7 +203,9 @@ describe('the archive over a daemon', () => {
     await eventually(() => updates.includes(loop.sessionId), 'session.updated');
     daemon.child.kill('SIGTERM');
     await daemon.exited;
-    const target = walk(join(sandbox.stateDir, 'archive')).find((path) => path.endsWith(`${loop.sessionId}.jsonl.gz`)) as string;
+    const target = walk(join(sandbox.stateDir, 'archive')).find((path) =>
+      path.endsWith(`${loop.sessionId}.jsonl.gz`),
+    ) as string;
     expect(gunzipSync(readFileSync(target)).equals(readFileSync(transcript))).toBe(true);
     // A crash between an append and its book: garbage after the committed bytes.
     appendFileSync(target, Buffer.from('torn member'));
@@ -174,7 +230,12 @@ describe('the archive over a daemon', () => {
     const transcript = join(sandbox.projectsDir, outputs.transcript.replace(/^projects\//, ''));
     const updates: string[] = [];
     await client.on('session.updated', (session) => updates.push(session.sessionId));
-    appendPrompt(transcript, outputs.sessionId, 'the quixotrumpet password is very private', '73000000-0000-4000-8000-000000000002');
+    appendPrompt(
+      transcript,
+      outputs.sessionId,
+      'the quixotrumpet password is very private',
+      '73000000-0000-4000-8000-000000000002',
+    );
     await eventually(() => updates.includes(outputs.sessionId), 'session.updated');
     expect((await client.searchQuery({ query: 'quixotrumpet' })).hits).toHaveLength(1);
     await client.daemonShutdown({ reason: 'flush the archive' });
@@ -184,7 +245,12 @@ describe('the archive over a daemon', () => {
     client.close();
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => archiveCaughtUp(client), 'the archive to catch up');
-    const holds = (needle: string) => walk(sandbox.stateDir).filter((path) => readFileSync(path).includes(needle) || (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(needle)));
+    const holds = (needle: string) =>
+      walk(sandbox.stateDir).filter(
+        (path) =>
+          readFileSync(path).includes(needle) ||
+          (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(needle)),
+      );
     expect(holds('quixotrumpet').length).toBeGreaterThan(0);
     expect(existsSync(join(sandbox.stateDir, 'memd.log'))).toBe(true);
 
@@ -213,7 +279,10 @@ describe('forget after an extraction of a deleted transcript (issue 28 item 7)',
       const logPath = join(sandbox.stateDir, 'memd.log');
       // Claude Code's transcript goes while an extraction of it is asked for.
       rmSync(join(sandbox.projectsDir, loop.transcript.replace(/^projects\//, '')));
-      rmSync(join(sandbox.projectsDir, dirname(loop.transcript.replace(/^projects\//, '')), loop.sessionId), { recursive: true, force: true });
+      rmSync(join(sandbox.projectsDir, dirname(loop.transcript.replace(/^projects\//, '')), loop.sessionId), {
+        recursive: true,
+        force: true,
+      });
       const extracted = client.memoryExtract({ sessionId: loop.sessionId }).then(
         () => null,
         (error: unknown) => error,
@@ -221,14 +290,23 @@ describe('forget after an extraction of a deleted transcript (issue 28 item 7)',
       // Dropped for good, not deferred for a retry that would log the session again and again.
       await eventually(async () => {
         const { extraction } = await client.daemonStatus();
-        return extraction.running.length === 0 && extraction.jobs.failed === 1 && extraction.jobs.deferred === 0 && extraction.jobs.queued === 0;
+        return (
+          extraction.running.length === 0 &&
+          extraction.jobs.failed === 1 &&
+          extraction.jobs.deferred === 0 &&
+          extraction.jobs.queued === 0
+        );
       }, 'the job to be dropped');
       expect(await extracted).toMatchObject({ kind: 'TranscriptGone' });
       expect(readFileSync(logPath, 'utf8')).toContain(loop.sessionId);
 
       const forgot = await runMemctl(sandbox, ['archive', 'forget', loop.sessionId, '--delete-transcripts', '--json']);
       expect(forgot.code, forgot.stderr).toBe(0);
-      const holds = walk(sandbox.stateDir).filter((path) => readFileSync(path).includes(loop.sessionId) || (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(loop.sessionId)));
+      const holds = walk(sandbox.stateDir).filter(
+        (path) =>
+          readFileSync(path).includes(loop.sessionId) ||
+          (path.endsWith('.gz') && gunzipSync(readFileSync(path)).includes(loop.sessionId)),
+      );
       expect(holds).toEqual([]);
       expect(JSON.parse(forgot.stdout).removed.logLines).toBeGreaterThan(0);
       // The log is rewritten, not emptied, and memd goes on writing to it.

@@ -30,11 +30,17 @@ describe('a daemon that starts slowly', () => {
     const preload = join(sandbox.root, 'gate.cjs');
     const gate = join(sandbox.root, 'gate');
     writeFileSync(preload, GATE_PRELOAD);
-    const client = new MemdClient({ env: { ...sandbox.env, NODE_OPTIONS: `--require ${preload}`, MEMD_TEST_START_GATE: gate } });
+    const client = new MemdClient({
+      env: { ...sandbox.env, NODE_OPTIONS: `--require ${preload}`, MEMD_TEST_START_GATE: gate },
+    });
     const startedAt = Date.now();
     const status = client.callRaw('daemon.status', {});
     // The start outlasts the whole default timeout before the daemon may even load.
-    await eventually(() => Date.now() - startedAt > DEFAULT_TIMEOUT_MS + 500, 'the default timeout to pass', DEFAULT_TIMEOUT_MS + 2_000);
+    await eventually(
+      () => Date.now() - startedAt > DEFAULT_TIMEOUT_MS + 500,
+      'the default timeout to pass',
+      DEFAULT_TIMEOUT_MS + 2_000,
+    );
     writeFileSync(gate, '');
     try {
       await expect(status).resolves.toMatchObject({ pid: expect.any(Number) });

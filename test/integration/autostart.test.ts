@@ -9,7 +9,17 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers/ingest.js';
-import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, STARTUP_DEADLINE_MS, waitReady, type Sandbox } from '../helpers/sandbox.js';
+import {
+  DAEMON_MAIN,
+  eventually,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  STARTUP_DEADLINE_MS,
+  startDaemon,
+  waitReady,
+} from '../helpers/sandbox.js';
 
 const HOOKS = join(FIXTURES, 'compactions', 'hooks');
 
@@ -47,7 +57,12 @@ describe('the SessionStart hook with no daemon', () => {
   it('starts memd in the background: exit 0, nothing on stdout or stderr, and a daemon answers afterwards', async () => {
     const sandbox = makeSandbox();
     const { cwd, env } = projectOf(sandbox);
-    const run = await runMemctl(sandbox, ['hook', 'session-start'], env, sessionStartInput('00-SessionStart.json', cwd));
+    const run = await runMemctl(
+      sandbox,
+      ['hook', 'session-start'],
+      env,
+      sessionStartInput('00-SessionStart.json', cwd),
+    );
     expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
     await waitReady(sandbox);
     expect(daemonsOf(sandbox)).toHaveLength(1);
@@ -56,7 +71,12 @@ describe('the SessionStart hook with no daemon', () => {
   it('on resume, falls back to the handoff file at once and still starts memd', async () => {
     const sandbox = makeSandbox();
     const { cwd, env } = projectOf(sandbox);
-    const run = await runMemctl(sandbox, ['hook', 'session-start'], env, sessionStartInput('04-SessionStart.json', cwd));
+    const run = await runMemctl(
+      sandbox,
+      ['hook', 'session-start'],
+      env,
+      sessionStartInput('04-SessionStart.json', cwd),
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('memd was not running (started now, in the background)');
@@ -67,10 +87,17 @@ describe('the SessionStart hook with no daemon', () => {
     const sandbox = makeSandbox();
     const { cwd, env } = projectOf(sandbox);
     const input = sessionStartInput('00-SessionStart.json', cwd);
-    const runs = await Promise.all([runMemctl(sandbox, ['hook', 'session-start'], env, input), runMemctl(sandbox, ['hook', 'session-start'], env, input)]);
+    const runs = await Promise.all([
+      runMemctl(sandbox, ['hook', 'session-start'], env, input),
+      runMemctl(sandbox, ['hook', 'session-start'], env, input),
+    ]);
     for (const run of runs) expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
     await waitReady(sandbox);
-    await eventually(() => daemonsOf(sandbox).length === 1, 'the daemon started second to give way', STARTUP_DEADLINE_MS);
+    await eventually(
+      () => daemonsOf(sandbox).length === 1,
+      'the daemon started second to give way',
+      STARTUP_DEADLINE_MS,
+    );
     expect(Number.parseInt(readFileSync(sandbox.lockPath, 'utf8'), 10)).toBe(daemonsOf(sandbox)[0]);
   });
 
@@ -90,7 +117,9 @@ describe('the SessionStart hook with no daemon', () => {
     const sandbox = makeSandbox();
     const { cwd, env } = projectOf(sandbox);
     const daemon = await startDaemon(sandbox);
-    expect(await runMemctl(sandbox, ['hook', 'session-start'], env, sessionStartInput('00-SessionStart.json', cwd))).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(
+      await runMemctl(sandbox, ['hook', 'session-start'], env, sessionStartInput('00-SessionStart.json', cwd)),
+    ).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(daemonsOf(sandbox)).toEqual([daemon.pid]);
   });
 });
@@ -116,9 +145,13 @@ describe('the installers with memd down', () => {
     expect(statusLine.stdout).toContain('memd is not running; nothing will start it by itself: run memctl start');
     const hooks = await runMemctl(sandbox, ['install-hooks'], env);
     expect(hooks).toMatchObject({ code: 0, stderr: '' });
-    expect(hooks.stdout).toContain("memd is not running; Claude Code's SessionStart hook starts it when the next session starts; memctl start starts it now.");
+    expect(hooks.stdout).toContain(
+      "memd is not running; Claude Code's SessionStart hook starts it when the next session starts; memctl start starts it now.",
+    );
     const mcp = await runMemctl(sandbox, ['install-mcp'], env);
-    expect(mcp.stdout).toContain("memd is not running; Claude Code's SessionStart hook starts it when the next session starts");
+    expect(mcp.stdout).toContain(
+      "memd is not running; Claude Code's SessionStart hook starts it when the next session starts",
+    );
     // Running an installer again is how a user checks: it says so then too.
     expect((await runMemctl(sandbox, ['install-statusline'], env)).stdout).toContain('SessionStart hook starts it');
     expect(daemonsOf(sandbox)).toEqual([]);
@@ -130,7 +163,9 @@ describe('the installers with memd down', () => {
     const unitDir = join(sandbox.configHome, 'systemd', 'user');
     mkdirSync(unitDir, { recursive: true });
     writeFileSync(join(unitDir, 'memd.socket'), '[Socket]\n');
-    expect((await runMemctl(sandbox, ['install-mcp'], env)).stdout).toContain('its systemd socket unit is installed: systemctl --user enable --now memd.socket');
+    expect((await runMemctl(sandbox, ['install-mcp'], env)).stdout).toContain(
+      'its systemd socket unit is installed: systemctl --user enable --now memd.socket',
+    );
     await startDaemon(sandbox);
     expect((await runMemctl(sandbox, ['install-mcp'], env)).stdout).not.toContain('not running');
   });
@@ -151,10 +186,18 @@ describe('memctl doctor', () => {
     expect(after.stdout).toMatch(/→ Claude Code's SessionStart hook starts it when the next session starts/);
     // Another checkout's memctl, since removed, in the project's .mcp.json.
     const gone = join(sandbox.root, 'old-checkout', 'dist', 'client', 'memctl', 'main.js');
-    writeFileSync(join(cwd, '.mcp.json'), JSON.stringify({ mcpServers: { memd: { type: 'stdio', command: process.execPath, args: [gone, 'mcp'], env: {} } } }));
+    writeFileSync(
+      join(cwd, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { memd: { type: 'stdio', command: process.execPath, args: [gone, 'mcp'], env: {} } },
+      }),
+    );
     const stale = await runMemctl(sandbox, ['--no-autostart', 'doctor', '--json'], env);
     const checks = (JSON.parse(stale.stdout) as { checks: { label: string; ok: unknown; detail: string }[] }).checks;
-    expect(checks.find((check) => check.label === 'mcp')).toMatchObject({ ok: false, detail: expect.stringContaining(`${gone} does not exist`) });
+    expect(checks.find((check) => check.label === 'mcp')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining(`${gone} does not exist`),
+    });
     expect(MEMCTL_MAIN).not.toBe(gone);
   });
 });

@@ -11,7 +11,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { type Line, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const CWD = '/home/u/src/dates';
 /** A session with good lines and lines of every bad shape. */
@@ -43,11 +51,26 @@ const BAD_TIMESTAMPS: readonly unknown[] = [
 ];
 
 function mixedSession(): TranscriptWriter {
-  const main = new TranscriptWriter({ sessionId: MIXED, cwd: CWD, version: '2.1.38', startMs: Date.parse('2026-03-02T09:00:00.000Z') });
+  const main = new TranscriptWriter({
+    sessionId: MIXED,
+    cwd: CWD,
+    version: '2.1.38',
+    startMs: Date.parse('2026-03-02T09:00:00.000Z'),
+  });
   main.prompt('Sort the dates out');
-  main.toolRound('Read', { file_path: `${CWD}/dates.ts` }, 'export {}', { input: 5, cacheWrite: 100, cacheRead: 1_000, output: 50 });
+  main.toolRound('Read', { file_path: `${CWD}/dates.ts` }, 'export {}', {
+    input: 5,
+    cacheWrite: 100,
+    cacheRead: 1_000,
+    output: 50,
+  });
   for (const [n, timestamp] of BAD_TIMESTAMPS.entries()) {
-    const { entries } = main.response([{ type: 'text', text: `bad timestamp ${n}` }], { input: 1, cacheWrite: 0, cacheRead: 0, output: 1_000 });
+    const { entries } = main.response([{ type: 'text', text: `bad timestamp ${n}` }], {
+      input: 1,
+      cacheWrite: 0,
+      cacheRead: 0,
+      output: 1_000,
+    });
     for (const entry of entries) setTimestamp(entry, timestamp);
     setTimestamp(main.prompt(`prompt with bad timestamp ${n} needle`), timestamp);
   }
@@ -63,7 +86,12 @@ function setTimestamp(line: Line, timestamp: unknown): void {
 function extremeSession(): TranscriptWriter {
   const main = new TranscriptWriter({ sessionId: EXTREME, cwd: CWD, version: '2.1.38' });
   main.prompt('Everything here happens at the end of time needle');
-  main.toolRound('Bash', { command: 'date' }, 'Sat Sep 13 00:00:00 UTC 275760', { input: 7, cacheWrite: 0, cacheRead: 0, output: 70 });
+  main.toolRound('Bash', { command: 'date' }, 'Sat Sep 13 00:00:00 UTC 275760', {
+    input: 7,
+    cacheWrite: 0,
+    cacheRead: 0,
+    output: 70,
+  });
   for (const line of main.lines) line.timestamp = END_OF_TIME;
   return main;
 }
@@ -181,15 +209,15 @@ function asWrittenBeforeTheFix(dbPath: string): void {
   const db = new Database(dbPath);
   try {
     db.transaction(() => {
-      const file = db.prepare('SELECT id, project FROM files WHERE session_id = ?').get(EXTREME) as { id: number; project: string };
+      const file = db.prepare('SELECT id, project FROM files WHERE session_id = ?').get(EXTREME) as {
+        id: number;
+        project: string;
+      };
       db.prepare('UPDATE entries SET timestamp = ? WHERE file_id = ?').run(FAR_FUTURE, file.id);
       db.prepare('UPDATE files SET last_activity = ? WHERE id = ?').run(FAR_FUTURE, file.id);
-      db.prepare("UPDATE session_aggregates SET last_activity = ?, state = json_set(state, '$.last', json_object('key', ?, 'text', ?)) WHERE session_id = ?").run(
-        FAR_FUTURE,
-        FAR_FUTURE,
-        FAR_FUTURE,
-        EXTREME,
-      );
+      db.prepare(
+        "UPDATE session_aggregates SET last_activity = ?, state = json_set(state, '$.last', json_object('key', ?, 'text', ?)) WHERE session_id = ?",
+      ).run(FAR_FUTURE, FAR_FUTURE, FAR_FUTURE, EXTREME);
       const slot = Math.floor(Date.parse(END_OF_TIME) / SLOT_MS);
       db.prepare('UPDATE usage_candidates SET slot = ? WHERE file_id = ?').run(slot, file.id);
       db.prepare('DELETE FROM usage_slots WHERE project = ? AND input = 7').run(file.project);
@@ -234,13 +262,19 @@ describe('an index written before timestamps were checked', () => {
       expect(report.totals.input, by).toBeLessThan(1_000);
     }
     await eventually(() => caughtUp(client), 'ingest to catch up');
-    await eventually(async () => (await client.sessionsGet({ sessionId: EXTREME })).badTimestamps === EXTREME_LINES, 'the extreme session to be read again');
+    await eventually(
+      async () => (await client.sessionsGet({ sessionId: EXTREME })).badTimestamps === EXTREME_LINES,
+      'the extreme session to be read again',
+    );
     expect(await client.sessionsGet({ sessionId: EXTREME })).toMatchObject({ firstActivity: null, lastActivity: null });
     const list = await client.sessionsList({ all: true });
     expect(list.sessions.find((session) => session.sessionId === EXTREME)?.lastActivity).toBeNull();
     // The first session is newest again: the far-future time no longer puts the other one first.
     expect(list.sessions[0]?.sessionId).toBe(MIXED);
-    await eventually(async () => (await client.usageReport({ timezone: 'UTC' })).totals.responses === 1, 'the book to take the bad response back');
+    await eventually(
+      async () => (await client.usageReport({ timezone: 'UTC' })).totals.responses === 1,
+      'the book to take the bad response back',
+    );
     const report = await client.usageReport({ timezone: 'UTC' });
     expect(report.totals).toMatchObject({ input: 5, output: 50 });
     // Files whose stored timestamps were all good or absent are not read again: their count starts at 0.

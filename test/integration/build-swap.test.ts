@@ -8,7 +8,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILD_MARKER, copyPackage } from '../helpers/package-copy.js';
-import { keepForFile, makeSandbox, runNode, startDaemon, type RunResult } from '../helpers/sandbox.js';
+import { keepForFile, makeSandbox, type RunResult, runNode, startDaemon } from '../helpers/sandbox.js';
 
 /** Two full tsc builds at once, on two cores shared with other test runs. */
 const BUILD_DEADLINE_MS = 300_000;
@@ -30,7 +30,9 @@ function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunRe
 }
 
 describe('npm start and npm run build', () => {
-  it('npm start over a running daemon says already running, naming its pid, without building first', { timeout: BUILD_DEADLINE_MS }, async () => {
+  it('npm start over a running daemon says already running, naming its pid, without building first', {
+    timeout: BUILD_DEADLINE_MS,
+  }, async () => {
     const sandbox = makeSandbox();
     const daemon = await startDaemon(sandbox);
     keepForFile(sandbox, daemon);
@@ -42,7 +44,9 @@ describe('npm start and npm run build', () => {
     expect(existsSync(join(copy, 'dist', BUILD_MARKER)), 'dist/ was not rebuilt').toBe(true);
   });
 
-  it('two builds at once both succeed and leave one whole dist/, no staging tree and no lock', { timeout: BUILD_DEADLINE_MS }, async () => {
+  it('two builds at once both succeed and leave one whole dist/, no staging tree and no lock', {
+    timeout: BUILD_DEADLINE_MS,
+  }, async () => {
     const copy = copyPackage();
     copies.push(copy);
     const env = { ...process.env, NO_COLOR: '1' };

@@ -13,8 +13,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  answerFirstRun,
+  claudeCodeEnv,
+  claudeCodeRuns,
+  claudeCodeSuiteTitle,
+  claudeCommand,
+} from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
-import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
 import { eventually, makeSandbox, runMemctl } from '../helpers/sandbox.js';
 import { startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
 import { startTmux } from '../helpers/tmux.js';
@@ -53,19 +59,38 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
 
       const api = await startStreamingMessagesApi({ apiKey: API_KEY });
       cleanups.push(() => api.close());
-      api.script({ kind: 'text', text: REPLY, usage: { input_tokens: 4, cache_creation_input_tokens: 30_000, cache_read_input_tokens: 0, output_tokens: 12 } });
+      api.script({
+        kind: 'text',
+        text: REPLY,
+        usage: { input_tokens: 4, cache_creation_input_tokens: 30_000, cache_read_input_tokens: 0, output_tokens: 12 },
+      });
       const env = { ...claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY), TERM: 'xterm-256color' };
-      const tmux = await startTmux({ socket: join(sandbox.root, 'tmux.sock'), cwd, env, command: claudeCommand(['--model', 'claude-sonnet-4-5', '--session-id', sessionId]), width: 200, height: 50 });
+      const tmux = await startTmux({
+        socket: join(sandbox.root, 'tmux.sock'),
+        cwd,
+        env,
+        command: claudeCommand(['--model', 'claude-sonnet-4-5', '--session-id', sessionId]),
+        width: 200,
+        height: 50,
+      });
       cleanups.push(() => tmux.kill());
       await tmux.waitFor((screen) => screen.includes('❯'), 'the prompt', CLAUDE_DEADLINE_MS);
       // Claude Code's SessionStart hook started memd, detached.
-      await eventually(async () => (await client.daemonStatus().catch(() => null)) !== null, 'memd to answer, started by the SessionStart hook', CLAUDE_DEADLINE_MS);
+      await eventually(
+        async () => (await client.daemonStatus().catch(() => null)) !== null,
+        'memd to answer, started by the SessionStart hook',
+        CLAUDE_DEADLINE_MS,
+      );
 
       await tmux.sendKeys(['Say hello'], { literal: true });
       await tmux.waitFor((screen) => /❯\sSay hello/.test(screen), 'the typed prompt');
       await tmux.sendKeys(['Enter']);
       const memdLine = /▕[█░]{8}▏ (\d+)% context used · (\d+)K left · 0 compactions/;
-      const screen = await tmux.waitFor((text) => text.includes(REPLY) && memdLine.test(text), "the reply and memd's status line with its figures", CLAUDE_DEADLINE_MS);
+      const screen = await tmux.waitFor(
+        (text) => text.includes(REPLY) && memdLine.test(text),
+        "the reply and memd's status line with its figures",
+        CLAUDE_DEADLINE_MS,
+      );
       expect(screen).not.toMatch(/no memd/);
       const summary = await client.sessionsGet({ sessionId });
       const [, percent, left] = memdLine.exec(screen) as RegExpExecArray;

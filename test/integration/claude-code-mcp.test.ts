@@ -16,12 +16,16 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
-import { type RecordedRequest, type StreamingMessagesApi, startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
-import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
+import {
+  type RecordedRequest,
+  type StreamingMessagesApi,
+  startStreamingMessagesApi,
+} from '../helpers/streaming-messages-api.js';
 
 const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
 const SUITE = "memd's MCP server in the real Claude Code";
@@ -35,7 +39,14 @@ const CLAUDE_TEST_TIMEOUT_MS = 120_000;
 const CLAUDE_DEADLINE_MS = 60_000;
 const API_KEY = 'test-key';
 const MODEL = 'claude-sonnet-4-5';
-const TOOLS = ['handoff', 'list_sessions', 'project_memory', 'search_sessions', 'session_context', 'session_memory'].map((name) => `mcp__memd__${name}`);
+const TOOLS = [
+  'handoff',
+  'list_sessions',
+  'project_memory',
+  'search_sessions',
+  'session_context',
+  'session_memory',
+].map((name) => `mcp__memd__${name}`);
 const loop = manifest('coding-loop');
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -66,7 +77,10 @@ async function setUp(): Promise<World> {
   await startDaemon(sandbox, undefined, memdEnv);
   const client = createClient({ env: { ...sandbox.env, ...memdEnv }, autostart: false });
   cleanups.push(() => client.close());
-  await eventually(async () => (await client.sessionsGet({ sessionId: loop.sessionId }).catch(() => null)) !== null, 'memd to index the fixture session');
+  await eventually(
+    async () => (await client.sessionsGet({ sessionId: loop.sessionId }).catch(() => null)) !== null,
+    'memd to index the fixture session',
+  );
 
   const cwd = join(sandbox.root, 'project');
   mkdirSync(cwd);
@@ -103,13 +117,19 @@ interface ToolResultBlock {
 }
 
 /** The tool_result Claude Code sent back for `toolUseId`, its text joined. */
-function toolResultSent(request: RecordedRequest | undefined, toolUseId: string): { text: string; isError: boolean } | undefined {
+function toolResultSent(
+  request: RecordedRequest | undefined,
+  toolUseId: string,
+): { text: string; isError: boolean } | undefined {
   const messages = (request?.body as { messages?: { content?: unknown }[] } | null)?.messages ?? [];
   for (const message of messages) {
     if (!Array.isArray(message.content)) continue;
     for (const block of message.content as ToolResultBlock[]) {
       if (block.type !== 'tool_result' || block.tool_use_id !== toolUseId) continue;
-      const text = typeof block.content === 'string' ? block.content : (block.content ?? []).map((part) => part.text ?? '').join('\n');
+      const text =
+        typeof block.content === 'string'
+          ? block.content
+          : (block.content ?? []).map((part) => part.text ?? '').join('\n');
       return { text, isError: block.is_error === true };
     }
   }
@@ -120,10 +140,25 @@ function toolResultSent(request: RecordedRequest | undefined, toolUseId: string)
 async function searchThroughClaude(world: World, extraArgs: string[]): Promise<void> {
   const toolUseId = 'toolu_memd_search_01';
   world.api.script(
-    { kind: 'tool_use', id: toolUseId, name: 'mcp__memd__search_sessions', input: { query: 'overcharged', kinds: ['prompt'], project: loop.cwd }, text: 'Let me check past sessions.' },
+    {
+      kind: 'tool_use',
+      id: toolUseId,
+      name: 'mcp__memd__search_sessions',
+      input: { query: 'overcharged', kinds: ['prompt'], project: loop.cwd },
+      text: 'Let me check past sessions.',
+    },
     { kind: 'text', text: 'A past session fixed the overcharge in computeTotal.' },
   );
-  const run = await runClaude(world, ['-p', 'Have we seen customers being overcharged before?', '--model', MODEL, '--dangerously-skip-permissions', '--output-format', 'json', ...extraArgs]);
+  const run = await runClaude(world, [
+    '-p',
+    'Have we seen customers being overcharged before?',
+    '--model',
+    MODEL,
+    '--dangerously-skip-permissions',
+    '--output-format',
+    'json',
+    ...extraArgs,
+  ]);
   expect(run, run.stderr).toMatchObject({ code: 0 });
   expect(JSON.parse(run.stdout)).toMatchObject({ result: 'A past session fixed the overcharge in computeTotal.' });
   expect(world.api.pending()).toBe(0);
@@ -131,7 +166,9 @@ async function searchThroughClaude(world: World, extraArgs: string[]): Promise<v
   expect(scripted).toHaveLength(2);
 
   // The model was offered memd's six tools, with the schemas memctl mcp declared.
-  const offered = ((scripted[0]?.body as { tools?: { name: string; input_schema?: { required?: string[] } }[] }).tools ?? []).filter((tool) => tool.name.startsWith('mcp__memd__'));
+  const offered = (
+    (scripted[0]?.body as { tools?: { name: string; input_schema?: { required?: string[] } }[] }).tools ?? []
+  ).filter((tool) => tool.name.startsWith('mcp__memd__'));
   expect(offered.map((tool) => tool.name).sort()).toEqual(TOOLS);
   expect(offered.find((tool) => tool.name === 'mcp__memd__search_sessions')?.input_schema?.required).toEqual(['query']);
 
@@ -153,7 +190,10 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       const installed = await runMemctl(world.sandbox, ['install-mcp'], world.env);
       expect(installed).toMatchObject({ code: 0, stderr: '' });
       // Claude Code's own keys are still there beside the server.
-      expect(JSON.parse(readFileSync(join(world.claudeDir, '.claude.json'), 'utf8'))).toMatchObject({ hasCompletedOnboarding: true, mcpServers: { memd: { type: 'stdio' } } });
+      expect(JSON.parse(readFileSync(join(world.claudeDir, '.claude.json'), 'utf8'))).toMatchObject({
+        hasCompletedOnboarding: true,
+        mcpServers: { memd: { type: 'stdio' } },
+      });
       await searchThroughClaude(world, []);
     },
     CLAUDE_TEST_TIMEOUT_MS,
@@ -165,7 +205,9 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       const world = await setUp();
       const elsewhere = join(world.sandbox.root, 'shared-config');
       mkdirSync(elsewhere);
-      expect(await runMemctl(world.sandbox, ['install-mcp', '--project'], { ...world.env, CLAUDE_PROJECT_DIR: elsewhere })).toMatchObject({ code: 0, stderr: '' });
+      expect(
+        await runMemctl(world.sandbox, ['install-mcp', '--project'], { ...world.env, CLAUDE_PROJECT_DIR: elsewhere }),
+      ).toMatchObject({ code: 0, stderr: '' });
       await searchThroughClaude(world, ['--mcp-config', join(elsewhere, '.mcp.json'), '--strict-mcp-config']);
     },
     CLAUDE_TEST_TIMEOUT_MS,

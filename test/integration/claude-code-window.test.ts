@@ -14,9 +14,15 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import type { ThresholdResult } from '../../shared/protocol/sessions.js';
-import { answerFirstRun, claudeCodeEnv, claudeCodeRuns, claudeCodeSuiteTitle, claudeCommand } from '../helpers/claude-code.js';
+import {
+  answerFirstRun,
+  claudeCodeEnv,
+  claudeCodeRuns,
+  claudeCodeSuiteTitle,
+  claudeCommand,
+} from '../helpers/claude-code.js';
+import { createClient } from '../helpers/client.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 import { type StreamingMessagesApi, startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
 import { startTmux, type TmuxSession } from '../helpers/tmux.js';
@@ -46,7 +52,10 @@ interface Run {
  * `contextTokens` of cache writes. `env` goes to both Claude Code and memd (the daemon's
  * environment supplies Claude Code's overrides, as a user's systemd unit would).
  */
-async function exchange(sessionId: string, options: { model?: string; contextTokens: number; env?: Record<string, string> }): Promise<Run> {
+async function exchange(
+  sessionId: string,
+  options: { model?: string; contextTokens: number; env?: Record<string, string> },
+): Promise<Run> {
   const sandbox = makeSandbox();
   const claudeDir = sandbox.env.CLAUDE_CONFIG_DIR as string;
   const projects = join(claudeDir, 'projects');
@@ -69,15 +78,35 @@ async function exchange(sessionId: string, options: { model?: string; contextTok
     _CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL: '1',
     TERM: 'xterm-256color',
   };
-  api.script({ kind: 'text', text: REPLY, usage: { input_tokens: 4, cache_creation_input_tokens: options.contextTokens, cache_read_input_tokens: 0, output_tokens: 12 } });
+  api.script({
+    kind: 'text',
+    text: REPLY,
+    usage: {
+      input_tokens: 4,
+      cache_creation_input_tokens: options.contextTokens,
+      cache_read_input_tokens: 0,
+      output_tokens: 12,
+    },
+  });
   const model = options.model === undefined ? [] : ['--model', options.model];
-  const tmux = await startTmux({ socket: join(sandbox.root, 'tmux.sock'), cwd, env, command: claudeCommand([...model, '--session-id', sessionId]), width: 200, height: 60 });
+  const tmux = await startTmux({
+    socket: join(sandbox.root, 'tmux.sock'),
+    cwd,
+    env,
+    command: claudeCommand([...model, '--session-id', sessionId]),
+    width: 200,
+    height: 60,
+  });
   cleanups.push(() => tmux.kill());
   await tmux.waitFor((screen) => screen.includes('❯'), 'the prompt', CLAUDE_DEADLINE_MS);
   await typeLine(tmux, 'Say hello');
   await tmux.waitFor((screen) => screen.includes(REPLY), 'the reply', CLAUDE_DEADLINE_MS);
   const threshold = async () => (await client.sessionsGet({ sessionId })).threshold;
-  await eventually(async () => (await client.sessionsGet({ sessionId }).catch(() => null))?.usage.main.assistantMessages === 1, 'memd to index the response', CLAUDE_DEADLINE_MS);
+  await eventually(
+    async () => (await client.sessionsGet({ sessionId }).catch(() => null))?.usage.main.assistantMessages === 1,
+    'memd to index the response',
+    CLAUDE_DEADLINE_MS,
+  );
   return { tmux, api, memctl: (args) => runMemctl(sandbox, args, memdEnv), threshold };
 }
 
@@ -94,7 +123,10 @@ async function typeLine(tmux: TmuxSession, text: string): Promise<void> {
   await tmux.waitFor((screen) => inputRow(screen) === '', 'an empty input');
   await tmux.sendKeys([text], { literal: true });
   // The prompt's marker is followed by a no-break space.
-  await tmux.waitFor((screen) => screen.includes(`❯\u00a0${text}`) || screen.includes(`❯ ${text}`), `the typed ${text}`);
+  await tmux.waitFor(
+    (screen) => screen.includes(`❯\u00a0${text}`) || screen.includes(`❯ ${text}`),
+    `the typed ${text}`,
+  );
   await tmux.sendKeys(['Enter']);
 }
 
@@ -118,7 +150,11 @@ interface ContextView {
 /** Claude Code's /context, as it draws it. */
 async function context(run: Run): Promise<ContextView> {
   await typeLine(run.tmux, '/context');
-  const screen = await run.tmux.waitFor((text) => /Free space|Autocompact buffer/.test(text) && /tokens \(\d+%\)/.test(text), 'the /context view', CLAUDE_DEADLINE_MS);
+  const screen = await run.tmux.waitFor(
+    (text) => /Free space|Autocompact buffer/.test(text) && /tokens \(\d+%\)/.test(text),
+    'the /context view',
+    CLAUDE_DEADLINE_MS,
+  );
   const total = /([\d.]+[km]?)\/([\d.]+[km]?) tokens \((\d+)%\)/.exec(screen) as RegExpExecArray;
   const free = /Free space: ([\d.]+[km]?)/.exec(screen);
   const buffer = /Autocompact buffer: ([\d.]+[km]?) tokens/.exec(screen);
@@ -134,7 +170,11 @@ async function context(run: Run): Promise<ContextView> {
 /** memd's status line under Claude Code's prompt: its percentage, its words and the tokens left. */
 async function memdLine(run: Run): Promise<{ percent: number; words: string; left: number }> {
   const line = /▕[█░]{8}▏ (\d+)% (context used|used of auto-compact) · ([\d.]+[KM]?) left/;
-  const screen = await run.tmux.waitFor((text) => line.test(text), "memd's status line with its figures", CLAUDE_DEADLINE_MS);
+  const screen = await run.tmux.waitFor(
+    (text) => line.test(text),
+    "memd's status line with its figures",
+    CLAUDE_DEADLINE_MS,
+  );
   const [, percent, words, left] = line.exec(screen) as RegExpExecArray;
   return { percent: Number(percent), words: words as string, left: tokensOf(left as string) };
 }
@@ -194,8 +234,16 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
       // Past the old 167K point, the next prompt goes to the API as it is: 2.1.197 compacts only when refused.
       const before = run.api.requests.length;
       await typeLine(run.tmux, 'Say more');
-      await eventually(() => run.api.requests.slice(before).some((request) => request.scripted), 'the next request', CLAUDE_DEADLINE_MS);
-      expect(run.api.requests.slice(before).filter((request) => request.path === '/v1/messages' && isCompaction(request.body))).toEqual([]);
+      await eventually(
+        () => run.api.requests.slice(before).some((request) => request.scripted),
+        'the next request',
+        CLAUDE_DEADLINE_MS,
+      );
+      expect(
+        run.api.requests
+          .slice(before)
+          .filter((request) => request.path === '/v1/messages' && isCompaction(request.body)),
+      ).toEqual([]);
     },
     CLAUDE_TEST_TIMEOUT_MS,
   );
@@ -204,7 +252,11 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
     'with CLAUDE_CODE_AUTO_COMPACT_WINDOW: /context keeps an auto-compact buffer, memd counts to the same point, and Claude Code compacts there',
     async () => {
       const sessionId = '5e55e55e-0000-4000-8000-00000000a1f3';
-      const run = await exchange(sessionId, { model: 'claude-sonnet-4-5', contextTokens: 150_000, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' } });
+      const run = await exchange(sessionId, {
+        model: 'claude-sonnet-4-5',
+        contextTokens: 150_000,
+        env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' },
+      });
       const cc = await context(run);
       const threshold = await run.threshold();
       expect(threshold).toMatchObject({ window: cc.window, autoCompactMode: 'threshold', autoCompactAt: 167_000 });
@@ -215,9 +267,22 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
       expect(await memctlStatus(run, sessionId)).toEqual({ left: cc.free, window: cc.window });
 
       // Past that point (memd: state autocompact), the next prompt makes Claude Code compact first.
-      run.api.script({ kind: 'text', text: REPLY, usage: { input_tokens: 4, cache_creation_input_tokens: 20_000, cache_read_input_tokens: 150_000, output_tokens: 12 } });
+      run.api.script({
+        kind: 'text',
+        text: REPLY,
+        usage: {
+          input_tokens: 4,
+          cache_creation_input_tokens: 20_000,
+          cache_read_input_tokens: 150_000,
+          output_tokens: 12,
+        },
+      });
       await typeLine(run.tmux, 'Say more');
-      await eventually(async () => (await run.threshold()).state === 'autocompact', 'memd to reach the auto-compact point', CLAUDE_DEADLINE_MS);
+      await eventually(
+        async () => (await run.threshold()).state === 'autocompact',
+        'memd to reach the auto-compact point',
+        CLAUDE_DEADLINE_MS,
+      );
       const before = run.api.requests.length;
       await typeLine(run.tmux, 'And more');
       await eventually(() => run.api.requests.length > before + 1, 'the next requests', CLAUDE_DEADLINE_MS);

@@ -17,12 +17,24 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import type { SessionSummary } from '../../shared/protocol/sessions.js';
-import { type DaemonProcess, eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
-import { type RecordedRequest, type StreamingMessagesApi, startStreamingMessagesApi, type Usage } from '../helpers/streaming-messages-api.js';
 import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
+import { createClient } from '../helpers/client.js';
+import {
+  type DaemonProcess,
+  eventually,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
+import {
+  type RecordedRequest,
+  type StreamingMessagesApi,
+  startStreamingMessagesApi,
+  type Usage,
+} from '../helpers/streaming-messages-api.js';
 import { startTmux } from '../helpers/tmux.js';
 
 const CLAUDE_BIN = process.env.MEMD_CLAUDE_BIN ?? '';
@@ -77,13 +89,17 @@ async function setUp(options: { statusLine: boolean; duringTurn?: (client: Clien
 
   const hooks = await runMemctl(sandbox, ['install-hooks'], memdEnv);
   expect(hooks).toMatchObject({ code: 0, stderr: '' });
-  if (options.statusLine) expect(await runMemctl(sandbox, ['install-statusline'], memdEnv)).toMatchObject({ code: 0, stderr: '' });
+  if (options.statusLine)
+    expect(await runMemctl(sandbox, ['install-statusline'], memdEnv)).toMatchObject({ code: 0, stderr: '' });
 
   const cwd = join(sandbox.root, 'project');
   mkdirSync(cwd);
   const { duringTurn } = options;
   // Claude Code waits for the scripted answer in the middle of its turn.
-  const api = await startStreamingMessagesApi({ apiKey: API_KEY, ...(duringTurn === undefined ? {} : { beforeReply: () => duringTurn(client) }) });
+  const api = await startStreamingMessagesApi({
+    apiKey: API_KEY,
+    ...(duringTurn === undefined ? {} : { beforeReply: () => duringTurn(client) }),
+  });
   cleanups.push(() => api.close());
   answerFirstRun(claudeDir, cwd, API_KEY);
   const env = claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY);
@@ -137,7 +153,11 @@ function sumUsage(usages: Usage[]) {
   };
 }
 
-async function sessionOnceIndexed(client: Client, sessionId: string, assistantMessages: number): Promise<SessionSummary> {
+async function sessionOnceIndexed(
+  client: Client,
+  sessionId: string,
+  assistantMessages: number,
+): Promise<SessionSummary> {
   let summary: SessionSummary | undefined;
   await eventually(
     async () => {
@@ -181,13 +201,23 @@ function stopHookSummaries(entries: Record<string, unknown>[]): Record<string, u
 
 /** The messages the model was sent, the sandbox's path (which holds "memd-t-") taken out. */
 function messagesSent(world: World, request: RecordedRequest | undefined): string {
-  return JSON.stringify((request?.body as { messages?: unknown } | null)?.messages ?? null).replaceAll(world.sandbox.root, '<sandbox>');
+  return JSON.stringify((request?.body as { messages?: unknown } | null)?.messages ?? null).replaceAll(
+    world.sandbox.root,
+    '<sandbox>',
+  );
 }
 
 /** The turn hooks' lock on this session, as the daemon logged taking and releasing it. */
-function turnLockLog(world: World, sessionId: string): { taken: Record<string, unknown>[]; released: Record<string, unknown>[] } {
-  const ours = (line: Record<string, unknown>) => line.owner === TURN_OWNER && typeof line.dir === 'string' && line.dir.endsWith(`/${sessionId}/session-memory`);
-  return { taken: logLines(world.daemon, 'memory lock taken').filter(ours), released: logLines(world.daemon, 'memory lock released').filter(ours) };
+function turnLockLog(
+  world: World,
+  sessionId: string,
+): { taken: Record<string, unknown>[]; released: Record<string, unknown>[] } {
+  const ours = (line: Record<string, unknown>) =>
+    line.owner === TURN_OWNER && typeof line.dir === 'string' && line.dir.endsWith(`/${sessionId}/session-memory`);
+  return {
+    taken: logLines(world.daemon, 'memory lock taken').filter(ours),
+    released: logLines(world.daemon, 'memory lock released').filter(ours),
+  };
 }
 
 describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
@@ -208,34 +238,78 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
           text: 'I will run it.',
           name: 'Bash',
           input: { command: 'echo hi', description: 'Print hi' },
-          usage: { input_tokens: 3, cache_creation_input_tokens: 24_000, cache_read_input_tokens: 0, output_tokens: 40 },
+          usage: {
+            input_tokens: 3,
+            cache_creation_input_tokens: 24_000,
+            cache_read_input_tokens: 0,
+            output_tokens: 40,
+          },
         },
-        { kind: 'text', text: 'The command printed hi.', usage: { input_tokens: 5, cache_creation_input_tokens: 200, cache_read_input_tokens: 24_000, output_tokens: 9 } },
+        {
+          kind: 'text',
+          text: 'The command printed hi.',
+          usage: {
+            input_tokens: 5,
+            cache_creation_input_tokens: 200,
+            cache_read_input_tokens: 24_000,
+            output_tokens: 9,
+          },
+        },
       );
       const prompt = 'Run echo hi and tell me what it printed.';
-      const run = await runClaude(world, ['-p', prompt, '--model', MODEL, '--session-id', sessionId, '--dangerously-skip-permissions', '--output-format', 'json']);
+      const run = await runClaude(world, [
+        '-p',
+        prompt,
+        '--model',
+        MODEL,
+        '--session-id',
+        sessionId,
+        '--dangerously-skip-permissions',
+        '--output-format',
+        'json',
+      ]);
       expect(run, run.stderr).toMatchObject({ code: 0 });
-      const result = JSON.parse(run.stdout) as { result: string; session_id: string; modelUsage: Record<string, { costUSD: number }> };
+      const result = JSON.parse(run.stdout) as {
+        result: string;
+        session_id: string;
+        modelUsage: Record<string, { costUSD: number }>;
+      };
       expect(result).toMatchObject({ result: 'The command printed hi.', session_id: sessionId });
 
       // The script ran as written: the tool ran and its output went back to the model.
       expect(api.pending()).toBe(0);
       expect(api.unknown()).toEqual([]);
-      expect(api.requests.map((request) => `${request.method} ${request.path} ${request.status}`).filter((line) => !line.endsWith(' 200'))).toEqual([]);
+      expect(
+        api.requests
+          .map((request) => `${request.method} ${request.path} ${request.status}`)
+          .filter((line) => !line.endsWith(' 200')),
+      ).toEqual([]);
       const scripted = api.requests.filter((request) => request.scripted);
       expect(scripted).toHaveLength(2);
-      expect(messagesSent(world, scripted[1])).toMatch(/"tool_use_id":"toolu_stream_0001","type":"tool_result","content":"hi"/);
+      expect(messagesSent(world, scripted[1])).toMatch(
+        /"tool_use_id":"toolu_stream_0001","type":"tool_result","content":"hi"/,
+      );
 
       // memd indexed the session as Claude Code wrote it.
       const summary = await sessionOnceIndexed(world.client, sessionId, 2);
-      expect(summary).toMatchObject({ cwd: world.cwd, model: MODEL, title: prompt, hasMainTranscript: true, badLines: 0, compactions: { count: 0 } });
+      expect(summary).toMatchObject({
+        cwd: world.cwd,
+        model: MODEL,
+        title: prompt,
+        hasMainTranscript: true,
+        badLines: 0,
+        compactions: { count: 0 },
+      });
       // Three entries for two responses: the first response's text and tool_use blocks are written apart.
       const entries = transcriptEntries(world, sessionId);
       expect(entries.filter((entry) => entry.type === 'assistant')).toHaveLength(3);
 
       // The turn held the session memory from the prompt to its end: at both API calls, and let go by Stop.
       const lockDir = join(world.claudeDir, 'projects', summary.project, sessionId, 'session-memory');
-      expect(locksDuringTurn).toEqual([[expect.objectContaining({ owner: TURN_OWNER, sessionDir: lockDir })], [expect.objectContaining({ owner: TURN_OWNER, sessionDir: lockDir })]]);
+      expect(locksDuringTurn).toEqual([
+        [expect.objectContaining({ owner: TURN_OWNER, sessionDir: lockDir })],
+        [expect.objectContaining({ owner: TURN_OWNER, sessionDir: lockDir })],
+      ]);
       await eventually(() => turnLockLog(world, sessionId).released.length > 0, 'the daemon to log the release');
       const log = turnLockLog(world, sessionId);
       expect(log.taken).toHaveLength(1);
@@ -247,16 +321,24 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       // No hook of memd's said anything: nothing in the transcript, nothing in what the model was sent.
       expect(hookAttachments(entries)).toEqual([]);
       expect(stopHookSummaries(entries)).toEqual([]);
-      for (const request of scripted) expect(messagesSent(world, request)).not.toMatch(/memd|memctl|user-prompt-submit-hook/i);
+      for (const request of scripted)
+        expect(messagesSent(world, request)).not.toMatch(/memd|memctl|user-prompt-submit-hook/i);
       expect(messagesSent(world, scripted[0])).toContain(prompt);
 
       // memd's accounting is the usage the API returned, counted once per response, and Claude Code's own cost.
       const sent = sumUsage(scripted.map((request) => request.reply?.usage as Usage));
-      expect(summary.usage.main).toMatchObject({ ...sent, cache5m: sent.cacheCreation, cache1h: 0, assistantMessages: 2 });
+      expect(summary.usage.main).toMatchObject({
+        ...sent,
+        cache5m: sent.cacheCreation,
+        cache1h: 0,
+        assistantMessages: 2,
+      });
       expect(summary.usage.sidechain.assistantMessages).toBe(0);
       expect(summary.usage.main.costUsd).toBeCloseTo(result.modelUsage[MODEL]?.costUSD ?? Number.NaN, 9);
       const last = scripted[1]?.reply?.usage as Usage;
-      expect(summary.contextTokens).toBe(last.input_tokens + last.cache_creation_input_tokens + last.cache_read_input_tokens + last.output_tokens);
+      expect(summary.contextTokens).toBe(
+        last.input_tokens + last.cache_creation_input_tokens + last.cache_read_input_tokens + last.output_tokens,
+      );
     },
     CLAUDE_TEST_TIMEOUT_MS,
   );
@@ -266,10 +348,17 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
     async () => {
       const sessionId = '5e55e55e-0000-4000-8000-0000000071e7';
       const locksDuringTurn: unknown[] = [];
-      const world = await setUp({ statusLine: true, duringTurn: async (client) => void locksDuringTurn.push((await client.daemonStatus()).extraction.locks) });
+      const world = await setUp({
+        statusLine: true,
+        duringTurn: async (client) => void locksDuringTurn.push((await client.daemonStatus()).extraction.locks),
+      });
       const { api } = world;
       const reply = 'Hello from the scripted API.';
-      api.script({ kind: 'text', text: reply, usage: { input_tokens: 4, cache_creation_input_tokens: 30_000, cache_read_input_tokens: 0, output_tokens: 12 } });
+      api.script({
+        kind: 'text',
+        text: reply,
+        usage: { input_tokens: 4, cache_creation_input_tokens: 30_000, cache_read_input_tokens: 0, output_tokens: 12 },
+      });
       const tmux = await startTmux({
         socket: join(world.sandbox.root, 'tmux.sock'),
         cwd: world.cwd,
@@ -280,7 +369,11 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       });
       cleanups.push(() => tmux.kill());
       // Ready for input, and the status line is memd's from the start: no transcript yet, so not indexed.
-      await tmux.waitFor((screen) => screen.includes('❯') && screen.includes('memd: not indexed yet'), 'the prompt and the first status line', CLAUDE_DEADLINE_MS);
+      await tmux.waitFor(
+        (screen) => screen.includes('❯') && screen.includes('memd: not indexed yet'),
+        'the prompt and the first status line',
+        CLAUDE_DEADLINE_MS,
+      );
       const prompt = 'Say hello';
       await tmux.sendKeys([prompt], { literal: true });
       // The prompt's marker is followed by a no-break space.
@@ -289,7 +382,11 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       // Sonnet 4.5 has no auto-compact window in 2.1.197: it compacts when the API refuses, and the
       // meter says "N% context used" of the window (reactive mode, issue 28).
       const memdLine = /▕[█░]{8}▏ (\d+)% context used · (\d+)K left · 0 compactions · mem \S+ · \$(\d+\.\d\d)(?: |$)/m;
-      const screen = await tmux.waitFor((text) => text.includes(reply) && memdLine.test(text), "the reply and memd's status line after it", CLAUDE_DEADLINE_MS);
+      const screen = await tmux.waitFor(
+        (text) => text.includes(reply) && memdLine.test(text),
+        "the reply and memd's status line after it",
+        CLAUDE_DEADLINE_MS,
+      );
 
       const summary = await sessionOnceIndexed(world.client, sessionId, 1);
       const [, percent, thousandsLeft, cost] = memdLine.exec(screen) as RegExpExecArray;
@@ -299,17 +396,40 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
       expect(cost).toBe((summary.usage.total.costUsd ?? Number.NaN).toFixed(2));
       expect(screen).not.toMatch(/no memd|not indexed yet/);
       const usage = api.requests.find((request) => request.scripted)?.reply?.usage as Usage;
-      expect(summary.contextTokens).toBe(usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens);
+      expect(summary.contextTokens).toBe(
+        usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens + usage.output_tokens,
+      );
 
       // The turn held the lock while the API answered, and Stop let go of it while Claude Code still runs.
-      expect(locksDuringTurn).toEqual([[expect.objectContaining({ owner: TURN_OWNER, sessionDir: expect.stringMatching(`/${sessionId}/session-memory$`) })]]);
-      await eventually(() => turnLockLog(world, sessionId).released.length > 0, 'the Stop hook to release the lock', CLAUDE_DEADLINE_MS);
-      expect(turnLockLog(world, sessionId)).toMatchObject({ taken: [expect.anything()], released: [expect.objectContaining({ reason: 'unlocked' })] });
+      expect(locksDuringTurn).toEqual([
+        [
+          expect.objectContaining({
+            owner: TURN_OWNER,
+            sessionDir: expect.stringMatching(`/${sessionId}/session-memory$`),
+          }),
+        ],
+      ]);
+      await eventually(
+        () => turnLockLog(world, sessionId).released.length > 0,
+        'the Stop hook to release the lock',
+        CLAUDE_DEADLINE_MS,
+      );
+      expect(turnLockLog(world, sessionId)).toMatchObject({
+        taken: [expect.anything()],
+        released: [expect.objectContaining({ reason: 'unlocked' })],
+      });
       expect(await tmux.exited()).toBe(false);
       expect(api.pending()).toBe(0);
-      expect(api.requests.map((request) => `${request.method} ${request.path} ${request.status}`).filter((line) => !line.endsWith(' 200'))).toEqual([]);
+      expect(
+        api.requests
+          .map((request) => `${request.method} ${request.path} ${request.status}`)
+          .filter((line) => !line.endsWith(' 200')),
+      ).toEqual([]);
       // Its Stop hook (memd's only) said nothing and failed nothing, as Claude Code recorded it.
-      await eventually(() => stopHookSummaries(transcriptEntries(world, sessionId)).length > 0, 'the Stop hooks to be recorded');
+      await eventually(
+        () => stopHookSummaries(transcriptEntries(world, sessionId)).length > 0,
+        'the Stop hooks to be recorded',
+      );
       const entries = transcriptEntries(world, sessionId);
       expect(stopHookSummaries(entries)).toEqual([
         expect.objectContaining({

@@ -3,12 +3,27 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ClientError, createClient, DEFAULT_TIMEOUT_MS, ErrorCode, RpcError, type DaemonStatus } from '../../client/index.js';
+import {
+  ClientError,
+  createClient,
+  type DaemonStatus,
+  DEFAULT_TIMEOUT_MS,
+  ErrorCode,
+  RpcError,
+} from '../../client/index.js';
 import { createClient as createBuiltClient } from '../../dist/client/index.js';
 import { LineSplitter } from '../../shared/protocol/framing.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { eventually, makeSandbox, ROOT, runNode, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  makeSandbox,
+  ROOT,
+  type RunResult,
+  runNode,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** How long a child that should exit by itself gets before the test calls it stuck. */
 const CHILD_EXIT_DEADLINE_MS = 10_000;
@@ -43,7 +58,10 @@ interface FakeDaemon {
 }
 
 /** A Unix socket server that hands each request to `answer`; returning undefined never answers. */
-async function fakeDaemon(sandbox: Sandbox, answer: (request: { id: number; method: string }) => unknown): Promise<FakeDaemon> {
+async function fakeDaemon(
+  sandbox: Sandbox,
+  answer: (request: { id: number; method: string }) => unknown,
+): Promise<FakeDaemon> {
   const socketPath = join(sandbox.root, 'fake.sock');
   const received: unknown[] = [];
   const open = new Set<Socket>();
@@ -82,7 +100,10 @@ function runClientScript(sandbox: Sandbox, source: string): Promise<RunResult> {
   const run = runNode(['--input-type=module', '-e', script], sandbox.env);
   let timer: NodeJS.Timeout | undefined;
   const stuck = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the client script did not exit within ${CHILD_EXIT_DEADLINE_MS} ms`)), CHILD_EXIT_DEADLINE_MS);
+    timer = setTimeout(
+      () => reject(new Error(`the client script did not exit within ${CHILD_EXIT_DEADLINE_MS} ms`)),
+      CHILD_EXIT_DEADLINE_MS,
+    );
   });
   return Promise.race([run, stuck]).finally(() => clearTimeout(timer));
 }
@@ -189,7 +210,11 @@ describe('client library', () => {
 
   it('refuses a daemon that speaks another protocol with VersionMismatch (-32003)', async () => {
     const sandbox = makeSandbox();
-    const future = await fakeDaemon(sandbox, (request) => (request.method === 'daemon.version' ? { name: 'memd', version: '9.0.0', protocol: 2, capabilities: [] } : { never: true }));
+    const future = await fakeDaemon(sandbox, (request) =>
+      request.method === 'daemon.version'
+        ? { name: 'memd', version: '9.0.0', protocol: 2, capabilities: [] }
+        : { never: true },
+    );
     const client = createClient({ env: { ...sandbox.env, MEMD_SOCKET: future.socketPath } });
     try {
       const error = await rejection(client.daemonStatus());
@@ -275,7 +300,10 @@ describe('client library', () => {
       expect((await first.exited).code).toBe(0);
 
       const second = await startDaemon(sandbox);
-      await eventually(async () => (await daemonStatus(sandbox)).counts.subscriptions >= 1, 'the client to re-subscribe');
+      await eventually(
+        async () => (await daemonStatus(sandbox)).counts.subscriptions >= 1,
+        'the client to re-subscribe',
+      );
       expect(client.daemon).toMatchObject({ protocol: 1 });
 
       const stopper2 = createClient({ env: sandbox.env, autostart: false });
@@ -302,7 +330,10 @@ describe('client library', () => {
       // then the watcher keeps trying without ever starting another.
       await daemon.exited;
       const attempts = watcher.reconnectAttempts;
-      await eventually(() => watcher.reconnectAttempts >= attempts + 3, 'three reconnect attempts after the daemon exited');
+      await eventually(
+        () => watcher.reconnectAttempts >= attempts + 3,
+        'three reconnect attempts after the daemon exited',
+      );
       expect(existsSync(sandbox.socketPath)).toBe(false);
       expect(existsSync(sandbox.lockPath)).toBe(false);
     } finally {
@@ -316,7 +347,10 @@ describe('client library', () => {
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       const seen: string[] = [];
-      await Promise.all([client.on('daemon.stopping', () => seen.push('a')), client.on('daemon.stopping', () => seen.push('b'))]);
+      await Promise.all([
+        client.on('daemon.stopping', () => seen.push('a')),
+        client.on('daemon.stopping', () => seen.push('b')),
+      ]);
       expect((await daemonStatus(sandbox)).counts.subscriptions).toBe(1);
       const stopper = createClient({ env: sandbox.env, autostart: false });
       await stopper.daemonShutdown({});

@@ -8,11 +8,13 @@ import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
 import { backgroundTaskSession, mainPath, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const CWD = '/home/dev/poller';
-const RAW_XML = /<\/?(?:task-notification|task-id|output-file|system-reminder|command-name|command-message|command-args)>/;
-const FRAGMENT = '<analysis>The user ran tests.</analysis>\n<summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>';
+const RAW_XML =
+  /<\/?(?:task-notification|task-id|output-file|system-reminder|command-name|command-message|command-args)>/;
+const FRAGMENT =
+  '<analysis>The user ran tests.</analysis>\n<summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>';
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -57,26 +59,40 @@ describe('compact.auto with no session memory', () => {
       const sandbox = makeSandbox();
       const sessionId = '5e551071-0000-4000-8000-0000000000a2';
       writeBackgroundSession(sandbox, sessionId, 36);
-      await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
+      await startDaemon(sandbox, undefined, {
+        MEMD_SUMMARIZER: 'anthropic',
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: api.url,
+        MEMD_MODEL: 'claude-haiku-4-5',
+      });
       const client = createClient({ env: sandbox.env, autostart: false });
       try {
         await eventually(() => caughtUp(client), 'ingest to catch up');
         api.script({ kind: 'text', text: FRAGMENT });
         const result = await client.compactAuto({ sessionId, force: true });
-        console.log(`anthropic fragment, background-task session of 36 rounds: ${result.preTokens} → ${result.postTokens} tokens (fallback: ${result.fallback === undefined ? 'none' : 'offline'})`);
+        console.log(
+          `anthropic fragment, background-task session of 36 rounds: ${result.preTokens} → ${result.postTokens} tokens (fallback: ${result.fallback === undefined ? 'none' : 'offline'})`,
+        );
         expect(api.requests).toHaveLength(1);
         expect(result.method).toBe('summary');
-        expect(result.fallback).toMatchObject({ from: 'summary', reason: expect.stringContaining('implausibly short') });
+        expect(result.fallback).toMatchObject({
+          from: 'summary',
+          reason: expect.stringContaining('implausibly short'),
+        });
         expect(result.summary).not.toContain('Background command');
         expect(result.summary).toMatch(/^1\. Primary Request and Intent:/);
         expect(result.postTokens).toBeGreaterThan(result.preTokens * 0.01);
-        expect((await client.daemonStatus()).compaction.failing).toEqual([{ sessionId, failures: 1, stopped: false, lastError: expect.stringContaining('implausibly short') }]);
+        expect((await client.daemonStatus()).compaction.failing).toEqual([
+          { sessionId, failures: 1, stopped: false, lastError: expect.stringContaining('implausibly short') },
+        ]);
 
         api.script({ kind: 'text', text: FRAGMENT }, { kind: 'text', text: FRAGMENT });
         const printed = await runMemctl(sandbox, ['compact', sessionId, '--force']);
         expect(printed.stdout).toContain('fallback the offline summary: the summary is implausibly short');
         await client.compactAuto({ sessionId, force: true });
-        expect((await client.daemonStatus()).compaction.failing).toMatchObject([{ sessionId, failures: 3, stopped: true }]);
+        expect((await client.daemonStatus()).compaction.failing).toMatchObject([
+          { sessionId, failures: 3, stopped: true },
+        ]);
       } finally {
         client.close();
       }

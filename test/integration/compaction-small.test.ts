@@ -8,12 +8,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
-import { NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionResult } from '../../shared/protocol/compaction.js';
 import { toolsArePaired } from '../../daemon/transcripts/messages.js';
-import { mainPath, TranscriptWriter, writeTranscript, type ResponseUsage } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import type { CompactionResult } from '../../shared/protocol/compaction.js';
+import { NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
+import { createClient } from '../helpers/client.js';
+import { mainPath, type ResponseUsage, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const CWD = '/home/dev/shop';
 const TINY = '28c0a5e1-0000-4000-8000-000000000001';
@@ -24,13 +24,19 @@ const REPLY_ONLY = '28c0a5e1-0000-4000-8000-000000000004';
 /** A request that is mostly system prompt and tools, as the issue's 487-token conversation at 25,580. */
 const usage = (n: number): ResponseUsage => ({ input: 3, cacheWrite: 300 + n * 40, cacheRead: 25_000, output: 120 });
 
-const writer = (sessionId: string) => new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.197', model: 'claude-opus-4-8' });
+const writer = (sessionId: string) =>
+  new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.197', model: 'claude-opus-4-8' });
 
 /** One prompt, one Read, one answer: a few hundred tokens of messages. */
 function tiny(): TranscriptWriter {
   const main = writer(TINY);
   main.prompt('Add a retry to charge() in src/pay.ts');
-  main.toolRound('Read', { file_path: `${CWD}/src/pay.ts` }, 'export function charge(cents: number) {\n  return gateway.charge(cents);\n}\n', usage(1));
+  main.toolRound(
+    'Read',
+    { file_path: `${CWD}/src/pay.ts` },
+    'export function charge(cents: number) {\n  return gateway.charge(cents);\n}\n',
+    usage(1),
+  );
   main.response([{ type: 'text', text: 'Done: charge() retries twice on a 503.' }], usage(2));
   return main;
 }
@@ -39,7 +45,13 @@ function tiny(): TranscriptWriter {
 function trimmedMiddle(): string {
   const main = writer(TRIMMED);
   main.prompt('Find why the refund test fails');
-  for (let n = 1; n <= 3; n++) main.toolRound('Bash', { command: `npm test -- refund ${n}` }, `FAILED refund_${n}: expected 200, got 409\n`.repeat(5), usage(n));
+  for (let n = 1; n <= 3; n++)
+    main.toolRound(
+      'Bash',
+      { command: `npm test -- refund ${n}` },
+      `FAILED refund_${n}: expected 200, got 409\n`.repeat(5),
+      usage(n),
+    );
   const lost = main.lines.length - 2; // the last round's tool_use entry
   main.response([{ type: 'text', text: 'The refund test fails on a 409 from the ledger.' }], usage(4));
   return `${main.lines
@@ -75,7 +87,8 @@ function replyOnly(): TranscriptWriter {
 function expectSendable(result: CompactionResult): void {
   expect(result.messages.length).toBeGreaterThan(0);
   expect(result.messages[0]?.role).toBe('user');
-  for (let index = 1; index < result.messages.length; index++) expect(result.messages[index]?.role).not.toBe(result.messages[index - 1]?.role);
+  for (let index = 1; index < result.messages.length; index++)
+    expect(result.messages[index]?.role).not.toBe(result.messages[index - 1]?.role);
   expect(toolsArePaired(result.messages)).toBe(true);
 }
 
@@ -123,7 +136,10 @@ describe('compactions that would do nothing useful', () => {
   it('tries the summary when session memory would grow the conversation, and refuses when that grows it too', async () => {
     const dir = mainPath(sandbox.projectsDir, CWD, TINY).replace(/\.jsonl$/, '');
     mkdirSync(join(dir, 'session-memory'), { recursive: true });
-    writeFileSync(join(dir, 'session-memory', 'summary.md'), '# Session Title\n_A short title_\n\nRetries for charge()\n\n# Current State\n_What is happening now_\n\nRetry added.\n');
+    writeFileSync(
+      join(dir, 'session-memory', 'summary.md'),
+      '# Session Title\n_A short title_\n\nRetries for charge()\n\n# Current State\n_What is happening now_\n\nRetry added.\n',
+    );
     const error = await refusal(client.compactAuto({ sessionId: TINY, force: true }));
     expect(error.kind).toBe('NothingToCompact');
     expect((error.data as Record<string, unknown>).method).toBe('summary');
@@ -132,7 +148,11 @@ describe('compactions that would do nothing useful', () => {
 
   it('answers the other methods unchanged on that conversation, never larger', async () => {
     const { contextTokens } = await client.sessionsGet({ sessionId: TINY });
-    for (const result of [await client.compactMicro({ sessionId: TINY }), await client.compactCacheEdits({ sessionId: TINY }), await client.compactReactive({ sessionId: TINY })]) {
+    for (const result of [
+      await client.compactMicro({ sessionId: TINY }),
+      await client.compactCacheEdits({ sessionId: TINY }),
+      await client.compactReactive({ sessionId: TINY }),
+    ]) {
       expect(result.preTokens).toBe(contextTokens);
       expect(result.postTokens).toBe(result.preTokens);
       expect(result.actions).toEqual([]);
@@ -152,7 +172,11 @@ describe('compactions that would do nothing useful', () => {
   });
 
   it('rebuilds a chain broken in the middle from file order: every method answers the whole conversation', async () => {
-    const results = [await client.compactMicro({ sessionId: TRIMMED }), await client.compactReactive({ sessionId: TRIMMED }), await client.compactCacheEdits({ sessionId: TRIMMED })];
+    const results = [
+      await client.compactMicro({ sessionId: TRIMMED }),
+      await client.compactReactive({ sessionId: TRIMMED }),
+      await client.compactCacheEdits({ sessionId: TRIMMED }),
+    ];
     for (const result of results) {
       expectSendable(result);
       expect(JSON.stringify(result.messages[0])).toContain('Find why the refund test fails');

@@ -6,14 +6,14 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
 import { SUMMARY_SECTIONS } from '../../shared/transcript/compaction-texts.js';
+import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -58,16 +58,25 @@ describe('compaction over ingested fixtures', () => {
   });
 
   it('returns a persisted tool result in full', async () => {
-    const result = await client.toolResultsGet({ sessionId: big.sessionId, toolUseId: 'toolu_01uUgp7hiyuJjEHHOUyODbbD' });
+    const result = await client.toolResultsGet({
+      sessionId: big.sessionId,
+      toolUseId: 'toolu_01uUgp7hiyuJjEHHOUyODbbD',
+    });
     expect(result).toMatchObject({ source: 'persisted', chars: 120_012, isError: false });
-    await expect(client.toolResultsGet({ sessionId: big.sessionId, toolUseId: 'toolu_nope' })).rejects.toMatchObject({ code: 1001 });
+    await expect(client.toolResultsGet({ sessionId: big.sessionId, toolUseId: 'toolu_nope' })).rejects.toMatchObject({
+      code: 1001,
+    });
   });
 
   it('refuses auto-compaction below the threshold unless forced, then summarizes in 9 sections', async () => {
     const refused = await client.compactAuto({ sessionId: compactions.sessionId }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RpcError);
     expect((refused as RpcError).data).toMatchObject({ kind: 'BelowThreshold' });
-    const result = await client.compactAuto({ sessionId: compactions.sessionId, force: true, instructions: 'Keep the expiry rules.' });
+    const result = await client.compactAuto({
+      sessionId: compactions.sessionId,
+      force: true,
+      instructions: 'Keep the expiry rules.',
+    });
     expect(result.method).toBe('summary');
     for (const heading of [
       'Primary Request and Intent',
@@ -87,7 +96,8 @@ describe('compaction over ingested fixtures', () => {
   });
 
   it('compacts by session memory once summary.md has content, when that makes the conversation smaller', async () => {
-    const memory = '# Session Title\n_A short title_\n\nIdempotency keys with expiry\n\n# Current State\n_What is happening now_\n\nLogging duplicate replays.\n';
+    const memory =
+      '# Session Title\n_A short title_\n\nIdempotency keys with expiry\n\n# Current State\n_What is happening now_\n\nLogging duplicate replays.\n';
     for (const fixture of [big, compactions]) {
       const project = dirname(fixture.transcript).split('/').at(-1) as string;
       const path = join(sandbox.projectsDir, project, fixture.sessionId, 'session-memory', 'summary.md');
@@ -110,19 +120,26 @@ describe('compaction over ingested fixtures', () => {
     const full = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10_000_000 });
     const whole = full.estimate as { tokens: number; margin: number; overheadTokens: number };
     expect(full.overheadTokens).toBe(whole.overheadTokens);
-    expect(whole.tokens).toBe(whole.overheadTokens + Math.ceil((JSON.stringify(full.messages).length * whole.margin) / 4));
+    expect(whole.tokens).toBe(
+      whole.overheadTokens + Math.ceil((JSON.stringify(full.messages).length * whole.margin) / 4),
+    );
     const limit = whole.overheadTokens + Math.ceil((whole.tokens - whole.overheadTokens) * 0.7);
     const result = await client.compactReactive({ sessionId: compactions.sessionId, limitTokens: limit });
     expect((result.estimate as { tokens: number }).tokens).toBeLessThanOrEqual(limit);
     // preTokens and postTokens are context tokens, as sessions.get counts them.
     expect(result.preTokens).toBe((await client.sessionsGet({ sessionId: compactions.sessionId })).contextTokens);
     expect(result.postTokens).toBeLessThan(result.preTokens);
-    await expect(client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10 })).rejects.toMatchObject({ code: -32602, data: { kind: 'LimitTooSmall', limitTokens: 10 } });
+    await expect(client.compactReactive({ sessionId: compactions.sessionId, limitTokens: 10 })).rejects.toMatchObject({
+      code: -32602,
+      data: { kind: 'LimitTooSmall', limitTokens: 10 },
+    });
   });
 
   it('plans cache edits with the API parameter', async () => {
     const result = await client.compactCacheEdits({ sessionId: big.sessionId, keep: 2 });
-    expect(result.contextManagement).toMatchObject({ edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: 2 } }] });
+    expect(result.contextManagement).toMatchObject({
+      edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: 2 } }],
+    });
     expect(result.postTokens).toBeLessThan(result.preTokens);
   });
 
@@ -134,7 +151,14 @@ describe('compaction over ingested fixtures', () => {
   });
 
   it('memctl compact prints the method, the tokens and what was lost', async () => {
-    const run = await runMemctl(sandbox, ['compact', compactions.sessionId, '--method', 'reactive', '--limit', '20000']);
+    const run = await runMemctl(sandbox, [
+      'compact',
+      compactions.sessionId,
+      '--method',
+      'reactive',
+      '--limit',
+      '20000',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('reactive compaction of');
     expect(run.stdout).toMatch(/tokens +\S+ → \S+/);
@@ -153,7 +177,9 @@ describe('auto-compaction on a threshold crossing', () => {
     const lines = readFileSync(source, 'utf8')
       .split('\n')
       .filter((line) => line !== '');
-    const crossing = lines.findIndex((line) => line.includes('"4c1f2589-b7a8-45bc-a371-5ea7575f0a1d"') && line.includes('"type":"assistant"'));
+    const crossing = lines.findIndex(
+      (line) => line.includes('"4c1f2589-b7a8-45bc-a371-5ea7575f0a1d"') && line.includes('"type":"assistant"'),
+    );
     expect(crossing).toBeGreaterThan(0);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, `${lines.slice(0, crossing).join('\n')}\n`);
@@ -183,11 +209,19 @@ describe('the anthropic summarizer', () => {
     const api = await startMessagesApi();
     try {
       // A summary the size a model writes for this conversation: a fragment would be refused.
-      const modelSummary = SUMMARY_SECTIONS.map((title, index) => `${index + 1}. ${title}:\n   Idempotency keys for charges, expiring after 24 hours; section ${index + 1}.`).join('\n\n');
+      const modelSummary = SUMMARY_SECTIONS.map(
+        (title, index) =>
+          `${index + 1}. ${title}:\n   Idempotency keys for charges, expiring after 24 hours; section ${index + 1}.`,
+      ).join('\n\n');
       api.script({ kind: 'text', text: `<analysis>notes</analysis><summary>${modelSummary}</summary>` });
       const sandbox = makeSandbox();
       copyFixtureProjects(sandbox.projectsDir, ['compactions']);
-      await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
+      await startDaemon(sandbox, undefined, {
+        MEMD_SUMMARIZER: 'anthropic',
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: api.url,
+        MEMD_MODEL: 'claude-haiku-4-5',
+      });
       const client = createClient({ env: sandbox.env, autostart: false });
       try {
         await eventually(() => caughtUp(client), 'ingest to catch up');

@@ -12,7 +12,15 @@ import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  makeSandbox,
+  type RunResult,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
 
@@ -58,7 +66,13 @@ describe('the window of a bare claude-opus-4-8 session (Claude Code 2.1.197 defa
   it('is 1M in sessions.get, sessions.list and memctl status', async () => {
     expect(loop.model).toBe('claude-opus-4-8');
     const summary = await client.sessionsGet({ sessionId: loop.sessionId });
-    expect(summary.threshold).toMatchObject({ window: 1_000_000, effectiveWindow: 980_000, autoCompactAt: 1_000_000, blockingAt: 1_000_000, autoCompactMode: 'reactive' });
+    expect(summary.threshold).toMatchObject({
+      window: 1_000_000,
+      effectiveWindow: 980_000,
+      autoCompactAt: 1_000_000,
+      blockingAt: 1_000_000,
+      autoCompactMode: 'reactive',
+    });
     expect(summary.threshold.tokensLeft).toBe(1_000_000 - summary.contextTokens);
     const listed = (await client.sessionsList({})).sessions.find((session) => session.sessionId === loop.sessionId);
     expect(listed?.threshold.window).toBe(1_000_000);
@@ -70,7 +84,9 @@ describe('the window of a bare claude-opus-4-8 session (Claude Code 2.1.197 defa
     const summary = await client.sessionsGet({ sessionId: loop.sessionId });
     const run = await memdStatusLine(sandbox, statusInput(loop.sessionId, null));
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toContain(`${Math.round(summary.contextTokens / 10_000)}% context used · ${Math.round((1_000_000 - summary.contextTokens) / 1000)}K left`);
+    expect(run.stdout).toContain(
+      `${Math.round(summary.contextTokens / 10_000)}% context used · ${Math.round((1_000_000 - summary.contextTokens) / 1000)}K left`,
+    );
   });
 
   it('takes 200K when Claude Code states it for the session, keeps it, and shows it on every surface', async () => {
@@ -78,11 +94,18 @@ describe('the window of a bare claude-opus-4-8 session (Claude Code 2.1.197 defa
     const left = 200_000 - before.contextTokens;
     const run = await memdStatusLine(sandbox, statusInput(loop.sessionId, 200_000));
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toContain(`${Math.round(before.contextTokens / 2_000)}% context used · ${Math.round(left / 1000)}K left`);
+    expect(run.stdout).toContain(
+      `${Math.round(before.contextTokens / 2_000)}% context used · ${Math.round(left / 1000)}K left`,
+    );
     expect(run.stdout).not.toContain('no memd');
     // Kept for the session: clients that state nothing see it too.
     const after = await client.sessionsGet({ sessionId: loop.sessionId });
-    expect(after.threshold).toMatchObject({ window: 200_000, autoCompactAt: 200_000, tokensLeft: left, autoCompactMode: 'reactive' });
+    expect(after.threshold).toMatchObject({
+      window: 200_000,
+      autoCompactAt: 200_000,
+      tokensLeft: left,
+      autoCompactMode: 'reactive',
+    });
     const status = await runMemctl(sandbox, ['status', loop.sessionId]);
     expect(status.stdout).toContain('window 200K');
     // A model id without [1m] states nothing: it never forces 200K back or 1M on.
@@ -130,19 +153,40 @@ describe('a request above 200K in the transcript proves a larger window', () => 
         role: 'assistant',
         model,
         content: [{ type: 'text', text: `answer ${n}` }],
-        usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: cacheRead, output_tokens: 50 },
+        usage: {
+          input_tokens: 10,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: cacheRead,
+          output_tokens: 50,
+        },
       },
     });
-    const lines = [user('u1', null, 1, 'read the whole repository'), reply('a1', 'u1', 2, 1, 300_000), user('u2', 'a1', 3, 'now summarise'), reply('a2', 'u2', 4, 2, 40_000)];
+    const lines = [
+      user('u1', null, 1, 'read the whole repository'),
+      reply('a1', 'u1', 2, 1, 300_000),
+      user('u2', 'a1', 3, 'now summarise'),
+      reply('a2', 'u2', 4, 2, 40_000),
+    ];
     writeFileSync(join(dir, `${sessionId}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const daemon = await startDaemon(sandbox);
     keepForFile(sandbox, daemon);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => (await client.sessionsList({})).sessions.some((session) => session.sessionId === sessionId && session.contextTokens > 40_000), 'the session');
+      await eventually(
+        async () =>
+          (await client.sessionsList({})).sessions.some(
+            (session) => session.sessionId === sessionId && session.contextTokens > 40_000,
+          ),
+        'the session',
+      );
       const summary = await client.sessionsGet({ sessionId });
       expect(summary.model).toBe(model);
-      expect(summary.threshold).toMatchObject({ window: 1_000_000, autoCompactAt: 1_000_000, tokensLeft: 1_000_000 - summary.contextTokens, autoCompactMode: 'reactive' });
+      expect(summary.threshold).toMatchObject({
+        window: 1_000_000,
+        autoCompactAt: 1_000_000,
+        tokensLeft: 1_000_000 - summary.contextTokens,
+        autoCompactMode: 'reactive',
+      });
     } finally {
       client.close();
     }

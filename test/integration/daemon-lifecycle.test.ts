@@ -37,23 +37,31 @@ describe('memd lifecycle', () => {
     socket.close();
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('shuts down gracefully on %s: socket and lock removed, exit 0', async (signal) => {
-    const sandbox = makeSandbox();
-    const daemon = await startDaemon(sandbox);
-    daemon.child.kill(signal);
-    expect((await daemon.exited).code).toBe(0);
-    expect(existsSync(sandbox.socketPath)).toBe(false);
-    expect(existsSync(sandbox.lockPath)).toBe(false);
-    expect(daemon.output()).toContain(`"reason":"${signal}"`);
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'shuts down gracefully on %s: socket and lock removed, exit 0',
+    async (signal) => {
+      const sandbox = makeSandbox();
+      const daemon = await startDaemon(sandbox);
+      daemon.child.kill(signal);
+      expect((await daemon.exited).code).toBe(0);
+      expect(existsSync(sandbox.socketPath)).toBe(false);
+      expect(existsSync(sandbox.lockPath)).toBe(false);
+      expect(daemon.output()).toContain(`"reason":"${signal}"`);
+    },
+  );
 
   it('shuts down on daemon.shutdown after answering, and tells subscribers first', async () => {
     const sandbox = makeSandbox();
     const daemon = await startDaemon(sandbox);
     const watcher = await RawSocket.open(sandbox.socketPath);
-    expect((await watcher.request('events.subscribe', { topics: ['daemon.stopping'] })).result).toEqual({ topics: ['daemon.stopping'] });
+    expect((await watcher.request('events.subscribe', { topics: ['daemon.stopping'] })).result).toEqual({
+      topics: ['daemon.stopping'],
+    });
     const caller = await RawSocket.open(sandbox.socketPath);
-    expect((await caller.request('daemon.shutdown', { reason: 'test' })).result).toEqual({ ok: true, deadlineMs: 10_000 });
+    expect((await caller.request('daemon.shutdown', { reason: 'test' })).result).toEqual({
+      ok: true,
+      deadlineMs: 10_000,
+    });
     expect(await watcher.next()).toEqual({ jsonrpc: '2.0', method: 'daemon.stopping', params: { reason: 'test' } });
     expect((await daemon.exited).code).toBe(0);
     await watcher.waitClosed();

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const CWD = '/home/u/src/planted';
 const SESSION = '3c3c3c3c-4444-4d4d-8e8e-000000000011';
@@ -30,10 +30,19 @@ const HOSTILE = [
 
 function hostileSession(): TranscriptWriter {
   const main = new TranscriptWriter({ sessionId: SESSION, cwd: CWD, version: '2.1.38' });
-  main.raw({ type: 'custom-title', customTitle: `Title <script>alert(0)</script> </details> \`\`\``, sessionId: SESSION });
+  main.raw({
+    type: 'custom-title',
+    customTitle: `Title <script>alert(0)</script> </details> \`\`\``,
+    sessionId: SESSION,
+  });
   main.prompt(HOSTILE);
   main.response([{ type: 'text', text: HOSTILE }], { input: 1, cacheWrite: 0, cacheRead: 0, output: 10 });
-  main.toolRound('Bash', { command: HOSTILE }, `${HOSTILE}\n\`\`\`\`\`\`\`\n</details>`, { input: 1, cacheWrite: 0, cacheRead: 0, output: 10 });
+  main.toolRound('Bash', { command: HOSTILE }, `${HOSTILE}\n\`\`\`\`\`\`\`\n</details>`, {
+    input: 1,
+    cacheWrite: 0,
+    cacheRead: 0,
+    output: 10,
+  });
   main.prompt('The last prompt, which must be prose');
   return main;
 }
@@ -67,7 +76,12 @@ describe('markdown export of hostile text', () => {
     writeTranscript(mainPath(sandbox.projectsDir, CWD, SESSION), hostileSession());
     keepForFile(sandbox, await startDaemon(sandbox));
     client = createClient({ env: sandbox.env, autostart: false });
-    await eventually(async () => (await client.daemonStatus()).ingest.stats.entries > 0 && (await client.daemonStatus()).ingest.progress.filesPending === 0, 'ingest');
+    await eventually(
+      async () =>
+        (await client.daemonStatus()).ingest.stats.entries > 0 &&
+        (await client.daemonStatus()).ingest.progress.filesPending === 0,
+      'ingest',
+    );
     const run = await runMemctl(sandbox, ['export', SESSION.slice(0, 8), '--format', 'md']);
     expect(run.stderr).toBe('');
     md = run.stdout;
@@ -91,7 +105,9 @@ describe('markdown export of hostile text', () => {
     const summaries = lines.filter((line) => line.includes('<summary>'));
     expect(summaries).toHaveLength(1);
     // The tool's label is text inside memd's summary: its only tags are memd's two.
-    expect(summaries[0]).toMatch(/^<details><summary>Bash: &#60;script&#62;alert\(1\)&#60;\/script&#62; [^<]*<\/summary>$/);
+    expect(summaries[0]).toMatch(
+      /^<details><summary>Bash: &#60;script&#62;alert\(1\)&#60;\/script&#62; [^<]*<\/summary>$/,
+    );
   });
 
   it('lets no fence of the text swallow what follows it', () => {

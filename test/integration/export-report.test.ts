@@ -12,20 +12,23 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
+import { CHROMIUM_PATH, chromiumAvailable, launchChromium, openOffline } from '../helpers/chromium.mjs';
 import { createClient } from '../helpers/client.js';
-import { chromiumAvailable, CHROMIUM_PATH, launchChromium, openOffline } from '../helpers/chromium.mjs';
-import { manifest, type Manifest } from '../helpers/fixtures.js';
+import { type Manifest, manifest } from '../helpers/fixtures.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 /** The scenario's manifest, with the prompts its recording typed. */
 const compactions = manifest('compactions') as Manifest & { prompts: { text: string }[] };
 /** A script that would change the title, and an image whose error handler would mark the page. */
-const HOSTILE_PROMPT = 'Please check <script>document.title = "pwned"</script> and <img src=x onerror="document.body.dataset.pwned = 1"> too.';
+const HOSTILE_PROMPT =
+  'Please check <script>document.title = "pwned"</script> and <img src=x onerror="document.body.dataset.pwned = 1"> too.';
 const BROWSER_TEST_MS = 90_000;
 
 if (!chromiumAvailable()) {
-  process.stderr.write(`export-report.test.ts: skipped, no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, as .ci/run does, or set MEMD_CHROMIUM)\n`);
+  process.stderr.write(
+    `export-report.test.ts: skipped, no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, as .ci/run does, or set MEMD_CHROMIUM)\n`,
+  );
 }
 
 describe.skipIf(!chromiumAvailable())('the HTML report in headless Chromium', () => {
@@ -50,7 +53,14 @@ describe.skipIf(!chromiumAvailable())('the HTML report in headless Chromium', ()
       client.close();
     }
     const out = join(sandbox.root, 'report.html');
-    const run = await runMemctl(sandbox, ['export', compactions.sessionId.slice(0, 8), '--format', 'html', '--out', out]);
+    const run = await runMemctl(sandbox, [
+      'export',
+      compactions.sessionId.slice(0, 8),
+      '--format',
+      'html',
+      '--out',
+      out,
+    ]);
     expect(run, run.stderr).toMatchObject({ code: 0 });
     url = pathToFileURL(out).href;
     browser = await launchChromium();
@@ -93,11 +103,17 @@ describe.skipIf(!chromiumAvailable())('the HTML report in headless Chromium', ()
         // claude-opus-4-8: 1M by default, no auto-compact window: Claude Code compacts when the API refuses, at the window (issue 28).
         expect(await chart.locator('line.threshold').getAttribute('data-tokens')).toBe('1000000');
         expect(await chart.locator('text.threshold-label').textContent()).toBe('window 1M');
-        expect(await page.locator('figure.chart figcaption').textContent()).toContain('window 1,000,000 tokens (compacts when the API refuses the request)');
+        expect(await page.locator('figure.chart figcaption').textContent()).toContain(
+          'window 1,000,000 tokens (compacts when the API refuses the request)',
+        );
         expect(await chart.locator('line.compaction').count()).toBe(compactions.compactions.count);
         // The marks stand between the responses around them, within the plot.
-        const xs = await chart.locator('line.compaction').evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('x1'))));
-        const dots = await chart.locator('circle.context-dot').evaluateAll((circles) => circles.map((circle) => Number(circle.getAttribute('cx'))));
+        const xs = await chart
+          .locator('line.compaction')
+          .evaluateAll((lines) => lines.map((line) => Number(line.getAttribute('x1'))));
+        const dots = await chart
+          .locator('circle.context-dot')
+          .evaluateAll((circles) => circles.map((circle) => Number(circle.getAttribute('cx'))));
         for (const x of xs) {
           expect(x).toBeGreaterThan(Math.min(...dots));
           expect(x).toBeLessThan(Math.max(...dots));
@@ -115,7 +131,9 @@ describe.skipIf(!chromiumAvailable())('the HTML report in headless Chromium', ()
       const { context, page } = await openOffline(browser, url);
       try {
         const conversation = page.locator('#conversation');
-        expect(await conversation.locator('article.msg.user').count()).toBeGreaterThanOrEqual(compactions.prompts.length);
+        expect(await conversation.locator('article.msg.user').count()).toBeGreaterThanOrEqual(
+          compactions.prompts.length,
+        );
         expect(await conversation.locator('.compaction-marker').count()).toBe(2);
         const tool = conversation.locator('details.tool').first();
         expect(await tool.getAttribute('open')).toBeNull();
@@ -146,7 +164,9 @@ describe.skipIf(!chromiumAvailable())('the HTML report in headless Chromium', ()
         const tool = page.locator('#conversation details.tool').first();
         await tool.locator('summary').click();
         expect(await tool.getAttribute('open')).toBe('');
-        expect(await page.locator('#conversation').textContent()).toContain(compactions.prompts[0]?.text ?? '(no prompt)');
+        expect(await page.locator('#conversation').textContent()).toContain(
+          compactions.prompts[0]?.text ?? '(no prompt)',
+        );
       } finally {
         await context.close();
       }

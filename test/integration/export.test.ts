@@ -9,13 +9,21 @@ import { lstatSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSyn
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { EXPORT_PAGE_BYTES, type ExportFormat, type ExportPage } from '../../shared/protocol/export.js';
-import { manifest, type Manifest } from '../helpers/fixtures.js';
+import { createClient } from '../helpers/client.js';
+import { type Manifest, manifest } from '../helpers/fixtures.js';
 import { generateSession, writeGeneratedSession } from '../helpers/generated-sessions.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
 import { mainPath } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** The scenario's manifest, with the prompts its recording typed. */
 const compactions = manifest('compactions') as Manifest & { prompts: { text: string }[] };
@@ -25,7 +33,14 @@ const HOSTILE_PROMPT = `${'<script>alert("pwned")</script> naïve € 😀 日�
 const PROCESS_DEADLINE_MS = 20_000;
 /** Rounds of a generated session big enough for several default (1 MiB) pages. */
 const BIG_ROUNDS = 1_500;
-const big = generateSession({ seed: 18, rounds: BIG_ROUNDS, compacted: true, prompts: true, bigReads: true, tokensPerEstimate: 1.3 });
+const big = generateSession({
+  seed: 18,
+  rounds: BIG_ROUNDS,
+  compacted: true,
+  prompts: true,
+  bigReads: true,
+  tokensPerEstimate: 1.3,
+});
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -33,11 +48,21 @@ async function caughtUp(client: Client): Promise<boolean> {
 }
 
 /** Every page of an export, in order. */
-async function allPages(client: Client, sessionId: string, format: ExportFormat, maxBytes?: number): Promise<ExportPage[]> {
+async function allPages(
+  client: Client,
+  sessionId: string,
+  format: ExportFormat,
+  maxBytes?: number,
+): Promise<ExportPage[]> {
   const pages: ExportPage[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.exportSession({ sessionId, format, ...(cursor === undefined ? {} : { cursor }), ...(maxBytes === undefined ? {} : { maxBytes }) });
+    const page = await client.exportSession({
+      sessionId,
+      format,
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(maxBytes === undefined ? {} : { maxBytes }),
+    });
     pages.push(page);
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
@@ -48,9 +73,15 @@ const bytesOf = (page: ExportPage) => Buffer.from(page.content, page.encoding ==
 const joined = (pages: readonly ExportPage[]) => Buffer.concat(pages.map(bytesOf));
 
 /** memctl's stdout as bytes (runMemctl decodes chunk by chunk, which could split a character). */
-function memctlBytes(sandbox: Sandbox, args: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+function memctlBytes(
+  sandbox: Sandbox,
+  args: string[],
+): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MEMCTL_MAIN, ...args], { env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MEMCTL_MAIN, ...args], {
+      env: sandbox.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const chunks: Buffer[] = [];
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_DEADLINE_MS);
@@ -84,7 +115,13 @@ describe('export over a daemon', () => {
   it('jsonl: the main transcript byte for byte, in one page', async () => {
     const pages = await allPages(client, compactions.sessionId.slice(0, 8), 'jsonl');
     expect(pages).toHaveLength(1);
-    expect(pages[0]).toMatchObject({ sessionId: compactions.sessionId, format: 'jsonl', encoding: 'utf8', offset: 0, nextCursor: null });
+    expect(pages[0]).toMatchObject({
+      sessionId: compactions.sessionId,
+      format: 'jsonl',
+      encoding: 'utf8',
+      offset: 0,
+      nextCursor: null,
+    });
     expect(joined(pages).equals(readFileSync(transcript))).toBe(true);
     expect(pages[0]?.totalBytes).toBe(statSync(transcript).size);
   });
@@ -113,7 +150,11 @@ describe('export over a daemon', () => {
     expect(file.length).toBeGreaterThan(8 * 1024 * 1024);
     const pages = await allPages(client, big.sessionId, 'jsonl');
     expect(pages.length).toBeGreaterThanOrEqual(3);
-    expect(pages.slice(0, -1).every((page) => bytesOf(page).length <= EXPORT_PAGE_BYTES && bytesOf(page).length > EXPORT_PAGE_BYTES - 4)).toBe(true);
+    expect(
+      pages
+        .slice(0, -1)
+        .every((page) => bytesOf(page).length <= EXPORT_PAGE_BYTES && bytesOf(page).length > EXPORT_PAGE_BYTES - 4),
+    ).toBe(true);
     expect(joined(pages).equals(file)).toBe(true);
     for (const format of ['md', 'html'] as const) {
       const report = joined(await allPages(client, big.sessionId, format)).toString('utf8');
@@ -128,9 +169,23 @@ describe('export over a daemon', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.equals(readFileSync(transcript))).toBe(true);
     const out = join(sandbox.root, 'session.jsonl');
-    const written = await runMemctl(sandbox, ['export', compactions.sessionId.slice(0, 8), '--format', 'jsonl', '--out', out, '--json']);
+    const written = await runMemctl(sandbox, [
+      'export',
+      compactions.sessionId.slice(0, 8),
+      '--format',
+      'jsonl',
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(written.code).toBe(0);
-    expect(JSON.parse(written.stdout)).toMatchObject({ sessionId: compactions.sessionId, format: 'jsonl', path: out, bytes: statSync(transcript).size, pages: 1 });
+    expect(JSON.parse(written.stdout)).toMatchObject({
+      sessionId: compactions.sessionId,
+      format: 'jsonl',
+      path: out,
+      bytes: statSync(transcript).size,
+      pages: 1,
+    });
     expect(readFileSync(out).equals(readFileSync(transcript))).toBe(true);
     expect(statSync(out).mode & 0o777).toBe(0o600);
   });
@@ -146,7 +201,9 @@ describe('export over a daemon', () => {
     expect(md).toContain('<details><summary>Read: /home/user/src/payments-api/payments/charges.py</summary>');
     expect(md.match(/^\*\*Compaction\*\* \((manual|auto), [\d,]+ tokens before\)/gm)).toHaveLength(2);
     expect(md).toContain('end of prompt');
-    expect(md.split('\n').filter((line) => line.startsWith('<details>')).length).toBe(md.split('\n').filter((line) => line === '</details>').length);
+    expect(md.split('\n').filter((line) => line.startsWith('<details>')).length).toBe(
+      md.split('\n').filter((line) => line === '</details>').length,
+    );
   });
 
   it('md and html in small pages join to the report of one page', async () => {
@@ -169,18 +226,26 @@ describe('export over a daemon', () => {
   });
 
   it('answers NotFound for an unknown session, and memctl exits 1', async () => {
-    await expect(client.exportSession({ sessionId: 'ffffffff-0000-4000-8000-000000000000', format: 'md' })).rejects.toMatchObject({ code: 1001, kind: 'NotFound' });
+    await expect(
+      client.exportSession({ sessionId: 'ffffffff-0000-4000-8000-000000000000', format: 'md' }),
+    ).rejects.toMatchObject({ code: 1001, kind: 'NotFound' });
     const run = await runMemctl(sandbox, ['export', 'ffffffff-0000-4000-8000-000000000000']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('NotFound');
   });
 
   it('refuses a bad format (-32602; memctl exits 2) and a cursor it did not give', async () => {
-    await expect(client.callRaw('export.session', { sessionId: loop.sessionId, format: 'pdf' })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.callRaw('export.session', { sessionId: loop.sessionId, format: 'pdf' })).rejects.toMatchObject({
+      code: -32602,
+    });
     expect((await runMemctl(sandbox, ['export', loop.sessionId, '--format', 'pdf'])).code).toBe(2);
-    await expect(client.exportSession({ sessionId: loop.sessionId, format: 'md', cursor: 'made-up' })).rejects.toMatchObject({ code: -32602, kind: 'BadCursor' });
+    await expect(
+      client.exportSession({ sessionId: loop.sessionId, format: 'md', cursor: 'made-up' }),
+    ).rejects.toMatchObject({ code: -32602, kind: 'BadCursor' });
     const other = await client.exportSession({ sessionId: compactions.sessionId, format: 'md', maxBytes: 1024 });
-    await expect(client.exportSession({ sessionId: loop.sessionId, format: 'md', cursor: other.nextCursor ?? '' })).rejects.toMatchObject({ kind: 'BadCursor' });
+    await expect(
+      client.exportSession({ sessionId: loop.sessionId, format: 'md', cursor: other.nextCursor ?? '' }),
+    ).rejects.toMatchObject({ kind: 'BadCursor' });
   });
 
   it('--out refuses a symlink and leaves it and its target alone', async () => {
@@ -202,6 +267,8 @@ describe('export over a daemon', () => {
     const copy = `${path}.new`;
     writeFileSync(copy, readFileSync(path));
     renameSync(copy, path);
-    await expect(client.exportSession({ sessionId: loop.sessionId, format: 'jsonl', cursor: first.nextCursor ?? '' })).rejects.toMatchObject({ code: 1002, kind: 'ExportChanged' });
+    await expect(
+      client.exportSession({ sessionId: loop.sessionId, format: 'jsonl', cursor: first.nextCursor ?? '' }),
+    ).rejects.toMatchObject({ code: 1002, kind: 'ExportChanged' });
   });
 });

@@ -8,20 +8,22 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
-import { manifest, type Manifest } from '../helpers/fixtures.js';
+import { createClient } from '../helpers/client.js';
+import { type Manifest, manifest } from '../helpers/fixtures.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
-import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
 const corrections = manifest('corrections');
 const MODEL_NOTES = SESSION_MEMORY_TEMPLATE.replace(/^(_.+_)$/gm, '$1\nNotes from the model.').trim();
 
-const transcriptOf = (sandbox: Sandbox, session: Manifest) => join(sandbox.projectsDir, session.transcript.replace(/^projects\//, ''));
-const summaryOf = (sandbox: Sandbox, session: Manifest) => sessionSummaryPath(sandbox.projectsDir, session.transcript.split('/')[1] as string, session.sessionId);
+const transcriptOf = (sandbox: Sandbox, session: Manifest) =>
+  join(sandbox.projectsDir, session.transcript.replace(/^projects\//, ''));
+const summaryOf = (sandbox: Sandbox, session: Manifest) =>
+  sessionSummaryPath(sandbox.projectsDir, session.transcript.split('/')[1] as string, session.sessionId);
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -49,24 +51,39 @@ describe('the daily budget of background extraction', () => {
       const status = await client.daemonStatus();
       expect(status.extraction.budget).toMatchObject({ dailyUsd: 0.001, reached: true });
       expect(status.extraction.budget.spentTodayUsd).toBeCloseTo(0.0045, 6);
-      expect(status.extraction.spentToday).toEqual([{ sessionId: loop.sessionId, usd: status.extraction.budget.spentTodayUsd }]);
+      expect(status.extraction.spentToday).toEqual([
+        { sessionId: loop.sessionId, usd: status.extraction.budget.spentTodayUsd },
+      ]);
       expect((await client.sessionsGet({ sessionId: loop.sessionId })).sessionMemory.spentUsd).toBeCloseTo(0.0045, 6);
 
       // A live change makes the other session due: its job waits for tomorrow, and no request is made.
       const requests = api.requests.length;
-      appendPrompt(transcriptOf(sandbox, corrections), corrections.sessionId, 'one more thing', '71000000-0000-4000-8000-000000000001');
-      await eventually(async () => (await client.daemonStatus()).extraction.jobs.queued === 1, 'the background job to be queued');
+      appendPrompt(
+        transcriptOf(sandbox, corrections),
+        corrections.sessionId,
+        'one more thing',
+        '71000000-0000-4000-8000-000000000001',
+      );
+      await eventually(
+        async () => (await client.daemonStatus()).extraction.jobs.queued === 1,
+        'the background job to be queued',
+      );
       expect(api.requests.length).toBe(requests);
       expect(existsSync(summaryOf(sandbox, corrections))).toBe(false);
       const printed = await runMemctl(sandbox, ['status']);
-      expect(printed.stdout).toMatch(/spend +\$0\.00 of \$0\.00 today on extraction \(4be41908 \$0\.00\); budget reached, background extraction waits until tomorrow/);
+      expect(printed.stdout).toMatch(
+        /spend +\$0\.00 of \$0\.00 today on extraction \(4be41908 \$0\.00\); budget reached, background extraction waits until tomorrow/,
+      );
 
       // Asked for, it runs all the same (and counts).
       api.script({ kind: 'text', text: MODEL_NOTES, usage: { input_tokens: 1_000, output_tokens: 100 } });
       const asked = await runMemctl(sandbox, ['memory', 'extract', corrections.sessionId]);
       expect(asked.code).toBe(0);
       expect(existsSync(summaryOf(sandbox, corrections))).toBe(true);
-      expect((await client.daemonStatus()).extraction.spentToday.map((spent) => spent.sessionId)).toEqual([loop.sessionId, corrections.sessionId]);
+      expect((await client.daemonStatus()).extraction.spentToday.map((spent) => spent.sessionId)).toEqual([
+        loop.sessionId,
+        corrections.sessionId,
+      ]);
     } finally {
       client.close();
       await api.close();
@@ -92,10 +109,15 @@ describe('memctl memory pause and resume', () => {
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => caughtUp(client), 'ingest to catch up after the restart');
     expect((await client.daemonStatus()).extraction.paused).toBe(true);
-    expect((await runMemctl(sandbox, ['status'])).stdout).toContain('background extraction paused (memctl memory resume)');
+    expect((await runMemctl(sandbox, ['status'])).stdout).toContain(
+      'background extraction paused (memctl memory resume)',
+    );
 
     appendPrompt(transcriptOf(sandbox, loop), loop.sessionId, 'one more thing', '71000000-0000-4000-8000-000000000002');
-    await eventually(async () => (await client.daemonStatus()).extraction.jobs.queued === 1, 'the background job to be queued');
+    await eventually(
+      async () => (await client.daemonStatus()).extraction.jobs.queued === 1,
+      'the background job to be queued',
+    );
     expect(existsSync(summaryOf(sandbox, loop))).toBe(false);
 
     const resumed = await runMemctl(sandbox, ['memory', 'resume', '--json']);

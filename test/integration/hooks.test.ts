@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
-import { FIXTURES } from '../helpers/ingest.js';
 import { manifest } from '../helpers/fixtures.js';
-import { copyFixtureProjects } from '../helpers/ingest.js';
-import { startMessagesApi, type MessagesApi } from '../helpers/messages-api.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
+import { type MessagesApi, startMessagesApi } from '../helpers/messages-api.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const SCENARIO = join(FIXTURES, 'compactions');
 const RECORDED_CWD = '/home/user/src/payments-api';
@@ -38,7 +37,13 @@ function setUp(sandbox: Sandbox): { cwd: string; transcript: string } {
   mkdirSync(cwd);
   mkdirSync(join(sandbox.projectsDir, PROJECT));
   const transcript = join(sandbox.projectsDir, PROJECT, `${compactions.sessionId}.jsonl`);
-  writeFileSync(transcript, readFileSync(join(SCENARIO, 'projects', PROJECT, `${compactions.sessionId}.jsonl`), 'utf8').replaceAll(RECORDED_CWD, cwd));
+  writeFileSync(
+    transcript,
+    readFileSync(join(SCENARIO, 'projects', PROJECT, `${compactions.sessionId}.jsonl`), 'utf8').replaceAll(
+      RECORDED_CWD,
+      cwd,
+    ),
+  );
   return { cwd, transcript };
 }
 
@@ -83,32 +88,65 @@ describe('hooks against a running daemon', () => {
   });
 
   it('session-start after a compaction prints the handoff as additionalContext; for startup it prints nothing', async () => {
-    const run = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
+    const run = await runMemctl(
+      sandbox,
+      ['hook', 'session-start'],
+      {},
+      hookInput('07-SessionStart.json', sandbox, cwd),
+    );
     expect(run.code).toBe(0);
-    const output = JSON.parse(run.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    const output = JSON.parse(run.stdout) as {
+      hookSpecificOutput: { hookEventName: string; additionalContext: string };
+    };
     expect(output.hookSpecificOutput.hookEventName).toBe('SessionStart');
     expect(output.hookSpecificOutput.additionalContext).toContain('## Resume Prompt');
     expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(40_000);
-    const startup = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('00-SessionStart.json', sandbox, cwd));
+    const startup = await runMemctl(
+      sandbox,
+      ['hook', 'session-start'],
+      {},
+      hookInput('00-SessionStart.json', sandbox, cwd),
+    );
     expect(startup).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('records whether the SessionStart context reached the transcript', async () => {
-    const run = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
-    const context = (JSON.parse(run.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
-    expect((await client.handoffStatus({ sessionId: compactions.sessionId })).injection).toMatchObject({ source: 'compact', injected: null });
+    const run = await runMemctl(
+      sandbox,
+      ['hook', 'session-start'],
+      {},
+      hookInput('07-SessionStart.json', sandbox, cwd),
+    );
+    const context = (JSON.parse(run.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+      .additionalContext;
+    expect((await client.handoffStatus({ sessionId: compactions.sessionId })).injection).toMatchObject({
+      source: 'compact',
+      injected: null,
+    });
     const at = new Date().toISOString();
-    const line = (entry: Record<string, unknown>) => `${JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: compactions.sessionId, cwd, timestamp: at, ...entry })}\n`;
+    const line = (entry: Record<string, unknown>) =>
+      `${JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: compactions.sessionId, cwd, timestamp: at, ...entry })}\n`;
     appendFileSync(
       transcript,
       line({
         type: 'attachment',
         uuid: 'b0000000-0000-4000-8000-000000000001',
-        attachment: { type: 'hook_additional_context', content: [context], hookName: 'SessionStart', hookEvent: 'SessionStart' },
+        attachment: {
+          type: 'hook_additional_context',
+          content: [context],
+          hookName: 'SessionStart',
+          hookEvent: 'SessionStart',
+        },
       }),
     );
-    appendFileSync(transcript, line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000002', message: { role: 'user', content: 'go on' } }));
-    await eventually(async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === true, 'the injection to be found');
+    appendFileSync(
+      transcript,
+      line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000002', message: { role: 'user', content: 'go on' } }),
+    );
+    await eventually(
+      async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === true,
+      'the injection to be found',
+    );
     const status = await runMemctl(sandbox, ['status', compactions.sessionId]);
     expect(status.stdout).toContain('injected yes');
 
@@ -116,9 +154,17 @@ describe('hooks against a running daemon', () => {
     await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
     appendFileSync(
       transcript,
-      line({ type: 'user', uuid: 'b0000000-0000-4000-8000-000000000003', timestamp: new Date(Date.now() + 1_000).toISOString(), message: { role: 'user', content: 'and again' } }),
+      line({
+        type: 'user',
+        uuid: 'b0000000-0000-4000-8000-000000000003',
+        timestamp: new Date(Date.now() + 1_000).toISOString(),
+        message: { role: 'user', content: 'and again' },
+      }),
     );
-    await eventually(async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === false, 'the missing injection to be reported');
+    await eventually(
+      async () => (await client.handoffStatus({ sessionId: compactions.sessionId })).injection?.injected === false,
+      'the missing injection to be reported',
+    );
     expect((await runMemctl(sandbox, ['status', compactions.sessionId])).stdout).toContain('injected NO');
   });
 
@@ -134,7 +180,10 @@ describe('hooks against a running daemon', () => {
   it('exits 0 with a partial handoff when the transcript is missing and the session unknown', async () => {
     const elsewhere = join(sandbox.root, 'elsewhere');
     mkdirSync(elsewhere);
-    const input = hookInput('05-PreCompact.json', sandbox, elsewhere, { session_id: 'c0000000-0000-4000-8000-000000000000', transcript_path: join(sandbox.projectsDir, PROJECT, 'missing.jsonl') });
+    const input = hookInput('05-PreCompact.json', sandbox, elsewhere, {
+      session_id: 'c0000000-0000-4000-8000-000000000000',
+      transcript_path: join(sandbox.projectsDir, PROJECT, 'missing.jsonl'),
+    });
     const run = await runMemctl(sandbox, ['hook', 'pre-compact'], {}, input);
     expect(run.code).toBe(0);
     expect(readFileSync(join(elsewhere, 'docs', 'handoff-context.md'), 'utf8')).toContain('HANDOFF_AUTO_PARTIAL');
@@ -149,15 +198,32 @@ describe('hooks with the daemon down', () => {
   it('pre-compact writes the HANDOFF_AUTO_PARTIAL fallback itself with the transcript tail; session-start falls back to the file', async () => {
     const sandbox = makeSandbox();
     const { cwd } = setUp(sandbox);
-    const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, hookInput('05-PreCompact.json', sandbox, cwd));
+    const run = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'pre-compact'],
+      {},
+      hookInput('05-PreCompact.json', sandbox, cwd),
+    );
     expect(run.code).toBe(0);
     const handoff = readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8');
     expect(handoff.split('\n')[0]).toContain('HANDOFF_AUTO_PARTIAL');
     expect(handoff).toContain('idempotency');
-    const start = await runMemctl(sandbox, ['--no-autostart', 'hook', 'session-start'], {}, hookInput('07-SessionStart.json', sandbox, cwd));
+    const start = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'session-start'],
+      {},
+      hookInput('07-SessionStart.json', sandbox, cwd),
+    );
     expect(start.code).toBe(0);
     expect(JSON.parse(start.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'SessionStart' } });
-    expect(await runMemctl(sandbox, ['--no-autostart', 'hook', 'post-compact'], {}, hookInput('08-PostCompact.json', sandbox, cwd))).toMatchObject({ code: 0 });
+    expect(
+      await runMemctl(
+        sandbox,
+        ['--no-autostart', 'hook', 'post-compact'],
+        {},
+        hookInput('08-PostCompact.json', sandbox, cwd),
+      ),
+    ).toMatchObject({ code: 0 });
   });
 });
 
@@ -172,7 +238,11 @@ describe('a summarizer that hangs', () => {
     const sandbox = makeSandbox();
     const { cwd } = setUp(sandbox);
     api.script({ kind: 'slow', delayMs: 120_000, then: { kind: 'text', text: '{}' } });
-    const daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+    const daemon = await startDaemon(sandbox, undefined, {
+      MEMD_SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: api.url,
+    });
     keepForFile(sandbox, daemon);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
@@ -182,7 +252,12 @@ describe('a summarizer that hangs', () => {
     }
     const deadlineMs = 3_000;
     const started = Date.now();
-    const run = await runMemctl(sandbox, ['hook', 'pre-compact'], { MEMD_HOOK_DEADLINE_MS: String(deadlineMs) }, hookInput('05-PreCompact.json', sandbox, cwd));
+    const run = await runMemctl(
+      sandbox,
+      ['hook', 'pre-compact'],
+      { MEMD_HOOK_DEADLINE_MS: String(deadlineMs) },
+      hookInput('05-PreCompact.json', sandbox, cwd),
+    );
     expect(run.code).toBe(0);
     // The hook's own deadline, plus node's start-up; far below Claude Code's 60 s.
     expect(Date.now() - started).toBeLessThan(deadlineMs + 10_000);
@@ -211,7 +286,11 @@ describe('a summarizer that takes longer than the client default of 3 s', () => 
       resumePrompt: 'Continue with the export.',
     };
     api.script({ kind: 'slow', delayMs: 4_000, then: { kind: 'text', text: JSON.stringify(narrative) } });
-    const daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url });
+    const daemon = await startDaemon(sandbox, undefined, {
+      MEMD_SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: api.url,
+    });
     keepForFile(sandbox, daemon);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
@@ -230,7 +309,11 @@ describe('a summarizer that takes longer than the client default of 3 s', () => 
 });
 
 describe('every recorded hook input of every fixture', () => {
-  const HOOK_OF: Record<string, string> = { PreCompact: 'pre-compact', SessionStart: 'session-start', PostCompact: 'post-compact' };
+  const HOOK_OF: Record<string, string> = {
+    PreCompact: 'pre-compact',
+    SessionStart: 'session-start',
+    PostCompact: 'post-compact',
+  };
 
   it('gives exit 0 and the documented output, replayed into memctl hook', { timeout: 180_000 }, async () => {
     const sandbox = makeSandbox();
@@ -246,17 +329,27 @@ describe('every recorded hook input of every fixture', () => {
         const recorded = JSON.parse(readFileSync(join(FIXTURES, scenario, 'hooks', file), 'utf8')) as Recorded;
         const name = HOOK_OF[String(recorded.stdin.hook_event_name)];
         if (name === undefined) continue;
-        const input = JSON.stringify({ ...recorded.stdin, cwd, transcript_path: String(recorded.stdin.transcript_path).replace(RECORDED_PROJECTS, sandbox.projectsDir) });
+        const input = JSON.stringify({
+          ...recorded.stdin,
+          cwd,
+          transcript_path: String(recorded.stdin.transcript_path).replace(RECORDED_PROJECTS, sandbox.projectsDir),
+        });
         const run = await runMemctl(sandbox, ['hook', name], {}, input);
         replayed++;
         expect(run.code, `${scenario}/${file}: ${run.stderr}`).toBe(0);
-        if (name === 'pre-compact') expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('## Resume Prompt');
+        if (name === 'pre-compact')
+          expect(readFileSync(join(cwd, 'docs', 'handoff-context.md'), 'utf8')).toContain('## Resume Prompt');
         if (name === 'post-compact') expect(run.stdout).toBe('');
         if (name === 'session-start') {
           const source = String(recorded.stdin.source);
           const handoffThere = existsSync(join(cwd, 'docs', 'handoff-context.md'));
           if ((source === 'compact' || source === 'resume') && handoffThere) {
-            expect(JSON.parse(run.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expect.stringContaining('## Resume Prompt') } });
+            expect(JSON.parse(run.stdout)).toMatchObject({
+              hookSpecificOutput: {
+                hookEventName: 'SessionStart',
+                additionalContext: expect.stringContaining('## Resume Prompt'),
+              },
+            });
           } else expect(run.stdout, `${scenario}/${file} (${source})`).toBe('');
         }
       }
@@ -293,17 +386,22 @@ describe('memctl handoff and install-hooks as commands', () => {
     cpSync(join(SCENARIO, 'settings.json'), join(claudeRoot, 'settings.json'));
     const first = await runMemctl(sandbox, ['install-hooks']);
     expect(first.code).toBe(0);
-    const settings = JSON.parse(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const settings = JSON.parse(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')) as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
     const commands = Object.values(settings.hooks)
       .flat()
       .flatMap((entry) => entry.hooks.map((hook) => hook.command));
-    for (const name of ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end']) expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
+    for (const name of ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end'])
+      expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
     expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
     const doctor = (await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout;
     expect(doctor).toMatch(/ok +hooks +PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd in/);
     expect(doctor).toMatch(/-- +statusline +not set in .* \(optional: memctl install-statusline\)/);
     expect((await runMemctl(sandbox, ['install-statusline'])).code).toBe(0);
-    expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(/ok +statusline +memctl statusline in/);
+    expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(
+      /ok +statusline +memctl statusline in/,
+    );
     const before = readFileSync(join(claudeRoot, 'settings.json'), 'utf8');
     expect((await runMemctl(sandbox, ['install-hooks'])).code).toBe(0);
     expect(readFileSync(join(claudeRoot, 'settings.json'), 'utf8')).toBe(before);

@@ -4,14 +4,31 @@
  * during the backfill. After each, the daemon's index must equal a clean ingest of the same files,
  * and a restart must read no byte of them again.
  */
-import Database from 'better-sqlite3';
-import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { IngestStatus } from '../../shared/protocol/ingest.js';
-import { cleanIngest, copyFixtureProjects, dumpDatabase, FIXTURES, present, transcriptSizes } from '../helpers/ingest.js';
+import {
+  cleanIngest,
+  copyFixtureProjects,
+  dumpDatabase,
+  FIXTURES,
+  present,
+  transcriptSizes,
+} from '../helpers/ingest.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { eventually, makeSandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import { type DaemonProcess, eventually, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const CODING_LOOP = '-home-user-src-invoice-service/4be41908-9cd7-4f2f-8ce3-b4984d13a3f5.jsonl';
 const SUBAGENT_MAIN = '-home-user-src-docs-site/a0b1e238-1b46-4fb7-a01b-e2debb338b95.jsonl';
@@ -63,7 +80,8 @@ async function isCaughtUp(sandbox: Sandbox): Promise<boolean> {
   const indexed = fileStates(sandbox);
   for (const [path, size] of onDisk) {
     const row = indexed.get(path);
-    if (row === undefined || row.gone === 1 || row.size !== size || row.committed_offset !== completeLength(path)) return false;
+    if (row === undefined || row.gone === 1 || row.size !== size || row.committed_offset !== completeLength(path))
+      return false;
   }
   for (const row of indexed.values()) if (!onDisk.has(row.path) && row.gone !== 1) return false;
   return true;
@@ -106,7 +124,8 @@ async function startWithFixtures(scenarios?: string[]): Promise<{ sandbox: Sandb
   return { sandbox, daemon };
 }
 
-const userLine = (text: string) => `${JSON.stringify({ type: 'user', uuid: `u-${text.length}-${text.slice(0, 8)}`, sessionId: 'x', message: { role: 'user', content: text } })}\n`;
+const userLine = (text: string) =>
+  `${JSON.stringify({ type: 'user', uuid: `u-${text.length}-${text.slice(0, 8)}`, sessionId: 'x', message: { role: 'user', content: text } })}\n`;
 
 describe('transcript ingest under faults', () => {
   it('indexes the fixtures like a clean ingest, and a restart reads no byte again', async () => {
@@ -195,7 +214,9 @@ describe('transcript ingest under faults', () => {
   it('skips a line that is not UTF-8, reports it once, and carries on', async () => {
     const { sandbox, daemon } = await startWithFixtures(['coding-loop']);
     const events = await RawSocket.open(sandbox.socketPath);
-    expect((await events.request('events.subscribe', { topics: ['ingest.failed'] })).result).toEqual({ topics: ['ingest.failed'] });
+    expect((await events.request('events.subscribe', { topics: ['ingest.failed'] })).result).toEqual({
+      topics: ['ingest.failed'],
+    });
     const target = join(sandbox.projectsDir, CODING_LOOP);
     const offset = readFileSync(target).length;
     const invalid = Buffer.from([...Buffer.from('{"type":"user","text":"'), 0xc3, 0x28, 0xff, ...Buffer.from('"}')]);
@@ -203,7 +224,13 @@ describe('transcript ingest under faults', () => {
     expect(await events.next()).toEqual({
       jsonrpc: '2.0',
       method: 'ingest.failed',
-      params: { path: target, sessionId: '4be41908-9cd7-4f2f-8ce3-b4984d13a3f5', offset, length: invalid.length, reason: 'invalid-utf8' },
+      params: {
+        path: target,
+        sessionId: '4be41908-9cd7-4f2f-8ce3-b4984d13a3f5',
+        offset,
+        length: invalid.length,
+        reason: 'invalid-utf8',
+      },
     });
     await waitCaughtUp(sandbox);
     await expectCleanIndex(sandbox);
@@ -258,7 +285,11 @@ describe('transcript ingest under faults', () => {
   it('survives kill -9 during the backfill: the restart reads exactly what was not committed', async () => {
     const sandbox = makeSandbox();
     const lines = readdirSync(join(FIXTURES, 'big-outputs/projects'))
-      .flatMap((project) => readdirSync(join(FIXTURES, 'big-outputs/projects', project)).map((name) => join(FIXTURES, 'big-outputs/projects', project, name)))
+      .flatMap((project) =>
+        readdirSync(join(FIXTURES, 'big-outputs/projects', project)).map((name) =>
+          join(FIXTURES, 'big-outputs/projects', project, name),
+        ),
+      )
       .filter((path) => path.endsWith('.jsonl'))
       .flatMap((path) => readFileSync(path, 'utf8').split('\n').filter(Boolean));
     // About 60 MB in 30 files: long enough a backfill to kill in the middle of.
@@ -271,7 +302,11 @@ describe('transcript ingest under faults', () => {
     const sizes = await transcriptSizes(sandbox.projectsDir);
     const total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
     const first = await startDaemon(sandbox);
-    await eventually(async () => (await ingestStatus(sandbox)).progress.bytesDone > 0, 'the backfill to commit something', 10_000);
+    await eventually(
+      async () => (await ingestStatus(sandbox)).progress.bytesDone > 0,
+      'the backfill to commit something',
+      10_000,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     const atKill = fileStates(sandbox);

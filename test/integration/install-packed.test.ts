@@ -8,21 +8,39 @@
  * the thin clients tested need no native module.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { keepForFile, makeSandbox, ROOT, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import { keepForFile, makeSandbox, ROOT, type RunResult, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 /** npm pack and an offline install of a dozen packages, on a machine shared with other test runs. */
 const INSTALL_DEADLINE_MS = 300_000;
 
 const loop = manifest('coding-loop');
 
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<RunResult> {
   return new Promise((done) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -42,11 +60,15 @@ async function installByHand(tgz: string, temp: string, prefix: string, installe
   mkdirSync(join(prefix, 'lib', 'node_modules'), { recursive: true });
   renameSync(join(unpacked, 'package'), installed);
   copyFileSync(join(ROOT, 'package-lock.json'), join(installed, 'package-lock.json'));
-  const deps = await run('npm', ['ci', '--omit=dev', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: installed });
+  const deps = await run('npm', ['ci', '--omit=dev', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: installed,
+  });
   expect(deps.code, deps.stderr).toBe(0);
   mkdirSync(join(prefix, 'bin'));
-  const bin = (JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin;
-  for (const [name, target] of Object.entries(bin)) symlinkSync(join('..', 'lib', 'node_modules', 'memd', target), join(prefix, 'bin', name));
+  const bin = (JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { bin: Record<string, string> })
+    .bin;
+  for (const [name, target] of Object.entries(bin))
+    symlinkSync(join('..', 'lib', 'node_modules', 'memd', target), join(prefix, 'bin', name));
 }
 
 describe('memd packed and installed with npm install -g --prefix', () => {
@@ -68,7 +90,17 @@ describe('memd packed and installed with npm install -g --prefix', () => {
     expect(tarball).toBeDefined();
     const tgz = join(temp, tarball as string);
     installed = join(prefix, 'lib', 'node_modules', 'memd');
-    const install = await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tgz]);
+    const install = await run('npm', [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--offline',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      tgz,
+    ]);
     if (install.code !== 0) {
       // Offline, npm install -g needs the registry's package documents, which npm ci never caches
       // (ENOTCACHED). What it does is then done by hand: the tarball unpacked where -g puts it, its
@@ -83,8 +115,10 @@ describe('memd packed and installed with npm install -g --prefix', () => {
   });
 
   it('holds the shim, the built tree and the unit templates, and none of the sources or tests', () => {
-    for (const file of ['bin/memctl.cjs', 'dist/client/memctl/main.js', 'dist/daemon/main.js', 'systemd/memd.service']) expect(existsSync(join(installed, file)), file).toBe(true);
-    for (const dir of ['test', 'client', 'daemon', 'shared', 'scripts']) expect(existsSync(join(installed, dir)), dir).toBe(false);
+    for (const file of ['bin/memctl.cjs', 'dist/client/memctl/main.js', 'dist/daemon/main.js', 'systemd/memd.service'])
+      expect(existsSync(join(installed, file)), file).toBe(true);
+    for (const dir of ['test', 'client', 'daemon', 'shared', 'scripts'])
+      expect(existsSync(join(installed, dir)), dir).toBe(false);
   });
 
   it('puts memctl on the prefix PATH, and it registers the installed copy with Claude Code, not the checkout', async () => {
@@ -97,15 +131,25 @@ describe('memd packed and installed with npm install -g --prefix', () => {
       expect(result.code, `${install}: ${result.stderr}`).toBe(0);
     }
     const claudeDir = sandbox.env.CLAUDE_CONFIG_DIR as string;
-    const settings = JSON.parse(readFileSync(join(claudeDir, 'settings.json'), 'utf8')) as { statusLine: { command: string }; hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const mcp = (JSON.parse(readFileSync(join(claudeDir, '.claude.json'), 'utf8')) as { mcpServers: { memd: { args: string[] } } }).mcpServers.memd;
+    const settings = JSON.parse(readFileSync(join(claudeDir, 'settings.json'), 'utf8')) as {
+      statusLine: { command: string };
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    const mcp = (
+      JSON.parse(readFileSync(join(claudeDir, '.claude.json'), 'utf8')) as { mcpServers: { memd: { args: string[] } } }
+    ).mcpServers.memd;
     const shim = join(installed, 'bin', 'memctl.cjs');
     expect(settings.statusLine.command).toContain(shim);
     expect(settings.hooks.SessionStart?.[0]?.hooks[0]?.command).toContain(shim);
     expect(mcp.args[0]).toBe(shim);
 
     // The registered status line, as Claude Code runs it, answers with memd's figures for the session.
-    const input = JSON.stringify({ session_id: loop.sessionId, transcript_path: `/nowhere/${loop.sessionId}.jsonl`, cwd: loop.cwd, model: { id: 'claude-sonnet-4-5' } });
+    const input = JSON.stringify({
+      session_id: loop.sessionId,
+      transcript_path: `/nowhere/${loop.sessionId}.jsonl`,
+      cwd: loop.cwd,
+      model: { id: 'claude-sonnet-4-5' },
+    });
     const status = await run('sh', ['-c', settings.statusLine.command], { env: sandbox.env, input });
     expect(status).toMatchObject({ code: 0, stderr: '' });
     expect(status.stdout).not.toContain('no memd');

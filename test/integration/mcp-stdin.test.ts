@@ -7,13 +7,18 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { makeSandbox, MEMCTL_MAIN, runMemctl } from '../helpers/sandbox.js';
+import { MEMCTL_MAIN, makeSandbox, runMemctl } from '../helpers/sandbox.js';
 
 /** memctl mcp's limit on one stdin message (MAX_STDIN_MESSAGE_BYTES in client/memctl/mcp/server.ts). */
 const LIMIT_BYTES = 1024 * 1024;
 const PROCESS_DEADLINE_MS = 20_000;
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdin-test', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdin-test', version: '1' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const line = (message: unknown) => `${JSON.stringify(message)}\n`;
 
@@ -32,7 +37,12 @@ function hugeCall(id: number, bytes: number): string {
 describe('memctl mcp reads on past bad stdin lines', () => {
   it('answers a 2 MiB line with an error naming the limit, logs one stderr line, and answers the next call', async () => {
     const sandbox = makeSandbox();
-    const input = [line(INITIALIZE), line(INITIALIZED), hugeCall(2, 2 * LIMIT_BYTES), line({ jsonrpc: '2.0', id: 3, method: 'tools/list' })].join('');
+    const input = [
+      line(INITIALIZE),
+      line(INITIALIZED),
+      hugeCall(2, 2 * LIMIT_BYTES),
+      line({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    ].join('');
     const run = await runMemctl(sandbox, ['--no-autostart', 'mcp'], {}, input);
     expect(run.code).toBe(0);
     const answers = run.stdout
@@ -41,16 +51,23 @@ describe('memctl mcp reads on past bad stdin lines', () => {
       .map((text) => JSON.parse(text) as Answer);
     expect(answers.map((answer) => answer.id).sort()).toEqual([1, 2, 3]);
     // The id is read from the end of the line the SDK wrote, so the caller's request fails at once.
-    expect(answers.find((answer) => answer.id === 2)?.error).toMatchObject({ code: -32600, message: expect.stringContaining('1048576 bytes') });
+    expect(answers.find((answer) => answer.id === 2)?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('1048576 bytes'),
+    });
     expect(answers.find((answer) => answer.id === 3)?.result?.tools?.length).toBe(6);
-    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^memctl mcp: skipped a stdin message over the limit of 1048576 bytes/)]);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^memctl mcp: skipped a stdin message over the limit of 1048576 bytes/),
+    ]);
   });
 
   it('answers a line whose id it cannot find with id null', async () => {
     const sandbox = makeSandbox();
-    const input = [line(INITIALIZE), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"x":"${'y'.repeat(LIMIT_BYTES + 10)}"}}\n`, line({ jsonrpc: '2.0', id: 3, method: 'tools/list' })].join(
-      '',
-    );
+    const input = [
+      line(INITIALIZE),
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"x":"${'y'.repeat(LIMIT_BYTES + 10)}"}}\n`,
+      line({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    ].join('');
     const run = await runMemctl(sandbox, ['--no-autostart', 'mcp'], {}, input);
     const answers = run.stdout
       .trimEnd()
@@ -72,7 +89,13 @@ describe('memctl mcp reads on past bad stdin lines', () => {
       '{"id":5}',
       '{"jsonrpc":"2.0","id":6,"method":7}',
     ];
-    const input = [line(INITIALIZE), line(INITIALIZED), ...bad.map((text) => `${text}\n`), '\n', line({ jsonrpc: '2.0', id: 8, method: 'tools/list' })].join('');
+    const input = [
+      line(INITIALIZE),
+      line(INITIALIZED),
+      ...bad.map((text) => `${text}\n`),
+      '\n',
+      line({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
+    ].join('');
     const run = await runMemctl(sandbox, ['--no-autostart', 'mcp'], {}, input);
     expect(run.code).toBe(0);
     const answers = run.stdout
@@ -81,14 +104,28 @@ describe('memctl mcp reads on past bad stdin lines', () => {
       .map((text) => JSON.parse(text) as Answer);
     // A bad line is answered as it is read, maybe before the call above it: JSON-RPC answers carry no order.
     expect(answers.map((answer) => `${answer.id} ${answer.error?.code ?? 'ok'}`).sort()).toEqual(
-      ['1 ok', 'null -32700', 'null -32600', 'null -32600', 'null -32600', 'null -32600', 'null -32600', '5 -32600', '6 -32600', '8 ok'].sort(),
+      [
+        '1 ok',
+        'null -32700',
+        'null -32600',
+        'null -32600',
+        'null -32600',
+        'null -32600',
+        'null -32600',
+        '5 -32600',
+        '6 -32600',
+        '8 ok',
+      ].sort(),
     );
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(bad.length);
   });
 
   it('keeps answering Claude Code-style, one call at a time, after a line over the limit', async () => {
     const sandbox = makeSandbox();
-    const child = spawn(process.execPath, [MEMCTL_MAIN, '--no-autostart', 'mcp'], { env: sandbox.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MEMCTL_MAIN, '--no-autostart', 'mcp'], {
+      env: sandbox.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_DEADLINE_MS);
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const next = async () => JSON.parse(((await lines.next()).value as string | undefined) ?? 'null') as Answer | null;

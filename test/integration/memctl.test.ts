@@ -2,12 +2,21 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { COMMAND_USAGE } from '../../client/memctl/help.js';
 import { createOutput } from '../../client/memctl/output.js';
 import { isProcessAlive } from '../../daemon/lifecycle/instance-lock.js';
-import { COMMAND_USAGE } from '../../client/memctl/help.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  DAEMON_MAIN,
+  eventually,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  spawnTracked,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** Exit codes of DESIGN.md §4. */
 const EXIT_OK = 0;
@@ -291,7 +300,9 @@ describe('memctl install-service', () => {
     const unitDir = join(sandbox.configHome, 'systemd', 'user');
     const units = parseDryRun(result.stdout);
     expect(Object.keys(units).sort()).toEqual([join(unitDir, 'memd.service'), join(unitDir, 'memd.socket')]);
-    expect(units[join(unitDir, 'memd.service')]).toMatch(new RegExp(`^ExecStart=${process.execPath} ${DAEMON_MAIN}$`, 'm'));
+    expect(units[join(unitDir, 'memd.service')]).toMatch(
+      new RegExp(`^ExecStart=${process.execPath} ${DAEMON_MAIN}$`, 'm'),
+    );
     expect(units[join(unitDir, 'memd.socket')]).toMatch(/^ListenStream=%t\/memd\/memd\.sock$/m);
     expect(result.stdout).not.toMatch(/@NODE@|@MEMD_MAIN@/);
     // A dry run writes nothing.
@@ -322,9 +333,14 @@ describe('memctl install-service', () => {
       expect(statSync(path).mode & 0o777, name).toBe(expectedMode);
       expect(readFileSync(path, 'utf8'), name).toBe(dryRun[path]);
     }
-    expect(readFileSync(join(unitDir, 'memd.service'), 'utf8')).toContain(`ExecStart=${process.execPath} ${DAEMON_MAIN}\n`);
+    expect(readFileSync(join(unitDir, 'memd.service'), 'utf8')).toContain(
+      `ExecStart=${process.execPath} ${DAEMON_MAIN}\n`,
+    );
     // No temp file is left beside the units.
-    expect(spawnSync('ls', ['-A', unitDir], { encoding: 'utf8' }).stdout.trim().split('\n').sort()).toEqual(['memd.service', 'memd.socket']);
+    expect(spawnSync('ls', ['-A', unitDir], { encoding: 'utf8' }).stdout.trim().split('\n').sort()).toEqual([
+      'memd.service',
+      'memd.socket',
+    ]);
     // Without systemd the running daemon is left alone.
     expect((await rawCall(sandbox, 'daemon.status')).result).toMatchObject({ pid: lockPid(sandbox) });
 
@@ -347,7 +363,8 @@ describe('memctl colour', () => {
     if (original) Object.defineProperty(process.stdout, 'isTTY', original);
     else delete (process.stdout as { isTTY?: boolean }).isTTY;
   });
-  const fakeTty = (isTTY: boolean) => Object.defineProperty(process.stdout, 'isTTY', { value: isTTY, configurable: true });
+  const fakeTty = (isTTY: boolean) =>
+    Object.defineProperty(process.stdout, 'isTTY', { value: isTTY, configurable: true });
 
   it('paints on a TTY, and not with NO_COLOR, TERM=dumb or a pipe', () => {
     fakeTty(true);
@@ -356,29 +373,33 @@ describe('memctl colour', () => {
     expect(createOutput({ TERM: 'xterm', NO_COLOR: '' }).red('x')).toContain(ESC);
     for (const env of [{ TERM: 'xterm', NO_COLOR: '1' }, { TERM: 'xterm', NO_COLOR: '0' }, { TERM: 'dumb' }]) {
       const out = createOutput(env);
-      for (const paint of [out.bold, out.green, out.red, out.yellow, out.dim]) expect(paint('x'), JSON.stringify(env)).toBe('x');
+      for (const paint of [out.bold, out.green, out.red, out.yellow, out.dim])
+        expect(paint('x'), JSON.stringify(env)).toBe('x');
     }
     fakeTty(false);
     expect(createOutput({ TERM: 'xterm' }).green('ok')).toBe('ok');
   });
 
   const hasScript = spawnSync('script', ['--version']).status === 0;
-  it.runIf(hasScript)('memctl on a real terminal (util-linux script) paints, and with NO_COLOR=1 does not', async () => {
-    const sandbox = makeSandbox();
-    await startDaemon(sandbox);
-    const onTerminal = (noColor: Record<string, string>) =>
-      spawnSync('script', ['-qec', `${process.execPath} ${MEMCTL_MAIN} doctor`, '/dev/null'], {
-        env: { ...sandbox.env, NO_COLOR: undefined, TERM: 'xterm', ...noColor },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 20_000,
-      });
-    const painted = onTerminal({});
-    expect(painted.status).toBe(EXIT_OK);
-    expect(painted.stdout).toContain(`${ESC}32mok  ${ESC}0m`);
-    const plain = onTerminal({ NO_COLOR: '1' });
-    expect(plain.status).toBe(EXIT_OK);
-    expect(plain.stdout).toMatch(/^ok +node /m);
-    expect(plain.stdout).not.toContain(ESC);
-  });
+  it.runIf(hasScript)(
+    'memctl on a real terminal (util-linux script) paints, and with NO_COLOR=1 does not',
+    async () => {
+      const sandbox = makeSandbox();
+      await startDaemon(sandbox);
+      const onTerminal = (noColor: Record<string, string>) =>
+        spawnSync('script', ['-qec', `${process.execPath} ${MEMCTL_MAIN} doctor`, '/dev/null'], {
+          env: { ...sandbox.env, NO_COLOR: undefined, TERM: 'xterm', ...noColor },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+          timeout: 20_000,
+        });
+      const painted = onTerminal({});
+      expect(painted.status).toBe(EXIT_OK);
+      expect(painted.stdout).toContain(`${ESC}32mok  ${ESC}0m`);
+      const plain = onTerminal({ NO_COLOR: '1' });
+      expect(plain.status).toBe(EXIT_OK);
+      expect(plain.stdout).toMatch(/^ok +node /m);
+      expect(plain.stdout).not.toContain(ESC);
+    },
+  );
 });

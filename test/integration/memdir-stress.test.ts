@@ -28,11 +28,17 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('four processes writing one memory dir', () => {
-  it('lose no update without a Conflict, keep the index in step with the files, and leave no temp file', { timeout: 180_000 }, async () => {
+  it('lose no update without a Conflict, keep the index in step with the files, and leave no temp file', {
+    timeout: 180_000,
+  }, async () => {
     mkdirSync(join(root, PROJECT));
     const runs = await Promise.all(
       Array.from({ length: PROCESSES }, (_, n) =>
-        promisify(execFile)(process.execPath, [CHILD, root, PROJECT, String(WRITES_EACH), String(NAMES), String(1_000 + n)], { maxBuffer: 16 * 1024 * 1024 }),
+        promisify(execFile)(
+          process.execPath,
+          [CHILD, root, PROJECT, String(WRITES_EACH), String(NAMES), String(1_000 + n)],
+          { maxBuffer: 16 * 1024 * 1024 },
+        ),
       ),
     );
     const results = runs.map((run) => JSON.parse(run.stdout) as { written: [string, number][]; conflicts: number });
@@ -41,7 +47,9 @@ describe('four processes writing one memory dir', () => {
     expect(successes.length + conflicts).toBe(PROCESSES * WRITES_EACH);
     // Writers collided, or the test proves nothing about lost updates.
     expect(conflicts).toBeGreaterThan(0);
-    console.log(`memdir stress: ${PROCESSES} processes, ${successes.length} writes, ${conflicts} refused with Conflict`);
+    console.log(
+      `memdir stress: ${PROCESSES} processes, ${successes.length} writes, ${conflicts} refused with Conflict`,
+    );
 
     const dir = join(root, PROJECT, 'memory');
     const byName = new Map<string, number[]>();

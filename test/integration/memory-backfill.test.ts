@@ -8,8 +8,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
-import { backgroundTaskRounds, backgroundTaskSession, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { BACKFILL_EXTRACTION_DEFAULT, eventually, makeSandbox, ROOT, spawnTracked, startDaemon } from '../helpers/sandbox.js';
+import {
+  backgroundTaskRounds,
+  backgroundTaskSession,
+  mainPath,
+  projectFolder,
+  TranscriptWriter,
+  writeTranscript,
+} from '../helpers/real-shapes.js';
+import {
+  BACKFILL_EXTRACTION_DEFAULT,
+  eventually,
+  makeSandbox,
+  ROOT,
+  spawnTracked,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const CWD = '/home/dev/poller';
 
@@ -25,7 +39,12 @@ describe('session memory after a restart', () => {
     const path = mainPath(sandbox.projectsDir, CWD, sessionId);
     const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.38', startMs: Date.now() - 60 * 60_000 });
     writer.prompt('Make the SessionLive tests pass, then move the poller into its own module');
-    writer.response([{ type: 'text', text: 'Looking at the poller first.' }], { input: 3, cacheWrite: 2_000, cacheRead: 3_000, output: 120 });
+    writer.response([{ type: 'text', text: 'Looking at the poller first.' }], {
+      input: 3,
+      cacheWrite: 2_000,
+      cacheRead: 3_000,
+      output: 120,
+    });
     writeTranscript(path, writer);
     const written = writer.lines.length;
 
@@ -56,7 +75,11 @@ describe('session memory after a restart', () => {
     client = createClient({ env: sandbox.env, autostart: false });
     try {
       // Its record, not only its file: the file is written first.
-      await eventually(async () => (await client.memorySummary({ sessionId })).lastUuid !== null, 'the backfill extraction to write summary.md', 20_000);
+      await eventually(
+        async () => (await client.memorySummary({ sessionId })).lastUuid !== null,
+        'the backfill extraction to write summary.md',
+        20_000,
+      );
       const memory = await client.memorySummary({ sessionId });
       expect(existsSync(memory.path)).toBe(true);
       expect(memory).toMatchObject({ summarizer: 'offline', lastUuid: expect.any(String) });
@@ -72,15 +95,25 @@ describe('session memory after a restart', () => {
   it('never extracts a backfilled session while another process holds its memory lock', async () => {
     const sandbox = makeSandbox();
     const sessionId = '5e551071-0000-4000-8000-0000000000a4';
-    writeTranscript(mainPath(sandbox.projectsDir, CWD, sessionId), backgroundTaskSession(sessionId, CWD, 12, { startMs: Date.now() - 60 * 60_000 }));
+    writeTranscript(
+      mainPath(sandbox.projectsDir, CWD, sessionId),
+      backgroundTaskSession(sessionId, CWD, 12, { startMs: Date.now() - 60 * 60_000 }),
+    );
     const dir = join(sandbox.projectsDir, projectFolder(CWD), sessionId, 'session-memory');
     mkdirSync(dir, { recursive: true });
-    const holder = spawnTracked(process.execPath, [join(ROOT, 'test/helpers/memory-lock-child.mjs'), 'hold', dir, '10000'], sandbox.env);
+    const holder = spawnTracked(
+      process.execPath,
+      [join(ROOT, 'test/helpers/memory-lock-child.mjs'), 'hold', dir, '10000'],
+      sandbox.env,
+    );
     await eventually(() => holder.output().includes('locked'), 'the other process to take the lock');
     const daemon = await startDaemon(sandbox, undefined, BACKFILL_EXTRACTION_DEFAULT);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(() => daemon.output().includes('backfill extraction skipped'), 'the backfill job to see the lock');
+      await eventually(
+        () => daemon.output().includes('backfill extraction skipped'),
+        'the backfill job to see the lock',
+      );
       expect((await client.daemonStatus()).extraction.jobs).toMatchObject({ done: 1, running: 0, queued: 0 });
       expect(existsSync(join(dir, 'summary.md'))).toBe(false);
       expect((await client.memorySummary({ sessionId })).text).toBeNull();

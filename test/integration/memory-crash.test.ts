@@ -5,9 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
+import { hasAllSections, SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { createClient } from '../helpers/client.js';
-import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
-import { hasAllSections } from '../../daemon/extraction/template.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { startMessagesApi } from '../helpers/messages-api.js';
@@ -25,7 +24,10 @@ describe('an extraction interrupted by kill -9', () => {
     const api = await startMessagesApi();
     try {
       // The first attempt hangs in the model call; the daemon dies meanwhile.
-      api.script({ kind: 'slow', delayMs: 30_000, then: { kind: 'text', text: FILLED } }, { kind: 'text', text: FILLED });
+      api.script(
+        { kind: 'slow', delayMs: 30_000, then: { kind: 'text', text: FILLED } },
+        { kind: 'text', text: FILLED },
+      );
       const sandbox = makeSandbox();
       copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
       const env = { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url };
@@ -45,12 +47,19 @@ describe('an extraction interrupted by kill -9', () => {
       await startDaemon(sandbox, undefined, env);
       client = createClient({ env: sandbox.env, autostart: false });
       try {
-        await eventually(async () => (await client.memorySummary({ sessionId })).text !== null, 'the job to run again', 20_000);
+        await eventually(
+          async () => (await client.memorySummary({ sessionId })).text !== null,
+          'the job to run again',
+          20_000,
+        );
         const text = readFileSync(path, 'utf8');
         expect(text.trim()).toBe(FILLED.trim());
         expect(hasAllSections(text)).toBe(true);
         // The file is written under the lock, and the job recorded done just after: waited for, not raced.
-        await eventually(async () => (await client.daemonStatus()).extraction.jobs.done === 1, 'the job to be recorded done');
+        await eventually(
+          async () => (await client.daemonStatus()).extraction.jobs.done === 1,
+          'the job to be recorded done',
+        );
         expect((await client.daemonStatus()).extraction.jobs).toMatchObject({ done: 1, running: 0, queued: 0 });
         expect(api.requests.length).toBe(2);
         // Tokens and cost of the extraction, at the summarizer model's (claude-haiku-4-5) prices.

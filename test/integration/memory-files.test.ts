@@ -5,8 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { FIXTURES } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
-import { CHECKPOINT_MESSAGES, replaySession, SESSION_ID, type FileState } from '../unit/daemon/memory/rewind/fixture.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+import {
+  CHECKPOINT_MESSAGES,
+  type FileState,
+  replaySession,
+  SESSION_ID,
+} from '../unit/daemon/memory/rewind/fixture.js';
 
 const PROJECT = '-home-user-src-cli-tool';
 const RECORDED_CWD = '/home/user/src/cli-tool';
@@ -24,7 +29,10 @@ beforeAll(async () => {
   // The checkpoints session, its cwd moved to a dir of the test's own; its backups; the history.
   const scenario = join(FIXTURES, 'checkpoints');
   mkdirSync(join(sandbox.projectsDir, PROJECT));
-  const transcript = readFileSync(join(scenario, 'projects', PROJECT, `${SESSION_ID}.jsonl`), 'utf8').replaceAll(RECORDED_CWD, cwd);
+  const transcript = readFileSync(join(scenario, 'projects', PROJECT, `${SESSION_ID}.jsonl`), 'utf8').replaceAll(
+    RECORDED_CWD,
+    cwd,
+  );
   writeFileSync(join(sandbox.projectsDir, PROJECT, `${SESSION_ID}.jsonl`), transcript);
   cpSync(join(scenario, 'file-history'), join(claudeRoot, 'file-history'), { recursive: true });
   cpSync(join(FIXTURES, 'interactive', 'history.jsonl'), join(claudeRoot, 'history.jsonl'));
@@ -49,16 +57,40 @@ describe('memdir over the daemon', () => {
     });
     expect(written).toMatchObject({ isNew: true, scope: 'private', index: { lines: 1, dropped: 0 } });
     const dir = join(sandbox.projectsDir, PROJECT, 'memory');
-    expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe('- [testing/flaky-tests](testing/flaky-tests.md) — Which tests flake\n');
+    expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe(
+      '- [testing/flaky-tests](testing/flaky-tests.md) — Which tests flake\n',
+    );
     const read = await client.memdirRead({ project: PROJECT, name: 'testing/flaky-tests' });
     expect(read).toMatchObject({ content: 'Retry the socket tests once.\n', etag: written.etag, type: 'feedback' });
-    const updated = await client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'Retry twice.\n', ifMatch: read.etag });
+    const updated = await client.memdirWrite({
+      project: PROJECT,
+      name: 'testing/flaky-tests',
+      type: 'feedback',
+      content: 'Retry twice.\n',
+      ifMatch: read.etag,
+    });
     expect(updated).toMatchObject({ isNew: false, created: written.created, description: 'Which tests flake' });
-    await expect(client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'lost?\n', ifMatch: read.etag })).rejects.toMatchObject({
+    await expect(
+      client.memdirWrite({
+        project: PROJECT,
+        name: 'testing/flaky-tests',
+        type: 'feedback',
+        content: 'lost?\n',
+        ifMatch: read.etag,
+      }),
+    ).rejects.toMatchObject({
       code: 1002,
       data: { etag: updated.etag },
     });
-    await expect(client.memdirWrite({ project: PROJECT, name: 'testing/flaky-tests', type: 'feedback', content: 'again\n', ifMatch: null })).rejects.toMatchObject({ code: 1002 });
+    await expect(
+      client.memdirWrite({
+        project: PROJECT,
+        name: 'testing/flaky-tests',
+        type: 'feedback',
+        content: 'again\n',
+        ifMatch: null,
+      }),
+    ).rejects.toMatchObject({ code: 1002 });
     // The project may be named by its cwd too.
     const listed = await client.memdirList({ project: RECORDED_CWD });
     expect(listed.memories.map((memory) => memory.name)).toEqual(['testing/flaky-tests']);
@@ -71,26 +103,43 @@ describe('memdir over the daemon', () => {
       ['%2e%2e/x', 'percent-encoded'],
       ['．．/x', 'lookalike-character'],
     ] as const) {
-      await expect(client.memdirWrite({ project: PROJECT, name, type: 'project', content: 'x' })).rejects.toMatchObject({ code: 1004, data: { reason } });
+      await expect(client.memdirWrite({ project: PROJECT, name, type: 'project', content: 'x' })).rejects.toMatchObject(
+        { code: 1004, data: { reason } },
+      );
     }
-    await expect(client.memdirWrite({ project: '../..', name: 'x', type: 'project', content: 'x' })).rejects.toMatchObject({ code: 1004 });
-    await expect(client.memdirWrite({ project: PROJECT, scope: 'team', name: 'me', type: 'user', content: 'x' })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.memdirWrite({ project: '../..', name: 'x', type: 'project', content: 'x' }),
+    ).rejects.toMatchObject({ code: 1004 });
+    await expect(
+      client.memdirWrite({ project: PROJECT, scope: 'team', name: 'me', type: 'user', content: 'x' }),
+    ).rejects.toMatchObject({ code: -32602 });
     await expect(client.memdirList({ project: '-no-such-project' })).rejects.toMatchObject({ code: 1001 });
     expect(existsSync(join(sandbox.root, 'escape.md'))).toBe(false);
   });
 
   it('memctl memdir writes from stdin, lists, reads and deletes; team memory has its own index', async () => {
-    const write = await runMemctl(sandbox, ['memdir', 'write', PROJECT, 'deploy', '--team', '--type', 'project', '--description', 'How we deploy'], {}, 'Tag, then push.\n');
+    const write = await runMemctl(
+      sandbox,
+      ['memdir', 'write', PROJECT, 'deploy', '--team', '--type', 'project', '--description', 'How we deploy'],
+      {},
+      'Tag, then push.\n',
+    );
     expect(write.code).toBe(0);
     expect(write.stdout).toContain('created');
-    expect(readFileSync(join(sandbox.projectsDir, PROJECT, 'memory', 'team', 'MEMORY.md'), 'utf8')).toBe('- [deploy](deploy.md) — How we deploy\n');
+    expect(readFileSync(join(sandbox.projectsDir, PROJECT, 'memory', 'team', 'MEMORY.md'), 'utf8')).toBe(
+      '- [deploy](deploy.md) — How we deploy\n',
+    );
     const list = await runMemctl(sandbox, ['memdir', 'list', PROJECT, '--team']);
     expect(list.stdout).toMatch(/project +deploy — How we deploy/);
-    expect((await runMemctl(sandbox, ['memdir', 'read', PROJECT, 'deploy', '--team'])).stdout).toBe('Tag, then push.\n');
+    expect((await runMemctl(sandbox, ['memdir', 'read', PROJECT, 'deploy', '--team'])).stdout).toBe(
+      'Tag, then push.\n',
+    );
     const refused = await runMemctl(sandbox, ['memdir', 'read', PROJECT, '../x']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('PathRejected');
-    expect((await runMemctl(sandbox, ['memdir', 'delete', PROJECT, 'deploy', '--team'])).stdout).toContain('deleted deploy');
+    expect((await runMemctl(sandbox, ['memdir', 'delete', PROJECT, 'deploy', '--team'])).stdout).toContain(
+      'deleted deploy',
+    );
     expect(readFileSync(join(sandbox.projectsDir, PROJECT, 'memory', 'team', 'MEMORY.md'), 'utf8')).toBe('');
     expect((await runMemctl(sandbox, ['memdir', 'write', PROJECT, 'x'])).code).toBe(2);
   });
@@ -118,7 +167,8 @@ describe('rewind over the daemon', () => {
       writeFileSync(join(cwd, path), bytes);
     }
   };
-  const readState = (paths: Iterable<string>): FileState => new Map([...paths].map((path) => [path, existsSync(join(cwd, path)) ? readFileSync(join(cwd, path)) : null]));
+  const readState = (paths: Iterable<string>): FileState =>
+    new Map([...paths].map((path) => [path, existsSync(join(cwd, path)) ? readFileSync(join(cwd, path)) : null]));
 
   it('lists the checkpoints, restores the first byte for byte, and memctl undoes it byte for byte', async () => {
     setState(end);

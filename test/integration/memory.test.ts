@@ -2,13 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
+import { hasAllSections, SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
 import { createClient } from '../helpers/client.js';
-import { SESSION_MEMORY_TEMPLATE } from '../../daemon/extraction/template.js';
-import { hasAllSections } from '../../daemon/extraction/template.js';
 import { manifest } from '../helpers/fixtures.js';
-import { startMessagesApi, type MessagesApi } from '../helpers/messages-api.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { type MessagesApi, startMessagesApi } from '../helpers/messages-api.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -30,7 +29,11 @@ describe('session memory over a daemon', () => {
   });
 
   it('has no summary before the first extraction', async () => {
-    expect(await client.memorySummary({ sessionId: loop.sessionId })).toMatchObject({ text: null, lastUuid: null, summarizer: null });
+    expect(await client.memorySummary({ sessionId: loop.sessionId })).toMatchObject({
+      text: null,
+      lastUuid: null,
+      summarizer: null,
+    });
   });
 
   it('extracts on request: summary.md written whole, with all ten sections, recorded and announced', async () => {
@@ -70,11 +73,17 @@ describe('session memory over a daemon', () => {
   });
 
   it('lets a main agent hold the lock; another owner is refused until it is released', async () => {
-    expect(await client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-1', ttlMs: 30_000 })).toMatchObject({ owner: 'agent-1' });
-    await expect(client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-2' })).rejects.toMatchObject({ code: 1003 });
+    expect(await client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-1', ttlMs: 30_000 })).toMatchObject({
+      owner: 'agent-1',
+    });
+    await expect(client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-2' })).rejects.toMatchObject({
+      code: 1003,
+    });
     expect((await client.daemonStatus()).extraction.locks).toMatchObject([{ owner: 'agent-1' }]);
     expect(await client.memoryUnlock({ sessionId: loop.sessionId, owner: 'agent-1' })).toEqual({ released: true });
-    expect(await client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-2' })).toMatchObject({ owner: 'agent-2' });
+    expect(await client.memoryLock({ sessionId: loop.sessionId, owner: 'agent-2' })).toMatchObject({
+      owner: 'agent-2',
+    });
     await client.memoryUnlock({ sessionId: loop.sessionId, owner: 'agent-2' });
   });
 
@@ -103,7 +112,12 @@ describe('the anthropic summarizer over a daemon', () => {
     api = await startMessagesApi();
     const sandbox = makeSandbox();
     copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
-    const daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
+    const daemon = await startDaemon(sandbox, undefined, {
+      MEMD_SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: api.url,
+      MEMD_MODEL: 'claude-haiku-4-5',
+    });
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => caughtUp(client), 'ingest to catch up');
@@ -118,11 +132,24 @@ describe('the anthropic summarizer over a daemon', () => {
     await client.on('memory.extracted', (payload) => events.push(payload as (typeof events)[number]));
     api.script(
       { kind: 'status', status: 529, retryAfter: 0 },
-      { kind: 'text', text: 'The session fixed the invoice service.', usage: { input_tokens: 1_000, output_tokens: 100 } },
-      { kind: 'text', text: modelNotes, usage: { input_tokens: 1_200, output_tokens: 300, cache_read_input_tokens: 800 } },
+      {
+        kind: 'text',
+        text: 'The session fixed the invoice service.',
+        usage: { input_tokens: 1_000, output_tokens: 100 },
+      },
+      {
+        kind: 'text',
+        text: modelNotes,
+        usage: { input_tokens: 1_200, output_tokens: 300, cache_read_input_tokens: 800 },
+      },
     );
     const result = await client.memoryExtract({ sessionId: loop.sessionId });
-    expect(result).toMatchObject({ summarizer: 'anthropic', text: `${modelNotes}\n`, inputTokens: 2_200, outputTokens: 400 });
+    expect(result).toMatchObject({
+      summarizer: 'anthropic',
+      text: `${modelNotes}\n`,
+      inputTokens: 2_200,
+      outputTokens: 400,
+    });
     expect(result.costUsd).toBeGreaterThan(0);
     expect(api.pending()).toBe(0);
     expect(api.requests.map((request) => request.status)).toEqual([529, 200, 200]);
@@ -136,7 +163,10 @@ describe('the anthropic summarizer over a daemon', () => {
     const events: { rejectedReplies: number; summarizer: string }[] = [];
     await client.on('memory.extracted', (payload) => events.push(payload as (typeof events)[number]));
     const seen = api.requests.length;
-    api.script({ kind: 'text', text: modelNotes.replace('# Worklog', '# Log') }, { kind: 'text', text: modelNotes.replace('_What is being worked on', '_What') });
+    api.script(
+      { kind: 'text', text: modelNotes.replace('# Worklog', '# Log') },
+      { kind: 'text', text: modelNotes.replace('_What is being worked on', '_What') },
+    );
     const result = await client.memoryExtract({ sessionId: loop.sessionId });
     expect(result.summarizer).toBe('offline');
     expect(hasAllSections(result.text ?? '')).toBe(true);

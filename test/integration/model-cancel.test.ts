@@ -7,13 +7,20 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { ErrorCode } from '../../shared/protocol/errors.js';
+import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { startMessagesApi, type MessagesApi } from '../helpers/messages-api.js';
+import { type MessagesApi, startMessagesApi } from '../helpers/messages-api.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 async function caughtUp(client: Client): Promise<boolean> {
   const { ingest } = await client.daemonStatus();
@@ -30,7 +37,12 @@ describe('a cancelled request that waits for a model', () => {
     api = await startMessagesApi();
     sandbox = makeSandbox();
     copyFixtureProjects(sandbox.projectsDir, ['compactions', 'coding-loop']);
-    daemon = await startDaemon(sandbox, undefined, { MEMD_SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url, MEMD_MODEL: 'claude-haiku-4-5' });
+    daemon = await startDaemon(sandbox, undefined, {
+      MEMD_SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: api.url,
+      MEMD_MODEL: 'claude-haiku-4-5',
+    });
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => caughtUp(client), 'ingest to catch up');
@@ -73,7 +85,10 @@ describe('a cancelled request that waits for a model', () => {
     const { answer, request } = await cancelWhileTheModelThinks('memory.extract', { sessionId });
     expect(answer).toMatchObject({ id: 1, error: { code: ErrorCode.Cancelled, data: { kind: 'Cancelled' } } });
     expect(request).toMatchObject({ status: null, aborted: true });
-    await eventually(() => daemon.output().includes('session-memory extraction cancelled by its callers'), 'the log line');
+    await eventually(
+      () => daemon.output().includes('session-memory extraction cancelled by its callers'),
+      'the log line',
+    );
     const { extraction } = await client.daemonStatus();
     expect(extraction.running).toEqual([]);
     // Failed, not deferred: given up, not retried.

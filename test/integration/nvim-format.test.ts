@@ -6,8 +6,8 @@
  * their combinations at many widths.
  */
 import { describe, expect, it } from 'vitest';
-import type { ThresholdResult, ThresholdState } from '../../shared/protocol/sessions.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
+import type { ThresholdResult, ThresholdState } from '../../shared/protocol/sessions.js';
 import { formatStatusLine, type StatusFacts } from '../../shared/statusline/format.js';
 import { NVIM_PATH, NVIM_SKIP_REASON, startNvim } from '../helpers/nvim.js';
 import { seededRandom } from '../helpers/seeded-random.mjs';
@@ -25,16 +25,27 @@ const SEED = 16;
 
 const STATES: ThresholdState[] = ['ok', 'warning', 'error', 'autocompact', 'blocking'];
 const PERCENTS = [0, 1, 6, 7, 18, 19, 24, 50, 62.5, 87.5, 93.75, 99, 100, 103, 33.333333333333336, -5];
-const TOKENS_LEFT = [-3, 0, 0.5, 1.5, 950, 999, 999.5, 1000, 1499, 1500, 131_000, 999_499, 999_500, 1_000_000, 1_049_999, 1_050_000, 1_250_000, 12_345_678];
+const TOKENS_LEFT = [
+  -3, 0, 0.5, 1.5, 950, 999, 999.5, 1000, 1499, 1500, 131_000, 999_499, 999_500, 1_000_000, 1_049_999, 1_050_000,
+  1_250_000, 12_345_678,
+];
 const COMPACTIONS: (number | null)[] = [null, 0, 1, 2, 17];
 /** Ages around each unit's steps, and an extraction "in the future" (a clock skew): shown as 0s. */
-const AGES_MS = [0, 499, 500, 44_500, 59_499, 59_500, 60_000, 3_599_499, 3_599_500, 86_399_499, 86_399_500, 172_800_000, -5_000];
+const AGES_MS = [
+  0, 499, 500, 44_500, 59_499, 59_500, 60_000, 3_599_499, 3_599_500, 86_399_499, 86_399_500, 172_800_000, -5_000,
+];
 const MEMORY: (number | null | undefined)[] = [undefined, null, ...AGES_MS.map((age) => NOW - age)];
 const COSTS: (number | null)[] = [null, 0, 0.005, 0.015, 0.125, 0.375, 1.005, 1.125, 2.675, 1.234, 9.995, 1234.5678];
 const COLUMNS = [1, 10, 20, 24, 30, 34, 40, 50, 60, 70, 80, 120, 200];
 const NOTES: (string | null)[] = [null, 'no memd', 'memd: not indexed yet'];
 
-function threshold(percentUsed: number, tokensLeft: number, state: ThresholdState, autoCompactEnabled: boolean, autoCompactMode: 'threshold' | 'reactive' = 'threshold'): ThresholdResult {
+function threshold(
+  percentUsed: number,
+  tokensLeft: number,
+  state: ThresholdState,
+  autoCompactEnabled: boolean,
+  autoCompactMode: 'threshold' | 'reactive' = 'threshold',
+): ThresholdResult {
   return {
     model: 'claude-opus-4-8',
     tokens: 0,
@@ -60,20 +71,37 @@ function facts(parts: Partial<StatusFacts> & { threshold: ThresholdResult | null
 function edgeCases(): Case[] {
   const typical = threshold(24, 131_000, 'ok', true);
   const cases: Case[] = [];
-  for (const percent of PERCENTS) cases.push({ facts: facts({ threshold: threshold(percent, 131_000, 'ok', true) }), columns: 120, now: NOW });
-  for (const left of TOKENS_LEFT) cases.push({ facts: facts({ threshold: threshold(24, left, 'ok', true) }), columns: 120, now: NOW });
-  for (const state of STATES) cases.push({ facts: facts({ threshold: threshold(24, 131_000, state, false) }), columns: 120, now: NOW });
+  for (const percent of PERCENTS)
+    cases.push({ facts: facts({ threshold: threshold(percent, 131_000, 'ok', true) }), columns: 120, now: NOW });
+  for (const left of TOKENS_LEFT)
+    cases.push({ facts: facts({ threshold: threshold(24, left, 'ok', true) }), columns: 120, now: NOW });
+  for (const state of STATES)
+    cases.push({ facts: facts({ threshold: threshold(24, 131_000, state, false) }), columns: 120, now: NOW });
   // Reactive mode (Claude Code 2.1.197 without an auto-compact window): its meter's "context used".
-  for (const percent of PERCENTS) cases.push({ facts: facts({ threshold: threshold(percent, 131_000, 'ok', true, 'reactive') }), columns: 120, now: NOW });
-  for (const compactions of COMPACTIONS) cases.push({ facts: facts({ threshold: typical, compactions }), columns: 120, now: NOW });
+  for (const percent of PERCENTS)
+    cases.push({
+      facts: facts({ threshold: threshold(percent, 131_000, 'ok', true, 'reactive') }),
+      columns: 120,
+      now: NOW,
+    });
+  for (const compactions of COMPACTIONS)
+    cases.push({ facts: facts({ threshold: typical, compactions }), columns: 120, now: NOW });
   for (const memoryAt of MEMORY) cases.push({ facts: facts({ threshold: typical, memoryAt }), columns: 120, now: NOW });
   for (const costUsd of COSTS) cases.push({ facts: facts({ threshold: typical, costUsd }), columns: 120, now: NOW });
   for (const note of NOTES) cases.push({ facts: facts({ threshold: typical, note }), columns: 120, now: NOW });
   for (const columns of COLUMNS) {
     cases.push({ facts: facts({ threshold: typical }), columns, now: NOW });
     // What memctl statusline shows without memd: Claude Code's own figures, or none at all.
-    cases.push({ facts: facts({ threshold: typical, note: 'no memd', compactions: null, memoryAt: undefined, costUsd: null }), columns, now: NOW });
-    cases.push({ facts: facts({ threshold: null, note: 'no memd', compactions: null, memoryAt: undefined }), columns, now: NOW });
+    cases.push({
+      facts: facts({ threshold: typical, note: 'no memd', compactions: null, memoryAt: undefined, costUsd: null }),
+      columns,
+      now: NOW,
+    });
+    cases.push({
+      facts: facts({ threshold: null, note: 'no memd', compactions: null, memoryAt: undefined }),
+      columns,
+      now: NOW,
+    });
   }
   return cases;
 }
@@ -83,7 +111,16 @@ function sampledCases(): Case[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   return Array.from({ length: SAMPLED_CASES }, () => ({
     facts: {
-      threshold: random() < 0.95 ? threshold(pick(PERCENTS), pick(TOKENS_LEFT), pick(STATES), random() < 0.8, random() < 0.5 ? 'reactive' : 'threshold') : null,
+      threshold:
+        random() < 0.95
+          ? threshold(
+              pick(PERCENTS),
+              pick(TOKENS_LEFT),
+              pick(STATES),
+              random() < 0.8,
+              random() < 0.5 ? 'reactive' : 'threshold',
+            )
+          : null,
       compactions: pick(COMPACTIONS),
       memoryAt: pick(MEMORY),
       costUsd: pick(COSTS),
@@ -109,34 +146,61 @@ const RENDER_CASES = `
   return lines
 `;
 
-describe(NVIM_PATH ? 'the Neovim plugin’s context line' : `the Neovim plugin’s context line (${NVIM_SKIP_REASON})`, () => {
-  it.skipIf(!NVIM_PATH)('equals shared/statusline/format.ts for the same facts, width and clock', async () => {
-    const cases = [...edgeCases(), ...sampledCases()];
-    const nvim = startNvim({ cwd: process.cwd(), env: process.env });
-    const lua = await nvim.lua<string[]>(RENDER_CASES, JSON.stringify(cases));
-    const ts = cases.map((c) => formatStatusLine(c.facts, { color: false, columns: c.columns, now: c.now }));
-    const differing = cases.flatMap((c, i) => (lua[i] === ts[i] ? [] : [{ case: c, lua: lua[i], ts: ts[i] }]));
-    expect(differing.slice(0, 5)).toEqual([]);
-    expect(lua).toHaveLength(cases.length);
-    // The sample reaches the narrow widths where segments drop out, and the edge cases the wide ones.
-    expect(new Set(ts).size).toBeGreaterThan(cases.length / 2);
-    expect(await nvim.close()).toBe(0);
-  });
+describe(
+  NVIM_PATH ? 'the Neovim plugin’s context line' : `the Neovim plugin’s context line (${NVIM_SKIP_REASON})`,
+  () => {
+    it.skipIf(!NVIM_PATH)('equals shared/statusline/format.ts for the same facts, width and clock', async () => {
+      const cases = [...edgeCases(), ...sampledCases()];
+      const nvim = startNvim({ cwd: process.cwd(), env: process.env });
+      const lua = await nvim.lua<string[]>(RENDER_CASES, JSON.stringify(cases));
+      const ts = cases.map((c) => formatStatusLine(c.facts, { color: false, columns: c.columns, now: c.now }));
+      const differing = cases.flatMap((c, i) => (lua[i] === ts[i] ? [] : [{ case: c, lua: lua[i], ts: ts[i] }]));
+      expect(differing.slice(0, 5)).toEqual([]);
+      expect(lua).toHaveLength(cases.length);
+      // The sample reaches the narrow widths where segments drop out, and the edge cases the wide ones.
+      expect(new Set(ts).size).toBeGreaterThan(cases.length / 2);
+      expect(await nvim.close()).toBe(0);
+    });
 
-  it.skipIf(!NVIM_PATH)('takes the facts of a SessionSummary as memctl statusline does', async () => {
-    const typical = threshold(87, 21_000, 'warning', true);
-    const usage = (costUsd: number | null) => ({ total: { costUsd } });
-    const sessions = [
-      // No sessionMemory (a daemon from before it), and an unreadable time: no extraction known.
-      { threshold: typical, compactions: { count: 3 }, usage: usage(0.38) },
-      { threshold: typical, compactions: { count: 0 }, usage: usage(0.38), sessionMemory: { extractedAt: 'yesterday', lock: null, spentUsd: 0 } },
-      { threshold: typical, compactions: { count: 1 }, usage: usage(null), sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 } },
-      { threshold: typical, compactions: { count: 0 }, usage: usage(12.5), sessionMemory: { extractedAt: '2026-12-02T10:57:00.000Z', lock: null, spentUsd: 0.01 } },
-      { threshold: typical, compactions: { count: 0 }, usage: usage(1), sessionMemory: { extractedAt: '2026-11-28T23:59:59.999Z', lock: null, spentUsd: 0 } },
-      { threshold: typical, compactions: { count: 0 }, usage: usage(1), sessionMemory: { extractedAt: '2026-12-02T10:59:58Z', lock: null, spentUsd: 0 } },
-    ];
-    const lua = await startNvim({ cwd: process.cwd(), env: process.env }).lua<string[]>(
-      `
+    it.skipIf(!NVIM_PATH)('takes the facts of a SessionSummary as memctl statusline does', async () => {
+      const typical = threshold(87, 21_000, 'warning', true);
+      const usage = (costUsd: number | null) => ({ total: { costUsd } });
+      const sessions = [
+        // No sessionMemory (a daemon from before it), and an unreadable time: no extraction known.
+        { threshold: typical, compactions: { count: 3 }, usage: usage(0.38) },
+        {
+          threshold: typical,
+          compactions: { count: 0 },
+          usage: usage(0.38),
+          sessionMemory: { extractedAt: 'yesterday', lock: null, spentUsd: 0 },
+        },
+        {
+          threshold: typical,
+          compactions: { count: 1 },
+          usage: usage(null),
+          sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+        },
+        {
+          threshold: typical,
+          compactions: { count: 0 },
+          usage: usage(12.5),
+          sessionMemory: { extractedAt: '2026-12-02T10:57:00.000Z', lock: null, spentUsd: 0.01 },
+        },
+        {
+          threshold: typical,
+          compactions: { count: 0 },
+          usage: usage(1),
+          sessionMemory: { extractedAt: '2026-11-28T23:59:59.999Z', lock: null, spentUsd: 0 },
+        },
+        {
+          threshold: typical,
+          compactions: { count: 0 },
+          usage: usage(1),
+          sessionMemory: { extractedAt: '2026-12-02T10:59:58Z', lock: null, spentUsd: 0 },
+        },
+      ];
+      const lua = await startNvim({ cwd: process.cwd(), env: process.env }).lua<string[]>(
+        `
       local format = require('memd.format')
       local now, sessions = ...
       local lines = {}
@@ -145,15 +209,23 @@ describe(NVIM_PATH ? 'the Neovim plugin’s context line' : `the Neovim plugin�
       end
       return lines
       `,
-      NOW,
-      JSON.stringify(sessions),
-    );
-    const ts = sessions.map((session) => {
-      const facts = factsFromSummary(session, null);
-      if (facts === null) throw new Error('not a summary to memctl');
-      return formatStatusLine(facts, { color: false, columns: 120, now: NOW });
+        NOW,
+        JSON.stringify(sessions),
+      );
+      const ts = sessions.map((session) => {
+        const facts = factsFromSummary(session, null);
+        if (facts === null) throw new Error('not a summary to memctl');
+        return formatStatusLine(facts, { color: false, columns: 120, now: NOW });
+      });
+      expect(lua).toEqual(ts);
+      expect(lua.map((line) => line.match(/mem \S+/)?.[0])).toEqual([
+        'mem -',
+        'mem -',
+        'mem -',
+        'mem 3m',
+        'mem 3d',
+        'mem 2s',
+      ]);
     });
-    expect(lua).toEqual(ts);
-    expect(lua.map((line) => line.match(/mem \S+/)?.[0])).toEqual(['mem -', 'mem -', 'mem -', 'mem 3m', 'mem 3d', 'mem 2s']);
-  });
-});
+  },
+);

@@ -8,8 +8,20 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../helpers/client.js';
-import { loadPlugin, notes, NVIM_PATH, startNvim, statusline } from '../helpers/nvim.js';
-import { appendResponse, caughtUp, connectionState, editor, FAST_BACKOFF, isRunning, LEVEL, lines, prepareProjects, RESPONSIVE_MS, title } from '../helpers/nvim-session.js';
+import { loadPlugin, NVIM_PATH, notes, startNvim, statusline } from '../helpers/nvim.js';
+import {
+  appendResponse,
+  caughtUp,
+  connectionState,
+  editor,
+  FAST_BACKOFF,
+  isRunning,
+  LEVEL,
+  lines,
+  prepareProjects,
+  RESPONSIVE_MS,
+  title,
+} from '../helpers/nvim-session.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 
 describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => {
@@ -27,13 +39,23 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       await eventually(async () => (await statusline(nvim)) !== '', 'the line');
       expect(await statusline(nvim)).toContain('used of auto-compact');
       appendResponse(project, 'nvim-threshold-1', 970_110); // past 967K
-      await eventually(async () => (await notes(nvim)).some((note) => note.message.includes('went from ok to autocompact')), 'the notification');
+      await eventually(
+        async () => (await notes(nvim)).some((note) => note.message.includes('went from ok to autocompact')),
+        'the notification',
+      );
       const note = (await notes(nvim)).find((candidate) => candidate.message.includes('went from ok to autocompact'));
       const { title } = await client.sessionsGet({ sessionId: project.sessionId });
       expect(note?.level).toBe(LEVEL.ERROR);
-      expect(note?.message.startsWith(`memd: session ${project.sessionId.slice(0, 8)} (${title}) went from ok to autocompact: ▕████████▏ `)).toBe(true);
+      expect(
+        note?.message.startsWith(
+          `memd: session ${project.sessionId.slice(0, 8)} (${title}) went from ok to autocompact: ▕████████▏ `,
+        ),
+      ).toBe(true);
       expect(note?.message).toMatch(/ 1\d\d% used of auto-compact · 0 left$/);
-      await eventually(async () => /1\d\d% used of auto-compact · 0 left/.test(await statusline(nvim)), 'the line to follow');
+      await eventually(
+        async () => /1\d\d% used of auto-compact · 0 left/.test(await statusline(nvim)),
+        'the line to follow',
+      );
     } finally {
       client.close();
     }
@@ -46,10 +68,16 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
     await loadPlugin(nvim, { ...FAST_BACKOFF, refresh_ms: 600_000 });
     await eventually(async () => (await connectionState(nvim)).state === 'waiting', 'a failed first attempt');
     expect(await statusline(nvim)).toBe('');
-    expect((await connectionState(nvim)).last_error).toBe(`cannot connect to ${sandbox.socketPath}: ENOENT (memd is not running; start it with \`memctl start\`)`);
+    expect((await connectionState(nvim)).last_error).toBe(
+      `cannot connect to ${sandbox.socketPath}: ENOENT (memd is not running; start it with \`memctl start\`)`,
+    );
     // :Memd status says what to do, as memctl's own "start it with: memctl start" does.
     await nvim.command('Memd status');
-    const down = await lines(nvim, 'memd://status', (text) => text[0]?.startsWith('memd: daemon.status failed: ') === true);
+    const down = await lines(
+      nvim,
+      'memd://status',
+      (text) => text[0]?.startsWith('memd: daemon.status failed: ') === true,
+    );
     expect(down[0]).toContain('memd is not running; start it with `memctl start`');
     // The wait doubles from backoff_initial_ms after each failure, and stops at backoff_max_ms.
     const waits: number[] = [];
@@ -79,14 +107,20 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       // Subscribed again: an append reaches the line with no refresh.
       // 1M − 900K: claude-opus-4-8 runs at 1M by default and compacts only when the API refuses (issue 28).
       appendResponse(project, 'nvim-restart-1', 900_110);
-      await eventually(async () => (await statusline(nvim)).includes('90% context used · 100K left ·'), `the line after an append (${await statusline(nvim)})`);
+      await eventually(
+        async () => (await statusline(nvim)).includes('90% context used · 100K left ·'),
+        `the line after an append (${await statusline(nvim)})`,
+      );
 
       // kill -9: no daemon.stopping, the socket just closes.
       daemon.child.kill('SIGKILL');
       await daemon.exited;
       await eventually(async () => (await statusline(nvim)) === '', 'an empty line after kill -9');
       await startDaemon(sandbox);
-      await eventually(async () => (await statusline(nvim)).includes('· 100K left ·'), 'the line after kill -9 and a restart');
+      await eventually(
+        async () => (await statusline(nvim)).includes('· 100K left ·'),
+        'the line after kill -9 and a restart',
+      );
     } finally {
       client.close();
     }
@@ -100,7 +134,10 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
     // Each connection gets the next answer: not JSON, a version that is not memd's, an endless line, silence.
     const answers: ((socket: Socket, id: unknown) => void)[] = [
       (socket) => socket.write('hello\n'),
-      (socket, id) => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'other', version: '1', protocol: 1, capabilities: [] } })}\n`),
+      (socket, id) =>
+        socket.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'other', version: '1', protocol: 1, capabilities: [] } })}\n`,
+        ),
       (socket) => socket.write(Buffer.alloc(17 * 1024 * 1024, 0x61)),
       () => undefined,
     ];
@@ -108,7 +145,12 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
     const server: Server = createServer((socket) => {
       socket.on('error', () => undefined);
       // The first line is the plugin's daemon.version request.
-      socket.once('data', (chunk: Buffer) => answers[Math.min(connections++, answers.length - 1)]?.(socket, (JSON.parse(chunk.toString().split('\n')[0] ?? '') as { id: unknown }).id));
+      socket.once('data', (chunk: Buffer) =>
+        answers[Math.min(connections++, answers.length - 1)]?.(
+          socket,
+          (JSON.parse(chunk.toString().split('\n')[0] ?? '') as { id: unknown }).id,
+        ),
+      );
     });
     await new Promise<void>((resolve) => server.listen(sandbox.socketPath, resolve));
     try {
@@ -132,13 +174,20 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin when memd changes'), () => 
       // A command while the socket is silent: the editor goes on answering until the request times out.
       await nvim.lua(`require('memd').setup({ request_timeout_ms = 1500 })`);
       await nvim.command('Memd status');
-      await eventually(async () => (await connectionState(nvim)).state === 'connecting', 'a connection waiting on the silent socket');
+      await eventually(
+        async () => (await connectionState(nvim)).state === 'connecting',
+        'a connection waiting on the silent socket',
+      );
       const asked = Date.now();
       expect(await nvim.lua('return 1 + 1')).toBe(2);
       expect(await statusline(nvim)).toBe('');
       expect(Date.now() - asked).toBeLessThan(RESPONSIVE_MS);
       expect((await connectionState(nvim)).state).toBe('connecting');
-      await lines(nvim, 'memd://status', (text) => text[0] === 'memd: daemon.status failed: daemon.version failed: no answer from memd within 1.5 s');
+      await lines(
+        nvim,
+        'memd://status',
+        (text) => text[0] === 'memd: daemon.status failed: daemon.version failed: no answer from memd within 1.5 s',
+      );
     } finally {
       server.close();
     }

@@ -7,16 +7,28 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { renderCompaction } from '../../client/memctl/views/compaction.js';
-import { createClient } from '../helpers/client.js';
 import { createOutput } from '../../client/memctl/output.js';
+import { renderCompaction } from '../../client/memctl/views/compaction.js';
 import { renderSessionDetail } from '../../client/memctl/views/session-detail.js';
 import { renderSessionTable } from '../../client/memctl/views/sessions.js';
 import { MEMD_VERSION } from '../../shared/version.js';
+import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
-import { bufferLines, notes, NVIM_PATH, statusline } from '../helpers/nvim.js';
-import { caughtUp, connectionState, currentBuffer, editor, expectedLines, isRunning, LEVEL, lines, prepareProjects, type Project, title } from '../helpers/nvim-session.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { bufferLines, NVIM_PATH, notes, statusline } from '../helpers/nvim.js';
+import {
+  caughtUp,
+  connectionState,
+  currentBuffer,
+  editor,
+  expectedLines,
+  isRunning,
+  LEVEL,
+  lines,
+  type Project,
+  prepareProjects,
+  title,
+} from '../helpers/nvim-session.js';
+import { eventually, keepForFile, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () => {
   let sandbox: Sandbox;
@@ -45,8 +57,12 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const line = await statusline(nvim);
     const narrow = await statusline(nvim, 30);
     // As :help memd-statusline puts it in 'statusline'.
-    const evaluated = await nvim.lua<string>(`return vim.api.nvim_eval_statusline("%{v:lua.require'memd'.statusline()}", { maxwidth = 300 }).str`);
-    const evaluatedNarrow = await nvim.lua<string>(`return vim.api.nvim_eval_statusline("%=%{v:lua.require'memd'.statusline(30)}", { maxwidth = 300 }).str`);
+    const evaluated = await nvim.lua<string>(
+      `return vim.api.nvim_eval_statusline("%{v:lua.require'memd'.statusline()}", { maxwidth = 300 }).str`,
+    );
+    const evaluatedNarrow = await nvim.lua<string>(
+      `return vim.api.nvim_eval_statusline("%=%{v:lua.require'memd'.statusline(30)}", { maxwidth = 300 }).str`,
+    );
     const after = Date.now();
     expect(expectedLines(session, 120, before, after)).toContain(line);
     expect(expectedLines(session, 30, before, after)).toContain(narrow);
@@ -70,16 +86,26 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const nvim = await editor(sandbox, project.cwd);
     await nvim.command('Memd status');
     const shown = await lines(nvim, 'memd://status', (text) => text[0]?.startsWith('memd ') === true);
-    expect(shown[0]).toMatch(new RegExp(`^memd ${MEMD_VERSION.replaceAll('.', '\\.')} running \\(pid ${daemonPid}, up \\d`));
+    expect(shown[0]).toMatch(
+      new RegExp(`^memd ${MEMD_VERSION.replaceAll('.', '\\.')} running \\(pid ${daemonPid}, up \\d`),
+    );
     expect(shown).toContain(`  socket    ${sandbox.socketPath}`);
     expect(shown).toContain(`  projects  ${sandbox.projectsDir}`);
-    expect(shown.find((line) => line.startsWith('  ingest '))).toMatch(/^ {2}ingest {4}3 sessions, 3 files, \d+ entries, [\d.]+ KiB read$/);
+    expect(shown.find((line) => line.startsWith('  ingest '))).toMatch(
+      /^ {2}ingest {4}3 sessions, 3 files, \d+ entries, [\d.]+ KiB read$/,
+    );
     const session = await client.sessionsGet({ sessionId: project.sessionId });
     const head = `${project.sessionId.slice(0, 8)}  ${session.title}  `;
     const last = shown.at(-1) ?? '';
     expect(last.startsWith(head)).toBe(true);
     expect(expectedLines(session, 120, Date.now())).toContain(last.slice(head.length));
-    expect(await currentBuffer(nvim)).toMatchObject({ name: 'memd://status', filetype: 'memd', buftype: 'nofile', modifiable: false, windows: 2 });
+    expect(await currentBuffer(nvim)).toMatchObject({
+      name: 'memd://status',
+      filetype: 'memd',
+      buftype: 'nofile',
+      modifiable: false,
+      windows: 2,
+    });
   });
 
   it(':Memd sessions lists every session, and <CR> opens one in full', async () => {
@@ -87,7 +113,9 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     await nvim.command('Memd sessions');
     const shown = await lines(nvim, 'memd://sessions', (text) => text[0]?.startsWith('SESSION') === true);
     const { sessions } = await client.sessionsList({});
-    expect(shown.slice(1).map((line) => line.slice(0, 8))).toEqual(sessions.map((session) => session.sessionId.slice(0, 8)));
+    expect(shown.slice(1).map((line) => line.slice(0, 8))).toEqual(
+      sessions.map((session) => session.sessionId.slice(0, 8)),
+    );
     // The columns memctl sessions has, COST among them (issue 29).
     expect(shown[0]).toBe(renderSessionTable(sessions, createOutput({ NO_COLOR: '1' }))[0]?.replace(/ +$/, ''));
     for (const [i, session] of sessions.entries()) {
@@ -107,14 +135,21 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect(detail[0]).toBe(`${session.title}  ${project.sessionId}`);
     expect(detail).toContain(`  project   ${project.cwd} (${session.gitBranch})`);
     expect(detail).toContain(`  model     ${project.model}`);
-    expect(detail.find((line) => line.startsWith('  compacted '))).toMatch(new RegExp(`^ {2}compacted ${session.compactions.count}×`));
-    expect(detail.find((line) => line.startsWith('  line      '))).toBe(`  line      ${expectedLines(session, 120, Date.now())[0]}`);
+    expect(detail.find((line) => line.startsWith('  compacted '))).toMatch(
+      new RegExp(`^ {2}compacted ${session.compactions.count}×`),
+    );
+    expect(detail.find((line) => line.startsWith('  line      '))).toBe(
+      `  line      ${expectedLines(session, 120, Date.now())[0]}`,
+    );
     // The context bar and the limits as memctl status prints them: claude-opus-4-8 with no
     // auto-compact window compacts when the API refuses, at the window (reactive mode, issue 28).
     const memctl = renderSessionDetail(session, createOutput({ NO_COLOR: '1' }));
-    for (const head of ['  context   ', '  state     ']) expect(detail.find((line) => line.startsWith(head))).toBe(memctl.find((line) => line.startsWith(head)));
+    for (const head of ['  context   ', '  state     '])
+      expect(detail.find((line) => line.startsWith(head))).toBe(memctl.find((line) => line.startsWith(head)));
     expect(detail.find((line) => line.startsWith('  context   '))).toMatch(/% context used · \d+K\/1\.0M, \d+K left$/);
-    expect(detail.find((line) => line.startsWith('  state     '))).toMatch(/ · compacts when the API refuses the request \(at the window\) · window 1\.0M$/);
+    expect(detail.find((line) => line.startsWith('  state     '))).toMatch(
+      / · compacts when the API refuses the request \(at the window\) · window 1\.0M$/,
+    );
     expect(detail.find((line) => line.startsWith('  total     '))).toContain(
       `${session.usage.total.assistantMessages} responses · in ${session.usage.total.input} · out ${session.usage.total.output}`,
     );
@@ -128,7 +163,11 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const extracted = await client.memoryExtract({ sessionId: project.sessionId });
     expect(extracted.text).not.toBeNull();
     await nvim.command('Memd summary');
-    const shown = await lines(nvim, `memd://summary/${project.sessionId}`, (text) => text[0] === `session memory of ${project.sessionId}`);
+    const shown = await lines(
+      nvim,
+      `memd://summary/${project.sessionId}`,
+      (text) => text[0] === `session memory of ${project.sessionId}`,
+    );
     expect(shown.slice(0, 5)).toEqual([
       `session memory of ${project.sessionId}`,
       `  file       ${extracted.path}`,
@@ -142,7 +181,11 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     // A session named by a prefix, with no memory yet.
     const other = manifest('interactive').sessionId;
     await nvim.command(`Memd summary ${other.slice(0, 8)}`);
-    const none = await lines(nvim, `memd://summary/${other.slice(0, 8)}`, (text) => text[0]?.startsWith('no session memory yet') === true);
+    const none = await lines(
+      nvim,
+      `memd://summary/${other.slice(0, 8)}`,
+      (text) => text[0]?.startsWith('no session memory yet') === true,
+    );
     expect(none[0]).toContain(`no session memory yet for ${other}`);
     // The extraction reached the line through session.updated.
     await eventually(async () => /· mem \d+s ·/.test(await statusline(nvim)), 'the memory age in the line');
@@ -152,15 +195,26 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const nvim = await editor(sandbox, project.cwd);
     const transcriptBefore = readFileSync(project.transcript);
     await nvim.command('Memd compact');
-    const shown = await lines(nvim, `memd://compact/${project.sessionId}`, (text) => text[0]?.includes(' compaction of ') === true);
+    const shown = await lines(
+      nvim,
+      `memd://compact/${project.sessionId}`,
+      (text) => text[0]?.includes(' compaction of ') === true,
+    );
     const result = await client.compactAuto({ sessionId: project.sessionId, force: true });
     const memctl = renderCompaction(result, createOutput({ NO_COLOR: '1' }));
-    expect(shown[0]).toBe(`${result.method} compaction of ${project.sessionId} (a preview: the transcript is not changed)`);
+    expect(shown[0]).toBe(
+      `${result.method} compaction of ${project.sessionId} (a preview: the transcript is not changed)`,
+    );
     // The figures read as memctl compact prints them.
     expect(shown[1]).toBe(memctl[1]);
     expect(shown[2]).toBe(memctl[2]);
     expect(shown).toContain(memctl.find((line) => line.startsWith('  lost ')));
-    const lost = [...result.lost.userMessages, ...result.lost.filePaths, ...result.lost.identifiers, ...result.lost.errors];
+    const lost = [
+      ...result.lost.userMessages,
+      ...result.lost.filePaths,
+      ...result.lost.identifiers,
+      ...result.lost.errors,
+    ];
     for (const item of lost) expect(shown).toContain(`      - ${item.replace(/[\r\n]+/g, ' ')}`);
     if (result.summary !== null) expect(shown.slice(shown.indexOf('summary:') + 1)).toEqual(result.summary.split('\n'));
     expect(readFileSync(project.transcript).equals(transcriptBefore)).toBe(true);
@@ -177,8 +231,14 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect(shown.windows).toBe(2);
     // Again: the same window, read again from disk.
     await nvim.command('Memd handoff');
-    await eventually(async () => (await notes(nvim)).filter((note) => note.message.includes('writing the handoff')).length === 2, 'the second handoff');
-    await eventually(async () => (await currentBuffer(nvim)).lines.join('\n') === readFileSync(path, 'utf8').replace(/\n$/, ''), 'the file read again');
+    await eventually(
+      async () => (await notes(nvim)).filter((note) => note.message.includes('writing the handoff')).length === 2,
+      'the second handoff',
+    );
+    await eventually(
+      async () => (await currentBuffer(nvim)).lines.join('\n') === readFileSync(path, 'utf8').replace(/\n$/, ''),
+      'the file read again',
+    );
     expect((await currentBuffer(nvim)).windows).toBe(2);
   });
 
@@ -188,14 +248,24 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     await nvim.command('checkhealth memd');
     const report = (await currentBuffer(nvim)).lines.join('\n');
     expect(report).toContain(`socket ${sandbox.socketPath} (from $XDG_RUNTIME_DIR)`);
-    expect(report).toMatch(new RegExp(`OK:? connected to memd ${MEMD_VERSION.replaceAll('.', '\\.')} \\(protocol 1, \\d+ capabilities\\)`));
+    expect(report).toMatch(
+      new RegExp(`OK:? connected to memd ${MEMD_VERSION.replaceAll('.', '\\.')} \\(protocol 1, \\d+ capabilities\\)`),
+    );
     expect(report).toContain(`session ${project.sessionId.slice(0, 8)} of ${project.cwd}: ▕`);
     expect(report).not.toMatch(/ERROR|WARNING/);
   });
 
   it('answers bad input with a clear message, never a Lua error', async () => {
     const nvim = await editor(sandbox, project.cwd);
-    for (const command of ['Memd', 'Memd bogus', 'Memd status extra', 'Memd summary ../etc/passwd', 'Memd compact a b', 'Memd search invoices']) await nvim.command(command);
+    for (const command of [
+      'Memd',
+      'Memd bogus',
+      'Memd status extra',
+      'Memd summary ../etc/passwd',
+      'Memd compact a b',
+      'Memd search invoices',
+    ])
+      await nvim.command(command);
     await nvim.command('Memd summary 00000000-0000-0000-0000-000000000000');
     await eventually(async () => (await notes(nvim)).length === 7, 'seven messages');
     const messages = (await notes(nvim)).map((note) => `${note.level} ${note.message}`);
@@ -211,10 +281,13 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     const failed = await bufferLines(nvim, 'memd://summary/00000000-0000-0000-0000-000000000000');
     expect(failed?.[0]).toMatch(/^memd: memory\.summary failed: /);
 
-    const setupError = (options: string) => nvim.lua<string>(`local ok, err = pcall(require('memd').setup, ${options}) return ok and 'ok' or err`);
+    const setupError = (options: string) =>
+      nvim.lua<string>(`local ok, err = pcall(require('memd').setup, ${options}) return ok and 'ok' or err`);
     expect(await setupError('{ bogus = 1 }')).toBe('memd: unknown option bogus (see :help memd-options)');
     expect(await setupError("{ notify = 'loud' }")).toBe(`memd: option notify takes 'cwd', 'all' or false, not "loud"`);
-    expect(await setupError('{ backoff_initial_ms = -1 }')).toBe('memd: option backoff_initial_ms takes a number of milliseconds (1 or more), not -1');
+    expect(await setupError('{ backoff_initial_ms = -1 }')).toBe(
+      'memd: option backoff_initial_ms takes a number of milliseconds (1 or more), not -1',
+    );
     expect(await setupError("'socket'")).toBe('memd: setup() takes a table of options');
     // Still connected, still answering.
     expect((await connectionState(nvim)).state).toBe('ready');

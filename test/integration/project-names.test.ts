@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const SHOP = '/tmp/pytest-of-dev/pytest-7/test_checkout0/shop';
 const ACME = '/home/dev/acme/api';
@@ -32,7 +32,10 @@ beforeAll(async () => {
   session('a3000000-0000-4000-8000-000000000003', GLOBEX);
   keepForFile(sandbox, await startDaemon(sandbox));
   client = createClient({ env: sandbox.env, autostart: false });
-  await eventually(async () => (await client.searchQuery({ query: WORD, limit: 10 })).hits.length === 3, 'search to index the three prompts');
+  await eventually(
+    async () => (await client.searchQuery({ query: WORD, limit: 10 })).hits.length === 3,
+    'search to index the three prompts',
+  );
 });
 
 afterAll(() => client?.close());
@@ -50,12 +53,17 @@ describe('projects by the name tables show', () => {
     // One name shown: the hit names the project as the tables do, and that name is accepted.
     const names = (await client.searchQuery({ query: WORD })).hits.map((hit) => hit.projectName).sort();
     expect(names).toEqual(['acme/api', 'globex/api', 'shop']);
-    expect((await client.searchQuery({ query: WORD, project: 'acme/api' })).hits.map((hit) => hit.project)).toEqual([projectFolder(ACME)]);
+    expect((await client.searchQuery({ query: WORD, project: 'acme/api' })).hits.map((hit) => hit.project)).toEqual([
+      projectFolder(ACME),
+    ]);
     // The folder and the cwd still work.
     expect((await client.searchQuery({ query: WORD, project: projectFolder(SHOP) })).hits).toHaveLength(1);
     expect((await client.searchQuery({ query: WORD, project: SHOP })).hits).toHaveLength(1);
     // The usage book follows the index on its own: wait for it, then the figures are the shop's alone.
-    await eventually(async () => (await client.usageReport({})).totals.output > 0, 'the usage book to count the responses');
+    await eventually(
+      async () => (await client.usageReport({})).totals.output > 0,
+      'the usage book to count the responses',
+    );
     const usage = await client.usageReport({ project: 'shop', by: 'project' });
     expect(usage.rows.map((row) => [row.key, row.name])).toEqual([[projectFolder(SHOP), 'shop']]);
     const names2 = (await client.usageReport({ by: 'project' })).rows.map((row) => row.name).sort();
@@ -73,7 +81,9 @@ describe('projects by the name tables show', () => {
     expect(unknown).toBeInstanceOf(RpcError);
     expect(unknown).toMatchObject({ code: 1001, kind: 'UnknownProject' });
     expect(unknown?.message).toContain(SHOP);
-    expect((unknown?.data.candidates as { cwd: string }[]).map((c) => c.cwd).sort()).toEqual([ACME, GLOBEX, SHOP].sort());
+    expect((unknown?.data.candidates as { cwd: string }[]).map((c) => c.cwd).sort()).toEqual(
+      [ACME, GLOBEX, SHOP].sort(),
+    );
     expect(await failure(client.usageReport({ project: 'nope' }))).toMatchObject({ kind: 'UnknownProject' });
     expect(await failure(client.memdirList({ project: 'nope' }))).toMatchObject({ kind: 'UnknownProject' });
     const cli = await runMemctl(sandbox, ['search', WORD, '--project', 'nope']);

@@ -15,7 +15,8 @@ import { eventually, makeSandbox, ROOT, runMemctl, startDaemon } from '../helper
 function readmeSample(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const match = /```sh\nmemctl status\n```\n\n```\n([\s\S]*?)\n```/.exec(readme);
-  if (match?.[1] === undefined) throw new Error('README has no `memctl status` sample after a ```sh memctl status``` block');
+  if (match?.[1] === undefined)
+    throw new Error('README has no `memctl status` sample after a ```sh memctl status``` block');
   return match[1].split('\n');
 }
 
@@ -47,7 +48,11 @@ describe("README's memctl status sample", () => {
     await eventually(async () => {
       const result = await runMemctl(sandbox, ['status']);
       printed = result.stdout.trimEnd().split('\n');
-      return result.code === 0 && printed.some((line) => line.includes('49 entries')) && printed.some((line) => /^ {2}archive +live, 1 sessions/.test(line));
+      return (
+        result.code === 0 &&
+        printed.some((line) => line.includes('49 entries')) &&
+        printed.some((line) => /^ {2}archive +live, 1 sessions/.test(line))
+      );
     }, 'the fixture ingested and archived');
     const sample = readmeSample();
     expect(daemonPart(sample).map(shape)).toEqual(daemonPart(printed).map(shape));

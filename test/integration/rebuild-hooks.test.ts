@@ -13,7 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
 import { BUILD_MARKER, copyPackage } from '../helpers/package-copy.js';
-import { eventually, keepForFile, makeSandbox, runNode, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  makeSandbox,
+  type RunResult,
+  runNode,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** A full tsc build takes 10-60 s here, on two cores shared with other test runs. */
 const BUILD_DEADLINE_MS = 240_000;
@@ -46,7 +54,9 @@ async function register(sandbox: Sandbox, copy: string): Promise<Registered> {
   };
   const hooks: Record<string, string> = {};
   for (const [event, entries] of Object.entries(settings.hooks)) hooks[event] = entries[0]?.hooks[0]?.command ?? '';
-  const config = JSON.parse(readFileSync(join(claudeDir, '.claude.json'), 'utf8')) as { mcpServers: { memd: { command: string; args: string[] } } };
+  const config = JSON.parse(readFileSync(join(claudeDir, '.claude.json'), 'utf8')) as {
+    mcpServers: { memd: { command: string; args: string[] } };
+  };
   return { hooks, statusLine: settings.statusLine.command, mcp: config.mcpServers.memd };
 }
 
@@ -77,7 +87,12 @@ function runMcp(server: Registered['mcp'], env: NodeJS.ProcessEnv, cwd: string):
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdin.on('error', () => {});
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebuild-test', version: '0' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebuild-test', version: '0' } },
+    };
     child.stdin.write(`${JSON.stringify(initialize)}\n`);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -103,11 +118,19 @@ describe('the registered hooks, status line and MCP server while npm run build r
     if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
   });
 
-  it('never exit non-zero or write to stderr, from before the build starts to after it ends', { timeout: BUILD_DEADLINE_MS + 2 * MCP_ANSWER_DEADLINE_MS }, async () => {
+  it('never exit non-zero or write to stderr, from before the build starts to after it ends', {
+    timeout: BUILD_DEADLINE_MS + 2 * MCP_ANSWER_DEADLINE_MS,
+  }, async () => {
     const registered = await register(sandbox, copy);
     const cwd = sandbox.root;
     const hookInput = (event: string, extra: Record<string, unknown> = {}) =>
-      JSON.stringify({ session_id: loop.sessionId, transcript_path: `/nowhere/${loop.sessionId}.jsonl`, cwd, hook_event_name: event, ...extra });
+      JSON.stringify({
+        session_id: loop.sessionId,
+        transcript_path: `/nowhere/${loop.sessionId}.jsonl`,
+        cwd,
+        hook_event_name: event,
+        ...extra,
+      });
     const statusInput = JSON.stringify({
       hook_event_name: 'Status',
       session_id: loop.sessionId,
@@ -118,8 +141,20 @@ describe('the registered hooks, status line and MCP server while npm run build r
     });
     const env = { ...sandbox.env, CLAUDE_PROJECT_DIR: cwd };
     const round = (): Promise<Outcome>[] => [
-      runShell('SessionStart hook', registered.hooks.SessionStart ?? '', env, cwd, hookInput('SessionStart', { source: 'resume' })),
-      runShell('UserPromptSubmit hook', registered.hooks.UserPromptSubmit ?? '', env, cwd, hookInput('UserPromptSubmit', { prompt: 'go on' })),
+      runShell(
+        'SessionStart hook',
+        registered.hooks.SessionStart ?? '',
+        env,
+        cwd,
+        hookInput('SessionStart', { source: 'resume' }),
+      ),
+      runShell(
+        'UserPromptSubmit hook',
+        registered.hooks.UserPromptSubmit ?? '',
+        env,
+        cwd,
+        hookInput('UserPromptSubmit', { prompt: 'go on' }),
+      ),
       runShell('Stop hook', registered.hooks.Stop ?? '', env, cwd, hookInput('Stop', { stop_hook_active: false })),
       runShell('status line', registered.statusLine, env, cwd, statusInput),
       runMcp(registered.mcp, env, cwd),
@@ -150,7 +185,9 @@ describe('the registered hooks, status line and MCP server while npm run build r
     expect(existsSync(join(copy, 'dist', BUILD_MARKER)), 'the build replaced dist/').toBe(false);
     expect(rounds, 'rounds run while the build ran').toBeGreaterThan(1);
     const failures = outcomes.filter((outcome) => outcome.code !== 0 || outcome.stderr !== '');
-    expect(failures.map((failure) => `${failure.what}: exit ${failure.code}: ${failure.stderr.slice(0, 300)}`)).toEqual([]);
+    expect(failures.map((failure) => `${failure.what}: exit ${failure.code}: ${failure.stderr.slice(0, 300)}`)).toEqual(
+      [],
+    );
     const statusLines = outcomes.filter((outcome) => outcome.what === 'status line');
     expect(statusLines.every((outcome) => outcome.stdout.trim() !== '')).toBe(true);
   });

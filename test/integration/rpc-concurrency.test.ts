@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
+import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { ErrorCode } from '../../shared/protocol/errors.js';
 import { EVENT_TOPICS, type EventTopic } from '../../shared/protocol/events.js';
-import type { DaemonStatus } from '../../shared/protocol/daemon.js';
+import { createClient } from '../helpers/client.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const CLIENTS = 100;
 /** Past MAX_IN_FLIGHT_PER_CONNECTION (256), so the daemon has to pause and resume reading. */
@@ -56,11 +56,19 @@ describe('memd under concurrent clients', () => {
         };
         socket.sendJson({ jsonrpc: '2.0', id: ids.version, method: 'daemon.version' });
         socket.sendJson({ jsonrpc: '2.0', id: ids.status, method: 'daemon.status', params: {} });
-        socket.sendJson({ jsonrpc: '2.0', id: ids.subscribe, method: 'events.subscribe', params: { topics: topicsFor(client) } });
+        socket.sendJson({
+          jsonrpc: '2.0',
+          id: ids.subscribe,
+          method: 'events.subscribe',
+          params: { topics: topicsFor(client) },
+        });
         socket.sendJson({ jsonrpc: '2.0', id: ids.unknown, method: `test.unknown${client}` });
         socket.sendJson({ jsonrpc: '2.0', id: ids.bad, method: 'daemon.status', params: { [`field${client}`]: 1 } });
 
-        expect((await socket.responseTo(ids.version, CALL_TIMEOUT_MS)).result).toMatchObject({ name: 'memd', protocol: 1 });
+        expect((await socket.responseTo(ids.version, CALL_TIMEOUT_MS)).result).toMatchObject({
+          name: 'memd',
+          protocol: 1,
+        });
         expect((await socket.responseTo(ids.status, CALL_TIMEOUT_MS)).result).toMatchObject({ pid: daemon.pid });
         expect((await socket.responseTo(ids.subscribe, CALL_TIMEOUT_MS)).result).toEqual({ topics: topicsFor(client) });
         // The daemon echoes what was asked in these errors, so a crossed answer cannot pass.
@@ -92,7 +100,9 @@ describe('memd under concurrent clients', () => {
     const daemon = await startDaemon(sandbox);
     const observer = await observe(sandbox);
 
-    const clients: Client[] = Array.from({ length: CLIENTS }, () => createClient({ env: sandbox.env, autostart: false, timeoutMs: CALL_TIMEOUT_MS }));
+    const clients: Client[] = Array.from({ length: CLIENTS }, () =>
+      createClient({ env: sandbox.env, autostart: false, timeoutMs: CALL_TIMEOUT_MS }),
+    );
     try {
       await Promise.all(
         clients.map(async (client, index) => {
@@ -128,7 +138,9 @@ describe('memd under concurrent clients', () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
     const socket = await RawSocket.open(sandbox.socketPath);
-    const lines = Array.from({ length: PIPELINED_REQUESTS }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'daemon.version' }));
+    const lines = Array.from({ length: PIPELINED_REQUESTS }, (_, i) =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'daemon.version' }),
+    );
     socket.send(`${lines.join('\n')}\n`);
     const seen = new Set<unknown>();
     for (let i = 0; i < PIPELINED_REQUESTS; i++) {
@@ -149,13 +161,17 @@ describe('memd under concurrent clients', () => {
     const observer = await observe(sandbox);
     const socket = await RawSocket.open(sandbox.socketPath);
 
-    expect((await socket.request('events.subscribe', { topics: ['session.updated', 'memory.extracted'] })).result).toEqual({
+    expect(
+      (await socket.request('events.subscribe', { topics: ['session.updated', 'memory.extracted'] })).result,
+    ).toEqual({
       topics: ['session.updated', 'memory.extracted'],
     });
     // Subscribing twice to a topic counts it once.
-    expect((await socket.request('events.subscribe', { topics: ['session.updated', 'ingest.failed'] })).result).toEqual({
-      topics: ['session.updated', 'memory.extracted', 'ingest.failed'],
-    });
+    expect((await socket.request('events.subscribe', { topics: ['session.updated', 'ingest.failed'] })).result).toEqual(
+      {
+        topics: ['session.updated', 'memory.extracted', 'ingest.failed'],
+      },
+    );
     expect((await status(observer)).counts.subscriptions).toBe(3);
 
     expect((await socket.request('events.unsubscribe', { topics: ['session.updated'] })).result).toEqual({
@@ -169,10 +185,15 @@ describe('memd under concurrent clients', () => {
 
     // Another connection's subscriptions are its own.
     const other = await RawSocket.open(sandbox.socketPath);
-    expect((await other.request('events.subscribe', { topics: ['session.updated'] })).result).toEqual({ topics: ['session.updated'] });
+    expect((await other.request('events.subscribe', { topics: ['session.updated'] })).result).toEqual({
+      topics: ['session.updated'],
+    });
     expect((await status(observer)).counts.subscriptions).toBe(3);
     other.close();
-    await eventually(async () => (await status(observer)).counts.subscriptions === 2, 'a closed connection to drop its subscriptions');
+    await eventually(
+      async () => (await status(observer)).counts.subscriptions === 2,
+      'a closed connection to drop its subscriptions',
+    );
 
     socket.close();
     observer.close();

@@ -4,13 +4,20 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorCode } from '../../shared/protocol/errors.js';
+import type { DaemonStatus, VersionInfo } from '../../shared/protocol/daemon.js';
 import { MAX_BATCH_SIZE } from '../../shared/protocol/envelope.js';
+import { ErrorCode } from '../../shared/protocol/errors.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import { Methods } from '../../shared/protocol/methods.js';
-import type { DaemonStatus, VersionInfo } from '../../shared/protocol/daemon.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const MIB = 1024 * 1024;
 /** Just past the frame cap, so the daemon must give up on it rather than buffer it. */
@@ -139,7 +146,10 @@ describe.sequential('memd under malformed input', () => {
 
   it('answers what came before a bad line, then reads nothing after it', async () => {
     const socket = await abuser();
-    socket.send(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.version' })}\n{"half":\n` + `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'daemon.version' })}\n`);
+    socket.send(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.version' })}\n{"half":\n` +
+        `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'daemon.version' })}\n`,
+    );
     const messages = (await drainUntilClosed(socket)) as Message[];
     expect(messages).toHaveLength(2);
     expect(messages.find((message) => message.id === 1)?.result).toMatchObject({ name: 'memd' });
@@ -167,7 +177,8 @@ describe.sequential('memd under malformed input', () => {
 
     expect((await status()).memory.rssBytes - rssBefore).toBeLessThan(MAX_RSS_GROWTH_BYTES);
     const peakAfter = peakRssBytes(daemon.pid);
-    if (peakBefore !== undefined && peakAfter !== undefined) expect(peakAfter - peakBefore).toBeLessThan(MAX_RSS_GROWTH_BYTES);
+    if (peakBefore !== undefined && peakAfter !== undefined)
+      expect(peakAfter - peakBefore).toBeLessThan(MAX_RSS_GROWTH_BYTES);
   });
 
   it.each([
@@ -203,7 +214,9 @@ describe.sequential('memd under malformed input', () => {
       expect(errorOf(response).message).toContain('not served');
     }
     // And what it claims to serve, it does serve (shutdown aside, which would end this file).
-    for (const name of capabilities.filter((method) => protocolMethods.includes(method) && method !== 'daemon.shutdown')) {
+    for (const name of capabilities.filter(
+      (method) => protocolMethods.includes(method) && method !== 'daemon.shutdown',
+    )) {
       const response = await socket.request(name, {});
       expect((response.error as ErrorShape | undefined)?.code, name).not.toBe(ErrorCode.MethodNotFound);
     }
@@ -212,7 +225,11 @@ describe.sequential('memd under malformed input', () => {
 
   it('refuses a batch over the limit with one -32600 and keeps the connection', async () => {
     const socket = await abuser();
-    const batch = Array.from({ length: HUGE_BATCH }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'daemon.version' }));
+    const batch = Array.from({ length: HUGE_BATCH }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'daemon.version',
+    }));
     socket.sendJson(batch);
     const answer = await socket.next();
     expect(Array.isArray(answer)).toBe(false);
@@ -227,7 +244,9 @@ describe.sequential('memd under malformed input', () => {
     const socket = await abuser();
     for (const size of [10, MAX_BATCH_SIZE]) {
       const ids = Array.from({ length: size }, (_, i) => `batch-${size}-${i}`);
-      socket.sendJson(ids.map((id, i) => ({ jsonrpc: '2.0', id, method: i % 2 === 0 ? 'daemon.version' : 'daemon.status' })));
+      socket.sendJson(
+        ids.map((id, i) => ({ jsonrpc: '2.0', id, method: i % 2 === 0 ? 'daemon.version' : 'daemon.status' })),
+      );
       const answer = (await socket.next()) as Message[];
       expect(Array.isArray(answer)).toBe(true);
       expect(answer.map((response) => response.id).sort()).toEqual([...ids].sort());
@@ -242,7 +261,10 @@ describe.sequential('memd under malformed input', () => {
   it('answers an empty batch with -32600, a batch of non-objects with an error each, a batch of notifications with nothing', async () => {
     const socket = await abuser();
     socket.send('[]\n');
-    expect(errorOf(await socket.next())).toMatchObject({ code: ErrorCode.InvalidRequest, data: { kind: 'InvalidBatch' } });
+    expect(errorOf(await socket.next())).toMatchObject({
+      code: ErrorCode.InvalidRequest,
+      data: { kind: 'InvalidBatch' },
+    });
 
     socket.send('[1,2]\n');
     const answers = (await socket.next()) as Message[];
@@ -261,7 +283,11 @@ describe.sequential('memd under malformed input', () => {
   });
 
   it.each([
-    ['params nested as objects', (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"daemon.status","params":${nested('{"a":', '1', '}', HOSTILE_DEPTH)}}`],
+    [
+      'params nested as objects',
+      (id: number) =>
+        `{"jsonrpc":"2.0","id":${id},"method":"daemon.status","params":${nested('{"a":', '1', '}', HOSTILE_DEPTH)}}`,
+    ],
     ['a batch nested as arrays', () => nested('[', '', ']', HOSTILE_DEPTH)],
   ])('survives %s 100,000 levels deep', async (_name, build) => {
     const socket = await abuser();
@@ -309,7 +335,10 @@ describe.sequential('memd under malformed input', () => {
   it('names the unknown params field in -32602', async () => {
     const socket = await abuser();
     const response = await socket.request('daemon.status', { x: 1 });
-    expect(errorOf(response)).toMatchObject({ code: ErrorCode.InvalidParams, data: { kind: 'InvalidParams', field: 'params.x' } });
+    expect(errorOf(response)).toMatchObject({
+      code: ErrorCode.InvalidParams,
+      data: { kind: 'InvalidParams', field: 'params.x' },
+    });
     await expectBystanderServed();
   });
 

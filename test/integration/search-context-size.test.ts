@@ -8,11 +8,11 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { OUTPUT_BUDGET_CHARS } from '../../client/memctl/mcp/budget.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, MEMCTL_MAIN, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const SESSION_ID = '0b5e55ed-0000-4000-8000-00000000b16b';
 const CWD = '/home/user/src/big-reads';
@@ -24,7 +24,13 @@ function bigSession(): { writer: TranscriptWriter; promptUuid: string } {
   const writer = new TranscriptWriter({ sessionId: SESSION_ID, cwd: CWD, version: '2.1.38' });
   writer.prompt('Read every data file and tell me which one has the broken row.');
   let n = 0;
-  const round = () => writer.toolRound('Read', { file_path: `/data/part-${n}.csv` }, `${n},${'row;'.repeat(READ_CHARS / 4)}`, growingUsage(n++));
+  const round = () =>
+    writer.toolRound(
+      'Read',
+      { file_path: `/data/part-${n}.csv` },
+      `${n},${'row;'.repeat(READ_CHARS / 4)}`,
+      growingUsage(n++),
+    );
   for (let i = 0; i < ROUNDS_EACH_SIDE; i++) round();
   const promptUuid = writer.prompt('Keep going: the needle is in one of the later parts.').uuid as string;
   for (let i = 0; i < ROUNDS_EACH_SIDE; i++) round();
@@ -55,7 +61,9 @@ describe('search.context around messages of megabytes', () => {
     const result = await client.searchContext({ sessionId: SESSION_ID, uuid: promptUuid, before: 10, after: 10 });
     expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(MAX_FRAME_BYTES / 4);
     expect(result.messages.length).toBeGreaterThanOrEqual(21);
-    const results = result.messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content)).filter((block) => block.type === 'tool_result');
+    const results = result.messages
+      .flatMap((message) => (typeof message.content === 'string' ? [] : message.content))
+      .filter((block) => block.type === 'tool_result');
     expect(results.length).toBeGreaterThanOrEqual(10);
     for (const block of results) {
       expect(block).toMatchObject({ cutChars: expect.any(Number) });
@@ -63,22 +71,45 @@ describe('search.context around messages of megabytes', () => {
       expect((block as unknown as { content: string }).content).toMatch(/ … \[memd cut [\d,]+ characters\]$/);
     }
     // The hit's own prompt is whole (after the last Read's result, in the same user message).
-    expect(result.messages[result.hitIndex]?.content).toContainEqual({ type: 'text', text: 'Keep going: the needle is in one of the later parts.' });
+    expect(result.messages[result.hitIndex]?.content).toContainEqual({
+      type: 'text',
+      text: 'Keep going: the needle is in one of the later parts.',
+    });
   });
 
   it('cuts to the maxBlockChars asked for', async () => {
-    const result = await client.searchContext({ sessionId: SESSION_ID, uuid: promptUuid, before: 10, after: 10, maxBlockChars: 500 });
+    const result = await client.searchContext({
+      sessionId: SESSION_ID,
+      uuid: promptUuid,
+      before: 10,
+      after: 10,
+      maxBlockChars: 500,
+    });
     for (const message of result.messages) {
-      for (const block of typeof message.content === 'string' ? [] : message.content) expect(JSON.stringify(block).length).toBeLessThan(700);
+      for (const block of typeof message.content === 'string' ? [] : message.content)
+        expect(JSON.stringify(block).length).toBeLessThan(700);
     }
   });
 
   it('MCP session_context answers within its budget, the hit marked', async () => {
-    const env = Object.fromEntries(Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const env = Object.fromEntries(
+      Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
     const mcp = new McpClient({ name: 'memd-test', version: '1.0.0' });
-    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd: sandbox.root, stderr: 'pipe' }));
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MEMCTL_MAIN, 'mcp'],
+        env,
+        cwd: sandbox.root,
+        stderr: 'pipe',
+      }),
+    );
     try {
-      const answer = await mcp.callTool({ name: 'session_context', arguments: { session: SESSION_ID, uuid: promptUuid, before: 10, after: 10 } });
+      const answer = await mcp.callTool({
+        name: 'session_context',
+        arguments: { session: SESSION_ID, uuid: promptUuid, before: 10, after: 10 },
+      });
       const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
       expect(answer.isError, text).not.toBe(true);
       expect(text.length).toBeLessThanOrEqual(OUTPUT_BUDGET_CHARS);

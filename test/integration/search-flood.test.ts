@@ -7,11 +7,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { SearchStatus } from '../../shared/protocol/search.js';
+import { createClient } from '../helpers/client.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const STALL = 'stall this search forever';
 /** Long enough that no query here reaches it unless it is stuck. */
@@ -22,10 +22,16 @@ async function caughtUp(client: Client): Promise<boolean> {
   return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
 }
 
-async function daemonWith(deadlineMs: number): Promise<{ sandbox: Sandbox; client: Client; search: () => Promise<SearchStatus> }> {
+async function daemonWith(
+  deadlineMs: number,
+): Promise<{ sandbox: Sandbox; client: Client; search: () => Promise<SearchStatus> }> {
   const sandbox = makeSandbox();
   copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
-  const daemon = await startDaemon(sandbox, undefined, { MEMD_TEST_SEARCH_STALL: STALL, MEMD_SEARCH_DEADLINE_MS: String(deadlineMs), MEMD_SEARCH_PROCESSES: '2' });
+  const daemon = await startDaemon(sandbox, undefined, {
+    MEMD_TEST_SEARCH_STALL: STALL,
+    MEMD_SEARCH_DEADLINE_MS: String(deadlineMs),
+    MEMD_SEARCH_PROCESSES: '2',
+  });
   keepForFile(sandbox, daemon);
   const client = createClient({ env: sandbox.env, autostart: false });
   await eventually(() => caughtUp(client), 'ingest to catch up');

@@ -7,10 +7,18 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { SearchHit } from '../../shared/protocol/search.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const SESSION_ID = '5ea2c4f0-0000-4000-8000-00000000f011';
 const CWD = '/home/user/src/ledger';
@@ -28,10 +36,17 @@ function session(): { writer: TranscriptWriter; zebrafish: string; walrus: strin
   let n = 0;
   const zebrafish = writer.prompt('Set up the zebrafish ledger importer for the March files.').uuid as string;
   writer.response([{ type: 'text', text: 'I will start with the importer skeleton.' }], growingUsage(n++));
-  writer.toolRound('Read', { file_path: '/home/user/src/ledger/import.ts' }, 'export function importLedger() {}', growingUsage(n++));
+  writer.toolRound(
+    'Read',
+    { file_path: '/home/user/src/ledger/import.ts' },
+    'export function importLedger() {}',
+    growingUsage(n++),
+  );
   writer.response([{ type: 'text', text: 'The importer skeleton is in place.' }], growingUsage(n++));
   writer.compactBoundary(120_000);
-  writer.user('This session is being continued from a previous conversation. Summary: the importer exists.', { isCompactSummary: true });
+  writer.user('This session is being continued from a previous conversation. Summary: the importer exists.', {
+    isCompactSummary: true,
+  });
   writer.prompt('Now refactor the parser of the ledger rows.');
   writer.response([{ type: 'text', text: 'Two ways to refactor it.' }], growingUsage(n++));
   const fork = writer.lastUuid as string;
@@ -39,12 +54,23 @@ function session(): { writer: TranscriptWriter; zebrafish: string; walrus: strin
   writer.response([{ type: 'text', text: 'Walrus parser written.' }], growingUsage(n++));
   const heron = writer.user('Go with the heron approach instead.', { parentUuid: fork }).uuid as string;
   writer.response([{ type: 'text', text: 'Heron parser written.' }], growingUsage(n++));
-  writer.toolRound('Bash', { command: 'cat build.log' }, `${'build step ok; '.repeat(FILLER_CHARS / 15)}`, growingUsage(n++));
+  writer.toolRound(
+    'Bash',
+    { command: 'cat build.log' },
+    `${'build step ok; '.repeat(FILLER_CHARS / 15)}`,
+    growingUsage(n++),
+  );
   writer.prompt('Find the capybara marker in the build log please.');
   writer.response([{ type: 'text', text: 'Looking for it.' }], growingUsage(n++));
-  writer.toolRound('Bash', { command: 'npm run build' }, `${ESC}[2mcompiled the okapi module${ESC}[22m\n${ESC}[32m✓${ESC}[39m done`, growingUsage(n++));
+  writer.toolRound(
+    'Bash',
+    { command: 'npm run build' },
+    `${ESC}[2mcompiled the okapi module${ESC}[22m\n${ESC}[32m✓${ESC}[39m done`,
+    growingUsage(n++),
+  );
   writer.response([{ type: 'text', text: 'Built.' }], growingUsage(n++));
-  const pangolin = writer.prompt(`${'ledger row checked; '.repeat(400)}the pangolin total is off by one`).uuid as string;
+  const pangolin = writer.prompt(`${'ledger row checked; '.repeat(400)}the pangolin total is off by one`)
+    .uuid as string;
   writer.response([{ type: 'text', text: 'I will look at the total.' }], growingUsage(n++));
   return { writer, zebrafish, walrus, heron, pangolin };
 }
@@ -66,7 +92,10 @@ describe('search hits you can follow', () => {
     return /--context (\S+)/.exec(run.stdout)?.[1] as string;
   };
   const mcpContext = async (uuid: string): Promise<string> => {
-    const answer = await mcp.callTool({ name: 'session_context', arguments: { session: SESSION_ID, uuid, before: 1, after: 1 } });
+    const answer = await mcp.callTool({
+      name: 'session_context',
+      arguments: { session: SESSION_ID, uuid, before: 1, after: 1 },
+    });
     const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
     expect(answer.isError, text).not.toBe(true);
     return text;
@@ -83,9 +112,19 @@ describe('search hits you can follow', () => {
       const { ingest } = await client.daemonStatus();
       return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
     }, 'ingest to catch up');
-    const env = Object.fromEntries(Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const env = Object.fromEntries(
+      Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
     mcp = new McpClient({ name: 'memd-test', version: '1.0.0' });
-    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd: sandbox.root, stderr: 'pipe' }));
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MEMCTL_MAIN, 'mcp'],
+        env,
+        cwd: sandbox.root,
+        stderr: 'pipe',
+      }),
+    );
   });
   afterAll(async () => {
     await mcp?.close();
@@ -116,7 +155,15 @@ describe('search hits you can follow', () => {
     });
 
     it('the --context reference memctl prints opens, and says where the hit is', async () => {
-      const run = await runMemctl(sandbox, ['search', '--context', await reference('zebrafish'), '--before', '0', '--after', '1']);
+      const run = await runMemctl(sandbox, [
+        'search',
+        '--context',
+        await reference('zebrafish'),
+        '--before',
+        '0',
+        '--after',
+        '1',
+      ]);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('zebrafish ledger importer');
       expect(run.stdout).toMatch(/segment 1 of 2/);
@@ -132,7 +179,17 @@ describe('search hits you can follow', () => {
   describe('what is printed of a hit shows its match, without terminal escapes', () => {
     it('memctl search --context shows the prompt at the end of a 3.4K merged user message', async () => {
       const ref = await reference('capybara');
-      const run = await runMemctl(sandbox, ['search', '--context', ref, '--near', 'capybara', '--before', '0', '--after', '0']);
+      const run = await runMemctl(sandbox, [
+        'search',
+        '--context',
+        ref,
+        '--near',
+        'capybara',
+        '--before',
+        '0',
+        '--after',
+        '0',
+      ]);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Find the capybara marker in the build log please.');
       // As the hit line prints it (its first matched word goes with the reference).
@@ -141,7 +198,15 @@ describe('search hits you can follow', () => {
     });
 
     it('without --near the hit message is shown by its head and its tail, which holds the prompt', async () => {
-      const run = await runMemctl(sandbox, ['search', '--context', await reference('capybara'), '--before', '0', '--after', '0']);
+      const run = await runMemctl(sandbox, [
+        'search',
+        '--context',
+        await reference('capybara'),
+        '--before',
+        '0',
+        '--after',
+        '0',
+      ]);
       expect(run.stdout).toContain('Find the capybara marker in the build log please.');
     });
 
@@ -149,7 +214,10 @@ describe('search hits you can follow', () => {
       const long = `${'ledger row checked; '.repeat(400)}the pangolin total is off by one`;
       expect(long.length).toBeGreaterThan(6_000);
       // The hit text is the prompt's own words: a plain string prompt longer than the hit's 6,000.
-      const answer = await mcp.callTool({ name: 'session_context', arguments: { session: SESSION_ID, uuid: ids.pangolin, before: 0, after: 0, query: 'pangolin' } });
+      const answer = await mcp.callTool({
+        name: 'session_context',
+        arguments: { session: SESSION_ID, uuid: ids.pangolin, before: 0, after: 0, query: 'pangolin' },
+      });
       const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
       expect(answer.isError, text).not.toBe(true);
       expect(text).toContain('the pangolin total is off by one');
@@ -162,7 +230,11 @@ describe('search hits you can follow', () => {
       expect(hit.snippet).not.toContain('[2m');
       const search = await runMemctl(sandbox, ['search', 'okapi'], { NO_COLOR: '1' });
       expect(search.stdout).not.toContain('[2m');
-      const run = await runMemctl(sandbox, ['search', '--context', await reference('okapi'), '--before', '0', '--after', '0'], { NO_COLOR: '1' });
+      const run = await runMemctl(
+        sandbox,
+        ['search', '--context', await reference('okapi'), '--before', '0', '--after', '0'],
+        { NO_COLOR: '1' },
+      );
       expect(run.stdout).toContain('compiled the okapi module');
       expect(run.stdout).not.toContain(ESC);
       const text = await mcpContext(hit.uuid as string);

@@ -8,10 +8,18 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { SearchHit, SearchKind, SearchQueryResult } from '../../shared/protocol/search.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const SESSION_ID = '5ea2c4f0-0000-4000-8000-00000000f028';
 const CWD = '/home/user/src/shop';
@@ -34,7 +42,10 @@ function paste(): string {
 
 /** A pytest file whose retry case comes after many others, as a Write writes it. */
 function refundTests(): string {
-  const cases = Array.from({ length: 60 }, (_, n) => `def test_refund_case_${n}(client):\n    assert client.refund(${n}).ok\n`).join('\n');
+  const cases = Array.from(
+    { length: 60 },
+    (_, n) => `def test_refund_case_${n}(client):\n    assert client.refund(${n}).ok\n`,
+  ).join('\n');
   return `import pytest\n\n${cases}\n# the retry case: the gateway times out twice\ndef test_refund_retries_after_gateway_timeout(client, gateway):\n    gateway.fail_times(2)\n    assert client.refund(7, retry=3).ok\n`;
 }
 
@@ -46,15 +57,28 @@ function session(): TranscriptWriter {
   writer.prompt(paste());
   writer.response(
     [
-      { type: 'thinking', thinking: 'The user wants the marmoset rounding rule kept for refunds; the ledger rounds half up.', signature: 'c2ln' },
+      {
+        type: 'thinking',
+        thinking: 'The user wants the marmoset rounding rule kept for refunds; the ledger rounds half up.',
+        signature: 'c2ln',
+      },
       { type: 'text', text: 'I will write the refund tests first.' },
     ],
     growingUsage(n++),
   );
-  writer.toolRound('Write', { file_path: '/home/user/src/shop/tests/test_refund.py', content: refundTests() }, 'File created successfully', growingUsage(n++));
+  writer.toolRound(
+    'Write',
+    { file_path: '/home/user/src/shop/tests/test_refund.py', content: refundTests() },
+    'File created successfully',
+    growingUsage(n++),
+  );
   writer.toolRound(
     'Edit',
-    { file_path: '/home/user/src/shop/refund.py', old_string: 'return gateway.refund(amount)', new_string: 'return with_backoff(gateway.refund, amount, attempts=3)' },
+    {
+      file_path: '/home/user/src/shop/refund.py',
+      old_string: 'return gateway.refund(amount)',
+      new_string: 'return with_backoff(gateway.refund, amount, attempts=3)',
+    },
     'The file has been updated.',
     growingUsage(n++),
   );
@@ -90,9 +114,19 @@ describe('what the search index holds (issue 28)', () => {
       const { ingest } = await client.daemonStatus();
       return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
     }, 'ingest to catch up');
-    const env = Object.fromEntries(Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const env = Object.fromEntries(
+      Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
     mcp = new McpClient({ name: 'memd-test', version: '1.0.0' });
-    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd: sandbox.root, stderr: 'pipe' }));
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MEMCTL_MAIN, 'mcp'],
+        env,
+        cwd: sandbox.root,
+        stderr: 'pipe',
+      }),
+    );
   });
   afterAll(async () => {
     await mcp?.close();
@@ -136,10 +170,17 @@ describe('what the search index holds (issue 28)', () => {
     const [hit] = await hits('marmoset');
     expect(hit).toMatchObject({ kind: 'thinking', sessionId: SESSION_ID });
     expect(hit?.snippet).toContain('«marmoset» rounding rule');
-    const run = await runMemctl(sandbox, ['search', '--context', `${SESSION_ID}:${hit?.uuid}`, '--near', 'marmoset', '--before', '0', '--after', '0'], { NO_COLOR: '1' });
+    const run = await runMemctl(
+      sandbox,
+      ['search', '--context', `${SESSION_ID}:${hit?.uuid}`, '--near', 'marmoset', '--before', '0', '--after', '0'],
+      { NO_COLOR: '1' },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('marmoset rounding rule');
-    const answer = await mcp.callTool({ name: 'session_context', arguments: { session: SESSION_ID, uuid: hit?.uuid, before: 0, after: 0, query: 'marmoset' } });
+    const answer = await mcp.callTool({
+      name: 'session_context',
+      arguments: { session: SESSION_ID, uuid: hit?.uuid, before: 0, after: 0, query: 'marmoset' },
+    });
     const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
     expect(answer.isError, text).not.toBe(true);
     expect(text).toContain('marmoset rounding rule');
@@ -149,7 +190,10 @@ describe('what the search index holds (issue 28)', () => {
     const [hit] = await hits('test_refund_retries_after_gateway_timeout');
     expect(refundTests().length).toBeGreaterThan(3_000);
     const query = 'test_refund_retries_after_gateway_timeout';
-    const answer = await mcp.callTool({ name: 'session_context', arguments: { session: SESSION_ID, uuid: hit?.uuid, before: 0, after: 0, query } });
+    const answer = await mcp.callTool({
+      name: 'session_context',
+      arguments: { session: SESSION_ID, uuid: hit?.uuid, before: 0, after: 0, query },
+    });
     const text = (answer.content as { type: string; text: string }[])[0]?.text ?? '';
     expect(text).toContain('test_refund_retries_after_gateway_timeout');
   });

@@ -11,10 +11,19 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { SearchQueryResult } from '../../shared/protocol/search.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, type Line, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const CWD = '/home/user/src/exporter';
 /** A past session: memd's context, a prompt, memd's search call and its result, a memctl Bash call. */
@@ -25,7 +34,8 @@ const ASKING = '5ea2c4f0-0000-4000-8000-00000000b028';
 const OPEN = '5ea2c4f0-0000-4000-8000-00000000c028';
 const MEMD_CALL = 'toolu_memdquokka0001';
 const BASH_CALL = 'toolu_bashquokka0001';
-const MEMD_CONTEXT = 'memd: context for this session after "startup" (id 0a1b2c3d).\n\n## Handoff\nThe quokka exporter work is half done: rows with empty ids still drop.';
+const MEMD_CONTEXT =
+  'memd: context for this session after "startup" (id 0a1b2c3d).\n\n## Handoff\nThe quokka exporter work is half done: rows with empty ids still drop.';
 
 interface OwnSession {
   writer: TranscriptWriter;
@@ -42,7 +52,13 @@ function ownSession(): OwnSession {
   const context = writer.raw({
     parentUuid: null,
     isSidechain: false,
-    attachment: { type: 'hook_additional_context', content: [MEMD_CONTEXT], hookName: 'SessionStart', toolUseID: 'SessionStart', hookEvent: 'SessionStart' },
+    attachment: {
+      type: 'hook_additional_context',
+      content: [MEMD_CONTEXT],
+      hookName: 'SessionStart',
+      toolUseID: 'SessionStart',
+      hookEvent: 'SessionStart',
+    },
     type: 'attachment',
     uuid: '5ea2c4f0-0000-4000-8000-0000000a0001',
     timestamp: at,
@@ -65,7 +81,10 @@ function ownSession(): OwnSession {
 function ownSessionRest(session: OwnSession): Line[] {
   const { writer } = session;
   const from = writer.lines.length;
-  writer.toolResult(MEMD_CALL, '1 hit for "quokka exporter": the quokka exporter skips rows whose id is empty (session 1f2e…)');
+  writer.toolResult(
+    MEMD_CALL,
+    '1 hit for "quokka exporter": the quokka exporter skips rows whose id is empty (session 1f2e…)',
+  );
   session.bash = writer.response(
     [
       { type: 'text', text: 'And with memctl.' },
@@ -74,16 +93,29 @@ function ownSessionRest(session: OwnSession): Line[] {
     growingUsage(1),
   ).entries[1]?.uuid as string;
   writer.toolResult(BASH_CALL, 'no hits');
-  session.answer = writer.response([{ type: 'text', text: 'The quokka exporter drops rows with empty ids.' }], growingUsage(2)).entries[0]?.uuid as string;
+  session.answer = writer.response(
+    [{ type: 'text', text: 'The quokka exporter drops rows with empty ids.' }],
+    growingUsage(2),
+  ).entries[0]?.uuid as string;
   return writer.lines.slice(from);
 }
 
-function twoTurns(sessionId: string, word: string, startMs: number): { writer: TranscriptWriter; past: string[]; inFlight: string[] } {
+function twoTurns(
+  sessionId: string,
+  word: string,
+  startMs: number,
+): { writer: TranscriptWriter; past: string[]; inFlight: string[] } {
   const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.197', startMs });
   const past = [writer.prompt(`The ${word} schema changed last week.`).uuid as string];
-  past.push(writer.response([{ type: 'text', text: `Noted: the ${word} schema changed.` }], growingUsage(0)).entries[0]?.uuid as string);
+  past.push(
+    writer.response([{ type: 'text', text: `Noted: the ${word} schema changed.` }], growingUsage(0)).entries[0]
+      ?.uuid as string,
+  );
   const inFlight = [writer.prompt(`Find what we said about the ${word} schema.`).uuid as string];
-  inFlight.push(writer.response([{ type: 'text', text: `Searching for ${word} notes.` }], growingUsage(1)).entries[0]?.uuid as string);
+  inFlight.push(
+    writer.response([{ type: 'text', text: `Searching for ${word} notes.` }], growingUsage(1)).entries[0]
+      ?.uuid as string,
+  );
   return { writer, past, inFlight };
 }
 
@@ -102,7 +134,8 @@ describe("memd's own traffic and the turn in flight", () => {
   let open: ReturnType<typeof twoTurns>;
   let daemon: DaemonProcess;
 
-  const ownHits = async (kinds?: ['memd']) => client.searchQuery({ query: 'quokka', sessionId: OWN, ...(kinds === undefined ? {} : { kinds }) });
+  const ownHits = async (kinds?: ['memd']) =>
+    client.searchQuery({ query: 'quokka', sessionId: OWN, ...(kinds === undefined ? {} : { kinds }) });
 
   beforeAll(async () => {
     sandbox = makeSandbox();
@@ -118,7 +151,10 @@ describe("memd's own traffic and the turn in flight", () => {
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => caughtUp(client), 'ingest to catch up');
     // Committed with memd's call, which is on the same pass.
-    await eventually(async () => (await ownHits()).hits.some((hit) => hit.uuid === own.prompt), 'the first lines to be indexed');
+    await eventually(
+      async () => (await ownHits()).hits.some((hit) => hit.uuid === own.prompt),
+      'the first lines to be indexed',
+    );
     // The result of memd's call is written after its call was read, as Claude Code writes it live.
     appendFileSync(
       ownPath,
@@ -126,7 +162,10 @@ describe("memd's own traffic and the turn in flight", () => {
         .map((line) => `${JSON.stringify(line)}\n`)
         .join(''),
     );
-    await eventually(async () => (await ownHits()).hits.some((hit) => hit.uuid === own.answer), 'the rest of the session to be indexed');
+    await eventually(
+      async () => (await ownHits()).hits.some((hit) => hit.uuid === own.answer),
+      'the rest of the session to be indexed',
+    );
   });
   afterAll(() => client?.close());
 
@@ -166,9 +205,21 @@ describe("memd's own traffic and the turn in flight", () => {
   });
 
   it('the MCP server leaves out the turn in flight of the session Claude Code started it for', async () => {
-    const env = Object.fromEntries(Object.entries({ ...sandbox.env, CLAUDE_CODE_SESSION_ID: ASKING }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const env = Object.fromEntries(
+      Object.entries({ ...sandbox.env, CLAUDE_CODE_SESSION_ID: ASKING }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    );
     const mcp = new McpClient({ name: 'memd-test', version: '1.0.0' });
-    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd: sandbox.root, stderr: 'pipe' }));
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MEMCTL_MAIN, 'mcp'],
+        env,
+        cwd: sandbox.root,
+        stderr: 'pipe',
+      }),
+    );
     try {
       const answer = await mcp.callTool({ name: 'search_sessions', arguments: { query: 'narwhal' } });
       const text = JSON.stringify(answer.content);
@@ -181,14 +232,27 @@ describe("memd's own traffic and the turn in flight", () => {
 
   it('never returns the turn in flight of a session whose turn the hooks hold open', async () => {
     const transcript = mainPath(sandbox.projectsDir, CWD, OPEN);
-    const hookInput = JSON.stringify({ session_id: OPEN, transcript_path: transcript, hook_event_name: 'UserPromptSubmit', cwd: CWD });
+    const hookInput = JSON.stringify({
+      session_id: OPEN,
+      transcript_path: transcript,
+      hook_event_name: 'UserPromptSubmit',
+      cwd: CWD,
+    });
     const start = await runMemctl(sandbox, ['hook', 'turn-start'], {}, hookInput);
     expect(start.code, start.stderr).toBe(0);
     const during = await client.searchQuery({ query: 'ibex' });
     expect(uuids(during).sort()).toEqual([...open.past].sort());
-    const end = await runMemctl(sandbox, ['hook', 'turn-end'], {}, JSON.stringify({ session_id: OPEN, transcript_path: transcript, hook_event_name: 'Stop', cwd: CWD }));
+    const end = await runMemctl(
+      sandbox,
+      ['hook', 'turn-end'],
+      {},
+      JSON.stringify({ session_id: OPEN, transcript_path: transcript, hook_event_name: 'Stop', cwd: CWD }),
+    );
     expect(end.code, end.stderr).toBe(0);
-    await eventually(async () => (await client.searchQuery({ query: 'ibex' })).hits.length === 4, 'the ended turn to be found again');
+    await eventually(
+      async () => (await client.searchQuery({ query: 'ibex' })).hits.length === 4,
+      'the ended turn to be found again',
+    );
   });
 
   it("rebuilds an index made before memd's traffic had its kind (migration 21)", async () => {
@@ -199,10 +263,17 @@ describe("memd's own traffic and the turn in flight", () => {
     try {
       db.transaction(() => {
         // As memd before issue 28 indexed them: memd's call as a tool call, its result as an output.
-        const rowids = db.prepare('SELECT e.rowid FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND e.uuid = ?').pluck();
+        const rowids = db
+          .prepare(
+            'SELECT e.rowid FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND e.uuid = ?',
+          )
+          .pluck();
         const call = rowids.get(OWN, own.call) as number;
         db.prepare('DELETE FROM search_fts WHERE rowid = ?').run(call * 8 + 5);
-        db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(call * 8 + 2, 'mcp__memd__search_sessions quokka exporter');
+        db.prepare('INSERT INTO search_fts (rowid, text) VALUES (?, ?)').run(
+          call * 8 + 2,
+          'mcp__memd__search_sessions quokka exporter',
+        );
         db.pragma('user_version = 20');
       })();
     } finally {
@@ -211,7 +282,10 @@ describe("memd's own traffic and the turn in flight", () => {
     daemon = await startDaemon(sandbox);
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
-    await eventually(async () => (await client.searchQuery({ query: 'quokka', sessionId: OWN })).index.state === 'ready', 'the index to be rebuilt');
+    await eventually(
+      async () => (await client.searchQuery({ query: 'quokka', sessionId: OWN })).index.state === 'ready',
+      'the index to be rebuilt',
+    );
     await eventually(async () => (await ownHits(['memd'])).hits.length === 3, "memd's traffic to be indexed again");
     const result = await ownHits();
     expect(uuids(result)).not.toContain(own.call);

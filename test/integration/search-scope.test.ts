@@ -9,11 +9,11 @@
  * with three lines mentioning "warnings" (3,000 matches: more than the 2,000 the first batch takes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchFilled, type Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
+import { type Client, searchFilled } from '../../client/index.js';
 import type { SearchKind, SearchQueryResult } from '../../shared/protocol/search.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 import { seededRandom } from '../helpers/seeded-random.mjs';
 
 const BIG_SESSION = 'b16b16b1-0000-4000-8000-00000000e028';
@@ -41,10 +41,18 @@ function smallSessionId(index: number): string {
 
 /** The large session; returns the uuid of the prompt with the phrase. */
 function writeBigSession(projectsDir: string): string {
-  const writer = new TranscriptWriter({ sessionId: BIG_SESSION, cwd: BIG_CWD, version: '2.1.197', startMs: Date.parse('2025-06-01T00:00:00.000Z') });
+  const writer = new TranscriptWriter({
+    sessionId: BIG_SESSION,
+    cwd: BIG_CWD,
+    version: '2.1.197',
+    startMs: Date.parse('2025-06-01T00:00:00.000Z'),
+  });
   let phrase = '';
   for (let round = 0; round < BIG_ROUNDS; round++) {
-    const text = round === PHRASE_ROUND ? `Round ${round}: set the retry budget to five attempts a minute.` : `Round ${round}: check the retry loop and the token budget of worker ${round}.`;
+    const text =
+      round === PHRASE_ROUND
+        ? `Round ${round}: set the retry budget to five attempts a minute.`
+        : `Round ${round}: check the retry loop and the token budget of worker ${round}.`;
     const line = writer.prompt(text);
     if (round === PHRASE_ROUND) phrase = line.uuid as string;
     writer.response([{ type: 'text', text: `Round ${round} checked: ${BULK}` }], growingUsage(round));
@@ -58,10 +66,19 @@ function writeSmallSessions(projectsDir: string): Line[] {
   const lines: Line[] = [];
   for (let index = 0; index < SMALL_SESSIONS; index++) {
     const sessionId = smallSessionId(index);
-    const writer = new TranscriptWriter({ sessionId, cwd: SHOP_CWD, version: '2.1.197', startMs: SMALL_START_MS + index * HOUR_MS });
+    const writer = new TranscriptWriter({
+      sessionId,
+      cwd: SHOP_CWD,
+      version: '2.1.197',
+      startMs: SMALL_START_MS + index * HOUR_MS,
+    });
     const add = (uuid: unknown, kind: SearchKind) => lines.push({ uuid: uuid as string, sessionId, kind, hour: index });
     add(writer.prompt(`Fix the compiler warnings in module ${index}.`).uuid, 'prompt');
-    add(writer.response([{ type: 'text', text: `Fixed the warnings of module ${index}.` }], growingUsage(index)).entries[0]?.uuid, 'assistant');
+    add(
+      writer.response([{ type: 'text', text: `Fixed the warnings of module ${index}.` }], growingUsage(index))
+        .entries[0]?.uuid,
+      'assistant',
+    );
     add(writer.prompt(`Any warnings left from the compiler in module ${index}?`).uuid, 'prompt');
     writer.response([{ type: 'text', text: 'None left.' }], growingUsage(index + 1));
     writeTranscript(mainPath(projectsDir, SHOP_CWD, sessionId), writer);
@@ -101,7 +118,11 @@ describe('scoped searches find what is there, and every cut is said', () => {
     await eventually(
       async () => {
         const { ingest } = await client.daemonStatus();
-        return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files === SMALL_SESSIONS + 1;
+        return (
+          ingest.progress.state === 'live' &&
+          ingest.progress.filesPending === 0 &&
+          ingest.stats.files === SMALL_SESSIONS + 1
+        );
       },
       'ingest to catch up',
       120_000,
@@ -139,7 +160,9 @@ describe('scoped searches find what is there, and every cut is said', () => {
     }
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(phraseUuid);
-    expect(run.stdout).toMatch(/every hit: 1 session in all|the last of the hits: 1 session on this page|1 session on this page; more hits/);
+    expect(run.stdout).toMatch(
+      /every hit: 1 session in all|the last of the hits: 1 session on this page|1 session on this page; more hits/,
+    );
   }, 120_000);
 
   it('a search past the first batch says there is more, and its cursor gets the rest: every session mentioning a word', async () => {
@@ -173,17 +196,30 @@ describe('scoped searches find what is there, and every cut is said', () => {
       const shape = run % 4;
       // Time-scoped, kind-scoped, project-scoped, and a phrase checked on the text.
       const cases: { params: Params; expected: Line[] }[] = [
-        { params: { query: 'warnings', since: hourIso(from), until: hourIso(to), limit }, expected: warnings.filter((line) => line.hour >= from && line.hour < to) },
-        { params: { query: 'warnings', kinds: ['assistant'], limit }, expected: warnings.filter((line) => line.kind === 'assistant') },
-        { params: { query: 'warnings', project: SHOP_CWD, since: hourIso(from), limit }, expected: warnings.filter((line) => line.hour >= from) },
-        { params: { query: '"compiler warnings"', limit }, expected: warnings.filter((line) => line.kind === 'prompt' && warnings.indexOf(line) % 3 === 0) },
+        {
+          params: { query: 'warnings', since: hourIso(from), until: hourIso(to), limit },
+          expected: warnings.filter((line) => line.hour >= from && line.hour < to),
+        },
+        {
+          params: { query: 'warnings', kinds: ['assistant'], limit },
+          expected: warnings.filter((line) => line.kind === 'assistant'),
+        },
+        {
+          params: { query: 'warnings', project: SHOP_CWD, since: hourIso(from), limit },
+          expected: warnings.filter((line) => line.hour >= from),
+        },
+        {
+          params: { query: '"compiler warnings"', limit },
+          expected: warnings.filter((line) => line.kind === 'prompt' && warnings.indexOf(line) % 3 === 0),
+        },
       ];
       const { params, expected } = cases[shape] as (typeof cases)[number];
       const { keys, pages } = await walk(params);
       expect(new Set(keys).size, JSON.stringify(params)).toBe(keys.length);
       expect([...keys].sort(), JSON.stringify(params)).toEqual(keysOf(expected));
       // A page with fewer hits than asked, before the last, says why.
-      for (const page of pages.slice(0, -1)) if (page.hits.length < limit) expect(page.partial, JSON.stringify(params)).toBe(true);
+      for (const page of pages.slice(0, -1))
+        if (page.hits.length < limit) expect(page.partial, JSON.stringify(params)).toBe(true);
     }
   }, 120_000);
 });

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { SearchHit } from '../../shared/protocol/search.js';
+import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { appendPrompt, copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
 const corrections = manifest('corrections');
@@ -63,18 +63,25 @@ describe('search over a daemon', () => {
   it('filters by session, project, kind and time, and pages', async () => {
     const all = (await client.searchQuery({ query: 'test', limit: 100 })).hits;
     expect(new Set(all.map((hit) => hit.sessionId))).toEqual(new Set([loop.sessionId, corrections.sessionId]));
-    const one = (await client.searchQuery({ query: 'test', sessionId: corrections.sessionId.slice(0, 8), limit: 100 })).hits;
+    const one = (await client.searchQuery({ query: 'test', sessionId: corrections.sessionId.slice(0, 8), limit: 100 }))
+      .hits;
     expect(one.length).toBeGreaterThan(0);
     expect(one.every((hit) => hit.sessionId === corrections.sessionId)).toBe(true);
     const byCwd = (await client.searchQuery({ query: 'test', project: loop.cwd, limit: 100 })).hits;
     expect(byCwd.every((hit) => hit.sessionId === loop.sessionId)).toBe(true);
     expect((await client.searchQuery({ query: 'test', since: '2099-01-01T00:00:00Z' })).hits).toEqual([]);
-    expect((await client.searchQuery({ query: 'test', until: '1d', kinds: ['prompt'] })).hits.every((hit) => hit.kind === 'prompt')).toBe(true);
+    expect(
+      (await client.searchQuery({ query: 'test', until: '1d', kinds: ['prompt'] })).hits.every(
+        (hit) => hit.kind === 'prompt',
+      ),
+    ).toBe(true);
     const first = await client.searchQuery({ query: 'test', limit: 2 });
     expect(first.hits).toHaveLength(2);
     const second = await client.searchQuery({ query: 'test', limit: 2, cursor: first.nextCursor ?? '' });
     expect(second.hits.map((hit) => hit.uuid)).not.toContain(first.hits[0]?.uuid);
-    expect(all.slice(0, 4).map((hit) => [hit.uuid, hit.kind])).toEqual([...first.hits, ...second.hits].map((hit) => [hit.uuid, hit.kind]));
+    expect(all.slice(0, 4).map((hit) => [hit.uuid, hit.kind])).toEqual(
+      [...first.hits, ...second.hits].map((hit) => [hit.uuid, hit.kind]),
+    );
   });
 
   it('answers bad queries with InvalidParams naming the position, and the daemon goes on', async () => {
@@ -90,11 +97,18 @@ describe('search over a daemon', () => {
 
   it('gives the messages around a hit in Messages API form', async () => {
     const hit = (await client.searchQuery({ query: 'AssertionError', kinds: ['error'] })).hits[0] as SearchHit;
-    const context = await client.searchContext({ sessionId: hit.sessionId, uuid: hit.uuid as string, before: 1, after: 1 });
+    const context = await client.searchContext({
+      sessionId: hit.sessionId,
+      uuid: hit.uuid as string,
+      before: 1,
+      after: 1,
+    });
     expect(context.messages.length).toBeLessThanOrEqual(3);
     expect(JSON.stringify(context.messages[context.hitIndex])).toContain('AssertionError');
     for (const message of context.messages) expect(['user', 'assistant']).toContain(message.role);
-    await expect(client.searchContext({ sessionId: hit.sessionId, uuid: 'no-such-uuid' })).rejects.toMatchObject({ kind: 'NotFound' });
+    await expect(client.searchContext({ sessionId: hit.sessionId, uuid: 'no-such-uuid' })).rejects.toMatchObject({
+      kind: 'NotFound',
+    });
   });
 
   it('memctl search groups hits by session under its title, and --context prints the messages around one', async () => {
@@ -109,14 +123,21 @@ describe('search over a daemon', () => {
     expect(context.code).toBe(0);
     expect(context.stdout).toMatch(/^assistant\n {2}\[Bash\] .*\nuser \(the hit\)\n {2}\[result, error\]/);
     expect((await runMemctl(sandbox, ['search'])).code).toBe(2);
-    expect((await runMemctl(sandbox, ['search', '"open'])).stderr).toContain('not valid at position 0: unterminated string');
+    expect((await runMemctl(sandbox, ['search', '"open'])).stderr).toContain(
+      'not valid at position 0: unterminated string',
+    );
   });
 
   it('finds an appended line once its session.updated fires, with its secrets redacted', async () => {
     const updates: string[] = [];
     await client.on('session.updated', (session) => updates.push(session.sessionId));
     const transcript = join(sandbox.projectsDir, corrections.transcript.replace(/^projects\//, ''));
-    appendPrompt(transcript, corrections.sessionId, 'zebracorn deploy with password=Tr0ub4dor&3 and sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123', '72000000-0000-4000-8000-000000000001');
+    appendPrompt(
+      transcript,
+      corrections.sessionId,
+      'zebracorn deploy with password=Tr0ub4dor&3 and sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123',
+      '72000000-0000-4000-8000-000000000001',
+    );
     await eventually(() => updates.includes(corrections.sessionId), 'session.updated');
     const { hits } = await client.searchQuery({ query: 'zebracorn' });
     expect(hits).toHaveLength(1);
@@ -129,7 +150,12 @@ describe('search over a daemon', () => {
     const updates: string[] = [];
     await client.on('session.updated', (session) => updates.push(session.sessionId));
     const transcript = join(sandbox.projectsDir, corrections.transcript.replace(/^projects\//, ''));
-    appendPrompt(transcript, corrections.sessionId, 'wombatine glacier harbour lantern, then the_lantern_room', '72000000-0000-4000-8000-000000000003');
+    appendPrompt(
+      transcript,
+      corrections.sessionId,
+      'wombatine glacier harbour lantern, then the_lantern_room',
+      '72000000-0000-4000-8000-000000000003',
+    );
     await eventually(() => updates.includes(corrections.sessionId), 'session.updated');
     const count = async (query: string) => (await client.searchQuery({ query })).hits.length;
     expect(await count('"wombatine glacier"')).toBe(1);
@@ -155,15 +181,29 @@ describe('search over a daemon', () => {
     const lines = readFileSync(transcript, 'utf8').trimEnd().split('\n');
     writeFileSync(`${transcript}.tmp`, `${lines.slice(0, 3).join('\n')}\n`);
     renameSync(`${transcript}.tmp`, transcript);
-    appendPrompt(transcript, corrections.sessionId, 'quokkaphant replaces what was here', '72000000-0000-4000-8000-000000000002');
-    await eventually(async () => (await client.searchQuery({ query: 'quokkaphant' })).hits.length === 1, 'the new line to be found');
+    appendPrompt(
+      transcript,
+      corrections.sessionId,
+      'quokkaphant replaces what was here',
+      '72000000-0000-4000-8000-000000000002',
+    );
+    await eventually(
+      async () => (await client.searchQuery({ query: 'quokkaphant' })).hits.length === 1,
+      'the new line to be found',
+    );
     expect((await client.searchQuery({ query: 'zebracorn' })).hits).toEqual([]);
   });
 
   it("keeps a deleted transcript's lines searchable (without a snippet)", async () => {
     const transcript = join(sandbox.projectsDir, loop.transcript.replace(/^projects\//, ''));
     rmSync(transcript);
-    await eventually(async () => (await client.sessionsList({ all: true })).sessions.some((session) => session.sessionId === loop.sessionId && session.gone), 'the session to be gone');
+    await eventually(
+      async () =>
+        (await client.sessionsList({ all: true })).sessions.some(
+          (session) => session.sessionId === loop.sessionId && session.gone,
+        ),
+      'the session to be gone',
+    );
     const { hits } = await client.searchQuery({ query: 'overcharged' });
     expect(hits.find((hit) => hit.kind === 'prompt')).toMatchObject({ sessionId: loop.sessionId, snippet: null });
   });
@@ -191,7 +231,10 @@ describe('the search index of a database from before it', () => {
     db.close();
     daemon = await startDaemon(sandbox);
     client = createClient({ env: sandbox.env, autostart: false });
-    await eventually(async () => (await client.searchQuery({ query: 'overcharged' })).hits.length > 0, 'the index to be built');
+    await eventually(
+      async () => (await client.searchQuery({ query: 'overcharged' })).hits.length > 0,
+      'the index to be built',
+    );
     const result = await client.searchQuery({ query: 'overcharged' });
     expect(result.index).toEqual({ state: 'ready', filesDone: 1, filesTotal: 1 });
     expect(kindsOf(result.hits)).toEqual(new Set(['prompt', 'assistant']));

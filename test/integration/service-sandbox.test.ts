@@ -7,22 +7,41 @@
  * runs as root, and is the unit's own under `systemd-run --user` where a user manager answers.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { renderUnits } from '../../client/memctl/units.js';
 import { createBus } from '../../daemon/bus/bus.js';
 import { createDispatcher, handle } from '../../daemon/rpc/dispatch.js';
 import { createRpcServer } from '../../daemon/rpc/server.js';
 import type { HandoffResult } from '../../shared/protocol/handoff.js';
-import { Methods, type MethodDescriptor } from '../../shared/protocol/methods.js';
+import { type MethodDescriptor, Methods } from '../../shared/protocol/methods.js';
 import { object, optional, str, union } from '../../shared/protocol/schema.js';
+import { createClient } from '../helpers/client.js';
 import { fakeLogger } from '../helpers/fake-logger.js';
-import { FIXTURES } from '../helpers/ingest.js';
 import { manifest } from '../helpers/fixtures.js';
-import { DAEMON_MAIN, eventually, keepForFile, makeSandbox, runMemctl, spawnTracked, waitReady, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import { FIXTURES } from '../helpers/ingest.js';
+import {
+  DAEMON_MAIN,
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  spawnTracked,
+  waitReady,
+} from '../helpers/sandbox.js';
 
 const SCENARIO = join(FIXTURES, 'compactions');
 const RECORDED_CWD = '/home/user/src/payments-api';
@@ -34,13 +53,20 @@ const RULED_OUT = "Don't use regex to parse the CSV export.";
 
 /** Whether this process may make a mount namespace and bind-mount in it (root, or a capable user). */
 function canUnshare(): boolean {
-  return spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind / /mnt 2>/dev/null || mount --bind /tmp /tmp'], { stdio: 'ignore' }).status === 0;
+  return (
+    spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind / /mnt 2>/dev/null || mount --bind /tmp /tmp'], {
+      stdio: 'ignore',
+    }).status === 0
+  );
 }
 
 /** Whether `systemd-run --user` reaches a user manager (none in most containers and CI runners). */
 function hasUserManager(): boolean {
   if (process.env.XDG_RUNTIME_DIR === undefined) return false;
-  return spawnSync('systemd-run', ['--user', '--wait', '--collect', '--quiet', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+  return (
+    spawnSync('systemd-run', ['--user', '--wait', '--collect', '--quiet', 'true'], { stdio: 'ignore', timeout: 10_000 })
+      .status === 0
+  );
 }
 
 interface Project {
@@ -53,7 +79,13 @@ function setUpProject(sandbox: Sandbox, cwd: string): Project {
   mkdirSync(cwd, { recursive: true });
   mkdirSync(join(sandbox.projectsDir, PROJECT), { recursive: true });
   const transcript = join(sandbox.projectsDir, PROJECT, `${compactions.sessionId}.jsonl`);
-  writeFileSync(transcript, readFileSync(join(SCENARIO, 'projects', PROJECT, `${compactions.sessionId}.jsonl`), 'utf8').replaceAll(RECORDED_CWD, cwd));
+  writeFileSync(
+    transcript,
+    readFileSync(join(SCENARIO, 'projects', PROJECT, `${compactions.sessionId}.jsonl`), 'utf8').replaceAll(
+      RECORDED_CWD,
+      cwd,
+    ),
+  );
   const prompt = {
     parentUuid: null,
     isSidechain: false,
@@ -69,8 +101,12 @@ function setUpProject(sandbox: Sandbox, cwd: string): Project {
 }
 
 function hookInput(sandbox: Sandbox, project: Project, file: string): string {
-  const recorded = JSON.parse(readFileSync(join(SCENARIO, 'hooks', file), 'utf8')) as { stdin: Record<string, unknown> };
-  return JSON.stringify(recorded.stdin).replaceAll(RECORDED_PROJECTS, sandbox.projectsDir).replaceAll(RECORDED_CWD, project.cwd);
+  const recorded = JSON.parse(readFileSync(join(SCENARIO, 'hooks', file), 'utf8')) as {
+    stdin: Record<string, unknown>;
+  };
+  return JSON.stringify(recorded.stdin)
+    .replaceAll(RECORDED_PROJECTS, sandbox.projectsDir)
+    .replaceAll(RECORDED_CWD, project.cwd);
 }
 
 /** memd in a mount namespace where `home` is read-only but `home/.claude` (ProtectHome=read-only, ReadWritePaths=%h/.claude). */
@@ -85,7 +121,13 @@ function spawnUnderReadOnlyHome(sandbox: Sandbox, home: string): DaemonProcess {
     'mount -o remount,bind,rw "$RW_CLAUDE"',
     'exec "$NODE" "$MEMD" --foreground',
   ].join('\n');
-  return spawnTracked('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], { ...sandbox.env, RO_HOME: home, RW_CLAUDE: claude, NODE: process.execPath, MEMD: DAEMON_MAIN });
+  return spawnTracked('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], {
+    ...sandbox.env,
+    RO_HOME: home,
+    RW_CLAUDE: claude,
+    NODE: process.execPath,
+    MEMD: DAEMON_MAIN,
+  });
 }
 
 /** The hook's run against the sandboxed daemon: a real handoff in the project, the rules on stdout. */
@@ -94,7 +136,9 @@ async function expectHandoffWrittenByTheHook(sandbox: Sandbox, project: Project)
   try {
     await eventually(async () => (await client.daemonStatus()).ingest.stats.files === 1, 'the session to be indexed');
     // The sandbox holds: memd itself may not write in the project (the bug's EROFS).
-    await expect(client.handoffGenerate({ sessionId: compactions.sessionId, cwd: project.cwd })).rejects.toThrow(/read-only|EROFS/i);
+    await expect(client.handoffGenerate({ sessionId: compactions.sessionId, cwd: project.cwd })).rejects.toThrow(
+      /read-only|EROFS/i,
+    );
   } finally {
     client.close();
   }
@@ -114,9 +158,15 @@ async function expectHandoffWrittenByTheHook(sandbox: Sandbox, project: Project)
   expect(lstatSync(join(project.cwd, 'docs')).mode & 0o777).toBe(0o755 & ~process.umask());
   expect(readFileSync(join(project.cwd, '.gitignore'), 'utf8')).toContain('docs/handoff-context.md');
   // memd recorded it as its own: SessionStart after the compaction injects it.
-  const start = await runMemctl(sandbox, ['hook', 'session-start'], {}, hookInput(sandbox, project, '07-SessionStart.json'));
+  const start = await runMemctl(
+    sandbox,
+    ['hook', 'session-start'],
+    {},
+    hookInput(sandbox, project, '07-SessionStart.json'),
+  );
   expect(start).toMatchObject({ code: 0, stderr: '' });
-  const context = (JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+  const context = (JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+    .additionalContext;
   expect(context).toContain('## Resume Prompt');
 }
 
@@ -146,12 +196,19 @@ describe('the PreCompact hook with no daemon', () => {
   it('still prints the pinned rules, read from the transcript, and writes the partial handoff', async () => {
     const sandbox = makeSandbox();
     const project = setUpProject(sandbox, join(sandbox.root, 'home', 'src', 'payments-api'));
-    const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, hookInput(sandbox, project, '05-PreCompact.json'));
+    const run = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'pre-compact'],
+      {},
+      hookInput(sandbox, project, '05-PreCompact.json'),
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
       `Keep these in the summary word for word; they still apply after the compaction.\nUser rules:\n- ${RULE}\nApproaches the user ruled out (do not retry them):\n- ${RULED_OUT}\n\n`,
     );
-    expect(readFileSync(join(project.cwd, 'docs', 'handoff-context.md'), 'utf8').split('\n')[0]).toContain('HANDOFF_AUTO_PARTIAL');
+    expect(readFileSync(join(project.cwd, 'docs', 'handoff-context.md'), 'utf8').split('\n')[0]).toContain(
+      'HANDOFF_AUTO_PARTIAL',
+    );
   });
 });
 
@@ -162,10 +219,18 @@ describe('the PreCompact hook and a memd older than writeFile', () => {
     // handoff.generate as e4e3ae0 validated it: no writeFile; the result has no `written`.
     const older: MethodDescriptor<unknown, HandoffResult> = {
       name: 'handoff.generate',
-      params: union(object({ sessionId: str(), cwd: str(), trigger: optional(str()) }), object({ transcriptPath: str(), cwd: str(), trigger: optional(str()) })),
+      params: union(
+        object({ sessionId: str(), cwd: str(), trigger: optional(str()) }),
+        object({ transcriptPath: str(), cwd: str(), trigger: optional(str()) }),
+      ),
     };
     const asked: unknown[] = [];
-    const answer = { pinned: 'PINNED BY THE OLDER MEMD\n', written: undefined, text: 'never written by the hook', path: join(project.cwd, 'docs', 'handoff-context.md') };
+    const answer = {
+      pinned: 'PINNED BY THE OLDER MEMD\n',
+      written: undefined,
+      text: 'never written by the hook',
+      path: join(project.cwd, 'docs', 'handoff-context.md'),
+    };
     const handlers = [
       handle(Methods.daemonVersion, () => ({ name: 'memd' as const, version: '0.1.0', protocol: 1, capabilities: [] })),
       handle(older, (params) => {
@@ -188,7 +253,10 @@ describe('the PreCompact hook and a memd older than writeFile', () => {
     try {
       for (const source of [{}, { session_id: null }]) {
         asked.length = 0;
-        const input = JSON.stringify({ ...(JSON.parse(hookInput(sandbox, project, '05-PreCompact.json')) as Record<string, unknown>), ...source });
+        const input = JSON.stringify({
+          ...(JSON.parse(hookInput(sandbox, project, '05-PreCompact.json')) as Record<string, unknown>),
+          ...source,
+        });
         const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, input);
         expect(run).toMatchObject({ code: 0, stdout: 'PINNED BY THE OLDER MEMD\n\n', stderr: '' });
         expect(asked).toHaveLength(1);
@@ -232,9 +300,21 @@ describe.skipIf(!hasUserManager())("memd under systemd-run --user with the unit'
     const project = setUpProject(sandbox, join(projectRoot, 'payments-api'));
     const unit = `memd-test-${process.pid}-${Date.now()}`;
     units.push(unit);
-    const env = Object.entries(sandbox.env).flatMap(([key, value]) => (value === undefined || !/^(HOME|XDG_|MEMD_|CLAUDE_CONFIG_DIR)/.test(key) ? [] : [`--setenv=${key}=${value}`]));
+    const env = Object.entries(sandbox.env).flatMap(([key, value]) =>
+      value === undefined || !/^(HOME|XDG_|MEMD_|CLAUDE_CONFIG_DIR)/.test(key) ? [] : [`--setenv=${key}=${value}`],
+    );
     const properties = sandboxProperties(sandbox, home).flatMap((property) => ['-p', property]);
-    execFileSync('systemd-run', ['--user', '--collect', '--quiet', `--unit=${unit}`, ...properties, ...env, process.execPath, DAEMON_MAIN, '--foreground']);
+    execFileSync('systemd-run', [
+      '--user',
+      '--collect',
+      '--quiet',
+      `--unit=${unit}`,
+      ...properties,
+      ...env,
+      process.execPath,
+      DAEMON_MAIN,
+      '--foreground',
+    ]);
     await waitReady(sandbox);
     await expectHandoffWrittenByTheHook(sandbox, project);
   });

@@ -8,10 +8,19 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client, SessionSummary } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
-import { manifest, type ManifestUsage } from '../helpers/fixtures.js';
+import { type ManifestUsage, manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects, SCENARIOS } from '../helpers/ingest.js';
 import { placeholderSession, writePlaceholderSession } from '../helpers/real-shapes.js';
-import { eventually, makeSandbox, MEMCTL_MAIN, ROOT, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  MEMCTL_MAIN,
+  makeSandbox,
+  ROOT,
+  runMemctl,
+  type Sandbox,
+  spawnTracked,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** ccusage 20 (with its native binary, @ccusage/ccusage-linux-x64, at the same version). */
 const CCUSAGE = join(ROOT, 'node_modules/ccusage/src/cli.js');
@@ -23,7 +32,9 @@ async function caughtUp(client: Client): Promise<boolean> {
   return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
 }
 
-async function ingestedFixtures(daemonEnv: NodeJS.ProcessEnv = {}): Promise<{ sandbox: Sandbox; client: Client; sessions: SessionSummary[] }> {
+async function ingestedFixtures(
+  daemonEnv: NodeJS.ProcessEnv = {},
+): Promise<{ sandbox: Sandbox; client: Client; sessions: SessionSummary[] }> {
   const sandbox = makeSandbox();
   copyFixtureProjects(sandbox.projectsDir);
   await startDaemon(sandbox, undefined, daemonEnv);
@@ -62,8 +73,12 @@ interface CcusageSession {
 
 function ccusageSessions(claudeRoot: string): Promise<CcusageSession[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CCUSAGE, 'session', '--json', '--offline'], { env: { ...process.env, CLAUDE_CONFIG_DIR: claudeRoot }, timeout: 60_000 }, (error, stdout) =>
-      error ? reject(error) : resolve((JSON.parse(stdout) as { session: CcusageSession[] }).session),
+    execFile(
+      process.execPath,
+      [CCUSAGE, 'session', '--json', '--offline'],
+      { env: { ...process.env, CLAUDE_CONFIG_DIR: claudeRoot }, timeout: 60_000 },
+      (error, stdout) =>
+        error ? reject(error) : resolve((JSON.parse(stdout) as { session: CcusageSession[] }).session),
     );
   });
 }
@@ -77,7 +92,10 @@ async function expectCcusageAgrees(sandbox: Sandbox, sessions: readonly SessionS
   for (const row of theirs) {
     const ours = sessions.find((session) => session.sessionId === row.period)?.usage.total;
     expect(ours, row.period).toBeDefined();
-    expect({ input: ours?.input, output: ours?.output, cacheCreation: ours?.cacheCreation, cacheRead: ours?.cacheRead }, row.period).toEqual({
+    expect(
+      { input: ours?.input, output: ours?.output, cacheCreation: ours?.cacheCreation, cacheRead: ours?.cacheRead },
+      row.period,
+    ).toEqual({
       input: row.inputTokens,
       output: row.outputTokens,
       cacheCreation: row.cacheCreationTokens,
@@ -92,7 +110,9 @@ describe('sessions over the recorded transcripts', () => {
   it('reports every fixture with the usage and context tokens of its manifest', async () => {
     const { client, sessions } = await ingestedFixtures();
     try {
-      expect(sessions.map((session) => session.sessionId).sort()).toEqual(SCENARIOS.map((name) => manifest(name).sessionId).sort());
+      expect(sessions.map((session) => session.sessionId).sort()).toEqual(
+        SCENARIOS.map((name) => manifest(name).sessionId).sort(),
+      );
       for (const scenario of SCENARIOS) {
         const expected = manifest(scenario);
         const session = sessions.find((candidate) => candidate.sessionId === expected.sessionId);
@@ -152,7 +172,14 @@ describe('sessions over the recorded transcripts', () => {
       // Claude Code 2.1.197 runs Opus 4.8 at 1M by default, `[1m]` or not, and with no auto-compact
       // window compacts it only when the API refuses, at the window (reactive mode, issue 28).
       const opus48 = await client.compactThresholds({ model: 'claude-opus-4-8', tokens: 170_000 });
-      expect(opus48).toMatchObject({ window: 1_000_000, autoCompactAt: 1_000_000, tokensLeft: 830_000, percentUsed: 17, state: 'ok', autoCompactMode: 'reactive' });
+      expect(opus48).toMatchObject({
+        window: 1_000_000,
+        autoCompactAt: 1_000_000,
+        tokensLeft: 830_000,
+        percentUsed: 17,
+        state: 'ok',
+        autoCompactMode: 'reactive',
+      });
       expect(near.autoCompactMode).toBe('threshold');
       await expect(client.sessionsGet({ sessionId: 'no-such-session' })).rejects.toMatchObject({ code: 1001 });
     } finally {
@@ -172,7 +199,11 @@ describe('sessions over the recorded transcripts', () => {
     // ("context used") where Claude Code compacts only when the API refuses.
     rows.forEach((row, i) => {
       const reactive = sessions[i]?.threshold.autoCompactMode === 'reactive';
-      expect(row).toMatch(reactive ? /▕[█░]{8}▏ \d+% context used · \d+K\/(?:200K|1\.0M), \d+K left/ : /▕[█░]{8}▏ \d+% used of auto-compact · \d+K\/\d+K, \d+K left/);
+      expect(row).toMatch(
+        reactive
+          ? /▕[█░]{8}▏ \d+% context used · \d+K\/(?:200K|1\.0M), \d+K left/
+          : /▕[█░]{8}▏ \d+% used of auto-compact · \d+K\/\d+K, \d+K left/,
+      );
     });
     expect(sessions.some((session) => session.threshold.autoCompactMode === 'reactive')).toBe(true);
     const json = await runMemctl(sandbox, ['sessions', '--json']);
@@ -195,7 +226,12 @@ describe('sessions over the recorded transcripts', () => {
       await client.on('session.updated', (session) => updates.push(session));
       await client.on('session.thresholdCrossed', (event) => crossings.push(event));
       const transcript = join(sandbox.projectsDir, expected.transcript.replace(/^projects\//, ''));
-      const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 970_000, output_tokens: 100 };
+      const usage = {
+        input_tokens: 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 970_000,
+        output_tokens: 100,
+      };
       const line = {
         parentUuid: null,
         isSidechain: false,
@@ -204,7 +240,13 @@ describe('sessions over the recorded transcripts', () => {
         timestamp: '2026-12-02T11:00:00.000Z',
         sessionId: expected.sessionId,
         requestId: 'req_live_1',
-        message: { id: 'msg_live_1', role: 'assistant', model: expected.model, content: [{ type: 'text', text: 'done' }], usage },
+        message: {
+          id: 'msg_live_1',
+          role: 'assistant',
+          model: expected.model,
+          content: [{ type: 'text', text: 'done' }],
+          usage,
+        },
       };
       appendFileSync(transcript, `${JSON.stringify(line)}\n`);
       await eventually(

@@ -4,13 +4,14 @@
  * the daemon exits 0 well inside a 2 s deadline (the target), logs `stopped`, and closes the
  * database cleanly (no `-wal` left, integrity ok). The history left is archived after the next start.
  */
-import Database from 'better-sqlite3';
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../helpers/ingest.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 /** The shutdown target of the issue (2 s) with room for a loaded two-core machine: past it the daemon kills itself, which the test sees. */
 const DEADLINE_MS = 2_500;
@@ -33,7 +34,11 @@ describe('shutdown right after a first backfill', () => {
   it('stops the archive catch-up at once, exits 0 and closes the database cleanly', async () => {
     const sandbox = makeSandbox();
     const lines = readdirSync(join(FIXTURES, 'big-outputs/projects'))
-      .flatMap((project) => readdirSync(join(FIXTURES, 'big-outputs/projects', project)).map((name) => join(FIXTURES, 'big-outputs/projects', project, name)))
+      .flatMap((project) =>
+        readdirSync(join(FIXTURES, 'big-outputs/projects', project)).map((name) =>
+          join(FIXTURES, 'big-outputs/projects', project, name),
+        ),
+      )
       .filter((path) => path.endsWith('.jsonl'))
       .flatMap((path) => readFileSync(path, 'utf8').split('\n').filter(Boolean));
     // 600 sessions of about 0.3 MB: a history the archive takes several seconds to gzip.
@@ -43,7 +48,10 @@ describe('shutdown right after a first backfill', () => {
       mkdirSync(project, { recursive: true });
       writeFileSync(join(project, `stop-${n}.jsonl`), body);
     }
-    const daemon = await startDaemon(sandbox, undefined, { MEMD_SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS), MEMD_SHUTDOWN_GRACE_MS: '1000' });
+    const daemon = await startDaemon(sandbox, undefined, {
+      MEMD_SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS),
+      MEMD_SHUTDOWN_GRACE_MS: '1000',
+    });
     let archiveState = '';
     await eventually(
       async () => {

@@ -4,12 +4,20 @@
  * are rendered on a real daemon's status, changed only in `progress`.
  */
 import { describe, expect, it } from 'vitest';
+import type { Output } from '../../client/memctl/output.js';
 import { renderStatus } from '../../client/memctl/views/status.js';
 import { createClient } from '../helpers/client.js';
-import type { Output } from '../../client/memctl/output.js';
 import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
 
-const plain: Output = { out: () => undefined, err: () => undefined, bold: (text) => text, green: (text) => text, red: (text) => text, yellow: (text) => text, dim: (text) => text };
+const plain: Output = {
+  out: () => undefined,
+  err: () => undefined,
+  bold: (text) => text,
+  green: (text) => text,
+  red: (text) => text,
+  yellow: (text) => text,
+  dim: (text) => text,
+};
 
 describe('memctl status while ingest starts', () => {
   it('renders starting, then the backfill bar, then nothing once live', async () => {
@@ -18,9 +26,19 @@ describe('memctl status while ingest starts', () => {
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       const status = await client.daemonStatus();
-      const at = (progress: Partial<typeof status.ingest.progress>) => renderStatus({ ...status, ingest: { ...status.ingest, progress: { ...status.ingest.progress, ...progress } } }, plain);
+      const at = (progress: Partial<typeof status.ingest.progress>) =>
+        renderStatus(
+          { ...status, ingest: { ...status.ingest, progress: { ...status.ingest.progress, ...progress } } },
+          plain,
+        );
       expect(at({ state: 'starting', filesTotal: 0 })).toContain('  backfill  starting: scanning the projects dir');
-      const backfilling = at({ state: 'backfilling', filesDone: 1, filesTotal: 4, bytesDone: 250, bytesTotal: 1000 }).find((line) => line.startsWith('  backfill'));
+      const backfilling = at({
+        state: 'backfilling',
+        filesDone: 1,
+        filesTotal: 4,
+        bytesDone: 250,
+        bytesTotal: 1000,
+      }).find((line) => line.startsWith('  backfill'));
       expect(backfilling).toMatch(/^ {2}backfill {2}▕[█░]+▏ 25% · 1\/4 files/);
       expect(at({ state: 'live' }).some((line) => line.startsWith('  backfill'))).toBe(false);
     } finally {
@@ -35,7 +53,10 @@ describe('memctl status while ingest starts', () => {
     try {
       const status = await client.daemonStatus();
       const extraction = { ...status.extraction, jobs: { ...status.extraction.jobs, done: 2 } };
-      const archive = status.archive === undefined ? undefined : { ...status.archive, enabled: true, sourceBytes: 18_022, archiveBytes: 0, pendingBytes: 18_022 };
+      const archive =
+        status.archive === undefined
+          ? undefined
+          : { ...status.archive, enabled: true, sourceBytes: 18_022, archiveBytes: 0, pendingBytes: 18_022 };
       const lines = renderStatus({ ...status, extraction, ...(archive === undefined ? {} : { archive }) }, plain);
       const labels = lines
         .slice(1)

@@ -10,13 +10,13 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
 import { formatStatusLine } from '../../shared/statusline/format.js';
 import { computeThresholds } from '../../shared/transcript/thresholds.js';
+import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
 /** Claude Code 2.1's statusLine input, as its docs give it (context_window in newer versions). */
@@ -33,7 +33,12 @@ function claudeInput(sessionId: string, extra: Record<string, unknown> = {}): st
     context_window: {
       context_window_size: 200_000,
       used_percentage: 30,
-      current_usage: { input_tokens: 10, output_tokens: 500, cache_creation_input_tokens: 1_000, cache_read_input_tokens: 58_490 },
+      current_usage: {
+        input_tokens: 10,
+        output_tokens: 500,
+        cache_creation_input_tokens: 1_000,
+        cache_read_input_tokens: 58_490,
+      },
     },
     ...extra,
   });
@@ -63,7 +68,9 @@ describe('memctl statusline with memd running', () => {
     const summary = await client.sessionsGet({ sessionId: loop.sessionId });
     const facts = factsFromSummary(summary, 0.5);
     expect(facts).not.toBeNull();
-    expect(run.stdout).toBe(`${formatStatusLine(facts as NonNullable<typeof facts>, { color: false, columns: 200, now: Date.now() })}\n`);
+    expect(run.stdout).toBe(
+      `${formatStatusLine(facts as NonNullable<typeof facts>, { color: false, columns: 200, now: Date.now() })}\n`,
+    );
     expect(run.stdout).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d\n$/);
     expect(run.stdout).toContain(`$${(summary.usage.total.costUsd ?? 0).toFixed(2)}`);
     expect(run.stdout).not.toContain('no memd');
@@ -100,17 +107,29 @@ describe('memctl statusline without memd', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     // 60,000 tokens of Sonnet 4.5's 200K window: 30 % used, Claude Code's own used_percentage.
     const threshold = computeThresholds({ model: 'claude-sonnet-4-5', tokens: 60_000, env: {} });
-    expect(run.stdout).toBe(`${formatStatusLine({ threshold, compactions: null, memoryAt: undefined, costUsd: 0.5, note: 'no memd' }, { color: false, columns: 120, now: 0 })}\n`);
+    expect(run.stdout).toBe(
+      `${formatStatusLine({ threshold, compactions: null, memoryAt: undefined, costUsd: 0.5, note: 'no memd' }, { color: false, columns: 120, now: 0 })}\n`,
+    );
     expect(run.stdout).toBe('▕██░░░░░░▏ 30% context used · 140K left · $0.50 · no memd\n');
     // With a 200K auto-compact window set it compacts at 167K: 60,000 is 36 % of it.
-    const ahead = await runMemctl(sandbox, ['statusline'], { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' }, claudeInput(loop.sessionId));
+    const ahead = await runMemctl(
+      sandbox,
+      ['statusline'],
+      { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' },
+      claudeInput(loop.sessionId),
+    );
     expect(ahead.stdout).toBe('▕███░░░░░▏ 36% used of auto-compact · 107K left · $0.50 · no memd\n');
     expect(existsSync(sandbox.socketPath)).toBe(false);
   });
 
   it('uses used_percentage when current_usage is absent, and shows what is left when the context is unknown', async () => {
     const sandbox = makeSandbox();
-    const percentOnly = await runMemctl(sandbox, ['statusline'], {}, claudeInput('s', { context_window: { context_window_size: 200_000, used_percentage: 50 } }));
+    const percentOnly = await runMemctl(
+      sandbox,
+      ['statusline'],
+      {},
+      claudeInput('s', { context_window: { context_window_size: 200_000, used_percentage: 50 } }),
+    );
     expect(percentOnly.stdout).toBe('▕████░░░░▏ 50% context used · 100K left · $0.50 · no memd\n');
     const percentAhead = await runMemctl(
       sandbox,
@@ -127,7 +146,10 @@ describe('memctl statusline without memd', () => {
     ['garbage', 'not json at all'],
     ['an array', '[1,2,3]'],
     ['nothing', ''],
-    ['wrong types', JSON.stringify({ session_id: 42, model: 'x', cost: { total_cost_usd: 'a lot' }, context_window: [] })],
+    [
+      'wrong types',
+      JSON.stringify({ session_id: 42, model: 'x', cost: { total_cost_usd: 'a lot' }, context_window: [] }),
+    ],
   ])('prints a line and exits 0 on %s', async (_what, input) => {
     const run = await runMemctl(makeSandbox(), ['statusline'], {}, input);
     expect(run).toEqual({ code: 0, stdout: 'no memd\n', stderr: '' });
@@ -168,14 +190,25 @@ describe('memctl statusline and the window Claude Code states (issue 28)', () =>
           const message = JSON.parse(buffered.slice(0, newline)) as { id: number; params: unknown };
           buffered = buffered.slice(newline + 1);
           requests.push(message.params);
-          const result = message.id === 1 ? { protocol: PROTOCOL_VERSION } : { threshold: stale, compactions: { count: 0 }, usage: { total: { costUsd: 0.5 } }, sessionMemory: { extractedAt: null } };
+          const result =
+            message.id === 1
+              ? { protocol: PROTOCOL_VERSION }
+              : {
+                  threshold: stale,
+                  compactions: { count: 0 },
+                  usage: { total: { costUsd: 0.5 } },
+                  sessionMemory: { extractedAt: null },
+                };
           socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
         }
       });
     });
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(sandbox.socketPath, resolve));
-    const input = JSON.parse(claudeInput(loop.sessionId, { model: { id: 'claude-opus-4-8' } })) as Record<string, unknown>;
+    const input = JSON.parse(claudeInput(loop.sessionId, { model: { id: 'claude-opus-4-8' } })) as Record<
+      string,
+      unknown
+    >;
     input.context_window = { context_window_size: 1_000_000, used_percentage: 3 };
     const run = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, JSON.stringify(input));
     expect(run).toMatchObject({ code: 0, stderr: '' });

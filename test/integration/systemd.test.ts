@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { renderUnits, UNIT_NAMES } from '../../client/memctl/units.js';
 import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { DAEMON_MAIN, STARTUP_DEADLINE_MS, makeSandbox, spawnTracked, type Sandbox } from '../helpers/sandbox.js';
+import { DAEMON_MAIN, makeSandbox, type Sandbox, STARTUP_DEADLINE_MS, spawnTracked } from '../helpers/sandbox.js';
 
 function onPath(command: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, command)));
@@ -62,11 +62,15 @@ describe('systemd units', () => {
     expect(directives(units['memd.service'], 'Service')).toContain(`ExecStart="/opt/node 20/bin/node" ${DAEMON_MAIN}`);
 
     const socket = directives(units['memd.socket'], 'Socket');
-    expect(socket).toEqual(expect.arrayContaining(['ListenStream=%t/memd/memd.sock', 'SocketMode=0600', 'DirectoryMode=0700']));
+    expect(socket).toEqual(
+      expect.arrayContaining(['ListenStream=%t/memd/memd.sock', 'SocketMode=0600', 'DirectoryMode=0700']),
+    );
     const service = directives(units['memd.service'], 'Service');
     expect(service).toEqual(expect.arrayContaining(['Restart=on-failure']));
     // The service is started by its socket, so it must come after it.
-    expect(directives(units['memd.service'], 'Unit')).toEqual(expect.arrayContaining(['Requires=memd.socket', 'After=memd.socket']));
+    expect(directives(units['memd.service'], 'Unit')).toEqual(
+      expect.arrayContaining(['Requires=memd.socket', 'After=memd.socket']),
+    );
   });
 
   it.skipIf(!HAS_ANALYZE)('pass systemd-analyze --user verify without a complaint', async () => {
@@ -82,25 +86,37 @@ describe('systemd units', () => {
       HOME: dir,
     });
     // verify exits 0 on mere warnings (an unknown key, a bad value it ignores), so its output counts too.
-    const complaints = result.stderr.split('\n').filter((line) => line.includes('memd.socket') || line.includes('memd.service'));
+    const complaints = result.stderr
+      .split('\n')
+      .filter((line) => line.includes('memd.socket') || line.includes('memd.service'));
     expect(complaints).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
   });
 
-  it.skipIf(!HAS_ANALYZE)('make systemd-analyze complain about a broken unit (so the check above can fail)', async () => {
-    const dir = tempDir();
-    const runtime = join(dir, 'run');
-    mkdirSync(runtime, { mode: 0o700 });
-    const units = renderUnits(process.execPath, DAEMON_MAIN);
-    writeFileSync(join(dir, 'memd.socket'), units['memd.socket']);
-    writeFileSync(join(dir, 'memd.service'), units['memd.service'].replace('Restart=on-failure', 'Restart=sometimes'));
-    const result = await run('systemd-analyze', ['--user', 'verify', join(dir, 'memd.socket'), join(dir, 'memd.service')], {
-      ...process.env,
-      XDG_RUNTIME_DIR: runtime,
-      HOME: dir,
-    });
-    expect(result.stderr).toMatch(/memd\.service.*restart/i);
-  });
+  it.skipIf(!HAS_ANALYZE)(
+    'make systemd-analyze complain about a broken unit (so the check above can fail)',
+    async () => {
+      const dir = tempDir();
+      const runtime = join(dir, 'run');
+      mkdirSync(runtime, { mode: 0o700 });
+      const units = renderUnits(process.execPath, DAEMON_MAIN);
+      writeFileSync(join(dir, 'memd.socket'), units['memd.socket']);
+      writeFileSync(
+        join(dir, 'memd.service'),
+        units['memd.service'].replace('Restart=on-failure', 'Restart=sometimes'),
+      );
+      const result = await run(
+        'systemd-analyze',
+        ['--user', 'verify', join(dir, 'memd.socket'), join(dir, 'memd.service')],
+        {
+          ...process.env,
+          XDG_RUNTIME_DIR: runtime,
+          HOME: dir,
+        },
+      );
+      expect(result.stderr).toMatch(/memd\.service.*restart/i);
+    },
+  );
 });
 
 /** systemd-socket-activate passes only PATH, TERM, USER and HOME on; the rest goes with -E. */
@@ -133,7 +149,11 @@ describe('socket activation', () => {
     const sandbox = makeSandbox();
     // systemd-socket-activate binds the socket itself; like the socket unit's DirectoryMode, the dir is ours to make.
     mkdirSync(sandbox.runtimeDir, { mode: 0o700 });
-    const activator = spawnTracked('systemd-socket-activate', ['-l', sandbox.socketPath, ...setenvArgs(sandbox), process.execPath, DAEMON_MAIN, '--foreground'], sandbox.env);
+    const activator = spawnTracked(
+      'systemd-socket-activate',
+      ['-l', sandbox.socketPath, ...setenvArgs(sandbox), process.execPath, DAEMON_MAIN, '--foreground'],
+      sandbox.env,
+    );
 
     const socket = await connectWhenServed(sandbox.socketPath);
     const status = (await socket.request('daemon.status', {})).result as DaemonStatus;
@@ -143,7 +163,10 @@ describe('socket activation', () => {
     expect(status.paths.socket).toBe(sandbox.socketPath);
     expect((await socket.request('daemon.version', {})).result).toMatchObject({ name: 'memd', protocol: 1 });
 
-    expect((await socket.request('daemon.shutdown', { reason: 'test' })).result).toEqual({ ok: true, deadlineMs: 10_000 });
+    expect((await socket.request('daemon.shutdown', { reason: 'test' })).result).toEqual({
+      ok: true,
+      deadlineMs: 10_000,
+    });
     expect((await activator.exited).code).toBe(0);
     await socket.waitClosed();
 

@@ -8,7 +8,15 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../daemon/store/migrations.js';
 import { RawSocket } from '../helpers/raw-socket.js';
-import { DAEMON_MAIN, eventually, makeSandbox, type Sandbox, spawnTracked, STARTUP_DEADLINE_MS, startDaemon } from '../helpers/sandbox.js';
+import {
+  DAEMON_MAIN,
+  eventually,
+  makeSandbox,
+  type Sandbox,
+  STARTUP_DEADLINE_MS,
+  spawnTracked,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
@@ -39,7 +47,9 @@ describe.skipIf(!hasScript)('memd --foreground on a terminal', () => {
     await eventually(() => / info {2}ready /.test(daemon.output()), 'the ready line', STARTUP_DEADLINE_MS);
     const lines = linesOf(daemon.output());
     expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
-    expect(lines.find((line) => line.includes(' ready '))).toMatch(/^\d\d:\d\d:\d\d\.\d{3} info {2}ready pid=\d+ .*socket=\S+memd\.sock/);
+    expect(lines.find((line) => line.includes(' ready '))).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} info {2}ready pid=\d+ .*socket=\S+memd\.sock/,
+    );
     const migrated = lines.filter((line) => line.includes('database migrat'));
     expect(migrated).toHaveLength(1);
     expect(migrated[0]).toContain(`database migrated from 0 to ${SCHEMA_VERSION} (${MIGRATIONS.length} migrations)`);

@@ -10,7 +10,16 @@ import { pathToFileURL } from 'node:url';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, ROOT, runNode, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  DAEMON_MAIN,
+  eventually,
+  MEMCTL_MAIN,
+  makeSandbox,
+  ROOT,
+  runNode,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** What memctl must never load, by resolved URL or path. */
 const FORBIDDEN = /better-sqlite3|chokidar|@anthropic-ai\/sdk|json-rpc-2\.0|\/daemon\//;
@@ -23,7 +32,16 @@ const CLIENT_ENTRY_POINTS = [join(DIST, 'client/index.js'), join(DIST, 'client/m
  * zod for the tool schemas and ajv (with its helpers) for JSON Schema. Nothing else may, and
  * nothing of them is the daemon's.
  */
-const MCP_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'zod-to-json-schema', 'ajv', 'ajv-formats', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse'];
+const MCP_PACKAGES = [
+  '@modelcontextprotocol/sdk',
+  'zod',
+  'zod-to-json-schema',
+  'ajv',
+  'ajv-formats',
+  'fast-deep-equal',
+  'fast-uri',
+  'json-schema-traverse',
+];
 /** The sources that may import them: the MCP server's modules. */
 const MCP_SOURCES = /^client\/memctl\/mcp\//;
 /** What those sources import: the SDK's server modules and zod. */
@@ -77,7 +95,10 @@ async function runRecorded(sandbox: Sandbox, script: string, args: string[]) {
   const recorder = writeLoadRecorder();
   const log = join(dirname(recorder), 'loaded.txt');
   writeFileSync(log, '');
-  const result = await runNode(['--import', pathToFileURL(recorder).href, script, ...args], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log });
+  const result = await runNode(['--import', pathToFileURL(recorder).href, script, ...args], {
+    ...sandbox.env,
+    MEMD_TEST_LOAD_LOG: log,
+  });
   const loaded = readFileSync(log, 'utf8')
     .split('\n')
     .filter((line) => line !== '');
@@ -86,7 +107,11 @@ async function runRecorded(sandbox: Sandbox, script: string, args: string[]) {
 
 /** `import x from '...'`, `export ... from '...'`, `import '...'` and `import('...')` specifiers. */
 function importSpecifiers(source: string): string[] {
-  const patterns = [/^\s*(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /^\s*(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm,
+    /^\s*import\s*['"]([^'"]+)['"]/gm,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1] ?? ''));
 }
 
@@ -97,7 +122,10 @@ function isNodeBuiltin(specifier: string): boolean {
 function filesUnder(dir: string, extension: string): string[] {
   // An editor extension's own dependencies (client/vscode/node_modules) are not memd's sources.
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(extension) && !entry.parentPath.split('/').includes('node_modules'))
+    .filter(
+      (entry) =>
+        entry.isFile() && entry.name.endsWith(extension) && !entry.parentPath.split('/').includes('node_modules'),
+    )
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
@@ -106,20 +134,35 @@ describe('memctl loads no daemon code', () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
     const loaded = new Set<string>();
-    for (const args of [['status'], ['status', '--json'], ['call', 'daemon.version'], ['doctor'], ['install-service', '--dry-run']]) {
+    for (const args of [
+      ['status'],
+      ['status', '--json'],
+      ['call', 'daemon.version'],
+      ['doctor'],
+      ['install-service', '--dry-run'],
+    ]) {
       const run = await runRecorded(sandbox, MEMCTL_MAIN, ['--no-autostart', ...args]);
       expect(run.code, `memctl ${args.join(' ')}: ${run.stderr}`).toBe(0);
       for (const entry of run.loaded) loaded.add(entry);
     }
     const urls = [...loaded];
     // The recorder saw memctl itself and the modules each command loads lazily.
-    for (const file of ['client/memctl/main.js', 'client/client.js', 'client/connection.js', 'client/memctl/commands/doctor.js', 'shared/paths.js']) {
+    for (const file of [
+      'client/memctl/main.js',
+      'client/client.js',
+      'client/connection.js',
+      'client/memctl/commands/doctor.js',
+      'shared/paths.js',
+    ]) {
       expect(urls, file).toContain(pathToFileURL(join(DIST, file)).href);
     }
     expect(urls.filter((url) => FORBIDDEN.test(url))).toEqual([]);
     // Anything that is not a built-in is a file of this package's dist/client or dist/shared.
     const foreign = urls.filter(
-      (url) => !url.startsWith('node:') && !url.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) && !url.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`),
+      (url) =>
+        !url.startsWith('node:') &&
+        !url.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) &&
+        !url.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`),
     );
     expect(foreign).toEqual([]);
   });
@@ -130,8 +173,17 @@ describe('memctl loads no daemon code', () => {
     const recorder = writeLoadRecorder();
     const log = join(dirname(recorder), 'loaded.txt');
     writeFileSync(log, '');
-    const env = Object.fromEntries(Object.entries({ ...sandbox.env, MEMD_TEST_LOAD_LOG: log }).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, '--no-autostart', 'mcp'], env, stderr: 'pipe' });
+    const env = Object.fromEntries(
+      Object.entries({ ...sandbox.env, MEMD_TEST_LOAD_LOG: log }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, '--no-autostart', 'mcp'],
+      env,
+      stderr: 'pipe',
+    });
     const mcp = new McpClient({ name: 'thin-client-test', version: '1.0.0' });
     await mcp.connect(transport);
     try {
@@ -157,7 +209,10 @@ describe('memctl loads no daemon code', () => {
       expect(loaded, file).toContain(pathToFileURL(join(DIST, file)).href);
     }
     expect(loaded.filter((entry) => FORBIDDEN.test(entry))).toEqual([]);
-    const ours = (entry: string) => entry.startsWith('node:') || entry.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) || entry.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`);
+    const ours = (entry: string) =>
+      entry.startsWith('node:') ||
+      entry.startsWith(`${pathToFileURL(join(DIST, 'client')).href}/`) ||
+      entry.startsWith(`${pathToFileURL(join(DIST, 'shared')).href}/`);
     const foreign = loaded.filter((entry) => !ours(entry));
     expect(foreign.filter((entry) => !MCP_PACKAGES.includes(packageOf(entry) ?? ''))).toEqual([]);
     expect(new Set(foreign.map(packageOf))).toContain('@modelcontextprotocol/sdk');
@@ -166,20 +221,33 @@ describe('memctl loads no daemon code', () => {
   it('the status line and the turn hooks load only their own small modules, not the command line or the client library', async () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
-    const input = JSON.stringify({ session_id: 'no-such-session', model: { id: 'claude-sonnet-4-5' }, context_window: { current_usage: { input_tokens: 1000 } } });
+    const input = JSON.stringify({
+      session_id: 'no-such-session',
+      model: { id: 'claude-sonnet-4-5' },
+      context_window: { current_usage: { input_tokens: 1000 } },
+    });
     const dist = pathToFileURL(DIST).href;
     for (const args of [['statusline'], ['hook', 'turn-start'], ['hook', 'turn-end']]) {
       const recorder = writeLoadRecorder();
       const log = join(dirname(recorder), 'loaded.txt');
       writeFileSync(log, '');
-      const run = await runNode(['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, ...args], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log }, input);
+      const run = await runNode(
+        ['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, ...args],
+        { ...sandbox.env, MEMD_TEST_LOAD_LOG: log },
+        input,
+      );
       expect(run, `memctl ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
       const ours = readFileSync(log, 'utf8')
         .split('\n')
         .filter((url) => url.startsWith(`${dist}/`))
         .map((url) => url.slice(dist.length + 1));
       expect(
-        ours.filter((file) => !/^client\/memctl\/(main|quick\/[a-z-]+)\.js$|^shared\/(paths|statusline\/format|protocol\/window|transcript\/(thresholds|models))\.js$/.test(file)),
+        ours.filter(
+          (file) =>
+            !/^client\/memctl\/(main|quick\/[a-z-]+)\.js$|^shared\/(paths|statusline\/format|protocol\/window|transcript\/(thresholds|models))\.js$/.test(
+              file,
+            ),
+        ),
         `memctl ${args.join(' ')}`,
       ).toEqual([]);
       expect(ours).toContain('client/memctl/quick/call.js');
@@ -194,8 +262,17 @@ describe('memctl loads no daemon code', () => {
       const recorder = writeLoadRecorder();
       const log = join(dirname(recorder), 'loaded.txt');
       writeFileSync(log, '');
-      const input = JSON.stringify({ session_id: '5e55e55e-0000-4000-8000-00000000f126', cwd: sandbox.root, hook_event_name: 'SessionStart', source });
-      const run = await runNode(['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, 'hook', 'session-start'], { ...sandbox.env, MEMD_TEST_LOAD_LOG: log }, input);
+      const input = JSON.stringify({
+        session_id: '5e55e55e-0000-4000-8000-00000000f126',
+        cwd: sandbox.root,
+        hook_event_name: 'SessionStart',
+        source,
+      });
+      const run = await runNode(
+        ['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, 'hook', 'session-start'],
+        { ...sandbox.env, MEMD_TEST_LOAD_LOG: log },
+        input,
+      );
       expect(run, `session-start ${source}`).toMatchObject({ code: 0 });
       return readFileSync(log, 'utf8')
         .split('\n')
@@ -204,7 +281,11 @@ describe('memctl loads no daemon code', () => {
     };
     const startup = await loadedBy('startup');
     expect(startup).toContain('client/memctl/quick/session-start.js');
-    expect(startup.filter((file) => /^client\/(memctl\/(cli|context|commands\/[a-z-]+)|client|index)\.js$|^shared\/handoff\//.test(file))).toEqual([]);
+    expect(
+      startup.filter((file) =>
+        /^client\/(memctl\/(cli|context|commands\/[a-z-]+)|client|index)\.js$|^shared\/handoff\//.test(file),
+      ),
+    ).toEqual([]);
     // The control: a resumed session is the full hook's (memd's context or the handoff file).
     expect(await loadedBy('resume')).toContain('client/memctl/commands/hook.js');
   });
@@ -266,7 +347,8 @@ describe('the client import graph', () => {
           // memctl mcp's modules build on the MCP SDK and zod; no other source may.
           const mcpPackage = MCP_SOURCES.test(relative(ROOT, file)) && MCP_SPECIFIER.test(specifier);
           const external = !specifier.startsWith('.') && !isNodeBuiltin(specifier) && !editorApi && !mcpPackage;
-          if (reachesDaemon || sharedReachesClient || external) offending.push(`${relative(ROOT, file)} imports ${specifier}`);
+          if (reachesDaemon || sharedReachesClient || external)
+            offending.push(`${relative(ROOT, file)} imports ${specifier}`);
         }
       }
     }
@@ -286,6 +368,14 @@ import {
 const h = await import('./h.js');
 const url = new URL('../daemon/main.js', import.meta.url);
 `;
-    expect(importSpecifiers(source).sort()).toEqual(['./a.js', './b.js', './c.js', './d.js', './e.js', './fg.js', './h.js']);
+    expect(importSpecifiers(source).sort()).toEqual([
+      './a.js',
+      './b.js',
+      './c.js',
+      './d.js',
+      './e.js',
+      './fg.js',
+      './h.js',
+    ]);
   });
 });

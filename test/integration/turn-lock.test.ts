@@ -8,12 +8,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
+import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { appendPrompt, copyFixtureProjects, FIXTURES } from '../helpers/ingest.js';
-import { eventually, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
 
@@ -46,7 +46,9 @@ async function setUp(): Promise<Setup> {
 
 /** What Claude Code 2.1.197 gave the hook on stdin (recorded with the fixture), its transcript path moved into the sandbox. */
 function recordedHookInput(name: string, transcript: string): string {
-  const recorded = JSON.parse(readFileSync(join(FIXTURES, 'coding-loop', 'hooks', name), 'utf8')) as { stdin: Record<string, unknown> };
+  const recorded = JSON.parse(readFileSync(join(FIXTURES, 'coding-loop', 'hooks', name), 'utf8')) as {
+    stdin: Record<string, unknown>;
+  };
   return JSON.stringify({ ...recorded.stdin, transcript_path: transcript });
 }
 
@@ -68,7 +70,10 @@ describe('a Claude Code turn holds the session memory', () => {
     expect(asked.stderr).toContain(`locked by ${TURN_OWNER}`);
     // The agent keeps working: its lines renew the hold and trigger extraction, which waits.
     appendPrompt(transcript, loop.sessionId, 'a prompt during the turn', '70000000-0000-4000-8000-000000000001');
-    await eventually(async () => ((await lockOf(client))?.expiresAt ?? 0) > (held?.expiresAt ?? 0), 'the hold to be renewed by the new line');
+    await eventually(
+      async () => ((await lockOf(client))?.expiresAt ?? 0) > (held?.expiresAt ?? 0),
+      'the hold to be renewed by the new line',
+    );
     const status = await client.daemonStatus();
     expect(status.extraction.jobs).toMatchObject({ deferred: 1, done: 0 });
     expect(existsSync(summaryPath)).toBe(false);
@@ -86,8 +91,16 @@ describe('a Claude Code turn holds the session memory', () => {
   it('lets go of a turn whose Stop never came once its transcript is quiet for the TTL, and extracts then', async () => {
     const { sandbox, client, transcript, summaryPath, hookInput } = await setUp();
     await runMemctl(sandbox, ['hook', 'turn-start'], { MEMD_TURN_TTL_MS: '1500' }, hookInput);
-    appendPrompt(transcript, loop.sessionId, 'the last thing the crashed turn wrote', '70000000-0000-4000-8000-000000000002');
-    await eventually(async () => (await client.daemonStatus()).extraction.jobs.deferred === 1, 'the extraction to wait for the turn');
+    appendPrompt(
+      transcript,
+      loop.sessionId,
+      'the last thing the crashed turn wrote',
+      '70000000-0000-4000-8000-000000000002',
+    );
+    await eventually(
+      async () => (await client.daemonStatus()).extraction.jobs.deferred === 1,
+      'the extraction to wait for the turn',
+    );
     expect(existsSync(summaryPath)).toBe(false);
     await eventually(async () => (await lockOf(client)) === null, 'the TTL to release the lock', 15_000);
     await eventually(() => existsSync(summaryPath), 'the deferred extraction to run', 15_000);
@@ -99,14 +112,34 @@ describe('a Claude Code turn holds the session memory', () => {
     const sessionId = '12345678-aaaa-4bbb-8ccc-123456789abc';
     const project = loop.transcript.split('/')[1] as string;
     const inside = join(sandbox.projectsDir, project, `${sessionId}.jsonl`);
-    const start = await runMemctl(sandbox, ['hook', 'turn-start'], {}, JSON.stringify({ session_id: sessionId, transcript_path: inside }));
+    const start = await runMemctl(
+      sandbox,
+      ['hook', 'turn-start'],
+      {},
+      JSON.stringify({ session_id: sessionId, transcript_path: inside }),
+    );
     expect(start).toEqual({ code: 0, stdout: '', stderr: '' });
     const locks = (await client.daemonStatus()).extraction.locks;
-    expect(locks).toEqual([expect.objectContaining({ owner: TURN_OWNER, sessionDir: join(sandbox.projectsDir, project, sessionId, 'session-memory') })]);
-    await runMemctl(sandbox, ['hook', 'turn-end'], {}, JSON.stringify({ session_id: sessionId, transcript_path: inside }));
+    expect(locks).toEqual([
+      expect.objectContaining({
+        owner: TURN_OWNER,
+        sessionDir: join(sandbox.projectsDir, project, sessionId, 'session-memory'),
+      }),
+    ]);
+    await runMemctl(
+      sandbox,
+      ['hook', 'turn-end'],
+      {},
+      JSON.stringify({ session_id: sessionId, transcript_path: inside }),
+    );
     expect((await client.daemonStatus()).extraction.locks).toEqual([]);
 
-    const outside = await runMemctl(sandbox, ['hook', 'turn-start'], {}, JSON.stringify({ session_id: sessionId, transcript_path: `/tmp/elsewhere/${sessionId}.jsonl` }));
+    const outside = await runMemctl(
+      sandbox,
+      ['hook', 'turn-start'],
+      {},
+      JSON.stringify({ session_id: sessionId, transcript_path: `/tmp/elsewhere/${sessionId}.jsonl` }),
+    );
     expect(outside).toEqual({ code: 0, stdout: '', stderr: '' });
     expect((await client.daemonStatus()).extraction.locks).toEqual([]);
     client.close();

@@ -11,10 +11,24 @@
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { UsageFigures, UsageReportResult } from '../../shared/protocol/usage.js';
-import { BOTH_SESSION, NESTED_SESSIONS, ONLY_PROGRESS_SESSION, PARTIAL_SESSION, writeNestedUsage } from '../helpers/nested-usage.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import { createClient } from '../helpers/client.js';
+import {
+  BOTH_SESSION,
+  NESTED_SESSIONS,
+  ONLY_PROGRESS_SESSION,
+  PARTIAL_SESSION,
+  writeNestedUsage,
+} from '../helpers/nested-usage.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** ccusage adds per-response costs, memd prices summed tokens: equal to the millionth of a dollar. */
 const COST_DIGITS = 6;
@@ -35,16 +49,63 @@ interface Expected {
 /** ccusage daily, by time zone: the second sub-agent response of two sessions ends at 23:59:59 UTC, its progress entry after midnight. */
 const DAYS: Record<string, Expected[]> = {
   UTC: [
-    { key: '2026-04-01', input: 28, output: 651, cacheCreation: 4_240, cacheRead: 64_800, costUsd: 0.037217, models: [HAIKU, SONNET] },
-    { key: '2026-04-02', input: 51, output: 942, cacheCreation: 6_740, cacheRead: 101_800, costUsd: 0.052451, models: [HAIKU, SONNET] },
-    { key: '2026-04-03', input: 114, output: 1_881, cacheCreation: 13_700, cacheRead: 205_000, costUsd: 0.086505, models: [HAIKU, SONNET] },
+    {
+      key: '2026-04-01',
+      input: 28,
+      output: 651,
+      cacheCreation: 4_240,
+      cacheRead: 64_800,
+      costUsd: 0.037217,
+      models: [HAIKU, SONNET],
+    },
+    {
+      key: '2026-04-02',
+      input: 51,
+      output: 942,
+      cacheCreation: 6_740,
+      cacheRead: 101_800,
+      costUsd: 0.052451,
+      models: [HAIKU, SONNET],
+    },
+    {
+      key: '2026-04-03',
+      input: 114,
+      output: 1_881,
+      cacheCreation: 13_700,
+      cacheRead: 205_000,
+      costUsd: 0.086505,
+      models: [HAIKU, SONNET],
+    },
   ],
   'Asia/Kolkata': [
-    { key: '2026-04-02', input: 35, output: 926, cacheCreation: 5_300, cacheRead: 81_000, costUsd: 0.042339, models: [HAIKU, SONNET] },
-    { key: '2026-04-03', input: 158, output: 2_548, cacheCreation: 19_380, cacheRead: 290_600, costUsd: 0.133834, models: [HAIKU, SONNET] },
+    {
+      key: '2026-04-02',
+      input: 35,
+      output: 926,
+      cacheCreation: 5_300,
+      cacheRead: 81_000,
+      costUsd: 0.042339,
+      models: [HAIKU, SONNET],
+    },
+    {
+      key: '2026-04-03',
+      input: 158,
+      output: 2_548,
+      cacheCreation: 19_380,
+      cacheRead: 290_600,
+      costUsd: 0.133834,
+      models: [HAIKU, SONNET],
+    },
   ],
 };
-const TOTALS: Expected = { key: 'total', input: 193, output: 3_474, cacheCreation: 24_680, cacheRead: 371_600, costUsd: 0.176173 };
+const TOTALS: Expected = {
+  key: 'total',
+  input: 193,
+  output: 3_474,
+  cacheCreation: 24_680,
+  cacheRead: 371_600,
+  costUsd: 0.176173,
+};
 /** ccusage daily --breakdown, UTC: the sub-agents' model by day. */
 const HAIKU_DAYS: Expected[] = [
   { key: '2026-04-01', input: 11, output: 439, cacheCreation: 1_850, cacheRead: 28_500, costUsd: 0.008756 },
@@ -53,15 +114,63 @@ const HAIKU_DAYS: Expected[] = [
 ];
 /** memd's session figures: ccusage daily over each session's files alone. */
 const SESSIONS: Record<string, Expected & { subagentResponses: number; subagentOutput: number }> = {
-  [ONLY_PROGRESS_SESSION]: { key: 'only', input: 35, output: 926, cacheCreation: 5_300, cacheRead: 81_000, costUsd: 0.042339, subagentResponses: 3, subagentOutput: 714 },
-  [BOTH_SESSION]: { key: 'both', input: 67, output: 1_262, cacheCreation: 8_610, cacheRead: 129_700, costUsd: 0.060597, subagentResponses: 4, subagentOutput: 1_042 },
-  [PARTIAL_SESSION]: { key: 'partial', input: 91, output: 1_286, cacheCreation: 10_770, cacheRead: 160_900, costUsd: 0.073237, subagentResponses: 4, subagentOutput: 1_058 },
+  [ONLY_PROGRESS_SESSION]: {
+    key: 'only',
+    input: 35,
+    output: 926,
+    cacheCreation: 5_300,
+    cacheRead: 81_000,
+    costUsd: 0.042339,
+    subagentResponses: 3,
+    subagentOutput: 714,
+  },
+  [BOTH_SESSION]: {
+    key: 'both',
+    input: 67,
+    output: 1_262,
+    cacheCreation: 8_610,
+    cacheRead: 129_700,
+    costUsd: 0.060597,
+    subagentResponses: 4,
+    subagentOutput: 1_042,
+  },
+  [PARTIAL_SESSION]: {
+    key: 'partial',
+    input: 91,
+    output: 1_286,
+    cacheCreation: 10_770,
+    cacheRead: 160_900,
+    costUsd: 0.073237,
+    subagentResponses: 4,
+    subagentOutput: 1_058,
+  },
 };
 /** ccusage session: equal to memd's where the sub-agent's file holds every nested response, lower where it does not. */
 const CCUSAGE_SESSIONS: Record<string, Expected> = {
-  [ONLY_PROGRESS_SESSION]: { key: 'only', input: 17, output: 212, cacheCreation: 2_390, cacheRead: 36_300, costUsd: 0.028461 },
-  [BOTH_SESSION]: { key: 'both', input: 67, output: 1_262, cacheCreation: 8_610, cacheRead: 129_700, costUsd: 0.060597 },
-  [PARTIAL_SESSION]: { key: 'partial', input: 60, output: 683, cacheCreation: 7_120, cacheRead: 106_400, costUsd: 0.057441 },
+  [ONLY_PROGRESS_SESSION]: {
+    key: 'only',
+    input: 17,
+    output: 212,
+    cacheCreation: 2_390,
+    cacheRead: 36_300,
+    costUsd: 0.028461,
+  },
+  [BOTH_SESSION]: {
+    key: 'both',
+    input: 67,
+    output: 1_262,
+    cacheCreation: 8_610,
+    cacheRead: 129_700,
+    costUsd: 0.060597,
+  },
+  [PARTIAL_SESSION]: {
+    key: 'partial',
+    input: 60,
+    output: 683,
+    cacheCreation: 7_120,
+    cacheRead: 106_400,
+    costUsd: 0.057441,
+  },
 };
 
 async function caughtUp(client: Client): Promise<boolean> {
@@ -71,12 +180,20 @@ async function caughtUp(client: Client): Promise<boolean> {
 }
 
 /** The figures a usage.report row and a session's usage share. */
-type Figures = Pick<UsageFigures, 'input' | 'output' | 'cacheCreation' | 'cacheRead'> & { costUsd: number | null; models?: string[] };
+type Figures = Pick<UsageFigures, 'input' | 'output' | 'cacheCreation' | 'cacheRead'> & {
+  costUsd: number | null;
+  models?: string[];
+};
 
 function expectFigures(actual: Figures | undefined, expected: Expected): void {
   expect(actual, expected.key).toBeDefined();
   const { input, output, cacheCreation, cacheRead } = actual as Figures;
-  expect({ input, output, cacheCreation, cacheRead }, expected.key).toEqual({ input: expected.input, output: expected.output, cacheCreation: expected.cacheCreation, cacheRead: expected.cacheRead });
+  expect({ input, output, cacheCreation, cacheRead }, expected.key).toEqual({
+    input: expected.input,
+    output: expected.output,
+    cacheCreation: expected.cacheCreation,
+    cacheRead: expected.cacheRead,
+  });
   expect(actual?.costUsd, expected.key).toBeCloseTo(expected.costUsd, COST_DIGITS);
   if (expected.models) expect(actual?.models, expected.key).toEqual(expected.models);
 }
@@ -111,7 +228,10 @@ async function expectNestedCounted(client: Client): Promise<void> {
     const session = sessions.find((candidate) => candidate.sessionId === id);
     const expected = SESSIONS[id] as (typeof SESSIONS)[string];
     expectFigures(session?.usage.total, expected);
-    expect(session?.usage.sidechain, expected.key).toMatchObject({ assistantMessages: expected.subagentResponses, output: expected.subagentOutput });
+    expect(session?.usage.sidechain, expected.key).toMatchObject({
+      assistantMessages: expected.subagentResponses,
+      output: expected.subagentOutput,
+    });
     expect(session?.usage.main.assistantMessages, expected.key).toBe(2);
     // Nested responses are a sub-agent's, never the main thread's context.
     expect(session?.model, expected.key).toBe(SONNET);
@@ -147,7 +267,15 @@ describe('sub-agent responses nested in the main transcript', () => {
   });
 
   it('memctl usage prints the same totals', async () => {
-    const result = await runMemctl(sandbox, ['usage', '--since', '2026-04-01', '--until', '2026-04-03', '--timezone', 'UTC']);
+    const result = await runMemctl(sandbox, [
+      'usage',
+      '--since',
+      '2026-04-01',
+      '--until',
+      '2026-04-03',
+      '--timezone',
+      'UTC',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^total +193 +3,474 +24,680 +371,600 +399,947 +\$0\.18/m);
   });
@@ -164,7 +292,8 @@ function asWrittenBeforeTheFix(dbPath: string): void {
     db.transaction(() => {
       db.exec(`UPDATE entries SET message_id = NULL, request_id = NULL, model = NULL, model_id = NULL, usage_input = NULL, usage_output = NULL,
                  usage_cache_creation = NULL, usage_cache_read = NULL, usage_cache_5m = NULL, usage_cache_1h = NULL WHERE type = 'progress'`);
-      for (const table of ['session_aggregates', 'session_responses', 'usage_candidates', 'usage_slots', 'usage_files']) db.exec(`DELETE FROM ${table}`);
+      for (const table of ['session_aggregates', 'session_responses', 'usage_candidates', 'usage_slots', 'usage_files'])
+        db.exec(`DELETE FROM ${table}`);
       db.pragma('user_version = 17');
     })();
   } finally {
@@ -187,7 +316,12 @@ describe('an index written before nested responses were counted', () => {
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => (await caughtUp(client)) && (await client.usageReport({ ...WINDOW, timezone: 'UTC' })).totals.responses === 17, 'the nested responses to be counted');
+      await eventually(
+        async () =>
+          (await caughtUp(client)) &&
+          (await client.usageReport({ ...WINDOW, timezone: 'UTC' })).totals.responses === 17,
+        'the nested responses to be counted',
+      );
       await expectNestedCounted(client);
     } finally {
       client.close();

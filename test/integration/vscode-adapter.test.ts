@@ -6,11 +6,24 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Activation, activateWith, VIEW_ID } from '../../client/vscode/src/adapter.js';
 import { createClient } from '../helpers/client.js';
-import { activateWith, VIEW_ID, type Activation } from '../../client/vscode/src/adapter.js';
-import { mockVscode, type MockVscode } from '../unit/client/vscode/mock-vscode.js';
-import { appendResponse, caughtUp, installFixtures, TEST_TIMING, type Workspace } from '../unit/client/vscode/sandbox-fixture.js';
-import { eventually, makeSandbox, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
+import { type MockVscode, mockVscode } from '../unit/client/vscode/mock-vscode.js';
+import {
+  appendResponse,
+  caughtUp,
+  installFixtures,
+  TEST_TIMING,
+  type Workspace,
+} from '../unit/client/vscode/sandbox-fixture.js';
 
 const activations: Activation[] = [];
 
@@ -26,13 +39,21 @@ interface Running {
   activation: Activation;
 }
 
-async function running(config: Record<string, unknown> = {}, folders?: (workspace: Workspace) => string[], daemonEnv: NodeJS.ProcessEnv = {}): Promise<Running> {
+async function running(
+  config: Record<string, unknown> = {},
+  folders?: (workspace: Workspace) => string[],
+  daemonEnv: NodeJS.ProcessEnv = {},
+): Promise<Running> {
   const sandbox = makeSandbox();
   const workspace = installFixtures(sandbox);
   const daemon = await startDaemon(sandbox, undefined, daemonEnv);
   await caughtUp(sandbox);
   const vscode = mockVscode(config, folders?.(workspace) ?? [workspace.folder]);
-  const activation = activateWith(vscode.api, { subscriptions: [] }, { env: sandbox.env, controller: { timing: TEST_TIMING } });
+  const activation = activateWith(
+    vscode.api,
+    { subscriptions: [] },
+    { env: sandbox.env, controller: { timing: TEST_TIMING } },
+  );
   activations.push(activation);
   await activation.ready;
   await eventually(() => vscode.treeItems(VIEW_ID).length > 0, 'the sessions view to fill');
@@ -45,13 +66,25 @@ describe('the status bar item and the sessions view', () => {
   it('show the workspace session’s line and every session with its bar, paged', async () => {
     const { vscode, workspace } = await running({ pageSize: 4 });
     await eventually(() => status(vscode)?.text.startsWith('$(pulse) ▕') === true, 'the status line');
-    expect(status(vscode)).toMatchObject({ visible: true, command: { command: 'memd.openSession', arguments: [workspace.sessionId] }, background: undefined });
+    expect(status(vscode)).toMatchObject({
+      visible: true,
+      command: { command: 'memd.openSession', arguments: [workspace.sessionId] },
+      background: undefined,
+    });
     // claude-opus-4-8 at 1M with no auto-compact window: Claude Code's "context used" (reactive mode, issue 28).
-    expect(status(vscode)?.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
+    expect(status(vscode)?.text).toMatch(
+      /^\$\(pulse\) ▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/,
+    );
 
     const items = vscode.treeItems(VIEW_ID);
     expect(items).toHaveLength(5);
-    expect(items.slice(0, 4).every((item) => item.contextValue === 'memd.session' && /^▕[█░]{8}▏ \d+% context used/.test(item.description ?? ''))).toBe(true);
+    expect(
+      items
+        .slice(0, 4)
+        .every(
+          (item) => item.contextValue === 'memd.session' && /^▕[█░]{8}▏ \d+% context used/.test(item.description ?? ''),
+        ),
+    ).toBe(true);
     expect(items[4]).toMatchObject({ label: 'Load more sessions…', command: { command: 'memd.loadMore' } });
     const changes = vscode.treeViews.get(VIEW_ID)?.changes ?? 0;
     await vscode.run('memd.loadMore');
@@ -63,7 +96,10 @@ describe('the status bar item and the sessions view', () => {
     const { vscode, workspace } = await running({}, () => []);
     expect(status(vscode)?.text).toBe('$(pulse) memd');
     vscode.setFolders([workspace.folder]);
-    await eventually(() => status(vscode)?.text.startsWith('$(pulse) ▕') === true, 'the session of the folder just opened');
+    await eventually(
+      () => status(vscode)?.text.startsWith('$(pulse) ▕') === true,
+      'the session of the folder just opened',
+    );
   });
 
   it('follow memd down and back up', async () => {
@@ -90,14 +126,20 @@ describe('the commands, clicked', () => {
       ?.provider.getChildren()
       .find((candidate) => (candidate as { sessionId?: string }).sessionId === workspace.sessionId);
     await vscode.run('memd.openSession', node);
-    expect(vscode.shown.at(-1)).toMatchObject({ uri: `memd:/session/${workspace.sessionId}.md`, text: expect.stringContaining(`| cwd | ${workspace.folder} |`) });
+    expect(vscode.shown.at(-1)).toMatchObject({
+      uri: `memd:/session/${workspace.sessionId}.md`,
+      text: expect.stringContaining(`| cwd | ${workspace.folder} |`),
+    });
   });
 
   it('use the status bar’s session when given none, and ask for one when there is none', async () => {
     const { vscode, workspace } = await running({}, () => []);
     vscode.pick = (items) => items.find((item) => (item as { sessionId?: string }).sessionId === workspace.sessionId);
     await vscode.run('memd.showSummary');
-    expect(vscode.shown.at(-1)).toMatchObject({ uri: `memd:/summary/${workspace.sessionId}.md`, text: expect.stringContaining('No session memory yet') });
+    expect(vscode.shown.at(-1)).toMatchObject({
+      uri: `memd:/summary/${workspace.sessionId}.md`,
+      text: expect.stringContaining('No session memory yet'),
+    });
     vscode.setFolders([workspace.folder]);
     await eventually(() => status(vscode)?.text.startsWith('$(pulse) ▕') === true, 'the workspace session');
     vscode.pick = () => {
@@ -111,7 +153,11 @@ describe('the commands, clicked', () => {
     const { vscode, workspace, sandbox } = await running();
     await vscode.run('memd.previewCompaction', workspace.sessionId);
     // Reactive mode (claude-opus-4-8, no auto-compact window): below the window, where the API refuses.
-    expect(vscode.messages.at(-1)).toMatchObject({ level: 'info', items: ['Preview Anyway'], message: expect.stringContaining('below its window (') });
+    expect(vscode.messages.at(-1)).toMatchObject({
+      level: 'info',
+      items: ['Preview Anyway'],
+      message: expect.stringContaining('below its window ('),
+    });
     expect(vscode.shown).toEqual([]);
     vscode.answer = (message) => (message.items.includes('Preview Anyway') ? 'Preview Anyway' : undefined);
     await vscode.run('memd.previewCompaction', workspace.sessionId);
@@ -124,7 +170,10 @@ describe('the commands, clicked', () => {
     await vscode.run('memd.writeHandoff');
     const path = join(workspace.folder, 'docs', 'handoff-context.md');
     expect(vscode.shown.at(-1)).toMatchObject({ uri: `file:${path}`, text: expect.stringContaining('## Next Steps') });
-    expect(vscode.messages.at(-1)).toMatchObject({ level: 'info', message: expect.stringContaining(`was written to ${path}`) });
+    expect(vscode.messages.at(-1)).toMatchObject({
+      level: 'info',
+      message: expect.stringContaining(`was written to ${path}`),
+    });
     expect(vscode.progress).toEqual(['memd: writing the handoff…']);
   });
 
@@ -133,9 +182,15 @@ describe('the commands, clicked', () => {
     const { vscode, workspace } = await running({}, undefined, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '1000000' });
     vscode.answer = (message) => (message.level === 'warning' ? 'Preview Compaction' : undefined);
     appendResponse(workspace, 'cross', 970_000); // past 967K
-    await eventually(() => vscode.shown.some((document) => document.uri === `memd:/compaction/${workspace.sessionId}.txt`), 'the preview the button asked for');
+    await eventually(
+      () => vscode.shown.some((document) => document.uri === `memd:/compaction/${workspace.sessionId}.txt`),
+      'the preview the button asked for',
+    );
     const warning = vscode.messages.find((message) => message.level === 'warning');
-    expect(warning).toMatchObject({ items: ['Preview Compaction', 'Write Handoff', 'Open Session'], message: expect.stringContaining('reached its auto-compact threshold') });
+    expect(warning).toMatchObject({
+      items: ['Preview Compaction', 'Write Handoff', 'Open Session'],
+      message: expect.stringContaining('reached its auto-compact threshold'),
+    });
     // Above the threshold the preview needs no confirmation.
     expect(vscode.messages.filter((message) => message.items.includes('Preview Anyway'))).toEqual([]);
     expect(status(vscode)?.background).toBe('statusBarItem.errorBackground');

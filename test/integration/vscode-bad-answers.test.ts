@@ -10,13 +10,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Controller } from '../../client/vscode/src/controller.js';
 import { DEFAULT_SETTINGS } from '../../client/vscode/src/settings.js';
+import { eventually } from '../helpers/sandbox.js';
 import { otherSession, sampleSession } from '../unit/client/vscode/sample.js';
 import { TEST_TIMING } from '../unit/client/vscode/sandbox-fixture.js';
-import { eventually } from '../helpers/sandbox.js';
 
 const FOLDER = '/home/user/src/invoice-service';
 const good = sampleSession({ lastActivity: '2026-12-02T10:00:00.000Z' });
-const newer = { ...otherSession('e1f2a3b4-0000-4000-8000-000000000001', '2026-12-03T10:00:00.000Z'), cwd: '/home/user/src/other' };
+const newer = {
+  ...otherSession('e1f2a3b4-0000-4000-8000-000000000001', '2026-12-03T10:00:00.000Z'),
+  cwd: '/home/user/src/other',
+};
 
 /** Answers by method. */
 const ANSWERS: Record<string, unknown> = {
@@ -47,11 +50,16 @@ beforeEach(async () => {
     socket.on('data', (chunk) => {
       buffered += chunk.toString();
       for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-        const request = JSON.parse(buffered.slice(0, end)) as { id?: number; method: string; params?: { project?: string } };
+        const request = JSON.parse(buffered.slice(0, end)) as {
+          id?: number;
+          method: string;
+          params?: { project?: string };
+        };
         buffered = buffered.slice(end + 1);
         if (request.id === undefined) continue;
         const lines = [{ jsonrpc: '2.0', id: request.id, result: ANSWERS[request.method] ?? null }];
-        if (request.method === 'sessions.list' && request.params?.project === undefined) lines.push(...AFTER_LIST.map((event) => ({ jsonrpc: '2.0', ...event }) as never));
+        if (request.method === 'sessions.list' && request.params?.project === undefined)
+          lines.push(...AFTER_LIST.map((event) => ({ jsonrpc: '2.0', ...event }) as never));
         socket.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
       }
     });
@@ -68,7 +76,13 @@ afterEach(async () => {
 
 describe('answers and events memd would never send', () => {
   it('are left out with a reason, and what passes the checks is shown, even right behind an answer', async () => {
-    controller = new Controller({ settings: { ...DEFAULT_SETTINGS, socketPath: join(dir, 'memd.sock') }, folders: [FOLDER], env: {}, timing: TEST_TIMING, log: (line) => log.push(line) });
+    controller = new Controller({
+      settings: { ...DEFAULT_SETTINGS, socketPath: join(dir, 'memd.sock') },
+      folders: [FOLDER],
+      env: {},
+      timing: TEST_TIMING,
+      log: (line) => log.push(line),
+    });
     await controller.start();
     expect(controller.linkState.kind).toBe('connected');
     await eventually(() => controller?.sessions.all.length === 2, 'the valid session and the valid update');
@@ -82,11 +96,20 @@ describe('answers and events memd would never send', () => {
   });
 
   it('fail a command with what was wrong, and leave the link up', async () => {
-    controller = new Controller({ settings: { ...DEFAULT_SETTINGS, socketPath: join(dir, 'memd.sock') }, folders: [FOLDER], env: {}, timing: TEST_TIMING });
+    controller = new Controller({
+      settings: { ...DEFAULT_SETTINGS, socketPath: join(dir, 'memd.sock') },
+      folders: [FOLDER],
+      env: {},
+      timing: TEST_TIMING,
+    });
     await controller.start();
     await expect(controller.openSession(good.sessionId)).rejects.toThrow('memd sent a session without a valid project');
-    await expect(controller.showSummary(good.sessionId)).rejects.toThrow('memd sent a session memory without a valid sessionId');
-    await expect(controller.previewCompaction(good.sessionId, true)).rejects.toThrow('memd sent a compaction without a valid sessionId');
+    await expect(controller.showSummary(good.sessionId)).rejects.toThrow(
+      'memd sent a session memory without a valid sessionId',
+    );
+    await expect(controller.previewCompaction(good.sessionId, true)).rejects.toThrow(
+      'memd sent a compaction without a valid sessionId',
+    );
     expect(controller.linkState.kind).toBe('connected');
   });
 });

@@ -5,11 +5,17 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import type { Controller } from '../../client/vscode/src/controller.js';
 import { runStartCommand } from '../../client/vscode/src/start.js';
-import { appendResponse, caughtUp, controllerFor, installFixtures, type Workspace } from '../unit/client/vscode/sandbox-fixture.js';
-import { eventually, makeSandbox, MEMCTL_MAIN, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { createClient } from '../helpers/client.js';
+import { eventually, MEMCTL_MAIN, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+import {
+  appendResponse,
+  caughtUp,
+  controllerFor,
+  installFixtures,
+  type Workspace,
+} from '../unit/client/vscode/sandbox-fixture.js';
 
 const controllers: Controller[] = [];
 
@@ -28,12 +34,16 @@ function track(controller: Controller): Controller {
   return controller;
 }
 
-const generation = (controller: Controller) => (controller.linkState.kind === 'connected' ? controller.linkState.generation : 0);
+const generation = (controller: Controller) =>
+  controller.linkState.kind === 'connected' ? controller.linkState.generation : 0;
 
 /** The workspace session as the controller shows it reaches `tokens` (memd sent session.updated). */
 async function seesContext(controller: Controller, workspace: Workspace, id: string, cacheRead: number): Promise<void> {
   appendResponse(workspace, id, cacheRead);
-  await eventually(() => controller.currentSession?.contextTokens === cacheRead + 110, `the update to ${cacheRead + 110} tokens (shown: ${controller.currentSession?.contextTokens})`);
+  await eventually(
+    () => controller.currentSession?.contextTokens === cacheRead + 110,
+    `the update to ${cacheRead + 110} tokens (shown: ${controller.currentSession?.contextTokens})`,
+  );
 }
 
 async function stop(sandbox: Sandbox, reason: string): Promise<void> {
@@ -59,13 +69,18 @@ describe('a daemon restart', () => {
     await stop(sandbox, 'upgrade');
     await first.exited;
     await eventually(() => controller.linkState.kind === 'disconnected', 'the link to go down');
-    expect(controller.linkState.kind === 'disconnected' && controller.linkState.reason).toMatch(/memd is stopping \(upgrade\)|memd is not running/);
+    expect(controller.linkState.kind === 'disconnected' && controller.linkState.reason).toMatch(
+      /memd is stopping \(upgrade\)|memd is not running/,
+    );
     expect(controller.status().text).toBe('$(debug-disconnect) memd');
     expect(controller.treeNodes()).toEqual([]);
     expect(controller.treeMessage()).toMatch(/^memd is not answering: /);
 
     await startDaemon(sandbox);
-    await eventually(() => generation(controller) === 2 && controller.currentSession !== null, 'the link to come back and reload');
+    await eventually(
+      () => generation(controller) === 2 && controller.currentSession !== null,
+      'the link to come back and reload',
+    );
     expect(controller.currentSession?.contextTokens).toBe(30_110);
     expect(controller.sessions.all.length).toBeGreaterThan(1);
     // Events reach it again: it subscribed on the new connection.
@@ -85,7 +100,9 @@ describe('a daemon restart', () => {
     await eventually(() => controller.linkState.kind === 'disconnected', 'the link to notice the crash');
     // It keeps knocking while memd is away, and the wait grows.
     const waits: number[] = [];
-    const stopListening = controller.link.listen({ state: (state) => state.kind === 'disconnected' && state.retryInMs !== null && waits.push(state.retryInMs) });
+    const stopListening = controller.link.listen({
+      state: (state) => state.kind === 'disconnected' && state.retryInMs !== null && waits.push(state.retryInMs),
+    });
     await eventually(() => waits.length >= 3, 'three more attempts');
     stopListening();
     expect(waits[2]).toBeGreaterThan(waits[0] ?? 0);
@@ -97,7 +114,8 @@ describe('a daemon restart', () => {
 });
 
 describe('starting memd', () => {
-  const memctlStart = (sandbox: Sandbox) => () => runStartCommand([process.execPath, MEMCTL_MAIN, 'start'], sandbox.env);
+  const memctlStart = (sandbox: Sandbox) => () =>
+    runStartCommand([process.execPath, MEMCTL_MAIN, 'start'], sandbox.env);
 
   it('is never done without the user: memd.autostart is off by default', async () => {
     const { sandbox, workspace } = await setUp();
@@ -127,7 +145,9 @@ describe('starting memd', () => {
 
   it('runs the start command at activation with memd.autostart, and connects', async () => {
     const { sandbox, workspace } = await setUp();
-    const controller = track(controllerFor(sandbox, [workspace.folder], { autostart: true }, { starter: memctlStart(sandbox) }));
+    const controller = track(
+      controllerFor(sandbox, [workspace.folder], { autostart: true }, { starter: memctlStart(sandbox) }),
+    );
     await controller.start();
     expect(controller.linkState.kind).toBe('connected');
     await eventually(() => controller.currentSession?.sessionId === workspace.sessionId, 'the workspace session');

@@ -10,12 +10,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { Controller } from '../../client/vscode/src/controller.js';
 import type { Notice } from '../../client/vscode/src/notices.js';
 import { STATUS_ICON } from '../../client/vscode/src/status.js';
-import { appendResponse, caughtUp, controllerFor, installFixtures, type Workspace } from '../unit/client/vscode/sandbox-fixture.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { createClient } from '../helpers/client.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+import {
+  appendResponse,
+  caughtUp,
+  controllerFor,
+  installFixtures,
+  type Workspace,
+} from '../unit/client/vscode/sandbox-fixture.js';
 
 let sandbox: Sandbox;
 let workspace: Workspace;
@@ -49,12 +55,19 @@ describe('the status bar', () => {
     const controller = await started([workspace.folder]);
     expect(controller.currentSession?.sessionId).toBe(workspace.sessionId);
     const view = controller.status();
-    expect(view.text).toMatch(/^\$\(pulse\) ▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/);
+    expect(view.text).toMatch(
+      /^\$\(pulse\) ▕[█░]{8}▏ \d+% context used · \d+K left · 0 compactions · mem - · \$\d+\.\d\d$/,
+    );
     expect(view.command).toEqual({ id: 'memd.openSession', args: [workspace.sessionId] });
     // memctl statusline gives memd 150 ms; on a busy machine a try may fall back to its own figures ("no memd").
     let line = '';
     await eventually(async () => {
-      const result = await runMemctl(sandbox, ['statusline'], { COLUMNS: '78' }, JSON.stringify({ session_id: workspace.sessionId }));
+      const result = await runMemctl(
+        sandbox,
+        ['statusline'],
+        { COLUMNS: '78' },
+        JSON.stringify({ session_id: workspace.sessionId }),
+      );
       line = result.stdout.trim();
       return !line.includes('no memd');
     }, 'memctl statusline with memd’s figures');
@@ -78,7 +91,9 @@ describe('the sessions view', () => {
     expect(controller.treeNodes().map((node) => node.kind)).toEqual(['session', 'session', 'session', 'more']);
     while (controller.sessions.hasMore) await controller.loadMore();
     const nodes = controller.treeNodes();
-    expect(nodes.map((node) => node.kind === 'session' && node.sessionId)).toEqual(all.map((session) => session.sessionId));
+    expect(nodes.map((node) => node.kind === 'session' && node.sessionId)).toEqual(
+      all.map((session) => session.sessionId),
+    );
     for (const node of nodes) {
       expect(node.kind).toBe('session');
       if (node.kind === 'session') expect(node.description).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left$/);
@@ -88,7 +103,12 @@ describe('the sessions view', () => {
   it('starts over from the first page when memd no longer knows the cursor (a restart)', async () => {
     const controller = await started([workspace.folder], { pageSize: 2 });
     const first = controller.sessions.all.map((session) => session.sessionId);
-    controller.sessions.reset({ sessions: [...controller.sessions.all], total: null, hidden: 0, nextCursor: 'a-cursor-of-another-daemon' });
+    controller.sessions.reset({
+      sessions: [...controller.sessions.all],
+      total: null,
+      hidden: 0,
+      nextCursor: 'a-cursor-of-another-daemon',
+    });
     await controller.loadMore();
     expect(controller.sessions.all.map((session) => session.sessionId)).toEqual(first);
     expect(controller.sessions.cursor).not.toBe('a-cursor-of-another-daemon');
@@ -143,7 +163,11 @@ describe('the commands', () => {
     expect(outcome.path).toBe(path);
     expect(existsSync(path)).toBe(true);
     expect(readFileSync(path, 'utf8')).toContain('## Next Steps');
-    expect(outcome.message).toMatch(new RegExp(`^A handoff by the offline summarizer was written to ${path} \\(added to \\.gitignore\\): \\d+ files touched`));
+    expect(outcome.message).toMatch(
+      new RegExp(
+        `^A handoff by the offline summarizer was written to ${path} \\(added to \\.gitignore\\): \\d+ files touched`,
+      ),
+    );
   });
 });
 
@@ -152,7 +176,9 @@ describe('a threshold crossing', () => {
     const mine = await started([workspace.folder]);
     const everyone = await started([join(sandbox.root, 'elsewhere')], { notifications: 'all' });
     const mutedElsewhere = await started([join(sandbox.root, 'elsewhere')]);
-    const notices = new Map<Controller, Notice[]>([mine, everyone, mutedElsewhere].map((controller) => [controller, []]));
+    const notices = new Map<Controller, Notice[]>(
+      [mine, everyone, mutedElsewhere].map((controller) => [controller, []]),
+    );
     for (const [controller, list] of notices) controller.onNotice((notice) => list.push(notice));
 
     // Into the meter's error band (947K of 1M): Claude Code still compacts only when the API refuses.
@@ -164,13 +190,19 @@ describe('a threshold crossing', () => {
       message: expect.stringMatching(
         /^memd: Claude Code session Customers are being overcharged [^(]*… \(4be41908\) has used 99% of its context \(10K tokens left\); Claude Code compacts it when the API refuses the request\.$/,
       ),
-      actions: [{ command: 'memd.previewCompaction' }, { command: 'memd.writeHandoff' }, { command: 'memd.openSession' }],
+      actions: [
+        { command: 'memd.previewCompaction' },
+        { command: 'memd.writeHandoff' },
+        { command: 'memd.openSession' },
+      ],
     });
     await eventually(() => mine.status().severity === 'warning', 'the status colour in the error band');
     // At the window: the API refuses the next request, and Claude Code compacts then.
     appendResponse(workspace, 'cross-2', 1_000_000);
     await eventually(() => (notices.get(mine)?.length ?? 0) > 1, 'the notice at the window');
-    expect(notices.get(mine)?.[1]?.message).toMatch(/\(4be41908\) is at its window \(1\.0M of 1\.0M tokens\): the API refuses its next request and Claude Code compacts it then; /);
+    expect(notices.get(mine)?.[1]?.message).toMatch(
+      /\(4be41908\) is at its window \(1\.0M of 1\.0M tokens\): the API refuses its next request and Claude Code compacts it then; /,
+    );
     await eventually(() => (notices.get(everyone)?.length ?? 0) > 0, 'the notice for every session');
     await eventually(() => mine.status().severity === 'error', 'the status colour');
     expect(mine.status().text).toMatch(/^\$\(pulse\) ▕████████▏ 100% context used · 0 left · /);

@@ -14,7 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, spawnTracked, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  spawnTracked,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 /** Run at 1M: the SessionStart hook says `claude-sonnet-4-5[1m]`; its transcript only the bare id. */
 const ONE_M = 'b1000000-0000-4000-8000-000000000001';
@@ -51,8 +60,16 @@ function statusInput(sessionId: string, cwd: string, size: number): string {
 }
 
 async function listSessions(cwd: string): Promise<string> {
-  const env = Object.fromEntries(Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd, stderr: 'pipe' });
+  const env = Object.fromEntries(
+    Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MEMCTL_MAIN, 'mcp'],
+    env,
+    cwd,
+    stderr: 'pipe',
+  });
   const mcp = new McpClient({ name: 'memd-test', version: '1.0.0' });
   await mcp.connect(transport);
   try {
@@ -76,8 +93,14 @@ beforeAll(async () => {
   writeTranscript(mainPath(sandbox.projectsDir, billingCwd, TWO_HUNDRED_K), writer(TWO_HUNDRED_K, billingCwd));
   keepForFile(sandbox, await startDaemon(sandbox));
   client = createClient({ env: sandbox.env, autostart: false });
-  await eventually(async () => (await client.searchQuery({ query: WORD, limit: 10 })).hits.length === 2, 'search to index both prompts');
-  await eventually(async () => (await client.archiveList({})).sessions.length === 2, 'the archive to hold both sessions');
+  await eventually(
+    async () => (await client.searchQuery({ query: WORD, limit: 10 })).hits.length === 2,
+    'search to index both prompts',
+  );
+  await eventually(
+    async () => (await client.archiveList({})).sessions.length === 2,
+    'the archive to hold both sessions',
+  );
 });
 
 afterAll(() => client?.close());
@@ -95,11 +118,24 @@ describe('the window Claude Code states, on every surface', () => {
     });
     const run = await runMemctl(sandbox, ['hook', 'session-start'], {}, hook);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect((await client.sessionsGet({ sessionId: ONE_M })).threshold).toMatchObject({ window: 1_000_000, autoCompactAt: 1_000_000, autoCompactMode: 'reactive' });
+    expect((await client.sessionsGet({ sessionId: ONE_M })).threshold).toMatchObject({
+      window: 1_000_000,
+      autoCompactAt: 1_000_000,
+      autoCompactMode: 'reactive',
+    });
     // The status line states 200K for the other session.
-    const line = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, statusInput(TWO_HUNDRED_K, billingCwd, 200_000));
+    const line = await runMemctl(
+      sandbox,
+      ['statusline'],
+      { COLUMNS: '200' },
+      statusInput(TWO_HUNDRED_K, billingCwd, 200_000),
+    );
     expect(line).toMatchObject({ code: 0, stderr: '' });
-    expect((await client.sessionsGet({ sessionId: TWO_HUNDRED_K })).threshold).toMatchObject({ window: 200_000, autoCompactAt: 200_000, autoCompactMode: 'reactive' });
+    expect((await client.sessionsGet({ sessionId: TWO_HUNDRED_K })).threshold).toMatchObject({
+      window: 200_000,
+      autoCompactAt: 200_000,
+      autoCompactMode: 'reactive',
+    });
   });
 
   it('memctl status shows each window', async () => {
@@ -108,14 +144,21 @@ describe('the window Claude Code states, on every surface', () => {
   });
 
   it("memctl sessions and one frame of memctl watch show each session's window, where Claude Code compacts", async () => {
-    const rowOf = (text: string, sessionId: string) => text.split('\n').find((row) => row.includes(sessionId.slice(0, 8))) ?? '';
+    const rowOf = (text: string, sessionId: string) =>
+      text.split('\n').find((row) => row.includes(sessionId.slice(0, 8))) ?? '';
     const sessions = (await runMemctl(sandbox, ['sessions'], { COLUMNS: '200' })).stdout;
     expect(rowOf(sessions, ONE_M)).toContain('/1.0M');
     expect(rowOf(sessions, TWO_HUNDRED_K)).toContain('/200K');
     if (spawnSync('script', ['--version']).status !== 0) return;
-    const tty = spawnTracked('script', ['-qfec', `${process.execPath} ${MEMCTL_MAIN} watch`, '/dev/null'], { ...sandbox.env, COLUMNS: '200' });
+    const tty = spawnTracked('script', ['-qfec', `${process.execPath} ${MEMCTL_MAIN} watch`, '/dev/null'], {
+      ...sandbox.env,
+      COLUMNS: '200',
+    });
     try {
-      await eventually(() => tty.output().includes(TWO_HUNDRED_K.slice(0, 8)) && tty.output().includes(ONE_M.slice(0, 8)), 'the first frame');
+      await eventually(
+        () => tty.output().includes(TWO_HUNDRED_K.slice(0, 8)) && tty.output().includes(ONE_M.slice(0, 8)),
+        'the first frame',
+      );
       const frame = tty.output().split('\x1b[2J').at(-1) ?? '';
       expect(rowOf(frame, ONE_M)).toContain('/1.0M');
       expect(rowOf(frame, TWO_HUNDRED_K)).toContain('/200K');
@@ -140,7 +183,9 @@ describe('the window Claude Code states, on every surface', () => {
       const out = join(sandbox.root, `${sessionId}.html`);
       const run = await runMemctl(sandbox, ['export', sessionId, '--format', 'html', '--out', out]);
       expect(run, run.stderr).toMatchObject({ code: 0 });
-      expect(readFileSync(out, 'utf8')).toContain(`window ${window} tokens (compacts when the API refuses the request)`);
+      expect(readFileSync(out, 'utf8')).toContain(
+        `window ${window} tokens (compacts when the API refuses the request)`,
+      );
     }
   });
 });
@@ -155,10 +200,14 @@ describe('one name for a project whose folder was named after another path', () 
     const hits = (await client.searchQuery({ query: WORD })).hits;
     expect(hits.find((hit) => hit.sessionId === ONE_M)?.projectName).toBe('invoice-service');
     // The name shown is taken back.
-    expect((await client.searchQuery({ query: WORD, project: 'invoice-service' })).hits.map((hit) => hit.sessionId)).toEqual([ONE_M]);
+    expect(
+      (await client.searchQuery({ query: WORD, project: 'invoice-service' })).hits.map((hit) => hit.sessionId),
+    ).toEqual([ONE_M]);
     const usage = await client.usageReport({ by: 'project' });
     expect(usage.rows.find((row) => row.key === FOREIGN_FOLDER)?.name).toBe('invoice-service');
-    expect((await client.archiveList({})).sessions.find((session) => session.sessionId === ONE_M)?.projectName).toBe('invoice-service');
+    expect((await client.archiveList({})).sessions.find((session) => session.sessionId === ONE_M)?.projectName).toBe(
+      'invoice-service',
+    );
     const archive = await runMemctl(sandbox, ['archive', 'list']);
     expect(archive.stdout).toContain('invoice-service');
     expect(archive.stdout).not.toContain(FOREIGN_FOLDER);

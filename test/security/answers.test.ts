@@ -7,15 +7,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { MAX_PAGE_BYTES } from '../../daemon/compaction/tool-result-page.js';
-import { toolResultsDir } from '../../shared/paths.js';
 import { handle } from '../../daemon/rpc/dispatch.js';
+import { toolResultsDir } from '../../shared/paths.js';
 import { MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
 import { Methods } from '../../shared/protocol/methods.js';
+import { createClient } from '../helpers/client.js';
 import { serveHandlers } from '../helpers/handler-server.js';
 import { mainPath, projectFolder } from '../helpers/real-shapes.js';
-import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const CWD = '/home/dev/scraper';
 const SESSION = 'a5000000-0000-4000-8000-000000000006';
@@ -41,7 +41,16 @@ function session(sandbox: Sandbox): string {
         usage: { input_tokens: 10, output_tokens: 30, cache_creation_input_tokens: 5_000, cache_read_input_tokens: 0 },
       },
     },
-    { ...base, type: 'user', uuid: 'u2', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: TOOL_USE, content: 'Output too large; saved to a file.' }] } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u2',
+      parentUuid: 'a1',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: TOOL_USE, content: 'Output too large; saved to a file.' }],
+      },
+    },
   ];
   const path = mainPath(sandbox.projectsDir, CWD, SESSION);
   mkdirSync(join(path, '..'), { recursive: true });
@@ -62,15 +71,29 @@ describe('answers that would not fit in a frame', () => {
     await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => ((await client.sessionsList()).sessions[0]?.entries ?? 0) >= 3, 'the session to be indexed');
+      await eventually(
+        async () => ((await client.sessionsList()).sessions[0]?.entries ?? 0) >= 3,
+        'the session to be indexed',
+      );
       const first = await client.toolResultsGet({ sessionId: SESSION, toolUseId: TOOL_USE });
-      expect(first).toMatchObject({ paged: true, form: 'text', offset: 0, totalBytes: Buffer.byteLength(text), source: 'persisted' });
+      expect(first).toMatchObject({
+        paged: true,
+        form: 'text',
+        offset: 0,
+        totalBytes: Buffer.byteLength(text),
+        source: 'persisted',
+      });
       expect(first.bytes).toBeLessThanOrEqual(1024 * 1024);
       const parts: string[] = [first.content as string];
       let next = first.nextOffset;
       let pages = 1;
       for (; next !== null && pages < 100; pages += 1) {
-        const page = await client.toolResultsGet({ sessionId: SESSION, toolUseId: TOOL_USE, offset: next, length: MAX_PAGE_BYTES });
+        const page = await client.toolResultsGet({
+          sessionId: SESSION,
+          toolUseId: TOOL_USE,
+          offset: next,
+          length: MAX_PAGE_BYTES,
+        });
         expect(page.offset).toBe(next);
         parts.push(page.content as string);
         next = page.nextOffset;
@@ -91,9 +114,16 @@ describe('answers that would not fit in a frame', () => {
     await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => ((await client.sessionsList()).sessions[0]?.entries ?? 0) >= 3, 'the session to be indexed');
+      await eventually(
+        async () => ((await client.sessionsList()).sessions[0]?.entries ?? 0) >= 3,
+        'the session to be indexed',
+      );
       // More than libuv's four threads: before, each call held one until a writer came.
-      const answers = await Promise.all(Array.from({ length: 6 }, () => client.toolResultsGet({ sessionId: SESSION, toolUseId: TOOL_USE }).catch((error: unknown) => error)));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          client.toolResultsGet({ sessionId: SESSION, toolUseId: TOOL_USE }).catch((error: unknown) => error),
+        ),
+      );
       for (const answer of answers) expect(answer).toMatchObject({ code: 1004, kind: 'NotAFile' });
       expect((await client.daemonVersion()).name).toBe('memd');
     } finally {
@@ -103,7 +133,9 @@ describe('answers that would not fit in a frame', () => {
 
   it('any other answer over the frame limit becomes AnswerTooLarge, and the connection serves on', async () => {
     // A real server and socket; only the handler is made to answer too much.
-    const served = await serveHandlers([handle(Methods.sessionsGet, () => ({ huge: 'x'.repeat(MAX_FRAME_BYTES) }) as never)]);
+    const served = await serveHandlers([
+      handle(Methods.sessionsGet, () => ({ huge: 'x'.repeat(MAX_FRAME_BYTES) }) as never),
+    ]);
     const { client } = served;
     try {
       const error = await client.call(Methods.sessionsGet, { sessionId: 'any' }).catch((caught: unknown) => caught);

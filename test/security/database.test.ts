@@ -6,10 +6,10 @@
 import { appendFileSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
+import { checkDatabase } from '../../daemon/store/check.js';
 import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
-import { checkDatabase } from '../../daemon/store/check.js';
 
 const CWD = '/home/dev/orders';
 const id = (n: number) => `db000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -19,12 +19,17 @@ const FAST_CHECK = { MEMD_DB_CHECK_MS: '200' };
 function session(sessionId: string): TranscriptWriter {
   const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.38' });
   writer.prompt('Ship the orders API');
-  for (let n = 1; n <= 3; n += 1) writer.toolRound('Bash', { command: `npm test -- orders-${n}` }, 'ok', growingUsage(n));
+  for (let n = 1; n <= 3; n += 1)
+    writer.toolRound('Bash', { command: `npm test -- orders-${n}` }, 'ok', growingUsage(n));
   return writer;
 }
 
 async function indexed(client: Client, sessionId: string): Promise<number> {
-  await eventually(async () => (await client.sessionsList({ all: true })).sessions.some((s) => s.sessionId === sessionId && s.entries > 0), `${sessionId} to be indexed`);
+  await eventually(
+    async () =>
+      (await client.sessionsList({ all: true })).sessions.some((s) => s.sessionId === sessionId && s.entries > 0),
+    `${sessionId} to be indexed`,
+  );
   return (await client.sessionsGet({ sessionId })).entries;
 }
 
@@ -38,14 +43,24 @@ describe('the database file while memd runs', () => {
     try {
       const entries = await indexed(client, id(1));
       for (const suffix of ['', '-wal', '-shm']) rmSync(sandbox.dbPath + suffix, { force: true });
-      await eventually(async () => (await client.daemonStatus()).database.whileRunning?.action === 'reopened', 'the database to be written back');
-      expect((await client.daemonStatus()).database.whileRunning).toMatchObject({ problem: 'deleted', count: 1, movedTo: null });
+      await eventually(
+        async () => (await client.daemonStatus()).database.whileRunning?.action === 'reopened',
+        'the database to be written back',
+      );
+      expect((await client.daemonStatus()).database.whileRunning).toMatchObject({
+        problem: 'deleted',
+        count: 1,
+        movedTo: null,
+      });
       expect(checkDatabase(sandbox.dbPath)).toMatchObject({ exists: true, ok: true });
       // What was indexed before is there, and what comes after goes into the new file.
       expect((await client.sessionsGet({ sessionId: id(1) })).entries).toBe(entries);
       writer.toolRound('Bash', { command: 'npm run deploy' }, 'ok', growingUsage(4));
       writeTranscript(mainPath(sandbox.projectsDir, CWD, id(1)), writer);
-      await eventually(async () => (await client.sessionsGet({ sessionId: id(1) })).entries > entries, 'the append to be indexed');
+      await eventually(
+        async () => (await client.sessionsGet({ sessionId: id(1) })).entries > entries,
+        'the append to be indexed',
+      );
       const status = await runMemctl(sandbox, ['status']);
       expect(status.stdout).toContain('the database was deleted at');
       expect(status.stdout).toContain('memd wrote its content back and reopened it');
@@ -65,13 +80,19 @@ describe('the database file while memd runs', () => {
       const usage = (await client.sessionsGet({ sessionId: id(2) })).usage.total;
       // Same inode, other bytes: what a stray `cat > memd.sqlite` or a bad restore does.
       writeFileSync(sandbox.dbPath, 'this is not a database'.repeat(400));
-      await eventually(async () => (await client.daemonStatus()).database.whileRunning?.action === 'rebuilt', 'the database to be rebuilt');
+      await eventually(
+        async () => (await client.daemonStatus()).database.whileRunning?.action === 'rebuilt',
+        'the database to be rebuilt',
+      );
       const incident = (await client.daemonStatus()).database.whileRunning;
       expect(incident).toMatchObject({ problem: 'corrupt' });
       expect(incident?.movedTo).toMatch(/memd\.sqlite\.corrupt-/);
       expect(existsSync(incident?.movedTo ?? '')).toBe(true);
       // Read again from the transcripts: the same session, the same totals.
-      await eventually(async () => (await client.sessionsGet({ sessionId: id(2) }).catch(() => null))?.entries === entries, 'the session to be read again');
+      await eventually(
+        async () => (await client.sessionsGet({ sessionId: id(2) }).catch(() => null))?.entries === entries,
+        'the session to be read again',
+      );
       expect((await client.sessionsGet({ sessionId: id(2) })).usage.total).toEqual(usage);
       expect(checkDatabase(sandbox.dbPath)).toMatchObject({ ok: true });
       // The daemon keeps working on the new file.

@@ -41,7 +41,11 @@ describe('handoff.generate with a git that hangs', () => {
 
   it('a shutdown during it is not held up: requests are cancelled after the grace and git is killed', async () => {
     const s = hangingGitSetup();
-    const daemon = await startDaemon(s.sandbox, undefined, { ...s.env, MEMD_GIT_TIMEOUT_MS: '60000', MEMD_SHUTDOWN_GRACE_MS: '500' });
+    const daemon = await startDaemon(s.sandbox, undefined, {
+      ...s.env,
+      MEMD_GIT_TIMEOUT_MS: '60000',
+      MEMD_SHUTDOWN_GRACE_MS: '500',
+    });
     const socket = await handoffInFlight(s);
     daemon.child.kill('SIGTERM');
     expect(await exitWithin(daemon, 500 + EXIT_MARGIN_MS)).toEqual({ code: 0, signal: null });

@@ -4,14 +4,31 @@
  * that mode; it appears by rename, and never through a symlink at the path.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import {
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  type RunResult,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const loop = manifest('coding-loop');
 const PROCESS_DEADLINE_MS = 20_000;
@@ -24,7 +41,10 @@ async function caughtUp(client: Client): Promise<boolean> {
 /** `memctl ARGS` run by a shell that set `umask` first (a spawned process inherits the test's). */
 function memctlWithUmask(sandbox: Sandbox, umask: string, args: string[]): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, MEMCTL_MAIN, ...args], { env: sandbox.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', `umask ${umask} && exec "$0" "$@"`, process.execPath, MEMCTL_MAIN, ...args], {
+      env: sandbox.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_DEADLINE_MS);
@@ -56,7 +76,14 @@ describe('memctl export --out', () => {
     it(`makes a file only its user can read, with umask ${umask}, in every format`, async () => {
       for (const format of ['md', 'html', 'jsonl']) {
         const out = join(sandbox.root, `umask-${umask}.${format}`);
-        const run = await memctlWithUmask(sandbox, umask, ['export', loop.sessionId.slice(0, 8), '--format', format, '--out', out]);
+        const run = await memctlWithUmask(sandbox, umask, [
+          'export',
+          loop.sessionId.slice(0, 8),
+          '--format',
+          format,
+          '--out',
+          out,
+        ]);
         expect(run.code, run.stderr).toBe(0);
         expect(statSync(out).mode & 0o777, `${format} with umask ${umask}`).toBe(0o600);
         expect(statSync(out).size).toBeGreaterThan(0);

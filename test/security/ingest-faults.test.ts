@@ -4,16 +4,23 @@
  * does not spin. Before, an unreadable transcript was opened again every 20 ms with a warning each
  * time, and a full disk under the index re-read 26 GB in four minutes.
  */
-import Database from 'better-sqlite3';
+
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import type { IngestFailure } from '../../shared/protocol/ingest.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
-import { daemonStatus, handToNobody, logLines, runMemctlAsNobody, startDaemonAsNobody } from '../helpers/unprivileged.js';
+import { eventually, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+import {
+  daemonStatus,
+  handToNobody,
+  logLines,
+  runMemctlAsNobody,
+  startDaemonAsNobody,
+} from '../helpers/unprivileged.js';
 
 const CWD = '/home/dev/shop';
 const id = (n: number) => `8b000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -23,7 +30,13 @@ const TIMER_SLACK_MS = 150;
 function session(sessionId: string, rounds = 1): TranscriptWriter {
   const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.38' });
   writer.prompt('Fix the cart total');
-  for (let n = 0; n < rounds; n++) writer.toolRound('Read', { file_path: `${CWD}/src/cart-${n}.ts` }, `export const total${n} = ${n};\n`.repeat(40), growingUsage(n));
+  for (let n = 0; n < rounds; n++)
+    writer.toolRound(
+      'Read',
+      { file_path: `${CWD}/src/cart-${n}.ts` },
+      `export const total${n} = ${n};\n`.repeat(40),
+      growingUsage(n),
+    );
   return writer;
 }
 
@@ -36,7 +49,9 @@ async function failureOf(sandbox: Sandbox, path: string): Promise<IngestFailure 
 function committed(dbPath: string, path: string): number {
   const db = new Database(dbPath, { readonly: true });
   try {
-    const row = db.prepare('SELECT committed_offset AS offset FROM files WHERE path = ?').get(path) as { offset: number } | undefined;
+    const row = db.prepare('SELECT committed_offset AS offset FROM files WHERE path = ?').get(path) as
+      | { offset: number }
+      | undefined;
     return row?.offset ?? -1;
   } finally {
     db.close();
@@ -70,7 +85,10 @@ describe('ingest faults are backed off', () => {
     chmodSync(locked, 0o000);
     const daemon = await startDaemonAsNobody(sandbox);
     await eventually(() => committed(sandbox.dbPath, readable) > 0, 'the readable transcript to be ingested');
-    await eventually(async () => (await failureOf(sandbox, locked)) !== undefined, 'the locked transcript to be failing');
+    await eventually(
+      async () => (await failureOf(sandbox, locked)) !== undefined,
+      'the locked transcript to be failing',
+    );
     const first = await failureOf(sandbox, locked);
     expect(first).toMatchObject({ kind: 'read', code: 'EACCES', failures: expect.any(Number) });
     // Two retries (1 s, then 2 s after it): the third attempt comes 3 s after the first, not 150 attempts later.
@@ -80,7 +98,9 @@ describe('ingest faults are backed off', () => {
     expect(third?.failures).toBe(3);
     expect(Date.parse(third?.retryAt ?? '') - Date.now()).toBeGreaterThan(2_000);
     const shown = await runMemctlAsNobody(sandbox, ['status']);
-    expect(shown.stdout).toMatch(/ingest: 1 file failing \(cannot read: EACCES, .*8b000000-0000-4000-8000-000000000002\.jsonl\) — next retry in \d+s/);
+    expect(shown.stdout).toMatch(
+      /ingest: 1 file failing \(cannot read: EACCES, .*8b000000-0000-4000-8000-000000000002\.jsonl\) — next retry in \d+s/,
+    );
     const json = JSON.parse((await runMemctlAsNobody(sandbox, ['status', '--json'])).stdout) as DaemonStatus;
     expect(json.ingest).toMatchObject({ failingCount: 1, failing: [{ path: locked, kind: 'read', code: 'EACCES' }] });
 
@@ -88,9 +108,17 @@ describe('ingest faults are backed off', () => {
     chmodSync(locked, 0o644);
     lockedSession.toolRound('Bash', { command: 'npm test' }, 'ok', growingUsage(9));
     writeTranscript(locked, lockedSession);
-    await eventually(() => committed(sandbox.dbPath, locked) === statSync(locked).size, 'the fixed transcript to be ingested', 3_000);
+    await eventually(
+      () => committed(sandbox.dbPath, locked) === statSync(locked).size,
+      'the fixed transcript to be ingested',
+      3_000,
+    );
     // The pass commits its lines, then ends well and clears the failure: a status between the two still lists it.
-    await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0, 'the failure to be cleared', 3_000);
+    await eventually(
+      async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0,
+      'the failure to be cleared',
+      3_000,
+    );
     const after = await daemonStatus<DaemonStatus>(sandbox);
     expect(after.ingest).toMatchObject({ failing: [], failingCount: 0 });
     const lines = logLines(daemon).filter((line) => line.path === locked);
@@ -109,7 +137,10 @@ describe('ingest faults are backed off', () => {
     await eventually(() => committed(sandbox.dbPath, path) > 0, 'the transcript to be ingested');
     rmSync(path);
     mkdirSync(path);
-    await eventually(async () => (await failureOf(sandbox, path))?.code === 'not-a-file', 'the directory to be failing');
+    await eventually(
+      async () => (await failureOf(sandbox, path))?.code === 'not-a-file',
+      'the directory to be failing',
+    );
     await eventually(async () => ((await failureOf(sandbox, path))?.failures ?? 0) >= 2, 'a retry', 5_000);
     const failure = await failureOf(sandbox, path);
     // Two attempts in at least a second; the re-check used to open it every 20 ms.
@@ -120,12 +151,19 @@ describe('ingest faults are backed off', () => {
     writeTranscript(path, again);
     await eventually(() => committed(sandbox.dbPath, path) === statSync(path).size, 'the file to be read again', 4_000);
     // The pass commits its lines, then ends well and clears the failure: a status between the two still lists it.
-    await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0, 'the failure to be cleared', 4_000);
+    await eventually(
+      async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0,
+      'the failure to be cleared',
+      4_000,
+    );
     expect(
       logLines(daemon)
         .filter((line) => line.path === path && line.level !== 'debug')
         .map((line) => line.msg),
-    ).toEqual(['cannot ingest transcript; retried with backoff', expect.stringMatching(/^transcript recovered after \d failures$/)]);
+    ).toEqual([
+      'cannot ingest transcript; retried with backoff',
+      expect.stringMatching(/^transcript recovered after \d failures$/),
+    ]);
   }, 20_000);
 
   // A real full disk: the state dir on a 1 MiB tmpfs (root may mount one here; elsewhere this is
@@ -145,10 +183,17 @@ describe('ingest faults are backed off', () => {
         writeTranscript(path, session(id(4), 3_000));
         const size = statSync(path).size;
         expect(size).toBeGreaterThan(2 * 1024 * 1024);
-        await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.kind === 'store', 'the store to fail');
+        await eventually(
+          async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.kind === 'store',
+          'the store to fail',
+        );
         const failing = (await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0];
         expect(failing).toMatchObject({ kind: 'store', code: 'SQLITE_FULL', path });
-        await eventually(async () => ((await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.failures ?? 0) >= 3, 'two retries', 15_000);
+        await eventually(
+          async () => ((await daemonStatus<DaemonStatus>(sandbox)).ingest.failing[0]?.failures ?? 0) >= 3,
+          'two retries',
+          15_000,
+        );
         const status = await daemonStatus<DaemonStatus>(sandbox);
         const store = status.ingest.failing[0];
         expect(Date.now() - Date.parse(store?.since ?? '')).toBeGreaterThanOrEqual(3_000 - TIMER_SLACK_MS);
@@ -156,9 +201,16 @@ describe('ingest faults are backed off', () => {
         expect(status.ingest.stats.bytesReadThisRun).toBeLessThanOrEqual(((store?.failures ?? 0) + 1) * size);
         expect(status.ingest.progress.filesPending).toBe(1);
         execFileSync('mount', ['-o', 'remount,size=64m', stateFs]);
-        await eventually(() => committed(join(stateFs, 'memd', 'memd.sqlite'), path) === size, 'the transcript to be ingested once there is room', 10_000);
+        await eventually(
+          () => committed(join(stateFs, 'memd', 'memd.sqlite'), path) === size,
+          'the transcript to be ingested once there is room',
+          10_000,
+        );
         // The failure is cleared when the pass that committed ends, a moment after its rows are in.
-        await eventually(async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0, 'the store failure to clear');
+        await eventually(
+          async () => (await daemonStatus<DaemonStatus>(sandbox)).ingest.failingCount === 0,
+          'the store failure to clear',
+        );
         expect((await daemonStatus<DaemonStatus>(sandbox)).ingest).toMatchObject({ failing: [], failingCount: 0 });
         const lines = logLines(daemon).filter((line) => line.level !== 'debug' && /index/.test(line.msg));
         expect(lines.map((line) => [line.level, line.msg])).toEqual([

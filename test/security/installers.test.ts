@@ -7,13 +7,26 @@
  * rewriting ~/.claude.json as Claude Code does (before, one of two concurrent installs was lost).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMD_HOOKS } from '../../shared/hooks/settings.js';
-import { ROOT, MEMCTL_MAIN, type RunResult } from '../helpers/sandbox.js';
+import { MEMCTL_MAIN, ROOT, type RunResult } from '../helpers/sandbox.js';
 import { NOBODY } from '../helpers/unprivileged.js';
 
 /** Far longer than any installer takes: a run still going then is hung, and is killed. */
@@ -39,7 +52,12 @@ beforeEach(() => {
   mkdirSync(claudeDir);
   settings = join(claudeDir, 'settings.json');
   claudeJson = join(claudeDir, '.claude.json');
-  env = { PATH: process.env.PATH, HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: claudeDir, CLAUDE_PROJECT_DIR: join(dir, 'project') };
+  env = {
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    CLAUDE_CONFIG_DIR: claudeDir,
+    CLAUDE_PROJECT_DIR: join(dir, 'project'),
+  };
 });
 
 afterEach(() => {
@@ -109,10 +127,18 @@ describe('installers on a config file that is not a regular file', () => {
 
   it('refuse a socket, a directory, and a symlink to a FIFO or to nothing', async () => {
     await unixSocket(settings);
-    expect(await memctl(['install-hooks'])).toMatchObject({ code: 1, hung: false, stderr: expect.stringContaining(`${settings} is a socket, not a regular file`) });
+    expect(await memctl(['install-hooks'])).toMatchObject({
+      code: 1,
+      hung: false,
+      stderr: expect.stringContaining(`${settings} is a socket, not a regular file`),
+    });
     rmSync(settings);
     mkdirSync(settings);
-    expect(await memctl(['install-statusline'])).toMatchObject({ code: 1, hung: false, stderr: expect.stringContaining(`${settings} is a directory, not a regular file`) });
+    expect(await memctl(['install-statusline'])).toMatchObject({
+      code: 1,
+      hung: false,
+      stderr: expect.stringContaining(`${settings} is a directory, not a regular file`),
+    });
     rmSync(settings, { recursive: true });
     const pipe = join(dir, 'pipe');
     await mkfifo(pipe);
@@ -120,11 +146,17 @@ describe('installers on a config file that is not a regular file', () => {
     expect(await memctl(['install-hooks'])).toMatchObject({
       code: 1,
       hung: false,
-      stderr: expect.stringContaining(`${settings} is a symlink to ${pipe}, which is a FIFO (named pipe), not a regular file`),
+      stderr: expect.stringContaining(
+        `${settings} is a symlink to ${pipe}, which is a FIFO (named pipe), not a regular file`,
+      ),
     });
     rmSync(settings);
     symlinkSync(join(dir, 'missing.json'), settings);
-    expect(await memctl(['install-hooks'])).toMatchObject({ code: 1, hung: false, stderr: expect.stringContaining(`${settings} is a symlink to ${join(dir, 'missing.json')}, which does not exist`) });
+    expect(await memctl(['install-hooks'])).toMatchObject({
+      code: 1,
+      hung: false,
+      stderr: expect.stringContaining(`${settings} is a symlink to ${join(dir, 'missing.json')}, which does not exist`),
+    });
     expect(lstatSync(settings).isSymbolicLink()).toBe(true);
   });
 
@@ -153,7 +185,11 @@ describe('installers on a config file that is not a regular file', () => {
       ['install-mcp', '--project'],
     ]) {
       const run = await memctl(args);
-      expect(run, args.join(' ')).toMatchObject({ code: 1, hung: false, stderr: expect.stringContaining('memctl follows no symlink in a project') });
+      expect(run, args.join(' ')).toMatchObject({
+        code: 1,
+        hung: false,
+        stderr: expect.stringContaining('memctl follows no symlink in a project'),
+      });
     }
     expect(readFileSync(settings, 'utf8')).toBe('{"theme":"dark"}\n');
     expect(readFileSync(claudeJson, 'utf8')).toBe('{"numStartups":3}\n');
@@ -174,7 +210,9 @@ describe('installers on a read-only config file', () => {
     chmodSync(settings, 0o444);
     chmodSync(claudeJson, 0o444);
     handToNobody();
-    for (const installer of INSTALLERS.filter((candidate) => !candidate.args.includes('--uninstall') && !candidate.args.includes('--project'))) {
+    for (const installer of INSTALLERS.filter(
+      (candidate) => !candidate.args.includes('--uninstall') && !candidate.args.includes('--project'),
+    )) {
       const path = installer.file();
       const before = statSync(path);
       const run = await memctl(installer.args, { uid: NOBODY });
@@ -193,7 +231,9 @@ describe('installers on a read-only config file', () => {
     handToNobody();
     const run = await memctl(['install-hooks'], { uid: NOBODY });
     expect(run.code, run.stderr).toBe(0);
-    expect(Object.keys((JSON.parse(readFileSync(settings, 'utf8')) as { hooks: object }).hooks).length).toBeGreaterThan(0);
+    expect(Object.keys((JSON.parse(readFileSync(settings, 'utf8')) as { hooks: object }).hooks).length).toBeGreaterThan(
+      0,
+    );
   });
 });
 
@@ -207,10 +247,20 @@ describe('installers run at the same time', () => {
         const [hooks, statusLine] = await Promise.all([memctl(['install-hooks']), memctl(['install-statusline'])]);
         expect(hooks.code, hooks.stderr).toBe(0);
         expect(statusLine.code, statusLine.stderr).toBe(0);
-        const after = JSON.parse(readFileSync(settings, 'utf8')) as { round: number; hooks?: Record<string, unknown>; statusLine?: unknown };
+        const after = JSON.parse(readFileSync(settings, 'utf8')) as {
+          round: number;
+          hooks?: Record<string, unknown>;
+          statusLine?: unknown;
+        };
         const hookEvents = new Set(MEMD_HOOKS.map((spec) => spec.event));
-        if (after.round !== round || after.statusLine === undefined || Object.keys(after.hooks ?? {}).length !== hookEvents.size) lost.push(round);
-        for (const name of readdirSync(claudeDir).filter((file) => file.includes('.bak-'))) rmSync(join(claudeDir, name));
+        if (
+          after.round !== round ||
+          after.statusLine === undefined ||
+          Object.keys(after.hooks ?? {}).length !== hookEvents.size
+        )
+          lost.push(round);
+        for (const name of readdirSync(claudeDir).filter((file) => file.includes('.bak-')))
+          rmSync(join(claudeDir, name));
       }
       expect(lost, 'rounds that lost a change').toEqual([]);
       expect(readdirSync(claudeDir).sort()).toEqual(['settings.json']);
@@ -222,7 +272,9 @@ describe('installers run at the same time', () => {
     "install-mcp and --uninstall, over and over, while another writer keeps rewriting .claude.json: every writer's key and memd's last change survive",
     async () => {
       writeFileSync(claudeJson, '{\n  "numStartups": 1\n}\n');
-      const writer = spawn(process.execPath, [WRITER, claudeJson, String(WRITER_ROUNDS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const writer = spawn(process.execPath, [WRITER, claudeJson, String(WRITER_ROUNDS)], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let writerOut = '';
       writer.stdout.on('data', (chunk: Buffer) => (writerOut += chunk.toString()));
       writer.stderr.on('data', (chunk: Buffer) => (writerOut += chunk.toString()));
@@ -239,8 +291,12 @@ describe('installers run at the same time', () => {
       expect(await writerDone, writerOut).toBe(0);
       const last = await memctl(['install-mcp']);
       expect(last.code, last.stderr).toBe(0);
-      const config = JSON.parse(readFileSync(claudeJson, 'utf8')) as Record<string, unknown> & { mcpServers?: Record<string, unknown> };
-      const missing = Array.from({ length: WRITER_ROUNDS }, (_, round) => `writer-${round}`).filter((key) => config[key] === undefined);
+      const config = JSON.parse(readFileSync(claudeJson, 'utf8')) as Record<string, unknown> & {
+        mcpServers?: Record<string, unknown>;
+      };
+      const missing = Array.from({ length: WRITER_ROUNDS }, (_, round) => `writer-${round}`).filter(
+        (key) => config[key] === undefined,
+      );
       expect(missing, `writer keys lost over ${runs} memctl runs`).toEqual([]);
       expect(config.numStartups).toBe(1);
       expect(config.mcpServers?.memd).toBeDefined();

@@ -36,7 +36,12 @@ describe('leftovers of earlier runs', () => {
     const removed = cleanLeftovers(dir, join(dir, 'memd.sqlite'), fakeLogger());
     expect(removed.tempFiles).toHaveLength(2);
     expect(removed.corruptCopies).toHaveLength(4);
-    expect(readdirSync(dir).sort()).toEqual(['memd.sqlite.corrupt-2026-12-01T10-00-00-000Z', 'memd.sqlite.corrupt-2026-12-01T10-00-00-000Z-wal', 'notes.tmp', 'rewind']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'memd.sqlite.corrupt-2026-12-01T10-00-00-000Z',
+      'memd.sqlite.corrupt-2026-12-01T10-00-00-000Z-wal',
+      'notes.tmp',
+      'rewind',
+    ]);
     expect(readdirSync(join(dir, 'rewind', '20261203T090000Z-abcdef'))).toEqual(['manifest.json']);
   });
 
@@ -46,7 +51,10 @@ describe('leftovers of earlier runs', () => {
     fill(sandbox.stateDir);
     await startDaemon(sandbox);
     expect(existsSync(join(sandbox.stateDir, '.config.json.4242.0123456789ab.tmp'))).toBe(false);
-    expect(readdirSync(sandbox.stateDir).filter((name) => name.includes('.corrupt-'))).toEqual(['memd.sqlite.corrupt-2026-12-01T10-00-00-000Z', 'memd.sqlite.corrupt-2026-12-01T10-00-00-000Z-wal']);
+    expect(readdirSync(sandbox.stateDir).filter((name) => name.includes('.corrupt-'))).toEqual([
+      'memd.sqlite.corrupt-2026-12-01T10-00-00-000Z',
+      'memd.sqlite.corrupt-2026-12-01T10-00-00-000Z-wal',
+    ]);
   });
 
   it('the daemon removes undo dirs a crash left without a manifest, and keeps complete ones', async () => {

@@ -7,10 +7,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { handle } from '../../daemon/rpc/dispatch.js';
 import { Methods } from '../../shared/protocol/methods.js';
 import { CUT_VALUE } from '../../shared/transcript/depth.js';
+import { createClient } from '../helpers/client.js';
 import { serveHandlers } from '../helpers/handler-server.js';
 import { mainPath } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
@@ -34,7 +34,12 @@ function withDeep(line: Record<string, unknown>, deep: string): string {
   return text.replace('"@DEEP@"', () => deep);
 }
 
-const usage = (n: number) => ({ input_tokens: 3, output_tokens: 100 + n, cache_creation_input_tokens: 1_000 * n, cache_read_input_tokens: 10_000 });
+const usage = (n: number) => ({
+  input_tokens: 3,
+  output_tokens: 100 + n,
+  cache_creation_input_tokens: 1_000 * n,
+  cache_read_input_tokens: 10_000,
+});
 
 /** A session whose every hostile place holds a value 4,000 or 8,000 deep, between ordinary rounds. */
 function hostileSession(withLongLine = true): { text: string; totalOutput: number } {
@@ -48,7 +53,15 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
     parentUuid: parent,
     timestamp: at(),
     requestId: `req_${uuid}`,
-    message: { id: `msg_${uuid}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content, stop_reason: 'tool_use', usage: usage(round) },
+    message: {
+      id: `msg_${uuid}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content,
+      stop_reason: 'tool_use',
+      usage: usage(round),
+    },
   });
   const user = (uuid: string, parent: string, content: unknown, extra: Record<string, unknown> = {}) => ({
     ...base,
@@ -68,7 +81,12 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
         'u1',
         [
           { type: 'text', text: 'Reading it.' },
-          { type: 'tool_use', id: 'toolu_n1', name: 'Read', input: { file_path: '/home/dev/nest/a.json', extra: '@DEEP@' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_n1',
+            name: 'Read',
+            input: { file_path: '/home/dev/nest/a.json', extra: '@DEEP@' },
+          },
         ],
         1,
       ),
@@ -77,7 +95,9 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
     // Deep tool_result content and a deep toolUseResult (the tool wrote them).
     withDeep(user('u2', 'a1', [{ type: 'tool_result', tool_use_id: 'toolu_n1', content: '@DEEP@' }]), deepArray(4_000)),
     withDeep(user('u3', 'u2', 'ok', { toolUseResult: { file: '@DEEP@' } }), deepObject(8_000)),
-    JSON.stringify(assistant('a2', 'u3', [{ type: 'tool_use', id: 'toolu_n2', name: 'Bash', input: { command: 'ls' } }], 2)),
+    JSON.stringify(
+      assistant('a2', 'u3', [{ type: 'tool_use', id: 'toolu_n2', name: 'Bash', input: { command: 'ls' } }], 2),
+    ),
     // A deep block right in message.content.
     withDeep(
       user('u4', 'a2', [
@@ -88,7 +108,12 @@ function hostileSession(withLongLine = true): { text: string; totalOutput: numbe
     ),
     withDeep(user('u5', 'u4', '@DEEP@'), deepObject(4_000)),
     JSON.stringify(assistant('a3', 'u5', [{ type: 'text', text: 'Done: the tree parses.' }], 3)),
-    JSON.stringify({ type: 'file-history-snapshot', messageId: 'u1', snapshot: { messageId: 'u1', trackedFileBackups: {}, timestamp: at() }, isSnapshotUpdate: false }),
+    JSON.stringify({
+      type: 'file-history-snapshot',
+      messageId: 'u1',
+      snapshot: { messageId: 'u1', trackedFileBackups: {}, timestamp: at() },
+      isSnapshotUpdate: false,
+    }),
     JSON.stringify(user('u6', 'a3', 'Thanks')),
   ];
   // A long line (its long strings are measured, not decoded, at ingest) that is also deep. Left
@@ -124,7 +149,10 @@ describe('entries nested thousands deep', () => {
     const daemon = await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === SESSION)?.entries ?? 0) >= 11, 'the session to be read');
+      await eventually(
+        async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === SESSION)?.entries ?? 0) >= 11,
+        'the session to be read',
+      );
       const summary = await client.sessionsGet({ sessionId: SESSION });
       expect(summary.usage.main.output).toBe(totalOutput);
       expect(summary.badLines).toBe(0);
@@ -158,18 +186,49 @@ describe('entries nested thousands deep', () => {
     const transcript = mainPath(sandbox.projectsDir, CWD, SESSION);
     mkdirSync(dirname(transcript), { recursive: true });
     // The tail a handoff reads is the last 50 KB: it ends with a deep tool call and a reply.
-    const base = { sessionId: SESSION, cwd: CWD, version: '2.1.38', type: 'assistant', timestamp: '2026-12-03T09:30:00.000Z' };
+    const base = {
+      sessionId: SESSION,
+      cwd: CWD,
+      version: '2.1.38',
+      type: 'assistant',
+      timestamp: '2026-12-03T09:30:00.000Z',
+    };
     const call = {
       ...base,
       uuid: 'a5',
       parentUuid: 'u6',
-      message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_n5', name: 'Edit', input: { file_path: '/home/dev/nest/b.json', edits: '@DEEP@' } }] },
+      message: {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_n5',
+            name: 'Edit',
+            input: { file_path: '/home/dev/nest/b.json', edits: '@DEEP@' },
+          },
+        ],
+      },
     };
-    const reply = { ...base, uuid: 'a6', parentUuid: 'a5', message: { role: 'assistant', content: [{ type: 'text', text: 'Both files parse now.' }] } };
-    writeFileSync(transcript, `${hostileSession(false).text}${withDeep(call, deepObject(7_000))}\n${JSON.stringify(reply)}\n`);
+    const reply = {
+      ...base,
+      uuid: 'a6',
+      parentUuid: 'a5',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Both files parse now.' }] },
+    };
+    writeFileSync(
+      transcript,
+      `${hostileSession(false).text}${withDeep(call, deepObject(7_000))}\n${JSON.stringify(reply)}\n`,
+    );
     const workTree = join(sandbox.root, 'work');
     mkdirSync(workTree);
-    const input = JSON.stringify({ session_id: SESSION, transcript_path: transcript, cwd: workTree, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' });
+    const input = JSON.stringify({
+      session_id: SESSION,
+      transcript_path: transcript,
+      cwd: workTree,
+      hook_event_name: 'PreCompact',
+      trigger: 'auto',
+      custom_instructions: '',
+    });
     const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, input);
     expect(run.code).toBe(0);
     const partial = readFileSync(join(workTree, 'docs', 'handoff-context.md'), 'utf8');

@@ -9,11 +9,19 @@ import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { osErrorToRpc } from '../../daemon/rpc/os-errors.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { DAEMON_MAIN, eventually, makeSandbox, MEMCTL_MAIN, startDaemon, type RunResult, type Sandbox } from '../helpers/sandbox.js';
+import {
+  DAEMON_MAIN,
+  eventually,
+  MEMCTL_MAIN,
+  makeSandbox,
+  type RunResult,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const CWD = '/home/dev/notes';
 const SESSION = '0e000000-0000-4000-8000-000000000001';
@@ -36,7 +44,13 @@ function project(sandbox: Sandbox): string {
   return join(sandbox.projectsDir, projectFolder(CWD));
 }
 
-const write = { project: CWD, name: 'deploy', type: 'project', description: 'how we deploy', content: 'Deploy with make ship.\n' } as const;
+const write = {
+  project: CWD,
+  name: 'deploy',
+  type: 'project',
+  description: 'how we deploy',
+  content: 'Deploy with make ship.\n',
+} as const;
 
 let mounted: string | undefined;
 afterEach(() => {
@@ -51,9 +65,21 @@ describe('OS errors as domain errors', () => {
       writeFileSync(join(dir, 'file'), 'x');
       const cases: [() => unknown, string, string][] = [
         [() => writeFileSync(dir, 'x'), 'IsADirectory', `cannot open ${dir}: is a directory, not a file (EISDIR)`],
-        [() => readFileSync(join(dir, 'file', 'below')), 'NotADirectory', `cannot open ${join(dir, 'file', 'below')}: a part of the path is not a directory (ENOTDIR)`],
-        [() => readdirSync(join(dir, 'missing')), 'FileNotFound', `cannot list ${join(dir, 'missing')}: no such file or directory (ENOENT)`],
-        [() => mkdirSync(join(dir, 'file')), 'AlreadyExists', `cannot create the directory ${join(dir, 'file')}: already exists (EEXIST)`],
+        [
+          () => readFileSync(join(dir, 'file', 'below')),
+          'NotADirectory',
+          `cannot open ${join(dir, 'file', 'below')}: a part of the path is not a directory (ENOTDIR)`,
+        ],
+        [
+          () => readdirSync(join(dir, 'missing')),
+          'FileNotFound',
+          `cannot list ${join(dir, 'missing')}: no such file or directory (ENOENT)`,
+        ],
+        [
+          () => mkdirSync(join(dir, 'file')),
+          'AlreadyExists',
+          `cannot create the directory ${join(dir, 'file')}: already exists (EEXIST)`,
+        ],
       ];
       for (const [run, kind, message] of cases) {
         const mapped = osErrorToRpc(thrown(run));
@@ -61,7 +87,9 @@ describe('OS errors as domain errors', () => {
         expect(mapped).toMatchObject({ code: ErrorCode.IoError, kind, message });
       }
       expect(osErrorToRpc(new TypeError('a bug'))).toBeUndefined();
-      expect(osErrorToRpc(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toMatchObject({ kind: 'DiskFull' });
+      expect(osErrorToRpc(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toMatchObject(
+        { kind: 'DiskFull' },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -103,7 +131,9 @@ describe('OS errors as domain errors', () => {
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       await eventually(async () => (await client.sessionsList()).sessions.length === 1, 'the session to be indexed');
-      const error = await client.memdirWrite({ ...write, content: 'x'.repeat(200_000) }).catch((caught: unknown) => caught);
+      const error = await client
+        .memdirWrite({ ...write, content: 'x'.repeat(200_000) })
+        .catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: ErrorCode.IoError, kind: 'DiskFull' });
       expect((error as RpcError).message).toMatch(/no space left on the device \(ENOSPC\)/);
       expect((error as RpcError).message).toContain(memory);
@@ -126,13 +156,22 @@ describe('OS errors as domain errors', () => {
     const memory = join(folder, 'memory');
     mkdirSync(memory, { mode: 0o755 });
     chownSync(memory, 0, 0);
-    const daemon = spawn(process.execPath, [DAEMON_MAIN, '--foreground'], { env: sandbox.env, uid: NOBODY, gid: NOBODY, stdio: ['ignore', 'ignore', 'pipe'] });
+    const daemon = spawn(process.execPath, [DAEMON_MAIN, '--foreground'], {
+      env: sandbox.env,
+      uid: NOBODY,
+      gid: NOBODY,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let daemonErr = '';
     daemon.stderr.on('data', (chunk: Buffer) => (daemonErr += chunk.toString()));
     ctx.onTestFailed(() => void process.stderr.write(`daemon as nobody: ${daemonErr}\n`));
     try {
       let last: RunResult | undefined;
-      await eventually(async () => (last = await memctlAsNobody(sandbox, ['status'])).code === 0, 'the daemon to answer', 15_000).catch((error: unknown) => {
+      await eventually(
+        async () => (last = await memctlAsNobody(sandbox, ['status'])).code === 0,
+        'the daemon to answer',
+        15_000,
+      ).catch((error: unknown) => {
         throw new Error(`${(error as Error).message}: ${last?.stderr ?? ''}`);
       });
       const result = await memctlAsNobody(sandbox, ['call', 'memdir.write', JSON.stringify(write)]);
@@ -149,7 +188,11 @@ describe('OS errors as domain errors', () => {
 
 function memctlAsNobody(sandbox: Sandbox, args: string[]): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MEMCTL_MAIN, '--no-autostart', ...args], { env: sandbox.env, uid: NOBODY, gid: NOBODY });
+    const child = spawn(process.execPath, [MEMCTL_MAIN, '--no-autostart', ...args], {
+      env: sandbox.env,
+      uid: NOBODY,
+      gid: NOBODY,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

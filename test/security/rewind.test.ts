@@ -3,7 +3,7 @@
  * in its file checkpoints gets no write or delete outside the session's project root through a
  * real daemon and memctl, unless the user passes --allow-outside-project and confirms it.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mainPath, writeTranscript } from '../helpers/real-shapes.js';
@@ -30,14 +30,35 @@ describe('rewind.restore from a hostile transcript', () => {
     writeFileSync(join(backups, BACKUP), 'ssh-ed25519 attacker\n');
     const at = '2026-12-03T08:00:00.000Z';
     const tracked = { 'cart.ts': BACKUP, [keys]: BACKUP, [bashrc]: null };
-    const trackedFileBackups = Object.fromEntries(Object.entries(tracked).map(([path, backupFileName]) => [path, { backupFileName, version: 1, backupTime: at }]));
+    const trackedFileBackups = Object.fromEntries(
+      Object.entries(tracked).map(([path, backupFileName]) => [path, { backupFileName, version: 1, backupTime: at }]),
+    );
     const lines = [
-      { type: 'user', uuid: MESSAGE, parentUuid: null, sessionId: SESSION, cwd: project, timestamp: at, message: { role: 'user', content: 'tidy the cart' } },
-      { type: 'file-history-snapshot', messageId: MESSAGE, snapshot: { messageId: MESSAGE, trackedFileBackups, timestamp: at }, isSnapshotUpdate: false },
+      {
+        type: 'user',
+        uuid: MESSAGE,
+        parentUuid: null,
+        sessionId: SESSION,
+        cwd: project,
+        timestamp: at,
+        message: { role: 'user', content: 'tidy the cart' },
+      },
+      {
+        type: 'file-history-snapshot',
+        messageId: MESSAGE,
+        snapshot: { messageId: MESSAGE, trackedFileBackups, timestamp: at },
+        isSnapshotUpdate: false,
+      },
     ];
-    writeTranscript(mainPath(sandbox.projectsDir, project, SESSION), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    writeTranscript(
+      mainPath(sandbox.projectsDir, project, SESSION),
+      `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`,
+    );
     await startDaemon(sandbox);
-    await eventually(async () => (await runMemctl(sandbox, ['rewind', 'list', SESSION])).code === 0, 'the session to be indexed');
+    await eventually(
+      async () => (await runMemctl(sandbox, ['rewind', 'list', SESSION])).code === 0,
+      'the session to be indexed',
+    );
 
     const refused = await runMemctl(sandbox, ['rewind', 'restore', SESSION, MESSAGE]);
     expect(refused.code).toBe(1);
@@ -47,14 +68,23 @@ describe('rewind.restore from a hostile transcript', () => {
     expect(readFileSync(bashrc, 'utf8')).toBe('export PS1=me\n');
     // All or nothing: the file inside the project was not restored either, and no undo point was made.
     expect(readFileSync(join(project, 'cart.ts'), 'utf8')).toBe('current\n');
-    expect(existsSync(join(sandbox.stateDir, 'rewind')) ? readdirSync(join(sandbox.stateDir, 'rewind')) : []).toEqual([]);
+    expect(existsSync(join(sandbox.stateDir, 'rewind')) ? readdirSync(join(sandbox.stateDir, 'rewind')) : []).toEqual(
+      [],
+    );
 
     // Without a terminal to confirm on, the flag alone is not enough.
     const unconfirmed = await runMemctl(sandbox, ['rewind', 'restore', SESSION, MESSAGE, '--allow-outside-project']);
     expect(unconfirmed.code).not.toBe(0);
     expect(readFileSync(keys, 'utf8')).toBe('ssh-ed25519 mine\n');
 
-    const allowed = await runMemctl(sandbox, ['rewind', 'restore', SESSION, MESSAGE, '--allow-outside-project', '--yes']);
+    const allowed = await runMemctl(sandbox, [
+      'rewind',
+      'restore',
+      SESSION,
+      MESSAGE,
+      '--allow-outside-project',
+      '--yes',
+    ]);
     expect(allowed.code).toBe(0);
     expect(readFileSync(keys, 'utf8')).toBe('ssh-ed25519 attacker\n');
     expect(existsSync(bashrc)).toBe(false);

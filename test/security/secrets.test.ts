@@ -11,10 +11,19 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import type { ExportFormat } from '../../shared/protocol/export.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, MEMCTL_MAIN, runMemctl, startDaemon, type DaemonProcess, type Sandbox } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  MEMCTL_MAIN,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 import { ALL_SECRETS, SECRET_SAMPLES } from '../helpers/secrets.js';
 
 const SESSION_ID = '5ec2e7a1-0000-4000-8000-000000000027';
@@ -34,12 +43,23 @@ function expectRedacted(channel: string, text: string, marker = MARKER): void {
 /** The session: a first prompt (its title) with secrets, then each sample typed as a rule, run, printed and quoted back. */
 function writeSession(projectsDir: string, cwd: string): string {
   const writer = new TranscriptWriter({ sessionId: SESSION_ID, cwd, version: '2.1.38' });
-  writer.prompt(`Deploy with PGPASSWORD=pgHunter2pass and GITHUB_TOKEN=ghp_FakeToken0123456789abcdefghijklmnopq then check sk_live_FakeStripeLive0123456789`);
+  writer.prompt(
+    `Deploy with PGPASSWORD=pgHunter2pass and GITHUB_TOKEN=ghp_FakeToken0123456789abcdefghijklmnopq then check sk_live_FakeStripeLive0123456789`,
+  );
   SECRET_SAMPLES.forEach((sample, n) => {
     writer.prompt(`Always use this setting: ${sample.text}`);
-    writer.toolRound('Bash', { command: `echo '${sample.text}'`, description: `check ${sample.shape}` }, `config:\n${sample.text}\ndone`, growingUsage(n), `I will use ${sample.text} as you said.`);
+    writer.toolRound(
+      'Bash',
+      { command: `echo '${sample.text}'`, description: `check ${sample.shape}` },
+      `config:\n${sample.text}\ndone`,
+      growingUsage(n),
+      `I will use ${sample.text} as you said.`,
+    );
   });
-  writer.response([{ type: 'text', text: `All set. For the record:\n${SECRET_SAMPLES.map((sample) => sample.text).join('\n')}` }], growingUsage(SECRET_SAMPLES.length));
+  writer.response(
+    [{ type: 'text', text: `All set. For the record:\n${SECRET_SAMPLES.map((sample) => sample.text).join('\n')}` }],
+    growingUsage(SECRET_SAMPLES.length),
+  );
   const path = mainPath(projectsDir, cwd, SESSION_ID);
   writeTranscript(path, writer);
   return path;
@@ -49,7 +69,12 @@ async function exported(client: Client, format: ExportFormat, redact?: boolean):
   const pieces: Buffer[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.exportSession({ sessionId: SESSION_ID, format, ...(redact === undefined ? {} : { redact }), ...(cursor === undefined ? {} : { cursor }) });
+    const page = await client.exportSession({
+      sessionId: SESSION_ID,
+      format,
+      ...(redact === undefined ? {} : { redact }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     pieces.push(Buffer.from(page.content, page.encoding === 'base64' ? 'base64' : 'utf8'));
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
@@ -58,7 +83,11 @@ async function exported(client: Client, format: ExportFormat, redact?: boolean):
 
 function hookStdin(event: 'PreCompact' | 'SessionStart', cwd: string, transcript: string): string {
   const common = { session_id: SESSION_ID, transcript_path: transcript, cwd, hook_event_name: event };
-  return JSON.stringify(event === 'PreCompact' ? { ...common, trigger: 'manual', custom_instructions: '' } : { ...common, source: 'compact' });
+  return JSON.stringify(
+    event === 'PreCompact'
+      ? { ...common, trigger: 'manual', custom_instructions: '' }
+      : { ...common, source: 'compact' },
+  );
 }
 
 describe('secrets in a transcript reach no output (issue 27)', () => {
@@ -79,14 +108,33 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(async () => {
       const status = await client.daemonStatus();
-      return status.ingest.progress.state === 'live' && status.ingest.progress.filesPending === 0 && status.ingest.stats.files >= 1;
+      return (
+        status.ingest.progress.state === 'live' &&
+        status.ingest.progress.filesPending === 0 &&
+        status.ingest.stats.files >= 1
+      );
     }, 'the session to be indexed');
-    await eventually(async () => (await client.searchQuery({ query: 'redacted' })).hits.length > 0, 'the search index to hold the session', 20_000);
+    await eventually(
+      async () => (await client.searchQuery({ query: 'redacted' })).hits.length > 0,
+      'the search index to hold the session',
+      20_000,
+    );
     await client.memoryExtract({ sessionId: SESSION_ID });
-    await client.memdirWrite({ project: cwd, name: 'deploy', type: 'project', description: 'how to deploy', content: `Deploy with ${SECRET_SAMPLES[3]?.text ?? ''}`, ifMatch: null });
-    const env = Object.fromEntries(Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    await client.memdirWrite({
+      project: cwd,
+      name: 'deploy',
+      type: 'project',
+      description: 'how to deploy',
+      content: `Deploy with ${SECRET_SAMPLES[3]?.text ?? ''}`,
+      ifMatch: null,
+    });
+    const env = Object.fromEntries(
+      Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
     mcp = new McpClient({ name: 'memd-secrets-test', version: '1.0.0' });
-    await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd, stderr: 'pipe' }));
+    await mcp.connect(
+      new StdioClientTransport({ command: process.execPath, args: [MEMCTL_MAIN, 'mcp'], env, cwd, stderr: 'pipe' }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -105,7 +153,8 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
   it('the fixture holds every shape, unredacted, in the transcript itself', () => {
     const raw = readFileSync(transcript, 'utf8');
     // Escaped as JSON strings: the private key's line breaks are `\n` there.
-    for (const secret of ALL_SECRETS) expect(raw.includes(secret) || raw.includes(JSON.stringify(secret).slice(1, -1)), secret).toBe(true);
+    for (const secret of ALL_SECRETS)
+      expect(raw.includes(secret) || raw.includes(JSON.stringify(secret).slice(1, -1)), secret).toBe(true);
   });
 
   it('titles: sessions.list, sessions.get, search hits', async () => {
@@ -153,7 +202,10 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
   it('every MCP tool', async () => {
     expectRedacted('MCP search_sessions', await tool('search_sessions', { query: 'redacted', limit: 30 }));
     const hit = (await client.searchQuery({ query: 'redacted' })).hits.find((candidate) => candidate.uuid !== null);
-    expectRedacted('MCP session_context', await tool('session_context', { session: SESSION_ID, uuid: hit?.uuid ?? '', before: 10, after: 10 }));
+    expectRedacted(
+      'MCP session_context',
+      await tool('session_context', { session: SESSION_ID, uuid: hit?.uuid ?? '', before: 10, after: 10 }),
+    );
     expectRedacted('MCP list_sessions', await tool('list_sessions', {}));
     expectRedacted('MCP handoff', await tool('handoff', { cwd }));
     expectRedacted('MCP session_memory', await tool('session_memory', { session: SESSION_ID }));
@@ -169,7 +221,15 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
     expect(await exported(client, 'jsonl')).toBe(readFileSync(transcript, 'utf8'));
     // A page of a redacted export is never stitched to pages of an unredacted one.
     const first = await client.exportSession({ sessionId: SESSION_ID, format: 'md', maxBytes: 1024 });
-    await expect(client.exportSession({ sessionId: SESSION_ID, format: 'md', maxBytes: 1024, cursor: first.nextCursor ?? '', redact: false })).rejects.toMatchObject({ kind: 'BadCursor' });
+    await expect(
+      client.exportSession({
+        sessionId: SESSION_ID,
+        format: 'md',
+        maxBytes: 1024,
+        cursor: first.nextCursor ?? '',
+        redact: false,
+      }),
+    ).rejects.toMatchObject({ kind: 'BadCursor' });
     const out = join(sandbox.root, 'export.md');
     expect((await runMemctl(sandbox, ['export', SESSION_ID, '--out', out])).code).toBe(0);
     expectRedacted('memctl export', readFileSync(out, 'utf8'));
@@ -185,7 +245,12 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
     expectRedacted('memctl sessions --json', (await runMemctl(sandbox, ['sessions', '--json'])).stdout);
     const status = await runMemctl(sandbox, ['status']);
     expect(leaked(status.stdout), 'memctl status').toEqual([]);
-    const line = await runMemctl(sandbox, ['statusline'], {}, JSON.stringify({ session_id: SESSION_ID, model: { id: 'claude-sonnet-4-5-20250929' } }));
+    const line = await runMemctl(
+      sandbox,
+      ['statusline'],
+      {},
+      JSON.stringify({ session_id: SESSION_ID, model: { id: 'claude-sonnet-4-5-20250929' } }),
+    );
     expect(line.code).toBe(0);
     expect(leaked(line.stdout), 'memctl statusline').toEqual([]);
   });
@@ -194,12 +259,22 @@ describe('secrets in a transcript reach no output (issue 27)', () => {
     const alone = join(sandbox.root, 'alone');
     mkdirSync(alone);
     const env = { MEMD_SOCKET: join(sandbox.root, 'nothing-here.sock') };
-    const pre = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], env, hookStdin('PreCompact', alone, transcript));
+    const pre = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'pre-compact'],
+      env,
+      hookStdin('PreCompact', alone, transcript),
+    );
     expect(pre.code).toBe(0);
     const file = readFileSync(join(alone, 'docs', 'handoff-context.md'), 'utf8');
     expect(file).toContain('HANDOFF_AUTO_PARTIAL');
     expectRedacted('the fallback handoff file', file);
-    const start = await runMemctl(sandbox, ['--no-autostart', 'hook', 'session-start'], env, hookStdin('SessionStart', alone, transcript));
+    const start = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'session-start'],
+      env,
+      hookStdin('SessionStart', alone, transcript),
+    );
     expectRedacted('the fallback session-start', start.stdout);
     rmSync(alone, { recursive: true, force: true });
   });

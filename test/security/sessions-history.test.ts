@@ -5,8 +5,8 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { DEFAULT_LIST_LIMIT } from '../../daemon/sessions/list.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 
@@ -16,7 +16,12 @@ const id = (n: number) => `5e000000-0000-4000-8000-${String(n).padStart(12, '0')
 const SESSIONS = DEFAULT_LIST_LIMIT + 30;
 
 function session(sessionId: string, n: number): TranscriptWriter {
-  const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.38', startMs: Date.parse('2026-11-01T00:00:00.000Z') + n * 60_000 });
+  const writer = new TranscriptWriter({
+    sessionId,
+    cwd: CWD,
+    version: '2.1.38',
+    startMs: Date.parse('2026-11-01T00:00:00.000Z') + n * 60_000,
+  });
   writer.prompt(`Reconcile ledger ${n}`);
   writer.toolRound('Bash', { command: `make ledger-${n}` }, 'ok', growingUsage(1));
   return writer;
@@ -31,14 +36,19 @@ describe('deleted and empty sessions', () => {
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
       await eventually(
-        async () => (await client.daemonStatus()).ingest.progress.filesPending === 0 && (await client.sessionsList({ all: true, limit: 10_000 })).sessions.length === SESSIONS + 1,
+        async () =>
+          (await client.daemonStatus()).ingest.progress.filesPending === 0 &&
+          (await client.sessionsList({ all: true, limit: 10_000 })).sessions.length === SESSIONS + 1,
         'every session to be indexed',
         30_000,
       );
       const newest = id(SESSIONS - 1);
       const before = await client.sessionsGet({ sessionId: newest });
       rmSync(mainPath(sandbox.projectsDir, CWD, newest));
-      await eventually(async () => (await client.sessionsGet({ sessionId: newest })).gone, 'the deleted session to be marked gone');
+      await eventually(
+        async () => (await client.sessionsGet({ sessionId: newest })).gone,
+        'the deleted session to be marked gone',
+      );
 
       const first = await client.sessionsList();
       expect(first.sessions).toHaveLength(DEFAULT_LIST_LIMIT);

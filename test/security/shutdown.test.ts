@@ -17,14 +17,21 @@ import { eventually, ROOT, runMemctl, startDaemon } from '../helpers/sandbox.js'
 
 /** The log line of the deadline path, parsed. */
 function deadlineRecord(output: string): Record<string, unknown> | null {
-  const line = output.split('\n').find((candidate) => candidate.includes('shutdown did not finish within its deadline'));
+  const line = output
+    .split('\n')
+    .find((candidate) => candidate.includes('shutdown did not finish within its deadline'));
   return line === undefined ? null : (JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('a shutdown that is held up past its deadline', () => {
   it('SIGTERM: memd exits at the deadline, logs what was stuck, frees its lock and socket, and a new daemon starts', async () => {
     const s = hangingGitSetup();
-    const daemon = await startDaemon(s.sandbox, undefined, { ...s.env, MEMD_SHUTDOWN_DEADLINE_MS: '1000', MEMD_SHUTDOWN_GRACE_MS: '60000', MEMD_GIT_TIMEOUT_MS: '60000' });
+    const daemon = await startDaemon(s.sandbox, undefined, {
+      ...s.env,
+      MEMD_SHUTDOWN_DEADLINE_MS: '1000',
+      MEMD_SHUTDOWN_GRACE_MS: '60000',
+      MEMD_GIT_TIMEOUT_MS: '60000',
+    });
     const socket = await handoffInFlight(s);
     const started = Date.now();
     daemon.child.kill('SIGTERM');
@@ -64,7 +71,11 @@ describe('a shutdown that is held up past its deadline', () => {
 describe('memctl stop tells the truth', () => {
   it('waits until the pid is gone, not only the socket, while a request finishes', async () => {
     const s = hangingGitSetup();
-    const daemon = await startDaemon(s.sandbox, undefined, { ...s.env, MEMD_SHUTDOWN_GRACE_MS: '1500', MEMD_GIT_TIMEOUT_MS: '60000' });
+    const daemon = await startDaemon(s.sandbox, undefined, {
+      ...s.env,
+      MEMD_SHUTDOWN_GRACE_MS: '1500',
+      MEMD_GIT_TIMEOUT_MS: '60000',
+    });
     const socket = await handoffInFlight(s);
     const stopped = await runMemctl(s.sandbox, ['stop']);
     // Checked the moment stop returns: the socket goes at once, the process only after the grace.
@@ -81,7 +92,12 @@ describe('memctl stop tells the truth', () => {
 
   it('a daemon that does not go is reported, with its pid, and exit 1; a second stop does not call it "not running"', async () => {
     const s = hangingGitSetup();
-    const daemon = await startDaemon(s.sandbox, undefined, { ...s.env, MEMD_SHUTDOWN_DEADLINE_MS: '1000', MEMD_SHUTDOWN_GRACE_MS: '60000', MEMD_GIT_TIMEOUT_MS: '60000' });
+    const daemon = await startDaemon(s.sandbox, undefined, {
+      ...s.env,
+      MEMD_SHUTDOWN_DEADLINE_MS: '1000',
+      MEMD_SHUTDOWN_GRACE_MS: '60000',
+      MEMD_GIT_TIMEOUT_MS: '60000',
+    });
     const socket = await handoffInFlight(s);
     const stopping = runMemctl(s.sandbox, ['stop']);
     // Frozen mid-shutdown (as a debugger, or a disk that hangs every syscall, would hold it).
@@ -133,18 +149,25 @@ describe('the deadline exit does not hang on a thread stuck in the kernel', () =
       const shutdown = createShutdown(() => [{ name: 'read the fifo', run: () => readFile(${JSON.stringify(fifo)}).then(() => {}), pending: () => ['open() of the fifo'] }], log, (code) => process.exit(code), { deadlineMs: 300 });
       void shutdown('test');
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const started = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const exit = await Promise.race([
-      new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))),
+      new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal })),
+      ),
       new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 300 + EXIT_MARGIN_MS))),
     ]);
     clearTimeout(timer);
     if (exit === null) child.kill('SIGKILL');
     expect(exit, `still running ${Date.now() - started} ms in`).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(JSON.parse(stderr.trim().split('\n')[0] ?? '{}')).toMatchObject({ stuck: 'read the fifo', waitingFor: ['open() of the fifo'] });
+    expect(JSON.parse(stderr.trim().split('\n')[0] ?? '{}')).toMatchObject({
+      stuck: 'read the fifo',
+      waitingFor: ['open() of the fifo'],
+    });
   });
 });

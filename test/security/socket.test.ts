@@ -7,9 +7,9 @@ import { chmodSync, chownSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { ClientError } from '../../client/errors.js';
-import { keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { createClient } from '../helpers/client.js';
+import { keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 import { runMemctlAsNobody } from '../helpers/unprivileged.js';
 
 /** Another user's uid (nobody): root may hand a file to it. */
@@ -31,7 +31,9 @@ async function fakeMemd(dir: string): Promise<{ path: string; connections: () =>
     socket.on('data', (chunk) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         const { id } = JSON.parse(line) as { id: number };
-        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'memd', version: '0.1.0', protocol: 1, capabilities: [], additionalContext: INJECTED } })}\n`);
+        socket.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id, result: { name: 'memd', version: '0.1.0', protocol: 1, capabilities: [], additionalContext: INJECTED } })}\n`,
+        );
       }
     });
   });
@@ -63,16 +65,19 @@ describe('the client checks whose socket it talks to', () => {
     expect(fake.connections()).toBe(0);
   });
 
-  it.skipIf(!isRoot)("says whose socket it is and exits 2 when another user's private dir denies it (EACCES)", async () => {
-    // root's memd, its socket in root's 0700 runtime dir; the sandbox's root is open so that nobody gets that far.
-    const sandbox = makeSandbox();
-    chmodSync(sandbox.root, 0o755);
-    keepForFile(sandbox, await startDaemon(sandbox));
-    const result = await runMemctlAsNobody(sandbox, ['--no-autostart', 'status']);
-    expect(result.stderr).not.toContain('unexpected failure');
-    expect(result.stderr).toMatch(/belongs to uid 0 \(root\)/);
-    expect(result.code).toBe(2);
-  });
+  it.skipIf(!isRoot)(
+    "says whose socket it is and exits 2 when another user's private dir denies it (EACCES)",
+    async () => {
+      // root's memd, its socket in root's 0700 runtime dir; the sandbox's root is open so that nobody gets that far.
+      const sandbox = makeSandbox();
+      chmodSync(sandbox.root, 0o755);
+      keepForFile(sandbox, await startDaemon(sandbox));
+      const result = await runMemctlAsNobody(sandbox, ['--no-autostart', 'status']);
+      expect(result.stderr).not.toContain('unexpected failure');
+      expect(result.stderr).toMatch(/belongs to uid 0 \(root\)/);
+      expect(result.code).toBe(2);
+    },
+  );
 
   it('refuses a socket in a directory others can write to', async () => {
     const sandbox = makeSandbox();
@@ -87,8 +92,18 @@ describe('the client checks whose socket it talks to', () => {
     const sandbox = makeSandbox();
     const fake = await fakeMemd(ownDir(sandbox, 'run-shared-hook', 0o777));
     const cwd = ownDir(sandbox, 'repo', 0o755);
-    const input = JSON.stringify({ session_id: '5ec00000-0000-4000-8000-0000000000aa', cwd, source: 'resume', hook_event_name: 'SessionStart' });
-    const result = await runMemctl(sandbox, ['--no-autostart', 'hook', 'session-start'], { MEMD_SOCKET: fake.path }, input);
+    const input = JSON.stringify({
+      session_id: '5ec00000-0000-4000-8000-0000000000aa',
+      cwd,
+      source: 'resume',
+      hook_event_name: 'SessionStart',
+    });
+    const result = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'session-start'],
+      { MEMD_SOCKET: fake.path },
+      input,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain(INJECTED);
     expect(fake.connections()).toBe(0);

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClient } from '../helpers/client.js';
 import { sessionSummaryPath } from '../../shared/paths.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, projectFolder, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, makeSandbox, runMemctl, startDaemon } from '../helpers/sandbox.js';
 
@@ -37,8 +37,14 @@ describe('hostile files in the projects dir', () => {
     await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => (await client.sessionsList()).sessions.some((s) => s.sessionId === id(3)), 'the inside link to be read');
-      await eventually(async () => (await client.daemonStatus()).ingest.progress.filesPending === 0, 'ingest to settle');
+      await eventually(
+        async () => (await client.sessionsList()).sessions.some((s) => s.sessionId === id(3)),
+        'the inside link to be read',
+      );
+      await eventually(
+        async () => (await client.daemonStatus()).ingest.progress.filesPending === 0,
+        'ingest to settle',
+      );
       const ids = (await client.sessionsList()).sessions.map((s) => s.sessionId).sort();
       expect(ids).toEqual([id(2), id(3)]);
     } finally {
@@ -53,12 +59,18 @@ describe('hostile files in the projects dir', () => {
     const daemon = await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => (await client.sessionsList()).sessions.some((s) => s.sessionId === id(4)), 'the transcript to be read');
+      await eventually(
+        async () => (await client.sessionsList()).sessions.some((s) => s.sessionId === id(4)),
+        'the transcript to be read',
+      );
       // Swapped for a FIFO while memd watches it; then another session starts.
       rmSync(swapped);
       execFileSync('mkfifo', [swapped]);
       writeTranscript(mainPath(sandbox.projectsDir, CWD, id(5)), session(id(5), CWD));
-      await eventually(async () => (await client.sessionsList()).sessions.some((s) => s.sessionId === id(5)), 'the next transcript to be read past the FIFO');
+      await eventually(
+        async () => (await client.sessionsList()).sessions.some((s) => s.sessionId === id(5)),
+        'the next transcript to be read past the FIFO',
+      );
       const started = Date.now();
       await client.daemonStatus();
       expect(Date.now() - started).toBeLessThan(1_000);
@@ -77,7 +89,10 @@ describe('hostile files in the projects dir', () => {
     await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === id(6))?.entries ?? 0) > 0, 'the transcript to be read');
+      await eventually(
+        async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === id(6))?.entries ?? 0) > 0,
+        'the transcript to be read',
+      );
       rmSync(swapped);
       execFileSync('mkfifo', [swapped]);
       // Before the fix the daemon's main thread blocked in open() until a writer came.
@@ -99,9 +114,14 @@ describe('hostile files in the projects dir', () => {
     await startDaemon(sandbox);
     const client = createClient({ env: sandbox.env, autostart: false });
     try {
-      await eventually(async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === id(7))?.entries ?? 0) > 0, 'the transcript to be read');
+      await eventually(
+        async () => ((await client.sessionsList()).sessions.find((s) => s.sessionId === id(7))?.entries ?? 0) > 0,
+        'the transcript to be read',
+      );
       // More calls than libuv has threads (4): before the fix each one held a thread for good.
-      const answers = await Promise.all(Array.from({ length: 6 }, () => client.memorySummary({ sessionId: id(7) }).catch((caught: unknown) => caught)));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => client.memorySummary({ sessionId: id(7) }).catch((caught: unknown) => caught)),
+      );
       for (const answer of answers) expect(answer).toMatchObject({ code: 1004, kind: 'NotAFile' });
       expect((answers[0] as Error).message).toContain(summary);
       expect((await client.daemonStatus()).pid).toBeGreaterThan(0);
@@ -116,7 +136,14 @@ describe('hostile files in the projects dir', () => {
     mkdirSync(cwd);
     const fifo = join(sandbox.root, 'transcript.jsonl');
     execFileSync('mkfifo', [fifo]);
-    const input = JSON.stringify({ session_id: id(8), transcript_path: fifo, cwd, hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' });
+    const input = JSON.stringify({
+      session_id: id(8),
+      transcript_path: fifo,
+      cwd,
+      hook_event_name: 'PreCompact',
+      trigger: 'auto',
+      custom_instructions: '',
+    });
     // No daemon: the hook writes the partial handoff itself, with what it could read of the transcript.
     const run = await runMemctl(sandbox, ['--no-autostart', 'hook', 'pre-compact'], {}, input);
     expect(run.code).toBe(0);

@@ -5,14 +5,21 @@
  * changes arrived only with the 30 s sweep. Here the sweep runs every 10 min, so a change ingested
  * within seconds proves that the watcher was re-armed.
  */
-import Database from 'better-sqlite3';
+
 import { chmodSync, chownSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { DaemonStatus } from '../../shared/protocol/daemon.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, makeSandbox, startDaemon, type Sandbox } from '../helpers/sandbox.js';
-import { daemonStatus, handToNobody, logLines, runMemctlAsNobody, startDaemonAsNobody } from '../helpers/unprivileged.js';
+import { eventually, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+import {
+  daemonStatus,
+  handToNobody,
+  logLines,
+  runMemctlAsNobody,
+  startDaemonAsNobody,
+} from '../helpers/unprivileged.js';
 
 const CWD = '/home/dev/api';
 const id = (n: number) => `9c000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -31,7 +38,9 @@ function session(sessionId: string): TranscriptWriter {
 function committed(sandbox: Sandbox, path: string): number {
   const db = new Database(sandbox.dbPath, { readonly: true });
   try {
-    const row = db.prepare('SELECT committed_offset AS offset FROM files WHERE path = ?').get(path) as { offset: number } | undefined;
+    const row = db.prepare('SELECT committed_offset AS offset FROM files WHERE path = ?').get(path) as
+      | { offset: number }
+      | undefined;
     return row?.offset ?? -1;
   } finally {
     db.close();
@@ -52,24 +61,43 @@ describe('the transcript watcher recovers', () => {
     expect((await watcherOf(sandbox)).watcher).toMatchObject({ state: 'watching', reason: null, rearms: 0 });
 
     chmodSync(sandbox.projectsDir, 0o000);
-    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'degraded', 'the watcher to report degraded');
+    await eventually(
+      async () => (await watcherOf(sandbox)).watcher?.state === 'degraded',
+      'the watcher to report degraded',
+    );
     const degraded = await watcherOf(sandbox);
-    expect(degraded.watcher).toMatchObject({ state: 'degraded', reason: expect.stringContaining('unreadable (EACCES)'), since: expect.any(String) });
+    expect(degraded.watcher).toMatchObject({
+      state: 'degraded',
+      reason: expect.stringContaining('unreadable (EACCES)'),
+      since: expect.any(String),
+    });
     expect(degraded.progress.watching).toBe(false);
-    expect((await runMemctlAsNobody(sandbox, ['status'])).stdout).toMatch(/watcher degraded since \d\d:\d\d:\d\d: the projects dir is unreadable \(EACCES\)/);
+    expect((await runMemctlAsNobody(sandbox, ['status'])).stdout).toMatch(
+      /watcher degraded since \d\d:\d\d:\d\d: the projects dir is unreadable \(EACCES\)/,
+    );
 
     chmodSync(sandbox.projectsDir, 0o755);
-    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'watching', 'the watcher to be re-armed');
+    await eventually(
+      async () => (await watcherOf(sandbox)).watcher?.state === 'watching',
+      'the watcher to be re-armed',
+    );
     const rearmed = await watcherOf(sandbox);
     expect(rearmed.watcher.rearms).toBe(1);
     expect(rearmed.progress.watching).toBe(true);
     writer.toolRound('Read', { file_path: `${CWD}/src/health.ts` }, 'export const ok = true;\n', growingUsage(2));
     writeTranscript(path, writer);
-    await eventually(() => committed(sandbox, path) === statSync(path).size, 'the change to arrive by event', EVENT_DEADLINE_MS);
+    await eventually(
+      () => committed(sandbox, path) === statSync(path).size,
+      'the change to arrive by event',
+      EVENT_DEADLINE_MS,
+    );
     expect((await runMemctlAsNobody(sandbox, ['status'])).stdout).not.toContain('degraded');
     // One line per change of state: degraded, then back.
     const states = logLines(daemon).filter((line) => /^watcher degraded|^watching transcripts again/.test(line.msg));
-    expect(states.map((line) => line.msg)).toEqual(['watcher degraded; changes may be missed until it is re-armed', 'watching transcripts again']);
+    expect(states.map((line) => line.msg)).toEqual([
+      'watcher degraded; changes may be missed until it is re-armed',
+      'watching transcripts again',
+    ]);
   }, 30_000);
 
   it('while a project dir cannot be read: degraded with one warning (chokidar failed), re-armed on a backoff, and watching once it can be', async () => {
@@ -81,7 +109,10 @@ describe('the transcript watcher recovers', () => {
     chownSync(locked, 0, 0);
     chmodSync(locked, 0o000);
     const daemon = await startDaemonAsNobody(sandbox, LONG_SWEEP);
-    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'degraded', 'the watcher to report degraded');
+    await eventually(
+      async () => (await watcherOf(sandbox)).watcher?.state === 'degraded',
+      'the watcher to report degraded',
+    );
     expect((await watcherOf(sandbox)).watcher.reason).toMatch(/the watcher failed: EACCES/);
     // Re-arms (1 s, 2 s, ...) that fail the same way log nothing more.
     await eventually(async () => (await watcherOf(sandbox)).watcher.rearms >= 2, 'two re-arms');
@@ -91,10 +122,18 @@ describe('the transcript watcher recovers', () => {
         .map((line) => line.msg),
     ).toEqual(['watcher degraded; changes may be missed until it is re-armed']);
     chmodSync(locked, 0o755);
-    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'watching', 'the watcher to be healthy again', 15_000);
+    await eventually(
+      async () => (await watcherOf(sandbox)).watcher?.state === 'watching',
+      'the watcher to be healthy again',
+      15_000,
+    );
     const path = join(locked, `${id(3)}.jsonl`);
     writeTranscript(path, session(id(3)));
-    await eventually(() => committed(sandbox, path) === statSync(path).size, 'a new transcript in it to arrive by event', EVENT_DEADLINE_MS);
+    await eventually(
+      () => committed(sandbox, path) === statSync(path).size,
+      'a new transcript in it to arrive by event',
+      EVENT_DEADLINE_MS,
+    );
   }, 40_000);
 
   it('after the projects dir was moved away and back: missing meanwhile, and watching again', async () => {
@@ -105,12 +144,19 @@ describe('the transcript watcher recovers', () => {
     await startDaemon(sandbox, undefined, LONG_SWEEP);
     await eventually(() => committed(sandbox, path) === statSync(path).size, 'the transcript to be ingested');
     renameSync(sandbox.projectsDir, `${sandbox.projectsDir}.away`);
-    await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'missing', 'the watcher to report the dir missing');
+    await eventually(
+      async () => (await watcherOf(sandbox)).watcher?.state === 'missing',
+      'the watcher to report the dir missing',
+    );
     expect((await watcherOf(sandbox)).progress.watching).toBe(false);
     renameSync(`${sandbox.projectsDir}.away`, sandbox.projectsDir);
     await eventually(async () => (await watcherOf(sandbox)).watcher?.state === 'watching', 'the watcher to be back');
     writer.toolRound('Bash', { command: 'git status' }, 'clean', growingUsage(3));
     writeTranscript(path, writer);
-    await eventually(() => committed(sandbox, path) === statSync(path).size, 'the change to arrive by event', EVENT_DEADLINE_MS);
+    await eventually(
+      () => committed(sandbox, path) === statSync(path).size,
+      'the change to arrive by event',
+      EVENT_DEADLINE_MS,
+    );
   }, 30_000);
 });

@@ -5,14 +5,24 @@
  * `docs/` must not be written through; a new .gitignore is 0644 and an existing one keeps its mode.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
-import { createClient } from '../helpers/client.js';
 import { RpcError } from '../../shared/protocol/errors.js';
+import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, startDaemon, type Sandbox } from '../helpers/sandbox.js';
+import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
 const SECRET = '-----BEGIN OPENSSH PRIVATE KEY----- memd-test-secret';
 let sandbox: Sandbox;
@@ -23,7 +33,10 @@ let n = 0;
 const USER_UMASK = 0o002;
 
 /** A repository with one indexed session; returns its cwd and session id. */
-async function repo(prepare: (cwd: string) => void, prompt = 'Fix the login redirect'): Promise<{ cwd: string; sessionId: string }> {
+async function repo(
+  prepare: (cwd: string) => void,
+  prompt = 'Fix the login redirect',
+): Promise<{ cwd: string; sessionId: string }> {
   n += 1;
   const cwd = join(sandbox.root, `repo${n}`);
   mkdirSync(cwd);
@@ -33,7 +46,10 @@ async function repo(prepare: (cwd: string) => void, prompt = 'Fix the login redi
   writer.prompt(prompt);
   writer.toolRound('Read', { file_path: `${cwd}/src/login.ts` }, 'export {}', growingUsage(1));
   writeTranscript(mainPath(sandbox.projectsDir, cwd, sessionId), writer);
-  await eventually(async () => (await client.sessionsList()).sessions.some((session) => session.sessionId === sessionId), 'the session to be indexed');
+  await eventually(
+    async () => (await client.sessionsList()).sessions.some((session) => session.sessionId === sessionId),
+    'the session to be indexed',
+  );
   return { cwd, sessionId };
 }
 
@@ -74,7 +90,12 @@ describe('a symlinked handoff never reaches the model', () => {
       symlinkSync(join(outside, 'id_rsa'), join(dir, 'docs', 'handoff-context.md'));
     });
     const input = JSON.stringify({ session_id: sessionId, cwd, source: 'resume', hook_event_name: 'SessionStart' });
-    const result = await runMemctl(sandbox, ['--no-autostart', 'hook', 'session-start'], { MEMD_SOCKET: join(sandbox.root, 'no-daemon.sock') }, input);
+    const result = await runMemctl(
+      sandbox,
+      ['--no-autostart', 'hook', 'session-start'],
+      { MEMD_SOCKET: join(sandbox.root, 'no-daemon.sock') },
+      input,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain('memd-test-secret');
     expect(result.stderr).toMatch(/symlink/);
@@ -148,7 +169,13 @@ describe('the PreCompact hook writes the handoff memd made, as the user (issue 2
       sandbox,
       ['hook', 'pre-compact'],
       {},
-      JSON.stringify({ session_id: sessionId, transcript_path: mainPath(sandbox.projectsDir, cwd, sessionId), cwd, hook_event_name: 'PreCompact', trigger: 'auto' }),
+      JSON.stringify({
+        session_id: sessionId,
+        transcript_path: mainPath(sandbox.projectsDir, cwd, sessionId),
+        cwd,
+        hook_event_name: 'PreCompact',
+        trigger: 'auto',
+      }),
     );
 
   it('never through a symlinked docs/ or handoff, nor into a FIFO; the rules are pinned all the same', async () => {

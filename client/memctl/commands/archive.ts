@@ -5,7 +5,7 @@
  * from everywhere memd keeps it.
  */
 import type { ArchiveListResult, ArchiveVerifyResult } from '../../../shared/protocol/archive.js';
-import { UsageError, type Command, type CommandContext } from '../context.js';
+import { type Command, type CommandContext, UsageError } from '../context.js';
 import { formatBytes, type Output } from '../output.js';
 import { renderArchiveStatus } from '../views/archive-status.js';
 
@@ -15,18 +15,27 @@ const size = formatBytes;
 function renderList(result: ArchiveListResult, out: Output): string[] {
   const lines = [renderArchiveStatus(result.status, out)];
   for (const session of result.sessions) {
-    const where = session.pruned ? out.dim(' (pruned)') : session.transcriptGone ? out.yellow(' (only in the archive)') : '';
+    const where = session.pruned
+      ? out.dim(' (pruned)')
+      : session.transcriptGone
+        ? out.yellow(' (only in the archive)')
+        : '';
     lines.push(
       `${session.sessionId}  ${session.projectName ?? session.project}  ${session.title ?? out.dim('(untitled)')}  ${session.files} files  ${size(session.archiveBytes)}  ${session.archivedAt.slice(0, 16).replace('T', ' ')}${where}`,
     );
   }
-  if (result.nextCursor !== null) lines.push(out.dim(`more: memctl call archive.list '${JSON.stringify({ cursor: result.nextCursor })}'`));
+  if (result.nextCursor !== null)
+    lines.push(out.dim(`more: memctl call archive.list '${JSON.stringify({ cursor: result.nextCursor })}'`));
   return lines;
 }
 
 function renderVerify(result: ArchiveVerifyResult, out: Output): string[] {
-  const lines = result.problems.map((problem) => `${out.red('bad')}  ${problem.path}: ${problem.problem} (${problem.archivePath})`);
-  lines.push(`${result.ok} of ${result.checked} archived files verified${result.problems.length > 0 ? `, ${result.problems.length} with problems` : ''}`);
+  const lines = result.problems.map(
+    (problem) => `${out.red('bad')}  ${problem.path}: ${problem.problem} (${problem.archivePath})`,
+  );
+  lines.push(
+    `${result.ok} of ${result.checked} archived files verified${result.problems.length > 0 ? `, ${result.problems.length} with problems` : ''}`,
+  );
   return lines;
 }
 
@@ -48,7 +57,10 @@ function options(args: readonly string[], valued: readonly string[], bare: reado
   return { values, flags, positional };
 }
 
-async function withClient<T>(ctx: CommandContext, run: (client: ReturnType<CommandContext['client']>) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  ctx: CommandContext,
+  run: (client: ReturnType<CommandContext['client']>) => Promise<T>,
+): Promise<T> {
   const client = ctx.client();
   try {
     return await run(client);
@@ -68,8 +80,11 @@ export const archive: Command = async (ctx) => {
       const { values, positional } = options(rest, ['--limit'], []);
       if (positional.length > 1) throw new UsageError('archive list takes at most one SESSION');
       const limit = values.has('--limit') ? Number(values.get('--limit')) : undefined;
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new UsageError('--limit takes a positive number');
-      const result = await withClient(ctx, (client) => client.archiveList({ ...(positional[0] ? { sessionId: positional[0] } : {}), ...(limit ? { limit } : {}) }));
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+        throw new UsageError('--limit takes a positive number');
+      const result = await withClient(ctx, (client) =>
+        client.archiveList({ ...(positional[0] ? { sessionId: positional[0] } : {}), ...(limit ? { limit } : {}) }),
+      );
       print(result, () => renderList(result, ctx.out));
       return 0;
     }
@@ -78,9 +93,13 @@ export const archive: Command = async (ctx) => {
       const [sessionId] = positional;
       if (sessionId === undefined || positional.length > 1) throw new UsageError('archive restore takes one SESSION');
       const to = values.get('--to');
-      const result = await withClient(ctx, (client) => client.archiveRestore({ sessionId, ...(to === undefined ? {} : { to }) }));
+      const result = await withClient(ctx, (client) =>
+        client.archiveRestore({ sessionId, ...(to === undefined ? {} : { to }) }),
+      );
       print(result, () => [
-        ...result.files.map((file) => `${file.action === 'restored' ? 'restored' : 'present '}  ${file.path}  ${size(file.bytes)}`),
+        ...result.files.map(
+          (file) => `${file.action === 'restored' ? 'restored' : 'present '}  ${file.path}  ${size(file.bytes)}`,
+        ),
         to === undefined ? `claude --resume ${result.sessionId} works again` : `restored under ${to}`,
       ]);
       return 0;
@@ -88,24 +107,32 @@ export const archive: Command = async (ctx) => {
     case 'verify': {
       const { positional } = options(rest, [], []);
       if (positional.length > 1) throw new UsageError('archive verify takes at most one SESSION');
-      const result = await withClient(ctx, (client) => client.archiveVerify(positional[0] ? { sessionId: positional[0] } : {}));
+      const result = await withClient(ctx, (client) =>
+        client.archiveVerify(positional[0] ? { sessionId: positional[0] } : {}),
+      );
       print(result, () => renderVerify(result, ctx.out));
       return result.problems.length === 0 ? 0 : 1;
     }
     case 'prune': {
       const { values, flags, positional } = options(rest, ['--older-than'], ['--dry-run']);
       const olderThan = values.get('--older-than');
-      if (olderThan === undefined || positional.length > 0) throw new UsageError('archive prune takes --older-than SPAN (180d, 26w) [--dry-run]');
+      if (olderThan === undefined || positional.length > 0)
+        throw new UsageError('archive prune takes --older-than SPAN (180d, 26w) [--dry-run]');
       const dryRun = flags.has('--dry-run');
       const result = await withClient(ctx, (client) => client.archivePrune({ olderThan, dryRun }));
-      print(result, () => [`${dryRun ? 'would prune' : 'pruned'} ${result.sessions.length} sessions, ${size(result.freedBytes)}${dryRun ? ' (dry run: nothing removed)' : ''}`]);
+      print(result, () => [
+        `${dryRun ? 'would prune' : 'pruned'} ${result.sessions.length} sessions, ${size(result.freedBytes)}${dryRun ? ' (dry run: nothing removed)' : ''}`,
+      ]);
       return 0;
     }
     case 'forget': {
       const { flags, positional } = options(rest, [], ['--delete-transcripts']);
       const [sessionId] = positional;
-      if (sessionId === undefined || positional.length > 1) throw new UsageError('archive forget takes one SESSION [--delete-transcripts]');
-      const result = await withClient(ctx, (client) => client.archiveForget({ sessionId, deleteTranscripts: flags.has('--delete-transcripts') }));
+      if (sessionId === undefined || positional.length > 1)
+        throw new UsageError('archive forget takes one SESSION [--delete-transcripts]');
+      const result = await withClient(ctx, (client) =>
+        client.archiveForget({ sessionId, deleteTranscripts: flags.has('--delete-transcripts') }),
+      );
       const { removed } = result;
       print(result, () => [
         `forgot ${result.sessionId}: ${removed.entries} index rows, ${removed.searchTexts} search texts, ${removed.archivedFiles} archived files, ${removed.sessionMemory} session-memory files, ${removed.transcripts} of Claude Code's files, ${removed.logLines} log lines`,

@@ -1,5 +1,5 @@
 /** `memctl call METHOD [JSON]`: the raw protocol, for scripts and debugging. */
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 
 export const call: Command = async (ctx) => {
   const [method, json, ...extra] = ctx.args;

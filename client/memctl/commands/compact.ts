@@ -1,8 +1,9 @@
 /** `memctl compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--json]`. */
+
+import { type CompactionResult, compactionResultSchema } from '../../../shared/protocol/compaction.js';
 import { RpcError } from '../../../shared/protocol/errors.js';
-import { compactionResultSchema, type CompactionResult } from '../../../shared/protocol/compaction.js';
 import { parseAnswer } from '../../../shared/protocol/schema.js';
-import { EXIT_ERROR, UsageError, type Command } from '../context.js';
+import { type Command, EXIT_ERROR, UsageError } from '../context.js';
 import { renderCompaction } from '../views/compaction.js';
 
 const METHODS = ['auto', 'micro', 'reactive', 'cache-edits'] as const;
@@ -41,7 +42,12 @@ function belowThresholdMessage(error: RpcError, sessionId: string): string {
 }
 
 /** The method each `--method` asks, for what an answer that fails its schema names. */
-const METHOD_NAMES: Record<Method, string> = { micro: 'compact.micro', 'cache-edits': 'compact.cacheEdits', reactive: 'compact.reactive', auto: 'compact.auto' };
+const METHOD_NAMES: Record<Method, string> = {
+  micro: 'compact.micro',
+  'cache-edits': 'compact.cacheEdits',
+  reactive: 'compact.reactive',
+  auto: 'compact.auto',
+};
 
 export const compact: Command = async (ctx) => {
   const { sessionId, method, limit, force } = parseArgs(ctx.args);
@@ -50,10 +56,13 @@ export const compact: Command = async (ctx) => {
     let result: CompactionResult;
     if (method === 'micro') result = await client.compactMicro({ sessionId });
     else if (method === 'cache-edits') result = await client.compactCacheEdits({ sessionId });
-    else if (method === 'reactive') result = await client.compactReactive(limit === undefined ? { sessionId } : { sessionId, limitTokens: limit });
+    else if (method === 'reactive')
+      result = await client.compactReactive(limit === undefined ? { sessionId } : { sessionId, limitTokens: limit });
     else result = await client.compactAuto({ sessionId, force });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
-    else for (const line of renderCompaction(parseAnswer(compactionResultSchema, result, METHOD_NAMES[method]), ctx.out)) ctx.out.out(line);
+    else
+      for (const line of renderCompaction(parseAnswer(compactionResultSchema, result, METHOD_NAMES[method]), ctx.out))
+        ctx.out.out(line);
     return 0;
   } catch (error) {
     if (!(error instanceof RpcError) || error.kind !== 'BelowThreshold') throw error;

@@ -2,16 +2,16 @@
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../shared/paths.js';
-import { PROTOCOL_VERSION, type DaemonStatus } from '../../../shared/protocol/daemon.js';
 import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
 import { isMemdStatusLine, memdStatusLineCommand } from '../../../shared/hooks/statusline.js';
+import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../shared/paths.js';
+import { type DaemonStatus, PROTOCOL_VERSION } from '../../../shared/protocol/daemon.js';
 import { daemonMainPath, memctlCommandPath } from '../../install-paths.js';
-import { UsageError, type Command, type CommandContext } from '../context.js';
-import { databaseIncidentText } from '../views/database.js';
-import { UNIT_NAMES } from '../units.js';
+import { type Command, type CommandContext, UsageError } from '../context.js';
 import { startAdvice, starterOf } from '../daemon-starter.js';
 import { checkMcpRegistration } from '../mcp-registration.js';
+import { UNIT_NAMES } from '../units.js';
+import { databaseIncidentText } from '../views/database.js';
 
 /** package.json's engines field: the oldest Node memd is tested on. */
 const MIN_NODE = [20, 10] as const;
@@ -23,7 +23,12 @@ type Check = { ok: boolean | 'skip'; label: string; detail: string; hint?: strin
 function checkNode(): Check {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
-  return { ok, label: 'node', detail: `v${process.versions.node} (${process.execPath})`, hint: `install Node ${MIN_NODE.join('.')} or newer` };
+  return {
+    ok,
+    label: 'node',
+    detail: `v${process.versions.node} (${process.execPath})`,
+    hint: `install Node ${MIN_NODE.join('.')} or newer`,
+  };
 }
 
 function checkPrivateDir(dir: string, label: string): Check {
@@ -36,11 +41,18 @@ function checkPrivateDir(dir: string, label: string): Check {
   const uid = process.getuid?.();
   const mode = stats.mode & 0o777;
   const modeText = mode.toString(8).padStart(4, '0');
-  if (!stats.isDirectory() || stats.isSymbolicLink()) return { ok: false, label, detail: `${dir} is not a directory`, hint: `remove ${dir}` };
+  if (!stats.isDirectory() || stats.isSymbolicLink())
+    return { ok: false, label, detail: `${dir} is not a directory`, hint: `remove ${dir}` };
   if (uid !== undefined && stats.uid !== uid) {
-    return { ok: false, label, detail: `${dir} belongs to uid ${stats.uid}`, hint: `memd refuses it; set MEMD_STATE_DIR or XDG_RUNTIME_DIR` };
+    return {
+      ok: false,
+      label,
+      detail: `${dir} belongs to uid ${stats.uid}`,
+      hint: `memd refuses it; set MEMD_STATE_DIR or XDG_RUNTIME_DIR`,
+    };
   }
-  if ((mode & 0o077) !== 0) return { ok: false, label, detail: `${dir} has mode ${modeText}`, hint: `chmod 700 ${dir}` };
+  if ((mode & 0o077) !== 0)
+    return { ok: false, label, detail: `${dir} has mode ${modeText}`, hint: `chmod 700 ${dir}` };
   return { ok: true, label, detail: `${dir} (${modeText}, yours)` };
 }
 
@@ -99,12 +111,20 @@ async function checkDatabase(ctx: CommandContext): Promise<Check> {
       hint: 'memd writes it back at its next check (MEMD_DB_CHECK_MS); or restart memd',
     };
   }
-  if (result.ok) return { ok: true, label: 'database', detail: `${result.path} passes integrity_check (schema ${result.schemaVersion})${incident}` };
+  if (result.ok)
+    return {
+      ok: true,
+      label: 'database',
+      detail: `${result.path} passes integrity_check (schema ${result.schemaVersion})${incident}`,
+    };
   return {
     ok: false,
     label: 'database',
     detail: `${result.path}: ${(result.problems ?? []).slice(0, 2).join('; ')}${incident}`,
-    hint: running === null ? 'start memd: it moves a corrupt database aside and rebuilds it' : 'memd rebuilds it at its next check; or restart memd',
+    hint:
+      running === null
+        ? 'start memd: it moves a corrupt database aside and rebuilds it'
+        : 'memd rebuilds it at its next check; or restart memd',
   };
 }
 
@@ -124,10 +144,21 @@ async function checkConfig(): Promise<Check> {
   const { stdout } = await runDaemon(['--print-config']);
   try {
     const printed = JSON.parse(stdout) as { problems: string[]; paths: { configPath: string } };
-    if (printed.problems.length === 0) return { ok: true, label: 'config', detail: `${printed.paths.configPath} (or defaults)` };
-    return { ok: false, label: 'config', detail: printed.problems.join('; '), hint: 'fix the settings named (docs/configuration.md)' };
+    if (printed.problems.length === 0)
+      return { ok: true, label: 'config', detail: `${printed.paths.configPath} (or defaults)` };
+    return {
+      ok: false,
+      label: 'config',
+      detail: printed.problems.join('; '),
+      hint: 'fix the settings named (docs/configuration.md)',
+    };
   } catch {
-    return { ok: false, label: 'config', detail: 'memd --print-config printed no result', hint: 'run: memd --print-config' };
+    return {
+      ok: false,
+      label: 'config',
+      detail: 'memd --print-config printed no result',
+      hint: 'run: memd --print-config',
+    };
   }
 }
 
@@ -135,21 +166,36 @@ function checkProjects(paths: MemdPaths): Check {
   const present = existsSync(paths.projectsDir);
   return present
     ? { ok: true, label: 'projects', detail: paths.projectsDir }
-    : { ok: false, label: 'projects', detail: `${paths.projectsDir} does not exist`, hint: 'run Claude Code once, or set MEMD_PROJECTS_DIR' };
+    : {
+        ok: false,
+        label: 'projects',
+        detail: `${paths.projectsDir} does not exist`,
+        hint: 'run Claude Code once, or set MEMD_PROJECTS_DIR',
+      };
 }
 
 function checkUnits(paths: MemdPaths): Check {
   const missing = UNIT_NAMES.filter((name) => !existsSync(join(paths.systemdUserDir, name)));
   if (missing.length === UNIT_NAMES.length) {
-    return { ok: 'skip', label: 'units', detail: `not installed in ${paths.systemdUserDir} (optional: memctl install-service)` };
+    return {
+      ok: 'skip',
+      label: 'units',
+      detail: `not installed in ${paths.systemdUserDir} (optional: memctl install-service)`,
+    };
   }
-  if (missing.length > 0) return { ok: false, label: 'units', detail: `missing ${missing.join(', ')}`, hint: 'memctl install-service' };
+  if (missing.length > 0)
+    return { ok: false, label: 'units', detail: `missing ${missing.join(', ')}`, hint: 'memctl install-service' };
   const service = readFileSync(join(paths.systemdUserDir, 'memd.service'), 'utf8');
   const execStart = /^ExecStart=(.*)$/m.exec(service)?.[1] ?? '';
   const current = service.includes(daemonMainPath()) && service.includes(process.execPath);
   return current
     ? { ok: true, label: 'units', detail: `installed in ${paths.systemdUserDir}` }
-    : { ok: false, label: 'units', detail: `memd.service runs ${execStart}, not this memd`, hint: 'memctl install-service' };
+    : {
+        ok: false,
+        label: 'units',
+        detail: `memd.service runs ${execStart}, not this memd`,
+        hint: 'memctl install-service',
+      };
 }
 
 /** Whether Claude Code runs memd's hooks (optional: without them there are no handoffs). */
@@ -159,20 +205,38 @@ function checkHooks(paths: MemdPaths): Check {
   try {
     settings = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: 'skip', label: 'hooks', detail: `no ${path} (optional: memctl install-hooks)` };
-    return { ok: false, label: 'hooks', detail: `${path} is not valid JSON: ${(error as Error).message}`, hint: 'fix the file; Claude Code cannot read it either' };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { ok: 'skip', label: 'hooks', detail: `no ${path} (optional: memctl install-hooks)` };
+    return {
+      ok: false,
+      label: 'hooks',
+      detail: `${path} is not valid JSON: ${(error as Error).message}`,
+      hint: 'fix the file; Claude Code cannot read it either',
+    };
   }
   let states;
   try {
     states = memdHookStates(settings, memdHookCommands(process.execPath, memctlCommandPath()));
   } catch (error) {
-    return { ok: false, label: 'hooks', detail: `${path}: ${(error as Error).message}`, hint: 'fix the hooks key of the file' };
+    return {
+      ok: false,
+      label: 'hooks',
+      detail: `${path}: ${(error as Error).message}`,
+      hint: 'fix the hooks key of the file',
+    };
   }
   const missing = states.filter((state) => state.state === 'missing');
-  if (missing.length === states.length) return { ok: 'skip', label: 'hooks', detail: `not installed in ${path} (optional: memctl install-hooks)` };
-  const wrong = states.filter((state) => state.state !== 'installed').map((state) => `${state.spec.event} ${state.state}`);
+  if (missing.length === states.length)
+    return { ok: 'skip', label: 'hooks', detail: `not installed in ${path} (optional: memctl install-hooks)` };
+  const wrong = states
+    .filter((state) => state.state !== 'installed')
+    .map((state) => `${state.spec.event} ${state.state}`);
   return wrong.length === 0
-    ? { ok: true, label: 'hooks', detail: `${[...new Set(states.map((state) => state.spec.event))].join(', ')} in ${path}` }
+    ? {
+        ok: true,
+        label: 'hooks',
+        detail: `${[...new Set(states.map((state) => state.spec.event))].join(', ')} in ${path}`,
+      }
     : { ok: false, label: 'hooks', detail: wrong.join(', '), hint: 'memctl install-hooks' };
 }
 
@@ -181,16 +245,28 @@ function checkStatusLine(paths: MemdPaths): Check {
   const path = claudeSettingsPath(paths.claudeRoot);
   let command: unknown;
   try {
-    command = (JSON.parse(readFileSync(path, 'utf8')) as { statusLine?: { command?: unknown } } | null)?.statusLine?.command;
+    command = (JSON.parse(readFileSync(path, 'utf8')) as { statusLine?: { command?: unknown } } | null)?.statusLine
+      ?.command;
   } catch {
     // A missing or broken settings.json is the hooks check's to report.
     return { ok: 'skip', label: 'statusline', detail: `not set (optional: memctl install-statusline)` };
   }
-  if (command === undefined) return { ok: 'skip', label: 'statusline', detail: `not set in ${path} (optional: memctl install-statusline)` };
-  if (!isMemdStatusLine(command)) return { ok: 'skip', label: 'statusline', detail: `another tool's (${String(command)}); memctl install-statusline shows how to combine them` };
+  if (command === undefined)
+    return { ok: 'skip', label: 'statusline', detail: `not set in ${path} (optional: memctl install-statusline)` };
+  if (!isMemdStatusLine(command))
+    return {
+      ok: 'skip',
+      label: 'statusline',
+      detail: `another tool's (${String(command)}); memctl install-statusline shows how to combine them`,
+    };
   return command === memdStatusLineCommand(process.execPath, memctlCommandPath())
     ? { ok: true, label: 'statusline', detail: `memctl statusline in ${path}` }
-    : { ok: false, label: 'statusline', detail: `runs another memctl: ${String(command)}`, hint: 'memctl install-statusline' };
+    : {
+        ok: false,
+        label: 'statusline',
+        detail: `runs another memctl: ${String(command)}`,
+        hint: 'memctl install-statusline',
+      };
 }
 
 export const doctor: Command = async (ctx) => {
@@ -213,7 +289,8 @@ export const doctor: Command = async (ctx) => {
     ctx.out.out(JSON.stringify({ ok: checks.every((check) => check.ok !== false), checks }));
   } else {
     for (const check of checks) {
-      const mark = check.ok === true ? ctx.out.green('ok  ') : check.ok === 'skip' ? ctx.out.dim('--  ') : ctx.out.red('FAIL');
+      const mark =
+        check.ok === true ? ctx.out.green('ok  ') : check.ok === 'skip' ? ctx.out.dim('--  ') : ctx.out.red('FAIL');
       ctx.out.out(`${mark} ${check.label.padEnd(10)} ${check.detail}`);
       if (check.ok === false && check.hint) ctx.out.out(`     ${''.padEnd(10)} ${ctx.out.yellow(`→ ${check.hint}`)}`);
     }

@@ -8,8 +8,8 @@
 import { resolve } from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat, type ExportPage } from '../../../shared/protocol/export.js';
 import type { Client } from '../../index.js';
-import { createAtomicFile, type AtomicFile } from '../atomic-file.js';
-import { EXIT_ERROR, UsageError, type Command } from '../context.js';
+import { type AtomicFile, createAtomicFile } from '../atomic-file.js';
+import { type Command, EXIT_ERROR, UsageError } from '../context.js';
 import { formatBytes } from '../output.js';
 
 /** A transcript is its user's alone (like the handoff): owner-only, narrowed further by a stricter umask. */
@@ -34,7 +34,8 @@ function parseArgs(args: string[]): ExportArgs {
     const arg = args[index] as string;
     if (arg === '--format') {
       const value = args[++index];
-      if (value === undefined || !(EXPORT_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format takes one of ${EXPORT_FORMATS.join(', ')}`);
+      if (value === undefined || !(EXPORT_FORMATS as readonly string[]).includes(value))
+        throw new UsageError(`--format takes one of ${EXPORT_FORMATS.join(', ')}`);
       format = value as ExportFormat;
     } else if (arg === '--out' || arg === '-o') {
       const value = args[++index];
@@ -64,13 +65,22 @@ function writeStdout(bytes: Buffer): Promise<void> {
 }
 
 /** Every page in order, handed to `sink`; the first page's sessionId is the full id. */
-async function exportPages(client: Client, args: ExportArgs, sink: (bytes: Buffer) => void | Promise<void>): Promise<{ sessionId: string; bytes: number; pages: number }> {
+async function exportPages(
+  client: Client,
+  args: ExportArgs,
+  sink: (bytes: Buffer) => void | Promise<void>,
+): Promise<{ sessionId: string; bytes: number; pages: number }> {
   let cursor: string | undefined;
   let bytes = 0;
   let pages = 0;
   let sessionId = args.sessionId;
   do {
-    const page = await client.exportSession({ sessionId, format: args.format, ...(args.redact ? {} : { redact: false }), ...(cursor === undefined ? {} : { cursor }) });
+    const page = await client.exportSession({
+      sessionId,
+      format: args.format,
+      ...(args.redact ? {} : { redact: false }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     // Later pages name the full id: a prefix that another session comes to share meanwhile is no matter.
     sessionId = page.sessionId;
     const piece = bytesOf(page);
@@ -84,7 +94,8 @@ async function exportPages(client: Client, args: ExportArgs, sink: (bytes: Buffe
 
 export const exportCommand: Command = async (ctx) => {
   const args = parseArgs(ctx.args);
-  if (ctx.json && args.out === null) throw new UsageError('--json goes with --out (without it the export itself is printed)');
+  if (ctx.json && args.out === null)
+    throw new UsageError('--json goes with --out (without it the export itself is printed)');
   const client = ctx.client({ timeoutMs: EXPORT_TIMEOUT_MS });
   try {
     if (args.out === null) {
@@ -108,7 +119,13 @@ export const exportCommand: Command = async (ctx) => {
       file.abort();
       throw error;
     }
-    const summary = { sessionId: done.sessionId, format: args.format, path: args.out, bytes: done.bytes, pages: done.pages };
+    const summary = {
+      sessionId: done.sessionId,
+      format: args.format,
+      path: args.out,
+      bytes: done.bytes,
+      pages: done.pages,
+    };
     if (ctx.json) ctx.out.out(JSON.stringify(summary));
     else ctx.out.out(`wrote ${args.out} (${args.format}, ${formatBytes(done.bytes)}) of session ${done.sessionId}`);
     return 0;

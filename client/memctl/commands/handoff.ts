@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { HandoffResult } from '../../../shared/protocol/handoff.js';
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import { writeHandoffFile } from '../handoff-file.js';
 import type { Output } from '../output.js';
 
@@ -25,10 +25,17 @@ function parseArgs(args: string[]): { sessionId: string | undefined; cwd: string
 }
 
 function render(result: HandoffResult, out: Output): string[] {
-  const kind = result.partial ? out.bold('partial handoff (HANDOFF_AUTO_PARTIAL)') : `handoff by the ${result.summarizer ?? 'offline'} summarizer`;
-  const lines = [`${kind} of ${result.sessionId ?? 'an unindexed session'}`, `  file      ${result.path}${result.gitignoreUpdated ? ' (added to .gitignore)' : ''}`];
+  const kind = result.partial
+    ? out.bold('partial handoff (HANDOFF_AUTO_PARTIAL)')
+    : `handoff by the ${result.summarizer ?? 'offline'} summarizer`;
+  const lines = [
+    `${kind} of ${result.sessionId ?? 'an unindexed session'}`,
+    `  file      ${result.path}${result.gitignoreUpdated ? ' (added to .gitignore)' : ''}`,
+  ];
   const { facts } = result;
-  lines.push(`  files     ${facts.filesTouched.length} touched${facts.git === null ? '' : `, git: ${facts.git.porcelain.length} changed`}`);
+  lines.push(
+    `  files     ${facts.filesTouched.length} touched${facts.git === null ? '' : `, git: ${facts.git.porcelain.length} changed`}`,
+  );
   lines.push(`  commands  ${facts.commands.length} run, ${facts.failing.length} failing`);
   if (result.pinned !== '') lines.push('', ...result.pinned.split('\n'));
   return lines;
@@ -38,7 +45,10 @@ function render(result: HandoffResult, out: Output): string[] {
 function writtenHere(cwd: string, made: HandoffResult): HandoffResult {
   if (made.written !== false) return made;
   const written = writeHandoffFile(cwd, made.text);
-  const skipped = written.gitignoreSkipped === null ? made.skipped : [...made.skipped, { path: join(cwd, '.gitignore'), reason: written.gitignoreSkipped }];
+  const skipped =
+    written.gitignoreSkipped === null
+      ? made.skipped
+      : [...made.skipped, { path: join(cwd, '.gitignore'), reason: written.gitignoreSkipped }];
   return { ...made, written: true, gitignoreUpdated: written.gitignoreUpdated, skipped };
 }
 
@@ -51,7 +61,8 @@ export const handoff: Command = async (ctx) => {
     if (sessionId === undefined) {
       const here = process.cwd();
       const { sessions } = await client.sessionsList({ project: here, limit: 1 });
-      if (sessions[0] === undefined) throw new UsageError(`no session of ${here} is known to memd; name one (memctl sessions lists them)`);
+      if (sessions[0] === undefined)
+        throw new UsageError(`no session of ${here} is known to memd; name one (memctl sessions lists them)`);
       sessionId = sessions[0].sessionId;
       cwd ??= here;
     }

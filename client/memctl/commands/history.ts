@@ -1,5 +1,5 @@
 /** `memctl history [--project P] [--session S] [--limit N] [--before ISO] [--json]`: prompts, newest first. */
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import { DEFAULT_WIDTH, renderHistory } from '../views/history.js';
 
 /** The protocol's page cap. */
@@ -26,7 +26,8 @@ function parseArgs(args: string[]): HistoryArgs {
     else if (arg === '--before') parsed.before = value(arg, ++index);
     else if (arg === '--limit') {
       const limit = Number(value(arg, ++index));
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit takes a number from 1 to ${MAX_LIMIT}`);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+        throw new UsageError(`--limit takes a number from 1 to ${MAX_LIMIT}`);
       parsed.limit = limit;
     } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
     else throw new UsageError('history takes only options (--project, --session, --limit, --before)');

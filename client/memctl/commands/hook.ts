@@ -10,16 +10,16 @@ import { isAbsolute, join } from 'node:path';
 import { handoffContextBlock } from '../../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
-import { redactSecrets } from '../../../shared/text/redact.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
-import { UsageError, type Command, type CommandContext } from '../context.js';
+import { HANDOFF_FILE } from '../../../shared/paths.js';
+import { redactSecrets } from '../../../shared/text/redact.js';
+import { type Command, type CommandContext, UsageError } from '../context.js';
+import { type StartOutcome, startUnlessRunning } from '../daemon-start.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
-import { pinnedFromTranscript, PRIVATE_FILE_MODE, writeHandoffFile } from '../handoff-file.js';
-import { readTextInWorkTree, writeInWorkTree } from '../work-tree.js';
-import { startUnlessRunning, type StartOutcome } from '../daemon-start.js';
+import { PRIVATE_FILE_MODE, pinnedFromTranscript, writeHandoffFile } from '../handoff-file.js';
 import { HOOK_STDIN_DEADLINE_MS, sessionStartSources } from '../quick/session-start.js';
 import { object, readJsonObject, text } from '../quick/stdin.js';
-import { HANDOFF_FILE } from '../../../shared/paths.js';
+import { readTextInWorkTree, writeInWorkTree } from '../work-tree.js';
 
 /** Claude Code's PreCompact hook gets 60 s (install-hooks); memd answers within this, or falls back. */
 const PRE_COMPACT_DEADLINE_MS = 50_000;
@@ -69,7 +69,10 @@ function deadline(env: NodeJS.ProcessEnv, fallbackMs: number): number {
 }
 
 /** The call's result, or the reason it gave none in time. */
-async function within<T>(ms: number, work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
+async function within<T>(
+  ms: number,
+  work: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<{ ok: false; reason: string }>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, reason: `memd gave no answer within ${ms} ms` }), ms);
@@ -139,7 +142,9 @@ function writeFallbackHandoff(input: HookInput, reason: string, ctx: CommandCont
     recordHandoff(ctx.env, input.cwd, document, input.sessionId);
     ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}`);
   } catch (error) {
-    ctx.out.err(`memctl hook: ${reason}; wrote a partial handoff to ${path}, but memd's record of it was not written, so SessionStart will not use it: ${(error as Error).message}`);
+    ctx.out.err(
+      `memctl hook: ${reason}; wrote a partial handoff to ${path}, but memd's record of it was not written, so SessionStart will not use it: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -150,12 +155,15 @@ function printFallbackPinned(input: HookInput, ctx: CommandContext): void {
     const pinned = pinnedFromTranscript(input.transcriptPath);
     if (pinned !== '') ctx.out.out(pinned);
   } catch (error) {
-    ctx.out.err(`memctl hook pre-compact: the user's rules could not be read from the transcript: ${(error as Error).message}`);
+    ctx.out.err(
+      `memctl hook pre-compact: the user's rules could not be read from the transcript: ${(error as Error).message}`,
+    );
   }
 }
 
 /** A memd older than `writeFile` refuses the field: it is asked again without it, and writes the file itself. */
-const refusesWriteFile = (error: unknown) => (error as { kind?: string }).kind === 'InvalidParams' && String((error as Error).message).includes('writeFile');
+const refusesWriteFile = (error: unknown) =>
+  (error as { kind?: string }).kind === 'InvalidParams' && String((error as Error).message).includes('writeFile');
 
 async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> {
   if (input.cwd === null) {
@@ -204,9 +212,12 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
     }
     try {
       const { gitignoreSkipped } = writeHandoffFile(cwd, text);
-      if (gitignoreSkipped !== null) ctx.out.err(`memctl hook pre-compact: .gitignore left as it is: ${gitignoreSkipped}`);
+      if (gitignoreSkipped !== null)
+        ctx.out.err(`memctl hook pre-compact: .gitignore left as it is: ${gitignoreSkipped}`);
     } catch (error) {
-      ctx.out.err(`memctl hook pre-compact: the handoff was made but could not be written to ${answer.value.path}: ${(error as Error).message}`);
+      ctx.out.err(
+        `memctl hook pre-compact: the handoff was made but could not be written to ${answer.value.path}: ${(error as Error).message}`,
+      );
     }
   } finally {
     client.close();
@@ -215,7 +226,11 @@ async function preCompact(input: HookInput, ctx: CommandContext): Promise<void> 
 
 /** Whatever a daemon (of any version) or the handoff file gives, no secret reaches the model (issue 27). */
 function printContext(context: string, ctx: CommandContext): void {
-  ctx.out.out(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: redactSecrets(context) } }));
+  ctx.out.out(
+    JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: redactSecrets(context) },
+    }),
+  );
 }
 
 /**
@@ -227,9 +242,18 @@ function printContext(context: string, ctx: CommandContext): void {
 async function sessionStart(input: HookInput, ctx: CommandContext): Promise<void> {
   const paths = ctx.client({ autostart: false }).paths;
   const daemon = await startUnlessRunning(paths, ctx.env, ctx.autostart);
-  if (input.source === null || !sessionStartSources(ctx.env).includes(input.source) || input.cwd === null || input.sessionId === null) return;
+  if (
+    input.source === null ||
+    !sessionStartSources(ctx.env).includes(input.source) ||
+    input.cwd === null ||
+    input.sessionId === null
+  )
+    return;
   // An unusable socket is the client's to refuse or wait for, with its own words.
-  const answer = daemon === 'started' || daemon === 'disabled' ? { ok: false as const, reason: DOWN_REASON[daemon] } : await askSessionStart(input, input.cwd, input.sessionId, input.source, ctx);
+  const answer =
+    daemon === 'started' || daemon === 'disabled'
+      ? { ok: false as const, reason: DOWN_REASON[daemon] }
+      : await askSessionStart(input, input.cwd, input.sessionId, input.source, ctx);
   if (answer.ok) {
     if (answer.value.additionalContext !== null) printContext(answer.value.additionalContext, ctx);
     return;
@@ -281,7 +305,10 @@ function printHandoffFile(input: HookInput, cwd: string, source: string, ctx: Co
   if (handoff.trim() === '') return;
   const path = join(cwd, HANDOFF_FILE);
   const head = `memd: context for this session after "${source}" (memd did not answer: the handoff file alone).`;
-  printContext(`${head}\n\n${handoffContextBlock(handoff, path, FALLBACK_CONTEXT_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`, ctx);
+  printContext(
+    `${head}\n\n${handoffContextBlock(handoff, path, FALLBACK_CONTEXT_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`,
+    ctx,
+  );
 }
 
 async function postCompact(input: HookInput, ctx: CommandContext): Promise<void> {
@@ -290,7 +317,11 @@ async function postCompact(input: HookInput, ctx: CommandContext): Promise<void>
   try {
     const answer = await within(
       deadline(ctx.env, SHORT_DEADLINE_MS),
-      client.handoffPostCompact({ sessionId: input.sessionId, trigger: input.trigger ?? 'unknown', compactSummary: input.compactSummary }),
+      client.handoffPostCompact({
+        sessionId: input.sessionId,
+        trigger: input.trigger ?? 'unknown',
+        compactSummary: input.compactSummary,
+      }),
     );
     if (!answer.ok) ctx.out.err(`memctl hook post-compact: the summary was not recorded: ${answer.reason}`);
   } finally {
@@ -314,7 +345,8 @@ export const hook: Command = async (ctx) => {
     return 0;
   }
   const run = name === undefined ? undefined : HOOKS[name];
-  if (run === undefined || rest.length > 0) throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
+  if (run === undefined || rest.length > 0)
+    throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
   const record = await readJsonObject(HOOK_STDIN_DEADLINE_MS);
   const input = record === null ? null : hookInputOf(record);
   if (input === null) {

@@ -4,11 +4,24 @@
  * read as settings is never written, and the previous file is kept beside it.
  */
 import { existsSync } from 'node:fs';
-import { installHooks as mergeHooks, memdHookCommands, uninstallHooks, HookSettingsError, type HookMergeResult } from '../../../shared/hooks/settings.js';
+import {
+  type HookMergeResult,
+  HookSettingsError,
+  memdHookCommands,
+  installHooks as mergeHooks,
+  uninstallHooks,
+} from '../../../shared/hooks/settings.js';
 import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
-import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
+import { type Command, type CommandContext, EXIT_ERROR, EXIT_OK } from '../context.js';
 import { sayIfNotRunning } from '../daemon-starter.js';
-import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath, type InstallOptions } from '../settings-file.js';
+import {
+  editSettings,
+  type InstallOptions,
+  NEW_SETTINGS_MODE,
+  parseInstallOptions,
+  projectRoot,
+  settingsPath,
+} from '../settings-file.js';
 
 type Options = InstallOptions;
 
@@ -21,20 +34,37 @@ function merge(settings: unknown, options: Options): HookMergeResult {
   return mergeHooks(settings, memdHookCommands(process.execPath, memctlCommandPath()));
 }
 
-function printResult(ctx: CommandContext, path: string, result: HookMergeResult, backup: string | undefined, options: Options): void {
+function printResult(
+  ctx: CommandContext,
+  path: string,
+  result: HookMergeResult,
+  backup: string | undefined,
+  options: Options,
+): void {
   if (ctx.json) {
-    ctx.out.out(JSON.stringify({ path, changed: result.changed, actions: result.actions, backup: backup ?? null, dryRun: options.dryRun }));
+    ctx.out.out(
+      JSON.stringify({
+        path,
+        changed: result.changed,
+        actions: result.actions,
+        backup: backup ?? null,
+        dryRun: options.dryRun,
+      }),
+    );
     return;
   }
   if (!result.changed) {
-    ctx.out.out(options.uninstall ? `no memd hooks to remove in ${path}` : `memd's hooks are already installed in ${path}`);
+    ctx.out.out(
+      options.uninstall ? `no memd hooks to remove in ${path}` : `memd's hooks are already installed in ${path}`,
+    );
     return;
   }
   ctx.out.out(options.dryRun ? `would change ${path} (dry run, nothing written):` : `changed ${path}:`);
   for (const action of result.actions) ctx.out.out(`  ${action}`);
   if (backup !== undefined) ctx.out.out(`backup of the previous file: ${backup}`);
   // Claude Code reads its hooks when a session starts and asks for a review of outside edits.
-  if (!options.dryRun) ctx.out.out('Sessions already running pick this up after a restart, or once you review it in /hooks.');
+  if (!options.dryRun)
+    ctx.out.out('Sessions already running pick this up after a restart, or once you review it in /hooks.');
 }
 
 export const installHooks: Command = async (ctx) => {
@@ -51,7 +81,9 @@ export const installHooks: Command = async (ctx) => {
     });
   } catch (error) {
     if (!(error instanceof HookSettingsError)) throw error;
-    ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`);
+    ctx.out.err(
+      `memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`,
+    );
     return EXIT_ERROR;
   }
   if ('refused' in outcome) {
@@ -59,7 +91,9 @@ export const installHooks: Command = async (ctx) => {
     return EXIT_ERROR;
   }
   if (!options.uninstall && !existsSync(memctlMainPath())) {
-    ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the hooks do nothing until memd is built (npm run build)`);
+    ctx.out.err(
+      `memctl: warning: ${memctlMainPath()} does not exist yet; the hooks do nothing until memd is built (npm run build)`,
+    );
   }
   printResult(ctx, path, outcome.result, outcome.backup, options);
   await sayIfNotRunning(ctx, options);

@@ -9,9 +9,9 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
-import { EXIT_ERROR, EXIT_OK, type Command, type CommandContext } from '../context.js';
+import { type Command, type CommandContext, EXIT_ERROR, EXIT_OK } from '../context.js';
 import { sayIfNotRunning } from '../daemon-starter.js';
-import { editSettings, parseInstallOptions, projectRoot, type InstallOptions } from '../settings-file.js';
+import { editSettings, type InstallOptions, parseInstallOptions, projectRoot } from '../settings-file.js';
 
 /** The server's name in Claude Code: its tools are `mcp__memd__<tool>`. */
 export const MCP_SERVER_KEY = 'memd';
@@ -85,7 +85,10 @@ export function installMcpServer(config: unknown, entry: McpServerEntry): McpMer
   if (sameEntry(current, entry)) return { config, changed: false, action: null };
   const root = config as Record<string, unknown>;
   const next = { ...root, mcpServers: { ...(existing ?? {}), [MCP_SERVER_KEY]: entry } };
-  const action = current === undefined ? `added mcpServers.${MCP_SERVER_KEY}: ${describe(entry)}` : `updated mcpServers.${MCP_SERVER_KEY}: ${describe(current)} → ${describe(entry)}`;
+  const action =
+    current === undefined
+      ? `added mcpServers.${MCP_SERVER_KEY}: ${describe(entry)}`
+      : `updated mcpServers.${MCP_SERVER_KEY}: ${describe(current)} → ${describe(entry)}`;
   return { config: next, changed: true, action };
 }
 
@@ -94,7 +97,11 @@ export function uninstallMcpServer(config: unknown): McpMergeResult {
   const existing = servers(config);
   if (existing === undefined || !(MCP_SERVER_KEY in existing)) return { config, changed: false, action: null };
   const { [MCP_SERVER_KEY]: removed, ...others } = existing;
-  return { config: { ...(config as Record<string, unknown>), mcpServers: others }, changed: true, action: `removed mcpServers.${MCP_SERVER_KEY}: ${describe(removed)}` };
+  return {
+    config: { ...(config as Record<string, unknown>), mcpServers: others },
+    changed: true,
+    action: `removed mcpServers.${MCP_SERVER_KEY}: ${describe(removed)}`,
+  };
 }
 
 type Options = InstallOptions;
@@ -103,13 +110,31 @@ function parseOptions(args: string[]): Options {
   return parseInstallOptions('install-mcp', args);
 }
 
-function printResult(ctx: CommandContext, path: string, result: McpMergeResult, backup: string | undefined, options: Options): void {
+function printResult(
+  ctx: CommandContext,
+  path: string,
+  result: McpMergeResult,
+  backup: string | undefined,
+  options: Options,
+): void {
   if (ctx.json) {
-    ctx.out.out(JSON.stringify({ path, changed: result.changed, actions: result.action === null ? [] : [result.action], backup: backup ?? null, dryRun: options.dryRun }));
+    ctx.out.out(
+      JSON.stringify({
+        path,
+        changed: result.changed,
+        actions: result.action === null ? [] : [result.action],
+        backup: backup ?? null,
+        dryRun: options.dryRun,
+      }),
+    );
     return;
   }
   if (!result.changed) {
-    ctx.out.out(options.uninstall ? `no memd MCP server to remove in ${path}` : `memd's MCP server is already registered in ${path}`);
+    ctx.out.out(
+      options.uninstall
+        ? `no memd MCP server to remove in ${path}`
+        : `memd's MCP server is already registered in ${path}`,
+    );
     return;
   }
   ctx.out.out(options.dryRun ? `would change ${path} (dry run, nothing written):` : `changed ${path}:`);
@@ -147,7 +172,9 @@ export const installMcp: Command = async (ctx) => {
     return EXIT_ERROR;
   }
   if (!options.uninstall && !existsSync(memctlMainPath())) {
-    ctx.out.err(`memctl: warning: ${memctlMainPath()} does not exist yet; the MCP server answers only with that error until memd is built (npm run build)`);
+    ctx.out.err(
+      `memctl: warning: ${memctlMainPath()} does not exist yet; the MCP server answers only with that error until memd is built (npm run build)`,
+    );
   }
   printResult(ctx, path, outcome.result, outcome.backup, options);
   await sayIfNotRunning(ctx, options);

@@ -3,17 +3,20 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClientError } from '../../errors.js';
-import { UsageError, type Command, type CommandContext } from '../context.js';
 import { writeFileAtomic } from '../atomic-file.js';
-import { stopWaitMs, waitForExit } from './lifecycle.js';
+import { type Command, type CommandContext, UsageError } from '../context.js';
 import { renderUnits, UNIT_NAMES } from '../units.js';
+import { stopWaitMs, waitForExit } from './lifecycle.js';
 
 /** systemctl answers in milliseconds; a hang means no usable user manager. */
 const SYSTEMCTL_TIMEOUT_MS = 15_000;
 
 function systemctl(args: string[]): { ok: true } | { ok: false; reason: string } {
   try {
-    execFileSync('systemctl', ['--user', ...args], { stdio: ['ignore', 'ignore', 'pipe'], timeout: SYSTEMCTL_TIMEOUT_MS });
+    execFileSync('systemctl', ['--user', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: SYSTEMCTL_TIMEOUT_MS,
+    });
     return { ok: true };
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
@@ -29,8 +32,12 @@ async function stopUnmanagedDaemon(ctx: CommandContext): Promise<void> {
     if (status.socketActivated) return;
     const answer = await client.daemonShutdown({ reason: 'memctl install-service: handing over to systemd' });
     // Until it is gone it holds the instance lock, and the memd systemd starts would refuse to run.
-    if (await waitForExit(status.pid, stopWaitMs(answer))) ctx.out.out(`stopped the running memd (pid ${status.pid}) so that systemd can take over its socket`);
-    else ctx.out.err(`memctl: the running memd (pid ${status.pid}) did not stop; systemd's memd cannot start until it does (kill -9 ${status.pid})`);
+    if (await waitForExit(status.pid, stopWaitMs(answer)))
+      ctx.out.out(`stopped the running memd (pid ${status.pid}) so that systemd can take over its socket`);
+    else
+      ctx.out.err(
+        `memctl: the running memd (pid ${status.pid}) did not stop; systemd's memd cannot start until it does (kill -9 ${status.pid})`,
+      );
   } catch (error) {
     if (!(error instanceof ClientError)) throw error;
   } finally {

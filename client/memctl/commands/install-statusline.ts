@@ -4,9 +4,15 @@
  * status line is left in place unless --force, with a command that shows both.
  */
 import { HookSettingsError } from '../../../shared/hooks/settings.js';
-import { combinedCommand, installStatusLine, memdStatusLineCommand, uninstallStatusLine, type StatusLineMergeResult } from '../../../shared/hooks/statusline.js';
+import {
+  combinedCommand,
+  installStatusLine,
+  memdStatusLineCommand,
+  type StatusLineMergeResult,
+  uninstallStatusLine,
+} from '../../../shared/hooks/statusline.js';
 import { memctlCommandPath } from '../../install-paths.js';
-import { EXIT_ERROR, EXIT_OK, type Command } from '../context.js';
+import { type Command, EXIT_ERROR, EXIT_OK } from '../context.js';
 import { sayIfNotRunning } from '../daemon-starter.js';
 import { editSettings, NEW_SETTINGS_MODE, parseInstallOptions, projectRoot, settingsPath } from '../settings-file.js';
 
@@ -17,7 +23,10 @@ export const installStatusLineCommand: Command = async (ctx) => {
   let outcome: Awaited<ReturnType<typeof editSettings<StatusLineMergeResult>>>;
   try {
     outcome = await editSettings(path, {
-      merge: (settings) => (options.uninstall ? uninstallStatusLine(settings) : installStatusLine(settings, command, { force: options.force })),
+      merge: (settings) =>
+        options.uninstall
+          ? uninstallStatusLine(settings)
+          : installStatusLine(settings, command, { force: options.force }),
       settingsOf: (result) => result.settings,
       newFileMode: NEW_SETTINGS_MODE,
       dryRun: options.dryRun,
@@ -25,7 +34,9 @@ export const installStatusLineCommand: Command = async (ctx) => {
     });
   } catch (error) {
     if (!(error instanceof HookSettingsError)) throw error;
-    ctx.out.err(`memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`);
+    ctx.out.err(
+      `memctl: ${path}: ${error.message}; memd edits only settings in Claude Code's format, nothing was changed`,
+    );
     return EXIT_ERROR;
   }
   if ('refused' in outcome) {
@@ -34,7 +45,16 @@ export const installStatusLineCommand: Command = async (ctx) => {
   }
   const { result, backup } = outcome;
   if (ctx.json) {
-    ctx.out.out(JSON.stringify({ path, changed: result.changed, actions: result.actions, conflict: result.conflict, backup: backup ?? null, dryRun: options.dryRun }));
+    ctx.out.out(
+      JSON.stringify({
+        path,
+        changed: result.changed,
+        actions: result.actions,
+        conflict: result.conflict,
+        backup: backup ?? null,
+        dryRun: options.dryRun,
+      }),
+    );
     return result.conflict === null ? EXIT_OK : EXIT_ERROR;
   }
   if (result.conflict !== null) {
@@ -45,7 +65,11 @@ export const installStatusLineCommand: Command = async (ctx) => {
     return EXIT_ERROR;
   }
   if (!result.changed) {
-    ctx.out.out(options.uninstall ? `no memd status line to remove in ${path}` : `memd's status line is already installed in ${path}`);
+    ctx.out.out(
+      options.uninstall
+        ? `no memd status line to remove in ${path}`
+        : `memd's status line is already installed in ${path}`,
+    );
     await sayIfNotRunning(ctx, options);
     return EXIT_OK;
   }

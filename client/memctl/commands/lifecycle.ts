@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_SHUTDOWN_DEADLINE_MS } from '../../../shared/config.js';
 import { ClientError } from '../../errors.js';
-import { EXIT_ERROR, EXIT_OK, UsageError, type Command } from '../context.js';
+import { type Command, EXIT_ERROR, EXIT_OK, UsageError } from '../context.js';
 
 /** Past the daemon's deadline: its last steps, the log's flush and the process's end on a loaded machine. */
 const STOP_MARGIN_MS = 2_000;
@@ -11,7 +11,9 @@ const STOP_POLL_MS = 25;
 /** The deadline the daemon gave in its daemon.shutdown answer (from the wire, so checked); a daemon from before it said one gets the default. */
 function deadlineOf(answer: unknown): number {
   const deadlineMs = (answer as { deadlineMs?: unknown } | null)?.deadlineMs;
-  return typeof deadlineMs === 'number' && Number.isSafeInteger(deadlineMs) && deadlineMs > 0 ? deadlineMs : DEFAULT_SHUTDOWN_DEADLINE_MS;
+  return typeof deadlineMs === 'number' && Number.isSafeInteger(deadlineMs) && deadlineMs > 0
+    ? deadlineMs
+    : DEFAULT_SHUTDOWN_DEADLINE_MS;
 }
 
 /** Waits until `pid` is gone, at most `waitMs`; true when it is. */
@@ -83,7 +85,9 @@ export const stop: Command = async (ctx) => {
     ctx.out.out(`memd stopped (pid ${pid})`);
     return EXIT_OK;
   }
-  ctx.out.err(`memctl: memd (pid ${pid}) did not stop within ${seconds(waitMs)}; ${client.paths.logPath} says what it was waiting for; kill it with: kill -9 ${pid}`);
+  ctx.out.err(
+    `memctl: memd (pid ${pid}) did not stop within ${seconds(waitMs)}; ${client.paths.logPath} says what it was waiting for; kill it with: kill -9 ${pid}`,
+  );
   return EXIT_ERROR;
 };
 

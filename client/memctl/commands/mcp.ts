@@ -3,7 +3,7 @@
  * up). stdout carries the protocol alone: this command prints nothing of its own there. The MCP SDK
  * is loaded here, on this command only.
  */
-import { EXIT_OK, UsageError, type Command } from '../context.js';
+import { type Command, EXIT_OK, UsageError } from '../context.js';
 
 /**
  * A model waits for a tool far longer than a shell waits for memctl: room for a cold start of the

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { MemdirListResult, MemoryScope, MemoryType } from '../../../shared/protocol/memdir.js';
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import type { Output } from '../output.js';
 
 const TYPES: readonly MemoryType[] = ['user', 'feedback', 'project', 'reference'];
@@ -51,12 +51,24 @@ function parseArgs(args: string[]): Parsed {
   }
   const [action, project, name, ...rest] = positional;
   if (!ACTIONS.includes(action as Action)) throw new UsageError('memdir takes list, read, write or delete');
-  if (project === undefined) throw new UsageError(`memdir ${action} takes a PROJECT (a project folder name, a path, or .)`);
+  if (project === undefined)
+    throw new UsageError(`memdir ${action} takes a PROJECT (a project folder name, a path, or .)`);
   if (action === 'list' ? name !== undefined : name === undefined || rest.length > 0) {
-    throw new UsageError(action === 'list' ? 'memdir list takes only a PROJECT' : `memdir ${action} takes a PROJECT and one NAME`);
+    throw new UsageError(
+      action === 'list' ? 'memdir list takes only a PROJECT' : `memdir ${action} takes a PROJECT and one NAME`,
+    );
   }
   if (action === 'write' && type === undefined) throw new UsageError(`memdir write needs --type (${TYPES.join(', ')})`);
-  return { action: action as Action, project: project === '.' ? process.cwd() : project, name, scope, type, description, file, ifMatch };
+  return {
+    action: action as Action,
+    project: project === '.' ? process.cwd() : project,
+    name,
+    scope,
+    type,
+    description,
+    file,
+    ifMatch,
+  };
 }
 
 function renderList(result: MemdirListResult, out: Output): string[] {
@@ -67,7 +79,9 @@ function renderList(result: MemdirListResult, out: Output): string[] {
   ];
   if (result.memories.length === 0) lines.push('  no memories yet');
   for (const memory of result.memories) {
-    lines.push(`  ${memory.updated.slice(0, 16).replace('T', ' ')}  ${memory.type.padEnd(9)} ${memory.name}${memory.description === '' ? '' : ` — ${memory.description}`}`);
+    lines.push(
+      `  ${memory.updated.slice(0, 16).replace('T', ' ')}  ${memory.type.padEnd(9)} ${memory.name}${memory.description === '' ? '' : ` — ${memory.description}`}`,
+    );
   }
   for (const skipped of result.skipped) lines.push(out.dim(`  skipped ${skipped.path}: ${skipped.reason}`));
   return lines;
@@ -103,12 +117,22 @@ export const memdir: Command = async (ctx) => {
         ...(parsed.ifMatch === undefined ? {} : { ifMatch: parsed.ifMatch }),
       });
       if (ctx.json) ctx.out.out(JSON.stringify(result));
-      else ctx.out.out(`${result.isNew ? 'created' : 'updated'} ${result.path} (etag ${result.etag}); index ${result.index.lines} lines`);
+      else
+        ctx.out.out(
+          `${result.isNew ? 'created' : 'updated'} ${result.path} (etag ${result.etag}); index ${result.index.lines} lines`,
+        );
       return 0;
     }
-    const result = await client.memdirDelete({ ...base, name, ...(typeof parsed.ifMatch === 'string' ? { ifMatch: parsed.ifMatch } : {}) });
+    const result = await client.memdirDelete({
+      ...base,
+      name,
+      ...(typeof parsed.ifMatch === 'string' ? { ifMatch: parsed.ifMatch } : {}),
+    });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
-    else ctx.out.out(result.deleted ? `deleted ${name}; index ${result.index.lines} lines` : `no memory ${name}: nothing deleted`);
+    else
+      ctx.out.out(
+        result.deleted ? `deleted ${name}; index ${result.index.lines} lines` : `no memory ${name}: nothing deleted`,
+      );
     return 0;
   } finally {
     client.close();

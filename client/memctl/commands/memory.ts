@@ -1,13 +1,17 @@
 /** `memctl memory summary|extract SESSION [--json]` and `memctl memory pause|resume`: a session's memory, an extraction now, background extraction off and on. */
-import { memorySummaryResultSchema, type MemorySummaryResult } from '../../../shared/protocol/memory.js';
+import { type MemorySummaryResult, memorySummaryResultSchema } from '../../../shared/protocol/memory.js';
 import { parseAnswer } from '../../../shared/protocol/schema.js';
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import type { Output } from '../output.js';
 
 function render(result: MemorySummaryResult, out: Output): string[] {
-  if (result.text === null) return [`no session memory yet for ${result.sessionId} (it would be ${result.path}); memctl memory extract ${result.sessionId} makes one`];
+  if (result.text === null)
+    return [
+      `no session memory yet for ${result.sessionId} (it would be ${result.path}); memctl memory extract ${result.sessionId} makes one`,
+    ];
   const cost = result.costUsd === null ? 'cost unknown' : `$${result.costUsd.toFixed(4)}`;
-  const tokens = result.summarizer === 'anthropic' ? `, ${result.inputTokens} in / ${result.outputTokens} out tokens, ${cost}` : '';
+  const tokens =
+    result.summarizer === 'anthropic' ? `, ${result.inputTokens} in / ${result.outputTokens} out tokens, ${cost}` : '';
   const lines = [
     out.bold(`session memory of ${result.sessionId}`),
     `  file       ${result.path}`,
@@ -26,7 +30,9 @@ async function setPaused(ctx: Parameters<Command>[0], pause: boolean): Promise<n
     if (ctx.json) ctx.out.out(JSON.stringify(result));
     else
       ctx.out.out(
-        result.paused ? 'background session-memory extraction paused (memctl memory extract still runs one; memctl memory resume starts it again)' : 'background session-memory extraction resumed',
+        result.paused
+          ? 'background session-memory extraction paused (memctl memory extract still runs one; memctl memory resume starts it again)'
+          : 'background session-memory extraction resumed',
       );
     return 0;
   } finally {
@@ -42,9 +48,12 @@ export const memory: Command = async (ctx) => {
   }
   const client = ctx.client();
   try {
-    const result = action === 'summary' ? await client.memorySummary({ sessionId }) : await client.memoryExtract({ sessionId });
+    const result =
+      action === 'summary' ? await client.memorySummary({ sessionId }) : await client.memoryExtract({ sessionId });
     if (ctx.json) ctx.out.out(JSON.stringify(result));
-    else for (const line of render(parseAnswer(memorySummaryResultSchema, result, `memory.${action}`), ctx.out)) ctx.out.out(line);
+    else
+      for (const line of render(parseAnswer(memorySummaryResultSchema, result, `memory.${action}`), ctx.out))
+        ctx.out.out(line);
     return 0;
   } finally {
     client.close();

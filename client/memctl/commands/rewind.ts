@@ -3,12 +3,19 @@
  * `memctl rewind undo UNDO_ID [--dry-run]`, each with `--json` (the result unchanged): Claude
  * Code's file checkpoints of a session, putting one back, and taking that back.
  */
-import type { Checkpoint, RewindFileChange, RewindListResult, RewindRestoreResult, RewindUndoResult } from '../../../shared/protocol/rewind.js';
+import type {
+  Checkpoint,
+  RewindFileChange,
+  RewindListResult,
+  RewindRestoreResult,
+  RewindUndoResult,
+} from '../../../shared/protocol/rewind.js';
 import type { Client } from '../../index.js';
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import { formatBytes, type Output } from '../output.js';
 
-const USAGE = 'rewind takes list SESSION, restore SESSION MESSAGE_ID [--dry-run] [--allow-outside-project [--yes]], or undo UNDO_ID [--dry-run]';
+const USAGE =
+  'rewind takes list SESSION, restore SESSION MESSAGE_ID [--dry-run] [--allow-outside-project [--yes]], or undo UNDO_ID [--dry-run]';
 
 interface Invocation {
   action: 'list' | 'restore' | 'undo';
@@ -44,7 +51,9 @@ function when(timestamp: string): string {
 
 function renderCheckpoint(checkpoint: Checkpoint, number: number, out: Output): string[] {
   const lines = [`  ${out.bold(String(number))}  ${when(checkpoint.timestamp)}  ${checkpoint.messageId}`];
-  lines.push(`     ${checkpoint.prompt === null ? out.dim('(prompt not in the transcript)') : JSON.stringify(checkpoint.prompt)}`);
+  lines.push(
+    `     ${checkpoint.prompt === null ? out.dim('(prompt not in the transcript)') : JSON.stringify(checkpoint.prompt)}`,
+  );
   const width = Math.max(0, ...checkpoint.files.map((file) => file.path.length));
   for (const file of checkpoint.files) {
     const backup = file.backupFileName === null ? 'did not exist' : `v${file.version} ${file.backupFileName}`;
@@ -57,9 +66,13 @@ function renderCheckpoint(checkpoint: Checkpoint, number: number, out: Output): 
 
 export function renderList(result: RewindListResult, out: Output): string[] {
   if (result.checkpoints.length === 0) {
-    return [`session ${result.sessionId} has no file checkpoints (Claude Code writes them when file checkpointing is on)`];
+    return [
+      `session ${result.sessionId} has no file checkpoints (Claude Code writes them when file checkpointing is on)`,
+    ];
   }
-  const lines = [out.bold(`file checkpoints of ${result.sessionId}`) + (result.cwd === null ? '' : ` in ${result.cwd}`)];
+  const lines = [
+    out.bold(`file checkpoints of ${result.sessionId}`) + (result.cwd === null ? '' : ` in ${result.cwd}`),
+  ];
   result.checkpoints.forEach((checkpoint, index) => lines.push(...renderCheckpoint(checkpoint, index + 1, out)));
   lines.push('', `files as they were before a prompt: memctl rewind restore ${result.sessionId} MESSAGE_ID --dry-run`);
   return lines;
@@ -72,7 +85,8 @@ function renderChanges(files: readonly RewindFileChange[], out: Output): string[
   return files.map((file) => {
     const path = file.path.padEnd(width);
     if (file.action === 'unchanged') return `  ${out.dim('unchanged'.padEnd(14))} ${path}`;
-    if (file.action === 'missing-backup') return `  ${out.red('missing-backup'.padEnd(14))} ${path}  backup gone; left as it is`;
+    if (file.action === 'missing-backup')
+      return `  ${out.red('missing-backup'.padEnd(14))} ${path}  backup gone; left as it is`;
     const label = file.action === 'write' ? out.yellow('write'.padEnd(14)) : out.red('delete'.padEnd(14));
     return `  ${label} ${path}  ${size(file.bytesBefore)} → ${size(file.bytesAfter)}`;
   });
@@ -84,9 +98,17 @@ function changedCount(files: readonly RewindFileChange[]): number {
 
 export function renderRestore(result: RewindRestoreResult, out: Output): string[] {
   const changed = changedCount(result.files);
-  const lines = [out.bold(`rewind of ${result.sessionId} to before ${result.messageId}`) + (result.dryRun ? ' (dry run: nothing was changed)' : ''), ...renderChanges(result.files, out)];
+  const lines = [
+    out.bold(`rewind of ${result.sessionId} to before ${result.messageId}`) +
+      (result.dryRun ? ' (dry run: nothing was changed)' : ''),
+    ...renderChanges(result.files, out),
+  ];
   if (result.dryRun) {
-    lines.push(changed === 0 ? 'nothing to change' : `${changed} file${changed === 1 ? '' : 's'} would change; run it without --dry-run to restore`);
+    lines.push(
+      changed === 0
+        ? 'nothing to change'
+        : `${changed} file${changed === 1 ? '' : 's'} would change; run it without --dry-run to restore`,
+    );
   } else if (result.undoId === null) {
     lines.push('nothing to change: the files already are as they were then');
   } else {
@@ -97,8 +119,12 @@ export function renderRestore(result: RewindRestoreResult, out: Output): string[
 
 export function renderUndo(result: RewindUndoResult, out: Output): string[] {
   const changed = changedCount(result.files);
-  const lines = [out.bold(`undo ${result.undoId}`) + (result.dryRun ? ' (dry run: nothing was changed)' : ''), ...renderChanges(result.files, out)];
-  if (result.dryRun) lines.push(`${changed} file${changed === 1 ? '' : 's'} would change back; run it without --dry-run to undo`);
+  const lines = [
+    out.bold(`undo ${result.undoId}`) + (result.dryRun ? ' (dry run: nothing was changed)' : ''),
+    ...renderChanges(result.files, out),
+  ];
+  if (result.dryRun)
+    lines.push(`${changed} file${changed === 1 ? '' : 's'} would change back; run it without --dry-run to undo`);
   else lines.push(`${changed} file${changed === 1 ? '' : 's'} put back; the undo point is removed`);
   return lines;
 }
@@ -110,11 +136,16 @@ export function renderUndo(result: RewindUndoResult, out: Output): string[] {
  */
 async function confirmOutside(yes: boolean): Promise<boolean> {
   if (yes) return true;
-  if (!process.stdin.isTTY) throw new UsageError('--allow-outside-project writes files outside the project; add --yes to confirm without a terminal');
+  if (!process.stdin.isTTY)
+    throw new UsageError(
+      '--allow-outside-project writes files outside the project; add --yes to confirm without a terminal',
+    );
   const { createInterface } = await import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await prompt.question('Restore files outside the project too (they may be anywhere on disk)? Type yes to confirm: ');
+    const answer = await prompt.question(
+      'Restore files outside the project too (they may be anywhere on disk)? Type yes to confirm: ',
+    );
     if (answer.trim().toLowerCase() !== 'yes') throw new UsageError('not confirmed; nothing was restored');
     return true;
   } finally {
@@ -122,7 +153,11 @@ async function confirmOutside(yes: boolean): Promise<boolean> {
   }
 }
 
-async function call(client: Client, invocation: Invocation, out: Output): Promise<{ result: unknown; lines: string[] }> {
+async function call(
+  client: Client,
+  invocation: Invocation,
+  out: Output,
+): Promise<{ result: unknown; lines: string[] }> {
   const { action, positional, dryRun } = invocation;
   const [first, second] = positional as [string, string];
   if (action === 'list') {
@@ -131,7 +166,12 @@ async function call(client: Client, invocation: Invocation, out: Output): Promis
   }
   if (action === 'restore') {
     const allowOutsideProject = invocation.allowOutside && (dryRun || (await confirmOutside(invocation.yes)));
-    const result = await client.rewindRestore({ sessionId: first, messageId: second, dryRun, ...(allowOutsideProject ? { allowOutsideProject } : {}) });
+    const result = await client.rewindRestore({
+      sessionId: first,
+      messageId: second,
+      dryRun,
+      ...(allowOutsideProject ? { allowOutsideProject } : {}),
+    });
     return { result, lines: renderRestore(result, out) };
   }
   const result = await client.rewindUndo({ undoId: first, dryRun });

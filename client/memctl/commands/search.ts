@@ -6,6 +6,8 @@
  * where HIT is the `SESSION:UUID` a hit line ends with, a long hit message shown around WORDS (the
  * hit line names its first matched word), or else by its head and tail.
  */
+
+import type { ContentBlock } from '../../../shared/protocol/messages.js';
 import { parseAnswer } from '../../../shared/protocol/schema.js';
 import {
   askingSessionOf,
@@ -13,19 +15,18 @@ import {
   MATCH_CLOSE,
   MATCH_OPEN,
   SEARCH_KINDS,
-  searchContextResultSchema,
-  searchQueryResultSchema,
   type SearchHit,
   type SearchKind,
   type SearchQueryResult,
+  searchContextResultSchema,
+  searchQueryResultSchema,
 } from '../../../shared/protocol/search.js';
-import type { ContentBlock } from '../../../shared/protocol/messages.js';
-import { UsageError, type Command } from '../context.js';
-import type { Output } from '../output.js';
 import { stripAnsi } from '../../../shared/text/ansi.js';
 import { excerptAround, queryTerms } from '../../../shared/text/excerpt.js';
-import { formatAge } from '../views/sessions.js';
 import { searchFilled } from '../../search-pages.js';
+import { type Command, UsageError } from '../context.js';
+import type { Output } from '../output.js';
+import { formatAge } from '../views/sessions.js';
 
 const MAX_LIMIT = 100;
 /** Characters of each message `--context` prints: enough to read, short enough to scan. */
@@ -61,7 +62,8 @@ function parseArgs(args: string[]): SearchArgs {
   };
   const count = (flag: string, text: string, max: number): number => {
     const number = Number(text);
-    if (!Number.isSafeInteger(number) || number < 0 || number > max) throw new UsageError(`${flag} takes a number from 0 to ${max}`);
+    if (!Number.isSafeInteger(number) || number < 0 || number > max)
+      throw new UsageError(`${flag} takes a number from 0 to ${max}`);
     return number;
   };
   for (let index = 0; index < args.length; index++) {
@@ -78,18 +80,22 @@ function parseArgs(args: string[]): SearchArgs {
     else if (arg === '--limit') parsed.limit = Math.max(1, count(arg, value(arg, ++index), MAX_LIMIT));
     else if (arg === '--kind') {
       const kind = value(arg, ++index);
-      if (!(SEARCH_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind takes one of ${SEARCH_KINDS.join(', ')}`);
+      if (!(SEARCH_KINDS as readonly string[]).includes(kind))
+        throw new UsageError(`--kind takes one of ${SEARCH_KINDS.join(', ')}`);
       parsed.kinds = [...(parsed.kinds ?? []), kind as SearchKind];
     } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
     else words.push(arg);
   }
   if (words.length > 0) parsed.query = words.join(' ');
-  if ((parsed.query === undefined) === (parsed.context === undefined)) throw new UsageError('search takes a QUERY, or --context SESSION:UUID');
+  if ((parsed.query === undefined) === (parsed.context === undefined))
+    throw new UsageError('search takes a QUERY, or --context SESSION:UUID');
   return parsed;
 }
 
 function highlight(snippet: string, out: Output): string {
-  return snippet.replace(new RegExp(`${MATCH_OPEN}([^${MATCH_CLOSE}]*)${MATCH_CLOSE}`, 'g'), (_match, term: string) => out.bold(out.yellow(term)));
+  return snippet.replace(new RegExp(`${MATCH_OPEN}([^${MATCH_CLOSE}]*)${MATCH_CLOSE}`, 'g'), (_match, term: string) =>
+    out.bold(out.yellow(term)),
+  );
 }
 
 /** Hits grouped by session, in the order of each session's best hit. */
@@ -99,9 +105,14 @@ function renderHits(hits: readonly SearchHit[], out: Output, now: number): strin
   const lines: string[] = [];
   for (const [sessionId, group] of groups) {
     const first = group[0] as SearchHit;
-    lines.push(`${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.projectName ?? first.project}`)}`);
+    lines.push(
+      `${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.projectName ?? first.project}`)}`,
+    );
     for (const hit of group) {
-      const snippet = hit.snippet === null ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)') : highlight(stripAnsi(hit.snippet), out);
+      const snippet =
+        hit.snippet === null
+          ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)')
+          : highlight(stripAnsi(hit.snippet), out);
       lines.push(`  ${hit.kind.padEnd(9)} ${formatAge(hit.timestamp, now).padEnd(8)} ${snippet}`);
       // The first matched word goes with the reference, so that --context shows the match.
       const near = hit.snippet === null ? undefined : queryTerms(hit.snippet)[0];
@@ -121,10 +132,17 @@ function pageEnd(result: SearchQueryResult, args: readonly string[], continued: 
   const sessions = new Set(result.hits.map((hit) => hit.sessionId)).size;
   if (result.nextCursor === null) {
     if (result.hits.length === 0) return [];
-    return [continued ? `the last of the hits: ${plural(sessions, 'session')} on this page` : `every hit: ${plural(sessions, 'session')} in all`];
+    return [
+      continued
+        ? `the last of the hits: ${plural(sessions, 'session')} on this page`
+        : `every hit: ${plural(sessions, 'session')} in all`,
+    ];
   }
   const rest = args.filter((_arg, index) => args[index] !== '--cursor' && args[index - 1] !== '--cursor');
-  return [`${plural(sessions, 'session')} on this page; more hits (and maybe more sessions) follow:`, `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`];
+  return [
+    `${plural(sessions, 'session')} on this page; more hits (and maybe more sessions) follow:`,
+    `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`,
+  ];
 }
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -137,7 +155,12 @@ function blockText(block: ContentBlock): string {
   if (record.type === 'thinking' && typeof record.thinking === 'string') return `[thinking] ${record.thinking}`;
   if (record.type === 'tool_result') {
     const content = record.content;
-    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('\n') : '';
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : '')).join('\n')
+          : '';
     return `[result${record.is_error === true ? ', error' : ''}] ${text}`;
   }
   return `[${String(record.type)}]`;
@@ -149,8 +172,14 @@ export const search: Command = async (ctx) => {
   try {
     if (args.context !== undefined) {
       const [sessionId, uuid] = args.context.split(':');
-      if (sessionId === undefined || uuid === undefined || sessionId === '' || uuid === '') throw new UsageError('--context takes SESSION:UUID, as a hit line ends with');
-      const answer = await client.searchContext({ sessionId, uuid, ...(args.before === undefined ? {} : { before: args.before }), ...(args.after === undefined ? {} : { after: args.after }) });
+      if (sessionId === undefined || uuid === undefined || sessionId === '' || uuid === '')
+        throw new UsageError('--context takes SESSION:UUID, as a hit line ends with');
+      const answer = await client.searchContext({
+        sessionId,
+        uuid,
+        ...(args.before === undefined ? {} : { before: args.before }),
+        ...(args.after === undefined ? {} : { after: args.after }),
+      });
       if (ctx.json) ctx.out.out(JSON.stringify(answer));
       else {
         const result = parseAnswer(searchContextResultSchema, answer, 'search.context');
@@ -158,9 +187,16 @@ export const search: Command = async (ctx) => {
         const where = describeSegment(result.segment);
         if (where !== null) ctx.out.out(ctx.out.dim(where));
         result.messages.forEach((message, index) => {
-          const text = stripAnsi(typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n')).trim();
+          const text = stripAnsi(
+            typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n'),
+          ).trim();
           // The hit's message around the match (or its head and tail); the others by their head.
-          const cut = index === result.hitIndex ? excerptAround(text, terms, CONTEXT_CHARS) : text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text;
+          const cut =
+            index === result.hitIndex
+              ? excerptAround(text, terms, CONTEXT_CHARS)
+              : text.length > CONTEXT_CHARS
+                ? `${text.slice(0, CONTEXT_CHARS)}…`
+                : text;
           const head = `${message.role}${index === result.hitIndex ? ' (the hit)' : ''}`;
           ctx.out.out(index === result.hitIndex ? ctx.out.bold(head) : ctx.out.dim(head));
           ctx.out.out(`  ${cut.replace(/\n/g, '\n  ')}`);
@@ -188,11 +224,20 @@ export const search: Command = async (ctx) => {
     else {
       const result = parseAnswer(searchQueryResultSchema, answer, 'search.query');
       if (result.index.state === 'building')
-        ctx.out.out(ctx.out.yellow(`the index is still reading older transcripts (${result.index.filesDone} of ${result.index.filesTotal} files): hits may be missing`));
+        ctx.out.out(
+          ctx.out.yellow(
+            `the index is still reading older transcripts (${result.index.filesDone} of ${result.index.filesTotal} files): hits may be missing`,
+          ),
+        );
       if (result.hits.length === 0) ctx.out.out(result.nextCursor === null ? 'no hits' : 'no hits yet');
       for (const line of renderHits(result.hits, ctx.out, Date.now())) ctx.out.out(line);
       for (const line of pageEnd(result, ctx.args, cursor !== undefined)) ctx.out.out(ctx.out.dim(line));
-      if (result.partial === true) ctx.out.out(ctx.out.yellow('the search ran out of time before the page was full: more hits may exist (the --cursor above goes on from where it stopped)'));
+      if (result.partial === true)
+        ctx.out.out(
+          ctx.out.yellow(
+            'the search ran out of time before the page was full: more hits may exist (the --cursor above goes on from where it stopped)',
+          ),
+        );
     }
     return 0;
   } finally {

@@ -1,7 +1,7 @@
 /** `memctl sessions [--all] [--limit N] [--cursor C] [--json]`: one page of sessions, most recent first. */
 import { parseAnswer } from '../../../shared/protocol/schema.js';
 import { sessionListSchema } from '../../../shared/protocol/sessions.js';
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import { renderSessionTable } from '../views/sessions.js';
 
 /** What one screen shows; `--limit` asks for more (the daemon allows up to 10,000 a page). */
@@ -26,7 +26,8 @@ function parseArgs(args: readonly string[]): SessionsArgs {
       if (arg === '--cursor') parsed.cursor = next;
       else {
         const limit = Number(next);
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ROWS) throw new UsageError(`--limit takes a whole number from 1 to ${MAX_ROWS}`);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ROWS)
+          throw new UsageError(`--limit takes a whole number from 1 to ${MAX_ROWS}`);
         parsed.limit = limit;
       }
     } else throw new UsageError(`sessions takes only --all, --limit N and --cursor C (got ${arg})`);
@@ -38,7 +39,11 @@ export const sessions: Command = async (ctx) => {
   const args = parseArgs(ctx.args);
   const client = ctx.client();
   try {
-    const answer = await client.sessionsList({ limit: args.limit, all: args.all, ...(args.cursor === undefined ? {} : { cursor: args.cursor }) });
+    const answer = await client.sessionsList({
+      limit: args.limit,
+      all: args.all,
+      ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+    });
     if (ctx.json) {
       ctx.out.out(JSON.stringify(answer));
       return 0;
@@ -52,7 +57,8 @@ export const sessions: Command = async (ctx) => {
         `${result.sessions.length}${of} shown; next page: memctl sessions --cursor ${result.nextCursor}${args.all ? ' --all' : ''}${args.limit === DEFAULT_ROWS ? '' : ` --limit ${args.limit}`}`,
       );
     }
-    if (result.hidden > 0) notes.push(`${result.hidden} sessions whose files are gone or empty are not listed (--all lists them)`);
+    if (result.hidden > 0)
+      notes.push(`${result.hidden} sessions whose files are gone or empty are not listed (--all lists them)`);
     for (const note of notes) ctx.out.out(ctx.out.dim(note));
     return 0;
   } finally {

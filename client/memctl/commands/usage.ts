@@ -3,7 +3,7 @@
  * tokens and cost by day, project or model, and a sparkline of the cost per day. The quick path
  * (quick/usage.ts) answers while the daemon runs; this one starts it first, and explains errors.
  */
-import { UsageError, type Command } from '../context.js';
+import { type Command, UsageError } from '../context.js';
 import { asUsageReport, parseUsageArgs, reportParams } from '../usage-args.js';
 import { renderUsage } from '../views/usage-report.js';
 

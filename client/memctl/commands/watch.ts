@@ -41,7 +41,9 @@ async function redrawTable(ctx: CommandContext): Promise<number> {
     timer = undefined;
     const ordered = [...sessions.values()].sort((a, b) => (b.lastActivity ?? '').localeCompare(a.lastActivity ?? ''));
     const lines = renderSessionTable(ordered, ctx.out);
-    process.stdout.write(`${CLEAR}${lines.join('\n')}\n${ctx.out.dim(`live from ${client.socketPath}; Ctrl-C to stop`)}\n`);
+    process.stdout.write(
+      `${CLEAR}${lines.join('\n')}\n${ctx.out.dim(`live from ${client.socketPath}; Ctrl-C to stop`)}\n`,
+    );
   };
   const scheduleDraw = () => {
     timer ??= setTimeout(draw, REDRAW_INTERVAL_MS);
@@ -51,7 +53,8 @@ async function redrawTable(ctx: CommandContext): Promise<number> {
     scheduleDraw();
   });
   // An event that arrived while the list was on its way is newer than the list's row.
-  for (const session of (await client.sessionsList()).sessions) if (!sessions.has(session.sessionId)) sessions.set(session.sessionId, session);
+  for (const session of (await client.sessionsList()).sessions)
+    if (!sessions.has(session.sessionId)) sessions.set(session.sessionId, session);
   draw();
   await untilInterrupted();
   clearTimeout(timer);
@@ -59,4 +62,5 @@ async function redrawTable(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-export const watch: Command = (ctx) => (ctx.json || process.stdout.isTTY !== true ? printEvents(ctx) : redrawTable(ctx));
+export const watch: Command = (ctx) =>
+  ctx.json || process.stdout.isTTY !== true ? printEvents(ctx) : redrawTable(ctx);

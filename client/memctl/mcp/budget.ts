@@ -55,7 +55,11 @@ export interface TextPage {
  * One page of a long text (a summary, a handoff, a memory), from `offset`, at most `max` characters,
  * with a last line that says where the rest starts.
  */
-export function pageOf(text: string, offset: number, max: number = OUTPUT_BUDGET_CHARS - FOOTER_RESERVE_CHARS): TextPage {
+export function pageOf(
+  text: string,
+  offset: number,
+  max: number = OUTPUT_BUDGET_CHARS - FOOTER_RESERVE_CHARS,
+): TextPage {
   const from = Math.min(Math.max(0, offset), text.length);
   const end = cutPoint(text, from, max);
   const page = text.slice(from, end);
@@ -64,7 +68,12 @@ export function pageOf(text: string, offset: number, max: number = OUTPUT_BUDGET
   const footer = more
     ? `[characters ${from.toLocaleString('en-US')}–${end.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')}; call again with offset: ${end} for the rest]`
     : `[characters ${from.toLocaleString('en-US')}–${end.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')}: the end]`;
-  return { text: `${page}${page.endsWith('\n') || page === '' ? '' : '\n'}${footer}`, body: page, footer, nextOffset: more ? end : null };
+  return {
+    text: `${page}${page.endsWith('\n') || page === '' ? '' : '\n'}${footer}`,
+    body: page,
+    footer,
+    nextOffset: more ? end : null,
+  };
 }
 
 /** Room under the budget for the lines a tool puts above a quoted page (what it is, whose, paths). */
@@ -76,7 +85,11 @@ const QUOTED_PAGE_HEAD_CHARS = 1_500;
  * follows it. `what` names the source in the quote's notice.
  */
 export function quotedPageOf(text: string, offset: number, what: string): string {
-  const page = pageOf(text, offset, OUTPUT_BUDGET_CHARS - FOOTER_RESERVE_CHARS - QUOTED_PAGE_HEAD_CHARS - quoteFrameChars(what));
+  const page = pageOf(
+    text,
+    offset,
+    OUTPUT_BUDGET_CHARS - FOOTER_RESERVE_CHARS - QUOTED_PAGE_HEAD_CHARS - quoteFrameChars(what),
+  );
   const quoted = quoteAsData(page.body, what);
   return page.footer === '' ? quoted : `${quoted}\n${page.footer}`;
 }
@@ -87,7 +100,14 @@ export function quotedPageOf(text: string, offset: number, what: string): string
  * text: they go in one quote (shared/text/quote.ts) that `quoteAs` names, the header, the advice
  * and the footer (memd's) outside it.
  */
-export function joinWithinBudget(head: string, parts: string[], tail: string, whenCut: (left: number) => string, budget = OUTPUT_BUDGET_CHARS, quoteAs?: string): string {
+export function joinWithinBudget(
+  head: string,
+  parts: string[],
+  tail: string,
+  whenCut: (left: number) => string,
+  budget = OUTPUT_BUDGET_CHARS,
+  quoteAs?: string,
+): string {
   const quote = quoteAs === undefined ? null : dataQuote(parts, quoteAs);
   const frame = quote === null ? 0 : quote.notice.length + quote.open.length + quote.close.length + 3;
   const room = budget - head.length - tail.length - FOOTER_RESERVE_CHARS - frame;
@@ -99,7 +119,8 @@ export function joinWithinBudget(head: string, parts: string[], tail: string, wh
     used += part.length + 1;
   }
   const left = parts.length - kept.length;
-  const lines = quote === null ? [head, ...kept] : [head, quote.notice, quote.open, ...kept.map(quote.escape), quote.close];
+  const lines =
+    quote === null ? [head, ...kept] : [head, quote.notice, quote.open, ...kept.map(quote.escape), quote.close];
   if (left > 0) lines.push(whenCut(left));
   if (tail !== '') lines.push(tail);
   return lines.join('\n');
@@ -108,6 +129,7 @@ export function joinWithinBudget(head: string, parts: string[], tail: string, wh
 /** The last guard: whatever a renderer made, nothing over the budget goes to the model. */
 export function withinBudget(text: string, budget = OUTPUT_BUDGET_CHARS): string {
   if (text.length <= budget) return text;
-  const note = '\n[answer cut to fit the tool output budget; ask for less: a lower limit, a narrower query, or an offset]';
+  const note =
+    '\n[answer cut to fit the tool output budget; ask for less: a lower limit, a narrower query, or an offset]';
   return `${text.slice(0, budget - note.length)}${note}`;
 }

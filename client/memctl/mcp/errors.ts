@@ -44,7 +44,8 @@ function describeRpcError(error: RpcError, advice: ErrorAdvice): string {
     case ErrorCode.NotFound:
       return `Not found: ${said}.${advice.notFound ? ` ${advice.notFound}` : ''}`;
     case ErrorCode.InvalidParams:
-      if (error.kind === 'AmbiguousSessionId') return `${said}. Pass more characters of the session id (or the full id).`;
+      if (error.kind === 'AmbiguousSessionId')
+        return `${said}. Pass more characters of the session id (or the full id).`;
       return `memd refused the parameters: ${said}.${advice.invalidParams ? ` ${advice.invalidParams}` : ''}`;
     case ErrorCode.PathRejected: {
       // The message says what is wrong in words; the reason is the rule's short name.
@@ -53,7 +54,8 @@ function describeRpcError(error: RpcError, advice: ErrorAdvice): string {
     }
     case ErrorCode.Conflict: {
       const etag = oneLine(error.data.etag, 100);
-      const next = advice.conflict ?? 'Read it again, merge your change into what it holds now, and write with its current etag.';
+      const next =
+        advice.conflict ?? 'Read it again, merge your change into what it holds now, and write with its current etag.';
       return `Not written: ${said}${etag ? ` (its etag is now ${etag})` : ''}. ${next}`;
     }
     case ErrorCode.MethodNotFound:

@@ -7,7 +7,7 @@
  * line on stderr; the lines after it are read as usual.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from '../../../shared/protocol/envelope.js';
 
 const PARSE_ERROR = -32700;
@@ -35,7 +35,11 @@ export interface LineTransportOptions {
 
 /** A bad line's error: the id when one could be read, else null (JSON-RPC 2.0 §5). */
 function errorAnswer(id: RequestId, code: number, message: string, data?: Record<string, unknown>): JSONRPCMessage {
-  return { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } } as unknown as JSONRPCMessage;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+  } as unknown as JSONRPCMessage;
 }
 
 function idOf(value: unknown): RequestId {
@@ -71,17 +75,33 @@ export function readLine(text: string): Reading {
   const id = idOf(value);
   if (Array.isArray(value)) {
     // MCP has no batches since 2025-06-18; answering each element would let one line queue many calls.
-    return { answer: errorAnswer(null, INVALID_REQUEST, 'Invalid Request: batches are not supported; send one message a line'), reason: 'a batch' };
+    return {
+      answer: errorAnswer(null, INVALID_REQUEST, 'Invalid Request: batches are not supported; send one message a line'),
+      reason: 'a batch',
+    };
   }
   if (typeof value !== 'object' || value === null) {
-    return { answer: errorAnswer(null, INVALID_REQUEST, 'Invalid Request: a message is a JSON object'), reason: `a JSON ${value === null ? 'null' : typeof value}, not an object` };
+    return {
+      answer: errorAnswer(null, INVALID_REQUEST, 'Invalid Request: a message is a JSON object'),
+      reason: `a JSON ${value === null ? 'null' : typeof value}, not an object`,
+    };
   }
   if (exceedsDepth(value, MAX_JSON_DEPTH)) {
-    return { answer: errorAnswer(id, INVALID_REQUEST, `Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels`), reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+    return {
+      answer: errorAnswer(
+        id,
+        INVALID_REQUEST,
+        `Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels`,
+      ),
+      reason: `nested deeper than ${MAX_JSON_DEPTH} levels`,
+    };
   }
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (!parsed.success) {
-    return { answer: errorAnswer(id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response'), reason: 'not a JSON-RPC 2.0 message' };
+    return {
+      answer: errorAnswer(id, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response'),
+      reason: 'not a JSON-RPC 2.0 message',
+    };
   }
   return { message: parsed.data };
 }
@@ -147,8 +167,17 @@ export class LineTransport implements Transport {
       this.skipping = null;
       const limit = this.options.maxLineBytes;
       const id = trailingId(tail.toString('utf8'));
-      this.options.log(`memctl mcp: skipped a stdin message over the limit of ${limit} bytes (${bytes} bytes, id ${JSON.stringify(id)}); answered with an error and read on`);
-      this.answer(errorAnswer(id, INVALID_REQUEST, `Invalid Request: the message is ${bytes} bytes, over memctl mcp's limit of ${limit} bytes; it was skipped`, { limit, bytes }));
+      this.options.log(
+        `memctl mcp: skipped a stdin message over the limit of ${limit} bytes (${bytes} bytes, id ${JSON.stringify(id)}); answered with an error and read on`,
+      );
+      this.answer(
+        errorAnswer(
+          id,
+          INVALID_REQUEST,
+          `Invalid Request: the message is ${bytes} bytes, over memctl mcp's limit of ${limit} bytes; it was skipped`,
+          { limit, bytes },
+        ),
+      );
       return;
     }
     const text = Buffer.concat(this.pieces).toString('utf8');
@@ -170,7 +199,9 @@ export class LineTransport implements Transport {
   }
 
   private answer(message: JSONRPCMessage): void {
-    this.send(message).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    this.send(message).catch((error: unknown) =>
+      this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+    );
   }
 
   async start(): Promise<void> {

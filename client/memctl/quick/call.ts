@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { homedir } from 'node:os';
-import { resolvePaths, type Env } from '../../../shared/paths.js';
+import { type Env, resolvePaths } from '../../../shared/paths.js';
 
 /** The protocol this client speaks (DESIGN.md §3); another answer is treated as no daemon. */
 const PROTOCOL = 1;
@@ -26,13 +26,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function answerOf(message: Record<string, unknown>): QuickAnswer {
   if (isRecord(message.error)) {
     const data = isRecord(message.error.data) ? message.error.data : {};
-    return { ok: false, kind: typeof data.kind === 'string' ? data.kind : 'Error', message: String(message.error.message ?? '') };
+    return {
+      ok: false,
+      kind: typeof data.kind === 'string' ? data.kind : 'Error',
+      message: String(message.error.message ?? ''),
+    };
   }
   return { ok: true, result: message.result };
 }
 
 /** `method(params)` on the daemon at `socketPath`, or null when none answers it within `deadlineMs`. */
-export function quickCall(socketPath: string, method: string, params: Record<string, unknown>, deadlineMs: number): Promise<QuickAnswer | null> {
+export function quickCall(
+  socketPath: string,
+  method: string,
+  params: Record<string, unknown>,
+  deadlineMs: number,
+): Promise<QuickAnswer | null> {
   return new Promise((resolve) => {
     let settled = false;
     let buffered = '';

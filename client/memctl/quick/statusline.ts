@@ -5,10 +5,11 @@
  * (marked `no memd`). It never starts a daemon, never writes to stderr and always exits 0: a
  * status line that fails or lags gets in the user's way on every message.
  */
-import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
-import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
+
 import { answerOrNull } from '../../../shared/protocol/schema.js';
 import { thresholdResultSchema } from '../../../shared/protocol/sessions.js';
+import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
+import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { Command } from '../context.js';
 import { quickCall, socketPathOf } from './call.js';
 import { number, object, readJsonObject, text } from './stdin.js';
@@ -46,7 +47,9 @@ export function statedByInput(input: Record<string, unknown> | null): { window?:
   const size = number(object(input, 'context_window'), 'context_window_size');
   const model = text(object(input, 'model'), 'id');
   return {
-    ...(size !== null && Number.isSafeInteger(size) && size >= MIN_STATED_WINDOW && size <= MAX_STATED_WINDOW ? { window: size } : {}),
+    ...(size !== null && Number.isSafeInteger(size) && size >= MIN_STATED_WINDOW && size <= MAX_STATED_WINDOW
+      ? { window: size }
+      : {}),
     ...(model !== null && model.length > 0 && model.length <= MAX_MODEL_ID_CHARS ? { model } : {}),
   };
 }
@@ -56,13 +59,20 @@ export function statedByInput(input: Record<string, unknown> | null): { window?:
  * input + cache + output, as memd counts it), else its used percentage of the window; the
  * thresholds are Claude Code's, computed here with the same environment it runs with.
  */
-export async function factsFromInput(input: Record<string, unknown> | null, env: NodeJS.ProcessEnv, note: string): Promise<StatusFacts> {
+export async function factsFromInput(
+  input: Record<string, unknown> | null,
+  env: NodeJS.ProcessEnv,
+  note: string,
+): Promise<StatusFacts> {
   const model = text(object(input, 'model'), 'id');
   const window = object(input, 'context_window');
   const usage = object(window, 'current_usage');
   let tokens: number | null = null;
   if (usage !== null) {
-    tokens = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'].reduce((sum, key) => sum + (number(usage, key) ?? 0), 0);
+    tokens = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'output_tokens'].reduce(
+      (sum, key) => sum + (number(usage, key) ?? 0),
+      0,
+    );
   } else {
     const percent = number(window, 'used_percentage');
     const size = number(window, 'context_window_size');
@@ -70,24 +80,52 @@ export async function factsFromInput(input: Record<string, unknown> | null, env:
   }
   // Loaded only here: the model tables are the largest module of this command, and memd's answer needs none.
   const { window: stated } = statedByInput(input);
-  const threshold = model === null || tokens === null ? null : (await import('../../../shared/transcript/thresholds.js')).computeThresholds({ model, tokens, env, window: stated });
-  return { threshold, compactions: null, memoryAt: undefined, costUsd: number(object(input, 'cost'), 'total_cost_usd'), note };
+  const threshold =
+    model === null || tokens === null
+      ? null
+      : (await import('../../../shared/transcript/thresholds.js')).computeThresholds({
+          model,
+          tokens,
+          env,
+          window: stated,
+        });
+  return {
+    threshold,
+    compactions: null,
+    memoryAt: undefined,
+    costUsd: number(object(input, 'cost'), 'total_cost_usd'),
+    note,
+  };
 }
 
-export async function statusLineFor(input: Record<string, unknown> | null, env: NodeJS.ProcessEnv, now: number): Promise<string> {
+export async function statusLineFor(
+  input: Record<string, unknown> | null,
+  env: NodeJS.ProcessEnv,
+  now: number,
+): Promise<string> {
   const sessionId = text(input, 'session_id');
   const stdinCost = number(object(input, 'cost'), 'total_cost_usd');
   let facts: StatusFacts | null = null;
   let note = 'no memd';
   if (sessionId !== null) {
     const stated = statedByInput(input);
-    const answer = await quickCall(socketPathOf(env), 'sessions.get', { sessionId, ...stated }, STATUS_DAEMON_DEADLINE_MS);
+    const answer = await quickCall(
+      socketPathOf(env),
+      'sessions.get',
+      { sessionId, ...stated },
+      STATUS_DAEMON_DEADLINE_MS,
+    );
     if (answer?.ok === true) facts = factsFromSummary(answer.result, stdinCost);
     // memd never overrides a window Claude Code stated (a memd older than `window` ignores it):
     // its tokens are kept and the thresholds computed again on the stated window.
     if (facts?.threshold != null && stated.window !== undefined && facts.threshold.window !== stated.window) {
       const { computeThresholds } = await import('../../../shared/transcript/thresholds.js');
-      facts.threshold = computeThresholds({ model: facts.threshold.model, tokens: facts.threshold.tokens, env, window: stated.window });
+      facts.threshold = computeThresholds({
+        model: facts.threshold.model,
+        tokens: facts.threshold.tokens,
+        env,
+        window: stated.window,
+      });
     }
     // A session's first message can come before memd has read its first line.
     else if (answer?.ok === false && answer.kind === 'NotFound') note = 'memd: not indexed yet';

@@ -35,7 +35,11 @@ function readOnce(deadlineMs: number): Promise<Record<string, unknown> | null> {
       } catch {
         return resolve(null);
       }
-      resolve(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null);
+      resolve(
+        typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? (value as Record<string, unknown>)
+          : null,
+      );
     };
     const timer = setTimeout(done, deadlineMs);
     process.stdin.on('data', (chunk: Buffer) => {
@@ -61,7 +65,12 @@ export function number(record: Record<string, unknown> | null | undefined, key: 
 }
 
 /** A nested object field, else null. */
-export function object(record: Record<string, unknown> | null | undefined, key: string): Record<string, unknown> | null {
+export function object(
+  record: Record<string, unknown> | null | undefined,
+  key: string,
+): Record<string, unknown> | null {
   const value = record?.[key];
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }

@@ -33,8 +33,16 @@ export async function runTurnHook(which: 'turn-start' | 'turn-end'): Promise<voi
     if (sessionId === null) return;
     const transcriptPath = text(input, 'transcript_path');
     const where = transcriptPath === null ? {} : { transcriptPath };
-    const params = which === 'turn-start' ? { sessionId, owner: TURN_OWNER, ttlMs: ttlFrom(process.env), whileActive: true, ...where } : { sessionId, owner: TURN_OWNER, ...where };
-    await quickCall(socketPathOf(process.env), which === 'turn-start' ? 'memory.lock' : 'memory.unlock', params, TURN_DEADLINE_MS);
+    const params =
+      which === 'turn-start'
+        ? { sessionId, owner: TURN_OWNER, ttlMs: ttlFrom(process.env), whileActive: true, ...where }
+        : { sessionId, owner: TURN_OWNER, ...where };
+    await quickCall(
+      socketPathOf(process.env),
+      which === 'turn-start' ? 'memory.lock' : 'memory.unlock',
+      params,
+      TURN_DEADLINE_MS,
+    );
   } catch {
     // Fail open: the prompt goes on whatever happened here.
   } finally {

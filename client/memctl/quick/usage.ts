@@ -13,7 +13,10 @@ import { quickCall, socketPathOf } from './call.js';
 const USAGE_QUICK_DEADLINE_MS = 2_000;
 
 /** Prints the report and returns 0, or null when the full command must run instead. */
-export async function runUsageQuick(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number | null> {
+export async function runUsageQuick(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number | null> {
   const args = parseUsageArgs(argv, env);
   if (typeof args === 'string') return null;
   const answer = await quickCall(socketPathOf(env), 'usage.report', { ...reportParams(args) }, USAGE_QUICK_DEADLINE_MS);

@@ -36,7 +36,8 @@ export function renderCompaction(result: CompactionResult, out: Output): string[
   for (const [label, items] of kinds) {
     if (items.length === 0) continue;
     lines.push(`    ${label} (${items.length}):`);
-    for (const item of items.slice(0, SHOWN_LOST)) lines.push(`      - ${item.length > 100 ? `${item.slice(0, 99)}…` : item}`.replace(/\n/g, ' '));
+    for (const item of items.slice(0, SHOWN_LOST))
+      lines.push(`      - ${item.length > 100 ? `${item.slice(0, 99)}…` : item}`.replace(/\n/g, ' '));
     if (items.length > SHOWN_LOST) lines.push(`      … ${items.length - SHOWN_LOST} more (--json lists them all)`);
   }
   return lines;

@@ -47,7 +47,10 @@ export function renderHistory(result: HistoryListResult, out: Output, width = DE
     const display = cut(entry.display.replace(/\s+/g, ' ').trim(), room);
     return `${out.dim(time)}${GAP}${project}${GAP}${display}${tail === '' ? '' : out.dim(tail)}`;
   });
-  if (result.badLines > 0) lines.push(out.dim(`${result.badLines} unreadable line${result.badLines === 1 ? '' : 's'} of history.jsonl skipped`));
+  if (result.badLines > 0)
+    lines.push(
+      out.dim(`${result.badLines} unreadable line${result.badLines === 1 ? '' : 's'} of history.jsonl skipped`),
+    );
   if (result.nextBefore !== null) lines.push(out.dim(`older prompts: run again with --before ${result.nextBefore}`));
   return lines;
 }

@@ -2,7 +2,10 @@
 import type { HandoffStatusResult } from '../../../shared/protocol/handoff.js';
 import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/sessions.js';
 import { compactsWhenRefused } from '../../../shared/statusline/format.js';
-import { ERROR_THRESHOLD_BUFFER_TOKENS, WARNING_THRESHOLD_BUFFER_TOKENS } from '../../../shared/transcript/thresholds.js';
+import {
+  ERROR_THRESHOLD_BUFFER_TOKENS,
+  WARNING_THRESHOLD_BUFFER_TOKENS,
+} from '../../../shared/transcript/thresholds.js';
 import type { Output } from '../output.js';
 import { contextBar, formatAge, formatTokens, titleOf } from './sessions.js';
 
@@ -34,7 +37,9 @@ function lockLine(session: SessionSummary, now: number): string {
 
 /** Where the session stops: its blocking limit, or in reactive mode the window, where the API refuses and Claude Code compacts. */
 function limitText(threshold: ThresholdResult): string {
-  return compactsWhenRefused(threshold) ? 'compacts when the API refuses the request (at the window)' : `blocking ${formatTokens(threshold.blockingAt)}`;
+  return compactsWhenRefused(threshold)
+    ? 'compacts when the API refuses the request (at the window)'
+    : `blocking ${formatTokens(threshold.blockingAt)}`;
 }
 
 /**
@@ -42,9 +47,12 @@ function limitText(threshold: ThresholdResult): string {
  * one figure: say it once, and why, rather than `warning 147K · error 147K`.
  */
 function warningText(threshold: ThresholdResult): string {
-  if (threshold.warningAt !== threshold.errorAt) return `warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)}`;
+  if (threshold.warningAt !== threshold.errorAt)
+    return `warning ${formatTokens(threshold.warningAt)} · error ${formatTokens(threshold.errorAt)}`;
   const same =
-    WARNING_THRESHOLD_BUFFER_TOKENS === ERROR_THRESHOLD_BUFFER_TOKENS ? ` (Claude Code's warning and error buffers are both ${WARNING_THRESHOLD_BUFFER_TOKENS.toLocaleString('en-US')})` : '';
+    WARNING_THRESHOLD_BUFFER_TOKENS === ERROR_THRESHOLD_BUFFER_TOKENS
+      ? ` (Claude Code's warning and error buffers are both ${WARNING_THRESHOLD_BUFFER_TOKENS.toLocaleString('en-US')})`
+      : '';
   return `warning/error at ${formatTokens(threshold.warningAt)}${same}`;
 }
 
@@ -59,10 +67,14 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
     `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · ${warningText(threshold)} · ${limitText(threshold)} · window ${formatTokens(threshold.window)}`,
     usageLine('main', session.usage.main),
     usageLine('subagents', session.usage.sidechain),
-    ...(session.compactionFiles > 0 || session.usage.compaction.assistantMessages > 0 ? [usageLine('compaction', session.usage.compaction)] : []),
+    ...(session.compactionFiles > 0 || session.usage.compaction.assistantMessages > 0
+      ? [usageLine('compaction', session.usage.compaction)]
+      : []),
     usageLine('total', session.usage.total),
     `  compacted ${compactions.count}×${
-      compactions.lastTrigger ? ` (last ${compactions.lastTrigger}, ${tokensOrUnknown(compactions.lastPreTokens)} → ${tokensOrUnknown(compactions.lastPostTokens)})` : ''
+      compactions.lastTrigger
+        ? ` (last ${compactions.lastTrigger}, ${tokensOrUnknown(compactions.lastPreTokens)} → ${tokensOrUnknown(compactions.lastPostTokens)})`
+        : ''
     }`,
     memoryLine(session, now),
     lockLine(session, now),
@@ -90,7 +102,9 @@ export function renderHookRecords(status: HandoffStatusResult, out: Output): str
       last.lost === null
         ? 'unknown'
         : `${last.lost.userMessages.length} user messages, ${last.lost.filePaths.length} paths, ${last.lost.identifiers.length} identifiers, ${last.lost.errors.length} errors`;
-    lines.push(`  summary   ${last.trigger} compaction at ${last.recordedAt}: ${last.summaryChars} chars; lost ${lost}`);
+    lines.push(
+      `  summary   ${last.trigger} compaction at ${last.recordedAt}: ${last.summaryChars} chars; lost ${lost}`,
+    );
   }
   return lines;
 }

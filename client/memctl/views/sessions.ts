@@ -1,6 +1,7 @@
 /** The sessions table of `memctl status`, `memctl sessions` and `memctl watch`. */
-import type { SessionSummary, ThresholdResult } from '../../../shared/protocol/sessions.js';
+
 import { projectPathOf } from '../../../shared/paths.js';
+import type { SessionSummary, ThresholdResult } from '../../../shared/protocol/sessions.js';
 import { percentText } from '../../../shared/statusline/format.js';
 import type { Output } from '../output.js';
 

@@ -8,7 +8,11 @@ import { databaseIncidentText } from './database.js';
 /** Cells of the backfill progress bar. */
 const PROGRESS_CELLS = 20;
 
-const FAILURE_LABELS: Record<IngestFailure['kind'], string> = { read: 'cannot read', parse: 'parse failed', store: 'cannot write the index' };
+const FAILURE_LABELS: Record<IngestFailure['kind'], string> = {
+  read: 'cannot read',
+  parse: 'parse failed',
+  store: 'cannot write the index',
+};
 
 /** `in 40s`, or `now` for a retry that is due. */
 function retryIn(retryAt: string, now: number): string {
@@ -32,8 +36,11 @@ function renderFailing(ingest: IngestStatus, out: Output, now: number): string[]
   }
   const first = files[0];
   if (first !== undefined) {
-    // biome-ignore lint/complexity/useMathMinMax: retry times are ISO strings, which compare as strings
-    const retryAt = files.reduce((soonest, failure) => (failure.retryAt < soonest ? failure.retryAt : soonest), first.retryAt);
+    const retryAt = files.reduce(
+      // biome-ignore lint/complexity/useMathMinMax: retry times are ISO strings, which compare as strings
+      (soonest, failure) => (failure.retryAt < soonest ? failure.retryAt : soonest),
+      first.retryAt,
+    );
     lines.push(
       out.yellow(
         `  warning   ingest: ${fileCount} file${fileCount === 1 ? '' : 's'} failing (${FAILURE_LABELS[first.kind]}: ${first.code ?? first.message}, ${first.path}) — next retry ${retryIn(retryAt, now)}`,
@@ -45,7 +52,8 @@ function renderFailing(ingest: IngestStatus, out: Output, now: number): string[]
 
 function renderWatcher(ingest: IngestStatus, out: Output): string {
   const watcher = ingest.watcher;
-  if (watcher === undefined) return ingest.progress.watching ? '' : out.yellow(' (projects dir missing; waiting for it)');
+  if (watcher === undefined)
+    return ingest.progress.watching ? '' : out.yellow(' (projects dir missing; waiting for it)');
   if (watcher.state === 'missing') return out.yellow(' (projects dir missing; waiting for it)');
   if (watcher.state === 'refused') return out.red(` (projects dir refused: ${watcher.reason ?? 'a system tree'})`);
   if (watcher.state === 'degraded') {
@@ -74,7 +82,8 @@ function renderIngest(status: DaemonStatus, out: Output, now: number): string[] 
   lines.push(...failing);
   // From a daemon older than `failing`; a newer one's lastError may be long recovered from.
   const lastError = status.ingest.lastError;
-  if (lastError && status.ingest.failing === undefined) lines.push(out.yellow(`  warning   cannot read ${lastError.path}: ${lastError.message}`));
+  if (lastError && status.ingest.failing === undefined)
+    lines.push(out.yellow(`  warning   cannot read ${lastError.path}: ${lastError.message}`));
   return lines;
 }
 
@@ -111,22 +120,37 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
   if (extraction.paused) lines.push(out.yellow('  memory    background extraction paused (memctl memory resume)'));
   const { budget } = extraction;
   if (budget.spentTodayUsd > 0 || budget.reached) {
-    const top = extraction.spentToday.slice(0, 3).map((spent) => `${spent.sessionId.slice(0, 8)} $${spent.usd.toFixed(2)}`);
+    const top = extraction.spentToday
+      .slice(0, 3)
+      .map((spent) => `${spent.sessionId.slice(0, 8)} $${spent.usd.toFixed(2)}`);
     const line = `  spend     $${budget.spentTodayUsd.toFixed(2)} of $${budget.dailyUsd.toFixed(2)} today on extraction${top.length > 0 ? ` (${top.join(', ')})` : ''}`;
-    lines.push(budget.reached ? out.yellow(`${line}; budget reached, background extraction waits until tomorrow`) : line);
+    lines.push(
+      budget.reached ? out.yellow(`${line}; budget reached, background extraction waits until tomorrow`) : line,
+    );
   }
   // A daemon from before the archive answers without it.
   if (status.archive !== undefined) {
     const line = `  ${renderArchiveStatus(status.archive, out)}`;
     lines.push(status.archive.state === 'stopped' ? out.yellow(line) : line);
   }
-  if (compaction.autoRuns > 0) lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
+  if (compaction.autoRuns > 0)
+    lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);
   for (const failing of compaction.failing) {
-    const what = failing.stopped ? `auto-compaction stopped after ${failing.failures} failures` : `${failing.failures} auto-compaction failure${failing.failures === 1 ? '' : 's'}`;
-    lines.push(out.yellow(`  warning   ${failing.sessionId.slice(0, 8)}: ${what} (${failing.lastError}); memctl compact ${failing.sessionId} --force retries`));
+    const what = failing.stopped
+      ? `auto-compaction stopped after ${failing.failures} failures`
+      : `${failing.failures} auto-compaction failure${failing.failures === 1 ? '' : 's'}`;
+    lines.push(
+      out.yellow(
+        `  warning   ${failing.sessionId.slice(0, 8)}: ${what} (${failing.lastError}); memctl compact ${failing.sessionId} --force retries`,
+      ),
+    );
   }
   if (database.recoveredFrom) {
-    lines.push(out.yellow(`  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`));
+    lines.push(
+      out.yellow(
+        `  warning   the database was corrupt (${database.recoveredFrom.reason}); moved to ${database.recoveredFrom.movedTo} and rebuilt`,
+      ),
+    );
   }
   const incident = database.whileRunning;
   if (incident) lines.push(out.yellow(`  warning   ${databaseIncidentText(incident)}`));

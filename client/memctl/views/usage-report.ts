@@ -5,6 +5,7 @@
  * costs a fresh process ~20 ms).
  */
 import type { UsageFigures, UsageGrouping, UsageReportResult, UsageRow } from '../../../shared/protocol/usage.js';
+
 /** The sparkline's marks, lowest to highest (a day without usage is SPARK_NONE). */
 const SPARKS = '▁▂▃▄▅▆▇█';
 const SPARK_NONE = '·';
@@ -29,9 +30,16 @@ export function shortModel(model: string): string {
 export function sparkline(values: readonly number[], width: number): { line: string; daysPerMark: number } {
   const daysPerMark = Math.max(1, Math.ceil(values.length / Math.max(1, width)));
   const marks: number[] = [];
-  for (let at = 0; at < values.length; at += daysPerMark) marks.push(values.slice(at, at + daysPerMark).reduce((sum, value) => sum + value, 0));
+  for (let at = 0; at < values.length; at += daysPerMark)
+    marks.push(values.slice(at, at + daysPerMark).reduce((sum, value) => sum + value, 0));
   const max = Math.max(0, ...marks);
-  const line = marks.map((value) => (value <= 0 || max === 0 ? SPARK_NONE : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((value / max) * SPARKS.length))] as string))).join('');
+  const line = marks
+    .map((value) =>
+      value <= 0 || max === 0
+        ? SPARK_NONE
+        : (SPARKS[Math.min(SPARKS.length - 1, Math.floor((value / max) * SPARKS.length))] as string),
+    )
+    .join('');
   return { line, daysPerMark };
 }
 
@@ -49,8 +57,19 @@ function tableRows(report: UsageReportResult): string[][] {
     report.by === 'model' ? '' : models.map(shortModel).join(', '),
   ];
   return [
-    [HEADERS[report.by], 'INPUT', 'OUTPUT', 'CACHE WRITE', 'CACHE READ', 'TOTAL TOKENS', 'COST', report.by === 'model' ? '' : 'MODELS'],
-    ...report.rows.map((row: UsageRow) => cells(report.by === 'model' ? shortModel(row.key) : (row.name ?? row.key), row, row.models)),
+    [
+      HEADERS[report.by],
+      'INPUT',
+      'OUTPUT',
+      'CACHE WRITE',
+      'CACHE READ',
+      'TOTAL TOKENS',
+      'COST',
+      report.by === 'model' ? '' : 'MODELS',
+    ],
+    ...report.rows.map((row: UsageRow) =>
+      cells(report.by === 'model' ? shortModel(row.key) : (row.name ?? row.key), row, row.models),
+    ),
     cells('total', report.totals, report.totals.models),
   ];
 }
@@ -59,31 +78,53 @@ function tableRows(report: UsageReportResult): string[][] {
 export function renderUsage(report: UsageReportResult, paint: Painter, columns = DEFAULT_COLUMNS): string[] {
   const first = report.daily[0]?.day;
   const last = report.daily.at(-1)?.day;
-  const span = first === undefined ? 'no days' : `${first} to ${last} (${report.daily.length} day${report.daily.length === 1 ? '' : 's'})`;
+  const span =
+    first === undefined
+      ? 'no days'
+      : `${first} to ${last} (${report.daily.length} day${report.daily.length === 1 ? '' : 's'})`;
   const lines = [paint.bold(`usage ${span}, by ${report.by}, days in ${report.timezone}`)];
   if (report.index.state === 'building') {
-    lines.push(paint.dim(`partial: memd is still counting the transcripts it has read (${report.index.filesDone} of ${report.index.filesTotal} files)`));
+    lines.push(
+      paint.dim(
+        `partial: memd is still counting the transcripts it has read (${report.index.filesDone} of ${report.index.filesTotal} files)`,
+      ),
+    );
   }
   if (report.rows.length === 0) {
     lines.push('no API responses in this window');
     return lines;
   }
   const rows = tableRows(report);
-  const widths = (rows[0] as string[]).map((_, column) => Math.max(...rows.map((row) => (row[column] as string).length)));
+  const widths = (rows[0] as string[]).map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] as string).length)),
+  );
   rows.forEach((row, index) => {
     const text = row
-      .map((cell, column) => (column === 0 || column === row.length - 1 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number)))
+      .map((cell, column) =>
+        column === 0 || column === row.length - 1
+          ? cell.padEnd(widths[column] as number)
+          : cell.padStart(widths[column] as number),
+      )
       .join('  ')
       .trimEnd();
     lines.push(index === 0 || index === rows.length - 1 ? paint.bold(text) : text);
   });
-  if (report.totals.unpricedResponses > 0) lines.push(paint.dim(`* ${thousands(report.totals.unpricedResponses)} responses of models memd has no price for: their tokens are counted, not their cost`));
+  if (report.totals.unpricedResponses > 0)
+    lines.push(
+      paint.dim(
+        `* ${thousands(report.totals.unpricedResponses)} responses of models memd has no price for: their tokens are counted, not their cost`,
+      ),
+    );
   const costs = report.daily.map((day) => day.costUsd);
   const { line, daysPerMark } = sparkline(costs, columns - SPARK_LABEL.length);
-  const peak = report.daily.reduce((best, day) => (day.costUsd > best.costUsd ? day : best), report.daily[0] ?? { day: '', costUsd: 0, totalTokens: 0 });
+  const peak = report.daily.reduce(
+    (best, day) => (day.costUsd > best.costUsd ? day : best),
+    report.daily[0] ?? { day: '', costUsd: 0, totalTokens: 0 },
+  );
   lines.push('');
   lines.push(`${SPARK_LABEL}${line}`);
   const note = daysPerMark > 1 ? `, each mark ${daysPerMark} days` : '';
-  if (peak.costUsd > 0) lines.push(paint.dim(`${' '.repeat(SPARK_LABEL.length)}highest ${dollars(peak.costUsd)} on ${peak.day}${note}`));
+  if (peak.costUsd > 0)
+    lines.push(paint.dim(`${' '.repeat(SPARK_LABEL.length)}highest ${dollars(peak.costUsd)} on ${peak.day}${note}`));
   return lines;
 }

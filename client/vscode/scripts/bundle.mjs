@@ -3,9 +3,10 @@
  * shared code they import, in one CommonJS file (VS Code loads extensions with require), with
  * `vscode` left to the editor. The .vsix then needs no node_modules.
  */
-import { build } from 'esbuild';
+
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
 

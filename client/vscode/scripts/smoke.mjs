@@ -77,11 +77,14 @@ try {
   const context = { subscriptions: [] };
   extension.activate(context);
   const contributed = manifest.contributes.commands.map((command) => command.command).sort();
-  if (JSON.stringify([...registered].sort()) !== JSON.stringify(contributed)) fail(`registered ${registered.join(', ')}; the manifest contributes ${contributed.join(', ')}`);
-  if (!status.shown || !status.text.includes('memd')) fail(`the status bar item was not shown (text: ${JSON.stringify(status.text)})`);
+  if (JSON.stringify([...registered].sort()) !== JSON.stringify(contributed))
+    fail(`registered ${registered.join(', ')}; the manifest contributes ${contributed.join(', ')}`);
+  if (!status.shown || !status.text.includes('memd'))
+    fail(`the status bar item was not shown (text: ${JSON.stringify(status.text)})`);
   for (const subscription of context.subscriptions) subscription.dispose();
   extension.deactivate();
-  if (process.exitCode !== 1) console.log(`smoke: ${manifest.main} loads, registers ${registered.length} commands, shows "${status.text}"`);
+  if (process.exitCode !== 1)
+    console.log(`smoke: ${manifest.main} loads, registers ${registered.length} commands, shows "${status.text}"`);
 } catch (error) {
   fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {

@@ -22,7 +22,15 @@ const PREVIEW_ANYWAY = 'Preview Anyway';
 const PICK_LINE_COLUMNS = 60;
 
 /** The commands the manifest contributes, each registered here (the unit test checks both agree). */
-export const COMMANDS = ['memd.refresh', 'memd.openSession', 'memd.showSummary', 'memd.writeHandoff', 'memd.previewCompaction', 'memd.loadMore', 'memd.startDaemon'] as const;
+export const COMMANDS = [
+  'memd.refresh',
+  'memd.openSession',
+  'memd.showSummary',
+  'memd.writeHandoff',
+  'memd.previewCompaction',
+  'memd.loadMore',
+  'memd.startDaemon',
+] as const;
 
 /** Settings that change the connection: a change of one makes a new controller. */
 const CONNECTION_SETTINGS = ['socketPath', 'autostart', 'startCommand'] as const;
@@ -49,11 +57,16 @@ function treeItem<U extends UriLike, I extends TreeItemLike>(api: VscodeApi<U, I
     item.tooltip = node.tooltip;
     item.contextValue = node.contextValue;
   }
-  if (node.kind !== 'message') item.command = { command: node.command.id, title: node.command.title, arguments: node.command.args };
+  if (node.kind !== 'message')
+    item.command = { command: node.command.id, title: node.command.title, arguments: node.command.args };
   return item;
 }
 
-export function activateWith<U extends UriLike, I extends TreeItemLike>(api: VscodeApi<U, I>, context: ExtensionContextLike, options: AdapterOptions = {}): Activation {
+export function activateWith<U extends UriLike, I extends TreeItemLike>(
+  api: VscodeApi<U, I>,
+  context: ExtensionContextLike,
+  options: AdapterOptions = {},
+): Activation {
   const env = options.env ?? process.env;
   const disposables: Disposable[] = [];
   const own = <T extends Disposable>(disposable: T): T => {
@@ -74,13 +87,22 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(api: Vsc
   const treeChanged = own(new api.EventEmitter<TreeNode | undefined>());
   const tree = own(
     api.window.createTreeView<TreeNode>(VIEW_ID, {
-      treeDataProvider: { onDidChangeTreeData: treeChanged.event, getTreeItem: (node) => treeItem(api, node), getChildren: (node) => (node === undefined ? controller.treeNodes() : []) },
+      treeDataProvider: {
+        onDidChangeTreeData: treeChanged.event,
+        getTreeItem: (node) => treeItem(api, node),
+        getChildren: (node) => (node === undefined ? controller.treeNodes() : []),
+      },
     }),
   );
 
   const documents = new Map<string, string>();
   const documentChanged = own(new api.EventEmitter<U>());
-  own(api.workspace.registerTextDocumentContentProvider(DOCUMENT_SCHEME, { onDidChange: documentChanged.event, provideTextDocumentContent: (uri) => documents.get(uri.path) }));
+  own(
+    api.workspace.registerTextDocumentContentProvider(DOCUMENT_SCHEME, {
+      onDidChange: documentChanged.event,
+      provideTextDocumentContent: (uri) => documents.get(uri.path),
+    }),
+  );
 
   let settings = loadSettings();
   let controller: Controller;
@@ -92,7 +114,12 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(api: Vsc
     status.text = view.text;
     status.tooltip = view.tooltip;
     status.command = { command: view.command.id, title: 'memd', arguments: view.command.args };
-    status.backgroundColor = view.severity === 'none' ? undefined : new api.ThemeColor(view.severity === 'error' ? 'statusBarItem.errorBackground' : 'statusBarItem.warningBackground');
+    status.backgroundColor =
+      view.severity === 'none'
+        ? undefined
+        : new api.ThemeColor(
+            view.severity === 'error' ? 'statusBarItem.errorBackground' : 'statusBarItem.warningBackground',
+          );
     status.show();
   };
   const renderTree = () => {
@@ -109,7 +136,9 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(api: Vsc
     controller = new Controller({ settings, folders: folders(), env, log, ...options.controller });
     detach = [
       controller.onDidChange((change) => (change === 'status' ? renderStatus() : renderTree())),
-      controller.onNotice((notice) => void showNotice(notice).catch((error: unknown) => log(`notice: ${describeError(error)}`))),
+      controller.onNotice(
+        (notice) => void showNotice(notice).catch((error: unknown) => log(`notice: ${describeError(error)}`)),
+      ),
     ];
     renderStatus();
     renderTree();
@@ -134,14 +163,21 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(api: Vsc
     const named = controller.sessionIdFrom(argument);
     if (named !== null) return named;
     const now = Date.now();
-    const choices = controller.sessions.all.map((session) => ({ label: sessionName(session), description: contextLine(session, PICK_LINE_COLUMNS, now), sessionId: session.sessionId }));
+    const choices = controller.sessions.all.map((session) => ({
+      label: sessionName(session),
+      description: contextLine(session, PICK_LINE_COLUMNS, now),
+      sessionId: session.sessionId,
+    }));
     if (choices.length === 0) {
-      void api.window.showInformationMessage('memd: no session to choose from; open the memd Sessions view once memd runs.');
+      void api.window.showInformationMessage(
+        'memd: no session to choose from; open the memd Sessions view once memd runs.',
+      );
       return undefined;
     }
     return (await api.window.showQuickPick(choices, { placeHolder: 'Which Claude Code session?' }))?.sessionId;
   };
-  const withProgress = <R>(title: string, task: () => Promise<R>) => api.window.withProgress({ location: api.ProgressLocation.Notification, title }, task);
+  const withProgress = <R>(title: string, task: () => Promise<R>) =>
+    api.window.withProgress({ location: api.ProgressLocation.Notification, title }, task);
 
   const handlers: Record<(typeof COMMANDS)[number], (argument: unknown) => Promise<void>> = {
     'memd.refresh': () => controller.refresh(),
@@ -162,10 +198,14 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(api: Vsc
     'memd.previewCompaction': async (argument) => {
       const sessionId = await sessionFor(argument);
       if (sessionId === undefined) return;
-      let preview = await withProgress('memd: compacting (a preview)…', () => controller.previewCompaction(sessionId, false));
+      let preview = await withProgress('memd: compacting (a preview)…', () =>
+        controller.previewCompaction(sessionId, false),
+      );
       if (preview.kind === 'below-threshold') {
         if ((await api.window.showInformationMessage(preview.message, PREVIEW_ANYWAY)) !== PREVIEW_ANYWAY) return;
-        preview = await withProgress('memd: compacting (a preview)…', () => controller.previewCompaction(sessionId, true));
+        preview = await withProgress('memd: compacting (a preview)…', () =>
+          controller.previewCompaction(sessionId, true),
+        );
       }
       if (preview.kind === 'document') await showDocument(preview.document);
     },
@@ -173,7 +213,9 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(api: Vsc
       const sessionId = await sessionFor(argument);
       if (sessionId === undefined) return;
       const outcome = await withProgress('memd: writing the handoff…', () => controller.writeHandoff(sessionId));
-      await api.window.showTextDocument(await api.workspace.openTextDocument(api.Uri.file(outcome.path)), { preview: true });
+      await api.window.showTextDocument(await api.workspace.openTextDocument(api.Uri.file(outcome.path)), {
+        preview: true,
+      });
       void api.window.showInformationMessage(`memd: ${outcome.message}`);
     },
   };

@@ -4,10 +4,17 @@
  * checked (validate.ts) before it is shown; every failure becomes a CommandError whose message
  * the user can act on.
  */
-import type { Client } from '../../index.js';
+
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { SessionSummary } from '../../../shared/protocol/sessions.js';
-import { compactionDocument, handoffMessage, sessionDocument, summaryDocument, type MemdDocument } from './documents.js';
+import type { Client } from '../../index.js';
+import {
+  compactionDocument,
+  handoffMessage,
+  type MemdDocument,
+  sessionDocument,
+  summaryDocument,
+} from './documents.js';
 import { describeError } from './link.js';
 import { parseCompaction, parseHandoff, parseMemorySummary, parseSession } from './validate.js';
 
@@ -32,16 +39,22 @@ async function asking<T>(what: string, call: () => Promise<T>): Promise<T> {
 }
 
 export async function openSession(client: Client, sessionId: string, now: number): Promise<MemdDocument> {
-  const session = parseSession(await asking(`memd could not read session ${sessionId}`, () => client.sessionsGet({ sessionId })));
+  const session = parseSession(
+    await asking(`memd could not read session ${sessionId}`, () => client.sessionsGet({ sessionId })),
+  );
   return sessionDocument(session, now);
 }
 
 export async function showSummary(client: Client, sessionId: string, now: number): Promise<MemdDocument> {
-  const summary = parseMemorySummary(await asking(`memd could not read the session memory of ${sessionId}`, () => client.memorySummary({ sessionId })));
+  const summary = parseMemorySummary(
+    await asking(`memd could not read the session memory of ${sessionId}`, () => client.memorySummary({ sessionId })),
+  );
   return summaryDocument(summary, now);
 }
 
-export type CompactionPreview = { kind: 'document'; document: MemdDocument } | { kind: 'below-threshold'; message: string };
+export type CompactionPreview =
+  | { kind: 'document'; document: MemdDocument }
+  | { kind: 'below-threshold'; message: string };
 
 /**
  * `compact.auto`, as `memctl compact` asks it. Below the auto-compact threshold memd declines
@@ -55,13 +68,19 @@ export async function previewCompaction(client: Client, sessionId: string, force
   } catch (error) {
     if (!force && error instanceof RpcError && error.code === ErrorCode.Conflict && error.kind === 'BelowThreshold') {
       const { tokens, autoCompactAt, autoCompactMode } = error.data;
-      const figures = typeof tokens === 'number' && typeof autoCompactAt === 'number' ? ` (${tokens.toLocaleString('en-US')} of ${autoCompactAt.toLocaleString('en-US')} tokens)` : '';
+      const figures =
+        typeof tokens === 'number' && typeof autoCompactAt === 'number'
+          ? ` (${tokens.toLocaleString('en-US')} of ${autoCompactAt.toLocaleString('en-US')} tokens)`
+          : '';
       // Reactive mode (an older memd sends no mode: threshold mode): autoCompactAt is the window.
       const below =
         autoCompactMode === 'reactive'
           ? `below its window${figures}: Claude Code compacts it only when the API refuses the request`
           : `below its auto-compact threshold${figures}: Claude Code would not compact it yet`;
-      return { kind: 'below-threshold', message: `Session ${sessionId.slice(0, 8)} is ${below}. Preview a compaction anyway?` };
+      return {
+        kind: 'below-threshold',
+        message: `Session ${sessionId.slice(0, 8)} is ${below}. Preview a compaction anyway?`,
+      };
     }
     throw new CommandError(`memd could not compact ${sessionId}: ${describeError(error)}`, error);
   }
@@ -78,10 +97,19 @@ export interface HandoffOutcome {
  * `handoff.generate`: the file goes to the session's own cwd (where the next Claude Code turn
  * reads it), or to the workspace folder when memd does not know the session's cwd.
  */
-export async function writeHandoff(client: Client, session: Pick<SessionSummary, 'sessionId' | 'cwd'>, folders: readonly string[]): Promise<HandoffOutcome> {
+export async function writeHandoff(
+  client: Client,
+  session: Pick<SessionSummary, 'sessionId' | 'cwd'>,
+  folders: readonly string[],
+): Promise<HandoffOutcome> {
   const cwd = session.cwd ?? folders[0];
-  if (cwd === undefined) throw new CommandError(`memd does not know the directory of session ${session.sessionId}; open its folder to write the handoff there`);
-  const answer = await asking(`memd could not write a handoff for ${session.sessionId}`, () => client.handoffGenerate({ sessionId: session.sessionId, cwd }));
+  if (cwd === undefined)
+    throw new CommandError(
+      `memd does not know the directory of session ${session.sessionId}; open its folder to write the handoff there`,
+    );
+  const answer = await asking(`memd could not write a handoff for ${session.sessionId}`, () =>
+    client.handoffGenerate({ sessionId: session.sessionId, cwd }),
+  );
   const result = parseHandoff(answer);
   return { path: result.path, message: handoffMessage(result) };
 }

@@ -9,10 +9,10 @@ import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import * as commands from './commands.js';
 import type { MemdDocument } from './documents.js';
 import { DaemonLink, describeError, type LinkOptions, type LinkState } from './link.js';
-import { noticeFor, wanted, type Notice } from './notices.js';
+import { type Notice, noticeFor, wanted } from './notices.js';
 import type { Settings } from './settings.js';
-import { runStartCommand, type StartOutcome, type Starter } from './start.js';
-import { samePath, statusView, type StatusView } from './status.js';
+import { runStartCommand, type Starter, type StartOutcome } from './start.js';
+import { type StatusView, samePath, statusView } from './status.js';
 import { SessionsModel, type TreeNode } from './tree.js';
 import { parseSession, parseSessionList, parseSessionUpdated, parseThresholdCrossed } from './validate.js';
 
@@ -115,7 +115,13 @@ export class Controller {
   }
 
   status(): StatusView {
-    return statusView({ link: this.link.current, folders: this.folders, session: this.current, columns: this.settings.statusBarColumns, now: this.now() });
+    return statusView({
+      link: this.link.current,
+      folders: this.folders,
+      session: this.current,
+      columns: this.settings.statusBarColumns,
+      now: this.now(),
+    });
   }
 
   treeNodes(): TreeNode[] {
@@ -165,7 +171,8 @@ export class Controller {
       this.changed('tree');
     } catch (error) {
       // A cursor of a daemon that restarted since: start over from the first page.
-      if (error instanceof RpcError && error.code === ErrorCode.InvalidParams && error.kind === 'BadCursor') return this.reload();
+      if (error instanceof RpcError && error.code === ErrorCode.InvalidParams && error.kind === 'BadCursor')
+        return this.reload();
       this.link.suspect(error);
       throw new commands.CommandError(`memd could not list more sessions: ${describeError(error)}`, error);
     }
@@ -178,7 +185,12 @@ export class Controller {
   /** The session a command is about: the one it names, else the status bar's. */
   sessionIdFrom(argument: unknown): string | null {
     if (typeof argument === 'string' && argument !== '') return argument;
-    if (typeof argument === 'object' && argument !== null && typeof (argument as { sessionId?: unknown }).sessionId === 'string') return (argument as { sessionId: string }).sessionId;
+    if (
+      typeof argument === 'object' &&
+      argument !== null &&
+      typeof (argument as { sessionId?: unknown }).sessionId === 'string'
+    )
+      return (argument as { sessionId: string }).sessionId;
     return this.current?.sessionId ?? null;
   }
 
@@ -247,7 +259,10 @@ export class Controller {
     this.loadedGeneration = generation;
     try {
       await this.reloading(async () => {
-        const [{ list, invalid }] = await Promise.all([this.link.client.sessionsList({ limit: this.settings.pageSize }).then(parseSessionList), this.reloadCurrent()]);
+        const [{ list, invalid }] = await Promise.all([
+          this.link.client.sessionsList({ limit: this.settings.pageSize }).then(parseSessionList),
+          this.reloadCurrent(),
+        ]);
         for (const problem of invalid) this.log(`left out of the sessions view: ${problem}`);
         this.sessions.reset(list);
         this.changed('tree');
@@ -279,7 +294,8 @@ export class Controller {
       for (const folder of this.folders) {
         const { list } = parseSessionList(await this.link.client.sessionsList({ project: folder, limit: 1 }));
         const found = list.sessions[0];
-        if (found !== undefined && (best === null || (found.lastActivity ?? '') > (best.lastActivity ?? ''))) best = found;
+        if (found !== undefined && (best === null || (found.lastActivity ?? '') > (best.lastActivity ?? '')))
+          best = found;
       }
     }
     this.current = best;
@@ -300,12 +316,18 @@ export class Controller {
 
   /** An update, as it comes, or `replayed` after a reload: then only when its activity is newer than what is shown. */
   private apply(session: SessionSummary, replayed: boolean): void {
-    const newer = (shown: SessionSummary | null | undefined) => shown === null || shown === undefined || (session.lastActivity ?? '') > (shown.lastActivity ?? '');
-    if ((!replayed || newer(this.sessions.find(session.sessionId))) && this.sessions.update(session)) this.changed('tree');
+    const newer = (shown: SessionSummary | null | undefined) =>
+      shown === null || shown === undefined || (session.lastActivity ?? '') > (shown.lastActivity ?? '');
+    if ((!replayed || newer(this.sessions.find(session.sessionId))) && this.sessions.update(session))
+      this.changed('tree');
     const cwd = session.cwd;
     if (cwd === null || !this.folders.some((folder) => samePath(folder, cwd))) return;
     const current = this.current;
-    const replaces = replayed ? newer(current) : current === null || current.sessionId === session.sessionId || (session.lastActivity ?? '') >= (current.lastActivity ?? '');
+    const replaces = replayed
+      ? newer(current)
+      : current === null ||
+        current.sessionId === session.sessionId ||
+        (session.lastActivity ?? '') >= (current.lastActivity ?? '');
     if (replaces) {
       this.current = session;
       this.changed('status');
@@ -316,7 +338,8 @@ export class Controller {
     try {
       const event = parseThresholdCrossed(payload);
       if (this.settings.notifications === 'off') return;
-      const known = this.sessions.find(event.sessionId) ?? (this.current?.sessionId === event.sessionId ? this.current : undefined);
+      const known =
+        this.sessions.find(event.sessionId) ?? (this.current?.sessionId === event.sessionId ? this.current : undefined);
       const session = known ?? parseSession(await this.link.client.sessionsGet({ sessionId: event.sessionId }));
       if (!wanted(this.settings.notifications, session, this.folders)) return;
       const notice = noticeFor(event, session);

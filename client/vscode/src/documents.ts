@@ -4,13 +4,14 @@
  * path under the extension's `memd:` scheme, so that opening it again shows the new content in
  * the same tab. Pure.
  */
-import { renderCompaction } from '../../memctl/views/compaction.js';
-import type { Output } from '../../memctl/output.js';
-import { compactAge, compactsWhenRefused, compactTokens } from '../../../shared/statusline/format.js';
-import type { HandoffResult } from '../../../shared/protocol/handoff.js';
+
 import type { CompactionResult } from '../../../shared/protocol/compaction.js';
+import type { HandoffResult } from '../../../shared/protocol/handoff.js';
 import type { MemorySummaryResult } from '../../../shared/protocol/memory.js';
 import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/sessions.js';
+import { compactAge, compactsWhenRefused, compactTokens } from '../../../shared/statusline/format.js';
+import type { Output } from '../../memctl/output.js';
+import { renderCompaction } from '../../memctl/views/compaction.js';
 import { contextLine, sessionName } from './status.js';
 
 /** The scheme of the documents the extension serves: VS Code shows them read-only. */
@@ -66,11 +67,21 @@ function usageRow(name: string, usage: UsageTotals): string {
 function limitRows(threshold: ThresholdResult): [string, string][] {
   const meter: [string, string] = ['warning / error at', `${count(threshold.warningAt)} / ${count(threshold.errorAt)}`];
   if (compactsWhenRefused(threshold)) {
-    return [['tokens left', `${count(threshold.tokensLeft)} until the window`], ['compacts', 'when the API refuses the request (at the window)'], meter];
+    return [
+      ['tokens left', `${count(threshold.tokensLeft)} until the window`],
+      ['compacts', 'when the API refuses the request (at the window)'],
+      meter,
+    ];
   }
   return [
-    ['tokens left', `${count(threshold.tokensLeft)} until ${threshold.autoCompactEnabled ? 'auto-compact' : 'blocking (auto-compact is off)'}`],
-    ['auto-compact at', threshold.autoCompactEnabled ? count(threshold.autoCompactAt) : `${count(threshold.autoCompactAt)} (off)`],
+    [
+      'tokens left',
+      `${count(threshold.tokensLeft)} until ${threshold.autoCompactEnabled ? 'auto-compact' : 'blocking (auto-compact is off)'}`,
+    ],
+    [
+      'auto-compact at',
+      threshold.autoCompactEnabled ? count(threshold.autoCompactAt) : `${count(threshold.autoCompactAt)} (off)`,
+    ],
     meter,
     ['blocking at', count(threshold.blockingAt)],
   ];
@@ -124,14 +135,22 @@ export function sessionDocument(session: SessionSummary, now: number): MemdDocum
     ...table([
       ['count', count(compactions.count)],
       ['last trigger', compactions.lastTrigger ?? 'none'],
-      ['last', compactions.lastPreTokens === null ? 'none' : `${count(compactions.lastPreTokens)} → ${compactions.lastPostTokens === null ? '?' : count(compactions.lastPostTokens)} tokens`],
+      [
+        'last',
+        compactions.lastPreTokens === null
+          ? 'none'
+          : `${count(compactions.lastPreTokens)} → ${compactions.lastPostTokens === null ? '?' : count(compactions.lastPostTokens)} tokens`,
+      ],
     ]),
     '',
     '## Session memory',
     '',
     ...table([
       ['last extraction', ago(sessionMemory.extractedAt, now)],
-      ['since then', `${count(session.sinceExtraction.toolCalls)} tool calls, ${count(session.sinceExtraction.tokenGrowth)} tokens`],
+      [
+        'since then',
+        `${count(session.sinceExtraction.toolCalls)} tool calls, ${count(session.sinceExtraction.tokenGrowth)} tokens`,
+      ],
       ['lock', lock === null ? 'free' : `held by ${lock.owner} until ${new Date(lock.expiresAt).toISOString()}`],
       ['extractions spent', usd(sessionMemory.spentUsd)],
     ]),
@@ -174,7 +193,9 @@ export function compactionDocument(result: CompactionResult): MemdDocument {
 
 /** `memd.writeHandoff`: one line for the notification; the file itself is opened beside it. */
 export function handoffMessage(result: HandoffResult): string {
-  const kind = result.partial ? 'A partial handoff (HANDOFF_AUTO_PARTIAL: the transcript’s tail)' : `A handoff by the ${result.summarizer ?? 'offline'} summarizer`;
+  const kind = result.partial
+    ? 'A partial handoff (HANDOFF_AUTO_PARTIAL: the transcript’s tail)'
+    : `A handoff by the ${result.summarizer ?? 'offline'} summarizer`;
   const { facts } = result;
   const git = facts.git === null ? '' : `, git: ${facts.git.porcelain.length} changed`;
   const ignored = result.gitignoreUpdated ? ' (added to .gitignore)' : '';

@@ -6,14 +6,19 @@
  * new connection and then reports a new generation, on which the views reload what they missed.
  * It never starts a daemon unless the user asked (memd.autostart, or memd: Start the Daemon).
  */
-import { createClient, type Client, type ClientOptions } from '../../index.js';
-import { ClientError } from '../../errors.js';
+
+import type { VersionInfo } from '../../../shared/protocol/daemon.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { EventTopic } from '../../../shared/protocol/events.js';
-import type { VersionInfo } from '../../../shared/protocol/daemon.js';
-import type { StartOutcome, Starter } from './start.js';
+import { ClientError } from '../../errors.js';
+import { type Client, type ClientOptions, createClient } from '../../index.js';
+import type { Starter, StartOutcome } from './start.js';
 
-export const LINK_TOPICS = ['session.updated', 'session.thresholdCrossed', 'daemon.stopping'] as const satisfies readonly EventTopic[];
+export const LINK_TOPICS = [
+  'session.updated',
+  'session.thresholdCrossed',
+  'daemon.stopping',
+] as const satisfies readonly EventTopic[];
 
 /** The first wait after a failed attempt: a daemon that restarts is back within it. */
 export const RETRY_FIRST_MS = 500;
@@ -55,7 +60,8 @@ export function describeError(error: unknown): string {
 
 /** Failures that mean memd is not there (as opposed to a call it answered with an error). */
 export function isConnectionError(error: unknown): boolean {
-  if (error instanceof ClientError) return error.kind === 'NoDaemon' || error.kind === 'ConnectionLost' || error.kind === 'BadResponse';
+  if (error instanceof ClientError)
+    return error.kind === 'NoDaemon' || error.kind === 'ConnectionLost' || error.kind === 'BadResponse';
   return error instanceof RpcError && error.code === ErrorCode.ShuttingDown;
 }
 
@@ -137,7 +143,10 @@ export class DaemonLink {
 
   private emit(topic: EventTopic, payload: unknown): void {
     if (topic === 'daemon.stopping') {
-      const reason = typeof (payload as { reason?: unknown } | null)?.reason === 'string' ? (payload as { reason: string }).reason : 'no reason given';
+      const reason =
+        typeof (payload as { reason?: unknown } | null)?.reason === 'string'
+          ? (payload as { reason: string }).reason
+          : 'no reason given';
       this.lost(`memd is stopping (${reason})`);
       return;
     }

@@ -3,9 +3,10 @@
  * only on the way up into warning, error, auto-compact or blocking (a drop is a compaction, good
  * news), only for the sessions the user asked about, with the commands that help next. Pure.
  */
-import { compactsWhenRefused, compactTokens, percentText } from '../../../shared/statusline/format.js';
+
 import type { ThresholdCrossedEvent } from '../../../shared/protocol/events.js';
 import type { SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
+import { compactsWhenRefused, compactTokens, percentText } from '../../../shared/statusline/format.js';
 import type { NotificationScope } from './settings.js';
 import { samePath, sessionName } from './status.js';
 
@@ -67,5 +68,9 @@ function describeReactive(event: ThresholdCrossedEvent): string {
 export function noticeFor(event: ThresholdCrossedEvent, session: SessionSummary | null): Notice | null {
   if (event.to === 'ok' || RANK[event.to] <= RANK[event.from]) return null;
   const name = session === null ? event.sessionId.slice(0, 8) : sessionName(session);
-  return { sessionId: event.sessionId, message: `memd: Claude Code session ${name} ${describe(event)}`, actions: [...NOTICE_ACTIONS] };
+  return {
+    sessionId: event.sessionId,
+    message: `memd: Claude Code session ${name} ${describe(event)}`,
+    actions: [...NOTICE_ACTIONS],
+  };
 }

@@ -34,12 +34,21 @@ const COLUMNS_RANGE = { min: 20, max: 200 };
 const PAGE_SIZE_RANGE = { min: 1, max: 1_000 };
 
 /** The keys under `memd.`, each as the manifest names it. */
-export const SETTING_KEYS = ['autostart', 'startCommand', 'socketPath', 'notifications', 'statusBarColumns', 'pageSize'] as const satisfies readonly (keyof Settings)[];
+export const SETTING_KEYS = [
+  'autostart',
+  'startCommand',
+  'socketPath',
+  'notifications',
+  'statusBarColumns',
+  'pageSize',
+] as const satisfies readonly (keyof Settings)[];
 
 export type SettingGetter = (key: string) => unknown;
 
 function integerIn(value: unknown, range: { min: number; max: number }): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value >= range.min && value <= range.max ? value : null;
+  return typeof value === 'number' && Number.isInteger(value) && value >= range.min && value <= range.max
+    ? value
+    : null;
 }
 
 /** The settings, and a line per value that was not usable (shown once in the log). */
@@ -55,10 +64,29 @@ export function readSettings(get: SettingGetter): { settings: Settings; problems
   };
   const settings: Settings = {
     autostart: pick('autostart', (value) => (typeof value === 'boolean' ? value : null), DEFAULT_SETTINGS.autostart),
-    startCommand: pick('startCommand', (value) => (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string') ? [...value] : null), DEFAULT_SETTINGS.startCommand),
-    socketPath: pick('socketPath', (value) => (typeof value === 'string' && (value.trim() === '' || isAbsolute(value.trim())) ? value.trim() : null), '') || null,
-    notifications: pick('notifications', (value) => (NOTIFICATION_SCOPES.includes(value as NotificationScope) ? (value as NotificationScope) : null), DEFAULT_SETTINGS.notifications),
-    statusBarColumns: pick('statusBarColumns', (value) => integerIn(value, COLUMNS_RANGE), DEFAULT_SETTINGS.statusBarColumns),
+    startCommand: pick(
+      'startCommand',
+      (value) =>
+        Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string') ? [...value] : null,
+      DEFAULT_SETTINGS.startCommand,
+    ),
+    socketPath:
+      pick(
+        'socketPath',
+        (value) =>
+          typeof value === 'string' && (value.trim() === '' || isAbsolute(value.trim())) ? value.trim() : null,
+        '',
+      ) || null,
+    notifications: pick(
+      'notifications',
+      (value) => (NOTIFICATION_SCOPES.includes(value as NotificationScope) ? (value as NotificationScope) : null),
+      DEFAULT_SETTINGS.notifications,
+    ),
+    statusBarColumns: pick(
+      'statusBarColumns',
+      (value) => integerIn(value, COLUMNS_RANGE),
+      DEFAULT_SETTINGS.statusBarColumns,
+    ),
     pageSize: pick('pageSize', (value) => integerIn(value, PAGE_SIZE_RANGE), DEFAULT_SETTINGS.pageSize),
   };
   return { settings, problems };

@@ -22,9 +22,17 @@ function lastLines(text: string): string {
   return text.trim().split('\n').slice(-QUOTED_LINES).join(' ');
 }
 
-export function runStartCommand(argv: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = START_TIMEOUT_MS): Promise<StartOutcome> {
+export function runStartCommand(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<StartOutcome> {
   const [program, ...args] = argv;
-  if (program === undefined || program === '') return Promise.resolve({ ok: false, message: 'memd.startCommand is empty: set it to the command that starts memd (memctl start)' });
+  if (program === undefined || program === '')
+    return Promise.resolve({
+      ok: false,
+      message: 'memd.startCommand is empty: set it to the command that starts memd (memctl start)',
+    });
   const shown = argv.join(' ');
   return new Promise((resolve) => {
     execFile(program, args, { env, timeout: timeoutMs }, (error, stdout, stderr) => {
@@ -34,7 +42,10 @@ export function runStartCommand(argv: readonly string[], env: NodeJS.ProcessEnv,
       }
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {
-        resolve({ ok: false, message: `${program} was not found (PATH=${env.PATH ?? ''}); set memd.startCommand to its full path` });
+        resolve({
+          ok: false,
+          message: `${program} was not found (PATH=${env.PATH ?? ''}); set memd.startCommand to its full path`,
+        });
         return;
       }
       if (error.killed) {
@@ -42,7 +53,10 @@ export function runStartCommand(argv: readonly string[], env: NodeJS.ProcessEnv,
         return;
       }
       const said = lastLines(`${stderr}\n${stdout}`);
-      resolve({ ok: false, message: `${shown} failed (exit ${String(error.code ?? error.signal)})${said === '' ? '' : `: ${said}`}` });
+      resolve({
+        ok: false,
+        message: `${shown} failed (exit ${String(error.code ?? error.signal)})${said === '' ? '' : `: ${said}`}`,
+      });
     });
   });
 }

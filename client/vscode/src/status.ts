@@ -4,8 +4,8 @@
  * none. Pure: the adapter only copies these fields onto VS Code's item.
  */
 import { basename } from 'node:path';
-import { compactsWhenRefused, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
+import { compactsWhenRefused, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { LinkState } from './link.js';
 
 /** A codicon before the line, so that the item reads as memd's among the editor's own. */
@@ -34,7 +34,13 @@ export interface StatusInput {
   now: number;
 }
 
-const SEVERITY_BY_STATE: Record<ThresholdState, StatusSeverity> = { ok: 'none', warning: 'warning', error: 'warning', autocompact: 'error', blocking: 'error' };
+const SEVERITY_BY_STATE: Record<ThresholdState, StatusSeverity> = {
+  ok: 'none',
+  warning: 'warning',
+  error: 'warning',
+  autocompact: 'error',
+  blocking: 'error',
+};
 
 /** VS Code creates `<view id>.focus` for every contributed view. */
 export const FOCUS_SESSIONS_COMMAND = 'memd.sessions.focus';
@@ -94,16 +100,36 @@ function sessionTooltip(session: SessionSummary, line: string): string {
 export function statusView(input: StatusInput): StatusView {
   const focus = { id: FOCUS_SESSIONS_COMMAND, args: [] };
   const { link } = input;
-  if (link.kind === 'connecting') return { text: `${CONNECTING_ICON} memd`, tooltip: 'memd: connecting…', severity: 'none', command: focus };
+  if (link.kind === 'connecting')
+    return { text: `${CONNECTING_ICON} memd`, tooltip: 'memd: connecting…', severity: 'none', command: focus };
   if (link.kind === 'disconnected') {
-    const retry = link.retryInMs === null ? '' : `\nRetrying in ${Math.ceil(link.retryInMs / 1000)} s; memd: Start the Daemon starts it.`;
-    return { text: `${DISCONNECTED_ICON} memd`, tooltip: `memd is not answering: ${link.reason}${retry}`, severity: 'none', command: focus };
+    const retry =
+      link.retryInMs === null
+        ? ''
+        : `\nRetrying in ${Math.ceil(link.retryInMs / 1000)} s; memd: Start the Daemon starts it.`;
+    return {
+      text: `${DISCONNECTED_ICON} memd`,
+      tooltip: `memd is not answering: ${link.reason}${retry}`,
+      severity: 'none',
+      command: focus,
+    };
   }
-  if (input.folders.length === 0) return { text: `${STATUS_ICON} memd`, tooltip: 'memd: open a folder to see its Claude Code session.', severity: 'none', command: focus };
+  if (input.folders.length === 0)
+    return {
+      text: `${STATUS_ICON} memd`,
+      tooltip: 'memd: open a folder to see its Claude Code session.',
+      severity: 'none',
+      command: focus,
+    };
   const { session } = input;
   if (session === null) {
     const where = input.folders.join(', ');
-    return { text: `${STATUS_ICON} memd: no session`, tooltip: `memd knows no Claude Code session of ${where}.`, severity: 'none', command: focus };
+    return {
+      text: `${STATUS_ICON} memd: no session`,
+      tooltip: `memd knows no Claude Code session of ${where}.`,
+      severity: 'none',
+      command: focus,
+    };
   }
   // The icon takes two columns (a glyph and a space) of the width the line may use.
   const line = contextLine(session, Math.max(1, input.columns - 2), input.now);

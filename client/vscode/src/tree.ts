@@ -3,8 +3,9 @@
  * `session.updated`, and the nodes VS Code's tree shows for them (a session with its context
  * bar, "Load more" while pages remain, or a line saying why there is nothing). Pure.
  */
-import { formatStatusLine } from '../../../shared/statusline/format.js';
+
 import type { SessionList, SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
+import { formatStatusLine } from '../../../shared/statusline/format.js';
 import { contextLine, OPEN_SESSION_COMMAND, sessionName } from './status.js';
 
 /** A context bar as a description: wide enough that the bar, the percentage and tokens left always fit. */
@@ -14,7 +15,13 @@ export const SESSION_CONTEXT = 'memd.session';
 export const LOAD_MORE_COMMAND = 'memd.loadMore';
 
 /** Codicons by threshold state. */
-const ICON_BY_STATE: Record<ThresholdState, string> = { ok: 'comment-discussion', warning: 'warning', error: 'warning', autocompact: 'error', blocking: 'error' };
+const ICON_BY_STATE: Record<ThresholdState, string> = {
+  ok: 'comment-discussion',
+  warning: 'warning',
+  error: 'warning',
+  autocompact: 'error',
+  blocking: 'error',
+};
 
 export type TreeNode =
   | {
@@ -29,12 +36,21 @@ export type TreeNode =
       contextValue: typeof SESSION_CONTEXT;
       command: { id: string; title: string; args: unknown[] };
     }
-  | { kind: 'more'; id: 'memd.more'; label: string; icon: string; command: { id: string; title: string; args: unknown[] } }
+  | {
+      kind: 'more';
+      id: 'memd.more';
+      label: string;
+      icon: string;
+      command: { id: string; title: string; args: unknown[] };
+    }
   | { kind: 'message'; id: string; label: string; icon: string };
 
 /** The context bar alone: `▕██░░░░░░▏ 24% used of auto-compact · 131K left`. */
 export function contextBar(session: SessionSummary, now: number): string {
-  return formatStatusLine({ threshold: session.threshold, compactions: null, memoryAt: undefined, costUsd: null, note: null }, { color: false, columns: DESCRIPTION_COLUMNS, now });
+  return formatStatusLine(
+    { threshold: session.threshold, compactions: null, memoryAt: undefined, costUsd: null, note: null },
+    { color: false, columns: DESCRIPTION_COLUMNS, now },
+  );
 }
 
 function sessionTooltip(session: SessionSummary, now: number): string {
@@ -129,10 +145,17 @@ export class SessionsModel {
 
   nodes(now: number): TreeNode[] {
     if (!this.loaded) return [];
-    if (this.sessions.length === 0) return [{ kind: 'message', id: 'memd.empty', label: 'memd knows no Claude Code session yet', icon: 'info' }];
+    if (this.sessions.length === 0)
+      return [{ kind: 'message', id: 'memd.empty', label: 'memd knows no Claude Code session yet', icon: 'info' }];
     const nodes = this.sessions.map((session) => sessionNode(session, now));
     if (this.nextCursor !== null) {
-      nodes.push({ kind: 'more', id: 'memd.more', label: 'Load more sessions…', icon: 'ellipsis', command: { id: LOAD_MORE_COMMAND, title: 'Load More Sessions', args: [] } });
+      nodes.push({
+        kind: 'more',
+        id: 'memd.more',
+        label: 'Load more sessions…',
+        icon: 'ellipsis',
+        command: { id: LOAD_MORE_COMMAND, title: 'Load More Sessions', args: [] },
+      });
     }
     return nodes;
   }

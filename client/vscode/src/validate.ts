@@ -4,12 +4,17 @@
  * (shared/protocol/) and a value that fails is dropped with a reason naming the field instead of
  * breaking a view. Pure.
  */
-import { compactionResultSchema, type CompactionResult } from '../../../shared/protocol/compaction.js';
-import { thresholdCrossedEventSchema, type ThresholdCrossedEvent } from '../../../shared/protocol/events.js';
-import { handoffResultSchema, type HandoffResult } from '../../../shared/protocol/handoff.js';
-import { memorySummaryResultSchema, type MemorySummaryResult } from '../../../shared/protocol/memory.js';
-import { InvalidAnswer, answerFailure, parseAnswer, parseEvent } from '../../../shared/protocol/schema.js';
-import { sessionPageSchema, sessionSummarySchema, type SessionList, type SessionSummary } from '../../../shared/protocol/sessions.js';
+import { type CompactionResult, compactionResultSchema } from '../../../shared/protocol/compaction.js';
+import { type ThresholdCrossedEvent, thresholdCrossedEventSchema } from '../../../shared/protocol/events.js';
+import { type HandoffResult, handoffResultSchema } from '../../../shared/protocol/handoff.js';
+import { type MemorySummaryResult, memorySummaryResultSchema } from '../../../shared/protocol/memory.js';
+import { answerFailure, InvalidAnswer, parseAnswer, parseEvent } from '../../../shared/protocol/schema.js';
+import {
+  type SessionList,
+  type SessionSummary,
+  sessionPageSchema,
+  sessionSummarySchema,
+} from '../../../shared/protocol/sessions.js';
 
 export { InvalidAnswer };
 

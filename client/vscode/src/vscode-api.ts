@@ -108,7 +108,10 @@ export interface VscodeApi<U extends UriLike = UriLike, I extends TreeItemLike =
     showInformationMessage(message: string, ...items: string[]): PromiseLike<string | undefined>;
     showWarningMessage(message: string, ...items: string[]): PromiseLike<string | undefined>;
     showErrorMessage(message: string, ...items: string[]): PromiseLike<string | undefined>;
-    showQuickPick<T extends QuickPickItemLike>(items: readonly T[], options?: { placeHolder?: string }): PromiseLike<T | undefined>;
+    showQuickPick<T extends QuickPickItemLike>(
+      items: readonly T[],
+      options?: { placeHolder?: string },
+    ): PromiseLike<T | undefined>;
     showTextDocument(document: TextDocumentLike<U>, options?: { preview?: boolean }): PromiseLike<unknown>;
     withProgress<R>(options: { location: number; title: string }, task: () => PromiseLike<R>): PromiseLike<R>;
   };
@@ -119,7 +122,9 @@ export interface VscodeApi<U extends UriLike = UriLike, I extends TreeItemLike =
   workspace: {
     readonly workspaceFolders: readonly { readonly uri: { readonly fsPath: string } }[] | undefined;
     getConfiguration(section: string): ConfigurationLike;
-    onDidChangeConfiguration(listener: (event: { affectsConfiguration(section: string): boolean }) => unknown): Disposable;
+    onDidChangeConfiguration(
+      listener: (event: { affectsConfiguration(section: string): boolean }) => unknown,
+    ): Disposable;
     onDidChangeWorkspaceFolders(listener: (event: unknown) => unknown): Disposable;
     registerTextDocumentContentProvider(scheme: string, provider: TextDocumentContentProviderLike<U>): Disposable;
     openTextDocument(uri: U): PromiseLike<TextDocumentLike<U>>;

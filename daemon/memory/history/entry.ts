@@ -101,7 +101,12 @@ export function createMatcher(filter: HistoryFilter): (record: HistoryRecord) =>
   return (record) => {
     if (filter.beforeMs !== undefined && !(record.timestampMs < filter.beforeMs)) return false;
     if (filter.sessionId !== undefined && record.sessionId !== filter.sessionId) return false;
-    if (filter.project !== undefined && record.project !== filter.project && folderName(record.project) !== filter.project) return false;
+    if (
+      filter.project !== undefined &&
+      record.project !== filter.project &&
+      folderName(record.project) !== filter.project
+    )
+      return false;
     return true;
   };
 }

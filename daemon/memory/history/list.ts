@@ -3,7 +3,7 @@ import { historyFile, pasteCacheDir } from '../../../shared/paths.js';
 import { invalidParams } from '../../../shared/protocol/errors.js';
 import type { HistoryEntry, HistoryListResult } from '../../../shared/protocol/history.js';
 import type { HistoryFilter, HistoryRecord } from './entry.js';
-import { readHistoryPage, type PageOptions } from './page.js';
+import { type PageOptions, readHistoryPage } from './page.js';
 import { createPasteResolver } from './pastes.js';
 
 /** The protocol's cap: a page is meant for a screen, not an export. */
@@ -23,7 +23,10 @@ function toFilter(query: HistoryQuery): HistoryFilter {
   if (query.sessionId !== undefined) filter.sessionId = query.sessionId;
   if (query.before !== undefined) {
     const beforeMs = Date.parse(query.before);
-    if (!Number.isFinite(beforeMs)) throw invalidParams(`before must be an ISO timestamp, got ${JSON.stringify(query.before)}`, { before: query.before });
+    if (!Number.isFinite(beforeMs))
+      throw invalidParams(`before must be an ISO timestamp, got ${JSON.stringify(query.before)}`, {
+        before: query.before,
+      });
     filter.beforeMs = beforeMs;
   }
   return filter;
@@ -37,7 +40,11 @@ function toLimit(limit: number | undefined): number {
   return limit;
 }
 
-export async function listHistory(claudeRoot: string, query: HistoryQuery, options: PageOptions = {}): Promise<HistoryListResult> {
+export async function listHistory(
+  claudeRoot: string,
+  query: HistoryQuery,
+  options: PageOptions = {},
+): Promise<HistoryListResult> {
   const page = await readHistoryPage(historyFile(claudeRoot), toFilter(query), toLimit(query.limit), options);
   const resolve = createPasteResolver(pasteCacheDir(claudeRoot));
   const entries = await Promise.all(

@@ -3,8 +3,8 @@
  * stops once the page is full, so the newest prompts cost the same in a year-old history as in a
  * new one.
  */
-import { createMatcher, parseHistoryLine, type HistoryFilter, type HistoryRecord } from './entry.js';
-import { TailLineReader, type TailLineOptions } from './tail-lines.js';
+import { createMatcher, type HistoryFilter, type HistoryRecord, parseHistoryLine } from './entry.js';
+import { type TailLineOptions, TailLineReader } from './tail-lines.js';
 
 export interface HistoryPage {
   /** Newest first. */
@@ -67,7 +67,12 @@ function dropLastRun(records: HistoryRecord[]): HistoryRecord[] {
   return keep === 0 ? records : records.slice(0, keep);
 }
 
-export async function readHistoryPage(path: string, filter: HistoryFilter, limit: number, options: PageOptions = {}): Promise<HistoryPage> {
+export async function readHistoryPage(
+  path: string,
+  filter: HistoryFilter,
+  limit: number,
+  options: PageOptions = {},
+): Promise<HistoryPage> {
   const reader = await TailLineReader.open(path, options);
   if (reader === null) return { records: [], hasMore: false, badLines: 0, bytesRead: 0 };
   const matches = createMatcher(filter);
@@ -91,7 +96,10 @@ export async function readHistoryPage(path: string, filter: HistoryFilter, limit
       }
     }
     const last = records.at(-1);
-    const older = records.length === limit && last !== undefined ? await peekOlder(reader, matches, last.timestampMs, tally, options.signal) : NO_OLDER;
+    const older =
+      records.length === limit && last !== undefined
+        ? await peekOlder(reader, matches, last.timestampMs, tally, options.signal)
+        : NO_OLDER;
     return {
       records: older.sameMs ? dropLastRun(records) : records,
       hasMore: older.more,
@@ -118,7 +126,13 @@ const NO_OLDER: OlderMatch = { more: false, sameMs: false };
  * Beyond that, unread data means an older match may exist. Bad lines seen on the way belong to
  * the next page, unless there is none.
  */
-async function peekOlder(reader: TailLineReader, matches: (record: HistoryRecord) => boolean, lastMs: number, tally: BadLineTally, signal: AbortSignal | undefined): Promise<OlderMatch> {
+async function peekOlder(
+  reader: TailLineReader,
+  matches: (record: HistoryRecord) => boolean,
+  lastMs: number,
+  tally: BadLineTally,
+  signal: AbortSignal | undefined,
+): Promise<OlderMatch> {
   let pastLastMs = false;
   // Each pass consumes a line; the reader ends at the start of the file.
   for (;;) {

@@ -50,7 +50,12 @@ export class TailLineReader {
     if (file === null) return null;
     try {
       const { size } = await file.stat();
-      return new TailLineReader(file, size, options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+      return new TailLineReader(
+        file,
+        size,
+        options.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+        options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      );
     } catch (error) {
       await file.close();
       throw error;
@@ -108,7 +113,11 @@ export class TailLineReader {
     this.position = start;
     const found: Buffer[] = [];
     let end = chunk.length;
-    for (let newline = chunk.lastIndexOf(NEWLINE, end - 1); newline >= 0; newline = newline > 0 ? chunk.lastIndexOf(NEWLINE, newline - 1) : -1) {
+    for (
+      let newline = chunk.lastIndexOf(NEWLINE, end - 1);
+      newline >= 0;
+      newline = newline > 0 ? chunk.lastIndexOf(NEWLINE, newline - 1) : -1
+    ) {
       const piece = chunk.subarray(newline + 1, end);
       end = newline;
       if (!this.tailPassed) {

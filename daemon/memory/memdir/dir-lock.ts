@@ -4,8 +4,9 @@
  * every process that writes the dir through memd's code — the daemon, tests, tools — takes turns.
  * Within one process the writers of a dir queue up first, so they do not spin on the lock file.
  */
-import lockfile from 'proper-lockfile';
+
 import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 
 export const DIR_LOCK_NAME = '.memdir.lock';
@@ -49,12 +50,22 @@ export async function withDirLock<T>(dir: string, work: () => Promise<T>): Promi
           compromised = error;
         },
       }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ELOCKED') throw new RpcError(ErrorCode.Locked, 'Locked', `the memory dir ${dir} stayed locked by another writer; try again`);
+        if (error.code === 'ELOCKED')
+          throw new RpcError(
+            ErrorCode.Locked,
+            'Locked',
+            `the memory dir ${dir} stayed locked by another writer; try again`,
+          );
         throw error;
       });
       try {
         const result = await work();
-        if (compromised !== null) throw new RpcError(ErrorCode.Conflict, 'Conflict', `the lock of ${dir} was lost during the write (${(compromised as Error).message}); read again and retry`);
+        if (compromised !== null)
+          throw new RpcError(
+            ErrorCode.Conflict,
+            'Conflict',
+            `the lock of ${dir} was lost during the write (${(compromised as Error).message}); read again and retry`,
+          );
         return result;
       } finally {
         await release().catch(() => undefined);

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { type NameReason, checkMemoryName, quoteName } from '../../../shared/memdir/names.js';
+import { checkMemoryName, type NameReason, quoteName } from '../../../shared/memdir/names.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { MemoryScope } from '../../../shared/protocol/memdir.js';
 import { namingPath, PRIVATE_FILE_MODE } from '../../fs/atomic.js';
@@ -168,13 +168,19 @@ export async function realpathDeepestExisting(path: string): Promise<string> {
 function checkRealTarget(trustedRoot: string, realTarget: string, name: string, scope: MemoryScope): void {
   const rel = relative(trustedRoot, realTarget);
   if (!isInside(trustedRoot, realTarget, true) || rel === '') {
-    throw pathRejected(PathReason.SymlinkEscape, `memory name ${quoteName(name)} leads outside the memory dir through a symlink`);
+    throw pathRejected(
+      PathReason.SymlinkEscape,
+      `memory name ${quoteName(name)} leads outside the memory dir through a symlink`,
+    );
   }
   // NFC: HFS+ hands back decomposed names for what was created composed.
   const realName = rel.split(sep).join('/').slice(0, -MEMORY_FILE_EXTENSION.length).normalize('NFC');
   const check = checkMemoryName(realName, scope);
   if (!check.ok) {
-    throw pathRejected(check.reason, `memory name ${quoteName(name)} leads through a symlink to ${quoteName(realName)}: ${check.message}`);
+    throw pathRejected(
+      check.reason,
+      `memory name ${quoteName(name)} leads through a symlink to ${quoteName(realName)}: ${check.message}`,
+    );
   }
 }
 
@@ -226,7 +232,10 @@ async function isStillInPlace(trustedRoot: string, handle: FileHandle, path: str
 }
 
 function swapped(name: string): RpcError {
-  return pathRejected(PathReason.Swapped, `a dir on the path of memory ${quoteName(name)} was replaced while it was in use`);
+  return pathRejected(
+    PathReason.Swapped,
+    `a dir on the path of memory ${quoteName(name)} was replaced while it was in use`,
+  );
 }
 
 /** Creates the dirs between the real root and `dir` one level at a time, never through a link that leaves. */
@@ -245,10 +254,16 @@ async function makeDirsInside(trustedRoot: string, dir: string, name: string): P
     // The second pass saw no link here, so one appeared since: follow it only if it stays inside.
     if (stat.isSymbolicLink()) {
       if (!isInside(trustedRoot, await realpathDeepestExisting(current), true)) {
-        throw pathRejected(PathReason.SymlinkEscape, `memory name ${quoteName(name)} leads outside the memory dir through a symlink`);
+        throw pathRejected(
+          PathReason.SymlinkEscape,
+          `memory name ${quoteName(name)} leads outside the memory dir through a symlink`,
+        );
       }
     } else if (!stat.isDirectory()) {
-      throw pathRejected(PathReason.NotADirectory, `memory name ${quoteName(name)} needs ${quoteName(level)} to be a dir, and it is a file`);
+      throw pathRejected(
+        PathReason.NotADirectory,
+        `memory name ${quoteName(name)} needs ${quoteName(level)} to be a dir, and it is a file`,
+      );
     }
   }
 }
@@ -289,7 +304,13 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-async function writeThenRename(trustedRoot: string, target: string, text: string, name: string, options: WriteOptions): Promise<void> {
+async function writeThenRename(
+  trustedRoot: string,
+  target: string,
+  text: string,
+  name: string,
+  options: WriteOptions,
+): Promise<void> {
   // Starts with '.', which no memory name may: a temp can never collide with or pose as a memory.
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, WRITE_TEMP_FLAGS, options.mode ?? PRIVATE_FILE_MODE);
@@ -317,7 +338,12 @@ async function writeThenRename(trustedRoot: string, target: string, text: string
  * same dir (O_EXCL|O_NOFOLLOW), flushed, re-checked, renamed over the target. A symlink at the
  * target is replaced, never followed. Returns the real path written.
  */
-export async function writeInside(root: string, name: string, text: string, options: WriteOptions = {}): Promise<string> {
+export async function writeInside(
+  root: string,
+  name: string,
+  text: string,
+  options: WriteOptions = {},
+): Promise<string> {
   resolveInside(root, name, options);
   await mkdir(root, { recursive: true, mode: PRIVATE_DIR_MODE });
   const trustedRoot = await realRoot(root);
@@ -348,7 +374,11 @@ export async function readInside(root: string, name: string, options: ReadOption
 
 const SWAPPED = Symbol('swapped');
 
-async function readOnce(trustedRoot: string, name: string, options: ReadOptions): Promise<string | null | typeof SWAPPED> {
+async function readOnce(
+  trustedRoot: string,
+  name: string,
+  options: ReadOptions,
+): Promise<string | null | typeof SWAPPED> {
   const target = await locate(trustedRoot, name, options);
   let handle: FileHandle;
   try {
@@ -358,12 +388,16 @@ async function readOnce(trustedRoot: string, name: string, options: ReadOptions)
     const code = errorCode(error);
     // O_NOFOLLOW fails with ELOOP (EMLINK on FreeBSD) when the last component is a symlink.
     if (code === 'ELOOP' || code === 'EMLINK') {
-      throw pathRejected(PathReason.SymlinkTarget, `memory ${quoteName(name)} is a symlink; memory files are never read through one`);
+      throw pathRejected(
+        PathReason.SymlinkTarget,
+        `memory ${quoteName(name)} is a symlink; memory files are never read through one`,
+      );
     }
     throw error;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw pathRejected(PathReason.NotAFile, `memory ${quoteName(name)} is not a regular file`);
+    if (!(await handle.stat()).isFile())
+      throw pathRejected(PathReason.NotAFile, `memory ${quoteName(name)} is not a regular file`);
     // Ties the path to the inode: a dir swapped in and out around the open is caught here.
     await options.hooks?.afterOpen?.(target);
     if (!(await isStillInPlace(trustedRoot, handle, target))) return SWAPPED;
@@ -381,7 +415,8 @@ export async function removeInside(root: string, name: string, options: SafePath
   const target = await locate(trustedRoot, name, options);
   const stat = await lstatIfPresent(target);
   if (stat === null) return false;
-  if (stat.isDirectory()) throw pathRejected(PathReason.NotAFile, `memory ${quoteName(name)} is a dir, not a memory file`);
+  if (stat.isDirectory())
+    throw pathRejected(PathReason.NotAFile, `memory ${quoteName(name)} is a dir, not a memory file`);
   try {
     await unlink(target);
   } catch (error) {

@@ -9,11 +9,20 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { buildIndex, INDEX_FILE, type BuiltIndex, type IndexedMemory } from '../../../shared/memdir/index-file.js';
-import { parseMemory, serializeMemory, type MemoryDocument } from '../../../shared/memdir/frontmatter.js';
-import type { MemdirDeleteResult, MemdirIndexInfo, MemdirListResult, MemdirReadResult, MemdirWriteResult, MemoryFileInfo, MemoryScope, MemoryType } from '../../../shared/protocol/memdir.js';
-import { ErrorCode, RpcError, invalidParams } from '../../../shared/protocol/errors.js';
+import { type MemoryDocument, parseMemory, serializeMemory } from '../../../shared/memdir/frontmatter.js';
+import { type BuiltIndex, buildIndex, INDEX_FILE, type IndexedMemory } from '../../../shared/memdir/index-file.js';
 import { sanitizeProjectDirName } from '../../../shared/paths.js';
+import { ErrorCode, invalidParams, RpcError } from '../../../shared/protocol/errors.js';
+import type {
+  MemdirDeleteResult,
+  MemdirIndexInfo,
+  MemdirListResult,
+  MemdirReadResult,
+  MemdirWriteResult,
+  MemoryFileInfo,
+  MemoryScope,
+  MemoryType,
+} from '../../../shared/protocol/memdir.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { readTextIfPresent } from '../../fs/read.js';
 import { withDirLock } from './dir-lock.js';
@@ -57,15 +66,21 @@ export interface MemdirStore {
   delete(input: DeleteInput): Promise<MemdirDeleteResult>;
 }
 
-export const etagOf = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, ETAG_HEX);
+export const etagOf = (text: string): string =>
+  createHash('sha256').update(text, 'utf8').digest('hex').slice(0, ETAG_HEX);
 
 /** A project folder name (only what Claude Code's sanitizing leaves) or an absolute cwd. */
 export function projectFolder(project: string): string {
   if (project.startsWith('/')) return sanitizeProjectDirName(project);
   if (!/^[A-Za-z0-9-]+$/.test(project)) {
-    throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `project must be a project folder name (letters, digits and -) or an absolute path, got ${JSON.stringify(project.slice(0, 200))}`, {
-      reason: 'project',
-    });
+    throw new RpcError(
+      ErrorCode.PathRejected,
+      'PathRejected',
+      `project must be a project folder name (letters, digits and -) or an absolute path, got ${JSON.stringify(project.slice(0, 200))}`,
+      {
+        reason: 'project',
+      },
+    );
   }
   return project;
 }
@@ -94,7 +109,8 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
     const folder = projectFolder(project);
     const projectDir = join(deps.projectsDir, folder);
     const found = await stat(projectDir).catch(() => null);
-    if (found === null || !found.isDirectory()) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no project folder ${folder} under ${deps.projectsDir}`);
+    if (found === null || !found.isDirectory())
+      throw new RpcError(ErrorCode.NotFound, 'NotFound', `no project folder ${folder} under ${deps.projectsDir}`);
     const dir = scope === 'team' ? join(projectDir, MEMORY_DIR, TEAM_DIR) : join(projectDir, MEMORY_DIR);
     if (create) await mkdir(dir, { recursive: true, mode: 0o700 });
     else if ((await lstat(dir).catch(() => null)) === null) return { folder, scope, dir, exists: false };
@@ -117,7 +133,9 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
   }
 
   /** Every memory file of the scope (team/ is its own scope), never following a link. */
-  async function scan(located: Located): Promise<{ memories: ScannedMemory[]; skipped: { path: string; reason: string }[] }> {
+  async function scan(
+    located: Located,
+  ): Promise<{ memories: ScannedMemory[]; skipped: { path: string; reason: string }[] }> {
     const memories: ScannedMemory[] = [];
     const skipped: { path: string; reason: string }[] = [];
     if (!located.exists) return { memories, skipped };
@@ -130,7 +148,11 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
         const path = join(dir, entry.name);
         // Locks, temp files and anything hidden are memd's or the user's own, not memories.
         if (entry.name.startsWith('.')) continue;
-        if (dir === located.dir && (entry.name === INDEX_FILE || (located.scope === 'private' && entry.name === TEAM_DIR))) continue;
+        if (
+          dir === located.dir &&
+          (entry.name === INDEX_FILE || (located.scope === 'private' && entry.name === TEAM_DIR))
+        )
+          continue;
         if (entry.isSymbolicLink()) {
           skipped.push({ path, reason: 'a symbolic link (not followed)' });
         } else if (entry.isDirectory()) {
@@ -153,7 +175,15 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
   }
 
   const indexOf = (memories: readonly ScannedMemory[]): BuiltIndex =>
-    buildIndex(memories.map((scanned): IndexedMemory => ({ name: scanned.name, description: scanned.memory.description, updated: scanned.memory.updated })));
+    buildIndex(
+      memories.map(
+        (scanned): IndexedMemory => ({
+          name: scanned.name,
+          description: scanned.memory.description,
+          updated: scanned.memory.updated,
+        }),
+      ),
+    );
 
   /** Under the lock: MEMORY.md rebuilt from the files. */
   async function reindex(located: Located): Promise<MemdirIndexInfo> {
@@ -179,7 +209,11 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
     if (text === null) return null;
     const parsed = parseMemory(text);
     const path = join(located.dir, `${name}${MEMORY_EXT}`);
-    if (!parsed.ok) throw new RpcError(ErrorCode.Conflict, 'InvalidMemoryFile', `${path} is not a memory file: ${parsed.reason}`, { path, reason: parsed.reason });
+    if (!parsed.ok)
+      throw new RpcError(ErrorCode.Conflict, 'InvalidMemoryFile', `${path} is not a memory file: ${parsed.reason}`, {
+        path,
+        reason: parsed.reason,
+      });
     return { name, path, bytes: Buffer.byteLength(text), text, memory: parsed.memory };
   }
 
@@ -187,7 +221,8 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
     if (ifMatch === undefined) return;
     const etag = existing === null ? null : etagOf(existing.text);
     if (ifMatch === null ? etag === null : etag === ifMatch) return;
-    const what = etag === null ? 'does not exist' : ifMatch === null ? 'exists already' : 'has changed since it was read';
+    const what =
+      etag === null ? 'does not exist' : ifMatch === null ? 'exists already' : 'has changed since it was read';
     throw new RpcError(ErrorCode.Conflict, 'Conflict', `memory ${name} ${what}`, { etag });
   }
 
@@ -195,7 +230,13 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
     async list(project, scope) {
       const located = await locate(project, scope);
       const { memories, skipped } = await scan(located);
-      memories.sort((a, b) => (a.memory.updated === b.memory.updated ? a.name.localeCompare(b.name) : a.memory.updated < b.memory.updated ? 1 : -1));
+      memories.sort((a, b) =>
+        a.memory.updated === b.memory.updated
+          ? a.name.localeCompare(b.name)
+          : a.memory.updated < b.memory.updated
+            ? 1
+            : -1,
+      );
       return {
         project: located.folder,
         scope: located.scope,
@@ -216,7 +257,8 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
     async write(input) {
       const scope = input.scope ?? 'private';
       // User memories describe the person: they stay private (Claude Code's rule).
-      if (input.type === 'user' && scope === 'team') throw invalidParams('a user memory is private: it cannot be written to team memory', { field: 'params.type' });
+      if (input.type === 'user' && scope === 'team')
+        throw invalidParams('a user memory is private: it cannot be written to team memory', { field: 'params.type' });
       const located = await locate(input.project, scope, true);
       return withDirLock(located.dir, async () => {
         const existing = await current(located, input.name);
@@ -233,7 +275,11 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
         const text = serializeMemory(memory);
         const path = await writeInside(located.dir, input.name, text, { scope: located.scope });
         const index = await reindex(located);
-        return { ...info(located, { name: input.name, path, bytes: Buffer.byteLength(text), text, memory }), isNew: existing === null, index };
+        return {
+          ...info(located, { name: input.name, path, bytes: Buffer.byteLength(text), text, memory }),
+          isNew: existing === null,
+          index,
+        };
       });
     },
 

@@ -44,8 +44,20 @@ export async function readPresent(path: string, followLinks = true): Promise<Pre
     // Non-blocking and regular files only (a FIFO on a restore plan must not block every later restore).
     handle = await openIfPresent(path, followLinks ? 0 : constants.O_NOFOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is a symlink; rewind never follows one to a backup`, { path });
-    if (error instanceof RpcError && error.kind === 'NotAFile') throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${path} is not a regular file; rewind only restores files`, { path });
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new RpcError(
+        ErrorCode.PathRejected,
+        'PathRejected',
+        `${path} is a symlink; rewind never follows one to a backup`,
+        { path },
+      );
+    if (error instanceof RpcError && error.kind === 'NotAFile')
+      throw new RpcError(
+        ErrorCode.PathRejected,
+        'PathRejected',
+        `${path} is not a regular file; rewind only restores files`,
+        { path },
+      );
     throw error;
   }
   if (handle === null) return null;
@@ -61,14 +73,30 @@ export async function planChange(target: FileTarget): Promise<PlannedChange> {
   const { path } = target;
   const current = await readPresent(path);
   const before = current === null ? null : current.bytes.length;
-  const stays = (action: 'unchanged' | 'missing-backup'): PlannedChange => ({ path, action, bytesBefore: before, bytesAfter: before, source: null, mode: 0 });
+  const stays = (action: 'unchanged' | 'missing-backup'): PlannedChange => ({
+    path,
+    action,
+    bytesBefore: before,
+    bytesAfter: before,
+    source: null,
+    mode: 0,
+  });
   if (target.source === null) {
-    return current === null ? stays('unchanged') : { path, action: 'delete', bytesBefore: before, bytesAfter: null, source: null, mode: 0 };
+    return current === null
+      ? stays('unchanged')
+      : { path, action: 'delete', bytesBefore: before, bytesAfter: null, source: null, mode: 0 };
   }
   const wanted = await readPresent(target.source, false);
   if (wanted === null) return stays('missing-backup');
   if (current?.bytes.equals(wanted.bytes)) return stays('unchanged');
-  return { path, action: 'write', bytesBefore: before, bytesAfter: wanted.bytes.length, source: target.source, mode: target.mode ?? current?.mode ?? wanted.mode };
+  return {
+    path,
+    action: 'write',
+    bytesBefore: before,
+    bytesAfter: wanted.bytes.length,
+    source: target.source,
+    mode: target.mode ?? current?.mode ?? wanted.mode,
+  };
 }
 
 /** One after the other: each holds two files' bytes while it compares them. */

@@ -13,14 +13,25 @@ function rejected(message: string, data: Record<string, unknown>): RpcError {
 
 /** One name inside a dir: no separator, no `..`, nothing that could leave the dir. */
 export function isPlainName(name: string): boolean {
-  return name !== '' && name !== '.' && !name.includes('/') && !name.includes('\\') && !name.includes('..') && !name.includes('\0');
+  return (
+    name !== '' &&
+    name !== '.' &&
+    !name.includes('/') &&
+    !name.includes('\\') &&
+    !name.includes('..') &&
+    !name.includes('\0')
+  );
 }
 
 /** `<claude root>/file-history/<sessionId>/<backupFileName>`. */
 export function backupPath(claudeRoot: string, sessionId: string, backupFileName: string): string {
-  if (!isPlainName(sessionId)) throw rejected(`session id ${JSON.stringify(sessionId)} is not a plain name`, { sessionId });
+  if (!isPlainName(sessionId))
+    throw rejected(`session id ${JSON.stringify(sessionId)} is not a plain name`, { sessionId });
   if (!isPlainName(backupFileName)) {
-    throw rejected(`backup file name ${JSON.stringify(backupFileName)} is not a plain name; the transcript was not written by Claude Code`, { backupFileName });
+    throw rejected(
+      `backup file name ${JSON.stringify(backupFileName)} is not a plain name; the transcript was not written by Claude Code`,
+      { backupFileName },
+    );
   }
   return join(fileHistoryDir(claudeRoot, sessionId), backupFileName);
 }
@@ -33,13 +44,18 @@ export function backupPath(claudeRoot: string, sessionId: string, backupFileName
 export function trackedPath(cwd: string | null, recorded: string): string {
   if (recorded.includes('\0')) throw rejected('a recorded path holds a NUL byte', { path: recorded });
   if (isAbsolute(recorded)) {
-    if (recorded.split(/[\\/]/).includes('..')) throw rejected(`recorded path ${recorded} climbs with ..`, { path: recorded });
+    if (recorded.split(/[\\/]/).includes('..'))
+      throw rejected(`recorded path ${recorded} climbs with ..`, { path: recorded });
     return normalize(recorded);
   }
   if (cwd === null || !isAbsolute(cwd)) {
-    throw rejected(`recorded path ${recorded} is relative, but the session has no absolute cwd to resolve it against`, { path: recorded, cwd });
+    throw rejected(`recorded path ${recorded} is relative, but the session has no absolute cwd to resolve it against`, {
+      path: recorded,
+      cwd,
+    });
   }
   const path = resolve(cwd, recorded);
-  if (!isInside(cwd, path)) throw rejected(`recorded path ${recorded} leaves the session's cwd ${cwd}`, { path: recorded, cwd });
+  if (!isInside(cwd, path))
+    throw rejected(`recorded path ${recorded} leaves the session's cwd ${cwd}`, { path: recorded, cwd });
   return path;
 }

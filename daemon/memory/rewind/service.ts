@@ -8,14 +8,20 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
-import type { Checkpoint, CheckpointFile, RewindListResult, RewindRestoreResult, RewindUndoResult } from '../../../shared/protocol/rewind.js';
-import { applyChange, changesFiles, planChanges, toResult, type FileTarget, type PlannedChange } from './apply.js';
-import { restoreTargets } from '../../transcripts/snapshots.js';
-import { backupPath, isPlainName, trackedPath } from './paths.js';
+import type {
+  Checkpoint,
+  CheckpointFile,
+  RewindListResult,
+  RewindRestoreResult,
+  RewindUndoResult,
+} from '../../../shared/protocol/rewind.js';
 import { isInside } from '../../fs/inside.js';
-import { projectRoot } from './project-root.js';
 import type { SessionCheckpoints } from '../../transcripts/checkpoints.js';
+import { restoreTargets } from '../../transcripts/snapshots.js';
 import type { Transcripts } from '../../transcripts/transcripts.js';
+import { applyChange, changesFiles, type FileTarget, type PlannedChange, planChanges, toResult } from './apply.js';
+import { backupPath, isPlainName, trackedPath } from './paths.js';
+import { projectRoot } from './project-root.js';
 import { newUndoId, pruneUndoPoints, readUndoPoint, removeUndoPoint, saveUndoPoint, undoDir } from './undo-store.js';
 
 export interface RewindDeps {
@@ -30,7 +36,12 @@ export interface RewindDeps {
 export interface RewindService {
   list(sessionId: string): Promise<RewindListResult>;
   /** Files outside the session's project root only with `allowOutsideProject` (PathRejected otherwise). */
-  restore(sessionId: string, messageId: string, dryRun?: boolean, allowOutsideProject?: boolean): Promise<RewindRestoreResult>;
+  restore(
+    sessionId: string,
+    messageId: string,
+    dryRun?: boolean,
+    allowOutsideProject?: boolean,
+  ): Promise<RewindRestoreResult>;
   undo(undoId: string, dryRun?: boolean): Promise<RewindUndoResult>;
 }
 
@@ -68,7 +79,12 @@ export function createRewindService(deps: RewindDeps): RewindService {
         }
         files.push({ path, version, backupFileName, backupTime, backupPresent });
       }
-      checkpoints.push({ messageId: checkpoint.messageId, timestamp: checkpoint.timestamp, prompt: session.prompts.get(checkpoint.messageId) ?? null, files });
+      checkpoints.push({
+        messageId: checkpoint.messageId,
+        timestamp: checkpoint.timestamp,
+        prompt: session.prompts.get(checkpoint.messageId) ?? null,
+        files,
+      });
     }
     return { sessionId, cwd: session.cwd, checkpoints };
   }
@@ -77,15 +93,21 @@ export function createRewindService(deps: RewindDeps): RewindService {
   function targetsOf(session: SessionCheckpoints, messageId: string): FileTarget[] {
     const index = session.checkpoints.findIndex((checkpoint) => checkpoint.messageId === messageId);
     if (index < 0) {
-      throw new RpcError(ErrorCode.NotFound, 'NotFound', `session ${session.sessionId} has no checkpoint at message ${messageId}; rewind.list shows them`, {
-        sessionId: session.sessionId,
-        messageId,
-      });
+      throw new RpcError(
+        ErrorCode.NotFound,
+        'NotFound',
+        `session ${session.sessionId} has no checkpoint at message ${messageId}; rewind.list shows them`,
+        {
+          sessionId: session.sessionId,
+          messageId,
+        },
+      );
     }
     const targets = new Map<string, FileTarget>();
     for (const backup of restoreTargets(session.checkpoints, index)) {
       const path = trackedPath(session.cwd, backup.path);
-      const source = backup.backupFileName === null ? null : backupPath(deps.claudeRoot, session.sessionId, backup.backupFileName);
+      const source =
+        backup.backupFileName === null ? null : backupPath(deps.claudeRoot, session.sessionId, backup.backupFileName);
       // `src/a.js` and `<cwd>/src/a.js` are one file: the backup from the earlier checkpoint holds.
       if (!targets.has(path)) targets.set(path, { path, source });
     }
@@ -98,16 +120,25 @@ export function createRewindService(deps: RewindDeps): RewindService {
         await applyChange(change);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw new RpcError(ErrorCode.InternalError, 'RewindFailed', `could not ${change.action} ${change.path} (${reason}); \`memctl rewind undo ${undoId}\` puts back the files changed so far`, {
-          path: change.path,
-          undoId,
-        });
+        throw new RpcError(
+          ErrorCode.InternalError,
+          'RewindFailed',
+          `could not ${change.action} ${change.path} (${reason}); \`memctl rewind undo ${undoId}\` puts back the files changed so far`,
+          {
+            path: change.path,
+            undoId,
+          },
+        );
       }
     }
   }
 
   /** PathRejected, listing them all, when files outside the session's project root would be touched without consent. */
-  async function checkInsideProject(session: SessionCheckpoints, targets: readonly FileTarget[], allowOutside: boolean): Promise<void> {
+  async function checkInsideProject(
+    session: SessionCheckpoints,
+    targets: readonly FileTarget[],
+    allowOutside: boolean,
+  ): Promise<void> {
     if (allowOutside) return;
     const root = session.cwd === null ? null : await projectRoot(session.cwd);
     const outside = targets.filter((target) => root === null || !isInside(root, target.path, true));
@@ -121,7 +152,12 @@ export function createRewindService(deps: RewindDeps): RewindService {
     );
   }
 
-  async function restore(sessionId: string, messageId: string, dryRun = false, allowOutside = false): Promise<RewindRestoreResult> {
+  async function restore(
+    sessionId: string,
+    messageId: string,
+    dryRun = false,
+    allowOutside = false,
+  ): Promise<RewindRestoreResult> {
     const session = await deps.transcripts.checkpoints(sessionId);
     const targets = targetsOf(session, messageId);
     await checkInsideProject(session, targets, allowOutside);
@@ -146,7 +182,13 @@ export function createRewindService(deps: RewindDeps): RewindService {
   async function undo(undoId: string, dryRun = false): Promise<RewindUndoResult> {
     const dir = undoDir(deps.stateDir, undoId);
     const saved = await readUndoPoint(dir, undoId);
-    const targets = saved.files.map((file): FileTarget => ({ path: file.path, source: file.copy === null ? null : join(dir, file.copy), mode: file.mode }));
+    const targets = saved.files.map(
+      (file): FileTarget => ({
+        path: file.path,
+        source: file.copy === null ? null : join(dir, file.copy),
+        mode: file.mode,
+      }),
+    );
     const changes = await planChanges(targets);
     const result: RewindUndoResult = { undoId, dryRun, files: changes.map(toResult) };
     if (dryRun) return result;
@@ -157,7 +199,8 @@ export function createRewindService(deps: RewindDeps): RewindService {
 
   return {
     list: (sessionId) => list(sessionId),
-    restore: (sessionId, messageId, dryRun, allowOutside) => oneAtATime(() => restore(sessionId, messageId, dryRun, allowOutside)),
+    restore: (sessionId, messageId, dryRun, allowOutside) =>
+      oneAtATime(() => restore(sessionId, messageId, dryRun, allowOutside)),
     undo: (undoId, dryRun) => oneAtATime(() => undo(undoId, dryRun)),
   };
 }

@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
+import { undoRoot } from '../../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
+import { isRecord } from '../../../shared/values.js';
 import { writeFileAtomic } from '../../fs/atomic.js';
 import { readTextIfPresent } from '../../fs/read.js';
 import { readPresent } from './apply.js';
 import { isPlainName } from './paths.js';
-import { isRecord } from '../../../shared/values.js';
-import { undoRoot } from '../../../shared/paths.js';
 
 /** Under the state dir: private to the user, like the copies it holds. */
 const MANIFEST = 'manifest.json';
@@ -54,12 +54,21 @@ export function newUndoId(now: number): string {
 /** The undo point's dir; PathRejected for anything newUndoId would not have made. */
 export function undoDir(stateDir: string, undoId: string): string {
   if (!UNDO_ID.test(undoId)) {
-    throw new RpcError(ErrorCode.PathRejected, 'PathRejected', `${JSON.stringify(undoId)} is not an undo id (rewind.restore prints one, like 20261202T102836Z-1a2b3c4d)`, { undoId });
+    throw new RpcError(
+      ErrorCode.PathRejected,
+      'PathRejected',
+      `${JSON.stringify(undoId)} is not an undo id (rewind.restore prints one, like 20261202T102836Z-1a2b3c4d)`,
+      { undoId },
+    );
   }
   return join(undoRoot(stateDir), undoId);
 }
 
-export async function saveUndoPoint(dir: string, meta: Omit<UndoManifest, 'files'>, paths: readonly string[]): Promise<void> {
+export async function saveUndoPoint(
+  dir: string,
+  meta: Omit<UndoManifest, 'files'>,
+  paths: readonly string[],
+): Promise<void> {
   await mkdir(dirname(dir), { recursive: true, mode: PRIVATE_DIR_MODE });
   // Not recursive: an existing dir (an id already used) must fail, not be mixed into.
   await mkdir(dir, { mode: PRIVATE_DIR_MODE });
@@ -83,14 +92,16 @@ export async function saveUndoPoint(dir: string, meta: Omit<UndoManifest, 'files
   }
 }
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 function savedFileOf(value: unknown): SavedFile | null {
   if (!isRecord(value)) return null;
   const { path, copy, mode, bytes } = value;
   if (typeof path !== 'string' || path.includes('\0') || !isAbsolute(path) || normalize(path) !== path) return null;
   if (copy === null) return mode === null && bytes === null ? { path, copy, mode, bytes } : null;
-  if (typeof copy !== 'string' || !isPlainName(copy) || copy === MANIFEST || !isCount(mode) || !isCount(bytes)) return null;
+  if (typeof copy !== 'string' || !isPlainName(copy) || copy === MANIFEST || !isCount(mode) || !isCount(bytes))
+    return null;
   return { path, copy, mode, bytes };
 }
 
@@ -110,7 +121,13 @@ function manifestOf(value: unknown, undoId: string): UndoManifest | null {
 /** NotFound when there is no such undo point (never made, already undone, or removed). */
 export async function readUndoPoint(dir: string, undoId: string): Promise<UndoManifest> {
   const text = await readTextIfPresent(join(dir, MANIFEST));
-  if (text === null) throw new RpcError(ErrorCode.NotFound, 'NotFound', `no undo point ${undoId}: it was never made, or it was undone already`, { undoId });
+  if (text === null)
+    throw new RpcError(
+      ErrorCode.NotFound,
+      'NotFound',
+      `no undo point ${undoId}: it was never made, or it was undone already`,
+      { undoId },
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -119,7 +136,12 @@ export async function readUndoPoint(dir: string, undoId: string): Promise<UndoMa
   }
   const manifest = manifestOf(parsed, undoId);
   if (manifest === null) {
-    throw new RpcError(ErrorCode.InternalError, 'CorruptUndoPoint', `the undo point ${dir} is damaged; its copies can still be restored by hand`, { undoId, dir });
+    throw new RpcError(
+      ErrorCode.InternalError,
+      'CorruptUndoPoint',
+      `the undo point ${dir} is damaged; its copies can still be restored by hand`,
+      { undoId, dir },
+    );
   }
   return manifest;
 }

@@ -1,16 +1,22 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import type { MemdConfig } from '../../../shared/config.js';
 import type { MemdPaths } from '../../../shared/paths.js';
-import { Methods } from '../../../shared/protocol/methods.js';
 import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
-import type { SearchStatus } from '../../../shared/protocol/search.js';
-import { PROTOCOL_VERSION, type DaemonPaths, type DaemonStatus, type DatabaseStatus, type LoopStatus } from '../../../shared/protocol/daemon.js';
 import type { CompactionStatus } from '../../../shared/protocol/compaction.js';
-import type { ExtractionStatus } from '../../../shared/protocol/memory.js';
+import {
+  type DaemonPaths,
+  type DaemonStatus,
+  type DatabaseStatus,
+  type LoopStatus,
+  PROTOCOL_VERSION,
+} from '../../../shared/protocol/daemon.js';
 import type { IngestStatus } from '../../../shared/protocol/ingest.js';
+import type { ExtractionStatus } from '../../../shared/protocol/memory.js';
+import { Methods } from '../../../shared/protocol/methods.js';
+import type { SearchStatus } from '../../../shared/protocol/search.js';
+import { MEMD_VERSION } from '../../../shared/version.js';
 import { handle, type MethodHandler } from '../dispatch.js';
 import type { RpcStats } from '../server.js';
-import { MEMD_VERSION } from '../../../shared/version.js';
 
 /** Feature flags reported by daemon.version beside the method names (features a client may probe for). */
 export const FEATURES = ['events', 'cancel'] as const;
@@ -59,7 +65,14 @@ function memorySampler(clock: () => number): () => DaemonStatus['memory'] {
 export function daemonMethods(parts: DaemonParts): MethodHandler[] {
   const { paths, startedAt } = parts;
   const memory = memorySampler(parts.clock);
-  const daemonPaths: DaemonPaths = { socket: paths.socketPath, stateDir: paths.stateDir, database: paths.dbPath, log: parts.log.file, config: paths.configPath, projectsDir: paths.projectsDir };
+  const daemonPaths: DaemonPaths = {
+    socket: paths.socketPath,
+    stateDir: paths.stateDir,
+    database: paths.dbPath,
+    log: parts.log.file,
+    config: paths.configPath,
+    projectsDir: paths.projectsDir,
+  };
   return [
     handle(Methods.daemonVersion, () => ({
       name: 'memd' as const,

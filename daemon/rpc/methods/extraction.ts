@@ -1,7 +1,7 @@
 /** `memory.summary`, `memory.extract`, `memory.lock`, `memory.unlock`, `memory.pause` and `memory.resume`. */
 import { Methods } from '../../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../dispatch.js';
 import type { ExtractionService } from '../../extraction/service.js';
+import { handle, type MethodHandler } from '../dispatch.js';
 
 export function extractionMethods(extraction: ExtractionService): MethodHandler[] {
   return [

@@ -1,7 +1,7 @@
 /** `handoff.generate` and `handoff.read`. */
 import { Methods } from '../../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../dispatch.js';
 import type { HandoffService } from '../../handoff/service.js';
+import { handle, type MethodHandler } from '../dispatch.js';
 
 export function handoffMethods(service: HandoffService): MethodHandler[] {
   return [

@@ -1,9 +1,9 @@
 /** `handoff.sessionStart`, `handoff.postCompact` and `handoff.status`: the hook commands' side. */
 import { Methods } from '../../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../dispatch.js';
 import type { HookService } from '../../handoff/hooks.js';
 import type { SessionService } from '../../sessions/service.js';
 import { statedWindow } from '../../sessions/windows.js';
+import { handle, type MethodHandler } from '../dispatch.js';
 
 /** `sessions`: where a window the SessionStart hook's model states is kept (issue 28), as sessions.get keeps the status line's. */
 export function hookMethods(hooks: HookService, sessions: Pick<SessionService, 'stateWindow'>): MethodHandler[] {
@@ -13,7 +13,9 @@ export function hookMethods(hooks: HookService, sessions: Pick<SessionService, '
       if (stated !== null) sessions.stateWindow(params.sessionId, stated);
       return hooks.sessionStart(params.sessionId, params.cwd, params.source);
     }),
-    handle(Methods.handoffPostCompact, (params, ctx) => hooks.postCompact(params.sessionId, params.trigger, params.compactSummary, ctx.signal)),
+    handle(Methods.handoffPostCompact, (params, ctx) =>
+      hooks.postCompact(params.sessionId, params.trigger, params.compactSummary, ctx.signal),
+    ),
     handle(Methods.handoffStatus, (params) => hooks.status(params.sessionId)),
   ];
 }

@@ -1,7 +1,7 @@
 /** `memdir.list`, `memdir.read`, `memdir.write` and `memdir.delete`. */
 import { Methods } from '../../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../dispatch.js';
 import type { MemdirStore } from '../../memory/memdir/store.js';
+import { handle, type MethodHandler } from '../dispatch.js';
 
 export function memdirMethods(store: MemdirStore): MethodHandler[] {
   return [

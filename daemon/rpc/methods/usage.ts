@@ -1,7 +1,7 @@
 /** `usage.report`. */
 import { Methods } from '../../../shared/protocol/methods.js';
-import { handle, type MethodHandler } from '../dispatch.js';
 import type { UsageService } from '../../usage/service.js';
+import { handle, type MethodHandler } from '../dispatch.js';
 
 export function usageMethods(usage: UsageService): MethodHandler[] {
   return [handle(Methods.usageReport, (params) => usage.report(params))];

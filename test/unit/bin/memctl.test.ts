@@ -33,7 +33,13 @@ function writeMain(main: string, source: string): void {
   writeFileSync(main, source);
 }
 
-const HOOK_INPUT = JSON.stringify({ session_id: 's', transcript_path: '/nowhere/s.jsonl', cwd: '/tmp', hook_event_name: 'SessionStart', source: 'startup' });
+const HOOK_INPUT = JSON.stringify({
+  session_id: 's',
+  transcript_path: '/nowhere/s.jsonl',
+  cwd: '/tmp',
+  hook_event_name: 'SessionStart',
+  source: 'startup',
+});
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`;
 
 describe.each([
@@ -41,12 +47,15 @@ describe.each([
   // An older build deleted dist/ and is part-way through writing it again: main.js is there, cli.js not yet.
   ['a half-built dist/', (main: string) => writeMain(main, "await import('./cli.js');\n")],
 ])('bin/memctl.cjs with %s', (_name, prepare) => {
-  it.each(['session-start', 'pre-compact', 'post-compact', 'turn-start', 'turn-end'])('hook %s exits 0 and writes nothing', async (hook) => {
-    const copy = packageCopy();
-    prepare(copy.main);
-    const run = await runNode([copy.shim, 'hook', hook], process.env, HOOK_INPUT);
-    expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
-  });
+  it.each(['session-start', 'pre-compact', 'post-compact', 'turn-start', 'turn-end'])(
+    'hook %s exits 0 and writes nothing',
+    async (hook) => {
+      const copy = packageCopy();
+      prepare(copy.main);
+      const run = await runNode([copy.shim, 'hook', hook], process.env, HOOK_INPUT);
+      expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
+    },
+  );
 
   it('statusline prints `no memd` and exits 0 with nothing on stderr', async () => {
     const copy = packageCopy();
@@ -95,7 +104,10 @@ describe('bin/memctl.cjs mcp', () => {
 describe('bin/memctl.cjs with a built dist/', () => {
   it('runs the real entry in its own process, with the arguments and exit code it was given', async () => {
     const copy = packageCopy();
-    writeMain(copy.main, "process.stdout.write('ran ' + process.argv.slice(2).join(' ') + '\\n'); process.exitCode = 3;\n");
+    writeMain(
+      copy.main,
+      "process.stdout.write('ran ' + process.argv.slice(2).join(' ') + '\\n'); process.exitCode = 3;\n",
+    );
     const run = await runNode([copy.shim, 'status', '--json'], process.env);
     expect(run).toEqual({ code: 3, stdout: 'ran status --json\n', stderr: '' });
   });

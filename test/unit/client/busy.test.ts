@@ -10,7 +10,15 @@ import { Methods } from '../../../shared/protocol/methods.js';
 import { serveHandlers } from '../../helpers/handler-server.js';
 
 const page = { sessionId: 'any', format: 'jsonl' as const };
-const answer = { sessionId: 'any', format: 'jsonl' as const, encoding: 'utf8' as const, content: 'x', offset: 0, totalBytes: 1, nextCursor: null };
+const answer = {
+  sessionId: 'any',
+  format: 'jsonl' as const,
+  encoding: 'utf8' as const,
+  content: 'x',
+  offset: 0,
+  totalBytes: 1,
+  nextCursor: null,
+};
 
 describe('a Busy answer', () => {
   it('is retried once after its hint', async () => {

@@ -58,12 +58,20 @@ describe('searchFilled', () => {
 
 describe('the MCP search answer says whether it holds every hit', () => {
   it('every hit, with the sessions counted, or the cursor that gets the rest and why the page is short', () => {
-    expect(renderSearch({ query: 'q' }, { hits: [hit('s1', 'a'), hit('s2', 'b')], nextCursor: null, index: INDEX })).toContain('these are every hit, in 2 sessions');
-    const cut = renderSearch({ query: 'q' }, { hits: [hit('s1', 'a')], nextCursor: 'w1:1-2::3', partial: true, partialReason: 'time', index: INDEX });
+    expect(
+      renderSearch({ query: 'q' }, { hits: [hit('s1', 'a'), hit('s2', 'b')], nextCursor: null, index: INDEX }),
+    ).toContain('these are every hit, in 2 sessions');
+    const cut = renderSearch(
+      { query: 'q' },
+      { hits: [hit('s1', 'a')], nextCursor: 'w1:1-2::3', partial: true, partialReason: 'time', index: INDEX },
+    );
     expect(cut).toContain('1 session on this page; more hits (maybe in more sessions) exist.');
     expect(cut).toContain('ran out of time');
     expect(cut).toContain('"w1:1-2::3"');
-    const none = renderSearch({ query: 'q' }, { hits: [], nextCursor: 'w1:1-2::3', partial: true, partialReason: 'time', index: INDEX });
+    const none = renderSearch(
+      { query: 'q' },
+      { hits: [], nextCursor: 'w1:1-2::3', partial: true, partialReason: 'time', index: INDEX },
+    );
     expect(none).toMatch(/^No hits yet for "q" in every project: the search ran out of time/);
     expect(none).toContain('"w1:1-2::3"');
   });

@@ -36,7 +36,9 @@ async function silentDaemon(): Promise<{ socketPath: string; frames: Record<stri
         buffered = buffered.slice(at + 1);
         frames.push(frame);
         if (frame.method === 'daemon.version') {
-          socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: frame.id, result: { name: 'memd', version: '0.1.0', protocol: PROTOCOL_VERSION, capabilities: [] } })}\n`);
+          socket.write(
+            `${JSON.stringify({ jsonrpc: '2.0', id: frame.id, result: { name: 'memd', version: '0.1.0', protocol: PROTOCOL_VERSION, capabilities: [] } })}\n`,
+          );
         }
       }
     });
@@ -73,7 +75,9 @@ describe('client timeouts', () => {
     patient.close();
     expect(outcome).toBe('still waiting');
     const hurried = new MemdClient({ socketPath, autostart: false, timeoutMs: 100 });
-    await expect(hurried.callRaw('handoff.generate', { sessionId: 'x', cwd: '/tmp' })).rejects.toMatchObject({ kind: 'Timeout' });
+    await expect(hurried.callRaw('handoff.generate', { sessionId: 'x', cwd: '/tmp' })).rejects.toMatchObject({
+      kind: 'Timeout',
+    });
     hurried.close();
   });
 });

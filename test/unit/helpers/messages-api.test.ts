@@ -2,6 +2,8 @@
  * The scripted Messages API server, driven by the real @anthropic-ai/sdk: replies, the SDK's
  * retry policy against scripted failures, the errors it raises, and the request validation.
  */
+
+import type { ClientOptions } from '@anthropic-ai/sdk';
 import Anthropic, {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -12,10 +14,14 @@ import Anthropic, {
   OverloadedError,
   RateLimitError,
 } from '@anthropic-ai/sdk';
-import type { ClientOptions } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_REPLY_TEXT, startMessagesApi, validateMessagesRequest, type MessagesApi } from '../../helpers/messages-api.js';
+import {
+  DEFAULT_REPLY_TEXT,
+  type MessagesApi,
+  startMessagesApi,
+  validateMessagesRequest,
+} from '../../helpers/messages-api.js';
 
 const MODEL = 'claude-sonnet-4-5';
 /** Short enough that retries take milliseconds (the SDK parses retry-after with parseFloat). */
@@ -36,7 +42,10 @@ function client(options: ClientOptions = {}): Anthropic {
   return new Anthropic({ apiKey: 'test-key', baseURL: api.url, maxRetries: 0, logLevel: 'off', ...options });
 }
 
-function params(messages: MessageParam[], extra: Partial<MessageCreateParamsNonStreaming> = {}): MessageCreateParamsNonStreaming {
+function params(
+  messages: MessageParam[],
+  extra: Partial<MessageCreateParamsNonStreaming> = {},
+): MessageCreateParamsNonStreaming {
   return { model: MODEL, max_tokens: 256, messages, ...extra };
 }
 
@@ -68,11 +77,19 @@ const TOOL_CONVERSATION: MessageParam[] = [
     role: 'user',
     content: [
       { type: 'tool_result', tool_use_id: 'toolu_01', content: 'export const x = 1;' },
-      { type: 'tool_result', tool_use_id: 'toolu_02', content: [{ type: 'text', text: 'expect(x).toBe(2)' }], is_error: false },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_02',
+        content: [{ type: 'text', text: 'expect(x).toBe(2)' }],
+        is_error: false,
+      },
       { type: 'text', text: 'Keep the change small.' },
     ],
   },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_03', name: 'Edit', input: { old: 'x = 1', new: 'x = 2' } }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_03', name: 'Edit', input: { old: 'x = 1', new: 'x = 2' } }],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_03', content: 'ok' }] },
   { role: 'assistant', content: 'Changed x to 2.' },
   { role: 'user', content: 'Thanks' },
@@ -93,14 +110,23 @@ describe('scripted replies through client.messages.create', () => {
     expect(message.id).toMatch(/^msg_/);
     expect(api.requests).toHaveLength(1);
     const request = api.requests[0];
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/messages', body: HELLO, problems: [], status: 200, step: { kind: 'text' } });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/v1/messages',
+      body: HELLO,
+      problems: [],
+      status: 200,
+      step: { kind: 'text' },
+    });
     expect(JSON.parse(request?.raw ?? '')).toEqual(HELLO);
     expect(request?.headers['content-type']).toMatch(/application\/json/);
   });
 
   it('returns a scripted tool_use reply', async () => {
     api.script({ kind: 'tool_use', name: 'Bash', input: { command: 'ls' } });
-    const message = await client().messages.create(params(TOOL_CONVERSATION, { tools: [{ name: 'Bash', input_schema: { type: 'object' } }] }));
+    const message = await client().messages.create(
+      params(TOOL_CONVERSATION, { tools: [{ name: 'Bash', input_schema: { type: 'object' } }] }),
+    );
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content).toHaveLength(1);
     const block = message.content[0];
@@ -133,7 +159,10 @@ describe('scripted replies through client.messages.create', () => {
 
 describe('the SDK against scripted failures', () => {
   it('retries a 429 after retry-after and succeeds on the next step', async () => {
-    api.script({ kind: 'status', status: 429, retryAfter: RETRY_AFTER_S }, { kind: 'text', text: 'after the rate limit' });
+    api.script(
+      { kind: 'status', status: 429, retryAfter: RETRY_AFTER_S },
+      { kind: 'text', text: 'after the rate limit' },
+    );
     const message = await client({ maxRetries: 1 }).messages.create(HELLO);
     expect(message.content).toEqual([{ type: 'text', text: 'after the rate limit' }]);
     expect(api.requests.map((request) => request.status)).toEqual([429, 200]);
@@ -141,7 +170,10 @@ describe('the SDK against scripted failures', () => {
   });
 
   it('raises RateLimitError once its retries are used up', async () => {
-    api.script({ kind: 'status', status: 429, retryAfter: RETRY_AFTER_S }, { kind: 'status', status: 429, retryAfter: RETRY_AFTER_S, message: 'slow down' });
+    api.script(
+      { kind: 'status', status: 429, retryAfter: RETRY_AFTER_S },
+      { kind: 'status', status: 429, retryAfter: RETRY_AFTER_S, message: 'slow down' },
+    );
     const error = await rejection(client({ maxRetries: 1 }).messages.create(HELLO));
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ status: 429, type: 'rate_limit_error', apiMessage: 'slow down' });
@@ -177,8 +209,13 @@ describe('the SDK against scripted failures', () => {
   });
 
   it('retries any status the server marks x-should-retry: true, even a 413', async () => {
-    api.script({ kind: 'status', status: 413, retryAfter: RETRY_AFTER_S, headers: { 'x-should-retry': 'true' } }, { kind: 'text', text: 'retried' });
-    expect((await client({ maxRetries: 1 }).messages.create(HELLO)).content).toEqual([{ type: 'text', text: 'retried' }]);
+    api.script(
+      { kind: 'status', status: 413, retryAfter: RETRY_AFTER_S, headers: { 'x-should-retry': 'true' } },
+      { kind: 'text', text: 'retried' },
+    );
+    expect((await client({ maxRetries: 1 }).messages.create(HELLO)).content).toEqual([
+      { type: 'text', text: 'retried' },
+    ]);
     expect(api.requests.map((request) => request.status)).toEqual([413, 200]);
   });
 
@@ -207,7 +244,9 @@ describe('the SDK against scripted failures', () => {
 
   it('retries a dropped connection (default backoff, no retry-after) and succeeds', async () => {
     api.script({ kind: 'drop' }, { kind: 'text', text: 'second try' });
-    expect((await client({ maxRetries: 1 }).messages.create(HELLO)).content).toEqual([{ type: 'text', text: 'second try' }]);
+    expect((await client({ maxRetries: 1 }).messages.create(HELLO)).content).toEqual([
+      { type: 'text', text: 'second try' },
+    ]);
     expect(api.requests.map((request) => request.status)).toEqual([null, 200]);
   });
 
@@ -260,7 +299,10 @@ describe('request validation', () => {
   });
 
   it('rejects a conversation that starts with the assistant', async () => {
-    await rejected(params([{ role: 'assistant', content: 'hi' }]), /messages\[0\]\.role: the first message must use the "user" role/);
+    await rejected(
+      params([{ role: 'assistant', content: 'hi' }]),
+      /messages\[0\]\.role: the first message must use the "user" role/,
+    );
   });
 
   it('rejects an orphan tool_result', async () => {
@@ -296,7 +338,10 @@ describe('request validation', () => {
   });
 
   it('rejects an empty text block', async () => {
-    await rejected(params([{ role: 'user', content: [{ type: 'text', text: '' }] }]), /messages\[0\]\.content\[0\]: text content blocks must be non-empty/);
+    await rejected(
+      params([{ role: 'user', content: [{ type: 'text', text: '' }] }]),
+      /messages\[0\]\.content\[0\]: text content blocks must be non-empty/,
+    );
   });
 
   it('passes a valid multi-turn tool conversation', async () => {
@@ -316,9 +361,16 @@ describe('request validation', () => {
   });
 
   it('answers a non-JSON body 400 and reports it', async () => {
-    const response = await fetch(`${api.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{nope' });
+    const response = await fetch(`${api.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k', 'content-type': 'application/json' },
+      body: '{nope',
+    });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'body: not valid JSON' } });
+    expect(await response.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'body: not valid JSON' },
+    });
     expect(api.requests[0]).toMatchObject({ body: null, raw: '{nope', problems: ['body: not valid JSON'] });
   });
 
@@ -328,7 +380,9 @@ describe('request validation', () => {
     api.script({ kind: 'text', text: 'lenient' });
     const message = await client().messages.create(params([{ role: 'user', content: [{ type: 'text', text: ' ' }] }]));
     expect(message.content).toEqual([{ type: 'text', text: 'lenient' }]);
-    expect(api.requests[0]?.problems).toEqual(['messages[0].content[0]: text content blocks must contain non-whitespace text']);
+    expect(api.requests[0]?.problems).toEqual([
+      'messages[0].content[0]: text content blocks must contain non-whitespace text',
+    ]);
   });
 });
 
@@ -356,7 +410,9 @@ describe('auth', () => {
 
   it('answers 401 authentication_error without either header, not retried and consuming no step', async () => {
     api.script({ kind: 'text', text: 'must not be consumed' });
-    const error = await rejection(client({ maxRetries: 2, defaultHeaders: { Authorization: null } }).messages.create(HELLO));
+    const error = await rejection(
+      client({ maxRetries: 2, defaultHeaders: { Authorization: null } }).messages.create(HELLO),
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 401, type: 'authentication_error' });
     expect(api.requests).toHaveLength(1);
@@ -368,20 +424,46 @@ describe('validateMessagesRequest', () => {
   it('checks the top-level fields', () => {
     expect(validateMessagesRequest(null)).toEqual(['body: expected a JSON object, got null']);
     const problems = validateMessagesRequest({ model: 3, max_tokens: 0, messages: [] });
-    expect(problems).toEqual(['model: expected a non-empty string, got number 3', 'max_tokens: expected a positive integer, got number 0', 'messages: expected a non-empty array, got an empty array']);
-    expect(validateMessagesRequest({ ...HELLO, max_tokens: 1.5 })).toEqual(['max_tokens: expected a positive integer, got number 1.5']);
-    expect(validateMessagesRequest({ ...HELLO, system: [{ type: 'image', source: {} }] })).toEqual(['system[0]: system blocks must be text blocks, got type "image"']);
+    expect(problems).toEqual([
+      'model: expected a non-empty string, got number 3',
+      'max_tokens: expected a positive integer, got number 0',
+      'messages: expected a non-empty array, got an empty array',
+    ]);
+    expect(validateMessagesRequest({ ...HELLO, max_tokens: 1.5 })).toEqual([
+      'max_tokens: expected a positive integer, got number 1.5',
+    ]);
+    expect(validateMessagesRequest({ ...HELLO, system: [{ type: 'image', source: {} }] })).toEqual([
+      'system[0]: system blocks must be text blocks, got type "image"',
+    ]);
     expect(validateMessagesRequest({ ...HELLO, system: 'Be brief.' })).toEqual([]);
   });
 
   it('checks message and block shapes', () => {
-    const check = (messages: unknown[]): string[] => validateMessagesRequest({ model: MODEL, max_tokens: 10, messages });
-    expect(check([{ role: 'system', content: 'x' }])).toEqual(['messages[0].role: expected "user" or "assistant", got "system"']);
-    expect(check([{ role: 'user', content: [] }])).toEqual(['messages[0].content: expected a non-empty array of content blocks (or a string)']);
-    expect(check([{ role: 'user', content: [{ type: 'video' }] }])[0]).toMatch(/^messages\[0\]\.content\[0\]\.type: unknown block type "video"/);
-    expect(check([{ role: 'user', content: [{ type: 'image' }] }])[0]).toMatch(/^messages\[0\]\.content\[0\]: image block needs a "source" object/);
-    expect(check([{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } }] }])).toEqual([]);
-    expect(check([{ role: 'user', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} }] }])).toContain(
+    const check = (messages: unknown[]): string[] =>
+      validateMessagesRequest({ model: MODEL, max_tokens: 10, messages });
+    expect(check([{ role: 'system', content: 'x' }])).toEqual([
+      'messages[0].role: expected "user" or "assistant", got "system"',
+    ]);
+    expect(check([{ role: 'user', content: [] }])).toEqual([
+      'messages[0].content: expected a non-empty array of content blocks (or a string)',
+    ]);
+    expect(check([{ role: 'user', content: [{ type: 'video' }] }])[0]).toMatch(
+      /^messages\[0\]\.content\[0\]\.type: unknown block type "video"/,
+    );
+    expect(check([{ role: 'user', content: [{ type: 'image' }] }])[0]).toMatch(
+      /^messages\[0\]\.content\[0\]: image block needs a "source" object/,
+    );
+    expect(
+      check([
+        {
+          role: 'user',
+          content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } }],
+        },
+      ]),
+    ).toEqual([]);
+    expect(
+      check([{ role: 'user', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} }] }]),
+    ).toContain(
       'messages[0].content[0]: tool_use blocks are only allowed in assistant messages, not in a user message',
     );
     expect(
@@ -431,7 +513,9 @@ describe('validateMessagesRequest', () => {
       'messages[1].content[1]: tool_result blocks are only allowed in user messages, not in an assistant message',
       'messages[1].content[1]: tool_result blocks must come first in their message, before any other block',
     ]);
-    expect(check([{ role: 'user', content: '' }])).toEqual(['messages[0].content: all messages must have non-empty content except for the optional final assistant message']);
+    expect(check([{ role: 'user', content: '' }])).toEqual([
+      'messages[0].content: all messages must have non-empty content except for the optional final assistant message',
+    ]);
     expect(
       check([
         { role: 'user', content: 'go' },
@@ -442,16 +526,30 @@ describe('validateMessagesRequest', () => {
 
   it('checks tool_use ids across the conversation', () => {
     const use = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: {} }] });
-    const result = (...ids: string[]) => ({ role: 'user', content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })) });
-    const check = (messages: unknown[]): string[] => validateMessagesRequest({ model: MODEL, max_tokens: 10, messages });
-    expect(check([{ role: 'user', content: 'go' }, use('toolu_1'), result('toolu_1'), use('toolu_1'), result('toolu_1')])).toEqual([
-      'messages[3].content[0].id: tool_use ids must be unique, "toolu_1" is used twice',
+    const result = (...ids: string[]) => ({
+      role: 'user',
+      content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })),
+    });
+    const check = (messages: unknown[]): string[] =>
+      validateMessagesRequest({ model: MODEL, max_tokens: 10, messages });
+    expect(
+      check([{ role: 'user', content: 'go' }, use('toolu_1'), result('toolu_1'), use('toolu_1'), result('toolu_1')]),
+    ).toEqual(['messages[3].content[0].id: tool_use ids must be unique, "toolu_1" is used twice']);
+    expect(check([{ role: 'user', content: 'go' }, use('toolu_1'), result('toolu_1', 'toolu_1')])).toEqual([
+      'messages[2].content[1]: duplicate tool_result for tool_use id "toolu_1"',
     ]);
-    expect(check([{ role: 'user', content: 'go' }, use('toolu_1'), result('toolu_1', 'toolu_1')])).toEqual(['messages[2].content[1]: duplicate tool_result for tool_use id "toolu_1"']);
     // A result answering a tool_use two messages back is an orphan, and that tool_use is unanswered.
-    const stale = check([{ role: 'user', content: 'go' }, use('toolu_1'), { role: 'user', content: 'wait' }, { role: 'assistant', content: 'ok' }, result('toolu_1')]);
+    const stale = check([
+      { role: 'user', content: 'go' },
+      use('toolu_1'),
+      { role: 'user', content: 'wait' },
+      { role: 'assistant', content: 'ok' },
+      result('toolu_1'),
+    ]);
     expect(stale).toHaveLength(2);
-    expect(stale[0]).toMatch(/^messages\[1\]: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1/);
+    expect(stale[0]).toMatch(
+      /^messages\[1\]: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1/,
+    );
     expect(stale[1]).toMatch(/^messages\[4\]: unexpected tool_result for tool_use id "toolu_1"/);
   });
 
@@ -471,13 +569,28 @@ describe('validateMessagesRequest', () => {
       }),
     ).toEqual([]);
     expect(check({ edits: [{ type: 'clear_tool_uses_20250919' }] })).toEqual([]);
-    expect(check({ edits: [{ type: 'clear_everything' }] })).toEqual(['context_management.edits[0].type: expected "clear_tool_uses_20250919", got "clear_everything"']);
-    expect(check({ edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'input_tokens', value: 5 }, exclude_tools: 'Read', keep_tool_uses: 3 }] })).toEqual([
+    expect(check({ edits: [{ type: 'clear_everything' }] })).toEqual([
+      'context_management.edits[0].type: expected "clear_tool_uses_20250919", got "clear_everything"',
+    ]);
+    expect(
+      check({
+        edits: [
+          {
+            type: 'clear_tool_uses_20250919',
+            keep: { type: 'input_tokens', value: 5 },
+            exclude_tools: 'Read',
+            keep_tool_uses: 3,
+          },
+        ],
+      }),
+    ).toEqual([
       'context_management.edits[0].keep_tool_uses: unknown field of clear_tool_uses_20250919',
       'context_management.edits[0].keep: expected {type: "tool_uses", value: integer >= 0}, got {"type":"input_tokens","value":5}',
       'context_management.edits[0].exclude_tools: expected an array of tool names, got "Read"',
     ]);
-    expect(check({ edits: [{ type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 1.5 } }] })[0]).toMatch(/^context_management\.edits\[0\]\.trigger: expected/);
+    expect(
+      check({ edits: [{ type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 1.5 } }] })[0],
+    ).toMatch(/^context_management\.edits\[0\]\.trigger: expected/);
     expect(check([])).toEqual(['context_management: expected {edits: [...]}, got an array']);
     expect(check({ edits: {} })).toEqual(['context_management.edits: expected an array, got an object']);
   });

@@ -37,7 +37,10 @@ describe('resolveConfig', () => {
   });
 
   it('takes the file over the default and the environment over the file', () => {
-    const { config, sources, problems } = resolveConfig({ MEMD_LOG_LEVEL: 'debug', MEMD_LOG_FILES: '7' }, { logLevel: 'warn', logFiles: 5, maxConnections: 10, model: 'claude-x' });
+    const { config, sources, problems } = resolveConfig(
+      { MEMD_LOG_LEVEL: 'debug', MEMD_LOG_FILES: '7' },
+      { logLevel: 'warn', logFiles: 5, maxConnections: 10, model: 'claude-x' },
+    );
     expect(problems).toEqual([]);
     expect(config.logLevel).toBe('debug');
     expect(sources.logLevel).toBe('env');

@@ -24,10 +24,13 @@ describe('findJsonSyntaxProblem', () => {
     expect(findJsonSyntaxProblem(text)).toMatchObject({ line, column, reason });
   });
 
-  it.each(['{}', '[]', ' {"a": [1, -2.5e+3, true, false, null, "\\u00e9\\n\\"", {}]}\n', '"x"', '0'])('finds nothing wrong in valid JSON %j', (text) => {
-    expect(() => JSON.parse(text)).not.toThrow();
-    expect(findJsonSyntaxProblem(text)).toBeUndefined();
-  });
+  it.each(['{}', '[]', ' {"a": [1, -2.5e+3, true, false, null, "\\u00e9\\n\\"", {}]}\n', '"x"', '0'])(
+    'finds nothing wrong in valid JSON %j',
+    (text) => {
+      expect(() => JSON.parse(text)).not.toThrow();
+      expect(findJsonSyntaxProblem(text)).toBeUndefined();
+    },
+  );
 
   it('gives the offset JSON.parse counts from', () => {
     expect(findJsonSyntaxProblem('{"a": 1 x')?.offset).toBe(8);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SOCKET_PATH_BYTES, checkSocketPath, projectPathOf, resolvePaths, sanitizeProjectDirName } from '../../../shared/paths.js';
+import {
+  checkSocketPath,
+  MAX_SOCKET_PATH_BYTES,
+  projectPathOf,
+  resolvePaths,
+  sanitizeProjectDirName,
+} from '../../../shared/paths.js';
 
 const HOME = '/home/alice';
 
@@ -22,7 +28,10 @@ describe('resolvePaths', () => {
   });
 
   it('follows the XDG variables', () => {
-    const paths = resolvePaths({ XDG_RUNTIME_DIR: '/run/user/1000', XDG_STATE_HOME: '/xs', XDG_CONFIG_HOME: '/xc', CLAUDE_CONFIG_DIR: '/cc' }, HOME);
+    const paths = resolvePaths(
+      { XDG_RUNTIME_DIR: '/run/user/1000', XDG_STATE_HOME: '/xs', XDG_CONFIG_HOME: '/xc', CLAUDE_CONFIG_DIR: '/cc' },
+      HOME,
+    );
     expect(paths.runtimeDir).toBe('/run/user/1000/memd');
     expect(paths.socketPath).toBe('/run/user/1000/memd/memd.sock');
     expect(paths.stateDir).toBe('/xs/memd');
@@ -65,7 +74,10 @@ describe('resolvePaths', () => {
   });
 
   it('treats empty variables as unset', () => {
-    const paths = resolvePaths({ XDG_RUNTIME_DIR: '', MEMD_SOCKET: '', MEMD_STATE_DIR: '', CLAUDE_CONFIG_DIR: '' }, HOME);
+    const paths = resolvePaths(
+      { XDG_RUNTIME_DIR: '', MEMD_SOCKET: '', MEMD_STATE_DIR: '', CLAUDE_CONFIG_DIR: '' },
+      HOME,
+    );
     expect(paths).toEqual(resolvePaths({}, HOME));
   });
 

@@ -1,8 +1,9 @@
 /** What every tool receives, and the one way a tool answers: text within the budget, or an error the model can act on. */
-import type { Client } from '../../../index.js';
+
 import { redactSecrets } from '../../../../shared/text/redact.js';
+import type { Client } from '../../../index.js';
 import { oneLine, withinBudget } from '../budget.js';
-import { describeToolFailure, errorResult, textResult, type ErrorAdvice, type ToolResult } from '../errors.js';
+import { describeToolFailure, type ErrorAdvice, errorResult, type ToolResult, textResult } from '../errors.js';
 
 /** Said in every tool's description that returns transcript text (issue 27, item 6; shared/text/quote.ts). */
 export const QUOTED_NOTE =

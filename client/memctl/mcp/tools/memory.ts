@@ -16,15 +16,27 @@ const offsetInput = z
   .min(0)
   .max(MAX_OFFSET)
   .optional()
-  .describe('Where to start reading, in characters (default 0). A long text comes in pages; the end of each page says the offset of the next.');
+  .describe(
+    'Where to start reading, in characters (default 0). A long text comes in pages; the end of each page says the offset of the next.',
+  );
 
 const summaryInput = {
-  session: z.string().min(4).max(200).describe('The session id, or its first 8+ characters (from list_sessions or search_sessions).'),
+  session: z
+    .string()
+    .min(4)
+    .max(200)
+    .describe('The session id, or its first 8+ characters (from list_sessions or search_sessions).'),
   offset: offsetInput,
 };
 
 const handoffInput = {
-  cwd: z.string().min(1).max(4_096).refine(isAbsolute, 'must be an absolute path').optional().describe("The project's directory (absolute). Omit for the current project."),
+  cwd: z
+    .string()
+    .min(1)
+    .max(4_096)
+    .refine(isAbsolute, 'must be an absolute path')
+    .optional()
+    .describe("The project's directory (absolute). Omit for the current project."),
   offset: offsetInput,
 };
 
@@ -45,8 +57,15 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
           if (typeof result.text !== 'string') {
             return `Session ${session} has no session memory yet (memd writes summary.md once a session passes about 10,000 tokens). To read what it did, use search_sessions with session: ${JSON.stringify(session)}.`;
           }
-          const page = quotedPageOf(result.text, args.offset ?? 0, `the session memory of ${session}, summarized from its transcript`);
-          const covers = result.lastUuid === null ? '' : `, covering the conversation up to uuid ${oneLine(result.lastUuid, ID_CHARS)}`;
+          const page = quotedPageOf(
+            result.text,
+            args.offset ?? 0,
+            `the session memory of ${session}, summarized from its transcript`,
+          );
+          const covers =
+            result.lastUuid === null
+              ? ''
+              : `, covering the conversation up to uuid ${oneLine(result.lastUuid, ID_CHARS)}`;
           const by = result.summarizer === null ? '' : ` by the ${oneLine(result.summarizer, 40)} summarizer`;
           return `Session memory of ${session} (extracted ${formatTime(result.extractedAt)}${by}${covers}):\n\n${page}`;
         },
@@ -66,7 +85,8 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
       respond(async () => {
         const result = await context.memd.handoffRead({ cwd: args.cwd ?? context.cwd });
         const path = oneLine(result.path, PATH_CHARS);
-        if (typeof result.refused === 'string') return `memd did not read the handoff at ${path}: ${oneLine(result.refused, 400)}.`;
+        if (typeof result.refused === 'string')
+          return `memd did not read the handoff at ${path}: ${oneLine(result.refused, 400)}.`;
         // Issue 27: a file memd did not write, or that changed since, is no handoff (a cloned repository can ship one).
         if (typeof result.untrusted === 'string') {
           return `There is no handoff of memd's for ${oneLine(result.cwd, PATH_CHARS)}: the file at ${path} is not used (${oneLine(result.untrusted, 600)}). memd gives only a handoff it wrote itself, unchanged since; memctl handoff writes one. session_memory and search_sessions read what past sessions did.`;
@@ -74,8 +94,13 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
         if (typeof result.text !== 'string') {
           return `There is no handoff for ${oneLine(result.cwd, PATH_CHARS)} (nothing at ${path}). memd writes one before a compaction (with memctl install-hooks) or when the user runs memctl handoff. session_memory and search_sessions read what past sessions did.`;
         }
-        const partial = result.partial ? " It is partial: the narrative could not be made, so it holds the facts and the transcript's tail." : '';
-        const session = typeof result.sessionId === 'string' ? `session ${oneLine(result.sessionId, ID_CHARS)}` : 'a session memd did not know';
+        const partial = result.partial
+          ? " It is partial: the narrative could not be made, so it holds the facts and the transcript's tail."
+          : '';
+        const session =
+          typeof result.sessionId === 'string'
+            ? `session ${oneLine(result.sessionId, ID_CHARS)}`
+            : 'a session memd did not know';
         return `Handoff for ${oneLine(result.cwd, PATH_CHARS)} (${path}), written by memd for ${session}.${partial}\n\n${quotedPageOf(result.text, args.offset ?? 0, "memd's handoff, written from a session's transcript")}`;
       }),
   );

@@ -5,7 +5,12 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { MemdirListResult, MemdirReadResult, MemdirWriteResult, MemoryFileInfo } from '../../../../shared/protocol/memdir.js';
+import type {
+  MemdirListResult,
+  MemdirReadResult,
+  MemdirWriteResult,
+  MemoryFileInfo,
+} from '../../../../shared/protocol/memdir.js';
 import { joinWithinBudget, OUTPUT_BUDGET_CHARS, oneLine, pageOf } from '../budget.js';
 import { ToolInputError } from '../errors.js';
 import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
@@ -28,30 +33,63 @@ const MEMORY_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
 const input = {
   action: z
     .enum(ACTIONS)
-    .describe("list: every memory (name, type, description, updated, etag). read: one memory's body (needs name). write: create or replace one memory (needs name, type, content)."),
-  project: z.string().min(1).max(4_096).optional().describe('The project: its absolute directory or folder name (-home-user-src-app). Omit for the current project.'),
-  scope: z.enum(['private', 'team']).optional().describe("private (default): this user's memories of the project. team: the memories shared with the team (memory/team/)."),
-  name: z.string().min(1).max(NAME_CHARS).optional().describe("The memory's name: a relative path without .md, of letters, digits, - and _, nested with / (testing/flaky-tests)."),
+    .describe(
+      "list: every memory (name, type, description, updated, etag). read: one memory's body (needs name). write: create or replace one memory (needs name, type, content).",
+    ),
+  project: z
+    .string()
+    .min(1)
+    .max(4_096)
+    .optional()
+    .describe('The project: its absolute directory or folder name (-home-user-src-app). Omit for the current project.'),
+  scope: z
+    .enum(['private', 'team'])
+    .optional()
+    .describe(
+      "private (default): this user's memories of the project. team: the memories shared with the team (memory/team/).",
+    ),
+  name: z
+    .string()
+    .min(1)
+    .max(NAME_CHARS)
+    .optional()
+    .describe(
+      "The memory's name: a relative path without .md, of letters, digits, - and _, nested with / (testing/flaky-tests).",
+    ),
   type: z
     .enum(MEMORY_TYPES)
     .optional()
     .describe(
       'For write. user: about the user (role, preferences); feedback: how the user wants the work done (rules, corrections); project: facts about this project (decisions, architecture, gotchas); reference: where to find things outside the code.',
     ),
-  description: z.string().max(DESCRIPTION_CHARS).optional().describe('For write: one line saying what the memory holds; it goes into the MEMORY.md index.'),
+  description: z
+    .string()
+    .max(DESCRIPTION_CHARS)
+    .optional()
+    .describe('For write: one line saying what the memory holds; it goes into the MEMORY.md index.'),
   content: z
     .string()
     .min(1)
     .max(MEMORY_CONTENT_MAX_CHARS)
     .optional()
-    .describe(`For write: the memory's markdown body (at most ${MEMORY_CONTENT_MAX_CHARS.toLocaleString('en-US')} characters).`),
+    .describe(
+      `For write: the memory's markdown body (at most ${MEMORY_CONTENT_MAX_CHARS.toLocaleString('en-US')} characters).`,
+    ),
   etag: z
     .string()
     .min(1)
     .max(ETAG_CHARS)
     .optional()
-    .describe('For write: the etag list or read gave. Needed to replace an existing memory; the write is refused if the memory changed since. Omit to create a new memory.'),
-  offset: z.number().int().min(0).max(10_000_000).optional().describe('For read: where to start, in characters, when the answer said the body continues.'),
+    .describe(
+      'For write: the etag list or read gave. Needed to replace an existing memory; the write is refused if the memory changed since. Omit to create a new memory.',
+    ),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000_000)
+    .optional()
+    .describe('For read: where to start, in characters, when the answer said the body continues.'),
 };
 
 function renderMemoryLine(memory: MemoryFileInfo): string {
@@ -73,7 +111,8 @@ function renderList(result: MemdirListResult): string {
           .map((file) => `${oneLine(file.path, PATH_CHARS)} (${oneLine(file.reason, 200)})`)
           .join('; ')}${skipped.length > SKIPPED_SHOWN ? `; and ${skipped.length - SKIPPED_SHOWN} more` : ''}.`
       : '';
-  if (memories.length === 0) return `No memories in ${where}.${notMemories}\nproject_memory with action write creates one.`;
+  if (memories.length === 0)
+    return `No memories in ${where}.${notMemories}\nproject_memory with action write creates one.`;
   return joinWithinBudget(
     `${plural(memories.length, 'memory', 'memories')} in ${where}, newest first:`,
     memories.map(renderMemoryLine),
@@ -116,7 +155,10 @@ export function registerProjectMemoryTool(server: McpServer, context: ToolContex
             case 'list':
               return renderList(await context.memd.memdirList({ project, ...scope }));
             case 'read':
-              return renderRead(await context.memd.memdirRead({ project, ...scope, name: required(args.name, 'name', 'read') }), args.offset ?? 0);
+              return renderRead(
+                await context.memd.memdirRead({ project, ...scope, name: required(args.name, 'name', 'read') }),
+                args.offset ?? 0,
+              );
             case 'write':
               return renderWrite(
                 await context.memd.memdirWrite({
@@ -137,7 +179,10 @@ export function registerProjectMemoryTool(server: McpServer, context: ToolContex
             args.action === 'read'
               ? 'project_memory with action list gives the names of the memories that exist.'
               : 'memd knows a project once Claude Code has run a session in it; list_sessions with project: "all" shows the projects memd knows.',
-          conflict: args.etag === undefined ? 'To replace it, read it first (action read) and write again with its etag, or choose another name.' : undefined,
+          conflict:
+            args.etag === undefined
+              ? 'To replace it, read it first (action read) and write again with its etag, or choose another name.'
+              : undefined,
         },
       );
     },

@@ -42,7 +42,9 @@ function cutText(value: unknown, max: number, terms: readonly string[] | null): 
 function toolResultText(content: unknown): string {
   if (typeof content === 'string') return content;
   return list<{ type?: unknown; text?: unknown }>(content)
-    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : `[${oneLine(block.type, 30) || 'block'}]`))
+    .map((block) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : `[${oneLine(block.type, 30) || 'block'}]`,
+    )
     .join('\n');
 }
 
@@ -54,7 +56,10 @@ function renderBlock(block: ContentBlock, caps: Caps): string {
       const use = block as { name?: unknown; input?: unknown };
       const input = JSON.stringify(use.input ?? null);
       // The hit's call can be a file written, found by words deep in it (issue 28): shown around them.
-      const shown = caps.terms !== null && firstMatch(input, caps.terms) !== -1 ? cutText(input, caps.toolResult, caps.terms) : oneLine(input, TOOL_INPUT_CHARS);
+      const shown =
+        caps.terms !== null && firstMatch(input, caps.terms) !== -1
+          ? cutText(input, caps.toolResult, caps.terms)
+          : oneLine(input, TOOL_INPUT_CHARS);
       return `→ ${oneLine(use.name, 60)}: ${shown}`;
     }
     case 'tool_result': {
@@ -75,9 +80,14 @@ function renderBlock(block: ContentBlock, caps: Caps): string {
 }
 
 function renderMessage(message: MessageParam, isHit: boolean, terms: readonly string[]): string {
-  const caps: Caps = isHit ? { text: HIT_TEXT_CHARS, toolResult: HIT_TOOL_RESULT_CHARS, terms } : { text: TEXT_CHARS, toolResult: TOOL_RESULT_CHARS, terms: null };
+  const caps: Caps = isHit
+    ? { text: HIT_TEXT_CHARS, toolResult: HIT_TOOL_RESULT_CHARS, terms }
+    : { text: TEXT_CHARS, toolResult: TOOL_RESULT_CHARS, terms: null };
   const role = message.role === 'assistant' ? 'assistant' : 'user';
-  const blocks = typeof message.content === 'string' ? [cutText(message.content, caps.text, caps.terms)] : list<ContentBlock>(message.content).map((block) => renderBlock(block, caps));
+  const blocks =
+    typeof message.content === 'string'
+      ? [cutText(message.content, caps.text, caps.terms)]
+      : list<ContentBlock>(message.content).map((block) => renderBlock(block, caps));
   return `${isHit ? '▶ ' : ''}[${role}]\n${blocks.join('\n')}`;
 }
 
@@ -97,7 +107,10 @@ export function renderContext(result: SearchContextResult, terms: readonly strin
   const session = oneLine(result.sessionId, ID_CHARS);
   const uuid = oneLine(result.uuid, ID_CHARS);
   if (messages.length === 0) return `Session ${session} has no messages around ${uuid} (its transcript may be gone).`;
-  const hitIndex = Number.isInteger(result.hitIndex) && result.hitIndex >= 0 && result.hitIndex < messages.length ? result.hitIndex : 0;
+  const hitIndex =
+    Number.isInteger(result.hitIndex) && result.hitIndex >= 0 && result.hitIndex < messages.length
+      ? result.hitIndex
+      : 0;
   const rendered = messages.map((message, index) => renderMessage(message, index === hitIndex, terms));
   const what = `messages and tool results of session ${session}`;
   const kept = new Set<number>();
@@ -113,9 +126,15 @@ export function renderContext(result: SearchContextResult, terms: readonly strin
   const left = messages.length - kept.size;
   const where = describeSegment(result.segment);
   const head = `Session ${session}, ${plural(kept.size, 'message')} around ${uuid}${where === null ? '' : ` (${where})`}, oldest first (▶ the hit):`;
-  const note = left > 0 ? `\n\n(${plural(left, 'message')} farthest from the hit left out to fit the output budget: ask with a smaller before or after.)` : '';
+  const note =
+    left > 0
+      ? `\n\n(${plural(left, 'message')} farthest from the hit left out to fit the output budget: ask with a smaller before or after.)`
+      : '';
   // Issue 27: the messages are quoted as data, in a block nothing in them can close; cut inside
   // it when the hit alone is too long, so that the budget's last guard never cuts its end off.
-  const body = clip(shown.join('\n\n'), OUTPUT_BUDGET_CHARS - head.length - note.length - quoteFrameChars(what) - QUOTE_SLACK_CHARS);
+  const body = clip(
+    shown.join('\n\n'),
+    OUTPUT_BUDGET_CHARS - head.length - note.length - quoteFrameChars(what) - QUOTE_SLACK_CHARS,
+  );
   return `${head}\n\n${quoteAsData(body, what)}${note}`;
 }

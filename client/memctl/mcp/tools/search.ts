@@ -1,12 +1,18 @@
 /** `search_sessions` (search.query) and `session_context` (search.context): find a line in any session, then read around it. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { MATCH_CLOSE, MATCH_OPEN, SEARCH_KINDS, type SearchHit, type SearchQueryResult } from '../../../../shared/protocol/search.js';
-import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
+import {
+  MATCH_CLOSE,
+  MATCH_OPEN,
+  SEARCH_KINDS,
+  type SearchHit,
+  type SearchQueryResult,
+} from '../../../../shared/protocol/search.js';
 import { queryTerms } from '../../../../shared/text/excerpt.js';
-import { renderContext } from './render-messages.js';
 import { searchFilled } from '../../../search-pages.js';
+import { joinWithinBudget, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
+import { renderContext } from './render-messages.js';
 
 /** Hits a model asks for without saying: enough to choose from, few enough to read. */
 const DEFAULT_HITS = 10;
@@ -45,9 +51,23 @@ The current project is ${context.project} (cwd ${context.cwd}); without project,
 
 const searchInput = {
   query: z.string().min(1).max(1_000).describe(`What to look for. ${FTS_ADVICE}`),
-  project: z.string().min(1).max(4_096).optional().describe('Only this project: its name as hits show it (app, acme/app), its folder or its directory. Omit for every project.'),
+  project: z
+    .string()
+    .min(1)
+    .max(4_096)
+    .optional()
+    .describe(
+      'Only this project: its name as hits show it (app, acme/app), its folder or its directory. Omit for every project.',
+    ),
   session: SESSION_ID.optional().describe('Only this session: its id, or the first 8+ characters of it.'),
-  since: z.string().min(1).max(64).optional().describe('Only lines this recent: an ISO time (2026-03-01 or 2026-03-01T12:00:00Z) or a span back from now: 7d, 12h, 30m.'),
+  since: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      'Only lines this recent: an ISO time (2026-03-01 or 2026-03-01T12:00:00Z) or a span back from now: 7d, 12h, 30m.',
+    ),
   kinds: z
     .array(z.enum(SEARCH_KINDS))
     .min(1)
@@ -56,16 +76,48 @@ const searchInput = {
     .describe(
       "Only these kinds of line: prompt (the user's typed prompts), assistant (the assistant's text), tool (a tool call's input: command, path, pattern), error (a failed tool call's key lines), output (the start of a tool's output), write (what Write, Edit, MultiEdit or NotebookEdit wrote: the path and the written text's start), thinking (the model's thinking), memd (memd's own traffic: calls to these tools and their answers, the context memd gave at session start; left out unless asked for).",
     ),
-  limit: z.number().int().min(1).max(MAX_HITS).optional().describe(`Hits per answer (default ${DEFAULT_HITS}, at most ${MAX_HITS}).`),
-  cursor: z.string().min(1).max(CURSOR_CHARS).optional().describe('From the end of the previous answer, to get the next hits of the same search.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_HITS)
+    .optional()
+    .describe(`Hits per answer (default ${DEFAULT_HITS}, at most ${MAX_HITS}).`),
+  cursor: z
+    .string()
+    .min(1)
+    .max(CURSOR_CHARS)
+    .optional()
+    .describe('From the end of the previous answer, to get the next hits of the same search.'),
 };
 
 const contextInput = {
-  session: SESSION_ID.describe('The session id of the hit (as search_sessions gave it; the first 8+ characters are enough).'),
+  session: SESSION_ID.describe(
+    'The session id of the hit (as search_sessions gave it; the first 8+ characters are enough).',
+  ),
   uuid: z.string().min(1).max(200).describe("The hit's uuid, as search_sessions gave it."),
-  before: z.number().int().min(0).max(MAX_AROUND).optional().describe(`Messages before the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
-  after: z.number().int().min(0).max(MAX_AROUND).optional().describe(`Messages after the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
-  query: z.string().min(1).max(1_000).optional().describe('The search_sessions query that found the hit: a long hit message is shown around its words rather than by its start.'),
+  before: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_AROUND)
+    .optional()
+    .describe(`Messages before the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
+  after: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_AROUND)
+    .optional()
+    .describe(`Messages after the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
+  query: z
+    .string()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .describe(
+      'The search_sessions query that found the hit: a long hit message is shown around its words rather than by its start.',
+    ),
 };
 
 interface SearchArgs {
@@ -79,7 +131,12 @@ interface SearchArgs {
 }
 
 function scopeOf(args: SearchArgs): string {
-  const where = args.session !== undefined ? `session ${oneLine(args.session, ID_CHARS)}` : args.project !== undefined ? `project ${oneLine(args.project, PROJECT_CHARS)}` : 'every project';
+  const where =
+    args.session !== undefined
+      ? `session ${oneLine(args.session, ID_CHARS)}`
+      : args.project !== undefined
+        ? `project ${oneLine(args.project, PROJECT_CHARS)}`
+        : 'every project';
   const filters: string[] = [];
   if (args.kinds !== undefined) filters.push(`kinds: ${args.kinds.join(', ')}`);
   if (args.since !== undefined) filters.push(`since ${oneLine(args.since, 64)}`);
@@ -94,7 +151,8 @@ function renderSessionLine(hit: SearchHit): string {
 
 function renderHit(hit: SearchHit, rank: number): string {
   const where = hit.uuid === null ? 'no uuid (no context to read)' : `uuid ${oneLine(hit.uuid, ID_CHARS)}`;
-  const snippet = hit.snippet === null ? '(the transcript is gone; only the hit is known)' : oneLine(hit.snippet, SNIPPET_CHARS);
+  const snippet =
+    hit.snippet === null ? '(the transcript is gone; only the hit is known)' : oneLine(hit.snippet, SNIPPET_CHARS);
   return `${rank}. ${oneLine(hit.kind, 20)} · ${formatTime(hit.timestamp)} · ${where}\n   ${snippet}`;
 }
 
@@ -110,25 +168,33 @@ function renderHitsBySession(hits: SearchHit[]): string[] {
     group.push({ rank: index + 1, hit });
     groups.set(key, group);
   });
-  return [...groups.values()].flatMap((group) => group.map(({ rank, hit }, index) => `${index === 0 ? `\n${renderSessionLine(hit)}\n` : ''}${renderHit(hit, rank)}`));
+  return [...groups.values()].flatMap((group) =>
+    group.map(({ rank, hit }, index) => `${index === 0 ? `\n${renderSessionLine(hit)}\n` : ''}${renderHit(hit, rank)}`),
+  );
 }
 
 export function renderSearch(args: SearchArgs, result: SearchQueryResult): string {
   const hits = list<SearchHit>(result.hits);
   const building =
-    result.index?.state === 'building' ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.` : '';
+    result.index?.state === 'building'
+      ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.`
+      : '';
   if (hits.length === 0 && typeof result.nextCursor === 'string') {
     // Cut by time before any hit was found (a phrase in a large scope): not "no hits".
     return `No hits yet for ${quoted(args.query, 200)} in ${scopeOf(args)}: the search ran out of time before it had looked at every match.${building}\nCall search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`;
   }
   if (hits.length === 0) {
-    const none = args.cursor !== undefined ? 'No more hits.' : `No hits for ${quoted(args.query, 200)} in ${scopeOf(args)}.`;
+    const none =
+      args.cursor !== undefined ? 'No more hits.' : `No hits for ${quoted(args.query, 200)} in ${scopeOf(args)}.`;
     return `${none}${building}\nTry other or fewer words, a prefix (invoic*), OR between alternatives, or fewer filters. ${FTS_ADVICE}`;
   }
   const head = `${plural(hits.length, 'hit')} for ${quoted(args.query, 200)} in ${scopeOf(args)}, numbered best first, by session:${building}`;
   const sessions = new Set(hits.map((hit) => hit.sessionId)).size;
   const more = result.nextCursor !== null && result.nextCursor !== undefined;
-  const cut = result.partial === true ? ' The search ran out of time before this page was full (it checks phrases on the text): more hits may exist.' : '';
+  const cut =
+    result.partial === true
+      ? ' The search ran out of time before this page was full (it checks phrases on the text): more hits may exist.'
+      : '';
   const tail = more
     ? `\n${plural(sessions, 'session')} on this page; more hits (maybe in more sessions) exist.${cut} Call search_sessions again with the same arguments and cursor: ${quoted(result.nextCursor as string, CURSOR_CHARS)}.`
     : args.cursor === undefined
@@ -196,7 +262,10 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
           });
           return renderContext(result, args.query === undefined ? [] : queryTerms(args.query));
         },
-        { notFound: 'Use a session id and uuid exactly as search_sessions gave them; run the search again if the session may have been deleted since.' },
+        {
+          notFound:
+            'Use a session id and uuid exactly as search_sessions gave them; run the search again if the session may have been deleted since.',
+        },
       ),
   );
 }

@@ -2,8 +2,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionList, SessionSummary } from '../../../../shared/protocol/sessions.js';
-import { joinWithinBudget, oneLine, OUTPUT_BUDGET_CHARS } from '../budget.js';
 import { formatAge, formatTokens, projectLabels } from '../../views/sessions.js';
+import { joinWithinBudget, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
 import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
 
 /** Sessions a model gets without asking: the recent ones, where the work it resumes usually is. */
@@ -24,9 +24,22 @@ const listInput = {
     .min(1)
     .max(4_096)
     .optional()
-    .describe(`Whose sessions: a project's absolute directory or folder name (-home-user-src-app), or "${ALL_PROJECTS}" for every project. Omit for the current project.`),
-  limit: z.number().int().min(1).max(MAX_SESSIONS).optional().describe(`Sessions per answer (default ${DEFAULT_SESSIONS}, at most ${MAX_SESSIONS}).`),
-  cursor: z.string().min(1).max(CURSOR_CHARS).optional().describe('From the end of the previous answer, for the next (older) sessions.'),
+    .describe(
+      `Whose sessions: a project's absolute directory or folder name (-home-user-src-app), or "${ALL_PROJECTS}" for every project. Omit for the current project.`,
+    ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SESSIONS)
+    .optional()
+    .describe(`Sessions per answer (default ${DEFAULT_SESSIONS}, at most ${MAX_SESSIONS}).`),
+  cursor: z
+    .string()
+    .min(1)
+    .max(CURSOR_CHARS)
+    .optional()
+    .describe('From the end of the previous answer, for the next (older) sessions.'),
 };
 
 function costOf(session: SessionSummary): string {
@@ -51,19 +64,40 @@ function contextShare(session: SessionSummary): string {
   const percent = `${count(threshold?.percentUsed)}% ${reactive ? 'context used' : off ? 'of window used' : 'used of auto-compact'}`;
   if (typeof threshold?.window !== 'number' || typeof threshold.autoCompactAt !== 'number') return percent;
   const window = `window ${formatTokens(count(threshold.window))}`;
-  return reactive || off ? `${percent}, ${window}` : `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, ${window}`;
+  return reactive || off
+    ? `${percent}, ${window}`
+    : `${percent} at ${formatTokens(count(threshold.autoCompactAt))}, ${window}`;
 }
 
 /** The name memctl's tables give each session's project, for the sessions whose fields allow one. */
 function labelsOf(sessions: readonly SessionSummary[]): Map<string, string> {
-  return projectLabels(sessions.filter((session) => typeof session.sessionId === 'string' && typeof session.project === 'string' && (session.cwd === null || typeof session.cwd === 'string')));
+  return projectLabels(
+    sessions.filter(
+      (session) =>
+        typeof session.sessionId === 'string' &&
+        typeof session.project === 'string' &&
+        (session.cwd === null || typeof session.cwd === 'string'),
+    ),
+  );
 }
 
-function renderSession(session: SessionSummary, withProject: boolean, now: number, labels: ReadonlyMap<string, string>): string {
-  const title = session.hasMainTranscript === false ? '(main transcript missing)' : session.title === null ? '(untitled)' : quoted(session.title, TITLE_CHARS);
+function renderSession(
+  session: SessionSummary,
+  withProject: boolean,
+  now: number,
+  labels: ReadonlyMap<string, string>,
+): string {
+  const title =
+    session.hasMainTranscript === false
+      ? '(main transcript missing)'
+      : session.title === null
+        ? '(untitled)'
+        : quoted(session.title, TITLE_CHARS);
   const where = [
     // The name tables, search and usage show, and the folder list_sessions takes (sessions.list does not resolve names).
-    withProject ? `project ${oneLine(labels.get(session.sessionId) ?? session.project, PATH_CHARS)} (${oneLine(session.project, PATH_CHARS)})` : '',
+    withProject
+      ? `project ${oneLine(labels.get(session.sessionId) ?? session.project, PATH_CHARS)} (${oneLine(session.project, PATH_CHARS)})`
+      : '',
     typeof session.cwd === 'string' ? `cwd ${oneLine(session.cwd, PATH_CHARS)}` : '',
     typeof session.gitBranch === 'string' ? `branch ${oneLine(session.gitBranch, 80)}` : '',
   ].filter((part) => part !== '');
@@ -75,16 +109,24 @@ function renderSession(session: SessionSummary, withProject: boolean, now: numbe
 export function renderSessionList(result: SessionList, scope: string, withProject: boolean, now = Date.now()): string {
   const sessions = list<SessionSummary>(result.sessions);
   const labels = withProject ? labelsOf(sessions) : new Map<string, string>();
-  const hidden = count(result.hidden) > 0 ? ` (${plural(count(result.hidden), 'session')} without entries or with deleted files not listed)` : '';
-  if (sessions.length === 0) return `No sessions in ${scope}${hidden}.${withProject ? '' : ` list_sessions with project: "${ALL_PROJECTS}" lists every project's.`}`;
+  const hidden =
+    count(result.hidden) > 0
+      ? ` (${plural(count(result.hidden), 'session')} without entries or with deleted files not listed)`
+      : '';
+  if (sessions.length === 0)
+    return `No sessions in ${scope}${hidden}.${withProject ? '' : ` list_sessions with project: "${ALL_PROJECTS}" lists every project's.`}`;
   const total = typeof result.total === 'number' ? ` of ${result.total.toLocaleString('en-US')}` : '';
   const head = `Sessions in ${scope}, most recent first: ${sessions.length}${total}${hidden}.`;
-  const tail = typeof result.nextCursor === 'string' ? `Older sessions: call list_sessions again with the same project and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.` : 'No older sessions.';
+  const tail =
+    typeof result.nextCursor === 'string'
+      ? `Older sessions: call list_sessions again with the same project and cursor: ${quoted(result.nextCursor, CURSOR_CHARS)}.`
+      : 'No older sessions.';
   return joinWithinBudget(
     head,
     sessions.map((session) => renderSession(session, withProject, now, labels)),
     `${tail}\nsession_memory reads a session's summary; search_sessions with session searches within one.`,
-    (left) => `(${plural(left, 'more session')} of this page left out to fit the output budget: ask with a lower limit.)`,
+    (left) =>
+      `(${plural(left, 'more session')} of this page left out to fit the output budget: ask with a lower limit.)`,
     OUTPUT_BUDGET_CHARS,
     "sessions with their titles, each a session's first prompt unless renamed",
   );
@@ -108,7 +150,11 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
           ...(project === undefined ? {} : { project }),
           ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
         });
-        const scope = all ? 'every project' : args.project === undefined ? `the current project (${oneLine(context.project, PATH_CHARS)})` : `project ${oneLine(args.project, PATH_CHARS)}`;
+        const scope = all
+          ? 'every project'
+          : args.project === undefined
+            ? `the current project (${oneLine(context.project, PATH_CHARS)})`
+            : `project ${oneLine(args.project, PATH_CHARS)}`;
         return renderSessionList(result, scope, all);
       }),
   );

@@ -1,8 +1,24 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigFileRefusal, findConfigFile, readOnlyRefusal, replaceConfigFile } from '../../../../client/memctl/config-file.js';
+import {
+  ConfigFileRefusal,
+  findConfigFile,
+  readOnlyRefusal,
+  replaceConfigFile,
+} from '../../../../client/memctl/config-file.js';
 
 let dir: string;
 let path: string;
@@ -16,7 +32,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const withKey = (bytes: Buffer | null, key: string) => `${JSON.stringify({ ...(bytes === null ? {} : (JSON.parse(bytes.toString()) as object)), [key]: true })}\n`;
+const withKey = (bytes: Buffer | null, key: string) =>
+  `${JSON.stringify({ ...(bytes === null ? {} : (JSON.parse(bytes.toString()) as object)), [key]: true })}\n`;
 
 describe('replaceConfigFile', () => {
   it('merges again from the new bytes when a writer without the lock changed the file between read and rename', async () => {
@@ -69,7 +86,11 @@ describe('replaceConfigFile', () => {
   it('keeps an existing file mode and writes nothing when the revision says so', async () => {
     writeFileSync(path, '{}\n');
     chmodSync(path, 0o640);
-    await replaceConfigFile(path, (bytes) => ({ write: true, content: withKey(bytes, 'memd'), mode: statSync(path).mode & 0o777 }));
+    await replaceConfigFile(path, (bytes) => ({
+      write: true,
+      content: withKey(bytes, 'memd'),
+      mode: statSync(path).mode & 0o777,
+    }));
     expect(statSync(path).mode & 0o777).toBe(0o640);
     const before = statSync(path).ino;
     await replaceConfigFile(path, () => ({ write: false }));
@@ -96,7 +117,9 @@ describe('readOnlyRefusal', () => {
     const found = findConfigFile(path);
     if (!found.exists) throw new Error('the file is there');
     const refusal = readOnlyRefusal(path, found);
-    expect(refusal?.sentence()).toBe(`${path} is read-only (mode 0444); nothing was changed: make it writable (chmod u+w ${path}) and run memctl again, or make the change yourself`);
+    expect(refusal?.sentence()).toBe(
+      `${path} is read-only (mode 0444); nothing was changed: make it writable (chmod u+w ${path}) and run memctl again, or make the change yourself`,
+    );
     chmodSync(path, 0o644);
     const writable = findConfigFile(path);
     expect(writable.exists && readOnlyRefusal(path, writable)).toBe(null);

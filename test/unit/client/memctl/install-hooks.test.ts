@@ -1,12 +1,30 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installHooks } from '../../../../client/memctl/commands/install-hooks.js';
-import { UsageError, type CommandContext } from '../../../../client/memctl/context.js';
-import type { Output } from '../../../../client/memctl/output.js';
 import { memctlCommandPath } from '../../../../client/install-paths.js';
-import { formatSettings, installHooks as mergeHooks, MEMD_HOOKS, memdHookCommands, memdHookName } from '../../../../shared/hooks/settings.js';
+import { installHooks } from '../../../../client/memctl/commands/install-hooks.js';
+import { type CommandContext, UsageError } from '../../../../client/memctl/context.js';
+import type { Output } from '../../../../client/memctl/output.js';
+import {
+  formatSettings,
+  MEMD_HOOKS,
+  memdHookCommands,
+  memdHookName,
+  installHooks as mergeHooks,
+} from '../../../../shared/hooks/settings.js';
 import { FIXTURES } from '../../../helpers/ingest.js';
 
 const COMMANDS = memdHookCommands(process.execPath, memctlCommandPath());
@@ -69,7 +87,11 @@ function hooksIn(path: string): Record<string, Entry[]> {
 }
 
 function memdCommands(path: string): string[] {
-  return Object.values(hooksIn(path)).flatMap((entries) => entries.flatMap((entry) => entry.hooks.map((hook) => hook.command).filter((command) => memdHookName(command) !== undefined)));
+  return Object.values(hooksIn(path)).flatMap((entries) =>
+    entries.flatMap((entry) =>
+      entry.hooks.map((hook) => hook.command).filter((command) => memdHookName(command) !== undefined),
+    ),
+  );
 }
 
 describe('memctl install-hooks', () => {
@@ -105,7 +127,10 @@ describe('memctl install-hooks', () => {
 
     const installed = readFileSync(settingsPath, 'utf8');
     const again = await run([]);
-    expect(again.out).toEqual([`memd's hooks are already installed in ${settingsPath}`, expect.stringMatching(/^memd is not running; /)]);
+    expect(again.out).toEqual([
+      `memd's hooks are already installed in ${settingsPath}`,
+      expect.stringMatching(/^memd is not running; /),
+    ]);
     expect(readFileSync(settingsPath, 'utf8')).toBe(installed);
     expect(backups()).toHaveLength(1);
   });
@@ -116,7 +141,13 @@ describe('memctl install-hooks', () => {
     const before = statSync(settingsPath).mtimeMs;
     const { code, out } = await run([], { json: true });
     expect(code).toBe(0);
-    expect(JSON.parse(out[0] ?? '')).toEqual({ path: settingsPath, changed: false, actions: [], backup: null, dryRun: false });
+    expect(JSON.parse(out[0] ?? '')).toEqual({
+      path: settingsPath,
+      changed: false,
+      actions: [],
+      backup: null,
+      dryRun: false,
+    });
     expect(readFileSync(settingsPath, 'utf8')).toBe(text);
     expect(statSync(settingsPath).mtimeMs).toBe(before);
     expect(backups()).toEqual([]);
@@ -127,7 +158,9 @@ describe('memctl install-hooks', () => {
     const { code, out } = await run([], { json: true });
     expect(code).toBe(0);
     const report = JSON.parse(out[0] ?? '') as { actions: string[]; backup: string };
-    expect(report.actions).toEqual(MEMD_HOOKS.map((spec) => `updated ${spec.event} hook (command): ${COMMANDS[spec.name]}`));
+    expect(report.actions).toEqual(
+      MEMD_HOOKS.map((spec) => `updated ${spec.event} hook (command): ${COMMANDS[spec.name]}`),
+    );
     expect(memdCommands(settingsPath).sort()).toEqual(MEMD_HOOKS.map((spec) => COMMANDS[spec.name]).sort());
     expect(report.backup).toBe(join(claudeDir, backups()[0] ?? ''));
   });
@@ -138,7 +171,9 @@ describe('memctl install-hooks', () => {
     const { code, out, err } = await run([]);
     expect(code).toBe(1);
     expect(out).toEqual([]);
-    expect(err[0]).toBe(`memctl: ${settingsPath} is not valid JSON (line 4, column 3: unexpected '}', expected a double-quoted property name); fix it or move it aside, nothing was changed`);
+    expect(err[0]).toBe(
+      `memctl: ${settingsPath} is not valid JSON (line 4, column 3: unexpected '}', expected a double-quoted property name); fix it or move it aside, nothing was changed`,
+    );
     expect(readFileSync(settingsPath, 'utf8')).toBe(broken);
     expect(backups()).toEqual([]);
   });
@@ -165,7 +200,9 @@ describe('memctl install-hooks', () => {
 
   it('with --project, edits <project>/.claude/settings.json and not the user settings', async () => {
     const project = join(dir, 'project');
-    const { code, out } = await run(['--project'], { env: { HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: claudeDir, CLAUDE_PROJECT_DIR: project } });
+    const { code, out } = await run(['--project'], {
+      env: { HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: claudeDir, CLAUDE_PROJECT_DIR: project },
+    });
     expect(code).toBe(0);
     const projectSettings = join(project, '.claude', 'settings.json');
     expect(out[0]).toBe(`changed ${projectSettings}:`);

@@ -1,11 +1,27 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installMcp, installMcpServer, memdMcpEntry, uninstallMcpServer, userMcpConfigPath } from '../../../../client/memctl/commands/install-mcp.js';
+import { memctlCommandPath } from '../../../../client/install-paths.js';
+import {
+  installMcp,
+  installMcpServer,
+  memdMcpEntry,
+  uninstallMcpServer,
+  userMcpConfigPath,
+} from '../../../../client/memctl/commands/install-mcp.js';
 import type { CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
-import { memctlCommandPath } from '../../../../client/install-paths.js';
 
 const ENTRY = memdMcpEntry(process.execPath, memctlCommandPath());
 const THEIRS = { type: 'stdio', command: 'npx', args: ['-y', 'other-server'], env: { TOKEN: 'x' } };
@@ -33,7 +49,15 @@ async function run(args: string[], options: { json?: boolean; env?: NodeJS.Proce
   const out: string[] = [];
   const err: string[] = [];
   const id = (text: string) => text;
-  const output: Output = { out: (text) => void out.push(text), err: (text) => void err.push(text), bold: id, green: id, red: id, yellow: id, dim: id };
+  const output: Output = {
+    out: (text) => void out.push(text),
+    err: (text) => void err.push(text),
+    bold: id,
+    green: id,
+    red: id,
+    yellow: id,
+    dim: id,
+  };
   const ctx: CommandContext = {
     args,
     json: options.json ?? false,
@@ -70,7 +94,12 @@ describe('memctl install-mcp', () => {
     expect(ENTRY).toEqual({ type: 'stdio', command: process.execPath, args: [memctlCommandPath(), 'mcp'], env: {} });
 
     // Claude Code's own keys and other servers stay as they were, in their order.
-    const claudeOwn = { numStartups: 3, projects: { '/p': { allowedTools: [] } }, mcpServers: { other: THEIRS }, userID: 'abc' };
+    const claudeOwn = {
+      numStartups: 3,
+      projects: { '/p': { allowedTools: [] } },
+      mcpServers: { other: THEIRS },
+      userID: 'abc',
+    };
     write(userConfig, claudeOwn);
     const second = await run([]);
     expect(second.code).toBe(0);
@@ -78,14 +107,25 @@ describe('memctl install-mcp', () => {
     expect(Object.keys(read(userConfig))).toEqual(['numStartups', 'projects', 'mcpServers', 'userID']);
     expect(backupsOf(userConfig)).toHaveLength(1);
     const again = await run([]);
-    expect(again.out).toEqual([`memd's MCP server is already registered in ${userConfig}`, expect.stringMatching(/^memd is not running; /)]);
+    expect(again.out).toEqual([
+      `memd's MCP server is already registered in ${userConfig}`,
+      expect.stringMatching(/^memd is not running; /),
+    ]);
     expect(backupsOf(userConfig)).toHaveLength(1);
   });
 
   it('updates an older memd entry in place, and writes the project .mcp.json with --project', async () => {
-    write(userConfig, { mcpServers: { a: THEIRS, memd: { type: 'stdio', command: '/old/node', args: ['/old/memctl/main.js', 'mcp'] }, z: THEIRS } });
+    write(userConfig, {
+      mcpServers: {
+        a: THEIRS,
+        memd: { type: 'stdio', command: '/old/node', args: ['/old/memctl/main.js', 'mcp'] },
+        z: THEIRS,
+      },
+    });
     const updated = await run([]);
-    expect(updated.out[1]).toBe(`  updated mcpServers.memd: /old/node /old/memctl/main.js mcp → ${process.execPath} ${memctlCommandPath()} mcp`);
+    expect(updated.out[1]).toBe(
+      `  updated mcpServers.memd: /old/node /old/memctl/main.js mcp → ${process.execPath} ${memctlCommandPath()} mcp`,
+    );
     expect(Object.keys(read(userConfig).mcpServers as object)).toEqual(['a', 'memd', 'z']);
     expect((read(userConfig).mcpServers as Record<string, unknown>).memd).toEqual(ENTRY);
 
@@ -108,25 +148,40 @@ describe('memctl install-mcp', () => {
   it('changes nothing on --dry-run, refuses a file that is not JSON or not in shape, and uninstalls only memd', async () => {
     write(userConfig, { mcpServers: { other: THEIRS } });
     const dry = await run(['--dry-run'], { json: true });
-    expect(JSON.parse(dry.out[0] ?? '')).toEqual({ path: userConfig, changed: true, actions: [`added mcpServers.memd: ${process.execPath} ${memctlCommandPath()} mcp`], backup: null, dryRun: true });
+    expect(JSON.parse(dry.out[0] ?? '')).toEqual({
+      path: userConfig,
+      changed: true,
+      actions: [`added mcpServers.memd: ${process.execPath} ${memctlCommandPath()} mcp`],
+      backup: null,
+      dryRun: true,
+    });
     expect(read(userConfig)).toEqual({ mcpServers: { other: THEIRS } });
 
     write(userConfig, '{ "mcpServers": ');
     const broken = await run([]);
     expect(broken.code).toBe(1);
-    expect(broken.err[0]).toMatch(/is not valid JSON \(line 1, column \d+: .*\); fix it or move it aside, nothing was changed$/);
+    expect(broken.err[0]).toMatch(
+      /is not valid JSON \(line 1, column \d+: .*\); fix it or move it aside, nothing was changed$/,
+    );
     expect(readFileSync(userConfig, 'utf8')).toBe('{ "mcpServers": ');
 
     write(userConfig, { mcpServers: [] });
     const wrongShape = await run([]);
-    expect(wrongShape).toMatchObject({ code: 1, err: [`memctl: ${userConfig}: mcpServers is not an object; memd edits only Claude Code's format, nothing was changed`] });
+    expect(wrongShape).toMatchObject({
+      code: 1,
+      err: [
+        `memctl: ${userConfig}: mcpServers is not an object; memd edits only Claude Code's format, nothing was changed`,
+      ],
+    });
 
     write(userConfig, { mcpServers: { other: THEIRS, memd: ENTRY }, theme: 'dark' });
     const removed = await run(['--uninstall']);
     expect(removed.code).toBe(0);
     expect(read(userConfig)).toEqual({ mcpServers: { other: THEIRS }, theme: 'dark' });
     expect((await run(['--uninstall'])).out).toEqual([`no memd MCP server to remove in ${userConfig}`]);
-    expect((await run(['--bogus']).catch((error: Error) => error)) as Error).toMatchObject({ message: 'install-mcp does not take --bogus' });
+    expect((await run(['--bogus']).catch((error: Error) => error)) as Error).toMatchObject({
+      message: 'install-mcp does not take --bogus',
+    });
   });
 
   it('edits the file a symlinked .claude.json points at, keeping the link', async () => {

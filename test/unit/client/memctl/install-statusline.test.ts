@@ -3,12 +3,18 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { memctlCommandPath } from '../../../../client/install-paths.js';
 import { installStatusLineCommand } from '../../../../client/memctl/commands/install-statusline.js';
-import { KEPT_BACKUPS } from '../../../../client/memctl/settings-file.js';
 import type { CommandContext } from '../../../../client/memctl/context.js';
 import type { Output } from '../../../../client/memctl/output.js';
-import { memctlCommandPath } from '../../../../client/install-paths.js';
-import { combinedCommand, installStatusLine, isMemdStatusLine, memdStatusLineCommand, uninstallStatusLine } from '../../../../shared/hooks/statusline.js';
+import { KEPT_BACKUPS } from '../../../../client/memctl/settings-file.js';
+import {
+  combinedCommand,
+  installStatusLine,
+  isMemdStatusLine,
+  memdStatusLineCommand,
+  uninstallStatusLine,
+} from '../../../../shared/hooks/statusline.js';
 
 const COMMAND = memdStatusLineCommand(process.execPath, memctlCommandPath());
 const THEIRS = 'bash ~/.claude/statusline.sh';
@@ -29,7 +35,15 @@ async function run(args: string[], json = false) {
   const out: string[] = [];
   const err: string[] = [];
   const id = (text: string) => text;
-  const output: Output = { out: (text) => void out.push(text), err: (text) => void err.push(text), bold: id, green: id, red: id, yellow: id, dim: id };
+  const output: Output = {
+    out: (text) => void out.push(text),
+    err: (text) => void err.push(text),
+    bold: id,
+    green: id,
+    red: id,
+    yellow: id,
+    dim: id,
+  };
   const ctx: CommandContext = {
     args,
     json,
@@ -46,7 +60,10 @@ async function run(args: string[], json = false) {
 const settings = () => JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
 /** The backups kept per file (settings-file.ts KEPT_BACKUPS): those of the usual two-installer set-up and one more. */
 const KEPT_BACKUP_COUNT = 3;
-const backups = () => (existsSync(join(dir, 'claude')) ? readdirSync(join(dir, 'claude')).filter((name) => name.startsWith('settings.json.bak-')) : []);
+const backups = () =>
+  existsSync(join(dir, 'claude'))
+    ? readdirSync(join(dir, 'claude')).filter((name) => name.startsWith('settings.json.bak-'))
+    : [];
 
 function writeSettings(value: unknown): void {
   mkdirSync(join(dir, 'claude'), { recursive: true });
@@ -60,10 +77,17 @@ describe('memctl install-statusline', () => {
     writeSettings({ model: 'opus', hooks: { Stop: [] } });
     const first = await run([]);
     expect(first.code).toBe(0);
-    expect(settings()).toEqual({ model: 'opus', hooks: { Stop: [] }, statusLine: { type: 'command', command: COMMAND, padding: 0 } });
+    expect(settings()).toEqual({
+      model: 'opus',
+      hooks: { Stop: [] },
+      statusLine: { type: 'command', command: COMMAND, padding: 0 },
+    });
     expect(backups()).toHaveLength(1);
     const again = await run([]);
-    expect(again.out).toEqual([`memd's status line is already installed in ${settingsPath}`, expect.stringMatching(/^memd is not running; /)]);
+    expect(again.out).toEqual([
+      `memd's status line is already installed in ${settingsPath}`,
+      expect.stringMatching(/^memd is not running; /),
+    ]);
     expect(backups()).toHaveLength(1);
   });
 
@@ -81,7 +105,9 @@ describe('memctl install-statusline', () => {
     expect(KEPT_BACKUPS).toBe(KEPT_BACKUP_COUNT);
     // The newest one holds the file as the last uninstall found it: with memd's status line.
     const newest = kept.sort().at(-1) ?? '';
-    expect(JSON.parse(readFileSync(join(dir, 'claude', newest), 'utf8'))).toMatchObject({ statusLine: { command: COMMAND } });
+    expect(JSON.parse(readFileSync(join(dir, 'claude', newest), 'utf8'))).toMatchObject({
+      statusLine: { command: COMMAND },
+    });
     expect(readFileSync(`${settingsPath}.bak-notes`, 'utf8')).toBe('the user keeps this');
   });
 
@@ -105,7 +131,9 @@ describe('memctl install-statusline', () => {
     writeSettings({ statusLine: { type: 'command', command: '/old/node /old/memctl/main.js statusline' } });
     const dry = await run(['--dry-run']);
     expect(dry.out[0]).toContain('dry run');
-    expect(settings()).toEqual({ statusLine: { type: 'command', command: '/old/node /old/memctl/main.js statusline' } });
+    expect(settings()).toEqual({
+      statusLine: { type: 'command', command: '/old/node /old/memctl/main.js statusline' },
+    });
     writeSettings('{ "statusLine": ');
     const broken = await run([]);
     expect(broken.code).toBe(1);
@@ -121,21 +149,33 @@ describe('memctl install-statusline', () => {
 
 describe('the statusLine merge', () => {
   it("recognizes memd's command however memctl is named", () => {
-    expect(['memctl statusline', `${COMMAND}  `, "'/usr/bin/node' '/a b/dist/client/memctl/main.js' statusline", "'/usr/bin/node' '/a b/bin/memctl.cjs' statusline"].every(isMemdStatusLine)).toBe(
-      true,
-    );
+    expect(
+      [
+        'memctl statusline',
+        `${COMMAND}  `,
+        "'/usr/bin/node' '/a b/dist/client/memctl/main.js' statusline",
+        "'/usr/bin/node' '/a b/bin/memctl.cjs' statusline",
+      ].every(isMemdStatusLine),
+    ).toBe(true);
     expect(['mymemctl statusline', 'memctl statusline --x', THEIRS, 42].some(isMemdStatusLine)).toBe(false);
   });
 
   it('refuses a statusLine of the wrong shape, and updates an older install of its own', () => {
-    expect(() => installStatusLine({ statusLine: 'x' }, COMMAND, { force: false })).toThrow('statusLine is not an object');
+    expect(() => installStatusLine({ statusLine: 'x' }, COMMAND, { force: false })).toThrow(
+      'statusLine is not an object',
+    );
     expect(() => uninstallStatusLine([])).toThrow('the top level');
-    const updated = installStatusLine({ statusLine: { type: 'command', command: 'memctl statusline' } }, COMMAND, { force: false });
+    const updated = installStatusLine({ statusLine: { type: 'command', command: 'memctl statusline' } }, COMMAND, {
+      force: false,
+    });
     expect(updated.actions).toEqual([`updated statusLine: ${COMMAND}`]);
   });
 
   it('gives a combined command that a POSIX shell runs: both lines on one', () => {
-    const line = execFileSync('sh', ['-c', combinedCommand("printf 'theirs\\nsecond'", 'cat')], { input: '{"x":1}', encoding: 'utf8' });
+    const line = execFileSync('sh', ['-c', combinedCommand("printf 'theirs\\nsecond'", 'cat')], {
+      input: '{"x":1}',
+      encoding: 'utf8',
+    });
     expect(line).toBe('theirs · {"x":1}');
   });
 });

@@ -8,10 +8,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { activateWith, COMMANDS, STATUS_ITEM_ID, VIEW_ID, type Activation } from '../../../../client/vscode/src/adapter.js';
-import { SESSION_CONTEXT } from '../../../../client/vscode/src/tree.js';
+import {
+  type Activation,
+  activateWith,
+  COMMANDS,
+  STATUS_ITEM_ID,
+  VIEW_ID,
+} from '../../../../client/vscode/src/adapter.js';
 import { FOCUS_SESSIONS_COMMAND } from '../../../../client/vscode/src/status.js';
-import { mockVscode, type MockVscode } from './mock-vscode.js';
+import { SESSION_CONTEXT } from '../../../../client/vscode/src/tree.js';
+import { type MockVscode, mockVscode } from './mock-vscode.js';
 
 interface Manifest {
   main: string;
@@ -25,7 +31,9 @@ interface Manifest {
     menus: Record<string, { command: string; when: string }[]>;
   };
 }
-const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../../client/vscode/package.json'), 'utf8')) as Manifest;
+const manifest = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../../../../client/vscode/package.json'), 'utf8'),
+) as Manifest;
 
 let dir = '';
 let activations: Activation[] = [];
@@ -46,7 +54,14 @@ async function activate(
 ): Promise<{ vscode: MockVscode; activation: Activation; subscriptions: { dispose(): unknown }[] }> {
   const vscode = mockVscode(config, folders);
   const subscriptions: { dispose(): unknown }[] = [];
-  const activation = activateWith(vscode.api, { subscriptions }, { env: { MEMD_SOCKET: join(dir, 'memd.sock') }, controller: { timing: { retryFirstMs: 5_000, retryMaxMs: 5_000 } } });
+  const activation = activateWith(
+    vscode.api,
+    { subscriptions },
+    {
+      env: { MEMD_SOCKET: join(dir, 'memd.sock') },
+      controller: { timing: { retryFirstMs: 5_000, retryMaxMs: 5_000 } },
+    },
+  );
   activations.push(activation);
   await activation.ready;
   return { vscode, activation, subscriptions };
@@ -66,8 +81,10 @@ describe('the manifest and the adapter agree', () => {
     expect([...vscode.treeViews.keys()]).toEqual([VIEW_ID]);
     expect(FOCUS_SESSIONS_COMMAND).toBe(`${VIEW_ID}.focus`);
     const commands = new Set(manifest.contributes.commands.map((command) => command.command));
-    for (const entries of Object.values(manifest.contributes.menus)) for (const entry of entries) expect(commands.has(entry.command), entry.command).toBe(true);
-    for (const entry of manifest.contributes.menus['view/item/context'] ?? []) expect(entry.when).toBe(`view == ${VIEW_ID} && viewItem == ${SESSION_CONTEXT}`);
+    for (const entries of Object.values(manifest.contributes.menus))
+      for (const entry of entries) expect(commands.has(entry.command), entry.command).toBe(true);
+    for (const entry of manifest.contributes.menus['view/item/context'] ?? [])
+      expect(entry.when).toBe(`view == ${VIEW_ID} && viewItem == ${SESSION_CONTEXT}`);
   });
 
   it('loads as VS Code loads it: CommonJS main, activated at start-up, types no newer than the engine', () => {
@@ -84,8 +101,16 @@ describe('without memd', () => {
   it('shows a status item and a tree that say memd is not answering', async () => {
     const { vscode } = await activate();
     const [status] = vscode.statusItems;
-    expect(status).toMatchObject({ id: STATUS_ITEM_ID, name: 'memd', text: '$(debug-disconnect) memd', visible: true, command: { command: FOCUS_SESSIONS_COMMAND } });
-    expect(status?.tooltip).toMatch(/^memd is not answering: memd is not running \(nothing answers on .*memd\.sock\); start it with: memctl start\nRetrying in 5 s/);
+    expect(status).toMatchObject({
+      id: STATUS_ITEM_ID,
+      name: 'memd',
+      text: '$(debug-disconnect) memd',
+      visible: true,
+      command: { command: FOCUS_SESSIONS_COMMAND },
+    });
+    expect(status?.tooltip).toMatch(
+      /^memd is not answering: memd is not running \(nothing answers on .*memd\.sock\); start it with: memctl start\nRetrying in 5 s/,
+    );
     expect(vscode.treeItems(VIEW_ID)).toEqual([]);
     expect(vscode.treeViews.get(VIEW_ID)?.message).toMatch(/^memd is not answering: memd is not running/);
   });
@@ -93,19 +118,31 @@ describe('without memd', () => {
   it('answers a command without a session by saying so, and a failing one with memd’s words', async () => {
     const { vscode } = await activate();
     await vscode.run('memd.showSummary');
-    expect(vscode.messages.at(-1)).toEqual({ level: 'info', message: 'memd: no session to choose from; open the memd Sessions view once memd runs.', items: [] });
+    expect(vscode.messages.at(-1)).toEqual({
+      level: 'info',
+      message: 'memd: no session to choose from; open the memd Sessions view once memd runs.',
+      items: [],
+    });
     await expect(vscode.run('memd.openSession', 'abcdef12')).resolves.toBeUndefined();
-    expect(vscode.messages.at(-1)).toMatchObject({ level: 'error', message: expect.stringMatching(/^memd could not read session abcdef12: memd is not running/) });
+    expect(vscode.messages.at(-1)).toMatchObject({
+      level: 'error',
+      message: expect.stringMatching(/^memd could not read session abcdef12: memd is not running/),
+    });
     await vscode.run('memd.previewCompaction', { sessionId: 'abcdef12' });
     expect(vscode.messages.at(-1)?.message).toMatch(/^memd could not compact abcdef12: memd is not running/);
     expect(vscode.progress).toEqual(['memd: compacting (a preview)…']);
-    expect(vscode.output.some((line) => line.includes('memd.openSession: memd could not read session abcdef12'))).toBe(true);
+    expect(vscode.output.some((line) => line.includes('memd.openSession: memd could not read session abcdef12'))).toBe(
+      true,
+    );
   });
 
   it('reports the start command’s failure in words', async () => {
     const { vscode } = await activate({ startCommand: [join(dir, 'no-memctl'), 'start'] });
     await vscode.run('memd.startDaemon');
-    expect(vscode.messages.at(-1)).toMatchObject({ level: 'error', message: expect.stringMatching(/^memd could not be started: .*no-memctl was not found/) });
+    expect(vscode.messages.at(-1)).toMatchObject({
+      level: 'error',
+      message: expect.stringMatching(/^memd could not be started: .*no-memctl was not found/),
+    });
   });
 });
 
@@ -118,10 +155,14 @@ describe('settings', () => {
     vscode.setConfig({ socketPath: join(dir, 'other.sock') });
     expect(activation.controller).not.toBe(first);
     await activation.ready;
-    expect(activation.controller.linkState.kind === 'disconnected' && activation.controller.linkState.reason).toContain('other.sock');
+    expect(activation.controller.linkState.kind === 'disconnected' && activation.controller.linkState.reason).toContain(
+      'other.sock',
+    );
     expect(vscode.statusItems).toHaveLength(1);
     vscode.setConfig({ pageSize: 'many' });
-    expect(vscode.output.some((line) => line.endsWith('memd.pageSize: "many" is not a valid value; using 50'))).toBe(true);
+    expect(vscode.output.some((line) => line.endsWith('memd.pageSize: "many" is not a valid value; using 50'))).toBe(
+      true,
+    );
   });
 });
 

@@ -1,16 +1,28 @@
 /** The read-only documents: a session's details, its memory, a compaction preview, a handoff's message. */
 import { describe, expect, it } from 'vitest';
 import type { CompactionResult, MemorySummaryResult } from '../../../../client/index.js';
-import type { HandoffResult } from '../../../../shared/protocol/handoff.js';
 import { renderCompaction } from '../../../../client/memctl/views/compaction.js';
-import { compactionDocument, handoffMessage, sessionDocument, summaryDocument } from '../../../../client/vscode/src/documents.js';
+import {
+  compactionDocument,
+  handoffMessage,
+  sessionDocument,
+  summaryDocument,
+} from '../../../../client/vscode/src/documents.js';
+import type { HandoffResult } from '../../../../shared/protocol/handoff.js';
 import { reactiveThreshold, sampleSession } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
 
 describe('sessionDocument', () => {
   it('shows every figure of the session as Markdown', () => {
-    const session = sampleSession({ title: 'Fix | rounding', sessionMemory: { extractedAt: '2026-12-02T10:30:00.000Z', lock: { owner: 'claude-code', expiresAt: NOW }, spentUsd: 0.25 } });
+    const session = sampleSession({
+      title: 'Fix | rounding',
+      sessionMemory: {
+        extractedAt: '2026-12-02T10:30:00.000Z',
+        lock: { owner: 'claude-code', expiresAt: NOW },
+        spentUsd: 0.25,
+      },
+    });
     const document = sessionDocument(session, NOW);
     expect(document.path).toBe(`/session/${session.sessionId}.md`);
     const text = document.content;
@@ -27,7 +39,10 @@ describe('sessionDocument', () => {
   });
 
   it('shows the window, and no threshold or blocking limit, when Claude Code compacts only once the API refuses', () => {
-    const text = sessionDocument(sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }), NOW).content;
+    const text = sessionDocument(
+      sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }),
+      NOW,
+    ).content;
     expect(text).toContain('`▕░░░░░░░░▏ 3% context used · 967K left · 0 compactions · mem - · $0.38`');
     expect(text).toContain('| tokens left | 967,300 until the window |');
     expect(text).toContain('| compacts | when the API refuses the request (at the window) |');
@@ -38,13 +53,27 @@ describe('sessionDocument', () => {
   });
 
   it('says when the transcript is gone or only sub-agents were found', () => {
-    expect(sessionDocument(sampleSession({ gone: true }), NOW).content).toContain('| transcript | deleted (the index keeps its figures) |');
-    expect(sessionDocument(sampleSession({ hasMainTranscript: false }), NOW).content).toContain('| transcript | only sub-agent files were found |');
+    expect(sessionDocument(sampleSession({ gone: true }), NOW).content).toContain(
+      '| transcript | deleted (the index keeps its figures) |',
+    );
+    expect(sessionDocument(sampleSession({ hasMainTranscript: false }), NOW).content).toContain(
+      '| transcript | only sub-agent files were found |',
+    );
   });
 });
 
 describe('summaryDocument', () => {
-  const base: MemorySummaryResult = { sessionId: 'abcdef0123', path: '/p/summary.md', text: null, lastUuid: null, extractedAt: null, summarizer: null, inputTokens: 0, outputTokens: 0, costUsd: null };
+  const base: MemorySummaryResult = {
+    sessionId: 'abcdef0123',
+    path: '/p/summary.md',
+    text: null,
+    lastUuid: null,
+    extractedAt: null,
+    summarizer: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+  };
 
   it('says how to get one when there is no session memory yet', () => {
     const document = summaryDocument(base, NOW);
@@ -54,7 +83,15 @@ describe('summaryDocument', () => {
   });
 
   it('shows summary.md verbatim under a comment that says where it is from', () => {
-    const document = summaryDocument({ ...base, text: '# Session Title\nFix rounding', extractedAt: '2026-12-02T10:58:00.000Z', summarizer: 'offline' }, NOW);
+    const document = summaryDocument(
+      {
+        ...base,
+        text: '# Session Title\nFix rounding',
+        extractedAt: '2026-12-02T10:58:00.000Z',
+        summarizer: 'offline',
+      },
+      NOW,
+    );
     expect(document.content).toBe(
       '<!-- memd: the session memory of abcdef0123, extracted 2026-12-02T10:58:00.000Z (2m ago) by the offline summarizer; /p/summary.md -->\n\n# Session Title\nFix rounding\n',
     );
@@ -75,7 +112,15 @@ describe('compactionDocument', () => {
       actions: [{ kind: 'summarized', id: 'a', tokensBefore: 1, tokensAfter: 0 }],
       lost: { userMessages: [], filePaths: ['/a.ts', '/b.ts'], identifiers: [], errors: ['boom'] },
     } as unknown as CompactionResult;
-    const plain = { out: () => {}, err: () => {}, bold: (t: string) => t, green: (t: string) => t, red: (t: string) => t, yellow: (t: string) => t, dim: (t: string) => t };
+    const plain = {
+      out: () => {},
+      err: () => {},
+      bold: (t: string) => t,
+      green: (t: string) => t,
+      red: (t: string) => t,
+      yellow: (t: string) => t,
+      dim: (t: string) => t,
+    };
     const document = compactionDocument(result);
     expect(document.path).toBe('/compaction/s1.txt');
     expect(document.content).toBe(`${renderCompaction(result, plain).join('\n')}\n`);
@@ -94,7 +139,12 @@ describe('handoffMessage', () => {
       summarizer: 'offline',
       gitignoreUpdated: true,
       pinned: '',
-      facts: { git: { branch: 'main', porcelain: [' M a.ts'], diffStat: null }, filesTouched: [{}, {}], commands: [{}], failing: [] },
+      facts: {
+        git: { branch: 'main', porcelain: [' M a.ts'], diffStat: null },
+        filesTouched: [{}, {}],
+        commands: [{}],
+        failing: [],
+      },
     } as unknown as HandoffResult;
     expect(handoffMessage(result)).toBe(
       'A handoff by the offline summarizer was written to /w/docs/handoff-context.md (added to .gitignore): 2 files touched, git: 1 changed, 1 commands run, 0 failing.',

@@ -23,10 +23,21 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function link(options: Partial<ConstructorParameters<typeof DaemonLink>[0]> = {}): { link: DaemonLink; states: LinkState[]; log: string[] } {
+function link(options: Partial<ConstructorParameters<typeof DaemonLink>[0]> = {}): {
+  link: DaemonLink;
+  states: LinkState[];
+  log: string[];
+} {
   const states: LinkState[] = [];
   const log: string[] = [];
-  const created = new DaemonLink({ client: { env: { MEMD_SOCKET: join(dir, 'memd.sock') } }, retryFirstMs: 20, retryMaxMs: 80, watchMs: 10, log: (line) => log.push(line), ...options });
+  const created = new DaemonLink({
+    client: { env: { MEMD_SOCKET: join(dir, 'memd.sock') } },
+    retryFirstMs: 20,
+    retryMaxMs: 80,
+    watchMs: 10,
+    log: (line) => log.push(line),
+    ...options,
+  });
   created.listen({ state: (state) => states.push(state) });
   links.push(created);
   return { link: created, states, log };
@@ -38,9 +49,13 @@ describe('DaemonLink without a daemon', () => {
     expect(tried.current).toEqual({ kind: 'connecting' });
     await tried.start();
     expect(tried.current).toMatchObject({ kind: 'disconnected', retryInMs: 20 });
-    expect(tried.current.kind === 'disconnected' && tried.current.reason).toContain('memd is not running (nothing answers on');
+    expect(tried.current.kind === 'disconnected' && tried.current.reason).toContain(
+      'memd is not running (nothing answers on',
+    );
     await eventually(() => states.length >= 5, 'five attempts');
-    expect(states.slice(0, 5).map((state) => (state.kind === 'disconnected' ? state.retryInMs : state.kind))).toEqual([20, 40, 80, 80, 80]);
+    expect(states.slice(0, 5).map((state) => (state.kind === 'disconnected' ? state.retryInMs : state.kind))).toEqual([
+      20, 40, 80, 80, 80,
+    ]);
   });
 
   it('retries at once, with the backoff reset, when asked', async () => {
@@ -70,7 +85,10 @@ describe('DaemonLink without a daemon', () => {
 
   it('runs the start command whenever the user asks, and says when there is none', async () => {
     const { link: bare } = link();
-    expect(await bare.startDaemon()).toEqual({ ok: false, message: 'no start command is configured (memd.startCommand)' });
+    expect(await bare.startDaemon()).toEqual({
+      ok: false,
+      message: 'no start command is configured (memd.startCommand)',
+    });
     let starts = 0;
     const { link: asked, log } = link({
       starter: async () => {

@@ -171,7 +171,8 @@ export function mockVscode(config: Record<string, unknown> = {}, folders: string
     setConfig(values) {
       const changed = Object.keys(values);
       Object.assign(mock.config, values);
-      for (const listener of configListeners) listener({ affectsConfiguration: (section) => changed.some((key) => `memd.${key}`.startsWith(section)) });
+      for (const listener of configListeners)
+        listener({ affectsConfiguration: (section) => changed.some((key) => `memd.${key}`.startsWith(section)) });
     },
     setFolders(paths) {
       workspaceFolders = paths.map((path) => ({ uri: { fsPath: path } }));
@@ -225,10 +226,14 @@ export function mockVscode(config: Record<string, unknown> = {}, folders: string
       showInformationMessage: message('info'),
       showWarningMessage: message('warning'),
       showErrorMessage: message('error'),
-      showQuickPick: <T extends QuickPickItemLike>(items: readonly T[]) => Promise.resolve(mock.pick(items) as T | undefined),
+      showQuickPick: <T extends QuickPickItemLike>(items: readonly T[]) =>
+        Promise.resolve(mock.pick(items) as T | undefined),
       async showTextDocument(document: TextDocumentLike<MockUri>) {
         const { uri } = document;
-        const text = uri.scheme === 'file' ? readFileSync(uri.path, 'utf8') : (providers.get(uri.scheme)?.provideTextDocumentContent(uri) ?? '');
+        const text =
+          uri.scheme === 'file'
+            ? readFileSync(uri.path, 'utf8')
+            : (providers.get(uri.scheme)?.provideTextDocumentContent(uri) ?? '');
         mock.shown.push({ uri: uri.toString(), text });
         return undefined;
       },

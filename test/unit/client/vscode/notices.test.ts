@@ -1,8 +1,8 @@
 /** The warning on a threshold crossing: only upwards, only for the sessions asked about. */
 import { describe, expect, it } from 'vitest';
 import type { ThresholdState } from '../../../../client/index.js';
-import type { ThresholdCrossedEvent } from '../../../../shared/protocol/events.js';
 import { NOTICE_ACTIONS, noticeFor, wanted } from '../../../../client/vscode/src/notices.js';
+import type { ThresholdCrossedEvent } from '../../../../shared/protocol/events.js';
 import { reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const crossing = (from: ThresholdState, to: ThresholdState, tokens: number): ThresholdCrossedEvent => ({
@@ -15,8 +15,12 @@ const crossing = (from: ThresholdState, to: ThresholdState, tokens: number): Thr
 
 describe('noticeFor', () => {
   it('warns on the way into warning and error with the room left', () => {
-    expect(noticeFor(crossing('ok', 'warning', 150_000), sampleSession())?.message).toBe('memd: Claude Code session invoice-service (4be41908) is at 90% used of auto-compact (17K tokens left).');
-    expect(noticeFor(crossing('warning', 'error', 160_000), null)?.message).toBe('memd: Claude Code session 4be41908 is at 96% used of auto-compact (7K tokens left).');
+    expect(noticeFor(crossing('ok', 'warning', 150_000), sampleSession())?.message).toBe(
+      'memd: Claude Code session invoice-service (4be41908) is at 90% used of auto-compact (17K tokens left).',
+    );
+    expect(noticeFor(crossing('warning', 'error', 160_000), null)?.message).toBe(
+      'memd: Claude Code session 4be41908 is at 96% used of auto-compact (7K tokens left).',
+    );
   });
 
   it('says what auto-compact and blocking mean, and offers the commands that help', () => {
@@ -26,7 +30,9 @@ describe('noticeFor', () => {
     );
     expect(auto?.actions).toEqual(NOTICE_ACTIONS);
     expect(auto?.sessionId).toBe('4be41908-9cd7-4f2f-8ce3-b4984d13a3f5');
-    expect(noticeFor(crossing('autocompact', 'blocking', 178_000), sampleSession())?.message).toContain('is at its blocking limit (178K tokens)');
+    expect(noticeFor(crossing('autocompact', 'blocking', 178_000), sampleSession())?.message).toContain(
+      'is at its blocking limit (178K tokens)',
+    );
   });
 
   it('says nothing on the way down (a compaction) or sideways', () => {
@@ -36,7 +42,10 @@ describe('noticeFor', () => {
   });
 
   it('speaks of the context used and the API refusing, in reactive mode (no threshold, no blocking)', () => {
-    const into = (from: ThresholdState, to: ThresholdState, tokens: number): ThresholdCrossedEvent => ({ ...crossing(from, to, tokens), threshold: reactiveThreshold(tokens) });
+    const into = (from: ThresholdState, to: ThresholdState, tokens: number): ThresholdCrossedEvent => ({
+      ...crossing(from, to, tokens),
+      threshold: reactiveThreshold(tokens),
+    });
     expect(noticeFor(into('ok', 'error', 950_000), null)?.message).toBe(
       'memd: Claude Code session 4be41908 has used 95% of its context (50K tokens left); Claude Code compacts it when the API refuses the request.',
     );

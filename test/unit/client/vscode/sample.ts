@@ -2,8 +2,26 @@
 import type { SessionSummary, ThresholdResult, ThresholdState, UsageTotals } from '../../../../client/index.js';
 import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 
-const usage = (costUsd: number | null): UsageTotals => ({ input: 79, output: 1897, cacheCreation: 21150, cacheRead: 269555, cache5m: 4670, cache1h: 16480, assistantMessages: 15, costUsd });
-const none = (): UsageTotals => ({ input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 });
+const usage = (costUsd: number | null): UsageTotals => ({
+  input: 79,
+  output: 1897,
+  cacheCreation: 21150,
+  cacheRead: 269555,
+  cache5m: 4670,
+  cache1h: 16480,
+  assistantMessages: 15,
+  costUsd,
+});
+const none = (): UsageTotals => ({
+  input: 0,
+  output: 0,
+  cacheCreation: 0,
+  cacheRead: 0,
+  cache5m: 0,
+  cache1h: 0,
+  assistantMessages: 0,
+  costUsd: 0,
+});
 
 /**
  * The thresholds of a 200K window at `tokens` in threshold mode, as memd computes them for a
@@ -62,6 +80,17 @@ export function sampleSession(overrides: Partial<SessionSummary> = {}): SessionS
 }
 
 /** A session of another id, activity and context. */
-export function otherSession(id: string, lastActivity: string, tokens = 50_000, state: ThresholdState = 'ok'): SessionSummary {
-  return sampleSession({ sessionId: id, lastActivity, contextTokens: tokens, threshold: threshold(tokens, state), title: `session ${id}` });
+export function otherSession(
+  id: string,
+  lastActivity: string,
+  tokens = 50_000,
+  state: ThresholdState = 'ok',
+): SessionSummary {
+  return sampleSession({
+    sessionId: id,
+    lastActivity,
+    contextTokens: tokens,
+    threshold: threshold(tokens, state),
+    title: `session ${id}`,
+  });
 }

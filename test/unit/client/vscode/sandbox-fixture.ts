@@ -6,7 +6,7 @@
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient, type Client } from '../../../../client/index.js';
+import { type Client, createClient } from '../../../../client/index.js';
 import { Controller, type ControllerOptions } from '../../../../client/vscode/src/controller.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../../../client/vscode/src/settings.js';
 import { manifest } from '../../../helpers/fixtures.js';
@@ -54,15 +54,30 @@ export async function caughtUp(sandbox: Sandbox): Promise<void> {
   try {
     await eventually(async () => {
       const { ingest } = await client.daemonStatus();
-      return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.sessions >= SCENARIOS.length;
+      return (
+        ingest.progress.state === 'live' &&
+        ingest.progress.filesPending === 0 &&
+        ingest.stats.sessions >= SCENARIOS.length
+      );
     }, 'ingest to catch up');
   } finally {
     client.close();
   }
 }
 
-export function controllerFor(sandbox: Sandbox, folders: string[], settings: Partial<Settings> = {}, options: Partial<ControllerOptions> = {}): Controller {
-  return new Controller({ settings: { ...DEFAULT_SETTINGS, ...settings }, folders, env: sandbox.env, timing: TEST_TIMING, ...options });
+export function controllerFor(
+  sandbox: Sandbox,
+  folders: string[],
+  settings: Partial<Settings> = {},
+  options: Partial<ControllerOptions> = {},
+): Controller {
+  return new Controller({
+    settings: { ...DEFAULT_SETTINGS, ...settings },
+    folders,
+    env: sandbox.env,
+    timing: TEST_TIMING,
+    ...options,
+  });
 }
 
 /** The uuid of the transcript's newest main-thread entry: the next entry's parent, as Claude Code chains them. */
@@ -97,7 +112,12 @@ export function appendResponse(workspace: Workspace, id: string, cacheRead: numb
       role: 'assistant',
       model: recorded.model,
       content: [{ type: 'text', text: 'done' }],
-      usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: cacheRead, output_tokens: 100 },
+      usage: {
+        input_tokens: 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: cacheRead,
+        output_tokens: 100,
+      },
     },
   };
   writeFileSync(workspace.transcript, `${JSON.stringify(line)}\n`, { flag: 'a' });

@@ -4,8 +4,17 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, readSettings, SETTING_KEYS } from '../../../../client/vscode/src/settings.js';
 
-const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../../client/vscode/package.json'), 'utf8')) as {
-  contributes: { configuration: { properties: Record<string, { default: unknown; scope?: string; minimum?: number; maximum?: number; enum?: string[] }> } };
+const manifest = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../../../../client/vscode/package.json'), 'utf8'),
+) as {
+  contributes: {
+    configuration: {
+      properties: Record<
+        string,
+        { default: unknown; scope?: string; minimum?: number; maximum?: number; enum?: string[] }
+      >;
+    };
+  };
 };
 const properties = manifest.contributes.configuration.properties;
 
@@ -24,13 +33,27 @@ describe('readSettings', () => {
       pageSize: 10,
     };
     expect(readSettings((key) => values[key])).toEqual({
-      settings: { autostart: true, startCommand: ['/opt/memd/bin/memctl', 'start'], socketPath: '/run/me/memd.sock', notifications: 'all', statusBarColumns: 120, pageSize: 10 },
+      settings: {
+        autostart: true,
+        startCommand: ['/opt/memd/bin/memctl', 'start'],
+        socketPath: '/run/me/memd.sock',
+        notifications: 'all',
+        statusBarColumns: 120,
+        pageSize: 10,
+      },
       problems: [],
     });
   });
 
   it('falls back to the default for a value of the wrong type, and says so', () => {
-    const values: Record<string, unknown> = { autostart: 'yes', startCommand: [], socketPath: 'relative/memd.sock', notifications: 'loud', statusBarColumns: 5, pageSize: 2.5 };
+    const values: Record<string, unknown> = {
+      autostart: 'yes',
+      startCommand: [],
+      socketPath: 'relative/memd.sock',
+      notifications: 'loud',
+      statusBarColumns: 5,
+      pageSize: 2.5,
+    };
     const { settings, problems } = readSettings((key) => values[key]);
     expect(settings).toEqual(DEFAULT_SETTINGS);
     expect(problems).toEqual([
@@ -56,6 +79,7 @@ describe('the manifest', () => {
 
   it('lets only the user (not a workspace) choose what runs and which socket is trusted', () => {
     // A folder's .vscode/settings.json must not make the editor run its command or talk to its socket.
-    for (const key of ['autostart', 'startCommand', 'socketPath']) expect(properties[`memd.${key}`]?.scope, key).toBe('machine');
+    for (const key of ['autostart', 'startCommand', 'socketPath'])
+      expect(properties[`memd.${key}`]?.scope, key).toBe('machine');
   });
 });

@@ -1,13 +1,31 @@
 /** The status bar item: the shared context string for the workspace's session, or why there is none. */
 import { describe, expect, it } from 'vitest';
-import { formatStatusLine } from '../../../../shared/statusline/format.js';
 import type { LinkState } from '../../../../client/vscode/src/link.js';
-import { contextLine, samePath, sessionName, statusFacts, statusView, type StatusInput } from '../../../../client/vscode/src/status.js';
+import {
+  contextLine,
+  type StatusInput,
+  samePath,
+  sessionName,
+  statusFacts,
+  statusView,
+} from '../../../../client/vscode/src/status.js';
+import { formatStatusLine } from '../../../../shared/statusline/format.js';
 import { reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
-const connected: LinkState = { kind: 'connected', daemon: { name: 'memd', version: '0.1.0', protocol: 1, capabilities: [] }, generation: 1 };
-const input = (overrides: Partial<StatusInput> = {}): StatusInput => ({ link: connected, folders: ['/home/user/src/invoice-service'], session: sampleSession(), columns: 82, now: NOW, ...overrides });
+const connected: LinkState = {
+  kind: 'connected',
+  daemon: { name: 'memd', version: '0.1.0', protocol: 1, capabilities: [] },
+  generation: 1,
+};
+const input = (overrides: Partial<StatusInput> = {}): StatusInput => ({
+  link: connected,
+  folders: ['/home/user/src/invoice-service'],
+  session: sampleSession(),
+  columns: 82,
+  now: NOW,
+  ...overrides,
+});
 
 describe('the status line', () => {
   it('is the shared context string, without colour, after a codicon', () => {
@@ -17,7 +35,9 @@ describe('the status line', () => {
     });
     const view = statusView(input({ session }));
     expect(view.text).toBe('$(pulse) ▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 2 compactions · mem 3m · $0.38');
-    expect(view.text.slice('$(pulse) '.length)).toBe(formatStatusLine(statusFacts(session), { color: false, columns: 80, now: NOW }));
+    expect(view.text.slice('$(pulse) '.length)).toBe(
+      formatStatusLine(statusFacts(session), { color: false, columns: 80, now: NOW }),
+    );
     expect(view.text).not.toContain('\x1b[');
     expect(view.severity).toBe('none');
     expect(view.command).toEqual({ id: 'memd.openSession', args: [session.sessionId] });
@@ -26,9 +46,13 @@ describe('the status line', () => {
   });
 
   it('says "context used" of the window in reactive mode (Claude Code 2.1.197 on Opus 4.8)', () => {
-    const view = statusView(input({ session: sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }) }));
+    const view = statusView(
+      input({ session: sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }) }),
+    );
     expect(view.text).toBe('$(pulse) ▕░░░░░░░░▏ 3% context used · 967K left · 0 compactions · mem - · $0.38');
-    expect(view.tooltip).toContain('context 32,700 of 1,000,000 tokens, compacts when the API refuses the request (ok)');
+    expect(view.tooltip).toContain(
+      'context 32,700 of 1,000,000 tokens, compacts when the API refuses the request (ok)',
+    );
     expect(view.tooltip).not.toContain('auto-compact');
   });
 
@@ -42,7 +66,9 @@ describe('the status line', () => {
 
   it('says "mem -" before the first extraction and ignores an unreadable time', () => {
     expect(statusFacts(sampleSession()).memoryAt).toBeNull();
-    expect(statusFacts(sampleSession({ sessionMemory: { extractedAt: 'yesterday', lock: null, spentUsd: 0 } })).memoryAt).toBeNull();
+    expect(
+      statusFacts(sampleSession({ sessionMemory: { extractedAt: 'yesterday', lock: null, spentUsd: 0 } })).memoryAt,
+    ).toBeNull();
     expect(statusView(input()).text).toContain('mem -');
   });
 
@@ -53,19 +79,27 @@ describe('the status line', () => {
     ['autocompact', 'error'],
     ['blocking', 'error'],
   ] as const)('colours %s as %s', (state, severity) => {
-    expect(statusView(input({ session: sampleSession({ threshold: threshold(150_000, state) }) })).severity).toBe(severity);
+    expect(statusView(input({ session: sampleSession({ threshold: threshold(150_000, state) }) })).severity).toBe(
+      severity,
+    );
   });
 
   it('says when memd is not answering, and when it will try again', () => {
-    const view = statusView(input({ link: { kind: 'disconnected', reason: 'memd is not running', retryInMs: 1_500 }, session: null }));
+    const view = statusView(
+      input({ link: { kind: 'disconnected', reason: 'memd is not running', retryInMs: 1_500 }, session: null }),
+    );
     expect(view.text).toBe('$(debug-disconnect) memd');
-    expect(view.tooltip).toBe('memd is not answering: memd is not running\nRetrying in 2 s; memd: Start the Daemon starts it.');
+    expect(view.tooltip).toBe(
+      'memd is not answering: memd is not running\nRetrying in 2 s; memd: Start the Daemon starts it.',
+    );
     expect(view.command.id).toBe('memd.sessions.focus');
     expect(statusView(input({ link: { kind: 'connecting' } })).text).toBe('$(sync~spin) memd');
   });
 
   it('says when no folder is open, or the folder has no session', () => {
-    expect(statusView(input({ folders: [], session: null })).tooltip).toBe('memd: open a folder to see its Claude Code session.');
+    expect(statusView(input({ folders: [], session: null })).tooltip).toBe(
+      'memd: open a folder to see its Claude Code session.',
+    );
     const none = statusView(input({ session: null }));
     expect(none.text).toBe('$(pulse) memd: no session');
     expect(none.tooltip).toBe('memd knows no Claude Code session of /home/user/src/invoice-service.');
@@ -78,8 +112,11 @@ describe('names and paths', () => {
     expect(sessionName(sampleSession({ title: '  Fix rounding \n' }))).toBe('Fix rounding (4be41908)');
     expect(sessionName(sampleSession({ cwd: null }))).toBe('-home-user-src-invoice-service (4be41908)');
     // Titles are often the first prompt, whole.
-    const prompt = 'Customers are being overcharged when an invoice has a fixed discount and tax.\nFind and fix the bug.';
-    expect(sessionName(sampleSession({ title: prompt }))).toBe('Customers are being overcharged when an invoice h… (4be41908)');
+    const prompt =
+      'Customers are being overcharged when an invoice has a fixed discount and tax.\nFind and fix the bug.';
+    expect(sessionName(sampleSession({ title: prompt }))).toBe(
+      'Customers are being overcharged when an invoice h… (4be41908)',
+    );
   });
 
   it('compares folders without their trailing slashes', () => {

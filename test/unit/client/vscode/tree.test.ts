@@ -5,7 +5,12 @@ import { contextBar, SessionsModel, sessionNode } from '../../../../client/vscod
 import { otherSession, reactiveThreshold, sampleSession, threshold } from './sample.js';
 
 const NOW = Date.parse('2026-12-02T11:00:00.000Z');
-const page = (sessions: SessionList['sessions'], nextCursor: string | null = null): SessionList => ({ sessions, total: null, hidden: 0, nextCursor });
+const page = (sessions: SessionList['sessions'], nextCursor: string | null = null): SessionList => ({
+  sessions,
+  total: null,
+  hidden: 0,
+  nextCursor,
+});
 const ids = (model: SessionsModel) => model.all.map((session) => session.sessionId);
 
 describe('SessionsModel', () => {
@@ -13,7 +18,9 @@ describe('SessionsModel', () => {
     const model = new SessionsModel();
     expect(model.nodes(NOW)).toEqual([]);
     model.reset(page([]));
-    expect(model.nodes(NOW)).toEqual([{ kind: 'message', id: 'memd.empty', label: 'memd knows no Claude Code session yet', icon: 'info' }]);
+    expect(model.nodes(NOW)).toEqual([
+      { kind: 'message', id: 'memd.empty', label: 'memd knows no Claude Code session yet', icon: 'info' },
+    ]);
   });
 
   it('pages with a Load more node and shows no session twice', () => {
@@ -29,7 +36,9 @@ describe('SessionsModel', () => {
 
   it('moves an updated session up when its activity is newer, and replaces it in place otherwise', () => {
     const model = new SessionsModel();
-    model.reset(page([otherSession('c', '2026-12-03'), otherSession('b', '2026-12-02'), otherSession('a', '2026-12-01')]));
+    model.reset(
+      page([otherSession('c', '2026-12-03'), otherSession('b', '2026-12-02'), otherSession('a', '2026-12-01')]),
+    );
     expect(model.update(otherSession('a', '2026-12-04', 90_000))).toBe(true);
     expect(ids(model)).toEqual(['a', 'c', 'b']);
     expect(model.find('a')?.contextTokens).toBe(90_000);
@@ -66,7 +75,9 @@ describe('session nodes', () => {
       command: { id: 'memd.openSession', args: [session.sessionId] },
     });
     expect(contextBar(session, NOW)).toBe(node.kind === 'session' ? node.description : '');
-    expect(node.kind === 'session' && node.tooltip).toContain('▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 0 compactions · mem - · $0.38');
+    expect(node.kind === 'session' && node.tooltip).toContain(
+      '▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 0 compactions · mem - · $0.38',
+    );
   });
 
   it('carry "context used" of the window in reactive mode', () => {
@@ -75,7 +86,11 @@ describe('session nodes', () => {
   });
 
   it('show the state in their icon', () => {
-    expect(sessionNode(sampleSession({ threshold: threshold(150_000, 'warning') }), NOW)).toMatchObject({ icon: 'warning' });
-    expect(sessionNode(sampleSession({ threshold: threshold(170_000, 'autocompact') }), NOW)).toMatchObject({ icon: 'error' });
+    expect(sessionNode(sampleSession({ threshold: threshold(150_000, 'warning') }), NOW)).toMatchObject({
+      icon: 'warning',
+    });
+    expect(sessionNode(sampleSession({ threshold: threshold(170_000, 'autocompact') }), NOW)).toMatchObject({
+      icon: 'error',
+    });
   });
 });

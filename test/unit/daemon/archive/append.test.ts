@@ -41,7 +41,9 @@ describe('archive files', () => {
     const next = await appendMember(path, length, await compress(Buffer.from('two\n')));
     expect(gunzipSync(readFileSync(path)).toString()).toBe('one\ntwo\n');
     truncateSync(path, 5);
-    await expect(appendMember(path, next, await compress(Buffer.from('three\n')))).rejects.toBeInstanceOf(ArchiveDamagedError);
+    await expect(appendMember(path, next, await compress(Buffer.from('three\n')))).rejects.toBeInstanceOf(
+      ArchiveDamagedError,
+    );
     expect(await cutTornTail(path, next)).toBe('short');
     expect(await cutTornTail(join(dir, 'none.gz'), 10)).toBe('missing');
     expect(await cutTornTail(join(dir, 'none.gz'), 0)).toBe('ok');
@@ -51,13 +53,17 @@ describe('archive files', () => {
     const dir = temp();
     writeFileSync(join(dir, 'target'), 'keep');
     symlinkSync(join(dir, 'target'), join(dir, 'link.gz'));
-    await expect(appendMember(join(dir, 'link.gz'), 0, await compress(Buffer.from('x')))).rejects.toMatchObject({ code: 'ELOOP' });
+    await expect(appendMember(join(dir, 'link.gz'), 0, await compress(Buffer.from('x')))).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
     expect(readFileSync(join(dir, 'target'), 'utf8')).toBe('keep');
   });
 
   it("keeps a file's path under its project folder, and nothing outside it", () => {
     expect(relativeToProject('/p', '-home-x', '/p/-home-x/abc.jsonl')).toBe('abc.jsonl');
-    expect(relativeToProject('/p', '-home-x', '/p/-home-x/abc/subagents/agent-1.jsonl')).toBe('abc/subagents/agent-1.jsonl');
+    expect(relativeToProject('/p', '-home-x', '/p/-home-x/abc/subagents/agent-1.jsonl')).toBe(
+      'abc/subagents/agent-1.jsonl',
+    );
     expect(relativeToProject('/p', '-home-x', '/p/-home-y/abc.jsonl')).toBeNull();
     expect(relativeToProject('/p', '-home-x', '/p/-home-x')).toBeNull();
   });

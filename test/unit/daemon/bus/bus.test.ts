@@ -12,7 +12,12 @@ describe('createBus', () => {
     bus.listen((topic) => seen.push(`b:${topic}`));
     bus.publish('memory.extracted', { sessionId: 's' });
     bus.publish('daemon.stopping', { reason: 'test' });
-    expect(seen).toEqual(['a:memory.extracted:{"sessionId":"s"}', 'b:memory.extracted', 'a:daemon.stopping:{"reason":"test"}', 'b:daemon.stopping']);
+    expect(seen).toEqual([
+      'a:memory.extracted:{"sessionId":"s"}',
+      'b:memory.extracted',
+      'a:daemon.stopping:{"reason":"test"}',
+      'b:daemon.stopping',
+    ]);
   });
 
   it('keeps delivering when a listener throws, and reports the error with its topic', () => {
@@ -25,7 +30,15 @@ describe('createBus', () => {
       throw failure;
     });
     bus.listen(() => seen.push('after'));
-    expect(() => bus.publish('ingest.failed', { path: '/p/s.jsonl', sessionId: 's', offset: 0, length: 1, reason: 'invalid-json' })).not.toThrow();
+    expect(() =>
+      bus.publish('ingest.failed', {
+        path: '/p/s.jsonl',
+        sessionId: 's',
+        offset: 0,
+        length: 1,
+        reason: 'invalid-json',
+      }),
+    ).not.toThrow();
     expect(seen).toEqual(['before', 'after']);
     expect(reported).toEqual([[failure, 'ingest.failed']]);
   });

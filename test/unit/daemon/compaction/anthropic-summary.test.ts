@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAnthropicCompactionSummarizer, summaryRequestMessages } from '../../../../daemon/compaction/anthropic-summary.js';
+import {
+  createAnthropicCompactionSummarizer,
+  summaryRequestMessages,
+} from '../../../../daemon/compaction/anthropic-summary.js';
 import { COMPACT_PROMPT, summaryCompaction } from '../../../../daemon/compaction/summary.js';
 import { syntheticConversation } from '../../../helpers/compact.js';
-import { startMessagesApi, type MessagesApi } from '../../../helpers/messages-api.js';
+import { type MessagesApi, startMessagesApi } from '../../../helpers/messages-api.js';
 
 let api: MessagesApi;
 beforeEach(async () => {
@@ -12,17 +15,30 @@ afterEach(async () => {
   await api.close();
 });
 
-const summarizer = (maxRetries = 0) => createAnthropicCompactionSummarizer({ apiKey: 'test', model: 'claude-haiku-4-5', baseURL: api.url, maxRetries, timeoutMs: 5_000 });
+const summarizer = (maxRetries = 0) =>
+  createAnthropicCompactionSummarizer({
+    apiKey: 'test',
+    model: 'claude-haiku-4-5',
+    baseURL: api.url,
+    maxRetries,
+    timeoutMs: 5_000,
+  });
 
 describe('the anthropic compaction summarizer', () => {
   it('sends the conversation with the prompt and instructions last, and strips the analysis', async () => {
-    api.script({ kind: 'text', text: '<analysis>thinking it over</analysis>\n<summary>1. Primary Request and Intent:\n   Fix the handlers.</summary>' });
+    api.script({
+      kind: 'text',
+      text: '<analysis>thinking it over</analysis>\n<summary>1. Primary Request and Intent:\n   Fix the handlers.</summary>',
+    });
     const messages = syntheticConversation(3);
     const result = await summaryCompaction({ messages, loaded: [] }, summarizer(), 'Keep the paths.');
     expect(result.summary).toBe('1. Primary Request and Intent:\n   Fix the handlers.');
     const request = api.requests[0];
     expect(request?.problems).toEqual([]);
-    const sent = request?.body as { model: string; messages: { role: string; content: { type: string; text?: string }[] }[] };
+    const sent = request?.body as {
+      model: string;
+      messages: { role: string; content: { type: string; text?: string }[] }[];
+    };
     expect(sent.model).toBe('claude-haiku-4-5');
     const last = sent.messages.at(-1);
     expect(last?.role).toBe('user');
@@ -31,7 +47,9 @@ describe('the anthropic compaction summarizer', () => {
 
   it('retries an overloaded answer, and fails after its retries so the breaker can count it', async () => {
     api.script({ kind: 'status', status: 529 }, { kind: 'text', text: '<summary>ok</summary>' });
-    await expect(summarizer(1).summarize({ messages: syntheticConversation(1), loaded: [] })).resolves.toBe('<summary>ok</summary>');
+    await expect(summarizer(1).summarize({ messages: syntheticConversation(1), loaded: [] })).resolves.toBe(
+      '<summary>ok</summary>',
+    );
     api.script({ kind: 'status', status: 500 });
     await expect(summarizer(0).summarize({ messages: syntheticConversation(1), loaded: [] })).rejects.toThrow();
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { requestModel } from '../../../../daemon/compaction/calibration.js';
 import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
 import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
-import { buildMessages, toMessageParams, type ConversationMessage } from '../../../../daemon/transcripts/messages.js';
+import { buildMessages, type ConversationMessage, toMessageParams } from '../../../../daemon/transcripts/messages.js';
 import { attachmentTexts, DEFAULT_ESTIMATE_MARGIN } from '../../../../shared/transcript/tokens.js';
 import type { Usage } from '../../../../shared/transcript/types.js';
 import { indexedEntry } from '../../../helpers/compact.js';
@@ -18,7 +18,11 @@ function user(uuid: string, content: unknown, offset = 0): LoadedEntry {
 function assistant(uuid: string, text: string, recorded: Usage | null, offset = 0): LoadedEntry {
   return {
     entry: indexedEntry({ type: 'assistant', uuid, messageId: `msg_${uuid}`, usage: recorded, offset }),
-    raw: { type: 'assistant', uuid, message: { role: 'assistant', id: `msg_${uuid}`, content: [{ type: 'text', text }] } },
+    raw: {
+      type: 'assistant',
+      uuid,
+      message: { role: 'assistant', id: `msg_${uuid}`, content: [{ type: 'text', text }] },
+    },
   };
 }
 
@@ -85,7 +89,11 @@ describe('the request model: overhead + k × estimate', () => {
       assistant('a2', 'No response requested.', usage(0, 0, 0), 1_000),
     ];
     const messages = buildMessages(loaded, attachmentTexts);
-    expect(requestModel(messages, loaded, 500)).toEqual({ margin: DEFAULT_ESTIMATE_MARGIN, measured: null, overhead: 0 });
+    expect(requestModel(messages, loaded, 500)).toEqual({
+      margin: DEFAULT_ESTIMATE_MARGIN,
+      measured: null,
+      overhead: 0,
+    });
     expect(requestModel(messages, loaded).overhead).toBeGreaterThan(180_000);
     expect(
       requestModel(

@@ -5,16 +5,22 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planCacheEdits } from '../../../../daemon/compaction/cache-edits.js';
-import { estimateMessageTokens, toMessageParams, toolsArePaired, type ConversationMessage } from '../../../../daemon/transcripts/messages.js';
 import { planMicro } from '../../../../daemon/compaction/micro.js';
 import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
 import { sessionMemoryCompaction } from '../../../../daemon/compaction/session-memory.js';
 import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
+import {
+  type ConversationMessage,
+  estimateMessageTokens,
+  toMessageParams,
+  toolsArePaired,
+} from '../../../../daemon/transcripts/messages.js';
 import type { MessageParam } from '../../../../shared/protocol/messages.js';
 import { ingestFixture, syntheticConversation } from '../../../helpers/compact.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 
-const MEMORY = '# Session Title\n_A short title_\n\nThe work so far\n\n# Current State\n_What is happening now_\n\nFixing things.\n';
+const MEMORY =
+  '# Session Title\n_A short title_\n\nThe work so far\n\n# Current State\n_What is happening now_\n\nFixing things.\n';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -26,7 +32,8 @@ function deepFreeze<T>(value: T): T {
 
 function expectSendable(messages: MessageParam[]): void {
   expect(messages[0]?.role).toBe('user');
-  for (const [index, message] of messages.entries()) if (index > 0) expect(message.role).not.toBe(messages[index - 1]?.role);
+  for (const [index, message] of messages.entries())
+    if (index > 0) expect(message.role).not.toBe(messages[index - 1]?.role);
   expect(toolsArePaired(messages)).toBe(true);
 }
 
@@ -35,8 +42,17 @@ function checkAll(messages: ConversationMessage[], loaded: LoadedEntry[], now: n
   deepFreeze(messages);
   deepFreeze(loaded);
   const runs: [string, () => MessageParam[]][] = [
-    ['micro', () => toMessageParams(planMicro(messages, loaded, { now, toolResultsDir: '/nonexistent/tool-results' }).messages)],
-    ['session-memory', () => toMessageParams(sessionMemoryCompaction(messages, { memory: MEMORY, lastSummarizedUuid: null })?.messages ?? [])],
+    [
+      'micro',
+      () => toMessageParams(planMicro(messages, loaded, { now, toolResultsDir: '/nonexistent/tool-results' }).messages),
+    ],
+    [
+      'session-memory',
+      () =>
+        toMessageParams(
+          sessionMemoryCompaction(messages, { memory: MEMORY, lastSummarizedUuid: null })?.messages ?? [],
+        ),
+    ],
     [
       'reactive',
       () => {

@@ -7,14 +7,24 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { estimateMessageTokens, toMessageParams } from '../../../../daemon/transcripts/messages.js';
 import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
 import { readToolResult } from '../../../../daemon/compaction/tool-results.js';
+import { estimateMessageTokens, toMessageParams } from '../../../../daemon/transcripts/messages.js';
+import type { CompactionResult } from '../../../../shared/protocol/compaction.js';
 import { RpcError } from '../../../../shared/protocol/errors.js';
 import type { MessageParam, ToolResultBlock } from '../../../../shared/protocol/messages.js';
-import type { CompactionResult } from '../../../../shared/protocol/compaction.js';
-import { compactionService, ingestWritten, syntheticConversation, type IngestedSession } from '../../../helpers/compact.js';
-import { generateSession, SUMMARY_OPENING, writeGeneratedSession, type SessionShape } from '../../../helpers/generated-sessions.js';
+import {
+  compactionService,
+  type IngestedSession,
+  ingestWritten,
+  syntheticConversation,
+} from '../../../helpers/compact.js';
+import {
+  generateSession,
+  type SessionShape,
+  SUMMARY_OPENING,
+  writeGeneratedSession,
+} from '../../../helpers/generated-sessions.js';
 import { validateMessagesRequest } from '../../../helpers/messages-api.js';
 
 const DEFAULT_MARGIN = 4 / 3; // the issue: JSON length / 4 covered only ~75 % of the API's count
@@ -58,7 +68,14 @@ function firstText(result: CompactionResult): string {
 
 describe('reactive compaction after a compaction', () => {
   it('drops the oldest rounds though Claude Code went on without a new prompt', async () => {
-    const ingested = await written({ seed: 11, rounds: 30, compacted: true, prompts: false, bigReads: false, tokensPerEstimate: 1 });
+    const ingested = await written({
+      seed: 11,
+      rounds: 30,
+      compacted: true,
+      prompts: false,
+      bigReads: false,
+      tokensPerEstimate: 1,
+    });
     const { messages } = ingested.conversation();
     // The shape under test: the summary, then rounds with no typed prompt.
     expect(messages[0]?.isSummary).toBe(true);
@@ -76,21 +93,36 @@ describe('reactive compaction after a compaction', () => {
 
 describe('reactive compaction of a round over the limit by itself', () => {
   it('cuts three 90K-char Reads to previews that toolResults.get expands, and keeps older rounds that fit', async () => {
-    const ingested = await written({ seed: 12, rounds: 12, compacted: false, prompts: true, bigReads: true, tokensPerEstimate: 1 });
+    const ingested = await written({
+      seed: 12,
+      rounds: 12,
+      compacted: false,
+      prompts: true,
+      bigReads: true,
+      tokensPerEstimate: 1,
+    });
     const conversation = ingested.conversation();
     const newest = conversation.messages.at(-1);
     const reads = (newest?.content ?? []).filter((block): block is ToolResultBlock => block.type === 'tool_result');
     expect(reads.map((block) => String(block.content).length)).toEqual([90_000, 90_000, 90_000]);
     const limit = 30_000;
-    expect(tokensAt(toMessageParams([conversation.messages[0]!, ...conversation.messages.slice(-2)]), DEFAULT_MARGIN)).toBeGreaterThan(limit);
+    expect(
+      tokensAt(toMessageParams([conversation.messages[0]!, ...conversation.messages.slice(-2)]), DEFAULT_MARGIN),
+    ).toBeGreaterThan(limit);
 
     const result = await compactionService(ingested).reactive(ingested.sessionId, limit);
     expect(sendable(result.messages)).toEqual([]);
     expect(tokensAt(result.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(limit);
-    expect(result.actions.filter((action) => action.kind === 'previewed').map((action) => action.tool)).toEqual(['Read', 'Read', 'Read']);
+    expect(result.actions.filter((action) => action.kind === 'previewed').map((action) => action.tool)).toEqual([
+      'Read',
+      'Read',
+      'Read',
+    ]);
     // More than the first prompt and the newest round: older rounds came back into the room left.
     expect(result.messages.length).toBeGreaterThan(3);
-    const previews = (result.messages.at(-1)?.content as ToolResultBlock[]).filter((block) => block.type === 'tool_result');
+    const previews = (result.messages.at(-1)?.content as ToolResultBlock[]).filter(
+      (block) => block.type === 'tool_result',
+    );
     for (const [index, preview] of previews.entries()) {
       const original = String(reads[index]?.content);
       const text = String(preview.content);
@@ -98,14 +130,29 @@ describe('reactive compaction of a round over the limit by itself', () => {
       expect(text.length).toBeLessThan(4_000);
       expect(text.startsWith(original.slice(0, 1_000))).toBe(true);
       expect(text.endsWith(original.slice(-500))).toBe(true);
-      expect(text).toContain(`toolResults.get {"sessionId":"${ingested.sessionId}","toolUseId":"${preview.tool_use_id}"}`);
-      const whole = await readToolResult(ingested.projectsDir, conversation.file.project, ingested.sessionId, preview.tool_use_id, conversation);
+      expect(text).toContain(
+        `toolResults.get {"sessionId":"${ingested.sessionId}","toolUseId":"${preview.tool_use_id}"}`,
+      );
+      const whole = await readToolResult(
+        ingested.projectsDir,
+        conversation.file.project,
+        ingested.sessionId,
+        preview.tool_use_id,
+        conversation,
+      );
       expect(whole.content).toBe(original);
     }
   });
 
   it('refuses only below the first prompt and the newest round with previews, and says that minimum', async () => {
-    const ingested = await written({ seed: 12, rounds: 12, compacted: false, prompts: true, bigReads: true, tokensPerEstimate: 1 });
+    const ingested = await written({
+      seed: 12,
+      rounds: 12,
+      compacted: false,
+      prompts: true,
+      bigReads: true,
+      tokensPerEstimate: 1,
+    });
     const { messages } = ingested.conversation();
     const service = compactionService(ingested);
     const error = await refusal(() => service.reactive(ingested.sessionId, 1));
@@ -117,13 +164,23 @@ describe('reactive compaction of a round over the limit by itself', () => {
     const fitted = await service.reactive(ingested.sessionId, minimum);
     expect(sendable(fitted.messages)).toEqual([]);
     expect(tokensAt(fitted.messages, DEFAULT_MARGIN)).toBeLessThanOrEqual(minimum);
-    expect((await refusal(() => service.reactive(ingested.sessionId, minimum - 1))).data).toMatchObject({ kind: 'LimitTooSmall', minimumTokens: minimum });
+    expect((await refusal(() => service.reactive(ingested.sessionId, minimum - 1))).data).toMatchObject({
+      kind: 'LimitTooSmall',
+      minimumTokens: minimum,
+    });
   });
 });
 
 describe('the estimate a reactive limit is checked against', () => {
   it('does not undercount a session whose recorded usage is twice JSON length / 4', async () => {
-    const ingested = await written({ seed: 13, rounds: 25, compacted: false, prompts: true, bigReads: false, tokensPerEstimate: 2 });
+    const ingested = await written({
+      seed: 13,
+      rounds: 25,
+      compacted: false,
+      prompts: true,
+      bigReads: false,
+      tokensPerEstimate: 2,
+    });
     const { messages } = ingested.conversation();
     const whole = SYSTEM_PROMPT + tokensAt(toMessageParams(messages), 2);
     const limit = Math.ceil(whole * 0.6);
@@ -131,7 +188,13 @@ describe('the estimate a reactive limit is checked against', () => {
     // The API counts the overhead and twice the estimate in this session: what is sent must fit at that rate.
     expect(SYSTEM_PROMPT + tokensAt(result.messages, 2)).toBeLessThanOrEqual(limit);
     expect(sendable(result.messages)).toEqual([]);
-    const estimate = result.estimate as { tokens: number; messageTokens: number; overheadTokens: number; margin: number; measuredRatio: number };
+    const estimate = result.estimate as {
+      tokens: number;
+      messageTokens: number;
+      overheadTokens: number;
+      margin: number;
+      measuredRatio: number;
+    };
     // memd merges a response's entries into one message, a little shorter than Claude Code's lines: errs high.
     expect(estimate.measuredRatio).toBeCloseTo(2, 1);
     expect(estimate.margin).toBe(estimate.measuredRatio);
@@ -160,7 +223,15 @@ describe('a limit covers the whole request, overhead included', () => {
     // Dropped a round before: the newest results came after the newest response recorded usage.
     ['two rounds after the summary', 202, 2],
   ])('returns unchanged %s, right after a compaction, when the whole request fits', async (_name, seed, rounds) => {
-    const ingested = await written({ seed, rounds, compacted: true, prompts: false, bigReads: false, tokensPerEstimate: 4 / 3, overheadTokens: 40_000 });
+    const ingested = await written({
+      seed,
+      rounds,
+      compacted: true,
+      prompts: false,
+      bigReads: false,
+      tokensPerEstimate: 4 / 3,
+      overheadTokens: 40_000,
+    });
     const { messages } = ingested.conversation();
     const whole = 40_000 + tokensAt(toMessageParams(messages), DEFAULT_MARGIN);
     const service = compactionService(ingested);
@@ -176,7 +247,15 @@ describe('a limit covers the whole request, overhead included', () => {
   });
 
   it('refuses a limit below the overhead itself, and says the overhead in LimitTooSmall', async () => {
-    const ingested = await written({ seed: 29, rounds: 1, compacted: false, prompts: false, bigReads: false, tokensPerEstimate: 1, overheadTokens: 30_000 });
+    const ingested = await written({
+      seed: 29,
+      rounds: 1,
+      compacted: false,
+      prompts: false,
+      bigReads: false,
+      tokensPerEstimate: 1,
+      overheadTokens: 30_000,
+    });
     const error = await refusal(() => compactionService(ingested).reactive(ingested.sessionId, 20_000));
     expect(error.kind).toBe('LimitTooSmall');
     const overhead = error.data.overheadTokens as number;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PREVIEW_HEAD_CHARS, PREVIEW_TAIL_CHARS, previewToolResult } from '../../../../daemon/compaction/reactive-preview.js';
+import {
+  PREVIEW_HEAD_CHARS,
+  PREVIEW_TAIL_CHARS,
+  previewToolResult,
+} from '../../../../daemon/compaction/reactive-preview.js';
 
 function lines(count: number, prefix = 'line'): string {
   return Array.from({ length: count }, (_, index) => `${prefix} ${index} ${'-'.repeat(index % 30)}`).join('\n');
@@ -8,7 +12,10 @@ function lines(count: number, prefix = 'line'): string {
 describe('reactive previews of tool results', () => {
   it('keeps the start and the end at line breaks, with a pointer for toolResults.get between them', () => {
     const text = lines(3_000);
-    const preview = previewToolResult({ type: 'tool_result', tool_use_id: 'toolu_1', content: text, is_error: true }, 'sess-1');
+    const preview = previewToolResult(
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: text, is_error: true },
+      'sess-1',
+    );
     const content = String(preview?.content);
     const [head, pointer, tail] = content.split('\n\n');
     expect(preview?.is_error).toBe(true);
@@ -31,7 +38,10 @@ describe('reactive previews of tool results', () => {
 
   it('previews block results as text, counting the images it leaves out', () => {
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(50_000) } };
-    const preview = previewToolResult({ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'Screenshot taken.' }, image] }, null);
+    const preview = previewToolResult(
+      { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'Screenshot taken.' }, image] },
+      null,
+    );
     expect(preview?.content).toBe(
       'Screenshot taken.\n\n[memd: 0 of 17 chars and 1 image or document block of this tool result were left out here to fit the context limit; toolResults.get {"toolUseId":"t"} returns it whole]',
     );

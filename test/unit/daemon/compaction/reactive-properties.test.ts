@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionConversation } from '../../../../daemon/transcripts/conversation.js';
 import { toMessageParams } from '../../../../daemon/transcripts/messages.js';
+import type { CompactionResult } from '../../../../shared/protocol/compaction.js';
 import { RpcError } from '../../../../shared/protocol/errors.js';
 import type { ContentBlock, MessageParam } from '../../../../shared/protocol/messages.js';
-import type { CompactionResult } from '../../../../shared/protocol/compaction.js';
-import { compactionService, ingestFixture, ingestWritten, type IngestedSession } from '../../../helpers/compact.js';
-import { generateSession, writeGeneratedSession, type SessionShape } from '../../../helpers/generated-sessions.js';
+import { compactionService, type IngestedSession, ingestFixture, ingestWritten } from '../../../helpers/compact.js';
+import { generateSession, type SessionShape, writeGeneratedSession } from '../../../helpers/generated-sessions.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 import { validateMessagesRequest } from '../../../helpers/messages-api.js';
 
@@ -32,20 +32,83 @@ const RATES = [1, 1.2, 4 / 3, 1.5, 2];
 const SHAPES: SessionShape[] = [
   ...Array.from({ length: 16 }, (_, index) => {
     const seed = index + 1;
-    return { seed, rounds: 5 + ((seed * 7) % 36), compacted: seed % 2 === 0, prompts: seed % 3 !== 0, bigReads: seed % 4 < 2, tokensPerEstimate: RATES[seed % RATES.length] as number };
+    return {
+      seed,
+      rounds: 5 + ((seed * 7) % 36),
+      compacted: seed % 2 === 0,
+      prompts: seed % 3 !== 0,
+      bigReads: seed % 4 < 2,
+      tokensPerEstimate: RATES[seed % RATES.length] as number,
+    };
   }),
   // The smallest: the summary and the three Reads alone; a first prompt and one answer.
   { seed: 101, rounds: 0, compacted: true, prompts: false, bigReads: true, tokensPerEstimate: 1 },
   { seed: 102, rounds: 0, compacted: false, prompts: false, bigReads: false, tokensPerEstimate: 1 },
   // Overhead that dwarfs the conversation: right after a compaction and early in a session, with
   // Claude Code's 21K-41K of system prompt, tools and re-attached files in every request.
-  { seed: 201, rounds: 0, compacted: true, prompts: false, bigReads: false, tokensPerEstimate: 4 / 3, overheadTokens: 30_000 },
-  { seed: 202, rounds: 2, compacted: true, prompts: false, bigReads: false, tokensPerEstimate: 1, overheadTokens: 41_000 },
-  { seed: 203, rounds: 3, compacted: false, prompts: true, bigReads: false, tokensPerEstimate: 1.5, overheadTokens: 21_000 },
-  { seed: 204, rounds: 1, compacted: false, prompts: false, bigReads: false, tokensPerEstimate: 2, overheadTokens: 25_000 },
-  { seed: 205, rounds: 4, compacted: true, prompts: false, bigReads: true, tokensPerEstimate: 1.2, overheadTokens: 35_000 },
-  { seed: 206, rounds: 6, compacted: false, prompts: true, bigReads: false, tokensPerEstimate: 1, overheadTokens: 38_000 },
-  { seed: 207, rounds: 12, compacted: true, prompts: true, bigReads: false, tokensPerEstimate: 4 / 3, overheadTokens: 24_000 },
+  {
+    seed: 201,
+    rounds: 0,
+    compacted: true,
+    prompts: false,
+    bigReads: false,
+    tokensPerEstimate: 4 / 3,
+    overheadTokens: 30_000,
+  },
+  {
+    seed: 202,
+    rounds: 2,
+    compacted: true,
+    prompts: false,
+    bigReads: false,
+    tokensPerEstimate: 1,
+    overheadTokens: 41_000,
+  },
+  {
+    seed: 203,
+    rounds: 3,
+    compacted: false,
+    prompts: true,
+    bigReads: false,
+    tokensPerEstimate: 1.5,
+    overheadTokens: 21_000,
+  },
+  {
+    seed: 204,
+    rounds: 1,
+    compacted: false,
+    prompts: false,
+    bigReads: false,
+    tokensPerEstimate: 2,
+    overheadTokens: 25_000,
+  },
+  {
+    seed: 205,
+    rounds: 4,
+    compacted: true,
+    prompts: false,
+    bigReads: true,
+    tokensPerEstimate: 1.2,
+    overheadTokens: 35_000,
+  },
+  {
+    seed: 206,
+    rounds: 6,
+    compacted: false,
+    prompts: true,
+    bigReads: false,
+    tokensPerEstimate: 1,
+    overheadTokens: 38_000,
+  },
+  {
+    seed: 207,
+    rounds: 12,
+    compacted: true,
+    prompts: true,
+    bigReads: false,
+    tokensPerEstimate: 4 / 3,
+    overheadTokens: 24_000,
+  },
   ...Array.from({ length: 8 }, (_, index) => {
     const seed = 210 + index;
     return {
@@ -63,7 +126,18 @@ const SHAPES: SessionShape[] = [
 const FITTING = [1, 1.02, 1.1, 1.25, 1.5, 2];
 const ROUNDING = 2; // the model rounds its overhead and each estimate up: a token or two over an exact fit
 
-const tally = { sessions: 0, cases: 0, fit: 0, refusedInRange: 0, refusedBelow: 0, fitting: 0, fittingRefused: 0, fittingUnchanged: 0, heavy: 0, heavyRefused: 0 };
+const tally = {
+  sessions: 0,
+  cases: 0,
+  fit: 0,
+  refusedInRange: 0,
+  refusedBelow: 0,
+  fitting: 0,
+  fittingRefused: 0,
+  fittingUnchanged: 0,
+  heavy: 0,
+  heavyRefused: 0,
+};
 afterAll(() => {
   console.log(
     `reactive sweep: ${tally.sessions} sessions, ${tally.cases} (session, limit) cases: ${tally.fit} fit, ${tally.refusedInRange} refused at or above the stated minimum, ${tally.refusedBelow} refused one token below it`,
@@ -99,10 +173,18 @@ function json(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function checkResult(conversation: SessionConversation, result: CompactionResult, limit: number, model: Model, truth: Truth | null): void {
+function checkResult(
+  conversation: SessionConversation,
+  result: CompactionResult,
+  limit: number,
+  model: Model,
+  truth: Truth | null,
+): void {
   const before = toMessageParams(conversation.messages);
   const after = result.messages;
-  expect(validateMessagesRequest({ model: 'claude-sonnet-4-5-20250929', max_tokens: 1024, messages: after })).toEqual([]);
+  expect(validateMessagesRequest({ model: 'claude-sonnet-4-5-20250929', max_tokens: 1024, messages: after })).toEqual(
+    [],
+  );
   const estimate = result.estimate as { tokens: number; messageTokens: number; overheadTokens: number; margin: number };
   expect(estimate.margin).toBeCloseTo(model.margin, 9);
   expect(estimate.overheadTokens).toBe(model.overheadTokens);
@@ -113,8 +195,10 @@ function checkResult(conversation: SessionConversation, result: CompactionResult
   // A generated session's API counts its overhead + `rate` per estimated token: the whole request
   // must fit, whenever memd could know that rate (measured, or within the 4/3 floor).
   const recorded = conversation.messages.some((message) => message.role === 'assistant');
-  if (truth !== null && recorded && truth.rate <= model.margin) expect(truth.overheadTokens + tokensAt(after, truth.rate)).toBeLessThanOrEqual(limit);
-  if (conversation.active.boundary !== null) expect(texts(after[0]?.content ?? '')[0]).toContain('This session is being continued');
+  if (truth !== null && recorded && truth.rate <= model.margin)
+    expect(truth.overheadTokens + tokensAt(after, truth.rate)).toBeLessThanOrEqual(limit);
+  if (conversation.active.boundary !== null)
+    expect(texts(after[0]?.content ?? '')[0]).toContain('This session is being continued');
   const firstPrompt = conversation.messages.find((message) => message.isPrompt);
   const kept = new Set(after.flatMap((message) => texts(message.content)));
   for (const text of firstPrompt ? texts(firstPrompt.content) : []) expect(kept.has(text)).toBe(true);
@@ -127,7 +211,11 @@ function checkResult(conversation: SessionConversation, result: CompactionResult
   const previewed = result.actions.filter((action) => action.kind === 'previewed').map((action) => action.id);
   const newestUser = before.length > 1 && before.at(-1)?.role === 'user' ? before.at(-1) : undefined;
   const newestResults = new Set(
-    Array.isArray(newestUser?.content) ? newestUser.content.flatMap((block) => (block.type === 'tool_result' ? [(block as { tool_use_id: string }).tool_use_id] : [])) : [],
+    Array.isArray(newestUser?.content)
+      ? newestUser.content.flatMap((block) =>
+          block.type === 'tool_result' ? [(block as { tool_use_id: string }).tool_use_id] : [],
+        )
+      : [],
   );
   for (const id of previewed) expect(newestResults.has(id)).toBe(true);
   if (limit >= model.overheadTokens + tokensAt(before, model.margin)) {
@@ -140,7 +228,12 @@ function checkResult(conversation: SessionConversation, result: CompactionResult
  * Limits the whole request already fits in (FITTING × its true size) that were refused, counted in
  * the tally. Independent of memd's model, so it measures the code before the fix as well as after.
  */
-async function fittingRefusals(service: ReturnType<typeof compactionService>, session: IngestedSession, trueSize: number, heavy: boolean): Promise<{ factor: number; message: string }[]> {
+async function fittingRefusals(
+  service: ReturnType<typeof compactionService>,
+  session: IngestedSession,
+  trueSize: number,
+  heavy: boolean,
+): Promise<{ factor: number; message: string }[]> {
   const refused: { factor: number; message: string }[] = [];
   for (const factor of FITTING) {
     const limit = Math.ceil(trueSize * factor) + ROUNDING;
@@ -171,7 +264,10 @@ async function sweep(session: IngestedSession, truth: Truth | null): Promise<voi
   // The request's true size: a generated session's by construction; a recorded one's context tokens
   // (its newest response's recorded tokens and what followed, what the status line shows).
   const unbounded = await service.reactive(session.sessionId, Number.MAX_SAFE_INTEGER);
-  const trueSize = truth === null ? unbounded.preTokens : truth.overheadTokens + tokensAt(toMessageParams(conversation.messages), truth.rate);
+  const trueSize =
+    truth === null
+      ? unbounded.preTokens
+      : truth.overheadTokens + tokensAt(toMessageParams(conversation.messages), truth.rate);
   const overhead = truth === null ? null : truth.overheadTokens;
   const heavy = overhead !== null && overhead > trueSize - overhead;
   const refusedFitting = await fittingRefusals(service, session, trueSize, heavy);
@@ -199,7 +295,11 @@ async function sweep(session: IngestedSession, truth: Truth | null): Promise<voi
       refused = error;
     }
     expect(refused).toBeInstanceOf(RpcError);
-    expect((refused as RpcError).data).toMatchObject({ kind: 'LimitTooSmall', minimumTokens: minimum, limitTokens: minimum - 1 });
+    expect((refused as RpcError).data).toMatchObject({
+      kind: 'LimitTooSmall',
+      minimumTokens: minimum,
+      limitTokens: minimum - 1,
+    });
     tally.refusedBelow += 1;
   }
   for (const limit of limitsFrom(minimum, size)) {
@@ -209,7 +309,9 @@ async function sweep(session: IngestedSession, truth: Truth | null): Promise<voi
       result = await service.reactive(session.sessionId, limit);
     } catch (error) {
       tally.refusedInRange += 1;
-      throw new Error(`refused a limit of ${limit} at or above the minimum of ${minimum} (size ${size}): ${(error as Error).message}`);
+      throw new Error(
+        `refused a limit of ${limit} at or above the minimum of ${minimum} (size ${size}): ${(error as Error).message}`,
+      );
     }
     checkResult(conversation, result, limit, model, truth);
     tally.fit += 1;
@@ -244,7 +346,10 @@ describe('reactive compaction fits every limit from the minimum up', () => {
     writeGeneratedSession(join(dir, 'projects'), generated);
     const session = await ingestWritten(dir, generated.sessionId);
     try {
-      await sweep(session, { rate: shape.tokensPerEstimate, overheadTokens: shape.overheadTokens ?? GENERATED_OVERHEAD });
+      await sweep(session, {
+        rate: shape.tokensPerEstimate,
+        overheadTokens: shape.overheadTokens ?? GENERATED_OVERHEAD,
+      });
     } finally {
       session.close();
     }

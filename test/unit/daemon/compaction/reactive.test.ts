@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateMessageTokens, toMessageParams, toolsArePaired } from '../../../../daemon/transcripts/messages.js';
 import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
+import { estimateMessageTokens, toMessageParams, toolsArePaired } from '../../../../daemon/transcripts/messages.js';
 import { ingestFixture, syntheticConversation } from '../../../helpers/compact.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
 

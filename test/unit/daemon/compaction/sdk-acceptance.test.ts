@@ -5,17 +5,21 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCacheEdits } from '../../../../daemon/compaction/cache-edits.js';
-import { estimateMessageTokens, toMessageParams, type ConversationMessage } from '../../../../daemon/transcripts/messages.js';
-import type { SessionConversation } from '../../../../daemon/transcripts/conversation.js';
 import { planMicro } from '../../../../daemon/compaction/micro.js';
+import { createOfflineCompactionSummarizer } from '../../../../daemon/compaction/offline-summary.js';
 import { reactiveCompaction } from '../../../../daemon/compaction/reactive.js';
 import { sessionMemoryCompaction } from '../../../../daemon/compaction/session-memory.js';
 import { summaryCompaction } from '../../../../daemon/compaction/summary.js';
-import { createOfflineCompactionSummarizer } from '../../../../daemon/compaction/offline-summary.js';
+import type { SessionConversation } from '../../../../daemon/transcripts/conversation.js';
+import {
+  type ConversationMessage,
+  estimateMessageTokens,
+  toMessageParams,
+} from '../../../../daemon/transcripts/messages.js';
 import type { MessageParam } from '../../../../shared/protocol/messages.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
-import { startMessagesApi, type MessagesApi } from '../../../helpers/messages-api.js';
+import { type MessagesApi, startMessagesApi } from '../../../helpers/messages-api.js';
 
 let api: MessagesApi;
 let client: Anthropic;
@@ -41,7 +45,11 @@ async function send(messages: MessageParam[], extra: Record<string, unknown> = {
 /** The next user turn after the compacted messages (roles must alternate). */
 function nextTurn(messages: MessageParam[]): MessageParam[] {
   const last = messages.at(-1);
-  if (last?.role === 'user') return [...messages.slice(0, -1), { role: 'user', content: [...asBlocks(last.content), { type: 'text', text: 'Go on.' }] }];
+  if (last?.role === 'user')
+    return [
+      ...messages.slice(0, -1),
+      { role: 'user', content: [...asBlocks(last.content), { type: 'text', text: 'Go on.' }] },
+    ];
   return [...messages, { role: 'user', content: 'Go on.' }];
 }
 
@@ -62,12 +70,21 @@ describe.each(SCENARIOS)('the SDK accepts every result for %s', (scenario) => {
   });
 
   it('micro', async () => {
-    const plan = planMicro(messages, conversation.loaded, { now: Date.parse('2026-12-01T00:00:00Z'), toolResultsDir: '/tmp/unused', maxResultChars: 1_000, keepRecent: 1, minSavingsTokens: 0 });
+    const plan = planMicro(messages, conversation.loaded, {
+      now: Date.parse('2026-12-01T00:00:00Z'),
+      toolResultsDir: '/tmp/unused',
+      maxResultChars: 1_000,
+      keepRecent: 1,
+      minSavingsTokens: 0,
+    });
     await send(toMessageParams(plan.messages));
   });
 
   it('session memory', async () => {
-    const result = sessionMemoryCompaction(messages, { memory: '# Session Title\n_t_\n\nWork\n', lastSummarizedUuid: null });
+    const result = sessionMemoryCompaction(messages, {
+      memory: '# Session Title\n_t_\n\nWork\n',
+      lastSummarizedUuid: null,
+    });
     await send(toMessageParams(result?.messages ?? []));
   });
 

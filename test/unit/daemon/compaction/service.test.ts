@@ -1,13 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import { createCompactionService, CIRCUIT_BREAKER_FAILURES, type CompactionLayers } from '../../../../daemon/compaction/service.js';
-import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
+import {
+  CIRCUIT_BREAKER_FAILURES,
+  type CompactionLayers,
+  createCompactionService,
+} from '../../../../daemon/compaction/service.js';
+import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
+import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import type { ThresholdResult, ThresholdState } from '../../../../shared/protocol/sessions.js';
 import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
+import { type IngestedFixture, ingestFixture } from '../../../helpers/compact.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
-import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
-import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 
 let fixture: IngestedFixture | undefined;
 afterEach(() => fixture?.close());
@@ -30,7 +34,12 @@ function threshold(state: ThresholdState): ThresholdResult {
   };
 }
 
-async function setup(summary: CompactionLayers['summary'], state: ThresholdState = 'autocompact', more: Partial<CompactionLayers> = {}, thresholds: () => ThresholdResult = () => threshold(state)) {
+async function setup(
+  summary: CompactionLayers['summary'],
+  state: ThresholdState = 'autocompact',
+  more: Partial<CompactionLayers> = {},
+  thresholds: () => ThresholdResult = () => threshold(state),
+) {
   fixture = await ingestFixture('coding-loop');
   const events: { topic: EventTopic; payload: unknown }[] = [];
   const bus = createBus((error) => {
@@ -61,7 +70,16 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 describe('auto-compaction', () => {
   it('publishes compaction.ready after a crossing into autocompact, not for lower states', async () => {
     const { service, events, sessionId } = await setup(async () => ({
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'summary' }], uuids: [], messageId: null, isPrompt: false, isSummary: true }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'summary' }],
+          uuids: [],
+          messageId: null,
+          isPrompt: false,
+          isSummary: true,
+        },
+      ],
       summary: 'summary',
     }));
     service.onThresholdCrossed(sessionId, 'warning');
@@ -83,7 +101,10 @@ describe('auto-compaction', () => {
       service.onThresholdCrossed(sessionId, 'blocking');
       for (let i = 0; i < 10; i++) await settle();
     }
-    expect(service.status()).toEqual({ autoRuns: CIRCUIT_BREAKER_FAILURES, failing: [{ sessionId, failures: CIRCUIT_BREAKER_FAILURES, stopped: true, lastError: 'the summarizer is down' }] });
+    expect(service.status()).toEqual({
+      autoRuns: CIRCUIT_BREAKER_FAILURES,
+      failing: [{ sessionId, failures: CIRCUIT_BREAKER_FAILURES, stopped: true, lastError: 'the summarizer is down' }],
+    });
     expect(events).toEqual([]);
     fail = false;
     await expect(service.auto(sessionId, { force: true })).resolves.toMatchObject({ method: 'summary' });
@@ -113,7 +134,13 @@ describe('auto-compaction', () => {
     );
     const refused = await service.auto(sessionId, {}).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RpcError);
-    expect((refused as RpcError).data).toEqual({ kind: 'BelowThreshold', tokens: 180_000, autoCompactAt: 200_000, window: 200_000, autoCompactMode: 'reactive' });
+    expect((refused as RpcError).data).toEqual({
+      kind: 'BelowThreshold',
+      tokens: 180_000,
+      autoCompactAt: 200_000,
+      window: 200_000,
+      autoCompactMode: 'reactive',
+    });
     expect((refused as RpcError).message).toBe(
       `session ${sessionId} is at 180000 tokens, below its window of 200000, where Claude Code compacts when the API refuses the request; pass force to compact anyway`,
     );
@@ -125,17 +152,40 @@ describe('auto-compaction', () => {
   });
 
   it('names the auto-compact threshold in threshold mode', async () => {
-    const { service, sessionId } = await setup(async (conversation) => ({ messages: conversation.messages, summary: 's' }), 'error');
+    const { service, sessionId } = await setup(
+      async (conversation) => ({ messages: conversation.messages, summary: 's' }),
+      'error',
+    );
     const refused = await service.auto(sessionId, {}).catch((error: unknown) => error);
-    expect((refused as RpcError).data).toEqual({ kind: 'BelowThreshold', tokens: 170_000, autoCompactAt: 167_000, window: 200_000, autoCompactMode: 'threshold' });
+    expect((refused as RpcError).data).toEqual({
+      kind: 'BelowThreshold',
+      tokens: 170_000,
+      autoCompactAt: 167_000,
+      window: 200_000,
+      autoCompactMode: 'threshold',
+    });
     expect((refused as RpcError).message).toContain('below its auto-compact threshold of 167000');
   });
 });
 
 describe('a summary implausibly short for its conversation', () => {
-  const fragment = () => new RpcError(ErrorCode.JobFailed, 'ImplausibleSummary', 'the summary is implausibly short: 21 tokens for a 51000-token conversation');
+  const fragment = () =>
+    new RpcError(
+      ErrorCode.JobFailed,
+      'ImplausibleSummary',
+      'the summary is implausibly short: 21 tokens for a 51000-token conversation',
+    );
   const rebuilt = (conversation: { messages: unknown[] }) => ({
-    messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Summary:\n1. Primary Request and Intent: …' }], uuids: [], messageId: null, isPrompt: false, isSummary: true }],
+    messages: [
+      {
+        role: 'user' as const,
+        content: [{ type: 'text' as const, text: 'Summary:\n1. Primary Request and Intent: …' }],
+        uuids: [],
+        messageId: null,
+        isPrompt: false,
+        isSummary: true,
+      },
+    ],
     summary: `1. Primary Request and Intent: rebuilt from ${conversation.messages.length} messages`,
   });
 
@@ -148,8 +198,14 @@ describe('a summary implausibly short for its conversation', () => {
       { fallbackSummary: async (conversation) => rebuilt(conversation) },
     );
     const done = await service.auto(sessionId, { force: true });
-    expect(done).toMatchObject({ method: 'summary', summary: expect.stringContaining('rebuilt from'), fallback: { from: 'summary', reason: expect.stringContaining('implausibly short') } });
-    expect(service.status().failing).toEqual([{ sessionId, failures: 1, stopped: false, lastError: expect.stringContaining('implausibly short') }]);
+    expect(done).toMatchObject({
+      method: 'summary',
+      summary: expect.stringContaining('rebuilt from'),
+      fallback: { from: 'summary', reason: expect.stringContaining('implausibly short') },
+    });
+    expect(service.status().failing).toEqual([
+      { sessionId, failures: 1, stopped: false, lastError: expect.stringContaining('implausibly short') },
+    ]);
     // Fragments in a row open the breaker like any failure, although each was replaced.
     for (let n = 1; n < CIRCUIT_BREAKER_FAILURES + 1; n++) {
       service.onThresholdCrossed(sessionId, 'autocompact');
@@ -177,7 +233,12 @@ describe('a cancelled auto-compaction', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const summary: CompactionLayers['summary'] = async (conversation, _instructions, signal) => {
       seen.push(signal);
-      await Promise.race([released, new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]);
+      await Promise.race([
+        released,
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+        ),
+      ]);
       return { messages: conversation.messages.slice(0, 1), summary: 'ok' };
     };
     return { summary, seen, release: () => release() };

@@ -7,15 +7,23 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { estimateMessageTokens, toMessageParams } from '../../../../daemon/transcripts/messages.js';
-import { implausibleSummary, MIN_SUMMARY_TOKENS, stripAnalysis, summaryCompaction, summaryTokens, type CompactionSummarizer } from '../../../../daemon/compaction/summary.js';
 import { createOfflineCompactionSummarizer } from '../../../../daemon/compaction/offline-summary.js';
-import { ingestWritten, type IngestedSession } from '../../../helpers/compact.js';
+import {
+  type CompactionSummarizer,
+  implausibleSummary,
+  MIN_SUMMARY_TOKENS,
+  stripAnalysis,
+  summaryCompaction,
+  summaryTokens,
+} from '../../../../daemon/compaction/summary.js';
+import { estimateMessageTokens, toMessageParams } from '../../../../daemon/transcripts/messages.js';
+import { type IngestedSession, ingestWritten } from '../../../helpers/compact.js';
 import { backgroundTaskSession, mainPath, writeTranscript } from '../../../helpers/real-shapes.js';
 
 const NOTICE =
   '<task-notification>\n<task-id>b1x2</task-id>\n<output-file>/tmp/b1x2.output</output-file>\n<status>completed</status>\n<summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>\n</task-notification>';
-const RAW_XML = /<\/?(?:task-notification|task-id|output-file|system-reminder|command-name|command-message|command-args|local-command-stdout)>/;
+const RAW_XML =
+  /<\/?(?:task-notification|task-id|output-file|system-reminder|command-name|command-message|command-args|local-command-stdout)>/;
 
 let ingested: IngestedSession | undefined;
 afterEach(() => {
@@ -36,16 +44,28 @@ async function backgroundSession(rounds: number): Promise<IngestedSession> {
 describe('the summary the summarizer wrote', () => {
   it('is never a <summary> inside quoted content', () => {
     // The offline summary of the issue: no wrapper, the notice quoted in section 6.
-    expect(stripAnalysis(`1. Primary Request and Intent:\n   Fix it\n\n6. All user messages:\n   - "${NOTICE}"`)).toContain('1. Primary Request and Intent:');
+    expect(
+      stripAnalysis(`1. Primary Request and Intent:\n   Fix it\n\n6. All user messages:\n   - "${NOTICE}"`),
+    ).toContain('1. Primary Request and Intent:');
     // A model quoting the notice inside its own summary.
-    expect(stripAnalysis(`<analysis>a</analysis>\n<summary>\n1. Primary Request and Intent:\n   - "${NOTICE}"\n   - after\n</summary>`)).toMatch(/^1\. Primary Request and Intent:[\s\S]*- after$/);
+    expect(
+      stripAnalysis(
+        `<analysis>a</analysis>\n<summary>\n1. Primary Request and Intent:\n   - "${NOTICE}"\n   - after\n</summary>`,
+      ),
+    ).toMatch(/^1\. Primary Request and Intent:[\s\S]*- after$/);
     // Tags in code, and an analysis that talks about the tag.
-    expect(stripAnalysis('<analysis>then I write <summary></analysis><summary>real `</summary>` text\n```\n</summary>\n```\nend</summary>')).toBe('real `</summary>` text\n```\n</summary>\n```\nend');
+    expect(
+      stripAnalysis(
+        '<analysis>then I write <summary></analysis><summary>real `</summary>` text\n```\n</summary>\n```\nend</summary>',
+      ),
+    ).toBe('real `</summary>` text\n```\n</summary>\n```\nend');
   });
 
   it('is the last top-level <summary>, and an unclosed one runs to the end', () => {
     expect(stripAnalysis('<summary>draft</summary>\n<summary>final</summary>')).toBe('final');
-    expect(stripAnalysis(`<analysis>x</analysis><summary>cut at the limit ${NOTICE} and more`)).toBe(`cut at the limit ${NOTICE} and more`);
+    expect(stripAnalysis(`<analysis>x</analysis><summary>cut at the limit ${NOTICE} and more`)).toBe(
+      `cut at the limit ${NOTICE} and more`,
+    );
   });
 });
 
@@ -61,8 +81,14 @@ describe('plausibility', () => {
 
   it('a summarizer that returns a fragment fails the compaction (ImplausibleSummary)', async () => {
     const fixture = await backgroundSession(30);
-    const fragment: CompactionSummarizer = { summarize: async () => `<analysis>a</analysis><summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>` };
-    await expect(summaryCompaction(fixture.conversation(), fragment)).rejects.toMatchObject({ kind: 'ImplausibleSummary', data: { preTokens: expect.any(Number) } });
+    const fragment: CompactionSummarizer = {
+      summarize: async () =>
+        `<analysis>a</analysis><summary>Background command "Run SessionLive tests" completed (exit code 0)</summary>`,
+    };
+    await expect(summaryCompaction(fixture.conversation(), fragment)).rejects.toMatchObject({
+      kind: 'ImplausibleSummary',
+      data: { preTokens: expect.any(Number) },
+    });
   });
 });
 
@@ -73,7 +99,9 @@ describe('the offline summary of a session with background tasks', () => {
     const done = await summaryCompaction(conversation, createOfflineCompactionSummarizer());
     const pre = estimateMessageTokens(toMessageParams(conversation.messages));
     const post = estimateMessageTokens(toMessageParams(done.messages));
-    console.log(`background-task session, 30 rounds: compaction ${pre} → ${post} tokens (summary ${summaryTokens(done.summary)})`);
+    console.log(
+      `background-task session, 30 rounds: compaction ${pre} → ${post} tokens (summary ${summaryTokens(done.summary)})`,
+    );
     expect(pre).toBeGreaterThan(20_000);
     expect(implausibleSummary(summaryTokens(done.summary), pre)).toBeNull();
     expect(done.summary).toMatch(/^1\. Primary Request and Intent:\n {3}Make the SessionLive tests pass/);

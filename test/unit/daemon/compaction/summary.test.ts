@@ -1,13 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { CONTINUATION_CLOSING, CONTINUATION_OPENING } from '../../../../shared/transcript/compaction-texts.js';
-import { COMPACT_PROMPT, compactPrompt, stripAnalysis, summaryCompaction, type CompactionSummarizer, type CompactionSummaryInput } from '../../../../daemon/compaction/summary.js';
-import { SUMMARY_SECTIONS } from '../../../../shared/transcript/compaction-texts.js';
 import { createOfflineCompactionSummarizer } from '../../../../daemon/compaction/offline-summary.js';
+import {
+  COMPACT_PROMPT,
+  type CompactionSummarizer,
+  type CompactionSummaryInput,
+  compactPrompt,
+  stripAnalysis,
+  summaryCompaction,
+} from '../../../../daemon/compaction/summary.js';
+import {
+  CONTINUATION_CLOSING,
+  CONTINUATION_OPENING,
+  SUMMARY_SECTIONS,
+} from '../../../../shared/transcript/compaction-texts.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 
 describe('the prompt and the model reply', () => {
   it('stripAnalysis removes the analysis and unwraps the summary', () => {
-    expect(stripAnalysis('<analysis>thinking</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   X\n</summary>')).toBe('1. Primary Request and Intent:\n   X');
+    expect(
+      stripAnalysis('<analysis>thinking</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   X\n</summary>'),
+    ).toBe('1. Primary Request and Intent:\n   X');
     expect(stripAnalysis('<analysis>a</analysis>plain text')).toBe('plain text');
     expect(stripAnalysis('no tags')).toBe('no tags');
     expect(stripAnalysis('<analysis>a</analysis><summary>cut off at the limit')).toBe('cut off at the limit');
@@ -44,7 +56,9 @@ describe('summary compaction', () => {
       expect(text.endsWith(`\n${CONTINUATION_CLOSING}`)).toBe(true);
       expect(text).toContain(result.summary);
       expect(result.summary).toContain('Focus requested: focus on tests');
-      expect(await summaryCompaction(conversation, createOfflineCompactionSummarizer(), 'focus on tests')).toEqual(result);
+      expect(await summaryCompaction(conversation, createOfflineCompactionSummarizer(), 'focus on tests')).toEqual(
+        result,
+      );
     } finally {
       fixture.close();
     }
@@ -59,11 +73,18 @@ describe('summary compaction', () => {
       },
     });
     const signal = new AbortController().signal;
-    const result = await summaryCompaction({ messages: [], loaded: [] }, model('<analysis>SECRET-REASONING</analysis>\n<summary>\nthe summary\n</summary>'), 'be brief', signal);
+    const result = await summaryCompaction(
+      { messages: [], loaded: [] },
+      model('<analysis>SECRET-REASONING</analysis>\n<summary>\nthe summary\n</summary>'),
+      'be brief',
+      signal,
+    );
     expect(result.summary).toBe('the summary');
     expect(JSON.stringify(result.messages)).not.toContain('SECRET-REASONING');
     expect(seen[0]?.instructions).toBe('be brief');
     expect(seen[0]?.signal).toBe(signal);
-    await expect(summaryCompaction({ messages: [], loaded: [] }, model('<analysis>only</analysis>'))).rejects.toThrow(/empty summary/);
+    await expect(summaryCompaction({ messages: [], loaded: [] }, model('<analysis>only</analysis>'))).rejects.toThrow(
+      /empty summary/,
+    );
   });
 });

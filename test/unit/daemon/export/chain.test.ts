@@ -8,12 +8,18 @@ import { conversationChain, leftOutMessages } from '../../../../daemon/export/ch
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { indexedEntry } from '../../../helpers/compact.js';
 
-const message = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant' = 'user'): IndexedEntry => indexedEntry({ uuid, parentUuid, type });
+const message = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant' = 'user'): IndexedEntry =>
+  indexedEntry({ uuid, parentUuid, type });
 const uuids = (entries: readonly IndexedEntry[]) => entries.map((entry) => entry.uuid);
 
 describe('conversationChain: every segment of the session', () => {
   it('keeps the conversation before a resume whose first message names no parent', () => {
-    const entries = [message('a1', null), message('a2', 'a1', 'assistant'), message('b1', null), message('b2', 'b1', 'assistant')];
+    const entries = [
+      message('a1', null),
+      message('a2', 'a1', 'assistant'),
+      message('b1', null),
+      message('b2', 'b1', 'assistant'),
+    ];
     const chain = conversationChain(entries);
     expect(uuids(chain)).toEqual(['a1', 'a2', 'b1', 'b2']);
     expect(leftOutMessages(entries, chain)).toBe(0);
@@ -29,14 +35,28 @@ describe('conversationChain: every segment of the session', () => {
       compact: { trigger: 'auto', preTokens: 160_000, postTokens: null, preservedSegment: null },
     });
     const summary = indexedEntry({ uuid: 's', parentUuid: 'c', type: 'user', isCompactSummary: true });
-    const entries = [message('a1', null), message('a2', 'a1', 'assistant'), boundary, summary, message('d1', 's'), message('d2', 'd1', 'assistant')];
+    const entries = [
+      message('a1', null),
+      message('a2', 'a1', 'assistant'),
+      boundary,
+      summary,
+      message('d1', 's'),
+      message('d2', 'd1', 'assistant'),
+    ];
     const chain = conversationChain(entries);
     expect(uuids(chain)).toEqual(['a1', 'a2', 'c', 's', 'd1', 'd2']);
     expect(leftOutMessages(entries, chain)).toBe(0);
   });
 
   it('leaves a rewound branch out, and counts its messages', () => {
-    const entries = [message('a1', null), message('a2', 'a1', 'assistant'), message('x1', 'a2'), message('x2', 'x1', 'assistant'), message('y1', 'a2'), message('y2', 'y1', 'assistant')];
+    const entries = [
+      message('a1', null),
+      message('a2', 'a1', 'assistant'),
+      message('x1', 'a2'),
+      message('x2', 'x1', 'assistant'),
+      message('y1', 'a2'),
+      message('y2', 'y1', 'assistant'),
+    ];
     const chain = conversationChain(entries);
     expect(uuids(chain)).toEqual(['a1', 'a2', 'y1', 'y2']);
     expect(leftOutMessages(entries, chain)).toBe(2);

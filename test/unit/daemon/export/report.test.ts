@@ -10,12 +10,12 @@ import { buildReport, type ReportDeps } from '../../../../daemon/export/report.j
 import { openMainTranscript } from '../../../../daemon/export/source.js';
 import { summaryOf } from '../../../../daemon/sessions/summary.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
-import { activeConversation } from '../../../../shared/transcript/conversation.js';
-import { computeSessionAccounting } from '../../../../shared/transcript/accounting.js';
 import type { ConversationItem } from '../../../../shared/export/model.js';
-import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
-import { SCENARIOS } from '../../../helpers/ingest.js';
+import { computeSessionAccounting } from '../../../../shared/transcript/accounting.js';
+import { activeConversation } from '../../../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
+import { type IngestedFixture, ingestFixture } from '../../../helpers/compact.js';
+import { SCENARIOS } from '../../../helpers/ingest.js';
 
 const open: IngestedFixture[] = [];
 afterEach(() => {
@@ -27,17 +27,23 @@ async function report(scenario: string, limits?: ReportDeps['limits']) {
   open.push(fixture);
   const transcripts = createTranscripts({ db: fixture.store.db });
   const { files, main, sidechain, compaction } = await transcripts.sessionEntries(fixture.sessionId);
-  const summary = (sessionId: string) => summaryOf(sessionId, files, computeSessionAccounting(main, sidechain, { env: {}, compactionEntries: compaction }));
+  const summary = (sessionId: string) =>
+    summaryOf(sessionId, files, computeSessionAccounting(main, sidechain, { env: {}, compactionEntries: compaction }));
   const deps: ReportDeps = { transcripts, summary, env: {}, ...(limits === undefined ? {} : { limits }) };
   const source = await openMainTranscript(transcripts)(fixture.sessionId);
   try {
-    return { fixture, transcripts, model: await buildReport(deps, source, fixture.sessionId, new AbortController().signal) };
+    return {
+      fixture,
+      transcripts,
+      model: await buildReport(deps, source, fixture.sessionId, new AbortController().signal),
+    };
   } finally {
     await source.close();
   }
 }
 
-const ofKind = <K extends ConversationItem['kind']>(items: readonly ConversationItem[], kind: K) => items.filter((item): item is Extract<ConversationItem, { kind: K }> => item.kind === kind);
+const ofKind = <K extends ConversationItem['kind']>(items: readonly ConversationItem[], kind: K) =>
+  items.filter((item): item is Extract<ConversationItem, { kind: K }> => item.kind === kind);
 
 describe('the conversation across compactions', () => {
   it('holds every segment: both boundaries, the prompts before and after them', async () => {
@@ -51,7 +57,8 @@ describe('the conversation across compactions', () => {
     expect(ofKind(items, 'compaction').map((item) => item.trigger)).toEqual(fixture.manifest.compactions.triggers);
     expect(ofKind(items, 'summary')).toHaveLength(2);
     const prompts = ofKind(items, 'prompt').map((item) => item.text);
-    for (const prompt of (fixture.manifest as unknown as { prompts: { text: string }[] }).prompts) expect(prompts).toContain(prompt.text);
+    for (const prompt of (fixture.manifest as unknown as { prompts: { text: string }[] }).prompts)
+      expect(prompts).toContain(prompt.text);
     // In the order they were written: the first prompt first, the last reply last.
     expect(items[0]?.kind).toBe('prompt');
     expect(items[items.length - 1]?.kind).toBe('assistant');
@@ -85,7 +92,9 @@ describe('the conversation across compactions', () => {
 
   it('lists failed calls with the line that says what failed', async () => {
     const { fixture, model } = await report('coding-loop');
-    const failing = (fixture.manifest as unknown as { commands: { command: string; exitCode: number }[] }).commands.filter((command) => command.exitCode !== 0);
+    const failing = (
+      fixture.manifest as unknown as { commands: { command: string; exitCode: number }[] }
+    ).commands.filter((command) => command.exitCode !== 0);
     expect(model.errors.map((error) => error.label)).toEqual(failing.map((command) => command.command));
     expect(model.errors[0]?.line).toContain('AssertionError');
     const failed = ofKind(model.conversation.items, 'tool').filter((item) => item.call.result?.failed);
@@ -106,11 +115,17 @@ describe('the conversation across compactions', () => {
   });
 
   it('cuts big tool outputs and stops at its budget, keeping compaction marks', async () => {
-    const { model } = await report('compactions', { toolOutputChars: 100, textChars: 50, totalChars: 2_000, maxErrors: 200 });
+    const { model } = await report('compactions', {
+      toolOutputChars: 100,
+      textChars: 50,
+      totalChars: 2_000,
+      maxErrors: 200,
+    });
     const { conversation } = model;
     expect(conversation.omittedItems).toBeGreaterThan(0);
     expect(conversation.cutTexts).toBeGreaterThan(0);
-    for (const item of ofKind(conversation.items, 'tool')) expect(item.call.result?.text.length ?? 0).toBeLessThanOrEqual(100);
+    for (const item of ofKind(conversation.items, 'tool'))
+      expect(item.call.result?.text.length ?? 0).toBeLessThanOrEqual(100);
     expect(ofKind(conversation.items, 'compaction')).toHaveLength(2);
   });
 });
@@ -124,7 +139,10 @@ function chainByFullWalks(entries: readonly IndexedEntry[]): IndexedEntry[] {
     for (const entry of segment.entries) members.add(entry);
     const parent = segment.boundary?.logicalParentUuid ?? null;
     const at = segment.boundary === null ? -1 : entries.indexOf(segment.boundary);
-    const parentIndex = parent === null ? -1 : entries.slice(0, Math.max(0, at)).findLastIndex((entry) => entry.uuid === parent && !entry.isSidechain);
+    const parentIndex =
+      parent === null
+        ? -1
+        : entries.slice(0, Math.max(0, at)).findLastIndex((entry) => entry.uuid === parent && !entry.isSidechain);
     if (parentIndex < 0 || parentIndex + 1 >= end) break;
     end = parentIndex + 1;
   }

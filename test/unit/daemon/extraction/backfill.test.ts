@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BACKFILL_INTERVAL_MS, BACKFILL_MAX_AGE_MS, createBackfillExtractions, type BackfillSession } from '../../../../daemon/extraction/backfill.js';
+import {
+  BACKFILL_INTERVAL_MS,
+  BACKFILL_MAX_AGE_MS,
+  type BackfillSession,
+  createBackfillExtractions,
+} from '../../../../daemon/extraction/backfill.js';
 
 const NOW = Date.parse('2026-12-03T10:00:00.000Z');
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
@@ -12,7 +17,12 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function harness(sessions: BackfillSession[], extracted: ReadonlySet<string> = new Set(), due: (id: string) => boolean = () => true, maxSessions = MAX_SESSIONS) {
+function harness(
+  sessions: BackfillSession[],
+  extracted: ReadonlySet<string> = new Set(),
+  due: (id: string) => boolean = () => true,
+  maxSessions = MAX_SESSIONS,
+) {
   const queued: string[] = [];
   const checked: string[] = [];
   let idle = true;
@@ -79,7 +89,10 @@ describe('backfill extractions', () => {
   });
 
   it(`takes at most ${MAX_SESSIONS} sessions per run`, () => {
-    const sessions = Array.from({ length: MAX_SESSIONS + 10 }, (_, index) => ({ sessionId: `s${index}`, lastActivity: ago(index * 1_000) }));
+    const sessions = Array.from({ length: MAX_SESSIONS + 10 }, (_, index) => ({
+      sessionId: `s${index}`,
+      lastActivity: ago(index * 1_000),
+    }));
     const { backfill, queued } = harness(sessions);
     backfill.start();
     vi.advanceTimersByTime(100 * BACKFILL_INTERVAL_MS);

@@ -4,10 +4,18 @@
  * pending item that later turns finished, one entry per file with its final status.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { templateSections } from '../../../../daemon/extraction/template.js';
 import { offlineSessionMemory } from '../../../../daemon/extraction/offline-summary.js';
+import { templateSections } from '../../../../daemon/extraction/template.js';
 import { errorKeyLine } from '../../../../daemon/transcripts/facts.js';
-import { FAILING_OUTPUTS, failingBash, goTest, loadedOf, pytestRun, toolCall, type FailureRecord } from '../../../helpers/failing-outputs.js';
+import {
+  FAILING_OUTPUTS,
+  type FailureRecord,
+  failingBash,
+  goTest,
+  loadedOf,
+  pytestRun,
+  toolCall,
+} from '../../../helpers/failing-outputs.js';
 import { growingUsage, TranscriptWriter } from '../../../helpers/real-shapes.js';
 
 const CWD = '/home/dev/shop';
@@ -19,18 +27,25 @@ function sections(text: string): string[] {
   return at.map((position, index) => text.slice(position, (at[index + 1] ?? text.length + 2) - 2));
 }
 
-const writer = () => new TranscriptWriter({ sessionId: '5e551011-0000-4000-8000-00000000c0de', cwd: CWD, version: '2.1.38' });
+const writer = () =>
+  new TranscriptWriter({ sessionId: '5e551011-0000-4000-8000-00000000c0de', cwd: CWD, version: '2.1.38' });
 
 function reply(session: TranscriptWriter, n: number, text: string): void {
   session.response([{ type: 'text', text }], growingUsage(n));
 }
 
 const recall: string[] = [];
-afterAll(() => console.log(`offline session memory, error facts found on generated failing outputs:\n${recall.join('\n')}`));
+afterAll(() =>
+  console.log(`offline session memory, error facts found on generated failing outputs:\n${recall.join('\n')}`),
+);
 
 describe('the key line of a failure, by its shape', () => {
   const cases: [string, ReturnType<typeof pytestRun>, FailureRecord][] = [
-    ...FAILING_OUTPUTS.map((output): [string, ReturnType<typeof pytestRun>, FailureRecord] => [output.name, output, 'is_error']),
+    ...FAILING_OUTPUTS.map((output): [string, ReturnType<typeof pytestRun>, FailureRecord] => [
+      output.name,
+      output,
+      'is_error',
+    ]),
     ['pytest, exit header without is_error', pytestRun(), 'exit header only'],
     ['go test, exit code only in toolUseResult', goTest(), 'exit code in toolUseResult'],
   ];
@@ -48,11 +63,14 @@ describe('the key line of a failure, by its shape', () => {
   });
 
   it('never picks a stack frame, a separator or a line of code while another line is there', () => {
-    const frames = 'Exit code 1\n    at ErrorBoundary.render (src/errors.tsx:3:9)\n    at processChild (node_modules/react-dom/cjs/react-dom.js:3990:14)\nrender failed';
+    const frames =
+      'Exit code 1\n    at ErrorBoundary.render (src/errors.tsx:3:9)\n    at processChild (node_modules/react-dom/cjs/react-dom.js:3990:14)\nrender failed';
     expect(errorKeyLine(frames)).toBe('render failed');
-    const separators = '=================== ERRORS ===================\n___________ ERROR collecting tests/test_app.py ___________\nImportError while importing test module';
+    const separators =
+      '=================== ERRORS ===================\n___________ ERROR collecting tests/test_app.py ___________\nImportError while importing test module';
     expect(errorKeyLine(separators)).toBe('ImportError while importing test module');
-    const code = "    def test_error_message():\n>       assert format_error(3) == \"E3\"\nE       AssertionError: assert 'E03' == 'E3'";
+    const code =
+      "    def test_error_message():\n>       assert format_error(3) == \"E3\"\nE       AssertionError: assert 'E03' == 'E3'";
     expect(errorKeyLine(code)).toBe("E       AssertionError: assert 'E03' == 'E3'");
     const thrown = "        throw new Error('unreachable');\n        ^\nError: connect ECONNREFUSED 127.0.0.1:5432";
     expect(errorKeyLine(thrown)).toBe('Error: connect ECONNREFUSED 127.0.0.1:5432');
@@ -61,7 +79,11 @@ describe('the key line of a failure, by its shape', () => {
   it('ranks an error-shaped line above the lines that mention errors, wherever it sits', () => {
     const passing = Array.from({ length: 300 }, (_, n) => `test_error_handling_${n} PASSED`).join('\n');
     expect(errorKeyLine(`Exit code 1\n${passing}\nKeyError: 'currency'`)).toBe("KeyError: 'currency'");
-    expect(errorKeyLine(`${passing}\nsrc/a.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.`)).toContain('error TS2345');
+    expect(
+      errorKeyLine(
+        `${passing}\nsrc/a.ts(12,5): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.`,
+      ),
+    ).toContain('error TS2345');
   });
 });
 
@@ -70,7 +92,11 @@ describe('bullets from assistant text and earlier summaries', () => {
     const session = writer();
     session.prompt('Fix the rounding in totals.');
     toolCall(session, 1, 'Edit', { file_path: `${CWD}/src/totals.js`, old_string: 'a', new_string: 'b' });
-    reply(session, 2, '## Summary\n\nFixed the rounding in `totals.js`:\n\n```js\nconst total = Math.round(subtotal * (1 + tax));\n```\n\n    return total;\n\nAll 213 tests pass.');
+    reply(
+      session,
+      2,
+      '## Summary\n\nFixed the rounding in `totals.js`:\n\n```js\nconst total = Math.round(subtotal * (1 + tax));\n```\n\n    return total;\n\nAll 213 tests pass.',
+    );
     const [, current, , , , , , , , worklog] = sections(offlineSessionMemory({ loaded: loadedOf(session) }));
     for (const body of [current, worklog]) {
       expect(body).toContain('Fixed the rounding in `totals.js`: All 213 tests pass.');
@@ -102,7 +128,8 @@ describe('bullets from assistant text and earlier summaries', () => {
     const [, , , files] = sections(offlineSessionMemory({ loaded: loadedOf(session) }));
     expect(files).toContain('- payments/store.py');
     expect(files).toContain('- Holds the idempotency store');
-    for (const code of ['```', 'def get_idempotent', 'return _store', 'def remember_idempotent', '## payments']) expect(files).not.toContain(code);
+    for (const code of ['```', 'def get_idempotent', 'return _store', 'def remember_idempotent', '## payments'])
+      expect(files).not.toContain(code);
   });
 
   it('a sub-heading in a previous memory keeps its section’s lines and is no item', () => {
@@ -130,15 +157,29 @@ describe('pending items', () => {
       { content: 'Update the changelog', status: 'pending', activeForm: 'Updating the changelog' },
     ];
     toolCall(session, 1, 'TodoWrite', { todos: todos('in_progress') }, 'Todos have been modified successfully.');
-    toolCall(session, 2, 'Write', { file_path: `${CWD}/tests/test_parser.py`, content: 'def test_empty():\n    assert parse("") == []\n' }, 'File created successfully', {
-      type: 'create',
-      filePath: `${CWD}/tests/test_parser.py`,
-    });
-    toolCall(session, 3, 'Bash', { command: 'python -m pytest -q' }, '........                                                                 [100%]\n8 passed in 0.12s', {
-      stdout: '8 passed in 0.12s',
-      stderr: '',
-      interrupted: false,
-    });
+    toolCall(
+      session,
+      2,
+      'Write',
+      { file_path: `${CWD}/tests/test_parser.py`, content: 'def test_empty():\n    assert parse("") == []\n' },
+      'File created successfully',
+      {
+        type: 'create',
+        filePath: `${CWD}/tests/test_parser.py`,
+      },
+    );
+    toolCall(
+      session,
+      3,
+      'Bash',
+      { command: 'python -m pytest -q' },
+      '........                                                                 [100%]\n8 passed in 0.12s',
+      {
+        stdout: '8 passed in 0.12s',
+        stderr: '',
+        interrupted: false,
+      },
+    );
     const [, current] = sections(offlineSessionMemory({ loaded: loadedOf(session) }));
     expect(current).not.toContain('test_parser.py');
     expect(current).not.toContain('Run the test suite');
@@ -149,7 +190,13 @@ describe('pending items', () => {
     const previous = '# Current State\n- Pending: Add retries to src/upload.ts\n- Pending: Document the retry budget\n';
     const session = writer();
     session.prompt('Continue.');
-    toolCall(session, 1, 'Edit', { file_path: `${CWD}/src/upload.ts`, old_string: 'send()', new_string: 'withRetries(send)' }, 'The file has been updated.');
+    toolCall(
+      session,
+      1,
+      'Edit',
+      { file_path: `${CWD}/src/upload.ts`, old_string: 'send()', new_string: 'withRetries(send)' },
+      'The file has been updated.',
+    );
     const [, current] = sections(offlineSessionMemory({ loaded: loadedOf(session), previous }));
     expect(current).not.toContain('Add retries');
     expect(current).toContain('- Pending: Document the retry budget');
@@ -158,8 +205,18 @@ describe('pending items', () => {
   it('"Next I\'ll …" that the calls after it did is not left as the current step', () => {
     const session = writer();
     session.prompt('Why does parse_amount fail on "1,299"?');
-    reply(session, 1, "Found it: the comma is read as a decimal point. Next I'll fix `parse_amount` in src/money.py and run pytest.");
-    toolCall(session, 2, 'Edit', { file_path: `${CWD}/src/money.py`, old_string: "replace(',', '.')", new_string: "replace(',', '')" }, 'The file has been updated.');
+    reply(
+      session,
+      1,
+      "Found it: the comma is read as a decimal point. Next I'll fix `parse_amount` in src/money.py and run pytest.",
+    );
+    toolCall(
+      session,
+      2,
+      'Edit',
+      { file_path: `${CWD}/src/money.py`, old_string: "replace(',', '.')", new_string: "replace(',', '')" },
+      'The file has been updated.',
+    );
     toolCall(session, 3, 'Bash', { command: 'python -m pytest -q' }, '12 passed in 0.30s');
     const [, current] = sections(offlineSessionMemory({ loaded: loadedOf(session) }));
     expect(current).toContain('- Last assistant text: Found it: the comma is read as a decimal point.');
@@ -172,20 +229,36 @@ describe('files', () => {
     const session = writer();
     session.prompt('Tidy up the cart module.');
     let n = 0;
-    const call = (name: string, input: Record<string, unknown>, result = 'ok', meta?: unknown) => toolCall(session, ++n, name, input, result, meta);
+    const call = (name: string, input: Record<string, unknown>, result = 'ok', meta?: unknown) =>
+      toolCall(session, ++n, name, input, result, meta);
     call('Read', { file_path: `${CWD}/src/cart.py` });
     call('Edit', { file_path: `${CWD}/src/cart.py`, old_string: 'a', new_string: 'def total(self):' });
-    call('MultiEdit', { file_path: `${CWD}/src/cart.py`, edits: [{ old_string: 'b', new_string: 'def add(self, item):' }] });
+    call('MultiEdit', {
+      file_path: `${CWD}/src/cart.py`,
+      edits: [{ old_string: 'b', new_string: 'def add(self, item):' }],
+    });
     call('Read', { file_path: `${CWD}/src/item.py` });
-    call('Write', { file_path: `${CWD}/src/discount.py`, content: 'class Discount:\n    pass\n' }, 'File created successfully', { type: 'create', filePath: `${CWD}/src/discount.py` });
+    call(
+      'Write',
+      { file_path: `${CWD}/src/discount.py`, content: 'class Discount:\n    pass\n' },
+      'File created successfully',
+      { type: 'create', filePath: `${CWD}/src/discount.py` },
+    );
     call('Edit', { file_path: `${CWD}/src/discount.py`, old_string: 'pass', new_string: 'percent = 0' });
-    call('Write', { file_path: `${CWD}/src/legacy_cart.py`, content: 'x = 1\n' }, 'File written', { type: 'update', filePath: `${CWD}/src/legacy_cart.py` });
+    call('Write', { file_path: `${CWD}/src/legacy_cart.py`, content: 'x = 1\n' }, 'File written', {
+      type: 'update',
+      filePath: `${CWD}/src/legacy_cart.py`,
+    });
     call('Bash', { command: 'git rm -q src/legacy_cart.py && python -m pytest -q' }, '31 passed in 0.41s');
     call('Read', { file_path: 'src/money.py' });
     call('Edit', { file_path: `${CWD}/src/./money.py`, old_string: 'c', new_string: 'd' });
     const [, , , files = ''] = sections(offlineSessionMemory({ loaded: loadedOf(session) }));
     const lines = files.split('\n').filter((line) => line.startsWith('- `'));
-    const line = (name: string) => lines.filter((candidate) => candidate.includes(`/${name}\``) || candidate.includes(`\`${name}\``) || candidate.includes(`src/${name}`));
+    const line = (name: string) =>
+      lines.filter(
+        (candidate) =>
+          candidate.includes(`/${name}\``) || candidate.includes(`\`${name}\``) || candidate.includes(`src/${name}`),
+      );
     expect(line('cart.py')).toEqual([`- \`${CWD}/src/cart.py\` — edited; defines \`total\`, \`add\``]);
     expect(line('item.py')).toEqual([`- \`${CWD}/src/item.py\` — read`]);
     expect(line('discount.py')).toEqual([`- \`${CWD}/src/discount.py\` — created; defines \`Discount\``]);

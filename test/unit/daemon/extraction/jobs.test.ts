@@ -5,12 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   asLastExtraction,
   createJobStore,
+  type ExtractionInput,
+  type JobStore,
   KEEP_FINISHED_JOBS,
   RETRY_BASE_DELAY_MS,
   RETRY_MAX_DELAY_MS,
   retryDelayMs,
-  type ExtractionInput,
-  type JobStore,
 } from '../../../../daemon/extraction/jobs.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
@@ -59,7 +59,15 @@ describe('enqueue', () => {
   it('keeps one unfinished job per session and returns it to later requests', () => {
     const first = jobs.enqueue('s1', 'first');
     expect(first.created).toBe(true);
-    expect(first.job).toMatchObject({ sessionId: 's1', state: 'queued', reason: 'first', attempts: 0, lastError: null, notBefore: 0, createdAt: 1_000 });
+    expect(first.job).toMatchObject({
+      sessionId: 's1',
+      state: 'queued',
+      reason: 'first',
+      attempts: 0,
+      lastError: null,
+      notBefore: 0,
+      createdAt: 1_000,
+    });
     now = 2_000;
     const again = jobs.enqueue('s1', 'natural-break');
     expect(again).toEqual({ job: first.job, created: false });
@@ -90,14 +98,19 @@ describe('enqueue', () => {
     jobs.defer(first.id, 60_000, 'locked');
     now = 2_000;
     expect(jobs.enqueue('s1', 'requested')).toMatchObject({ created: false, job: { id: first.id, notBefore: 60_000 } });
-    expect(jobs.enqueue('s1', 'requested', { dueNow: true })).toMatchObject({ created: false, job: { id: first.id, state: 'deferred', notBefore: 2_000 } });
+    expect(jobs.enqueue('s1', 'requested', { dueNow: true })).toMatchObject({
+      created: false,
+      job: { id: first.id, state: 'deferred', notBefore: 2_000 },
+    });
     expect(jobs.claimNext(now)?.id).toBe(first.id);
     expect(jobs.enqueue('s1', 'requested', { dueNow: true }).job).toMatchObject({ id: first.id, state: 'running' });
   });
 
   it('is held to the rule by the schema itself', () => {
     enqueueAt(1_000, 's1');
-    const insert = store.db.prepare("INSERT INTO memory_jobs (session_id, state, reason, created_at, updated_at) VALUES ('s1', ?, 'manual', 0, 0)");
+    const insert = store.db.prepare(
+      "INSERT INTO memory_jobs (session_id, state, reason, created_at, updated_at) VALUES ('s1', ?, 'manual', 0, 0)",
+    );
     for (const state of ['queued', 'running', 'deferred']) expect(() => insert.run(state)).toThrow(/UNIQUE/);
     expect(() => insert.run('done')).not.toThrow();
     expect(() => insert.run('paused')).toThrow(/CHECK/);
@@ -163,7 +176,10 @@ describe('retries and backoff', () => {
     now = retryAt;
     const second = jobs.claimNext(now);
     expect(second).toMatchObject({ id: job.id, state: 'running', attempts: 2 });
-    expect(jobs.fail(job.id, 'reply lost its headings', { retry: false })).toMatchObject({ state: 'failed', lastError: 'reply lost its headings' });
+    expect(jobs.fail(job.id, 'reply lost its headings', { retry: false })).toMatchObject({
+      state: 'failed',
+      lastError: 'reply lost its headings',
+    });
     expect(jobs.claimNext(Number.MAX_SAFE_INTEGER)).toBeNull();
   });
 
@@ -203,7 +219,14 @@ describe('extractions', () => {
   it('keeps only the latest extraction of a session', () => {
     jobs.recordExtraction(extraction('s1', 'u-1', 10_000));
     now = 5_000;
-    const later = { ...extraction('s1', 'u-2', 16_000), lastOffset: null, summarizer: 'anthropic', inputTokens: 9_000, outputTokens: 1_200, costUsd: null };
+    const later = {
+      ...extraction('s1', 'u-2', 16_000),
+      lastOffset: null,
+      summarizer: 'anthropic',
+      inputTokens: 9_000,
+      outputTokens: 1_200,
+      costUsd: null,
+    };
     jobs.recordExtraction(later);
     expect(jobs.lastExtraction('s1')).toEqual({ ...later, extractedAt: 5_000 });
     expect(asLastExtraction({ ...later, lastUuid: null, extractedAt: 5_000 })).toEqual({ contextTokens: 16_000 });
@@ -225,7 +248,13 @@ describe('status', () => {
     jobs.defer(c.id, 9_000, 'locked');
     enqueueAt(5_000, 'a');
     expect(jobs.counts()).toEqual({ queued: 2, running: 0, deferred: 1, done: 1, failed: 1 });
-    expect(jobs.list().map((job) => `${job.sessionId}:${job.state}`)).toEqual(['a:queued', 'd:queued', 'c:deferred', 'b:failed', 'a:done']);
+    expect(jobs.list().map((job) => `${job.sessionId}:${job.state}`)).toEqual([
+      'a:queued',
+      'd:queued',
+      'c:deferred',
+      'b:failed',
+      'a:done',
+    ]);
     expect(jobs.list({ states: ['queued', 'deferred'], limit: 2 }).map((job) => job.sessionId)).toEqual(['a', 'd']);
   });
 
@@ -278,7 +307,10 @@ describe('what background extraction may run, and what it spent', () => {
     expect(jobs.nextDue({ requestedOnly: true })).toBeNull();
     expect(jobs.nextDue()).toBe(0);
     now = 2_000;
-    expect(jobs.enqueue('s1', 'requested', { dueNow: true }).job).toMatchObject({ reason: 'requested', notBefore: 2_000 });
+    expect(jobs.enqueue('s1', 'requested', { dueNow: true }).job).toMatchObject({
+      reason: 'requested',
+      notBefore: 2_000,
+    });
     expect(jobs.claimNext(now, { requestedOnly: true })?.sessionId).toBe('s1');
   });
 

@@ -1,5 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -8,8 +19,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryLocks, type MemoryLocks, type MemoryLocksOptions } from '../../../../daemon/extraction/lock.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
-import { seededRandom } from '../../../helpers/seeded-random.mjs';
 import { eventually } from '../../../helpers/poll.js';
+import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
 const CHILD_SCRIPT = resolve(import.meta.dirname, '../../../helpers/memory-lock-child.mjs');
 /** proper-lockfile's minimum stale time: the fastest a dead holder can be taken over. */
@@ -270,7 +281,11 @@ describe('two processes', () => {
     holder.process.kill('SIGKILL');
     await holder.exited;
     const killedAt = Date.now();
-    await eventually(async () => !(await locks.withExtractionLock(dir, noWrite)).deferred, 'the dead holder’s lock to be taken over', SHORT_STALE_MS + MARGIN_MS);
+    await eventually(
+      async () => !(await locks.withExtractionLock(dir, noWrite)).deferred,
+      'the dead holder’s lock to be taken over',
+      SHORT_STALE_MS + MARGIN_MS,
+    );
     expect(Date.now() - killedAt).toBeLessThanOrEqual(SHORT_STALE_MS + MARGIN_MS);
   });
 
@@ -324,7 +339,10 @@ describe('two processes', () => {
       if (result.deferred) stats.deferred++;
       else stats.extracted++;
     }
-    const counts = JSON.parse(await child.line((line) => line.startsWith('{'), 20_000)) as { taken: number; busy: number };
+    const counts = JSON.parse(await child.line((line) => line.startsWith('{'), 20_000)) as {
+      taken: number;
+      busy: number;
+    };
     expect(await child.exited).toBe(0);
     closeSync(fd);
 

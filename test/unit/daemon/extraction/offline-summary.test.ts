@@ -1,10 +1,14 @@
 import { relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
 import { SESSION_MEMORY_MAX_TOKENS, SESSION_SECTION_MAX_TOKENS } from '../../../../daemon/extraction/budget.js';
-import { hasAllSections, templateSections } from '../../../../daemon/extraction/template.js';
 import { offlineSessionMemory } from '../../../../daemon/extraction/offline-summary.js';
+import {
+  hasAllSections,
+  isBareTemplate,
+  SESSION_MEMORY_TEMPLATE,
+  templateSections,
+} from '../../../../daemon/extraction/template.js';
+import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
 import { estimateTokens } from '../../../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { ingestFixture } from '../../../helpers/compact.js';
@@ -26,7 +30,9 @@ const HEADINGS = templateSections().map((section) => section.heading);
 /** Section texts (heading included) by their place in the template, checking the order. */
 function sections(text: string, headings: readonly string[] = HEADINGS): string[] {
   const at = headings.map((heading) => text.indexOf(`${heading}\n`));
-  at.forEach((position, index) => expect(position, headings[index]).toBeGreaterThan(index === 0 ? -1 : (at[index - 1] as number)));
+  at.forEach((position, index) =>
+    expect(position, headings[index]).toBeGreaterThan(index === 0 ? -1 : (at[index - 1] as number)),
+  );
   return at.map((position, index) => text.slice(position, (at[index + 1] ?? text.length + 2) - 2));
 }
 
@@ -82,7 +88,11 @@ function transcript() {
       const id = `toolu_${serial}`;
       push('assistant', [{ type: 'tool_use', id, name, input }]);
       const failed = /^Exit code [1-9]/.test(result);
-      push('user', [{ type: 'tool_result', tool_use_id: id, content: result, ...(failed ? { is_error: true } : {}) }], meta === undefined ? {} : { toolUseResult: meta });
+      push(
+        'user',
+        [{ type: 'tool_result', tool_use_id: id, content: result, ...(failed ? { is_error: true } : {}) }],
+        meta === undefined ? {} : { toolUseResult: meta },
+      );
       return builder;
     },
   };
@@ -93,13 +103,28 @@ function transcript() {
 function hugeSession(turns: number): LoadedEntry[] {
   const session = transcript();
   for (let n = 0; n < turns; n++) {
-    session.prompt(`Request ${n}: refactor module ${n} so that handler_${n} validates its event before dispatching. ${'Keep the public API unchanged. '.repeat(8)}`);
+    session.prompt(
+      `Request ${n}: refactor module ${n} so that handler_${n} validates its event before dispatching. ${'Keep the public API unchanged. '.repeat(8)}`,
+    );
     session.tool('Read', { file_path: `/repo/src/pkg_${n}/module_${n}.py` }, 'def handler(): pass');
-    session.tool('Edit', { file_path: `/repo/src/pkg_${n}/module_${n}.py`, old_string: 'pass', new_string: `def handler_${n}(event):\n    return validate(event)` }, 'updated');
+    session.tool(
+      'Edit',
+      {
+        file_path: `/repo/src/pkg_${n}/module_${n}.py`,
+        old_string: 'pass',
+        new_string: `def handler_${n}(event):\n    return validate(event)`,
+      },
+      'updated',
+    );
     const command = `pytest tests/test_module_${n}.py -q`;
     if (n % 3 === 0) session.tool('Bash', { command }, `Exit code 1\nE   AssertionError: expected ${n}, got ${n + 1}`);
     session.tool('Bash', { command }, '1 passed in 0.01s');
-    if (n % 50 === 49) session.tool('Bash', { command: `git commit -am "module ${n}"` }, `[main ${String(n).padStart(7, '0')}] module ${n}`);
+    if (n % 50 === 49)
+      session.tool(
+        'Bash',
+        { command: `git commit -am "module ${n}"` },
+        `[main ${String(n).padStart(7, '0')}] module ${n}`,
+      );
     session.reply(`Turn ${n} done: handler_${n} now validates the event. ${'The tests pass. '.repeat(10)}`);
   }
   return session.tool('TodoWrite', { todos: [{ content: 'Release the refactor', status: 'pending' }] }).loaded;
@@ -109,43 +134,66 @@ const recall: string[] = [];
 afterAll(() => console.log(`offline session memory, fact recall per fixture:\n${recall.join('\n')}`));
 
 describe('the offline session memory of each fixture', () => {
-  it.each(SCENARIOS)('%s: names every changed file, error key line, open todo and user constraint', async (scenario) => {
-    const fixture = await ingestFixture(scenario);
-    try {
-      const manifest = fixture.manifest as FactsManifest;
-      const { loaded } = fixture.conversation();
-      const memory = offlineSessionMemory({ loaded });
-      const [, current, , files, , errors] = sections(memory);
-      const facts: { kind: string; found: boolean }[] = [];
-      for (const path of new Set([...manifest.files.edited, ...manifest.files.written])) {
-        // Before the last boundary a file is known only from the compaction summary, which names it relative to the project.
-        facts.push({ kind: `file ${path}`, found: files?.includes(path) === true || (scenario === 'compactions' && files?.includes(relative(manifest.cwd, path)) === true) });
-      }
-      // The loaded conversation is the main transcript's: a subagent's errors are its own.
-      for (const error of manifest.errors.filter((candidate) => !candidate.sidechain)) facts.push({ kind: `error ${error.message}`, found: errors?.includes(error.message) === true });
-      const open = [...(manifest.todos ?? []).map((todo) => ({ status: todo.status, text: todo.content })), ...(manifest.tasks ?? []).map((task) => ({ status: task.status, text: task.subject }))];
-      for (const task of open.filter((candidate) => candidate.status === 'pending' || candidate.status === 'in_progress'))
-        facts.push({ kind: `todo ${task.text}`, found: current?.includes(task.text) === true });
-      for (const constraint of manifest.constraints) facts.push({ kind: `constraint ${constraint.text}`, found: errors?.toLowerCase().includes(constraint.text.toLowerCase()) === true });
-      const found = facts.filter((fact) => fact.found).length;
-      recall.push(`  ${scenario}: ${found}/${facts.length}${facts.length === 0 ? ' (nothing listed)' : ''}`);
-      expect(facts.filter((fact) => !fact.found).map((fact) => fact.kind)).toEqual([]);
+  it.each(SCENARIOS)(
+    '%s: names every changed file, error key line, open todo and user constraint',
+    async (scenario) => {
+      const fixture = await ingestFixture(scenario);
+      try {
+        const manifest = fixture.manifest as FactsManifest;
+        const { loaded } = fixture.conversation();
+        const memory = offlineSessionMemory({ loaded });
+        const [, current, , files, , errors] = sections(memory);
+        const facts: { kind: string; found: boolean }[] = [];
+        for (const path of new Set([...manifest.files.edited, ...manifest.files.written])) {
+          // Before the last boundary a file is known only from the compaction summary, which names it relative to the project.
+          facts.push({
+            kind: `file ${path}`,
+            found:
+              files?.includes(path) === true ||
+              (scenario === 'compactions' && files?.includes(relative(manifest.cwd, path)) === true),
+          });
+        }
+        // The loaded conversation is the main transcript's: a subagent's errors are its own.
+        for (const error of manifest.errors.filter((candidate) => !candidate.sidechain))
+          facts.push({ kind: `error ${error.message}`, found: errors?.includes(error.message) === true });
+        const open = [
+          ...(manifest.todos ?? []).map((todo) => ({ status: todo.status, text: todo.content })),
+          ...(manifest.tasks ?? []).map((task) => ({ status: task.status, text: task.subject })),
+        ];
+        for (const task of open.filter(
+          (candidate) => candidate.status === 'pending' || candidate.status === 'in_progress',
+        ))
+          facts.push({ kind: `todo ${task.text}`, found: current?.includes(task.text) === true });
+        for (const constraint of manifest.constraints)
+          facts.push({
+            kind: `constraint ${constraint.text}`,
+            found: errors?.toLowerCase().includes(constraint.text.toLowerCase()) === true,
+          });
+        const found = facts.filter((fact) => fact.found).length;
+        recall.push(`  ${scenario}: ${found}/${facts.length}${facts.length === 0 ? ' (nothing listed)' : ''}`);
+        expect(facts.filter((fact) => !fact.found).map((fact) => fact.kind)).toEqual([]);
 
-      for (const change of manifest.taskChanges) expect(memory).toContain(`Change of plan: Actually, ${change.text}`);
-      expect(hasAllSections(memory)).toBe(true);
-      expect(isBareTemplate(memory)).toBe(false);
-      expect(estimateTokens(memory.length)).toBeLessThanOrEqual(SESSION_MEMORY_MAX_TOKENS);
-      // Deterministic, and its own output as `previous` changes nothing.
-      expect(offlineSessionMemory({ loaded })).toBe(memory);
-      expect(offlineSessionMemory({ loaded, previous: memory })).toBe(memory);
-      // The memory as it stood before the last prompt, as `previous`, leaves nothing stale behind.
-      const lastPrompt = loaded.findLastIndex(({ entry, raw }) => entry.type === 'user' && typeof (raw.message as { content?: unknown } | undefined)?.content === 'string');
-      expect(lastPrompt).toBeGreaterThan(0);
-      expect(offlineSessionMemory({ loaded, previous: offlineSessionMemory({ loaded: loaded.slice(0, lastPrompt) }) })).toBe(memory);
-    } finally {
-      fixture.close();
-    }
-  });
+        for (const change of manifest.taskChanges) expect(memory).toContain(`Change of plan: Actually, ${change.text}`);
+        expect(hasAllSections(memory)).toBe(true);
+        expect(isBareTemplate(memory)).toBe(false);
+        expect(estimateTokens(memory.length)).toBeLessThanOrEqual(SESSION_MEMORY_MAX_TOKENS);
+        // Deterministic, and its own output as `previous` changes nothing.
+        expect(offlineSessionMemory({ loaded })).toBe(memory);
+        expect(offlineSessionMemory({ loaded, previous: memory })).toBe(memory);
+        // The memory as it stood before the last prompt, as `previous`, leaves nothing stale behind.
+        const lastPrompt = loaded.findLastIndex(
+          ({ entry, raw }) =>
+            entry.type === 'user' && typeof (raw.message as { content?: unknown } | undefined)?.content === 'string',
+        );
+        expect(lastPrompt).toBeGreaterThan(0);
+        expect(
+          offlineSessionMemory({ loaded, previous: offlineSessionMemory({ loaded: loaded.slice(0, lastPrompt) }) }),
+        ).toBe(memory);
+      } finally {
+        fixture.close();
+      }
+    },
+  );
 
   it('coding-loop: title, current state, workflow with exits, learnings, key results, one worklog line per turn', async () => {
     const fixture = await ingestFixture('coding-loop');
@@ -153,7 +201,9 @@ describe('the offline session memory of each fixture', () => {
       const memory = offlineSessionMemory({ loaded: fixture.conversation().loaded });
       const [title, current, task, files, workflow, errors, codebase, learnings, results, worklog] = sections(memory);
       expect(title).toContain('\n\nCustomers are being overcharged when an invoice has a fixed discount and tax.');
-      expect(current).toContain('- Last request: Does formatCurrency have the same rounding problem? Check before we ship.');
+      expect(current).toContain(
+        '- Last request: Does formatCurrency have the same rounding problem? Check before we ship.',
+      );
       expect(current).toContain('- Last assistant text: No. `formatCurrency` only accepts integer cents');
       expect(current).toContain('- Pending: Add a regression test for zero-quantity invoice lines');
       expect(current).not.toContain('Fix computeTotal so');
@@ -162,7 +212,9 @@ describe('the offline session memory of each fixture', () => {
       expect(files).toContain('- `/home/user/src/invoice-service/src/totals.js` — edited\n');
       expect(files).toContain('Grep `computeTotal`');
       expect(workflow).toContain('- `node test/run.js` — ran 3×: exit 1 ×2, then exit 0');
-      expect(errors).toContain('- Bash `node test/run.js` failed (exit 1): AssertionError [fixed discount is applied before tax]: expected 10353, got 10638');
+      expect(errors).toContain(
+        '- Bash `node test/run.js` failed (exit 1): AssertionError [fixed discount is applied before tax]: expected 10353, got 10638',
+      );
       expect(codebase).toContain('- Working directory: /home/user/src/invoice-service');
       expect(codebase).toContain('- Test commands: `node test/run.js`');
       expect(learnings).toContain(
@@ -179,8 +231,12 @@ describe('the offline session memory of each fixture', () => {
   it('corrections: user corrections quoted verbatim, the change of plan, the open task', async () => {
     const fixture = await ingestFixture('corrections');
     try {
-      const [, current, task, files, , errors] = sections(offlineSessionMemory({ loaded: fixture.conversation().loaded, title: 'Extract product prices' }));
-      expect(errors).toContain('- User correction: "No — never use regex to parse HTML. Use the parser in lib/htmlparser.js instead."');
+      const [, current, task, files, , errors] = sections(
+        offlineSessionMemory({ loaded: fixture.conversation().loaded, title: 'Extract product prices' }),
+      );
+      expect(errors).toContain(
+        '- User correction: "No — never use regex to parse HTML. Use the parser in lib/htmlparser.js instead."',
+      );
       expect(task).toContain('- Change of plan: Actually, stop working on prices for now');
       expect(current).toContain('- Pending: Support multiple currencies');
       expect(files).toContain('- `/home/user/src/price-scraper/src/extract.js` — created; defines `extractPrices`');
@@ -192,12 +248,16 @@ describe('the offline session memory of each fixture', () => {
   it('compactions: carries the compaction summary, labelling what was current then', async () => {
     const fixture = await ingestFixture('compactions');
     try {
-      const [title, current, task, files, , , codebase, , , worklog] = sections(offlineSessionMemory({ loaded: fixture.conversation().loaded }));
+      const [title, current, task, files, , , codebase, , , worklog] = sections(
+        offlineSessionMemory({ loaded: fixture.conversation().loaded }),
+      );
       expect(title).toContain('Idempotency-key support for create_charge');
       // Pending then, done since: the user asked for it again and the turn changed charges.py with the tests passing.
       expect(current).not.toContain('Log a warning when a duplicate idempotency key is replayed.');
       // The compaction's line on charges.py and the new one are one entry.
-      expect(files).toContain('- `/home/user/src/payments-api/payments/charges.py` — edited; earlier: idempotency short-circuit in create_charge');
+      expect(files).toContain(
+        '- `/home/user/src/payments-api/payments/charges.py` — edited; earlier: idempotency short-circuit in create_charge',
+      );
       expect(files).not.toContain('- payments/charges.py');
       expect(task).toContain('"Stored idempotency keys should expire after 24 hours."');
       expect(task).not.toContain('First request:');
@@ -214,8 +274,13 @@ describe('the offline session memory of each fixture', () => {
 describe('the template', () => {
   it('keeps every heading and description line, in order, and says none yet where there is nothing', () => {
     const memory = offlineSessionMemory({ loaded: transcript().prompt('just a question').loaded });
-    expect(memory.startsWith('# Session Title\n_A short, distinctive title for the session in 5 to 10 words_\n\njust a question\n')).toBe(true);
-    for (const section of templateSections()) expect(memory).toContain(`${section.heading}\n${section.description.join('\n')}\n\n`);
+    expect(
+      memory.startsWith(
+        '# Session Title\n_A short, distinctive title for the session in 5 to 10 words_\n\njust a question\n',
+      ),
+    ).toBe(true);
+    for (const section of templateSections())
+      expect(memory).toContain(`${section.heading}\n${section.description.join('\n')}\n\n`);
     expect(sections(memory)[5]).toContain('- None yet.');
     expect(hasAllSections(memory)).toBe(true);
     expect(offlineSessionMemory({ loaded: [], title: 'Named' })).toContain('\n\nNamed\n');
@@ -225,15 +290,25 @@ describe('the template', () => {
     expect(hasAllSections(SESSION_MEMORY_TEMPLATE)).toBe(true);
     const memory = offlineSessionMemory({ loaded: transcript().prompt('fix it').loaded });
     expect(hasAllSections(memory.replace('# Learnings\n', ''))).toBe(false);
-    expect(hasAllSections(memory.replace('_Step by step, what was tried and done, one terse line each_', '_Steps_'))).toBe(false);
-    expect(hasAllSections(memory.replace('_Step by step, what was tried and done, one terse line each_\n', ''))).toBe(false);
+    expect(
+      hasAllSections(memory.replace('_Step by step, what was tried and done, one terse line each_', '_Steps_')),
+    ).toBe(false);
+    expect(hasAllSections(memory.replace('_Step by step, what was tried and done, one terse line each_\n', ''))).toBe(
+      false,
+    );
     const [first = '', second = '', ...rest] = sections(memory);
     expect(hasAllSections([second, first, ...rest].join('\n\n'))).toBe(false);
   });
 
   it('uses a custom template: its headings and descriptions, content by section name, else by place', () => {
-    const renamed = SESSION_MEMORY_TEMPLATE.replace('# Session Title\n_A short, distinctive title for the session in 5 to 10 words_', '## Name\n_What to call it_');
-    const session = transcript().prompt('Port the parser to Rust.').tool('Bash', { command: 'cargo test' }, 'test result: ok. 3 passed').reply('Ported.');
+    const renamed = SESSION_MEMORY_TEMPLATE.replace(
+      '# Session Title\n_A short, distinctive title for the session in 5 to 10 words_',
+      '## Name\n_What to call it_',
+    );
+    const session = transcript()
+      .prompt('Port the parser to Rust.')
+      .tool('Bash', { command: 'cargo test' }, 'test result: ok. 3 passed')
+      .reply('Ported.');
     const memory = offlineSessionMemory({ loaded: session.loaded, template: renamed });
     expect(memory.startsWith('## Name\n_What to call it_\n\nPort the parser to Rust.\n')).toBe(true);
     expect(hasAllSections(memory, renamed)).toBe(true);
@@ -242,7 +317,11 @@ describe('the template', () => {
     const blocks = SESSION_MEMORY_TEMPLATE.trim().split('\n\n');
     const reordered = `${[blocks.at(-1), ...blocks.slice(0, -1)].join('\n\n')}\n\n# Open questions\n_Anything unresolved_\n`;
     const text = offlineSessionMemory({ loaded: session.loaded, template: reordered });
-    expect(text.startsWith('# Worklog\n_Step by step, what was tried and done, one terse line each_\n\n- Port the parser to Rust. — 1 tool call (Bash); Ported.\n')).toBe(true);
+    expect(
+      text.startsWith(
+        '# Worklog\n_Step by step, what was tried and done, one terse line each_\n\n- Port the parser to Rust. — 1 tool call (Bash); Ported.\n',
+      ),
+    ).toBe(true);
     expect(text.endsWith('# Open questions\n_Anything unresolved_\n\n- None yet.\n')).toBe(true);
     expect(hasAllSections(text, reordered)).toBe(true);
     // An override file without headings is no template: the default one is used.
@@ -256,7 +335,9 @@ describe('limits', () => {
   it('500 turns: at most 2,000 tokens a section and 12,000 in all; the oldest worklog lines go first', () => {
     const started = performance.now();
     const memory = offlineSessionMemory({ loaded });
-    console.log(`offline session memory of ${loaded.length} entries: ${Math.round(performance.now() - started)} ms, ${estimateTokens(memory.length)} tokens`);
+    console.log(
+      `offline session memory of ${loaded.length} entries: ${Math.round(performance.now() - started)} ms, ${estimateTokens(memory.length)} tokens`,
+    );
     expect(estimateTokens(memory.length)).toBeLessThanOrEqual(SESSION_MEMORY_MAX_TOKENS);
     const bodies = sections(memory);
     for (const body of bodies) expect(estimateTokens(body.length)).toBeLessThanOrEqual(SESSION_SECTION_MAX_TOKENS);
@@ -279,11 +360,22 @@ describe('limits', () => {
 
   it('over the total, old worklog lines are shortened before any other section loses a line', () => {
     // Five sections nearly full from the previous memory (this transcript adds little to them), and a worklog at its own limit.
-    const filler = (name: string) => Array.from({ length: 36 }, (_, index) => `- ${name} fact ${String(index).padStart(2, '0')}: ${'x'.repeat(170)}`);
-    const filled = ['# Files and Functions', '# Errors & Corrections', '# Codebase and System Documentation', '# Learnings', '# Key results'];
+    const filler = (name: string) =>
+      Array.from({ length: 36 }, (_, index) => `- ${name} fact ${String(index).padStart(2, '0')}: ${'x'.repeat(170)}`);
+    const filled = [
+      '# Files and Functions',
+      '# Errors & Corrections',
+      '# Codebase and System Documentation',
+      '# Learnings',
+      '# Key results',
+    ];
     const previous = SESSION_MEMORY_TEMPLATE.trim()
       .split('\n\n')
-      .map((block) => (filled.some((heading) => block.startsWith(`${heading}\n`)) ? `${block}\n\n${filler(block.split('\n')[0] ?? '').join('\n')}` : block))
+      .map((block) =>
+        filled.some((heading) => block.startsWith(`${heading}\n`))
+          ? `${block}\n\n${filler(block.split('\n')[0] ?? '').join('\n')}`
+          : block,
+      )
       .join('\n\n');
     const session = transcript();
     for (let n = 0; n < 60; n++)
@@ -303,9 +395,17 @@ describe('limits', () => {
 describe('reading the transcript', () => {
   it('carries a previous memory: lines not rebuilt stay, a file seen again takes its new line, the title stays', () => {
     const first = offlineSessionMemory({
-      loaded: transcript().prompt('Set up the project.').tool('Read', { file_path: '/repo/a.py' }).tool('Write', { file_path: '/repo/old.py', content: 'class Old:\n  pass' }).loaded,
+      loaded: transcript()
+        .prompt('Set up the project.')
+        .tool('Read', { file_path: '/repo/a.py' })
+        .tool('Write', { file_path: '/repo/old.py', content: 'class Old:\n  pass' }).loaded,
     });
-    const next = offlineSessionMemory({ loaded: transcript().prompt('Now change a.py.').tool('Edit', { file_path: '/repo/a.py', old_string: 'x', new_string: 'def run():' }).loaded, previous: first });
+    const next = offlineSessionMemory({
+      loaded: transcript()
+        .prompt('Now change a.py.')
+        .tool('Edit', { file_path: '/repo/a.py', old_string: 'x', new_string: 'def run():' }).loaded,
+      previous: first,
+    });
     const [title, , task, files] = sections(next);
     expect(title).toContain('\n\nSet up the project.');
     expect(task).toContain('- First request: Set up the project.\n- Then: Now change a.py.');
@@ -322,7 +422,9 @@ describe('reading the transcript', () => {
       .tool('Edit', { file_path: '/repo/b.ts', old_string: 'a', new_string: 'b' }, 'Exit code 1')
       .tool('Bash', { command: 'git commit -m "fix"' }, '[main abc1234] fix\n 1 file changed');
     session.loaded.push(...transcript().tool('Bash', { command: 'sleep 100' }).loaded.slice(0, 1));
-    const [, , , files, workflow, errors, , learnings, results] = sections(offlineSessionMemory({ loaded: session.loaded }));
+    const [, , , files, workflow, errors, , learnings, results] = sections(
+      offlineSessionMemory({ loaded: session.loaded }),
+    );
     expect(workflow).toContain('- `make` — exit 2');
     expect(workflow).toContain('- `ls` — exit 3');
     expect(workflow).toContain('- `sleep 100` — no result yet');
@@ -335,8 +437,14 @@ describe('reading the transcript', () => {
   });
 
   it('leaves out meta messages, command plumbing and interruptions from the requests', () => {
-    const session = transcript().prompt('real request').prompt('<command-name>/clear</command-name>').prompt('[Request interrupted by user]');
-    session.loaded.push({ ...(transcript().prompt('Continue from where you left off.').loaded[0] as LoadedEntry), entry: { ...indexed('user', 'meta'), isMeta: true } });
+    const session = transcript()
+      .prompt('real request')
+      .prompt('<command-name>/clear</command-name>')
+      .prompt('[Request interrupted by user]');
+    session.loaded.push({
+      ...(transcript().prompt('Continue from where you left off.').loaded[0] as LoadedEntry),
+      entry: { ...indexed('user', 'meta'), isMeta: true },
+    });
     const [, , task, , , , , , , worklog] = sections(offlineSessionMemory({ loaded: session.loaded }));
     expect(task).toContain('- First request: real request');
     for (const text of ['/clear', 'interrupted', 'Continue from']) {

@@ -2,12 +2,20 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { classifyTranscript } from '../../../../shared/transcript/layout.js';
-import { loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
+import {
+  FIRST_EXTRACTION_TOKENS,
+  MIN_GROWTH_TOKENS,
+  MIN_TOOL_CALLS,
+  shouldExtract,
+  type TriggerReason,
+  type TriggerState,
+  triggerState,
+} from '../../../../daemon/extraction/triggers.js';
 import { createTailer, type Tailer } from '../../../../daemon/ingest/tailer.js';
-import { FIRST_EXTRACTION_TOKENS, MIN_GROWTH_TOKENS, MIN_TOOL_CALLS, shouldExtract, triggerState, type TriggerReason, type TriggerState } from '../../../../daemon/extraction/triggers.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import { loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import type { LastExtraction } from '../../../../shared/transcript/accounting.js';
+import { classifyTranscript } from '../../../../shared/transcript/layout.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 
 type Raw = Record<string, unknown>;
@@ -30,7 +38,13 @@ class Script {
   }
 
   private base(type: string, uuid: string): Raw {
-    return { type, uuid, parentUuid: this.last, sessionId: SESSION_ID, timestamp: `2026-01-01T00:00:${String(this.count % 60).padStart(2, '0')}.000Z` };
+    return {
+      type,
+      uuid,
+      parentUuid: this.last,
+      sessionId: SESSION_ID,
+      timestamp: `2026-01-01T00:00:${String(this.count % 60).padStart(2, '0')}.000Z`,
+    };
   }
 
   /** A user prompt of `chars` characters (chars / 4 tokens). */
@@ -45,7 +59,10 @@ class Script {
   response(context: number, tools = 0): Raw {
     const uuid = this.next('asst');
     const ids = Array.from({ length: tools }, (_, n) => `toolu_${uuid}_${n}`);
-    const content = tools === 0 ? [{ type: 'text', text: 'Done.' }] : ids.map((id) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } }));
+    const content =
+      tools === 0
+        ? [{ type: 'text', text: 'Done.' }]
+        : ids.map((id) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } }));
     const line = {
       ...this.base('assistant', uuid),
       requestId: `req_${uuid}`,
@@ -67,7 +84,10 @@ class Script {
     const id = this.pendingTools.shift();
     if (id === undefined) throw new Error('no tool call to answer');
     const uuid = this.next('result');
-    const line = { ...this.base('user', uuid), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'r'.repeat(chars) }] } };
+    const line = {
+      ...this.base('user', uuid),
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'r'.repeat(chars) }] },
+    };
     this.last = uuid;
     return line;
   }
@@ -81,8 +101,19 @@ class Script {
     const uuid = this.next('boundary');
     const compactMetadata: Raw = { trigger: 'auto', preTokens };
     if (postTokens !== null) compactMetadata.postTokens = postTokens;
-    if (preserved) compactMetadata.preservedSegment = { ...preserved, anchorUuid: `summary-${String(this.count + 1).padStart(4, '0')}` };
-    const line = { ...this.base('system', uuid), parentUuid: null, logicalParentUuid: this.last, subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata };
+    if (preserved)
+      compactMetadata.preservedSegment = {
+        ...preserved,
+        anchorUuid: `summary-${String(this.count + 1).padStart(4, '0')}`,
+      };
+    const line = {
+      ...this.base('system', uuid),
+      parentUuid: null,
+      logicalParentUuid: this.last,
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      compactMetadata,
+    };
     this.last = uuid;
     return line;
   }
@@ -90,7 +121,11 @@ class Script {
   /** The compaction's summary message, of `chars` characters. */
   summary(chars: number): Raw {
     const uuid = this.next('summary');
-    const line = { ...this.base('user', uuid), isCompactSummary: true, message: { role: 'user', content: 's'.repeat(chars) } };
+    const line = {
+      ...this.base('user', uuid),
+      isCompactSummary: true,
+      message: { role: 'user', content: 's'.repeat(chars) },
+    };
     this.last = uuid;
     return line;
   }
@@ -113,7 +148,12 @@ class GrowingSession {
   private readonly projectsDir = join(this.dir, 'projects');
   private readonly path = join(this.projectsDir, '-work-app', `${SESSION_ID}.jsonl`);
   private readonly store: Store = openStore(join(this.dir, 'memd.sqlite'), fakeLogger());
-  private readonly tailer: Tailer = createTailer({ db: this.store.db, log: fakeLogger(), clock: () => Date.now(), onCommit: () => {} });
+  private readonly tailer: Tailer = createTailer({
+    db: this.store.db,
+    log: fakeLogger(),
+    clock: () => Date.now(),
+    onCommit: () => {},
+  });
   private lastExtraction: LastExtraction | null = null;
 
   constructor() {
@@ -173,20 +213,37 @@ describe('shouldExtract', () => {
   });
 
   it('extracts first at exactly 10,000 context tokens, whatever the tools', () => {
-    expect(shouldExtract(at({ lastExtraction: null, contextTokens: FIRST_EXTRACTION_TOKENS - 1 }))).toEqual({ extract: false, reason: null });
-    expect(shouldExtract(at({ lastExtraction: null, contextTokens: FIRST_EXTRACTION_TOKENS }))).toEqual({ extract: true, reason: 'first' });
+    expect(shouldExtract(at({ lastExtraction: null, contextTokens: FIRST_EXTRACTION_TOKENS - 1 }))).toEqual({
+      extract: false,
+      reason: null,
+    });
+    expect(shouldExtract(at({ lastExtraction: null, contextTokens: FIRST_EXTRACTION_TOKENS }))).toEqual({
+      extract: true,
+      reason: 'first',
+    });
   });
 
   it('then needs 5,000 more tokens and either 3 tool calls or a natural break', () => {
     const grown = { tokenGrowth: MIN_GROWTH_TOKENS };
     expect(shouldExtract(at({ ...grown, toolCallsSince: MIN_TOOL_CALLS - 1 })).extract).toBe(false);
-    expect(shouldExtract(at({ ...grown, toolCallsSince: MIN_TOOL_CALLS }))).toEqual({ extract: true, reason: 'tokens-and-tools' });
-    expect(shouldExtract(at({ ...grown, lastResponseHasToolCalls: false }))).toEqual({ extract: true, reason: 'natural-break' });
-    expect(shouldExtract(at({ tokenGrowth: MIN_GROWTH_TOKENS - 1, toolCallsSince: 50, lastResponseHasToolCalls: false })).extract).toBe(false);
+    expect(shouldExtract(at({ ...grown, toolCallsSince: MIN_TOOL_CALLS }))).toEqual({
+      extract: true,
+      reason: 'tokens-and-tools',
+    });
+    expect(shouldExtract(at({ ...grown, lastResponseHasToolCalls: false }))).toEqual({
+      extract: true,
+      reason: 'natural-break',
+    });
+    expect(
+      shouldExtract(at({ tokenGrowth: MIN_GROWTH_TOKENS - 1, toolCallsSince: 50, lastResponseHasToolCalls: false }))
+        .extract,
+    ).toBe(false);
   });
 
   it('treats negative growth as none', () => {
-    expect(shouldExtract(at({ tokenGrowth: -20_000, toolCallsSince: 10, lastResponseHasToolCalls: false })).extract).toBe(false);
+    expect(
+      shouldExtract(at({ tokenGrowth: -20_000, toolCallsSince: 10, lastResponseHasToolCalls: false })).extract,
+    ).toBe(false);
   });
 });
 
@@ -250,7 +307,11 @@ describe('triggers on ingested lines', () => {
     expect(busy.state).toMatchObject({ tokenGrowth: 5_000, toolCallsSince: 1, lastResponseHasToolCalls: true });
     await run.write('result 2', s.result());
     await run.write('answer at 20,100', s.response(20_100));
-    expect(run.extractions()).toEqual(['response 10,000: first', 'prompt of 4 chars: natural-break', 'answer at 20,100: natural-break']);
+    expect(run.extractions()).toEqual([
+      'response 10,000: first',
+      'prompt of 4 chars: natural-break',
+      'answer at 20,100: natural-break',
+    ]);
   });
 
   // The summary (12,000 characters: 3,000 tokens) and the preserved tool rounds: two tool_use
@@ -273,7 +334,10 @@ describe('triggers on ingested lines', () => {
       await run.write('tool 2', s.response(152_000, 1));
       const tail = s.result();
       await run.write('result 2', tail);
-      await run.write('boundary', s.boundary(152_001, postTokens, { headUuid: String(head.uuid), tailUuid: String(tail.uuid) }));
+      await run.write(
+        'boundary',
+        s.boundary(152_001, postTokens, { headUuid: String(head.uuid), tailUuid: String(tail.uuid) }),
+      );
       const summary = await run.write('summary', s.summary(12_000));
       expect(summary.state.contextTokens).toBe(LEFT_BY_COMPACTION);
       return { s, run };
@@ -316,6 +380,10 @@ describe('triggers on ingested lines', () => {
     // 10,000 is 7,000 past what the compaction left: extracted here, and measured from here on.
     await run.write('answer at 14,999', s.response(14_999));
     await run.write('answer at 15,000', s.response(15_000));
-    expect(run.extractions()).toEqual(['response 150,000: first', 'answer at 10,000: natural-break', 'answer at 15,000: natural-break']);
+    expect(run.extractions()).toEqual([
+      'response 150,000: first',
+      'answer at 10,000: natural-break',
+      'answer at 15,000: natural-break',
+    ]);
   });
 });

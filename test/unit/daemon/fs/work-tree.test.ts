@@ -4,6 +4,14 @@ import { readInWorkTree, writeInWorkTree } from '../../../../daemon/fs/work-tree
 import { describeWorkTreeRule, errorOutcome } from '../../../helpers/work-tree-cases.js';
 
 describeWorkTreeRule('daemon/fs/work-tree.ts', {
-  read: (root, relativePath) => readInWorkTree(root, relativePath).then((read) => (read.kind === 'file' ? { kind: 'file', text: read.text } : read), errorOutcome),
-  write: (root, relativePath, content, newMode) => writeInWorkTree(root, relativePath, content, newMode).then((path) => ({ kind: 'written', mode: statSync(path).mode & 0o777 }), errorOutcome),
+  read: (root, relativePath) =>
+    readInWorkTree(root, relativePath).then(
+      (read) => (read.kind === 'file' ? { kind: 'file', text: read.text } : read),
+      errorOutcome,
+    ),
+  write: (root, relativePath, content, newMode) =>
+    writeInWorkTree(root, relativePath, content, newMode).then(
+      (path) => ({ kind: 'written', mode: statSync(path).mode & 0o777 }),
+      errorOutcome,
+    ),
 });

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HANDOFF_MODEL, parseNarrative } from '../../../../daemon/handoff/anthropic.js';
-import { bindingsIn } from './bindings-for-tests.js';
 import { createHandoffService, type HandoffService } from '../../../../daemon/handoff/service.js';
-import { HANDOFF_PARTIAL_MARKER, isPartialHandoff } from '../../../../shared/handoff/render.js';
-import { ingestFixture, type IngestedFixture } from '../../../helpers/compact.js';
-import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
-import { startMessagesApi, type MessagesApi, type Step } from '../../../helpers/messages-api.js';
-import { sectionsOf } from './sections.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
+import { HANDOFF_PARTIAL_MARKER, isPartialHandoff } from '../../../../shared/handoff/render.js';
+import { type IngestedFixture, ingestFixture } from '../../../helpers/compact.js';
+import { type FakeLogger, fakeLogger } from '../../../helpers/fake-logger.js';
+import { type MessagesApi, type Step, startMessagesApi } from '../../../helpers/messages-api.js';
+import { bindingsIn } from './bindings-for-tests.js';
+import { sectionsOf } from './sections.js';
 
 let api: MessagesApi;
 let fixture: IngestedFixture;
@@ -36,7 +36,13 @@ function handoffs(options: { timeoutMs?: number; model?: string } = {}): Handoff
     log,
     clock: () => Date.parse('2026-01-02T00:00:00Z'),
     bindings: bindingsIn(cwd),
-    anthropic: { apiKey: 'test-key', baseURL: api.url, maxRetries: 0, timeoutMs: options.timeoutMs ?? 10_000, ...(options.model === undefined ? {} : { model: options.model }) },
+    anthropic: {
+      apiKey: 'test-key',
+      baseURL: api.url,
+      maxRetries: 0,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      ...(options.model === undefined ? {} : { model: options.model }),
+    },
   });
 }
 
@@ -71,7 +77,11 @@ describe('the anthropic handoff narrative', () => {
     expect(sections.get('Resume Prompt')?.trim()).toBe(NARRATIVE.resumePrompt);
     // The facts are rendered whatever the model says.
     expect(sections.get('Files Touched')).toContain('/home/user/src/price-scraper/src/crawl.js');
-    expect(result.facts.constraints).toEqual(['Use the parser in lib/htmlparser.js instead.', 'From now on, always run npm test before committing.', 'Fix the pagination in src/crawl.js first.']);
+    expect(result.facts.constraints).toEqual([
+      'Use the parser in lib/htmlparser.js instead.',
+      'From now on, always run npm test before committing.',
+      'Fix the pagination in src/crawl.js first.',
+    ]);
     expect(result.pinned).toContain('Fix the pagination in src/crawl.js first.');
     expect(result.text).not.toContain('Always be careful');
 
@@ -83,7 +93,9 @@ describe('the anthropic handoff narrative', () => {
     expect(body.system).toContain('"nextSteps"');
     const sent = body.messages[0]?.content.map((block) => block.text).join('\n') ?? '';
     expect(sent).toContain('never use regex to parse HTML');
-    expect(sent).toMatch(/<transcript_tail>[\s\S]*Fix the pagination in src\/crawl\.js first[\s\S]*<\/transcript_tail>/);
+    expect(sent).toMatch(
+      /<transcript_tail>[\s\S]*Fix the pagination in src\/crawl\.js first[\s\S]*<\/transcript_tail>/,
+    );
   });
 
   it('takes the model from the config, and a reply in a json fence', async () => {
@@ -95,7 +107,11 @@ describe('the anthropic handoff narrative', () => {
 
   const failures: [string, Step, RegExp][] = [
     ['malformed JSON', { kind: 'text', text: '{"task": "Fix the crawler", "completedTasks": [' }, /not a JSON object/],
-    ['JSON of the wrong shape', { kind: 'text', text: JSON.stringify({ ...NARRATIVE, nextSteps: 'do it' }) }, /nextSteps is not an array of strings/],
+    [
+      'JSON of the wrong shape',
+      { kind: 'text', text: JSON.stringify({ ...NARRATIVE, nextSteps: 'do it' }) },
+      /nextSteps is not an array of strings/,
+    ],
     ['no next step', { kind: 'text', text: JSON.stringify({ ...NARRATIVE, nextSteps: [] }) }, /nextSteps is empty/],
     ['a broken HTTP body', { kind: 'malformed' }, /failed/],
     ['a 500', { kind: 'status', status: 500 }, /failed/],
@@ -114,7 +130,9 @@ describe('the anthropic handoff narrative', () => {
     expect(text).toContain('/home/user/src/price-scraper/src/crawl.js');
     expect(text).toMatch(/## Transcript Tail\n\n```+text\n[\s\S]*Price work is paused[\s\S]*\n```+\n$/);
     expect(result.pinned).toContain('always run npm test before committing');
-    expect(log.at('warn').map((line) => line.msg)).toEqual(['handoff narrative failed; the partial handoff is written']);
+    expect(log.at('warn').map((line) => line.msg)).toEqual([
+      'handoff narrative failed; the partial handoff is written',
+    ]);
     expect(await handoffs().read(cwd)).toMatchObject({ partial: true, text });
     expect(readdirSync(join(cwd, 'docs'))).toEqual(['handoff-context.md']);
   });
@@ -133,12 +151,17 @@ describe('the anthropic handoff narrative', () => {
 
 describe('parseNarrative', () => {
   it('accepts the narrative and rejects anything else with a reason', () => {
-    expect(parseNarrative(JSON.stringify(NARRATIVE))).toMatchObject({ narrative: { task: NARRATIVE.task }, userRules: NARRATIVE.userRules });
+    expect(parseNarrative(JSON.stringify(NARRATIVE))).toMatchObject({
+      narrative: { task: NARRATIVE.task },
+      userRules: NARRATIVE.userRules,
+    });
     const { userRules: _rules, ...withoutRules } = NARRATIVE;
     expect(parseNarrative(JSON.stringify(withoutRules))).toMatchObject({ userRules: [] });
     expect(parseNarrative('[]')).toBe('the reply is not a JSON object');
     expect(parseNarrative(JSON.stringify({ ...NARRATIVE, task: '' }))).toBe('task is not a non-empty string');
     expect(parseNarrative(JSON.stringify({ ...NARRATIVE, issues: [1] }))).toBe('issues is not an array of strings');
-    expect(parseNarrative(JSON.stringify({ ...NARRATIVE, userRules: 'x' }))).toBe('userRules is not an array of strings');
+    expect(parseNarrative(JSON.stringify({ ...NARRATIVE, userRules: 'x' }))).toBe(
+      'userRules is not an array of strings',
+    );
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { failingCommands, finalTodos, handoffFacts, MAX_COMMANDS, MAX_READ_FILES } from '../../../../daemon/handoff/facts.js';
+import {
+  failingCommands,
+  finalTodos,
+  handoffFacts,
+  MAX_COMMANDS,
+  MAX_READ_FILES,
+} from '../../../../daemon/handoff/facts.js';
 import type { GitFacts } from '../../../../daemon/handoff/git.js';
 import { factsOf } from './loaded.js';
 import { session } from './session.js';
@@ -13,10 +19,22 @@ describe('handoffFacts', () => {
       .tool('Write', { file_path: '/repo/new.ts', content: 'x' }, 'ok', { type: 'create' })
       .tool('Edit', { file_path: '/repo/new.ts', old_string: 'x', new_string: 'y' }, 'ok')
       .tool('Write', { file_path: '/repo/old.ts', content: 'x' }, 'ok', { type: 'update' })
-      .tool('Edit', { file_path: '/repo/broken.ts', old_string: 'a', new_string: 'b' }, '<tool_use_error>String to replace not found</tool_use_error>');
+      .tool(
+        'Edit',
+        { file_path: '/repo/broken.ts', old_string: 'a', new_string: 'b' },
+        '<tool_use_error>String to replace not found</tool_use_error>',
+      );
     for (let n = 0; n < MAX_READ_FILES + 5; n++) main.tool('Read', { file_path: `/repo/r${n}.ts` }, 'text');
-    const agent = session(S, '/repo').tool('Edit', { file_path: '/repo/agent.ts', old_string: 'a', new_string: 'b' }, 'ok').tool('Read', { file_path: '/repo/new.ts' }, 'y');
-    const facts = handoffFacts({ main: factsOf(main), sidechains: [factsOf(agent)], git: null, cwd: '/repo', realCwd: '/repo' });
+    const agent = session(S, '/repo')
+      .tool('Edit', { file_path: '/repo/agent.ts', old_string: 'a', new_string: 'b' }, 'ok')
+      .tool('Read', { file_path: '/repo/new.ts' }, 'y');
+    const facts = handoffFacts({
+      main: factsOf(main),
+      sidechains: [factsOf(agent)],
+      git: null,
+      cwd: '/repo',
+      realCwd: '/repo',
+    });
     expect(facts.filesTouched.slice(0, 4)).toEqual([
       { path: '/repo/new.ts', status: 'created', summary: 'Write, Edit, Read' },
       { path: '/repo/old.ts', status: 'modified', summary: 'Write' },
@@ -45,14 +63,21 @@ describe('handoffFacts', () => {
     expect(facts.git).toEqual({ branch: 'main', porcelain: [' M src/a.ts', 'R  c.ts -> d.ts'], diffStat: null });
     expect(facts.filesTouched).toEqual([
       { path: 'src/a.ts', status: 'modified', summary: 'Edit; git `M`' },
-      { path: 'd.ts', status: 'renamed', summary: 'no file tool call (a command, another program or the user); git `R` from c.ts' },
+      {
+        path: 'd.ts',
+        status: 'renamed',
+        summary: 'no file tool call (a command, another program or the user); git `R` from c.ts',
+      },
       { path: '/link/repo/b.ts', status: 'created', summary: 'Write' },
     ]);
   });
 
   it('keeps the last commands with exit codes; failing ones are those whose last run failed', () => {
     const main = session(S, '/repo').prompt('Test.');
-    main.tool('Bash', { command: 'npm test' }, 'Exit code 1\nfail').tool('Bash', { command: 'npm run lint' }, 'Exit code 2\nlint').tool('Bash', { command: 'npm test' }, 'ok');
+    main
+      .tool('Bash', { command: 'npm test' }, 'Exit code 1\nfail')
+      .tool('Bash', { command: 'npm run lint' }, 'Exit code 2\nlint')
+      .tool('Bash', { command: 'npm test' }, 'ok');
     for (let n = 0; n < MAX_COMMANDS; n++) main.tool('Bash', { command: `echo ${n}` }, `${n}`);
     const facts = handoffFacts({ main: factsOf(main), sidechains: [], git: null, cwd: '/repo', realCwd: '/repo' });
     expect(facts.commands).toHaveLength(MAX_COMMANDS);
@@ -64,7 +89,10 @@ describe('handoffFacts', () => {
 describe('failingCommands', () => {
   it('follows each command to its last run', () => {
     const run = (command: string, exitCode: number) => ({ command, exitCode, isError: exitCode !== 0 });
-    expect(failingCommands([run('a', 1), run('b', 0), run('a', 0), run('b', 1), run('c', 1)])).toEqual([run('b', 1), run('c', 1)]);
+    expect(failingCommands([run('a', 1), run('b', 0), run('a', 0), run('b', 1), run('c', 1)])).toEqual([
+      run('b', 1),
+      run('c', 1),
+    ]);
   });
 });
 

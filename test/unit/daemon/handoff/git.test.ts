@@ -2,13 +2,29 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  gitFacts,
+  gitStatusOf,
+  MAX_DIFF_STAT_LINES,
+  MAX_PORCELAIN_LINES,
+  parseStatus,
+  shortStat,
+} from '../../../../daemon/handoff/git.js';
 import { isProcessAlive } from '../../../../daemon/lifecycle/instance-lock.js';
 import { eventually } from '../../../helpers/sandbox.js';
-import { gitFacts, gitStatusOf, MAX_DIFF_STAT_LINES, MAX_PORCELAIN_LINES, parseStatus, shortStat } from '../../../../daemon/handoff/git.js';
 
 describe('parseStatus', () => {
   it('reads the branch and the entries of porcelain v1 -z, renames with their source', () => {
-    const output = ['## main...origin/main [ahead 1]', ' M src/a.ts', 'R  new name.ts', 'old name.ts', '?? notes.md', 'D  gone.ts', 'A  added.ts', ''].join('\0');
+    const output = [
+      '## main...origin/main [ahead 1]',
+      ' M src/a.ts',
+      'R  new name.ts',
+      'old name.ts',
+      '?? notes.md',
+      'D  gone.ts',
+      'A  added.ts',
+      '',
+    ].join('\0');
     expect(parseStatus(output, '/repo')).toEqual({
       branch: 'main',
       porcelain: [' M src/a.ts', 'R  old name.ts -> new name.ts', '?? notes.md', 'D  gone.ts', 'A  added.ts'],
@@ -34,7 +50,16 @@ describe('parseStatus', () => {
   });
 
   it('maps porcelain codes to the handoff statuses', () => {
-    expect([' M', 'MM', '??', 'R ', ' D', 'A ', 'AM', 'UU'].map(gitStatusOf)).toEqual(['modified', 'modified', 'untracked', 'renamed', 'deleted', 'created', 'created', 'modified']);
+    expect([' M', 'MM', '??', 'R ', ' D', 'A ', 'AM', 'UU'].map(gitStatusOf)).toEqual([
+      'modified',
+      'modified',
+      'untracked',
+      'renamed',
+      'deleted',
+      'created',
+      'created',
+      'modified',
+    ]);
   });
 });
 
@@ -77,7 +102,10 @@ describe('gitFacts', () => {
 function hangingGit(dir: string): { git: string; children: () => number[] } {
   const git = join(dir, 'git');
   const pids = join(dir, 'children');
-  writeFileSync(git, `#!/bin/sh\ncase " $* " in *" rev-parse "*) echo ${dir}; exit 0 ;; esac\nsleep 600 &\necho $! >> ${pids}\nwait\n`);
+  writeFileSync(
+    git,
+    `#!/bin/sh\ncase " $* " in *" rev-parse "*) echo ${dir}; exit 0 ;; esac\nsleep 600 &\necho $! >> ${pids}\nwait\n`,
+  );
   chmodSync(git, 0o755);
   const children = () => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []);
   return { git, children };
@@ -102,7 +130,9 @@ describe('gitFacts against a git that hangs', () => {
       const facts = await gitFacts(dir, { git, timeoutMs: 300 });
       // Well under the 600 s the children would hold the pipe for.
       expect(Date.now() - started).toBeLessThan(300 + 3_000);
-      expect(facts).toEqual({ unanswered: expect.stringMatching(/^`git (status|diff --stat)` did not answer within 300 ms and was stopped$/) });
+      expect(facts).toEqual({
+        unanswered: expect.stringMatching(/^`git (status|diff --stat)` did not answer within 300 ms and was stopped$/),
+      });
       expect(children()).toHaveLength(2);
       await eventually(() => children().every(isGone), 'the hanging git children to be killed');
     } finally {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handoffFacts } from '../../../../daemon/handoff/facts.js';
 import { offlineNarrative } from '../../../../daemon/handoff/offline.js';
 import { factsOf } from './loaded.js';
-import { session, type SessionWriter } from './session.js';
+import { type SessionWriter, session } from './session.js';
 
 function narrate(writer: SessionWriter) {
   const main = factsOf(writer);
@@ -30,7 +30,9 @@ describe('offlineNarrative', () => {
       'Make `npm test` pass again (it fails with: AssertionError: expected 3, got 4), then re-run it to confirm.',
       'Do the pending task: Document it',
     ]);
-    expect(narrative.issues).toEqual(['Bash `npm test` failed (exit 1): AssertionError: expected 3, got 4 — still failing']);
+    expect(narrative.issues).toEqual([
+      'Bash `npm test` failed (exit 1): AssertionError: expected 3, got 4 — still failing',
+    ]);
     expect(narrative.openQuestions).toEqual(['Pending: Document it']);
     expect(narrative.resumePrompt).toContain("Follow the user's rules: “Also never commit generated files.”");
     expect(narrative.resumePrompt).toContain("Start with: Answer the user's last request");
@@ -47,9 +49,14 @@ describe('offlineNarrative', () => {
       .tool('Bash', { command: 'git commit -m "fix total"' }, '[main abc123] fix total')
       .reply('Done; committed.');
     const narrative = narrate(writer);
-    expect(narrative.completedTasks).toEqual(['`npm test` passes (exit 0) after the edits', 'Committed: `git commit -m "fix total"`']);
+    expect(narrative.completedTasks).toEqual([
+      '`npm test` passes (exit 0) after the edits',
+      'Committed: `git commit -m "fix total"`',
+    ]);
     expect(narrative.issues).toEqual(['Bash `npm test` failed (exit 1): Error: boom — succeeded later']);
-    expect(narrative.nextSteps).toEqual(['Ask the user what to do next; the last request (“Fix the total.”) looks done.']);
+    expect(narrative.nextSteps).toEqual([
+      'Ask the user what to do next; the last request (“Fix the total.”) looks done.',
+    ]);
     expect(narrative.currentState).toEqual([
       'Last request: “Fix the total.”',
       'Last assistant text: “Done; committed.”',
@@ -59,9 +66,16 @@ describe('offlineNarrative', () => {
   });
 
   it('names changes of plan in the task, and open questions both ways', () => {
-    const asked = narrate(session('s', '/repo').prompt('Build the importer.').prompt('Actually, build the exporter first.').reply('Should the exporter write CSV or JSON?'));
+    const asked = narrate(
+      session('s', '/repo')
+        .prompt('Build the importer.')
+        .prompt('Actually, build the exporter first.')
+        .reply('Should the exporter write CSV or JSON?'),
+    );
     expect(asked.task).toBe('Build the importer. Change of plan: “Actually, build the exporter first.”');
-    expect(asked.openQuestions).toEqual(['The assistant asked and awaits an answer: “Should the exporter write CSV or JSON?”']);
+    expect(asked.openQuestions).toEqual([
+      'The assistant asked and awaits an answer: “Should the exporter write CSV or JSON?”',
+    ]);
     expect(asked.nextSteps).toEqual(["Wait for the user's answer to: “Should the exporter write CSV or JSON?”"]);
     const unanswered = narrate(session('s', '/repo').prompt('Is the cache safe to delete?'));
     expect(unanswered.openQuestions).toEqual(['Unanswered question of the user: “Is the cache safe to delete?”']);

@@ -26,9 +26,27 @@ export function session(sessionId: string, cwd: string): SessionWriter {
     const uuid = `00000000-0000-4000-8000-${String(++serial).padStart(12, '0')}`;
     const message =
       type === 'assistant'
-        ? { id: `msg_${serial}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content, usage: { input_tokens: 10, output_tokens: 5 } }
+        ? {
+            id: `msg_${serial}`,
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-6',
+            content,
+            usage: { input_tokens: 10, output_tokens: 5 },
+          }
         : { role: 'user', content };
-    lines.push({ type, uuid, parentUuid: parent, sessionId, cwd, gitBranch: 'main', isSidechain: false, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, serial)).toISOString(), message, ...extra });
+    lines.push({
+      type,
+      uuid,
+      parentUuid: parent,
+      sessionId,
+      cwd,
+      gitBranch: 'main',
+      isSidechain: false,
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, serial)).toISOString(),
+      message,
+      ...extra,
+    });
     parent = uuid;
   };
   const writer: SessionWriter = {
@@ -45,7 +63,11 @@ export function session(sessionId: string, cwd: string): SessionWriter {
       const id = `toolu_${String(serial).padStart(6, '0')}`;
       push('assistant', [{ type: 'tool_use', id, name, input }]);
       const failed = /^(?:Error: )?Exit code [1-9]|^<tool_use_error>/.test(result);
-      push('user', [{ type: 'tool_result', tool_use_id: id, content: result, ...(failed ? { is_error: true } : {}) }], meta === undefined ? {} : { toolUseResult: meta });
+      push(
+        'user',
+        [{ type: 'tool_result', tool_use_id: id, content: result, ...(failed ? { is_error: true } : {}) }],
+        meta === undefined ? {} : { toolUseResult: meta },
+      );
       return writer;
     },
     text: () => lines.map((line) => `${JSON.stringify(line)}\n`).join(''),

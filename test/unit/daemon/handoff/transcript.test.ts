@@ -2,12 +2,21 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KEEP_INPUT_CHARS, KEEP_TEXT_CHARS, LAST_REPLIES, loadIndexed, loadTranscript, MAX_ENTRY_BYTES, readTail, scanFile } from '../../../../daemon/handoff/transcript.js';
-import { loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
+import {
+  KEEP_INPUT_CHARS,
+  KEEP_TEXT_CHARS,
+  LAST_REPLIES,
+  loadIndexed,
+  loadTranscript,
+  MAX_ENTRY_BYTES,
+  readTail,
+  scanFile,
+} from '../../../../daemon/handoff/transcript.js';
 import type { Store } from '../../../../daemon/store/db.js';
 import { readTranscript } from '../../../../daemon/transcripts/facts.js';
+import { loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
 import { indexProjects } from './index-projects.js';
-import { session, type SessionWriter } from './session.js';
+import { type SessionWriter, session } from './session.js';
 
 const SESSION = '7a11a11a-0000-4000-8000-000000000001';
 let dir: string;
@@ -51,7 +60,18 @@ describe('loadIndexed', () => {
     if (big === undefined) throw new Error('no result entry');
     writeFileSync(path, `${text.slice(0, big.offset)}${'#'.repeat(big.length)}${text.slice(big.offset + big.length)}`);
     const loaded = await loadIndexed(path, entries, false);
-    expect(loaded.map((item) => item.entry.type)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(loaded.map((item) => item.entry.type)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     const facts = readTranscript(loaded);
     expect(facts.calls.map((call) => [call.name, call.result?.exit ?? null, call.result?.failed])).toEqual([
       ['Read', null, false],
@@ -69,7 +89,11 @@ describe('what is kept of an entry', () => {
   it('only the last replies without tool calls; no thinking; long inputs and texts cut in the middle', async () => {
     const writer = session(SESSION, '/repo').prompt(`Start. ${'p'.repeat(KEEP_TEXT_CHARS)} Never skip the tail.`);
     for (let n = 0; n < LAST_REPLIES + 5; n++) writer.reply(`reply ${n}`);
-    writer.tool('Write', { file_path: '/repo/big.ts', content: 'c'.repeat(100_000) }, 'ok', { type: 'create', content: 'c'.repeat(100_000), originalFile: null });
+    writer.tool('Write', { file_path: '/repo/big.ts', content: 'c'.repeat(100_000) }, 'ok', {
+      type: 'create',
+      content: 'c'.repeat(100_000),
+      originalFile: null,
+    });
     writer.lines.push({
       type: 'assistant',
       uuid: 'thinking-1',
@@ -85,7 +109,10 @@ describe('what is kept of an entry', () => {
     writer.write(path);
     const { entries } = await indexed();
     const facts = readTranscript(await loadIndexed(path, entries, false));
-    expect(facts.replies.map((reply) => reply.text)).toEqual([...Array.from({ length: LAST_REPLIES - 1 }, (_, n) => `reply ${n + 6}`), 'last words']);
+    expect(facts.replies.map((reply) => reply.text)).toEqual([
+      ...Array.from({ length: LAST_REPLIES - 1 }, (_, n) => `reply ${n + 6}`),
+      'last words',
+    ]);
     const write = facts.calls[0];
     expect(String(write?.input.content).length).toBeLessThanOrEqual(KEEP_INPUT_CHARS + 3);
     expect(write?.input.file_path).toBe('/repo/big.ts');
@@ -106,7 +133,10 @@ describe('scanFile', () => {
     const from = readFileSync(path).length;
     writer.prompt('Then this.');
     writer.write(path);
-    appendFileSync(path, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(MAX_ENTRY_BYTES) } })}\n`);
+    appendFileSync(
+      path,
+      `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'x'.repeat(MAX_ENTRY_BYTES) } })}\n`,
+    );
     appendFileSync(path, '{"type":"user","message":{"role":"user","content":"half-writ');
     const rest = await scanFile(path, from, false);
     expect(readTranscript(rest).prompts.map((prompt) => prompt.text)).toEqual(['Then this.']);
@@ -123,9 +153,14 @@ describe('loadTranscript', () => {
     work().write(path);
     const { file, entries } = await indexed();
     // A rewrite: other entries at the old offsets (Claude Code replaced the file).
-    session(SESSION, '/repo').prompt('A different session altogether, much longer than before.').reply('Sure.').write(path);
+    session(SESSION, '/repo')
+      .prompt('A different session altogether, much longer than before.')
+      .reply('Sure.')
+      .write(path);
     const loaded = await loadTranscript(path, entries, file.committedOffset, false);
-    expect(readTranscript(loaded).prompts.map((prompt) => prompt.text)).toEqual(['A different session altogether, much longer than before.']);
+    expect(readTranscript(loaded).prompts.map((prompt) => prompt.text)).toEqual([
+      'A different session altogether, much longer than before.',
+    ]);
   });
 });
 

@@ -18,7 +18,11 @@ describe('followIndex', () => {
     const events = createDomainBus((error) => {
       throw error;
     });
-    const stop = followIndex(events, [follower('search', calls, false), follower('archive', calls), follower('usage', calls)]);
+    const stop = followIndex(events, [
+      follower('search', calls, false),
+      follower('archive', calls),
+      follower('usage', calls),
+    ]);
     events.publish('transcripts.committed', { sessionIds: ['s'], live: false });
     events.publish('transcripts.backfilled', {});
     expect(calls).toEqual(['archive.committed', 'usage.committed', 'search.start', 'archive.start', 'usage.start']);

@@ -15,7 +15,7 @@ import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../da
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
-import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
+import { type FakeLogger, fakeLogger } from '../../../helpers/fake-logger.js';
 import { copyFixtureProjects, dumpIndex } from '../../../helpers/ingest.js';
 import { eventually } from '../../../helpers/poll.js';
 
@@ -36,7 +36,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function indexer(name: string, options: Partial<IngestorDeps> = {}): { store: Store; ingest: Ingestor; changed: string[]; log: FakeLogger } {
+function indexer(
+  name: string,
+  options: Partial<IngestorDeps> = {},
+): { store: Store; ingest: Ingestor; changed: string[]; log: FakeLogger } {
   const store = openStore(join(dir, `${name}.sqlite`), fakeLogger());
   stores.push(store);
   const changed: string[] = [];
@@ -56,7 +59,8 @@ function indexer(name: string, options: Partial<IngestorDeps> = {}): { store: St
   return { store, ingest, changed, log };
 }
 
-const line = (n: number, extra = '') => `{"type":"user","uuid":"u${n}","sessionId":"s","message":{"role":"user","content":"message ${n}"}${extra}}\n`;
+const line = (n: number, extra = '') =>
+  `{"type":"user","uuid":"u${n}","sessionId":"s","message":{"role":"user","content":"message ${n}"}${extra}}\n`;
 
 function write(relative: string, text: string): string {
   const path = join(root, relative);
@@ -67,8 +71,15 @@ function write(relative: string, text: string): string {
 
 /** What a store holds: the index rows, and each session's aggregate (its state parsed: files read in another order add its keys in another order). */
 function contents(store: Store) {
-  const aggregates = store.db.prepare('SELECT session_id, state, project, last_activity, all_gone, entries, bad_lines FROM session_aggregates ORDER BY session_id').all() as { state: string }[];
-  return { index: dumpIndex(store.db, root), aggregates: aggregates.map((row) => ({ ...row, state: JSON.parse(row.state) as unknown })) };
+  const aggregates = store.db
+    .prepare(
+      'SELECT session_id, state, project, last_activity, all_gone, entries, bad_lines FROM session_aggregates ORDER BY session_id',
+    )
+    .all() as { state: string }[];
+  return {
+    index: dumpIndex(store.db, root),
+    aggregates: aggregates.map((row) => ({ ...row, state: JSON.parse(row.state) as unknown })),
+  };
 }
 
 describe('group passes', () => {
@@ -98,7 +109,10 @@ describe('group passes', () => {
     writeFileSync(path, `${line(0)}${line(1)}`);
     ingest.touch(path);
     await ingest.idle();
-    expect(allFiles(store.db).get(path)).toMatchObject({ entries: 2, committedOffset: line(0).length + line(1).length });
+    expect(allFiles(store.db).get(path)).toMatchObject({
+      entries: 2,
+      committedOffset: line(0).length + line(1).length,
+    });
   });
 
   it('leave a FIFO where a file was found, a symlink out of the projects dir and a dangling one to passes of their own, and read the rest', async () => {

@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
+import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { createInlineParser, type LineParser } from '../../../../daemon/ingest/parser.js';
 import { RETRY_FIRST_MS } from '../../../../daemon/ingest/retries.js';
-import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
-import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
+import { type FakeLogger, fakeLogger } from '../../../helpers/fake-logger.js';
 import { eventually } from '../../../helpers/poll.js';
 
 let dir: string;
@@ -39,12 +39,22 @@ afterEach(async () => {
 });
 
 function ingestor(options: Partial<IngestorDeps> = {}): Ingestor {
-  const ingest = createIngestor({ db: store.db, bus: createBus(() => {}), log, clock: () => Date.now(), projectsDir: root, onSessionsChanged: () => {}, parseInWorker: false, ...options });
+  const ingest = createIngestor({
+    db: store.db,
+    bus: createBus(() => {}),
+    log,
+    clock: () => Date.now(),
+    projectsDir: root,
+    onSessionsChanged: () => {},
+    parseInWorker: false,
+    ...options,
+  });
   started.push(ingest);
   return ingest;
 }
 
-const line = (n: number) => `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"message ${n} ${'x'.repeat(200)}"}}\n`;
+const line = (n: number) =>
+  `{"type":"user","uuid":"u${n}","message":{"role":"user","content":"message ${n} ${'x'.repeat(200)}"}}\n`;
 
 function session(id: string, lines: number): string {
   const path = join(root, 'p', `${id}.jsonl`);
@@ -61,12 +71,17 @@ describe('backoff of failing passes', () => {
     ingest.backfill(await scanTranscripts(root), []);
     await eventually(() => ingest.status().failing.length > 0, 'the store fault');
     const failedAt = Date.now();
-    expect(ingest.status()).toMatchObject({ failingCount: 1, failing: [{ kind: 'store', code: 'SQLITE_FULL', path, failures: 1 }] });
+    expect(ingest.status()).toMatchObject({
+      failingCount: 1,
+      failing: [{ kind: 'store', code: 'SQLITE_FULL', path, failures: 1 }],
+    });
     // Through the second retry (1 s, then 2 s after it): three attempts, not hundreds.
     await eventually(() => (ingest.status().failing[0]?.failures ?? 0) >= 3, 'two retries');
     expect(Date.now() - failedAt).toBeGreaterThanOrEqual(3 * RETRY_FIRST_MS - 100);
     const { bytesReadThisRun } = ingest.status().stats;
-    expect(bytesReadThisRun).toBeLessThanOrEqual(((ingest.status().failing[0]?.failures ?? 0) + 1) * statSync(path).size);
+    expect(bytesReadThisRun).toBeLessThanOrEqual(
+      ((ingest.status().failing[0]?.failures ?? 0) + 1) * statSync(path).size,
+    );
     // The file waits in the queue, not counted as read.
     expect(ingest.progress()).toMatchObject({ state: 'backfilling', filesPending: 1 });
     store.db.pragma('max_page_count = 1073741823');
@@ -84,7 +99,12 @@ describe('backoff of failing passes', () => {
     const bad = session('bad', 3);
     session('fine', 3);
     // Slots so small that these files are not read in a group pass (which reads a failed group's files one by one).
-    const inline = createInlineParser({ lanes: 2, slotBytes: 2048, maxLineBytes: 1024 * 1024, carryBudgetBytes: 1024 * 1024 });
+    const inline = createInlineParser({
+      lanes: 2,
+      slotBytes: 2048,
+      maxLineBytes: 1024 * 1024,
+      carryBudgetBytes: 1024 * 1024,
+    });
     let rejections = 2;
     const current = new Map<number, string>();
     const parser: LineParser = {

@@ -1,14 +1,29 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import { createIngestor, MAX_FAILED_EVENTS_PER_FILE, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
-import { allFiles, ingestStats } from '../../../../daemon/ingest/index-rows.js';
 import { GROUP_FILES_MAX } from '../../../../daemon/ingest/group-pass.js';
-import { listSessions } from '../../../../daemon/transcripts/queries.js';
+import { allFiles, ingestStats } from '../../../../daemon/ingest/index-rows.js';
+import {
+  createIngestor,
+  type Ingestor,
+  type IngestorDeps,
+  MAX_FAILED_EVENTS_PER_FILE,
+} from '../../../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import { listSessions } from '../../../../daemon/transcripts/queries.js';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { copyFixtureProjects, dumpIndex } from '../../../helpers/ingest.js';
@@ -53,7 +68,8 @@ function ingestor(options: Partial<IngestorDeps> = {}): Ingestor {
   return ingest;
 }
 
-const line = (n: number) => `{"type":"user","uuid":"u${n}","timestamp":"2026-03-02T10:00:00.000Z","message":{"role":"user","content":"message ${n}"}}\n`;
+const line = (n: number) =>
+  `{"type":"user","uuid":"u${n}","timestamp":"2026-03-02T10:00:00.000Z","message":{"role":"user","content":"message ${n}"}}\n`;
 
 function session(id: string, lines: number, extra = ''): string {
   const path = join(root, 'p', `${id}.jsonl`);
@@ -76,7 +92,12 @@ describe('the ingestor', () => {
     const files = await scanTranscripts(root);
     const total = files.reduce((sum, file) => sum + file.size, 0);
     ingest.backfill(files, []);
-    expect(ingest.progress()).toMatchObject({ state: 'backfilling', filesTotal: 4, bytesTotal: total, filesPending: 4 });
+    expect(ingest.progress()).toMatchObject({
+      state: 'backfilling',
+      filesTotal: 4,
+      bytesTotal: total,
+      filesPending: 4,
+    });
     await ingest.idle();
     expect(changedSessions).toEqual(['newest', 'small', 'big', 'old']);
     expect(ingest.progress()).toEqual({
@@ -90,10 +111,21 @@ describe('the ingestor', () => {
       backfillStartedAt: expect.any(String),
       backfillMs: expect.any(Number),
     });
-    expect(ingest.status().stats).toMatchObject({ files: 4, sessions: 4, entries: 43, badLines: 0, bytesRead: total, bytesReadThisRun: total });
+    expect(ingest.status().stats).toMatchObject({
+      files: 4,
+      sessions: 4,
+      entries: 43,
+      badLines: 0,
+      bytesRead: total,
+      bytesReadThisRun: total,
+    });
     // One line when it is done, with the totals.
     expect(log.at('info').filter((entry) => entry.msg === 'backfill done')).toEqual([
-      { level: 'info', msg: 'backfill done', fields: { files: 4, bytes: total, ms: expect.any(Number), mbPerS: expect.any(Number) } },
+      {
+        level: 'info',
+        msg: 'backfill done',
+        fields: { files: 4, bytes: total, ms: expect.any(Number), mbPerS: expect.any(Number) },
+      },
     ]);
   });
 
@@ -106,7 +138,13 @@ describe('the ingestor', () => {
     const second = ingestor();
     second.backfill(await scanTranscripts(root), []);
     await second.idle();
-    expect(second.progress()).toMatchObject({ state: 'live', filesDone: 2, filesTotal: 2, bytesTotal: 0, bytesDone: 0 });
+    expect(second.progress()).toMatchObject({
+      state: 'live',
+      filesDone: 2,
+      filesTotal: 2,
+      bytesTotal: 0,
+      bytesDone: 0,
+    });
     expect(second.status().stats.bytesReadThisRun).toBe(0);
     // Two lanes: the two equal files finish in either order.
     expect([...changedSessions].sort()).toEqual(['a', 'b']);
@@ -163,11 +201,18 @@ describe('the ingestor', () => {
     ingest.touch(last);
     await ingest.idle();
     // The first group (GROUP_FILES_MAX files, its sessions told in order), then the changed file, then the rest.
-    expect(changedSessions.slice(0, GROUP_FILES_MAX)).toEqual(paths.slice(0, GROUP_FILES_MAX).map((path) => basename(path, '.jsonl')));
+    expect(changedSessions.slice(0, GROUP_FILES_MAX)).toEqual(
+      paths.slice(0, GROUP_FILES_MAX).map((path) => basename(path, '.jsonl')),
+    );
     expect(changedSessions[GROUP_FILES_MAX]).toBe(basename(last, '.jsonl'));
     expect(changedSessions).toHaveLength(count);
     expect(ingestStats(store.db)).toMatchObject({ files: count, entries: 2 * count });
-    expect(ingest.progress()).toMatchObject({ state: 'live', filesDone: count, filesTotal: count, bytesDone: ingest.progress().bytesTotal });
+    expect(ingest.progress()).toMatchObject({
+      state: 'live',
+      filesDone: count,
+      filesTotal: count,
+      bytesDone: ingest.progress().bytesTotal,
+    });
   });
 
   it('lets a long backfill pass give way to a changed file, then resumes it', async () => {
@@ -242,8 +287,16 @@ describe('the ingestor', () => {
       await ingest.idle();
       const at = line(0).length * 2;
       expect(seen).toEqual([
-        { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at, length: 9, reason: 'invalid-json' }, committed: 2 },
-        { topic: 'ingest.failed', payload: { path, sessionId: 's', offset: at + 10, length: 2, reason: 'not-an-object' }, committed: 2 },
+        {
+          topic: 'ingest.failed',
+          payload: { path, sessionId: 's', offset: at, length: 9, reason: 'invalid-json' },
+          committed: 2,
+        },
+        {
+          topic: 'ingest.failed',
+          payload: { path, sessionId: 's', offset: at + 10, length: 2, reason: 'not-an-object' },
+          committed: 2,
+        },
       ]);
       expect(
         ingest
@@ -274,9 +327,15 @@ describe('the ingestor', () => {
   });
 
   it("keeps each session's newest entry timestamp, and recomputes it when a file is rewritten", async () => {
-    const entry = (uuid: string, timestamp: string) => `${JSON.stringify({ type: 'user', uuid, timestamp, message: { role: 'user', content: uuid } })}\n`;
+    const entry = (uuid: string, timestamp: string) =>
+      `${JSON.stringify({ type: 'user', uuid, timestamp, message: { role: 'user', content: uuid } })}\n`;
     const path = join(root, 'p', 't.jsonl');
-    writeFileSync(path, entry('u1', '2026-12-02T10:00:00.000Z') + entry('u2', '2026-12-02T12:00:00.000Z') + entry('u3', '2026-12-02T11:00:00.000Z'));
+    writeFileSync(
+      path,
+      entry('u1', '2026-12-02T10:00:00.000Z') +
+        entry('u2', '2026-12-02T12:00:00.000Z') +
+        entry('u3', '2026-12-02T11:00:00.000Z'),
+    );
     const ingest = ingestor();
     ingest.backfill(await scanTranscripts(root), []);
     await ingest.idle();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, type LineSink, type PendingLine } from '../../../../daemon/ingest/line-reader.js';
+import { type LineSink, LineSplitter, type PendingLine } from '../../../../daemon/ingest/line-reader.js';
 
 interface Seen {
   lines: { offset: number; text: string }[];
@@ -73,15 +73,18 @@ describe('LineSplitter', () => {
     expect(splitter.completeOffset).toBe(1_005);
   });
 
-  it.each([1, 3, 4, 100])('reports a line over the limit with its offset and length, and carries on (chunks of %i)', (chunk) => {
-    const result = split('ok\n0123456789\nfine\n', chunk, 9);
-    expect(result.lines).toEqual([
-      { offset: 0, text: 'ok' },
-      { offset: 14, text: 'fine' },
-    ]);
-    expect(result.tooLong).toEqual([{ offset: 3, length: 10 }]);
-    expect(result.complete).toBe(19);
-  });
+  it.each([1, 3, 4, 100])(
+    'reports a line over the limit with its offset and length, and carries on (chunks of %i)',
+    (chunk) => {
+      const result = split('ok\n0123456789\nfine\n', chunk, 9);
+      expect(result.lines).toEqual([
+        { offset: 0, text: 'ok' },
+        { offset: 14, text: 'fine' },
+      ]);
+      expect(result.tooLong).toEqual([{ offset: 3, length: 10 }]);
+      expect(result.complete).toBe(19);
+    },
+  );
 
   it('accepts a line of exactly the limit', () => {
     const result = split('012345678\n', 4, 9);

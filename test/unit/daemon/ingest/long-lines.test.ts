@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LONG_LINE_BYTES, LONG_STRING_BYTES, parseLine } from '../../../../daemon/ingest/long-lines.js';
@@ -15,7 +15,23 @@ function random(seed: number): () => number {
   };
 }
 
-const PIECES = ['plain text ', '\n', '"', '\\', '/', '\t', '\u0001', '\u001f', 'é', '€', '😀', '\ud83d', '\ude00', '\u2028', '\b\f\r'];
+const PIECES = [
+  'plain text ',
+  '\n',
+  '"',
+  '\\',
+  '/',
+  '\t',
+  '\u0001',
+  '\u001f',
+  'é',
+  '€',
+  '😀',
+  '\ud83d',
+  '\ude00',
+  '\u2028',
+  '\b\f\r',
+];
 
 /** A long string mixing every kind of character JSON escapes or that is not ASCII. */
 function nastyString(next: () => number, length: number): string {
@@ -27,7 +43,9 @@ function nastyString(next: () => number, length: number): string {
 /** JSON.stringify, with some characters in strings written as \u or \/ escapes, as other writers do. */
 function writeJson(value: unknown, next: () => number): string {
   const escaped = (char: string) => (char === '/' ? '\\/' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"/g, (literal) => literal.replace(/[é/a]/g, (char) => (next() < 0.3 ? escaped(char) : char)));
+  return JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"/g, (literal) =>
+    literal.replace(/[é/a]/g, (char) => (next() < 0.3 ? escaped(char) : char)),
+  );
 }
 
 function expectSameEntry(line: Buffer): void {
@@ -43,7 +61,8 @@ function fixtureLines(): Buffer[] {
     for (const project of readdirSync(projects)) {
       for (const name of readdirSync(join(projects, project))) {
         if (!name.endsWith('.jsonl')) continue;
-        for (const line of readFileSync(join(projects, project, name), 'utf8').split('\n')) if (line) lines.push(Buffer.from(line));
+        for (const line of readFileSync(join(projects, project, name), 'utf8').split('\n'))
+          if (line) lines.push(Buffer.from(line));
       }
     }
   }
@@ -59,7 +78,9 @@ describe('parseLine', () => {
       const value = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
       expectSameEntry(line);
       // Every string value, ids included, grown to a long string of escapes and non-ASCII text.
-      const grown = JSON.stringify(value, (_key, inner: unknown) => (typeof inner === 'string' && inner.length > 20 ? inner + nastyString(next, LONG_STRING_BYTES) : inner));
+      const grown = JSON.stringify(value, (_key, inner: unknown) =>
+        typeof inner === 'string' && inner.length > 20 ? inner + nastyString(next, LONG_STRING_BYTES) : inner,
+      );
       const bytes = Buffer.from(writeJson(JSON.parse(grown), next));
       if (bytes.length >= LONG_LINE_BYTES) longLines++;
       expectSameEntry(bytes);
@@ -96,9 +117,22 @@ describe('parseLine', () => {
             ],
           },
         },
-        { type: 'attachment', uuid: 'h', attachment: { type: 'hook_success', hookName: 'SessionStart', hookEvent: 'SessionStart', content: long() } },
-        { type: 'attachment', uuid: 'f', attachment: { type: 'file', filename: '/a', content: { file: { content: long() } } } },
-        { type: 'user', uuid: 'w', message: { role: 'user', content: long() }, toolUseResult: { stdout: long(), stderr: long() } },
+        {
+          type: 'attachment',
+          uuid: 'h',
+          attachment: { type: 'hook_success', hookName: 'SessionStart', hookEvent: 'SessionStart', content: long() },
+        },
+        {
+          type: 'attachment',
+          uuid: 'f',
+          attachment: { type: 'file', filename: '/a', content: { file: { content: long() } } },
+        },
+        {
+          type: 'user',
+          uuid: 'w',
+          message: { role: 'user', content: long() },
+          toolUseResult: { stdout: long(), stderr: long() },
+        },
       ];
       for (const entry of entries) expectSameEntry(Buffer.from(writeJson(entry, next)));
     }
@@ -106,7 +140,16 @@ describe('parseLine', () => {
 
   it('keeps ids, types and titles as they are, however long', () => {
     const id = 'i'.repeat(LONG_STRING_BYTES * 2);
-    const line = Buffer.from(JSON.stringify({ type: 'custom-title', customTitle: `${id}é\n`, uuid: id, sessionId: id, cwd: id, message: { content: 'x'.repeat(LONG_LINE_BYTES) } }));
+    const line = Buffer.from(
+      JSON.stringify({
+        type: 'custom-title',
+        customTitle: `${id}é\n`,
+        uuid: id,
+        sessionId: id,
+        cwd: id,
+        message: { content: 'x'.repeat(LONG_LINE_BYTES) },
+      }),
+    );
     const value = parseLine(line) as Record<string, unknown>;
     expect(value.customTitle).toBe(`${id}é\n`);
     expect(value.uuid).toBe(id);
@@ -128,7 +171,13 @@ describe('parseLine', () => {
   });
 
   it('does not take a string that merely looks like a placeholder for one', () => {
-    const line = Buffer.from(JSON.stringify({ type: 'user', note: '\u0000memd-0000000000000000:0', message: { content: 'z'.repeat(LONG_LINE_BYTES) } }));
+    const line = Buffer.from(
+      JSON.stringify({
+        type: 'user',
+        note: '\u0000memd-0000000000000000:0',
+        message: { content: 'z'.repeat(LONG_LINE_BYTES) },
+      }),
+    );
     expect((parseLine(line) as Record<string, unknown>).note).toBe('\u0000memd-0000000000000000:0');
   });
 

@@ -1,9 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CarryBook } from '../../../../daemon/ingest/chunk-parser.js';
-import { createInlineParser, createWorkerParser, type LineParser, type ParserOptions } from '../../../../daemon/ingest/parser.js';
+import {
+  createInlineParser,
+  createWorkerParser,
+  type LineParser,
+  type ParserOptions,
+} from '../../../../daemon/ingest/parser.js';
 
 const OPTIONS: ParserOptions = { lanes: 2, slotBytes: 64, maxLineBytes: 1024, carryBudgetBytes: 100 };
-const entry = (n: number) => `{"type":"user","uuid":"u${n}","timestamp":"2026-01-0${n}T00:00:00.000Z","message":{"role":"user","content":"m${n}"}}\n`;
+const entry = (n: number) =>
+  `{"type":"user","uuid":"u${n}","timestamp":"2026-01-0${n}T00:00:00.000Z","message":{"role":"user","content":"m${n}"}}\n`;
 
 const opened: LineParser[] = [];
 afterEach(async () => {
@@ -74,7 +80,11 @@ describe.each([
     const from = p.begin(0, { path: 'a', ino: '1', start: completeA, fileId: 1 });
     expect(from).toBe(a.length);
     const rest = await feed(p, 0, entry(2).slice(30), from);
-    expect(rest.results.at(-1)).toMatchObject({ count: 1, completeOffset: entry(1).length + entry(2).length, newest: '2026-01-02T00:00:00.000Z' });
+    expect(rest.results.at(-1)).toMatchObject({
+      count: 1,
+      completeOffset: entry(1).length + entry(2).length,
+      newest: '2026-01-02T00:00:00.000Z',
+    });
     expect(rest.results.at(-1)?.rows.slice(0, 3)).toEqual([1, entry(1).length, entry(2).length - 1]);
   });
 

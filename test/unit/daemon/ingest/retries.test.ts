@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRetries, faultOf, LISTED_FAILURES, LOGGED_FAILING_FILES, ParseFault, retryDelay, RETRY_FIRST_MS, RETRY_MAX_MS, type Retries } from '../../../../daemon/ingest/retries.js';
-import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
+import {
+  createRetries,
+  faultOf,
+  LISTED_FAILURES,
+  LOGGED_FAILING_FILES,
+  ParseFault,
+  RETRY_FIRST_MS,
+  RETRY_MAX_MS,
+  type Retries,
+  retryDelay,
+} from '../../../../daemon/ingest/retries.js';
+import { type FakeLogger, fakeLogger } from '../../../helpers/fake-logger.js';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: something, open '/x.jsonl'`), { code });
 const sqlite = (code: string) => Object.assign(new Error('database or disk is full'), { code });
@@ -15,7 +25,12 @@ beforeEach(() => {
   log = fakeLogger();
   due = [];
   storeDue = 0;
-  retries = createRetries({ log, clock: () => Date.now(), onDue: (paths) => due.push(paths), onStoreDue: () => (storeDue += 1) });
+  retries = createRetries({
+    log,
+    clock: () => Date.now(),
+    onDue: (paths) => due.push(paths),
+    onStoreDue: () => (storeDue += 1),
+  });
 });
 
 afterEach(() => {
@@ -29,7 +44,11 @@ describe('faultOf', () => {
     expect(faultOf(errno('EIO'))).toMatchObject({ kind: 'read', code: 'EIO', retryOnChange: false });
     expect(faultOf(sqlite('SQLITE_FULL'))).toMatchObject({ kind: 'store', code: 'SQLITE_FULL', retryOnChange: false });
     expect(faultOf(sqlite('SQLITE_CORRUPT'))).toMatchObject({ kind: 'store', code: 'SQLITE_CORRUPT' });
-    expect(faultOf(new ParseFault(new Error('the parse worker exited with code 1')))).toMatchObject({ kind: 'parse', code: null, message: 'the parse worker exited with code 1' });
+    expect(faultOf(new ParseFault(new Error('the parse worker exited with code 1')))).toMatchObject({
+      kind: 'parse',
+      code: null,
+      message: 'the parse worker exited with code 1',
+    });
   });
 });
 
@@ -53,7 +72,10 @@ describe('retries of a failing file', () => {
     expect(due).toHaveLength(1);
     vi.advanceTimersByTime(1);
     expect(due).toHaveLength(2);
-    expect(retries.status()).toMatchObject({ failingCount: 1, failing: [{ path, kind: 'read', code: 'EACCES', failures: 2 }] });
+    expect(retries.status()).toMatchObject({
+      failingCount: 1,
+      failing: [{ path, kind: 'read', code: 'EACCES', failures: 2 }],
+    });
   });
 
   it('logs the first failure and the recovery, nothing for the failures between', () => {
@@ -115,7 +137,10 @@ describe('a store fault', () => {
     // A pass that wrote nothing proves nothing: still probing.
     retries.succeeded('/p/b.jsonl', false);
     expect(retries.storeGate()).toBe('probe');
-    expect(retries.status()).toMatchObject({ failingCount: 1, failing: [{ kind: 'store', code: 'SQLITE_FULL', failures: 2, path: '/p/a.jsonl' }] });
+    expect(retries.status()).toMatchObject({
+      failingCount: 1,
+      failing: [{ kind: 'store', code: 'SQLITE_FULL', failures: 2, path: '/p/a.jsonl' }],
+    });
     retries.succeeded('/p/a.jsonl', true);
     expect(retries.storeGate()).toBe('open');
     expect(storeDue).toBe(3);

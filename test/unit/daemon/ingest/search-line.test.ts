@@ -22,17 +22,32 @@ describe('lineSearchTexts', () => {
 
   it("takes a long Write's content by its head, and thinking, as they are", () => {
     const content = `${'row = fetch(1)\n'.repeat(400)}def test_refund_retry():\n${'    pass\n'.repeat(8_000)}`;
-    const write = texts({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: '/t.py', content } }] } });
+    const write = texts({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: '/t.py', content } }],
+      },
+    });
     const written = write.find((text) => text.kind === 'write')?.text ?? '';
     expect(written).toContain('test_refund_retry');
     expect(written.length).toBeLessThanOrEqual(SEARCH_WRITE_CHARS + 20);
-    const thinking = texts({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'thinking', thinking: `${'weigh it. '.repeat(300)}okapi ${'more. '.repeat(12_000)}` }] } });
+    const thinking = texts({
+      type: 'assistant',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'thinking', thinking: `${'weigh it. '.repeat(300)}okapi ${'more. '.repeat(12_000)}` }],
+      },
+    });
     expect(thinking[0]?.text).toContain('okapi');
   });
 
   it("keeps a long tool output's stand-in: its start is all the index takes", () => {
     const output = `first line of the output ${'y'.repeat(200_000)}`;
-    const value = { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: output }] } };
+    const value = {
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: output }] },
+    };
     expect(texts(value)).toEqual([{ kind: 'output', text: output.slice(0, SEARCH_OUTPUT_CHARS) }]);
   });
 });

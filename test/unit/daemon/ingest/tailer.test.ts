@@ -1,15 +1,31 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyTranscript } from '../../../../shared/transcript/layout.js';
-import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
-import { fileFromRow, type FileRow } from '../../../../daemon/store/rows.js';
-import { listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
 import { createWorkerParser, type LineParser } from '../../../../daemon/ingest/parser.js';
-import { createTailer, DEFAULT_CARRY_BUDGET_BYTES, DEFAULT_MAX_LINE_BYTES, type PassOptions, type TailerDeps } from '../../../../daemon/ingest/tailer.js';
+import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
+import {
+  createTailer,
+  DEFAULT_CARRY_BUDGET_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  type PassOptions,
+  type TailerDeps,
+} from '../../../../daemon/ingest/tailer.js';
 import type { CommitEvent, PassResult } from '../../../../daemon/ingest/types.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import { type FileRow, fileFromRow } from '../../../../daemon/store/rows.js';
+import { listSessions, loadFileEntries, loadSessionEntries } from '../../../../daemon/transcripts/queries.js';
+import { classifyTranscript } from '../../../../shared/transcript/layout.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
@@ -38,7 +54,13 @@ afterEach(() => {
 });
 
 function tailer(options: Partial<TailerDeps> = {}) {
-  return createTailer({ db: store.db, log: fakeLogger(), clock: () => 1_000, onCommit: (event) => commits.push(event), ...options });
+  return createTailer({
+    db: store.db,
+    log: fakeLogger(),
+    clock: () => 1_000,
+    onCommit: (event) => commits.push(event),
+    ...options,
+  });
 }
 
 type Tailer = ReturnType<typeof tailer>;
@@ -49,7 +71,12 @@ afterEach(async () => {
 });
 
 function workerParser(slotBytes: number): LineParser {
-  const parser = createWorkerParser({ lanes: 1, slotBytes, maxLineBytes: DEFAULT_MAX_LINE_BYTES, carryBudgetBytes: DEFAULT_CARRY_BUDGET_BYTES });
+  const parser = createWorkerParser({
+    lanes: 1,
+    slotBytes,
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    carryBudgetBytes: DEFAULT_CARRY_BUDGET_BYTES,
+  });
   workers.push(parser);
   return parser;
 }
@@ -98,29 +125,36 @@ function fileRow(path: string) {
   return fileFromRow(row);
 }
 
-const line = (n: number, extra = '') => `{"type":"user","uuid":"u${n}","timestamp":"2026-03-02T10:00:00.000Z","message":{"role":"user","content":"m${n}${extra}"}}\n`;
+const line = (n: number, extra = '') =>
+  `{"type":"user","uuid":"u${n}","timestamp":"2026-03-02T10:00:00.000Z","message":{"role":"user","content":"m${n}${extra}"}}\n`;
 
 describe('a pass over a transcript', () => {
   it.each([
     ['inline', () => tailer()],
-    ['through the parse worker, in chunks smaller than some lines', () => tailer({ parser: { parser: workerParser(2048), lane: 0 } })],
-  ])('indexes every line of the fixtures exactly as parseEntry sees it, main and sidechains (%s)', async (_how, make) => {
-    copyFixtureProjects(root);
-    const t = make();
-    const paths = await transcriptsUnder(root);
-    expect(paths.length).toBeGreaterThanOrEqual(9);
-    for (const path of paths) expect((await pass(t, path)).outcome).toBe('caught-up');
-    for (const path of paths) {
-      const row = fileRow(path);
-      expect(loadFileEntries(store.db, row.id)).toEqual(reference(path));
-      expect(row.committedOffset).toBe(statSync(path).size);
-    }
-    const session = loadSessionEntries(store.db, SESSION);
-    expect(session.main).toEqual(reference(mainPath()));
-    const agents = paths.filter((path) => path.includes('/subagents/')).sort();
-    expect(session.sidechain).toEqual(agents.flatMap(reference));
-    expect(t.counters.bytesRead).toBe(paths.reduce((sum, path) => sum + statSync(path).size, 0));
-  });
+    [
+      'through the parse worker, in chunks smaller than some lines',
+      () => tailer({ parser: { parser: workerParser(2048), lane: 0 } }),
+    ],
+  ])(
+    'indexes every line of the fixtures exactly as parseEntry sees it, main and sidechains (%s)',
+    async (_how, make) => {
+      copyFixtureProjects(root);
+      const t = make();
+      const paths = await transcriptsUnder(root);
+      expect(paths.length).toBeGreaterThanOrEqual(9);
+      for (const path of paths) expect((await pass(t, path)).outcome).toBe('caught-up');
+      for (const path of paths) {
+        const row = fileRow(path);
+        expect(loadFileEntries(store.db, row.id)).toEqual(reference(path));
+        expect(row.committedOffset).toBe(statSync(path).size);
+      }
+      const session = loadSessionEntries(store.db, SESSION);
+      expect(session.main).toEqual(reference(mainPath()));
+      const agents = paths.filter((path) => path.includes('/subagents/')).sort();
+      expect(session.sidechain).toEqual(agents.flatMap(reference));
+      expect(t.counters.bytesRead).toBe(paths.reduce((sum, path) => sum + statSync(path).size, 0));
+    },
+  );
 
   it('reads only the bytes appended since the last pass', async () => {
     const path = mainPath();
@@ -317,7 +351,12 @@ describe('bad lines', () => {
     ]);
     expect(fileRow(path)).toMatchObject({ entries: 2, badLines: 4, committedOffset: statSync(path).size });
     expect(loadFileEntries(store.db, fileRow(path).id).map((entry) => entry.uuid)).toEqual(['u1', 'u3']);
-    expect(commits.flatMap((commit) => commit.bad).map((bad) => bad.reason)).toEqual(['invalid-utf8', 'invalid-json', 'not-an-object', 'too-long']);
+    expect(commits.flatMap((commit) => commit.bad).map((bad) => bad.reason)).toEqual([
+      'invalid-utf8',
+      'invalid-json',
+      'not-an-object',
+      'too-long',
+    ]);
     appendFileSync(path, line(4));
     await pass(t, path);
     expect(commits.flatMap((commit) => commit.bad)).toHaveLength(4);

@@ -25,7 +25,10 @@ function fakeParts(calls: string[]): StoppingParts {
       },
     },
     socket: { isOwn: () => false, remove: call('socket.remove') },
-    ingest: { watcher: { stop: call('watcher.stop') }, ingestor: { stop: call('ingestor.stop'), progress: () => ({ filesPending: 0 }) } },
+    ingest: {
+      watcher: { stop: call('watcher.stop') },
+      ingestor: { stop: call('ingestor.stop'), progress: () => ({ filesPending: 0 }) },
+    },
     followers: [
       { stopStep: 'stop the search index build', stop: call('search.stop') },
       { stopStep: 'archive what was read', stop: call('archive.stop') },
@@ -90,7 +93,15 @@ describe('shutdownSteps', () => {
 
   it('marks the steps that run past the deadline too, and names what extraction waits for', () => {
     const steps = shutdownSteps(fakeParts([]), 'SIGTERM');
-    expect(steps.filter((step) => step.always === true).map((step) => step.name)).toEqual(['close connections', 'close database', 'remove socket', 'release lock', 'log stopped']);
-    expect(steps.find((step) => step.name === 'stop extraction')?.pending?.()).toEqual(['extraction job of session s1']);
+    expect(steps.filter((step) => step.always === true).map((step) => step.name)).toEqual([
+      'close connections',
+      'close database',
+      'remove socket',
+      'release lock',
+      'log stopped',
+    ]);
+    expect(steps.find((step) => step.name === 'stop extraction')?.pending?.()).toEqual([
+      'extraction job of session s1',
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UnsafeDirError, ensurePrivateDir } from '../../../../daemon/lifecycle/dirs.js';
+import { ensurePrivateDir, UnsafeDirError } from '../../../../daemon/lifecycle/dirs.js';
 
 let root: string;
 

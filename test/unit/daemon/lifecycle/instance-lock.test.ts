@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LockHeldError, acquireInstanceLock, isProcessAlive } from '../../../../daemon/lifecycle/instance-lock.js';
+import { acquireInstanceLock, isProcessAlive, LockHeldError } from '../../../../daemon/lifecycle/instance-lock.js';
 
 let dir: string;
 let lockPath: string;

@@ -126,7 +126,13 @@ describe('the shutdown deadline', () => {
       {
         level: 'error',
         msg: 'shutdown did not finish within its deadline; exiting anyway',
-        fields: { reason: 'SIGTERM', deadlineMs: 50, stuck: 'stop ingest', waitingFor: ['lane 0: /p/a.jsonl'], notRun: ['stop extraction', 'close database', 'release lock'] },
+        fields: {
+          reason: 'SIGTERM',
+          deadlineMs: 50,
+          stuck: 'stop ingest',
+          waitingFor: ['lane 0: /p/a.jsonl'],
+          notRun: ['stop extraction', 'close database', 'release lock'],
+        },
       },
     ]);
   });
@@ -145,13 +151,19 @@ describe('the shutdown deadline', () => {
     void shutdown('SIGTERM');
     await forced;
     expect(calls).toEqual(['stuck', 'close database', 'release lock']);
-    expect(log.at('error').map((line) => line.fields?.step ?? line.msg)).toEqual(['shutdown did not finish within its deadline; exiting anyway', 'close database']);
+    expect(log.at('error').map((line) => line.fields?.step ?? line.msg)).toEqual([
+      'shutdown did not finish within its deadline; exiting anyway',
+      'close database',
+    ]);
   });
 
   it('a shutdown that finishes in time exits normally and never forces', async () => {
     let forcedExit = false;
     const r = recorder();
-    await createShutdown(() => [r.step('a', () => Promise.resolve())], fakeLogger(), r.exit, { deadlineMs: 1_000, forceExit: () => (forcedExit = true) })('SIGTERM');
+    await createShutdown(() => [r.step('a', () => Promise.resolve())], fakeLogger(), r.exit, {
+      deadlineMs: 1_000,
+      forceExit: () => (forcedExit = true),
+    })('SIGTERM');
     expect(r.exits).toEqual([0]);
     expect(forcedExit).toBe(false);
   });

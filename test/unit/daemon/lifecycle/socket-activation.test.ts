@@ -5,7 +5,12 @@ const PID = 4242;
 
 describe('takeActivatedSocket', () => {
   it('takes fd 3 when LISTEN_PID is ours, and removes the variables', () => {
-    const env: Record<string, string | undefined> = { LISTEN_PID: String(PID), LISTEN_FDS: '1', LISTEN_FDNAMES: 'memd.socket', HOME: '/h' };
+    const env: Record<string, string | undefined> = {
+      LISTEN_PID: String(PID),
+      LISTEN_FDS: '1',
+      LISTEN_FDNAMES: 'memd.socket',
+      HOME: '/h',
+    };
     expect(takeActivatedSocket(env, PID)).toEqual({ fd: 3, ignored: 0 });
     expect(env).toEqual({ HOME: '/h' });
   });

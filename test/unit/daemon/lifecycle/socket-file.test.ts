@@ -3,7 +3,12 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SocketPathError, ownSocket, removeStaleSocket, type OwnSocket } from '../../../../daemon/lifecycle/socket-file.js';
+import {
+  type OwnSocket,
+  ownSocket,
+  removeStaleSocket,
+  SocketPathError,
+} from '../../../../daemon/lifecycle/socket-file.js';
 
 /** Short, so a test waits a few ticks for the watcher; the test timeout bounds the wait. */
 const WATCH_INTERVAL_MS = 5;

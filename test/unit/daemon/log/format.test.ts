@@ -8,7 +8,10 @@ const clock = () => NOW;
 
 function memorySink() {
   const written: string[] = [];
-  return { written, sink: { file: null, write: (_level: LogLevel, line: string) => void written.push(line), close() {} } };
+  return {
+    written,
+    sink: { file: null, write: (_level: LogLevel, line: string) => void written.push(line), close() {} },
+  };
 }
 
 describe('stderrFormat', () => {
@@ -27,19 +30,31 @@ describe('stderrFormat', () => {
 
 describe('formatText', () => {
   it('writes the local time, the padded level, the message and the fields as key=value', () => {
-    const line = formatText('info', 'ready', { socket: '/run/user/1000/memd/memd.sock', pid: 42, sessions: { live: 2 } }, NOW);
+    const line = formatText(
+      'info',
+      'ready',
+      { socket: '/run/user/1000/memd/memd.sock', pid: 42, sessions: { live: 2 } },
+      NOW,
+    );
     expect(line).toBe('07:08:09.010 info  ready socket=/run/user/1000/memd/memd.sock pid=42 sessions={"live":2}\n');
   });
 
   it('quotes values a reader could misparse', () => {
-    const line = formatText('warn', 'odd', { spaced: 'two words', empty: '', equals: 'a=b', none: null, missing: undefined }, NOW);
+    const line = formatText(
+      'warn',
+      'odd',
+      { spaced: 'two words', empty: '', equals: 'a=b', none: null, missing: undefined },
+      NOW,
+    );
     expect(line).toBe('07:08:09.010 warn  odd spaced="two words" empty="" equals="a=b" none=null missing=undefined\n');
   });
 
   it('puts an error on its line and its stack frames indented below', () => {
     const error = new TypeError('bad thing');
     error.stack = 'TypeError: bad thing\n    at one (a.js:1:1)\n    at two (b.js:2:2)';
-    expect(formatText('error', 'failed', { error }, NOW)).toBe('07:08:09.010 error failed error="TypeError: bad thing"\n    at one (a.js:1:1)\n    at two (b.js:2:2)\n');
+    expect(formatText('error', 'failed', { error }, NOW)).toBe(
+      '07:08:09.010 error failed error="TypeError: bad thing"\n    at one (a.js:1:1)\n    at two (b.js:2:2)\n',
+    );
   });
 
   it('indents the lines of a message that has several', () => {
@@ -55,9 +70,16 @@ describe('formatText and control characters', () => {
   it('shows them escaped in fields, the message and an error, never as they are', () => {
     const error = new Error(`bad ${ESC}]0;title${ESC}\\`);
     error.stack = `Error: bad\n    at ${CSI}2J (x.js:1:1)`;
-    const line = formatText('warn', `cannot read ${ESC}[2Jfile`, { path: `/p/${ESC}[31mred`, c1: `${CSI}31m`, del: 'a\u007fb', error }, NOW);
+    const line = formatText(
+      'warn',
+      `cannot read ${ESC}[2Jfile`,
+      { path: `/p/${ESC}[31mred`, c1: `${CSI}31m`, del: 'a\u007fb', error },
+      NOW,
+    );
     // Only the newlines (the line's end) are control characters in what reaches the terminal.
-    const controls = [...line].filter((char) => char !== '\n' && (char < ' ' || (char >= '\u007f' && char <= '\u009f')));
+    const controls = [...line].filter(
+      (char) => char !== '\n' && (char < ' ' || (char >= '\u007f' && char <= '\u009f')),
+    );
     expect(controls).toEqual([]);
     expect(line).toContain('cannot read \\u001b[2Jfile');
     expect(line).toContain('path="/p/\\u001b[31mred"');

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,7 +11,10 @@ const clock = () => NOW;
 /** A sink that keeps what it is given. */
 function memorySink() {
   const written: { level: LogLevel; line: string }[] = [];
-  return { written, sink: { file: null, write: (level: LogLevel, line: string) => void written.push({ level, line }), close() {} } };
+  return {
+    written,
+    sink: { file: null, write: (level: LogLevel, line: string) => void written.push({ level, line }), close() {} },
+  };
 }
 
 describe('createLogger', () => {
@@ -37,7 +40,13 @@ describe('createLogger', () => {
     const line = written[0]?.line ?? '';
     expect(line.endsWith('\n')).toBe(true);
     expect(line.slice(0, -1)).not.toContain('\n');
-    expect(JSON.parse(line)).toEqual({ time: NOW.toISOString(), level: 'info', msg: 'client connected', connection: 3, nested: { a: [1] } });
+    expect(JSON.parse(line)).toEqual({
+      time: NOW.toISOString(),
+      level: 'info',
+      msg: 'client connected',
+      connection: 3,
+      nested: { a: [1] },
+    });
     expect(Object.keys(JSON.parse(line) as object).slice(0, 3)).toEqual(['time', 'level', 'msg']);
   });
 

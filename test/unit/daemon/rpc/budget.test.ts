@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import {
+  type BudgetMember,
+  CONNECTION_SHARE_BYTES,
+  createAnswerBudget,
+  HEAVY_ANSWER_RESERVE_BYTES,
+  MAX_WAITING_PER_CONNECTION,
+  type Ticket,
+} from '../../../../daemon/rpc/budget.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
-import { CONNECTION_SHARE_BYTES, HEAVY_ANSWER_RESERVE_BYTES, MAX_WAITING_PER_CONNECTION, createAnswerBudget, type BudgetMember, type Ticket } from '../../../../daemon/rpc/budget.js';
 
 const MIB = 1024 * 1024;
 
@@ -30,8 +37,25 @@ const signal = () => new AbortController().signal;
 describe('answer budget', () => {
   it('names the heavy methods and leaves cheap ones alone', () => {
     const budget = createAnswerBudget({ maxAnswerBytes: 64 * MIB, maxHeavyRequests: 2 });
-    for (const method of ['export.session', 'search.context', 'toolResults.get', 'compact.micro', 'compact.auto', 'archive.restore', 'archive.verify']) expect(budget.isHeavy(method)).toBe(true);
-    for (const method of ['daemon.status', 'daemon.version', 'sessions.list', 'sessions.get', 'compact.thresholds', 'handoff.status']) expect(budget.isHeavy(method)).toBe(false);
+    for (const method of [
+      'export.session',
+      'search.context',
+      'toolResults.get',
+      'compact.micro',
+      'compact.auto',
+      'archive.restore',
+      'archive.verify',
+    ])
+      expect(budget.isHeavy(method)).toBe(true);
+    for (const method of [
+      'daemon.status',
+      'daemon.version',
+      'sessions.list',
+      'sessions.get',
+      'compact.thresholds',
+      'handoff.status',
+    ])
+      expect(budget.isHeavy(method)).toBe(false);
   });
 
   it('runs at most maxHeavyRequests at once and starts the next when one finishes', async () => {
@@ -41,7 +65,11 @@ describe('answer budget', () => {
     const [a, b, c] = members.map((m) => track(budget.admit(m, 'export.session', signal())));
     await tick();
     expect([a?.state, b?.state, c?.state]).toEqual(['done', 'done', 'pending']);
-    expect(budget.stats()).toMatchObject({ heavyRunning: 2, heavyWaiting: 1, reservedBytes: 2 * HEAVY_ANSWER_RESERVE_BYTES });
+    expect(budget.stats()).toMatchObject({
+      heavyRunning: 2,
+      heavyWaiting: 1,
+      reservedBytes: 2 * HEAVY_ANSWER_RESERVE_BYTES,
+    });
     (a?.value as Ticket).sent();
     await tick();
     expect(c?.state).toBe('done');
@@ -72,7 +100,11 @@ describe('answer budget', () => {
     await tick();
     expect(refused.state).toBe('failed');
     expect(refused.error).toBeInstanceOf(RpcError);
-    expect(refused.error).toMatchObject({ code: ErrorCode.Busy, kind: 'Busy', data: { retryAfterMs: expect.any(Number), method: 'export.session' } });
+    expect(refused.error).toMatchObject({
+      code: ErrorCode.Busy,
+      kind: 'Busy',
+      data: { retryAfterMs: expect.any(Number), method: 'export.session' },
+    });
     expect(budget.stats().busyAnswers).toBe(1);
     // The flooders leave: their bytes no longer count.
     for (const m of flooders) budget.leave(m);
@@ -99,7 +131,9 @@ describe('answer budget', () => {
     const budget = createAnswerBudget({ maxAnswerBytes: 1024 * MIB, maxHeavyRequests: 1 });
     const flooder = member(1, CONNECTION_SHARE_BYTES + 1);
     budget.join(flooder);
-    const waiting = Array.from({ length: MAX_WAITING_PER_CONNECTION }, () => track(budget.admit(flooder, 'export.session', signal())));
+    const waiting = Array.from({ length: MAX_WAITING_PER_CONNECTION }, () =>
+      track(budget.admit(flooder, 'export.session', signal())),
+    );
     await expect(budget.admit(flooder, 'export.session', signal())).rejects.toMatchObject({ code: ErrorCode.Busy });
     await tick();
     expect(waiting.every((entry) => entry.state === 'pending')).toBe(true);

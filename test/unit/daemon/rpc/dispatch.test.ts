@@ -1,9 +1,9 @@
 /** The dispatcher alone: params validation and error mapping, without a socket. */
 import { describe, expect, it, vi } from 'vitest';
-import { createDispatcher, handle, SLOW_REQUEST_MS, type CallContext } from '../../../../daemon/rpc/dispatch.js';
+import { type CallContext, createDispatcher, handle, SLOW_REQUEST_MS } from '../../../../daemon/rpc/dispatch.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { MethodDescriptor } from '../../../../shared/protocol/methods.js';
-import { object, str, type Schema } from '../../../../shared/protocol/schema.js';
+import { object, type Schema, str } from '../../../../shared/protocol/schema.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 
 const descriptor = <P>(name: string, params: Schema<P>): MethodDescriptor<P, unknown> => ({ name, params });
@@ -14,9 +14,15 @@ function context(signal = new AbortController().signal): CallContext {
 
 describe('createDispatcher', () => {
   it('lists the methods it serves and runs them with parsed params', async () => {
-    const dispatcher = createDispatcher([handle(descriptor('test.greet', object({ name: str() })), (params) => `hi ${params.name}`)], fakeLogger());
+    const dispatcher = createDispatcher(
+      [handle(descriptor('test.greet', object({ name: str() })), (params) => `hi ${params.name}`)],
+      fakeLogger(),
+    );
     expect(dispatcher.methods).toEqual(['test.greet']);
-    const response = await dispatcher.dispatch({ jsonrpc: '2.0', id: 1, method: 'test.greet', params: { name: 'ada' } }, context());
+    const response = await dispatcher.dispatch(
+      { jsonrpc: '2.0', id: 1, method: 'test.greet', params: { name: 'ada' } },
+      context(),
+    );
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, result: 'hi ada' });
   });
 
@@ -56,7 +62,11 @@ describe('createDispatcher', () => {
     expect(response).toEqual({
       jsonrpc: '2.0',
       id: 'x',
-      error: { code: ErrorCode.InternalError, message: 'internal error; the daemon log has the details', data: { kind: 'InternalError' } },
+      error: {
+        code: ErrorCode.InternalError,
+        message: 'internal error; the daemon log has the details',
+        data: { kind: 'InternalError' },
+      },
     });
     expect(log.at('error')).toHaveLength(1);
     expect(log.at('error')[0]?.fields?.error).toBe(failure);
@@ -74,7 +84,10 @@ describe('createDispatcher', () => {
       ],
       log,
     );
-    const response = await dispatcher.dispatch({ jsonrpc: '2.0', id: 2, method: 'test.abortable' }, context(controller.signal));
+    const response = await dispatcher.dispatch(
+      { jsonrpc: '2.0', id: 2, method: 'test.abortable' },
+      context(controller.signal),
+    );
     expect(response).toMatchObject({ id: 2, error: { code: ErrorCode.Cancelled, data: { kind: 'Cancelled' } } });
     expect(log.lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
   });
@@ -90,7 +103,10 @@ describe('createDispatcher', () => {
       ],
       fakeLogger(),
     );
-    const response = await dispatcher.dispatch({ jsonrpc: '2.0', id: 3, method: 'test.locked' }, context(controller.signal));
+    const response = await dispatcher.dispatch(
+      { jsonrpc: '2.0', id: 3, method: 'test.locked' },
+      context(controller.signal),
+    );
     expect(response).toMatchObject({ error: { code: ErrorCode.Locked } });
   });
 
@@ -100,7 +116,10 @@ describe('createDispatcher', () => {
       const log = fakeLogger();
       const dispatcher = createDispatcher(
         [
-          handle(descriptor('test.slow', object({})), () => new Promise((resolve) => setTimeout(() => resolve('done'), SLOW_REQUEST_MS + 100))),
+          handle(
+            descriptor('test.slow', object({})),
+            () => new Promise((resolve) => setTimeout(() => resolve('done'), SLOW_REQUEST_MS + 100)),
+          ),
           handle(descriptor('test.quick', object({})), () => 'done'),
         ],
         log,
@@ -109,7 +128,9 @@ describe('createDispatcher', () => {
       await vi.advanceTimersByTimeAsync(SLOW_REQUEST_MS + 100);
       expect(await slow).toMatchObject({ result: 'done' });
       await dispatcher.dispatch({ jsonrpc: '2.0', id: 2, method: 'test.quick' }, context());
-      expect(log.at('warn')).toEqual([{ level: 'warn', msg: 'a request took long', fields: { method: 'test.slow', ms: SLOW_REQUEST_MS + 100 } }]);
+      expect(log.at('warn')).toEqual([
+        { level: 'warn', msg: 'a request took long', fields: { method: 'test.slow', ms: SLOW_REQUEST_MS + 100 } },
+      ]);
     } finally {
       vi.useRealTimers();
     }

@@ -2,21 +2,22 @@
  * The RPC layer in-process: a real Unix socket in a temp dir, the real dispatcher, connection
  * and server, with test methods whose progress the tests observe directly.
  */
-import type { CompactionReadyEvent } from '../../../../shared/protocol/events.js';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBus, type Bus } from '../../../../daemon/bus/bus.js';
+import { type Bus, createBus } from '../../../../daemon/bus/bus.js';
+import { type CallContext, createDispatcher, handle } from '../../../../daemon/rpc/dispatch.js';
 import { eventMethods } from '../../../../daemon/rpc/methods/events.js';
-import { createDispatcher, handle, type CallContext } from '../../../../daemon/rpc/dispatch.js';
 import { createRpcServer, type RpcServer } from '../../../../daemon/rpc/server.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
+import type { CompactionReadyEvent } from '../../../../shared/protocol/events.js';
 import type { MethodDescriptor } from '../../../../shared/protocol/methods.js';
-import { object, optional, str, type Schema } from '../../../../shared/protocol/schema.js';
-import { fakeLogger, type FakeLogger } from '../../../helpers/fake-logger.js';
-import { RawSocket } from '../../../helpers/raw-socket.js';
+import { object, optional, type Schema, str } from '../../../../shared/protocol/schema.js';
+import { type FakeLogger, fakeLogger } from '../../../helpers/fake-logger.js';
 import { eventually } from '../../../helpers/poll.js';
+import { RawSocket } from '../../../helpers/raw-socket.js';
 
 /** How long a test waits for something it expects to happen promptly. */
 const DEADLINE_MS = 5_000;
@@ -195,7 +196,10 @@ describe('cancellation', () => {
     client.sendJson(request(5, 'test.wait'));
     const first = await calls.next();
     client.sendJson(request(5, 'test.echo', { value: 'again' }));
-    expect(await client.responseTo(5)).toMatchObject({ id: 5, error: { code: ErrorCode.InvalidRequest, data: { kind: 'DuplicateId' } } });
+    expect(await client.responseTo(5)).toMatchObject({
+      id: 5,
+      error: { code: ErrorCode.InvalidRequest, data: { kind: 'DuplicateId' } },
+    });
     client.close();
     await withDeadline(first.aborted, 'the first request to be cancelled on disconnect');
   });
@@ -246,7 +250,11 @@ describe('errors', () => {
     expect(response).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      error: { code: ErrorCode.InternalError, message: 'internal error; the daemon log has the details', data: { kind: 'InternalError' } },
+      error: {
+        code: ErrorCode.InternalError,
+        message: 'internal error; the daemon log has the details',
+        data: { kind: 'InternalError' },
+      },
     });
     const wire = JSON.stringify(response);
     expect(wire).not.toContain('secret');
@@ -276,7 +284,9 @@ describe('errors', () => {
       error: { code: ErrorCode.InvalidParams, data: { kind: 'InvalidParams', field: 'params.extra' } },
     });
     client.sendJson(request(2, 'test.echo', { value: 5 }));
-    expect(await client.responseTo(2)).toMatchObject({ error: { code: ErrorCode.InvalidParams, data: { field: 'params.value' } } });
+    expect(await client.responseTo(2)).toMatchObject({
+      error: { code: ErrorCode.InvalidParams, data: { field: 'params.value' } },
+    });
   });
 
   it('treats absent params as an empty object', async () => {
@@ -289,7 +299,11 @@ describe('errors', () => {
     const client = await connect();
     client.sendJson(request(1, 'no.such'));
     expect(await client.responseTo(1)).toMatchObject({
-      error: { code: ErrorCode.MethodNotFound, message: 'unknown method "no.such"', data: { kind: 'MethodNotFound', method: 'no.such' } },
+      error: {
+        code: ErrorCode.MethodNotFound,
+        message: 'unknown method "no.such"',
+        data: { kind: 'MethodNotFound', method: 'no.such' },
+      },
     });
     client.sendJson(request(2, 'sessions.list'));
     const response = await client.responseTo(2);
@@ -309,7 +323,11 @@ describe('shutdown', () => {
     expect(await client.responseTo(2)).toEqual({
       jsonrpc: '2.0',
       id: 2,
-      error: { code: ErrorCode.ShuttingDown, message: 'memd is shutting down; retry after it restarts', data: { kind: 'ShuttingDown' } },
+      error: {
+        code: ErrorCode.ShuttingDown,
+        message: 'memd is shutting down; retry after it restarts',
+        data: { kind: 'ShuttingDown' },
+      },
     });
     // New connections are refused outright.
     await expect(RawSocket.open(socketPath)).rejects.toThrow();
@@ -368,7 +386,9 @@ describe('events', () => {
   it('stops sending a topic after unsubscribe, keeping the others', async () => {
     const client = await connect();
     await subscribe(client, ['memory.extracted', 'compaction.ready']);
-    expect((await client.request('events.unsubscribe', { topics: ['memory.extracted'] })).result).toEqual({ topics: ['compaction.ready'] });
+    expect((await client.request('events.unsubscribe', { topics: ['memory.extracted'] })).result).toEqual({
+      topics: ['compaction.ready'],
+    });
     bus.publish('memory.extracted', { n: 1 });
     bus.publish('compaction.ready', ready('n2'));
     expect(await client.next()).toEqual({ jsonrpc: '2.0', method: 'compaction.ready', params: ready('n2') });
@@ -388,7 +408,15 @@ describe('events', () => {
     client.close();
     await eventually(() => server.stats().connections === 0, 'the connection to close');
     expect(server.stats().subscriptions).toBe(0);
-    expect(() => bus.publish('ingest.failed', { path: '/p/s.jsonl', sessionId: 's', offset: 0, length: 1, reason: 'invalid-json' })).not.toThrow();
+    expect(() =>
+      bus.publish('ingest.failed', {
+        path: '/p/s.jsonl',
+        sessionId: 's',
+        offset: 0,
+        length: 1,
+        reason: 'invalid-json',
+      }),
+    ).not.toThrow();
   });
 });
 
@@ -404,5 +432,12 @@ describe('stats', () => {
 });
 
 function ready(sessionId: string): CompactionReadyEvent {
-  return { sessionId, method: 'summary', preTokens: 2, postTokens: 1, keptFromUuid: null, lost: { userMessages: 0, filePaths: 0, identifiers: 0, errors: 0 } };
+  return {
+    sessionId,
+    method: 'summary',
+    preTokens: 2,
+    postTokens: 1,
+    keptFromUuid: null,
+    lost: { userMessages: 0, filePaths: 0, identifiers: 0, errors: 0 },
+  };
 }

@@ -16,7 +16,10 @@ describe('cutMessages', () => {
           { type: 'tool_use', id: 'toolu_1', name: 'Write', input: { file_path: '/tmp/a', content: big(50_000) } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: big(30_000) }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: big(30_000) }] }],
+      },
     ];
     const out = cutMessages(messages, 1, 1_000);
     const first = out[0]?.content as { type: string; text: string; cutChars: number }[];
@@ -29,7 +32,8 @@ describe('cutMessages', () => {
     expect((use?.input as { content: string }).content).toMatch(/memd cut 4\d,\d{3} characters\]$/);
     const result = (out[2]?.content as Record<string, unknown>[])[0];
     expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1', cutChars: expect.any(Number) });
-    for (const message of out) for (const block of message.content as object[]) expect(JSON.stringify(block).length).toBeLessThan(1_200);
+    for (const message of out)
+      for (const block of message.content as object[]) expect(JSON.stringify(block).length).toBeLessThan(1_200);
   });
 
   it('leaves what fits as it was: a string content stays a string', () => {

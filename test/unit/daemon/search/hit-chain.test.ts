@@ -5,7 +5,8 @@ import { activeConversation } from '../../../../shared/transcript/conversation.j
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { indexedEntry } from '../../../helpers/compact.js';
 
-const message = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant' = 'user'): IndexedEntry => indexedEntry({ uuid, parentUuid, type });
+const message = (uuid: string, parentUuid: string | null, type: 'user' | 'assistant' = 'user'): IndexedEntry =>
+  indexedEntry({ uuid, parentUuid, type });
 const uuids = (entries: readonly IndexedEntry[]) => entries.map((entry) => entry.uuid);
 const boundary = indexedEntry({
   uuid: 'c',

@@ -7,26 +7,35 @@
  * after every step each session's summary from its aggregate must equal the one computed from
  * all of its entries. Seeded, so that a failure names the seed that reproduces it.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { createIngestor, type Ingestor } from '../../../../daemon/ingest/ingestor.js';
-import { isCompactionAgent } from '../../../../shared/transcript/layout.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
 import { summarizeSession, summaryOf } from '../../../../daemon/sessions/summary.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { searchRowId, searchRowRange } from '../../../../daemon/store/search-row.js';
-import { searchTexts } from '../../../../shared/search/text.js';
 import { leafTitles, listSessions, loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 import type { SessionFigures } from '../../../../shared/protocol/sessions.js';
+import { searchTexts } from '../../../../shared/search/text.js';
 import { computeSessionAccounting, type LastExtraction } from '../../../../shared/transcript/accounting.js';
 import { accountingOf } from '../../../../shared/transcript/aggregate.js';
-import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { contextFromScratch } from '../../../../shared/transcript/aggregate-context.js';
+import { isCompactionAgent } from '../../../../shared/transcript/layout.js';
+import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
@@ -58,7 +67,14 @@ class Writer {
   private base(type: string, parent: string | null, extra: Raw = {}): Raw & { uuid: string } {
     const uuid = `${this.tag}-${++this.n}`;
     this.clock += Math.floor(this.rand() * 5_000);
-    const line: Raw & { uuid: string } = { type, uuid, parentUuid: parent, sessionId: this.sessionId, timestamp: new Date(this.clock).toISOString(), ...extra };
+    const line: Raw & { uuid: string } = {
+      type,
+      uuid,
+      parentUuid: parent,
+      sessionId: this.sessionId,
+      timestamp: new Date(this.clock).toISOString(),
+      ...extra,
+    };
     if (this.rand() < 0.3) line.cwd = this.pick(['/work/a', '/work/b']);
     if (this.rand() < 0.3) line.gitBranch = this.pick(['main', 'dev']);
     if (this.rand() < 0.05) delete line.timestamp;
@@ -99,7 +115,11 @@ class Writer {
     const toolEntries: { uuid: string; toolId: string }[] = [];
     let parent = this.parent();
     // Text parts, then tool calls, and now and then text after them (the last part is then no call).
-    const kinds = [...Array.from({ length: parts }, () => false), ...Array.from({ length: tools }, () => true), ...(tools > 0 && this.rand() < 0.2 ? [false] : [])];
+    const kinds = [
+      ...Array.from({ length: parts }, () => false),
+      ...Array.from({ length: tools }, () => true),
+      ...(tools > 0 && this.rand() < 0.2 ? [false] : []),
+    ];
     for (let part = 0; part < kinds.length; part++) {
       const isTool = kinds[part] as boolean;
       const last = part === kinds.length - 1;
@@ -112,8 +132,14 @@ class Writer {
         cache_creation_input_tokens: write,
         cache_creation: { ephemeral_5m_input_tokens: write, ephemeral_1h_input_tokens: 0 },
       };
-      const content = isTool ? [{ type: 'tool_use', id: toolId, name: 'Read', input: { path: this.text() } }] : [{ type: 'text', text: this.text() }];
-      const line = this.base('assistant', parent, { requestId, isSidechain: sidechain, message: { id, role: 'assistant', model, content, usage } });
+      const content = isTool
+        ? [{ type: 'tool_use', id: toolId, name: 'Read', input: { path: this.text() } }]
+        : [{ type: 'text', text: this.text() }];
+      const line = this.base('assistant', parent, {
+        requestId,
+        isSidechain: sidechain,
+        message: { id, role: 'assistant', model, content, usage },
+      });
       lines.push(line);
       if (isTool) toolEntries.push({ uuid: line.uuid, toolId });
       parent = line.uuid;
@@ -131,13 +157,24 @@ class Writer {
     // Claude Code keeps the leaf and its parent (the head an ancestor of the tail); now and then
     // a malformed segment, whose head is not on the tail's path.
     const tail = preserved ? (this.leaf ?? undefined) : undefined;
-    const head = !preserved ? undefined : this.rand() < 0.8 ? (this.parents.get(tail ?? '') ?? undefined) : this.uuids[this.uuids.length - 2];
+    const head = !preserved
+      ? undefined
+      : this.rand() < 0.8
+        ? (this.parents.get(tail ?? '') ?? undefined)
+        : this.uuids[this.uuids.length - 2];
     const boundary = this.base('system', null, {
       subtype: 'compact_boundary',
       logicalParentUuid: logical,
-      compactMetadata: { trigger: this.pick(['auto', 'manual']), preTokens: Math.floor(this.rand() * 200_000), ...(this.rand() < 0.3 ? { postTokens: Math.floor(this.rand() * 20_000) } : {}) },
+      compactMetadata: {
+        trigger: this.pick(['auto', 'manual']),
+        preTokens: Math.floor(this.rand() * 200_000),
+        ...(this.rand() < 0.3 ? { postTokens: Math.floor(this.rand() * 20_000) } : {}),
+      },
     });
-    const summary = this.base('user', boundary.uuid, { isCompactSummary: true, message: { role: 'user', content: `summary ${this.text()}` } });
+    const summary = this.base('user', boundary.uuid, {
+      isCompactSummary: true,
+      message: { role: 'user', content: `summary ${this.text()}` },
+    });
     if (preserved && head !== undefined && tail !== undefined) {
       (boundary.compactMetadata as Raw).preservedSegment = { headUuid: head, anchorUuid: summary.uuid, tailUuid: tail };
     }
@@ -151,7 +188,17 @@ class Writer {
     if (roll < 0.5) return [{ type: 'ai-title', aiTitle: `ai ${this.n}`, sessionId: this.sessionId }];
     if (roll < 0.65) {
       const usage = { input_tokens: 0, output_tokens: 0 };
-      return [this.base('assistant', this.leaf, { message: { id: `syn_${this.n}`, role: 'assistant', model: '<synthetic>', content: [{ type: 'text', text: 'No response requested.' }], usage } })];
+      return [
+        this.base('assistant', this.leaf, {
+          message: {
+            id: `syn_${this.n}`,
+            role: 'assistant',
+            model: '<synthetic>',
+            content: [{ type: 'text', text: 'No response requested.' }],
+            usage,
+          },
+        }),
+      ];
     }
     if (roll < 0.8) return this.response(true); // 1.0.x inline sidechain
     return [this.base('attachment', this.leaf, { attachment: { type: 'hook', content: this.text() } })];
@@ -173,7 +220,11 @@ const bus = createBus((error) => {
   throw error;
 });
 
-function fromScratch(store: Store, sessionId: string, last: LastExtraction | null): { summary: SessionFigures; lastResponseHasToolCalls: boolean } | undefined {
+function fromScratch(
+  store: Store,
+  sessionId: string,
+  last: LastExtraction | null,
+): { summary: SessionFigures; lastResponseHasToolCalls: boolean } | undefined {
   const db = store.db;
   return db.transaction(() => {
     const files = sessionFiles(db, sessionId);
@@ -184,8 +235,16 @@ function fromScratch(store: Store, sessionId: string, last: LastExtraction | nul
       byKind[kind].push(...loadFileEntries(db, file.id));
     }
     const project = files.find((file) => file.agentId === null)?.project ?? files[0]?.project ?? '';
-    const accounting = computeSessionAccounting(byKind.main, byKind.sidechain, { env: ENV, lastExtraction: last, leafTitles: leafTitles(db, project), compactionEntries: byKind.compaction });
-    return { summary: summaryOf(sessionId, files, accounting), lastResponseHasToolCalls: accounting.lastResponseHasToolCalls };
+    const accounting = computeSessionAccounting(byKind.main, byKind.sidechain, {
+      env: ENV,
+      lastExtraction: last,
+      leafTitles: leafTitles(db, project),
+      compactionEntries: byKind.compaction,
+    });
+    return {
+      summary: summaryOf(sessionId, files, accounting),
+      lastResponseHasToolCalls: accounting.lastResponseHasToolCalls,
+    };
   })();
 }
 
@@ -204,12 +263,33 @@ async function run(seed: number): Promise<void> {
 
   let store = openStore(dbPath, fakeLogger());
   const start = (): Ingestor =>
-    createIngestor({ db: store.db, bus, log: fakeLogger(), clock: () => Date.now(), projectsDir: root, onSessionsChanged: () => {}, parseInWorker: false, commitBytes: 2_000, observer: aggregates() });
+    createIngestor({
+      db: store.db,
+      bus,
+      log: fakeLogger(),
+      clock: () => Date.now(),
+      projectsDir: root,
+      onSessionsChanged: () => {},
+      parseInWorker: false,
+      commitBytes: 2_000,
+      observer: aggregates(),
+    });
   // A small window, so that counting from the last rows is taken (and checked) often.
-  const aggregates = () => createAggregateStore({ db: store.db, lastExtraction: (id) => extractions.get(id) ?? null, contextWindow: 70 + Math.floor(seed % 5) * 20, recountSliceRows: 7 + (seed % 5) });
-  const owedCounts = () => store.db.prepare("SELECT COUNT(*) FROM session_aggregates WHERE json_extract(state, '$.context') IS NULL").pluck().get() as number;
+  const aggregates = () =>
+    createAggregateStore({
+      db: store.db,
+      lastExtraction: (id) => extractions.get(id) ?? null,
+      contextWindow: 70 + Math.floor(seed % 5) * 20,
+      recountSliceRows: 7 + (seed % 5),
+    });
+  const owedCounts = () =>
+    store.db
+      .prepare("SELECT COUNT(*) FROM session_aggregates WHERE json_extract(state, '$.context') IS NULL")
+      .pluck()
+      .get() as number;
   const backgroundCounts = async () => {
-    for (let turn = 0; turn < SETTLE_TURNS && owedCounts() > 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < SETTLE_TURNS && owedCounts() > 0; turn++)
+      await new Promise((resolve) => setImmediate(resolve));
   };
   let ingest = start();
 
@@ -218,27 +298,62 @@ async function run(seed: number): Promise<void> {
     const store2 = aggregates();
     // The listing's columns agree with the files rows, in the listing's order.
     const order = (a: { lastActivity: string | null; sessionId: string }, b: typeof a) =>
-      (b.lastActivity ?? '') < (a.lastActivity ?? '') ? -1 : (b.lastActivity ?? '') > (a.lastActivity ?? '') ? 1 : a.sessionId < b.sessionId ? -1 : 1;
+      (b.lastActivity ?? '') < (a.lastActivity ?? '')
+        ? -1
+        : (b.lastActivity ?? '') > (a.lastActivity ?? '')
+          ? 1
+          : a.sessionId < b.sessionId
+            ? -1
+            : 1;
     const index = listSessions(store.db)
-      .map(({ sessionId, project, lastActivity, allGone, entries, badLines }) => ({ sessionId, project, lastActivity, allGone, entries, badLines }))
+      .map(({ sessionId, project, lastActivity, allGone, entries, badLines }) => ({
+        sessionId,
+        project,
+        lastActivity,
+        allGone,
+        entries,
+        badLines,
+      }))
       .sort(order);
     expect(store2.page({ all: true, limit: 1_000 }).rows, `seed ${seed}, ${step}, listing`).toEqual(index);
     for (const { sessionId } of listSessions(store.db)) {
       const expected = fromScratch(store, sessionId, extractions.get(sessionId) ?? null);
       const actual = summarizeSession(transcripts, store2, sessionId, ENV);
       if (process.env.MEMD_PROPERTY_TRACE && JSON.stringify(actual) !== JSON.stringify(expected?.summary)) {
-        const row = store.db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck().get(sessionId) as string;
+        const row = store.db
+          .prepare('SELECT state FROM session_aggregates WHERE session_id = ?')
+          .pluck()
+          .get(sessionId) as string;
         const main = sessionFiles(store.db, sessionId).find((f) => f.agentId === null);
         const entries = main ? loadFileEntries(store.db, main.id) : [];
         console.log('STORED', JSON.stringify(JSON.parse(row).context));
         console.log('SCRATCH', JSON.stringify(contextFromScratch(entries, extractions.get(sessionId) ?? null)));
-        console.log('TAIL', JSON.stringify(entries.slice(-12).map((e) => [e.offset, e.type, e.subtype, e.uuid, e.parentUuid, e.messageId, e.toolUses.length, e.isSidechain, e.isCompactSummary])));
+        console.log(
+          'TAIL',
+          JSON.stringify(
+            entries
+              .slice(-12)
+              .map((e) => [
+                e.offset,
+                e.type,
+                e.subtype,
+                e.uuid,
+                e.parentUuid,
+                e.messageId,
+                e.toolUses.length,
+                e.isSidechain,
+                e.isCompactSummary,
+              ]),
+          ),
+        );
       }
       expect(actual, `seed ${seed}, ${step}, session ${sessionId}`).toEqual(expected?.summary);
       // What the extraction triggers read of the aggregate besides the summary.
       const counted = store2.read(sessionId);
       const toolCalls = counted === undefined ? undefined : accountingOf(counted, ENV).lastResponseHasToolCalls;
-      expect(toolCalls, `seed ${seed}, ${step}, session ${sessionId}, lastResponseHasToolCalls`).toBe(expected?.lastResponseHasToolCalls);
+      expect(toolCalls, `seed ${seed}, ${step}, session ${sessionId}, lastResponseHasToolCalls`).toBe(
+        expected?.lastResponseHasToolCalls,
+      );
     }
     checkSearchIndex(store, `seed ${seed}, ${step}`);
   };
@@ -310,9 +425,14 @@ async function run(seed: number): Promise<void> {
     } else if (roll < 0.88) {
       // An extraction recorded at the newest indexed entry, as the extraction service records one.
       const newest = store.db
-        .prepare('SELECT e.uuid, e.offset FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND f.agent_id IS NULL AND e.uuid IS NOT NULL ORDER BY e.offset DESC LIMIT 1')
+        .prepare(
+          'SELECT e.uuid, e.offset FROM entries e JOIN files f ON f.id = e.file_id WHERE f.session_id = ? AND f.agent_id IS NULL AND e.uuid IS NOT NULL ORDER BY e.offset DESC LIMIT 1',
+        )
         .get(writer.sessionId) as { uuid: string; offset: number } | undefined;
-      extractions.set(writer.sessionId, { ...(newest === undefined ? {} : { uuid: newest.uuid, atOffset: newest.offset }), contextTokens: Math.floor(rand() * 50_000) });
+      extractions.set(writer.sessionId, {
+        ...(newest === undefined ? {} : { uuid: newest.uuid, atOffset: newest.offset }),
+        contextTokens: Math.floor(rand() * 50_000),
+      });
       label = `extraction of ${writer.sessionId}`;
     } else {
       await ingest.stop();
@@ -341,7 +461,9 @@ async function run(seed: number): Promise<void> {
  * A deleted file's texts stay (they are checked while the file exists).
  */
 function checkSearchIndex(store: Store, where: string): void {
-  const files = store.db.prepare('SELECT id, path, committed_offset AS committed, search_offset AS searched, gone FROM files').all() as {
+  const files = store.db
+    .prepare('SELECT id, path, committed_offset AS committed, search_offset AS searched, gone FROM files')
+    .all() as {
     id: number;
     path: string;
     committed: number;
@@ -350,10 +472,15 @@ function checkSearchIndex(store: Store, where: string): void {
   }[];
   // Other files' lines may lie between a file's first and last entries: only its own are its.
   const indexed = store.db
-    .prepare('SELECT rowid FROM search_fts WHERE rowid BETWEEN ? AND ? AND (rowid >> 3) IN (SELECT rowid FROM entries WHERE file_id = ?) ORDER BY rowid')
+    .prepare(
+      'SELECT rowid FROM search_fts WHERE rowid BETWEEN ? AND ? AND (rowid >> 3) IN (SELECT rowid FROM entries WHERE file_id = ?) ORDER BY rowid',
+    )
     .pluck()
     .safeIntegers(true);
-  const orphans = store.db.prepare('SELECT count(*) FROM search_fts WHERE (rowid >> 3) NOT IN (SELECT rowid FROM entries)').pluck().get();
+  const orphans = store.db
+    .prepare('SELECT count(*) FROM search_fts WHERE (rowid >> 3) NOT IN (SELECT rowid FROM entries)')
+    .pluck()
+    .get();
   expect(orphans, `${where}, texts whose entry is gone`).toBe(0);
   const entryRowid = store.db.prepare('SELECT rowid FROM entries WHERE file_id = ? AND offset = ?').pluck();
   const entryBounds = store.db.prepare('SELECT min(rowid) AS first, max(rowid) AS last FROM entries WHERE file_id = ?');
@@ -376,7 +503,8 @@ function checkSearchIndex(store: Store, where: string): void {
       offset += Buffer.byteLength(line) + 1;
     }
     const bounds = entryBounds.get(file.id) as { first: number | null; last: number | null };
-    const [first, last] = bounds.first === null || bounds.last === null ? [0, -1] : searchRowRange(bounds.first, bounds.last);
+    const [first, last] =
+      bounds.first === null || bounds.last === null ? [0, -1] : searchRowRange(bounds.first, bounds.last);
     if (process.env.MEMD_PROPERTY_TRACE) {
       const got = new Set((indexed.all(first, last, file.id) as bigint[]).map(String));
       const want = new Set(expected.map(String));
@@ -389,7 +517,10 @@ function checkSearchIndex(store: Store, where: string): void {
         file.committed,
       );
     }
-    expect((indexed.all(first, last, file.id) as bigint[]).map(String), `${where}, search texts of ${file.path}`).toEqual(expected.sort((a, b) => (a < b ? -1 : 1)).map(String));
+    expect(
+      (indexed.all(first, last, file.id) as bigint[]).map(String),
+      `${where}, search texts of ${file.path}`,
+    ).toEqual(expected.sort((a, b) => (a < b ? -1 : 1)).map(String));
   }
 }
 

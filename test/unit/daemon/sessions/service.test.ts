@@ -1,13 +1,32 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createBus } from '../../../../daemon/bus/bus.js';
+import type { IndexRow } from '../../../../daemon/sessions/list.js';
+import {
+  BACKGROUND_UPDATE_DELAY_MS,
+  createSessionService,
+  SESSION_UPDATE_THROTTLE_MS,
+  type SessionService,
+} from '../../../../daemon/sessions/service.js';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
 import type { SessionSummary, ThresholdState } from '../../../../shared/protocol/sessions.js';
-import { createBus } from '../../../../daemon/bus/bus.js';
-import { BACKGROUND_UPDATE_DELAY_MS, createSessionService, SESSION_UPDATE_THROTTLE_MS, type SessionService } from '../../../../daemon/sessions/service.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
-import type { IndexRow } from '../../../../daemon/sessions/list.js';
 
-function summary(sessionId: string, tokens: number, state: ThresholdState, lastActivity: string | null): SessionSummary {
-  const usage = { input: 0, output: 0, cacheCreation: 0, cacheRead: 0, cache5m: 0, cache1h: 0, assistantMessages: 0, costUsd: 0 };
+function summary(
+  sessionId: string,
+  tokens: number,
+  state: ThresholdState,
+  lastActivity: string | null,
+): SessionSummary {
+  const usage = {
+    input: 0,
+    output: 0,
+    cacheCreation: 0,
+    cacheRead: 0,
+    cache5m: 0,
+    cache1h: 0,
+    assistantMessages: 0,
+    costUsd: 0,
+  };
   return {
     sessionId,
     project: '-p',
@@ -193,7 +212,9 @@ describe('session service', () => {
     }
     // Equal timestamps are ordered by id, so no session is skipped or repeated across pages.
     expect(seen).toEqual(['b', 'a', 'c0', 'c1', 'c2', 'c3', 'c4']);
-    expect(() => service.list({ cursor: 'not-a-cursor' })).toThrow(expect.objectContaining({ code: -32602, kind: 'BadCursor' }));
+    expect(() => service.list({ cursor: 'not-a-cursor' })).toThrow(
+      expect.objectContaining({ code: -32602, kind: 'BadCursor' }),
+    );
   });
 
   it('keeps sessions whose files are all gone, or that have no entry, out of a default list', () => {
@@ -265,14 +286,22 @@ describe('session service', () => {
     service.onSessionsChanged(['a']);
     const crossed = published.filter((e) => e.topic === 'session.thresholdCrossed');
     expect(crossed).toHaveLength(1);
-    expect(crossed[0]?.payload).toMatchObject({ sessionId: 'a', from: 'ok', to: 'autocompact', contextTokens: 170_000 });
+    expect(crossed[0]?.payload).toMatchObject({
+      sessionId: 'a',
+      from: 'ok',
+      to: 'autocompact',
+      contextTokens: 170_000,
+    });
   });
 
   it('takes the state a client last read as the baseline of the first crossing', () => {
     expect(service.get('b').threshold.state).toBe('ok');
     current.set('b', summary('b', 150_000, 'warning', '2026-12-02T11:01:00.000Z'));
     service.onSessionsChanged(['b']);
-    expect(published.find((e) => e.topic === 'session.thresholdCrossed')?.payload).toMatchObject({ from: 'ok', to: 'warning' });
+    expect(published.find((e) => e.topic === 'session.thresholdCrossed')?.payload).toMatchObject({
+      from: 'ok',
+      to: 'warning',
+    });
   });
 
   it('computes nothing for events nobody subscribes to', () => {

@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkDatabase } from '../../../../daemon/store/check.js';
 import { openStore } from '../../../../daemon/store/db.js';
@@ -28,7 +28,13 @@ describe('checkDatabase', () => {
 
   it('reports a healthy database with its schema version', () => {
     openStore(dbPath, fakeLogger()).close();
-    expect(checkDatabase(dbPath)).toEqual({ path: dbPath, exists: true, ok: true, schemaVersion: SCHEMA_VERSION, problems: [] });
+    expect(checkDatabase(dbPath)).toEqual({
+      path: dbPath,
+      exists: true,
+      ok: true,
+      schemaVersion: SCHEMA_VERSION,
+      problems: [],
+    });
   });
 
   it('checks a database the daemon has open', () => {

@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../../daemon/store/migrations.js';
@@ -43,7 +43,9 @@ describe('openStore', () => {
     expect(store.status).toEqual({ schemaVersion: SCHEMA_VERSION, recoveredFrom: null, whileRunning: null });
     // One line for the whole run, not one per migration (issue 29 item 4: 15 lines on a first `npm start`).
     const migrated = log.at('info').filter((line) => line.msg.startsWith('database migrated'));
-    expect(migrated.map((line) => line.msg)).toEqual([`database migrated from 0 to ${SCHEMA_VERSION} (${MIGRATIONS.length} migrations)`]);
+    expect(migrated.map((line) => line.msg)).toEqual([
+      `database migrated from 0 to ${SCHEMA_VERSION} (${MIGRATIONS.length} migrations)`,
+    ]);
     expect(migrated[0]?.fields).toMatchObject({ from: 0, to: SCHEMA_VERSION, migrations: MIGRATIONS.length });
     // The file is a real SQLite database.
     expect(readFileSync(dbPath).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
@@ -87,7 +89,13 @@ describe('openStore', () => {
     expect(readFileSync(movedTo).equals(garbage)).toBe(true);
     expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('k', 'v');
-    expect(log.at('warn')).toEqual([{ level: 'warn', msg: 'database was corrupt; moved aside and rebuilt', fields: { movedTo, reason: store.status.recoveredFrom?.reason } }]);
+    expect(log.at('warn')).toEqual([
+      {
+        level: 'warn',
+        msg: 'database was corrupt; moved aside and rebuilt',
+        fields: { movedTo, reason: store.status.recoveredFrom?.reason },
+      },
+    ]);
   });
 
   it('moves aside a database from a newer memd', () => {
@@ -140,7 +148,8 @@ describe('openStore', () => {
   });
 
   describe('after a clean close', () => {
-    const skipped = (log: ReturnType<typeof fakeLogger>) => log.lines.some((line) => line.msg.includes('quick_check skipped'));
+    const skipped = (log: ReturnType<typeof fakeLogger>) =>
+      log.lines.some((line) => line.msg.includes('quick_check skipped'));
 
     it('skips quick_check when the file is unchanged, and forgets that once open (a crash checks again)', () => {
       const first = openTracked();

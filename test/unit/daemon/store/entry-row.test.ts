@@ -1,10 +1,18 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ENTRY_COLUMNS, entriesFromParams, entryFromRow, pushEntryParams, selectEntries, type EntryParam, type EntryRow } from '../../../../daemon/store/entry-row.js';
-import { createIngestWriter, type Commit, type IngestWriter } from '../../../../daemon/ingest/writer.js';
+import { type Commit, createIngestWriter, type IngestWriter } from '../../../../daemon/ingest/writer.js';
+import {
+  ENTRY_COLUMNS,
+  type EntryParam,
+  type EntryRow,
+  entriesFromParams,
+  entryFromRow,
+  pushEntryParams,
+  selectEntries,
+} from '../../../../daemon/store/entry-row.js';
+import { MIGRATIONS } from '../../../../daemon/store/migrations.js';
 import type { FileRow } from '../../../../daemon/store/rows.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
-import Database from 'better-sqlite3';
-import { MIGRATIONS } from '../../../../daemon/store/migrations.js';
 
 /** Every field set, each to a value no other field has: a column read into the wrong field shows. */
 const ENTRY: IndexedEntry = {
@@ -31,14 +39,27 @@ const ENTRY: IndexedEntry = {
   cwd: '/cwd-1',
   gitBranch: 'branch-1',
   title: { kind: 'summary', value: 'title-1', leafUuid: 'leaf-1' },
-  compact: { trigger: 'auto', preTokens: 111, postTokens: 112, preservedSegment: { headUuid: 'h-1', anchorUuid: 'a-1', tailUuid: 't-1' } },
+  compact: {
+    trigger: 'auto',
+    preTokens: 111,
+    postTokens: 112,
+    preservedSegment: { headUuid: 'h-1', anchorUuid: 'a-1', tailUuid: 't-1' },
+  },
 };
 
 describe('entry rows', () => {
   it('come back from INSERT parameters as they went in, in runs of several rows', () => {
     const params: EntryParam[] = [];
     pushEntryParams(params, 7, ENTRY);
-    pushEntryParams(params, 7, { ...ENTRY, offset: 201, usage: null, toolUses: [], toolResults: [], title: null, compact: null });
+    pushEntryParams(params, 7, {
+      ...ENTRY,
+      offset: 201,
+      usage: null,
+      toolUses: [],
+      toolResults: [],
+      title: null,
+      compact: null,
+    });
     expect(params).toHaveLength(2 * ENTRY_COLUMNS.length);
     expect(entriesFromParams([params.slice(0, ENTRY_COLUMNS.length), params.slice(ENTRY_COLUMNS.length)])).toEqual([
       ENTRY,
@@ -52,8 +73,17 @@ describe('entry rows', () => {
     const stored = readBack(db);
     expect(stored).toEqual([{ ...ENTRY, sessionId: null }]);
     // The strings that repeat are stored once, as ids; the text columns hold nothing.
-    expect(db.prepare('SELECT cwd, git_branch, model, cwd_id IS NOT NULL AS ids FROM entries').get()).toEqual({ cwd: null, git_branch: null, model: null, ids: 1 });
-    expect(db.prepare('SELECT value FROM strings ORDER BY value').pluck().all()).toEqual(['/cwd-1', 'branch-1', 'model-1']);
+    expect(db.prepare('SELECT cwd, git_branch, model, cwd_id IS NOT NULL AS ids FROM entries').get()).toEqual({
+      cwd: null,
+      git_branch: null,
+      model: null,
+      ids: 1,
+    });
+    expect(db.prepare('SELECT value FROM strings ORDER BY value').pluck().all()).toEqual([
+      '/cwd-1',
+      'branch-1',
+      'model-1',
+    ]);
     db.close();
   });
 
@@ -86,7 +116,11 @@ function indexWithOneFile(): { db: Database.Database; writer: IngestWriter; row:
   const db = new Database(':memory:');
   for (const migration of MIGRATIONS) db.exec(migration.sql);
   const writer = createIngestWriter(db);
-  const row = writer.insertFile({ path: '/p/s.jsonl', project: 'p', sessionId: 's', agentId: null, sessionFromEntries: false }, { dev: '1', ino: '1', size: 0 }, 0);
+  const row = writer.insertFile(
+    { path: '/p/s.jsonl', project: 'p', sessionId: 's', agentId: null, sessionFromEntries: false },
+    { dev: '1', ino: '1', size: 0 },
+    0,
+  );
   return { db, writer, row };
 }
 

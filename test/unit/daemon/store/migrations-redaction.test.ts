@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../daemon/store/db.js';
 import { MIGRATIONS } from '../../../../daemon/store/migrations.js';
@@ -24,7 +24,8 @@ describe('a search index built under the older redaction rules (issue 27)', () =
   it('is emptied and every file is read again, so that a secret the old rules let through cannot be found', () => {
     const path = join(dir, 'memd.sqlite');
     const old = new Database(path);
-    for (const migration of MIGRATIONS.filter((candidate) => candidate.version <= BEFORE_WIDER_REDACTION)) old.exec(migration.sql);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.version <= BEFORE_WIDER_REDACTION))
+      old.exec(migration.sql);
     old.pragma(`user_version = ${BEFORE_WIDER_REDACTION}`);
     old
       .prepare(
@@ -38,7 +39,9 @@ describe('a search index built under the older redaction rules (issue 27)', () =
 
     const store = openStore(path, fakeLogger(), () => new Date());
     try {
-      expect(store.db.prepare("SELECT count(*) FROM search_fts WHERE search_fts MATCH 'pgHunter2pass'").pluck().get()).toBe(0);
+      expect(
+        store.db.prepare("SELECT count(*) FROM search_fts WHERE search_fts MATCH 'pgHunter2pass'").pluck().get(),
+      ).toBe(0);
       expect(store.db.prepare('SELECT search_offset FROM files WHERE id = 1').pluck().get()).toBe(0);
     } finally {
       store.close();

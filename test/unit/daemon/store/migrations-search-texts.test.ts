@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../daemon/store/db.js';
 import { MIGRATIONS } from '../../../../daemon/store/migrations.js';
@@ -24,7 +24,8 @@ describe('a search index built before prompts were indexed whole and writes and 
   it('is emptied and every file is read again, so that existing sessions get the new texts', () => {
     const path = join(dir, 'memd.sqlite');
     const old = new Database(path);
-    for (const migration of MIGRATIONS.filter((candidate) => candidate.version <= BEFORE_WIDER_TEXTS)) old.exec(migration.sql);
+    for (const migration of MIGRATIONS.filter((candidate) => candidate.version <= BEFORE_WIDER_TEXTS))
+      old.exec(migration.sql);
     old.pragma(`user_version = ${BEFORE_WIDER_TEXTS}`);
     old
       .prepare(

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReopenableDb } from '../../../../daemon/store/reopenable.js';
 
@@ -41,7 +41,9 @@ describe('a database handle that outlives its connection', () => {
     writeFileSync(path, 'not a database at all'.repeat(300));
     const reported: unknown[] = [];
     const handle = createReopenableDb(new Database(path), (error) => reported.push(error));
-    expect(() => handle.db.prepare('SELECT 1 FROM sqlite_master')).toThrow(expect.objectContaining({ code: 'SQLITE_NOTADB' }));
+    expect(() => handle.db.prepare('SELECT 1 FROM sqlite_master')).toThrow(
+      expect.objectContaining({ code: 'SQLITE_NOTADB' }),
+    );
     expect(reported).toEqual([]);
     await Promise.resolve();
     expect(reported).toHaveLength(1);

@@ -3,11 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import { createIngestor } from '../../../../daemon/ingest/ingestor.js';
 import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
-import { listSessions, loadFileEntries, loadSessionEntries, sessionFiles } from '../../../../daemon/transcripts/queries.js';
+import { createIngestor } from '../../../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import {
+  listSessions,
+  loadFileEntries,
+  loadSessionEntries,
+  sessionFiles,
+} from '../../../../daemon/transcripts/queries.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { copyFixtureProjects, FIXTURES } from '../../../helpers/ingest.js';
 

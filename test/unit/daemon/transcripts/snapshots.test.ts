@@ -1,6 +1,14 @@
 /** Checkpoints from snapshot entries, and which backup a restore puts back (the rule), without I/O. */
 import { describe, expect, it } from 'vitest';
-import { addSnapshot, parseSnapshotEntry, PROMPT_PREVIEW_CHARS, promptPreview, restoreTargets, type RecordedCheckpoint, type SnapshotEntry } from '../../../../daemon/transcripts/snapshots.js';
+import {
+  addSnapshot,
+  PROMPT_PREVIEW_CHARS,
+  parseSnapshotEntry,
+  promptPreview,
+  type RecordedCheckpoint,
+  restoreTargets,
+  type SnapshotEntry,
+} from '../../../../daemon/transcripts/snapshots.js';
 import { CHECKPOINT_MESSAGES, transcriptLines } from '../memory/rewind/fixture.js';
 
 function fixtureCheckpoints(): RecordedCheckpoint[] {
@@ -12,7 +20,8 @@ function fixtureCheckpoints(): RecordedCheckpoint[] {
   return [...checkpoints.values()];
 }
 
-const targetsAt = (index: number) => Object.fromEntries(restoreTargets(fixtureCheckpoints(), index).map((file) => [file.path, file.backupFileName]));
+const targetsAt = (index: number) =>
+  Object.fromEntries(restoreTargets(fixtureCheckpoints(), index).map((file) => [file.path, file.backupFileName]));
 
 describe('parseSnapshotEntry', () => {
   it('reads an entry as Claude Code writes it', () => {
@@ -30,7 +39,10 @@ describe('parseSnapshotEntry', () => {
     expect(parseSnapshotEntry({ type: 'file-history-snapshot', snapshot: { trackedFileBackups: {} } })).toBeNull();
     expect(parseSnapshotEntry({ type: 'file-history-snapshot', snapshot: 'nope' })).toBeNull();
     expect(parseSnapshotEntry(null)).toBeNull();
-    expect(parseSnapshotEntry({ type: 'file-history-snapshot', snapshot: { messageId: 'm' } })).toMatchObject({ messageId: 'm', files: [] });
+    expect(parseSnapshotEntry({ type: 'file-history-snapshot', snapshot: { messageId: 'm' } })).toMatchObject({
+      messageId: 'm',
+      files: [],
+    });
   });
 
   it('leaves out a malformed file backup but keeps the rest of the entry', () => {
@@ -54,11 +66,21 @@ describe('parseSnapshotEntry', () => {
 });
 
 describe('addSnapshot', () => {
-  const entry = (messageId: string, isUpdate: boolean, timestamp: string, files: Record<string, string | null>): SnapshotEntry => ({
+  const entry = (
+    messageId: string,
+    isUpdate: boolean,
+    timestamp: string,
+    files: Record<string, string | null>,
+  ): SnapshotEntry => ({
     messageId,
     timestamp,
     isUpdate,
-    files: Object.entries(files).map(([path, backupFileName]) => ({ path, version: 1, backupFileName, backupTime: timestamp })),
+    files: Object.entries(files).map(([path, backupFileName]) => ({
+      path,
+      version: 1,
+      backupFileName,
+      backupTime: timestamp,
+    })),
   });
 
   it('merges updates into their checkpoint, a later backup of a path replacing the earlier', () => {
@@ -133,7 +155,12 @@ describe('restoreTargets', () => {
     const checkpoint = (messageId: string, files: Record<string, string | null>): RecordedCheckpoint => ({
       messageId,
       timestamp: '',
-      files: new Map(Object.entries(files).map(([path, backupFileName]) => [path, { path, version: 1, backupFileName, backupTime: '' }])),
+      files: new Map(
+        Object.entries(files).map(([path, backupFileName]) => [
+          path,
+          { path, version: 1, backupFileName, backupTime: '' },
+        ]),
+      ),
     });
     const checkpoints = [checkpoint('a', { old: 'old@v1' }), checkpoint('b', { kept: 'kept@v1' })];
     expect(restoreTargets(checkpoints, 1).map((file) => file.path)).toEqual(['kept']);
@@ -143,14 +170,20 @@ describe('restoreTargets', () => {
 describe('promptPreview', () => {
   it('puts the prompt on one line', () => {
     expect(promptPreview({ message: { content: '  fix\n\nthe   bug ' } })).toBe('fix the bug');
-    expect(promptPreview({ message: { content: [{ type: 'text', text: 'look' }, { type: 'image' }, { type: 'text', text: 'here' }] } })).toBe('look here');
+    expect(
+      promptPreview({
+        message: { content: [{ type: 'text', text: 'look' }, { type: 'image' }, { type: 'text', text: 'here' }] },
+      }),
+    ).toBe('look here');
   });
 
   it(`cuts it to ${PROMPT_PREVIEW_CHARS} characters`, () => {
     const preview = promptPreview({ message: { content: 'x'.repeat(PROMPT_PREVIEW_CHARS * 2) } });
     expect(preview).toHaveLength(PROMPT_PREVIEW_CHARS);
     expect(preview?.endsWith('…')).toBe(true);
-    expect(promptPreview({ message: { content: 'y'.repeat(PROMPT_PREVIEW_CHARS) } })).toBe('y'.repeat(PROMPT_PREVIEW_CHARS));
+    expect(promptPreview({ message: { content: 'y'.repeat(PROMPT_PREVIEW_CHARS) } })).toBe(
+      'y'.repeat(PROMPT_PREVIEW_CHARS),
+    );
   });
 
   it('is null without text', () => {

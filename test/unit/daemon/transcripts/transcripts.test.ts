@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConversation } from '../../../../daemon/transcripts/conversation.js';
 import { createEntryCache, type EntryCache } from '../../../../daemon/transcripts/entry-cache.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
-import { ingestWritten, type IngestedSession } from '../../../helpers/compact.js';
+import { type IngestedSession, ingestWritten } from '../../../helpers/compact.js';
 import { generateSession, writeGeneratedSession } from '../../../helpers/generated-sessions.js';
 
 const open: IngestedSession[] = [];
@@ -20,7 +20,14 @@ afterEach(() => {
 
 async function ingested(): Promise<IngestedSession> {
   const dir = mkdtempSync(join(tmpdir(), 'memd-transcripts-'));
-  const generated = generateSession({ seed: 27, rounds: 40, compacted: false, prompts: true, bigReads: false, tokensPerEstimate: 1 });
+  const generated = generateSession({
+    seed: 27,
+    rounds: 40,
+    compacted: false,
+    prompts: true,
+    bigReads: false,
+    tokensPerEstimate: 1,
+  });
   writeGeneratedSession(join(dir, 'projects'), generated);
   const session = await ingestWritten(dir, generated.sessionId);
   open.push(session);
@@ -72,7 +79,11 @@ describe('the first load of a session', () => {
     const session = await ingested();
     const { cache, loads } = countingCache();
     const transcripts = createTranscripts({ db: session.store.db, cache, sliceMs: 0, pageRows: 8 });
-    const [a, b, c] = await Promise.all([transcripts.sessionEntries(session.sessionId), transcripts.sessionEntries(session.sessionId), transcripts.mainEntries(session.sessionId)]);
+    const [a, b, c] = await Promise.all([
+      transcripts.sessionEntries(session.sessionId),
+      transcripts.sessionEntries(session.sessionId),
+      transcripts.mainEntries(session.sessionId),
+    ]);
     expect(loads()).toBe(1);
     expect(b.main).toEqual(a.main);
     expect(c.entries).toEqual(a.main);

@@ -12,11 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BookFile, createUsageBook, type SlotRow } from '../../../../daemon/usage/book.js';
-import { createUsageFollower } from '../../../../daemon/usage/follower.js';
-import { SLOT_MS } from '../../../../daemon/usage/days.js';
-import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import { type BookFile, createUsageBook, type SlotRow } from '../../../../daemon/usage/book.js';
+import { SLOT_MS } from '../../../../daemon/usage/days.js';
+import { createUsageFollower } from '../../../../daemon/usage/follower.js';
+import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
@@ -39,16 +39,26 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
     for (const entry of file.entries) {
       // What memd takes for an API response; ccusage also reads `<synthetic>` entries, whose usage is zero.
       // A sub-agent's response nested in a main transcript's progress entry is one too, a sidechain's (issue 28).
-      if ((entry.type !== 'assistant' && entry.type !== 'progress') || entry.usage === null || entry.model === '<synthetic>') continue;
+      if (
+        (entry.type !== 'assistant' && entry.type !== 'progress') ||
+        entry.usage === null ||
+        entry.model === '<synthetic>'
+      )
+        continue;
       if (entry.timestamp === null || !Number.isFinite(Date.parse(entry.timestamp))) continue;
       if (entry.messageId === null) {
         unkeyed.push({ entry, project: file.project });
         continue;
       }
-      const key = entry.requestId === null ? `${entry.messageId}|${file.sessionId}|${Date.parse(entry.timestamp)}` : `${entry.messageId}|${entry.requestId}`;
+      const key =
+        entry.requestId === null
+          ? `${entry.messageId}|${file.sessionId}|${Date.parse(entry.timestamp)}`
+          : `${entry.messageId}|${entry.requestId}`;
       const seen = kept.get(key);
       const sidechain = (candidate: ResponseEntry) => candidate.isSidechain || candidate.type === 'progress';
-      const replaces = seen === undefined || (sidechain(seen.entry) !== sidechain(entry) ? sidechain(seen.entry) : total(entry) > total(seen.entry));
+      const replaces =
+        seen === undefined ||
+        (sidechain(seen.entry) !== sidechain(entry) ? sidechain(seen.entry) : total(entry) > total(seen.entry));
       if (replaces) kept.set(key, { entry, project: file.project });
     }
   }
@@ -57,7 +67,18 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
     const usage = entry.usage as NonNullable<ResponseEntry['usage']>;
     const slot = Math.floor(Date.parse(entry.timestamp as string) / SLOT_MS);
     const id = `${slot}|${project}|${entry.model ?? ''}`;
-    const row = slots.get(id) ?? { slot, project, model: entry.model ?? '', responses: 0, input: 0, output: 0, cache_creation: 0, cache_read: 0, cache_5m: 0, cache_1h: 0 };
+    const row = slots.get(id) ?? {
+      slot,
+      project,
+      model: entry.model ?? '',
+      responses: 0,
+      input: 0,
+      output: 0,
+      cache_creation: 0,
+      cache_read: 0,
+      cache_5m: 0,
+      cache_1h: 0,
+    };
     row.responses += 1;
     row.input += usage.input;
     row.output += usage.output;
@@ -80,7 +101,13 @@ function corpus(rand: () => number): FileData[] {
   for (let id = 1; id <= 6; id++) {
     const sessionId = pick(sessions);
     const agent = rand() < 0.3;
-    files.push({ id, sessionId, project: pick(['-p-one', '-p-two']), path: `/p/${sessionId}${agent ? `/subagents/agent-${id}` : `-${id}`}.jsonl`, entries: [] });
+    files.push({
+      id,
+      sessionId,
+      project: pick(['-p-one', '-p-two']),
+      path: `/p/${sessionId}${agent ? `/subagents/agent-${id}` : `-${id}`}.jsonl`,
+      entries: [],
+    });
   }
   const offsets = new Map<number, number>();
   const put = (file: FileData, entry: Omit<ResponseEntry, 'offset'>) => {
@@ -122,9 +149,26 @@ function corpus(rand: () => number): FileData[] {
     const copies = rand();
     // A copy with the final usage: at the same time (a resumed session's history), or later (a tie whose entry decides the day).
     const copyAt = at + (parts - 1) * 4_000 + (rand() < 0.5 ? 0 : 20 * 60_000);
-    if (copies < 0.3) put(rand() < 0.3 ? home : pick(files), { type: 'assistant', timestamp: new Date(copyAt).toISOString(), messageId, requestId, model, usage, isSidechain: false });
+    if (copies < 0.3)
+      put(rand() < 0.3 ? home : pick(files), {
+        type: 'assistant',
+        timestamp: new Date(copyAt).toISOString(),
+        messageId,
+        requestId,
+        model,
+        usage,
+        isSidechain: false,
+      });
     else if (copies < 0.4)
-      put(pick(files), { type: 'assistant', timestamp: new Date(at).toISOString(), messageId, requestId, model, usage: { ...usage, output: usage.output + 900 }, isSidechain: true });
+      put(pick(files), {
+        type: 'assistant',
+        timestamp: new Date(at).toISOString(),
+        messageId,
+        requestId,
+        model,
+        usage: { ...usage, output: usage.output + 900 },
+        isSidechain: true,
+      });
     else if (copies < 0.55) {
       // Nested in a main transcript's progress entries, split as in the sub-agent's file (2.1.3x-2.1.4x).
       const mains = files.filter((file) => !file.path.includes('subagents'));
@@ -143,7 +187,15 @@ function corpus(rand: () => number): FileData[] {
   }
   // Things the book must skip: no usage, a synthetic message, an unreadable time.
   const first = files[0] as FileData;
-  put(first, { type: 'user', timestamp: new Date(start).toISOString(), messageId: null, requestId: null, model: null, usage: null, isSidechain: false });
+  put(first, {
+    type: 'user',
+    timestamp: new Date(start).toISOString(),
+    messageId: null,
+    requestId: null,
+    model: null,
+    usage: null,
+    isSidechain: false,
+  });
   put(first, {
     type: 'assistant',
     timestamp: new Date(start).toISOString(),
@@ -229,7 +281,9 @@ describe('the usage book', () => {
       // A forgotten session: its files leave the index, and the book takes back what they counted.
       const forgotten = (files[0] as FileData).sessionId;
       db.prepare('DELETE FROM files WHERE session_id = ?').run(forgotten);
-      expect(db.transaction(() => book.dropOrphans())()).toBe(files.filter((file) => file.sessionId === forgotten).length);
+      expect(db.transaction(() => book.dropOrphans())()).toBe(
+        files.filter((file) => file.sessionId === forgotten).length,
+      );
       for (const file of files) if (file.sessionId === forgotten) held.set(file.id, 0);
       check(`session ${forgotten} forgotten`);
     });
@@ -268,7 +322,14 @@ describe('the usage book', () => {
       }
     };
     for (const file of files) {
-      insertFile.run(file.id, file.path, file.project, file.sessionId, String(file.id), (file.entries.at(-1)?.offset ?? 0) + 1);
+      insertFile.run(
+        file.id,
+        file.path,
+        file.project,
+        file.sessionId,
+        String(file.id),
+        (file.entries.at(-1)?.offset ?? 0) + 1,
+      );
       write(file, file.entries);
     }
     const follower = createUsageFollower({ db, book, log: fakeLogger(), sliceRows: 7 });
@@ -283,19 +344,32 @@ describe('the usage book', () => {
     const kept = cut.entries.slice(0, 2);
     db.prepare('DELETE FROM entries WHERE file_id = ?').run(cut.id);
     write(cut, kept);
-    db.prepare('UPDATE files SET generation = generation + 1, committed_offset = ? WHERE id = ?').run((kept.at(-1)?.offset ?? 0) + 1, cut.id);
+    db.prepare('UPDATE files SET generation = generation + 1, committed_offset = ? WHERE id = ?').run(
+      (kept.at(-1)?.offset ?? 0) + 1,
+      cut.id,
+    );
     follower.wake();
     await follower.idle();
-    expect(byId(book.slots(null, null, null))).toEqual(reference(files.map((file) => (file === cut ? { ...file, entries: kept } : file))));
+    expect(byId(book.slots(null, null, null))).toEqual(
+      reference(files.map((file) => (file === cut ? { ...file, entries: kept } : file))),
+    );
 
     // Appended lines, folded from where the file was left.
     const grown = files[2] as FileData;
-    const more = [{ ...(grown.entries.at(-1) as ResponseEntry), offset: 100_000, messageId: 'msg_late', requestId: 'req_late' }];
+    const more = [
+      { ...(grown.entries.at(-1) as ResponseEntry), offset: 100_000, messageId: 'msg_late', requestId: 'req_late' },
+    ];
     write(grown, more);
     db.prepare('UPDATE files SET committed_offset = ? WHERE id = ?').run(100_001, grown.id);
     follower.wake();
     await follower.idle();
-    const now = files.map((file) => (file === cut ? { ...file, entries: kept } : file === grown ? { ...file, entries: [...file.entries, ...more] } : file));
+    const now = files.map((file) =>
+      file === cut
+        ? { ...file, entries: kept }
+        : file === grown
+          ? { ...file, entries: [...file.entries, ...more] }
+          : file,
+    );
     expect(byId(book.slots(null, null, null))).toEqual(reference(now));
     follower.stop();
   });

@@ -1,6 +1,14 @@
 /** Local days in IANA zones: the day of an instant, a day's start across DST, windows (daemon/usage/days.ts). */
 import { describe, expect, it } from 'vitest';
-import { addDays, dayKey, dayStarts, resolveWindow, SLOT_MS, zoneNamed, type Zone } from '../../../../daemon/usage/days.js';
+import {
+  addDays,
+  dayKey,
+  dayStarts,
+  resolveWindow,
+  SLOT_MS,
+  type Zone,
+  zoneNamed,
+} from '../../../../daemon/usage/days.js';
 import { parseBound } from '../../../../shared/usage/bounds.js';
 
 function zone(name: string): Zone {
@@ -42,9 +50,17 @@ describe('zones', () => {
 describe('dayStarts', () => {
   it('gives consecutive local days, 23 or 25 hours long across DST changes', () => {
     const starts = dayStarts(zone('America/New_York'), { year: 2026, month: 3, day: 7 }, 3);
-    expect(starts.map((ms) => new Date(ms).toISOString())).toEqual(['2026-03-07T05:00:00.000Z', '2026-03-08T05:00:00.000Z', '2026-03-09T04:00:00.000Z', '2026-03-10T04:00:00.000Z']);
-    expect(dayStarts(zone('Asia/Kathmandu'), { year: 2026, month: 3, day: 1 }, 1).map((ms) => new Date(ms).toISOString())).toEqual(['2026-02-28T18:15:00.000Z', '2026-03-01T18:15:00.000Z']);
-    for (const ms of dayStarts(zone('America/Santiago'), { year: 2024, month: 9, day: 6 }, 4)) expect(ms % SLOT_MS).toBe(0);
+    expect(starts.map((ms) => new Date(ms).toISOString())).toEqual([
+      '2026-03-07T05:00:00.000Z',
+      '2026-03-08T05:00:00.000Z',
+      '2026-03-09T04:00:00.000Z',
+      '2026-03-10T04:00:00.000Z',
+    ]);
+    expect(
+      dayStarts(zone('Asia/Kathmandu'), { year: 2026, month: 3, day: 1 }, 1).map((ms) => new Date(ms).toISOString()),
+    ).toEqual(['2026-02-28T18:15:00.000Z', '2026-03-01T18:15:00.000Z']);
+    for (const ms of dayStarts(zone('America/Santiago'), { year: 2024, month: 9, day: 6 }, 4))
+      expect(ms % SLOT_MS).toBe(0);
   });
 });
 
@@ -55,13 +71,21 @@ describe('resolveWindow', () => {
   it('counts day spans in whole local days, today included', () => {
     const window = resolveWindow(bound('7d'), undefined, now, zone('UTC'));
     expect(window).toEqual({ fromSlot: at('2026-03-04T00:00:00Z') / SLOT_MS, toSlot: null });
-    expect(resolveWindow(bound('1w'), bound('1d'), now, zone('Asia/Kolkata'))).toEqual({ fromSlot: at('2026-03-03T18:30:00Z') / SLOT_MS, toSlot: at('2026-03-09T18:30:00Z') / SLOT_MS });
+    expect(resolveWindow(bound('1w'), bound('1d'), now, zone('Asia/Kolkata'))).toEqual({
+      fromSlot: at('2026-03-03T18:30:00Z') / SLOT_MS,
+      toSlot: at('2026-03-09T18:30:00Z') / SLOT_MS,
+    });
   });
 
   it('takes days inclusive, hours to the quarter hour, instants as given', () => {
-    expect(resolveWindow(bound('2026-03-01'), bound('2026-03-02'), now, zone('UTC'))).toEqual({ fromSlot: at('2026-03-01T00:00:00Z') / SLOT_MS, toSlot: at('2026-03-03T00:00:00Z') / SLOT_MS });
+    expect(resolveWindow(bound('2026-03-01'), bound('2026-03-02'), now, zone('UTC'))).toEqual({
+      fromSlot: at('2026-03-01T00:00:00Z') / SLOT_MS,
+      toSlot: at('2026-03-03T00:00:00Z') / SLOT_MS,
+    });
     expect(resolveWindow(bound('2h'), undefined, now, zone('UTC')).fromSlot).toBe(at('2026-03-10T13:15:00Z') / SLOT_MS);
-    expect(resolveWindow(undefined, bound('2026-03-05T10:05:00Z'), now, zone('UTC')).toSlot).toBe(at('2026-03-05T10:15:00Z') / SLOT_MS);
+    expect(resolveWindow(undefined, bound('2026-03-05T10:05:00Z'), now, zone('UTC')).toSlot).toBe(
+      at('2026-03-05T10:15:00Z') / SLOT_MS,
+    );
   });
 
   it('adds calendar days across month and year ends', () => {

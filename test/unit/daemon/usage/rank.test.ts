@@ -1,9 +1,23 @@
 /** Which entry counts for a response (daemon/usage/rank.ts); the whole rule is checked by book.property.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { SLOT_MS } from '../../../../daemon/usage/days.js';
-import { type Candidate, candidateOf, keyOf, outranks, outranksInFile, type ResponseEntry } from '../../../../daemon/usage/rank.js';
+import {
+  type Candidate,
+  candidateOf,
+  keyOf,
+  outranks,
+  outranksInFile,
+  type ResponseEntry,
+} from '../../../../daemon/usage/rank.js';
 
-const usage = (output: number, input = 10) => ({ input, output, cacheCreation: 100, cacheRead: 1_000, cache5m: 0, cache1h: 100 });
+const usage = (output: number, input = 10) => ({
+  input,
+  output,
+  cacheCreation: 100,
+  cacheRead: 1_000,
+  cache5m: 0,
+  cache1h: 100,
+});
 const entry = (over: Partial<ResponseEntry> = {}): ResponseEntry => ({
   offset: 100,
   type: 'assistant',
@@ -15,7 +29,8 @@ const entry = (over: Partial<ResponseEntry> = {}): ResponseEntry => ({
   isSidechain: false,
   ...over,
 });
-const candidate = (over: Partial<ResponseEntry> = {}, session = 's', path = '/p/s.jsonl') => candidateOf(entry(over), session, path) as Candidate;
+const candidate = (over: Partial<ResponseEntry> = {}, session = 's', path = '/p/s.jsonl') =>
+  candidateOf(entry(over), session, path) as Candidate;
 
 describe('keyOf', () => {
   it('is a signed 64-bit integer in decimal, the same for the same text and different for others', () => {
@@ -32,7 +47,9 @@ describe('keyOf', () => {
 
 describe('candidateOf', () => {
   it('keys a response by message and request, in any file or session', () => {
-    expect(candidate({}, 's').key).toBe(candidate({ offset: 900, timestamp: '2026-03-02T10:00:00.000Z' }, 'other', '/q/o.jsonl').key);
+    expect(candidate({}, 's').key).toBe(
+      candidate({ offset: 900, timestamp: '2026-03-02T10:00:00.000Z' }, 'other', '/q/o.jsonl').key,
+    );
     expect(candidate({ requestId: 'req_2' }).key).not.toBe(candidate().key);
     expect(candidate().slot).toBe(Date.parse('2026-03-01T23:45:00.000Z') / SLOT_MS);
   });

@@ -6,13 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUsageService, type UsageService } from '../../../../daemon/usage/service.js';
-import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
+import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
+import { createUsageService, type UsageService } from '../../../../daemon/usage/service.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 
 const NOW = Date.parse('2026-03-03T12:00:00Z');
-const usage = (output: number) => ({ input: 1_000, output, cacheCreation: 2_000, cacheRead: 10_000, cache5m: 0, cache1h: 2_000 });
+const usage = (output: number) => ({
+  input: 1_000,
+  output,
+  cacheCreation: 2_000,
+  cacheRead: 10_000,
+  cache5m: 0,
+  cache1h: 2_000,
+});
 /** Sonnet 4.5: $3 in, $15 out, 1h writes at twice the input price, reads at a tenth; Opus 4.6: $5 and $25. */
 const sonnet = (output: number) => (1_000 * 3 + output * 15 + 2_000 * 6 + 10_000 * 0.3) / 1e6;
 const opus = (output: number) => (1_000 * 5 + output * 25 + 2_000 * 10 + 10_000 * 0.5) / 1e6;
@@ -22,7 +29,16 @@ let store: Store;
 let usageService: UsageService;
 
 function response(timestamp: string, model: string, output: number, n: number): ResponseEntry {
-  return { offset: n * 100, type: 'assistant', timestamp, messageId: `msg_${n}`, requestId: `req_${n}`, model, usage: usage(output), isSidechain: false };
+  return {
+    offset: n * 100,
+    type: 'assistant',
+    timestamp,
+    messageId: `msg_${n}`,
+    requestId: `req_${n}`,
+    model,
+    usage: usage(output),
+    isSidechain: false,
+  };
 }
 
 beforeEach(async () => {
@@ -46,12 +62,31 @@ beforeEach(async () => {
         response('2026-03-02T09:20:00Z', 'claude-unknown-9', 400, 4),
       ],
     },
-    { id: 2, path: '/p/-p-b/s2.jsonl', project: '-p-b', entries: [response('2026-03-01T18:30:00Z', 'claude-opus-4-6', 200, 2)] },
+    {
+      id: 2,
+      path: '/p/-p-b/s2.jsonl',
+      project: '-p-b',
+      entries: [response('2026-03-01T18:30:00Z', 'claude-opus-4-6', 200, 2)],
+    },
   ];
   for (const file of files) {
     insertFile.run(file.id, file.path, file.project, `s${file.id}`, String(file.id));
     for (const { offset, type, timestamp, messageId, requestId, model, usage: u } of file.entries) {
-      insertEntry.run(file.id, offset, type, timestamp, messageId, requestId, model, u?.input, u?.output, u?.cacheCreation, u?.cacheRead, u?.cache5m, u?.cache1h);
+      insertEntry.run(
+        file.id,
+        offset,
+        type,
+        timestamp,
+        messageId,
+        requestId,
+        model,
+        u?.input,
+        u?.output,
+        u?.cacheCreation,
+        u?.cacheRead,
+        u?.cache5m,
+        u?.cache1h,
+      );
     }
   }
   usageService.start();
@@ -90,9 +125,19 @@ describe('usage.report', () => {
 
   it('groups by project and by model, costliest first, and keeps to a project given by folder or cwd', () => {
     expect(usageService.report({ by: 'project' }).rows.map((r) => r.key)).toEqual(['-p-a', '-p-b']);
-    expect(usageService.report({ by: 'model' }).rows.map((r) => r.key)).toEqual(['claude-sonnet-4-5', 'claude-opus-4-6', 'claude-unknown-9']);
-    expect(usageService.report({ project: '-p-b', timezone: 'UTC' }).totals).toMatchObject({ responses: 1, output: 200 });
-    expect(usageService.report({ project: '/p/b', timezone: 'UTC' }).totals).toMatchObject({ responses: 1, output: 200 });
+    expect(usageService.report({ by: 'model' }).rows.map((r) => r.key)).toEqual([
+      'claude-sonnet-4-5',
+      'claude-opus-4-6',
+      'claude-unknown-9',
+    ]);
+    expect(usageService.report({ project: '-p-b', timezone: 'UTC' }).totals).toMatchObject({
+      responses: 1,
+      output: 200,
+    });
+    expect(usageService.report({ project: '/p/b', timezone: 'UTC' }).totals).toMatchObject({
+      responses: 1,
+      output: 200,
+    });
   });
 
   it("runs the daily series over the window's days, cut to the window, and names the window", () => {
@@ -105,13 +150,26 @@ describe('usage.report', () => {
     // Until noon: the 18:30 response is out.
     expect(report.totals.responses).toBe(1);
     expect(report).toMatchObject({ since: '2026-02-27T00:00:00.000Z', until: '2026-03-01T12:15:00.000Z' });
-    expect(usageService.report({ since: '2d', timezone: 'UTC' }).daily.map((day) => day.day)).toEqual(['2026-03-02', '2026-03-03']);
-    expect(usageService.report({ project: '-p-none' })).toMatchObject({ rows: [], daily: [], totals: { responses: 0, costUsd: 0, models: [] } });
+    expect(usageService.report({ since: '2d', timezone: 'UTC' }).daily.map((day) => day.day)).toEqual([
+      '2026-03-02',
+      '2026-03-03',
+    ]);
+    expect(usageService.report({ project: '-p-none' })).toMatchObject({
+      rows: [],
+      daily: [],
+      totals: { responses: 0, costUsd: 0, models: [] },
+    });
   });
 
   it('refuses a bound or a zone it cannot read, naming the field', () => {
-    expect(() => usageService.report({ since: 'yesterday' })).toThrow(expect.objectContaining({ code: -32602, data: expect.objectContaining({ field: 'since' }) }));
-    expect(() => usageService.report({ until: '2026-02-30' })).toThrow(expect.objectContaining({ data: expect.objectContaining({ field: 'until' }) }));
-    expect(() => usageService.report({ timezone: 'Mars/Olympus_Mons' })).toThrow(expect.objectContaining({ data: expect.objectContaining({ field: 'timezone' }) }));
+    expect(() => usageService.report({ since: 'yesterday' })).toThrow(
+      expect.objectContaining({ code: -32602, data: expect.objectContaining({ field: 'since' }) }),
+    );
+    expect(() => usageService.report({ until: '2026-02-30' })).toThrow(
+      expect.objectContaining({ data: expect.objectContaining({ field: 'until' }) }),
+    );
+    expect(() => usageService.report({ timezone: 'Mars/Olympus_Mons' })).toThrow(
+      expect.objectContaining({ data: expect.objectContaining({ field: 'timezone' }) }),
+    );
   });
 });

@@ -31,7 +31,10 @@ describe('chartGeometry', () => {
   });
 
   it('puts a compaction before every response at the left edge and after all at the right', () => {
-    const edges = chartGeometry({ ...chart, compactions: [0, 3].map((after) => ({ after, at: null, trigger: 'manual', preTokens: null })) });
+    const edges = chartGeometry({
+      ...chart,
+      compactions: [0, 3].map((after) => ({ after, at: null, trigger: 'manual', preTokens: null })),
+    });
     expect(edges.compactions.map((mark) => mark.x)).toEqual([box.left, plotRight]);
   });
 
@@ -69,7 +72,12 @@ describe('renderChartSvg', () => {
   });
 
   it('labels the line the window when Claude Code compacts only once the API refuses (reactive mode)', () => {
-    const chart = { ...sampleModel().chart, autoCompactAt: 1_000_000, window: 1_000_000, autoCompactMode: 'reactive' as const };
+    const chart = {
+      ...sampleModel().chart,
+      autoCompactAt: 1_000_000,
+      window: 1_000_000,
+      autoCompactMode: 'reactive' as const,
+    };
     const svg = renderChartSvg(chart);
     expect(svg.match(/<line class="threshold" data-tokens="1000000"/g)).toHaveLength(1);
     expect(svg).toContain('>window 1M</text>');
@@ -81,8 +89,19 @@ describe('renderChartSvg', () => {
 describe('crowded compaction marks (issue 28 item 8)', () => {
   // 116 compactions over 2,000 responses, as on the issue's long session: one every ~17 responses.
   const points = Array.from({ length: 2_000 }, (_, index) => ({ at: null, tokens: 1_000 + (index % 17) * 9_000 }));
-  const compactions = Array.from({ length: 116 }, (_, index) => ({ after: Math.round(((index + 1) * 2_000) / 117), at: null, trigger: index % 5 === 0 ? 'manual' : 'auto', preTokens: 150_000 }));
-  const crowded: ContextChart = { points, compactions, autoCompactAt: 167_000, window: 200_000, autoCompactMode: 'threshold' };
+  const compactions = Array.from({ length: 116 }, (_, index) => ({
+    after: Math.round(((index + 1) * 2_000) / 117),
+    at: null,
+    trigger: index % 5 === 0 ? 'manual' : 'auto',
+    preTokens: 150_000,
+  }));
+  const crowded: ContextChart = {
+    points,
+    compactions,
+    autoCompactAt: 167_000,
+    window: 200_000,
+    autoCompactMode: 'threshold',
+  };
   const svg = renderChartSvg(crowded);
   const labels = [...svg.matchAll(/<text class="compaction-label" x="([\d.]+)"[^>]*>([^<]*)<\/text>/g)];
 
@@ -91,13 +110,16 @@ describe('crowded compaction marks (issue 28 item 8)', () => {
     const bound = Math.floor(plotWidth / MARK_GAP) + 1;
     expect(labels.length).toBeGreaterThan(1);
     expect(labels.length).toBeLessThanOrEqual(bound);
-    const marks = (svg.match(/<line class="compaction"/g) ?? []).length + (svg.match(/<rect class="compaction-band"/g) ?? []).length;
+    const marks =
+      (svg.match(/<line class="compaction"/g) ?? []).length +
+      (svg.match(/<rect class="compaction-band"/g) ?? []).length;
     expect(marks).toBe(labels.length);
   });
 
   it('never lets two labels overlap: each starts at least a label width after the one before', () => {
     const xs = labels.map((match) => Number(match[1]));
-    for (let index = 1; index < xs.length; index++) expect(xs[index]! - xs[index - 1]!).toBeGreaterThanOrEqual(MARK_GAP);
+    for (let index = 1; index < xs.length; index++)
+      expect(xs[index]! - xs[index - 1]!).toBeGreaterThanOrEqual(MARK_GAP);
     // A label fits in the gap: at most 7 characters.
     for (const match of labels) expect([...match[2]!].length).toBeLessThanOrEqual(7);
   });
@@ -108,7 +130,9 @@ describe('crowded compaction marks (issue 28 item 8)', () => {
     const counts = [...svg.matchAll(/data-count="(\d+)"/g)].map((match) => Number(match[1]));
     const singles = (svg.match(/<line class="compaction"/g) ?? []).length;
     expect(counts.reduce((sum, count) => sum + count, singles)).toBe(116);
-    expect(svg).toMatch(/<title>\d+ compactions \(\d+ manual, \d+ auto\)|<title>\d+ compactions \(\d+ auto, \d+ manual\)/);
+    expect(svg).toMatch(
+      /<title>\d+ compactions \(\d+ manual, \d+ auto\)|<title>\d+ compactions \(\d+ auto, \d+ manual\)/,
+    );
   });
 
   it('keeps a single, lone compaction drawn as before: a line labelled with its trigger', () => {

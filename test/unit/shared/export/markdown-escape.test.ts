@@ -21,12 +21,16 @@ describe('safeProse', () => {
   it('writes every < outside code as an entity: no tag, comment or autolink opens', () => {
     expect(safeProse('<script>alert(1)</script>')).toBe('&lt;script>alert(1)&lt;/script>');
     expect(safeProse('<img src=x onerror=alert(1)>')).toBe('&lt;img src=x onerror=alert(1)>');
-    expect(safeProse('</details>\n</summary>\n<!-- x -->\n<https://example.com>')).toBe('&lt;/details>\n&lt;/summary>\n&lt;!-- x -->\n&lt;https://example.com>');
+    expect(safeProse('</details>\n</summary>\n<!-- x -->\n<https://example.com>')).toBe(
+      '&lt;/details>\n&lt;/summary>\n&lt;!-- x -->\n&lt;https://example.com>',
+    );
     expect(safeProse('a < b and **bold** stays markdown')).toBe('a &lt; b and **bold** stays markdown');
   });
 
   it('leaves fenced code as it is, and closes a fence the text leaves open', () => {
-    expect(safeProse('```ts\nconst a: Array<string> = [];\n```\nafter <b>')).toBe('```ts\nconst a: Array<string> = [];\n```\nafter &lt;b>');
+    expect(safeProse('```ts\nconst a: Array<string> = [];\n```\nafter <b>')).toBe(
+      '```ts\nconst a: Array<string> = [];\n```\nafter &lt;b>',
+    );
     expect(safeProse('~~~\n<x>\n~~~')).toBe('~~~\n<x>\n~~~');
     // ```` is not closed by ```: the text's fence runs to its end, where memd closes it.
     expect(safeProse('````\n<script>\n```\nstill code')).toBe('````\n<script>\n```\nstill code\n````');
@@ -40,11 +44,20 @@ describe('safeProse', () => {
 
   it('reads a lone \\r as a line end, as CommonMark does', () => {
     // Else "```\r<img>" would look like one line that closes nothing, and the <img> stay raw.
-    expect(safeProse('```\n<x>\n```\r<img src=x onerror=alert(1)>')).toBe('```\n<x>\n```\n&lt;img src=x onerror=alert(1)>');
+    expect(safeProse('```\n<x>\n```\r<img src=x onerror=alert(1)>')).toBe(
+      '```\n<x>\n```\n&lt;img src=x onerror=alert(1)>',
+    );
   });
 
   it('never lets a structural tag out, whatever the mix', () => {
-    const hostile = ['<details><summary>planted', '`</details>` \\`<img src=x onerror=alert(3)>`', '````', '</summary>', '```', '</details>'].join('\n');
+    const hostile = [
+      '<details><summary>planted',
+      '`</details>` \\`<img src=x onerror=alert(3)>`',
+      '````',
+      '</summary>',
+      '```',
+      '</details>',
+    ].join('\n');
     const out = outsideFences(safeProse(hostile));
     expect(out.match(/<(?!code>|\/code>)[a-z/!?]/gi)).toBeNull();
   });

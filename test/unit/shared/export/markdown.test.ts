@@ -31,7 +31,9 @@ describe('renderMarkdown', () => {
   });
 
   it('folds a tool call with its input and output in fences nothing inside can close', () => {
-    expect(md).toContain('<details><summary>Bash: npm test (failed, exit 1)</summary>\n\n```json\n{\n  "command": "npm test"\n}\n```');
+    expect(md).toContain(
+      '<details><summary>Bash: npm test (failed, exit 1)</summary>\n\n```json\n{\n  "command": "npm test"\n}\n```',
+    );
     // The output holds ``` and </details>: its fence is longer, so they stay text.
     expect(md).toContain('````text\nFAIL ```fenced``` </details> <script>x</script>\n````');
     expect(md).toContain('_1,234 more characters of this output were left out of the export._');
@@ -45,13 +47,22 @@ describe('renderMarkdown', () => {
   it('escapes what goes inside its own HTML (a summary line)', () => {
     const call = sampleModel().conversation.items[2];
     if (call?.kind !== 'tool') throw new Error('sample changed');
-    const md2 = renderMarkdown(sampleModel({ conversation: { ...sampleModel().conversation, items: [{ ...call, call: { ...call.call, label: '</summary><script>' } }] } }));
+    const md2 = renderMarkdown(
+      sampleModel({
+        conversation: {
+          ...sampleModel().conversation,
+          items: [{ ...call, call: { ...call.call, label: '</summary><script>' } }],
+        },
+      }),
+    );
     expect(md2).toContain('<summary>Bash: &#60;/summary&#62;&#60;script&#62; (failed, exit 1)</summary>');
   });
 
   it('marks compactions and folds the summary they left', () => {
     expect(md).toContain('---\n\n**Compaction** (auto, 189,483 tokens before) · 2026-12-02 10:27:00 UTC');
-    expect(md).toContain('<details><summary>Summary the compaction left</summary>\n\n```markdown\nThe user asked for a fix.\n```');
+    expect(md).toContain(
+      '<details><summary>Summary the compaction left</summary>\n\n```markdown\nThe user asked for a fix.\n```',
+    );
   });
 
   it('says what was left out past the budget', () => {

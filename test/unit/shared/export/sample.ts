@@ -51,8 +51,26 @@ export function sampleModel(overrides: Partial<ReportModel> = {}): ReportModel {
       autoCompactMode: 'threshold',
     },
     costs: {
-      rows: [{ model: 'claude-opus-4-8', responses: 3, input: 100, output: 200, cacheCreation: 300, cacheRead: 600, costUsd: 1.5 }],
-      total: { model: 'total', responses: 3, input: 100, output: 200, cacheCreation: 300, cacheRead: 600, costUsd: 1.5 },
+      rows: [
+        {
+          model: 'claude-opus-4-8',
+          responses: 3,
+          input: 100,
+          output: 200,
+          cacheCreation: 300,
+          cacheRead: 600,
+          costUsd: 1.5,
+        },
+      ],
+      total: {
+        model: 'total',
+        responses: 3,
+        input: 100,
+        output: 200,
+        cacheCreation: 300,
+        cacheRead: 600,
+        costUsd: 1.5,
+      },
       cacheHitRate: 0.6,
     },
     files: [

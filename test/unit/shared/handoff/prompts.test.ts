@@ -13,7 +13,10 @@ describe('userPromptsOf', () => {
       line({ message: { role: 'user', content: '<command-name>/compact</command-name>' } }),
       line({ message: { role: 'user', content: '[Request interrupted by user]' } }),
       line({ message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'never shown' }] } }),
-      JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'I will always comply.' }] } }),
+      JSON.stringify({
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'I will always comply.' }] },
+      }),
       line({ message: { role: 'user', content: [{ type: 'text', text: "Don't use regex." }] } }),
       '',
     ].join('\n');

@@ -18,8 +18,22 @@ describe('transcriptTailText', () => {
         ],
       },
     }),
-    line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Exit code 1\nboom', is_error: true }] } }),
-    line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'ok' }, { type: 'image' }] }] } }),
+    line({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Exit code 1\nboom', is_error: true }],
+      },
+    }),
+    line({
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't2', content: [{ type: 'text', text: 'ok' }, { type: 'image' }] },
+        ],
+      },
+    }),
     line({ type: 'system', subtype: 'compact_boundary' }),
     line({ type: 'user', isCompactSummary: true, message: { role: 'user', content: 'Summary: parser work.' } }),
     line({ type: 'file-history-snapshot', snapshot: {} }),
@@ -51,7 +65,10 @@ describe('transcriptTailText', () => {
   it('renders a tool call whose input nests 10,000 deep, cut, and the lines around it', () => {
     const deep = `${'{"k":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     const call = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Edit","input":{"edits":${deep}}}]}}`;
-    const text = transcriptTailText([lines[0], call, line({ type: 'assistant', message: { role: 'assistant', content: 'Done.' } })].join('\n'), false);
+    const text = transcriptTailText(
+      [lines[0], call, line({ type: 'assistant', message: { role: 'assistant', content: 'Done.' } })].join('\n'),
+      false,
+    );
     expect(text).toContain('TOOL CALL Edit: {"edits":{"k":');
     expect(text).toContain(CUT_VALUE);
     expect(text.endsWith('ASSISTANT: Done.')).toBe(true);

@@ -2,7 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatSettings, HookSettingsError, installHooks, MEMD_HOOKS, memdHookCommands, memdHookName, memdHookStates, shellQuote, uninstallHooks } from '../../../../shared/hooks/settings.js';
+import {
+  formatSettings,
+  HookSettingsError,
+  installHooks,
+  MEMD_HOOKS,
+  memdHookCommands,
+  memdHookName,
+  memdHookStates,
+  shellQuote,
+  uninstallHooks,
+} from '../../../../shared/hooks/settings.js';
 import { FIXTURES } from '../../../helpers/ingest.js';
 
 const COMMANDS = memdHookCommands('/opt/node/bin/node', '/opt/memd/dist/client/memctl/main.js');
@@ -22,7 +32,9 @@ function hooksOf(settings: unknown): Record<string, Entry[]> {
 }
 
 function memdEntries(settings: unknown, event: string): Entry[] {
-  return (hooksOf(settings)[event] ?? []).filter((entry) => entry.hooks.some((hook) => memdHookName(hook.command) !== undefined));
+  return (hooksOf(settings)[event] ?? []).filter((entry) =>
+    entry.hooks.some((hook) => memdHookName(hook.command) !== undefined),
+  );
 }
 
 describe('memd hook commands', () => {
@@ -30,7 +42,9 @@ describe('memd hook commands', () => {
     const node = '/opt/my node/bin/node';
     const main = "/home/o'brien/$HOME/`x`/dist/client/memctl/main.js";
     const command = memdHookCommands(node, main)['session-start'];
-    expect(command).toBe(`'/opt/my node/bin/node' '/home/o'\\''brien/$HOME/\`x\`/dist/client/memctl/main.js' hook session-start`);
+    expect(command).toBe(
+      `'/opt/my node/bin/node' '/home/o'\\''brien/$HOME/\`x\`/dist/client/memctl/main.js' hook session-start`,
+    );
     const argv = execFileSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' });
     expect(argv).toBe(`${node}\n${main}\nhook\nsession-start\n`);
     expect(shellQuote('')).toBe("''");
@@ -116,16 +130,34 @@ describe('installHooks', () => {
     const old = installHooks(fixture(), OLD_COMMANDS).settings;
     const oldText = formatSettings(old);
     const result = installHooks(old, COMMANDS);
-    expect(result.actions).toEqual(MEMD_HOOKS.map((spec) => `updated ${spec.event} hook (command): ${COMMANDS[spec.name]}`));
-    expect(formatSettings(result.settings)).toBe(oldText.replaceAll('/usr/bin/node', '/opt/node/bin/node').replaceAll('/home/user/old-checkout', '/opt/memd'));
+    expect(result.actions).toEqual(
+      MEMD_HOOKS.map((spec) => `updated ${spec.event} hook (command): ${COMMANDS[spec.name]}`),
+    );
+    expect(formatSettings(result.settings)).toBe(
+      oldText.replaceAll('/usr/bin/node', '/opt/node/bin/node').replaceAll('/home/user/old-checkout', '/opt/memd'),
+    );
     for (const spec of MEMD_HOOKS) expect(memdEntries(result.settings, spec.event)).toHaveLength(1);
   });
 
   it('updates the timeout and keeps keys it does not know in our hook', () => {
-    const settings = { hooks: { PreCompact: [{ matcher: '', hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 5, statusMessage: 'saving' }] }] } };
+    const settings = {
+      hooks: {
+        PreCompact: [
+          {
+            matcher: '',
+            hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 5, statusMessage: 'saving' }],
+          },
+        ],
+      },
+    };
     const result = installHooks(settings, COMMANDS);
     expect(result.actions[0]).toBe(`updated PreCompact hook (timeout): ${COMMANDS['pre-compact']}`);
-    expect(hooksOf(result.settings).PreCompact?.[0]?.hooks[0]).toEqual({ type: 'command', command: COMMANDS['pre-compact'], timeout: 60, statusMessage: 'saving' });
+    expect(hooksOf(result.settings).PreCompact?.[0]?.hooks[0]).toEqual({
+      type: 'command',
+      command: COMMANDS['pre-compact'],
+      timeout: 60,
+      statusMessage: 'saving',
+    });
   });
 
   it('treats a missing matcher and "" alike (both mean every trigger)', () => {
@@ -141,26 +173,58 @@ describe('installHooks', () => {
 
   it('removes duplicates of its own hook', () => {
     const settings = installHooks({}, OLD_COMMANDS).settings;
-    hooksOf(settings).PostCompact?.push({ hooks: [{ type: 'command', command: 'memctl hook post-compact', timeout: 15 }] });
+    hooksOf(settings).PostCompact?.push({
+      hooks: [{ type: 'command', command: 'memctl hook post-compact', timeout: 15 }],
+    });
     const result = installHooks(settings, COMMANDS);
     expect(result.actions).toContain('removed duplicate PostCompact hook: memctl hook post-compact');
-    expect(hooksOf(result.settings).PostCompact).toEqual([{ hooks: [{ type: 'command', command: COMMANDS['post-compact'], timeout: 15 }] }]);
+    expect(hooksOf(result.settings).PostCompact).toEqual([
+      { hooks: [{ type: 'command', command: COMMANDS['post-compact'], timeout: 15 }] },
+    ]);
   });
 
   it('moves its hook out of an entry whose matcher it shares with someone else', () => {
     const other = { type: 'command', command: 'echo started', timeout: 5 };
-    const settings = { hooks: { SessionStart: [{ matcher: 'startup', hooks: [other, { type: 'command', command: OLD_COMMANDS['session-start'], timeout: 15 }] }] } };
+    const settings = {
+      hooks: {
+        SessionStart: [
+          {
+            matcher: 'startup',
+            hooks: [other, { type: 'command', command: OLD_COMMANDS['session-start'], timeout: 15 }],
+          },
+        ],
+      },
+    };
     const result = installHooks(settings, COMMANDS);
-    expect(hooksOf(result.settings).SessionStart).toEqual([{ matcher: 'startup', hooks: [other] }, { hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] }]);
+    expect(hooksOf(result.settings).SessionStart).toEqual([
+      { matcher: 'startup', hooks: [other] },
+      { hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] },
+    ]);
     expect(result.actions).toContain(`updated SessionStart hook (command, matcher): ${COMMANDS['session-start']}`);
   });
 
   it('fixes the matcher in place when the entry is its own', () => {
-    const settings = { hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] }] } };
+    const settings = {
+      hooks: {
+        SessionStart: [
+          { matcher: 'startup', hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] },
+        ],
+      },
+    };
     const result = installHooks(settings, COMMANDS);
-    expect(hooksOf(result.settings).SessionStart).toEqual([{ hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] }]);
-    const manualOnly = { hooks: { PreCompact: [{ matcher: 'manual', hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 60 }] }] } };
-    expect(hooksOf(installHooks(manualOnly, COMMANDS).settings).PreCompact).toEqual([{ matcher: '', hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 60 }] }]);
+    expect(hooksOf(result.settings).SessionStart).toEqual([
+      { hooks: [{ type: 'command', command: COMMANDS['session-start'], timeout: 15 }] },
+    ]);
+    const manualOnly = {
+      hooks: {
+        PreCompact: [
+          { matcher: 'manual', hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 60 }] },
+        ],
+      },
+    };
+    expect(hooksOf(installHooks(manualOnly, COMMANDS).settings).PreCompact).toEqual([
+      { matcher: '', hooks: [{ type: 'command', command: COMMANDS['pre-compact'], timeout: 60 }] },
+    ]);
   });
 
   it.each<[string, unknown, string]>([
@@ -169,9 +233,21 @@ describe('installHooks', () => {
     ['a string', 'x', 'the top level is a string; expected an object'],
     ['hooks that are an array', { hooks: [] }, 'hooks is an array; expected an object'],
     ['an event that is an object', { hooks: { PreCompact: {} } }, 'hooks.PreCompact is an object; expected an array'],
-    ['an entry that is a string', { hooks: { SessionStart: [{ hooks: [] }, 'x'] } }, 'hooks.SessionStart[1] is a string; expected an object'],
-    ['an entry without hooks', { hooks: { PostCompact: [{ matcher: '' }] } }, 'hooks.PostCompact[0].hooks is missing; expected an array'],
-    ['a hook that is null', { hooks: { PreCompact: [{ hooks: [null] }] } }, 'hooks.PreCompact[0].hooks[0] is null; expected an object'],
+    [
+      'an entry that is a string',
+      { hooks: { SessionStart: [{ hooks: [] }, 'x'] } },
+      'hooks.SessionStart[1] is a string; expected an object',
+    ],
+    [
+      'an entry without hooks',
+      { hooks: { PostCompact: [{ matcher: '' }] } },
+      'hooks.PostCompact[0].hooks is missing; expected an array',
+    ],
+    [
+      'a hook that is null',
+      { hooks: { PreCompact: [{ hooks: [null] }] } },
+      'hooks.PreCompact[0].hooks[0] is null; expected an object',
+    ],
   ])('refuses settings with %s, naming the key', (_label, settings, message) => {
     for (const merge of [() => installHooks(settings, COMMANDS), () => uninstallHooks(settings)]) {
       let thrown: unknown;
@@ -201,13 +277,26 @@ describe('uninstallHooks', () => {
 
   it('removes only its own hook from a shared entry', () => {
     const other = { type: 'command', command: 'echo compacting', timeout: 5 };
-    const settings = { hooks: { PreCompact: [{ matcher: '', hooks: [other, { type: 'command', command: OLD_COMMANDS['pre-compact'], timeout: 60 }] }] } };
+    const settings = {
+      hooks: {
+        PreCompact: [
+          { matcher: '', hooks: [other, { type: 'command', command: OLD_COMMANDS['pre-compact'], timeout: 60 }] },
+        ],
+      },
+    };
     expect(uninstallHooks(settings).settings).toEqual({ hooks: { PreCompact: [{ matcher: '', hooks: [other] }] } });
   });
 
   it('drops `hooks` when it empties it, but keeps what was empty before', () => {
-    expect(uninstallHooks({ model: 'opus', ...installHooks({}, COMMANDS).settings }).settings).toEqual({ model: 'opus' });
-    const withEmpty = { hooks: { Stop: [], PreCompact: [{ hooks: [] }, ...(hooksOf(installHooks({}, COMMANDS).settings).PreCompact ?? [])] } };
+    expect(uninstallHooks({ model: 'opus', ...installHooks({}, COMMANDS).settings }).settings).toEqual({
+      model: 'opus',
+    });
+    const withEmpty = {
+      hooks: {
+        Stop: [],
+        PreCompact: [{ hooks: [] }, ...(hooksOf(installHooks({}, COMMANDS).settings).PreCompact ?? [])],
+      },
+    };
     expect(uninstallHooks(withEmpty).settings).toEqual({ hooks: { Stop: [], PreCompact: [{ hooks: [] }] } });
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildIndex, indexLine, INDEX_MAX_CHARS, INDEX_MAX_LINES, type IndexedMemory } from '../../../../shared/memdir/index-file.js';
+import {
+  buildIndex,
+  INDEX_MAX_CHARS,
+  INDEX_MAX_LINES,
+  type IndexedMemory,
+  indexLine,
+} from '../../../../shared/memdir/index-file.js';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 11, 2, 0, minute)).toISOString();
 
@@ -10,7 +16,9 @@ describe('MEMORY.md', () => {
       { name: 'testing/flaky tests', description: 'Which tests\nflake', updated: at(3) },
       { name: 'deploy', description: '', updated: at(2) },
     ]);
-    expect(built.text).toBe('- [testing/flaky tests](<testing/flaky tests.md>) — Which tests flake\n- [deploy](deploy.md)\n- [style](style.md) — House style\n');
+    expect(built.text).toBe(
+      '- [testing/flaky tests](<testing/flaky tests.md>) — Which tests flake\n- [deploy](deploy.md)\n- [style](style.md) — House style\n',
+    );
     expect(built).toMatchObject({ lines: 3, dropped: 0, chars: built.text.length });
   });
 
@@ -19,7 +27,11 @@ describe('MEMORY.md', () => {
   });
 
   it('leaves out the oldest beyond 200 lines, with a note that counts them', () => {
-    const many: IndexedMemory[] = Array.from({ length: 250 }, (_, n) => ({ name: `m${n}`, description: 'd', updated: at(n) }));
+    const many: IndexedMemory[] = Array.from({ length: 250 }, (_, n) => ({
+      name: `m${n}`,
+      description: 'd',
+      updated: at(n),
+    }));
     const built = buildIndex(many);
     const lines = built.text.trimEnd().split('\n');
     expect(lines).toHaveLength(INDEX_MAX_LINES);
@@ -29,7 +41,11 @@ describe('MEMORY.md', () => {
   });
 
   it('keeps within 25,000 characters however long the descriptions are', () => {
-    const long: IndexedMemory[] = Array.from({ length: 40 }, (_, n) => ({ name: `m${n}`, description: 'x'.repeat(1_000), updated: at(n) }));
+    const long: IndexedMemory[] = Array.from({ length: 40 }, (_, n) => ({
+      name: `m${n}`,
+      description: 'x'.repeat(1_000),
+      updated: at(n),
+    }));
     const built = buildIndex(long);
     expect(built.chars).toBeLessThanOrEqual(INDEX_MAX_CHARS);
     expect(built.dropped).toBeGreaterThan(0);

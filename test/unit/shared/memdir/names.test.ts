@@ -1,6 +1,13 @@
 import { posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_DEPTH, MAX_NAME_BYTES, MAX_SEGMENT_BYTES, NameReason, checkMemoryName, quoteName } from '../../../../shared/memdir/names.js';
+import {
+  checkMemoryName,
+  MAX_DEPTH,
+  MAX_NAME_BYTES,
+  MAX_SEGMENT_BYTES,
+  NameReason,
+  quoteName,
+} from '../../../../shared/memdir/names.js';
 
 const R = NameReason;
 

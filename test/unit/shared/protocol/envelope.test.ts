@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, checkRequest, exceedsDepth } from '../../../../shared/protocol/envelope.js';
+import { checkRequest, exceedsDepth, MAX_JSON_DEPTH } from '../../../../shared/protocol/envelope.js';
 import { ErrorCode } from '../../../../shared/protocol/errors.js';
 
 function nestedArrays(depth: number): unknown {
@@ -38,24 +38,38 @@ describe('checkRequest', () => {
     expect(checked).toEqual({ ok: true, request: { jsonrpc: '2.0', id: 1, method: 'm' } });
   });
 
-  it.each([[null], ['text'], [42], [true], [[{ jsonrpc: '2.0', method: 'm' }]]])('refuses %j as not an object, with a null id', (value) => {
-    const checked = checkRequest(value);
-    expect(checked.ok).toBe(false);
-    if (checked.ok) return;
-    expect(checked.response).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, data: { kind: 'InvalidRequest' } } });
-  });
-
-  it.each([[{}], [[1]], [true], [Number.POSITIVE_INFINITY], [Number.NaN]])('refuses the id %j, answering with a null id', (id) => {
-    const checked = checkRequest({ jsonrpc: '2.0', id, method: 'm' });
-    expect(checked).toEqual({
-      ok: false,
-      response: {
+  it.each([[null], ['text'], [42], [true], [[{ jsonrpc: '2.0', method: 'm' }]]])(
+    'refuses %j as not an object, with a null id',
+    (value) => {
+      const checked = checkRequest(value);
+      expect(checked.ok).toBe(false);
+      if (checked.ok) return;
+      expect(checked.response).toMatchObject({
         jsonrpc: '2.0',
         id: null,
-        error: { code: ErrorCode.InvalidRequest, message: 'id must be a string, a number or null', data: { kind: 'InvalidRequest' } },
-      },
-    });
-  });
+        error: { code: ErrorCode.InvalidRequest, data: { kind: 'InvalidRequest' } },
+      });
+    },
+  );
+
+  it.each([[{}], [[1]], [true], [Number.POSITIVE_INFINITY], [Number.NaN]])(
+    'refuses the id %j, answering with a null id',
+    (id) => {
+      const checked = checkRequest({ jsonrpc: '2.0', id, method: 'm' });
+      expect(checked).toEqual({
+        ok: false,
+        response: {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: 'id must be a string, a number or null',
+            data: { kind: 'InvalidRequest' },
+          },
+        },
+      });
+    },
+  );
 
   const invalid: [string, Record<string, unknown>, string][] = [
     ['no jsonrpc', { id: 7, method: 'm' }, 'jsonrpc must be "2.0"'],
@@ -71,7 +85,11 @@ describe('checkRequest', () => {
   it.each(invalid)('refuses %s with InvalidRequest, echoing the id', (_what, value, message) => {
     expect(checkRequest(value)).toEqual({
       ok: false,
-      response: { jsonrpc: '2.0', id: 7, error: { code: ErrorCode.InvalidRequest, message, data: { kind: 'InvalidRequest' } } },
+      response: {
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: ErrorCode.InvalidRequest, message, data: { kind: 'InvalidRequest' } },
+      },
     });
   });
 
@@ -79,7 +97,11 @@ describe('checkRequest', () => {
     const { id: _id, ...notification } = value;
     expect(checkRequest(notification)).toEqual({
       ok: false,
-      response: { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message, data: { kind: 'InvalidRequest' } } },
+      response: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.InvalidRequest, message, data: { kind: 'InvalidRequest' } },
+      },
     });
   });
 
@@ -87,7 +109,10 @@ describe('checkRequest', () => {
     const checked = checkRequest({ jsonrpc: '2.0', id: 'x', method: 'm', params });
     expect(checked.ok).toBe(false);
     if (checked.ok) return;
-    expect(checked.response).toMatchObject({ id: 'x', error: { code: ErrorCode.InvalidParams, data: { kind: 'InvalidParams' } } });
+    expect(checked.response).toMatchObject({
+      id: 'x',
+      error: { code: ErrorCode.InvalidParams, data: { kind: 'InvalidParams' } },
+    });
   });
 
   it('gives a notification with bad params no response', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, RpcError, errorCodeName, invalidParams } from '../../../../shared/protocol/errors.js';
+import { ErrorCode, errorCodeName, invalidParams, RpcError } from '../../../../shared/protocol/errors.js';
 
 describe('ErrorCode', () => {
   it('holds the codes of DESIGN.md §3', () => {
@@ -38,7 +38,11 @@ describe('ErrorCode', () => {
 describe('RpcError', () => {
   it('puts kind into data and serializes without a stack', () => {
     const error = new RpcError(ErrorCode.NotFound, 'NotFound', 'no such session', { sessionId: 's' });
-    expect(error.toJSON()).toEqual({ code: 1001, message: 'no such session', data: { sessionId: 's', kind: 'NotFound' } });
+    expect(error.toJSON()).toEqual({
+      code: 1001,
+      message: 'no such session',
+      data: { sessionId: 's', kind: 'NotFound' },
+    });
     expect(JSON.stringify(error)).not.toContain('stack');
   });
 

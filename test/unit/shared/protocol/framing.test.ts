@@ -52,7 +52,10 @@ describe('LineSplitter', () => {
     const CAP = 10;
 
     it('accepts a line of exactly the cap, in one chunk or split', () => {
-      expect(new LineSplitter(CAP).push(buf(`${'x'.repeat(CAP)}\n`))).toEqual({ lines: ['x'.repeat(CAP)], overflow: false });
+      expect(new LineSplitter(CAP).push(buf(`${'x'.repeat(CAP)}\n`))).toEqual({
+        lines: ['x'.repeat(CAP)],
+        overflow: false,
+      });
       const split = new LineSplitter(CAP);
       expect(split.push(buf('x'.repeat(CAP)))).toEqual({ lines: [], overflow: false });
       expect(split.push(buf('\n'))).toEqual({ lines: ['x'.repeat(CAP)], overflow: false });

@@ -41,7 +41,15 @@ const DESIGN_METHODS = [
   'usage.report',
 ];
 /** Methods memd adds to DESIGN.md §3, each documented as an addition in docs/protocol.md. */
-const ADDED_METHODS = ['rewind.undo', 'handoff.sessionStart', 'handoff.postCompact', 'handoff.status', 'memory.pause', 'memory.resume', 'archive.prune'];
+const ADDED_METHODS = [
+  'rewind.undo',
+  'handoff.sessionStart',
+  'handoff.postCompact',
+  'handoff.status',
+  'memory.pause',
+  'memory.resume',
+  'archive.prune',
+];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
 
@@ -83,7 +91,11 @@ const DOCUMENTED_PARAMS: [string, Record<string, unknown>, string[]][] = [
   ['memory.lock', { sessionId: 's', owner: 'o', ttlMs: 1000 }, ['sessionId', 'owner']],
   ['memory.unlock', { sessionId: 's', owner: 'o' }, ['sessionId', 'owner']],
   ['memdir.list', { project: 'p', scope: 'team' }, ['project']],
-  ['memdir.write', { project: 'p', scope: 'private', name: 'n', type: 'feedback', content: '' }, ['project', 'name', 'type', 'content']],
+  [
+    'memdir.write',
+    { project: 'p', scope: 'private', name: 'n', type: 'feedback', content: '' },
+    ['project', 'name', 'type', 'content'],
+  ],
   ['history.list', { project: 'p', limit: 1 }, []],
   ['rewind.list', { sessionId: 's' }, ['sessionId']],
   ['rewind.restore', { sessionId: 's', messageId: 'm', dryRun: true }, ['sessionId', 'messageId']],
@@ -97,13 +109,16 @@ describe('method params', () => {
     expect(METHOD_BY_NAME.get(name)?.params.parse(params, 'params')).toEqual(params);
   });
 
-  it.each(DOCUMENTED_PARAMS.filter(([, , required]) => required.length > 0))('%s %j requires %j', (name, params, required) => {
-    const schema = METHOD_BY_NAME.get(name)?.params;
-    for (const key of required) {
-      const { [key]: _removed, ...rest } = params;
-      expect(() => schema?.parse(rest, 'params'), `without ${key}`).toThrow(RpcError);
-    }
-  });
+  it.each(DOCUMENTED_PARAMS.filter(([, , required]) => required.length > 0))(
+    '%s %j requires %j',
+    (name, params, required) => {
+      const schema = METHOD_BY_NAME.get(name)?.params;
+      for (const key of required) {
+        const { [key]: _removed, ...rest } = params;
+        expect(() => schema?.parse(rest, 'params'), `without ${key}`).toThrow(RpcError);
+      }
+    },
+  );
 
   it.each(DOCUMENTED_PARAMS)('%s refuses an unknown field beside %j', (name, params) => {
     expect(() => METHOD_BY_NAME.get(name)?.params.parse({ ...params, bogus: 1 }, 'params')).toThrow(RpcError);
@@ -114,7 +129,8 @@ describe('method params', () => {
     const base = { project: 'p', name: 'n', type: 'user', content: 'c' };
     expect(() => write.parse({ ...base, scope: 'public' }, 'params')).toThrow(RpcError);
     expect(() => write.parse({ ...base, type: 'note' }, 'params')).toThrow(RpcError);
-    for (const type of ['user', 'feedback', 'project', 'reference']) expect(write.parse({ ...base, type }, 'params')).toMatchObject({ type });
+    for (const type of ['user', 'feedback', 'project', 'reference'])
+      expect(write.parse({ ...base, type }, 'params')).toMatchObject({ type });
   });
 
   it('refuses unknown event topics and an empty topic list', () => {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
-import { arrayOf, bool, int, object, oneOf, optional, str, union, type Schema } from '../../../../shared/protocol/schema.js';
+import {
+  arrayOf,
+  bool,
+  int,
+  object,
+  oneOf,
+  optional,
+  type Schema,
+  str,
+  union,
+} from '../../../../shared/protocol/schema.js';
 
 /** The InvalidParams error a schema throws for `value`, or a failure when it parses. */
 function rejection(schema: Schema<unknown>, value: unknown, path = 'params'): RpcError {
@@ -88,9 +98,12 @@ describe('int', () => {
     expect(rejection(schema, 11, 'n').message).toBe('n must be at most 10');
   });
 
-  it.each([[1.5], ['3'], [Number.NaN], [Number.POSITIVE_INFINITY], [2 ** 53], [null]])('rejects %j as not an integer', (value) => {
-    expect(rejection(int(), value, 'n').message).toMatch(/^n must be an integer, got /);
-  });
+  it.each([[1.5], ['3'], [Number.NaN], [Number.POSITIVE_INFINITY], [2 ** 53], [null]])(
+    'rejects %j as not an integer',
+    (value) => {
+      expect(rejection(int(), value, 'n').message).toMatch(/^n must be an integer, got /);
+    },
+  );
 });
 
 describe('str', () => {

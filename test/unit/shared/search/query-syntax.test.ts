@@ -1,11 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { fts5Query, hasAlternatives, isExact, markedTerms, matches, parseQuery, QUERY_LIMITS, QueryLimitError, QuerySyntaxError, tokenize } from '../../../../shared/search/query-syntax.js';
+import {
+  fts5Query,
+  hasAlternatives,
+  isExact,
+  markedTerms,
+  matches,
+  parseQuery,
+  QUERY_LIMITS,
+  QueryLimitError,
+  QuerySyntaxError,
+  tokenize,
+} from '../../../../shared/search/query-syntax.js';
 
 const matchesText = (query: string, text: string) => matches(parseQuery(query), tokenize(text));
 
 describe('tokenize', () => {
   it("splits as FTS5's unicode61 does: letters and numbers, case and diacritics folded, underscores and punctuation separate", () => {
-    expect(tokenize('Café_au-lait src/App.ts v2 ÉTÉ naïve')).toEqual(['cafe', 'au', 'lait', 'src', 'app', 'ts', 'v2', 'ete', 'naive']);
+    expect(tokenize('Café_au-lait src/App.ts v2 ÉTÉ naïve')).toEqual([
+      'cafe',
+      'au',
+      'lait',
+      'src',
+      'app',
+      'ts',
+      'v2',
+      'ete',
+      'naive',
+    ]);
     expect(tokenize('  --- ')).toEqual([]);
   });
 });
@@ -17,13 +38,29 @@ describe('parseQuery', () => {
       left: { type: 'and', left: phrase(['a']), right: phrase(['b']) },
       right: { type: 'not', left: phrase(['c']), right: phrase(['d']) },
     });
-    expect(parseQuery('"Hello, World"* ^start')).toEqual({ type: 'and', left: { ...phrase(['hello', 'world']), prefix: true }, right: { ...phrase(['start']), initial: true } });
-    expect(parseQuery('NEAR(a "b c", 3)')).toEqual({ type: 'near', phrases: [phrase(['a']), phrase(['b', 'c'])], distance: 3 });
+    expect(parseQuery('"Hello, World"* ^start')).toEqual({
+      type: 'and',
+      left: { ...phrase(['hello', 'world']), prefix: true },
+      right: { ...phrase(['start']), initial: true },
+    });
+    expect(parseQuery('NEAR(a "b c", 3)')).toEqual({
+      type: 'near',
+      phrases: [phrase(['a']), phrase(['b', 'c'])],
+      distance: 3,
+    });
     expect(parseQuery('"a" + "b"')).toEqual(phrase(['a', 'b']));
     expect(parseQuery('"say ""hi"""')).toEqual(phrase(['say', 'hi']));
-    expect(parseQuery('src/app.ts --force')).toEqual({ type: 'and', left: phrase(['src', 'app', 'ts']), right: phrase(['force']) });
+    expect(parseQuery('src/app.ts --force')).toEqual({
+      type: 'and',
+      left: phrase(['src', 'app', 'ts']),
+      right: phrase(['force']),
+    });
     // Lower-case operators are words, as in FTS5.
-    expect(parseQuery('this or that')).toEqual({ type: 'and', left: { type: 'and', left: phrase(['this']), right: phrase(['or']) }, right: phrase(['that']) });
+    expect(parseQuery('this or that')).toEqual({
+      type: 'and',
+      left: { type: 'and', left: phrase(['this']), right: phrase(['or']) },
+      right: phrase(['that']),
+    });
   });
 
   it('names the position where a query breaks', () => {
@@ -98,15 +135,31 @@ describe('query limits (issue 27)', () => {
 
   it('refuses the query that held the search worker for a minute: 320 prefixes in one NEAR', () => {
     const hostile = `NEAR(${Array(320).fill('a*').join(' ')}, 999)`.slice(0, 1_000);
-    expect(limitOf(hostile)).toEqual({ limit: 'prefixes', max: QUERY_LIMITS.prefixes, message: 'the query has more than 8 prefix words (word*)' });
+    expect(limitOf(hostile)).toEqual({
+      limit: 'prefixes',
+      max: QUERY_LIMITS.prefixes,
+      message: 'the query has more than 8 prefix words (word*)',
+    });
   });
 
   it('names the limit a query passes: words, prefixes, phrases in a NEAR, OR alternatives', () => {
-    expect(limitOf(`NEAR(${Array(9).fill('a').join(' ')})`)).toEqual({ limit: 'nearPhrases', max: 8, message: 'the query has more than 8 phrases in one NEAR' });
+    expect(limitOf(`NEAR(${Array(9).fill('a').join(' ')})`)).toEqual({
+      limit: 'nearPhrases',
+      max: 8,
+      message: 'the query has more than 8 phrases in one NEAR',
+    });
     expect(limitOf(Array(9).fill('ab*').join(' '))).toMatchObject({ limit: 'prefixes', max: 8 });
     expect(limitOf(Array(450).fill('a*').join(' ').slice(0, 1_000))).toMatchObject({ limit: 'prefixes' });
-    expect(limitOf(`"${Array(65).fill('w').join(' ')}"`)).toEqual({ limit: 'words', max: 64, message: 'the query has more than 64 words' });
-    expect(limitOf(Array(33).fill('t').join(' OR '))).toEqual({ limit: 'orBranches', max: 32, message: 'the query has more than 32 OR alternatives' });
+    expect(limitOf(`"${Array(65).fill('w').join(' ')}"`)).toEqual({
+      limit: 'words',
+      max: 64,
+      message: 'the query has more than 64 words',
+    });
+    expect(limitOf(Array(33).fill('t').join(' OR '))).toEqual({
+      limit: 'orBranches',
+      max: 32,
+      message: 'the query has more than 32 OR alternatives',
+    });
   });
 
   it('lets every query a person types through', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compactAge, compactTokens, formatStatusLine, percentText, statusBar, type StatusFacts } from '../../../../shared/statusline/format.js';
+import {
+  compactAge,
+  compactTokens,
+  formatStatusLine,
+  percentText,
+  type StatusFacts,
+  statusBar,
+} from '../../../../shared/statusline/format.js';
 import { computeThresholds } from '../../../../shared/transcript/thresholds.js';
 
 const NOW = Date.parse('2026-12-04T12:00:00Z');
@@ -8,11 +15,19 @@ const NOW = Date.parse('2026-12-04T12:00:00Z');
  * compacts ahead at 167K and the line reads "used of auto-compact"; without it Claude Code 2.1.197
  * compacts Sonnet 4.5 only when the API refuses (reactive mode, its own test below).
  */
-const threshold = (tokens: number, env: Record<string, string> = {}) => computeThresholds({ model: 'claude-sonnet-4-5', tokens, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000', ...env } });
+const threshold = (tokens: number, env: Record<string, string> = {}) =>
+  computeThresholds({ model: 'claude-sonnet-4-5', tokens, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000', ...env } });
 const reactive = (tokens: number, model = 'claude-sonnet-4-5') => computeThresholds({ model, tokens, env: {} });
 
 function facts(overrides: Partial<StatusFacts> = {}): StatusFacts {
-  return { threshold: threshold(40_000), compactions: 2, memoryAt: NOW - 3 * 60_000, costUsd: 1.234, note: null, ...overrides };
+  return {
+    threshold: threshold(40_000),
+    compactions: 2,
+    memoryAt: NOW - 3 * 60_000,
+    costUsd: 1.234,
+    note: null,
+    ...overrides,
+  };
 }
 
 const plain = (value: StatusFacts, columns = 200) => formatStatusLine(value, { color: false, columns, now: NOW });
@@ -24,17 +39,25 @@ describe('the status line', () => {
   });
 
   it('says one compaction, a memory never extracted, and a note where figures fall short', () => {
-    expect(plain(facts({ compactions: 1, memoryAt: null, note: 'no memd' }))).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left · 1 compaction · mem - · $1.23 · no memd');
-    expect(plain(facts({ compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left');
+    expect(plain(facts({ compactions: 1, memoryAt: null, note: 'no memd' }))).toBe(
+      '▕██░░░░░░▏ 24% used of auto-compact · 127K left · 1 compaction · mem - · $1.23 · no memd',
+    );
+    expect(plain(facts({ compactions: null, memoryAt: undefined, costUsd: null }))).toBe(
+      '▕██░░░░░░▏ 24% used of auto-compact · 127K left',
+    );
   });
 
   it('shows what it knows without a context: the cost and the note', () => {
-    expect(plain(facts({ threshold: null, compactions: null, memoryAt: undefined, note: 'no memd' }))).toBe('$1.23 · no memd');
+    expect(plain(facts({ threshold: null, compactions: null, memoryAt: undefined, note: 'no memd' }))).toBe(
+      '$1.23 · no memd',
+    );
   });
 
   it('counts from the effective window when auto-compaction is off, and stops at 0 % past the threshold', () => {
     const off = threshold(90_000, { DISABLE_AUTO_COMPACT: '1' });
-    expect(plain(facts({ threshold: off, compactions: null, memoryAt: undefined, costUsd: null }))).toBe('▕████░░░░▏ 50% of window used · 87K left');
+    expect(plain(facts({ threshold: off, compactions: null, memoryAt: undefined, costUsd: null }))).toBe(
+      '▕████░░░░▏ 50% of window used · 87K left',
+    );
     const past = threshold(180_000);
     expect(percentText(past)).toBe(`${past.percentUsed}% used of auto-compact`);
     expect(statusBar(past)).toBe('▕████████▏');
@@ -64,10 +87,17 @@ describe('the status line', () => {
 
   it('says "context used" of the window when Claude Code compacts only once the API refuses (reactive mode)', () => {
     // Claude Code 2.1.197 on Opus 4.8: /context says 32.7k/1m (3%).
-    const opus = facts({ threshold: reactive(32_700, 'claude-opus-4-8'), compactions: null, memoryAt: undefined, costUsd: null });
+    const opus = facts({
+      threshold: reactive(32_700, 'claude-opus-4-8'),
+      compactions: null,
+      memoryAt: undefined,
+      costUsd: null,
+    });
     expect(plain(opus)).toBe('▕░░░░░░░░▏ 3% context used · 967K left');
     // Sonnet 4.5 at 40K of 200K: 20 % used, 160K left; red in the error band, never "of auto-compact".
-    expect(plain(facts({ threshold: reactive(40_000) }))).toBe('▕██░░░░░░▏ 20% context used · 160K left · 2 compactions · mem 3m · $1.23');
+    expect(plain(facts({ threshold: reactive(40_000) }))).toBe(
+      '▕██░░░░░░▏ 20% context used · 160K left · 2 compactions · mem 3m · $1.23',
+    );
     expect(plain(facts({ threshold: reactive(40_000) }), 30)).toBe('20% context used · 160K left');
     const red = formatStatusLine(facts({ threshold: reactive(175_016) }), { color: true, columns: 200, now: NOW });
     expect(red).toContain('\x1b[31m88% context used\x1b[0m');
@@ -82,16 +112,30 @@ describe('the status line', () => {
 
   it('says the share used in every mode, the number agreeing with the bar (issue 29)', () => {
     // The bar fills with the share used; its number must be that share, not the room left.
-    for (const value of [threshold(40_000), threshold(120_000), threshold(90_000, { DISABLE_AUTO_COMPACT: '1' }), reactive(40_000)]) {
+    for (const value of [
+      threshold(40_000),
+      threshold(120_000),
+      threshold(90_000, { DISABLE_AUTO_COMPACT: '1' }),
+      reactive(40_000),
+    ]) {
       const used = Math.round((Math.min(100, value.percentUsed) / 100) * 8);
       expect(statusBar(value)).toBe(`▕${'█'.repeat(used)}${'░'.repeat(8 - used)}▏`);
-      expect(percentText(value)).toMatch(new RegExp(`^${value.percentUsed}% (used of auto-compact|context used|of window used)$`));
+      expect(percentText(value)).toMatch(
+        new RegExp(`^${value.percentUsed}% (used of auto-compact|context used|of window used)$`),
+      );
       expect(percentText(value)).not.toMatch(/until|left/);
     }
   });
 
   it('writes tokens and ages in few characters', () => {
     expect([950, 1_499, 131_400, 1_250_000].map(compactTokens)).toEqual(['950', '1K', '131K', '1.3M']);
-    expect([0, 59_000, 61_000, 7_200_000, 3 * 86_400_000, -5_000].map(compactAge)).toEqual(['0s', '59s', '1m', '2h', '3d', '0s']);
+    expect([0, 59_000, 61_000, 7_200_000, 3 * 86_400_000, -5_000].map(compactAge)).toEqual([
+      '0s',
+      '59s',
+      '1m',
+      '2h',
+      '3d',
+      '0s',
+    ]);
   });
 });

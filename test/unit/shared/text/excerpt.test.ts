@@ -4,7 +4,15 @@ import { excerptAround, queryTerms } from '../../../../shared/text/excerpt.js';
 
 describe('queryTerms', () => {
   it('takes the words of a query without FTS5 operators, or the marked terms of a snippet', () => {
-    expect(queryTerms('"capybara marker" OR NEAR(build log, 5) NOT zebra invoic*')).toEqual(['capybara', 'marker', 'build', 'log', '5', 'zebra', 'invoic*']);
+    expect(queryTerms('"capybara marker" OR NEAR(build log, 5) NOT zebra invoic*')).toEqual([
+      'capybara',
+      'marker',
+      'build',
+      'log',
+      '5',
+      'zebra',
+      'invoic*',
+    ]);
     expect(queryTerms('…the «Capybara» «marker» in…')).toEqual(['capybara', 'marker']);
   });
 });

@@ -58,16 +58,24 @@ describe('redactSecrets', () => {
 
   it('redacts every string of a structured value and keeps its shape', () => {
     const value = { title: 'PGPASSWORD=pgHunter2pass', list: ['AKIAFAKEFAKEFAKE1234', 3, null], nested: { ok: true } };
-    expect(redactDeep(value)).toEqual({ title: 'PGPASSWORD=[redacted secret]', list: ['[redacted aws key]', 3, null], nested: { ok: true } });
+    expect(redactDeep(value)).toEqual({
+      title: 'PGPASSWORD=[redacted secret]',
+      list: ['[redacted aws key]', 3, null],
+      nested: { ok: true },
+    });
   });
 });
 
 describe('redactSecrets on JSON text', () => {
   it('redacts an assignment whose quotes are escaped, and keeps the escapes', () => {
-    const json = JSON.stringify({ command: `echo 'OAUTH_CLIENT_SECRET="oauthFakeSecretValue77"' "DB_PASSWORD": "p4ssw0rd!"` });
+    const json = JSON.stringify({
+      command: `echo 'OAUTH_CLIENT_SECRET="oauthFakeSecretValue77"' "DB_PASSWORD": "p4ssw0rd!"`,
+    });
     const out = redactSecrets(json);
     expect(out).not.toContain('oauthFakeSecretValue77');
     expect(out).not.toContain('p4ssw0rd!');
-    expect(JSON.parse(out)).toEqual({ command: `echo 'OAUTH_CLIENT_SECRET="[redacted secret]"' "DB_PASSWORD": "[redacted secret]"` });
+    expect(JSON.parse(out)).toEqual({
+      command: `echo 'OAUTH_CLIENT_SECRET="[redacted secret]"' "DB_PASSWORD": "[redacted secret]"`,
+    });
   });
 });

@@ -72,7 +72,13 @@ describe('context tokens', () => {
     const split = { input: 10, read: 1_000, write5m: 90, output: 50 };
     const entries = file(
       user('u1', null),
-      assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: split, content: [{ type: 'text', text: 'x'.repeat(40) }] }),
+      assistant({
+        uuid: 'a1',
+        parent: 'u1',
+        id: 'm1',
+        usage: split,
+        content: [{ type: 'text', text: 'x'.repeat(40) }],
+      }),
       assistant({ uuid: 'a2', parent: 'a1', id: 'm1', usage: split, content: [toolUse('t1')] }),
       user('r1', 'a2', toolResult('t1', 'y'.repeat(400))),
     );
@@ -110,7 +116,13 @@ describe('context tokens', () => {
   it('estimates the whole conversation after a boundary until a response arrives, ignoring preserved usage', () => {
     const entries = file(
       user('u1', null),
-      assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 150_000, output: 100 }, content: [{ type: 'text', text: 'abcd' }] }),
+      assistant({
+        uuid: 'a1',
+        parent: 'u1',
+        id: 'm1',
+        usage: { input: 150_000, output: 100 },
+        content: [{ type: 'text', text: 'abcd' }],
+      }),
       {
         type: 'system',
         subtype: 'compact_boundary',
@@ -135,7 +147,10 @@ describe('context tokens', () => {
   });
 
   it('infers the 1M window when a prompt alone passed 200K', () => {
-    const entries = file(user('u1', null), assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 10, read: 250_000 } }));
+    const entries = file(
+      user('u1', null),
+      assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 10, read: 250_000 } }),
+    );
     const result = computeSessionAccounting(entries, [], none);
     expect(result.threshold.window).toBe(1_000_000);
     expect(result.threshold.model).toBe('claude-sonnet-4-5-20250929[1m]');
@@ -143,16 +158,29 @@ describe('context tokens', () => {
   });
 
   it('uses the configured model and the environment for the thresholds', () => {
-    const entries = file(user('u1', null), assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 170_000 } }));
+    const entries = file(
+      user('u1', null),
+      assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 170_000 } }),
+    );
     // A 200K auto-compact window set: Sonnet 4.5 compacts ahead at 167K (threshold mode)...
     const window200K = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' };
     expect(computeSessionAccounting(entries, [], { env: window200K }).threshold.state).toBe('autocompact');
     // ...and without one Claude Code 2.1.197 waits for the API to refuse at 200K (reactive mode).
-    expect(computeSessionAccounting(entries, [], none).threshold).toMatchObject({ state: 'error', autoCompactMode: 'reactive', tokensLeft: 30_000 });
+    expect(computeSessionAccounting(entries, [], none).threshold).toMatchObject({
+      state: 'error',
+      autoCompactMode: 'reactive',
+      tokensLeft: 30_000,
+    });
     // The configured [1m] model's window: 170K of 1M (a set 200K auto-compact window would still compact at 167K).
-    expect(computeSessionAccounting(entries, [], { env: {}, configuredModel: 'claude-sonnet-4-5[1m]' }).threshold).toMatchObject({ state: 'ok', window: 1_000_000 });
-    expect(computeSessionAccounting(entries, [], { env: { ...window200K, DISABLE_AUTO_COMPACT: '1' } }).threshold.state).toBe('error');
-    expect(computeSessionAccounting(entries, [], { env: window200K, reserveOutputTokens: 0 }).threshold.state).toBe('error');
+    expect(
+      computeSessionAccounting(entries, [], { env: {}, configuredModel: 'claude-sonnet-4-5[1m]' }).threshold,
+    ).toMatchObject({ state: 'ok', window: 1_000_000 });
+    expect(
+      computeSessionAccounting(entries, [], { env: { ...window200K, DISABLE_AUTO_COMPACT: '1' } }).threshold.state,
+    ).toBe('error');
+    expect(computeSessionAccounting(entries, [], { env: window200K, reserveOutputTokens: 0 }).threshold.state).toBe(
+      'error',
+    );
   });
 });
 
@@ -172,8 +200,19 @@ describe('cumulative usage and cost', () => {
     const M = 1_000_000;
     const entries = file(
       user('u1', null),
-      assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: M, output: M, write5m: M, write1h: M, read: M } }),
-      assistant({ uuid: 'a2', parent: 'a1', id: 'm2', model: 'claude-haiku-4-5-20251001', usage: { input: 1_000_000 } }),
+      assistant({
+        uuid: 'a1',
+        parent: 'u1',
+        id: 'm1',
+        usage: { input: M, output: M, write5m: M, write1h: M, read: M },
+      }),
+      assistant({
+        uuid: 'a2',
+        parent: 'a1',
+        id: 'm2',
+        model: 'claude-haiku-4-5-20251001',
+        usage: { input: 1_000_000 },
+      }),
     );
     const result = computeSessionAccounting(entries, [], none);
     // Sonnet: 3 + 15 + 3.75 + 6 + 0.3; Haiku 4.5: 1.
@@ -185,7 +224,9 @@ describe('cumulative usage and cost', () => {
   });
 
   it('reports cost null, not 0, when a model has no price', () => {
-    const sidechain = file(assistant({ uuid: 's1', parent: null, id: 'm9', model: 'some-future-model', usage: { input: 10 } }));
+    const sidechain = file(
+      assistant({ uuid: 's1', parent: null, id: 'm9', model: 'some-future-model', usage: { input: 10 } }),
+    );
     const main = file(user('u1', null), assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 10 } }));
     const result = computeSessionAccounting(main, sidechain, none);
     expect(result.usage.main.costUsd).toBeGreaterThan(0);
@@ -215,11 +256,23 @@ describe('cumulative usage and cost', () => {
 describe('since the last extraction', () => {
   const entries = file(
     user('u1', null),
-    assistant({ uuid: 'a1', parent: 'u1', id: 'm1', usage: { input: 10_000 }, content: [toolUse('t1'), toolUse('t2')] }),
+    assistant({
+      uuid: 'a1',
+      parent: 'u1',
+      id: 'm1',
+      usage: { input: 10_000 },
+      content: [toolUse('t1'), toolUse('t2')],
+    }),
     user('r1', 'a1', [...toolResult('t1', 'a'), ...toolResult('t2', 'b')]),
     assistant({ uuid: 'a2', parent: 'r1', id: 'm2', usage: { input: 16_000 }, content: [toolUse('t3')] }),
     user('r3', 'a2', toolResult('t3', 'c')),
-    assistant({ uuid: 'a3', parent: 'r3', id: 'm3', usage: { input: 18_000 }, content: [{ type: 'text', text: 'done' }] }),
+    assistant({
+      uuid: 'a3',
+      parent: 'r3',
+      id: 'm3',
+      usage: { input: 18_000 },
+      content: [{ type: 'text', text: 'done' }],
+    }),
   );
 
   it('counts every tool call and all growth when no extraction ran', () => {
@@ -229,9 +282,15 @@ describe('since the last extraction', () => {
   });
 
   it('counts from the entry the extraction covered, by uuid or by offset', () => {
-    const byUuid = computeSessionAccounting(entries, [], { env: {}, lastExtraction: { uuid: 'a1', contextTokens: 10_000 } });
+    const byUuid = computeSessionAccounting(entries, [], {
+      env: {},
+      lastExtraction: { uuid: 'a1', contextTokens: 10_000 },
+    });
     expect(byUuid.sinceExtraction).toEqual({ toolCalls: 1, tokenGrowth: 8_000 });
-    const byOffset = computeSessionAccounting(entries, [], { env: {}, lastExtraction: { atOffset: 3_000, contextTokens: 16_000 } });
+    const byOffset = computeSessionAccounting(entries, [], {
+      env: {},
+      lastExtraction: { atOffset: 3_000, contextTokens: 16_000 },
+    });
     expect(byOffset.sinceExtraction).toEqual({ toolCalls: 0, tokenGrowth: 2_000 });
     const stale = { uuid: 'gone', atOffset: 1_000, contextTokens: 10_000 };
     const staleUuid = computeSessionAccounting(entries, [], { env: {}, lastExtraction: stale });
@@ -239,7 +298,10 @@ describe('since the last extraction', () => {
   });
 
   it('never reports negative growth after a compaction shrank the context', () => {
-    const result = computeSessionAccounting(entries, [], { env: {}, lastExtraction: { uuid: 'a3', contextTokens: 50_000 } });
+    const result = computeSessionAccounting(entries, [], {
+      env: {},
+      lastExtraction: { uuid: 'a3', contextTokens: 50_000 },
+    });
     expect(result.sinceExtraction).toEqual({ toolCalls: 0, tokenGrowth: 0 });
   });
 });

@@ -20,7 +20,12 @@ const user = (uuid: string, parentUuid: string | null, content: unknown = 'hi'):
   parentUuid,
   message: { role: 'user', content },
 });
-const assistant = (uuid: string, parentUuid: string | null, id: string, content: unknown[] = [{ type: 'text', text: 'ok' }]): Raw => ({
+const assistant = (
+  uuid: string,
+  parentUuid: string | null,
+  id: string,
+  content: unknown[] = [{ type: 'text', text: 'ok' }],
+): Raw => ({
   type: 'assistant',
   uuid,
   parentUuid,
@@ -57,7 +62,14 @@ describe('activeConversation', () => {
   });
 
   it('drops the branch a rewind left behind', () => {
-    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), user('u2', 'a1', 'first try'), assistant('a2', 'u2', 'm2'), user('u2b', 'a1', 'second try'), assistant('a2b', 'u2b', 'm3'));
+    const entries = file(
+      user('u1', null),
+      assistant('a1', 'u1', 'm1'),
+      user('u2', 'a1', 'first try'),
+      assistant('a2', 'u2', 'm2'),
+      user('u2b', 'a1', 'second try'),
+      assistant('a2b', 'u2b', 'm3'),
+    );
     expect(uuids(activeConversation(entries).entries)).toEqual(['u1', 'a1', 'u2b', 'a2b']);
   });
 
@@ -75,7 +87,13 @@ describe('activeConversation', () => {
   });
 
   it('starts at the last compact boundary on the path', () => {
-    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), boundary('b1', 'a1'), user('s1', 'b1', 'This session is being continued…'), assistant('a2', 's1', 'm2'));
+    const entries = file(
+      user('u1', null),
+      assistant('a1', 'u1', 'm1'),
+      boundary('b1', 'a1'),
+      user('s1', 'b1', 'This session is being continued…'),
+      assistant('a2', 's1', 'm2'),
+    );
     const active = activeConversation(entries);
     expect(uuids(active.entries)).toEqual(['b1', 's1', 'a2']);
     expect(active.end).toBe('boundary');
@@ -108,7 +126,12 @@ describe('activeConversation', () => {
   });
 
   it('never starts from or walks into a sidechain entry', () => {
-    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), { ...user('side1', 'a1'), isSidechain: true }, user('u2', 'side1'));
+    const entries = file(
+      user('u1', null),
+      assistant('a1', 'u1', 'm1'),
+      { ...user('side1', 'a1'), isSidechain: true },
+      user('u2', 'side1'),
+    );
     const active = activeConversation(entries);
     expect(uuids(active.entries)).toEqual(['u2']);
     expect(active.end).toBe('missing-parent');
@@ -123,7 +146,13 @@ describe('activeConversation', () => {
 
   it('bridges a missing parent from file order when asked (a line lost from the middle of the file)', () => {
     // a2 (the call t1) is gone: r1's parent is missing, and the plain walk keeps r1 and a3 only.
-    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), user('u2', 'a1', 'read it'), user('r1', 'a2', toolResult('t1')), assistant('a3', 'r1', 'm3'));
+    const entries = file(
+      user('u1', null),
+      assistant('a1', 'u1', 'm1'),
+      user('u2', 'a1', 'read it'),
+      user('r1', 'a2', toolResult('t1')),
+      assistant('a3', 'r1', 'm3'),
+    );
     expect(uuids(activeConversation(entries).entries)).toEqual(['r1', 'a3']);
     const bridged = activeConversation(entries, { bridgeBrokenChain: true });
     expect(uuids(bridged.entries)).toEqual(['u1', 'a1', 'u2', 'r1', 'a3']);
@@ -132,16 +161,33 @@ describe('activeConversation', () => {
   });
 
   it('bridges a trimmed head to the start of what is left, and across a sidechain parent', () => {
-    const trimmed = activeConversation(file(assistant('a0', 'gone', 'm0'), user('u5', 'gone2'), assistant('a5', 'u5', 'm5')), { bridgeBrokenChain: true });
+    const trimmed = activeConversation(
+      file(assistant('a0', 'gone', 'm0'), user('u5', 'gone2'), assistant('a5', 'u5', 'm5')),
+      { bridgeBrokenChain: true },
+    );
     expect(uuids(trimmed.entries)).toEqual(['a0', 'u5', 'a5']);
     expect(trimmed.end).toBe('missing-parent');
     expect(trimmed.bridged).toEqual(['u5']);
-    const side = activeConversation(file(user('u1', null), assistant('a1', 'u1', 'm1'), { ...user('side1', 'a1'), isSidechain: true }, user('u2', 'side1')), { bridgeBrokenChain: true });
+    const side = activeConversation(
+      file(
+        user('u1', null),
+        assistant('a1', 'u1', 'm1'),
+        { ...user('side1', 'a1'), isSidechain: true },
+        user('u2', 'side1'),
+      ),
+      { bridgeBrokenChain: true },
+    );
     expect(uuids(side.entries)).toEqual(['u1', 'a1', 'u2']);
   });
 
   it('bridges to a boundary and starts there', () => {
-    const entries = file(user('u1', null), assistant('a1', 'u1', 'm1'), boundary('b1', 'a1'), user('s1', 'b1', 'summary'), assistant('a2', 'lost', 'm2'));
+    const entries = file(
+      user('u1', null),
+      assistant('a1', 'u1', 'm1'),
+      boundary('b1', 'a1'),
+      user('s1', 'b1', 'summary'),
+      assistant('a2', 'lost', 'm2'),
+    );
     const active = activeConversation(entries, { bridgeBrokenChain: true });
     expect(uuids(active.entries)).toEqual(['b1', 's1', 'a2']);
     expect(active.end).toBe('boundary');

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CUT_VALUE, cutDeepNesting, MAX_ENTRY_DEPTH, parseTranscriptJson } from '../../../../shared/transcript/depth.js';
+import {
+  CUT_VALUE,
+  cutDeepNesting,
+  MAX_ENTRY_DEPTH,
+  parseTranscriptJson,
+} from '../../../../shared/transcript/depth.js';
 
 const deepArray = (depth: number, leaf = '"bottom"') => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
 const deepObject = (depth: number, leaf = '"bottom"') => `${'{"k":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
@@ -19,7 +24,11 @@ function depthOf(value: unknown): number {
 
 describe('cutDeepNesting', () => {
   it('cuts values 10,000 deep to the bound, so that JSON.stringify and structured clone work on them', () => {
-    for (const text of [deepArray(10_000), deepObject(10_000), `{"a":[{"b":${deepObject(10_000, deepArray(10_000))}}]}`]) {
+    for (const text of [
+      deepArray(10_000),
+      deepObject(10_000),
+      `{"a":[{"b":${deepObject(10_000, deepArray(10_000))}}]}`,
+    ]) {
       const value: unknown = JSON.parse(text);
       expect(() => JSON.stringify(value)).toThrow(RangeError);
       expect(cutDeepNesting(value)).toBe(1);
@@ -51,12 +60,17 @@ describe('cutDeepNesting', () => {
     const value = structuredClone(entry);
     expect(cutDeepNesting(value)).toBe(0);
     expect(value).toEqual(entry);
-    const mixed = JSON.parse(`{"uuid":"u1","message":{"usage":{"output_tokens":7},"content":[{"type":"text","text":"kept"},${deepObject(5_000)}]}}`) as {
+    const mixed = JSON.parse(
+      `{"uuid":"u1","message":{"usage":{"output_tokens":7},"content":[{"type":"text","text":"kept"},${deepObject(5_000)}]}}`,
+    ) as {
       uuid: string;
       message: { usage: unknown; content: unknown[] };
     };
     expect(cutDeepNesting(mixed, 4)).toBe(1);
-    expect(mixed).toEqual({ uuid: 'u1', message: { usage: { output_tokens: 7 }, content: [{ type: 'text', text: 'kept' }, { k: CUT_VALUE }] } });
+    expect(mixed).toEqual({
+      uuid: 'u1',
+      message: { usage: { output_tokens: 7 }, content: [{ type: 'text', text: 'kept' }, { k: CUT_VALUE }] },
+    });
   });
 
   it('counts each container it cuts; primitives and null are left alone', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { computeSessionAccounting } from '../../../../shared/transcript/accounting.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
-import { placeholderSession, TranscriptWriter, type Line } from '../../../helpers/real-shapes.js';
+import { type Line, placeholderSession, TranscriptWriter } from '../../../helpers/real-shapes.js';
 
 function indexed(lines: readonly Line[]): IndexedEntry[] {
   let offset = 0;
@@ -33,7 +33,13 @@ describe('final usage of split responses', () => {
     });
     expect(outputs.slice(0, 5).every((output) => output <= 10)).toBe(true);
     const result = computeSessionAccounting(indexed(writer.lines), [], none);
-    expect(result.usage.main).toMatchObject({ output: 441, input: 3, cacheCreation: 100, cacheRead: 5_000, assistantMessages: 1 });
+    expect(result.usage.main).toMatchObject({
+      output: 441,
+      input: 3,
+      cacheCreation: 100,
+      cacheRead: 5_000,
+      assistantMessages: 1,
+    });
     // The context count takes the same final figure.
     expect(result.context.usageTokens).toBe(3 + 100 + 5_000 + 441);
   });
@@ -63,6 +69,13 @@ describe('final usage of split responses', () => {
     expect(result.usage.total.output).toBe(session.expectedOutput);
     expect(result.usage.total.assistantMessages).toBe(session.expectedResponses);
     // Sonnet 4.5: $3 input, $3.75 1h-cache write... priced from the final figures, not the placeholders.
-    expect(result.usage.total.costUsd).toBeCloseTo((result.usage.total.output * 15 + result.usage.total.input * 3 + result.usage.total.cacheRead * 0.3 + result.usage.total.cache1h * 6) / 1e6, 9);
+    expect(result.usage.total.costUsd).toBeCloseTo(
+      (result.usage.total.output * 15 +
+        result.usage.total.input * 3 +
+        result.usage.total.cacheRead * 0.3 +
+        result.usage.total.cache1h * 6) /
+        1e6,
+      9,
+    );
   });
 });

@@ -2,13 +2,13 @@
  * Accounting over the recorded Claude Code sessions in test/fixtures/claude-code: every number
  * the manifests hold must come out exactly.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { UsageTotals } from '../../../../shared/protocol/sessions.js';
 import { computeSessionAccounting } from '../../../../shared/transcript/accounting.js';
 import { activeConversation } from '../../../../shared/transcript/conversation.js';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
-import type { UsageTotals } from '../../../../shared/protocol/sessions.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
 import type { Manifest, ManifestUsage } from '../../../helpers/fixtures.js';
 
@@ -40,7 +40,10 @@ function readTranscript(path: string): Transcript {
 }
 
 function rawLine(transcript: Transcript, entry: IndexedEntry): Record<string, unknown> {
-  return JSON.parse(transcript.bytes.subarray(entry.offset, entry.offset + entry.length).toString('utf8')) as Record<string, unknown>;
+  return JSON.parse(transcript.bytes.subarray(entry.offset, entry.offset + entry.length).toString('utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 interface Scenario {
@@ -89,7 +92,15 @@ const INTERACTIVE_TRAILING_TOKENS = 61 + 32 + 15;
 
 describe('fixture scenarios', () => {
   it('finds all seven recorded scenarios', () => {
-    expect(SCENARIOS).toEqual(['big-outputs', 'checkpoints', 'coding-loop', 'compactions', 'corrections', 'interactive', 'subagent']);
+    expect(SCENARIOS).toEqual([
+      'big-outputs',
+      'checkpoints',
+      'coding-loop',
+      'compactions',
+      'corrections',
+      'interactive',
+      'subagent',
+    ]);
   });
 
   describe.each(SCENARIOS)('%s', (name) => {
@@ -120,8 +131,12 @@ describe('fixture scenarios', () => {
     it('keeps every main-thread response on the active conversation', () => {
       const active = activeConversation(scenario.main.entries);
       const boundaryAt = active.boundary?.offset ?? -1;
-      const responsesInFile = new Set(scenario.main.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid));
-      const responsesActive = new Set(active.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid));
+      const responsesInFile = new Set(
+        scenario.main.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid),
+      );
+      const responsesActive = new Set(
+        active.entries.filter((e) => e.type === 'assistant' && e.offset > boundaryAt).map((e) => e.uuid),
+      );
       expect(responsesActive).toEqual(responsesInFile);
       // And every tool result of the conversation, including those of parallel calls.
       const results = scenario.main.entries.filter((e) => e.toolResults.length > 0 && e.offset > boundaryAt);
@@ -137,7 +152,12 @@ describe('compactions scenario', () => {
 
   it('counts both boundaries with their triggers and reports the last one', () => {
     expect(boundaries.map((entry) => entry.compact?.trigger)).toEqual(scenario.manifest.compactions.triggers);
-    expect(accounting.compactions).toEqual({ count: 2, lastTrigger: 'auto', lastPreTokens: 189_483, lastPostTokens: 1_652 });
+    expect(accounting.compactions).toEqual({
+      count: 2,
+      lastTrigger: 'auto',
+      lastPreTokens: 189_483,
+      lastPostTokens: 1_652,
+    });
   });
 
   // Each boundary records Claude Code's own context estimate just before it compacted: the
@@ -173,7 +193,11 @@ describe('compactions scenario', () => {
     const active = activeConversation(scenario.main.entries.filter((entry) => entry.offset < second.offset));
     const segment = active.boundary?.compact?.preservedSegment;
     expect(active.boundary?.compact?.trigger).toBe('manual');
-    expect(active.entries.slice(0, 3).map((e) => e.uuid)).toEqual([active.boundary?.uuid, segment?.anchorUuid, segment?.headUuid]);
+    expect(active.entries.slice(0, 3).map((e) => e.uuid)).toEqual([
+      active.boundary?.uuid,
+      segment?.anchorUuid,
+      segment?.headUuid,
+    ]);
   });
 
   it('does not count the synthetic response as an API call', () => {
@@ -208,7 +232,9 @@ describe('subagent scenario', () => {
   const accounting = accountingOf(scenario);
 
   it('adds up each sub-agent transcript to its agent in the manifest', () => {
-    const perFile = scenario.sidechains.map((transcript) => asManifestUsage(computeSessionAccounting([], transcript.entries, { env: {} }).usage.sidechain));
+    const perFile = scenario.sidechains.map((transcript) =>
+      asManifestUsage(computeSessionAccounting([], transcript.entries, { env: {} }).usage.sidechain),
+    );
     const expected = scenario.manifest.sidechain.agents.map((agent) => agent.usage);
     const byOutput = (a: ManifestUsage, b: ManifestUsage) => a.output_tokens - b.output_tokens;
     expect(perFile.sort(byOutput)).toEqual(expected.sort(byOutput));

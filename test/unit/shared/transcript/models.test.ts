@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { contextWindowFor, costOf, maxOutputTokensFor, parseModelVersion, priceFor } from '../../../../shared/transcript/models.js';
+import {
+  contextWindowFor,
+  costOf,
+  maxOutputTokensFor,
+  parseModelVersion,
+  priceFor,
+} from '../../../../shared/transcript/models.js';
 import type { Usage } from '../../../../shared/transcript/types.js';
 
 describe('parseModelVersion', () => {
@@ -71,8 +77,18 @@ describe('priceFor', () => {
   });
 
   it('derives cache prices from the input price', () => {
-    expect(priceFor('claude-sonnet-4-5')).toEqual({ input: 3, output: 15, cacheWrite5m: 3.75, cacheWrite1h: 6, cacheRead: 0.3 });
-    expect(priceFor('claude-3-haiku-20240307')).toMatchObject({ cacheWrite5m: 0.3, cacheWrite1h: 0.5, cacheRead: 0.03 });
+    expect(priceFor('claude-sonnet-4-5')).toEqual({
+      input: 3,
+      output: 15,
+      cacheWrite5m: 3.75,
+      cacheWrite1h: 6,
+      cacheRead: 0.3,
+    });
+    expect(priceFor('claude-3-haiku-20240307')).toMatchObject({
+      cacheWrite5m: 0.3,
+      cacheWrite1h: 0.5,
+      cacheRead: 0.03,
+    });
   });
 
   it('has no price for unknown models, a new major version or synthetic entries', () => {

@@ -22,7 +22,15 @@ function indexed(lines: readonly Line[]): IndexedEntry[] {
   });
 }
 
-const run = () => nestedSession('5f6a7b8c-7777-4d8e-9f0a-4b5c6d7e8f9a', '/w', Date.parse('2026-04-01T10:00:00.000Z'), 3, 'd4e5f6a7b8c9d0e1f', 2);
+const run = () =>
+  nestedSession(
+    '5f6a7b8c-7777-4d8e-9f0a-4b5c6d7e8f9a',
+    '/w',
+    Date.parse('2026-04-01T10:00:00.000Z'),
+    3,
+    'd4e5f6a7b8c9d0e1f',
+    2,
+  );
 /** The sub-agent's three responses: outputs 200 + 37n + seed (nested-usage.ts). */
 const SUBAGENT_OUTPUT = 202 + 239 + 276;
 
@@ -36,12 +44,30 @@ describe('parseEntry of an agent_progress entry', () => {
     expect(nested).toHaveLength(9);
     expect(progress.length).toBeGreaterThan(nested.length);
     const own = indexed(agent.lines).filter((entry) => entry.type === 'assistant');
-    expect(nested.map(({ messageId, requestId, model, usage, timestamp }) => ({ messageId, requestId, model, usage, timestamp }))).toEqual(
-      own.map(({ messageId, requestId, model, usage, timestamp }) => ({ messageId, requestId, model, usage, timestamp })),
+    expect(
+      nested.map(({ messageId, requestId, model, usage, timestamp }) => ({
+        messageId,
+        requestId,
+        model,
+        usage,
+        timestamp,
+      })),
+    ).toEqual(
+      own.map(({ messageId, requestId, model, usage, timestamp }) => ({
+        messageId,
+        requestId,
+        model,
+        usage,
+        timestamp,
+      })),
     );
-    expect(nested.every((entry) => entry.model === SUBAGENT_MODEL && !entry.isSidechain && entry.badTimestamp === undefined)).toBe(true);
+    expect(
+      nested.every((entry) => entry.model === SUBAGENT_MODEL && !entry.isSidechain && entry.badTimestamp === undefined),
+    ).toBe(true);
     // Its own time, not the progress entry's (written 1.5 s later): the day ccusage counts it on.
-    const first = main.lines.find((line) => line.type === 'progress' && ((line.data as Line).message as Line | undefined)?.type === 'assistant') as Line;
+    const first = main.lines.find(
+      (line) => line.type === 'progress' && ((line.data as Line).message as Line | undefined)?.type === 'assistant',
+    ) as Line;
     expect(nested[0]?.timestamp).toBe(((first.data as Line).message as Line).timestamp);
     expect(nested[0]?.timestamp).not.toBe(first.timestamp);
   });
@@ -69,7 +95,10 @@ describe('counting nested responses', () => {
 
     // The persisted aggregate counts the same, folding the main transcript then the sub-agent's file.
     const known = new Map<string, CountedResponse>();
-    const book = { get: (key: string) => known.get(key), set: (key: string, value: CountedResponse) => void known.set(key, value) };
+    const book = {
+      get: (key: string) => known.get(key),
+      set: (key: string, value: CountedResponse) => void known.set(key, value),
+    };
     const state = aggregateFromScratch(
       [
         { kind: 'main', path: '/p/s.jsonl', entries: mainEntries },
@@ -85,10 +114,17 @@ describe('counting nested responses', () => {
 
   it("is a sidechain candidate of the usage book, keyed as the sub-agent file's entry", () => {
     const { main, agent } = run();
-    const nested = indexed(main.lines).find((entry) => entry.type === 'progress' && entry.usage !== null) as IndexedEntry;
+    const nested = indexed(main.lines).find(
+      (entry) => entry.type === 'progress' && entry.usage !== null,
+    ) as IndexedEntry;
     const own = indexed(agent.lines).find((entry) => entry.type === 'assistant') as IndexedEntry;
     const fromProgress = candidateOf(nested, 's', '/p/s.jsonl');
     const fromFile = candidateOf(own, 's', '/p/s/subagents/agent-x.jsonl');
-    expect(fromProgress).toMatchObject({ sidechain: true, model: SUBAGENT_MODEL, key: fromFile?.key, slot: fromFile?.slot });
+    expect(fromProgress).toMatchObject({
+      sidechain: true,
+      model: SUBAGENT_MODEL,
+      key: fromFile?.key,
+      slot: fromFile?.slot,
+    });
   });
 });

@@ -17,7 +17,12 @@ const OPUS_4_8 = 'claude-opus-4-8';
 /** Sets a 200K auto-compact window, so a reactive model compacts ahead like 2.1.x before 2.1.197. */
 const WINDOW_200K = { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' };
 
-function at(tokens: number, env: Record<string, string | undefined> = {}, model = OPUS_4_6, reserveOutputTokens?: number) {
+function at(
+  tokens: number,
+  env: Record<string, string | undefined> = {},
+  model = OPUS_4_6,
+  reserveOutputTokens?: number,
+) {
   return computeThresholds({ model, tokens, env, reserveOutputTokens });
 }
 
@@ -36,9 +41,21 @@ describe('the window and the mode of each model (Claude Code 2.1.197)', () => {
     ['claude-haiku-4-5-20251001', 200_000, 'reactive', 180_000, 200_000, 200_000, 147_000],
     ['', 200_000, 'reactive', 180_000, 200_000, 200_000, 147_000],
     ['gpt-5', 200_000, 'reactive', 180_000, 200_000, 200_000, 147_000],
-  ] as const)('%s: window %i, %s mode', (model, window, autoCompactMode, effectiveWindow, autoCompactAt, blockingAt, warningAt) => {
-    expect(at(0, {}, model)).toMatchObject({ window, autoCompactMode, effectiveWindow, autoCompactAt, blockingAt, warningAt, errorAt: warningAt, autoCompactEnabled: true });
-  });
+  ] as const)(
+    '%s: window %i, %s mode',
+    (model, window, autoCompactMode, effectiveWindow, autoCompactAt, blockingAt, warningAt) => {
+      expect(at(0, {}, model)).toMatchObject({
+        window,
+        autoCompactMode,
+        effectiveWindow,
+        autoCompactAt,
+        blockingAt,
+        warningAt,
+        errorAt: warningAt,
+        autoCompactEnabled: true,
+      });
+    },
+  );
 
   it('Sonnet 5 compacts at its 967K model window: effective 947,000, auto-compact 934,000, blocking 977,000', () => {
     const sonnet5 = 'claude-sonnet-5';
@@ -54,9 +71,16 @@ describe('the window and the mode of each model (Claude Code 2.1.197)', () => {
     expect(autoCompactWindow('claude-sonnet-4-6', {}, 200_000)).toBe(200_000);
     expect(autoCompactWindow('claude-sonnet-4-6[1m]', {}, 1_000_000)).toBeNull();
     expect(at(167_000, {}, 'claude-sonnet-4-6')).toMatchObject({ autoCompactMode: 'threshold', state: 'autocompact' });
-    expect(at(167_000, {}, 'claude-sonnet-4-6[1m]')).toMatchObject({ autoCompactMode: 'reactive', state: 'ok', tokensLeft: 833_000, percentUsed: 17 });
+    expect(at(167_000, {}, 'claude-sonnet-4-6[1m]')).toMatchObject({
+      autoCompactMode: 'reactive',
+      state: 'ok',
+      tokensLeft: 833_000,
+      percentUsed: 17,
+    });
     // A 1M window Claude Code stated for a bare claude-sonnet-4-6 drops the model window too.
-    expect(computeThresholds({ model: 'claude-sonnet-4-6', tokens: 0, env: {}, window: 1_000_000 }).autoCompactMode).toBe('reactive');
+    expect(
+      computeThresholds({ model: 'claude-sonnet-4-6', tokens: 0, env: {}, window: 1_000_000 }).autoCompactMode,
+    ).toBe('reactive');
   });
 });
 
@@ -108,9 +132,19 @@ describe('threshold mode (an auto-compact window is configured)', () => {
 
   it('reserves only the model output limit when it is under 20,000 (Claude 3 Haiku: 4,096)', () => {
     const haiku3 = 'claude-3-haiku-20240307';
-    expect(at(0, WINDOW_200K, haiku3)).toMatchObject({ effectiveWindow: 195_904, autoCompactAt: 182_904, blockingAt: 192_904, autoCompactMode: 'threshold' });
+    expect(at(0, WINDOW_200K, haiku3)).toMatchObject({
+      effectiveWindow: 195_904,
+      autoCompactAt: 182_904,
+      blockingAt: 192_904,
+      autoCompactMode: 'threshold',
+    });
     // Reactive by default: the reserve still moves the effective window and the warnings.
-    expect(at(0, {}, haiku3)).toMatchObject({ effectiveWindow: 195_904, autoCompactAt: 200_000, warningAt: 162_904, autoCompactMode: 'reactive' });
+    expect(at(0, {}, haiku3)).toMatchObject({
+      effectiveWindow: 195_904,
+      autoCompactAt: 200_000,
+      warningAt: 162_904,
+      autoCompactMode: 'reactive',
+    });
   });
 });
 
@@ -126,36 +160,86 @@ describe('CLAUDE_CODE_AUTO_COMPACT_WINDOW', () => {
       blockingAt: 177_000,
     });
     expect(autoCompactWindow(SONNET_4_5, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '50000' }, 200_000)).toBe(100_000);
-    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '50000' }, SONNET_4_5)).toMatchObject({ window: 200_000, effectiveWindow: 80_000, autoCompactAt: 67_000 });
+    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '50000' }, SONNET_4_5)).toMatchObject({
+      window: 200_000,
+      effectiveWindow: 80_000,
+      autoCompactAt: 67_000,
+    });
     // Above the window it is the window: a 200K session with 400K set compacts at 167K.
     expect(autoCompactWindow(SONNET_4_5, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '400000' }, 200_000)).toBe(200_000);
-    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '400000' }, SONNET_4_5)).toMatchObject({ window: 200_000, autoCompactAt: 167_000 });
+    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '400000' }, SONNET_4_5)).toMatchObject({
+      window: 200_000,
+      autoCompactAt: 167_000,
+    });
     expect(autoCompactWindow(OPUS_4_8, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '5000000' }, 1_000_000)).toBe(1_000_000);
-    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '5000000' }, OPUS_4_8)).toMatchObject({ window: 1_000_000, autoCompactMode: 'threshold', autoCompactAt: 967_000, blockingAt: 977_000 });
-    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '400000' }, 'claude-opus-4-6[1m]')).toMatchObject({ window: 1_000_000, effectiveWindow: 380_000, autoCompactAt: 367_000, blockingAt: 977_000 });
+    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '5000000' }, OPUS_4_8)).toMatchObject({
+      window: 1_000_000,
+      autoCompactMode: 'threshold',
+      autoCompactAt: 967_000,
+      blockingAt: 977_000,
+    });
+    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '400000' }, 'claude-opus-4-6[1m]')).toMatchObject({
+      window: 1_000_000,
+      effectiveWindow: 380_000,
+      autoCompactAt: 367_000,
+      blockingAt: 977_000,
+    });
   });
 
   it('ignores values that are not a positive integer', () => {
     for (const value of ['lots', '0', '-5', '']) {
-      expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: value }, SONNET_4_5)).toMatchObject({ window: 200_000, autoCompactMode: 'reactive' });
-      expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: value }, OPUS_4_6)).toMatchObject({ window: 200_000, autoCompactMode: 'threshold', autoCompactAt: 167_000 });
+      expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: value }, SONNET_4_5)).toMatchObject({
+        window: 200_000,
+        autoCompactMode: 'reactive',
+      });
+      expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: value }, OPUS_4_6)).toMatchObject({
+        window: 200_000,
+        autoCompactMode: 'threshold',
+        autoCompactAt: 167_000,
+      });
     }
   });
 
   it('overrides the model window (Sonnet 5 at 500K compacts at 467,000)', () => {
-    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '500000' }, 'claude-sonnet-5')).toMatchObject({ window: 1_000_000, effectiveWindow: 480_000, autoCompactAt: 467_000 });
+    expect(at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '500000' }, 'claude-sonnet-5')).toMatchObject({
+      window: 1_000_000,
+      effectiveWindow: 480_000,
+      autoCompactAt: 467_000,
+    });
   });
 
   it('combines with an output reserve of 0', () => {
     const result = at(0, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '150000' }, SONNET_4_5, 0);
-    expect(result).toMatchObject({ window: 200_000, effectiveWindow: 150_000, autoCompactAt: 137_000, blockingAt: 197_000 });
+    expect(result).toMatchObject({
+      window: 200_000,
+      effectiveWindow: 150_000,
+      autoCompactAt: 137_000,
+      blockingAt: 197_000,
+    });
   });
 
   it('takes the window Claude Code stated over the table, and keeps it under the env', () => {
-    expect(computeThresholds({ model: OPUS_4_8, tokens: 0, env: {}, window: 200_000 })).toMatchObject({ window: 200_000, autoCompactMode: 'reactive', autoCompactAt: 200_000 });
-    expect(computeThresholds({ model: OPUS_4_8, tokens: 0, env: WINDOW_200K, window: 200_000 })).toMatchObject({ window: 200_000, autoCompactAt: 167_000 });
-    expect(computeThresholds({ model: SONNET_4_5, tokens: 0, env: {}, window: 1_000_000 })).toMatchObject({ window: 1_000_000, autoCompactAt: 1_000_000 });
-    expect(computeThresholds({ model: OPUS_4_8, tokens: 0, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '50000' }, window: 200_000 })).toMatchObject({ window: 200_000, effectiveWindow: 80_000 });
+    expect(computeThresholds({ model: OPUS_4_8, tokens: 0, env: {}, window: 200_000 })).toMatchObject({
+      window: 200_000,
+      autoCompactMode: 'reactive',
+      autoCompactAt: 200_000,
+    });
+    expect(computeThresholds({ model: OPUS_4_8, tokens: 0, env: WINDOW_200K, window: 200_000 })).toMatchObject({
+      window: 200_000,
+      autoCompactAt: 167_000,
+    });
+    expect(computeThresholds({ model: SONNET_4_5, tokens: 0, env: {}, window: 1_000_000 })).toMatchObject({
+      window: 1_000_000,
+      autoCompactAt: 1_000_000,
+    });
+    expect(
+      computeThresholds({
+        model: OPUS_4_8,
+        tokens: 0,
+        env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '50000' },
+        window: 200_000,
+      }),
+    ).toMatchObject({ window: 200_000, effectiveWindow: 80_000 });
   });
 });
 
@@ -179,7 +263,13 @@ describe('reactive mode (no auto-compact window: compacts when the API refuses)'
   });
 
   it('Sonnet 4.5 at 175,016 tokens: 24,984 left, 88 % used, in the error band', () => {
-    expect(at(175_016, {}, SONNET_4_5)).toMatchObject({ window: 200_000, tokensLeft: 24_984, percentUsed: 88, state: 'error', autoCompactMode: 'reactive' });
+    expect(at(175_016, {}, SONNET_4_5)).toMatchObject({
+      window: 200_000,
+      tokensLeft: 24_984,
+      percentUsed: 88,
+      state: 'error',
+      autoCompactMode: 'reactive',
+    });
   });
 
   it('never blocks: ok, then error at the meter, then autocompact only at the window', () => {
@@ -195,8 +285,13 @@ describe('reactive mode (no auto-compact window: compacts when the API refuses)'
   });
 
   it('ignores the blocking override, which applies once auto-compaction is off', () => {
-    expect(at(160_000, { CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE: '150000' }, SONNET_4_5)).toMatchObject({ blockingAt: 200_000, state: 'error' });
-    expect(at(160_000, { CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE: '150000', DISABLE_AUTO_COMPACT: '1' }, SONNET_4_5)).toMatchObject({ blockingAt: 150_000, state: 'blocking' });
+    expect(at(160_000, { CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE: '150000' }, SONNET_4_5)).toMatchObject({
+      blockingAt: 200_000,
+      state: 'error',
+    });
+    expect(
+      at(160_000, { CLAUDE_CODE_BLOCKING_LIMIT_OVERRIDE: '150000', DISABLE_AUTO_COMPACT: '1' }, SONNET_4_5),
+    ).toMatchObject({ blockingAt: 150_000, state: 'blocking' });
   });
 
   it('moves the meter with CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, never the compaction point', () => {
@@ -215,7 +310,13 @@ describe('reactive mode (no auto-compact window: compacts when the API refuses)'
 describe('overrides', () => {
   it('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE lowers the threshold to a share of the effective window, never raises it', () => {
     const half = at(80_000, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '50' });
-    expect(half).toMatchObject({ autoCompactAt: 90_000, warningAt: 70_000, errorAt: 70_000, blockingAt: 177_000, state: 'error' });
+    expect(half).toMatchObject({
+      autoCompactAt: 90_000,
+      warningAt: 70_000,
+      errorAt: 70_000,
+      blockingAt: 177_000,
+      state: 'error',
+    });
     expect(at(0, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '95' }).autoCompactAt).toBe(167_000);
     // floor(180000 × 33.3 / 100) in floating point, as Claude Code computes it.
     expect(at(0, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '33.3' }).autoCompactAt).toBe(59_939);
@@ -248,21 +349,28 @@ describe('overrides', () => {
     expect(at(177_000, { [name]: 'true' }).state).toBe('blocking');
   });
 
-  it.each(['DISABLE_AUTO_COMPACT', 'DISABLE_COMPACT'])('%s turns auto-compaction off in reactive mode: it blocks as threshold mode does', (name) => {
-    const result = at(170_000, { [name]: '1' }, SONNET_4_5);
-    expect(result).toMatchObject({
-      autoCompactEnabled: false,
-      autoCompactMode: 'reactive',
-      autoCompactAt: 167_000,
-      warningAt: 160_000,
-      blockingAt: 177_000,
-      state: 'error',
-      tokensLeft: 7_000,
-      percentUsed: 94,
-    });
-    expect(at(177_000, { [name]: 'on' }, SONNET_4_5).state).toBe('blocking');
-    expect(at(0, { [name]: '1' }, OPUS_4_8)).toMatchObject({ autoCompactAt: 967_000, blockingAt: 977_000, tokensLeft: 977_000 });
-  });
+  it.each(['DISABLE_AUTO_COMPACT', 'DISABLE_COMPACT'])(
+    '%s turns auto-compaction off in reactive mode: it blocks as threshold mode does',
+    (name) => {
+      const result = at(170_000, { [name]: '1' }, SONNET_4_5);
+      expect(result).toMatchObject({
+        autoCompactEnabled: false,
+        autoCompactMode: 'reactive',
+        autoCompactAt: 167_000,
+        warningAt: 160_000,
+        blockingAt: 177_000,
+        state: 'error',
+        tokensLeft: 7_000,
+        percentUsed: 94,
+      });
+      expect(at(177_000, { [name]: 'on' }, SONNET_4_5).state).toBe('blocking');
+      expect(at(0, { [name]: '1' }, OPUS_4_8)).toMatchObject({
+        autoCompactAt: 967_000,
+        blockingAt: 977_000,
+        tokensLeft: 977_000,
+      });
+    },
+  );
 
   it('leaves auto-compaction on for falsy values', () => {
     expect(at(0, { DISABLE_AUTO_COMPACT: '0', DISABLE_COMPACT: 'false' }).autoCompactEnabled).toBe(true);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseEntry } from '../../../../shared/transcript/parse.js';
-import { EARLIEST_MS, FUTURE_SLACK_MS, isBadTimestamp, normalTimestamp, timestampMs } from '../../../../shared/transcript/timestamp.js';
+import {
+  EARLIEST_MS,
+  FUTURE_SLACK_MS,
+  isBadTimestamp,
+  normalTimestamp,
+  timestampMs,
+} from '../../../../shared/transcript/timestamp.js';
 
 const NOW = Date.parse('2026-12-05T12:00:00.000Z');
 
@@ -53,7 +59,9 @@ describe('transcript timestamps', () => {
     expect(normalTimestamp(new Date(EARLIEST_MS).toISOString(), NOW)).toBe('2000-01-01T00:00:00.000Z');
     expect(normalTimestamp(new Date(EARLIEST_MS - 1).toISOString(), NOW)).toBeNull();
     expect(normalTimestamp(new Date(NOW + FUTURE_SLACK_MS).toISOString(), NOW)).not.toBeNull();
-    expect(normalTimestamp('2028-02-29T00:00:00.000Z', Date.parse('2028-03-01T00:00:00.000Z'))).toBe('2028-02-29T00:00:00.000Z');
+    expect(normalTimestamp('2028-02-29T00:00:00.000Z', Date.parse('2028-03-01T00:00:00.000Z'))).toBe(
+      '2028-02-29T00:00:00.000Z',
+    );
   });
 
   it('counts a missing timestamp as bad only on entries Claude Code always timestamps', () => {
@@ -66,7 +74,12 @@ describe('transcript timestamps', () => {
   });
 
   it('is applied where entries are parsed: the index holds a good timestamp or null', () => {
-    const entry = (timestamp: unknown) => parseEntry({ type: 'user', message: { role: 'user', content: 'hi' }, ...(timestamp === undefined ? {} : { timestamp }) }, 0, 10);
+    const entry = (timestamp: unknown) =>
+      parseEntry(
+        { type: 'user', message: { role: 'user', content: 'hi' }, ...(timestamp === undefined ? {} : { timestamp }) },
+        0,
+        10,
+      );
     expect(entry('+275760-09-13T00:00:00.000Z')).toMatchObject({ timestamp: null, badTimestamp: true });
     expect(entry(undefined)).toMatchObject({ timestamp: null, badTimestamp: true });
     expect(entry('2026-03-02T12:00:00+02:00')).toMatchObject({ timestamp: '2026-03-02T10:00:00.000Z' });

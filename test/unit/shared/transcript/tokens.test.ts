@@ -19,7 +19,10 @@ describe('roughTokens', () => {
 describe('measureEntry', () => {
   it('measures string content as its text, not its JSON', () => {
     const prompt = 'Also log a warning whenever a duplicate key is replayed.';
-    expect(measureEntry({ type: 'user', message: { role: 'user', content: prompt } })).toEqual({ chars: 56, tokens: 14 });
+    expect(measureEntry({ type: 'user', message: { role: 'user', content: prompt } })).toEqual({
+      chars: 56,
+      tokens: 14,
+    });
   });
 
   it('rounds each block on its own and sums', () => {
@@ -63,7 +66,10 @@ describe('measureEntry', () => {
 
   it('measures nothing for bookkeeping and system entries', () => {
     for (const type of ['system', 'last-prompt', 'mode', 'file-history-snapshot', 'summary', 'custom-title']) {
-      expect(measureEntry({ type, message: { content: 'text that is not sent' }, content: 'x' })).toEqual({ chars: 0, tokens: 0 });
+      expect(measureEntry({ type, message: { content: 'text that is not sent' }, content: 'x' })).toEqual({
+        chars: 0,
+        tokens: 0,
+      });
     }
   });
 });
@@ -72,20 +78,30 @@ describe('attachments', () => {
   it('renders hook additional context as the system reminder Claude Code sends', () => {
     const attachment = {
       type: 'hook_additional_context',
-      content: ['Project notes: amounts are integer cents; run tests with python3 -m unittest. (session source: resume)'],
+      content: [
+        'Project notes: amounts are integer cents; run tests with python3 -m unittest. (session source: resume)',
+      ],
       hookName: 'SessionStart',
       toolUseID: 'SessionStart',
       hookEvent: 'SessionStart',
     };
     const [text] = attachmentTexts(attachment);
     expect(text).toBe(
-      '<system-reminder>\nSessionStart hook additional context: ' + 'Project notes: amounts are integer cents; run tests with python3 -m unittest. (session source: resume)' + '\n</system-reminder>',
+      '<system-reminder>\nSessionStart hook additional context: ' +
+        'Project notes: amounts are integer cents; run tests with python3 -m unittest. (session source: resume)' +
+        '\n</system-reminder>',
     );
     expect(measureEntry({ type: 'attachment', attachment })).toEqual({ chars: 177, tokens: 44 });
   });
 
   it('sends nothing for a hook success without content or from another event', () => {
-    const silent = { type: 'hook_success', hookEvent: 'SessionStart', hookName: 'SessionStart:resume', content: '', stdout: '{"a":1}' };
+    const silent = {
+      type: 'hook_success',
+      hookEvent: 'SessionStart',
+      hookName: 'SessionStart:resume',
+      content: '',
+      stdout: '{"a":1}',
+    };
     expect(attachmentTexts(silent)).toEqual([]);
     expect(attachmentTexts({ type: 'hook_success', hookEvent: 'Stop', hookName: 'Stop', content: 'done' })).toEqual([]);
     const said = { type: 'hook_success', hookEvent: 'UserPromptSubmit', hookName: 'UserPromptSubmit', content: 'ok' };

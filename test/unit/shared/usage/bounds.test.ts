@@ -18,10 +18,27 @@ describe('parseBound', () => {
 
   it('reads ISO times with a time of day', () => {
     expect(parseBound('2026-03-01T12:00:00Z')).toEqual({ kind: 'instant', ms: Date.parse('2026-03-01T12:00:00Z') });
-    expect(parseBound('2026-03-01T12:00:00+05:30')).toEqual({ kind: 'instant', ms: Date.parse('2026-03-01T06:30:00Z') });
+    expect(parseBound('2026-03-01T12:00:00+05:30')).toEqual({
+      kind: 'instant',
+      ms: Date.parse('2026-03-01T06:30:00Z'),
+    });
   });
 
   it('refuses what is none of those', () => {
-    for (const text of ['', '0d', '30', 'd', '3x', 'yesterday', '2026-02-30', '2025-02-29', '2026-13-01', '2026-03-01T99:00', '1000000d', 'all']) expect(parseBound(text), text).toBeNull();
+    for (const text of [
+      '',
+      '0d',
+      '30',
+      'd',
+      '3x',
+      'yesterday',
+      '2026-02-30',
+      '2025-02-29',
+      '2026-13-01',
+      '2026-03-01T99:00',
+      '1000000d',
+      'all',
+    ])
+      expect(parseBound(text), text).toBeNull();
   });
 });

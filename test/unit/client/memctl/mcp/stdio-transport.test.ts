@@ -38,7 +38,15 @@ describe('LineTransport', () => {
     input.write(`"},"jsonrpc":"2.0","id":"call-7"}\n${LIST}\n`);
     await new Promise((resolve) => setImmediate(resolve));
     expect(written).toEqual([
-      { jsonrpc: '2.0', id: 'call-7', error: { code: -32600, message: expect.stringContaining(`limit of ${LIMIT} bytes`), data: { limit: LIMIT, bytes: expect.any(Number) } } },
+      {
+        jsonrpc: '2.0',
+        id: 'call-7',
+        error: {
+          code: -32600,
+          message: expect.stringContaining(`limit of ${LIMIT} bytes`),
+          data: { limit: LIMIT, bytes: expect.any(Number) },
+        },
+      },
     ]);
     expect(logged).toHaveLength(1);
     expect(messages).toEqual([{ jsonrpc: '2.0', id: 9, method: 'tools/list' }]);
@@ -79,10 +87,19 @@ describe('LineTransport', () => {
 describe('readLine', () => {
   it('answers what is not a message, with the id when it has one', () => {
     expect(readLine('{')).toMatchObject({ answer: { id: null, error: { code: -32700 } } });
-    expect(readLine('[1]')).toMatchObject({ answer: { id: null, error: { code: -32600, message: expect.stringContaining('batches') } } });
-    expect(readLine('"x"')).toMatchObject({ answer: { id: null, error: { code: -32600 } }, reason: 'a JSON string, not an object' });
-    expect(readLine('{"jsonrpc":"1.0","id":4,"method":"x"}')).toMatchObject({ answer: { id: 4, error: { code: -32600 } } });
-    expect(readLine(`{"jsonrpc":"2.0","id":5,"method":"x","params":{"a":${'['.repeat(100)}${']'.repeat(100)}}}`)).toMatchObject({
+    expect(readLine('[1]')).toMatchObject({
+      answer: { id: null, error: { code: -32600, message: expect.stringContaining('batches') } },
+    });
+    expect(readLine('"x"')).toMatchObject({
+      answer: { id: null, error: { code: -32600 } },
+      reason: 'a JSON string, not an object',
+    });
+    expect(readLine('{"jsonrpc":"1.0","id":4,"method":"x"}')).toMatchObject({
+      answer: { id: 4, error: { code: -32600 } },
+    });
+    expect(
+      readLine(`{"jsonrpc":"2.0","id":5,"method":"x","params":{"a":${'['.repeat(100)}${']'.repeat(100)}}}`),
+    ).toMatchObject({
       answer: { id: 5, error: { code: -32600, message: expect.stringContaining('deeper') } },
     });
     expect(readLine('  ')).toBeNull();

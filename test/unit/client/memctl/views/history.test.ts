@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderHistory } from '../../../../../client/memctl/views/history.js';
 import type { Output } from '../../../../../client/memctl/output.js';
+import { renderHistory } from '../../../../../client/memctl/views/history.js';
 import type { HistoryEntry, HistoryPaste } from '../../../../../shared/protocol/history.js';
 
 const plain: Output = {
@@ -14,7 +14,14 @@ const plain: Output = {
 };
 
 function paste(id: number, missing = false): HistoryPaste {
-  return { id, type: 'text', content: missing ? null : 'x', contentHash: missing ? 'abcdef0123456789' : null, missing, chars: missing ? null : 1 };
+  return {
+    id,
+    type: 'text',
+    content: missing ? null : 'x',
+    contentHash: missing ? 'abcdef0123456789' : null,
+    missing,
+    chars: missing ? null : 1,
+  };
 }
 
 function entry(display: string, pastes: HistoryPaste[] = []): HistoryEntry {
@@ -25,7 +32,12 @@ describe('memctl history rows', () => {
   it('show one row per prompt, cut to the width, with its pastes', () => {
     const rows = renderHistory(
       {
-        entries: [entry('fix\nthe   bug'), entry('y'.repeat(500), [paste(1), paste(2)]), entry('log: [Pasted text #1]', [paste(1, true)]), entry('two', [paste(1), paste(2, true)])],
+        entries: [
+          entry('fix\nthe   bug'),
+          entry('y'.repeat(500), [paste(1), paste(2)]),
+          entry('log: [Pasted text #1]', [paste(1, true)]),
+          entry('two', [paste(1), paste(2, true)]),
+        ],
         nextBefore: null,
         badLines: 0,
       },
@@ -41,8 +53,15 @@ describe('memctl history rows', () => {
   });
 
   it('say where older prompts are and how many lines were unreadable', () => {
-    const rows = renderHistory({ entries: [entry('a')], nextBefore: '2026-03-04T05:06:07.000Z', badLines: 2 }, plain, 80);
-    expect(rows.slice(1)).toEqual(['2 unreadable lines of history.jsonl skipped', 'older prompts: run again with --before 2026-03-04T05:06:07.000Z']);
+    const rows = renderHistory(
+      { entries: [entry('a')], nextBefore: '2026-03-04T05:06:07.000Z', badLines: 2 },
+      plain,
+      80,
+    );
+    expect(rows.slice(1)).toEqual([
+      '2 unreadable lines of history.jsonl skipped',
+      'older prompts: run again with --before 2026-03-04T05:06:07.000Z',
+    ]);
     expect(renderHistory({ entries: [], nextBefore: null, badLines: 0 }, plain)).toEqual(['no prompts in the history']);
   });
 });

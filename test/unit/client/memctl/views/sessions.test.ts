@@ -1,8 +1,8 @@
 /** memctl's context bar and session detail (memctl sessions, status, watch) in both of Claude Code 2.1.197's modes. */
 import { describe, expect, it } from 'vitest';
+import { renderSessionList } from '../../../../../client/memctl/mcp/tools/sessions.js';
 import { createOutput } from '../../../../../client/memctl/output.js';
 import { renderSessionDetail } from '../../../../../client/memctl/views/session-detail.js';
-import { renderSessionList } from '../../../../../client/memctl/mcp/tools/sessions.js';
 import { contextBar } from '../../../../../client/memctl/views/sessions.js';
 import { computeThresholds } from '../../../../../shared/transcript/thresholds.js';
 import { sampleSession } from '../../vscode/sample.js';
@@ -13,7 +13,13 @@ const NOW = Date.parse('2026-12-02T11:00:00.000Z');
 /** Claude Code 2.1.197's default, Opus 4.8 at 1M with no auto-compact window: it compacts when the API refuses. */
 const reactive = (tokens: number) => computeThresholds({ model: 'claude-opus-4-8', tokens, env: {} });
 /** The same session with a 200K auto-compact window set: it compacts ahead, at 167K. */
-const atThreshold = (tokens: number) => computeThresholds({ model: 'claude-opus-4-8', tokens, env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' }, window: 200_000 });
+const atThreshold = (tokens: number) =>
+  computeThresholds({
+    model: 'claude-opus-4-8',
+    tokens,
+    env: { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' },
+    window: 200_000,
+  });
 
 describe('contextBar', () => {
   it('is the share of the auto-compact threshold in threshold mode', () => {
@@ -54,7 +60,12 @@ describe('renderSessionDetail', () => {
 describe('the MCP list_sessions text', () => {
   it('words the share as Claude Code does in each mode', () => {
     const list = (threshold: ReturnType<typeof reactive>, contextTokens: number) =>
-      renderSessionList({ sessions: [sampleSession({ contextTokens, threshold })], total: 1, hidden: 0, nextCursor: null }, 'invoice-service', false, NOW);
+      renderSessionList(
+        { sessions: [sampleSession({ contextTokens, threshold })], total: 1, hidden: 0, nextCursor: null },
+        'invoice-service',
+        false,
+        NOW,
+      );
     expect(list(reactive(32_700), 32_700)).toContain('context 33K tokens (3% context used, window 1.0M)');
     expect(list(atThreshold(140_000), 140_000)).toContain('context 140K tokens (84% used of auto-compact at ');
   });

@@ -3,9 +3,9 @@
  * the check of an answer (client/memctl/usage-args.ts), which share this file's report.
  */
 import { describe, expect, it } from 'vitest';
-import type { UsageReportResult } from '../../../../../shared/protocol/usage.js';
 import { asUsageReport, parseUsageArgs, reportParams } from '../../../../../client/memctl/usage-args.js';
 import { renderUsage, shortModel, sparkline } from '../../../../../client/memctl/views/usage-report.js';
+import type { UsageReportResult } from '../../../../../shared/protocol/usage.js';
 
 const plain = { bold: (text: string) => text, dim: (text: string) => text };
 const figures = (costUsd: number, output: number) => ({
@@ -44,8 +44,16 @@ describe('parseUsageArgs', () => {
     expect(parseUsageArgs([], { TZ: ':Europe/Paris' })).toMatchObject({ timezone: 'Europe/Paris' });
     expect(parseUsageArgs([], { TZ: 'EST5EDT,M3.2.0,M11.1.0' })).not.toHaveProperty('timezone');
     expect(parseUsageArgs(['--since', 'all', '--by', 'model', '--json'], {})).toEqual({ by: 'model', json: true });
-    const args = parseUsageArgs(['--since', '2026-03-01', '--until', '7d', '--project', '/home/u/app', '--timezone', 'UTC'], {});
-    expect(typeof args !== 'string' && reportParams(args)).toEqual({ since: '2026-03-01', until: '7d', project: '/home/u/app', timezone: 'UTC' });
+    const args = parseUsageArgs(
+      ['--since', '2026-03-01', '--until', '7d', '--project', '/home/u/app', '--timezone', 'UTC'],
+      {},
+    );
+    expect(typeof args !== 'string' && reportParams(args)).toEqual({
+      since: '2026-03-01',
+      until: '7d',
+      project: '/home/u/app',
+      timezone: 'UTC',
+    });
   });
 
   it('says what is wrong', () => {
@@ -71,8 +79,14 @@ describe('rendering', () => {
       'cost per day  █·▂',
       '              highest $1.50 on 2026-03-01',
     ]);
-    const building = renderUsage({ ...REPORT, rows: [], index: { state: 'building', filesDone: 3, filesTotal: 10 } }, plain);
-    expect(building.slice(1)).toEqual(['partial: memd is still counting the transcripts it has read (3 of 10 files)', 'no API responses in this window']);
+    const building = renderUsage(
+      { ...REPORT, rows: [], index: { state: 'building', filesDone: 3, filesTotal: 10 } },
+      plain,
+    );
+    expect(building.slice(1)).toEqual([
+      'partial: memd is still counting the transcripts it has read (3 of 10 files)',
+      'no API responses in this window',
+    ]);
   });
 
   it('fits a long series into the width, several days a mark', () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,14 +37,19 @@ interface Writer {
 }
 
 function startWriter(name: string): Writer {
-  const child = spawn(process.execPath, [CHILD_SCRIPT, historyFile(root), name, String(LINES)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CHILD_SCRIPT, historyFile(root), name, String(LINES)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
   let onStarted: () => void = () => {};
   const started = new Promise<void>((resolveStarted, reject) => {
     onStarted = resolveStarted;
-    setTimeout(() => reject(new Error(`writer ${name} did not start within ${START_DEADLINE_MS} ms: ${stderr}`)), START_DEADLINE_MS).unref();
+    setTimeout(
+      () => reject(new Error(`writer ${name} did not start within ${START_DEADLINE_MS} ms: ${stderr}`)),
+      START_DEADLINE_MS,
+    ).unref();
   });
   child.stdout?.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();

@@ -2,9 +2,9 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listHistory, type HistoryQuery } from '../../../../../daemon/memory/history/list.js';
-import { historyFile, pasteCacheDir } from '../../../../../shared/paths.js';
+import { type HistoryQuery, listHistory } from '../../../../../daemon/memory/history/list.js';
 import { readHistoryPage } from '../../../../../daemon/memory/history/page.js';
+import { historyFile, pasteCacheDir } from '../../../../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 import type { HistoryEntry } from '../../../../../shared/protocol/history.js';
 import { FIXTURES } from '../../../../helpers/ingest.js';
@@ -58,7 +58,10 @@ function writeHistory(lines: string[], tail = '\n'): void {
 }
 
 /** Every page, following nextBefore; bounded by the number of entries it can hold. */
-async function allPages(query: HistoryQuery, maxPages: number): Promise<{ entries: HistoryEntry[]; pages: number; badLines: number }> {
+async function allPages(
+  query: HistoryQuery,
+  maxPages: number,
+): Promise<{ entries: HistoryEntry[]; pages: number; badLines: number }> {
   const entries: HistoryEntry[] = [];
   let badLines = 0;
   let before: string | undefined;
@@ -98,19 +101,31 @@ describe('listHistory on the interactive fixture', () => {
       .trim()
       .split('\n')
       .map((text) => JSON.parse(text) as { timestamp: number });
-    expect(result.entries.map((entry) => entry.timestamp)).toEqual(raw.map((entry) => new Date(entry.timestamp).toISOString()).reverse());
+    expect(result.entries.map((entry) => entry.timestamp)).toEqual(
+      raw.map((entry) => new Date(entry.timestamp).toISOString()).reverse(),
+    );
 
     const withPaste = result.entries.at(-1);
     const [expected] = manifest.interactive.pastes;
     if (expected === undefined) throw new Error('the manifest records a paste');
-    expect(withPaste?.pastes).toEqual([{ id: expected.id, type: 'text', content: expected.text, contentHash: '70acbeea6d4976e8', missing: false, chars: expected.chars }]);
+    expect(withPaste?.pastes).toEqual([
+      {
+        id: expected.id,
+        type: 'text',
+        content: expected.text,
+        contentHash: '70acbeea6d4976e8',
+        missing: false,
+        chars: expected.chars,
+      },
+    ]);
     for (const entry of result.entries.slice(0, -1)) expect(entry.pastes).toEqual([]);
   });
 
   it('filters by project path, project folder name and session', async () => {
     copyFixture();
     appendFileSync(historyFile(root), `${line(1, { project: '/home/user/src/other', sessionId: 'other-session' })}\n`);
-    const displays = async (query: HistoryQuery) => (await listHistory(root, query)).entries.map((entry) => entry.display);
+    const displays = async (query: HistoryQuery) =>
+      (await listHistory(root, query)).entries.map((entry) => entry.display);
     const fixturePrompts = await displays({ project: FIXTURE_PROJECT });
     expect(fixturePrompts).toHaveLength(4);
     expect(await displays({ project: '-home-user-src-feed-importer' })).toEqual(fixturePrompts);
@@ -132,7 +147,9 @@ describe('listHistory pages', () => {
   it('join up to the whole history, newest first, without duplicates or gaps', async () => {
     const { entries, pages } = await allPages({ limit: 100 }, TOTAL / 100 + 1);
     expect(pages).toBe(TOTAL / 100);
-    expect(entries.map((entry) => entry.display)).toEqual(Array.from({ length: TOTAL }, (_, index) => `prompt ${TOTAL - 1 - index}`));
+    expect(entries.map((entry) => entry.display)).toEqual(
+      Array.from({ length: TOTAL }, (_, index) => `prompt ${TOTAL - 1 - index}`),
+    );
   });
 
   it('join up under a filter too', async () => {
@@ -143,7 +160,9 @@ describe('listHistory pages', () => {
 
   it('hold at most limit entries, 100 by default', async () => {
     expect((await listHistory(root, {})).entries).toHaveLength(100);
-    expect((await listHistory(root, { limit: 1 })).entries.map((entry) => entry.display)).toEqual([`prompt ${TOTAL - 1}`]);
+    expect((await listHistory(root, { limit: 1 })).entries.map((entry) => entry.display)).toEqual([
+      `prompt ${TOTAL - 1}`,
+    ]);
   });
 
   it('return only entries strictly older than before', async () => {
@@ -174,18 +193,24 @@ describe('listHistory page boundaries', () => {
     for (const limit of [1, 7, 37]) {
       const { entries, pages } = await allPages({ limit }, total + 1);
       expect(pages, `limit ${limit}`).toBe(Math.ceil(total / limit));
-      expect(entries.map((entry) => entry.display)).toEqual(Array.from({ length: total }, (_, index) => `prompt ${total - 1 - index}`));
+      expect(entries.map((entry) => entry.display)).toEqual(
+        Array.from({ length: total }, (_, index) => `prompt ${total - 1 - index}`),
+      );
     }
   });
 
   it('never split a run of same-millisecond entries between pages', async () => {
-    const lines = Array.from({ length: 10 }, (_, index) => line(index, { timestamp: BASE_MS + (index >= 3 && index <= 6 ? 3000 : index * 1000) }));
+    const lines = Array.from({ length: 10 }, (_, index) =>
+      line(index, { timestamp: BASE_MS + (index >= 3 && index <= 6 ? 3000 : index * 1000) }),
+    );
     writeHistory(lines);
     const first = await listHistory(root, { limit: 5 });
     // 9, 8, 7 and then 6..3 share a millisecond: the run moves to the next page whole.
     expect(first.entries.map((entry) => entry.display)).toEqual(['prompt 9', 'prompt 8', 'prompt 7']);
     const { entries } = await allPages({ limit: 5 }, 10);
-    expect(entries.map((entry) => entry.display)).toEqual(Array.from({ length: 10 }, (_, index) => `prompt ${9 - index}`));
+    expect(entries.map((entry) => entry.display)).toEqual(
+      Array.from({ length: 10 }, (_, index) => `prompt ${9 - index}`),
+    );
   });
 
   it('report no next page when the page is full and nothing older matches', async () => {
@@ -199,7 +224,11 @@ describe('listHistory page boundaries', () => {
 describe('listHistory on damaged input', () => {
   it('returns an empty page for a missing history', async () => {
     expect(await listHistory(root, {})).toEqual({ entries: [], nextBefore: null, badLines: 0 });
-    expect(await listHistory(join(root, 'no', 'such', 'dir'), { limit: 5 })).toEqual({ entries: [], nextBefore: null, badLines: 0 });
+    expect(await listHistory(join(root, 'no', 'such', 'dir'), { limit: 5 })).toEqual({
+      entries: [],
+      nextBefore: null,
+      badLines: 0,
+    });
   });
 
   it('skips and counts lines that are not entries', async () => {
@@ -227,7 +256,14 @@ describe('listHistory on damaged input', () => {
   it('counts a bad line once across pages', async () => {
     writeHistory([line(0), line(1), 'garbage one', line(2), line(3), 'garbage two', line(4), line(5)]);
     const { entries, badLines } = await allPages({ limit: 2 }, 10);
-    expect(entries.map((entry) => entry.display)).toEqual(['prompt 5', 'prompt 4', 'prompt 3', 'prompt 2', 'prompt 1', 'prompt 0']);
+    expect(entries.map((entry) => entry.display)).toEqual([
+      'prompt 5',
+      'prompt 4',
+      'prompt 3',
+      'prompt 2',
+      'prompt 1',
+      'prompt 0',
+    ]);
     expect(badLines).toBe(2);
     // Bad lines before the first entry, after a page that ends on it.
     writeHistory(['garbage', '', 'more garbage', line(0), line(1)]);
@@ -237,12 +273,19 @@ describe('listHistory on damaged input', () => {
   it('leaves out a half-written last line without counting it', async () => {
     const whole = line(2);
     writeHistory([line(0), line(1), whole.slice(0, 20)], '');
-    expect(await listHistory(root, {})).toMatchObject({ badLines: 0, entries: [{ display: 'prompt 1' }, { display: 'prompt 0' }] });
+    expect(await listHistory(root, {})).toMatchObject({
+      badLines: 0,
+      entries: [{ display: 'prompt 1' }, { display: 'prompt 0' }],
+    });
     // Even a last line that parses is only whole once its newline is written.
     writeHistory([line(0), line(1), whole], '');
     expect((await listHistory(root, {})).entries.map((entry) => entry.display)).toEqual(['prompt 1', 'prompt 0']);
     appendFileSync(historyFile(root), '\n');
-    expect((await listHistory(root, {})).entries.map((entry) => entry.display)).toEqual(['prompt 2', 'prompt 1', 'prompt 0']);
+    expect((await listHistory(root, {})).entries.map((entry) => entry.display)).toEqual([
+      'prompt 2',
+      'prompt 1',
+      'prompt 0',
+    ]);
   });
 
   it('rejects a before that is not a time, and a limit out of range', async () => {
@@ -287,7 +330,9 @@ describe('listHistory pastes', () => {
     writeHistory([pasteLine({ 1: { id: 1, type: 'text', contentHash: '0123456789abcdef' } })]);
     const result = await listHistory(root, {});
     expect(result.badLines).toBe(0);
-    expect(result.entries[0]?.pastes).toEqual([{ id: 1, type: 'text', content: null, contentHash: '0123456789abcdef', missing: true, chars: null }]);
+    expect(result.entries[0]?.pastes).toEqual([
+      { id: 1, type: 'text', content: null, contentHash: '0123456789abcdef', missing: true, chars: null },
+    ]);
   });
 
   it('never reads a file outside paste-cache, whatever the hash says', async () => {
@@ -297,8 +342,21 @@ describe('listHistory pastes', () => {
     mkdirSync(join(root, 'sub'));
     writeFileSync(join(root, 'sub', 'deadbeefdeadbeef.txt'), 'SECRET');
     writeFileSync(join(pasteCacheDir(root), '.txt'), 'SECRET');
-    const hashes = ['../secret', '../../etc/passwd', '../sub/deadbeefdeadbeef', `${pasteCacheDir(root)}/../secret`, '', 'deadbeef\0'];
-    writeHistory([pasteLine(Object.fromEntries(hashes.map((contentHash, index) => [index + 1, { id: index + 1, type: 'text', contentHash }])))]);
+    const hashes = [
+      '../secret',
+      '../../etc/passwd',
+      '../sub/deadbeefdeadbeef',
+      `${pasteCacheDir(root)}/../secret`,
+      '',
+      'deadbeef\0',
+    ];
+    writeHistory([
+      pasteLine(
+        Object.fromEntries(
+          hashes.map((contentHash, index) => [index + 1, { id: index + 1, type: 'text', contentHash }]),
+        ),
+      ),
+    ]);
     const pastes = (await listHistory(root, {})).entries[0]?.pastes ?? [];
     expect(pastes).toHaveLength(hashes.length);
     for (const paste of pastes) expect(paste).toMatchObject({ content: null, missing: true, chars: null });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TailLineReader, type TailLineOptions } from '../../../../../daemon/memory/history/tail-lines.js';
+import { type TailLineOptions, TailLineReader } from '../../../../../daemon/memory/history/tail-lines.js';
 import { seededRandom } from '../../../../helpers/seeded-random.mjs';
 
 let dir: string;
@@ -18,7 +18,10 @@ afterEach(() => {
 });
 
 /** Every line the reader hands out, newest first; bounded by the file's byte count. */
-async function readAll(content: string | Buffer, options: TailLineOptions = {}): Promise<{ lines: string[]; reader: TailLineReader }> {
+async function readAll(
+  content: string | Buffer,
+  options: TailLineOptions = {},
+): Promise<{ lines: string[]; reader: TailLineReader }> {
   writeFileSync(file, content);
   const reader = await TailLineReader.open(file, options);
   if (reader === null) throw new Error('the file was just written');
@@ -58,11 +61,16 @@ describe('TailLineReader', () => {
   it('joins lines across chunk boundaries for every chunk size, with the same result as splitting the whole file', async () => {
     const random = seededRandom(7);
     for (let trial = 0; trial < 40; trial++) {
-      const lines = Array.from({ length: 1 + Math.floor(random() * 12) }, (_, index) => `${index}:${'é'.repeat(Math.floor(random() * 9))}${'x'.repeat(Math.floor(random() * 30))}`);
+      const lines = Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        (_, index) => `${index}:${'é'.repeat(Math.floor(random() * 9))}${'x'.repeat(Math.floor(random() * 30))}`,
+      );
       const tail = random() < 0.5 ? '' : 'half-writ';
       const content = `${lines.join('\n')}\n${tail}`;
       for (const chunkBytes of [1, 2, 3, 5, 8, 13, 64, 4096]) {
-        expect((await readAll(content, { chunkBytes })).lines, `trial ${trial}, chunk ${chunkBytes}`).toEqual(expectedLines(content));
+        expect((await readAll(content, { chunkBytes })).lines, `trial ${trial}, chunk ${chunkBytes}`).toEqual(
+          expectedLines(content),
+        );
       }
     }
   });

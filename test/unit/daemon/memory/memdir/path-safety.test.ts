@@ -1,5 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,8 +24,8 @@ import {
   removeInside,
   resolveInside,
   validateInside,
-  writeInside,
   type WriteHooks,
+  writeInside,
 } from '../../../../../daemon/memory/memdir/safe-path.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 
@@ -90,18 +103,21 @@ describe('first pass', () => {
 });
 
 describe('ordinary names', () => {
-  it.each(['style', 'testing/flaky-tests', 'api/v2/auth notes', 'café', '日本語メモ/メモ'])('writes, reads and removes %j', async (name) => {
-    const path = await writeInside(root, name, `text of ${name}`);
-    expect(path).toBe(join(realpathSync(root), `${name}.md`));
-    expect(readFileSync(path, 'utf8')).toBe(`text of ${name}`);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(await readInside(root, name)).toBe(`text of ${name}`);
-    expect(await validateInside(root, name)).toBe(path);
-    expect(await removeInside(root, name)).toBe(true);
-    expect(existsSync(path)).toBe(false);
-    expect(await readInside(root, name)).toBeNull();
-    expect(await removeInside(root, name)).toBe(false);
-  });
+  it.each(['style', 'testing/flaky-tests', 'api/v2/auth notes', 'café', '日本語メモ/メモ'])(
+    'writes, reads and removes %j',
+    async (name) => {
+      const path = await writeInside(root, name, `text of ${name}`);
+      expect(path).toBe(join(realpathSync(root), `${name}.md`));
+      expect(readFileSync(path, 'utf8')).toBe(`text of ${name}`);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(await readInside(root, name)).toBe(`text of ${name}`);
+      expect(await validateInside(root, name)).toBe(path);
+      expect(await removeInside(root, name)).toBe(true);
+      expect(existsSync(path)).toBe(false);
+      expect(await readInside(root, name)).toBeNull();
+      expect(await removeInside(root, name)).toBe(false);
+    },
+  );
 
   it('creates missing dirs owner-only, and replaces a memory whole', async () => {
     await writeInside(root, 'a/b/c', 'first');
@@ -340,13 +356,16 @@ describe('a dir swapped for a symlink during a write', () => {
     return hooks;
   }
 
-  it.each(['move', 'delete'] as const)('rejects the write when an existing dir is swapped (%s), leaving nothing outside and no temp file', async (how) => {
-    mkdirSync(join(root, 'sub'));
-    const hooks = swapTo(join(root, 'sub'), outside, how);
-    expect(await reason(writeInside(root, 'sub/x', 'pwned', { hooks }))).toBe(PathReason.Swapped);
-    expect(hooks.calls).toBe(1);
-    expect(readdirSync(outside)).toEqual([]);
-  });
+  it.each(['move', 'delete'] as const)(
+    'rejects the write when an existing dir is swapped (%s), leaving nothing outside and no temp file',
+    async (how) => {
+      mkdirSync(join(root, 'sub'));
+      const hooks = swapTo(join(root, 'sub'), outside, how);
+      expect(await reason(writeInside(root, 'sub/x', 'pwned', { hooks }))).toBe(PathReason.Swapped);
+      expect(hooks.calls).toBe(1);
+      expect(readdirSync(outside)).toEqual([]);
+    },
+  );
 
   it('rejects the write when a dir it just created is swapped', async () => {
     const hooks = swapTo(join(root, 'new'), outside, 'move');
@@ -391,7 +410,9 @@ describe('realpathDeepestExisting', () => {
 
   it('puts a missing tail back after the resolved ancestor', async () => {
     symlinkSync(outside, join(root, 'link'));
-    expect(await realpathDeepestExisting(join(root, 'link', 'm1', 'm2.md'))).toBe(join(realpathSync(outside), 'm1', 'm2.md'));
+    expect(await realpathDeepestExisting(join(root, 'link', 'm1', 'm2.md'))).toBe(
+      join(realpathSync(outside), 'm1', 'm2.md'),
+    );
   });
 
   it('resolves `..` after a link the way the kernel does, not lexically', async () => {
@@ -419,7 +440,9 @@ describe('reading while another writer replaces the file', () => {
   it('takes a file that keeps changing under every read for a swap, after a bounded number of tries', async () => {
     await writeInside(root, 'busy', 'v0\n');
     let replaced = 0;
-    const read = readInside(root, 'busy', { hooks: { afterOpen: () => writeInside(root, 'busy', `v${++replaced}\n`).then(() => undefined) } });
+    const read = readInside(root, 'busy', {
+      hooks: { afterOpen: () => writeInside(root, 'busy', `v${++replaced}\n`).then(() => undefined) },
+    });
     await expect(read).rejects.toMatchObject({ code: ErrorCode.PathRejected, data: { reason: PathReason.Swapped } });
     expect(replaced).toBeGreaterThan(1);
     expect(replaced).toBeLessThan(20);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemdirStore, projectFolder, type MemdirStore } from '../../../../../daemon/memory/memdir/store.js';
+import { createMemdirStore, type MemdirStore, projectFolder } from '../../../../../daemon/memory/memdir/store.js';
 
 const PROJECT = '-home-user-src-app';
 let root: string;
@@ -27,10 +27,21 @@ describe('the memdir store', () => {
   });
 
   it('keeps the created time, moves updated, and changes the etag on every write', async () => {
-    const first = await store.write({ project: PROJECT, name: 'style', type: 'project', description: 'House style', content: 'Tabs.' });
+    const first = await store.write({
+      project: PROJECT,
+      name: 'style',
+      type: 'project',
+      description: 'House style',
+      content: 'Tabs.',
+    });
     now += 60_000;
     const second = await store.write({ project: PROJECT, name: 'style', type: 'project', content: 'Spaces.' });
-    expect(second).toMatchObject({ isNew: false, created: first.created, updated: '2026-12-02T10:01:00.000Z', description: 'House style' });
+    expect(second).toMatchObject({
+      isNew: false,
+      created: first.created,
+      updated: '2026-12-02T10:01:00.000Z',
+      description: 'House style',
+    });
     expect(second.etag).not.toBe(first.etag);
     expect((await store.read(PROJECT, undefined, 'style')).content).toBe('Spaces.\n');
   });
@@ -56,7 +67,10 @@ describe('the memdir store', () => {
     symlinkSync(outside, join(memoryDir(), 'link.md'));
     const listed = await store.list(PROJECT);
     expect(listed.memories.map((memory) => memory.name)).toEqual(['real']);
-    expect(listed.skipped.map((skipped) => skipped.reason).sort()).toEqual(['a symbolic link (not followed)', 'no frontmatter (the file does not start with ---)']);
+    expect(listed.skipped.map((skipped) => skipped.reason).sort()).toEqual([
+      'a symbolic link (not followed)',
+      'no frontmatter (the file does not start with ---)',
+    ]);
     await expect(store.read(PROJECT, 'private', 'link')).rejects.toMatchObject({ kind: 'PathRejected' });
     await expect(store.read(PROJECT, 'private', 'notes')).rejects.toMatchObject({ kind: 'InvalidMemoryFile' });
   });
@@ -65,8 +79,14 @@ describe('the memdir store', () => {
     const written = await store.write({ project: PROJECT, name: 'gone', type: 'project', content: 'x' });
     now += 1;
     const changed = await store.write({ project: PROJECT, name: 'gone', type: 'project', content: 'y' });
-    await expect(store.delete({ project: PROJECT, name: 'gone', ifMatch: written.etag })).rejects.toMatchObject({ kind: 'Conflict', data: { etag: changed.etag } });
-    expect(await store.delete({ project: PROJECT, name: 'gone', ifMatch: changed.etag })).toMatchObject({ deleted: true, index: { lines: 0 } });
+    await expect(store.delete({ project: PROJECT, name: 'gone', ifMatch: written.etag })).rejects.toMatchObject({
+      kind: 'Conflict',
+      data: { etag: changed.etag },
+    });
+    expect(await store.delete({ project: PROJECT, name: 'gone', ifMatch: changed.etag })).toMatchObject({
+      deleted: true,
+      index: { lines: 0 },
+    });
   });
 
   it('keeps team memory apart, with its own index, and private listings never show it', async () => {
@@ -80,6 +100,7 @@ describe('the memdir store', () => {
   it('takes a project as a folder name or an absolute path, and nothing else', () => {
     expect(projectFolder('/home/user/src/app')).toBe(PROJECT);
     expect(projectFolder(PROJECT)).toBe(PROJECT);
-    for (const bad of ['..', 'a/b', '-x/../y', 'C:\\x', '']) expect(() => projectFolder(bad)).toThrow(/project must be/);
+    for (const bad of ['..', 'a/b', '-x/../y', 'C:\\x', ''])
+      expect(() => projectFolder(bad)).toThrow(/project must be/);
   });
 });

@@ -4,17 +4,27 @@
  * root; and the project's files at every checkpoint, replayed from the transcript's Write and Edit
  * calls (the oracle the restores are checked against, independent of the rewind code).
  */
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { classifyTranscript } from '../../../../../shared/transcript/layout.js';
-import { createTailer } from '../../../../../daemon/ingest/tailer.js';
 import { scanTranscripts } from '../../../../../daemon/ingest/scan.js';
+import { createTailer } from '../../../../../daemon/ingest/tailer.js';
 import { createRewindService, type RewindService } from '../../../../../daemon/memory/rewind/service.js';
 import { openStore, type Store } from '../../../../../daemon/store/db.js';
+import { createTranscripts } from '../../../../../daemon/transcripts/transcripts.js';
+import { classifyTranscript } from '../../../../../shared/transcript/layout.js';
 import { fakeLogger } from '../../../../helpers/fake-logger.js';
 import { FIXTURES } from '../../../../helpers/ingest.js';
-import { createTranscripts } from '../../../../../daemon/transcripts/transcripts.js';
 
 export const SCENARIO_DIR = join(FIXTURES, 'checkpoints');
 const RECORDED_CWD = '/home/user/src/cli-tool';
@@ -51,14 +61,18 @@ interface RecordedBackup {
 }
 
 function backupsOf(line: Record<string, unknown>): RecordedBackup[] {
-  const snapshot = line.snapshot as { trackedFileBackups: Record<string, { backupFileName: string | null; version: number }> };
+  const snapshot = line.snapshot as {
+    trackedFileBackups: Record<string, { backupFileName: string | null; version: number }>;
+  };
   return Object.entries(snapshot.trackedFileBackups).map(([path, backup]) => ({ path, ...backup }));
 }
 
 const snapshotLines = transcriptLines.filter((line) => line.type === 'file-history-snapshot');
 
 /** The user messages that open a checkpoint, in order. */
-export const CHECKPOINT_MESSAGES = snapshotLines.filter((line) => line.isSnapshotUpdate === false).map((line) => (line.snapshot as { messageId: string }).messageId);
+export const CHECKPOINT_MESSAGES = snapshotLines
+  .filter((line) => line.isSnapshotUpdate === false)
+  .map((line) => (line.snapshot as { messageId: string }).messageId);
 
 /** The last backup recorded for each file in each checkpoint, from the raw lines. */
 export function recordedBackups(messageId: string): Map<string, RecordedBackup> {
@@ -78,7 +92,8 @@ function initialState(): FileState {
   const state: FileState = new Map();
   for (const line of snapshotLines) {
     for (const backup of backupsOf(line)) {
-      if (backup.version === 1 && !state.has(backup.path)) state.set(backup.path, backup.backupFileName === null ? null : readBackupBytes(backup.backupFileName));
+      if (backup.version === 1 && !state.has(backup.path))
+        state.set(backup.path, backup.backupFileName === null ? null : readBackupBytes(backup.backupFileName));
     }
   }
   return state;
@@ -100,13 +115,20 @@ export function replaySession(): { before: Map<string, FileState>; end: FileStat
   const state = initialState();
   const before = new Map<string, FileState>();
   for (const line of transcriptLines) {
-    if (line.type === 'user' && typeof line.uuid === 'string' && CHECKPOINT_MESSAGES.includes(line.uuid)) before.set(line.uuid, new Map(state));
+    if (line.type === 'user' && typeof line.uuid === 'string' && CHECKPOINT_MESSAGES.includes(line.uuid))
+      before.set(line.uuid, new Map(state));
     if (line.type !== 'assistant') continue;
     const content = (line.message as { content: unknown }).content;
     if (!Array.isArray(content)) continue;
     for (const block of content as { type: string; name?: string; input?: Record<string, unknown> }[]) {
       if (block.type !== 'tool_use' || (block.name !== 'Write' && block.name !== 'Edit')) continue;
-      const input = block.input as { file_path: string; content?: string; old_string: string; new_string: string; replace_all?: boolean };
+      const input = block.input as {
+        file_path: string;
+        content?: string;
+        old_string: string;
+        new_string: string;
+        replace_all?: boolean;
+      };
       const path = relative(RECORDED_CWD, input.file_path);
       if (block.name === 'Write') state.set(path, Buffer.from(input.content ?? '', 'utf8'));
       else {
@@ -166,7 +188,12 @@ export async function rewindFixture(): Promise<RewindFixture> {
     await tailer.close();
   };
   await ingest();
-  const service = createRewindService({ transcripts: createTranscripts({ db: store.db }), claudeRoot, stateDir, clock: () => NOW });
+  const service = createRewindService({
+    transcripts: createTranscripts({ db: store.db }),
+    claudeRoot,
+    stateDir,
+    clock: () => NOW,
+  });
 
   return {
     root,
@@ -199,7 +226,10 @@ export async function rewindFixture(): Promise<RewindFixture> {
       return state;
     },
     async addSession(sessionId, lines) {
-      writeFileSync(join(projectsDir, PROJECT, `${sessionId}.jsonl`), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+      writeFileSync(
+        join(projectsDir, PROJECT, `${sessionId}.jsonl`),
+        lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+      );
       await ingest();
     },
     close() {

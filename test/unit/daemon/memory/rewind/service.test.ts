@@ -2,7 +2,18 @@
  * The rewind service on the recorded `checkpoints` session: every checkpoint restored and undone,
  * byte for byte, against the files replayed from the transcript; and what it refuses.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +21,18 @@ import { newUndoId, pruneUndoPoints } from '../../../../../daemon/memory/rewind/
 import { undoRoot } from '../../../../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 import type { RewindFileChange } from '../../../../../shared/protocol/rewind.js';
-import { CHECKPOINT_MESSAGES, manifest, readBackupBytes, recordedBackups, replaySession, rewindFixture, SESSION_ID, treeOf, type FileState, type RewindFixture } from './fixture.js';
+import {
+  CHECKPOINT_MESSAGES,
+  type FileState,
+  manifest,
+  type RewindFixture,
+  readBackupBytes,
+  recordedBackups,
+  replaySession,
+  rewindFixture,
+  SESSION_ID,
+  treeOf,
+} from './fixture.js';
 
 const { before: beforeCheckpoint, end: endState } = replaySession();
 const TRACKED = manifest.checkpointedFiles;
@@ -55,8 +77,10 @@ function expectedChanges(cwd: string, from: FileState, to: FileState): RewindFil
     const before = from.get(path) ?? null;
     const after = to.get(path) ?? null;
     const bytesBefore = before === null ? null : before.length;
-    if (after === null) return { path: join(cwd, path), action: before === null ? 'unchanged' : 'delete', bytesBefore, bytesAfter: null };
-    if (before?.equals(after)) return { path: join(cwd, path), action: 'unchanged', bytesBefore, bytesAfter: bytesBefore };
+    if (after === null)
+      return { path: join(cwd, path), action: before === null ? 'unchanged' : 'delete', bytesBefore, bytesAfter: null };
+    if (before?.equals(after))
+      return { path: join(cwd, path), action: 'unchanged', bytesBefore, bytesAfter: bytesBefore };
     return { path: join(cwd, path), action: 'write', bytesBefore, bytesAfter: after.length };
   });
 }
@@ -72,7 +96,8 @@ async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
   return error;
 }
 
-const undoPoints = () => (existsSync(join(fixture.stateDir, 'rewind')) ? readdirSync(join(fixture.stateDir, 'rewind')) : []);
+const undoPoints = () =>
+  existsSync(join(fixture.stateDir, 'rewind')) ? readdirSync(join(fixture.stateDir, 'rewind')) : [];
 
 describe('the replayed session (the oracle)', () => {
   it('agrees with every backup Claude Code recorded', () => {
@@ -82,7 +107,10 @@ describe('the replayed session (the oracle)', () => {
       for (const backup of recordedBackups(messageId).values()) {
         const replayed = stateAt(messageId).get(backup.path) ?? null;
         if (backup.backupFileName === null) expect(replayed, backup.path).toBeNull();
-        else expect(replayed?.toString('base64'), backup.path).toBe(readBackupBytes(backup.backupFileName).toString('base64'));
+        else
+          expect(replayed?.toString('base64'), backup.path).toBe(
+            readBackupBytes(backup.backupFileName).toString('base64'),
+          );
         compared++;
       }
     }
@@ -96,26 +124,48 @@ describe('rewind.list', () => {
     expect(result.sessionId).toBe(SESSION_ID);
     expect(result.cwd).toBe(fixture.cwd);
     expect(result.checkpoints.map((checkpoint) => checkpoint.messageId)).toEqual(CHECKPOINT_MESSAGES);
-    expect(result.checkpoints.map((checkpoint) => checkpoint.prompt)).toEqual(manifest.prompts.map((prompt) => prompt.text));
+    expect(result.checkpoints.map((checkpoint) => checkpoint.prompt)).toEqual(
+      manifest.prompts.map((prompt) => prompt.text),
+    );
     expect(result.checkpoints[0]?.timestamp).toBe('2026-12-02T10:28:36.532Z');
     for (const checkpoint of result.checkpoints) {
       const recorded = recordedBackups(checkpoint.messageId);
       expect(checkpoint.files.map((file) => file.path).sort()).toEqual([...recorded.keys()].sort());
       for (const file of checkpoint.files) {
-        expect(file).toMatchObject({ backupFileName: recorded.get(file.path)?.backupFileName, version: recorded.get(file.path)?.version, backupPresent: true });
+        expect(file).toMatchObject({
+          backupFileName: recorded.get(file.path)?.backupFileName,
+          version: recorded.get(file.path)?.version,
+          backupPresent: true,
+        });
       }
     }
     expect(result.checkpoints[0]?.files).toEqual([
-      { path: 'src/config.js', version: 1, backupFileName: null, backupTime: '2026-12-02T10:28:36.668Z', backupPresent: true },
-      { path: 'test/config.test.js', version: 1, backupFileName: null, backupTime: '2026-12-02T10:28:36.721Z', backupPresent: true },
+      {
+        path: 'src/config.js',
+        version: 1,
+        backupFileName: null,
+        backupTime: '2026-12-02T10:28:36.668Z',
+        backupPresent: true,
+      },
+      {
+        path: 'test/config.test.js',
+        version: 1,
+        backupFileName: null,
+        backupTime: '2026-12-02T10:28:36.721Z',
+        backupPresent: true,
+      },
     ]);
-    expect(new Set(result.checkpoints.flatMap((checkpoint) => checkpoint.files.map((file) => file.path)))).toEqual(new Set(TRACKED));
+    expect(new Set(result.checkpoints.flatMap((checkpoint) => checkpoint.files.map((file) => file.path)))).toEqual(
+      new Set(TRACKED),
+    );
   });
 
   it('shows a backup that is gone as not present', async () => {
     rmSync(join(fixture.claudeRoot, 'file-history', SESSION_ID, '21be17c30647835a@v3'));
     const result = await fixture.service.list(SESSION_ID);
-    const config = result.checkpoints.map((checkpoint) => checkpoint.files.find((file) => file.path === 'src/config.js')?.backupPresent);
+    const config = result.checkpoints.map(
+      (checkpoint) => checkpoint.files.find((file) => file.path === 'src/config.js')?.backupPresent,
+    );
     expect(config).toEqual([true, true, false, false]);
   });
 
@@ -125,33 +175,43 @@ describe('rewind.list', () => {
 });
 
 describe('rewind.restore and rewind.undo', () => {
-  it.each(CHECKPOINT_MESSAGES.map((messageId, index) => [index + 1, messageId]))('restores checkpoint %i byte for byte, and undo puts the files back', async (_number, messageId) => {
-    setUpEndState();
-    const untouched = () => ({ untracked: treeOf(fixture.cwd)[UNTRACKED], executable: statSync(join(fixture.cwd, EXECUTABLE)).mode & 0o7777 });
-    const beforeRestore = treeOf(fixture.cwd);
-    const kept = untouched();
+  it.each(CHECKPOINT_MESSAGES.map((messageId, index) => [index + 1, messageId]))(
+    'restores checkpoint %i byte for byte, and undo puts the files back',
+    async (_number, messageId) => {
+      setUpEndState();
+      const untouched = () => ({
+        untracked: treeOf(fixture.cwd)[UNTRACKED],
+        executable: statSync(join(fixture.cwd, EXECUTABLE)).mode & 0o7777,
+      });
+      const beforeRestore = treeOf(fixture.cwd);
+      const kept = untouched();
 
-    const restored = await fixture.service.restore(SESSION_ID, messageId);
-    expect(restored.dryRun).toBe(false);
-    expect(byPath(restored.files)).toEqual(byPath(expectedChanges(fixture.cwd, endState, stateAt(messageId))));
-    expectState(fixture.readState(TRACKED), stateAt(messageId));
-    // Each file the checkpoint itself records equals its backup (or is absent for null).
-    for (const backup of recordedBackups(messageId).values()) {
-      const onDisk = fixture.readState([backup.path]).get(backup.path) ?? null;
-      expect(onDisk?.toString('base64') ?? null, backup.path).toBe(backup.backupFileName === null ? null : readBackupBytes(backup.backupFileName).toString('base64'));
-    }
-    expect(untouched()).toEqual(kept);
-    expect(restored.undoId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{8}$/);
-    expect(undoPoints()).toEqual([restored.undoId]);
+      const restored = await fixture.service.restore(SESSION_ID, messageId);
+      expect(restored.dryRun).toBe(false);
+      expect(byPath(restored.files)).toEqual(byPath(expectedChanges(fixture.cwd, endState, stateAt(messageId))));
+      expectState(fixture.readState(TRACKED), stateAt(messageId));
+      // Each file the checkpoint itself records equals its backup (or is absent for null).
+      for (const backup of recordedBackups(messageId).values()) {
+        const onDisk = fixture.readState([backup.path]).get(backup.path) ?? null;
+        expect(onDisk?.toString('base64') ?? null, backup.path).toBe(
+          backup.backupFileName === null ? null : readBackupBytes(backup.backupFileName).toString('base64'),
+        );
+      }
+      expect(untouched()).toEqual(kept);
+      expect(restored.undoId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{8}$/);
+      expect(undoPoints()).toEqual([restored.undoId]);
 
-    // The undo point holds the files the restore changed, and puts each back.
-    const changed = new Set(restored.files.filter((file) => file.action !== 'unchanged').map((file) => file.path));
-    expect(changed.size).toBeGreaterThan(0);
-    const undone = await fixture.service.undo(restored.undoId as string);
-    expect(byPath(undone.files)).toEqual(byPath(expectedChanges(fixture.cwd, stateAt(messageId), endState).filter((file) => changed.has(file.path))));
-    expect(treeOf(fixture.cwd)).toEqual(beforeRestore);
-    expect(undoPoints()).toEqual([]);
-  });
+      // The undo point holds the files the restore changed, and puts each back.
+      const changed = new Set(restored.files.filter((file) => file.action !== 'unchanged').map((file) => file.path));
+      expect(changed.size).toBeGreaterThan(0);
+      const undone = await fixture.service.undo(restored.undoId as string);
+      expect(byPath(undone.files)).toEqual(
+        byPath(expectedChanges(fixture.cwd, stateAt(messageId), endState).filter((file) => changed.has(file.path))),
+      );
+      expect(treeOf(fixture.cwd)).toEqual(beforeRestore);
+      expect(undoPoints()).toEqual([]);
+    },
+  );
 
   it('changes nothing on a dry run, and reports what the real run does', async () => {
     setUpEndState();
@@ -187,7 +247,9 @@ describe('rewind.restore and rewind.undo', () => {
 
   it('answers NotFound for an unknown session, message or undo id, and for an undo done already', async () => {
     setUpEndState();
-    expect((await rpcError(fixture.service.restore('no-such-session', CHECKPOINT_MESSAGES[0] as string))).code).toBe(ErrorCode.NotFound);
+    expect((await rpcError(fixture.service.restore('no-such-session', CHECKPOINT_MESSAGES[0] as string))).code).toBe(
+      ErrorCode.NotFound,
+    );
     const noMessage = await rpcError(fixture.service.restore(SESSION_ID, 'no-such-message'));
     expect(noMessage).toMatchObject({ code: ErrorCode.NotFound, data: { messageId: 'no-such-message' } });
     expect((await rpcError(fixture.service.undo('20261203T090000Z-00000000'))).code).toBe(ErrorCode.NotFound);
@@ -225,7 +287,10 @@ describe('rewind.restore and rewind.undo', () => {
   it('runs concurrent restores one at a time, so each undo point holds the state before it', async () => {
     setUpEndState();
     const beforeRestore = treeOf(fixture.cwd);
-    const [first, second] = await Promise.all([fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[0] as string), fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[3] as string)]);
+    const [first, second] = await Promise.all([
+      fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[0] as string),
+      fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[3] as string),
+    ]);
     expectState(fixture.readState(TRACKED), stateAt(CHECKPOINT_MESSAGES[3] as string));
     await fixture.service.undo(second.undoId as string);
     expectState(fixture.readState(TRACKED), stateAt(CHECKPOINT_MESSAGES[0] as string));
@@ -240,10 +305,28 @@ describe('hostile snapshots', () => {
 
   function session(cwd: string, files: Record<string, string | null>): object[] {
     const messageId = 'b0000000-0000-4000-8000-000000000001';
-    const trackedFileBackups = Object.fromEntries(Object.entries(files).map(([path, backupFileName]) => [path, { backupFileName, version: 1, backupTime: '2026-12-03T08:00:00.000Z' }]));
+    const trackedFileBackups = Object.fromEntries(
+      Object.entries(files).map(([path, backupFileName]) => [
+        path,
+        { backupFileName, version: 1, backupTime: '2026-12-03T08:00:00.000Z' },
+      ]),
+    );
     return [
-      { type: 'user', uuid: messageId, parentUuid: null, sessionId: HOSTILE_SESSION, cwd, timestamp: '2026-12-03T08:00:00.000Z', message: { role: 'user', content: 'change things' } },
-      { type: 'file-history-snapshot', messageId, snapshot: { messageId, trackedFileBackups, timestamp: '2026-12-03T08:00:00.000Z' }, isSnapshotUpdate: false },
+      {
+        type: 'user',
+        uuid: messageId,
+        parentUuid: null,
+        sessionId: HOSTILE_SESSION,
+        cwd,
+        timestamp: '2026-12-03T08:00:00.000Z',
+        message: { role: 'user', content: 'change things' },
+      },
+      {
+        type: 'file-history-snapshot',
+        messageId,
+        snapshot: { messageId, trackedFileBackups, timestamp: '2026-12-03T08:00:00.000Z' },
+        isSnapshotUpdate: false,
+      },
     ];
   }
 
@@ -305,7 +388,9 @@ describe('hostile snapshots', () => {
     expect(fixture.readState(['ok.txt']).get('ok.txt')?.toString()).toBe('current\n');
     expect(undoPoints()).toEqual([]);
     // A dry run says the same before anything.
-    await expect(fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001', true)).rejects.toMatchObject({ code: ErrorCode.PathRejected });
+    await expect(
+      fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001', true),
+    ).rejects.toMatchObject({ code: ErrorCode.PathRejected });
   });
 
   it('never follows a backup that is a symlink', async () => {
@@ -329,7 +414,9 @@ describe('hostile snapshots', () => {
   it('restores an absolute recorded path outside the project only when allowed, and undoes it', async () => {
     const absolute = join(fixture.root, 'elsewhere', 'abs.txt');
     await setUp({ [absolute]: GOOD_BACKUP, 'sub/../ok.txt': GOOD_BACKUP });
-    await expect(fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001')).rejects.toMatchObject({ code: ErrorCode.PathRejected });
+    await expect(
+      fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001'),
+    ).rejects.toMatchObject({ code: ErrorCode.PathRejected });
     const result = await fixture.service.restore(HOSTILE_SESSION, 'b0000000-0000-4000-8000-000000000001', false, true);
     expect(result.files.map((file) => [file.path, file.action])).toEqual([
       [absolute, 'write'],

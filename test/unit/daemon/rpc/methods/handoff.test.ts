@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { handoffMethods } from '../../../../../daemon/rpc/methods/handoff.js';
 import type { HandoffService } from '../../../../../daemon/handoff/service.js';
 import type { CallContext } from '../../../../../daemon/rpc/dispatch.js';
+import { handoffMethods } from '../../../../../daemon/rpc/methods/handoff.js';
 import { Methods } from '../../../../../shared/protocol/methods.js';
 
 describe('handoffMethods', () => {
@@ -18,10 +18,19 @@ describe('handoffMethods', () => {
       },
     };
     const handlers = handoffMethods(service);
-    expect(handlers.map((handler) => handler.descriptor.name)).toEqual([Methods.handoffGenerate.name, Methods.handoffRead.name]);
+    expect(handlers.map((handler) => handler.descriptor.name)).toEqual([
+      Methods.handoffGenerate.name,
+      Methods.handoffRead.name,
+    ]);
     const abort = new AbortController();
-    const ctx = { signal: abort.signal, connection: { id: 1, subscribe: () => [], unsubscribe: () => [] } } satisfies CallContext;
-    const params = Methods.handoffGenerate.params.parse({ transcriptPath: '/p/x.jsonl', cwd: '/repo', trigger: 'auto' }, 'params');
+    const ctx = {
+      signal: abort.signal,
+      connection: { id: 1, subscribe: () => [], unsubscribe: () => [] },
+    } satisfies CallContext;
+    const params = Methods.handoffGenerate.params.parse(
+      { transcriptPath: '/p/x.jsonl', cwd: '/repo', trigger: 'auto' },
+      'params',
+    );
     await handlers[0]?.run(params, ctx);
     await handlers[1]?.run({ cwd: '/repo' }, ctx);
     expect(calls).toEqual([

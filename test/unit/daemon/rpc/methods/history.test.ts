@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CallContext, createDispatcher } from '../../../../../daemon/rpc/dispatch.js';
 import { historyMethods } from '../../../../../daemon/rpc/methods/history.js';
-import { createDispatcher, type CallContext } from '../../../../../daemon/rpc/dispatch.js';
 import { ErrorCode } from '../../../../../shared/protocol/errors.js';
 import type { HistoryListResult } from '../../../../../shared/protocol/history.js';
 import { fakeLogger } from '../../../../helpers/fake-logger.js';
@@ -32,14 +32,19 @@ async function call(params: Record<string, unknown>, signal?: AbortSignal): Prom
 describe('history.list', () => {
   it('answers a page of the history under the claude root', async () => {
     const response = (await call({ limit: 2 })) as { result: HistoryListResult };
-    expect(response.result.entries.map((entry) => entry.display)).toEqual(['/exit', 'Thanks. Is anything else in that file likely to break on bad input?']);
+    expect(response.result.entries.map((entry) => entry.display)).toEqual([
+      '/exit',
+      'Thanks. Is anything else in that file likely to break on bad input?',
+    ]);
     expect(response.result.nextBefore).toBe(response.result.entries[1]?.timestamp);
     expect(response.result.badLines).toBe(0);
   });
 
   it('answers InvalidParams for a limit over 100 or a before that is not a time', async () => {
     expect(await call({ limit: 101 })).toMatchObject({ error: { code: ErrorCode.InvalidParams } });
-    expect(await call({ before: 'last week' })).toMatchObject({ error: { code: ErrorCode.InvalidParams, data: { kind: 'InvalidParams', before: 'last week' } } });
+    expect(await call({ before: 'last week' })).toMatchObject({
+      error: { code: ErrorCode.InvalidParams, data: { kind: 'InvalidParams', before: 'last week' } },
+    });
   });
 
   it('answers Cancelled when the caller has gone', async () => {
