@@ -25,6 +25,20 @@ export function createOutput(env: NodeJS.ProcessEnv = process.env): Output {
   };
 }
 
+/** An Output that paints nothing and prints where told (nowhere by default): renderers drawn into a document or a test. */
+export function plainOutput(print: { out?: (text: string) => void; err?: (text: string) => void } = {}): Output {
+  const same = (text: string) => text;
+  return {
+    out: print.out ?? (() => {}),
+    err: print.err ?? (() => {}),
+    bold: same,
+    green: same,
+    red: same,
+    yellow: same,
+    dim: same,
+  };
+}
+
 export function formatDuration(ms: number): string {
   const seconds = Math.floor(ms / 1000);
   const parts: string[] = [];

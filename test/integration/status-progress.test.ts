@@ -4,20 +4,12 @@
  * are rendered on a real daemon's status, changed only in `progress`.
  */
 import { describe, expect, it } from 'vitest';
-import type { Output } from '../../client/memctl/output.js';
+import { plainOutput } from '../../client/memctl/output.js';
 import { renderStatus } from '../../client/memctl/views/status.js';
 import { createClient } from '../helpers/client.js';
 import { makeSandbox, startDaemon } from '../helpers/sandbox.js';
 
-const plain: Output = {
-  out: () => undefined,
-  err: () => undefined,
-  bold: (text) => text,
-  green: (text) => text,
-  red: (text) => text,
-  yellow: (text) => text,
-  dim: (text) => text,
-};
+const plain = plainOutput();
 
 describe('memctl status while ingest starts', () => {
   it('renders starting, then the backfill bar, then nothing once live', async () => {

@@ -10,7 +10,7 @@ import type { HandoffResult } from '../../../shared/protocol/handoff.js';
 import type { MemorySummaryResult } from '../../../shared/protocol/memory.js';
 import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/sessions.js';
 import { compactAge, compactsWhenRefused, compactTokens } from '../../../shared/statusline/format.js';
-import type { Output } from '../../memctl/output.js';
+import { type Output, plainOutput } from '../../memctl/output.js';
 import { renderCompaction } from '../../memctl/views/compaction.js';
 import { contextLine, sessionName } from './status.js';
 
@@ -27,15 +27,7 @@ export interface MemdDocument {
 const DOCUMENT_COLUMNS = 200;
 
 /** renderCompaction only paints (bold); nothing here prints. */
-const PLAIN: Output = {
-  out: () => {},
-  err: () => {},
-  bold: (text) => text,
-  green: (text) => text,
-  red: (text) => text,
-  yellow: (text) => text,
-  dim: (text) => text,
-};
+const PLAIN: Output = plainOutput();
 
 /** A value in a Markdown table cell: one line, no column breaks. */
 function cell(text: string): string {

@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memctlCommandPath } from '../../../../client/install-paths.js';
 import { installHooks } from '../../../../client/memctl/commands/install-hooks.js';
 import { type CommandContext, UsageError } from '../../../../client/memctl/context.js';
-import type { Output } from '../../../../client/memctl/output.js';
+import { plainOutput } from '../../../../client/memctl/output.js';
 import {
   formatSettings,
   MEMD_HOOKS,
@@ -50,15 +50,7 @@ afterEach(() => {
 async function run(args: string[], options: { json?: boolean; env?: NodeJS.ProcessEnv } = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const output: Output = {
-    out: (text) => void out.push(text),
-    err: (text) => void err.push(text),
-    bold: (text) => text,
-    green: (text) => text,
-    red: (text) => text,
-    yellow: (text) => text,
-    dim: (text) => text,
-  };
+  const output = plainOutput({ out: (text) => void out.push(text), err: (text) => void err.push(text) });
   const ctx: CommandContext = {
     args,
     json: options.json ?? false,

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Output } from '../../../../../client/memctl/output.js';
+import { plainOutput } from '../../../../../client/memctl/output.js';
 import { renderHistory } from '../../../../../client/memctl/views/history.js';
 import type { HistoryEntry, HistoryPaste } from '../../../../../shared/protocol/history.js';
 
-const plain: Output = {
-  out: () => {},
-  err: () => {},
-  bold: (text) => text,
-  green: (text) => text,
-  red: (text) => text,
-  yellow: (text) => text,
-  dim: (text) => text,
-};
+const plain = plainOutput();
 
 function paste(id: number, missing = false): HistoryPaste {
   return {
