@@ -2,17 +2,12 @@
  * The report's figures from the index alone (no transcript read): the context of every main-thread
  * response with the compactions between them, and the cost by model. Responses are counted once
  * per message.id + requestId with their final usage, as the session's accounting counts them
- * (shared/transcript/accounting.ts). Pure.
+ * (shared/transcript/response-usage.ts). Pure.
  */
 import type { ContextChart, CostRow, ReportCosts } from '../../shared/export/model.js';
 import type { UsageTotals } from '../../shared/protocol/sessions.js';
-import {
-  contextOfUsage,
-  isApiResponse,
-  isFinalerThan,
-  type ModelUsage,
-  responseKey,
-} from '../../shared/transcript/accounting.js';
+import { contextOfUsage } from '../../shared/transcript/context-count.js';
+import { isApiResponse, isFinalerThan, type ModelUsage, responseKey } from '../../shared/transcript/response-usage.js';
 import type { IndexedEntry, Usage } from '../../shared/transcript/types.js';
 
 /** The context each main-thread response was sent with, in file order, and where compactions fell. */

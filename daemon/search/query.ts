@@ -10,15 +10,8 @@ import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { SearchKind } from '../../shared/protocol/search.js';
 import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search.js';
-import {
-  fts5Query,
-  hasAlternatives,
-  isExact,
-  parseQuery,
-  QueryLimitError,
-  type QueryNode,
-  QuerySyntaxError,
-} from '../../shared/search/query-syntax.js';
+import { fts5Query, hasAlternatives, isExact } from '../../shared/search/query-fts5.js';
+import { parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { timeBound } from '../../shared/text/time-span.js';
 import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
 import type { Span } from './walk.js';

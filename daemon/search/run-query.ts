@@ -6,7 +6,8 @@
  * from there (issue 28, item 6): no cap leaves matches out without saying so.
  */
 import type Database from 'better-sqlite3';
-import { markedTerms, matches, tokenize } from '../../shared/search/query-syntax.js';
+import { markedTerms, matches } from '../../shared/search/query-match.js';
+import { tokenize } from '../../shared/search/query-syntax.js';
 import {
   type Batch,
   createSearchQuery,

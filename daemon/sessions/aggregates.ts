@@ -6,7 +6,6 @@
  * next read), and the whole session after a file was truncated, replaced or filed elsewhere.
  */
 import type Database from 'better-sqlite3';
-import { responseKey } from '../../shared/transcript/accounting.js';
 import {
   type AggregateState,
   aggregateFromScratch,
@@ -26,6 +25,7 @@ import {
   moveExtraction,
 } from '../../shared/transcript/aggregate-context.js';
 import { isCompactionAgent } from '../../shared/transcript/layout.js';
+import { responseKey } from '../../shared/transcript/response-usage.js';
 import type { LastExtraction } from '../../shared/transcript/since-extraction.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { CommitObserver } from '../ingest/index.js';

@@ -36,7 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 13,
     name: 'the search index without token positions, keyed by entry',
     // detail=none keeps which rows hold a word but not where in them: a third of the size
-    // (phrases and NEAR are checked on the line's text instead: shared/search/query-syntax.ts). The
+    // (phrases and NEAR are checked on the line's text instead: shared/search/query-match.ts). The
     // rowid is the line's entry's (store/search-row.ts): dense keys, a byte or two each in the
     // index against five or six for (file, byte offset). The old index is dropped and the search
     // index builder reads every file again in the background.

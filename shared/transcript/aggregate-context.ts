@@ -1,5 +1,5 @@
 /**
- * The context part of a session's persisted aggregate (aggregate.ts): what accounting.ts counts
+ * The context part of a session's persisted aggregate (aggregate.ts): what context-count.ts counts
  * from the active conversation, kept so that an append costs O(appended entries).
  *
  * An append extends the active conversation when each new main-thread entry hangs off the
@@ -11,9 +11,10 @@
  * rewind onto an older entry, a new root) is not an extension: the context is computed again from
  * the main transcript (`contextFromScratch`), which the caller does once the file is read.
  */
-import { contextAfterCompaction, contextOfUsage, countContext, isApiResponse, isFinalerThan } from './accounting.js';
+import { contextAfterCompaction, contextOfUsage, countContext } from './context-count.js';
 import { activeConversation } from './conversation.js';
 import { SYNTHETIC_MODEL } from './models.js';
+import { isApiResponse, isFinalerThan } from './response-usage.js';
 import { endOfCompactionOutput, extractionMark, isCompactionOutput, type LastExtraction } from './since-extraction.js';
 import type { IndexedEntry, Usage } from './types.js';
 

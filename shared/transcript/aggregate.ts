@@ -11,22 +11,7 @@
  * across the session's files through a ResponseBook the caller persists.
  */
 import type { UsageTotals } from '../protocol/sessions.js';
-import {
-  BUCKETS,
-  type Bucket,
-  contextOfUsage,
-  emptyTotals,
-  isApiResponse,
-  isFinalerThan,
-  isNestedResponse,
-  priceUsage,
-  responseBucket,
-  responseKey,
-  type SessionAccounting,
-  thresholdModel,
-  timeKey,
-  type UsageByModel,
-} from './accounting.js';
+import { type SessionAccounting, thresholdModel, timeKey } from './accounting.js';
 import {
   type ContextState,
   contextFromScratch,
@@ -36,12 +21,25 @@ import {
   markOf,
   toolCallsOf,
 } from './aggregate-context.js';
+import { contextOfUsage } from './context-count.js';
+import {
+  BUCKETS,
+  type Bucket,
+  emptyTotals,
+  isApiResponse,
+  isFinalerThan,
+  isNestedResponse,
+  priceUsage,
+  responseBucket,
+  responseKey,
+  type UsageByModel,
+} from './response-usage.js';
 import type { LastExtraction } from './since-extraction.js';
 import { computeThresholds, type ThresholdEnv } from './thresholds.js';
 import type { IndexedEntry, Usage } from './types.js';
 
-export type { Bucket } from './accounting.js';
 export type { ContextState } from './aggregate-context.js';
+export type { Bucket } from './response-usage.js';
 
 /** The bump invalidates stored aggregates of another shape: they are computed again. */
 export const AGGREGATE_VERSION = 2;

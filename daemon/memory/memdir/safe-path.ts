@@ -1,55 +1,32 @@
 /**
  * Path safety for project and team memory files (DESIGN.md §6): every memdir read, write and
  * delete goes through here. Two passes, every time: the name is checked lexically and resolved
- * inside the memory dir; then the deepest existing ancestor is resolved with realpath and the
- * result must still be inside, and must itself be a valid memory name (a symlink may not lead to
- * the index, to `team/`, or to a hidden file). All I/O then happens on that real path, so what was
- * checked is what is touched; the last component is never followed (rename replaces it, unlink
- * removes it, reads open it with O_NOFOLLOW).
+ * inside the memory dir; then the deepest existing ancestor is resolved with realpath
+ * (realpath-deepest.ts) and the result must still be inside, and must itself be a valid memory
+ * name (a symlink may not lead to the index, to `team/`, or to a hidden file). All I/O then happens
+ * on that real path, so what was checked is what is touched; the last component is never followed
+ * (rename replaces it, unlink removes it, reads open it with O_NOFOLLOW).
  *
  * Node has no openat/renameat, so a directory swapped for a symlink between the check and the
  * rename cannot be ruled out entirely; writes re-check just before renaming, which leaves a window
  * of one syscall instead of the whole write.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { checkMemoryName, type NameReason, quoteName } from '../../../shared/memdir/names.js';
-import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { checkMemoryName, quoteName } from '../../../shared/memdir/names.js';
+import type { RpcError } from '../../../shared/protocol/errors.js';
 import type { MemoryScope } from '../../../shared/protocol/memdir.js';
 import { namingPath, PRIVATE_FILE_MODE } from '../../fs/atomic.js';
 import { isInside } from '../../fs/inside.js';
 import { isMissingPath } from '../../fs/read.js';
-
-export { NameReason } from '../../../shared/memdir/names.js';
-
-/** Why a path was rejected after its name passed the lexical checks of shared/memdir/names.ts. */
-export const PathReason = {
-  /** The lexically resolved path left the memory dir (unreachable after the name checks; kept as a second line). */
-  OutsideRoot: 'outside-root',
-  /** A symlink on the way (dangling or not) leads outside the memory dir. */
-  SymlinkEscape: 'symlink-escape',
-  /** A symlink loop, or more links in a row than the kernel would follow. */
-  SymlinkLoop: 'symlink-loop',
-  /** The memory file itself is a symlink: never read through. */
-  SymlinkTarget: 'symlink-target',
-  /** A dir on the way is a file (or other non-dir). */
-  NotADirectory: 'not-a-directory',
-  /** The memory's path holds a dir or a device, not a regular file. */
-  NotAFile: 'not-a-file',
-  /** A dir on the path was replaced (e.g. by a symlink) while the file was being written or read. */
-  Swapped: 'swapped-during-io',
-} as const;
-
-export type PathReason = (typeof PathReason)[keyof typeof PathReason];
-export type RejectionReason = NameReason | PathReason;
+import { errorCode, PathReason, pathRejected } from './path-reason.js';
+import { lstatIfPresent, realpathDeepestExisting, realpathOrLoop } from './realpath-deepest.js';
 
 const MEMORY_FILE_EXTENSION = '.md';
 /** Memory dirs hold the user's notes: owner only, like the files in them. */
 const PRIVATE_DIR_MODE = 0o700;
-/** Linux's MAXSYMLINKS: following more dangling links than the kernel would is a loop. */
-const MAX_SYMLINK_HOPS = 40;
 /** Absent on Windows, where the lexical and realpath passes are all there is. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** A FIFO planted where a memory should be must not hang the open; regular files ignore it. */
@@ -77,18 +54,6 @@ export interface ReadOptions extends SafePathOptions {
   hooks?: { afterOpen?: (target: string) => void | Promise<void> };
 }
 
-export function pathRejected(reason: RejectionReason, message: string): RpcError {
-  return new RpcError(ErrorCode.PathRejected, 'PathRejected', message, { reason });
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
-
-function symlinkLoop(path: string): RpcError {
-  return pathRejected(PathReason.SymlinkLoop, `symlink loop at ${quoteName(path)}`);
-}
-
 /**
  * First pass: the name's lexical check, then `<root>/<segments>.md` must stay inside `root`.
  * Returns that path (not yet resolved through symlinks).
@@ -102,66 +67,6 @@ export function resolveInside(root: string, name: string, options: SafePathOptio
     throw pathRejected(PathReason.OutsideRoot, `memory name ${quoteName(name)} resolves outside the memory dir`);
   }
   return target;
-}
-
-/** lstat that answers null when the path (or a dir on it) is missing; loops are rejected. */
-async function lstatIfPresent(path: string): Promise<Stats | null> {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    if (isMissingPath(error)) return null;
-    const code = errorCode(error);
-    if (code === 'ELOOP') throw symlinkLoop(path);
-    throw error;
-  }
-}
-
-async function realpathOrLoop(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch (error) {
-    if (errorCode(error) === 'ELOOP') throw symlinkLoop(path);
-    throw error;
-  }
-}
-
-/** A tail climbing with `..` may land back on existing links, so its join is resolved once more. */
-async function appendTail(base: string, missing: string[], hops: number): Promise<string> {
-  const joined = join(base, ...missing);
-  return missing.includes('..') ? resolveDeepest(joined, hops + 1) : joined;
-}
-
-async function resolveDeepest(path: string, hops: number): Promise<string> {
-  if (hops > MAX_SYMLINK_HOPS) throw symlinkLoop(path);
-  // Kept as given, not normalized: `link/..` must go where the kernel takes it. Only a trailing
-  // slash goes, since it would make lstat follow a final symlink.
-  let existing = path.replace(/\/+$/, '') || '/';
-  const missing: string[] = [];
-  while ((await lstatIfPresent(existing)) === null) {
-    const parent = dirname(existing);
-    if (parent === existing) throw new Error(`no existing ancestor of ${path}`);
-    missing.unshift(basename(existing));
-    existing = parent;
-  }
-  const real = await realpathOrLoop(existing).catch((error: unknown) => {
-    if (errorCode(error) === 'ENOENT') return null;
-    throw error;
-  });
-  // Nothing named in `missing` exists, so (but for `..`) nothing there is a symlink: joining is exact.
-  if (real !== null) return appendTail(real, missing, hops);
-  // lstat saw it but realpath cannot reach its end: a dangling symlink. Follow it by hand, so that
-  // the tail lands where a later mkdir or create would put it, and is checked there.
-  const target = await readlink(existing);
-  const from = isAbsolute(target) ? target : `${await realpathOrLoop(dirname(existing))}${sep}${target}`;
-  return appendTail(await resolveDeepest(from, hops + 1), missing, hops + 1);
-}
-
-/**
- * `path` with every symlink resolved, even when its end does not exist yet: the deepest existing
- * ancestor is resolved with realpath (dangling links followed by hand) and the missing tail put back.
- */
-export async function realpathDeepestExisting(path: string): Promise<string> {
-  return resolveDeepest(isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`, 0);
 }
 
 /** Second pass: the real target must be inside the real root and be a valid memory name there too. */

@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  fts5Query,
-  hasAlternatives,
-  isExact,
-  markedTerms,
-  matches,
   parseQuery,
   QUERY_LIMITS,
   QueryLimitError,
   QuerySyntaxError,
   tokenize,
 } from '../../../../shared/search/query-syntax.js';
-
-const matchesText = (query: string, text: string) => matches(parseQuery(query), tokenize(text));
 
 describe('tokenize', () => {
   it("splits as FTS5's unicode61 does: letters and numbers, case and diacritics folded, underscores and punctuation separate", () => {
@@ -92,36 +85,6 @@ describe('parseQuery', () => {
   });
 });
 
-describe('fts5Query', () => {
-  it('gives FTS5 the words of each phrase, exact when no positions are needed', () => {
-    expect(fts5Query(parseQuery('a b*'))).toBe('("a" AND "b"*)');
-    expect(isExact(parseQuery('a OR b NOT c'))).toBe(true);
-    const phrased = parseQuery('"a b" OR c');
-    expect(fts5Query(phrased)).toBe('(("a" AND "b") OR "c")');
-    expect(isExact(phrased)).toBe(false);
-    // A NOT of a phrase is decided on the text: FTS5 would drop rows with its words apart.
-    expect(fts5Query(parseQuery('a NOT "b c"'))).toBe('"a"');
-    expect(fts5Query(parseQuery('a NOT b'))).toBe('("a" NOT "b")');
-    expect(fts5Query(parseQuery('NEAR(a b)'))).toBe('("a" AND "b")');
-    expect(fts5Query(parseQuery('a ---'))).toBeNull();
-    expect(fts5Query(parseQuery('a OR ---'))).toBe('"a"');
-  });
-
-  it("ORs a prefix's words when the index gives them, and leaves it to FTS5 when it does not", () => {
-    const words: Record<string, string[] | null> = { rea: ['read', 'readme'], tes: ['test'], zz: [], x: null };
-    const expand = (prefix: string) => words[prefix] ?? null;
-    expect(fts5Query(parseQuery('rea* "run tes"*'), expand)).toBe('(("read" OR "readme") AND ("run" AND "test"))');
-    expect(fts5Query(parseQuery('zz*'), expand)).toBe('"zz"');
-    expect(fts5Query(parseQuery('x*'), expand)).toBe('"x"*');
-  });
-
-  it('ranks by relevance only where rows may match different words', () => {
-    expect(hasAlternatives(parseQuery('a b "c d"'))).toBe(false);
-    expect(hasAlternatives(parseQuery('a (b OR c)'))).toBe(true);
-    expect(hasAlternatives(parseQuery('a NOT (b OR c)'))).toBe(false);
-  });
-});
-
 describe('query limits (issue 27)', () => {
   const limitOf = (query: string) => {
     try {
@@ -175,30 +138,6 @@ describe('query limits (issue 27)', () => {
     ]) {
       expect(limitOf(query), query).toBeNull();
     }
-  });
-});
-
-describe('matches', () => {
-  it('decides phrases, prefixes, ^, NEAR and NOT on the tokens', () => {
-    const text = 'The quick brown fox jumps over the lazy dog';
-    expect(matchesText('"quick brown"', text)).toBe(true);
-    expect(matchesText('"brown quick"', text)).toBe(false);
-    expect(matchesText('"quick bro"*', text)).toBe(true);
-    expect(matchesText('^the quick', text)).toBe(true);
-    expect(matchesText('^quick', text)).toBe(false);
-    expect(matchesText('NEAR(quick fox, 1)', text)).toBe(true);
-    expect(matchesText('NEAR(quick fox, 0)', text)).toBe(false);
-    expect(matchesText('NEAR(dog quick)', text)).toBe(true);
-    expect(matchesText('NEAR("lazy dog" quick, 5)', text)).toBe(true);
-    expect(matchesText('NEAR("lazy dog" quick, 4)', text)).toBe(false);
-    expect(matchesText('fox NOT "lazy cat"', text)).toBe(true);
-    expect(matchesText('fox NOT "lazy dog"', text)).toBe(false);
-    expect(matchesText('"fox jumped" OR dog', text)).toBe(true);
-    expect(matchesText('(cat OR fox) AND "over the"', text)).toBe(true);
-  });
-
-  it('marks the words the query looks for, not those under NOT', () => {
-    expect(markedTerms(parseQuery('"quick brown" fo* NOT lazy'))).toEqual(['quick', 'brown', 'fo*']);
   });
 });
 

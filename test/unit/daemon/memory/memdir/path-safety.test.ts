@@ -16,17 +16,17 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PathReason } from '../../../../../daemon/memory/memdir/path-reason.js';
+import { realpathDeepestExisting } from '../../../../../daemon/memory/memdir/realpath-deepest.js';
 import {
-  NameReason,
-  PathReason,
   readInside,
-  realpathDeepestExisting,
   removeInside,
   resolveInside,
   validateInside,
   type WriteHooks,
   writeInside,
 } from '../../../../../daemon/memory/memdir/safe-path.js';
+import { NameReason } from '../../../../../shared/memdir/names.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
 
 let base: string;
