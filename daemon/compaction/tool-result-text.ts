@@ -1,9 +1,10 @@
 /**
  * The text of a tool_result's content, and the texts Claude Code puts in its place: the size rules
  * measure it (`contentChars`), previews show its head or tail, `<persisted-output>` stands for a
- * result saved to disk (written by micro.ts, recognised in a transcript by tool-results.ts), and
- * an MCP result over its token limit is cut with Claude Code's notice. Pure: micro-compaction,
- * the reactive previews and the tool-result files all speak of results in these terms.
+ * result saved to disk (memd's written by micro.ts; Claude Code's recognised by micro.ts and
+ * tool-results.ts), and an MCP result over its token limit is cut with Claude Code's notice.
+ * Pure: micro-compaction, the reactive previews and the tool-result files all speak of results in
+ * these terms.
  */
 import type { ContentBlock, TextBlock } from '../../shared/protocol/messages.js';
 import { roughTokens } from '../../shared/transcript/tokens.js';
