@@ -7,7 +7,8 @@
  * Images and documents in a result are left out with the text; the line counts them.
  */
 import type { ContentBlock, ToolResultBlock } from '../../shared/protocol/messages.js';
-import { contentChars, contentText, DEFAULT_PREVIEW_CHARS, previewOf, tailOf } from './micro.js';
+import { DEFAULT_PREVIEW_CHARS } from './micro.js';
+import { contentChars, contentText, previewOf, tailOf } from './tool-result-text.js';
 
 export const PREVIEW_HEAD_CHARS = DEFAULT_PREVIEW_CHARS; // as much of the start as a persisted result shows
 export const PREVIEW_TAIL_CHARS = 1_000; // the end of an output is where runs put their errors and totals

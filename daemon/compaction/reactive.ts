@@ -30,8 +30,8 @@ import {
   normalize,
   toMessageParams,
 } from '../transcripts/messages.js';
-import { contentChars } from './micro.js';
 import { previewToolResult } from './reactive-preview.js';
+import { contentChars } from './tool-result-text.js';
 
 export interface ReactiveOptions {
   /** What JSON length / 4 is multiplied by before it is compared with the limit; at least 4/3. */

@@ -9,121 +9,31 @@
  * quoted line) is never returned: session memory is tried first anyway, so the fallback is the
  * offline summary rebuilt from the transcript. The fragment still counts as a failure in the
  * breaker, and the result says it fell back.
+ *
+ * The result every method returns is result.ts's, the refusals of a compaction that would not help
+ * refusals.ts's, and the shared runs of auto-compaction with their breaker auto-runs.ts's.
  */
 
 import type {
   CompactionAction,
-  CompactionMethod,
   CompactionResult,
   CompactionStatus,
   ReactiveEstimate,
 } from '../../shared/protocol/compaction.js';
-import { type BelowThresholdData, ErrorCode, NOT_ENOUGH_MESSAGES, RpcError } from '../../shared/protocol/errors.js';
+import { type BelowThresholdData, ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ThresholdResult, ThresholdState } from '../../shared/protocol/sessions.js';
-import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
-import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
-import { type ConversationMessage, estimateMessageTokens, toMessageParams } from '../transcripts/messages.js';
+import { type ConversationMessage, estimateMessageTokens } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
+import { createAutoRuns } from './auto-runs.js';
 import { planCacheEdits } from './cache-edits.js';
-import { requestModel, requestOverhead } from './calibration.js';
-import { lostItems } from './lost.js';
+import { requestModel } from './calibration.js';
 import { reactiveCompaction } from './reactive.js';
-
-/**
- * `preTokens` is the session's context as sessions.get counts it (the last response's usage plus
- * the estimate of what followed), so a compaction, the context bar and the thresholds show one
- * figure. `postTokens` takes away what the layer freed, measured in the JSON-length estimate and
- * scaled by DEFAULT_ESTIMATE_MARGIN into the same tokens (what the estimate undercounts).
- */
-function contextFigures(
-  conversation: SessionConversation,
-  before: number,
-  after: number,
-): { preTokens: number; postTokens: number } {
-  const preTokens = computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens;
-  const moved = Math.round(preTokens - (before - after) * DEFAULT_ESTIMATE_MARGIN);
-  if (after >= before) return { preTokens, postTokens: moved };
-  const messagesAfter = Math.ceil(after * DEFAULT_ESTIMATE_MARGIN);
-  if (moved >= messagesAfter) return { preTokens, postTokens: moved };
-  // "Freed" exceeded what the context held: tool results Claude Code had already cleared from its
-  // context are whole in memd's messages. The next request carries the messages left and the
-  // system prompt and tools, measured from the session's first response.
-  return {
-    preTokens,
-    postTokens: Math.min(preTokens, messagesAfter + requestOverhead(conversation.messages, conversation.loaded)),
-  };
-}
-
-/** A compaction that would not help: Claude Code's words, then memd's figures (errors.ts). */
-function nothingToCompact(sessionId: string, why: string, data: Record<string, unknown>): RpcError {
-  return new RpcError(
-    ErrorCode.Conflict,
-    'NothingToCompact',
-    `${NOT_ENOUGH_MESSAGES} Session ${sessionId} ${why}; nothing was changed`,
-    { sessionId, ...data },
-  );
-}
-
-/**
- * Every method refuses a conversation with no message to send: the Messages API takes no empty
- * `messages`. The loaders bridge a broken parent chain (conversation.ts), so this is a transcript
- * with no prompt at all, or only bookkeeping.
- */
-function requireMessages(conversation: SessionConversation, method: CompactionMethod | 'auto'): void {
-  if (conversation.messages.length > 0) return;
-  const entries = conversation.active.entries.length;
-  const why =
-    entries === 0
-      ? 'has no message to send: its transcript holds no conversation entry'
-      : `has no message to send: its active conversation (${entries} entr${entries === 1 ? 'y' : 'ies'}) has no user message before its replies (a trimmed or partly written transcript)`;
-  throw nothingToCompact(conversation.sessionId, why, {
-    method,
-    messages: 0,
-    messageTokens: 0,
-    preTokens: computeSessionAccounting(conversation.entries, [], { env: {} }).contextTokens,
-  });
-}
-
-const count = (tokens: number): string => tokens.toLocaleString('en-US');
-
-/** Whether a compaction's messages are smaller than the conversation's, in the one estimate. */
-function shrinks(conversation: SessionConversation, done: CompactionResult): boolean {
-  return estimateMessageTokens(done.messages) < estimateMessageTokens(toMessageParams(conversation.messages));
-}
-
-/**
- * A summary at least as large as the conversation it replaces would grow the context: refused, as
- * the conversation is already as small as compaction would make it.
- */
-function refuseGrowth(conversation: SessionConversation, done: CompactionResult): void {
-  if (shrinks(conversation, done)) return;
-  const messageTokens = estimateMessageTokens(toMessageParams(conversation.messages));
-  const summaryTokens = estimateMessageTokens(done.messages);
-  throw nothingToCompact(
-    conversation.sessionId,
-    `holds ${conversation.messages.length} message${conversation.messages.length === 1 ? '' : 's'} of ${count(messageTokens)} tokens; a ${done.method} compaction would make them ${count(summaryTokens)} (context ${count(done.preTokens)} → ${count(done.postTokens)} tokens)`,
-    {
-      method: done.method,
-      messages: conversation.messages.length,
-      messageTokens,
-      summaryTokens,
-      preTokens: done.preTokens,
-      postTokens: done.postTokens,
-    },
-  );
-}
-
-/** Not a failed compaction: the caller's or the session's state, so the breaker does not count it. */
-function isCallersCase(error: unknown): boolean {
-  return error instanceof RpcError && (error.code === ErrorCode.NotFound || error.kind === 'NothingToCompact');
-}
-
-/** DESIGN.md §5: three failed compactions in a row stop auto-compaction for the session. */
-export const CIRCUIT_BREAKER_FAILURES = 3;
+import { refuseGrowth, requireMessages, shrinks } from './refusals.js';
+import { compactionResult, contextFigures, summarized } from './result.js';
 
 /** The layers that live in their own modules, bound to this daemon's paths and settings. */
 export interface CompactionLayers {
@@ -193,57 +103,12 @@ export interface CompactionService {
 
 const AUTO_STATES: ReadonlySet<ThresholdState> = new Set(['autocompact', 'blocking']);
 
-/** The abort reason of a run whose callers all cancelled: no failed compaction, so not one for the breaker. */
-const CANCELLED_BY_CALLERS = new Error('the compaction was cancelled by its callers');
-
-/** One auto-compaction of a session and who waits for it. */
-interface AutoRun {
-  done: Promise<CompactionResult>;
-  abort: AbortController;
-  /** Callers that wait with a signal and have not cancelled. */
-  cancellable: number;
-  /** A caller without a signal (the threshold trigger) waits: the run goes on whatever the others do. */
-  held: boolean;
-}
-
 export function createCompactionService(deps: CompactionServiceDeps): CompactionService {
   const { transcripts, bus, log, clock, layers } = deps;
-  const failures = new Map<string, { count: number; lastError: string }>();
-  const running = new Map<string, AutoRun>();
-  const aborts = new Set<AbortController>();
   let autoRuns = 0;
   let closed = false;
 
   const load = (sessionId: string, signal?: AbortSignal) => transcripts.conversation(sessionId, signal);
-
-  function result(
-    conversation: SessionConversation,
-    method: CompactionMethod,
-    messages: readonly ConversationMessage[],
-    extra: Partial<CompactionResult> = {},
-  ): CompactionResult {
-    const before = toMessageParams(conversation.messages);
-    const after = toMessageParams(messages);
-    const boundary = conversation.active.boundary;
-    return {
-      sessionId: conversation.sessionId,
-      method,
-      messages: after,
-      boundary: boundary?.uuid
-        ? {
-            uuid: boundary.uuid,
-            trigger: boundary.compact?.trigger ?? 'unknown',
-            preTokens: boundary.compact?.preTokens ?? null,
-          }
-        : null,
-      summary: null,
-      ...contextFigures(conversation, estimateMessageTokens(before), estimateMessageTokens(after)),
-      keptFromUuid: null,
-      actions: [],
-      lost: lostItems(conversation.messages, after, conversation.loaded),
-      ...extra,
-    };
-  }
 
   /** The compaction, and why the configured summarizer's summary was not used (null when it was). */
   async function runAuto(
@@ -266,7 +131,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     const { sessionId } = conversation;
     const memory = await layers.sessionMemory(conversation);
     if (memory !== null) {
-      const done = result(conversation, 'session-memory', memory.messages, {
+      const done = compactionResult(conversation, 'session-memory', memory.messages, {
         summary: memory.summary,
         keptFromUuid: memory.keptFromUuid,
         actions: [summarized(conversation, memory.summary)],
@@ -281,7 +146,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       });
     }
     const summaryResult = (summary: SummaryLayerResult, extra: Partial<CompactionResult> = {}) =>
-      result(conversation, 'summary', summary.messages, {
+      compactionResult(conversation, 'summary', summary.messages, {
         summary: summary.summary,
         actions: [summarized(conversation, summary.summary)],
         ...extra,
@@ -299,77 +164,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
     }
   }
 
-  function summarized(conversation: SessionConversation, summary: string): CompactionAction {
-    return {
-      kind: 'summarized',
-      id: conversation.messages[0]?.uuids[0] ?? '',
-      tokensBefore: estimateMessageTokens(toMessageParams(conversation.messages)),
-      tokensAfter: estimateMessageTokens([{ role: 'user', content: summary }]),
-    };
-  }
-
-  function countFailure(sessionId: string, lastError: string): void {
-    failures.set(sessionId, { count: (failures.get(sessionId)?.count ?? 0) + 1, lastError });
-  }
-
-  /**
-   * One auto-compaction at a time per session; failures feed the breaker, a success resets it. A
-   * run its callers all cancelled is neither: it stopped, and the log says so.
-   */
-  function startAuto(sessionId: string, instructions: string | undefined): AutoRun {
-    const abort = new AbortController();
-    aborts.add(abort);
-    const done = runAuto(sessionId, instructions, abort.signal)
-      .then(({ done, failure }) => {
-        // A fragment replaced by the fallback still counts: the summarizer failed.
-        if (failure === null) failures.delete(sessionId);
-        else countFailure(sessionId, failure);
-        return done;
-      })
-      .catch((error: unknown) => {
-        if (abort.signal.reason === CANCELLED_BY_CALLERS)
-          log.info('auto-compaction cancelled by its callers', { sessionId, error });
-        // A session that is not there, or too small to compact, is no failed compaction.
-        else if (!isCallersCase(error)) countFailure(sessionId, (error as Error).message);
-        throw error;
-      })
-      .finally(() => {
-        aborts.delete(abort);
-        running.delete(sessionId);
-      });
-    return { done, abort, cancellable: 0, held: false };
-  }
-
-  function auto(sessionId: string, instructions: string | undefined, signal?: AbortSignal): Promise<CompactionResult> {
-    const pending = running.get(sessionId);
-    // A run that is stopping cannot be joined: the next one starts once it has.
-    if (pending?.abort.signal.aborted) {
-      const again = () => auto(sessionId, instructions, signal);
-      return pending.done.then(again, again);
-    }
-    const run = pending ?? startAuto(sessionId, instructions);
-    running.set(sessionId, run);
-    if (signal === undefined) {
-      run.held = true;
-      return run.done;
-    }
-    return followUntilCancelled(run, signal);
-  }
-
-  /** The run's outcome for one caller, who stops waiting when its signal aborts; the last to leave stops the run. */
-  function followUntilCancelled(run: AutoRun, signal: AbortSignal): Promise<CompactionResult> {
-    return new Promise<CompactionResult>((resolve, reject) => {
-      const leave = () => {
-        run.cancellable -= 1;
-        if (run.cancellable === 0 && !run.held) run.abort.abort(CANCELLED_BY_CALLERS);
-        reject(new Error('the compaction was cancelled by its caller'));
-      };
-      run.cancellable += 1;
-      if (signal.aborted) return leave();
-      signal.addEventListener('abort', leave, { once: true });
-      run.done.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave));
-    });
-  }
+  const runs = createAutoRuns(runAuto, log);
 
   return {
     conversation: load,
@@ -377,7 +172,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
       const conversation = await load(sessionId, signal);
       requireMessages(conversation, 'micro');
       const done = await layers.micro(conversation, clock());
-      return result(conversation, 'micro', done.messages, { actions: done.actions });
+      return compactionResult(conversation, 'micro', done.messages, { actions: done.actions });
     },
     async cacheEdits(sessionId, keep, signal) {
       const conversation = await load(sessionId, signal);
@@ -387,7 +182,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         triggerTokens: deps.thresholds(sessionId).autoCompactAt,
         price: deps.price(sessionId),
       });
-      const base = result(conversation, 'cache-edits', conversation.messages);
+      const base = compactionResult(conversation, 'cache-edits', conversation.messages);
       const whole = estimateMessageTokens(base.messages);
       // The messages stay as they are (so the cached prefix matches); the API clears on its side.
       return {
@@ -427,7 +222,7 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         margin,
         measuredRatio: measured,
       };
-      return result(conversation, 'reactive', done.messages, {
+      return compactionResult(conversation, 'reactive', done.messages, {
         actions: done.actions,
         limitTokens: limit,
         overheadTokens: overhead,
@@ -456,14 +251,12 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
           );
         }
       }
-      return auto(sessionId, options.instructions, signal);
+      return runs.join(sessionId, options.instructions, signal);
     },
     onThresholdCrossed(sessionId, to) {
-      if (closed || !AUTO_STATES.has(to)) return;
-      const failing = failures.get(sessionId);
-      if (failing !== undefined && failing.count >= CIRCUIT_BREAKER_FAILURES) return;
+      if (closed || !AUTO_STATES.has(to) || runs.stopped(sessionId)) return;
       autoRuns += 1;
-      auto(sessionId, undefined).then(
+      runs.join(sessionId, undefined).then(
         (done) =>
           bus.publish('compaction.ready', {
             sessionId,
@@ -481,24 +274,16 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
         (error: unknown) => {
           if (error instanceof RpcError && error.kind === 'NothingToCompact')
             log.info('nothing to auto-compact', { sessionId, ...error.data });
-          else log.warn('auto-compaction failed', { sessionId, error, failures: failures.get(sessionId)?.count ?? 0 });
+          else log.warn('auto-compaction failed', { sessionId, error, failures: runs.failures(sessionId) });
         },
       );
     },
     status() {
-      return {
-        autoRuns,
-        failing: [...failures].map(([sessionId, failure]) => ({
-          sessionId,
-          failures: failure.count,
-          stopped: failure.count >= CIRCUIT_BREAKER_FAILURES,
-          lastError: failure.lastError,
-        })),
-      };
+      return { autoRuns, failing: runs.failing() };
     },
     close() {
       closed = true;
-      for (const abort of aborts) abort.abort();
+      runs.abortAll();
     },
   };
 }

@@ -18,8 +18,9 @@ import { isInside } from '../fs/inside.js';
 import { openIfPresent, readTextIfPresent } from '../fs/read.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
-import { claudePersisted, contentChars, isSafeToolUseId, type PersistItem, toolResultFile } from './micro.js';
+import { isSafeToolUseId, type PersistItem, toolResultFile } from './micro.js';
 import { type Page, pageOfFile, pageOfText, pageRequest, textForm } from './tool-result-page.js';
+import { claudePersisted, contentChars } from './tool-result-text.js';
 
 const DIR_MODE = 0o700; // transcripts' outputs can hold secrets: owner only
 /** Claude Code's persisted paths are absolute under its projects dir; this is where they start there. */

@@ -1,11 +1,11 @@
 /**
  * One client connection: NDJSON framing, envelope checks, dispatch, notifications, cancellation.
- * A frame that is not JSON (or too large) gets -32700 and closes this connection only.
+ * A frame that is not JSON (or too large) gets -32700 and closes this connection only. The answers
+ * it makes itself, and the frame every answer goes out in, are connection-answers.ts's.
  */
 import type { Socket } from 'node:net';
 import {
   checkRequest,
-  type ErrorEnvelope,
   errorEnvelope,
   exceedsDepth,
   MAX_BATCH_SIZE,
@@ -14,9 +14,10 @@ import {
 } from '../../shared/protocol/envelope.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { EventTopic } from '../../shared/protocol/events.js';
-import { LineSplitter, MAX_FRAME_BYTES } from '../../shared/protocol/framing.js';
+import { LineSplitter } from '../../shared/protocol/framing.js';
 import type { Logger } from '../log/logger.js';
 import { type AnswerBudget, type BudgetMember, CONNECTION_SHARE_BYTES, type Ticket } from './budget.js';
+import { cancelled, duplicateId, serializeWithin, shuttingDown } from './connection-answers.js';
 import type { CallContext, ConnectionHandle, Dispatcher } from './dispatch.js';
 
 /** A client that stops reading its answers is cut off rather than allowed to grow our buffers. */
@@ -240,16 +241,7 @@ export class Connection implements ConnectionHandle, BudgetMember {
       this.cancel(request.params?.id);
       return null;
     }
-    if (!this.hooks.accepting()) {
-      return request.id === undefined
-        ? null
-        : errorEnvelope(
-            request.id,
-            ErrorCode.ShuttingDown,
-            'ShuttingDown',
-            'memd is shutting down; retry after it restarts',
-          );
-    }
+    if (!this.hooks.accepting()) return request.id === undefined ? null : shuttingDown(request.id);
     return this.run(request, tickets);
   }
 
@@ -258,12 +250,7 @@ export class Connection implements ConnectionHandle, BudgetMember {
     if (this.inFlight.has(key)) {
       // A second request under a running id could not be told apart, cancelled or waited for.
       this.hooks.onProtocolError();
-      return errorEnvelope(
-        request.id ?? null,
-        ErrorCode.InvalidRequest,
-        'DuplicateId',
-        `request id ${JSON.stringify(request.id)} is already in flight on this connection`,
-      );
+      return duplicateId(request.id ?? null);
     }
     const controller = new AbortController();
     this.inFlight.set(key, controller);
@@ -377,48 +364,4 @@ export class Connection implements ConnectionHandle, BudgetMember {
     this.hooks.budget.wake();
     this.hooks.onClose(this);
   }
-}
-
-/**
- * The frame for a message (without its newline), never over the client's MAX_FRAME_BYTES: an answer that would be is
- * replaced by an AnswerTooLarge error (a client would reject the frame and never see its answer;
- * one too big to serialize at all threw out of here unanswered). An event that large is dropped.
- */
-function serializeWithin(message: object, log: Logger, connection: number): string | null {
-  let text: string | null;
-  // RangeError is either a string past V8's limit or a value nested too deep for the stack.
-  let tooDeep = false;
-  try {
-    text = JSON.stringify(message);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    text = null;
-    tooDeep = error.message.includes('call stack');
-  }
-  const bytes = text === null ? null : Buffer.byteLength(text) + 1;
-  if (text !== null && bytes !== null && bytes <= MAX_FRAME_BYTES) return text;
-  const id = (message as { id?: unknown }).id;
-  if (id === undefined) {
-    log.warn('an event too large for one frame was not sent', { connection, bytes });
-    return null;
-  }
-  log.warn('an answer too large for one frame was replaced by AnswerTooLarge', { connection, bytes });
-  const size = bytes === null ? 'more than a string can hold' : `${bytes} bytes`;
-  const problem = tooDeep
-    ? 'the answer nests too deep to serialize'
-    : `the answer is ${size}, over the ${MAX_FRAME_BYTES}-byte frame limit`;
-  const envelope = errorEnvelope(
-    id as RequestId,
-    ErrorCode.TooLarge,
-    'AnswerTooLarge',
-    `${problem}; ask for less (toolResults.get takes offset and length, sessions.list limit and cursor)`,
-  );
-  return JSON.stringify({
-    ...envelope,
-    error: { ...envelope.error, data: { ...envelope.error.data, bytes, limit: MAX_FRAME_BYTES } },
-  });
-}
-
-function cancelled(id: RequestId): ErrorEnvelope {
-  return errorEnvelope(id, ErrorCode.Cancelled, 'Cancelled', 'the request was cancelled');
 }

@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
-import {
-  CIRCUIT_BREAKER_FAILURES,
-  type CompactionLayers,
-  createCompactionService,
-} from '../../../../daemon/compaction/service.js';
+import { CIRCUIT_BREAKER_FAILURES } from '../../../../daemon/compaction/auto-runs.js';
+import { type CompactionLayers, createCompactionService } from '../../../../daemon/compaction/service.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
 import { ErrorCode, RpcError } from '../../../../shared/protocol/errors.js';
 import type { EventPayloads, EventTopic } from '../../../../shared/protocol/events.js';
