@@ -2,33 +2,31 @@
  * Background session-memory extraction: decides from each change of a live session whether its
  * summary is due (triggers.ts), queues a job (jobs.ts, persisted, one per session), and runs jobs
  * up to a concurrency limit. A job loads the conversation, summarizes what is new since the last
- * extraction, and writes `summary.md` atomically under the session-memory lock; when the main
- * agent (or anyone) holds the lock, the job is deferred and retried with backoff. Shutdown aborts
+ * extraction, and writes `summary.md` atomically under the session-memory lock (a job's run is
+ * job-run.ts); when the main agent (or anyone) holds the lock, the job is deferred and retried
+ * with backoff. Shutdown aborts
  * running summaries; their jobs run again after the next start. Sessions the backfill read get
  * one extraction at the lowest priority once it is done (backfill.ts); such a job starts only
  * while nobody holds the session's memory lock. A main agent's turn holds that lock (memory.lock,
  * from Claude Code's turn hooks): jobs wait for its end, and its unlock runs them. Background jobs
  * also wait while paused or once the day's spend reached the budget (spend.ts).
  */
-import { access, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
+import { sessionSummaryPath } from '../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { ExtractionStatus, MemoryLockResult, MemorySummaryResult } from '../../shared/protocol/memory.js';
 import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
-import { costOf, type ModelPrice } from '../../shared/transcript/models.js';
+import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
-import { writeFileAtomic } from '../fs/atomic.js';
 import { readTextIfPresent } from '../fs/read.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { type BackfillSession, createBackfillExtractions } from './backfill.js';
 import type { Extractor } from './extract.js';
-import { asLastExtraction, type JobStore, type MemoryJob, REQUESTED_REASON, retryDelayMs } from './jobs.js';
+import { BACKFILL_REASON, CANCELLED_BY_CALLERS, createJobRun } from './job-run.js';
+import { asLastExtraction, type JobStore, REQUESTED_REASON, retryDelayMs } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { memoryDirFor, sessionOfMemoryDir } from './memory-dir.js';
 import { nextLocalMidnight } from './spend.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
 import { shouldExtract, type TriggerFigures, triggerStateOf } from './triggers.js';
 import { createExtractionWaiters } from './waiters.js';
 
@@ -36,10 +34,6 @@ import { createExtractionWaiters } from './waiters.js';
 export const DEFAULT_CONCURRENCY = 1;
 /** A job that failed this often is given up (a summary that always fails must not loop forever). */
 export const MAX_ATTEMPTS = 5;
-/** The reason of the jobs backfill.ts queues. */
-export const BACKFILL_REASON = 'backfill';
-/** The abort reason of a requested job whose clients all cancelled: given up, not retried. */
-const CANCELLED_BY_CALLERS = new Error('extraction cancelled by its callers');
 /** The default daily cap on what background extraction spends (config `extractionDailyBudgetUsd`). */
 export const DEFAULT_DAILY_BUDGET_USD = 1;
 /** Sessions listed with their spend today in daemon.status. */
@@ -117,12 +111,6 @@ export interface ExtractionService {
   close(): Promise<void>;
 }
 
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 /** A session or transcript that is not there (unknown, deleted mid-run): retrying cannot help. */
 function isGone(error: unknown): boolean {
   if (error instanceof RpcError) return error.code === ErrorCode.NotFound;
@@ -130,16 +118,15 @@ function isGone(error: unknown): boolean {
 }
 
 export function createExtractionService(deps: ExtractionDeps): ExtractionService {
-  const { transcripts, jobs, locks, log, clock, bus } = deps;
+  const { transcripts, jobs, locks, log, clock } = deps;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const running = new Map<number, { sessionId: string; reason: string; abort: AbortController; done: Promise<void> }>();
   const waiters = createExtractionWaiters();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
-  const configFile = (name: string) => readTextIfPresent(join(sessionMemoryConfigDir(deps.claudeRoot), name));
-
   const settle = (sessionId: string, error: Error | null) => waiters.settle(sessionId, error);
+  const run = createJobRun({ ...deps, settle });
 
   /** No one waits for the session's extraction any more: a job a request queued stops (a background one goes on). */
   function stopRequested(sessionId: string): void {
@@ -148,10 +135,6 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   }
 
   const mainFile = (sessionId: string) => transcripts.mainFile(sessionId);
-
-  /** The main transcript's entries from the index alone; none for a session it does not know. */
-  const entriesOf = async (sessionId: string, signal: AbortSignal) =>
-    (await transcripts.sessionEntries(sessionId, signal)).main;
 
   const dirFor = (sessionId: string, transcriptPath?: string) =>
     memoryDirFor(deps.projectsDir, (id) => mainFile(id).project, sessionId, transcriptPath);
@@ -171,132 +154,6 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     } catch {
       return false;
     }
-  }
-
-  async function run(job: MemoryJob, abort: AbortController): Promise<void> {
-    const file = mainFile(job.sessionId);
-    // The file itself decides (the index may not have seen the deletion yet): a job for a deleted
-    // transcript is dropped, never retried, so that a forgotten session is not logged again and again.
-    if (file.gone || !(await exists(file.path))) {
-      throw new RpcError(
-        ErrorCode.NotFound,
-        'TranscriptGone',
-        `the transcript of session ${job.sessionId} is gone: nothing to extract`,
-        { sessionId: job.sessionId },
-      );
-    }
-    const dir = sessionMemoryDir(deps.projectsDir, file.project, job.sessionId);
-    const path = sessionSummaryPath(deps.projectsDir, file.project, job.sessionId);
-    if (await locks.isLocked(dir)) {
-      if (job.reason === BACKFILL_REASON) {
-        // A held lock means a live agent: its changes trigger extraction live, at their priority.
-        jobs.finish(job.id);
-        log.info('backfill extraction skipped: the session memory is locked', { sessionId: job.sessionId });
-        settle(
-          job.sessionId,
-          new RpcError(
-            ErrorCode.Locked,
-            'Locked',
-            `the session memory of ${job.sessionId} is locked by another writer (memory.lock)`,
-          ),
-        );
-        return;
-      }
-      // The main agent's turn: no summary is made (nor paid for) that could not be written. The
-      // job waits for the lock's end; an unlock wakes it at once (unlock below).
-      deferLocked(job, dir);
-      return;
-    }
-    const last = jobs.lastExtraction(job.sessionId);
-    const previousText = await readTextIfPresent(path);
-    const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
-    const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
-    const prompt = (await configFile('prompt.md')) ?? undefined;
-    const result = await deps.extractor.run({
-      sessionId: job.sessionId,
-      dbPath: transcripts.dbPath,
-      path: file.path,
-      entries: () => entriesOf(job.sessionId, abort.signal),
-      lastExtraction: last === null ? null : asLastExtraction(last),
-      sinceUuid: last?.lastUuid ?? null,
-      previous,
-      template,
-      ...(prompt === undefined ? {} : { prompt }),
-      signal: abort.signal,
-    });
-    if (abort.signal.aborted)
-      throw abort.signal.reason === CANCELLED_BY_CALLERS
-        ? CANCELLED_BY_CALLERS
-        : new Error('extraction cancelled by shutdown');
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
-    if (written.deferred) {
-      deferLocked(job, dir);
-      return;
-    }
-    // Priced at the summarizer model's rates, not the session's.
-    const price = result.usage === null ? null : deps.price(result.model);
-    const costUsd =
-      result.usage === null
-        ? 0
-        : price === null
-          ? null
-          : costOf(
-              {
-                input: result.usage.input,
-                output: result.usage.output,
-                cacheRead: result.usage.cacheRead,
-                cacheCreation: result.usage.cacheWrite,
-                cache5m: result.usage.cacheWrite,
-                cache1h: 0,
-              },
-              price,
-            );
-    jobs.finish(job.id, {
-      lastUuid: result.lastUuid,
-      lastOffset: result.lastOffset,
-      contextTokens: result.contextTokens,
-      summarizer: result.summarizer,
-      inputTokens: result.usage?.input ?? 0,
-      outputTokens: result.usage?.output ?? 0,
-      costUsd,
-    });
-    bus.publish('memory.extracted', {
-      sessionId: job.sessionId,
-      path,
-      summarizer: result.summarizer,
-      lastUuid: result.lastUuid,
-      rejectedReplies: result.rejected,
-    });
-    deps.onExtracted?.(job.sessionId);
-    settle(job.sessionId, null);
-  }
-
-  /** Defers a job whose session memory someone holds: until the hold lapses, or its backoff. */
-  function deferLocked(job: MemoryJob, dir: string): void {
-    const holder = locks.held().find((held) => held.dir === resolve(dir));
-    const notBefore = holder?.expiresAt ?? clock() + retryDelayMs(job.attempts);
-    jobs.defer(
-      job.id,
-      notBefore,
-      holder === undefined
-        ? 'the session memory is locked by another writer'
-        : `the session memory is held by ${holder.owner}`,
-    );
-    // Whoever asked for this one is told now, not after the holder lets go (which may take minutes).
-    const retryAt = new Date(notBefore).toISOString();
-    settle(
-      job.sessionId,
-      new RpcError(
-        ErrorCode.Locked,
-        'Locked',
-        `the session memory of ${job.sessionId} is locked by ${holder?.owner ?? 'another writer'} (memory.lock); the extraction is deferred and runs once it is free (at the latest ${retryAt})`,
-        {
-          retryAt,
-          owner: holder?.owner ?? null,
-        },
-      ),
-    );
   }
 
   function pump(): void {

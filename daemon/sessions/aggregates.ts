@@ -15,7 +15,6 @@ import {
   emptyAggregate,
   foldEntries,
   parseAggregate,
-  type ResponseBook,
   type SessionFileEntries,
 } from '../../shared/transcript/aggregate.js';
 import {
@@ -33,15 +32,13 @@ import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.j
 import { type IngestedFile, prepared } from '../store/rows.js';
 import { loadFileEntries, loadLastEntries, sessionFiles } from '../transcripts/queries.js';
 import type { IndexRow } from './list.js';
+import { bookOver, createResponseTable } from './responses.js';
 
 /**
  * Main-transcript rows read to count the context again after a compaction or a rewind: the active
  * conversation usually starts within them, and reading them costs milliseconds at any file size.
  */
 export const CONTEXT_WINDOW = 2_000;
-
-const RESPONSE_COLUMNS = 10;
-const RESPONSE_BATCH = 32;
 
 export type CountedAggregate = AggregateState & { context: ContextState };
 
@@ -96,34 +93,10 @@ function kindOf(agentId: string | null): Bucket {
   return agentId === null ? 'main' : isCompactionAgent(agentId) ? 'compaction' : 'sidechain';
 }
 
-interface ResponseRow {
-  key: string;
-  bucket: Bucket;
-  model: string;
-  input: number;
-  output: number;
-  cache_creation: number;
-  cache_read: number;
-  cache_5m: number;
-  cache_1h: number;
-}
-
-/** A book over a map, recording what changed so that only that is written back. */
-function bookOver(known: Map<string, CountedResponse>): ResponseBook & { changed: Set<string> } {
-  const changed = new Set<string>();
-  return {
-    changed,
-    get: (key) => known.get(key),
-    set(key, response) {
-      known.set(key, response);
-      changed.add(key);
-    },
-  };
-}
-
 export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const { db } = deps;
   const window = deps.contextWindow ?? CONTEXT_WINDOW;
+  const responses = createResponseTable(db);
   const getState = db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck();
   const putState = db.prepare(`
     INSERT INTO session_aggregates (session_id, state, project, last_activity, all_gone, entries, bad_lines)
@@ -133,11 +106,6 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       all_gone = excluded.all_gone, entries = excluded.entries, bad_lines = excluded.bad_lines`);
   const refreshListing = db.prepare(`
     UPDATE session_aggregates SET all_gone = (SELECT MIN(gone) FROM files WHERE session_id = @id) WHERE session_id = @id`);
-  const getResponses = db.prepare(
-    'SELECT * FROM session_responses WHERE session_id = ? AND key IN (SELECT value FROM json_each(?))',
-  );
-  const putResponse = db.prepare('INSERT OR REPLACE INTO session_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const dropResponses = db.prepare('DELETE FROM session_responses WHERE session_id = ?');
   const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
   const activity = db
     .prepare(
@@ -148,35 +116,6 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const offsetOfUuid = db
     .prepare('SELECT offset FROM entries WHERE file_id = ? AND uuid = ? ORDER BY offset LIMIT 1')
     .pluck();
-
-  /** Rows per multi-row INSERT: a statement step per response costs more than binding one (see entry-row.ts). */
-  const putResponses = db.prepare(
-    `INSERT OR REPLACE INTO session_responses VALUES ${Array.from({ length: RESPONSE_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-  );
-  const writeBook = (sessionId: string, known: Map<string, CountedResponse>, keys: Iterable<string>) => {
-    const params: (string | number)[] = [];
-    for (const key of keys) {
-      const { bucket, model, usage } = known.get(key) as CountedResponse;
-      params.push(
-        sessionId,
-        key,
-        bucket,
-        model,
-        usage.input,
-        usage.output,
-        usage.cacheCreation,
-        usage.cacheRead,
-        usage.cache5m,
-        usage.cache1h,
-      );
-      if (params.length === RESPONSE_BATCH * RESPONSE_COLUMNS) {
-        putResponses.run(params);
-        params.length = 0;
-      }
-    }
-    for (let at = 0; at < params.length; at += RESPONSE_COLUMNS)
-      putResponse.run(params.slice(at, at + RESPONSE_COLUMNS));
-  };
 
   const load = (sessionId: string): AggregateState | null => {
     const json = getState.get(sessionId) as string | undefined;
@@ -191,7 +130,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   /** Everything again, from the session's rows: O(session), after a file lost rows. */
   const rebuild = (sessionId: string): CountedAggregate | undefined => {
     const files = sessionFiles(db, sessionId);
-    dropResponses.run(sessionId);
+    responses.drop(sessionId);
     if (files.length === 0) {
       dropState.run(sessionId);
       return undefined;
@@ -202,7 +141,7 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       deps.lastExtraction(sessionId),
       bookOver(known),
     ) as CountedAggregate;
-    writeBook(sessionId, known, known.keys());
+    responses.write(sessionId, known, known.keys());
     save(sessionId, state);
     return state;
   };
@@ -385,30 +324,15 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       const keys = new Set<string>();
       for (const entry of rows.entries)
         if (entry.messageId !== null && entry.usage !== null) keys.add(responseKey(entry.messageId, entry.requestId));
-      const known = new Map<string, CountedResponse>();
       // A session with no response counted yet has nothing to look up.
       const counted = Object.values(state.usage).some(
         (row) => row.main.assistantMessages + row.sidechain.assistantMessages + row.compaction.assistantMessages > 0,
       );
-      if (keys.size > 0 && counted) {
-        for (const row of getResponses.all(rows.sessionId, JSON.stringify([...keys])) as ResponseRow[]) {
-          known.set(row.key, {
-            bucket: row.bucket,
-            model: row.model,
-            usage: {
-              input: row.input,
-              output: row.output,
-              cacheCreation: row.cache_creation,
-              cacheRead: row.cache_read,
-              cache5m: row.cache_5m,
-              cache1h: row.cache_1h,
-            },
-          });
-        }
-      }
+      const known =
+        keys.size > 0 && counted ? responses.read(rows.sessionId, keys) : new Map<string, CountedResponse>();
       const book = bookOver(known);
       foldEntries(state, rows.entries, kindOf(rows.agentId), rows.path, book);
-      writeBook(rows.sessionId, known, book.changed);
+      responses.write(rows.sessionId, known, book.changed);
       if (state.context !== null || !rows.complete) save(rows.sessionId, state);
       else if (rows.agentId === null && rows.fileEntries === rows.entries.length) {
         // The commit holds the whole main transcript (a file read in one go): counted from it.
