@@ -90,9 +90,15 @@ describe('answers and events memd would never send', () => {
     expect(controller.currentSession?.sessionId).toBe(good.sessionId);
     expect(controller.currentSession?.contextTokens).toBe(good.contextTokens);
     expect(controller.sessions.find(good.sessionId)?.contextTokens).toBe(good.contextTokens);
-    expect(log).toContain('left out of the sessions view: memd sent a session without a valid project');
-    expect(log).toContain('session.updated ignored: memd sent a session without a valid sessionId');
-    expect(log).toContain('session.thresholdCrossed ignored: memd sent a threshold crossing without a valid to');
+    expect(log).toContain(
+      "left out of the sessions view: memd's answer to sessions.list is not what this client reads: result.sessions[1].project must be a string, got undefined",
+    );
+    expect(log).toContain(
+      "session.updated ignored: memd's session.updated event is not what this client reads: event.sessionId must be a string, got number",
+    );
+    expect(log).toContain(
+      "session.thresholdCrossed ignored: memd's session.thresholdCrossed event is not what this client reads: event.to must be one of ok, warning, error, autocompact, blocking, got string",
+    );
   });
 
   it('fail a command with what was wrong, and leave the link up', async () => {
@@ -103,12 +109,14 @@ describe('answers and events memd would never send', () => {
       timing: TEST_TIMING,
     });
     await controller.start();
-    await expect(controller.openSession(good.sessionId)).rejects.toThrow('memd sent a session without a valid project');
+    await expect(controller.openSession(good.sessionId)).rejects.toThrow(
+      "memd's answer to sessions.get is not what this client reads: result.project must be a string",
+    );
     await expect(controller.showSummary(good.sessionId)).rejects.toThrow(
-      'memd sent a session memory without a valid sessionId',
+      "memd's answer to memory.summary is not what this client reads: result must be an object",
     );
     await expect(controller.previewCompaction(good.sessionId, true)).rejects.toThrow(
-      'memd sent a compaction without a valid sessionId',
+      "memd's answer to compact.auto is not what this client reads: result must be an object",
     );
     expect(controller.linkState.kind).toBe('connected');
   });

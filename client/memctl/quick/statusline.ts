@@ -5,14 +5,12 @@
  * (marked `no memd`). It never starts a daemon, never writes to stderr and always exits 0: a
  * status line that fails or lags gets in the user's way on every message.
  */
-
-import { answerOrNull } from '../../../shared/protocol/schema.js';
-import { thresholdResultSchema } from '../../../shared/protocol/sessions.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { Command } from '../context.js';
 import { quickCall, socketPathOf } from './call.js';
 import { number, object, readJsonObject, text } from './stdin.js';
+import { thresholdOf } from './threshold-check.js';
 
 /** memd's answer is worth this much wait; Claude Code debounces the command by ~300 ms and cancels a slow one. */
 export const STATUS_DAEMON_DEADLINE_MS = 150;
@@ -27,7 +25,7 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
   if (typeof summary !== 'object' || summary === null) return null;
   const record = summary as Record<string, unknown>;
   // The line is drawn from the threshold; the other figures are shown when present.
-  const threshold = answerOrNull(thresholdResultSchema, record.threshold, 'sessions.get');
+  const threshold = thresholdOf(record.threshold);
   if (threshold === null) return null;
   const compactions = number(object(record, 'compactions'), 'count');
   const total = object(object(record, 'usage'), 'total');
