@@ -3,7 +3,7 @@
  * loaded machine): the client waits for it, and the call then gets its own full timeout instead of
  * what the start left (CI once printed "daemon.status got no answer within 1 ms").
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_MS } from '../../client/client.js';
@@ -19,16 +19,24 @@ while (gate && !existsSync(gate) && Date.now() < until) Atomics.wait(cell, 0, 0,
 `;
 
 let sandbox: Sandbox | undefined;
+let gate: string | undefined;
 afterEach(async () => {
-  if (sandbox !== undefined) await runMemctl(sandbox, ['stop']);
+  // Whatever failed, the held start is let through and the daemon stopped once it listens: none outlives the test.
+  if (gate !== undefined) writeFileSync(gate, '');
+  const left = sandbox;
+  if (left !== undefined) {
+    await eventually(() => existsSync(left.socketPath), 'the started daemon to listen', 20_000).catch(() => undefined);
+    await runMemctl(left, ['stop']);
+  }
   sandbox = undefined;
+  gate = undefined;
 });
 
 describe('a daemon that starts slowly', () => {
   it('is waited for past the call timeout, and the call after it gets a full timeout', async () => {
     sandbox = makeSandbox();
     const preload = join(sandbox.root, 'gate.cjs');
-    const gate = join(sandbox.root, 'gate');
+    gate = join(sandbox.root, 'gate');
     writeFileSync(preload, GATE_PRELOAD);
     const client = new MemdClient({
       env: { ...sandbox.env, NODE_OPTIONS: `--require ${preload}`, MEMD_TEST_START_GATE: gate },
