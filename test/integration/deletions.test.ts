@@ -212,6 +212,7 @@ describe('deletions on the record, archive on', () => {
   });
 
   it('forgets the record of a session forgotten', async () => {
+    expect((await client.archiveDeleted({})).sessions.some((session) => session.sessionId === BURST[0])).toBe(true);
     await client.archiveForget({ sessionId: BURST[0] as string });
     expect((await client.archiveDeleted({})).sessions.some((session) => session.sessionId === BURST[0])).toBe(false);
   });
