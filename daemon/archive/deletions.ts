@@ -50,6 +50,11 @@ export function createDeletionBook(db: Database.Database) {
            min(CASE WHEN problem IS NOT NULL THEN problem END) AS problem
     FROM deleted_files WHERE id IN (SELECT max(id) FROM deleted_files WHERE gone_at >= @since GROUP BY path)
     GROUP BY session_id ORDER BY max(gone_at) DESC, session_id`);
+  const notHeld = db
+    .prepare(
+      'SELECT count(DISTINCT session_id) FROM deleted_files WHERE gone_at >= ? AND checked_at IS NOT NULL AND verified = 0',
+    )
+    .pluck();
 
   // Set by a deletion, taken by the archive's follower: a commit that deleted nothing checks nothing.
   let recorded = false;
@@ -70,6 +75,8 @@ export function createDeletionBook(db: Database.Database) {
     checked(id: number, held: { bytes: number; verified: boolean; problem: string | null }, at: number): void {
       setChecked.run(held.bytes, held.verified ? 1 : 0, held.problem, at, id);
     },
+    /** Sessions with a file deleted at or after `since` (epoch ms) that memd did not hold whole. */
+    notHeldSince: (since: number) => notHeld.get(since) as number,
     /** Sessions with a file deleted at or after `since` (epoch ms), newest first. */
     sessionsSince: (since: number) => sessions.all({ since }) as SessionRow[],
   };

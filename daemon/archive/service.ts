@@ -28,6 +28,8 @@ import { verifyArchive } from './verify.js';
 const DEFAULT_LIST_LIMIT = 50;
 /** `archive.deleted` lists this many sessions unless asked: a cleanup's whole burst, most of the time. */
 const DEFAULT_DELETED_LIMIT = 200;
+/** The status line warns of a deletion memd did not hold for this long: a week of sessions has seen it. */
+const STATUS_LINE_DELETION_WINDOW_MS = 7 * 86_400_000;
 
 export interface ArchiveDeps {
   db: Database.Database;
@@ -110,6 +112,8 @@ export function createArchiveService(deps: ArchiveDeps) {
     ...follower,
     status: () => archiver.status(),
     deletionsStatus: () => deletionsStatus(deletedSessions(0)),
+    /** Sessions Claude Code deleted lately that memd did not hold whole: the status line's warning. */
+    deletedNotHeld: () => deps.deletions.notHeldSince(deps.clock() - STATUS_LINE_DELETION_WINDOW_MS),
 
     async deleted(params: { since?: string; limit?: number }): Promise<ArchiveDeletedResult> {
       const since = params.since === undefined ? 0 : Date.parse(timeBound(params.since, deps.clock(), 'since'));

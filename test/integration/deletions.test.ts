@@ -30,10 +30,12 @@ const BURST = [
 ];
 const PURGED = ['c0000000-0000-4000-8000-000000000005', 'c0000000-0000-4000-8000-000000000006'];
 const LIVE = 'd0000000-0000-4000-8000-000000000007';
+const STAYS = 'e0000000-0000-4000-8000-000000000008';
 
 const PROJECT_ONE = '-home-u-one';
 const PROJECT_TWO = '-home-u-two';
 const PROJECT_PURGED = '-home-u-purged';
+const PROJECT_STAYS = '-home-u-stays';
 
 /** A main transcript of two prompts and their answers, as Claude Code 2.1.x writes it. */
 function writeSession(projectsDir: string, project: string, sessionId: string, at: string): string {
@@ -226,6 +228,7 @@ describe('deletions on the record, archive off', () => {
     sandbox = makeSandbox();
     writeSession(sandbox.projectsDir, PROJECT_ONE, ALONE, OLD);
     for (const id of BURST) writeSession(sandbox.projectsDir, PROJECT_TWO, id, OLD);
+    writeSession(sandbox.projectsDir, PROJECT_STAYS, STAYS, OLD);
     const daemon = await startDaemon(sandbox, undefined, { MEMD_ARCHIVE: 'off' });
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
@@ -248,5 +251,20 @@ describe('deletions on the record, archive off', () => {
     );
     const doctor = await runMemctl(sandbox, ['doctor']);
     expect(doctor.stdout).toContain('memd did not hold 4 of them whole');
+  });
+
+  it("warns in the status line of a session still there, from sessions.get's answer", async () => {
+    expect((await client.sessionsGet({ sessionId: STAYS })).deletedNotHeld).toBe(4);
+    const input = JSON.stringify({
+      session_id: STAYS,
+      transcript_path: transcript(sandbox, PROJECT_STAYS, STAYS),
+      model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet 4.5' },
+      version: '2.1.197',
+    });
+    const wide = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, input);
+    expect(wide).toMatchObject({ code: 0, stderr: '' });
+    expect(wide.stdout).toMatch(/ · 4 deleted, not kept\n$/);
+    const narrow = await runMemctl(sandbox, ['statusline'], { COLUMNS: '40' }, input);
+    expect(narrow.stdout).not.toContain('deleted');
   });
 });
