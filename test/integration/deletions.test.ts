@@ -268,3 +268,32 @@ describe('deletions on the record, archive off', () => {
     expect(narrow.stdout).not.toContain('deleted');
   });
 });
+
+describe('deletions while memd was not running', () => {
+  it('are recorded at the next start, kept when the archive held them', async () => {
+    const sandbox = makeSandbox();
+    writeSession(sandbox.projectsDir, PROJECT_ONE, ALONE, OLD);
+    writeSession(sandbox.projectsDir, PROJECT_TWO, STAYS, OLD);
+    const first = await startDaemon(sandbox);
+    keepForFile(sandbox, first);
+    let client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(async () => {
+      const { archive } = await client.daemonStatus();
+      return archive.state === 'live' && archive.sessions === 2 && archive.pendingBytes === 0;
+    }, 'the archive to hold both sessions');
+    await client.daemonShutdown({ reason: 'test' });
+    client.close();
+    await first.exited;
+    rmSync(transcript(sandbox, PROJECT_ONE, ALONE));
+    const second = await startDaemon(sandbox);
+    keepForFile(sandbox, second);
+    client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      const sessions = await recorded(client, [ALONE]);
+      expect(sessions.get(ALONE)).toMatchObject({ state: 'kept', files: 1 });
+      expect([...sessions.keys()]).toEqual([ALONE]);
+    } finally {
+      client.close();
+    }
+  });
+});
