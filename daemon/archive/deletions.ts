@@ -62,6 +62,8 @@ export function createDeletionBook(db: Database.Database) {
   return {
     /** In the transaction that marks the file gone: the row as ingest last saw it. */
     record(file: FileRow, at: number): void {
+      // An empty file held nothing to lose: a session Claude Code opened and left is not news.
+      if (file.size === 0 && file.committed_offset === 0) return;
       insert.run({ ...file, at });
       recorded = true;
     },

@@ -100,18 +100,22 @@ export function createArchiveService(deps: ArchiveDeps) {
     stop: () => archiver.flush(),
   };
 
-  function deletedSessions(since: number) {
+  function deletedSessions(since: number, titled = true) {
     const rows = deps.deletions.sessionsSince(since);
     const names = rows.length === 0 ? new Map<string, string>() : (deps.projectNames?.() ?? new Map<string, string>());
     return rows.map((row) =>
-      deletedSession(row, { projectName: (project) => names.get(project) ?? project, title: deps.titleOf }),
+      deletedSession(row, {
+        projectName: (project) => names.get(project) ?? project,
+        title: titled ? deps.titleOf : () => null,
+      }),
     );
   }
 
   return {
     ...follower,
     status: () => archiver.status(),
-    deletionsStatus: () => deletionsStatus(deletedSessions(0)),
+    // Without titles: daemon.status is polled, and the status says no session by name.
+    deletionsStatus: () => deletionsStatus(deletedSessions(0, false)),
     /** Sessions Claude Code deleted lately that memd did not hold whole: the status line's warning. */
     deletedNotHeld: () => deps.deletions.notHeldSince(deps.clock() - STATUS_LINE_DELETION_WINDOW_MS),
 

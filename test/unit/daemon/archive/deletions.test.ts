@@ -60,6 +60,7 @@ describe('the deletion book', () => {
     deletions.record(file('s1', 's1', 100), T0);
     deletions.record(file('s1', 's1/subagents/agent-a', 50), T0 + 1);
     deletions.record(file('s2', 's2', 70), T0 + 2);
+    deletions.record(file('empty', 'empty', 0), T0 + 3);
     expect(deletions.takeRecorded()).toBe(true);
     expect(deletions.takeRecorded()).toBe(false);
     const names = { projectName: (p: string) => `name of ${p}`, title: () => null };
