@@ -7,6 +7,7 @@
  * domain's part.ts, its reactions in its reactions.ts, its methods in rpc/methods/.
  */
 import { MEMD_VERSION } from '../shared/version.js';
+import { createDeletionBook } from './archive/deletions.js';
 import { buildArchive } from './archive/part.js';
 import { createArchiveStore } from './archive/store.js';
 import { startAutoCompaction } from './compaction/auto-trigger.js';
@@ -29,11 +30,12 @@ import { removeUnfinishedUndoPoints } from './memory/rewind/undo-store.js';
 import { daemonMethods } from './rpc/methods/daemon.js';
 import { buildRpc } from './rpc/part.js';
 import { buildSearch } from './search/part.js';
-import { createAggregateStore } from './sessions/aggregates.js';
+import { type CommittedRows, createAggregateStore } from './sessions/aggregates.js';
 import { buildSessions } from './sessions/part.js';
 import { followSessionChanges } from './sessions/reactions.js';
 import { createSessionWindows } from './sessions/windows.js';
 import { createDbHealth } from './store/health.js';
+import type { FileRow } from './store/rows.js';
 import { forgetEntriesOnRebuild } from './transcripts/reactions.js';
 import { createTranscripts } from './transcripts/transcripts.js';
 import { buildUsage } from './usage/part.js';
@@ -46,7 +48,16 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const jobs = createJobStore(base);
   const aggregates = createAggregateStore({ db: base.db, lastExtraction: lastExtractionOf(jobs) });
   const usage = buildUsage(base);
-  const ingest = buildIngest({ ...base, parser: started.early, observer: aggregates });
+  // The deletions on the record (issue 31), written in the transaction that marks a file gone.
+  const deletions = createDeletionBook(base.db);
+  const observer = {
+    committed: (rows: CommittedRows) => aggregates.committed(rows),
+    gone: (sessionId: string, file: FileRow) => {
+      aggregates.gone(sessionId);
+      deletions.record(file, base.clock());
+    },
+  };
+  const ingest = buildIngest({ ...base, parser: started.early, observer });
   const transcripts = createTranscripts(base);
   // Accounting: extraction and the archive's book come first, since every session summary shows what they hold.
   const windows = createSessionWindows(base.db, base.clock);
@@ -58,7 +69,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const handoff = buildHandoff({ ...base, transcripts, memory });
   const compaction = buildCompaction({ ...base, transcripts, extraction, sessions });
   const search = buildSearch({ ...base, transcripts, sessions, extraction });
-  const archive = buildArchive({ ...base, archived, transcripts, sessions, extraction, usage });
+  const archive = buildArchive({ ...base, archived, deletions, transcripts, sessions, extraction, usage });
   const exports = buildExport({ ...base, transcripts, sessions });
   const dbHealth = createDbHealth({
     store: base.store,

@@ -36,8 +36,9 @@ commands:
                             tokens and cost by day, project or model, with a sparkline of the cost per day
   export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact]
                             the session as markdown, a self-contained HTML report, or its transcript
-  archive list|restore SESSION [--to DIR]|verify|prune --older-than 180d|forget SESSION
-                            memd's copy of every transcript: put a session back for claude --resume, check, free, forget
+  archive list|restore SESSION [--to DIR]|verify|prune --older-than 180d|deleted [--since 7d]|forget SESSION
+                            memd's copy of every transcript: put a session back for claude --resume, check, free,
+                            what Claude Code deleted, forget
   mcp                       memd's MCP server on stdio, for Claude Code (search, session memory, handoff)
   install-mcp [--project] [--uninstall] [--dry-run]
                             register memctl mcp with Claude Code (~/.claude.json, or .mcp.json)
@@ -173,6 +174,7 @@ status line only. --dry-run prints what would change.`,
        memctl archive restore SESSION [--to DIR] [--json]
        memctl archive verify [SESSION] [--json]
        memctl archive prune --older-than SPAN [--dry-run] [--json]
+       memctl archive deleted [--since SPAN|TIME] [--limit N] [--json]
        memctl archive forget SESSION [--delete-transcripts] [--json]
 
 memd keeps a gzipped copy of every transcript, its sub-agent transcripts and its persisted tool
@@ -184,7 +186,11 @@ never overwritten. verify inflates every archived file and compares it with its 
 still exists (exit 1 on a problem). prune removes the archives of sessions last active before SPAN
 (180d, 26w) for good. forget removes a session from everywhere memd keeps it (index, search,
 archive, the session memory memd wrote); Claude Code's own files are deleted too only with
---delete-transcripts (else forget refuses while the transcript exists, as memd would read it again).`,
+--delete-transcripts (else forget refuses while the transcript exists, as memd would read it again).
+deleted lists the transcripts Claude Code deleted (its cleanup, claude project purge), newest first,
+grouped by burst, each with what memd holds of it: kept, verified (the archive's copy holds every
+byte memd had read and inflates whole), partly held, or not held (the archive was off, or the file
+went before memd archived it); restore brings a kept session back.`,
   usage: `usage: memctl usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--timezone TZ] [--json]
 
 Tokens (input, output, cache writes and reads) and cost at standard API prices, by local day (the

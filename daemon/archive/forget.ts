@@ -33,6 +33,7 @@ const SESSION_TABLES = [
   'compact_records',
   'archive_files',
   'session_windows',
+  'deleted_files',
 ] as const;
 
 export interface ForgetDeps {

@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { projectNames } from '../sessions/project-name.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
+import type { DeletionBook } from './deletions.js';
 import { type ArchiveService, createArchiveService } from './service.js';
 import type { ArchiveStore } from './store.js';
 
@@ -21,6 +22,8 @@ export interface ArchivePartDeps {
   clock: () => number;
   /** The archive's book, built before the sessions service. */
   archived: ArchiveStore;
+  /** The deletions on the record, built before ingest. */
+  deletions: DeletionBook;
   transcripts: Pick<Transcripts, 'clear'>;
   sessions: Pick<SessionService, 'title' | 'forgetAll' | 'forgetSession'>;
   extraction: { cancel(sessionId: string): Promise<void> };
@@ -38,6 +41,7 @@ export function buildArchive(deps: ArchivePartDeps): ArchiveService {
     enabled: deps.config.archiveEnabled,
     capBytes: deps.config.archiveMaxBytes,
     store: deps.archived,
+    deletions: deps.deletions,
     projectNames: () => projectNames(db),
     titleOf: (sessionId) => sessions.title(sessionId),
     stopWork: (sessionId) => extraction.cancel(sessionId),

@@ -5,6 +5,7 @@
 import { rm } from 'node:fs/promises';
 import type Database from 'better-sqlite3';
 import type {
+  ArchiveDeletedResult,
   ArchivedSession,
   ArchiveListResult,
   ArchivePruneResult,
@@ -16,6 +17,8 @@ import { timeBound } from '../../shared/text/time-span.js';
 import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { createArchiver } from './archiver.js';
+import { createDeletionCheck } from './deletion-check.js';
+import { type DeletionBook, deletedSession, deletionEvents, deletionsStatus } from './deletions.js';
 import { forgetSession } from './forget.js';
 import { sessionArchiveDir } from './layout.js';
 import { restoreSession } from './restore.js';
@@ -23,6 +26,10 @@ import type { ArchiveStore } from './store.js';
 import { verifyArchive } from './verify.js';
 
 const DEFAULT_LIST_LIMIT = 50;
+/** `archive.deleted` lists this many sessions unless asked: a cleanup's whole burst, most of the time. */
+const DEFAULT_DELETED_LIMIT = 200;
+/** The status line warns of a deletion memd did not hold for this long: a week of sessions has seen it. */
+const STATUS_LINE_DELETION_WINDOW_MS = 7 * 86_400_000;
 
 export interface ArchiveDeps {
   db: Database.Database;
@@ -34,6 +41,8 @@ export interface ArchiveDeps {
   capBytes: number;
   /** The archive's book (store.ts): built before the sessions service, which asks it whether a session is archived. */
   store: ArchiveStore;
+  /** The deletions ingest recorded (deletions.ts): built before ingest, whose commits write it. */
+  deletions: DeletionBook;
   titleOf(sessionId: string): string | null;
   /** The names tables show per project folder (sessions/project-name.ts), so that the archive says them too. */
   projectNames?(): ReadonlyMap<string, string>;
@@ -53,6 +62,15 @@ export function createArchiveService(deps: ArchiveDeps) {
     enabled: deps.enabled,
     capBytes: deps.capBytes,
   });
+  const deletionCheck = createDeletionCheck({
+    book: deps.deletions,
+    store,
+    stateDir: deps.stateDir,
+    enabled: deps.enabled,
+    clock: deps.clock,
+    log: deps.log,
+    settled: () => archiver.settled(),
+  });
   const sessions = deps.db.prepare(`
     SELECT a.session_id AS sessionId, min(a.project) AS project, count(*) AS files, sum(a.source_bytes) AS sourceBytes, sum(a.archive_bytes) AS archiveBytes,
            max(a.archived_at) AS archivedAt, max(a.pruned_at IS NOT NULL) AS pruned,
@@ -69,14 +87,45 @@ export function createArchiveService(deps: ArchiveDeps) {
     // What ingest committed and the archive batched goes in at shutdown.
     stopStep: 'archive what was read',
     // The history found at start is archived once it is indexed, oldest first.
-    start: () => archiver.start(),
-    committed: () => archiver.committed(),
+    // Deletions recorded before a crash or a stop are checked too.
+    start: async () => {
+      await archiver.start();
+      await deletionCheck.run();
+    },
+    committed: () => {
+      archiver.committed();
+      // A check that fails is logged by the check; the next deletion or `archive.deleted` runs it again.
+      if (deps.deletions.takeRecorded()) void deletionCheck.run().catch(() => undefined);
+    },
     stop: () => archiver.flush(),
   };
+
+  function deletedSessions(since: number, titled = true) {
+    const rows = deps.deletions.sessionsSince(since);
+    const names = rows.length === 0 ? new Map<string, string>() : (deps.projectNames?.() ?? new Map<string, string>());
+    return rows.map((row) =>
+      deletedSession(row, {
+        projectName: (project) => names.get(project) ?? project,
+        title: titled ? deps.titleOf : () => null,
+      }),
+    );
+  }
 
   return {
     ...follower,
     status: () => archiver.status(),
+    // Without titles: daemon.status is polled, and the status says no session by name.
+    deletionsStatus: () => deletionsStatus(deletedSessions(0, false)),
+    /** Sessions Claude Code deleted lately that memd did not hold whole: the status line's warning. */
+    deletedNotHeld: () => deps.deletions.notHeldSince(deps.clock() - STATUS_LINE_DELETION_WINDOW_MS),
+
+    async deleted(params: { since?: string; limit?: number }): Promise<ArchiveDeletedResult> {
+      const since = params.since === undefined ? 0 : Date.parse(timeBound(params.since, deps.clock(), 'since'));
+      await deletionCheck.run();
+      const all = deletedSessions(since);
+      const limit = params.limit ?? DEFAULT_DELETED_LIMIT;
+      return { events: deletionEvents(all), sessions: all.slice(0, limit), truncated: all.length > limit };
+    },
 
     list(params: { sessionId?: string; limit?: number; cursor?: string }): ArchiveListResult {
       const limit = params.limit ?? DEFAULT_LIST_LIMIT;

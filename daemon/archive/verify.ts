@@ -8,7 +8,8 @@ import { archivePathOf } from './layout.js';
 import { compareWithFile, inflate } from './read.js';
 import type { ArchiveRow } from './store.js';
 
-async function check(stateDir: string, row: ArchiveRow): Promise<string | null> {
+/** What is wrong with one archived file, or null when it inflates whole and agrees with its source. */
+export async function checkArchived(stateDir: string, row: ArchiveRow): Promise<string | null> {
   const archivePath = archivePathOf(stateDir, row);
   try {
     const compared = await compareWithFile(archivePath, row.archive_bytes, row.path, row.kind === 'file').catch(
@@ -43,7 +44,7 @@ export async function verifyArchive(stateDir: string, rows: readonly ArchiveRow[
   for (const row of rows) {
     if (row.pruned_at !== null) continue;
     result.checked += 1;
-    const problem = await check(stateDir, row);
+    const problem = await checkArchived(stateDir, row);
     if (problem === null) result.ok += 1;
     else result.problems.push({ path: row.path, archivePath: archivePathOf(stateDir, row), problem });
   }

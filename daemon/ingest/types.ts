@@ -101,6 +101,6 @@ export interface CommitObserver {
     /** Nothing more is known to be in the file: the context is worth counting now if it must be. */
     complete: boolean;
   }): void;
-  /** A file of the session was marked gone, in the transaction that marks it. */
-  gone(sessionId: string): void;
+  /** A file of the session was marked gone, in the transaction that marks it (its row as it was before). */
+  gone(sessionId: string, file: FileRow): void;
 }

@@ -215,7 +215,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
     markGone(row, now) {
       db.transaction(() => {
         setGone.run(now, row.id);
-        observer?.gone(row.session_id);
+        observer?.gone(row.session_id, row);
       })();
       row.gone = 1;
       row.last_seen = now;

@@ -207,6 +207,34 @@ export const MIGRATIONS: readonly Migration[] = [
     // the background, as after 16. (Right after 21, on an upgrade over both, this second emptying costs nothing: the builder runs after the migrations.)
     sql: REBUILD_SEARCH_INDEX,
   },
+  {
+    version: 23,
+    name: 'transcripts Claude Code deleted, on the record',
+    // Claude Code deletes transcripts after cleanupPeriodDays and with `claude project purge` (issue
+    // 31). Each file ingest marks gone is a row here, in the transaction that marks it: when, which
+    // session and file, its bytes, and the bytes the archive held of it then; checked_at and verified
+    // are set once the archive's copy was inflated (archive/deletions.ts). Files gone before this
+    // migration are not on the record: when they went is not known.
+    sql: `
+      CREATE TABLE IF NOT EXISTS deleted_files (
+        id          INTEGER PRIMARY KEY,
+        path        TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        project     TEXT NOT NULL,
+        agent_id    TEXT,
+        bytes       INTEGER NOT NULL,
+        committed   INTEGER NOT NULL,
+        gone_at     INTEGER NOT NULL,
+        held_bytes  INTEGER,
+        verified    INTEGER,
+        problem     TEXT,
+        checked_at  INTEGER
+      ) STRICT;
+      CREATE INDEX IF NOT EXISTS deleted_files_gone_at ON deleted_files (gone_at);
+      CREATE INDEX IF NOT EXISTS deleted_files_session ON deleted_files (session_id);
+      CREATE INDEX IF NOT EXISTS deleted_files_unchecked ON deleted_files (id) WHERE checked_at IS NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -3,6 +3,7 @@
  * (`parseAnswer`). Each pair is typed, so that a schema cannot drift from its method's result type.
  * Methods not listed have no schema yet; their answers are typed by cast only.
  */
+import { archiveDeletedResultSchema } from './archive.js';
 import { compactionResultSchema } from './compaction.js';
 import { daemonStatusSchema, versionInfoSchema } from './daemon.js';
 import { handoffResultSchema } from './handoff.js';
@@ -34,4 +35,5 @@ export const ANSWER_SCHEMAS: ReadonlyMap<string, Schema<unknown>> = new Map([
   answer(Methods.searchQuery, searchQueryResultSchema),
   answer(Methods.searchContext, searchContextResultSchema),
   answer(Methods.usageReport, usageReportResultSchema),
+  answer(Methods.archiveDeleted, archiveDeletedResultSchema),
 ]);

@@ -2,7 +2,7 @@
  * `archive.*` (issue 18): memd's gzipped copy of every transcript, its sub-agent transcripts and its
  * persisted tool results, kept past Claude Code's cleanup; restored byte for byte on request.
  */
-import { bool, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
+import { arrayOf, bool, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
 
 export const ARCHIVE_STATES = ['off', 'waiting', 'catching-up', 'live', 'stopped'] as const;
 export type ArchiveState = (typeof ARCHIVE_STATES)[number];
@@ -87,3 +87,103 @@ export interface ArchiveForgetResult {
     logLines: number;
   };
 }
+
+/**
+ * What memd holds of a session Claude Code deleted (issue 31): `kept` (the archive holds every byte
+ * memd had read of each of its files, and each copy inflated whole), `partial` (some), `lost`
+ * (none: the archive was off, or the file went before memd archived it), `checking` (not checked yet).
+ */
+export const DELETION_STATES = ['kept', 'partial', 'lost', 'checking'] as const;
+export type DeletionState = (typeof DELETION_STATES)[number];
+
+export interface DeletedSession {
+  sessionId: string;
+  project: string;
+  projectName: string;
+  title: string | null;
+  /** When memd saw its last file go (ISO). */
+  goneAt: string;
+  /** Its transcripts that went (main and sub-agents), their bytes, and the bytes the archive holds of them. */
+  files: number;
+  bytes: number;
+  heldBytes: number;
+  state: DeletionState;
+  /** Why it is not `kept`, in words (the first file's problem); null when kept or checking. */
+  problem: string | null;
+}
+
+/** Deletions that came together (a cleanup, a purge: none more than DELETION_BURST_GAP_MS after the one before). */
+export interface DeletionEvent {
+  from: string;
+  to: string;
+  sessions: number;
+  files: number;
+  bytes: number;
+  /** Sessions by state: kept, and not held whole (partial or lost), and not checked yet. */
+  kept: number;
+  notHeld: number;
+  checking: number;
+  /** The projects' names, as tables show them. */
+  projects: string[];
+}
+
+export interface ArchiveDeletedResult {
+  /** Newest first. */
+  events: DeletionEvent[];
+  /** Newest first, at most `limit`. */
+  sessions: DeletedSession[];
+  /** More sessions matched than `limit`. */
+  truncated: boolean;
+}
+
+/** daemon.status's `deletions` (issue 31; an addition): every deletion on the record. */
+export interface DeletionsStatus {
+  sessions: number;
+  files: number;
+  bytes: number;
+  /** Sessions memd did not hold whole when they went (partial or lost). */
+  notHeld: number;
+  checking: number;
+  /** The newest burst of deletions; null when none is on the record. */
+  last: DeletionEvent | null;
+}
+
+export const deletionEventSchema: Schema<DeletionEvent> = looseObject({
+  from: str(),
+  to: str(),
+  sessions: num(),
+  files: num(),
+  bytes: num(),
+  kept: num(),
+  notHeld: num(),
+  checking: num(),
+  projects: arrayOf(str()),
+});
+
+export const deletedSessionSchema: Schema<DeletedSession> = looseObject({
+  sessionId: str(),
+  project: str(),
+  projectName: str(),
+  title: nullable(str()),
+  goneAt: str(),
+  files: num(),
+  bytes: num(),
+  heldBytes: num(),
+  state: oneOf(...DELETION_STATES),
+  problem: nullable(str()),
+});
+
+export const archiveDeletedResultSchema: Schema<ArchiveDeletedResult> = looseObject({
+  events: arrayOf(deletionEventSchema),
+  sessions: arrayOf(deletedSessionSchema),
+  truncated: bool(),
+});
+
+export const deletionsStatusSchema: Schema<DeletionsStatus> = looseObject({
+  sessions: num(),
+  files: num(),
+  bytes: num(),
+  notHeld: num(),
+  checking: num(),
+  last: nullable(deletionEventSchema),
+});

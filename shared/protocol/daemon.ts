@@ -1,9 +1,9 @@
 /** `daemon.*` and `events.*` results, and what `daemon.status` reports of the process itself. */
-import { type ArchiveStatus, archiveStatusSchema } from './archive.js';
+import { type ArchiveStatus, archiveStatusSchema, type DeletionsStatus, deletionsStatusSchema } from './archive.js';
 import { type CompactionStatus, compactionStatusSchema } from './compaction.js';
 import { type IngestStatus, ingestStatusSchema } from './ingest.js';
 import { type ExtractionStatus, extractionStatusSchema } from './memory.js';
-import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
+import { arrayOf, bool, literal, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 import { type SearchStatus, searchStatusSchema } from './search.js';
 
 /** Bumped on any incompatible change of the wire protocol. */
@@ -96,6 +96,8 @@ export interface DaemonStatus {
   ingest: IngestStatus;
   /** The archive of transcripts (issue 18; an addition). */
   archive: ArchiveStatus;
+  /** Transcripts Claude Code deleted, on the record (issue 31; an addition; absent from an older daemon). */
+  deletions?: DeletionsStatus;
   /** The search processes: running, queued, and queries stopped (issue 27; an addition). */
   search: SearchStatus;
   /** How long the event loop was held since memd started serving (issue 27; an addition). */
@@ -165,6 +167,7 @@ export const daemonStatusSchema: Schema<DaemonStatus> = looseObject({
   }),
   ingest: ingestStatusSchema,
   archive: archiveStatusSchema,
+  deletions: optional(deletionsStatusSchema),
   search: searchStatusSchema,
   loop: looseObject({ maxDelayMs: num(), p99DelayMs: num() }),
 });

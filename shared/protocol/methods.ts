@@ -4,6 +4,7 @@
  */
 
 import type {
+  ArchiveDeletedResult,
   ArchiveForgetResult,
   ArchiveListResult,
   ArchivePruneResult,
@@ -266,6 +267,15 @@ export const Methods = {
   archiveForget: method<ArchiveForgetResult>()(
     'archive.forget',
     object({ sessionId, deleteTranscripts: optional(bool()) }),
+  ),
+  // Issue 31 (an addition): the transcripts Claude Code deleted, and what memd holds of them.
+  archiveDeleted: method<ArchiveDeletedResult>()(
+    'archive.deleted',
+    object({
+      // An ISO time or a span back from now (7d).
+      since: optional(str({ minLength: 1, maxLength: 64 })),
+      limit: optional(int({ min: 1, max: 5_000 })),
+    }),
   ),
   usageReport: method<UsageReportResult>()(
     'usage.report',

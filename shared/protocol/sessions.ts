@@ -1,5 +1,17 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
-import { anyValue, arrayOf, bool, looseObject, nullable, num, oneOf, type Schema, str, withDefault } from './schema.js';
+import {
+  anyValue,
+  arrayOf,
+  bool,
+  looseObject,
+  nullable,
+  num,
+  oneOf,
+  optional,
+  type Schema,
+  str,
+  withDefault,
+} from './schema.js';
 import { type TokenCounts, tokenCountsFields } from './tokens.js';
 
 export const THRESHOLD_STATES = ['ok', 'warning', 'error', 'autocompact', 'blocking'] as const;
@@ -94,6 +106,11 @@ export interface SessionSummary extends SessionFigures {
   sessionMemory: SessionMemoryState;
   /** memd's archive holds the main transcript (`archive.restore` puts it back; an addition, read at every answer). */
   archived: boolean;
+  /**
+   * `sessions.get` only, when above 0 (issue 31; an addition): sessions Claude Code deleted in the
+   * last 7 days that memd did not hold whole, for the status line's warning.
+   */
+  deletedNotHeld?: number;
 }
 
 export interface SessionList {
@@ -179,6 +196,7 @@ export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
   sessionMemory: sessionMemoryStateSchema,
   // A memd before the archive (issue 18) kept no copy.
   archived: withDefault(bool(), false),
+  deletedNotHeld: optional(num()),
 });
 
 const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };

@@ -6,7 +6,7 @@
  * so, and the room left is the tokens figure beside it.
  *
  *   ▕██░░░░░░▏ 24% used of auto-compact · 131K left · 2 compactions · mem 3m · $1.23
- *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42
+ *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42 · 2 deleted, not kept
  *
  * Segments go, least useful first, until the line fits its width; the percentage always stays.
  * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
@@ -30,6 +30,8 @@ export interface StatusFacts {
   costUsd: number | null;
   /** Where the figures fall short (`no memd`): shown dim at the end. */
   note: string | null;
+  /** Sessions Claude Code deleted lately that memd did not hold (sessions.get's `deletedNotHeld`); absent when none. */
+  deletedNotHeld?: number | undefined;
 }
 
 export interface StatusStyle {
@@ -122,6 +124,9 @@ function segments(facts: StatusFacts, now: number): Segment[] {
       color: DIM,
     });
   if (facts.costUsd !== null) list.push({ text: `$${facts.costUsd.toFixed(2)}`, keep: 4 });
+  // Issue 31: the least useful segment, the first to go; `memctl archive deleted` says the rest.
+  if (facts.deletedNotHeld !== undefined && facts.deletedNotHeld > 0)
+    list.push({ text: `${facts.deletedNotHeld} deleted, not kept`, keep: 0, color: '33' });
   if (facts.note !== null) list.push({ text: facts.note, keep: 6, color: DIM });
   return list;
 }

@@ -1,5 +1,6 @@
 /**
- * `memctl archive list|restore|verify|prune|forget`: memd's copy of every transcript (issue 18).
+ * `memctl archive list|restore|verify|prune|deleted|forget`: memd's copy of every transcript (issue 18),
+ * and the transcripts Claude Code deleted with what memd holds of them (`deleted`, issue 31).
  * `restore SESSION [--to DIR]` puts a session's files back where Claude Code keeps them, so that
  * `claude --resume SESSION` works again; `forget SESSION [--delete-transcripts]` removes a session
  * from everywhere memd keeps it.
@@ -8,6 +9,7 @@ import type { ArchiveListResult, ArchiveVerifyResult } from '../../../shared/pro
 import { type Command, type CommandContext, UsageError } from '../context.js';
 import { formatBytes, type Output } from '../output.js';
 import { renderArchiveStatus } from '../views/archive-status.js';
+import { renderDeleted } from '../views/deletions.js';
 
 /** memctl's one byte formatter (B, KiB, MiB), so that `memctl status` has one set of units. */
 const size = formatBytes;
@@ -139,7 +141,23 @@ export const archive: Command = async (ctx) => {
       ]);
       return 0;
     }
+    case 'deleted': {
+      const { values, positional } = options(rest, ['--since', '--limit'], []);
+      if (positional.length > 0) throw new UsageError('archive deleted takes [--since SPAN|TIME] [--limit N]');
+      const since = values.get('--since');
+      const limit = values.has('--limit') ? Number(values.get('--limit')) : undefined;
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+        throw new UsageError('--limit takes a positive number');
+      const result = await withClient(ctx, (client) =>
+        client.archiveDeleted({
+          ...(since === undefined ? {} : { since }),
+          ...(limit === undefined ? {} : { limit }),
+        }),
+      );
+      print(result, () => renderDeleted(result, ctx.out, Date.now()));
+      return 0;
+    }
     default:
-      throw new UsageError('archive takes list, restore, verify, prune or forget');
+      throw new UsageError('archive takes list, restore, verify, prune, deleted or forget');
   }
 };

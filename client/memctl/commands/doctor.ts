@@ -18,7 +18,11 @@ const MIN_NODE = [20, 10] as const;
 /** A child `memd --check-db` reads the whole database; give it time on a large one. */
 const CHILD_TIMEOUT_MS = 60_000;
 
-type Check = { ok: boolean | 'skip'; label: string; detail: string; hint?: string };
+/** How far back doctor warns of transcripts Claude Code deleted that memd did not hold: a warning past it says nothing new. */
+const DELETION_WARNING_SPAN = '30d';
+
+/** `warn`: worth saying, but nothing to fix (doctor still exits 0). */
+type Check = { ok: boolean | 'skip' | 'warn'; label: string; detail: string; hint?: string };
 
 function checkNode(): Check {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -269,6 +273,34 @@ function checkStatusLine(paths: MemdPaths): Check {
       };
 }
 
+/** Transcripts Claude Code deleted lately that memd did not hold whole (issue 31). */
+async function checkDeletions(ctx: CommandContext): Promise<Check> {
+  const client = ctx.client({ autostart: false });
+  try {
+    const { events } = await client.archiveDeleted({ since: DELETION_WARNING_SPAN, limit: 1 });
+    const sessions = events.reduce((sum, event) => sum + event.sessions, 0);
+    const notHeld = events.reduce((sum, event) => sum + event.notHeld, 0);
+    if (sessions === 0)
+      return { ok: true, label: 'deleted', detail: `Claude Code deleted no transcript in ${DELETION_WARNING_SPAN}` };
+    if (notHeld === 0)
+      return {
+        ok: true,
+        label: 'deleted',
+        detail: `Claude Code deleted ${sessions} sessions in ${DELETION_WARNING_SPAN}; memd holds them all, verified`,
+      };
+    return {
+      ok: 'warn',
+      label: 'deleted',
+      detail: `Claude Code deleted ${sessions} sessions in ${DELETION_WARNING_SPAN}; memd did not hold ${notHeld} of them whole`,
+      hint: 'memctl archive deleted lists them; keep the archive on (archiveEnabled) and raise cleanupPeriodDays in Claude Code',
+    };
+  } catch {
+    return { ok: 'skip', label: 'deleted', detail: 'no memd answered (or one from before issue 31)' };
+  } finally {
+    client.close();
+  }
+}
+
 export const doctor: Command = async (ctx) => {
   if (ctx.args.length > 0) throw new UsageError('doctor takes no arguments');
   const paths = ctx.client({ autostart: false }).paths;
@@ -284,15 +316,23 @@ export const doctor: Command = async (ctx) => {
     checkHooks(paths),
     checkStatusLine(paths),
     checkMcpRegistration(ctx.env),
+    await checkDeletions(ctx),
   ];
   if (ctx.json) {
     ctx.out.out(JSON.stringify({ ok: checks.every((check) => check.ok !== false), checks }));
   } else {
     for (const check of checks) {
       const mark =
-        check.ok === true ? ctx.out.green('ok  ') : check.ok === 'skip' ? ctx.out.dim('--  ') : ctx.out.red('FAIL');
+        check.ok === true
+          ? ctx.out.green('ok  ')
+          : check.ok === 'skip'
+            ? ctx.out.dim('--  ')
+            : check.ok === 'warn'
+              ? ctx.out.yellow('warn')
+              : ctx.out.red('FAIL');
       ctx.out.out(`${mark} ${check.label.padEnd(10)} ${check.detail}`);
-      if (check.ok === false && check.hint) ctx.out.out(`     ${''.padEnd(10)} ${ctx.out.yellow(`→ ${check.hint}`)}`);
+      if ((check.ok === false || check.ok === 'warn') && check.hint)
+        ctx.out.out(`     ${''.padEnd(10)} ${ctx.out.yellow(`→ ${check.hint}`)}`);
     }
   }
   return checks.every((check) => check.ok !== false) ? 0 : 1;

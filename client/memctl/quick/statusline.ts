@@ -31,12 +31,14 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
   const total = object(object(record, 'usage'), 'total');
   const extractedAt = text(object(record, 'sessionMemory'), 'extractedAt');
   const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
+  const deletedNotHeld = number(record, 'deletedNotHeld');
   return {
     threshold,
     compactions,
     memoryAt: Number.isFinite(memoryAt) ? memoryAt : null,
     costUsd: number(total, 'costUsd') ?? stdinCost,
     note: null,
+    ...(deletedNotHeld === null ? {} : { deletedNotHeld }),
   };
 }
 

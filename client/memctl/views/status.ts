@@ -4,6 +4,7 @@ import type { IngestFailure, IngestStatus } from '../../../shared/protocol/inges
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderArchiveStatus } from './archive-status.js';
 import { databaseIncidentText } from './database.js';
+import { deletionSentence } from './deletions.js';
 
 /** Cells of the backfill progress bar. */
 const PROGRESS_CELLS = 20;
@@ -132,6 +133,12 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
   if (status.archive !== undefined) {
     const line = `  ${renderArchiveStatus(status.archive, out)}`;
     lines.push(status.archive.state === 'stopped' ? out.yellow(line) : line);
+  }
+  // Issue 31: the latest burst of deletions; the whole record is `memctl archive deleted`.
+  const deleted = status.deletions?.last;
+  if (deleted != null) {
+    const line = `  deleted   ${deletionSentence(deleted, now)}`;
+    lines.push(deleted.notHeld > 0 ? out.yellow(`${line} (memctl archive deleted)`) : line);
   }
   if (compaction.autoRuns > 0)
     lines.push(`  compact   ${compaction.autoRuns} auto-compaction${compaction.autoRuns === 1 ? '' : 's'} run`);

@@ -1,7 +1,7 @@
 /** `daemon.*` methods: version handshake, status, shutdown. */
 import type { MemdConfig } from '../../../shared/config.js';
 import type { MemdPaths } from '../../../shared/paths.js';
-import type { ArchiveStatus } from '../../../shared/protocol/archive.js';
+import type { ArchiveStatus, DeletionsStatus } from '../../../shared/protocol/archive.js';
 import type { CompactionStatus } from '../../../shared/protocol/compaction.js';
 import {
   type DaemonPaths,
@@ -35,7 +35,7 @@ export interface DaemonParts {
   ingest: { ingestor: { status(): IngestStatus } };
   compaction: { status(): CompactionStatus };
   extraction: { status(): ExtractionStatus };
-  archive: { status(): ArchiveStatus };
+  archive: { status(): ArchiveStatus; deletionsStatus(): DeletionsStatus };
   search: { status(): SearchStatus };
   /** The event loop's worst delays since memd started serving. */
   loop: { status(): LoopStatus };
@@ -96,6 +96,7 @@ export function daemonMethods(parts: DaemonParts): MethodHandler[] {
         compaction: parts.compaction.status(),
         extraction: parts.extraction.status(),
         archive: parts.archive.status(),
+        deletions: parts.archive.deletionsStatus(),
         search: parts.search.status(),
         loop: parts.loop.status(),
       };

@@ -49,7 +49,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
   const { paths, sessions, memory, handoff } = parts;
   return [
     ...eventMethods(),
-    ...sessionMethods(sessions, parts.thresholdEnv),
+    ...sessionMethods(sessions, parts.thresholdEnv, parts.archive),
     ...compactionMethods(parts.compaction, paths.projectsDir),
     ...extractionMethods(parts.extraction),
     ...memdirMethods(memory.memdir),

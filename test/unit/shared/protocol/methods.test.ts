@@ -49,6 +49,7 @@ const ADDED_METHODS = [
   'memory.pause',
   'memory.resume',
   'archive.prune',
+  'archive.deleted',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);

@@ -33,6 +33,18 @@ function facts(overrides: Partial<StatusFacts> = {}): StatusFacts {
 const plain = (value: StatusFacts, columns = 200) => formatStatusLine(value, { color: false, columns, now: NOW });
 
 describe('the status line', () => {
+  it('warns of sessions Claude Code deleted that memd did not hold, the first segment to go (issue 31)', () => {
+    const line = plain(facts({ deletedNotHeld: 3 }));
+    expect(line).toBe(
+      '▕██░░░░░░▏ 24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23 · 3 deleted, not kept',
+    );
+    expect(plain(facts({ deletedNotHeld: 3 }), [...line].length - 1)).toBe(plain(facts()));
+    expect(plain(facts({ deletedNotHeld: 0 }))).toBe(plain(facts()));
+    expect(formatStatusLine(facts({ deletedNotHeld: 1 }), { color: true, columns: 200, now: NOW })).toContain(
+      '\x1b[33m1 deleted, not kept\x1b[0m',
+    );
+  });
+
   it('shows the share of auto-compact used (as the bar draws it), tokens left, compactions, memory age and cost', () => {
     // Sonnet 4.5: 200K window, 20K output reserve, auto-compact at 167K; 40K used is 24 %.
     expect(plain(facts())).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
