@@ -207,6 +207,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // the background, as after 16. (Right after 21, on an upgrade over both, this second emptying costs nothing: the builder runs after the migrations.)
     sql: REBUILD_SEARCH_INDEX,
   },
+  {
+    version: 23,
+    name: "who wrote each session's summary.md",
+    // Claude Code's own session memory writes the same file (issue 31): memd records the sha256 of
+    // what it wrote, and who wrote the file as it last saw it (daemon/extraction/writer.ts).
+    sql: `
+      CREATE TABLE session_memory_writers (
+        session_id TEXT PRIMARY KEY,
+        writer TEXT NOT NULL,
+        memd_sha256 TEXT
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);
