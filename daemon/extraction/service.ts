@@ -317,7 +317,9 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),
       };
     },
-    lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
+    // Claude Code's own summary says nothing of where it stopped: memd's last uuid is not its.
+    lastSummarizedUuid: (sessionId) =>
+      jobs.writers.writerOf(sessionId) === 'claude-code' ? null : (jobs.lastExtraction(sessionId)?.lastUuid ?? null),
     agentSessions: () => locks.held().map((held) => sessionOfMemoryDir(held.dir)),
     status() {
       return {

@@ -213,7 +213,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // Claude Code's own session memory writes the same file (issue 31): memd records the sha256 of
     // what it wrote, and who wrote the file as it last saw it (daemon/extraction/writer.ts).
     sql: `
-      CREATE TABLE session_memory_writers (
+      CREATE TABLE IF NOT EXISTS session_memory_writers (
         session_id TEXT PRIMARY KEY,
         writer TEXT NOT NULL,
         memd_sha256 TEXT
