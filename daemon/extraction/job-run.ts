@@ -113,7 +113,7 @@ export function createJobRun(deps: JobRunDeps): JobRun {
     const last = jobs.lastExtraction(job.sessionId);
     const found = await summaryFile(path);
     if (found !== null && !isBareTemplate(found.text)) {
-      if (writtenByOther(found, jobs.writers.memdHash(job.sessionId), last?.extractedAt ?? null)) {
+      if (writtenByOther(found, jobs.writers.memdHashes(job.sessionId), last?.extractedAt ?? null)) {
         leaveToClaudeCode(job);
         return;
       }
@@ -144,7 +144,9 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       // Claude Code may have written the file while the summarizer ran: its text stays.
       const now = await readTextIfPresent(path);
       overtaken = now !== previousText && now !== null && !isBareTemplate(now);
-      if (!overtaken) await writeFileAtomic(path, result.text);
+      if (overtaken) return;
+      jobs.writers.writingByMemd(job.sessionId, result.text);
+      await writeFileAtomic(path, result.text);
     });
     if (written.deferred) {
       deferLocked(job, dir);
@@ -154,7 +156,6 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       leaveToClaudeCode(job);
       return;
     }
-    jobs.writers.wroteByMemd(job.sessionId, result.text);
     // Priced at the summarizer model's rates, not the session's.
     const price = result.usage === null ? null : deps.price(result.model);
     const costUsd =

@@ -20,29 +20,42 @@ export const LEGACY_MTIME_SLACK_MS = 5_000;
 export const sha256Of = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export interface WriterBook {
-  /** memd wrote `text` as the session's summary. */
-  wroteByMemd(sessionId: string, text: string): void;
+  /**
+   * memd is about to write `text` as the session's summary (recorded first, with the hash before it
+   * kept: a daemon killed between the record and the write leaves the old file, still memd's).
+   */
+  writingByMemd(sessionId: string, text: string): void;
   /** The file holds what another writer (Claude Code) wrote: memd leaves it be from now on. */
   foundOthers(sessionId: string): void;
-  /** The sha256 of the last summary memd wrote, null when none is recorded. */
-  memdHash(sessionId: string): string | null;
+  /** The sha256s of the last two summaries memd wrote (the file holds one of them), none when none is recorded. */
+  memdHashes(sessionId: string): string[];
   /** Who wrote the session's summary last, as memd last saw it; null when memd has not seen one. */
   writerOf(sessionId: string): SessionMemoryWriter | null;
 }
 
 export function createWriterBook(db: Database.Database): WriterBook {
   const sql = {
-    upsert: db.prepare(
-      `INSERT INTO session_memory_writers (session_id, writer, memd_sha256) VALUES (?, ?, ?)
-       ON CONFLICT (session_id) DO UPDATE SET writer = excluded.writer, memd_sha256 = coalesce(excluded.memd_sha256, memd_sha256)`,
+    writing: db.prepare(
+      `INSERT INTO session_memory_writers (session_id, writer, memd_sha256) VALUES (?, 'memd', ?)
+       ON CONFLICT (session_id) DO UPDATE SET writer = 'memd', memd_previous_sha256 = memd_sha256, memd_sha256 = excluded.memd_sha256`,
     ),
-    get: db.prepare('SELECT writer, memd_sha256 AS hash FROM session_memory_writers WHERE session_id = ?'),
+    others: db.prepare(
+      `INSERT INTO session_memory_writers (session_id, writer) VALUES (?, 'claude-code')
+       ON CONFLICT (session_id) DO UPDATE SET writer = 'claude-code'`,
+    ),
+    get: db.prepare(
+      'SELECT writer, memd_sha256 AS hash, memd_previous_sha256 AS previous FROM session_memory_writers WHERE session_id = ?',
+    ),
   };
-  const row = (sessionId: string) => sql.get.get(sessionId) as { writer: string; hash: string | null } | undefined;
+  const row = (sessionId: string) =>
+    sql.get.get(sessionId) as { writer: string; hash: string | null; previous: string | null } | undefined;
   return {
-    wroteByMemd: (sessionId, text) => void sql.upsert.run(sessionId, 'memd', sha256Of(text)),
-    foundOthers: (sessionId) => void sql.upsert.run(sessionId, 'claude-code', null),
-    memdHash: (sessionId) => row(sessionId)?.hash ?? null,
+    writingByMemd: (sessionId, text) => void sql.writing.run(sessionId, sha256Of(text)),
+    foundOthers: (sessionId) => void sql.others.run(sessionId),
+    memdHashes(sessionId) {
+      const found = row(sessionId);
+      return [found?.hash, found?.previous].filter((hash): hash is string => typeof hash === 'string');
+    },
     writerOf(sessionId) {
       const writer = row(sessionId)?.writer;
       return writer === 'memd' || writer === 'claude-code' ? writer : null;
@@ -57,11 +70,15 @@ export interface SummaryFile {
 }
 
 /**
- * True when the file is not memd's: its hash is not the last memd wrote; or, with no hash recorded,
+ * True when the file is not memd's: its hash is none of the last two memd wrote; or, with no hash recorded,
  * memd never extracted this session, or the file is newer than its last extraction.
  */
-export function writtenByOther(file: SummaryFile, memdHash: string | null, lastExtractedAt: number | null): boolean {
-  if (memdHash !== null) return sha256Of(file.text) !== memdHash;
+export function writtenByOther(
+  file: SummaryFile,
+  memdHashes: readonly string[],
+  lastExtractedAt: number | null,
+): boolean {
+  if (memdHashes.length > 0) return !memdHashes.includes(sha256Of(file.text));
   if (lastExtractedAt === null) return true;
   return file.mtimeMs > lastExtractedAt + LEGACY_MTIME_SLACK_MS;
 }

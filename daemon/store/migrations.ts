@@ -216,7 +216,8 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE IF NOT EXISTS session_memory_writers (
         session_id TEXT PRIMARY KEY,
         writer TEXT NOT NULL,
-        memd_sha256 TEXT
+        memd_sha256 TEXT,
+        memd_previous_sha256 TEXT
       ) WITHOUT ROWID;
     `,
   },

@@ -18,19 +18,19 @@ const AT = Date.parse('2026-12-05T12:00:00.000Z');
 
 describe('writtenByOther', () => {
   it('is false for the text whose hash memd recorded, true for any other text', () => {
-    const hash = sha256Of(MEMD_TEXT);
-    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT + 60_000 }, hash, AT)).toBe(false);
-    expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT - 60_000 }, hash, AT)).toBe(true);
+    const hashes = [sha256Of(MEMD_TEXT)];
+    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT + 60_000 }, hashes, AT)).toBe(false);
+    expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT - 60_000 }, hashes, AT)).toBe(true);
   });
 
   it("takes a file memd never extracted as not memd's", () => {
-    expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT }, null, null)).toBe(true);
+    expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT }, [], null)).toBe(true);
   });
 
   it('without a hash (written before migration 23) goes by the time of the last extraction', () => {
-    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT - 10 }, null, AT)).toBe(false);
-    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT + LEGACY_MTIME_SLACK_MS }, null, AT)).toBe(false);
-    expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT + LEGACY_MTIME_SLACK_MS + 1 }, null, AT)).toBe(true);
+    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT - 10 }, [], AT)).toBe(false);
+    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT + LEGACY_MTIME_SLACK_MS }, [], AT)).toBe(false);
+    expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT + LEGACY_MTIME_SLACK_MS + 1 }, [], AT)).toBe(true);
   });
 });
 
@@ -47,16 +47,20 @@ describe('the writer book (migration 23)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("records memd's hash, then Claude Code's hand over it, keeping memd's last hash", () => {
+  it("records memd's hash before each write, keeping the one before, and Claude Code's hand over them", () => {
     const book = createWriterBook(store.db);
     expect(book.writerOf('s1')).toBeNull();
-    expect(book.memdHash('s1')).toBeNull();
-    book.wroteByMemd('s1', MEMD_TEXT);
+    expect(book.memdHashes('s1')).toEqual([]);
+    book.writingByMemd('s1', MEMD_TEXT);
     expect(book.writerOf('s1')).toBe('memd');
-    expect(book.memdHash('s1')).toBe(sha256Of(MEMD_TEXT));
+    expect(book.memdHashes('s1')).toEqual([sha256Of(MEMD_TEXT)]);
+    // A daemon killed between this record and the write leaves the old file: still memd's.
+    book.writingByMemd('s1', `${MEMD_TEXT}more\n`);
+    expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT }, book.memdHashes('s1'), AT)).toBe(false);
+    expect(writtenByOther({ text: `${MEMD_TEXT}more\n`, mtimeMs: AT }, book.memdHashes('s1'), AT)).toBe(false);
     book.foundOthers('s1');
     expect(book.writerOf('s1')).toBe('claude-code');
-    expect(book.memdHash('s1')).toBe(sha256Of(MEMD_TEXT));
+    expect(book.memdHashes('s1')).toHaveLength(2);
     expect(book.writerOf('s2')).toBeNull();
   });
 });
