@@ -82,6 +82,19 @@ export function sanitizeProjectDirName(cwd: string): string {
 }
 
 /**
+ * The project folder Claude Code writes a session run in `cwd` into: `CLAUDE_CODE_PROJECT_DIR_NAME`
+ * when set (newer Claude Code versions let it rename the folder; hooks, the status line and the MCP
+ * server run with Claude Code's environment, so they see it too), else the sanitized cwd. A value
+ * that is not one plain folder name (a `/`, a NUL, `.` or `..`) cannot be a folder Claude Code
+ * wrote, and is passed over.
+ */
+export function projectDirNameOf(cwd: string, env: Env): string {
+  const renamed = nonEmpty(env.CLAUDE_CODE_PROJECT_DIR_NAME);
+  if (renamed !== undefined && !/[/\0]/.test(renamed) && renamed !== '.' && renamed !== '..') return renamed;
+  return sanitizeProjectDirName(cwd);
+}
+
+/**
  * The path a project folder stands for, from a session's cwd (issue 28): the cwd when Claude Code
  * named the folder after it; the ancestor it was named after when the session moved into a
  * subfolder (`/home/u/shop/src` in `-home-u-shop` is `/home/u/shop`); else the cwd itself (a folder

@@ -5,7 +5,7 @@
  * the last extraction; `summary.md` is written atomically under the lock; the run is priced at
  * the summarizer model's rates, recorded, and published as `memory.extracted`.
  */
-import { access, mkdir } from 'node:fs/promises';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { sessionMemoryConfigDir, sessionMemoryDir, sessionSummaryPath } from '../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
@@ -19,6 +19,7 @@ import type { Extractor } from './extract.js';
 import { asLastExtraction, type JobStore, type MemoryJob, retryDelayMs } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
+import { type SummaryFile, writtenByOther } from './writer.js';
 
 /** The reason of the jobs backfill.ts queues. */
 export const BACKFILL_REASON = 'backfill';
@@ -38,12 +39,25 @@ export interface JobRunDeps {
   extractor: Extractor;
   price(model: string | null): ModelPrice | null;
   onExtracted?(sessionId: string): void;
+  /** The session's summary.md changed hands (writer.ts): its memory state changed. */
+  onWriterChanged?(sessionId: string): void;
   /** The clients waiting for the session's extraction are told: done (null) or why not. */
   settle(sessionId: string, error: Error | null): void;
 }
 
 /** Runs one claimed job; it throws when the job failed (or was aborted), for the caller to decide on a retry. */
 export type JobRun = (job: MemoryJob, abort: AbortController) => Promise<void>;
+
+/** The summary's text and mtime; null when there is none. */
+async function summaryFile(path: string): Promise<SummaryFile | null> {
+  const text = await readTextIfPresent(path);
+  if (text === null) return null;
+  const mtimeMs = await stat(path).then(
+    (stats) => stats.mtimeMs,
+    () => Number.POSITIVE_INFINITY,
+  );
+  return { text, mtimeMs };
+}
 
 const exists = (path: string): Promise<boolean> =>
   access(path).then(
@@ -97,7 +111,14 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       return;
     }
     const last = jobs.lastExtraction(job.sessionId);
-    const previousText = await readTextIfPresent(path);
+    const found = await summaryFile(path);
+    if (found !== null && !isBareTemplate(found.text)) {
+      if (writtenByOther(found, jobs.writers.memdHashes(job.sessionId), last?.extractedAt ?? null)) {
+        leaveToClaudeCode(job);
+        return;
+      }
+    }
+    const previousText = found?.text ?? null;
     const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
     const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
     const prompt = (await configFile('prompt.md')) ?? undefined;
@@ -118,9 +139,21 @@ export function createJobRun(deps: JobRunDeps): JobRun {
         ? CANCELLED_BY_CALLERS
         : new Error('extraction cancelled by shutdown');
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const written = await locks.withExtractionLock(dir, () => writeFileAtomic(path, result.text));
+    let overtaken = false;
+    const written = await locks.withExtractionLock(dir, async () => {
+      // Claude Code may have written the file while the summarizer ran: its text stays.
+      const now = await readTextIfPresent(path);
+      overtaken = now !== previousText && now !== null && !isBareTemplate(now);
+      if (overtaken) return;
+      jobs.writers.writingByMemd(job.sessionId, result.text);
+      await writeFileAtomic(path, result.text);
+    });
     if (written.deferred) {
       deferLocked(job, dir);
+      return;
+    }
+    if (overtaken) {
+      leaveToClaudeCode(job);
       return;
     }
     // Priced at the summarizer model's rates, not the session's.
@@ -159,6 +192,28 @@ export function createJobRun(deps: JobRunDeps): JobRun {
     });
     deps.onExtracted?.(job.sessionId);
     settle(job.sessionId, null);
+  }
+
+  /** Claude Code's session memory wrote the summary: memd reads it and writes no rival (writer.ts). */
+  function leaveToClaudeCode(job: MemoryJob): void {
+    const before = jobs.writers.writerOf(job.sessionId);
+    jobs.writers.foundOthers(job.sessionId);
+    jobs.finish(job.id);
+    if (before !== 'claude-code') {
+      log.info('session memory written by Claude Code: memd reads it and stops writing its own', {
+        sessionId: job.sessionId,
+      });
+      deps.onWriterChanged?.(job.sessionId);
+    }
+    settle(
+      job.sessionId,
+      new RpcError(
+        ErrorCode.Conflict,
+        'WrittenByClaudeCode',
+        `the session memory of ${job.sessionId} is Claude Code's own (its summary.md is not what memd wrote): memd reads it and writes none`,
+        { sessionId: job.sessionId },
+      ),
+    );
   }
 
   /** Defers a job whose session memory someone holds: until the hold lapses, or its backoff. */

@@ -13,6 +13,7 @@
 import type Database from 'better-sqlite3';
 import type { LastExtraction } from '../../shared/transcript/accounting.js';
 import { createSpendBook, type SpendBook } from './spend.js';
+import { createWriterBook, type WriterBook } from './writer.js';
 
 export type JobState = 'queued' | 'running' | 'deferred' | 'done' | 'failed';
 
@@ -123,6 +124,8 @@ export interface JobStore {
   wake(sessionId: string): boolean;
   /** Priced extractions (recorded with each finished job) and the pause switch. */
   readonly spend: SpendBook;
+  /** Who wrote each session's summary.md (writer.ts). */
+  readonly writers: WriterBook;
   lastExtraction(sessionId: string): ExtractionRecord | null;
   recordExtraction(extraction: ExtractionInput): ExtractionRecord;
 }
@@ -276,6 +279,7 @@ function prepare(db: Database.Database) {
 export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
   const sql = prepare(db);
   const spend = createSpendBook(db);
+  const writers = createWriterBook(db);
   const jobOf = (row: unknown): MemoryJob | null => (row === undefined ? null : jobFromRow(row as JobRow));
 
   const record = (extraction: ExtractionInput): ExtractionRecord => {
@@ -369,6 +373,7 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
       return sql.wake.run(now, now, sessionId, now).changes > 0;
     },
     spend,
+    writers,
     lastExtraction(sessionId) {
       const row = sql.lastExtraction.get(sessionId) as ExtractionRow | undefined;
       return row === undefined ? null : extractionFromRow(row);

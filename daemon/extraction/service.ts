@@ -126,7 +126,11 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
   let closed = false;
 
   const settle = (sessionId: string, error: Error | null) => waiters.settle(sessionId, error);
-  const run = createJobRun({ ...deps, settle });
+  const run = createJobRun({
+    ...deps,
+    settle,
+    onWriterChanged: (sessionId) => deps.onMemoryStateChanged?.(sessionId),
+  });
 
   /** No one waits for the session's extraction any more: a job a request queued stops (a background one goes on). */
   function stopRequested(sessionId: string): void {
@@ -309,9 +313,13 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
         lock,
         spentUsd: jobs.spend.ofSession(sessionId),
+        // Before migration 23 memd kept no writer: a session it extracted holds memd's summary.
+        writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),
       };
     },
-    lastSummarizedUuid: (sessionId) => jobs.lastExtraction(sessionId)?.lastUuid ?? null,
+    // Claude Code's own summary says nothing of where it stopped: memd's last uuid is not its.
+    lastSummarizedUuid: (sessionId) =>
+      jobs.writers.writerOf(sessionId) === 'claude-code' ? null : (jobs.lastExtraction(sessionId)?.lastUuid ?? null),
     agentSessions: () => locks.held().map((held) => sessionOfMemoryDir(held.dir)),
     status() {
       return {

@@ -235,6 +235,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS deleted_files_unchecked ON deleted_files (id) WHERE checked_at IS NULL;
     `,
   },
+  {
+    version: 24,
+    name: "who wrote each session's summary.md",
+    // Claude Code's own session memory writes the same file (issue 31): memd records the sha256 of
+    // what it wrote, and who wrote the file as it last saw it (daemon/extraction/writer.ts).
+    sql: `
+      CREATE TABLE IF NOT EXISTS session_memory_writers (
+        session_id TEXT PRIMARY KEY,
+        writer TEXT NOT NULL,
+        memd_sha256 TEXT,
+        memd_previous_sha256 TEXT
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -21,6 +21,12 @@ export interface Checkpoint {
   /** That message's prompt text, cut short; null when it is not in the transcript. */
   prompt: string | null;
   files: CheckpointFile[];
+  /**
+   * Files a restore to this checkpoint needs whose backup is no longer on disk (newer Claude Code
+   * versions prune superseded backups): the restore leaves them as they are. Empty when the
+   * checkpoint can be restored whole (an addition, issue 31; a memd before it does not send it).
+   */
+  goneFiles: string[];
 }
 
 export interface RewindListResult {

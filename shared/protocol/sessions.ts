@@ -99,7 +99,15 @@ export interface SessionMemoryState {
   lock: { owner: string; expiresAt: number } | null;
   /** USD spent on this session's extractions over every day (0 with the offline summarizer). */
   spentUsd: number;
+  /**
+   * Who wrote `summary.md` last, as memd last saw it: `memd`, `claude-code` (Claude Code's own
+   * session memory; memd then reads it and writes none), null before either (an addition, issue 31).
+   */
+  writer: SessionMemoryWriter | null;
 }
+
+/** The writers of a session's `summary.md`. */
+export type SessionMemoryWriter = 'memd' | 'claude-code';
 
 /** One session as `sessions.list` and `sessions.get` report it. */
 export interface SessionSummary extends SessionFigures {
@@ -189,6 +197,8 @@ export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject(
   extractedAt: nullable(str()),
   lock: nullable(looseObject({ owner: str(), expiresAt: num() })),
   spentUsd: num(),
+  // A memd before issue 31 did not tell.
+  writer: withDefault(nullable(oneOf('memd', 'claude-code')), null),
 });
 
 export const sessionSummarySchema: Schema<SessionSummary> = looseObject({

@@ -24,16 +24,26 @@ function numOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/**
+ * A response's usage. Cache writes: when the response splits them (`cache_creation`'s
+ * `ephemeral_5m_input_tokens` + `ephemeral_1h_input_tokens`), the split is the figure, whatever
+ * `cache_creation_input_tokens` says. Claude Code before 2.1.152 wrote some lines with that total 0
+ * and the value only in the split; ccusage 20.0.24 counts the split's sum whenever the object is there
+ * (measured on such lines, and on lines where the two disagree), and memd's usage must equal it. The
+ * total stands only when there is no split.
+ */
 export function parseUsage(value: unknown): Usage | null {
   if (!isRecord(value)) return null;
-  const split = isRecord(value.cache_creation) ? value.cache_creation : {};
+  const split = isRecord(value.cache_creation) ? value.cache_creation : null;
+  const cache5m = num(split?.ephemeral_5m_input_tokens);
+  const cache1h = num(split?.ephemeral_1h_input_tokens);
   return {
     input: num(value.input_tokens),
     output: num(value.output_tokens),
-    cacheCreation: num(value.cache_creation_input_tokens),
+    cacheCreation: split === null ? num(value.cache_creation_input_tokens) : cache5m + cache1h,
     cacheRead: num(value.cache_read_input_tokens),
-    cache5m: num(split.ephemeral_5m_input_tokens),
-    cache1h: num(split.ephemeral_1h_input_tokens),
+    cache5m,
+    cache1h,
   };
 }
 

@@ -3,6 +3,7 @@
  * project folder name, an absolute path, or `.` for the current directory.
  */
 import { readFileSync } from 'node:fs';
+import { projectDirNameOf } from '../../../shared/paths.js';
 import type { MemdirListResult, MemoryScope, MemoryType } from '../../../shared/protocol/memdir.js';
 import { type Command, UsageError } from '../context.js';
 import type { Output } from '../output.js';
@@ -61,7 +62,8 @@ function parseArgs(args: string[]): Parsed {
   if (action === 'write' && type === undefined) throw new UsageError(`memdir write needs --type (${TYPES.join(', ')})`);
   return {
     action: action as Action,
-    project: project === '.' ? process.cwd() : project,
+    // `.` is this folder's project, renamed when Claude Code's environment (its Bash tool) says so.
+    project: project === '.' ? projectDirNameOf(process.cwd(), process.env) : project,
     name,
     scope,
     type,

@@ -61,6 +61,13 @@ function renderCheckpoint(checkpoint: Checkpoint, number: number, out: Output): 
     lines.push(`     ${file.path.padEnd(width)}  ${backup}${missing}`);
   }
   if (checkpoint.files.length === 0) lines.push(`     ${out.dim('no files tracked yet')}`);
+  // `?? []`: a memd before issue 31 does not say.
+  const gone = checkpoint.goneFiles ?? [];
+  if (gone.length > 0) {
+    lines.push(
+      `     ${out.red(`gone: Claude Code pruned the backup${gone.length === 1 ? '' : 's'} of ${gone.join(', ')}`)}; a restore here leaves ${gone.length === 1 ? 'it' : 'them'} as ${gone.length === 1 ? 'it is' : 'they are'}`,
+    );
+  }
   return lines;
 }
 
@@ -74,6 +81,17 @@ export function renderList(result: RewindListResult, out: Output): string[] {
     out.bold(`file checkpoints of ${result.sessionId}`) + (result.cwd === null ? '' : ` in ${result.cwd}`),
   ];
   result.checkpoints.forEach((checkpoint, index) => lines.push(...renderCheckpoint(checkpoint, index + 1, out)));
+  const gone = result.checkpoints.flatMap((checkpoint, index) =>
+    (checkpoint.goneFiles ?? []).length > 0 ? [String(index + 1)] : [],
+  );
+  if (gone.length > 0) {
+    lines.push(
+      '',
+      out.red(
+        `checkpoint${gone.length === 1 ? '' : 's'} ${gone.join(', ')} can no longer be restored whole: their backups were pruned`,
+      ),
+    );
+  }
   lines.push('', `files as they were before a prompt: memctl rewind restore ${result.sessionId} MESSAGE_ID --dry-run`);
   return lines;
 }

@@ -5,7 +5,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { sanitizeProjectDirName } from '../../../shared/paths.js';
+import { projectDirNameOf } from '../../../shared/paths.js';
 import { askingSessionOf } from '../../../shared/protocol/search.js';
 import { MEMD_VERSION } from '../../../shared/version.js';
 import type { Client } from '../../index.js';
@@ -86,7 +86,7 @@ export async function serveStdio(memd: Client, cwd: string): Promise<void> {
   const server = createMemdMcpServer({
     memd,
     cwd,
-    project: sanitizeProjectDirName(cwd),
+    project: projectDirNameOf(cwd, process.env),
     session: askingSessionOf(process.env),
   });
   // A line over the limit, or one that is not a message, is answered with an error and skipped.

@@ -27,6 +27,17 @@ function memoryLine(session: SessionSummary, now: number): string {
   return `  memory    ${when}; since then ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens${spent}`;
 }
 
+/** Whose summary.md it is: memd's, or Claude Code's own session memory (which memd reads and leaves be). */
+function writerLine(session: SessionSummary): string | null {
+  // Null (nobody yet, or a memd before issue 31, which the answer's schema reads as null): no line.
+  const { writer } = session.sessionMemory;
+  if (writer === 'claude-code') return "  summary   Claude Code's own session memory (memd reads it and writes none)";
+  if (writer === 'memd') return "  summary   memd's (Claude Code's own session memory has not written one)";
+  return null;
+}
+
+const nonNull = (line: string | null): string[] => (line === null ? [] : [line]);
+
 /** Who holds the session-memory lock (a Claude Code turn, through the turn hooks), and until when. */
 function lockLine(session: SessionSummary, now: number): string {
   const { lock } = session.sessionMemory;
@@ -77,6 +88,7 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
         : ''
     }`,
     memoryLine(session, now),
+    ...nonNull(writerLine(session)),
     lockLine(session, now),
     `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.compactionFiles} compaction transcripts, ${session.badLines} bad lines skipped`,
   ];

@@ -68,22 +68,31 @@ export function createRewindService(deps: RewindDeps): RewindService {
     const session = await deps.transcripts.checkpoints(sessionId);
     // Checkpoints repeat a file's backup until it changes: each is looked up once.
     const present = new Map<string | null, boolean>();
+    const isPresent = async (backupFileName: string | null): Promise<boolean> => {
+      let backupPresent = present.get(backupFileName);
+      if (backupPresent === undefined) {
+        backupPresent = await isBackupPresent(sessionId, backupFileName);
+        present.set(backupFileName, backupPresent);
+      }
+      return backupPresent;
+    };
     const checkpoints: Checkpoint[] = [];
-    for (const checkpoint of session.checkpoints) {
+    for (const [index, checkpoint] of session.checkpoints.entries()) {
       const files: CheckpointFile[] = [];
       for (const { path, version, backupFileName, backupTime } of checkpoint.files.values()) {
-        let backupPresent = present.get(backupFileName);
-        if (backupPresent === undefined) {
-          backupPresent = await isBackupPresent(sessionId, backupFileName);
-          present.set(backupFileName, backupPresent);
-        }
-        files.push({ path, version, backupFileName, backupTime, backupPresent });
+        files.push({ path, version, backupFileName, backupTime, backupPresent: await isPresent(backupFileName) });
+      }
+      // What a restore to it puts back (the later checkpoints' first backups too): a pruned one is gone.
+      const goneFiles: string[] = [];
+      for (const target of restoreTargets(session.checkpoints, index)) {
+        if (!(await isPresent(target.backupFileName))) goneFiles.push(target.path);
       }
       checkpoints.push({
         messageId: checkpoint.messageId,
         timestamp: checkpoint.timestamp,
         prompt: session.prompts.get(checkpoint.messageId) ?? null,
         files,
+        goneFiles,
       });
     }
     return { sessionId, cwd: session.cwd, checkpoints };

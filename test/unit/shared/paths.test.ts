@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkSocketPath,
   MAX_SOCKET_PATH_BYTES,
+  projectDirNameOf,
   projectPathOf,
   resolvePaths,
   sanitizeProjectDirName,
@@ -162,5 +163,22 @@ describe('projectPathOf (issue 28: one name per project)', () => {
   it('is null without a cwd', () => {
     expect(projectPathOf('-home-u-shop', null)).toBeNull();
     expect(projectPathOf('-home-u-shop', '')).toBeNull();
+  });
+});
+
+describe('projectDirNameOf', () => {
+  it('is the sanitized cwd without CLAUDE_CODE_PROJECT_DIR_NAME (or with it empty)', () => {
+    expect(projectDirNameOf('/home/u/shop', {})).toBe('-home-u-shop');
+    expect(projectDirNameOf('/home/u/shop', { CLAUDE_CODE_PROJECT_DIR_NAME: '' })).toBe('-home-u-shop');
+  });
+
+  it('is the folder CLAUDE_CODE_PROJECT_DIR_NAME renames it to', () => {
+    expect(projectDirNameOf('/home/u/shop', { CLAUDE_CODE_PROJECT_DIR_NAME: 'shop-main' })).toBe('shop-main');
+  });
+
+  it('passes over a value that is not one folder name', () => {
+    for (const bad of ['a/b', '..', '.', 'x\0y']) {
+      expect(projectDirNameOf('/home/u/shop', { CLAUDE_CODE_PROJECT_DIR_NAME: bad })).toBe('-home-u-shop');
+    }
   });
 });

@@ -21,6 +21,7 @@ describe('sessionDocument', () => {
         extractedAt: '2026-12-02T10:30:00.000Z',
         lock: { owner: 'claude-code', expiresAt: NOW },
         spentUsd: 0.25,
+        writer: null,
       },
     });
     const document = sessionDocument(session, NOW);

@@ -77,3 +77,18 @@ describe('isIgnoredPath', () => {
     expect(isIgnoredPath(ROOT, at(rel), isDir)).toBe(true);
   });
 });
+
+describe('a project folder CLAUDE_CODE_PROJECT_DIR_NAME renamed (issue 31)', () => {
+  it('reads its transcripts and sub-agents under the folder name as given', () => {
+    expect(classifyTranscript(ROOT, at('shop-main/0a1b.jsonl'))).toMatchObject({
+      project: 'shop-main',
+      sessionId: '0a1b',
+      agentId: null,
+    });
+    expect(classifyTranscript(ROOT, at('shop-main/0a1b/subagents/agent-a7f4.jsonl'))).toMatchObject({
+      project: 'shop-main',
+      sessionId: '0a1b',
+      agentId: 'a7f4',
+    });
+  });
+});

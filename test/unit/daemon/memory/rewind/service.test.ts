@@ -17,6 +17,8 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderList } from '../../../../../client/memctl/commands/rewind.js';
+import { plainOutput } from '../../../../../client/memctl/output.js';
 import { newUndoId, pruneUndoPoints } from '../../../../../daemon/memory/rewind/undo-store.js';
 import { undoRoot } from '../../../../../shared/paths.js';
 import { ErrorCode, RpcError } from '../../../../../shared/protocol/errors.js';
@@ -157,6 +159,28 @@ describe('rewind.list', () => {
     ]);
     expect(new Set(result.checkpoints.flatMap((checkpoint) => checkpoint.files.map((file) => file.path)))).toEqual(
       new Set(TRACKED),
+    );
+  });
+
+  it('names the checkpoints a pruned superseded backup leaves incomplete, and still restores one (issue 31)', async () => {
+    // Newer Claude Code versions prune a file's superseded backups; here v3 of src/config.js goes.
+    const before = await fixture.service.list(SESSION_ID);
+    expect(before.checkpoints.map((checkpoint) => checkpoint.goneFiles)).toEqual([[], [], [], []]);
+    rmSync(join(fixture.claudeRoot, 'file-history', SESSION_ID, '21be17c30647835a@v3'));
+    const result = await fixture.service.list(SESSION_ID);
+    expect(result.checkpoints.map((checkpoint) => checkpoint.goneFiles)).toEqual([
+      [],
+      [],
+      ['src/config.js'],
+      ['src/config.js'],
+    ]);
+    const text = renderList(result, plainOutput()).join('\n');
+    expect(text).toContain('gone: Claude Code pruned the backup of src/config.js');
+    expect(text).toContain('checkpoints 3, 4 can no longer be restored whole');
+    setUpEndState();
+    const restored = await fixture.service.restore(SESSION_ID, CHECKPOINT_MESSAGES[3] as string);
+    expect(restored.files.find((file) => file.path === join(fixture.cwd, 'src/config.js'))?.action).toBe(
+      'missing-backup',
     );
   });
 
