@@ -313,7 +313,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
         lock,
         spentUsd: jobs.spend.ofSession(sessionId),
-        // Before migration 23 memd kept no writer: a session it extracted holds memd's summary.
+        // Before migration 24 memd kept no writer: a session it extracted holds memd's summary.
         writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),
       };
     },

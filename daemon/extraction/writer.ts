@@ -4,7 +4,7 @@
  * nor `summary.md` string), which writes the same `<session>/session-memory/summary.md`. When Claude
  * Code wrote it, memd reads it (compaction, handoffs) and stops writing a rival.
  *
- * How memd tells its own file: it records the sha256 of every summary it writes (migration 23,
+ * How memd tells its own file: it records the sha256 of every summary it writes (migration 24,
  * `session_memory_writers`), and a file whose hash differs is someone else's. No marker goes into
  * the file, so nothing memd writes can change how Claude Code reads it. Before this record, memd
  * kept only the time of its last extraction: a file no newer than that (a few seconds' slack for
@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { SessionMemoryWriter } from '../../shared/protocol/sessions.js';
 
-/** A summary written before migration 23 is memd's when no newer than its extraction plus this: the write comes just before the record. */
+/** A summary written before migration 24 is memd's when no newer than its extraction plus this: the write comes just before the record. */
 export const LEGACY_MTIME_SLACK_MS = 5_000;
 
 export const sha256Of = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -27,14 +27,14 @@ describe('writtenByOther', () => {
     expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT }, [], null)).toBe(true);
   });
 
-  it('without a hash (written before migration 23) goes by the time of the last extraction', () => {
+  it('without a hash (written before migration 24) goes by the time of the last extraction', () => {
     expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT - 10 }, [], AT)).toBe(false);
     expect(writtenByOther({ text: MEMD_TEXT, mtimeMs: AT + LEGACY_MTIME_SLACK_MS }, [], AT)).toBe(false);
     expect(writtenByOther({ text: CLAUDE_TEXT, mtimeMs: AT + LEGACY_MTIME_SLACK_MS + 1 }, [], AT)).toBe(true);
   });
 });
 
-describe('the writer book (migration 23)', () => {
+describe('the writer book (migration 24)', () => {
   let dir: string;
   let store: Store;
 
