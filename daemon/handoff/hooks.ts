@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { handoffContextBlock } from '../../shared/handoff/context.js';
+import { handoffContextBlock, SESSION_START_MAX_CHARS } from '../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
@@ -26,9 +26,6 @@ import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
 import type { HookRecords } from './hook-records.js';
 
-/** The cap on what SessionStart adds to the model's context (issue 7). */
-export const SESSION_START_MAX_TOKENS = 10_000;
-/** Tokens as the rest of memd estimates them: chars / 4. */
 /**
  * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook
  * process and the transcript can differ a little, so entries from slightly before still count.
@@ -108,9 +105,10 @@ export function createHookService(deps: HookServiceDeps) {
       const memories = await feedbackMemories(cwd);
       if (handoff === null && memories.length === 0)
         return { additionalContext: null, tokens: 0, sources: [], untrusted };
-      const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;
+      // Claude Code keeps about 10,000 characters of it (issue 31); 10,000 tokens before.
+      const maxChars = SESSION_START_MAX_CHARS;
       const head = `memd: context for this session after "${source}" (id ${marker}).`;
-      // Standing rules first: they are short and must survive; the handoff takes what is left.
+      // Standing rules first, in the cap and in the text: they are short and must survive; the handoff takes what is left.
       const rules =
         memories.length === 0
           ? ''
@@ -127,10 +125,10 @@ export function createHookService(deps: HookServiceDeps) {
               handoff,
               handoffPath,
               room,
-              `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`,
+              `[cut to fit ${maxChars} characters; the whole handoff is ${handoffPath}]`,
             );
       // Redacted (issue 27): the handoff file may be an older version's, memories are the user's own text.
-      const additionalContext = redactSecrets([head, handoffBlock, rules].filter((part) => part !== '').join('\n\n'));
+      const additionalContext = redactSecrets([head, rules, handoffBlock].filter((part) => part !== '').join('\n\n'));
       records.expect(sessionId, source, marker, clock());
       return {
         additionalContext,

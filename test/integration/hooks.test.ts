@@ -100,7 +100,7 @@ describe('hooks against a running daemon', () => {
     };
     expect(output.hookSpecificOutput.hookEventName).toBe('SessionStart');
     expect(output.hookSpecificOutput.additionalContext).toContain('## Resume Prompt');
-    expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(40_000);
+    expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(10_000);
     const startup = await runMemctl(
       sandbox,
       ['hook', 'session-start'],
