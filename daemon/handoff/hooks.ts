@@ -2,7 +2,8 @@
  * The daemon's side of Claude Code's hooks (issue 7). SessionStart: the context to inject (the
  * handoff file and the project's feedback memories, capped), and a record that it is expected, so
  * that the next entries of the transcript can show whether it arrived (`injected`). PostCompact:
- * the compaction's summary and what it lost of the conversation before it.
+ * the compaction's summary and what it lost of the conversation before it. StopFailure and
+ * InstructionsLoaded (issue 31): why a turn failed, which instruction files are in context.
  */
 import { randomBytes } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import type { MemdirStore } from '../memory/memdir/store.js';
 import { buildMessages } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
+import { createHookMemory } from './hook-memory.js';
 import type { HookRecords } from './hook-records.js';
 
 /**
@@ -47,6 +49,7 @@ const cut = (text: string, chars: number, note: string) =>
 
 export function createHookService(deps: HookServiceDeps) {
   const { transcripts, records, log, clock } = deps;
+  const heard = createHookMemory();
 
   const mainEntries = async (sessionId: string): Promise<{ path: string; entries: IndexedEntry[] }> => {
     const { file, entries } = await transcripts.mainEntries(sessionId);
@@ -154,7 +157,28 @@ export function createHookService(deps: HookServiceDeps) {
     },
 
     status(sessionId: string): HandoffStatusResult {
-      return { sessionId, injection: records.injection(sessionId), compactions: records.compactions(sessionId) };
+      const live = heard.status(sessionId);
+      return {
+        sessionId,
+        injection: records.injection(sessionId),
+        compactions: records.compactions(sessionId),
+        ...(live === null ? {} : live),
+      };
+    },
+
+    /** StopFailure (issue 31): why the turn ended; the caller has released its lock. */
+    turnFailed(sessionId: string, error: string, details: string | null): void {
+      heard.turnFailed(sessionId, error, details, clock());
+      log.info('a Claude Code turn ended on an API error', {
+        sessionId,
+        error,
+        ...(details === null ? {} : { details }),
+      });
+    },
+
+    /** InstructionsLoaded (issue 31): one instruction file in the session's context. */
+    instructionsLoaded(sessionId: string, path: string, memoryType: string, loadReason: string): void {
+      heard.instructionsLoaded(sessionId, { path, memoryType, loadReason, at: clock() });
     },
 
     /** After ingest changed a session: settles an expected injection once the transcript shows it, or shows it is missing. */

@@ -334,12 +334,13 @@ const HOOKS: Record<string, (input: HookInput, ctx: CommandContext) => Promise<v
 };
 
 /** Run by quick/turn.ts, which main.ts loads directly; here when flags (`--json`) sent them through the command line. */
-const TURN_HOOKS = new Set(['turn-start', 'turn-end']);
+const TURN_HOOKS = new Set<string>(['turn-start', 'turn-end', 'turn-failed', 'instructions-loaded']);
 
 export const hook: Command = async (ctx) => {
   const [name, ...rest] = ctx.args;
   if (name !== undefined && TURN_HOOKS.has(name) && rest.length === 0) {
-    await (await import('../quick/turn.js')).runTurnHook(name as 'turn-start' | 'turn-end');
+    const turn = await import('../quick/turn.js');
+    await turn.runTurnHook(name as (typeof turn.TURN_HOOK_NAMES)[number]);
     return 0;
   }
   const run = name === undefined ? undefined : HOOKS[name];
