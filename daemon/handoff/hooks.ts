@@ -25,6 +25,7 @@ import type { MemdirStore } from '../memory/memdir/store.js';
 import { buildMessages } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
+import { createCompactionWatch } from './compaction-watch.js';
 import { createHookMemory } from './hook-memory.js';
 import type { HookRecords } from './hook-records.js';
 
@@ -33,6 +34,11 @@ import type { HookRecords } from './hook-records.js';
  * process and the transcript can differ a little, so entries from slightly before still count.
  */
 const INJECTION_SLACK_MS = 5_000;
+/**
+ * One compaction reported twice (PostCompact in print mode, and the transcript, issue 31) is recorded
+ * once: the second report comes seconds after the first, and no conversation compacts twice a minute.
+ */
+const SAME_COMPACTION_MS = 60_000;
 
 export interface HookServiceDeps {
   transcripts: Transcripts;
@@ -90,6 +96,25 @@ export function createHookService(deps: HookServiceDeps) {
     return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
   }
 
+  async function postCompact(
+    sessionId: string,
+    trigger: string,
+    summary: string,
+    signal?: AbortSignal,
+  ): Promise<CompactRecord> {
+    const [latest] = records.compactions(sessionId);
+    if (latest !== undefined && clock() - Date.parse(latest.recordedAt) < SAME_COMPACTION_MS) return latest;
+    let lost: CompactRecord['lost'] = null;
+    try {
+      lost = await lostBefore(sessionId, summary, signal);
+    } catch (error) {
+      log.warn('could not tell what the compaction lost', { sessionId, error });
+    }
+    return records.addCompact(sessionId, trigger, clock(), summary, lost);
+  }
+
+  const compactions = createCompactionWatch({ transcripts, clock, record: postCompact });
+
   return {
     async sessionStart(sessionId: string, cwd: string, source: string): Promise<SessionStartResult> {
       if (!isAbsolute(cwd)) throw invalidParams('cwd must be an absolute path', { field: 'params.cwd' });
@@ -141,20 +166,7 @@ export function createHookService(deps: HookServiceDeps) {
       };
     },
 
-    async postCompact(
-      sessionId: string,
-      trigger: string,
-      summary: string,
-      signal?: AbortSignal,
-    ): Promise<CompactRecord> {
-      let lost: CompactRecord['lost'] = null;
-      try {
-        lost = await lostBefore(sessionId, summary, signal);
-      } catch (error) {
-        log.warn('could not tell what the compaction lost', { sessionId, error });
-      }
-      return records.addCompact(sessionId, trigger, clock(), summary, lost);
-    },
+    postCompact,
 
     status(sessionId: string): HandoffStatusResult {
       const live = heard.status(sessionId);
@@ -183,6 +195,9 @@ export function createHookService(deps: HookServiceDeps) {
 
     /** After ingest changed a session: settles an expected injection once the transcript shows it, or shows it is missing. */
     async onSessionChanged(sessionId: string): Promise<void> {
+      await compactions.check(sessionId).catch((error: unknown) => {
+        log.warn('could not record the compaction from the transcript', { sessionId, error });
+      });
       const pending = records.pending(sessionId);
       if (pending === null) return;
       try {

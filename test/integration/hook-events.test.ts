@@ -5,7 +5,7 @@
  * so that memd says which did not come back after a compaction. Every one exits 0 and prints
  * nothing, memd up or down (fail open).
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
@@ -60,6 +60,48 @@ describe("Claude Code's newer hook events", () => {
     expect(instructions?.loaded.map((file) => file.path)).toHaveLength(3);
     expect(instructions?.compactedAt).not.toBeNull();
     expect(instructions?.notBack).toEqual(['/home/user/src/invoice-service/.claude/rules/money.md']);
+    client.close();
+  });
+
+  it('a compaction is recorded from the transcript, without PostCompact (interactive /compact fires none), and once with it', async () => {
+    const { sandbox, client, transcript } = await setUp();
+    const now = new Date().toISOString();
+    const boundary = '71000000-0000-4000-8000-000000000001';
+    const lines = [
+      {
+        parentUuid: null,
+        logicalParentUuid: null,
+        isSidechain: false,
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        isMeta: false,
+        timestamp: now,
+        uuid: boundary,
+        sessionId: loop.sessionId,
+        compactMetadata: { trigger: 'manual', preTokens: 19_000 },
+      },
+      {
+        parentUuid: boundary,
+        isSidechain: false,
+        type: 'user',
+        isCompactSummary: true,
+        message: { role: 'user', content: 'This session is being continued. Summary: computeTotal was fixed.' },
+        uuid: '71000000-0000-4000-8000-000000000002',
+        timestamp: now,
+        sessionId: loop.sessionId,
+      },
+    ];
+    appendFileSync(transcript, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    await eventually(
+      async () => (await client.handoffStatus({ sessionId: loop.sessionId })).compactions.length === 1,
+      'the compaction to be recorded from the transcript',
+    );
+    const [record] = (await client.handoffStatus({ sessionId: loop.sessionId })).compactions;
+    expect(record).toMatchObject({ trigger: 'manual', summaryChars: lines[1]?.message?.content.length });
+    // Print mode's PostCompact for the same compaction: recorded once, and the hook prints nothing.
+    expect(await hook(sandbox, 'post-compact', input('PostCompact.json', transcript))).toEqual(quiet);
+    expect((await client.handoffStatus({ sessionId: loop.sessionId })).compactions).toEqual([record]);
     client.close();
   });
 
