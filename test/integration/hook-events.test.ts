@@ -47,6 +47,9 @@ describe("Claude Code's newer hook events", () => {
     expect(status.turnFailures).toEqual([
       { at: expect.any(String), error: 'rate_limit', details: expect.stringContaining('429 rate_limit_error') },
     ]);
+    expect((await runMemctl(sandbox, ['status', loop.sessionId])).stdout).toMatch(
+      /failed +turn ended by an API error at .* \(rate_limit: 429 rate_limit_error/,
+    );
     client.close();
   });
 
@@ -60,6 +63,8 @@ describe("Claude Code's newer hook events", () => {
     expect(instructions?.loaded.map((file) => file.path)).toHaveLength(3);
     expect(instructions?.compactedAt).not.toBeNull();
     expect(instructions?.notBack).toEqual(['/home/user/src/invoice-service/.claude/rules/money.md']);
+    const shown = (await runMemctl(sandbox, ['status', loop.sessionId])).stdout;
+    expect(shown).toMatch(/rules +3 instruction files in context; not back after the compaction at .*money\.md/);
     client.close();
   });
 
