@@ -58,12 +58,6 @@ function printResult(
     );
     return;
   }
-  if (!options.uninstall)
-    ctx.out.out(
-      version === null
-        ? `no \`claude --version\` on PATH: the hooks Claude Code ${DEFAULT_CLAUDE_CODE_VERSION} knows`
-        : `the hooks Claude Code ${version} knows`,
-    );
   if (!result.changed) {
     ctx.out.out(
       options.uninstall ? `no memd hooks to remove in ${path}` : `memd's hooks are already installed in ${path}`,
@@ -72,6 +66,12 @@ function printResult(
   }
   ctx.out.out(options.dryRun ? `would change ${path} (dry run, nothing written):` : `changed ${path}:`);
   for (const action of result.actions) ctx.out.out(`  ${action}`);
+  if (!options.uninstall)
+    ctx.out.out(
+      version === null
+        ? `(the events Claude Code ${DEFAULT_CLAUDE_CODE_VERSION} knows: no \`claude --version\` on PATH)`
+        : `(the events Claude Code ${version} knows)`,
+    );
   if (backup !== undefined) ctx.out.out(`backup of the previous file: ${backup}`);
   // Claude Code reads its hooks when a session starts and asks for a review of outside edits.
   if (!options.dryRun)
