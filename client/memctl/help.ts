@@ -23,7 +23,7 @@ commands:
                             Claude Code's file checkpoints: put files back as before a prompt
   handoff [SESSION] [--cwd DIR]
                             write <cwd>/docs/handoff-context.md for a session now
-  hook pre-compact|session-start|post-compact|turn-start|turn-end
+  hook pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded
                             Claude Code's hooks (stdin: the hook's JSON; always exits 0)
   install-hooks [--project] [--uninstall] [--dry-run]
                             add memd's hooks to Claude Code's settings.json
@@ -133,26 +133,32 @@ transcript lists too, after you confirm (or with --yes).`,
 Writes <cwd>/docs/handoff-context.md for SESSION (default: the most recent session of the current
 directory) and prints what it holds: files touched, commands and failures, and the pinned user
 constraints. The file goes to the session's cwd unless --cwd names another.`,
-  hook: `usage: memctl hook pre-compact|session-start|post-compact|turn-start|turn-end
+  hook: `usage: memctl hook pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded
 
 Run by Claude Code as a hook (memctl install-hooks sets them up), with the hook's JSON on stdin.
 pre-compact: writes the handoff (handoff.generate) and prints the pinned constraints for the
 compaction instructions; when memd cannot answer in time it writes a HANDOFF_AUTO_PARTIAL handoff
 itself. session-start: for the sources in MEMD_SESSION_START_SOURCES (default compact,resume)
 prints {"hookSpecificOutput":{...,"additionalContext"}} with the handoff and the project's feedback
-memories (at most 10,000 tokens), or nothing. post-compact: records the compaction's summary and
-what it lost. turn-start (UserPromptSubmit) takes the session-memory lock for the main agent's turn,
+memories (at most 10,000 characters, what Claude Code keeps: whole handoff sections by priority, naming
+those left out), or nothing. post-compact (print mode only; interactive /compact fires none): records
+the compaction's summary and what it lost; it prints nothing. turn-start (UserPromptSubmit) takes the session-memory lock for the main agent's turn,
 held while the transcript grows (a crashed turn's hold lapses MEMD_TURN_TTL_MS, default 5 minutes,
-after its last line); turn-end (Stop, SessionEnd) releases it, and a deferred extraction runs. The
-turn hooks never start memd, wait at most 100 ms for it and print nothing. Always exits 0.
+after its last line); turn-end (Stop, SessionEnd) releases it, and a deferred extraction runs;
+turn-failed (StopFailure: a turn ended by an API error) releases it at once and records why;
+instructions-loaded (InstructionsLoaded) records which CLAUDE.md and rule files are in context, so
+that memctl status can say which did not come back after a compaction. These hooks never start memd, wait at most 100 ms for it and print nothing. Always exits 0.
 MEMD_HOOK_DEADLINE_MS overrides how long the other hooks wait for memd.`,
   'install-hooks': `usage: memctl install-hooks [--project] [--uninstall] [--dry-run] [--json]
 
-Merges memd's hooks (PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop and SessionEnd:
-memctl hook ...) into Claude
+Merges memd's hooks (PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd,
+StopFailure and InstructionsLoaded: memctl hook ...) into Claude
 Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings.json with
 --project). Idempotent; every other hook and key is kept; the file is backed up first
 (settings.json.bak-<time>; the newest 3 are kept). A file that is not valid JSON is refused, with where it breaks.
+Only the events the running Claude Code knows are installed (\`claude --version\`; without a claude
+on PATH, those of 2.1.197), since a version may refuse a settings file with an event it does not
+know; memd's hooks of other events are taken out.
 --uninstall removes memd's hooks only. --dry-run prints what would change.`,
   statusline: `usage: memctl statusline
 

@@ -13,7 +13,10 @@ if (command === 'statusline' && subcommand === undefined) {
   await (await import('./quick/statusline.js')).runStatusLine();
 } else if (
   command === 'hook' &&
-  (subcommand === 'turn-start' || subcommand === 'turn-end') &&
+  (subcommand === 'turn-start' ||
+    subcommand === 'turn-end' ||
+    subcommand === 'turn-failed' ||
+    subcommand === 'instructions-loaded') &&
   rest.length === 0 &&
   !asksForHelp
 ) {

@@ -2,12 +2,13 @@
  * The daemon's side of Claude Code's hooks (issue 7). SessionStart: the context to inject (the
  * handoff file and the project's feedback memories, capped), and a record that it is expected, so
  * that the next entries of the transcript can show whether it arrived (`injected`). PostCompact:
- * the compaction's summary and what it lost of the conversation before it.
+ * the compaction's summary and what it lost of the conversation before it. StopFailure and
+ * InstructionsLoaded (issue 31): why a turn failed, which instruction files are in context.
  */
 import { randomBytes } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { handoffContextBlock } from '../../shared/handoff/context.js';
+import { handoffContextBlock, SESSION_START_MAX_CHARS } from '../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
@@ -24,16 +25,20 @@ import type { MemdirStore } from '../memory/memdir/store.js';
 import { buildMessages } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
+import { createCompactionWatch } from './compaction-watch.js';
+import { createHookMemory } from './hook-memory.js';
 import type { HookRecords } from './hook-records.js';
 
-/** The cap on what SessionStart adds to the model's context (issue 7). */
-export const SESSION_START_MAX_TOKENS = 10_000;
-/** Tokens as the rest of memd estimates them: chars / 4. */
 /**
  * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook
  * process and the transcript can differ a little, so entries from slightly before still count.
  */
 const INJECTION_SLACK_MS = 5_000;
+/**
+ * One compaction reported twice (PostCompact in print mode, and the transcript, issue 31) is recorded
+ * once: the second report comes seconds after the first, and no conversation compacts twice a minute.
+ */
+const SAME_COMPACTION_MS = 60_000;
 
 export interface HookServiceDeps {
   transcripts: Transcripts;
@@ -50,6 +55,7 @@ const cut = (text: string, chars: number, note: string) =>
 
 export function createHookService(deps: HookServiceDeps) {
   const { transcripts, records, log, clock } = deps;
+  const heard = createHookMemory();
 
   const mainEntries = async (sessionId: string): Promise<{ path: string; entries: IndexedEntry[] }> => {
     const { file, entries } = await transcripts.mainEntries(sessionId);
@@ -90,6 +96,25 @@ export function createHookService(deps: HookServiceDeps) {
     return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
   }
 
+  async function postCompact(
+    sessionId: string,
+    trigger: string,
+    summary: string,
+    signal?: AbortSignal,
+  ): Promise<CompactRecord> {
+    const [latest] = records.compactions(sessionId);
+    if (latest !== undefined && clock() - Date.parse(latest.recordedAt) < SAME_COMPACTION_MS) return latest;
+    let lost: CompactRecord['lost'] = null;
+    try {
+      lost = await lostBefore(sessionId, summary, signal);
+    } catch (error) {
+      log.warn('could not tell what the compaction lost', { sessionId, error });
+    }
+    return records.addCompact(sessionId, trigger, clock(), summary, lost);
+  }
+
+  const compactions = createCompactionWatch({ transcripts, clock, record: postCompact });
+
   return {
     async sessionStart(sessionId: string, cwd: string, source: string): Promise<SessionStartResult> {
       if (!isAbsolute(cwd)) throw invalidParams('cwd must be an absolute path', { field: 'params.cwd' });
@@ -108,9 +133,10 @@ export function createHookService(deps: HookServiceDeps) {
       const memories = await feedbackMemories(cwd);
       if (handoff === null && memories.length === 0)
         return { additionalContext: null, tokens: 0, sources: [], untrusted };
-      const maxChars = SESSION_START_MAX_TOKENS * CHARS_PER_TOKEN;
+      // Claude Code keeps about 10,000 characters of it (issue 31); 10,000 tokens before.
+      const maxChars = SESSION_START_MAX_CHARS;
       const head = `memd: context for this session after "${source}" (id ${marker}).`;
-      // Standing rules first: they are short and must survive; the handoff takes what is left.
+      // Standing rules first, in the cap and in the text: they are short and must survive; the handoff takes what is left.
       const rules =
         memories.length === 0
           ? ''
@@ -127,10 +153,10 @@ export function createHookService(deps: HookServiceDeps) {
               handoff,
               handoffPath,
               room,
-              `[cut to fit ${SESSION_START_MAX_TOKENS} tokens; the whole handoff is ${handoffPath}]`,
+              `[cut to fit ${maxChars} characters; the whole handoff is ${handoffPath}]`,
             );
       // Redacted (issue 27): the handoff file may be an older version's, memories are the user's own text.
-      const additionalContext = redactSecrets([head, handoffBlock, rules].filter((part) => part !== '').join('\n\n'));
+      const additionalContext = redactSecrets([head, rules, handoffBlock].filter((part) => part !== '').join('\n\n'));
       records.expect(sessionId, source, marker, clock());
       return {
         additionalContext,
@@ -140,27 +166,38 @@ export function createHookService(deps: HookServiceDeps) {
       };
     },
 
-    async postCompact(
-      sessionId: string,
-      trigger: string,
-      summary: string,
-      signal?: AbortSignal,
-    ): Promise<CompactRecord> {
-      let lost: CompactRecord['lost'] = null;
-      try {
-        lost = await lostBefore(sessionId, summary, signal);
-      } catch (error) {
-        log.warn('could not tell what the compaction lost', { sessionId, error });
-      }
-      return records.addCompact(sessionId, trigger, clock(), summary, lost);
-    },
+    postCompact,
 
     status(sessionId: string): HandoffStatusResult {
-      return { sessionId, injection: records.injection(sessionId), compactions: records.compactions(sessionId) };
+      const live = heard.status(sessionId);
+      return {
+        sessionId,
+        injection: records.injection(sessionId),
+        compactions: records.compactions(sessionId),
+        ...(live === null ? {} : live),
+      };
+    },
+
+    /** StopFailure (issue 31): why the turn ended; the caller has released its lock. */
+    turnFailed(sessionId: string, error: string, details: string | null): void {
+      heard.turnFailed(sessionId, error, details, clock());
+      log.info('a Claude Code turn ended on an API error', {
+        sessionId,
+        error,
+        ...(details === null ? {} : { details }),
+      });
+    },
+
+    /** InstructionsLoaded (issue 31): one instruction file in the session's context. */
+    instructionsLoaded(sessionId: string, path: string, memoryType: string, loadReason: string): void {
+      heard.instructionsLoaded(sessionId, { path, memoryType, loadReason, at: clock() });
     },
 
     /** After ingest changed a session: settles an expected injection once the transcript shows it, or shows it is missing. */
     async onSessionChanged(sessionId: string): Promise<void> {
+      await compactions.check(sessionId).catch((error: unknown) => {
+        log.warn('could not record the compaction from the transcript', { sessionId, error });
+      });
       const pending = records.pending(sessionId);
       if (pending === null) return;
       try {

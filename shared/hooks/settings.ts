@@ -8,7 +8,15 @@
  * event, other hooks beside ours in an entry, every other key and its order) is kept as it was.
  */
 
-export const MEMD_HOOK_NAMES = ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end'] as const;
+export const MEMD_HOOK_NAMES = [
+  'pre-compact',
+  'session-start',
+  'post-compact',
+  'turn-start',
+  'turn-end',
+  'turn-failed',
+  'instructions-loaded',
+] as const;
 export type MemdHookName = (typeof MEMD_HOOK_NAMES)[number];
 
 export interface MemdHookSpec {
@@ -19,7 +27,18 @@ export interface MemdHookSpec {
   readonly matcher: string | undefined;
   /** Claude Code kills the command after this many seconds. */
   readonly timeoutSeconds: number;
+  /**
+   * The first Claude Code version with the event: settings.json's `hooks` is a record keyed by the
+   * events a version knows, so an older one may refuse the whole file for a key it does not.
+   */
+  readonly since: string;
 }
+
+/**
+ * The version whose hooks are installed when `claude --version` cannot be read: the one installed
+ * here, which knows every event memd uses (checked in its binary's settings schema).
+ */
+export const DEFAULT_CLAUDE_CODE_VERSION = '2.1.197';
 
 /** A handoff is written by a model call before the context goes; Claude Code waits for it. */
 const PRE_COMPACT_TIMEOUT_S = 60;
@@ -30,19 +49,78 @@ const TURN_HOOK_TIMEOUT_S = 5;
 
 export const MEMD_HOOKS: readonly MemdHookSpec[] = [
   // "" matches both triggers, manual (/compact) and auto.
-  { name: 'pre-compact', event: 'PreCompact', matcher: '', timeoutSeconds: PRE_COMPACT_TIMEOUT_S },
+  { name: 'pre-compact', event: 'PreCompact', matcher: '', timeoutSeconds: PRE_COMPACT_TIMEOUT_S, since: '1.0.0' },
   // SessionStart's matcher would be tested against its `source` (startup, resume, clear, compact).
   // None is set: `memctl hook session-start` filters on `source` itself (compact and resume unless
   // MEMD_SESSION_START_SOURCES says otherwise), and a matcher here would silently override that
   // setting. The price is one node start-up (tens of ms) when a session starts or is cleared.
-  { name: 'session-start', event: 'SessionStart', matcher: undefined, timeoutSeconds: QUICK_HOOK_TIMEOUT_S },
-  { name: 'post-compact', event: 'PostCompact', matcher: undefined, timeoutSeconds: QUICK_HOOK_TIMEOUT_S },
+  {
+    name: 'session-start',
+    event: 'SessionStart',
+    matcher: undefined,
+    timeoutSeconds: QUICK_HOOK_TIMEOUT_S,
+    since: '1.0.0',
+  },
+  // Print mode only: interactive /compact fires PreCompact but not PostCompact (issue 31), so what it
+  // records is recorded by SessionStart(compact) too, and memd depends on neither alone.
+  {
+    name: 'post-compact',
+    event: 'PostCompact',
+    matcher: undefined,
+    timeoutSeconds: QUICK_HOOK_TIMEOUT_S,
+    since: '2.1.76',
+  },
   // The main agent's turn, from the prompt to its end, holds the session-memory lock (DESIGN.md §6).
-  { name: 'turn-start', event: 'UserPromptSubmit', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S },
-  { name: 'turn-end', event: 'Stop', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S },
+  {
+    name: 'turn-start',
+    event: 'UserPromptSubmit',
+    matcher: undefined,
+    timeoutSeconds: TURN_HOOK_TIMEOUT_S,
+    since: '1.0.0',
+  },
+  { name: 'turn-end', event: 'Stop', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S, since: '1.0.0' },
   // A session closed mid-turn (Ctrl-C twice, /exit) sends no Stop.
-  { name: 'turn-end', event: 'SessionEnd', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S },
+  { name: 'turn-end', event: 'SessionEnd', matcher: undefined, timeoutSeconds: TURN_HOOK_TIMEOUT_S, since: '1.0.0' },
+  // A turn ended by an API error (413, rate limit) sends no Stop either: the lock goes at once, with why.
+  {
+    name: 'turn-failed',
+    event: 'StopFailure',
+    matcher: undefined,
+    timeoutSeconds: TURN_HOOK_TIMEOUT_S,
+    since: '2.1.78',
+  },
+  // Which CLAUDE.md and rule files are in context, so that memd can say which a compaction dropped.
+  {
+    name: 'instructions-loaded',
+    event: 'InstructionsLoaded',
+    matcher: undefined,
+    timeoutSeconds: TURN_HOOK_TIMEOUT_S,
+    since: '2.1.69',
+  },
 ];
+
+/** `2.1.197 (Claude Code)` → [2, 1, 197]; null when the text holds no version. */
+export function parseClaudeVersion(text: string): [number, number, number] | null {
+  const match = /(\d+)\.(\d+)\.(\d+)/.exec(text);
+  return match === null ? null : [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+function atLeast(version: readonly number[], since: readonly number[]): boolean {
+  for (let i = 0; i < 3; i++) {
+    const a = version[i] ?? 0;
+    const b = since[i] ?? 0;
+    if (a !== b) return a > b;
+  }
+  return true;
+}
+
+/** memd's hooks that a Claude Code version knows; an unreadable version gets DEFAULT_CLAUDE_CODE_VERSION's. */
+export function memdHooksFor(version: string | null): readonly MemdHookSpec[] {
+  const parsed =
+    (version === null ? null : parseClaudeVersion(version)) ?? parseClaudeVersion(DEFAULT_CLAUDE_CODE_VERSION);
+  if (parsed === null) return MEMD_HOOKS;
+  return MEMD_HOOKS.filter((spec) => atLeast(parsed, parseClaudeVersion(spec.since) ?? [0, 0, 0]));
+}
 
 /** The command line of each hook, as it goes into settings.json. */
 export type MemdHookCommands = Readonly<Record<MemdHookName, string>>;
@@ -67,7 +145,7 @@ export function memdHookCommands(nodePath: string, memctlMain: string): MemdHook
  * an install from another checkout or another node be updated in place instead of duplicated.
  */
 const MEMD_HOOK_COMMAND =
-  /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end)\s*$/;
+  /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded)\s*$/;
 
 /** Which of memd's hooks a command runs, or undefined when it is not one of memd's. */
 export function memdHookName(command: unknown): MemdHookName | undefined {
@@ -220,11 +298,30 @@ function installOne(hooks: JsonObject, spec: MemdHookSpec, command: string): str
   return actions;
 }
 
-/** Adds memd's hooks, or brings an older install of them up to date. Installing twice changes nothing. */
-export function installHooks(settings: unknown, commands: MemdHookCommands): HookMergeResult {
+/** Takes out memd's hook of one spec, for a version that does not know its event. */
+function removeOne(hooks: JsonObject, spec: MemdHookSpec): string[] {
+  const entries = readEvent(hooks, spec.event);
+  if (entries === undefined) return [];
+  const found = findMemdHooks(entries, (name) => name === spec.name);
+  removeHooks(hooks, spec.event, entries, found);
+  return found.map(({ hook }) => `removed ${spec.event} hook (unknown to this Claude Code): ${String(hook.command)}`);
+}
+
+/**
+ * Adds memd's hooks that `specs` names (memdHooksFor the running version), or brings an older
+ * install of them up to date, and takes out memd's hooks of events the version does not know.
+ * Installing twice changes nothing.
+ */
+export function installHooks(
+  settings: unknown,
+  commands: MemdHookCommands,
+  specs: readonly MemdHookSpec[] = MEMD_HOOKS,
+): HookMergeResult {
   const { root, hooks: existing } = cloneSettings(settings);
   const hooks = existing ?? {};
-  const actions = MEMD_HOOKS.flatMap((spec) => installOne(hooks, spec, commands[spec.name]));
+  const actions = MEMD_HOOKS.flatMap((spec) =>
+    specs.includes(spec) ? installOne(hooks, spec, commands[spec.name]) : removeOne(hooks, spec),
+  );
   if (existing === undefined) root.hooks = hooks;
   return { settings: root, changed: actions.length > 0, actions };
 }
@@ -252,9 +349,10 @@ export type MemdHookState = 'installed' | 'outdated' | 'missing';
 export function memdHookStates(
   settings: unknown,
   commands: MemdHookCommands,
+  specs: readonly MemdHookSpec[] = MEMD_HOOKS,
 ): { spec: MemdHookSpec; state: MemdHookState }[] {
   const { hooks } = cloneSettings(settings);
-  return MEMD_HOOKS.map((spec) => {
+  return specs.map((spec) => {
     const entries = hooks ? readEvent(hooks, spec.event) : undefined;
     if (entries === undefined || findMemdHooks(entries, (name) => name === spec.name).length === 0)
       return { spec, state: 'missing' };

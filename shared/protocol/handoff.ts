@@ -136,10 +136,31 @@ export const handoffResultSchema: Schema<HandoffResult> = looseObject({
   text: str(),
 });
 
+/** A turn Claude Code ended on an API error (its StopFailure hook, issue 31). */
+export interface TurnFailure {
+  at: string;
+  /** Claude Code's error kind: `rate_limit`, `invalid_request` (a 413), `overloaded`, … */
+  error: string;
+  details: string | null;
+}
+
+/** The instruction files (CLAUDE.md, rules) Claude Code reported in context (its InstructionsLoaded hook, issue 31). */
+export interface InstructionsState {
+  /** Each file once, in the order last loaded. */
+  loaded: { path: string; memoryType: string; loadReason: string; at: string }[];
+  /** When Claude Code last loaded files again after a compaction; null before any. */
+  compactedAt: string | null;
+  /** Files in context before that compaction that have not been loaded since. */
+  notBack: string[];
+}
+
 /** `handoff.status`: a session's hook records. */
 export interface HandoffStatusResult {
   sessionId: string;
   injection: HandoffInjection | null;
   /** Newest first. */
   compactions: CompactRecord[];
+  /** Issue 31, kept in memory while the daemon runs (absent from an older memd): newest first. */
+  turnFailures?: TurnFailure[];
+  instructions?: InstructionsState;
 }

@@ -305,6 +305,27 @@ export const Methods = {
     object({ sessionId, trigger: str({ minLength: 1, maxLength: 100 }), compactSummary: str() }),
   ),
   handoffStatus: method<HandoffStatusResult>()('handoff.status', object({ sessionId })),
+  // Issue 31: StopFailure releases the turn's lock (as memory.unlock) and records why.
+  handoffTurnFailed: method<{ released: boolean }>()(
+    'handoff.turnFailed',
+    object({
+      sessionId,
+      owner: str({ minLength: 1 }),
+      transcriptPath: optional(str({ minLength: 1, maxLength: 4_096 })),
+      error: str({ minLength: 1, maxLength: 200 }),
+      details: optional(str({ maxLength: 4_000 })),
+    }),
+  ),
+  // Issue 31: InstructionsLoaded, one instruction file in context.
+  handoffInstructionsLoaded: method<{ recorded: boolean }>()(
+    'handoff.instructionsLoaded',
+    object({
+      sessionId,
+      filePath: str({ minLength: 1, maxLength: 4_096 }),
+      memoryType: str({ minLength: 1, maxLength: 100 }),
+      loadReason: str({ minLength: 1, maxLength: 100 }),
+    }),
+  ),
 } as const;
 
 export type MethodName = (typeof Methods)[keyof typeof Methods]['name'];

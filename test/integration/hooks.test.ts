@@ -100,7 +100,7 @@ describe('hooks against a running daemon', () => {
     };
     expect(output.hookSpecificOutput.hookEventName).toBe('SessionStart');
     expect(output.hookSpecificOutput.additionalContext).toContain('## Resume Prompt');
-    expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(40_000);
+    expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(10_000);
     const startup = await runMemctl(
       sandbox,
       ['hook', 'session-start'],
@@ -396,7 +396,9 @@ describe('memctl handoff and install-hooks as commands', () => {
       expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
     expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
     const doctor = (await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout;
-    expect(doctor).toMatch(/ok +hooks +PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd in/);
+    expect(doctor).toMatch(
+      /ok +hooks +PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd, StopFailure, InstructionsLoaded in/,
+    );
     expect(doctor).toMatch(/-- +statusline +not set in .* \(optional: memctl install-statusline\)/);
     expect((await runMemctl(sandbox, ['install-statusline'])).code).toBe(0);
     expect((await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout).toMatch(

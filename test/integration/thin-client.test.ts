@@ -227,7 +227,13 @@ describe('memctl loads no daemon code', () => {
       context_window: { current_usage: { input_tokens: 1000 } },
     });
     const dist = pathToFileURL(DIST).href;
-    for (const args of [['statusline'], ['hook', 'turn-start'], ['hook', 'turn-end']]) {
+    for (const args of [
+      ['statusline'],
+      ['hook', 'turn-start'],
+      ['hook', 'turn-end'],
+      ['hook', 'turn-failed'],
+      ['hook', 'instructions-loaded'],
+    ]) {
       const recorder = writeLoadRecorder();
       const log = join(dirname(recorder), 'loaded.txt');
       writeFileSync(log, '');

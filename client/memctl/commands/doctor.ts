@@ -2,11 +2,12 @@
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { memdHookCommands, memdHookStates } from '../../../shared/hooks/settings.js';
+import { memdHookCommands, memdHookStates, memdHooksFor } from '../../../shared/hooks/settings.js';
 import { isMemdStatusLine, memdStatusLineCommand } from '../../../shared/hooks/statusline.js';
 import { checkSocketPath, claudeSettingsPath, type MemdPaths } from '../../../shared/paths.js';
 import { type DaemonStatus, PROTOCOL_VERSION } from '../../../shared/protocol/daemon.js';
 import { daemonMainPath, memctlCommandPath } from '../../install-paths.js';
+import { runningClaudeVersion } from '../claude-version.js';
 import { type Command, type CommandContext, UsageError } from '../context.js';
 import { startAdvice, starterOf } from '../daemon-starter.js';
 import { checkMcpRegistration } from '../mcp-registration.js';
@@ -203,7 +204,7 @@ function checkUnits(paths: MemdPaths): Check {
 }
 
 /** Whether Claude Code runs memd's hooks (optional: without them there are no handoffs). */
-function checkHooks(paths: MemdPaths): Check {
+function checkHooks(paths: MemdPaths, env: NodeJS.ProcessEnv): Check {
   const path = claudeSettingsPath(paths.claudeRoot);
   let settings: unknown;
   try {
@@ -220,7 +221,11 @@ function checkHooks(paths: MemdPaths): Check {
   }
   let states;
   try {
-    states = memdHookStates(settings, memdHookCommands(process.execPath, memctlCommandPath()));
+    states = memdHookStates(
+      settings,
+      memdHookCommands(process.execPath, memctlCommandPath()),
+      memdHooksFor(runningClaudeVersion(env)),
+    );
   } catch (error) {
     return {
       ok: false,
@@ -313,7 +318,7 @@ export const doctor: Command = async (ctx) => {
     await checkConfig(),
     checkProjects(paths),
     checkUnits(paths),
-    checkHooks(paths),
+    checkHooks(paths, ctx.env),
     checkStatusLine(paths),
     checkMcpRegistration(ctx.env),
     await checkDeletions(ctx),

@@ -7,7 +7,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { handoffContextBlock } from '../../../shared/handoff/context.js';
+import { handoffContextBlock, SESSION_START_MAX_CHARS } from '../../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../../shared/handoff/gitignore.js';
 import { renderPartialHandoff } from '../../../shared/handoff/render.js';
 import { HANDOFF_TAIL_BYTES, transcriptTailText } from '../../../shared/handoff/tail.js';
@@ -25,8 +25,6 @@ import { readTextInWorkTree, writeInWorkTree } from '../work-tree.js';
 const PRE_COMPACT_DEADLINE_MS = 50_000;
 /** SessionStart and PostCompact hooks get 15 s. */
 const SHORT_DEADLINE_MS = 12_000;
-/** SessionStart's cap without the daemon: 10,000 tokens of chars / 4. */
-const FALLBACK_CONTEXT_CHARS = 40_000;
 /** handoff.sessionStart's bound on `model`: a longer one is no model id, and is not passed on. */
 const MAX_MODEL_CHARS = 200;
 
@@ -306,7 +304,7 @@ function printHandoffFile(input: HookInput, cwd: string, source: string, ctx: Co
   const path = join(cwd, HANDOFF_FILE);
   const head = `memd: context for this session after "${source}" (memd did not answer: the handoff file alone).`;
   printContext(
-    `${head}\n\n${handoffContextBlock(handoff, path, FALLBACK_CONTEXT_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`,
+    `${head}\n\n${handoffContextBlock(handoff, path, SESSION_START_MAX_CHARS - head.length - 2, `[cut to fit; the whole handoff is ${path}]`)}`,
     ctx,
   );
 }
@@ -336,12 +334,13 @@ const HOOKS: Record<string, (input: HookInput, ctx: CommandContext) => Promise<v
 };
 
 /** Run by quick/turn.ts, which main.ts loads directly; here when flags (`--json`) sent them through the command line. */
-const TURN_HOOKS = new Set(['turn-start', 'turn-end']);
+const TURN_HOOKS = new Set<string>(['turn-start', 'turn-end', 'turn-failed', 'instructions-loaded']);
 
 export const hook: Command = async (ctx) => {
   const [name, ...rest] = ctx.args;
   if (name !== undefined && TURN_HOOKS.has(name) && rest.length === 0) {
-    await (await import('../quick/turn.js')).runTurnHook(name as 'turn-start' | 'turn-end');
+    const turn = await import('../quick/turn.js');
+    await turn.runTurnHook(name as (typeof turn.TURN_HOOK_NAMES)[number]);
     return 0;
   }
   const run = name === undefined ? undefined : HOOKS[name];

@@ -5,13 +5,16 @@
  */
 import { existsSync } from 'node:fs';
 import {
+  DEFAULT_CLAUDE_CODE_VERSION,
   type HookMergeResult,
   HookSettingsError,
   memdHookCommands,
+  memdHooksFor,
   installHooks as mergeHooks,
   uninstallHooks,
 } from '../../../shared/hooks/settings.js';
 import { memctlCommandPath, memctlMainPath } from '../../install-paths.js';
+import { runningClaudeVersion } from '../claude-version.js';
 import { type Command, type CommandContext, EXIT_ERROR, EXIT_OK } from '../context.js';
 import { sayIfNotRunning } from '../daemon-starter.js';
 import {
@@ -29,9 +32,9 @@ function parseOptions(args: string[]): Options {
   return parseInstallOptions('install-hooks', args);
 }
 
-function merge(settings: unknown, options: Options): HookMergeResult {
+function merge(settings: unknown, options: Options, version: string | null): HookMergeResult {
   if (options.uninstall) return uninstallHooks(settings);
-  return mergeHooks(settings, memdHookCommands(process.execPath, memctlCommandPath()));
+  return mergeHooks(settings, memdHookCommands(process.execPath, memctlCommandPath()), memdHooksFor(version));
 }
 
 function printResult(
@@ -40,11 +43,13 @@ function printResult(
   result: HookMergeResult,
   backup: string | undefined,
   options: Options,
+  version: string | null,
 ): void {
   if (ctx.json) {
     ctx.out.out(
       JSON.stringify({
         path,
+        claudeCodeVersion: version,
         changed: result.changed,
         actions: result.actions,
         backup: backup ?? null,
@@ -61,6 +66,12 @@ function printResult(
   }
   ctx.out.out(options.dryRun ? `would change ${path} (dry run, nothing written):` : `changed ${path}:`);
   for (const action of result.actions) ctx.out.out(`  ${action}`);
+  if (!options.uninstall)
+    ctx.out.out(
+      version === null
+        ? `(the events Claude Code ${DEFAULT_CLAUDE_CODE_VERSION} knows: no \`claude --version\` on PATH)`
+        : `(the events Claude Code ${version} knows)`,
+    );
   if (backup !== undefined) ctx.out.out(`backup of the previous file: ${backup}`);
   // Claude Code reads its hooks when a session starts and asks for a review of outside edits.
   if (!options.dryRun)
@@ -70,10 +81,12 @@ function printResult(
 export const installHooks: Command = async (ctx) => {
   const options = parseOptions(ctx.args);
   const path = settingsPath(ctx.env, options.project);
+  // An event the running version does not know may make it refuse the whole settings file.
+  const version = options.uninstall ? null : runningClaudeVersion(ctx.env);
   let outcome: Awaited<ReturnType<typeof editSettings<HookMergeResult>>>;
   try {
     outcome = await editSettings(path, {
-      merge: (settings) => merge(settings, options),
+      merge: (settings) => merge(settings, options, version),
       settingsOf: (result) => result.settings,
       newFileMode: NEW_SETTINGS_MODE,
       dryRun: options.dryRun,
@@ -95,7 +108,7 @@ export const installHooks: Command = async (ctx) => {
       `memctl: warning: ${memctlMainPath()} does not exist yet; the hooks do nothing until memd is built (npm run build)`,
     );
   }
-  printResult(ctx, path, outcome.result, outcome.backup, options);
+  printResult(ctx, path, outcome.result, outcome.backup, options, version);
   await sayIfNotRunning(ctx, options);
   return EXIT_OK;
 };

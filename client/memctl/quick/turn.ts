@@ -1,5 +1,6 @@
 /**
- * `memctl hook turn-start|turn-end`: Claude Code's UserPromptSubmit and Stop / SessionEnd hooks.
+ * `memctl hook turn-start|turn-end|turn-failed|instructions-loaded`: Claude Code's UserPromptSubmit,
+ * Stop / SessionEnd, StopFailure and InstructionsLoaded hooks.
  * The main agent's turn holds the session-memory lock (DESIGN.md §6), so extraction never writes
  * while the agent works and runs at the break after it. The hold lasts while the transcript grows
  * (`whileActive`): a turn that crashed without its Stop is let go TURN_TTL_MS after its last line.
@@ -24,25 +25,56 @@ function ttlFrom(env: NodeJS.ProcessEnv): number {
   return Number.isSafeInteger(value) && value > 0 ? value : TURN_TTL_MS;
 }
 
-export async function runTurnHook(which: 'turn-start' | 'turn-end'): Promise<void> {
+export const TURN_HOOK_NAMES = ['turn-start', 'turn-end', 'turn-failed', 'instructions-loaded'] as const;
+export type TurnHookName = (typeof TURN_HOOK_NAMES)[number];
+
+/** handoff.turnFailed's bounds on what Claude Code says of the error: longer is cut, not refused. */
+const MAX_ERROR_CHARS = 200;
+const MAX_DETAILS_CHARS = 4_000;
+
+/** The call each hook makes, from its stdin object; null when the object lacks what it needs. */
+function callOf(which: TurnHookName, input: Record<string, unknown> | null): [string, Record<string, unknown>] | null {
+  const sessionId = text(input, 'session_id');
+  if (sessionId === null) return null;
+  const transcriptPath = text(input, 'transcript_path');
+  const where = transcriptPath === null ? {} : { transcriptPath };
+  const turn = { sessionId, owner: TURN_OWNER, ...where };
+  switch (which) {
+    case 'turn-start':
+      return ['memory.lock', { ...turn, ttlMs: ttlFrom(process.env), whileActive: true }];
+    case 'turn-end':
+      return ['memory.unlock', turn];
+    case 'turn-failed': {
+      // StopFailure (Claude Code 2.1.78+): `error` is its kind (rate_limit, invalid_request…), `error_details` the text.
+      const error = (text(input, 'error') ?? 'unknown').slice(0, MAX_ERROR_CHARS);
+      const details = text(input, 'error_details')?.slice(0, MAX_DETAILS_CHARS);
+      return ['handoff.turnFailed', { ...turn, error, ...(details === undefined ? {} : { details }) }];
+    }
+    case 'instructions-loaded': {
+      // InstructionsLoaded (2.1.69+): one file, its memory_type (User, Project…) and load_reason (session_start, compact…).
+      const filePath = text(input, 'file_path');
+      if (filePath === null) return null;
+      const memoryType = text(input, 'memory_type') ?? 'unknown';
+      const loadReason = text(input, 'load_reason') ?? 'unknown';
+      return ['handoff.instructionsLoaded', { sessionId, filePath, memoryType, loadReason }];
+    }
+  }
+}
+
+export async function runTurnHook(which: TurnHookName): Promise<void> {
   process.on('uncaughtException', () => process.exit(0));
   process.on('unhandledRejection', () => process.exit(0));
   try {
     const input = await readJsonObject(TURN_STDIN_DEADLINE_MS);
-    const sessionId = text(input, 'session_id');
-    if (sessionId === null) return;
-    const transcriptPath = text(input, 'transcript_path');
-    const where = transcriptPath === null ? {} : { transcriptPath };
-    const params =
-      which === 'turn-start'
-        ? { sessionId, owner: TURN_OWNER, ttlMs: ttlFrom(process.env), whileActive: true, ...where }
-        : { sessionId, owner: TURN_OWNER, ...where };
-    await quickCall(
-      socketPathOf(process.env),
-      which === 'turn-start' ? 'memory.lock' : 'memory.unlock',
-      params,
-      TURN_DEADLINE_MS,
-    );
+    const call = callOf(which, input);
+    if (call === null) return;
+    const socket = socketPathOf(process.env);
+    const answer = await quickCall(socket, call[0], call[1], TURN_DEADLINE_MS);
+    // A memd older than handoff.turnFailed still lets the turn's lock go.
+    if (which === 'turn-failed' && answer?.ok === false && answer.kind === 'MethodNotFound') {
+      const { error: _error, details: _details, ...turn } = call[1];
+      await quickCall(socket, 'memory.unlock', turn, TURN_DEADLINE_MS);
+    }
   } catch {
     // Fail open: the prompt goes on whatever happened here.
   } finally {

@@ -118,5 +118,29 @@ export function renderHookRecords(status: HandoffStatusResult, out: Output): str
       `  summary   ${last.trigger} compaction at ${last.recordedAt}: ${last.summaryChars} chars; lost ${lost}`,
     );
   }
+  return [...lines, ...renderLiveHookRecords(status, out)];
+}
+
+/** What StopFailure and InstructionsLoaded told memd (issue 31): why a turn failed, which instructions a compaction dropped. */
+function renderLiveHookRecords(status: HandoffStatusResult, out: Output): string[] {
+  const lines: string[] = [];
+  const failure = status.turnFailures?.[0];
+  if (failure !== undefined) {
+    const count = status.turnFailures?.length ?? 1;
+    const details = failure.details === null ? '' : `: ${failure.details.replace(/\s+/g, ' ').slice(0, 160)}`;
+    lines.push(
+      `  failed    turn ended by an API error at ${failure.at} (${failure.error}${details})${count > 1 ? `; ${count} such turns` : ''}`,
+    );
+  }
+  const instructions = status.instructions;
+  if (instructions !== undefined && instructions.loaded.length > 0) {
+    const back =
+      instructions.compactedAt === null
+        ? ''
+        : instructions.notBack.length === 0
+          ? `; all back after the compaction at ${instructions.compactedAt}`
+          : `; ${out.bold(`not back after the compaction at ${instructions.compactedAt}: ${instructions.notBack.join(', ')}`)}`;
+    lines.push(`  rules     ${instructions.loaded.length} instruction files in context${back}`);
+  }
   return lines;
 }

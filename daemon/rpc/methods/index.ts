@@ -53,7 +53,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
     ...compactionMethods(parts.compaction, paths.projectsDir),
     ...extractionMethods(parts.extraction),
     ...memdirMethods(memory.memdir),
-    ...hookMethods(handoff.hooks, sessions),
+    ...hookMethods(handoff.hooks, sessions, parts.extraction),
     ...handoffMethods(handoff.handoff),
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(memory.rewind),

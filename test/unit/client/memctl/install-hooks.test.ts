@@ -96,6 +96,19 @@ describe('memctl install-hooks', () => {
     expect(backups()).toEqual([]);
   });
 
+  it('installs only the events the claude on PATH knows (issue 31)', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "2.1.70 (Claude Code)"\n', { mode: 0o755 });
+    const env = { HOME: join(dir, 'home'), CLAUDE_CONFIG_DIR: claudeDir, PATH: `${bin}:/usr/bin:/bin` };
+    const { code, out } = await run([], { env });
+    expect(code).toBe(0);
+    expect(Object.keys(hooksIn(settingsPath))).not.toContain('StopFailure');
+    expect(Object.keys(hooksIn(settingsPath))).not.toContain('PostCompact');
+    expect(Object.keys(hooksIn(settingsPath))).toContain('InstructionsLoaded');
+    expect(out).toContain('(the events Claude Code 2.1.70 knows)');
+  });
+
   it('finds ~/.claude from HOME when CLAUDE_CONFIG_DIR is not set', async () => {
     const { code } = await run([], { env: { HOME: join(dir, 'home') } });
     expect(code).toBe(0);
@@ -135,6 +148,7 @@ describe('memctl install-hooks', () => {
     expect(code).toBe(0);
     expect(JSON.parse(out[0] ?? '')).toEqual({
       path: settingsPath,
+      claudeCodeVersion: null,
       changed: false,
       actions: [],
       backup: null,

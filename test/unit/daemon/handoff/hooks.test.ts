@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandoffBindings } from '../../../../daemon/handoff/bindings.js';
 import { createHookRecords } from '../../../../daemon/handoff/hook-records.js';
-import { createHookService, SESSION_START_MAX_TOKENS } from '../../../../daemon/handoff/hooks.js';
+import { createHookService } from '../../../../daemon/handoff/hooks.js';
 import { createMemdirStore } from '../../../../daemon/memory/memdir/store.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
+import { SESSION_START_MAX_CHARS } from '../../../../shared/handoff/context.js';
 import { sanitizeProjectDirName } from '../../../../shared/paths.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { bindingsIn } from './bindings-for-tests.js';
@@ -140,11 +141,26 @@ describe('the SessionStart context', () => {
     expect(context).toContain('<<\u2039end memd-data 0011223344556677>>>');
   });
 
-  it('stays within 10,000 tokens however big the handoff is, saying where the whole file is', async () => {
+  it("stays within Claude Code's 10,000 characters however big the handoff is, saying where the whole file is", async () => {
     await handoff(SESSION, 'x'.repeat(200_000));
     const result = await hooks.sessionStart(SESSION, cwd, 'compact');
-    expect(result.tokens).toBeLessThanOrEqual(SESSION_START_MAX_TOKENS);
+    expect(result.additionalContext?.length).toBeLessThanOrEqual(SESSION_START_MAX_CHARS);
     expect(result.additionalContext).toContain('the whole handoff is');
+  });
+
+  it('keeps the rules and next steps of a long handoff and says which sections it left out (issue 31)', async () => {
+    const filler = 'row of a long table\n'.repeat(600);
+    await handoff(
+      SESSION,
+      `## Completed Tasks\n\n${filler}\n## Constraints\n\nUser rules, verbatim:\n- never push\n\n## Files Touched\n\n${filler}\n## Next Steps\n\n1. run the tests`,
+    );
+    const context = (await hooks.sessionStart(SESSION, cwd, 'compact')).additionalContext ?? '';
+    expect(context.length).toBeLessThanOrEqual(SESSION_START_MAX_CHARS);
+    expect(context).toContain('- never push');
+    expect(context).toContain('1. run the tests');
+    expect(context).toMatch(
+      /left out of this context.*: Files Touched, Completed Tasks\. Read them in \/.*handoff-context\.md/,
+    );
   });
 
   it('refuses a relative cwd', async () => {

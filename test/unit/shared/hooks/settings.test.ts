@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_CLAUDE_CODE_VERSION,
   formatSettings,
   HookSettingsError,
   installHooks,
@@ -10,6 +11,7 @@ import {
   memdHookCommands,
   memdHookName,
   memdHookStates,
+  memdHooksFor,
   shellQuote,
   uninstallHooks,
 } from '../../../../shared/hooks/settings.js';
@@ -93,6 +95,8 @@ describe('installHooks', () => {
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: COMMANDS['turn-start'], timeout: 5 }] }],
         Stop: [{ hooks: [{ type: 'command', command: COMMANDS['turn-end'], timeout: 5 }] }],
         SessionEnd: [{ hooks: [{ type: 'command', command: COMMANDS['turn-end'], timeout: 5 }] }],
+        StopFailure: [{ hooks: [{ type: 'command', command: COMMANDS['turn-failed'], timeout: 5 }] }],
+        InstructionsLoaded: [{ hooks: [{ type: 'command', command: COMMANDS['instructions-loaded'], timeout: 5 }] }],
       },
     });
     expect(result.actions).toEqual(MEMD_HOOKS.map((spec) => `added ${spec.event} hook: ${COMMANDS[spec.name]}`));
@@ -102,7 +106,8 @@ describe('installHooks', () => {
     const before = fixture();
     const after = installHooks(before, COMMANDS).settings;
     expect(before).toEqual(fixture());
-    expect(Object.keys(hooksOf(after))).toEqual(Object.keys(before.hooks));
+    // The events the file had keep their place; memd's new ones (StopFailure, InstructionsLoaded) come after.
+    expect(Object.keys(hooksOf(after)).slice(0, Object.keys(before.hooks).length)).toEqual(Object.keys(before.hooks));
     for (const [event, entries] of Object.entries(before.hooks)) {
       expect(JSON.stringify(hooksOf(after)[event]?.slice(0, entries.length))).toBe(JSON.stringify(entries));
       const added = MEMD_HOOKS.some((spec) => spec.event === event) ? 1 : 0;
@@ -323,7 +328,42 @@ describe('memdHookStates', () => {
       ['turn-start', 'installed'],
       ['turn-end', 'installed'],
       ['turn-end', 'installed'],
+      ['turn-failed', 'installed'],
+      ['instructions-loaded', 'installed'],
     ]);
     expect(hooks.SessionStart?.[0]?.hooks[0]?.timeout).toBe(1);
+  });
+});
+
+describe('memdHooksFor (issue 31)', () => {
+  const events = (version: string | null) => memdHooksFor(version).map((spec) => spec.event);
+
+  it('installs for 2.1.197, and without a readable version, every event memd uses', () => {
+    expect(events('2.1.197 (Claude Code)')).toEqual(MEMD_HOOKS.map((spec) => spec.event));
+    expect(events(null)).toEqual(events(DEFAULT_CLAUDE_CODE_VERSION));
+    expect(events('no version here')).toEqual(events(DEFAULT_CLAUDE_CODE_VERSION));
+  });
+
+  it('leaves out the events an older Claude Code does not know', () => {
+    expect(events('2.1.69')).not.toContain('PostCompact');
+    expect(events('2.1.69')).toContain('InstructionsLoaded');
+    expect(events('2.1.77')).toContain('PostCompact');
+    expect(events('2.1.77')).not.toContain('StopFailure');
+    expect(events('2.0.99')).toEqual(['PreCompact', 'SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd']);
+  });
+
+  it('takes out its own hooks of events the version does not know, and no one else’s', () => {
+    const all = installHooks(
+      { hooks: { StopFailure: [{ hooks: [{ type: 'command', command: 'notify' }] }] } },
+      COMMANDS,
+    );
+    const older = installHooks(all.settings, COMMANDS, memdHooksFor('2.1.70'));
+    expect(older.actions).toEqual([
+      `removed PostCompact hook (unknown to this Claude Code): ${COMMANDS['post-compact']}`,
+      `removed StopFailure hook (unknown to this Claude Code): ${COMMANDS['turn-failed']}`,
+    ]);
+    expect(hooksOf(older.settings).PostCompact).toBeUndefined();
+    expect(hooksOf(older.settings).StopFailure).toEqual([{ hooks: [{ type: 'command', command: 'notify' }] }]);
+    expect(installHooks(older.settings, COMMANDS, memdHooksFor('2.1.70')).changed).toBe(false);
   });
 });
