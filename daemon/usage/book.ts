@@ -70,6 +70,19 @@ export interface SlotRow {
   cache_1h: number;
 }
 
+/** A counted response and its entry's timestamp as the index holds it (null when the entry is gone). */
+export interface TimedRow {
+  slot: number;
+  timestamp: string | null;
+  model: string;
+  input: number;
+  output: number;
+  cache_creation: number;
+  cache_read: number;
+  cache_5m: number;
+  cache_1h: number;
+}
+
 interface CandidateRow {
   key: string;
   file_id: number;
@@ -105,6 +118,8 @@ export interface UsageBook {
   byDay(bounds: readonly number[], project: string | null): DayRow[];
   /** Counts by project and model of the slots in [fromSlot, toSlot). */
   byProject(fromSlot: number | null, toSlot: number | null, project: string | null): GroupRow[];
+  /** The counted responses of the slots in [fromSlot, toSlot), with their entry's timestamp (blocks need the instant). */
+  responses(fromSlot: number | null, toSlot: number | null, project: string | null): TimedRow[];
   /** The first and last slot with usage, of one project folder or all. */
   extent(project: string | null): { first: number; last: number } | null;
 }
@@ -240,6 +255,14 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const extentOfProject = db.prepare(
     'SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ? AND project = ?',
   );
+  // The counted candidates have no index by slot: a scan, which only `by: 'block'` pays.
+  const timedSql = (ofProject: boolean) => `
+    SELECT c.slot, e.timestamp, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h
+    FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
+    LEFT JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
+    WHERE c.counted = 1 AND c.slot >= ? AND c.slot < ?${ofProject ? ' AND f.project = ?' : ''}`;
+  const timedAll = db.prepare(timedSql(false));
+  const timedOfProject = db.prepare(timedSql(true));
   const slotsOfProject = db.prepare(
     'SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot',
   );
@@ -362,6 +385,10 @@ export function createUsageBook(db: Database.Database): UsageBook {
         project === null ? extentAll.get(FIRST_SLOT, LAST_SLOT) : extentOfProject.get(FIRST_SLOT, LAST_SLOT, project)
       ) as { first: number | null; last: number | null };
       return row.first === null || row.last === null ? null : { first: row.first, last: row.last };
+    },
+    responses(fromSlot, toSlot, project) {
+      const range = [Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT), Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1)];
+      return (project === null ? timedAll.all(...range) : timedOfProject.all(...range, project)) as TimedRow[];
     },
     slots(fromSlot, toSlot, project) {
       const range = [Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT), Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1)];

@@ -6,11 +6,13 @@ import type Database from 'better-sqlite3';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { UsageGrouping, UsageReportResult } from '../../shared/protocol/usage.js';
+import { timestampMs } from '../../shared/transcript/timestamp.js';
 import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds.js';
 import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
+import { blocksOf, type TimedResponse } from './blocks.js';
 import { createUsageBook } from './book.js';
-import { resolveWindow, type Zone, zoneNamed } from './days.js';
+import { resolveWindow, SLOT_MS, type Zone, zoneNamed } from './days.js';
 import { createUsageFollower } from './follower.js';
 import { buildReport, seriesOf } from './report.js';
 
@@ -76,6 +78,21 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
     return bound;
   };
   const dropOrphans = db.transaction(() => book.dropOrphans());
+  /** The window's counted responses, oldest first, at their entry's instant (its quarter hour when the index lost it). */
+  const timedResponses = (fromSlot: number | null, toSlot: number | null, project: string | null): TimedResponse[] =>
+    book
+      .responses(fromSlot, toSlot, project)
+      .map((row) => ({
+        ms: (row.timestamp === null ? null : timestampMs(row.timestamp)) ?? row.slot * SLOT_MS,
+        model: row.model,
+        input: row.input,
+        output: row.output,
+        cacheCreation: row.cache_creation,
+        cacheRead: row.cache_read,
+        cache5m: row.cache_5m,
+        cache1h: row.cache_1h,
+      }))
+      .sort((a, b) => a.ms - b.ms);
 
   return {
     stopStep: 'stop the usage book build',
@@ -103,7 +120,19 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
         );
         const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, project);
         const projectRows = book.byProject(fromSlot, toSlot, project);
-        const report = buildReport({ by: params.by ?? 'day', zone, fromSlot, toSlot, series, dayRows, projectRows });
+        const by = params.by ?? 'day';
+        const blocks =
+          by === 'block' ? { blocks: blocksOf(timedResponses(fromSlot, toSlot, project)), now } : undefined;
+        const report = buildReport({
+          by,
+          zone,
+          fromSlot,
+          toSlot,
+          series,
+          dayRows,
+          projectRows,
+          ...(blocks === undefined ? {} : { blocks }),
+        });
         if (report.by === 'project' && deps.projectNames !== undefined && report.rows.length > 0) {
           const names = deps.projectNames();
           report.rows = report.rows.map((row) => ({ ...row, name: names.get(row.key) ?? row.key }));
