@@ -207,6 +207,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // the background, as after 16. (Right after 21, on an upgrade over both, this second emptying costs nothing: the builder runs after the migrations.)
     sql: REBUILD_SEARCH_INDEX,
   },
+  {
+    version: 23,
+    name: 'the counted usage entries by quarter hour',
+    // usage.report by block (issue 31) reads the counted responses of a window one by one, with
+    // their entry's timestamp; without this index it scanned every candidate through the key index
+    // (a synthetic book of 500,000, 83,340 of them in a 30-day window: 5.3 s without, 1.4 s with it).
+    sql: `CREATE INDEX usage_candidates_slot ON usage_candidates (slot) WHERE counted = 1;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -255,7 +255,7 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const extentOfProject = db.prepare(
     'SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ? AND project = ?',
   );
-  // The counted candidates have no index by slot: a scan, which only `by: 'block'` pays.
+  // Through the counted candidates' slot index (migration 23); each entry's timestamp is a lookup by its key.
   const timedSql = (ofProject: boolean) => `
     SELECT c.slot, e.timestamp, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h
     FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
