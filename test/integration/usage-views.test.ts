@@ -3,7 +3,7 @@
  * 20.0.24 run in the test on the same files (`weekly`, `monthly`, `blocks`, each `--json
  * --offline`): the recorded fixtures, the usage corpus (test/helpers/usage-corpus.ts: split
  * responses, a resumed session's copies, a sub-agent replay, an unpriced model, midnight in UTC and
- * in India), and a session of bursts timed from now, so that the last block is active and has a
+ * in India), and sessions of bursts timed from now, so that the last block is active and has a
  * burn rate and a projection. ccusage and memd read the clock a few seconds apart: the active
  * block's projection is compared to what that difference can move.
  */
@@ -14,6 +14,7 @@ import type { Client } from '../../client/index.js';
 import type { UsageReportResult, UsageRow } from '../../shared/protocol/usage.js';
 import { createClient } from '../helpers/client.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
+import { writeNestedUsage } from '../helpers/nested-usage.js';
 import { mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import {
   eventually,
@@ -234,5 +235,25 @@ describe('usage.report by week, month and block, equal to ccusage', () => {
     );
     const json = await runMemctl(sandbox, ['usage', '--by', 'month', '--json']);
     expect((JSON.parse(json.stdout) as UsageReportResult).provenance.tokens).toBe('official');
+  });
+});
+
+describe('usage.report by block with sub-agent responses nested in main transcripts', () => {
+  it("counts them as ccusage's daily view does, where ccusage's blocks view leaves them out", async () => {
+    const sandbox = makeSandbox();
+    writeNestedUsage(sandbox.projectsDir);
+    keepForFile(sandbox, await startDaemon(sandbox));
+    const client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'the usage book to catch up');
+    const ours = await client.usageReport({ by: 'block' });
+    const { blocks } = (await ccusage(sandbox, ['blocks'])) as { blocks: CcusageBlock[] };
+    const { daily } = (await ccusage(sandbox, ['daily', '--timezone', 'UTC'])) as { daily: { totalTokens: number }[] };
+    const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+    // The same blocks start at the same hours; memd's hold the nested responses too, so they add up to the daily view.
+    expect(ours.rows.filter((row) => row.block?.gap === false).map((row) => row.key)).toEqual(
+      blocks.filter((block) => !block.isGap).map((block) => block.id),
+    );
+    expect(sum(ours.rows.map((row) => row.totalTokens))).toBe(sum(daily.map((day) => day.totalTokens)));
+    expect(sum(blocks.map((block) => block.totalTokens))).toBeLessThan(sum(daily.map((day) => day.totalTokens)));
   });
 });
