@@ -32,8 +32,8 @@ commands:
                             set Claude Code's statusLine to memctl statusline
   search QUERY [--project P] [--session S] [--since 7d] [--kind K] [--json] | search --context SESSION:UUID
                             full-text search of every session, hits grouped by session; a hit's messages
-  usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--json]
-                            tokens and cost by day, project or model, with a sparkline of the cost per day
+  usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--json]
+                            tokens and cost by day, week, month, 5-hour block, project or model, with a sparkline
   export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact]
                             the session as markdown, a self-contained HTML report, or its transcript
   archive list|restore SESSION [--to DIR]|verify|prune --older-than 180d|deleted [--since 7d]|forget SESSION
@@ -197,11 +197,15 @@ deleted lists the transcripts Claude Code deleted (its cleanup, claude project p
 grouped by burst, each with what memd holds of it: kept, verified (the archive's copy holds every
 byte memd had read and inflates whole), partly held, or not held (the archive was off, or the file
 went before memd archived it); restore brings a kept session back.`,
-  usage: `usage: memctl usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--timezone TZ] [--json]
+  usage: `usage: memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--timezone TZ] [--json]
 
 Tokens (input, output, cache writes and reads) and cost at standard API prices, by local day (the
-default), project or model, then a sparkline of the cost per day. Figures are ccusage 20's daily
-view of the same transcripts: an API response written as several entries, or copied into another
+default), week (from Monday), month, 5-hour billing block, project or model, then a sparkline of
+the cost per day. --by block shows the blocks as ccusage's blocks view counts them (from the UTC
+hour of a block's first response, five hours; a gap after five idle hours) and, for the active
+block, its burn rate and where it ends at that pace. Tokens are what Claude Code's transcripts
+record (official); costs, rates and projections are memd's estimates. Figures are ccusage 20's daily,
+weekly, monthly and blocks views of the same transcripts: an API response written as several entries, or copied into another
 session's file, counts once with its largest usage. memd counts transcripts Claude Code has since
 deleted too. --since and --until take a span back from now (30d: today and the 29 days before;
 2w, 12h, 90m), a day (2026-03-01 or 20260301; --until includes it) or an ISO time; --since all

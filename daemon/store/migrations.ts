@@ -249,6 +249,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 25,
+    name: 'the counted usage entries by quarter hour',
+    // usage.report by block (issue 31) reads the counted responses of a window one by one, with
+    // their entry's timestamp; without this index it scanned every candidate through the key index
+    // (a synthetic book of 500,000, 83,340 of them in a 30-day window: 5.3 s without, 1.4 s with it).
+    // IF NOT EXISTS: a database set back to an older version (tests do) runs it again over the index.
+    sql: `CREATE INDEX IF NOT EXISTS usage_candidates_slot ON usage_candidates (slot) WHERE counted = 1;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -70,6 +70,19 @@ export interface SlotRow {
   cache_1h: number;
 }
 
+/** A counted response and its entry's timestamp as the index holds it (null when the entry is gone). */
+export interface TimedRow {
+  slot: number;
+  timestamp: string | null;
+  model: string;
+  input: number;
+  output: number;
+  cache_creation: number;
+  cache_read: number;
+  cache_5m: number;
+  cache_1h: number;
+}
+
 interface CandidateRow {
   key: string;
   file_id: number;
@@ -105,6 +118,18 @@ export interface UsageBook {
   byDay(bounds: readonly number[], project: string | null): DayRow[];
   /** Counts by project and model of the slots in [fromSlot, toSlot). */
   byProject(fromSlot: number | null, toSlot: number | null, project: string | null): GroupRow[];
+  /**
+   * A page of the counted responses of the slots in [fromSlot, toSlot), with their entry's
+   * timestamp (blocks need the instant), by slot: whole slots of at most `limit` rows from
+   * fromSlot on, or the one slot fromSlot when it alone holds more. `next` is the slot the next
+   * page starts at, null after the last.
+   */
+  responses(
+    fromSlot: number | null,
+    toSlot: number | null,
+    project: string | null,
+    limit: number,
+  ): { rows: TimedRow[]; next: number | null };
   /** The first and last slot with usage, of one project folder or all. */
   extent(project: string | null): { first: number; last: number } | null;
 }
@@ -240,6 +265,17 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const extentOfProject = db.prepare(
     'SELECT min(slot) AS first, max(slot) AS last FROM usage_slots WHERE slot >= ? AND slot <= ? AND project = ?',
   );
+  // Through the counted candidates' slot index (migration 25); each entry's timestamp is a lookup by its key.
+  const timedSql = (ofProject: boolean) => `
+    SELECT c.slot, e.timestamp, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h
+    FROM usage_candidates c JOIN usage_files f ON f.id = c.file_id
+    LEFT JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
+    WHERE c.counted = 1 AND c.slot >= ? AND c.slot < ?${ofProject ? ' AND f.project = ?' : ''}
+    ORDER BY c.slot LIMIT ?`;
+  const timedAll = db.prepare(timedSql(false));
+  const timedOfProject = db.prepare(timedSql(true));
+  const timed = (from: number, to: number, project: string | null, limit: number) =>
+    (project === null ? timedAll.all(from, to, limit) : timedOfProject.all(from, to, project, limit)) as TimedRow[];
   const slotsOfProject = db.prepare(
     'SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot',
   );
@@ -362,6 +398,22 @@ export function createUsageBook(db: Database.Database): UsageBook {
         project === null ? extentAll.get(FIRST_SLOT, LAST_SLOT) : extentOfProject.get(FIRST_SLOT, LAST_SLOT, project)
       ) as { first: number | null; last: number | null };
       return row.first === null || row.last === null ? null : { first: row.first, last: row.last };
+    },
+    responses(fromSlot, toSlot, project, limit) {
+      const from = Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT);
+      const to = Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1);
+      const rows = timed(from, to, project, limit + 1);
+      if (rows.length <= limit) return { rows, next: null };
+      // More than a page: the last slot read may go on; it starts the next page.
+      const lastSlot = (rows[limit - 1] as TimedRow).slot;
+      if (lastSlot > from) {
+        let end = limit;
+        while (end > 0 && (rows[end - 1] as TimedRow).slot === lastSlot) end -= 1;
+        rows.length = end;
+        return { rows, next: lastSlot };
+      }
+      // One slot holds more than a page (thousands of responses in 15 minutes): read it whole.
+      return { rows: timed(from, from + 1, project, -1), next: from + 1 < to ? from + 1 : null };
     },
     slots(fromSlot, toSlot, project) {
       const range = [Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT), Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1)];

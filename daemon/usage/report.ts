@@ -4,15 +4,17 @@
  * tokens, so pricing a model's summed tokens gives the sum of its responses' costs, as ccusage adds
  * them, to float rounding). Pure: the service reads the sums and passes the zone and window.
  */
-import type {
-  UsageDay,
-  UsageFigures,
-  UsageGrouping,
-  UsageReportResult,
-  UsageRow,
+import {
+  USAGE_PROVENANCE,
+  type UsageDay,
+  type UsageFigures,
+  type UsageGrouping,
+  type UsageReportResult,
+  type UsageRow,
 } from '../../shared/protocol/usage.js';
 import { costOf, priceFor } from '../../shared/transcript/models.js';
 import type { Usage } from '../../shared/transcript/types.js';
+import { type Block, blockInfo, blockKey } from './blocks.js';
 import type { DayRow, GroupRow, SumsRow } from './book.js';
 import { addDays, type CalendarDay, dayKey, dayStarts, daysBetween, SLOT_MS, type Zone } from './days.js';
 
@@ -54,6 +56,17 @@ export function seriesOf(
   return { days: Array.from({ length: count }, (_, at) => addDays(first, at)), bounds };
 }
 
+/** The Monday of a day's week: ccusage's weekly view keys a week by it. */
+export function weekOf(day: CalendarDay): CalendarDay {
+  const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay();
+  return addDays(day, -((weekday + DAYS_BEFORE_MONDAY) % 7));
+}
+/** Sunday is getUTCDay's 0: six days after Monday. */
+const DAYS_BEFORE_MONDAY = 6;
+
+const periodKey = (by: 'week' | 'month', day: CalendarDay) =>
+  by === 'week' ? dayKey(weekOf(day)) : dayKey(day).slice(0, 'yyyy-mm'.length);
+
 export interface ReportInput {
   by: UsageGrouping;
   zone: Zone;
@@ -64,6 +77,8 @@ export interface ReportInput {
   /** The book's sums by day (indexes into series.days) and model, and by project and model over the window. */
   dayRows: readonly DayRow[];
   projectRows: readonly GroupRow[];
+  /** By block: the blocks of the window's responses, and now (which block is active). */
+  blocks?: { blocks: readonly Block[]; now: number };
 }
 
 type Counts = Usage & { responses: number };
@@ -71,18 +86,20 @@ type Counts = Usage & { responses: number };
 /** Model → its counts, for one group. */
 type ByModel = Map<string, Counts>;
 
+const ZERO_COUNTS: Counts = {
+  input: 0,
+  output: 0,
+  cacheCreation: 0,
+  cacheRead: 0,
+  cache5m: 0,
+  cache1h: 0,
+  responses: 0,
+};
+
 function add(groups: Map<string, ByModel>, key: string, row: SumsRow): void {
   let models = groups.get(key);
   if (models === undefined) groups.set(key, (models = new Map()));
-  const counts = models.get(row.model) ?? {
-    input: 0,
-    output: 0,
-    cacheCreation: 0,
-    cacheRead: 0,
-    cache5m: 0,
-    cache1h: 0,
-    responses: 0,
-  };
+  const counts = models.get(row.model) ?? { ...ZERO_COUNTS };
   counts.input += row.input;
   counts.output += row.output;
   counts.cacheCreation += row.cache_creation;
@@ -134,13 +151,24 @@ export function buildReport(input: ReportInput): Omit<UsageReportResult, 'index'
   const groups = new Map<string, ByModel>();
   const all = new Map<string, ByModel>();
   for (const row of input.projectRows) {
-    if (by !== 'day') add(groups, by === 'project' ? row.project : row.model, row);
+    if (by === 'project' || by === 'model') add(groups, by === 'project' ? row.project : row.model, row);
     add(all, '', row);
   }
-  const source = by === 'day' ? byDay : groups;
-  const rows: UsageRow[] = [...source].map(([key, models]) => ({ key, ...figuresOf(models) }));
-  if (by === 'day') rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  else rows.sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || (a.key < b.key ? -1 : 1));
+  const periods = new Map<string, ByModel>();
+  if (by === 'week' || by === 'month')
+    input.dayRows.forEach((row) => {
+      add(periods, periodKey(by, series.days[row.day] as CalendarDay), row);
+    });
+  let rows: UsageRow[];
+  if (by === 'block') rows = blockRows(input.blocks?.blocks ?? [], input.blocks?.now ?? 0);
+  else {
+    const source = by === 'day' ? byDay : by === 'week' || by === 'month' ? periods : groups;
+    rows = [...source].map(([key, models]) => ({ key, ...figuresOf(models) }));
+  }
+  if (by === 'day' || by === 'week' || by === 'month')
+    rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  else if (by === 'project' || by === 'model')
+    rows.sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || (a.key < b.key ? -1 : 1));
   const daily: UsageDay[] = keys.map((day) => {
     const { costUsd, totalTokens } = figuresOf(byDay.get(day));
     return { day, costUsd, totalTokens };
@@ -153,5 +181,26 @@ export function buildReport(input: ReportInput): Omit<UsageReportResult, 'index'
     rows,
     totals: figuresOf(all.get('')),
     daily,
+    provenance: USAGE_PROVENANCE,
   };
+}
+
+/** One row per block, gaps included, oldest first: each priced like any group, with its times and pace. */
+function blockRows(blocks: readonly Block[], now: number): UsageRow[] {
+  return blocks.map((block) => {
+    const models: ByModel = new Map();
+    for (const response of block.responses) {
+      const counts = models.get(response.model) ?? { ...ZERO_COUNTS };
+      counts.input += response.input;
+      counts.output += response.output;
+      counts.cacheCreation += response.cacheCreation;
+      counts.cacheRead += response.cacheRead;
+      counts.cache5m += response.cache5m;
+      counts.cache1h += response.cache1h;
+      counts.responses += 1;
+      models.set(response.model, counts);
+    }
+    const figures = figuresOf(models);
+    return { key: blockKey(block), ...figures, block: blockInfo(block, figures, now) };
+  });
 }

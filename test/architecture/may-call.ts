@@ -114,6 +114,7 @@ export const MAY_CALL: MayCallTable = {
       ingest: 'the index follower it is (`IndexFollower`)',
       sessions: 'project names (`part.ts`)',
       log: '',
+      workers: 'a report by block reads its responses in slices',
     },
   },
   archive: {

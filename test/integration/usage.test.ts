@@ -309,7 +309,7 @@ describe('usage.report over the recorded fixtures and the usage corpus', () => {
     const badSince = await runMemctl(sandbox, ['usage', '--since', 'yesterday']);
     expect(badSince.code).toBe(2);
     expect(badSince.stderr).toContain('--since takes a span back from now (30d, 2w, 12h, 90m)');
-    const badBy = await runMemctl(sandbox, ['usage', '--by', 'week']);
+    const badBy = await runMemctl(sandbox, ['usage', '--by', 'hour']);
     expect(badBy.code).toBe(2);
     const badZone = await runMemctl(sandbox, ['usage', '--timezone', 'Mars/Olympus_Mons']);
     expect(badZone.code).toBe(1);

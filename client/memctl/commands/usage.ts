@@ -1,5 +1,5 @@
 /**
- * `memctl usage [--since 30d] [--until T] [--by day|project|model] [--project P] [--timezone TZ] [--json]`:
+ * `memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--timezone TZ] [--json]`:
  * tokens and cost by day, project or model, and a sparkline of the cost per day. The quick path
  * (quick/usage.ts) answers while the daemon runs; this one starts it first, and explains errors.
  */

@@ -43,7 +43,45 @@ export function sparkline(values: readonly number[], width: number): { line: str
   return { line, daysPerMark };
 }
 
-const HEADERS: Record<UsageGrouping, string> = { day: 'DAY', project: 'PROJECT', model: 'MODEL' };
+const HEADERS: Record<UsageGrouping, string> = {
+  day: 'DAY',
+  project: 'PROJECT',
+  model: 'MODEL',
+  week: 'WEEK OF',
+  month: 'MONTH',
+  block: 'BLOCK (UTC)',
+};
+
+/** `2026-03-02T09:00:00.000Z` → `2026-03-02 09:00` (blocks start on UTC hours; no Intl here). */
+const utcMinute = (iso: string) => iso.slice(0, 'yyyy-mm-ddThh:mm'.length).replace('T', ' ');
+
+/** A row's first cell: a block by its start (a gap says so), the others by name or key. */
+function rowLabel(report: UsageReportResult, row: UsageRow): string {
+  if (report.by === 'model') return shortModel(row.key);
+  if (row.block !== undefined) {
+    const { start, end, gap, active } = row.block;
+    if (gap) return `${utcMinute(start)} - ${utcMinute(end).slice(-5)} gap`;
+    return `${utcMinute(start)}${active ? ' active' : ''}`;
+  }
+  return row.name ?? row.key;
+}
+
+/** The active block's pace and where it ends at that pace, as ccusage's `blocks --active` gives them. */
+function activeBlockLines(report: UsageReportResult, paint: Painter): string[] {
+  const block = report.rows.find((row) => row.block?.active === true)?.block;
+  if (block === undefined) return [];
+  const lines = [`active block until ${utcMinute(block.end)} UTC`];
+  if (block.burnRate !== null)
+    lines.push(
+      `  burn rate ${thousands(block.burnRate.tokensPerMinute)} tokens/min, ${dollars(block.burnRate.costPerHour)}/h (estimated)`,
+    );
+  if (block.projection !== null)
+    lines.push(
+      `  projected at its end: ${thousands(block.projection.totalTokens)} tokens, ${dollars(block.projection.totalCost)}, ${block.projection.remainingMinutes} min left (estimated)`,
+    );
+  else lines.push(paint.dim('  one response so far: no pace to project'));
+  return ['', ...lines];
+}
 
 function tableRows(report: UsageReportResult): string[][] {
   const cells = (key: string, figures: UsageFigures, models: readonly string[]) => [
@@ -67,9 +105,7 @@ function tableRows(report: UsageReportResult): string[][] {
       'COST',
       report.by === 'model' ? '' : 'MODELS',
     ],
-    ...report.rows.map((row: UsageRow) =>
-      cells(report.by === 'model' ? shortModel(row.key) : (row.name ?? row.key), row, row.models),
-    ),
+    ...report.rows.map((row: UsageRow) => cells(rowLabel(report, row), row, row.models)),
     cells('total', report.totals, report.totals.models),
   ];
 }
@@ -109,6 +145,12 @@ export function renderUsage(report: UsageReportResult, paint: Painter, columns =
       .trimEnd();
     lines.push(index === 0 || index === rows.length - 1 ? paint.bold(text) : text);
   });
+  lines.push(...activeBlockLines(report, paint));
+  lines.push(
+    paint.dim(
+      `tokens as Claude Code's transcripts record them (${report.provenance.tokens}); costs at list prices (${report.provenance.costUsd})`,
+    ),
+  );
   if (report.totals.unpricedResponses > 0)
     lines.push(
       paint.dim(

@@ -99,8 +99,8 @@ afterEach(() => {
 });
 
 describe('usage.report', () => {
-  it('groups by local day, prices each model, and leaves unpriced models out of the cost', () => {
-    const report = usageService.report({ timezone: 'UTC' });
+  it('groups by local day, prices each model, and leaves unpriced models out of the cost', async () => {
+    const report = await usageService.report({ timezone: 'UTC' });
     expect(report.rows.map((r) => [r.key, r.responses, r.output, r.models])).toEqual([
       ['2026-03-01', 2, 300, ['claude-opus-4-6', 'claude-sonnet-4-5']],
       ['2026-03-02', 2, 700, ['claude-sonnet-4-5', 'claude-unknown-9']],
@@ -114,8 +114,8 @@ describe('usage.report', () => {
     expect(report).toMatchObject({ since: null, until: null, index: { state: 'ready' } });
   });
 
-  it("moves responses across days with the zone's midnight", () => {
-    const report = usageService.report({ timezone: 'Asia/Kolkata' });
+  it("moves responses across days with the zone's midnight", async () => {
+    const report = await usageService.report({ timezone: 'Asia/Kolkata' });
     expect(report.timezone).toBe('Asia/Kolkata');
     expect(report.rows.map((r) => [r.key, r.responses])).toEqual([
       ['2026-03-01', 1],
@@ -123,25 +123,25 @@ describe('usage.report', () => {
     ]);
   });
 
-  it('groups by project and by model, costliest first, and keeps to a project given by folder or cwd', () => {
-    expect(usageService.report({ by: 'project' }).rows.map((r) => r.key)).toEqual(['-p-a', '-p-b']);
-    expect(usageService.report({ by: 'model' }).rows.map((r) => r.key)).toEqual([
+  it('groups by project and by model, costliest first, and keeps to a project given by folder or cwd', async () => {
+    expect((await usageService.report({ by: 'project' })).rows.map((r) => r.key)).toEqual(['-p-a', '-p-b']);
+    expect((await usageService.report({ by: 'model' })).rows.map((r) => r.key)).toEqual([
       'claude-sonnet-4-5',
       'claude-opus-4-6',
       'claude-unknown-9',
     ]);
-    expect(usageService.report({ project: '-p-b', timezone: 'UTC' }).totals).toMatchObject({
+    expect((await usageService.report({ project: '-p-b', timezone: 'UTC' })).totals).toMatchObject({
       responses: 1,
       output: 200,
     });
-    expect(usageService.report({ project: '/p/b', timezone: 'UTC' }).totals).toMatchObject({
+    expect((await usageService.report({ project: '/p/b', timezone: 'UTC' })).totals).toMatchObject({
       responses: 1,
       output: 200,
     });
   });
 
-  it("runs the daily series over the window's days, cut to the window, and names the window", () => {
-    const report = usageService.report({ since: '2026-02-27', until: '2026-03-01T12:00:00Z', timezone: 'UTC' });
+  it("runs the daily series over the window's days, cut to the window, and names the window", async () => {
+    const report = await usageService.report({ since: '2026-02-27', until: '2026-03-01T12:00:00Z', timezone: 'UTC' });
     expect(report.daily.map((day) => [day.day, day.costUsd > 0])).toEqual([
       ['2026-02-27', false],
       ['2026-02-28', false],
@@ -150,25 +150,52 @@ describe('usage.report', () => {
     // Until noon: the 18:30 response is out.
     expect(report.totals.responses).toBe(1);
     expect(report).toMatchObject({ since: '2026-02-27T00:00:00.000Z', until: '2026-03-01T12:15:00.000Z' });
-    expect(usageService.report({ since: '2d', timezone: 'UTC' }).daily.map((day) => day.day)).toEqual([
+    expect((await usageService.report({ since: '2d', timezone: 'UTC' })).daily.map((day) => day.day)).toEqual([
       '2026-03-02',
       '2026-03-03',
     ]);
-    expect(usageService.report({ project: '-p-none' })).toMatchObject({
+    expect(await usageService.report({ project: '-p-none' })).toMatchObject({
       rows: [],
       daily: [],
       totals: { responses: 0, costUsd: 0, models: [] },
     });
   });
 
-  it('refuses a bound or a zone it cannot read, naming the field', () => {
-    expect(() => usageService.report({ since: 'yesterday' })).toThrow(
+  it('reads the responses of a report by block a page at a time, yielding between pages, and stops when aborted', async () => {
+    // A page of one response and no time budget: a turn of the event loop before every page (the
+    // 09:15 slot holds two responses, read whole).
+    const paged = createUsageService({ db: store.db, log: fakeLogger(), clock: () => NOW, sliceRows: 1, sliceMs: 0 });
+    const whole = await usageService.report({ by: 'block' });
+    const turns: string[] = [];
+    setImmediate(() => turns.push('turn'));
+    const report = paged.report({ by: 'block' }).then((result) => {
+      turns.push('report');
+      return result;
+    });
+    // The same report (the paged service's own book is not started: its index state differs).
+    expect(await report).toEqual({ ...whole, index: expect.anything() });
+    expect(turns).toEqual(['turn', 'report']);
+    expect(whole.rows.map((row) => [row.key, row.responses])).toEqual([
+      ['2026-03-01T10:00:00.000Z', 1],
+      ['gap-2026-03-01T15:00:00.000Z', 0],
+      ['2026-03-01T18:00:00.000Z', 1],
+      ['gap-2026-03-01T23:30:00.000Z', 0],
+      ['2026-03-02T09:00:00.000Z', 2],
+    ]);
+
+    const controller = new AbortController();
+    setImmediate(() => controller.abort(new Error('cancelled')));
+    await expect(paged.report({ by: 'block' }, controller.signal)).rejects.toThrow('cancelled');
+  });
+
+  it('refuses a bound or a zone it cannot read, naming the field', async () => {
+    await expect(usageService.report({ since: 'yesterday' })).rejects.toThrow(
       expect.objectContaining({ code: -32602, data: expect.objectContaining({ field: 'since' }) }),
     );
-    expect(() => usageService.report({ until: '2026-02-30' })).toThrow(
+    await expect(usageService.report({ until: '2026-02-30' })).rejects.toThrow(
       expect.objectContaining({ data: expect.objectContaining({ field: 'until' }) }),
     );
-    expect(() => usageService.report({ timezone: 'Mars/Olympus_Mons' })).toThrow(
+    await expect(usageService.report({ timezone: 'Mars/Olympus_Mons' })).rejects.toThrow(
       expect.objectContaining({ data: expect.objectContaining({ field: 'timezone' }) }),
     );
   });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { asUsageReport, parseUsageArgs, reportParams } from '../../../../../client/memctl/usage-args.js';
 import { renderUsage, shortModel, sparkline } from '../../../../../client/memctl/views/usage-report.js';
-import type { UsageReportResult } from '../../../../../shared/protocol/usage.js';
+import { USAGE_PROVENANCE, type UsageBlock, type UsageReportResult } from '../../../../../shared/protocol/usage.js';
 
 const plain = { bold: (text: string) => text, dim: (text: string) => text };
 const figures = (costUsd: number, output: number) => ({
@@ -36,6 +36,7 @@ const REPORT: UsageReportResult = {
     { day: '2026-03-03', costUsd: 0.25, totalTokens: 1 },
   ],
   index: { state: 'ready', filesDone: 0, filesTotal: 0 },
+  provenance: USAGE_PROVENANCE,
 };
 
 describe('parseUsageArgs', () => {
@@ -59,7 +60,8 @@ describe('parseUsageArgs', () => {
   it('says what is wrong', () => {
     expect(parseUsageArgs(['--since', 'yesterday'], {})).toMatch(/^--since takes a span back from now/);
     expect(parseUsageArgs(['--until', 'all'], {})).toMatch(/^--until takes /);
-    expect(parseUsageArgs(['--by', 'week'], {})).toBe('--by takes one of day, project, model');
+    expect(parseUsageArgs(['--by', 'hour'], {})).toBe('--by takes one of day, project, model, week, month, block');
+    expect(parseUsageArgs(['--by', 'block'], {})).toMatchObject({ by: 'block' });
     expect(parseUsageArgs(['--since'], {})).toBe('--since takes a value');
     expect(parseUsageArgs(['--what'], {})).toBe('unknown option --what');
     expect(parseUsageArgs(['today'], {})).toBe('usage takes no argument "today"');
@@ -75,6 +77,7 @@ describe('rendering', () => {
       '2026-03-01  1,234     900        5,000   1,234,567     1,241,701  $1.50  opus-4-6',
       '2026-03-03  1,234     100        5,000   1,234,567     1,240,901  $0.25  haiku-4-5, opus-4-6',
       'total       1,234   1,000        5,000   1,234,567     1,241,801  $1.75  haiku-4-5, opus-4-6',
+      "tokens as Claude Code's transcripts record them (official); costs at list prices (estimated)",
       '',
       'cost per day  █·▂',
       '              highest $1.50 on 2026-03-01',
@@ -87,6 +90,60 @@ describe('rendering', () => {
       'partial: memd is still counting the transcripts it has read (3 of 10 files)',
       'no API responses in this window',
     ]);
+  });
+
+  it('names blocks by their UTC start, marks the gap and the active one, and gives its pace as estimated', () => {
+    const block = (start: string, end: string, extra: Partial<UsageBlock> = {}): UsageBlock => ({
+      start,
+      end,
+      lastResponse: null,
+      gap: false,
+      active: false,
+      burnRate: null,
+      projection: null,
+      ...extra,
+    });
+    const lines = renderUsage(
+      {
+        ...REPORT,
+        by: 'block',
+        rows: [
+          {
+            key: '2026-03-01T08:00:00.000Z',
+            ...figures(1.5, 900),
+            models: ['claude-opus-4-6'],
+            block: block('2026-03-01T08:00:00.000Z', '2026-03-01T13:00:00.000Z'),
+          },
+          {
+            key: 'gap-2026-03-01T14:10:00.000Z',
+            ...figures(0, 0),
+            models: [],
+            block: block('2026-03-01T14:10:00.000Z', '2026-03-03T09:20:00.000Z', { gap: true }),
+          },
+          {
+            key: '2026-03-03T09:00:00.000Z',
+            ...figures(0.25, 100),
+            models: ['claude-opus-4-6'],
+            block: block('2026-03-03T09:00:00.000Z', '2026-03-03T14:00:00.000Z', {
+              active: true,
+              burnRate: { tokensPerMinute: 1_500.4, tokensPerMinuteForIndicator: 12, costPerHour: 0.5 },
+              projection: { totalTokens: 1_300_000, totalCost: 0.6, remainingMinutes: 42 },
+            }),
+          },
+        ],
+      },
+      plain,
+      80,
+    );
+    expect(lines.slice(1, 5).map((line) => line.split('  ')[0])).toEqual([
+      'BLOCK (UTC)',
+      '2026-03-01 08:00',
+      '2026-03-01 14:10 - 09:20 gap',
+      '2026-03-03 09:00 active',
+    ]);
+    expect(lines).toContain('active block until 2026-03-03 14:00 UTC');
+    expect(lines).toContain('  burn rate 1,500 tokens/min, $0.50/h (estimated)');
+    expect(lines).toContain('  projected at its end: 1,300,000 tokens, $0.60, 42 min left (estimated)');
   });
 
   it('fits a long series into the width, several days a mark', () => {
@@ -111,7 +168,8 @@ describe('asUsageReport', () => {
   it('takes a report and nothing else', () => {
     expect(asUsageReport(JSON.parse(JSON.stringify(REPORT)))).toEqual(REPORT);
     expect(asUsageReport(null)).toBeNull();
-    expect(asUsageReport({ ...REPORT, by: 'week' })).toBeNull();
+    expect(asUsageReport({ ...REPORT, by: 'hour' })).toBeNull();
+    expect(asUsageReport({ ...REPORT, provenance: { ...USAGE_PROVENANCE, tokens: 'guessed' } })).toBeNull();
     expect(asUsageReport({ ...REPORT, rows: [{ key: 'x' }] })).toBeNull();
     expect(asUsageReport({ ...REPORT, totals: { ...REPORT.totals, costUsd: '1' } })).toBeNull();
   });
