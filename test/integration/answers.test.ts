@@ -56,6 +56,7 @@ describe("the daemon's answers against the result schemas", () => {
       'search.query': () => client.searchQuery({ query: 'idempotency' }),
       'search.context': () => client.searchContext({ sessionId, uuid: uuid ?? '' }),
       'usage.report': () => client.usageReport({ since: '2020-01-01' }),
+      'archive.deleted': () => client.archiveDeleted({}),
     };
     expect(Object.keys(calls).sort()).toEqual([...ANSWER_SCHEMAS.keys()].sort());
     for (const [method, call] of Object.entries(calls)) {
