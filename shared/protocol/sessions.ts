@@ -1,5 +1,19 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
-import { anyValue, arrayOf, bool, looseObject, nullable, num, oneOf, type Schema, str, withDefault } from './schema.js';
+
+import { type ReportedState, reportedStateSchema } from './reports.js';
+import {
+  anyValue,
+  arrayOf,
+  bool,
+  looseObject,
+  nullable,
+  num,
+  oneOf,
+  optional,
+  type Schema,
+  str,
+  withDefault,
+} from './schema.js';
 import { type TokenCounts, tokenCountsFields } from './tokens.js';
 
 export const THRESHOLD_STATES = ['ok', 'warning', 'error', 'autocompact', 'blocking'] as const;
@@ -94,6 +108,11 @@ export interface SessionSummary extends SessionFigures {
   sessionMemory: SessionMemoryState;
   /** memd's archive holds the main transcript (`archive.restore` puts it back; an addition, read at every answer). */
   archived: boolean;
+  /**
+   * What Claude Code's status line last reported of the plan limits and the prompt cache (issue 31):
+   * `sessions.get` only, kept in memd's memory (empty again after a restart until the next refresh).
+   */
+  reported?: ReportedState;
 }
 
 export interface SessionList {
@@ -179,6 +198,8 @@ export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
   sessionMemory: sessionMemoryStateSchema,
   // A memd before the archive (issue 18) kept no copy.
   archived: withDefault(bool(), false),
+  // sessions.get's only; a memd before issue 31 sends none.
+  reported: optional(reportedStateSchema),
 });
 
 const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };

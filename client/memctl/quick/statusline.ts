@@ -8,7 +8,8 @@
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { Command } from '../context.js';
-import { quickCall, socketPathOf } from './call.js';
+import { type QuickNotification, quickCall, socketPathOf } from './call.js';
+import { reportsOf, type StdinReports } from './reports.js';
 import { number, object, readJsonObject, text } from './stdin.js';
 import { thresholdOf } from './threshold-check.js';
 
@@ -96,6 +97,33 @@ export async function factsFromInput(
   };
 }
 
+/**
+ * The plan and cache segments' facts: from stdin, which is the newest word on them (memd only
+ * keeps what the status lines told it), so they are the same with memd or without.
+ */
+export function planFactsOf(reports: StdinReports): Pick<StatusFacts, 'fiveHour' | 'cache'> {
+  const fiveHour = reports.rateLimits?.fiveHour;
+  const cache = reports.promptCache;
+  return {
+    ...(fiveHour === undefined ? {} : { fiveHour }),
+    ...(cache === undefined
+      ? {}
+      : {
+          cache: {
+            warm: cache.warm ?? null,
+            expiresAt: cache.expiresAt ?? null,
+            lastMissCause: cache.lastMissCauses?.[0] ?? null,
+          },
+        }),
+  };
+}
+
+/** `sessions.report` with what stdin reported, or nothing when it reported neither (Claude Code before 2.1.80, an API key). */
+function reportNotifications(sessionId: string, reports: StdinReports): QuickNotification[] {
+  if (reports.rateLimits === undefined && reports.promptCache === undefined) return [];
+  return [{ method: 'sessions.report', params: { sessionId, ...reports } }];
+}
+
 export async function statusLineFor(
   input: Record<string, unknown> | null,
   env: NodeJS.ProcessEnv,
@@ -105,6 +133,7 @@ export async function statusLineFor(
   const stdinCost = number(object(input, 'cost'), 'total_cost_usd');
   let facts: StatusFacts | null = null;
   let note = 'no memd';
+  const reports = reportsOf(input);
   if (sessionId !== null) {
     const stated = statedByInput(input);
     const answer = await quickCall(
@@ -112,6 +141,7 @@ export async function statusLineFor(
       'sessions.get',
       { sessionId, ...stated },
       STATUS_DAEMON_DEADLINE_MS,
+      reportNotifications(sessionId, reports),
     );
     if (answer?.ok === true) facts = factsFromSummary(answer.result, stdinCost);
     // memd never overrides a window Claude Code stated (a memd older than `window` ignores it):
@@ -129,6 +159,7 @@ export async function statusLineFor(
     else if (answer?.ok === false && answer.kind === 'NotFound') note = 'memd: not indexed yet';
   }
   facts ??= await factsFromInput(input, env, note);
+  Object.assign(facts, planFactsOf(reports));
   const columns = Number.parseInt(env.COLUMNS ?? '', 10);
   return formatStatusLine(facts, {
     color: env.NO_COLOR === undefined || env.NO_COLOR === '',

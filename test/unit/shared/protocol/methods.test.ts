@@ -49,6 +49,7 @@ const ADDED_METHODS = [
   'memory.pause',
   'memory.resume',
   'archive.prune',
+  'sessions.report',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
