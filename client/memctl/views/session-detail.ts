@@ -7,6 +7,7 @@ import {
   WARNING_THRESHOLD_BUFFER_TOKENS,
 } from '../../../shared/transcript/thresholds.js';
 import type { Output } from '../output.js';
+import { reportedLines } from './reported.js';
 import { contextBar, formatAge, formatTokens, titleOf } from './sessions.js';
 
 function usageLine(label: string, usage: UsageTotals): string {
@@ -76,6 +77,7 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
         ? ` (last ${compactions.lastTrigger}, ${tokensOrUnknown(compactions.lastPreTokens)} → ${tokensOrUnknown(compactions.lastPostTokens)})`
         : ''
     }`,
+    ...reportedLines(session.reported, session.sessionId, out, now),
     memoryLine(session, now),
     lockLine(session, now),
     `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.compactionFiles} compaction transcripts, ${session.badLines} bad lines skipped`,
