@@ -38,6 +38,32 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
     memoryAt: Number.isFinite(memoryAt) ? memoryAt : null,
     costUsd: number(total, 'costUsd') ?? stdinCost,
     note: null,
+    ...reportedFacts(object(record, 'reported')),
+  };
+}
+
+/**
+ * The plan and cache facts memd kept (`reported`, issue 31): the session's 5-hour window, else the
+ * account's; the session's cache. Checked field by field, as stdin is: a memd is another program.
+ */
+function reportedFacts(reported: Record<string, unknown> | null): Pick<StatusFacts, 'fiveHour' | 'cache'> {
+  const limits = object(object(reported, 'rateLimits') ?? object(reported, 'accountRateLimits'), 'value');
+  const fiveHour = object(limits, 'fiveHour');
+  const used = number(fiveHour, 'usedPercent');
+  const cache = object(object(reported, 'promptCache'), 'value');
+  const causes = cache?.lastMissCauses;
+  const cause = Array.isArray(causes) && typeof causes[0] === 'string' ? causes[0] : null;
+  return {
+    ...(used === null ? {} : { fiveHour: { usedPercent: used, resetsAt: number(fiveHour, 'resetsAt') } }),
+    ...(cache === null
+      ? {}
+      : {
+          cache: {
+            warm: typeof cache.warm === 'boolean' ? cache.warm : null,
+            expiresAt: number(cache, 'expiresAt'),
+            lastMissCause: cause,
+          },
+        }),
   };
 }
 
@@ -98,8 +124,8 @@ export async function factsFromInput(
 }
 
 /**
- * The plan and cache segments' facts: from stdin, which is the newest word on them (memd only
- * keeps what the status lines told it), so they are the same with memd or without.
+ * The plan and cache segments' facts from stdin, which is the newest word on them (memd only keeps
+ * what the status lines told it): they replace memd's, which show only when stdin has none.
  */
 export function planFactsOf(reports: StdinReports): Pick<StatusFacts, 'fiveHour' | 'cache'> {
   const fiveHour = reports.rateLimits?.fiveHour;
