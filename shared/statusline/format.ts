@@ -104,13 +104,16 @@ const MISS_CAUSE_WORDS: Record<string, string> = {
 
 /**
  * `cache 4m` while warm (the time left), `cache cold` once it is not, with the cause of the last
- * miss when Claude Code named one, `cache cold: tools`; past `expiresAt` a cache reported warm is cold.
+ * miss when Claude Code named one, `cache cold: tools`; past `expiresAt` it is `cache cold: expired`
+ * (memd's reading, estimated: Claude Code re-runs the status line then, but an old line may be on screen).
  */
 export function cacheText(cache: CacheFacts, now: number): string | null {
   const expired = cache.expiresAt !== null && cache.expiresAt <= now;
   if (cache.warm === true && !expired)
     return cache.expiresAt === null ? 'cache warm' : `cache ${compactDuration(cache.expiresAt - now)}`;
   if (cache.warm === null && cache.expiresAt === null) return null;
+  // Past its expiry the cache went cold by idling: the last miss's cause is an older event.
+  if (expired) return 'cache cold: expired';
   const cause = cache.lastMissCause === null ? null : (MISS_CAUSE_WORDS[cache.lastMissCause] ?? cache.lastMissCause);
   return cause === null ? 'cache cold' : `cache cold: ${cause}`;
 }

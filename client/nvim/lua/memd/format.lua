@@ -189,6 +189,9 @@ function M.cache_text(cache, now)
   if cache.warm == nil and cache.expiresAt == nil then
     return nil
   end
+  if expired then
+    return 'cache cold: expired'
+  end
   if cache.lastMissCause == nil then
     return 'cache cold'
   end

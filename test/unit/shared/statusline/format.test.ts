@@ -156,7 +156,7 @@ describe('the plan and cache segments (issue 31)', () => {
     expect(plain(facts({ fiveHour: fiveHour(42.00000000000001, 112 * 60_000), cache: cache(true, 32 * 60_000) }))).toBe(
       '▕██░░░░░░▏ 24% used of auto-compact · 5h 42% ↻1h52m · 127K left · cache 32m · 2 compactions · mem 3m · $1.23',
     );
-    expect(plain(facts({ fiveHour: fiveHour(7, null), cache: cache(false, -60_000, 'tools_changed') }))).toContain(
+    expect(plain(facts({ fiveHour: fiveHour(7, null), cache: cache(false, null, 'tools_changed') }))).toContain(
       ' · 5h 7% · 127K left · cache cold: tools · ',
     );
     expect(plain(facts({ cache: cache(true, null) }))).toContain(' · cache warm · ');
@@ -165,7 +165,9 @@ describe('the plan and cache segments (issue 31)', () => {
   });
 
   it('says cold once a cache reported warm is past its expiry, and drops a window whose reset has passed', () => {
-    expect(plain(facts({ cache: cache(true, 0) }))).toContain(' · cache cold · ');
+    expect(plain(facts({ cache: cache(true, 0) }))).toContain(' · cache cold: expired · ');
+    // Idling past the expiry, not the last miss, is what left it cold.
+    expect(plain(facts({ cache: cache(true, -1_000, 'tools_changed') }))).toContain(' · cache cold: expired · ');
     expect(plain(facts({ fiveHour: fiveHour(99, 0) }))).not.toContain('5h');
   });
 
