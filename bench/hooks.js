@@ -130,6 +130,21 @@ export async function benchHooks() {
         cache_read_input_tokens: 20_000,
       },
     },
+    // Issue 31: the plan limits and the prompt cache, shown as segments and sent to memd (sessions.report).
+    rate_limits: {
+      five_hour: { used_percentage: 42.5, resets_at: Math.floor(Date.now() / 1000) + 6_000 },
+      seven_day: { used_percentage: 12.5, resets_at: Math.floor(Date.now() / 1000) + 300_000 },
+    },
+    prompt_cache: {
+      ttl: '5m',
+      expires_at: Math.floor(Date.now() / 1000) + 240,
+      hit_ratio: 0.97,
+      warm: true,
+      misses: 1,
+      expected_rebuilds: 0,
+      last_miss_at: Math.floor(Date.now() / 1000) - 600,
+      last_miss_cause: { causes: ['tools_changed'] },
+    },
   });
   const startInput = JSON.stringify({
     session_id: sessionId,

@@ -33,6 +33,7 @@ import { buildSearch } from './search/part.js';
 import { type CommittedRows, createAggregateStore } from './sessions/aggregates.js';
 import { buildSessions } from './sessions/part.js';
 import { followSessionChanges } from './sessions/reactions.js';
+import { createSessionReports } from './sessions/reports.js';
 import { createSessionWindows } from './sessions/windows.js';
 import { createDbHealth } from './store/health.js';
 import type { FileRow } from './store/rows.js';
@@ -63,7 +64,9 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const windows = createSessionWindows(base.db, base.clock);
   const extraction = buildExtraction({ ...base, transcripts, jobs, aggregates, windows });
   const archived = createArchiveStore(base.db);
-  const sessions = buildSessions({ ...base, ingest, transcripts, aggregates, windows, extraction, archived });
+  // What the status lines report of the plan limits and the prompt cache, in memory (sessions/reports.ts).
+  const reports = createSessionReports(base.clock);
+  const sessions = buildSessions({ ...base, ingest, transcripts, aggregates, windows, extraction, archived, reports });
   // What is made from sessions: memory, handoffs and hooks, compaction, search, the archive, exports.
   const memory = buildMemory({ ...base, transcripts });
   const handoff = buildHandoff({ ...base, transcripts, memory });
@@ -98,6 +101,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     aggregates,
     extraction,
     sessions,
+    reports,
     memory,
     handoff,
     compaction,

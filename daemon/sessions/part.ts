@@ -12,6 +12,7 @@ import type { Ingestor } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { AggregateStore } from './aggregates.js';
+import type { SessionReports } from './reports.js';
 import { createSessionService, type SessionService } from './service.js';
 import { summarizeSession } from './summary.js';
 import type { SessionWindows } from './windows.js';
@@ -26,6 +27,7 @@ export interface SessionsPartDeps {
   transcripts: Transcripts;
   aggregates: AggregateStore;
   windows: SessionWindows;
+  reports: SessionReports;
   extraction: { memoryState(sessionId: string): SessionMemoryState };
   /** The archive's book (archive/store.ts). */
   archived: { hasMainTranscript(sessionId: string): boolean };
@@ -36,6 +38,7 @@ export function buildSessions(deps: SessionsPartDeps): SessionService {
   const { ingestor } = deps.ingest;
   return createSessionService({
     windows,
+    reports: deps.reports,
     sessionIndex: () => transcripts.sessions(),
     page: (query) => aggregates.page(query),
     summarize: (sessionId) =>

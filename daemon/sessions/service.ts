@@ -15,6 +15,7 @@ import type {
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { type IndexPager, type IndexRow, type ListFilter, listPage, pageable, pagedList } from './list.js';
+import type { SessionReports } from './reports.js';
 import type { SessionWindows } from './windows.js';
 
 /** DESIGN/issue 3: at most one session.updated per session per this interval. */
@@ -77,6 +78,8 @@ export interface SessionServiceDeps {
   statesWanted?(): boolean;
   /** The windows Claude Code stated per session (summarize reads them too). */
   windows?: SessionWindows;
+  /** What the status lines reported (reports.ts): forgotten with the session. */
+  reports?: Pick<SessionReports, 'forget'>;
   clock?: () => number;
   throttleMs?: number;
   /**
@@ -223,6 +226,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       }
       cache.delete(sessionId);
       deps.windows?.forget(sessionId);
+      deps.reports?.forget(sessionId);
       lastPublished.delete(sessionId);
       lastState.delete(sessionId);
     },

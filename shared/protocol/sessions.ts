@@ -1,4 +1,5 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
+import { type ReportedState, reportedStateSchema } from './reports.js';
 import {
   anyValue,
   arrayOf,
@@ -119,6 +120,11 @@ export interface SessionSummary extends SessionFigures {
    * last 7 days that memd did not hold whole, for the status line's warning.
    */
   deletedNotHeld?: number;
+  /**
+   * What Claude Code's status line last reported of the plan limits and the prompt cache (issue 31):
+   * `sessions.get` only, kept in memd's memory (empty again after a restart until the next refresh).
+   */
+  reported?: ReportedState;
 }
 
 export interface SessionList {
@@ -207,6 +213,8 @@ export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
   // A memd before the archive (issue 18) kept no copy.
   archived: withDefault(bool(), false),
   deletedNotHeld: optional(num()),
+  // sessions.get's only; a memd before issue 31 sends none.
+  reported: optional(reportedStateSchema),
 });
 
 const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };

@@ -6,12 +6,15 @@
  * so, and the room left is the tokens figure beside it.
  *
  *   ▕██░░░░░░▏ 24% used of auto-compact · 131K left · 2 compactions · mem 3m · $1.23
+ *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42
+ *   ▕██░░░░░░▏ 24% used of auto-compact · 5h 42% ↻1h52m · 131K left · cache 4m · $1.23
  *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42 · 2 deleted, not kept
  *
  * Segments go, least useful first, until the line fits its width; the percentage always stays.
  * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
  * renders the same string in Lua (client/nvim/lua/memd/format.lua). Pure.
  */
+import type { PlanWindow } from '../protocol/reports.js';
 import type { ThresholdResult, ThresholdState } from '../protocol/sessions.js';
 
 /** Cells between the bar's ends: 12.5 % steps, short enough for a status line. */
@@ -32,6 +35,18 @@ export interface StatusFacts {
   note: string | null;
   /** Sessions Claude Code deleted lately that memd did not hold (sessions.get's `deletedNotHeld`); absent when none. */
   deletedNotHeld?: number | undefined;
+  /** Claude Code's 5-hour plan window (its `rate_limits.five_hour`); absent when it reported none. */
+  fiveHour?: PlanWindow | undefined;
+  /** Claude Code's prompt cache (its `prompt_cache`); absent when it reported none. */
+  cache?: CacheFacts | undefined;
+}
+
+export interface CacheFacts {
+  warm: boolean | null;
+  /** Epoch ms the cache goes cold; null when unknown. */
+  expiresAt: number | null;
+  /** Claude Code's first cause of the last miss (`tools_changed`, …); null when none was given. */
+  lastMissCause: string | null;
 }
 
 export interface StatusStyle {
@@ -56,6 +71,59 @@ export function compactAge(ms: number): string {
   if (seconds < 86_400) return `${Math.floor(seconds / 3_600)}h`;
   return `${Math.floor(seconds / 86_400)}d`;
 }
+
+/** `45s`, `52m`, `1h52m`, `3d2h`: a time to come, in two units from an hour on. */
+export function compactDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+}
+
+/**
+ * `5h 42% ↻1h52m`: the 5-hour window's use and the time to its reset; null once the reset has
+ * passed (the share reported is of a window that is over, and the next report will say the new one).
+ */
+export function fiveHourText(window: PlanWindow, now: number): string | null {
+  if (window.resetsAt !== null && window.resetsAt <= now) return null;
+  const used = `5h ${Math.round(Math.max(0, window.usedPercent))}%`;
+  return window.resetsAt === null ? used : `${used} ↻${compactDuration(window.resetsAt - now)}`;
+}
+
+/** Claude Code's miss causes (2.1.260) in a word; another cause is shown as it came. */
+const MISS_CAUSE_WORDS: Record<string, string> = {
+  system_prompt_changed: 'system prompt',
+  tools_changed: 'tools',
+  model_changed: 'model',
+  messages_rewritten: 'history',
+  ttl_expired_5m: 'ttl 5m',
+  ttl_expired_1h: 'ttl 1h',
+  likely_server_side: 'server',
+  unknown: '?',
+};
+
+/**
+ * `cache 4m` while warm (the time left), `cache cold` once it is not, with the cause of the last
+ * miss when Claude Code named one, `cache cold: tools`; past `expiresAt` it is `cache cold: expired`
+ * (memd's reading, estimated: Claude Code re-runs the status line then, but an old line may be on screen).
+ */
+export function cacheText(cache: CacheFacts, now: number): string | null {
+  const expired = cache.expiresAt !== null && cache.expiresAt <= now;
+  if (cache.warm === true && !expired)
+    return cache.expiresAt === null ? 'cache warm' : `cache ${compactDuration(cache.expiresAt - now)}`;
+  if (cache.warm === null && cache.expiresAt === null) return null;
+  // Past its expiry the cache went cold by idling: the last miss's cause is an older event.
+  if (expired) return 'cache cold: expired';
+  const cause = cache.lastMissCause === null ? null : (MISS_CAUSE_WORDS[cache.lastMissCause] ?? cache.lastMissCause);
+  return cause === null ? 'cache cold' : `cache cold: ${cause}`;
+}
+
+/** At or above these shares of the 5-hour window the segment turns yellow, then red. */
+const LIMIT_WARNING_PERCENT = 70;
+const LIMIT_ERROR_PERCENT = 90;
 
 /**
  * Claude Code compacts the session only once the API refuses a request, at the window (reactive
@@ -113,8 +181,16 @@ function segments(facts: StatusFacts, now: number): Segment[] {
     const color = COLOR_BY_STATE[threshold.state];
     list.push({ text: statusBar(threshold), keep: 1, color });
     list.push({ text: percentText(threshold), keep: 9, color, tight: true });
-    list.push({ text: `${compactTokens(threshold.tokensLeft)} left`, keep: 5 });
   }
+  const fiveHour = facts.fiveHour === undefined ? null : fiveHourText(facts.fiveHour, now);
+  if (fiveHour !== null && facts.fiveHour !== undefined) {
+    const used = facts.fiveHour.usedPercent;
+    const color = used >= LIMIT_ERROR_PERCENT ? '31' : used >= LIMIT_WARNING_PERCENT ? '33' : undefined;
+    list.push({ text: fiveHour, keep: 8, ...(color === undefined ? {} : { color }) });
+  }
+  if (threshold !== null) list.push({ text: `${compactTokens(threshold.tokensLeft)} left`, keep: 6 });
+  const cache = facts.cache === undefined ? null : cacheText(facts.cache, now);
+  if (cache !== null) list.push({ text: cache, keep: 5, ...(facts.cache?.warm === true ? {} : { color: '33' }) });
   if (facts.compactions !== null)
     list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });
   if (facts.memoryAt !== undefined)
@@ -127,7 +203,7 @@ function segments(facts: StatusFacts, now: number): Segment[] {
   // Issue 31: the least useful segment, the first to go; `memctl archive deleted` says the rest.
   if (facts.deletedNotHeld !== undefined && facts.deletedNotHeld > 0)
     list.push({ text: `${facts.deletedNotHeld} deleted, not kept`, keep: 0, color: '33' });
-  if (facts.note !== null) list.push({ text: facts.note, keep: 6, color: DIM });
+  if (facts.note !== null) list.push({ text: facts.note, keep: 7, color: DIM });
   return list;
 }
 

@@ -38,6 +38,30 @@ const MEMORY: (number | null | undefined)[] = [undefined, null, ...AGES_MS.map((
 const COSTS: (number | null)[] = [null, 0, 0.005, 0.015, 0.125, 0.375, 1.005, 1.125, 2.675, 1.234, 9.995, 1234.5678];
 const COLUMNS = [1, 10, 20, 24, 30, 34, 40, 50, 60, 70, 80, 120, 200];
 const NOTES: (string | null)[] = [null, 'no memd', 'memd: not indexed yet'];
+/** The 5-hour window (issue 31): shares around the rounding, resets around each duration step, none, passed. */
+const FIVE_HOURS: (StatusFacts['fiveHour'] | undefined)[] = [
+  undefined,
+  { usedPercent: 42.00000000000001, resetsAt: NOW + 6_720_000 },
+  { usedPercent: 0.5, resetsAt: null },
+  { usedPercent: 99.5, resetsAt: NOW + 59_499 },
+  { usedPercent: 70, resetsAt: NOW + 3_600_000 },
+  { usedPercent: -3, resetsAt: NOW + 266_400_000 },
+  { usedPercent: 100, resetsAt: NOW + 86_400_000 },
+  { usedPercent: 12.5, resetsAt: NOW },
+];
+const CACHES: (StatusFacts['cache'] | undefined)[] = [
+  undefined,
+  { warm: true, expiresAt: NOW + 1_920_000, lastMissCause: null },
+  { warm: true, expiresAt: null, lastMissCause: null },
+  { warm: true, expiresAt: NOW, lastMissCause: 'ttl_expired_5m' },
+  { warm: false, expiresAt: null, lastMissCause: 'tools_changed' },
+  { warm: false, expiresAt: NOW - 5_000, lastMissCause: 'a_new_cause' },
+  { warm: null, expiresAt: null, lastMissCause: 'model_changed' },
+  { warm: null, expiresAt: NOW + 500, lastMissCause: null },
+  ...['system_prompt_changed', 'messages_rewritten', 'ttl_expired_1h', 'likely_server_side', 'unknown'].map(
+    (lastMissCause) => ({ warm: false, expiresAt: null, lastMissCause }),
+  ),
+];
 
 function threshold(
   percentUsed: number,
@@ -89,6 +113,18 @@ function edgeCases(): Case[] {
   for (const memoryAt of MEMORY) cases.push({ facts: facts({ threshold: typical, memoryAt }), columns: 120, now: NOW });
   for (const costUsd of COSTS) cases.push({ facts: facts({ threshold: typical, costUsd }), columns: 120, now: NOW });
   for (const note of NOTES) cases.push({ facts: facts({ threshold: typical, note }), columns: 120, now: NOW });
+  for (const fiveHour of FIVE_HOURS)
+    cases.push({
+      facts: facts({ threshold: typical, ...(fiveHour === undefined ? {} : { fiveHour }) }),
+      columns: 120,
+      now: NOW,
+    });
+  for (const cache of CACHES)
+    cases.push({
+      facts: facts({ threshold: typical, ...(cache === undefined ? {} : { cache }) }),
+      columns: 120,
+      now: NOW,
+    });
   for (const columns of COLUMNS) {
     cases.push({ facts: facts({ threshold: typical }), columns, now: NOW });
     // What memctl statusline shows without memd: Claude Code's own figures, or none at all.
@@ -109,26 +145,32 @@ function edgeCases(): Case[] {
 function sampledCases(): Case[] {
   const random = seededRandom(SEED);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  return Array.from({ length: SAMPLED_CASES }, () => ({
-    facts: {
-      threshold:
-        random() < 0.95
-          ? threshold(
-              pick(PERCENTS),
-              pick(TOKENS_LEFT),
-              pick(STATES),
-              random() < 0.8,
-              random() < 0.5 ? 'reactive' : 'threshold',
-            )
-          : null,
-      compactions: pick(COMPACTIONS),
-      memoryAt: pick(MEMORY),
-      costUsd: pick(COSTS),
-      note: pick(NOTES),
-    },
-    columns: pick(COLUMNS),
-    now: NOW,
-  }));
+  return Array.from({ length: SAMPLED_CASES }, () => {
+    const fiveHour = pick(FIVE_HOURS);
+    const cache = pick(CACHES);
+    return {
+      facts: {
+        ...(fiveHour === undefined ? {} : { fiveHour }),
+        ...(cache === undefined ? {} : { cache }),
+        threshold:
+          random() < 0.95
+            ? threshold(
+                pick(PERCENTS),
+                pick(TOKENS_LEFT),
+                pick(STATES),
+                random() < 0.8,
+                random() < 0.5 ? 'reactive' : 'threshold',
+              )
+            : null,
+        compactions: pick(COMPACTIONS),
+        memoryAt: pick(MEMORY),
+        costUsd: pick(COSTS),
+        note: pick(NOTES),
+      },
+      columns: pick(COLUMNS),
+      now: NOW,
+    };
+  });
 }
 
 /** Runs format.lua over the cases in one Neovim; JSON null is `vim.NIL` there, absent is nil. */
@@ -141,6 +183,8 @@ const RENDER_CASES = `
     local memory_at = f.memoryAt
     if memory_at == vim.NIL then memory_at = false end
     local facts = { threshold = value(f.threshold), compactions = value(f.compactions), memoryAt = memory_at, costUsd = value(f.costUsd), note = value(f.note) }
+    if f.fiveHour ~= nil then facts.fiveHour = { usedPercent = f.fiveHour.usedPercent, resetsAt = value(f.fiveHour.resetsAt) } end
+    if f.cache ~= nil then facts.cache = { warm = value(f.cache.warm), expiresAt = value(f.cache.expiresAt), lastMissCause = value(f.cache.lastMissCause) } end
     lines[i] = format.status_line(facts, { columns = case.columns, now = case.now })
   end
   return lines
@@ -198,6 +242,28 @@ describe(
           usage: usage(1),
           sessionMemory: { extractedAt: '2026-12-02T10:59:58Z', lock: null, spentUsd: 0 },
         },
+        // What memd kept of Claude Code's reports (issue 31): the session's window, else the account's; its cache.
+        ...[
+          {
+            rateLimits: null,
+            accountRateLimits: { value: { fiveHour: { usedPercent: 42.5, resetsAt: NOW + 6_720_000 } } },
+            promptCache: { value: { warm: true, expiresAt: NOW + 600_000 } },
+          },
+          {
+            rateLimits: { value: { fiveHour: { usedPercent: 7, resetsAt: null }, sevenDay: { usedPercent: 1 } } },
+            accountRateLimits: { value: { fiveHour: { usedPercent: 99, resetsAt: null } } },
+            promptCache: { value: { warm: false, lastMissCauses: ['tools_changed', 'ttl_expired_5m'] } },
+          },
+          { rateLimits: { value: { fiveHour: { usedPercent: 'lots' } } }, promptCache: { value: { warm: 'yes' } } },
+          { rateLimits: null, accountRateLimits: null, promptCache: null },
+          'not an object',
+        ].map((reported) => ({
+          threshold: typical,
+          compactions: { count: 0 },
+          usage: usage(1),
+          sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+          reported,
+        })),
       ];
       const lua = await startNvim({ cwd: process.cwd(), env: process.env }).lua<string[]>(
         `
@@ -225,6 +291,12 @@ describe(
         'mem 3m',
         'mem 3d',
         'mem 2s',
+        ...Array(5).fill('mem -'),
+      ]);
+      expect(lua.slice(6, 9).map((line) => line.match(/5h [^·]*· .*(cache [^·]*) /)?.slice(0, 2))).toEqual([
+        [expect.stringContaining('5h 43% ↻1h52m'), 'cache 10m'],
+        [expect.stringContaining('5h 7%'), 'cache cold: tools'],
+        undefined,
       ]);
     });
   },

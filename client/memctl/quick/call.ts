@@ -35,12 +35,23 @@ function answerOf(message: Record<string, unknown>): QuickAnswer {
   return { ok: true, result: message.result };
 }
 
-/** `method(params)` on the daemon at `socketPath`, or null when none answers it within `deadlineMs`. */
+/** A JSON-RPC notification written ahead of the request: no answer is waited for, none comes. */
+export interface QuickNotification {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * `method(params)` on the daemon at `socketPath`, or null when none answers it within `deadlineMs`.
+ * `notifications` go in the same write, before the request: a daemon that does not know one
+ * ignores it (JSON-RPC answers no notification), so the request is answered as before.
+ */
 export function quickCall(
   socketPath: string,
   method: string,
   params: Record<string, unknown>,
   deadlineMs: number,
+  notifications: readonly QuickNotification[] = [],
 ): Promise<QuickAnswer | null> {
   return new Promise((resolve) => {
     let settled = false;
@@ -63,7 +74,8 @@ export function quickCall(
     socket.on('connect', () => {
       const version = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.version', params: {} });
       const request = JSON.stringify({ jsonrpc: '2.0', id: 2, method, params });
-      socket.write(`${version}\n${request}\n`);
+      const told = notifications.map((told) => `${JSON.stringify({ jsonrpc: '2.0', ...told })}\n`).join('');
+      socket.write(`${version}\n${told}${request}\n`);
     });
     socket.on('data', (chunk: string) => {
       buffered += chunk;

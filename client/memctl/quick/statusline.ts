@@ -8,7 +8,8 @@
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { Command } from '../context.js';
-import { quickCall, socketPathOf } from './call.js';
+import { type QuickNotification, quickCall, socketPathOf } from './call.js';
+import { reportsOf, type StdinReports } from './reports.js';
 import { number, object, readJsonObject, text } from './stdin.js';
 import { thresholdOf } from './threshold-check.js';
 
@@ -39,6 +40,32 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
     costUsd: number(total, 'costUsd') ?? stdinCost,
     note: null,
     ...(deletedNotHeld === null ? {} : { deletedNotHeld }),
+    ...reportedFacts(object(record, 'reported')),
+  };
+}
+
+/**
+ * The plan and cache facts memd kept (`reported`, issue 31): the session's 5-hour window, else the
+ * account's; the session's cache. Checked field by field, as stdin is: a memd is another program.
+ */
+function reportedFacts(reported: Record<string, unknown> | null): Pick<StatusFacts, 'fiveHour' | 'cache'> {
+  const limits = object(object(reported, 'rateLimits') ?? object(reported, 'accountRateLimits'), 'value');
+  const fiveHour = object(limits, 'fiveHour');
+  const used = number(fiveHour, 'usedPercent');
+  const cache = object(object(reported, 'promptCache'), 'value');
+  const causes = cache?.lastMissCauses;
+  const cause = Array.isArray(causes) && typeof causes[0] === 'string' ? causes[0] : null;
+  return {
+    ...(used === null ? {} : { fiveHour: { usedPercent: used, resetsAt: number(fiveHour, 'resetsAt') } }),
+    ...(cache === null
+      ? {}
+      : {
+          cache: {
+            warm: typeof cache.warm === 'boolean' ? cache.warm : null,
+            expiresAt: number(cache, 'expiresAt'),
+            lastMissCause: cause,
+          },
+        }),
   };
 }
 
@@ -98,6 +125,33 @@ export async function factsFromInput(
   };
 }
 
+/**
+ * The plan and cache segments' facts from stdin, which is the newest word on them (memd only keeps
+ * what the status lines told it): they replace memd's, which show only when stdin has none.
+ */
+export function planFactsOf(reports: StdinReports): Pick<StatusFacts, 'fiveHour' | 'cache'> {
+  const fiveHour = reports.rateLimits?.fiveHour;
+  const cache = reports.promptCache;
+  return {
+    ...(fiveHour === undefined ? {} : { fiveHour }),
+    ...(cache === undefined
+      ? {}
+      : {
+          cache: {
+            warm: cache.warm ?? null,
+            expiresAt: cache.expiresAt ?? null,
+            lastMissCause: cache.lastMissCauses?.[0] ?? null,
+          },
+        }),
+  };
+}
+
+/** `sessions.report` with what stdin reported, or nothing when it reported neither (Claude Code before 2.1.80, an API key). */
+function reportNotifications(sessionId: string, reports: StdinReports): QuickNotification[] {
+  if (reports.rateLimits === undefined && reports.promptCache === undefined) return [];
+  return [{ method: 'sessions.report', params: { sessionId, ...reports } }];
+}
+
 export async function statusLineFor(
   input: Record<string, unknown> | null,
   env: NodeJS.ProcessEnv,
@@ -107,6 +161,7 @@ export async function statusLineFor(
   const stdinCost = number(object(input, 'cost'), 'total_cost_usd');
   let facts: StatusFacts | null = null;
   let note = 'no memd';
+  const reports = reportsOf(input);
   if (sessionId !== null) {
     const stated = statedByInput(input);
     const answer = await quickCall(
@@ -114,6 +169,7 @@ export async function statusLineFor(
       'sessions.get',
       { sessionId, ...stated },
       STATUS_DAEMON_DEADLINE_MS,
+      reportNotifications(sessionId, reports),
     );
     if (answer?.ok === true) facts = factsFromSummary(answer.result, stdinCost);
     // memd never overrides a window Claude Code stated (a memd older than `window` ignores it):
@@ -131,6 +187,7 @@ export async function statusLineFor(
     else if (answer?.ok === false && answer.kind === 'NotFound') note = 'memd: not indexed yet';
   }
   facts ??= await factsFromInput(input, env, note);
+  Object.assign(facts, planFactsOf(reports));
   const columns = Number.parseInt(env.COLUMNS ?? '', 10);
   return formatStatusLine(facts, {
     color: env.NO_COLOR === undefined || env.NO_COLOR === '',

@@ -7,6 +7,7 @@ import {
   WARNING_THRESHOLD_BUFFER_TOKENS,
 } from '../../../shared/transcript/thresholds.js';
 import type { Output } from '../output.js';
+import { reportedLines } from './reported.js';
 import { contextBar, formatAge, formatTokens, titleOf } from './sessions.js';
 
 function usageLine(label: string, usage: UsageTotals): string {
@@ -87,6 +88,7 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
         ? ` (last ${compactions.lastTrigger}, ${tokensOrUnknown(compactions.lastPreTokens)} → ${tokensOrUnknown(compactions.lastPostTokens)})`
         : ''
     }`,
+    ...reportedLines(session.reported, session.sessionId, out, now),
     memoryLine(session, now),
     ...nonNull(writerLine(session)),
     lockLine(session, now),

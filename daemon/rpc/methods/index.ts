@@ -13,6 +13,7 @@ import type { HandoffService } from '../../handoff/service.js';
 import type { MemdirStore } from '../../memory/memdir/store.js';
 import type { RewindService } from '../../memory/rewind/service.js';
 import type { SearchService } from '../../search/service.js';
+import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
 import type { UsageService } from '../../usage/service.js';
 import type { MethodHandler } from '../dispatch.js';
@@ -35,6 +36,7 @@ export interface MethodParts {
   paths: Pick<MemdPaths, 'projectsDir' | 'claudeRoot'>;
   thresholdEnv: ThresholdEnv;
   sessions: SessionService;
+  reports: SessionReports;
   compaction: CompactionService;
   extraction: ExtractionService;
   memory: { memdir: MemdirStore; rewind: RewindService };
@@ -49,7 +51,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
   const { paths, sessions, memory, handoff } = parts;
   return [
     ...eventMethods(),
-    ...sessionMethods(sessions, parts.thresholdEnv, parts.archive),
+    ...sessionMethods(sessions, parts.thresholdEnv, parts.archive, parts.reports),
     ...compactionMethods(parts.compaction, paths.projectsDir),
     ...extractionMethods(parts.extraction),
     ...memdirMethods(memory.memdir),

@@ -1,6 +1,7 @@
-/** `sessions.list`, `sessions.get` (with the deletions memd did not hold, for the status line) and `compact.thresholds`. */
+/** `sessions.list`, `sessions.get` (with the deletions memd did not hold, for the status line), `sessions.report` and `compact.thresholds`. */
 import { Methods } from '../../../shared/protocol/methods.js';
 import { computeThresholds, type ThresholdEnv } from '../../../shared/transcript/thresholds.js';
+import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
 import { statedWindow } from '../../sessions/windows.js';
 import { handle, type MethodHandler } from '../dispatch.js';
@@ -9,14 +10,23 @@ export function sessionMethods(
   sessions: SessionService,
   env: ThresholdEnv,
   deletions: { deletedNotHeld(): number },
+  reports: SessionReports,
 ): MethodHandler[] {
   return [
     handle(Methods.sessionsList, (params) => sessions.list(params)),
+    // The reports are read at every answer: the summary is cached, and they change with every status line refresh.
     handle(Methods.sessionsGet, (params) => {
-      const summary = sessions.get(params.sessionId, statedWindow(params));
+      const summary = {
+        ...sessions.get(params.sessionId, statedWindow(params)),
+        reported: reports.get(params.sessionId),
+      };
       // The status line's warning rides on the answer it already asks for (issue 31): no second call.
       const deletedNotHeld = deletions.deletedNotHeld();
       return deletedNotHeld > 0 ? { ...summary, deletedNotHeld } : summary;
+    }),
+    handle(Methods.sessionsReport, (params) => {
+      const { sessionId, ...reported } = params;
+      return { stored: reports.report(sessionId, reported) };
     }),
     handle(Methods.compactThresholds, (params) =>
       'sessionId' in params

@@ -129,6 +129,75 @@ function M.compact_age(ms)
   return M.js_number(math.floor(seconds / 86400)) .. 'd'
 end
 
+-- `45s`, `52m`, `1h52m`, `3d2h`: a time to come, in two units from an hour on (compactDuration).
+function M.compact_duration(ms)
+  local seconds = math.max(0, M.js_round(ms / 1000))
+  if seconds < 60 then
+    return M.js_number(seconds) .. 's'
+  end
+  local minutes = math.floor(seconds / 60)
+  if minutes < 60 then
+    return M.js_number(minutes) .. 'm'
+  end
+  local hours = math.floor(minutes / 60)
+  if hours < 24 then
+    if minutes % 60 == 0 then
+      return M.js_number(hours) .. 'h'
+    end
+    return M.js_number(hours) .. 'h' .. M.js_number(minutes % 60) .. 'm'
+  end
+  if hours % 24 == 0 then
+    return M.js_number(math.floor(hours / 24)) .. 'd'
+  end
+  return M.js_number(math.floor(hours / 24)) .. 'd' .. M.js_number(hours % 24) .. 'h'
+end
+
+-- `5h 42% ↻1h52m` (fiveHourText); nil once the reset has passed: the share is of a window that is over.
+function M.five_hour_text(window, now)
+  if window.resetsAt ~= nil and window.resetsAt <= now then
+    return nil
+  end
+  local used = '5h ' .. M.js_number(M.js_round(math.max(0, window.usedPercent))) .. '%'
+  if window.resetsAt == nil then
+    return used
+  end
+  return used .. ' ↻' .. M.compact_duration(window.resetsAt - now)
+end
+
+-- Claude Code's miss causes (2.1.260) in a word (MISS_CAUSE_WORDS); another is shown as it came.
+local MISS_CAUSE_WORDS = {
+  system_prompt_changed = 'system prompt',
+  tools_changed = 'tools',
+  model_changed = 'model',
+  messages_rewritten = 'history',
+  ttl_expired_5m = 'ttl 5m',
+  ttl_expired_1h = 'ttl 1h',
+  likely_server_side = 'server',
+  unknown = '?',
+}
+
+-- `cache 4m` while warm, `cache cold: tools` once not (cacheText); cache: { warm = boolean or nil,
+-- expiresAt = epoch ms or nil, lastMissCause = string or nil }.
+function M.cache_text(cache, now)
+  local expired = cache.expiresAt ~= nil and cache.expiresAt <= now
+  if cache.warm == true and not expired then
+    if cache.expiresAt == nil then
+      return 'cache warm'
+    end
+    return 'cache ' .. M.compact_duration(cache.expiresAt - now)
+  end
+  if cache.warm == nil and cache.expiresAt == nil then
+    return nil
+  end
+  if expired then
+    return 'cache cold: expired'
+  end
+  if cache.lastMissCause == nil then
+    return 'cache cold'
+  end
+  return 'cache cold: ' .. (MISS_CAUSE_WORDS[cache.lastMissCause] or cache.lastMissCause)
+end
+
 -- The percentage, always the share used, as the bar draws it (shared/statusline/format.ts
 -- percentText): "context used" when Claude Code compacts only once the API refuses (reactive
 -- mode), "used of auto-compact" at a threshold, "of window used" with auto-compaction off.
@@ -151,14 +220,25 @@ end
 
 -- facts: { threshold = ThresholdResult or nil (unknown), compactions = number or nil (unknown),
 -- memoryAt = epoch ms, false (no extraction yet) or nil (unknown), costUsd = number or nil
--- (unknown), note = string or nil (where the figures fall short, e.g. `no memd`) }.
+-- (unknown), note = string or nil (where the figures fall short, e.g. `no memd`), fiveHour =
+-- { usedPercent, resetsAt = epoch ms or nil } or nil, cache = see cache_text, or nil }.
 local function segments(facts, now)
   local list = {}
   local threshold = facts.threshold
   if threshold ~= nil then
     table.insert(list, { text = M.status_bar(threshold), keep = 1 })
     table.insert(list, { text = M.percent_text(threshold), keep = 9, tight = true })
-    table.insert(list, { text = M.compact_tokens(threshold.tokensLeft) .. ' left', keep = 5 })
+  end
+  local five_hour = facts.fiveHour ~= nil and M.five_hour_text(facts.fiveHour, now) or nil
+  if five_hour ~= nil then
+    table.insert(list, { text = five_hour, keep = 8 })
+  end
+  if threshold ~= nil then
+    table.insert(list, { text = M.compact_tokens(threshold.tokensLeft) .. ' left', keep = 6 })
+  end
+  local cache = facts.cache ~= nil and M.cache_text(facts.cache, now) or nil
+  if cache ~= nil then
+    table.insert(list, { text = cache, keep = 5 })
   end
   if facts.compactions ~= nil then
     local plural = facts.compactions == 1 and '' or 's'
@@ -173,7 +253,7 @@ local function segments(facts, now)
     table.insert(list, { text = '$' .. M.to_fixed(facts.costUsd, 2), keep = 4 })
   end
   if facts.note ~= nil then
-    table.insert(list, { text = facts.note, keep = 6 })
+    table.insert(list, { text = facts.note, keep = 7 })
   end
   return list
 end
@@ -246,12 +326,54 @@ function M.facts(session)
   if memory_at == nil then
     memory_at = false
   end
-  return {
+  local facts = {
     threshold = session.threshold,
     compactions = session.compactions.count,
     memoryAt = memory_at,
     costUsd = session.usage.total.costUsd,
   }
+  M.add_reported(facts, session.reported)
+  return facts
+end
+
+local function record(x)
+  if type(x) == 'table' and x ~= vim.NIL then
+    return x
+  end
+  return nil
+end
+
+local function finite(x)
+  if type(x) == 'number' and x == x and x ~= math.huge and x ~= -math.huge then
+    return x
+  end
+  return nil
+end
+
+-- What memd kept of Claude Code's reports (`reported`, issue 31), as factsFromSummary reads it:
+-- the session's 5-hour window, else the account's; the session's cache; field by field.
+function M.add_reported(facts, reported)
+  reported = record(reported)
+  if reported == nil then
+    return
+  end
+  local limits = record(reported.rateLimits) or record(reported.accountRateLimits)
+  local five_hour = limits ~= nil and record(record(limits.value) and limits.value.fiveHour) or nil
+  local used = five_hour ~= nil and finite(five_hour.usedPercent) or nil
+  if used ~= nil then
+    facts.fiveHour = { usedPercent = used, resetsAt = finite(five_hour.resetsAt) }
+  end
+  local cache_report = record(reported.promptCache)
+  local cache = cache_report ~= nil and record(cache_report.value) or nil
+  if cache ~= nil then
+    local causes = record(cache.lastMissCauses)
+    local cause = causes ~= nil and type(causes[1]) == 'string' and causes[1] or nil
+    local warm = nil
+    if type(cache.warm) == 'boolean' then
+      warm = cache.warm
+    end
+    facts.cache = { warm = warm, expiresAt = finite(cache.expiresAt), lastMissCause = cause }
+  end
 end
 
 return M

@@ -50,6 +50,7 @@ const ADDED_METHODS = [
   'memory.resume',
   'archive.prune',
   'archive.deleted',
+  'sessions.report',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   compactAge,
+  compactDuration,
   compactTokens,
   formatStatusLine,
   percentText,
@@ -149,5 +150,69 @@ describe('the status line', () => {
       '3d',
       '0s',
     ]);
+  });
+});
+
+describe('the plan and cache segments (issue 31)', () => {
+  const fiveHour = (usedPercent: number, inMs: number | null) => ({
+    usedPercent,
+    resetsAt: inMs === null ? null : NOW + inMs,
+  });
+  const cache = (warm: boolean | null, inMs: number | null, lastMissCause: string | null = null) => ({
+    warm,
+    expiresAt: inMs === null ? null : NOW + inMs,
+    lastMissCause,
+  });
+
+  it("shows the 5-hour window's use and time to reset, and the cache warm with its time left or cold with the cause", () => {
+    expect(plain(facts({ fiveHour: fiveHour(42.00000000000001, 112 * 60_000), cache: cache(true, 32 * 60_000) }))).toBe(
+      '▕██░░░░░░▏ 24% used of auto-compact · 5h 42% ↻1h52m · 127K left · cache 32m · 2 compactions · mem 3m · $1.23',
+    );
+    expect(plain(facts({ fiveHour: fiveHour(7, null), cache: cache(false, null, 'tools_changed') }))).toContain(
+      ' · 5h 7% · 127K left · cache cold: tools · ',
+    );
+    expect(plain(facts({ cache: cache(true, null) }))).toContain(' · cache warm · ');
+    expect(plain(facts({ cache: cache(null, null) }))).not.toContain('cache');
+    expect(plain(facts({ cache: cache(false, null, 'a_new_cause') }))).toContain(' · cache cold: a_new_cause · ');
+  });
+
+  it('says cold once a cache reported warm is past its expiry, and drops a window whose reset has passed', () => {
+    expect(plain(facts({ cache: cache(true, 0) }))).toContain(' · cache cold: expired · ');
+    // Idling past the expiry, not the last miss, is what left it cold.
+    expect(plain(facts({ cache: cache(true, -1_000, 'tools_changed') }))).toContain(' · cache cold: expired · ');
+    expect(plain(facts({ fiveHour: fiveHour(99, 0) }))).not.toContain('5h');
+  });
+
+  it('drops the cache before the tokens left, and the 5-hour window after everything but the percentage', () => {
+    const both = facts({ fiveHour: fiveHour(42, 3_600_000), cache: cache(true, 60_000), note: 'no memd' });
+    expect(plain(both, 78)).toBe('24% used of auto-compact · 5h 42% ↻1h · 127K left · cache 1m · $1.23 · no memd');
+    expect(plain(both, 70)).toBe('24% used of auto-compact · 5h 42% ↻1h · 127K left · cache 1m · no memd');
+    expect(plain(both, 69)).toBe('24% used of auto-compact · 5h 42% ↻1h · 127K left · no memd');
+    expect(plain(both, 58)).toBe('24% used of auto-compact · 5h 42% ↻1h · no memd');
+    expect(plain(both, 46)).toBe('24% used of auto-compact · 5h 42% ↻1h');
+    expect(plain(both, 30)).toBe('24% used of auto-compact');
+  });
+
+  it('colours the 5-hour window yellow from 70 % and red from 90 %, a cold cache yellow', () => {
+    const coloured = (value: StatusFacts) => formatStatusLine(value, { color: true, columns: 200, now: NOW });
+    expect(coloured(facts({ fiveHour: fiveHour(69, 60_000) }))).toContain('5h 69% ↻1m ·');
+    expect(coloured(facts({ fiveHour: fiveHour(70, 60_000) }))).toContain('\x1b[33m5h 70% ↻1m\x1b[0m');
+    expect(coloured(facts({ fiveHour: fiveHour(90, 60_000) }))).toContain('\x1b[31m5h 90% ↻1m\x1b[0m');
+    expect(coloured(facts({ cache: cache(false, null) }))).toContain('\x1b[33mcache cold\x1b[0m');
+  });
+
+  it('writes a time to come in two units from an hour on', () => {
+    const cases: [number, string][] = [
+      [0, '0s'],
+      [59_499, '59s'],
+      [60_000, '1m'],
+      [3_599_000, '59m'],
+      [3_600_000, '1h'],
+      [6_720_000, '1h52m'],
+      [86_400_000, '1d'],
+      [266_400_000, '3d2h'],
+      [-5_000, '0s'],
+    ];
+    for (const [ms, text] of cases) expect(compactDuration(ms)).toBe(text);
   });
 });
