@@ -51,6 +51,8 @@ const ADDED_METHODS = [
   'archive.prune',
   'archive.deleted',
   'sessions.report',
+  'handoff.turnFailed',
+  'handoff.instructionsLoaded',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
