@@ -17,6 +17,7 @@ import { type Command, type CommandContext, UsageError } from '../context.js';
 import { type StartOutcome, startUnlessRunning } from '../daemon-start.js';
 import { judgeHandoffFile, recordHandoff } from '../handoff-binding.js';
 import { PRIVATE_FILE_MODE, pinnedFromTranscript, writeHandoffFile } from '../handoff-file.js';
+import { hookNotes } from '../hook-log.js';
 import { HOOK_STDIN_DEADLINE_MS, sessionStartSources } from '../quick/session-start.js';
 import { object, readJsonObject, text } from '../quick/stdin.js';
 import { readTextInWorkTree, writeInWorkTree } from '../work-tree.js';
@@ -346,16 +347,18 @@ export const hook: Command = async (ctx) => {
   const run = name === undefined ? undefined : HOOKS[name];
   if (run === undefined || rest.length > 0)
     throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
+  // A hook writes nothing to stderr whatever happens: its notes go to the state dir's hooks.log.
+  const quiet: CommandContext = { ...ctx, out: { ...ctx.out, err: hookNotes(ctx.env) } };
   const record = await readJsonObject(HOOK_STDIN_DEADLINE_MS);
   const input = record === null ? null : hookInputOf(record);
   if (input === null) {
-    ctx.out.err(`memctl hook ${name}: stdin is not the hook's JSON object; nothing to do`);
+    quiet.out.err(`memctl hook ${name}: stdin is not the hook's JSON object; nothing to do`);
     return 0;
   }
   try {
-    await run(input, ctx);
+    await run(input, quiet);
   } catch (error) {
-    ctx.out.err(`memctl hook ${name}: ${(error as Error).message}`);
+    quiet.out.err(`memctl hook ${name}: ${(error as Error).message}`);
   }
   return 0;
 };
