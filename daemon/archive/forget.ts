@@ -34,6 +34,7 @@ const SESSION_TABLES = [
   'archive_files',
   'session_windows',
   'deleted_files',
+  'session_memory_writers',
 ] as const;
 
 export interface ForgetDeps {

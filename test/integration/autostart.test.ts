@@ -8,6 +8,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hookLogPath } from '../../client/memctl/hook-log.js';
 import { FIXTURES } from '../helpers/ingest.js';
 import {
   DAEMON_MAIN,
@@ -79,7 +80,10 @@ describe('the SessionStart hook with no daemon', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('memd was not running (started now, in the background)');
+    expect(run.stderr).toBe('');
+    expect(readFileSync(hookLogPath({ ...sandbox.env, ...env }), 'utf8')).toContain(
+      'memd was not running (started now, in the background)',
+    );
     await waitReady(sandbox);
   });
 
