@@ -10,8 +10,11 @@
 import type Database from 'better-sqlite3';
 import { EARLIEST_MS } from '../../shared/transcript/timestamp.js';
 import type { Usage } from '../../shared/transcript/types.js';
+import type { BookFile, DayRow, GroupRow, SlotRow, TimedRow } from './book-rows.js';
 import { SLOT_MS } from './days.js';
 import { type Candidate, candidateOf, outranks, outranksInFile, type Placed, type ResponseEntry } from './rank.js';
+
+export type { BookFile, DayRow, GroupRow, SlotRow, SumsRow, TimedRow } from './book-rows.js';
 
 /** Keys per lookup (a JSON array bound once): one statement for many responses. */
 const KEYS_PER_QUERY = 500;
@@ -27,61 +30,6 @@ const CANDIDATE_BATCH = 32;
  */
 const FIRST_SLOT = Math.floor(EARLIEST_MS / SLOT_MS);
 const LAST_SLOT = Math.floor(Date.UTC(9999, 11, 31) / SLOT_MS);
-
-export interface BookFile {
-  id: number;
-  path: string;
-  project: string;
-  sessionId: string;
-}
-
-/** Summed counts of one model in some group. */
-export interface SumsRow {
-  model: string;
-  responses: number;
-  input: number;
-  output: number;
-  cache_creation: number;
-  cache_read: number;
-  cache_5m: number;
-  cache_1h: number;
-}
-
-/** A model's counts on one day: `day` indexes the bounds it was asked for. */
-export interface DayRow extends SumsRow {
-  day: number;
-}
-
-/** A model's counts in one project. */
-export interface GroupRow extends SumsRow {
-  project: string;
-}
-
-export interface SlotRow {
-  slot: number;
-  project: string;
-  model: string;
-  responses: number;
-  input: number;
-  output: number;
-  cache_creation: number;
-  cache_read: number;
-  cache_5m: number;
-  cache_1h: number;
-}
-
-/** A counted response and its entry's timestamp as the index holds it (null when the entry is gone). */
-export interface TimedRow {
-  slot: number;
-  timestamp: string | null;
-  model: string;
-  input: number;
-  output: number;
-  cache_creation: number;
-  cache_read: number;
-  cache_5m: number;
-  cache_1h: number;
-}
 
 interface CandidateRow {
   key: string;
