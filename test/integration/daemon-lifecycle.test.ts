@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RawSocket } from '../helpers/raw-socket.js';
@@ -98,9 +98,12 @@ describe('memd lifecycle', () => {
   it("stops when its socket file is replaced, leaving the new owner's socket in place", async () => {
     const sandbox = makeSandbox();
     const daemon = await startDaemon(sandbox, ['--foreground'], { MEMD_SOCKET_CHECK_MS: '50' });
-    rmSync(sandbox.socketPath);
+    // The new owner binds beside the socket and renames its file over it, so the daemon's check never
+    // sees the path missing (rm, then listen, left a gap the 50 ms check could fall into).
     const usurper = createServer();
-    await new Promise<void>((resolve) => usurper.listen(sandbox.socketPath, resolve));
+    const beside = `${sandbox.socketPath}.new`;
+    await new Promise<void>((resolve) => usurper.listen(beside, resolve));
+    renameSync(beside, sandbox.socketPath);
     try {
       expect((await daemon.exited).code).toBe(0);
       expect(daemon.output()).toContain('the socket file was replaced');
