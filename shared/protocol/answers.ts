@@ -6,6 +6,7 @@
 import { archiveDeletedResultSchema } from './archive.js';
 import { compactionResultSchema } from './compaction.js';
 import { daemonStatusSchema, versionInfoSchema } from './daemon.js';
+import { usageStatusResultSchema } from './forecast.js';
 import { handoffResultSchema } from './handoff.js';
 import { memorySummaryResultSchema } from './memory.js';
 import { type MethodDescriptor, Methods } from './methods.js';
@@ -35,5 +36,6 @@ export const ANSWER_SCHEMAS: ReadonlyMap<string, Schema<unknown>> = new Map([
   answer(Methods.searchQuery, searchQueryResultSchema),
   answer(Methods.searchContext, searchContextResultSchema),
   answer(Methods.usageReport, usageReportResultSchema),
+  answer(Methods.usageStatus, usageStatusResultSchema),
   answer(Methods.archiveDeleted, archiveDeletedResultSchema),
 ]);

@@ -4,6 +4,7 @@ export * from './envelope.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './export.js';
+export * from './forecast.js';
 export * from './framing.js';
 export * from './handoff.js';
 export * from './history.js';

@@ -15,6 +15,7 @@ import type { CompactionResult, ToolResultContent } from './compaction.js';
 import type { DaemonStatus, ShutdownResult, SubscriptionResult, VersionInfo } from './daemon.js';
 import { EVENT_TOPICS } from './events.js';
 import { EXPORT_FORMATS, type ExportPage, MAX_EXPORT_PAGE_BYTES, MIN_EXPORT_PAGE_BYTES } from './export.js';
+import type { UsageStatusResult } from './forecast.js';
 import type {
   CompactRecord,
   HandoffReadResult,
@@ -297,6 +298,9 @@ export const Methods = {
       timezone: optional(str({ minLength: 1, maxLength: 100 })),
     }),
   ),
+  // Where a session stands against its limits, with forecasts (issue 31; an addition, docs/protocol.md): the
+  // session's auto-compact, the 5-hour plan window at its pace, and the cache rebuild idling would cost.
+  usageStatus: method<UsageStatusResult>()('usage.status', object({ sessionId })),
   // Additions to DESIGN.md §3, for the hook commands (docs/protocol.md).
   // model: the SessionStart hook's `model` (issue 28); a `[1m]` id states the session's window, as in sessions.get.
   handoffSessionStart: method<SessionStartResult>()(

@@ -53,6 +53,7 @@ const ADDED_METHODS = [
   'sessions.report',
   'handoff.turnFailed',
   'handoff.instructionsLoaded',
+  'usage.status',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
