@@ -30,35 +30,111 @@ export interface TimedResponse {
   cache1h: number;
 }
 
+/** A model's summed counts in one block. */
+export type BlockCounts = Omit<TimedResponse, 'ms' | 'model'> & { responses: number };
+
 export interface Block {
   startMs: number;
   endMs: number;
-  /** Oldest first; empty for a gap. */
-  responses: TimedResponse[];
+  /** The instants of its first and last responses; null for a gap. */
+  firstMs: number | null;
+  lastMs: number | null;
+  /** Model → its summed counts: a block keeps sums, not its responses, so a year of them is a few thousand rows. */
+  models: Map<string, BlockCounts>;
   gap: boolean;
 }
 
-/** The blocks of responses sorted oldest first (the book's query sorts them). */
-export function blocksOf(responses: readonly TimedResponse[]): Block[] {
-  const blocks: Block[] = [];
+/**
+ * Folds responses, oldest first, into blocks as they come (the service reads them a page at a
+ * time): what it holds is the blocks' sums, whatever the number of responses.
+ */
+export interface BlockFold {
+  add(response: TimedResponse): void;
+  /** The blocks so far, the open one last. */
+  blocks(): Block[];
+}
+
+export function createBlockFold(): BlockFold {
+  const done: Block[] = [];
   let current: Block | null = null;
-  for (const response of responses) {
-    const last = current?.responses.at(-1);
-    if (current !== null && last !== undefined) {
-      const sinceLast = response.ms - last.ms;
-      if (response.ms - current.startMs <= BLOCK_MS && sinceLast <= BLOCK_MS) {
-        current.responses.push(response);
-        continue;
-      }
-      blocks.push(current);
-      if (sinceLast > BLOCK_MS)
-        blocks.push({ startMs: last.ms + BLOCK_MS, endMs: response.ms, responses: [], gap: true });
-    }
+  const open = (response: TimedResponse): Block => {
     const startMs = Math.floor(response.ms / HOUR_MS) * HOUR_MS;
-    current = { startMs, endMs: startMs + BLOCK_MS, responses: [response], gap: false };
+    return {
+      startMs,
+      endMs: startMs + BLOCK_MS,
+      firstMs: response.ms,
+      lastMs: response.ms,
+      models: new Map(),
+      gap: false,
+    };
+  };
+  return {
+    add(response) {
+      const last = current?.lastMs ?? null;
+      if (current === null || last === null) current = open(response);
+      else if (response.ms - current.startMs > BLOCK_MS || response.ms - last > BLOCK_MS) {
+        done.push(current);
+        if (response.ms - last > BLOCK_MS)
+          done.push({
+            startMs: last + BLOCK_MS,
+            endMs: response.ms,
+            firstMs: null,
+            lastMs: null,
+            models: new Map(),
+            gap: true,
+          });
+        current = open(response);
+      }
+      current.lastMs = response.ms;
+      const counts = current.models.get(response.model) ?? {
+        input: 0,
+        output: 0,
+        cacheCreation: 0,
+        cacheRead: 0,
+        cache5m: 0,
+        cache1h: 0,
+        responses: 0,
+      };
+      counts.input += response.input;
+      counts.output += response.output;
+      counts.cacheCreation += response.cacheCreation;
+      counts.cacheRead += response.cacheRead;
+      counts.cache5m += response.cache5m;
+      counts.cache1h += response.cache1h;
+      counts.responses += 1;
+      current.models.set(response.model, counts);
+    },
+    blocks: () => (current === null ? [...done] : [...done, current]),
+  };
+}
+
+/** The blocks of responses sorted oldest first. */
+export function blocksOf(responses: readonly TimedResponse[]): Block[] {
+  const fold = createBlockFold();
+  for (const response of responses) fold.add(response);
+  return fold.blocks();
+}
+
+/** Quarter-hour slots in five hours: slots this many apart with none between hold responses over five hours apart. */
+const BLOCK_SLOTS = BLOCK_MS / (15 * 60_000);
+
+/**
+ * Where to start folding so that the blocks from `fromSlot` on are cut as a fold from the first
+ * response ever would cut them: a block's start depends on every block before it back to the
+ * last pause of over five hours, so the fold starts at the latest such pause before `fromSlot`.
+ * `busySlots`: the slots in [lookbackFrom, fromSlot) that hold responses, ascending. A response
+ * in a slot with BLOCK_SLOTS empty slots before it follows the one before by over five hours.
+ * With no pause in the lookback (five busy hours never apart for its whole span), the fold starts
+ * at its start: blocks cut as if nothing came before it.
+ */
+export function foldStartSlot(busySlots: readonly number[], fromSlot: number, lookbackFrom: number): number {
+  if (busySlots.length === 0) return fromSlot;
+  for (let at = busySlots.length - 1; at >= 0; at--) {
+    const slot = busySlots[at] as number;
+    const before = at === 0 ? lookbackFrom - 1 : (busySlots[at - 1] as number);
+    if (slot - before - 1 >= BLOCK_SLOTS) return slot;
   }
-  if (current !== null) blocks.push(current);
-  return blocks;
+  return lookbackFrom;
 }
 
 /** ccusage's id: the start instant, a gap's prefixed with `gap-`. */
@@ -69,10 +145,9 @@ export function blockKey(block: Block): string {
 
 /** The block's times and, when active, its pace and projection (figures: the block's priced sums). */
 export function blockInfo(block: Block, figures: UsageFigures, now: number): UsageBlock {
-  const first = block.responses[0];
-  const last = block.responses.at(-1);
-  const active = !block.gap && last !== undefined && now - last.ms < BLOCK_MS && now < block.endMs;
-  const minutes = first === undefined || last === undefined ? 0 : (last.ms - first.ms) / MINUTE_MS;
+  const { firstMs, lastMs } = block;
+  const active = !block.gap && lastMs !== null && now - lastMs < BLOCK_MS && now < block.endMs;
+  const minutes = firstMs === null || lastMs === null ? 0 : (lastMs - firstMs) / MINUTE_MS;
   const burnRate =
     active && minutes > 0
       ? {
@@ -93,7 +168,7 @@ export function blockInfo(block: Block, figures: UsageFigures, now: number): Usa
   return {
     start: new Date(block.startMs).toISOString(),
     end: new Date(block.endMs).toISOString(),
-    lastResponse: last === undefined ? null : new Date(last.ms).toISOString(),
+    lastResponse: lastMs === null ? null : new Date(lastMs).toISOString(),
     gap: block.gap,
     active,
     burnRate,

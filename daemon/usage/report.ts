@@ -179,7 +179,8 @@ export function buildReport(input: ReportInput): Omit<UsageReportResult, 'index'
     since: fromSlot === null ? null : new Date(fromSlot * SLOT_MS).toISOString(),
     until: toSlot === null ? null : new Date(toSlot * SLOT_MS).toISOString(),
     rows,
-    totals: figuresOf(all.get('')),
+    // By block, the blocks are whole (one that starts before the window's end runs past it): the totals are theirs.
+    totals: by === 'block' ? blockTotals(input.blocks?.blocks ?? []) : figuresOf(all.get('')),
     daily,
     provenance: USAGE_PROVENANCE,
   };
@@ -188,19 +189,19 @@ export function buildReport(input: ReportInput): Omit<UsageReportResult, 'index'
 /** One row per block, gaps included, oldest first: each priced like any group, with its times and pace. */
 function blockRows(blocks: readonly Block[], now: number): UsageRow[] {
   return blocks.map((block) => {
-    const models: ByModel = new Map();
-    for (const response of block.responses) {
-      const counts = models.get(response.model) ?? { ...ZERO_COUNTS };
-      counts.input += response.input;
-      counts.output += response.output;
-      counts.cacheCreation += response.cacheCreation;
-      counts.cacheRead += response.cacheRead;
-      counts.cache5m += response.cache5m;
-      counts.cache1h += response.cache1h;
-      counts.responses += 1;
-      models.set(response.model, counts);
-    }
-    const figures = figuresOf(models);
+    const figures = figuresOf(block.models);
     return { key: blockKey(block), ...figures, block: blockInfo(block, figures, now) };
   });
+}
+
+/** The blocks' sums, priced per model as every group is. */
+function blockTotals(blocks: readonly Block[]): UsageFigures & { models: string[] } {
+  const models: ByModel = new Map();
+  for (const block of blocks)
+    for (const [model, counts] of block.models) {
+      const sum = models.get(model) ?? { ...ZERO_COUNTS };
+      for (const field of Object.keys(ZERO_COUNTS) as (keyof Counts)[]) sum[field] += counts[field];
+      models.set(model, sum);
+    }
+  return figuresOf(models);
 }

@@ -11,7 +11,7 @@ import { BOUND_FORMATS, type Bound, parseBound } from '../../shared/usage/bounds
 import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { createSlicer, SLICE_BUDGET_MS } from '../workers/slices.js';
-import { type Block, blocksOf, type TimedResponse } from './blocks.js';
+import { BLOCK_MS, type Block, createBlockFold, foldStartSlot, type TimedResponse } from './blocks.js';
 import { createUsageBook } from './book.js';
 import { resolveWindow, SLOT_MS, type Zone, zoneNamed } from './days.js';
 import { createUsageFollower } from './follower.js';
@@ -59,6 +59,12 @@ export interface UsageService extends IndexFollower {
  * budget's 12 ms runs two or three.
  */
 const RESPONSE_PAGE_ROWS = 500;
+/**
+ * How far back from a window's start a report by block looks for the pause its blocks are cut
+ * from (blocks.ts foldStartSlot): a month of slot rows is a few thousand; no one works a month
+ * without five idle hours.
+ */
+const BLOCK_LOOKBACK_MS = 31 * 24 * 3_600_000;
 
 export function createUsageService(deps: UsageServiceDeps): UsageService {
   const { db, log, clock } = deps;
@@ -90,11 +96,14 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   };
   const dropOrphans = db.transaction(() => book.dropOrphans());
   /**
-   * The blocks of the window's counted responses, read a page at a time in slices (a month of a
-   * heavy user's responses held the event loop 1.3 s read at once). Pages come by slot, and a
-   * response's slot is its instant's quarter hour (rank.ts), so each page sorted by instant
-   * follows the last. Each page is its own read: a response ingest folds meanwhile may be in
-   * the blocks and not in the totals, read after them.
+   * The blocks of the window as ccusage's `blocks --since/--until` gives them: cut from the whole
+   * history (the fold starts at the last five-hour pause before the window), kept whole when they
+   * start inside it, so one that starts before `until` holds its responses after it. The
+   * responses are read a page at a time in slices (a month of a heavy user's responses held the
+   * event loop 1.3 s read at once). Pages come by slot, and a response's slot is its instant's
+   * quarter hour (rank.ts), so each page sorted by instant follows the last. Each page is its
+   * own read: a response ingest folds meanwhile may be in the blocks and not in the totals. The
+   * fold keeps each block's sums, not its responses, so memory is bounded by the blocks.
    */
   const timedBlocks = async (
     fromSlot: number | null,
@@ -104,12 +113,21 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   ): Promise<Block[]> => {
     const slicer = createSlicer(signal, deps.sliceMs ?? SLICE_BUDGET_MS);
     const pageRows = deps.sliceRows ?? RESPONSE_PAGE_ROWS;
-    const responses: TimedResponse[] = [];
+    const fold = createBlockFold();
     let from = fromSlot;
+    if (fromSlot !== null) {
+      const lookbackFrom = fromSlot - BLOCK_LOOKBACK_MS / SLOT_MS;
+      const busy = [...new Set(book.slots(lookbackFrom, fromSlot, project).map((row) => row.slot))];
+      from = foldStartSlot(busy, fromSlot, lookbackFrom);
+    }
+    const to = toSlot === null ? null : toSlot + BLOCK_MS / SLOT_MS;
+    const inWindow = (block: Block) =>
+      (fromSlot === null || block.startMs >= fromSlot * SLOT_MS) &&
+      (toSlot === null || block.startMs < toSlot * SLOT_MS);
     for (;;) {
       const wait = slicer.tick();
       if (wait !== undefined) await wait;
-      const page = book.responses(from, toSlot, project, pageRows);
+      const page = book.responses(from, to, project, pageRows);
       const timed = page.rows.map(
         (row): TimedResponse => ({
           // Its entry's instant, or its quarter hour when the index lost it.
@@ -124,8 +142,8 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
         }),
       );
       timed.sort((a, b) => a.ms - b.ms);
-      for (const response of timed) responses.push(response);
-      if (page.next === null) return blocksOf(responses);
+      for (const response of timed) fold.add(response);
+      if (page.next === null) return fold.blocks().filter(inWindow);
       from = page.next;
     }
   };

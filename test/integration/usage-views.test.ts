@@ -8,6 +8,7 @@
  * block's projection is compared to what that difference can move.
  */
 import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
@@ -256,4 +257,81 @@ describe('usage.report by block with sub-agent responses nested in main transcri
     expect(sum(ours.rows.map((row) => row.totalTokens))).toBe(sum(daily.map((day) => day.totalTokens)));
     expect(sum(blocks.map((block) => block.totalTokens))).toBeLessThan(sum(daily.map((day) => day.totalTokens)));
   });
+});
+
+/** One response a line, as Claude Code writes them (compact JSON: ccusage reads no other). */
+function writeTimedResponses(projectsDir: string, sessionId: string, times: readonly string[]): void {
+  const lines = times.map((timestamp, at) =>
+    JSON.stringify({
+      parentUuid: null,
+      isSidechain: false,
+      type: 'assistant',
+      timestamp,
+      sessionId,
+      uuid: `0b000000-0000-4000-8000-${String(at).padStart(12, '0')}`,
+      requestId: `req_bounds${at}`,
+      cwd: '/home/u/src/bounds',
+      version: '2.1.197',
+      message: {
+        id: `msg_bounds${at}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'ok' }],
+        usage: {
+          input_tokens: 100 * (at + 1),
+          output_tokens: 10,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+    }),
+  );
+  const dir = join(projectsDir, '-home-u-src-bounds');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${sessionId}.jsonl`), `${lines.join('\n')}\n`);
+}
+
+describe('usage.report by block with the window bounded inside blocks', () => {
+  // A block from 21:00 that runs past midnight, then one that starts at 02:00 only because of it (from
+  // midnight alone it would start at 01:00), a gap, and a block on the next day.
+  const TIMES = [
+    '2026-12-03T21:30:00.000Z',
+    '2026-12-04T01:40:00.000Z',
+    '2026-12-04T02:10:00.000Z',
+    '2026-12-04T03:00:00.000Z',
+    '2026-12-04T12:00:00.000Z',
+    '2026-12-05T01:00:00.000Z',
+  ];
+  let sandbox: Sandbox;
+  let client: Client;
+
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    writeTimedResponses(sandbox.projectsDir, '0b0c0d0e-4444-4e5f-8a9b-0c1d2e3f4a5b', TIMES);
+    keepForFile(sandbox, await startDaemon(sandbox));
+    client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(() => caughtUp(client), 'the usage book to catch up');
+  });
+
+  const cases: [string, { since?: string; until?: string }, string[]][] = [
+    ['UTC', { since: '2026-12-04' }, ['--since', '20261204']],
+    ['UTC', { until: '2026-12-04' }, ['--until', '20261204']],
+    ['UTC', { since: '2026-12-04', until: '2026-12-04' }, ['--since', '20261204', '--until', '20261204']],
+    ['Asia/Kolkata', { since: '2026-12-04' }, ['--since', '20261204']],
+  ];
+  for (const [timezone, window, theirArgs] of cases)
+    it(`keeps whole blocks by their start as ccusage's blocks ${theirArgs.join(' ')} does in ${timezone}`, async () => {
+      const ours = await client.usageReport({ by: 'block', timezone, ...window });
+      const { blocks } = (await ccusage(sandbox, ['blocks', ...theirArgs, '--timezone', timezone])) as {
+        blocks: CcusageBlock[];
+      };
+      expect(blocks.length).toBeGreaterThan(0);
+      expect(ours.rows.map((row) => [row.key, row.responses, row.totalTokens])).toEqual(
+        blocks.map((block) => [block.id, block.entries, block.totalTokens]),
+      );
+      // The totals are the blocks' own, whole ones that run past the window's end included.
+      const sum = blocks.reduce((total, block) => total + block.totalTokens, 0);
+      expect(ours.totals.totalTokens).toBe(sum);
+    });
 });

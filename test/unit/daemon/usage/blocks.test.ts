@@ -4,7 +4,16 @@
  * test/integration/usage-views.test.ts runs ccusage itself on a daemon's files).
  */
 import { describe, expect, it } from 'vitest';
-import { type Block, blockInfo, blockKey, blocksOf, type TimedResponse } from '../../../../daemon/usage/blocks.js';
+import {
+  type Block,
+  type BlockCounts,
+  blockInfo,
+  blockKey,
+  blocksOf,
+  createBlockFold,
+  foldStartSlot,
+  type TimedResponse,
+} from '../../../../daemon/usage/blocks.js';
 import type { UsageFigures } from '../../../../shared/protocol/usage.js';
 
 const NOW = Date.parse('2026-12-05T13:04:53.501Z');
@@ -36,7 +45,8 @@ const RESPONSES = OFFSETS.map((offset, at) => response(NOW + offset, at + 1));
 
 /** A block's sums, priced as sonnet-4-5 (3 / 15 / 3.75 / 0.30 USD per million). */
 function figuresOf(block: Block): UsageFigures {
-  const sum = (pick: (r: TimedResponse) => number) => block.responses.reduce((total, r) => total + pick(r), 0);
+  const sum = (pick: (counts: BlockCounts) => number) =>
+    [...block.models.values()].reduce((total, counts) => total + pick(counts), 0);
   const [input, output, cacheCreation, cacheRead] = [
     sum((r) => r.input),
     sum((r) => r.output),
@@ -54,7 +64,7 @@ function figuresOf(block: Block): UsageFigures {
     cache1h: 0,
     totalTokens,
     costUsd,
-    responses: block.responses.length,
+    responses: sum((counts) => counts.responses),
     unpricedResponses: 0,
   };
 }
@@ -68,7 +78,7 @@ describe('blocksOf', () => {
       'gap-2026-12-05T04:05:53.501Z',
       '2026-12-05T09:00:00.000Z',
     ]);
-    expect(blocks.map((block) => block.responses.length)).toEqual([2, 2, 0, 3]);
+    expect(blocks.map((block) => figuresOf(block).responses)).toEqual([2, 2, 0, 3]);
     expect(blocks.map((block) => [new Date(block.startMs).toISOString(), new Date(block.endMs).toISOString()])).toEqual(
       [
         ['2026-12-04T16:00:00.000Z', '2026-12-04T21:00:00.000Z'],
@@ -124,5 +134,25 @@ describe('blockInfo', () => {
       projection: null,
     });
     expect(blockInfo(one, figuresOf(one), Date.parse('2026-01-01T15:00:00.000Z')).active).toBe(false);
+  });
+});
+
+describe('foldStartSlot', () => {
+  // Slots are quarter hours: 20 empty ones between two busy slots are over five hours.
+  it('starts at the last slot over five idle hours after the one before it', () => {
+    expect(foldStartSlot([100, 130, 140, 150], 200, 0)).toBe(130);
+    expect(foldStartSlot([100, 120, 140, 160], 200, 0)).toBe(100);
+  });
+  it('starts at the window when nothing came before it in the lookback', () => {
+    expect(foldStartSlot([], 200, 0)).toBe(200);
+  });
+  it("counts the lookback's start as idle before its first busy slot", () => {
+    expect(foldStartSlot([20, 30], 200, 0)).toBe(20);
+    expect(foldStartSlot([19, 30], 200, 0)).toBe(0);
+  });
+  it('folds the same blocks page by page as at once', () => {
+    const fold = createBlockFold();
+    for (const response of RESPONSES) fold.add(response);
+    expect(fold.blocks().map(blockKey)).toEqual(blocksOf(RESPONSES).map(blockKey));
   });
 });
