@@ -25,7 +25,9 @@ export const TRIM_FROM_SAMPLES = 5;
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 const tokens = (count: number) =>
-  count >= 10_000 ? `${Math.round(count / 1000)}k` : count.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  Math.abs(count) >= 10_000
+    ? `${Math.round(count / 1000)}k`
+    : count.toLocaleString('en-US', { maximumFractionDigits: 0 });
 
 /** The mean without its extremes from TRIM_FROM_SAMPLES samples on; null without samples. */
 export function trimmedMean(values: readonly number[]): number | null {
@@ -90,12 +92,13 @@ export function forecastAutoCompact(input: AutoCompactInput): AutoCompactForecas
     : reactive
       ? `the context window, ${tokens(threshold.autoCompactAt)} tokens, where Claude Code compacts when the API refuses (reactive mode)`
       : `auto-compact at ${tokens(threshold.autoCompactAt)} tokens`;
+  const mean = growths.length >= TRIM_FROM_SAMPLES ? 'trimmed mean (its largest and smallest dropped)' : 'mean';
   const sample =
     growths.length === 0
-      ? `fewer than two complete turns since the last compaction, so no pace yet`
-      : `the trimmed mean growth of ${plural(growths.length, 'turn')} since the last compaction ` +
-        `(${Math.round(growthPerTurn as number)} tokens a turn)` +
-        (minutesPerTurn === null ? '' : ` and their median ${round1(minutesPerTurn)} minutes a turn`);
+      ? 'fewer than two complete turns since the last compaction, so no pace yet'
+      : `the ${mean} growth over the last ${plural(growths.length + 1, 'complete turn')} since the last compaction ` +
+        `(${tokens(Math.round(growthPerTurn as number))} tokens a turn)` +
+        (minutesPerTurn === null ? '' : ` and the median ${round1(minutesPerTurn)} minutes from prompt to prompt`);
   const outcome =
     turnsToGo === null
       ? growthPerTurn === null
