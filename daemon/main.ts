@@ -80,7 +80,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     clock: base.clock,
     summary: (sessionId) => sessions.get(sessionId),
     reports,
-    mainTail: (sessionId, rows) => transcripts.mainTail(sessionId, rows),
+    mainTurnRows: (sessionId, enough, limits) => transcripts.mainTurnRows(sessionId, enough, limits),
     usage,
   });
   const dbHealth = createDbHealth({

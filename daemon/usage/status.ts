@@ -9,23 +9,24 @@ import type { PlanWindow } from '../../shared/protocol/reports.js';
 import type { SessionSummary } from '../../shared/protocol/sessions.js';
 import { costOf, priceFor } from '../../shared/transcript/models.js';
 import { timestampMs } from '../../shared/transcript/timestamp.js';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
 import {
   FIVE_HOUR_WINDOW_MS,
   forecastAutoCompact,
   forecastCacheRebuild,
   forecastLimit,
 } from '../../shared/usage/forecast.js';
-import { recentTurns } from '../../shared/usage/turns.js';
+import { holdsTurns, recentTurns, type TurnEntry } from '../../shared/usage/turns.js';
 import type { SessionReports } from '../sessions/reports.js';
 import type { SlotRow, TimedRow } from './book.js';
 
 /**
- * Index rows read from the end of the main transcript: a turn of a busy agent writes 50 to 300
- * entries (tool calls, results, progress), so this holds the last ten turns of all but the
- * busiest; read backwards on the primary key, a few ms whatever the transcript's length.
+ * Index rows read from the end of the main transcript at most: a turn of a busy agent writes 50 to
+ * 300 entries (tool calls, results, progress), so this holds the last ten turns of all but the
+ * busiest. Read backwards on the primary key, a page at a time, until the turns are there.
  */
 export const TAIL_ROWS = 3_000;
+/** Rows per page of that read: the ten turns of a chat are one page; an agent's, a few. */
+export const TAIL_PAGE_ROWS = 250;
 /** Turns the pace is read from: ten growth samples between them, the last half hour to hour of work. */
 export const PACE_TURNS = 11;
 /** The session's spend rate is over its last half hour of activity: its pace now, not its morning's. */
@@ -40,8 +41,12 @@ export interface UsageStatusDeps {
   /** sessions.get: the summary, or the NotFound it throws for an unknown session. */
   summary(sessionId: string): SessionSummary;
   reports: Pick<SessionReports, 'get'>;
-  /** The last `rows` index rows of the session's main transcript, in file order (transcripts' mainTail). */
-  mainTail(sessionId: string, rows: number): IndexedEntry[];
+  /** The main transcript's last rows, read backwards until `enough` (transcripts' mainTurnRows). */
+  mainTurnRows(
+    sessionId: string,
+    enough: (newestFirst: readonly TurnEntry[]) => boolean,
+    limits: { pageRows: number; maxRows: number },
+  ): TurnEntry[];
   usage: {
     windowUsage(fromMs: number, toMs: number): SlotRow[];
     sessionResponses(sessionId: string, fromMs: number): TimedRow[];
@@ -115,7 +120,11 @@ export function createUsageStatus(deps: UsageStatusDeps): UsageStatus {
       const summary = deps.summary(sessionId);
       const now = deps.clock();
       const reported = deps.reports.get(sessionId);
-      const recent = recentTurns(deps.mainTail(sessionId, TAIL_ROWS), PACE_TURNS, now);
+      const tail = deps.mainTurnRows(sessionId, (rows) => holdsTurns(rows, PACE_TURNS + 1), {
+        pageRows: TAIL_PAGE_ROWS,
+        maxRows: TAIL_ROWS,
+      });
+      const recent = recentTurns(tail, PACE_TURNS, now);
       return {
         sessionId,
         model: summary.model,

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexedEntry, Usage } from '../../../../shared/transcript/types.js';
-import { isTurnStart, recentTurns } from '../../../../shared/usage/turns.js';
+import { holdsTurns, isTurnStart, recentTurns, type TurnEntry, turnEntryOf } from '../../../../shared/usage/turns.js';
 
 const T0 = Date.parse('2026-12-05T10:00:00.000Z');
 const MINUTE_MS = 60_000;
 const NOW = T0 + 24 * 60 * MINUTE_MS;
 
 let offset = 0;
-function entry(fields: Partial<IndexedEntry>): IndexedEntry {
+function entry(fields: Partial<IndexedEntry>): TurnEntry {
   offset += 100;
-  return {
+  return turnEntryOf({
     offset,
     length: 99,
     type: 'user',
@@ -35,7 +35,7 @@ function entry(fields: Partial<IndexedEntry>): IndexedEntry {
     title: null,
     compact: null,
     ...fields,
-  };
+  });
 }
 
 const at = (minute: number) => new Date(T0 + minute * MINUTE_MS).toISOString();
@@ -120,9 +120,16 @@ describe('recentTurns', () => {
       { ...response(2, 50_000, 'side'), isSidechain: true },
     ];
     expect(recentTurns(split, 10, NOW).turns).toEqual([{ promptAt: T0, contextAfter: 9_400, complete: true }]);
-    expect(isTurnStart(split[3] as IndexedEntry)).toBe(false);
+    expect(isTurnStart(split[3] as TurnEntry)).toBe(false);
     expect(isTurnStart(toolResult(0, 'q'))).toBe(false);
     expect(isTurnStart(entry({ type: 'user', title: { kind: 'command', value: '/review' } }))).toBe(true);
+  });
+
+  it('says when a tail read backwards holds enough turn starts, or reached a compaction', () => {
+    const newestFirst = [...turn(0, 10_000, 'x'), ...turn(5, 14_000, 'y'), ...turn(10, 18_000, 'z')].reverse();
+    expect(holdsTurns(newestFirst, 3)).toBe(true);
+    expect(holdsTurns(newestFirst, 4)).toBe(false);
+    expect(holdsTurns([...turn(5, 14_000, 'y'), boundary(3)].reverse(), 4)).toBe(true);
   });
 
   it('has no turns and no response in an empty tail', () => {
