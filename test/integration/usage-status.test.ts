@@ -80,9 +80,7 @@ describe('usage.status', () => {
       minutes: Math.round((left / GROWTH) * 4 * 10) / 10,
       provenance: 'estimated',
     });
-    expect(answer.autoCompact.basis).toContain(
-      'trimmed mean (its largest and smallest dropped) growth over the last 6 complete turns',
-    );
+    expect(answer.autoCompact.basis).toContain('the mean growth over the last 6 complete turns');
     expect(answer.limit).toMatchObject({ usedPercent: null, resetsAt: null, reachedAt: null, percentPerHour: null });
     expect(answer.limit.basis).toContain('Claude.ai plans');
     // The writer's responses write their cache for an hour; the expiry is the last response's plus that.
