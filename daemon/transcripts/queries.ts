@@ -4,7 +4,8 @@
  * Counters live on the `files` rows, so the totals cost O(files), not O(entries).
  */
 import type Database from 'better-sqlite3';
-import type { IndexedEntry } from '../../shared/transcript/types.js';
+import type { IndexedEntry, TitleKind } from '../../shared/transcript/types.js';
+import type { TurnEntry } from '../../shared/usage/turns.js';
 import { type EntryRow, entryFromRow, selectEntries } from '../store/entry-row.js';
 import { type FileRow, fileFromRow, type IngestedFile, type IngestedSession, prepared } from '../store/rows.js';
 
@@ -84,6 +85,67 @@ export function loadFileEntriesPage(
 export function loadLastEntries(db: Db, fileId: number, limit: number): IndexedEntry[] {
   const sql = selectEntries('WHERE e.file_id = ? ORDER BY e.offset DESC LIMIT ?');
   return (prepared(db, sql).all(fileId, limit) as EntryRow[]).map(entryFromRow).reverse();
+}
+
+interface TurnRow {
+  offset: number;
+  type: string;
+  subtype: string | null;
+  timestamp: string | null;
+  message_id: string | null;
+  request_id: string | null;
+  model: string | null;
+  usage_input: number | null;
+  usage_output: number | null;
+  usage_cache_creation: number | null;
+  usage_cache_read: number | null;
+  usage_cache_5m: number | null;
+  usage_cache_1h: number | null;
+  asks_tools: number;
+  has_tool_results: number;
+  is_sidechain: number;
+  is_meta: number;
+  is_compact_summary: number;
+  title_kind: TitleKind | null;
+}
+
+// The model's text is looked up only for responses: the other rows do not need it.
+const TURN_ROWS_SQL = `
+  SELECT e.offset, e.type, e.subtype, e.timestamp, e.message_id, e.request_id,
+         CASE WHEN e.usage_input IS NOT NULL THEN coalesce(e.model, (SELECT value FROM strings WHERE id = e.model_id)) END AS model,
+         e.usage_input, e.usage_output, e.usage_cache_creation, e.usage_cache_read, e.usage_cache_5m, e.usage_cache_1h,
+         e.tool_uses IS NOT NULL AS asks_tools, e.tool_results IS NOT NULL AS has_tool_results,
+         e.is_sidechain, e.is_meta, e.is_compact_summary, e.title_kind
+  FROM entries e WHERE e.file_id = ? AND e.offset < ? ORDER BY e.offset DESC LIMIT ?`;
+
+/** Up to `limit` rows of one file before `beforeOffset`, newest first, with only what the turns read (usage.status). */
+export function loadTurnRows(db: Db, fileId: number, beforeOffset: number, limit: number): TurnEntry[] {
+  return (prepared(db, TURN_ROWS_SQL).all(fileId, beforeOffset, limit) as TurnRow[]).map((row) => ({
+    offset: row.offset,
+    type: row.type,
+    subtype: row.subtype,
+    timestamp: row.timestamp,
+    messageId: row.message_id,
+    requestId: row.request_id,
+    model: row.model,
+    usage:
+      row.usage_input === null
+        ? null
+        : {
+            input: row.usage_input,
+            output: row.usage_output ?? 0,
+            cacheCreation: row.usage_cache_creation ?? 0,
+            cacheRead: row.usage_cache_read ?? 0,
+            cache5m: row.usage_cache_5m ?? 0,
+            cache1h: row.usage_cache_1h ?? 0,
+          },
+    asksTools: row.asks_tools === 1,
+    hasToolResults: row.has_tool_results === 1,
+    isSidechain: row.is_sidechain === 1,
+    isMeta: row.is_meta === 1,
+    isCompactSummary: row.is_compact_summary === 1,
+    titleKind: row.title_kind,
+  }));
 }
 
 /**

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { activeConversation } from '../../shared/transcript/conversation.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
+import type { TurnEntry } from '../../shared/usage/turns.js';
 import type { IngestedFile, IngestedSession } from '../store/rows.js';
 import { createSlicer, nextTurn, SLICE_BUDGET_MS } from '../workers/slices.js';
 import { loadSessionCheckpoints, type SessionCheckpoints } from './checkpoints.js';
@@ -21,7 +22,7 @@ import {
 } from './conversation.js';
 import { type LoadedEntry, readEntries } from './entries.js';
 import { createEntryCache, type EntryCache, type SessionEntries } from './entry-cache.js';
-import { leafTitles, listSessions, loadFileEntries, sessionFiles, summaryTitle } from './queries.js';
+import { leafTitles, listSessions, loadFileEntries, loadTurnRows, sessionFiles, summaryTitle } from './queries.js';
 import { createSharedLoads } from './shared-loads.js';
 
 /**
@@ -48,6 +49,16 @@ export interface Transcripts {
   sessionEntries(sessionId: string, signal?: AbortSignal): Promise<{ files: IngestedFile[] } & SessionEntries>;
   /** One file's indexed entries from `fromOffset` on. */
   fileEntries(fileId: number, fromOffset?: number): IndexedEntry[];
+  /**
+   * The last rows of the session's main transcript as the turns read them (shared/usage/turns.ts),
+   * in file order: read backwards `pageRows` at a time until `enough` (given them newest first)
+   * says so or `maxRows` were read. None without a main transcript. Bounded, so not cached.
+   */
+  mainTurnRows(
+    sessionId: string,
+    enough: (newestFirst: readonly TurnEntry[]) => boolean,
+    limits: { pageRows: number; maxRows: number },
+  ): TurnEntry[];
   /** The active conversation with its lines read back and its messages (the last few cached; loaded in slices). */
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Lines of a transcript read back by offset, as the index has them (in slices). */
@@ -169,6 +180,21 @@ export function createTranscripts({
     mainEntries,
     sessionEntries,
     fileEntries: (fileId, fromOffset) => loadFileEntries(db, fileId, fromOffset),
+    mainTurnRows(sessionId, enough, { pageRows, maxRows }) {
+      const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
+      if (main === undefined) return [];
+      const rows: TurnEntry[] = [];
+      // One read transaction: the pages are of the same moment.
+      return consistent(() => {
+        for (let before = Number.MAX_SAFE_INTEGER; rows.length < maxRows; ) {
+          const page = loadTurnRows(db, main.id, before, Math.min(pageRows, maxRows - rows.length));
+          for (const row of page) rows.push(row);
+          if (page.length < pageRows || enough(rows)) break;
+          before = (page.at(-1) as TurnEntry).offset;
+        }
+        return rows.reverse();
+      });
+    },
     conversation,
     read: (path, entries, signal) => readEntries(path, entries, createSlicer(signal, sliceMs)),
     leafTitles: (project) => leafTitles(db, project),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { ANSWER_SCHEMAS } from '../../shared/protocol/answers.js';
+import { Methods } from '../../shared/protocol/methods.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
@@ -56,6 +57,7 @@ describe("the daemon's answers against the result schemas", () => {
       'search.query': () => client.searchQuery({ query: 'idempotency' }),
       'search.context': () => client.searchContext({ sessionId, uuid: uuid ?? '' }),
       'usage.report': () => client.usageReport({ since: '2020-01-01' }),
+      'usage.status': () => client.call(Methods.usageStatus, { sessionId }),
       'archive.deleted': () => client.archiveDeleted({}),
     };
     expect(Object.keys(calls).sort()).toEqual([...ANSWER_SCHEMAS.keys()].sort());

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConversation } from '../../../../daemon/transcripts/conversation.js';
 import { createEntryCache, type EntryCache } from '../../../../daemon/transcripts/entry-cache.js';
 import { createTranscripts } from '../../../../daemon/transcripts/transcripts.js';
+import { turnEntryOf } from '../../../../shared/usage/turns.js';
 import { type IngestedSession, ingestWritten } from '../../../helpers/compact.js';
 import { generateSession, writeGeneratedSession } from '../../../helpers/generated-sessions.js';
 
@@ -114,5 +115,27 @@ describe('the first load of a session', () => {
     setImmediate(() => transcripts.clear());
     const whole = loadConversation(session.store.db, createEntryCache(), session.sessionId);
     expect((await loading).main).toEqual(whole.entries);
+  });
+});
+
+describe('the main transcript’s turn rows (usage.status)', () => {
+  it('are read backwards a page at a time until enough, and are the whole entries’ tail in file order', async () => {
+    const session = await ingested();
+    const transcripts = createTranscripts({ db: session.store.db, sliceMs: 0 });
+    const { entries } = await transcripts.mainEntries(session.sessionId);
+    const pages: number[] = [];
+    const rows = transcripts.mainTurnRows(
+      session.sessionId,
+      (newestFirst) => {
+        pages.push(newestFirst.length);
+        return newestFirst.length >= 25;
+      },
+      { pageRows: 10, maxRows: 1_000 },
+    );
+    expect(pages).toEqual([10, 20, 30]);
+    expect(rows).toEqual(entries.slice(-30).map(turnEntryOf));
+    const capped = transcripts.mainTurnRows(session.sessionId, () => false, { pageRows: 10, maxRows: 15 });
+    expect(capped.map((row) => row.offset)).toEqual(entries.slice(-15).map((entry) => entry.offset));
+    expect(transcripts.mainTurnRows('no-such-session', () => false, { pageRows: 10, maxRows: 15 })).toEqual([]);
   });
 });
