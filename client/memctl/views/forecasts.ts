@@ -29,6 +29,11 @@ function round(value: number): string {
   return Math.abs(value) < 10 ? String(Math.round(value * 10) / 10) : String(Math.round(value));
 }
 
+/** `14 min` under the hour, `2h3m` past it. */
+function minutesText(minutes: number): string {
+  return minutes < 60 ? `${round(minutes)} min` : compactDuration(minutes * 60_000);
+}
+
 function turns(n: number): string {
   return n === 1 ? '1 turn' : `${n} turns`;
 }
@@ -49,7 +54,7 @@ export function autoCompactText(forecast: AutoCompactForecast): string {
         : `pace unknown (${turns(forecast.sampleTurns)} sampled)`;
     return `${target}: no forecast, ${why}; ${formatTokens(forecast.tokensLeft)} tokens left`;
   }
-  const minutes = forecast.minutes === null ? '' : ` (~${round(forecast.minutes)} min)`;
+  const minutes = forecast.minutes === null ? '' : ` (~${minutesText(forecast.minutes)})`;
   const count = forecast.turns === 0 ? 'at the next turn' : `in ${turns(forecast.turns)}`;
   return `${target} ${count}${minutes}`;
 }

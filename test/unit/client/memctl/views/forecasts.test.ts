@@ -52,6 +52,13 @@ describe('memctl status SESSION: the forecasts', () => {
       false,
     );
     expect(unreported[1]).toContain('the blocking limit (auto-compact is off) at the next turn (~2 min)');
+    const long = forecastLines(
+      answer({ autoCompact: { ...base.autoCompact, turns: 30, minutes: 123 } }),
+      out,
+      NOW,
+      false,
+    );
+    expect(long[1]).toContain('auto-compact in 30 turns (~2h3m)');
     expect(unreported[2]).toContain('  5h limit  not reported (Claude Code sends rate_limits');
   });
 });
