@@ -17,6 +17,11 @@ import { ToolInputError } from '../errors.js';
 import { respond, type ToolContext } from './context.js';
 
 const ID_CHARS = 100;
+/**
+ * A model's id as the API names them (`claude-sonnet-4-5-20250929`): the one transcript-borne
+ * string this answer prints, so it is shown only when it cannot carry a sentence (issue 27).
+ */
+const MODEL_ID = /^[\w.:@/[\]-]{1,80}$/;
 /** A basis is one sentence of memd's; more than this is not one. */
 const BASIS_CHARS = 600;
 /** Auto-compact this many turns away or fewer is near: a handoff written now still has the context to draw on. */
@@ -77,7 +82,7 @@ function reportedText(reported: ReportedState, sessionId: string, now: number): 
 
 export function renderUsageStatus(status: UsageStatusResult, now = Date.now()): string {
   const session = oneLine(status.sessionId, ID_CHARS);
-  const model = status.model === null ? '' : `, model ${oneLine(status.model, 80)}`;
+  const model = status.model === null || !MODEL_ID.test(status.model) ? '' : `, model ${status.model}`;
   const figures = forecastFigures(status, now).map(
     (figure) =>
       `- ${figure.label}: ${figure.text} [${figure.provenance}]\n  basis: ${oneLine(figure.basis, BASIS_CHARS)}`,
