@@ -6,8 +6,9 @@ export const MAIN_USAGE = `usage: memctl [--no-autostart] COMMAND [ARGS] [--json
 Talks to the memd daemon on its Unix socket (started on demand unless --no-autostart or MEMD_NO_AUTOSTART).
 
 commands:
-  status [SESSION] [--json] the daemon (version, pid, uptime, paths, counts) and its sessions;
-                            with SESSION, that session in full
+  status [SESSION] [-v] [--json]
+                            the daemon (version, pid, uptime, paths, counts) and its sessions;
+                            with SESSION, that session in full and its forecasts (-v: their basis)
   sessions [--all] [--limit N] [--cursor C] [--json]
                             sessions, most recent first, with their context bars (50 a page)
   compact SESSION [--method auto|micro|reactive|cache-edits] [--limit N] [--force] [--json]
@@ -55,14 +56,17 @@ exit codes: 0 ok, 1 the daemon answered with an error, 2 no daemon or bad usage.
 environment: MEMD_SOCKET, MEMD_STATE_DIR, XDG_RUNTIME_DIR, NO_COLOR (see docs/configuration.md).`;
 
 export const COMMAND_USAGE: Record<string, string> = {
-  status: `usage: memctl status [SESSION] [--json]
+  status: `usage: memctl status [SESSION] [-v] [--json]
 
 Prints the daemon's version, pid, uptime, paths, connection and request counts, memory use,
 database state and ingest progress, then the sessions table (most recent first). With SESSION,
 prints that session in full: context bar and threshold state, usage and cost, compactions, and
 what the hooks recorded (the SessionStart handoff injection, the last compaction's summary and
-what it lost). --json prints the daemon.status result unchanged; with SESSION, the sessions.get
-result with the hooks' records under "handoff" (the handoff.status result).`,
+what it lost), and the forecasts: turns until auto-compact, when the 5-hour limit comes at this
+pace, what idling past the cache's expiry costs; each marked official (Claude Code reported it) or
+estimated (memd computed it), -v adding the basis of each. --json prints the daemon.status result
+unchanged; with SESSION, the sessions.get result with the hooks' records under "handoff" (the
+handoff.status result) and the forecasts under "usageStatus" (the usage.status result).`,
   sessions: `usage: memctl sessions [--all] [--limit N] [--cursor C] [--json]
 
 Lists sessions, most recent first, 50 a page (--limit N, up to 10,000; the last line gives the

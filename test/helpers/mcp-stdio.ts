@@ -3,9 +3,12 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { MEMCTL_MAIN, type Sandbox } from './sandbox.js';
 
-export async function serveMcp(sandbox: Sandbox, cwd: string): Promise<McpClient> {
+/** `extraEnv`: what Claude Code adds to the server's environment (CLAUDE_CODE_SESSION_ID). */
+export async function serveMcp(sandbox: Sandbox, cwd: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<McpClient> {
   const env = Object.fromEntries(
-    Object.entries(sandbox.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    Object.entries({ ...sandbox.env, ...extraEnv }).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    ),
   );
   const transport = new StdioClientTransport({
     command: process.execPath,

@@ -46,6 +46,7 @@ const TOOLS = [
   'search_sessions',
   'session_context',
   'session_memory',
+  'usage_status',
 ].map((name) => `mcp__memd__${name}`);
 const loop = manifest('coding-loop');
 
@@ -165,7 +166,7 @@ async function searchThroughClaude(world: World, extraArgs: string[]): Promise<v
   const scripted = world.api.requests.filter((request) => request.scripted);
   expect(scripted).toHaveLength(2);
 
-  // The model was offered memd's six tools, with the schemas memctl mcp declared.
+  // The model was offered memd's seven tools, with the schemas memctl mcp declared.
   const offered = (
     (scripted[0]?.body as { tools?: { name: string; input_schema?: { required?: string[] } }[] }).tools ?? []
   ).filter((tool) => tool.name.startsWith('mcp__memd__'));

@@ -26,7 +26,15 @@ import {
   startDaemon,
 } from '../helpers/sandbox.js';
 
-const TOOLS = ['handoff', 'list_sessions', 'project_memory', 'search_sessions', 'session_context', 'session_memory'];
+const TOOLS = [
+  'handoff',
+  'list_sessions',
+  'project_memory',
+  'search_sessions',
+  'session_context',
+  'session_memory',
+  'usage_status',
+];
 const loop = manifest('coding-loop');
 const corrections = manifest('corrections');
 const bigOutputs = manifest('big-outputs');
@@ -111,7 +119,7 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
     return () => client.close();
   });
 
-  it('initializes as memd, with instructions, and lists the six tools with their input schemas', async () => {
+  it('initializes as memd, with instructions, and lists the seven tools with their input schemas', async () => {
     const served = await serve(sandbox, project);
     expect(served.mcp.getServerVersion()).toEqual({ name: 'memd', version: MEMD_VERSION });
     expect(served.mcp.getServerCapabilities()?.tools).toBeDefined();

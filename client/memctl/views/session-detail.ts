@@ -68,7 +68,13 @@ function warningText(threshold: ThresholdResult): string {
   return `warning/error at ${formatTokens(threshold.warningAt)}${same}`;
 }
 
-export function renderSessionDetail(session: SessionSummary, out: Output, now = Date.now()): string[] {
+/** `forecast`: the lines of usage.status (views/forecasts.ts), shown under the plan and cache lines they build on. */
+export function renderSessionDetail(
+  session: SessionSummary,
+  out: Output,
+  now = Date.now(),
+  forecast: readonly string[] = [],
+): string[] {
   const { threshold, compactions } = session;
   const lines = [
     `${out.bold(titleOf(session))}  ${out.dim(session.sessionId)}${session.gone ? out.dim(' (transcript deleted)') : ''}`,
@@ -89,6 +95,7 @@ export function renderSessionDetail(session: SessionSummary, out: Output, now = 
         : ''
     }`,
     ...reportedLines(session.reported, session.sessionId, out, now),
+    ...forecast,
     memoryLine(session, now),
     ...nonNull(writerLine(session)),
     lockLine(session, now),
