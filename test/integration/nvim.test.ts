@@ -325,4 +325,24 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect((await connectionState(nvim)).state).toBe('ready');
     expect(await statusline(nvim)).not.toBe('');
   });
+
+  // Last: the plan window is the account's, every later line would show it.
+  it('shows what Claude Code reported (5h window, cache) in the line, from sessions.get, as memctl statusline does', async () => {
+    const nvim = await editor(sandbox, project.cwd);
+    await eventually(async () => (await statusline(nvim)) !== '', 'the line');
+    expect(await statusline(nvim)).not.toContain('5h ');
+    await client.call(Methods.sessionsReport, {
+      sessionId: project.sessionId,
+      rateLimits: { fiveHour: { usedPercent: 42, resetsAt: null } },
+      promptCache: { ttl: '5m', warm: false, lastMissCauses: ['model_changed'] },
+    });
+    // An update of the session (its transcript grew), the refresh timer or a change of directory asks again.
+    await nvim.lua(`require('memd.tracker').refresh()`);
+    await eventually(async () => (await statusline(nvim)).includes('5h 42%'), 'the reports in the line');
+    const session = await client.sessionsGet({ sessionId: project.sessionId });
+    const before = Date.now();
+    const line = await statusline(nvim);
+    expect(line).toContain(' · cache cold: model · ');
+    expect(expectedLines(session, 120, before, Date.now())).toContain(line);
+  });
 });
