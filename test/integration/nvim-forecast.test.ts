@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import type { UsageStatusResult } from '../../shared/protocol/forecast.js';
 import { type ForecastLine, forecastLines } from '../../shared/statusline/forecast.js';
 import { NVIM_PATH, NVIM_SKIP_REASON, startNvim } from '../helpers/nvim.js';
+import { lines } from '../helpers/nvim-session.js';
+import { eventually } from '../helpers/poll.js';
 import { FORECAST_NOW as NOW, type UsageStatusParts, usageStatus } from '../helpers/usage-status.js';
+import { sampleSession } from '../unit/client/vscode/sample.js';
 
 const AUTO_COMPACTS: UsageStatusParts['autoCompact'][] = [
   {},
@@ -94,4 +97,52 @@ describe(NVIM_PATH ? 'the Neovim plugin’s forecasts' : `the Neovim plugin’s 
     ]);
     expect(await nvim.close()).toBe(0);
   });
+
+  /** The session view with memd's answers stubbed: `usage.status` answers `usageAnswer`. */
+  async function sessionView(usageAnswer: { result?: unknown; error?: { message: string; code: number } }) {
+    const session = sampleSession();
+    const nvim = startNvim({ cwd: process.cwd(), env: process.env });
+    await nvim.lua(
+      `
+      local answers = vim.json.decode(..., { luanil = { object = true, array = true } })
+      _G.memd_test_asked = {}
+      -- Answered on a later tick, as the socket would.
+      require('memd').request = function(method, _, callback)
+        vim.schedule(function()
+          local answer = answers[method]
+          callback(answer.error, answer.result)
+          table.insert(_G.memd_test_asked, method)
+        end)
+      end
+      require('memd.commands').open_session(answers['sessions.get'].result.sessionId)
+      `,
+      JSON.stringify({ 'sessions.get': { result: session }, 'usage.status': usageAnswer }),
+    );
+    await eventually(
+      async () => (await nvim.lua<string[]>('return _G.memd_test_asked')).length === 2,
+      'both answers handled',
+    );
+    return lines(nvim, `memd://session/${session.sessionId}`, (text) => text.length > 1);
+  }
+
+  it.skipIf(!NVIM_PATH)('end the session view when memd answers usage.status', async () => {
+    const shown = await sessionView({ result: usageStatus() });
+    expect(shown.slice(-6, -4)).toEqual([
+      '  forecast  auto-compact in 4 turns ~12m [estimated]',
+      '              The context grew 11.5K tokens a turn over the last 6 turns, one turn every 3.1 minutes.',
+    ]);
+  });
+
+  it.skipIf(!NVIM_PATH)(
+    'are left out quietly by a memd without usage.status, and say why on another failure',
+    async () => {
+      const without = await sessionView({ error: { message: 'no such method: usage.status', code: -32601 } });
+      expect(without.at(-1)).toMatch(/^ {2}index {5}49 entries/);
+      expect(without.some((line) => line.includes('forecast'))).toBe(false);
+      const failing = await sessionView({ error: { message: 'no answer from memd within 5 s', code: -32603 } });
+      expect(failing.at(-1)).toBe('  forecast  memd could not forecast: no answer from memd within 5 s');
+      const invalid = await sessionView({ result: { sessionId: 'x' } });
+      expect(invalid.at(-1)).toMatch(/^ {2}forecast {2}memd could not forecast: usage_status\.\w+ should be an object/);
+    },
+  );
 });
