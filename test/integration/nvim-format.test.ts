@@ -49,6 +49,8 @@ const FIVE_HOURS: (StatusFacts['fiveHour'] | undefined)[] = [
   { usedPercent: 100, resetsAt: NOW + 86_400_000 },
   { usedPercent: 12.5, resetsAt: NOW },
 ];
+/** Sessions Claude Code deleted that memd did not hold (issue 31): none, zero (no segment), some. */
+const DELETED: (number | undefined)[] = [undefined, 0, 1, 12, 1234];
 const CACHES: (StatusFacts['cache'] | undefined)[] = [
   undefined,
   { warm: true, expiresAt: NOW + 1_920_000, lastMissCause: null },
@@ -125,6 +127,13 @@ function edgeCases(): Case[] {
       columns: 120,
       now: NOW,
     });
+  for (const deletedNotHeld of DELETED)
+    for (const columns of [30, 120])
+      cases.push({
+        facts: facts({ threshold: typical, ...(deletedNotHeld === undefined ? {} : { deletedNotHeld }) }),
+        columns,
+        now: NOW,
+      });
   for (const columns of COLUMNS) {
     cases.push({ facts: facts({ threshold: typical }), columns, now: NOW });
     // What memctl statusline shows without memd: Claude Code's own figures, or none at all.
@@ -148,9 +157,11 @@ function sampledCases(): Case[] {
   return Array.from({ length: SAMPLED_CASES }, () => {
     const fiveHour = pick(FIVE_HOURS);
     const cache = pick(CACHES);
+    const deletedNotHeld = pick(DELETED);
     return {
       facts: {
         ...(fiveHour === undefined ? {} : { fiveHour }),
+        ...(deletedNotHeld === undefined ? {} : { deletedNotHeld }),
         ...(cache === undefined ? {} : { cache }),
         threshold:
           random() < 0.95
@@ -182,7 +193,7 @@ const RENDER_CASES = `
     local f = case.facts
     local memory_at = f.memoryAt
     if memory_at == vim.NIL then memory_at = false end
-    local facts = { threshold = value(f.threshold), compactions = value(f.compactions), memoryAt = memory_at, costUsd = value(f.costUsd), note = value(f.note) }
+    local facts = { threshold = value(f.threshold), compactions = value(f.compactions), memoryAt = memory_at, costUsd = value(f.costUsd), note = value(f.note), deletedNotHeld = value(f.deletedNotHeld) }
     if f.fiveHour ~= nil then facts.fiveHour = { usedPercent = f.fiveHour.usedPercent, resetsAt = value(f.fiveHour.resetsAt) } end
     if f.cache ~= nil then facts.cache = { warm = value(f.cache.warm), expiresAt = value(f.cache.expiresAt), lastMissCause = value(f.cache.lastMissCause) } end
     lines[i] = format.status_line(facts, { columns = case.columns, now = case.now })
@@ -264,6 +275,14 @@ describe(
           sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
           reported,
         })),
+        // Sessions Claude Code deleted that memd did not hold (issue 31): a count, and not one.
+        ...[3, 'three'].map((deletedNotHeld) => ({
+          threshold: typical,
+          compactions: { count: 0 },
+          usage: usage(1),
+          sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+          deletedNotHeld,
+        })),
       ];
       const lua = await startNvim({ cwd: process.cwd(), env: process.env }).lua<string[]>(
         `
@@ -291,8 +310,9 @@ describe(
         'mem 3m',
         'mem 3d',
         'mem 2s',
-        ...Array(5).fill('mem -'),
+        ...Array(7).fill('mem -'),
       ]);
+      expect(lua.slice(11).map((line) => line.endsWith(' · 3 deleted, not kept'))).toEqual([true, false]);
       expect(lua.slice(6, 9).map((line) => line.match(/5h [^·]*· .*(cache [^·]*) /)?.slice(0, 2))).toEqual([
         [expect.stringContaining('5h 43% ↻1h52m'), 'cache 10m'],
         [expect.stringContaining('5h 7%'), 'cache cold: tools'],

@@ -11,6 +11,9 @@ import { createOutput } from '../../client/memctl/output.js';
 import { renderCompaction } from '../../client/memctl/views/compaction.js';
 import { renderSessionDetail } from '../../client/memctl/views/session-detail.js';
 import { renderSessionTable } from '../../client/memctl/views/sessions.js';
+import type { UsageStatusResult } from '../../shared/protocol/forecast.js';
+import { Methods } from '../../shared/protocol/methods.js';
+import { forecastLines } from '../../shared/statusline/forecast.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
@@ -29,6 +32,20 @@ import {
   title,
 } from '../helpers/nvim-session.js';
 import { eventually, keepForFile, makeSandbox, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+
+const FORECAST_HEAD = '  forecast  ';
+
+function usageStatus(client: Client, sessionId: string): Promise<UsageStatusResult> {
+  return client.call(Methods.usageStatus, { sessionId }) as Promise<UsageStatusResult>;
+}
+
+/** The forecast lines the plugin ends a session with (forecast.lua's view_lines), from the shared words. */
+function forecastView(result: UsageStatusResult): string[] {
+  return forecastLines(result, Date.now()).flatMap((line, i) => [
+    `${i === 0 ? FORECAST_HEAD : ' '.repeat(FORECAST_HEAD.length)}${line.text} [${line.provenance}]`,
+    `              ${line.basis}`,
+  ]);
+}
 
 describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () => {
   let sandbox: Sandbox;
@@ -85,7 +102,12 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
   it(':Memd status shows the daemon and the editor’s session in a scratch buffer', async () => {
     const nvim = await editor(sandbox, project.cwd);
     await nvim.command('Memd status');
-    const shown = await lines(nvim, 'memd://status', (text) => text[0]?.startsWith('memd ') === true);
+    // The forecasts (usage.status, issue 31) come after the daemon's answer, under the session's line.
+    const shown = await lines(
+      nvim,
+      'memd://status',
+      (text) => text[0]?.startsWith('memd ') === true && text.some((line) => line.startsWith(FORECAST_HEAD)),
+    );
     expect(shown[0]).toMatch(
       new RegExp(`^memd ${MEMD_VERSION.replaceAll('.', '\\.')} running \\(pid ${daemonPid}, up \\d`),
     );
@@ -96,7 +118,9 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     );
     const session = await client.sessionsGet({ sessionId: project.sessionId });
     const head = `${project.sessionId.slice(0, 8)}  ${session.title}  `;
-    const last = shown.at(-1) ?? '';
+    const forecasts = shown.findIndex((line) => line.startsWith(FORECAST_HEAD));
+    expect(shown.slice(forecasts)).toEqual(forecastView(await usageStatus(client, project.sessionId)));
+    const last = shown[forecasts - 1] ?? '';
     expect(last.startsWith(head)).toBe(true);
     expect(expectedLines(session, 120, Date.now())).toContain(last.slice(head.length));
     expect(await currentBuffer(nvim)).toMatchObject({
@@ -131,7 +155,15 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     await nvim.lua(`vim.api.nvim_win_set_cursor(0, { ${row}, 0 }) vim.cmd('execute "normal \\\\<CR>"')`);
     const name = `memd://session/${project.sessionId}`;
     const session = await client.sessionsGet({ sessionId: project.sessionId });
-    const detail = await lines(nvim, name, (text) => text[0]?.startsWith(`${session.title}`) === true);
+    const detail = await lines(
+      nvim,
+      name,
+      (text) => text[0]?.startsWith(`${session.title}`) === true && text.some((line) => line.startsWith(FORECAST_HEAD)),
+    );
+    // The session's forecasts end the view, each with its provenance and its basis (issue 31).
+    expect(detail.slice(detail.findIndex((line) => line.startsWith(FORECAST_HEAD)))).toEqual(
+      forecastView(await usageStatus(client, project.sessionId)),
+    );
     expect(detail[0]).toBe(`${session.title}  ${project.sessionId}`);
     expect(detail).toContain(`  project   ${project.cwd} (${session.gitBranch})`);
     expect(detail).toContain(`  model     ${project.model}`);
@@ -292,5 +324,25 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     // Still connected, still answering.
     expect((await connectionState(nvim)).state).toBe('ready');
     expect(await statusline(nvim)).not.toBe('');
+  });
+
+  // Last: the plan window is the account's, every later line would show it.
+  it('shows what Claude Code reported (5h window, cache) in the line, from sessions.get, as memctl statusline does', async () => {
+    const nvim = await editor(sandbox, project.cwd);
+    await eventually(async () => (await statusline(nvim)) !== '', 'the line');
+    expect(await statusline(nvim)).not.toContain('5h ');
+    await client.call(Methods.sessionsReport, {
+      sessionId: project.sessionId,
+      rateLimits: { fiveHour: { usedPercent: 42, resetsAt: null } },
+      promptCache: { ttl: '5m', warm: false, lastMissCauses: ['model_changed'] },
+    });
+    // An update of the session (its transcript grew), the refresh timer or a change of directory asks again.
+    await nvim.lua(`require('memd.tracker').refresh()`);
+    await eventually(async () => (await statusline(nvim)).includes('5h 42%'), 'the reports in the line');
+    const session = await client.sessionsGet({ sessionId: project.sessionId });
+    const before = Date.now();
+    const line = await statusline(nvim);
+    expect(line).toContain(' · cache cold: model · ');
+    expect(expectedLines(session, 120, before, Date.now())).toContain(line);
   });
 });

@@ -118,6 +118,31 @@ describe('the status bar item and the sessions view', () => {
   });
 });
 
+describe('the forecasts (issue 31)', () => {
+  it('are a session’s children in the tree: collapsed until expanded, then each with its provenance and basis', async () => {
+    const { vscode, workspace } = await running();
+    const provider = vscode.treeViews.get(VIEW_ID)?.provider;
+    const node = provider
+      ?.getChildren()
+      .find((candidate) => (candidate as { sessionId?: string }).sessionId === workspace.sessionId);
+    if (provider === undefined || node === undefined) throw new Error('no node of the workspace session');
+    expect(provider.getTreeItem(node).collapsibleState).toBe(vscode.api.TreeItemCollapsibleState.Collapsed);
+    await eventually(() => provider.getChildren(node).length === 3, 'the forecasts');
+    const items = provider.getChildren(node).map((child) => provider.getTreeItem(child));
+    expect(items.map((item) => item.label)).toEqual([
+      expect.stringMatching(/^(auto-compact|blocking)/),
+      expect.stringMatching(/^5h /),
+      expect.stringMatching(/^cache /),
+    ]);
+    for (const item of items) {
+      expect(item.description).toMatch(/^(official|estimated)$/);
+      expect(item.tooltip).toMatch(/\n(official|estimated): \S/);
+      expect(item.collapsibleState).toBe(vscode.api.TreeItemCollapsibleState.None);
+      expect(item.command).toBeUndefined();
+    }
+  });
+});
+
 describe('the commands, clicked', () => {
   it('open a session from the tree as a read-only document', async () => {
     const { vscode, workspace } = await running();

@@ -2,7 +2,8 @@
  * The VS Code extension's logic against a real memd (no VS Code): the status line of the
  * workspace's session, the sessions view's pages, each command's output, and the warning on a
  * threshold crossing. The tests run in order against one daemon; the last ones change the
- * workspace session's transcript. The workspace session runs claude-opus-4-8: 1M by default in
+ * workspace session's transcript, and the very last report plan limits (they are the account's:
+ * every later line would show them). The workspace session runs claude-opus-4-8: 1M by default in
  * Claude Code 2.1.197, with no auto-compact window, so it compacts only when the API refuses, at
  * the window (reactive mode; "N% context used", issue 28).
  */
@@ -13,6 +14,9 @@ import type { Client } from '../../client/index.js';
 import type { Controller } from '../../client/vscode/src/controller.js';
 import type { Notice } from '../../client/vscode/src/notices.js';
 import { STATUS_ICON } from '../../client/vscode/src/status.js';
+import type { UsageStatusResult } from '../../shared/protocol/forecast.js';
+import { Methods } from '../../shared/protocol/methods.js';
+import { forecastLines } from '../../shared/statusline/forecast.js';
 import { createClient } from '../helpers/client.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 import {
@@ -209,5 +213,60 @@ describe('a threshold crossing', () => {
     const node = mine.treeNodes()[0];
     expect(node).toMatchObject({ kind: 'session', sessionId: workspace.sessionId, icon: 'error' });
     expect(notices.get(mutedElsewhere)).toEqual([]);
+  });
+});
+
+describe('issue 31: Claude Code’s reports and memd’s forecasts', () => {
+  it('shows the 5h window and the cache Claude Code reported, the line memctl statusline prints, each tooltip line saying whose', async () => {
+    const now = Date.now();
+    await client.call(Methods.sessionsReport, {
+      sessionId: workspace.sessionId,
+      rateLimits: { fiveHour: { usedPercent: 42, resetsAt: now + 90 * 60_000 } },
+      promptCache: { ttl: '1h', warm: false, lastMissCauses: ['tools_changed'] },
+    });
+    const controller = await started([workspace.folder], { statusBarColumns: 200 });
+    await eventually(() => controller.status().text.includes('5h 42%'), 'the reports in the status bar');
+    const view = controller.status();
+    expect(view.text).toMatch(/ · 5h 42% ↻1h\d+m · .* · cache cold: tools · /);
+    expect(view.tooltip).toMatch(
+      /^5h window 42% used, resets in 1h\d+m \(official: Claude Code reported it \d+s ago\)$/m,
+    );
+    expect(view.tooltip).toMatch(/^prompt cache cold, last miss: tools_changed \(official: /m);
+    let line = '';
+    await eventually(async () => {
+      const result = await runMemctl(
+        sandbox,
+        ['statusline'],
+        { COLUMNS: '198' },
+        JSON.stringify({ session_id: workspace.sessionId }),
+      );
+      line = result.stdout.trim();
+      return !line.includes('no memd');
+    }, 'memctl statusline with memd’s figures');
+    // The reset's minutes may tick between the two: compared without them.
+    const minutesOff = (text: string) => text.replace(/↻\S+/, '↻');
+    expect(minutesOff(controller.status().text)).toBe(minutesOff(`${STATUS_ICON} ${line}`));
+  });
+
+  it('expands a session to usage.status’s forecasts, each with its provenance, its basis in the tooltip', async () => {
+    const controller = await started([workspace.folder]);
+    const node = controller
+      .treeNodes()
+      .find((found) => found.kind === 'session' && found.sessionId === workspace.sessionId);
+    expect(node).toMatchObject({ kind: 'session', expandable: true });
+    if (node === undefined) throw new Error('no node of the workspace session');
+    expect(controller.childNodes(node)).toMatchObject([{ kind: 'message', label: 'asking memd for the forecasts…' }]);
+    await eventually(() => controller.childNodes(node).length === 3, 'the forecasts');
+    const answer = (await client.call(Methods.usageStatus, { sessionId: workspace.sessionId })) as UsageStatusResult;
+    const children = controller.childNodes(node);
+    expect(children.map((child) => child.kind === 'forecast' && child.tooltip.split('\n')[1])).toEqual([
+      `${answer.autoCompact.provenance}: ${answer.autoCompact.basis}`,
+      `${answer.limit.provenance}: ${answer.limit.basis}`,
+      `${answer.cacheRebuild.provenance}: ${answer.cacheRebuild.basis}`,
+    ]);
+    expect(children.map((child) => child.label)).toEqual(
+      forecastLines(answer, Date.now()).map((line) => (line.kind === 'limit' ? children[1]?.label : line.text)),
+    );
+    expect(children[1]?.label).toMatch(/^5h /);
   });
 });

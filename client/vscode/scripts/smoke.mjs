@@ -58,7 +58,7 @@ const api = {
   ThemeIcon: class {},
   ThemeColor: class {},
   StatusBarAlignment: { Left: 1 },
-  TreeItemCollapsibleState: { None: 0 },
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1 },
   ProgressLocation: { Notification: 15 },
 };
 

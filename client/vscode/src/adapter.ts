@@ -49,15 +49,19 @@ export interface Activation {
 }
 
 function treeItem<U extends UriLike, I extends TreeItemLike>(api: VscodeApi<U, I>, node: TreeNode): I {
-  const item = new api.TreeItem(node.label, api.TreeItemCollapsibleState.None);
+  const expandable = node.kind === 'session' && node.expandable;
+  const item = new api.TreeItem(
+    node.label,
+    expandable ? api.TreeItemCollapsibleState.Collapsed : api.TreeItemCollapsibleState.None,
+  );
   item.id = node.id;
   item.iconPath = new api.ThemeIcon(node.icon);
-  if (node.kind === 'session') {
+  if (node.kind === 'session' || node.kind === 'forecast') {
     item.description = node.description;
     item.tooltip = node.tooltip;
-    item.contextValue = node.contextValue;
   }
-  if (node.kind !== 'message')
+  if (node.kind === 'session') item.contextValue = node.contextValue;
+  if (node.kind === 'session' || node.kind === 'more')
     item.command = { command: node.command.id, title: node.command.title, arguments: node.command.args };
   return item;
 }
@@ -90,7 +94,7 @@ export function activateWith<U extends UriLike, I extends TreeItemLike>(
       treeDataProvider: {
         onDidChangeTreeData: treeChanged.event,
         getTreeItem: (node) => treeItem(api, node),
-        getChildren: (node) => (node === undefined ? controller.treeNodes() : []),
+        getChildren: (node) => (node === undefined ? controller.treeNodes() : controller.childNodes(node)),
       },
     }),
   );

@@ -7,7 +7,9 @@
 import { ErrorCode, RpcError } from '../../../shared/protocol/errors.js';
 import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import * as commands from './commands.js';
+import { SessionDetail } from './detail.js';
 import type { MemdDocument } from './documents.js';
+import { ForecastStore } from './forecasts.js';
 import { DaemonLink, describeError, type LinkOptions, type LinkState } from './link.js';
 import { type Notice, noticeFor, wanted } from './notices.js';
 import type { Settings } from './settings.js';
@@ -69,6 +71,8 @@ export class Controller {
    */
   private missed: SessionSummary[] | null = null;
   private reloads = 0;
+  private readonly detail: SessionDetail;
+  readonly forecasts: ForecastStore;
 
   constructor(options: ControllerOptions) {
     this.settings = options.settings;
@@ -83,6 +87,17 @@ export class Controller {
       log: this.log,
       ...options.timing,
     });
+    this.detail = new SessionDetail({
+      client: () => this.link.client,
+      sessionId: () => (this.link.current.kind === 'connected' ? (this.current?.sessionId ?? null) : null),
+      changed: () => this.changed('status'),
+      log: this.log,
+    });
+    this.forecasts = new ForecastStore(
+      () => this.link.client,
+      () => this.changed('tree'),
+      this.log,
+    );
     this.link.listen({
       state: (state) => this.onLinkState(state),
       sessionUpdated: (payload) => this.onSessionUpdated(payload),
@@ -100,7 +115,11 @@ export class Controller {
 
   /** Connects; resolves after the first attempt, connected or not (it retries on its own). */
   start(): Promise<void> {
-    this.statusTimer ??= setInterval(() => this.changed('status'), STATUS_REFRESH_MS);
+    this.statusTimer ??= setInterval(() => {
+      // Claude Code's reports reach memd after the response the session's update was for: asked again here.
+      void this.refreshDetail();
+      this.changed('status');
+    }, STATUS_REFRESH_MS);
     this.statusTimer.unref();
     return this.link.start();
   }
@@ -109,23 +128,34 @@ export class Controller {
     return this.link.current;
   }
 
-  /** The folders' most recent session, as the status bar shows it. */
+  /** The folders' most recent session, as the status bar shows it (with sessions.get's reports once asked). */
   get currentSession(): SessionSummary | null {
-    return this.current;
+    return this.current === null ? null : this.detail.merged(this.current);
   }
 
   status(): StatusView {
     return statusView({
       link: this.link.current,
       folders: this.folders,
-      session: this.current,
+      session: this.currentSession,
       columns: this.settings.statusBarColumns,
       now: this.now(),
     });
   }
 
   treeNodes(): TreeNode[] {
-    return this.sessions.nodes(this.now());
+    return this.sessions.nodes(this.now(), this.forecasts.available);
+  }
+
+  /** A session's children: its forecasts (asked of memd the first time, and after its activity changes). */
+  childNodes(node: TreeNode): TreeNode[] {
+    if (node.kind !== 'session') return [];
+    return this.forecasts.nodes(node.sessionId, this.sessions.find(node.sessionId)?.lastActivity ?? null, this.now());
+  }
+
+  /** Asks memd again for the current session's reports and deletions. */
+  refreshDetail(): Promise<void> {
+    return this.detail.refresh();
   }
 
   /** Shown above the tree when there is nothing to list: why. */
@@ -244,6 +274,7 @@ export class Controller {
 
   private onLinkState(state: LinkState): void {
     if (state.kind === 'connected') {
+      if (state.generation !== this.loadedGeneration) this.forecasts.reset();
       if (state.generation !== this.loadedGeneration) void this.reload(state.generation);
       return;
     }
@@ -300,6 +331,7 @@ export class Controller {
     }
     this.current = best;
     this.changed('status');
+    void this.refreshDetail();
   }
 
   private onSessionUpdated(payload: unknown): void {
@@ -331,6 +363,7 @@ export class Controller {
     if (replaces) {
       this.current = session;
       this.changed('status');
+      void this.refreshDetail();
     }
   }
 

@@ -4,8 +4,14 @@
  * none. Pure: the adapter only copies these fields onto VS Code's item.
  */
 import { basename } from 'node:path';
+import type { PromptCacheReport, RateLimitsReport, Reported, ReportedState } from '../../../shared/protocol/reports.js';
 import type { SessionSummary, ThresholdState } from '../../../shared/protocol/sessions.js';
-import { compactsWhenRefused, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
+import {
+  compactDuration,
+  compactsWhenRefused,
+  formatStatusLine,
+  type StatusFacts,
+} from '../../../shared/statusline/format.js';
 import type { LinkState } from './link.js';
 
 /** A codicon before the line, so that the item reads as memd's among the editor's own. */
@@ -46,6 +52,33 @@ const SEVERITY_BY_STATE: Record<ThresholdState, StatusSeverity> = {
 export const FOCUS_SESSIONS_COMMAND = 'memd.sessions.focus';
 export const OPEN_SESSION_COMMAND = 'memd.openSession';
 
+/** The plan window memd kept for the session: the session's own report, else the account's latest (any session's). */
+function planReport(reported: ReportedState | undefined): Reported<RateLimitsReport> | null {
+  return reported?.rateLimits ?? reported?.accountRateLimits ?? null;
+}
+
+/**
+ * The 5-hour window and cache facts of `sessions.get`'s `reported` (issue 31), as memctl statusline
+ * reads them (client/memctl/quick/statusline.ts): the session's window, else the account's; the
+ * session's cache with the first cause of its last miss. A `sessions.list` row has none.
+ */
+export function reportedFacts(reported: ReportedState | undefined): Pick<StatusFacts, 'fiveHour' | 'cache'> {
+  const fiveHour = planReport(reported)?.value.fiveHour;
+  const cache = reported?.promptCache?.value;
+  return {
+    ...(fiveHour === undefined ? {} : { fiveHour }),
+    ...(cache === undefined
+      ? {}
+      : {
+          cache: {
+            warm: cache.warm ?? null,
+            expiresAt: cache.expiresAt ?? null,
+            lastMissCause: cache.lastMissCauses?.[0] ?? null,
+          },
+        }),
+  };
+}
+
 /** The facts of the status line from a session, as `memctl statusline` takes them from memd. */
 export function statusFacts(session: SessionSummary): StatusFacts {
   const extractedAt = session.sessionMemory.extractedAt;
@@ -56,6 +89,8 @@ export function statusFacts(session: SessionSummary): StatusFacts {
     memoryAt: memoryAt === null || Number.isFinite(memoryAt) ? memoryAt : null,
     costUsd: session.usage.total.costUsd,
     note: null,
+    ...(session.deletedNotHeld === undefined ? {} : { deletedNotHeld: session.deletedNotHeld }),
+    ...reportedFacts(session.reported),
   };
 }
 
@@ -82,7 +117,58 @@ export function sessionName(session: SessionSummary): string {
   return `${shown} (${short})`;
 }
 
-function sessionTooltip(session: SessionSummary, line: string): string {
+/** `3m ago`: when memd received a report. */
+function ago(iso: string, now: number): string {
+  const at = Date.parse(iso);
+  return Number.isFinite(at) ? `${compactDuration(now - at)} ago` : 'at an unknown time';
+}
+
+/** Whose figure a report is: `official: Claude Code reported it 3m ago (session 1a2b3c4d)`. */
+function reportSource(report: Reported<unknown>, sessionId: string, now: number): string {
+  const who = report.sessionId === sessionId ? '' : ` (session ${report.sessionId.slice(0, 8)})`;
+  return `${report.provenance}: Claude Code reported it ${ago(report.reportedAt, now)}${who}`;
+}
+
+function cacheState(cache: PromptCacheReport, now: number): string {
+  const cause = cache.lastMissCauses === undefined ? '' : `, last miss: ${cache.lastMissCauses.join(', ')}`;
+  if (cache.warm === true && cache.expiresAt !== undefined && cache.expiresAt <= now)
+    return `cold, its expiry has passed (estimated: reported warm)${cause}`;
+  if (cache.warm === true)
+    return `warm${cache.expiresAt === undefined ? '' : `, expires in ${compactDuration(cache.expiresAt - now)}`}`;
+  return `${cache.warm === false ? 'cold' : 'state not reported'}${cause}`;
+}
+
+/**
+ * The tooltip's lines on the issue 31 segments: each figure and whose it is (official: Claude Code
+ * reported it; estimated: memd's reading), and the deletions memd saw without holding a copy.
+ */
+export function reportedTooltip(session: SessionSummary, now: number): string[] {
+  const lines: string[] = [];
+  const plan = planReport(session.reported);
+  const fiveHour = plan?.value.fiveHour;
+  if (plan !== null && fiveHour !== undefined) {
+    const reset =
+      fiveHour.resetsAt === null
+        ? ''
+        : fiveHour.resetsAt <= now
+          ? ', a window that has reset since'
+          : `, resets in ${compactDuration(fiveHour.resetsAt - now)}`;
+    lines.push(
+      `5h window ${Math.round(fiveHour.usedPercent * 10) / 10}% used${reset} (${reportSource(plan, session.sessionId, now)})`,
+    );
+  }
+  const cache = session.reported?.promptCache;
+  if (cache !== null && cache !== undefined)
+    lines.push(`prompt cache ${cacheState(cache.value, now)} (${reportSource(cache, session.sessionId, now)})`);
+  const deleted = session.deletedNotHeld ?? 0;
+  if (deleted > 0)
+    lines.push(
+      `Claude Code deleted ${deleted} session${deleted === 1 ? '' : 's'} in the last 7 days that memd did not hold (memd saw the files go; memctl archive deleted lists them)`,
+    );
+  return lines;
+}
+
+function sessionTooltip(session: SessionSummary, line: string, now: number): string {
   const { threshold } = session;
   const lines = [
     `memd: ${sessionName(session)}`,
@@ -91,6 +177,7 @@ function sessionTooltip(session: SessionSummary, line: string): string {
       ? `context ${session.contextTokens.toLocaleString('en-US')} of ${threshold.window.toLocaleString('en-US')} tokens, compacts when the API refuses the request (${threshold.state})`
       : `context ${session.contextTokens.toLocaleString('en-US')} tokens, auto-compact at ${threshold.autoCompactAt.toLocaleString('en-US')} (${threshold.state})`,
   ];
+  lines.push(...reportedTooltip(session, now));
   if (session.cwd !== null) lines.push(`cwd ${session.cwd}`);
   if (session.model !== null) lines.push(`model ${session.model}`);
   lines.push('Click for the session’s details.');
@@ -135,7 +222,7 @@ export function statusView(input: StatusInput): StatusView {
   const line = contextLine(session, Math.max(1, input.columns - 2), input.now);
   return {
     text: `${STATUS_ICON} ${line}`,
-    tooltip: sessionTooltip(session, line),
+    tooltip: sessionTooltip(session, line, input.now),
     severity: SEVERITY_BY_STATE[session.threshold.state],
     command: { id: OPEN_SESSION_COMMAND, args: [session.sessionId] },
   };

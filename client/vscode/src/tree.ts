@@ -35,6 +35,17 @@ export type TreeNode =
       icon: string;
       contextValue: typeof SESSION_CONTEXT;
       command: { id: string; title: string; args: unknown[] };
+      /** Expands to its forecasts (forecasts.ts) when memd answers `usage.status`. */
+      expandable: boolean;
+    }
+  | {
+      /** One of a session's forecasts (issue 31): the figure, its provenance, its basis in the tooltip. */
+      kind: 'forecast';
+      id: string;
+      label: string;
+      description: string;
+      tooltip: string;
+      icon: string;
     }
   | {
       kind: 'more';
@@ -61,7 +72,7 @@ function sessionTooltip(session: SessionSummary, now: number): string {
   return lines.join('\n');
 }
 
-export function sessionNode(session: SessionSummary, now: number): TreeNode {
+export function sessionNode(session: SessionSummary, now: number, expandable = false): TreeNode {
   return {
     kind: 'session',
     id: `memd.session.${session.sessionId}`,
@@ -72,6 +83,7 @@ export function sessionNode(session: SessionSummary, now: number): TreeNode {
     icon: ICON_BY_STATE[session.threshold.state],
     contextValue: SESSION_CONTEXT,
     command: { id: OPEN_SESSION_COMMAND, title: 'Open Session Details', args: [session.sessionId] },
+    expandable,
   };
 }
 
@@ -143,11 +155,12 @@ export class SessionsModel {
     return true;
   }
 
-  nodes(now: number): TreeNode[] {
+  /** The view's top nodes; `expandable`: sessions open to their forecasts (memd answers `usage.status`). */
+  nodes(now: number, expandable = false): TreeNode[] {
     if (!this.loaded) return [];
     if (this.sessions.length === 0)
       return [{ kind: 'message', id: 'memd.empty', label: 'memd knows no Claude Code session yet', icon: 'info' }];
-    const nodes = this.sessions.map((session) => sessionNode(session, now));
+    const nodes = this.sessions.map((session) => sessionNode(session, now, expandable));
     if (this.nextCursor !== null) {
       nodes.push({
         kind: 'more',

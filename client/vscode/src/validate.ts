@@ -6,6 +6,7 @@
  */
 import { type CompactionResult, compactionResultSchema } from '../../../shared/protocol/compaction.js';
 import { type ThresholdCrossedEvent, thresholdCrossedEventSchema } from '../../../shared/protocol/events.js';
+import { type UsageStatusResult, usageStatusResultSchema } from '../../../shared/protocol/forecast.js';
 import { type HandoffResult, handoffResultSchema } from '../../../shared/protocol/handoff.js';
 import { type MemorySummaryResult, memorySummaryResultSchema } from '../../../shared/protocol/memory.js';
 import { answerFailure, InvalidAnswer, parseAnswer, parseEvent } from '../../../shared/protocol/schema.js';
@@ -47,6 +48,11 @@ export function parseSessionList(value: unknown): { list: SessionList; invalid: 
 
 export function parseThresholdCrossed(value: unknown): ThresholdCrossedEvent {
   return parseEvent(thresholdCrossedEventSchema, value, 'session.thresholdCrossed');
+}
+
+/** A `usage.status` answer: the session's forecasts (issue 31). */
+export function parseUsageStatus(value: unknown): UsageStatusResult {
+  return parseAnswer(usageStatusResultSchema, value, 'usage.status');
 }
 
 export function parseMemorySummary(value: unknown): MemorySummaryResult {

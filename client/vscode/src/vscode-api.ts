@@ -138,7 +138,7 @@ export interface VscodeApi<U extends UriLike = UriLike, I extends TreeItemLike =
   ThemeIcon: new (id: string) => ThemeIconLike;
   ThemeColor: new (id: string) => ThemeColorLike;
   StatusBarAlignment: { readonly Left: number };
-  TreeItemCollapsibleState: { readonly None: number };
+  TreeItemCollapsibleState: { readonly None: number; readonly Collapsed: number };
   ProgressLocation: { readonly Notification: number };
 }
 

@@ -3,6 +3,7 @@
 -- SESSION is a full id or a unique prefix; without it, the most recent session of the editor's cwd.
 local buffers = require('memd.buffers')
 local config = require('memd.config')
+local forecast = require('memd.forecast')
 local memd = require('memd')
 local tracker = require('memd.tracker')
 local validate = require('memd.validate')
@@ -61,10 +62,28 @@ local function resolve_session(arg, callback)
   end)
 end
 
+-- JSON-RPC's code for a method the daemon does not know: a memd from before `usage.status`.
+local METHOD_NOT_FOUND = -32601
+
+-- The session's forecasts under its details (issue 31), once memd answers `usage.status`; a memd
+-- without the method leaves them out quietly, another failure says why on the last line.
+local function add_forecasts(buf, session_id, lines)
+  memd.request('usage.status', { sessionId = session_id }, function(err, result)
+    if err and err.code == METHOD_NOT_FOUND then
+      return
+    end
+    local problem = err and err.message or validate.problem('usage_status', result)
+    local more = problem and { '  forecast  memd could not forecast: ' .. problem } or forecast.view_lines(result, tracker.now_ms())
+    buffers.fill(buf, vim.list_extend(vim.deepcopy(lines), more))
+  end)
+end
+
 function M.open_session(session_id, here)
   local buf = buffers.show('memd://session/' .. session_id, waiting('sessions.get'), here)
   fill_from(buf, 'sessions.get', { sessionId = session_id }, 'session', function(session)
-    return views.session_detail(session, tracker.now_ms())
+    local lines = views.session_detail(session, tracker.now_ms())
+    add_forecasts(buf, session_id, lines)
+    return lines
   end)
 end
 
@@ -85,7 +104,11 @@ function handlers.status()
   memd.request('sessions.list', { project = cwd, limit = 1 }, function(list_err, list)
     local session = not list_err and validate.problem('session_list', list) == nil and list.sessions[1] or nil
     fill_from(buf, 'daemon.status', nil, 'daemon_status', function(status)
-      return views.daemon_status(status, session, cwd, tracker.now_ms())
+      local lines = views.daemon_status(status, session, cwd, tracker.now_ms())
+      if session then
+        add_forecasts(buf, session.sessionId, lines)
+      end
+      return lines
     end)
   end)
 end

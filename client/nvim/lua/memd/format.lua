@@ -252,6 +252,10 @@ local function segments(facts, now)
   if facts.costUsd ~= nil then
     table.insert(list, { text = '$' .. M.to_fixed(facts.costUsd, 2), keep = 4 })
   end
+  -- Issue 31: the least useful segment, the first to go; `memctl archive deleted` says the rest.
+  if facts.deletedNotHeld ~= nil and facts.deletedNotHeld > 0 then
+    table.insert(list, { text = M.js_number(facts.deletedNotHeld) .. ' deleted, not kept', keep = 0 })
+  end
   if facts.note ~= nil then
     table.insert(list, { text = facts.note, keep = 7 })
   end
@@ -316,6 +320,20 @@ function M.parse_iso(text)
   return ((days * 24 + tonumber(hour)) * 60 + tonumber(minute)) * 60000 + tonumber(second) * 1000 + ms
 end
 
+local function record(x)
+  if type(x) == 'table' and x ~= vim.NIL then
+    return x
+  end
+  return nil
+end
+
+local function finite(x)
+  if type(x) == 'number' and x == x and x ~= math.huge and x ~= -math.huge then
+    return x
+  end
+  return nil
+end
+
 -- A SessionSummary (validated: see validate.lua) as the facts of its line, as memctl statusline
 -- takes them (factsFromSummary in client/memctl/quick/statusline.ts): the threshold,
 -- compactions, the last session-memory extraction (a missing or unreadable time counts as none
@@ -331,23 +349,11 @@ function M.facts(session)
     compactions = session.compactions.count,
     memoryAt = memory_at,
     costUsd = session.usage.total.costUsd,
+    -- Sessions Claude Code deleted that memd did not hold (issue 31; sessions.get only).
+    deletedNotHeld = finite(session.deletedNotHeld),
   }
   M.add_reported(facts, session.reported)
   return facts
-end
-
-local function record(x)
-  if type(x) == 'table' and x ~= vim.NIL then
-    return x
-  end
-  return nil
-end
-
-local function finite(x)
-  if type(x) == 'number' and x == x and x ~= math.huge and x ~= -math.huge then
-    return x
-  end
-  return nil
 end
 
 -- What memd kept of Claude Code's reports (`reported`, issue 31), as factsFromSummary reads it:

@@ -41,6 +41,53 @@ local function set_session(session)
   pcall(vim.cmd, 'redrawstatus!')
 end
 
+-- What sessions.get adds to a list row or an update (issue 31): Claude Code's reports of the plan
+-- window and the prompt cache, and the deletions memd did not hold. Kept across the updates of
+-- the same session until asked again.
+local DETAIL_FIELDS = { 'reported', 'deletedNotHeld' }
+
+local function with_detail(session, from)
+  if from == nil or from.sessionId ~= session.sessionId then
+    return session
+  end
+  local merged = vim.tbl_extend('force', {}, session)
+  for _, key in ipairs(DETAIL_FIELDS) do
+    if merged[key] == nil then
+      merged[key] = from[key]
+    end
+  end
+  return merged
+end
+
+-- Asks sessions.get for the held session's reports; one question at a time, and one more after
+-- it when asked meanwhile (the reports reach memd after the response its update was for).
+local function refresh_detail()
+  local connection, held = state.connection, state.session
+  if connection == nil or connection.state ~= 'ready' or held == nil then
+    return
+  end
+  if state.detail_asking then
+    state.detail_again = true
+    return
+  end
+  state.detail_asking, state.detail_again = true, false
+  local generation, session_id = state.generation, held.sessionId
+  connection:request('sessions.get', { sessionId = session_id }, function(err, session)
+    state.detail_asking = false
+    local current = state.session
+    if not err and validate.problem('session', session) == nil and generation == state.generation and current ~= nil and current.sessionId == session_id then
+      local merged = vim.tbl_extend('force', {}, current)
+      for _, key in ipairs(DETAIL_FIELDS) do
+        merged[key] = session[key]
+      end
+      set_session(merged)
+    end
+    if state.detail_again then
+      refresh_detail()
+    end
+  end)
+end
+
 -- Asks for the most recent session of the editor's cwd (the line is empty until the answer).
 function M.refresh()
   local connection = state.connection
@@ -59,7 +106,9 @@ function M.refresh()
     end
     local problem = err and err.message or validate.problem('session_list', list)
     state.last_problem = problem
-    set_session(not problem and list.sessions[1] or nil)
+    local found = not problem and list.sessions[1] or nil
+    set_session(found and with_detail(found, state.session) or nil)
+    refresh_detail()
   end)
 end
 
@@ -84,7 +133,8 @@ function M.on_updated(session)
   end
   local held = state.session
   if held == nil or held.sessionId == session.sessionId or (session.lastActivity or '') >= (held.lastActivity or '') then
-    set_session(session)
+    set_session(with_detail(session, held))
+    refresh_detail()
   end
 end
 

@@ -199,6 +199,37 @@ M.threshold_crossed = {
 
 M.stopping = { reason = optional('string') }
 
+-- `usage.status` (shared/protocol/forecast.ts, issue 31): the figures forecast.lua words.
+local PROVENANCE = one_of('official', 'estimated')
+M.usage_status = {
+  sessionId = 'string',
+  autoCompact = {
+    tokensLeft = 'number',
+    turns = optional('number'),
+    minutes = optional('number'),
+    autoCompactEnabled = 'boolean',
+    provenance = PROVENANCE,
+    basis = 'string',
+  },
+  limit = {
+    usedPercent = optional('number'),
+    resetsAt = optional('number'),
+    percentPerHour = optional('number'),
+    reachedAt = optional('number'),
+    resetFirst = 'boolean',
+    provenance = PROVENANCE,
+    basis = 'string',
+  },
+  cacheRebuild = {
+    ttl = 'string',
+    expiresAt = optional('number'),
+    tokens = 'number',
+    costUsd = optional('number'),
+    provenance = PROVENANCE,
+    basis = 'string',
+  },
+}
+
 -- nil when `value` is a `name` (one of the specs above), else why not.
 function M.problem(name, value)
   return check(value, M[name], name)

@@ -286,7 +286,7 @@ export function mockVscode(config: Record<string, unknown> = {}, folders: string
     ThemeIcon: MockThemeIcon,
     ThemeColor: MockThemeColor,
     StatusBarAlignment: { Left: 1 },
-    TreeItemCollapsibleState: { None: 0 },
+    TreeItemCollapsibleState: { None: 0, Collapsed: 1 },
     ProgressLocation: { Notification: 15 },
   };
   return mock;

@@ -1,14 +1,17 @@
 /** The status bar item: the shared context string for the workspace's session, or why there is none. */
 import { describe, expect, it } from 'vitest';
+import { factsFromSummary } from '../../../../client/memctl/quick/statusline.js';
 import type { LinkState } from '../../../../client/vscode/src/link.js';
 import {
   contextLine,
+  reportedFacts,
   type StatusInput,
   samePath,
   sessionName,
   statusFacts,
   statusView,
 } from '../../../../client/vscode/src/status.js';
+import type { ReportedState } from '../../../../shared/protocol/reports.js';
 import { formatStatusLine } from '../../../../shared/statusline/format.js';
 import { reactiveThreshold, sampleSession, threshold } from './sample.js';
 
@@ -104,6 +107,82 @@ describe('the status line', () => {
     const none = statusView(input({ session: null }));
     expect(none.text).toBe('$(pulse) memd: no session');
     expect(none.tooltip).toBe('memd knows no Claude Code session of /home/user/src/invoice-service.');
+  });
+});
+
+describe('the plan, cache and deletion segments (issue 31)', () => {
+  const reported = (overrides: Partial<ReportedState> = {}): ReportedState => ({
+    rateLimits: null,
+    accountRateLimits: null,
+    promptCache: null,
+    ...overrides,
+  });
+  const report = <T>(value: T, sessionId = sampleSession().sessionId) => ({
+    value,
+    provenance: 'official' as const,
+    sessionId,
+    reportedAt: new Date(NOW - 180_000).toISOString(),
+  });
+
+  it('shows the 5h window, the cache and the deletions as memctl statusline does, each tooltip line saying whose', () => {
+    const session = sampleSession({
+      deletedNotHeld: 2,
+      reported: reported({
+        rateLimits: report({
+          fiveHour: { usedPercent: 42.4, resetsAt: NOW + 6_720_000 },
+          sevenDay: { usedPercent: 8, resetsAt: null },
+        }),
+        promptCache: report({ warm: true, expiresAt: NOW + 240_000, ttl: '5m' }),
+      }),
+    });
+    const view = statusView(input({ session, columns: 200 }));
+    expect(view.text).toBe(
+      '$(pulse) ▕█░░░░░░░▏ 13% used of auto-compact · 5h 42% ↻1h52m · 146K left · cache 4m · 0 compactions · mem - · $0.38 · 2 deleted, not kept',
+    );
+    expect(view.text.slice('$(pulse) '.length)).toBe(
+      formatStatusLine(factsFromSummary(session, null) ?? statusFacts(sampleSession()), {
+        color: false,
+        columns: 198,
+        now: NOW,
+      }),
+    );
+    expect(view.tooltip).toContain('5h window 42.4% used, resets in 1h52m (official: Claude Code reported it 3m ago)');
+    expect(view.tooltip).toContain('prompt cache warm, expires in 4m (official: Claude Code reported it 3m ago)');
+    expect(view.tooltip).toContain(
+      'Claude Code deleted 2 sessions in the last 7 days that memd did not hold (memd saw the files go; memctl archive deleted lists them)',
+    );
+  });
+
+  it('takes the account’s window when the session reported none, and says which session did', () => {
+    const session = sampleSession({
+      reported: reported({
+        accountRateLimits: report({ fiveHour: { usedPercent: 91, resetsAt: null } }, 'c0ffee00-aaaa'),
+        promptCache: report({ warm: false, lastMissCauses: ['tools_changed', 'ttl_expired_5m'] }),
+      }),
+    });
+    const view = statusView(input({ session, columns: 200 }));
+    expect(view.text).toContain('· 5h 91% ·');
+    expect(view.text).toContain('· cache cold: tools ·');
+    expect(view.tooltip).toContain('5h window 91% used (official: Claude Code reported it 3m ago (session c0ffee00))');
+    expect(view.tooltip).toContain(
+      'prompt cache cold, last miss: tools_changed, ttl_expired_5m (official: Claude Code reported it 3m ago)',
+    );
+  });
+
+  it('marks a cache reported warm whose expiry has passed as memd’s reading (estimated)', () => {
+    const session = sampleSession({
+      reported: reported({ promptCache: report({ warm: true, expiresAt: NOW - 1_000 }) }),
+    });
+    const view = statusView(input({ session, columns: 200 }));
+    expect(view.text).toContain('cache cold: expired');
+    expect(view.tooltip).toContain('prompt cache cold, its expiry has passed (estimated: reported warm)');
+  });
+
+  it('shows none of them for a list row or an older memd (no reported, no deletedNotHeld)', () => {
+    const view = statusView(input({ columns: 200 }));
+    expect(view.text).not.toMatch(/5h|cache|deleted/);
+    expect(view.tooltip).not.toMatch(/5h window|prompt cache|deleted/);
+    expect(reportedFacts(undefined)).toEqual({});
   });
 });
 

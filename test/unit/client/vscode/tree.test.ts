@@ -85,6 +85,15 @@ describe('session nodes', () => {
     expect(node).toMatchObject({ description: '▕░░░░░░░░▏ 3% context used · 967K left' });
   });
 
+  it('expand to their forecasts only when memd answers usage.status', () => {
+    expect(sessionNode(sampleSession(), NOW)).toMatchObject({ expandable: false });
+    expect(sessionNode(sampleSession(), NOW, true)).toMatchObject({ expandable: true });
+    const model = new SessionsModel();
+    model.reset(page([sampleSession()]));
+    expect(model.nodes(NOW, true)[0]).toMatchObject({ kind: 'session', expandable: true });
+    expect(model.nodes(NOW)[0]).toMatchObject({ kind: 'session', expandable: false });
+  });
+
   it('show the state in their icon', () => {
     expect(sessionNode(sampleSession({ threshold: threshold(150_000, 'warning') }), NOW)).toMatchObject({
       icon: 'warning',
