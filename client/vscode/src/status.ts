@@ -50,12 +50,15 @@ export const OPEN_SESSION_COMMAND = 'memd.openSession';
 export function statusFacts(session: SessionSummary): StatusFacts {
   const extractedAt = session.sessionMemory.extractedAt;
   const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
+  // The reasoning effort Claude Code's status line reported (issue 31), beside the session's model.
+  const effort = session.reported?.effort?.value.level;
   return {
     threshold: session.threshold,
     compactions: session.compactions.count,
     memoryAt: memoryAt === null || Number.isFinite(memoryAt) ? memoryAt : null,
     costUsd: session.usage.total.costUsd,
     note: null,
+    ...(effort === undefined ? {} : { model: { id: session.model, effort } }),
   };
 }
 
