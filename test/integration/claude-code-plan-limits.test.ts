@@ -148,6 +148,8 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
         CLAUDE_DEADLINE_MS,
       );
       expect(screen).toMatch(/5h 42% ↻1h5\dm/);
+      // The model Claude Code runs (Sonnet 5 for a token without a plan type) at its default effort, first on memd's line.
+      expect(screen).toMatch(/Sonnet 5 \(high\) · ▕[█░]{8}▏ \d+% [^·]+ · 5h 42%/);
 
       // What Claude Code sent: rate_limits as the headers said (utilization × 100, reset in epoch seconds), and the effort.
       const sent = capturedStdin(capture);
@@ -155,6 +157,8 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
       expect(withLimits.length).toBeGreaterThan(0);
       expect(withLimits.at(-1)).toMatchObject({
         session_id: sessionId,
+        model: { id: 'claude-sonnet-5' },
+        effort: { level: 'high' },
         rate_limits: {
           five_hour: { used_percentage: expect.closeTo(42, 6), resets_at: startedS + FIVE_HOUR_RESET_IN_S },
           seven_day: { used_percentage: expect.closeTo(12.5, 6), resets_at: startedS + SEVEN_DAY_RESET_IN_S },
@@ -174,7 +178,7 @@ describe.skipIf(!claudeCodeRuns(true))(TITLE, () => {
         provenance: 'official',
         value: { fiveHour: { usedPercent: expect.closeTo(42, 6), resetsAt: (startedS + FIVE_HOUR_RESET_IN_S) * 1000 } },
       });
-      expect(api.unknown()).toEqual(expect.any(Array));
+      expect(reported?.effort).toMatchObject({ provenance: 'official', value: { level: 'high' } });
     },
     CLAUDE_TEST_TIMEOUT_MS,
   );
