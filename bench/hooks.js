@@ -120,6 +120,8 @@ export async function benchHooks() {
     transcript_path: join(sandbox.env.MEMD_PROJECTS_DIR, project, transcript),
     cwd: '/home/user/src/invoice-service',
     model: { id: 'claude-sonnet-4-5', display_name: 'Sonnet 4.5' },
+    // Issue 31: the reasoning effort (2.1.197 sends it for models that take one), its own sessions.report.
+    effort: { level: 'high' },
     cost: { total_cost_usd: 0.38 },
     context_window: {
       context_window_size: 200_000,

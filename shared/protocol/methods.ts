@@ -26,7 +26,12 @@ import type {
 import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { MemoryLockResult, MemorySummaryResult } from './memory.js';
-import { promptCacheParamsSchema, rateLimitsParamsSchema, type SessionsReportResult } from './reports.js';
+import {
+  effortParamsSchema,
+  promptCacheParamsSchema,
+  rateLimitsParamsSchema,
+  type SessionsReportResult,
+} from './reports.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
 import { arrayOf, bool, int, nullable, object, oneOf, optional, type Schema, str, union } from './schema.js';
 import {
@@ -89,11 +94,16 @@ export const Methods = {
     }),
   ),
 
-  // What Claude Code's status line reported (rate_limits, prompt_cache; issue 31): memctl statusline sends it as a
-  // notification ahead of sessions.get, so that a memd without it ignores it and answers sessions.get as before.
+  // What Claude Code's status line reported (rate_limits, prompt_cache, effort; issue 31): memctl statusline sends it
+  // as a notification ahead of sessions.get, so that a memd without it ignores it and answers sessions.get as before.
   sessionsReport: method<SessionsReportResult>()(
     'sessions.report',
-    object({ sessionId, rateLimits: optional(rateLimitsParamsSchema), promptCache: optional(promptCacheParamsSchema) }),
+    object({
+      sessionId,
+      rateLimits: optional(rateLimitsParamsSchema),
+      promptCache: optional(promptCacheParamsSchema),
+      effort: optional(effortParamsSchema),
+    }),
   ),
 
   eventsSubscribe: method<SubscriptionResult>()('events.subscribe', object({ topics })),

@@ -40,6 +40,14 @@ export interface PromptCacheReport {
   lastMissCauses?: string[];
 }
 
+/**
+ * The reasoning effort Claude Code runs the session's model at (its status line's `effort.level`,
+ * 2.1.197, for models that take one): `low`, `medium`, `high`, `xhigh`, `max`, or a newer word.
+ */
+export interface EffortReport {
+  level: string;
+}
+
 /** A report as memd keeps it: who reported it, when it reached memd, and its provenance. */
 export interface Reported<T> {
   value: T;
@@ -58,6 +66,8 @@ export interface ReportedState {
   rateLimits: Reported<RateLimitsReport> | null;
   accountRateLimits: Reported<RateLimitsReport> | null;
   promptCache: Reported<PromptCacheReport> | null;
+  /** The session's reasoning effort; absent from a memd that predates it. */
+  effort?: Reported<EffortReport> | null;
 }
 
 export interface SessionsReportResult {
@@ -91,6 +101,11 @@ export const rateLimitsParamsSchema: Schema<RateLimitsReport> = object({
 });
 export const promptCacheParamsSchema: Schema<PromptCacheReport> = object(promptCacheFields);
 
+/** Far above Claude Code's longest level (`medium`); a longer one is no level. */
+const MAX_EFFORT_CHARS = 20;
+const effortFields = { level: str({ minLength: 1, maxLength: MAX_EFFORT_CHARS }) };
+export const effortParamsSchema: Schema<EffortReport> = object(effortFields);
+
 const reportedSchema = <T>(value: Schema<T>): Schema<Reported<T>> =>
   looseObject({ value, provenance: oneOf(...PROVENANCES), sessionId: str(), reportedAt: str() });
 
@@ -98,4 +113,5 @@ export const reportedStateSchema: Schema<ReportedState> = looseObject({
   rateLimits: nullable(reportedSchema(looseObject(rateLimitsFields))),
   accountRateLimits: nullable(reportedSchema(looseObject(rateLimitsFields))),
   promptCache: nullable(reportedSchema(looseObject(promptCacheFields))),
+  effort: optional(nullable(reportedSchema(looseObject(effortFields)))),
 });

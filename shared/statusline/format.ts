@@ -9,6 +9,7 @@
  *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42
  *   ▕██░░░░░░▏ 24% used of auto-compact · 5h 42% ↻1h52m · 131K left · cache 4m · $1.23
  *   ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42 · 2 deleted, not kept
+ *   Opus 4.8 (high) · ▕░░░░░░░░▏ 3% context used · 967K left · mem 3m · $0.42
  *
  * Segments go, least useful first, until the line fits its width; the percentage always stays.
  * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
@@ -39,6 +40,15 @@ export interface StatusFacts {
   fiveHour?: PlanWindow | undefined;
   /** Claude Code's prompt cache (its `prompt_cache`); absent when it reported none. */
   cache?: CacheFacts | undefined;
+  /** The model and the reasoning effort it runs at; absent when the effort is unknown. */
+  model?: ModelFacts | undefined;
+}
+
+export interface ModelFacts {
+  /** The model id (`claude-opus-4-8[1m]`); null when unknown. */
+  id: string | null;
+  /** Claude Code's `effort.level`: `low` … `max`. */
+  effort: string;
 }
 
 export interface CacheFacts {
@@ -121,6 +131,23 @@ export function cacheText(cache: CacheFacts, now: number): string | null {
   return cause === null ? 'cache cold' : `cache cold: ${cause}`;
 }
 
+/** `claude-opus-4-8[1m]` → `Opus 4.8`, `claude-sonnet-4-5-20250929` → `Sonnet 4.5`; any other id as it is. */
+export function modelName(id: string): string {
+  const match = /^claude-([a-z]+)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?(?:\[1m\])?$/.exec(id);
+  if (match === null) return id;
+  const [, family = '', major = '', minor] = match;
+  return `${family.charAt(0).toUpperCase()}${family.slice(1)} ${major}${minor === undefined ? '' : `.${minor}`}`;
+}
+
+/**
+ * `Opus 4.8 (high)`: the model with the reasoning effort Claude Code runs it at (issue 31), or
+ * `effort high` when the model is unknown. Only with an effort: the line showed no model before,
+ * and the effort is what it adds.
+ */
+export function modelText(model: ModelFacts): string {
+  return model.id === null ? `effort ${model.effort}` : `${modelName(model.id)} (${model.effort})`;
+}
+
 /** At or above these shares of the 5-hour window the segment turns yellow, then red. */
 const LIMIT_WARNING_PERCENT = 70;
 const LIMIT_ERROR_PERCENT = 90;
@@ -177,6 +204,8 @@ interface Segment {
 function segments(facts: StatusFacts, now: number): Segment[] {
   const list: Segment[] = [];
   const { threshold } = facts;
+  // Where Claude Code's own lines put the model: first. It goes after the bar, before anything else.
+  if (facts.model !== undefined) list.push({ text: modelText(facts.model), keep: 1.5 });
   if (threshold !== null) {
     const color = COLOR_BY_STATE[threshold.state];
     list.push({ text: statusBar(threshold), keep: 1, color });

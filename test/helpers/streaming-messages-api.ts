@@ -104,6 +104,11 @@ export interface StreamingMessagesApiOptions {
   apiKey?: string;
   /** Requests answered before every further one gets a 400 (default 200). */
   maxRequests?: number;
+  /**
+   * Headers added to every `POST /v1/messages` reply, scripted or not: the API's
+   * `anthropic-ratelimit-unified-*` headers, which Claude Code reads its plan limits from.
+   */
+  replyHeaders?: () => Record<string, string>;
 }
 
 export const SIDE_REPLY_TEXT = 'OK';
@@ -204,6 +209,7 @@ export async function startStreamingMessagesApi(
 
   function stream(res: ServerResponse, reply: Reply, blocks: Block[], stopReason: string): void {
     res.writeHead(200, {
+      ...options.replyHeaders?.(),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       'request-id': reply.requestId,
@@ -270,7 +276,11 @@ export async function startStreamingMessagesApi(
       stream(res, reply, blocks, stopReason);
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json', 'request-id': reply.requestId });
+    res.writeHead(200, {
+      ...options.replyHeaders?.(),
+      'content-type': 'application/json',
+      'request-id': reply.requestId,
+    });
     res.end(
       JSON.stringify({
         id: reply.messageId,

@@ -65,6 +65,19 @@ const CACHES: (StatusFacts['cache'] | undefined)[] = [
   ),
 ];
 
+/** The model segment (issue 31): names each way modelName reads them, and none. */
+const MODELS: (StatusFacts['model'] | undefined)[] = [
+  undefined,
+  { id: 'claude-opus-4-8[1m]', effort: 'high' },
+  { id: 'claude-sonnet-4-5-20250929', effort: 'low' },
+  { id: 'claude-sonnet-5', effort: 'xhigh' },
+  { id: 'claude-opus-4-20250514', effort: 'max' },
+  { id: 'claude-opus-4-123', effort: 'medium' },
+  { id: 'claude-3-5-sonnet-20241022', effort: 'high' },
+  { id: 'glm-4.6', effort: 'high' },
+  { id: null, effort: 'high' },
+];
+
 function threshold(
   percentUsed: number,
   tokensLeft: number,
@@ -134,6 +147,12 @@ function edgeCases(): Case[] {
         columns,
         now: NOW,
       });
+  for (const model of MODELS)
+    cases.push({
+      facts: facts({ threshold: typical, ...(model === undefined ? {} : { model }) }),
+      columns: 120,
+      now: NOW,
+    });
   for (const columns of COLUMNS) {
     cases.push({ facts: facts({ threshold: typical }), columns, now: NOW });
     // What memctl statusline shows without memd: Claude Code's own figures, or none at all.
@@ -158,8 +177,10 @@ function sampledCases(): Case[] {
     const fiveHour = pick(FIVE_HOURS);
     const cache = pick(CACHES);
     const deletedNotHeld = pick(DELETED);
+    const model = pick(MODELS);
     return {
       facts: {
+        ...(model === undefined ? {} : { model }),
         ...(fiveHour === undefined ? {} : { fiveHour }),
         ...(deletedNotHeld === undefined ? {} : { deletedNotHeld }),
         ...(cache === undefined ? {} : { cache }),
@@ -195,6 +216,7 @@ const RENDER_CASES = `
     if memory_at == vim.NIL then memory_at = false end
     local facts = { threshold = value(f.threshold), compactions = value(f.compactions), memoryAt = memory_at, costUsd = value(f.costUsd), note = value(f.note), deletedNotHeld = value(f.deletedNotHeld) }
     if f.fiveHour ~= nil then facts.fiveHour = { usedPercent = f.fiveHour.usedPercent, resetsAt = value(f.fiveHour.resetsAt) } end
+    if f.model ~= nil then facts.model = { id = value(f.model.id), effort = f.model.effort } end
     if f.cache ~= nil then facts.cache = { warm = value(f.cache.warm), expiresAt = value(f.cache.expiresAt), lastMissCause = value(f.cache.lastMissCause) } end
     lines[i] = format.status_line(facts, { columns = case.columns, now = case.now })
   end
@@ -268,11 +290,16 @@ describe(
           { rateLimits: { value: { fiveHour: { usedPercent: 'lots' } } }, promptCache: { value: { warm: 'yes' } } },
           { rateLimits: null, accountRateLimits: null, promptCache: null },
           'not an object',
+          // The reasoning effort Claude Code reported, beside the session's model; a bad level shows none.
+          { rateLimits: null, accountRateLimits: null, promptCache: null, effort: { value: { level: 'high' } } },
+          { rateLimits: null, accountRateLimits: null, promptCache: null, effort: { value: { level: 'very high' } } },
+          { rateLimits: null, accountRateLimits: null, promptCache: null, effort: null },
         ].map((reported) => ({
           threshold: typical,
           compactions: { count: 0 },
           usage: usage(1),
           sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+          model: 'claude-opus-4-8',
           reported,
         })),
         // Sessions Claude Code deleted that memd did not hold (issue 31): a count, and not one.
@@ -310,13 +337,18 @@ describe(
         'mem 3m',
         'mem 3d',
         'mem 2s',
-        ...Array(7).fill('mem -'),
+        ...Array(10).fill('mem -'),
       ]);
-      expect(lua.slice(11).map((line) => line.endsWith(' · 3 deleted, not kept'))).toEqual([true, false]);
+      expect(lua.slice(-2).map((line) => line.endsWith(' · 3 deleted, not kept'))).toEqual([true, false]);
       expect(lua.slice(6, 9).map((line) => line.match(/5h [^·]*· .*(cache [^·]*) /)?.slice(0, 2))).toEqual([
         [expect.stringContaining('5h 43% ↻1h52m'), 'cache 10m'],
         [expect.stringContaining('5h 7%'), 'cache cold: tools'],
         undefined,
+      ]);
+      expect(lua.slice(11, 14).map((line) => line.split(' · ')[0])).toEqual([
+        'Opus 4.8 (high)',
+        expect.stringMatching(/^▕/),
+        expect.stringMatching(/^▕/),
       ]);
     });
   },

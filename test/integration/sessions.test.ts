@@ -129,7 +129,7 @@ describe('sessions over the recorded transcripts', () => {
         // sessions.get alone carries what the status line reported (issue 31): none here.
         const { reported, ...got } = await client.sessionsGet({ sessionId: expected.sessionId });
         expect(got).toEqual(session);
-        expect(reported).toEqual({ rateLimits: null, accountRateLimits: null, promptCache: null });
+        expect(reported).toEqual({ rateLimits: null, accountRateLimits: null, promptCache: null, effort: null });
       }
     } finally {
       client.close();

@@ -83,6 +83,23 @@ describe('memctl statusline and what Claude Code reports of plan limits and the 
     expect(after.reported?.promptCache?.value.warm).toBe(true);
   });
 
+  it("shows 2.1.197's reasoning effort beside the model, and memd keeps it for memctl status, official", async () => {
+    const nowS = Math.floor(Date.now() / 1000);
+    // Claude Code's own stdin (captured from 2.1.197 by claude-code-plan-limits.test.ts): Sonnet 5 at high effort.
+    const input = stdin('stdin-2.1.197-oauth-captured.json', loop.sessionId, nowS);
+    const run = await runMemctl(sandbox, ['statusline'], { COLUMNS: '200' }, input);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^Sonnet 5 \(high\) · ▕[█░]{8}▏ \d+% /);
+    await eventually(
+      async () => (await client.sessionsGet({ sessionId: loop.sessionId })).reported?.effort != null,
+      'memd to keep the effort',
+    );
+    const { reported } = await client.sessionsGet({ sessionId: loop.sessionId });
+    expect(reported?.effort).toMatchObject({ provenance: 'official', value: { level: 'high' } });
+    const status = await runMemctl(sandbox, ['status', loop.sessionId], { NO_COLOR: '1' });
+    expect(status.stdout).toMatch(/ {2}model {5}\S+ · effort high {2}\(official: Claude Code reported it/);
+  });
+
   it('shows nothing of them from a 2.1.197 stdin without rate_limits, and stores nothing', async () => {
     const session = '66666666-0000-4000-8000-000000000006';
     const run = await runMemctl(sandbox, ['statusline'], {}, stdin('stdin-2.1.197-api-key.json', session, 0));

@@ -6,7 +6,12 @@
  * `used_percentage` is no window. Times come as epoch seconds (2.1.197's `resets_at`, the header
  * value) or ISO strings (seen in reports of other versions): both become epoch ms.
  */
-import type { PlanWindow, PromptCacheReport, RateLimitsReport } from '../../../shared/protocol/reports.js';
+import type {
+  EffortReport,
+  PlanWindow,
+  PromptCacheReport,
+  RateLimitsReport,
+} from '../../../shared/protocol/reports.js';
 import { number, object, text } from './stdin.js';
 
 /** Below this an epoch number is in seconds (as seconds it is the year 5138; as ms, 1973). */
@@ -78,6 +83,20 @@ export function promptCacheOf(input: Record<string, unknown> | null): PromptCach
     ...(causes.length > 0 ? { lastMissCauses: causes } : {}),
   };
   return Object.keys(report).length > 0 ? report : undefined;
+}
+
+/** sessions.report takes effort levels up to this long; Claude Code's longest is `medium`. */
+const MAX_EFFORT_CHARS = 20;
+
+/**
+ * The reasoning effort: 2.1.197 sends `effort: {level}` (only for models that take one); a bare
+ * string is taken too, as newer transcripts write it on assistant entries. A level is a word.
+ */
+export function effortOf(input: Record<string, unknown> | null): EffortReport | undefined {
+  const level = typeof input?.effort === 'string' ? input.effort : text(object(input, 'effort'), 'level');
+  return level !== null && level.length <= MAX_EFFORT_CHARS && /^[a-z][a-z0-9_-]*$/i.test(level)
+    ? { level }
+    : undefined;
 }
 
 /** Both, each only when stdin held something of it. */

@@ -5,11 +5,12 @@
  * (marked `no memd`). It never starts a daemon, never writes to stderr and always exits 0: a
  * status line that fails or lags gets in the user's way on every message.
  */
+import type { EffortReport } from '../../../shared/protocol/reports.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
 import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
 import type { Command } from '../context.js';
 import { type QuickNotification, quickCall, socketPathOf } from './call.js';
-import { reportsOf, type StdinReports } from './reports.js';
+import { effortOf, reportsOf, type StdinReports } from './reports.js';
 import { number, object, readJsonObject, text } from './stdin.js';
 import { thresholdOf } from './threshold-check.js';
 
@@ -41,7 +42,14 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
     note: null,
     ...(deletedNotHeld === null ? {} : { deletedNotHeld }),
     ...reportedFacts(object(record, 'reported')),
+    ...modelFacts(text(record, 'model'), object(object(object(record, 'reported'), 'effort'), 'value')),
   };
+}
+
+/** The model segment's facts: only with an effort (shared/statusline/format.ts, modelText). */
+function modelFacts(model: string | null, effort: Record<string, unknown> | null): Pick<StatusFacts, 'model'> {
+  const level = effortOf(effort === null ? null : { effort })?.level;
+  return level === undefined ? {} : { model: { id: model, effort: level } };
 }
 
 /**
@@ -146,10 +154,22 @@ export function planFactsOf(reports: StdinReports): Pick<StatusFacts, 'fiveHour'
   };
 }
 
-/** `sessions.report` with what stdin reported, or nothing when it reported neither (Claude Code before 2.1.80, an API key). */
-function reportNotifications(sessionId: string, reports: StdinReports): QuickNotification[] {
-  if (reports.rateLimits === undefined && reports.promptCache === undefined) return [];
-  return [{ method: 'sessions.report', params: { sessionId, ...reports } }];
+/**
+ * `sessions.report` with what stdin reported, or nothing when it reported none (Claude Code before
+ * 2.1.80, an API key, a model without effort). The effort goes in a report of its own: a memd that
+ * predates it refuses the field, and so would lose the limits beside it.
+ */
+function reportNotifications(
+  sessionId: string,
+  reports: StdinReports,
+  effort: EffortReport | undefined,
+): QuickNotification[] {
+  return [
+    ...(reports.rateLimits === undefined && reports.promptCache === undefined
+      ? []
+      : [{ method: 'sessions.report', params: { sessionId, ...reports } }]),
+    ...(effort === undefined ? [] : [{ method: 'sessions.report', params: { sessionId, effort } }]),
+  ];
 }
 
 export async function statusLineFor(
@@ -162,6 +182,7 @@ export async function statusLineFor(
   let facts: StatusFacts | null = null;
   let note = 'no memd';
   const reports = reportsOf(input);
+  const effort = effortOf(input);
   if (sessionId !== null) {
     const stated = statedByInput(input);
     const answer = await quickCall(
@@ -169,7 +190,7 @@ export async function statusLineFor(
       'sessions.get',
       { sessionId, ...stated },
       STATUS_DAEMON_DEADLINE_MS,
-      reportNotifications(sessionId, reports),
+      reportNotifications(sessionId, reports, effort),
     );
     if (answer?.ok === true) facts = factsFromSummary(answer.result, stdinCost);
     // memd never overrides a window Claude Code stated (a memd older than `window` ignores it):
@@ -188,6 +209,8 @@ export async function statusLineFor(
   }
   facts ??= await factsFromInput(input, env, note);
   Object.assign(facts, planFactsOf(reports));
+  // Stdin's model and effort are the ones this very line is drawn for.
+  if (effort !== undefined) facts.model = { id: text(object(input, 'model'), 'id'), effort: effort.level };
   const columns = Number.parseInt(env.COLUMNS ?? '', 10);
   return formatStatusLine(facts, {
     color: env.NO_COLOR === undefined || env.NO_COLOR === '',

@@ -69,6 +69,16 @@ function cacheLine(report: Reported<PromptCacheReport> | null, sessionId: string
   return `  cache     ${figures.join(' · ')}  ${out.dim(`(${source(report, sessionId, now)})`)}`;
 }
 
+/**
+ * What the model line adds: ` · effort high  (official: Claude Code reported it 2m ago)`; nothing
+ * when no status line reported an effort (a model without one, Claude Code before it, an older memd).
+ */
+export function effortSuffix(reported: ReportedState | undefined, sessionId: string, out: Output, now: number): string {
+  const report = reported?.effort ?? null;
+  if (report === null) return '';
+  return ` · effort ${report.value.level}  ${out.dim(`(${source(report, sessionId, now)})`)}`;
+}
+
 /** Both lines; none from a memd that predates the reports (no `reported` in its answer). */
 export function reportedLines(
   reported: ReportedState | undefined,

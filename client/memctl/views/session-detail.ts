@@ -7,7 +7,7 @@ import {
   WARNING_THRESHOLD_BUFFER_TOKENS,
 } from '../../../shared/transcript/thresholds.js';
 import type { Output } from '../output.js';
-import { reportedLines } from './reported.js';
+import { effortSuffix, reportedLines } from './reported.js';
 import { contextBar, formatAge, formatTokens, titleOf } from './sessions.js';
 
 function usageLine(label: string, usage: UsageTotals): string {
@@ -79,7 +79,7 @@ export function renderSessionDetail(
   const lines = [
     `${out.bold(titleOf(session))}  ${out.dim(session.sessionId)}${session.gone ? out.dim(' (transcript deleted)') : ''}`,
     `  project   ${session.cwd ?? session.project}${session.gitBranch ? ` (${session.gitBranch})` : ''}`,
-    `  model     ${session.model ?? '-'}`,
+    `  model     ${session.model ?? '-'}${effortSuffix(session.reported, session.sessionId, out, now)}`,
     `  activity  ${session.firstActivity ?? '-'} → ${session.lastActivity ?? '-'} (${formatAge(session.lastActivity, now)})`,
     `  context   ${contextBar(session.contextTokens, threshold, out)}`,
     `  state     ${threshold.state}, ${formatTokens(threshold.tokensLeft)} tokens left · ${warningText(threshold)} · ${limitText(threshold)} · window ${formatTokens(threshold.window)}`,

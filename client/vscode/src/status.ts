@@ -83,6 +83,8 @@ export function reportedFacts(reported: ReportedState | undefined): Pick<StatusF
 export function statusFacts(session: SessionSummary): StatusFacts {
   const extractedAt = session.sessionMemory.extractedAt;
   const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
+  // The reasoning effort Claude Code's status line reported (issue 31), beside the session's model.
+  const effort = session.reported?.effort?.value.level;
   return {
     threshold: session.threshold,
     compactions: session.compactions.count,
@@ -91,6 +93,7 @@ export function statusFacts(session: SessionSummary): StatusFacts {
     note: null,
     ...(session.deletedNotHeld === undefined ? {} : { deletedNotHeld: session.deletedNotHeld }),
     ...reportedFacts(session.reported),
+    ...(effort === undefined ? {} : { model: { id: session.model, effort } }),
   };
 }
 

@@ -218,13 +218,45 @@ function M.status_bar(threshold)
   return '▕' .. string.rep('█', filled) .. string.rep('░', M.STATUS_BAR_CELLS - filled) .. '▏'
 end
 
+-- `claude-opus-4-8[1m]` -> `Opus 4.8`, `claude-sonnet-4-5-20250929` -> `Sonnet 4.5`; any other id
+-- as it is (modelName).
+function M.model_name(id)
+  local rest = id:match('^claude%-(.*)$')
+  if rest == nil then
+    return id
+  end
+  rest = rest:gsub('%[1m%]$', '', 1)
+  rest = rest:gsub('%-%d%d%d%d%d%d%d%d$', '', 1)
+  local family, major, minor = rest:match('^(%l+)%-(%d+)%-(%d%d?)$')
+  if family == nil then
+    family, major = rest:match('^(%l+)%-(%d+)$')
+  end
+  if family == nil then
+    return id
+  end
+  local name = family:sub(1, 1):upper() .. family:sub(2) .. ' ' .. major
+  return minor == nil and name or (name .. '.' .. minor)
+end
+
+-- `Opus 4.8 (high)`, or `effort high` without a model (modelText). model: { id = string or nil, effort }.
+function M.model_text(model)
+  if model.id == nil then
+    return 'effort ' .. model.effort
+  end
+  return M.model_name(model.id) .. ' (' .. model.effort .. ')'
+end
+
 -- facts: { threshold = ThresholdResult or nil (unknown), compactions = number or nil (unknown),
 -- memoryAt = epoch ms, false (no extraction yet) or nil (unknown), costUsd = number or nil
 -- (unknown), note = string or nil (where the figures fall short, e.g. `no memd`), fiveHour =
--- { usedPercent, resetsAt = epoch ms or nil } or nil, cache = see cache_text, or nil }.
+-- { usedPercent, resetsAt = epoch ms or nil } or nil, cache = see cache_text, or nil, model = see
+-- model_text, or nil }.
 local function segments(facts, now)
   local list = {}
   local threshold = facts.threshold
+  if facts.model ~= nil then
+    table.insert(list, { text = M.model_text(facts.model), keep = 1.5 })
+  end
   if threshold ~= nil then
     table.insert(list, { text = M.status_bar(threshold), keep = 1 })
     table.insert(list, { text = M.percent_text(threshold), keep = 9, tight = true })
@@ -352,16 +384,23 @@ function M.facts(session)
     -- Sessions Claude Code deleted that memd did not hold (issue 31; sessions.get only).
     deletedNotHeld = finite(session.deletedNotHeld),
   }
-  M.add_reported(facts, session.reported)
+  M.add_reported(facts, session.reported, session.model)
   return facts
 end
 
 -- What memd kept of Claude Code's reports (`reported`, issue 31), as factsFromSummary reads it:
--- the session's 5-hour window, else the account's; the session's cache; field by field.
-function M.add_reported(facts, reported)
+-- the session's 5-hour window, else the account's; the session's cache; the effort beside the
+-- session's model; field by field.
+function M.add_reported(facts, reported, model)
   reported = record(reported)
   if reported == nil then
     return
+  end
+  -- The model segment comes with an effort only (modelFacts): a level is a short word.
+  local effort = record(reported.effort)
+  local level = effort ~= nil and record(effort.value) and effort.value.level or nil
+  if type(level) == 'string' and #level <= 20 and level:match('^%a[%w_%-]*$') then
+    facts.model = { id = type(model) == 'string' and model ~= '' and model or nil, effort = level }
   end
   local limits = record(reported.rateLimits) or record(reported.accountRateLimits)
   local five_hour = limits ~= nil and record(record(limits.value) and limits.value.fiveHour) or nil

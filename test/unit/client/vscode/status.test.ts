@@ -67,6 +67,15 @@ describe('the status line', () => {
     expect(statusView(input({ columns: 20 })).text).toContain('13% used of auto-compact');
   });
 
+  it('shows the reasoning effort Claude Code reported beside the model, first, and no model without one (issue 31)', () => {
+    const effort = { value: { level: 'high' }, provenance: 'official' as const, sessionId: 's', reportedAt: 'now' };
+    const reported = { rateLimits: null, accountRateLimits: null, promptCache: null };
+    const session = sampleSession({ model: 'claude-opus-4-8', reported: { ...reported, effort } });
+    expect(statusView(input({ session, columns: 120 })).text).toMatch(/^\$\(pulse\) Opus 4\.8 \(high\) · ▕/);
+    expect(statusFacts(sampleSession({ reported })).model).toBeUndefined();
+    expect(statusFacts(sampleSession()).model).toBeUndefined();
+  });
+
   it('says "mem -" before the first extraction and ignores an unreadable time', () => {
     expect(statusFacts(sampleSession()).memoryAt).toBeNull();
     expect(

@@ -4,6 +4,7 @@ import {
   compactDuration,
   compactTokens,
   formatStatusLine,
+  modelName,
   percentText,
   type StatusFacts,
   statusBar,
@@ -214,5 +215,31 @@ describe('the plan and cache segments (issue 31)', () => {
       [-5_000, '0s'],
     ];
     for (const [ms, text] of cases) expect(compactDuration(ms)).toBe(text);
+  });
+});
+
+describe('the model and its reasoning effort (issue 31)', () => {
+  it('names the model in a word and a version, with the effort, first on the line', () => {
+    expect(modelName('claude-opus-4-8[1m]')).toBe('Opus 4.8');
+    expect(modelName('claude-sonnet-4-5-20250929')).toBe('Sonnet 4.5');
+    expect(modelName('claude-sonnet-5')).toBe('Sonnet 5');
+    expect(modelName('claude-opus-4-20250514')).toBe('Opus 4');
+    expect(modelName('claude-3-5-sonnet-20241022')).toBe('claude-3-5-sonnet-20241022');
+    expect(plain(facts({ model: { id: 'claude-opus-4-8[1m]', effort: 'high' } }))).toBe(
+      'Opus 4.8 (high) · ▕██░░░░░░▏ 24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23',
+    );
+    expect(plain(facts({ model: { id: null, effort: 'xhigh' } }))).toMatch(/^effort xhigh · ▕/);
+  });
+
+  it('shows no model without an effort: the line of an older Claude Code stays as it was', () => {
+    expect(plain(facts({ model: undefined }))).toBe(plain(facts()));
+  });
+
+  it('goes right after the bar when the line is too wide, before the memory age and the cost', () => {
+    const line = facts({ model: { id: 'claude-opus-4-8', effort: 'max' } });
+    expect(plain(line, 86)).toBe(
+      'Opus 4.8 (max) · 24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23',
+    );
+    expect(plain(line, 85)).toBe('24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
   });
 });

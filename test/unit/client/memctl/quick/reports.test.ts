@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { epochMsOf, reportsOf } from '../../../../../client/memctl/quick/reports.js';
+import { effortOf, epochMsOf, reportsOf } from '../../../../../client/memctl/quick/reports.js';
 
 const stdin = (name: string) =>
   JSON.parse(readFileSync(join('test/fixtures/statusline', name), 'utf8')) as Record<string, unknown>;
@@ -58,5 +58,15 @@ describe("the status line's stdin reports", () => {
     expect(epochMsOf(1_796_482_800_123)).toBe(1_796_482_800_123);
     expect(epochMsOf('2026-12-05T15:00:00Z')).toBe(1_796_482_800_000);
     for (const bad of ['soon', '', -1, Number.NaN, null, true, {}]) expect(epochMsOf(bad)).toBeNull();
+  });
+
+  it("reads the reasoning effort: 2.1.197's effort.level, a bare string as newer transcripts write it, and no other shape", () => {
+    expect(effortOf(stdin('stdin-2.1.197-oauth-captured.json'))).toEqual({ level: 'high' });
+    // Claude Code sends no effort for a model that takes none (Sonnet 4.5), nor before 2.1.197's shape.
+    expect(effortOf(stdin('stdin-2.1.197-plan.json'))).toBeUndefined();
+    expect(effortOf({ effort: 'xhigh' })).toEqual({ level: 'xhigh' });
+    for (const bad of [null, {}, { effort: {} }, { effort: { level: 3 } }, { effort: '' }, { effort: 'very high' }])
+      expect(effortOf(bad)).toBeUndefined();
+    expect(effortOf({ effort: { level: 'x'.repeat(21) } })).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plainOutput } from '../../../../../client/memctl/output.js';
-import { reportedLines } from '../../../../../client/memctl/views/reported.js';
+import { effortSuffix, reportedLines } from '../../../../../client/memctl/views/reported.js';
 import type { ReportedState } from '../../../../../shared/protocol/reports.js';
 
 const out = plainOutput();
@@ -64,5 +64,16 @@ describe('memctl status SESSION: the plan limits and the cache', () => {
     expect(plan).toContain('not reported');
     expect(cache).toContain('not reported');
     expect(reportedLines(undefined, SESSION, out, NOW)).toEqual([]);
+  });
+
+  it('adds the reasoning effort to the model line, official, and nothing when none was reported', () => {
+    const none: ReportedState = { rateLimits: null, accountRateLimits: null, promptCache: null };
+    expect(effortSuffix({ ...none, effort: stamp({ level: 'high' }) }, SESSION, out, NOW)).toBe(
+      ' · effort high  (official: Claude Code reported it 2m ago)',
+    );
+    expect(effortSuffix({ ...none, effort: null }, SESSION, out, NOW)).toBe('');
+    // A memd that predates it: no `effort` at all.
+    expect(effortSuffix(none, SESSION, out, NOW)).toBe('');
+    expect(effortSuffix(undefined, SESSION, out, NOW)).toBe('');
   });
 });
