@@ -40,6 +40,7 @@ import type { FileRow } from './store/rows.js';
 import { forgetEntriesOnRebuild } from './transcripts/reactions.js';
 import { createTranscripts } from './transcripts/transcripts.js';
 import { buildUsage } from './usage/part.js';
+import { createUsageStatus } from './usage/status.js';
 
 async function serve(started: Started<LineParser>): Promise<void> {
   const base = createBase(started);
@@ -74,6 +75,14 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const search = buildSearch({ ...base, transcripts, sessions, extraction });
   const archive = buildArchive({ ...base, archived, deletions, transcripts, sessions, extraction, usage });
   const exports = buildExport({ ...base, transcripts, sessions });
+  // usage.status (issue 31): the forecasts over the summaries, the reports, the main transcripts' tails and the usage book.
+  const usageStatus = createUsageStatus({
+    clock: base.clock,
+    summary: (sessionId) => sessions.get(sessionId),
+    reports,
+    mainTail: (sessionId, rows) => transcripts.mainTail(sessionId, rows),
+    usage,
+  });
   const dbHealth = createDbHealth({
     store: base.store,
     log,
@@ -108,6 +117,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     search,
     archive,
     usage,
+    usageStatus,
     exports,
     dbHealth,
     followers,

@@ -21,7 +21,7 @@ import {
 } from './conversation.js';
 import { type LoadedEntry, readEntries } from './entries.js';
 import { createEntryCache, type EntryCache, type SessionEntries } from './entry-cache.js';
-import { leafTitles, listSessions, loadFileEntries, sessionFiles, summaryTitle } from './queries.js';
+import { leafTitles, listSessions, loadFileEntries, loadLastEntries, sessionFiles, summaryTitle } from './queries.js';
 import { createSharedLoads } from './shared-loads.js';
 
 /**
@@ -48,6 +48,8 @@ export interface Transcripts {
   sessionEntries(sessionId: string, signal?: AbortSignal): Promise<{ files: IngestedFile[] } & SessionEntries>;
   /** One file's indexed entries from `fromOffset` on. */
   fileEntries(fileId: number, fromOffset?: number): IndexedEntry[];
+  /** The last `rows` indexed entries of the session's main transcript, in file order; none without one (a bounded read: no cache). */
+  mainTail(sessionId: string, rows: number): IndexedEntry[];
   /** The active conversation with its lines read back and its messages (the last few cached; loaded in slices). */
   conversation(sessionId: string, signal?: AbortSignal): Promise<SessionConversation>;
   /** Lines of a transcript read back by offset, as the index has them (in slices). */
@@ -169,6 +171,10 @@ export function createTranscripts({
     mainEntries,
     sessionEntries,
     fileEntries: (fileId, fromOffset) => loadFileEntries(db, fileId, fromOffset),
+    mainTail(sessionId, rows) {
+      const main = sessionFiles(db, sessionId).find((file) => file.agentId === null);
+      return main === undefined ? [] : loadLastEntries(db, main.id, rows);
+    },
     conversation,
     read: (path, entries, signal) => readEntries(path, entries, createSlicer(signal, sliceMs)),
     leafTitles: (project) => leafTitles(db, project),

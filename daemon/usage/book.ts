@@ -78,6 +78,11 @@ export interface UsageBook {
     project: string | null,
     limit: number,
   ): { rows: TimedRow[]; next: number | null };
+  /**
+   * One session's counted responses (every file of it: the main agent's and the sub-agents') from
+   * `fromSlot` on, with their entry's timestamp: a few slots through the slot index, then the files.
+   */
+  sessionResponses(sessionId: string, fromSlot: number): TimedRow[];
   /** The first and last slot with usage, of one project folder or all. */
   extent(project: string | null): { first: number; last: number } | null;
 }
@@ -224,6 +229,11 @@ export function createUsageBook(db: Database.Database): UsageBook {
   const timedOfProject = db.prepare(timedSql(true));
   const timed = (from: number, to: number, project: string | null, limit: number) =>
     (project === null ? timedAll.all(from, to, limit) : timedOfProject.all(from, to, project, limit)) as TimedRow[];
+  const ofSession = db.prepare(`
+    SELECT c.slot, e.timestamp, c.model, c.input, c.output, c.cache_creation, c.cache_read, c.cache_5m, c.cache_1h
+    FROM usage_candidates c JOIN files f ON f.id = c.file_id
+    LEFT JOIN entries e ON e.file_id = c.file_id AND e.offset = c.offset
+    WHERE c.counted = 1 AND c.slot >= ? AND c.slot <= ? AND f.session_id = ?`);
   const slotsOfProject = db.prepare(
     'SELECT * FROM usage_slots WHERE slot >= ? AND slot < ? AND project = ? ORDER BY slot',
   );
@@ -362,6 +372,9 @@ export function createUsageBook(db: Database.Database): UsageBook {
       }
       // One slot holds more than a page (thousands of responses in 15 minutes): read it whole.
       return { rows: timed(from, from + 1, project, -1), next: from + 1 < to ? from + 1 : null };
+    },
+    sessionResponses(sessionId, fromSlot) {
+      return ofSession.all(Math.max(fromSlot, FIRST_SLOT), LAST_SLOT, sessionId) as TimedRow[];
     },
     slots(fromSlot, toSlot, project) {
       const range = [Math.max(fromSlot ?? FIRST_SLOT, FIRST_SLOT), Math.min(toSlot ?? LAST_SLOT, LAST_SLOT + 1)];

@@ -12,7 +12,7 @@ import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { createSlicer, SLICE_BUDGET_MS } from '../workers/slices.js';
 import { type Block, blocksOf, type TimedResponse } from './blocks.js';
-import { createUsageBook } from './book.js';
+import { createUsageBook, type SlotRow, type TimedRow } from './book.js';
 import { resolveWindow, SLOT_MS, type Zone, zoneNamed } from './days.js';
 import { createUsageFollower } from './follower.js';
 import { buildReport, seriesOf } from './report.js';
@@ -42,6 +42,10 @@ export interface UsageServiceDeps {
 export interface UsageService extends IndexFollower {
   /** By block, the window's responses are read in slices; the signal stops the work between them. */
   report(params: UsageReportParams, signal?: AbortSignal): Promise<UsageReportResult>;
+  /** The counted usage of every project in the quarter hours from `fromMs` to `toMs` (usage.status's window spend). */
+  windowUsage(fromMs: number, toMs: number): SlotRow[];
+  /** One session's counted responses from `fromMs`'s quarter hour on, with their instants (usage.status's pace). */
+  sessionResponses(sessionId: string, fromMs: number): TimedRow[];
   /** Ingest committed rows: the book folds them soon. */
   committed(): void;
   /** Takes back what files no longer in the index counted (after a session was forgotten); returns how many. */
@@ -175,6 +179,8 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
         return { ...report, index: follower.progress() };
       })();
     },
+    windowUsage: (fromMs, toMs) => book.slots(Math.floor(fromMs / SLOT_MS), Math.floor(toMs / SLOT_MS) + 1, null),
+    sessionResponses: (sessionId, fromMs) => book.sessionResponses(sessionId, Math.floor(fromMs / SLOT_MS)),
     dropOrphans: () => dropOrphans(),
     start() {
       // A zone's first use loads ICU's time zone data (~20 ms): paid at start, not by the first report.

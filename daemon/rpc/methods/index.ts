@@ -16,6 +16,7 @@ import type { SearchService } from '../../search/service.js';
 import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
 import type { UsageService } from '../../usage/service.js';
+import type { UsageStatus } from '../../usage/status.js';
 import type { MethodHandler } from '../dispatch.js';
 import { archiveMethods } from './archive.js';
 import { compactionMethods } from './compaction.js';
@@ -43,6 +44,7 @@ export interface MethodParts {
   handoff: { handoff: HandoffService; hooks: HookService };
   search: SearchService;
   usage: UsageService;
+  usageStatus: UsageStatus;
   archive: ArchiveService;
   exports: ExportService;
 }
@@ -60,7 +62,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(memory.rewind),
     ...searchMethods(parts.search),
-    ...usageMethods(parts.usage),
+    ...usageMethods(parts.usage, parts.usageStatus),
     ...archiveMethods(parts.archive),
     ...exportMethods(parts.exports),
   ];
