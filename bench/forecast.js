@@ -245,17 +245,32 @@ export async function replay(fixture, maxTurns) {
     mkdirSync(dir, { recursive: true });
     let responses = 0;
     /** usage.status once memd's clock reads `now` (the preload applies a new time a moment after it is written). */
-    const clockAt = (now, number) =>
-      until(`memd's clock at turn ${number}`, async () => {
-        const answer = await rpc.call('usage.status', { sessionId: manifest.sessionId });
-        return Math.abs(answer.at - now) <= CLOCK_SLACK_MS ? answer : undefined;
-      });
+    const clockAt = async (now, number) => {
+      // Written again each time: a turn that memd indexed only at its 30 s sweep must not leave its
+      // clock that far past the turn. With the clock stepped minutes forward between turns, about one
+      // append in 70 waited for that sweep (its watcher's event lost); with memd's clock unshifted,
+      // none of 216 did.
+      setClock(now);
+      let lastAt = null;
+      try {
+        return await until(`memd's clock at turn ${number}`, async () => {
+          const answer = await rpc.call('usage.status', { sessionId: manifest.sessionId });
+          lastAt = answer.at;
+          return Math.abs(answer.at - now) <= CLOCK_SLACK_MS ? answer : undefined;
+        });
+      } catch (error) {
+        const file = readFileSync(clockFile, 'utf8').trim();
+        throw new Error(
+          `${error.message} (it read ${lastAt === null ? '-' : lastAt - now} ms off; clock file "${file}")`,
+        );
+      }
+    };
     let appendedAt = 0;
     for (const turn of turns) {
       // The clock moves before the turn's lines land, never between them and memd's reading them.
       const now = turn.end + STATUS_LINE_LAG_MS;
-      setClock(now);
       if (turn.number > 1) await clockAt(now, turn.number);
+      else setClock(now);
       await until('the pace floor between appends', () =>
         Date.now() - appendedAt >= MIN_APPEND_GAP_MS ? true : undefined,
       );
@@ -266,6 +281,7 @@ export async function replay(fixture, maxTurns) {
         const got = await rpc.call('sessions.get', { sessionId: manifest.sessionId }).catch(() => undefined);
         return got !== undefined && got.usage.main.assistantMessages >= responses ? got : undefined;
       });
+      const indexMs = Date.now() - appendedAt;
       await rpc.call('sessions.report', {
         sessionId: manifest.sessionId,
         rateLimits: { fiveHour: { usedPercent: plan.usedAt(turn.end), resetsAt: plan.resetsAt } },
@@ -279,6 +295,7 @@ export async function replay(fixture, maxTurns) {
         compacted: turn.entries.some(isBoundary),
         context: summary.contextTokens,
         autoCompactAt: summary.threshold.autoCompactAt,
+        indexMs,
         status,
       });
     }
@@ -331,6 +348,7 @@ export function compare({ manifest, plan, rows }) {
       predictedLimitAt:
         limit.reachedAt === null ? null : new Date(limit.reachedAt - row.status.at + row.at).toISOString(),
       resetFirst: limit.resetFirst,
+      indexMs: row.indexMs,
       actualLimitAt: plan.reachedAt === null ? null : new Date(plan.reachedAt).toISOString(),
       limitErrorMinutes:
         predictedLimitMinutes === null || actualLimitMinutes === null
@@ -371,6 +389,7 @@ export function compare({ manifest, plan, rows }) {
       limitMinutes: stats(abs('limitErrorMinutes')),
       limitPredictions: limitRows.filter((row) => row.predictedLimitAt !== null).length,
       limitTurnsBeforeReached: limitRows.length,
+      slowestIndexMs: Math.max(...table.map((row) => row.indexMs)),
     },
     rows: table,
   };
@@ -424,6 +443,7 @@ function printTable(result) {
     `plan model (${planModel.statement}): 100% at ${planModel.reachedAt}, reset ${planModel.resetsAt}`,
     `auto-compact turns: n=${summary.autoCompactTurns.n} median |err| ${cell(summary.autoCompactTurns.medianAbs)} max ${cell(summary.autoCompactTurns.maxAbs)}`,
     `auto-compact minutes: n=${summary.autoCompactMinutes.n} median |err| ${cell(summary.autoCompactMinutes.medianAbs)} max ${cell(summary.autoCompactMinutes.maxAbs)}`,
+    `memd indexed a turn within ${summary.slowestIndexMs} ms of its append at most`,
     `5h limit minutes: n=${summary.limitMinutes.n} of ${summary.limitTurnsBeforeReached} turns before it; median |err| ${cell(summary.limitMinutes.medianAbs)} max ${cell(summary.limitMinutes.maxAbs)}`,
   );
   console.log(lines.join('\n'));
