@@ -89,7 +89,7 @@ describe('the forecasts in memctl status SESSION and the MCP tool usage_status',
 
     const verbose = await runMemctl(sandbox, ['status', SESSION, '-v']);
     expect(verbose.stdout).toContain('            basis: ');
-    expect(verbose.stdout).toContain('5 turns since the last compaction');
+    expect(verbose.stdout).toContain('6 complete turns since the last compaction');
 
     const json = JSON.parse((await runMemctl(sandbox, ['status', SESSION, '--json'])).stdout) as Record<
       string,
@@ -106,7 +106,7 @@ describe('the forecasts in memctl status SESSION and the MCP tool usage_status',
     expect(answer.isError, answer.text).toBe(false);
     expect(answer.text).toContain(`Usage status of session ${SESSION}`);
     expect(answer.text).toMatch(
-      /- compact: auto-compact in \d+ turns .* \[estimated\]\n {2}basis: .*5 turns since the last compaction/,
+      /- compact: auto-compact in \d+ turns .* \[estimated\]\n {2}basis: .*6 complete turns since the last compaction/,
     );
     expect(answer.text).toContain('- 5h limit: not reported');
     expect(answer.text).toContain('- plan not reported');

@@ -92,7 +92,7 @@ describe('usage.status', () => {
       provenance: 'estimated',
     });
     expect(answer.cacheRebuild.costUsd).toBeCloseTo((contextAfter(TURNS - 1) * (WRITE_1H - READ)) / 1e6, 4);
-    expect(answer.reported).toEqual({ rateLimits: null, accountRateLimits: null, promptCache: null });
+    expect(answer.reported).toEqual({ rateLimits: null, accountRateLimits: null, promptCache: null, effort: null });
   });
 
   it('forecasts the 5-hour limit at the session’s pace once the status line reported it', async () => {
