@@ -72,7 +72,7 @@ export async function runTurnHook(which: TurnHookName): Promise<void> {
     const input = await readJsonObject(TURN_STDIN_DEADLINE_MS);
     const call = callOf(which, input);
     if (call === null) return;
-    const socket = socketPathOf(process.env);
+    const socket = await socketPathOf(process.env);
     const answer = await quickCall(socket, call[0], call[1], TURN_DEADLINE_MS);
     // A memd older than handoff.turnFailed still lets the turn's lock go.
     if (which === 'turn-failed' && answer?.ok === false && answer.kind === 'MethodNotFound') {
