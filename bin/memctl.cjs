@@ -31,8 +31,13 @@ const POLL_MS = 10;
 /** JSON-RPC's "internal error": the server cannot serve at all. */
 const JSONRPC_INTERNAL_ERROR = -32603;
 
-const [command] = process.argv.slice(2);
+const [command, subcommand] = process.argv.slice(2);
 const failsOpen = command === 'hook' || command === 'statusline';
+/**
+ * What quick.cjs may run: the status line, the turn hooks. A new session's SessionStart has its own
+ * quick path in main.js (quick/session-start.ts, not in the bundle) and goes there at once.
+ */
+const triesQuick = command === 'statusline' || (command === 'hook' && subcommand !== 'session-start');
 const notBuilt = `memd is not built: ${MAIN} is missing (run npm run build in ${ROOT})`;
 
 function waitForMain() {
@@ -158,5 +163,5 @@ function runQuickOrMain() {
 }
 
 if (!waitForMain()) notBuiltAnswer();
-else if (failsOpen) runQuickOrMain();
+else if (triesQuick) runQuickOrMain();
 else runMain();

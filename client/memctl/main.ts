@@ -17,7 +17,10 @@ function quickBundle(): typeof import('./quick/run.js') {
   return createRequire(import.meta.url)('./quick.cjs');
 }
 
-if ((command === 'statusline' || command === 'hook') && (await quickBundle().runQuick(process.argv.slice(2)))) {
+/** What quick.cjs may run; SessionStart's own quick path is below, not in the bundle. */
+const triesQuick = command === 'statusline' || (command === 'hook' && subcommand !== 'session-start');
+
+if (triesQuick && (await quickBundle().runQuick(process.argv.slice(2)))) {
   // Run: the status line or a turn hook.
 } else if (command === 'hook' && subcommand === 'session-start' && rest.length === 0 && !asksForHelp) {
   // A new session: only memd's start, when nothing answers; a compacted or resumed one goes on to cli.ts.

@@ -135,10 +135,19 @@ describe('bin/memctl.cjs with a built dist/', () => {
     expect(hook.stdout).toBe('quick ran hook turn-start under memctl.cjs\n');
   });
 
-  it('goes on to main.js for a hook quick.cjs does not run, and for every other command', async () => {
+  it('goes on to main.js for a hook quick.cjs does not run, and for every other command; SessionStart without loading quick.cjs', async () => {
     const copy = packageCopy();
     writeMain(copy.main, "process.stdout.write('main.js ran ' + process.argv.slice(2).join(' ') + '\\n');\n");
-    writeQuick(copy.main, 'exports.runQuick = async (argv) => argv[1] === "turn-start";\n');
+    writeQuick(
+      copy.main,
+      "process.stdout.write('quick.cjs loaded\\n');\nexports.runQuick = async (argv) => argv[1] === 'turn-start';\n",
+    );
+    expect(await runNode([copy.shim, 'hook', 'pre-compact'], process.env, '{}')).toEqual({
+      code: 0,
+      stdout: 'quick.cjs loaded\nmain.js ran hook pre-compact\n',
+      stderr: '',
+    });
+    // A new session's SessionStart has its own quick path in main.js: the bundle is not its to load.
     expect(await runNode([copy.shim, 'hook', 'session-start'], process.env, '{}')).toEqual({
       code: 0,
       stdout: 'main.js ran hook session-start\n',
