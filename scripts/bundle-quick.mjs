@@ -3,8 +3,8 @@
  * and every module it loads, statically or not) as one CommonJS file, `client/memctl/quick.cjs`.
  * Claude Code starts these on every message and prompt; as ES modules they paid for node's ES module
  * loader (its own modules, compiled at each start, and an asynchronous read per file) and a read and
- * compile per module: about a quarter of the status line's start, and the difference between missing
- * and meeting its target (1.3x `node -e 0`, bench/hooks.js).
+ * compile per module: more than half of what the status line added to node's own start, and the
+ * difference between missing and meeting its target (1.3x `node -e 0`, bench/hooks.js).
  *
  * Each module is the compiler's own ES output in dist/, turned into CommonJS by TypeScript
  * (transpileModule: imports become require calls, nothing else changes) and wrapped in a function
