@@ -8,13 +8,17 @@
  * JSON-RPC. The real entry runs in this same process (no second node start on the hooks' budget).
  */
 'use strict';
-const { spawn } = require('node:child_process');
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 
 const ROOT = join(__dirname, '..');
 const MAIN = join(ROOT, 'dist', 'client', 'memctl', 'main.js');
+/**
+ * The status line and the turn hooks as one CommonJS file (client/memctl/quick/run.ts, bundled by
+ * `npm run build`): required here, they run without node's ES module loader or main.js.
+ */
+const QUICK = join(ROOT, 'dist', 'client', 'memctl', 'quick.cjs');
 /**
  * `npm run build` swaps dist/ in with two renames (microseconds apart); longer than this, no build
  * is about to land. Short, because a fresh clone pays it on every hook until its first build.
@@ -27,8 +31,13 @@ const POLL_MS = 10;
 /** JSON-RPC's "internal error": the server cannot serve at all. */
 const JSONRPC_INTERNAL_ERROR = -32603;
 
-const [command] = process.argv.slice(2);
+const [command, subcommand] = process.argv.slice(2);
 const failsOpen = command === 'hook' || command === 'statusline';
+/**
+ * What quick.cjs may run: the status line, the turn hooks. A new session's SessionStart has its own
+ * quick path in main.js (quick/session-start.ts, not in the bundle) and goes there at once.
+ */
+const triesQuick = command === 'statusline' || (command === 'hook' && subcommand !== 'session-start');
 const notBuilt = `memd is not built: ${MAIN} is missing (run npm run build in ${ROOT})`;
 
 function waitForMain() {
@@ -82,7 +91,12 @@ function notBuiltAnswer() {
  * that `npm run build` swapped while this process was still loading its modules.
  */
 function isLoadFailure(error) {
-  return error instanceof SyntaxError || error?.code === 'ERR_MODULE_NOT_FOUND' || error?.code === 'ENOENT';
+  return (
+    error instanceof SyntaxError ||
+    error?.code === 'ERR_MODULE_NOT_FOUND' ||
+    error?.code === 'MODULE_NOT_FOUND' ||
+    error?.code === 'ENOENT'
+  );
 }
 
 /**
@@ -95,6 +109,8 @@ function rerun() {
   if (!waitForMain()) return notBuiltAnswer();
   const statusLine = command === 'statusline';
   const mcp = command === 'mcp';
+  // Loaded here only: the hooks and the status line do not pay for it on every run.
+  const { spawn } = require('node:child_process');
   const child = spawn(process.execPath, [MAIN, ...process.argv.slice(2)], {
     stdio: ['inherit', statusLine || mcp ? 'pipe' : 'inherit', failsOpen ? 'ignore' : mcp ? 'pipe' : 'inherit'],
   });
@@ -122,12 +138,30 @@ function rerun() {
   });
 }
 
-if (!waitForMain()) notBuiltAnswer();
-else {
-  import(pathToFileURL(MAIN).href).catch((error) => {
-    if (isLoadFailure(error)) return rerun();
-    // Hooks and the status line fail open on anything else too.
-    if (failsOpen) return failOpen();
-    throw error;
-  });
+function failed(error) {
+  if (isLoadFailure(error)) return rerun();
+  // Hooks and the status line fail open on anything else too.
+  if (failsOpen) return failOpen();
+  throw error;
 }
+
+function runMain() {
+  import(pathToFileURL(MAIN).href).catch(failed);
+}
+
+/** The status line and the turn hooks from quick.cjs; the other hooks (it says which it ran) from main.js. */
+function runQuickOrMain() {
+  let quick;
+  try {
+    quick = require(QUICK);
+  } catch (error) {
+    return failed(error);
+  }
+  quick.runQuick(process.argv.slice(2)).then((ran) => {
+    if (!ran) runMain();
+  }, failed);
+}
+
+if (!waitForMain()) notBuiltAnswer();
+else if (triesQuick) runQuickOrMain();
+else runMain();

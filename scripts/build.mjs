@@ -11,6 +11,7 @@ import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleQuick } from './bundle-quick.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -42,6 +43,8 @@ function compile() {
     { stdio: 'inherit', cwd: ROOT },
   );
   for (const file of EXECUTABLES) chmodSync(join(next, file), 0o755);
+  // The status line and the turn hooks as one CommonJS file, from the modules just compiled.
+  bundleQuick(next);
 }
 
 function lock() {

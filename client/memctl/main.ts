@@ -3,24 +3,25 @@
  * memctl's entry. Claude Code runs two of its commands on every prompt and after every message
  * (`hook turn-start|turn-end`, `statusline`), and SessionStart at every new session (`startup`): those load only their own small module (quick/),
  * not the command line, the client library or its autostart, so that they start in little more
- * than node's own time. `usage` goes the same way while a daemon answers (issue 18's target).
- * Everything else goes to cli.ts.
+ * than node's own time. The first two come from one CommonJS file (quick.cjs, see quick/run.ts),
+ * which bin/memctl.cjs loads without this module. `usage` goes the same way while a daemon answers
+ * (issue 18's target). Everything else goes to cli.ts.
  */
+import { createRequire } from 'node:module';
+
 const [command, subcommand, ...rest] = process.argv.slice(2);
 const asksForHelp = process.argv.includes('--help') || process.argv.includes('-h');
 
-if (command === 'statusline' && subcommand === undefined) {
-  await (await import('./quick/statusline.js')).runStatusLine();
-} else if (
-  command === 'hook' &&
-  (subcommand === 'turn-start' ||
-    subcommand === 'turn-end' ||
-    subcommand === 'turn-failed' ||
-    subcommand === 'instructions-loaded') &&
-  rest.length === 0 &&
-  !asksForHelp
-) {
-  await (await import('./quick/turn.js')).runTurnHook(subcommand);
+/** quick/run.ts as `npm run build` bundles it (scripts/bundle-quick.mjs). */
+function quickBundle(): typeof import('./quick/run.js') {
+  return createRequire(import.meta.url)('./quick.cjs');
+}
+
+/** What quick.cjs may run; SessionStart's own quick path is below, not in the bundle. */
+const triesQuick = command === 'statusline' || (command === 'hook' && subcommand !== 'session-start');
+
+if (triesQuick && (await quickBundle().runQuick(process.argv.slice(2)))) {
+  // Run: the status line or a turn hook.
 } else if (command === 'hook' && subcommand === 'session-start' && rest.length === 0 && !asksForHelp) {
   // A new session: only memd's start, when nothing answers; a compacted or resumed one goes on to cli.ts.
   if (!(await (await import('./quick/session-start.js')).runSessionStartQuick())) await import('./cli.js');

@@ -115,7 +115,14 @@ describe('memd packed and installed with npm install -g --prefix', () => {
   });
 
   it('holds the shim, the built tree and the unit templates, and none of the sources or tests', () => {
-    for (const file of ['bin/memctl.cjs', 'dist/client/memctl/main.js', 'dist/daemon/main.js', 'systemd/memd.service'])
+    for (const file of [
+      'bin/memctl.cjs',
+      'dist/client/memctl/main.js',
+      // The status line and the turn hooks, bundled by npm run build (scripts/bundle-quick.mjs).
+      'dist/client/memctl/quick.cjs',
+      'dist/daemon/main.js',
+      'systemd/memd.service',
+    ])
       expect(existsSync(join(installed, file)), file).toBe(true);
     for (const dir of ['test', 'client', 'daemon', 'shared', 'scripts'])
       expect(existsSync(join(installed, dir)), dir).toBe(false);

@@ -3,7 +3,7 @@
  * never the daemon or its dependencies (native SQLite, file watchers, the LLM SDK).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +25,10 @@ import {
 const FORBIDDEN = /better-sqlite3|chokidar|@anthropic-ai\/sdk|json-rpc-2\.0|\/daemon\//;
 
 const DIST = join(ROOT, 'dist');
+/** The command Claude Code runs (what `memctl install-*` registers). */
+const MEMCTL_COMMAND = join(ROOT, 'bin/memctl.cjs');
+/** The status line and the turn hooks as `npm run build` bundles them (scripts/bundle-quick.mjs). */
+const QUICK_BUNDLE = 'dist/client/memctl/quick.cjs';
 const CLIENT_ENTRY_POINTS = [join(DIST, 'client/index.js'), join(DIST, 'client/memctl/main.js')];
 
 /**
@@ -218,7 +222,7 @@ describe('memctl loads no daemon code', () => {
     expect(new Set(foreign.map(packageOf))).toContain('@modelcontextprotocol/sdk');
   });
 
-  it('the status line and the turn hooks load only their own small modules, not the command line or the client library', async () => {
+  it('the status line and the turn hooks load only quick.cjs, whose modules are their own small ones, not the command line or the client library', async () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
     const input = JSON.stringify({
@@ -226,7 +230,12 @@ describe('memctl loads no daemon code', () => {
       model: { id: 'claude-sonnet-4-5' },
       context_window: { current_usage: { input_tokens: 1000 } },
     });
-    const dist = pathToFileURL(DIST).href;
+    // Relative to the package root, whether the recorder saw a URL (ES modules) or a path (require.cache).
+    const rootUrl = pathToFileURL(ROOT).href;
+    const oursOf = (entries: string[]) =>
+      entries
+        .map((entry) => (entry.startsWith(`${rootUrl}/`) ? entry.slice(rootUrl.length + 1) : relative(ROOT, entry)))
+        .filter((file) => /^(bin|dist)\//.test(file));
     for (const args of [
       ['statusline'],
       ['hook', 'turn-start'],
@@ -234,30 +243,40 @@ describe('memctl loads no daemon code', () => {
       ['hook', 'turn-failed'],
       ['hook', 'instructions-loaded'],
     ]) {
-      const recorder = writeLoadRecorder();
-      const log = join(dirname(recorder), 'loaded.txt');
-      writeFileSync(log, '');
-      const run = await runNode(
-        ['--import', pathToFileURL(recorder).href, MEMCTL_MAIN, ...args],
-        { ...sandbox.env, MEMD_TEST_LOAD_LOG: log },
-        input,
-      );
-      expect(run, `memctl ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
-      const ours = readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((url) => url.startsWith(`${dist}/`))
-        .map((url) => url.slice(dist.length + 1));
-      expect(
-        ours.filter(
-          (file) =>
-            !/^client\/memctl\/(main|quick\/[a-z-]+)\.js$|^shared\/(paths|statusline\/format|protocol\/window|transcript\/(thresholds|models))\.js$/.test(
-              file,
-            ),
-        ),
-        `memctl ${args.join(' ')}`,
-      ).toEqual([]);
-      expect(ours).toContain('client/memctl/quick/call.js');
+      // As Claude Code runs them (bin/memctl.cjs, what install-* registers) and as main.js is run directly.
+      for (const [entry, expected] of [
+        [MEMCTL_COMMAND, ['bin/memctl.cjs', QUICK_BUNDLE]],
+        [MEMCTL_MAIN, ['dist/client/memctl/main.js', QUICK_BUNDLE]],
+      ] as const) {
+        const recorder = writeLoadRecorder();
+        const log = join(dirname(recorder), 'loaded.txt');
+        writeFileSync(log, '');
+        const run = await runNode(
+          ['--import', pathToFileURL(recorder).href, entry, ...args],
+          { ...sandbox.env, MEMD_TEST_LOAD_LOG: log },
+          input,
+        );
+        expect(run, `${relative(ROOT, entry)} ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+        const loaded = readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '');
+        expect(new Set(oursOf(loaded)), `${relative(ROOT, entry)} ${args.join(' ')}`).toEqual(new Set(expected));
+      }
     }
+    // What the bundle holds: the quick path's modules, and the small shared ones they use.
+    const { bundled } = createRequire(import.meta.url)(join(ROOT, QUICK_BUNDLE)) as { bundled: string[] };
+    expect(
+      bundled.filter(
+        (file) =>
+          !/^client\/memctl\/quick\/[a-z-]+\.js$|^shared\/(paths|statusline\/format|protocol\/window|transcript\/(thresholds|models))\.js$/.test(
+            file,
+          ),
+      ),
+    ).toEqual([]);
+    expect(bundled).toEqual(
+      expect.arrayContaining(['client/memctl/quick/call.js', 'client/memctl/quick/statusline.js']),
+    );
+    expect(bundled).not.toContain('client/memctl/quick/session-start.js');
   });
 
   it("SessionStart of a new session loads its quick module and memd's start, not the command line, the client library or the handoff code; a resumed one goes on to them", async () => {

@@ -5,7 +5,6 @@
  * missing, slow or foreign daemon is `null` by the deadline, and the caller falls back.
  */
 import { connect } from 'node:net';
-import { homedir } from 'node:os';
 import { type Env, resolvePaths } from '../../../shared/paths.js';
 
 /** The protocol this client speaks (DESIGN.md §3); another answer is treated as no daemon. */
@@ -15,8 +14,10 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export type QuickAnswer = { ok: true; result: unknown } | { ok: false; kind: string; message: string };
 
-export function socketPathOf(env: Env): string {
-  return resolvePaths(env, env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir()).socketPath;
+/** The daemon's socket; node:os is loaded only when HOME is unset (it is a module to compile at each start). */
+export async function socketPathOf(env: Env): Promise<string> {
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : (await import('node:os')).homedir();
+  return resolvePaths(env, home).socketPath;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -186,7 +186,7 @@ export async function statusLineFor(
   if (sessionId !== null) {
     const stated = statedByInput(input);
     const answer = await quickCall(
-      socketPathOf(env),
+      await socketPathOf(env),
       'sessions.get',
       { sessionId, ...stated },
       STATUS_DAEMON_DEADLINE_MS,

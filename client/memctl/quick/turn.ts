@@ -28,6 +28,10 @@ function ttlFrom(env: NodeJS.ProcessEnv): number {
 export const TURN_HOOK_NAMES = ['turn-start', 'turn-end', 'turn-failed', 'instructions-loaded'] as const;
 export type TurnHookName = (typeof TURN_HOOK_NAMES)[number];
 
+export function isTurnHookName(name: string | undefined): name is TurnHookName {
+  return (TURN_HOOK_NAMES as readonly (string | undefined)[]).includes(name);
+}
+
 /** handoff.turnFailed's bounds on what Claude Code says of the error: longer is cut, not refused. */
 const MAX_ERROR_CHARS = 200;
 const MAX_DETAILS_CHARS = 4_000;
@@ -68,7 +72,7 @@ export async function runTurnHook(which: TurnHookName): Promise<void> {
     const input = await readJsonObject(TURN_STDIN_DEADLINE_MS);
     const call = callOf(which, input);
     if (call === null) return;
-    const socket = socketPathOf(process.env);
+    const socket = await socketPathOf(process.env);
     const answer = await quickCall(socket, call[0], call[1], TURN_DEADLINE_MS);
     // A memd older than handoff.turnFailed still lets the turn's lock go.
     if (which === 'turn-failed' && answer?.ok === false && answer.kind === 'MethodNotFound') {

@@ -19,7 +19,12 @@ export async function runUsageQuick(
 ): Promise<number | null> {
   const args = parseUsageArgs(argv, env);
   if (typeof args === 'string') return null;
-  const answer = await quickCall(socketPathOf(env), 'usage.report', { ...reportParams(args) }, USAGE_QUICK_DEADLINE_MS);
+  const answer = await quickCall(
+    await socketPathOf(env),
+    'usage.report',
+    { ...reportParams(args) },
+    USAGE_QUICK_DEADLINE_MS,
+  );
   const report = answer?.ok === true ? asUsageReport(answer.result) : null;
   if (report === null) return null;
   // A reader that goes away early (`memctl usage | head -3`) is not a failure.

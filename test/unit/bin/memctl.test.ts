@@ -28,6 +28,12 @@ function packageCopy(): { root: string; shim: string; main: string } {
   return { root, shim, main: join(root, 'dist', 'client', 'memctl', 'main.js') };
 }
 
+/** The status line and the turn hooks' bundle beside main.js (scripts/bundle-quick.mjs writes the real one). */
+function writeQuick(main: string, source: string): void {
+  mkdirSync(join(main, '..'), { recursive: true });
+  writeFileSync(join(main, '..', 'quick.cjs'), source);
+}
+
 function writeMain(main: string, source: string): void {
   mkdirSync(join(main, '..'), { recursive: true });
   writeFileSync(main, source);
@@ -110,5 +116,57 @@ describe('bin/memctl.cjs with a built dist/', () => {
     );
     const run = await runNode([copy.shim, 'status', '--json'], process.env);
     expect(run).toEqual({ code: 3, stdout: 'ran status --json\n', stderr: '' });
+  });
+
+  it('runs the status line and the turn hooks from quick.cjs in its own process, without main.js', async () => {
+    const copy = packageCopy();
+    writeMain(copy.main, "process.stdout.write('main.js ran\\n');\n");
+    // process.argv[1] is the shim here, and would be main.js in a process the shim started.
+    writeQuick(
+      copy.main,
+      "exports.runQuick = async (argv) => { process.stdout.write('quick ran ' + argv.join(' ') + ' under ' + require('node:path').basename(process.argv[1]) + '\\n'); return true; };\n",
+    );
+    expect(await runNode([copy.shim, 'statusline'], process.env, '{}')).toEqual({
+      code: 0,
+      stdout: 'quick ran statusline under memctl.cjs\n',
+      stderr: '',
+    });
+    const hook = await runNode([copy.shim, 'hook', 'turn-start'], process.env, '{}');
+    expect(hook.stdout).toBe('quick ran hook turn-start under memctl.cjs\n');
+  });
+
+  it('goes on to main.js for a hook quick.cjs does not run, and for every other command; SessionStart without loading quick.cjs', async () => {
+    const copy = packageCopy();
+    writeMain(copy.main, "process.stdout.write('main.js ran ' + process.argv.slice(2).join(' ') + '\\n');\n");
+    writeQuick(
+      copy.main,
+      "process.stdout.write('quick.cjs loaded\\n');\nexports.runQuick = async (argv) => argv[1] === 'turn-start';\n",
+    );
+    expect(await runNode([copy.shim, 'hook', 'pre-compact'], process.env, '{}')).toEqual({
+      code: 0,
+      stdout: 'quick.cjs loaded\nmain.js ran hook pre-compact\n',
+      stderr: '',
+    });
+    // A new session's SessionStart has its own quick path in main.js: the bundle is not its to load.
+    expect(await runNode([copy.shim, 'hook', 'session-start'], process.env, '{}')).toEqual({
+      code: 0,
+      stdout: 'main.js ran hook session-start\n',
+      stderr: '',
+    });
+    expect(await runNode([copy.shim, 'status'], process.env)).toEqual({
+      code: 0,
+      stdout: 'main.js ran status\n',
+      stderr: '',
+    });
+  });
+
+  it('runs main.js in a fresh process when quick.cjs cannot be loaded (half-written or missing)', async () => {
+    for (const quick of ['exports.runQuick = async (argv) => {', undefined]) {
+      const copy = packageCopy();
+      writeMain(copy.main, "process.stdout.write('main.js ran ' + process.argv.slice(2).join(' ') + '\\n');\n");
+      if (quick !== undefined) writeQuick(copy.main, quick);
+      const run = await runNode([copy.shim, 'statusline'], process.env, '{}');
+      expect(run).toEqual({ code: 0, stdout: 'main.js ran statusline\n', stderr: '' });
+    }
   });
 });
