@@ -30,8 +30,18 @@ export interface TimedResponse {
   cache1h: number;
 }
 
-/** A model's summed counts in one block. */
+/** A model's summed counts in one block (or in any group of a report: report.ts). */
 export type BlockCounts = Omit<TimedResponse, 'ms' | 'model'> & { responses: number };
+
+export const ZERO_COUNTS: Readonly<BlockCounts> = {
+  input: 0,
+  output: 0,
+  cacheCreation: 0,
+  cacheRead: 0,
+  cache5m: 0,
+  cache1h: 0,
+  responses: 0,
+};
 
 export interface Block {
   startMs: number;
@@ -86,15 +96,7 @@ export function createBlockFold(): BlockFold {
         current = open(response);
       }
       current.lastMs = response.ms;
-      const counts = current.models.get(response.model) ?? {
-        input: 0,
-        output: 0,
-        cacheCreation: 0,
-        cacheRead: 0,
-        cache5m: 0,
-        cache1h: 0,
-        responses: 0,
-      };
+      const counts = current.models.get(response.model) ?? { ...ZERO_COUNTS };
       counts.input += response.input;
       counts.output += response.output;
       counts.cacheCreation += response.cacheCreation;

@@ -13,8 +13,7 @@ import {
   type UsageRow,
 } from '../../shared/protocol/usage.js';
 import { costOf, priceFor } from '../../shared/transcript/models.js';
-import type { Usage } from '../../shared/transcript/types.js';
-import { type Block, blockInfo, blockKey } from './blocks.js';
+import { type Block, type BlockCounts, blockInfo, blockKey, ZERO_COUNTS } from './blocks.js';
 import type { DayRow, GroupRow, SumsRow } from './book.js';
 import { addDays, type CalendarDay, dayKey, dayStarts, daysBetween, SLOT_MS, type Zone } from './days.js';
 
@@ -81,20 +80,10 @@ export interface ReportInput {
   blocks?: { blocks: readonly Block[]; now: number };
 }
 
-type Counts = Usage & { responses: number };
+type Counts = BlockCounts;
 
 /** Model → its counts, for one group. */
 type ByModel = Map<string, Counts>;
-
-const ZERO_COUNTS: Counts = {
-  input: 0,
-  output: 0,
-  cacheCreation: 0,
-  cacheRead: 0,
-  cache5m: 0,
-  cache1h: 0,
-  responses: 0,
-};
 
 function add(groups: Map<string, ByModel>, key: string, row: SumsRow): void {
   let models = groups.get(key);
