@@ -272,15 +272,23 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
   const carriedCurrent = earlier.flatMap((source) =>
     (source.sections[CURRENT] ?? []).filter((line) => stillOpen(line, source.at)),
   );
+  // What `loaded`'s prompts give is rebuilt from them: a carried line about one of them (a memory
+  // written before issue 32 quoted the request as a correction, or as the only last request) goes.
+  const asked = new Set(prompts.map((prompt) => oneLine(prompt, REQUEST_CHARS)));
+  const rebuilt = (line: string) => {
+    const about = /^- (?:User correction: "(.*)"|Last request: (.*))$/.exec(line);
+    return about !== null && asked.has(about[1] ?? about[2] ?? '');
+  };
   const bodies = fresh.map((lines, section) => {
     if (section === TITLE) return lines;
     // A todo list in `loaded` is the whole list: carried open items are stale.
-    const old =
+    const old = (
       section === CURRENT
         ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line))
         : section === FILES
           ? carriedFiles.carried
-          : carried(section);
+          : carried(section)
+    ).filter((line) => !rebuilt(line));
     return merge(section, old, lines);
   });
   const sections = template.map((section, index): BudgetSection => {

@@ -19,10 +19,10 @@ import { cartSession, correctedSession, ingestShape, type MemoryShape } from '..
 const HEADINGS = templateSections().map((section) => section.heading);
 
 /** The memory of a shape, and its sections' bodies by their place in the template. */
-async function memoryOf(shape: MemoryShape): Promise<{ memory: string; sections: string[] }> {
+async function memoryOf(shape: MemoryShape, previous?: string): Promise<{ memory: string; sections: string[] }> {
   const session = await ingestShape(mkdtempSync(join(tmpdir(), 'memd-shapes-')), shape);
   try {
-    const memory = offlineSessionMemory({ loaded: session.conversation().loaded });
+    const memory = offlineSessionMemory({ loaded: session.conversation().loaded, previous: previous ?? null });
     const at = HEADINGS.map((heading) => memory.indexOf(`${heading}\n`));
     const sections = at.map((start, index) => memory.slice(start, at[index + 1] ?? memory.length));
     return { memory, sections };
@@ -47,6 +47,22 @@ describe('the offline session memory of short real-shaped sessions', () => {
     // The only request is not repeated as the last one.
     expect(current).not.toContain('Last request');
     expect(current).toContain('- Last assistant text: total() ignores the discount');
+  });
+
+  it('a memory written before the fix, carried as the previous one, leaves its wrong lines behind', async () => {
+    const shape = cartSession();
+    const request = shape.prompts[0] as string;
+    const old = SESSION_MEMORY_TEMPLATE.replace(
+      '_What is being worked on right now, what is still pending, and the immediate next steps_\n',
+      `$&\n- Last request: ${request}\n`,
+    ).replace(
+      '_Errors met and how they were fixed, corrections from the user, approaches that failed_\n',
+      `$&\n- User correction: "${request}"\n`,
+    );
+    const { memory, sections } = await memoryOf(shape, old);
+    expect(sections[5]).not.toContain('User correction');
+    expect(sections[1]).not.toContain('Last request');
+    expect(occurrences(memory, request)).toBe(1);
   });
 
   it("user rules are the user's constraints, whole sentences, not the task sentence", async () => {
