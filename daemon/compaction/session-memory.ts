@@ -16,7 +16,7 @@ import {
   RECENT_PRESERVED,
   TRANSCRIPT_POINTER,
 } from '../../shared/transcript/compaction-texts.js';
-import { isBareTemplate } from '../extraction/template.js';
+import { isBareTemplate, stripInstructions } from '../extraction/template.js';
 import {
   type ConversationMessage,
   estimateMessageTokens,
@@ -171,7 +171,8 @@ export function sessionMemoryCompaction(
   input: SessionMemoryInput,
   limits: Partial<SessionMemoryLimits> = {},
 ): SessionMemoryCompaction | null {
-  const memory = input.memory?.trim() ?? '';
+  // The template's instructions in an older summary.md are no part of what the model is told.
+  const memory = stripInstructions(input.memory?.trim() ?? '');
   if (memory === '' || isBareTemplate(memory)) return null;
   const start = keptStartIndex(messages, input.lastSummarizedUuid, { ...DEFAULT_SESSION_MEMORY_LIMITS, ...limits });
   const kept = messages.slice(start);

@@ -67,7 +67,7 @@ export interface AnthropicMemoryOptions {
   baseURL?: string;
   timeoutMs?: number;
   maxRetries?: number;
-  /** hasAllSections: the reply kept every heading and description line of the template. */
+  /** hasAllSections: the reply kept every heading of the template, in order. */
   validate(text: string, template: string): boolean;
 }
 

@@ -18,7 +18,7 @@ import type { Transcripts } from '../transcripts/transcripts.js';
 import type { Extractor } from './extract.js';
 import { asLastExtraction, type JobStore, type MemoryJob, retryDelayMs } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from './template.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE, stripInstructions } from './template.js';
 import { type SummaryFile, writtenByOther } from './writer.js';
 
 /** The reason of the jobs backfill.ts queues. */
@@ -119,7 +119,7 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       }
     }
     const previousText = found?.text ?? null;
-    const previous = previousText === null || isBareTemplate(previousText) ? null : previousText;
+    const previous = previousText === null || isBareTemplate(previousText) ? null : stripInstructions(previousText);
     const template = (await configFile('template.md')) ?? SESSION_MEMORY_TEMPLATE;
     const prompt = (await configFile('prompt.md')) ?? undefined;
     const result = await deps.extractor.run({
@@ -145,8 +145,10 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       const now = await readTextIfPresent(path);
       overtaken = now !== previousText && now !== null && !isBareTemplate(now);
       if (overtaken) return;
-      jobs.writers.writingByMemd(job.sessionId, result.text);
-      await writeFileAtomic(path, result.text);
+      // A model's reply keeps the template's instructions (its prompt asks it to); the file does not.
+      const text = stripInstructions(result.text, template);
+      jobs.writers.writingByMemd(job.sessionId, text);
+      await writeFileAtomic(path, text);
     });
     if (written.deferred) {
       deferLocked(job, dir);

@@ -10,6 +10,7 @@
  * same file, command or label), so a fact is not listed twice in two versions.
  */
 
+import { userRules } from '../../shared/handoff/rules.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
@@ -34,7 +35,13 @@ const REPLY_CHARS = 1_500; // the last assistant text: what it said it did and w
 const TITLE_CHARS = 80; // the template asks for 5 to 10 words
 const WORKLOG_PROMPT_CHARS = 100; // a worklog line names its turn; the request list holds the rest
 const NONE = '- None yet.';
-const CORRECTION = /\b(?:no|don['’]t|do not|never|always|instead)\b/i;
+/**
+ * A prompt that corrects what the agent just did: it opens by saying no or naming the mistake
+ * ("No — …", "That's wrong", "Don't …", "Stop …", "Undo that"), or it turns the approach ("… instead").
+ * A standing rule ("always run the tests") is no correction: it is listed as a user rule.
+ */
+const CORRECTION =
+  /^\W*(?:no\b|nope\b|wrong\b|not (?:like )?(?:that|this)\b|(?:that|this|it)['’]?s (?:not|wrong|incorrect|broken)\b|(?:that|this|it) (?:is|was)(?:n['’]t| not) (?:right|correct|what)\b|don['’]t\b|do not\b|stop\b|undo\b|revert\b|wait\b|I said\b|I told you\b|why did you\b|you (?:broke|forgot|missed|shouldn['’]t|should not|didn['’]t|did not)\b)|\binstead\b|\bnot what I (?:asked|wanted|meant)\b/i;
 /** A sentence announcing the next step: "Next I'll add the test.", "Now let me run pytest." */
 const INTENTION = /^(?:(?:next|now|then|after that),?\s+)?(?:I['’]ll|I will|let me|I['’]m going to|we['’]ll)\b/i;
 const OPEN_LINE = /^- (?:Pending|In progress|Pending at the last compaction|Next(?: steps?)?|To ?do): (.*)$/i;
@@ -128,10 +135,14 @@ function replyText(reply: Said, session: Session, calls: readonly Call[]): strin
 }
 
 function currentState(session: Session, calls: readonly Call[]): string[] {
-  const prompt = session.turns.findLast((turn) => turn.prompt !== null)?.prompt;
+  const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [turn.prompt]));
+  const prompt = prompts.at(-1);
   const reply = session.turns.flatMap((turn) => turn.replies).findLast((said) => proseOf(said.text) !== '');
   const lines: string[] = [];
-  if (prompt != null) lines.push(`- Last request: ${oneLine(prompt, REQUEST_CHARS)}`);
+  // The only request is the task specification's first one: said once, there.
+  const continued = session.summaries.length > 0 || session.turns[0]?.prompt === null;
+  if (prompt !== undefined && (continued || prompts.length > 1))
+    lines.push(`- Last request: ${oneLine(prompt, REQUEST_CHARS)}`);
   const said = reply === undefined ? '' : replyText(reply, session, calls);
   if (said !== '') lines.push(`- Last assistant text: ${oneLine(said, REPLY_CHARS)}`);
   for (const task of openTasks(calls)) {
@@ -141,18 +152,37 @@ function currentState(session: Session, calls: readonly Call[]): string[] {
   return lines;
 }
 
-/** The requests in order; the first is the original one unless an earlier part of the session is carried. */
+/** A request's rules and ruled-out approaches not said before, each sentence verbatim. */
+function rulesOf(prompt: string, said: Set<string>): string[] {
+  const { constraints, ruledOut } = userRules([prompt]);
+  const lines = [
+    ...constraints.map((rule) => `- User rule: "${oneLine(rule, REQUEST_CHARS)}"`),
+    ...ruledOut.map((rule) => `- Ruled out by the user: "${oneLine(rule, REQUEST_CHARS)}"`),
+  ].filter((line) => !said.has(line));
+  for (const line of lines) said.add(line);
+  return lines;
+}
+
+/**
+ * The requests in order, each once (the first is the original one unless an earlier part of the
+ * session is carried), each followed by the rules it gave: a later extraction adds lines at the end.
+ */
 function taskSpecification(prompts: readonly string[], continued: boolean): string[] {
-  const [first, ...later] = continued ? ['', ...prompts] : prompts;
-  if (first === undefined) return [];
+  if (prompts.length === 0 && !continued) return [];
+  const first = continued ? null : (prompts[0] ?? null);
+  const later = continued ? prompts : prompts.slice(1);
   // The newest requests stay whole; older ones shrink first (the section trimmer drops them last).
   const fitted = fitUserMessages(
     later.map((prompt) => oneLine(prompt, REQUEST_CHARS)),
     SESSION_SECTION_MAX_TOKENS * 2,
   );
+  const said = new Set<string>();
   return [
-    ...(continued ? [] : [`- First request: ${oneLine(first, REQUEST_CHARS)}`]),
-    ...fitted.map((prompt) => `- ${CHANGE_OF_MIND.test(prompt) ? 'Change of plan' : 'Then'}: ${prompt}`),
+    ...(first === null ? [] : [`- First request: ${oneLine(first, REQUEST_CHARS)}`, ...rulesOf(first, said)]),
+    ...fitted.flatMap((prompt, index) => [
+      `- ${CHANGE_OF_MIND.test(prompt) ? 'Change of plan' : 'Then'}: ${prompt}`,
+      ...rulesOf(later[index] ?? '', said),
+    ]),
   ];
 }
 
@@ -166,10 +196,13 @@ function errorsAndCorrections(session: Session, calls: readonly Call[]): string[
       line: `- ${call.name} \`${oneLine(targetOf(call), LINE_CHARS)}\` failed${exit}: ${errorKeyLine(call.result.text)}`,
     });
   }
-  for (const turn of session.turns) {
-    if (turn.prompt !== null && CORRECTION.test(turn.prompt))
+  // A correction answers what the agent did: a prompt after a turn in which it acted or replied, never the request itself.
+  session.turns.forEach((turn, index) => {
+    const before = session.turns[index - 1];
+    const acted = before !== undefined && (before.calls.length > 0 || before.replies.length > 0);
+    if (acted && turn.prompt !== null && CORRECTION.test(turn.prompt))
       found.push({ at: turn.at, line: `- User correction: "${oneLine(turn.prompt, REQUEST_CHARS)}"` });
-  }
+  });
   return found.sort((a, b) => a.at - b.at).map((item) => item.line);
 }
 
@@ -217,10 +250,11 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
       : titleOf(derived ?? 'Untitled session');
   const files = fileEntries(calls, session.cwd);
   const carriedFiles = mergeCarriedFiles(carried(FILES), files, session.cwd);
+  const continued = carried(TASK).length > 0;
   const fresh: string[][] = [
     [title],
     currentState(session, calls),
-    taskSpecification(prompts, carried(TASK).length > 0),
+    taskSpecification(prompts, continued),
     filesAndFunctions(calls, files, carriedFiles.notes, session.cwd),
     workflow(calls),
     errorsAndCorrections(session, calls),
@@ -238,22 +272,31 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
   const carriedCurrent = earlier.flatMap((source) =>
     (source.sections[CURRENT] ?? []).filter((line) => stillOpen(line, source.at)),
   );
+  // What `loaded`'s prompts give is rebuilt from them: a carried line about one of them (a memory
+  // written before issue 32 quoted the request as a correction, or as the only last request) goes.
+  const asked = new Set(prompts.map((prompt) => oneLine(prompt, REQUEST_CHARS)));
+  const rebuilt = (line: string) => {
+    const about = /^- (?:User correction: "(.*)"|Last request: (.*))$/.exec(line);
+    return about !== null && asked.has(about[1] ?? about[2] ?? '');
+  };
   const bodies = fresh.map((lines, section) => {
     if (section === TITLE) return lines;
     // A todo list in `loaded` is the whole list: carried open items are stale.
-    const old =
+    const old = (
       section === CURRENT
         ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line))
         : section === FILES
           ? carriedFiles.carried
-          : carried(section);
+          : carried(section)
+    ).filter((line) => !rebuilt(line));
     return merge(section, old, lines);
   });
   const sections = template.map((section, index): BudgetSection => {
     const id = ids[index] ?? null;
     const lines = id === null ? [] : (bodies[id] ?? []);
     return {
-      head: [section.heading, ...section.description, ''].join('\n'),
+      // The template's descriptions guide a model; the written memory holds the headings only.
+      head: `${section.heading}\n`,
       lines: (lines.length === 0 ? [NONE] : lines).map((text, at) => ({
         text,
         keep: id === TITLE || (id === TASK && at === 0),

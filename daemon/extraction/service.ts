@@ -27,6 +27,7 @@ import { asLastExtraction, type JobStore, REQUESTED_REASON, retryDelayMs } from 
 import type { MemoryLocks } from './lock.js';
 import { memoryDirFor, sessionOfMemoryDir } from './memory-dir.js';
 import { nextLocalMidnight } from './spend.js';
+import { stripInstructions } from './template.js';
 import { shouldExtract, type TriggerFigures, triggerStateOf } from './triggers.js';
 import { createExtractionWaiters } from './waiters.js';
 
@@ -214,7 +215,9 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
     const path = sessionSummaryPath(deps.projectsDir, mainFile(sessionId).project, sessionId);
     // The text first: an extraction writes the file, then its record, so a record read after the
     // text is never older than it (read before, a new text could come with no record yet).
-    const text = await readTextIfPresent(path);
+    // A memory written before issue 32 (or by Claude Code) holds the template's instructions: not for the reader.
+    const found = await readTextIfPresent(path);
+    const text = found === null ? null : stripInstructions(found);
     const last = jobs.lastExtraction(sessionId);
     return {
       sessionId,

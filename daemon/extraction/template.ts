@@ -60,6 +60,32 @@ export function isBareTemplate(text: string): boolean {
     .every((line) => line === '' || line.startsWith('#') || ITALIC_LINE.test(line));
 }
 
+/**
+ * The memory without the template's instructions: a description line of the template (or of the
+ * default one), or any italic line, that stands right under a heading goes. They guide the
+ * anthropic extractor's prompt; in the written memory they would be sent to a model on every read
+ * (MCP session_memory, a compaction's summary). Memories written before issue 32 have them: reading
+ * strips them too.
+ */
+export function stripInstructions(text: string, template?: string): string {
+  const descriptions = new Set(
+    [...usableTemplate(template), ...templateSections()].flatMap((section) =>
+      section.description.map((line) => line.trim()),
+    ),
+  );
+  const kept: string[] = [];
+  let underHeading = false;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    // A custom template's or Claude Code's own instructions are italic lines too.
+    if (underHeading && (descriptions.has(trimmed) || ITALIC_LINE.test(trimmed))) continue;
+    if (/^#{1,6}\s/.test(trimmed)) underHeading = true;
+    else if (trimmed !== '') underHeading = false;
+    kept.push(line);
+  }
+  return kept.join('\n');
+}
+
 /** Sections by their place in SESSION_MEMORY_TEMPLATE. */
 export const [TITLE, CURRENT, TASK, FILES, WORKFLOW, ERRORS, CODEBASE, LEARNINGS, RESULTS, WORKLOG] = [
   0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
@@ -115,7 +141,10 @@ export function usableTemplate(template: string | undefined): TemplateSection[] 
   return sections.length > 0 ? sections : templateSections();
 }
 
-/** Whether `text` has every heading of the template, each followed by its description lines, in order. */
+/**
+ * Whether `text` has every heading of the template, in order. The description lines may follow a
+ * heading (a model's reply keeps them) or not (the written memory drops them, stripInstructions).
+ */
 export function hasAllSections(text: string, template?: string): boolean {
   const lines = text.split('\n').map((line) => line.trim());
   let at = 0;
@@ -123,11 +152,6 @@ export function hasAllSections(text: string, template?: string): boolean {
     const heading = lines.indexOf(section.heading.trim(), at);
     if (heading === -1) return false;
     at = heading + 1;
-    for (const description of section.description) {
-      while (lines[at] === '') at++;
-      if (lines[at] !== description.trim()) return false;
-      at++;
-    }
   }
   return true;
 }

@@ -11,6 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { recordHandoff } from '../../client/memctl/handoff-binding.js';
 import { OUTPUT_BUDGET_CHARS } from '../../client/memctl/mcp/budget.js';
+import { SESSION_MEMORY_TEMPLATE, templateSections } from '../../daemon/extraction/template.js';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { createClient } from '../helpers/client.js';
@@ -224,6 +225,19 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
       ),
     );
     expect(memory).toContain('# Current State');
+    // The template's italic instructions are no part of the memory a model is sent (issue 32).
+    const instructions = templateSections().flatMap((section) => section.description);
+    for (const line of instructions) expect(memory).not.toContain(line);
+    // Nor of one written with them before: reading strips them.
+    const { path, text } = await client.memorySummary({ sessionId: loop.sessionId });
+    try {
+      writeFileSync(path, `${SESSION_MEMORY_TEMPLATE.replace(/^(_.+_)$/m, '$1\nOld notes.')}`);
+      const old = await ok(served, 'session_memory', { session: loop.sessionId });
+      expect(old).toContain('# Session Title\nOld notes.');
+      for (const line of instructions) expect(old).not.toContain(line);
+    } finally {
+      writeFileSync(path, text ?? '');
+    }
     const none = await ok(served, 'session_memory', { session: corrections.sessionId });
     expect(none).toBe(
       `Session ${corrections.sessionId} has no session memory yet (memd writes summary.md once a session passes about 10,000 tokens). To read what it did, use search_sessions with session: "${corrections.sessionId}".`,

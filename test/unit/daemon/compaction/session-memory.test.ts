@@ -8,7 +8,7 @@ import {
   type SessionMemoryLimits,
   sessionMemoryCompaction,
 } from '../../../../daemon/compaction/session-memory.js';
-import { isBareTemplate, SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
+import { isBareTemplate, SESSION_MEMORY_TEMPLATE, stripInstructions } from '../../../../daemon/extraction/template.js';
 import {
   type ConversationMessage,
   normalize,
@@ -249,7 +249,10 @@ describe('session-memory compaction over generated long conversations', () => {
       expect(kept).toBeGreaterThanOrEqual(LIMITS.minKeepTokens);
       expect(kept).toBeLessThanOrEqual(LIMITS.maxKeepTokens);
       expect(messages.slice(start).filter(hasText).length).toBeGreaterThanOrEqual(LIMITS.minKeepTextMessages);
-      expect(result.summary).toBe(MEMORY.trim());
+      // A summary.md written with the template's instructions (before issue 32) is sent without them.
+      expect(result.summary).toBe(stripInstructions(MEMORY).trim());
+      expect(result.summary).not.toContain('_A short, distinctive title');
+      expect(result.summary).toContain('# Session Title\nFix the invoice rounding bug');
     }
   });
 
