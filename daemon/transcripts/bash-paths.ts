@@ -27,20 +27,8 @@ const FILE_LIKE = /(?:^|\/)[\w@+-][\w.@+-]*\.[A-Za-z0-9]\w{0,9}$/;
 const COMPOUND = new Set(['for', 'while', 'until', 'if', 'case', 'function', 'select', 'do', 'then']);
 /** Prefixes that run the command that follows them unchanged. */
 const PREFIXES = new Set(['sudo', 'command', 'time', 'nohup', 'exec']);
-const READERS = new Set([
-  'cat',
-  'head',
-  'tail',
-  'less',
-  'more',
-  'wc',
-  'nl',
-  'bat',
-  'diff',
-  'cmp',
-  'md5sum',
-  'sha256sum',
-]);
+/** Not `diff`: it compares directories as well, and exits 1 on any difference. */
+const READERS = new Set(['cat', 'head', 'tail', 'less', 'more', 'wc', 'nl', 'bat', 'cmp', 'md5sum', 'sha256sum']);
 /** Options of the readers and of grep and sed that take the next word as their value. */
 const VALUE_FLAGS: Record<string, ReadonlySet<string>> = {
   head: new Set(['-n', '-c']),
@@ -159,6 +147,8 @@ const isPath = (token: Token | undefined): token is Token & { kind: 'word' } =>
   !token.dynamic &&
   token.text !== '' &&
   !token.text.startsWith('-') &&
+  // `less +G`, `tail -n +5`: a command of the reader, not a file.
+  !token.text.startsWith('+') &&
   !DYNAMIC.test(token.text) &&
   !token.text.includes('://') &&
   !token.text.startsWith('/dev/') &&
@@ -203,7 +193,12 @@ function commandFiles(words: readonly string[]): BashFile[] {
     return all(parsed.operands.slice(scriptGiven ? 0 : 1), inPlace ? 'edited' : 'read');
   }
   if (name === 'tee') return all(parsed.operands, parsed.flags.includes('-a') ? 'edited' : 'written');
-  if (name === 'rm' || name === 'unlink') return all(parsed.operands, 'deleted');
+  if (name === 'unlink') return all(parsed.operands, 'deleted');
+  if (name === 'rm') {
+    // Recursive: its operands are directories (a build output, node_modules), not files of the session.
+    const recursive = parsed.flags.some((flag) => /^-[a-zA-Z]*[rR]/.test(flag) || flag === '--recursive');
+    return recursive ? [] : all(parsed.operands, 'deleted');
+  }
   if (name === 'touch') return [];
   if (name === 'mv' || name === 'cp') return moveOrCopy(name, parsed);
   if (name === 'git') return gitFiles(args);
@@ -221,14 +216,17 @@ function moveOrCopy(name: string, parsed: { operands: string[]; flags: string[] 
   ];
 }
 
-/** git's subcommands that name paths: after `--`, or words shaped like a file (never a revision). */
+/**
+ * git's subcommands that name paths: words shaped like a file (never a revision), after `--` or
+ * not; a directory (`git checkout -- .`, `git diff -- src`) is no file fact.
+ */
 function gitFiles(args: readonly string[]): BashFile[] {
   // `git -C dir` and `-c key=value` move or configure git: the paths' base is then not known.
   if (args[0]?.startsWith('-')) return [];
   const [sub = '', ...rest] = args;
   const dash = rest.indexOf('--');
   const named = dash === -1 ? rest.filter((word) => !word.startsWith('-')) : rest.slice(dash + 1);
-  const files = named.filter((word) => (dash !== -1 || FILE_LIKE.test(word)) && !/\.\.|[~^@:]/.test(word));
+  const files = named.filter((word) => FILE_LIKE.test(word) && !/\.\.|[~^@:]/.test(word));
   const all = (action: BashFileAction) => files.map((path) => ({ path, action }));
   if (sub === 'diff' || sub === 'add' || sub === 'show' || sub === 'blame' || sub === 'log') return all('read');
   // Without `--`, checkout's words may be branches; --staged and --cached leave the working tree alone.

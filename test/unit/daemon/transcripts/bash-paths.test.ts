@@ -64,5 +64,11 @@ describe('bashFiles: the files a Bash command read, wrote or removed', () => {
     expect(of('npm install && node cart.js')).toEqual([]);
     expect(of('echo "unterminated')).toEqual([]);
     expect(of('ls -la && git status')).toEqual([]);
+    expect(of('less +G app.log')).toEqual(['read /home/u/shop/app.log']);
+    expect(of('rm -rf build dist.js')).toEqual([]);
+    expect(of('git checkout -- . && git diff HEAD~3 -- src')).toEqual([]);
+    expect(of('diff -q a b')).toEqual([]);
+    expect(of('git add cart.js && git commit -m "fix cart.js"')).toEqual(['read /home/u/shop/cart.js']);
+    expect(of("sed 's/a/b/' in.txt > out.txt")).toEqual(['written /home/u/shop/out.txt', 'read /home/u/shop/in.txt']);
   });
 });
