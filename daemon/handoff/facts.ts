@@ -1,8 +1,8 @@
 /**
- * The verifiable part of a handoff (issue 7, item 2): the files the session touched (git's status
- * wins for files git reports), the last commands with their exit codes, the commands still
- * failing, the todo list's final state, and the user's rules. Read from the transcripts' tool
- * calls (transcripts/facts.ts) and from git. Pure.
+ * The verifiable part of a handoff (issue 7, item 2): the files the session touched (by its file
+ * tools and its Bash commands; git's status wins for those it changed, issue 32), the last commands
+ * with their exit codes, the commands still failing, the todo list's final state, and the user's
+ * rules. Read from the transcripts' tool calls (transcripts/facts.ts) and from git. Pure.
  */
 import { join } from 'node:path';
 import { INTERRUPTED } from '../../shared/handoff/prompts.js';
