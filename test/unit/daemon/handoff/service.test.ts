@@ -138,7 +138,7 @@ describe('handoff.generate in a git repository', () => {
     expect(files).not.toContain('tracked.txt');
     expect(files).toContain('| `new.txt` | untracked |');
     expect(sectionsOf(result.text).get('Current State')).toContain(
-      'Git: branch `feature-x`, 3 paths in `git status`; 2 files changed',
+      'Git: branch `feature-x`, 3 paths in `git status`; against HEAD: 2 files changed',
     );
     // The line added to .gitignore is one git itself honours.
     expect(result.gitignoreUpdated).toBe(true);
