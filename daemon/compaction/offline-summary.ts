@@ -20,6 +20,7 @@ import { isRecord } from '../../shared/values.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
+  callFiles,
   clip,
   errorKeyLine,
   FILE_TOOLS,
@@ -245,18 +246,19 @@ function editSnippets(call: Call): string[] {
 
 function filesAndCode(digest: Digest): string[] {
   const files = new Map<string, { actions: Map<string, number>; snippets: string[] }>();
-  for (const call of digest.calls) {
-    const action = FILE_TOOLS[call.name];
-    const path = filePath(call);
-    if (action === undefined || path === null || call.result?.failed) continue;
-    const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
-    files.set(path, file);
-    file.actions.set(action, (file.actions.get(action) ?? 0) + 1);
-    if (action === 'edited') file.snippets.push(...editSnippets(call));
-    const content = inputString(call, 'content');
-    if (action === 'written' && content !== null)
-      file.snippets.push(`written in full: ${content.split('\n').length} lines`);
-  }
+  // File tools and Bash commands alike (`cat f`, `sed -i … f`, `> f`: transcripts/bash-paths.ts).
+  for (const call of digest.calls)
+    for (const { path, action, bash } of callFiles(call)) {
+      const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
+      files.set(path, file);
+      const named = bash ? `${action} by Bash` : action;
+      file.actions.set(named, (file.actions.get(named) ?? 0) + 1);
+      if (bash) continue;
+      if (action === 'edited') file.snippets.push(...editSnippets(call));
+      const content = inputString(call, 'content');
+      if (action === 'written' && content !== null)
+        file.snippets.push(`written in full: ${content.split('\n').length} lines`);
+    }
   const lines = carried(digest, 3);
   for (const [path, file] of files) {
     const actions = [...file.actions].map(([action, count]) => (count > 1 ? `${action} ×${count}` : action));

@@ -6,7 +6,7 @@
  */
 import { posix } from 'node:path';
 import { isRecord } from '../../shared/values.js';
-import { type Call, didWork, FILE_TOOLS, filePath, inputString } from '../transcripts/facts.js';
+import { type Call, callFiles, didWork, inputString } from '../transcripts/facts.js';
 
 export type FileStatus = 'created' | 'edited' | 'written' | 'read' | 'deleted';
 
@@ -45,7 +45,6 @@ const STOP_WORDS = new Set([
 ]);
 const RESTATED_SHARE = 0.6; // a later request with this share of an item's words asks for the same thing
 const MIN_RESTATED_WORDS = 3; // fewer shared words than this is coincidence
-const DELETE_COMMAND = /^(?:git\s+rm|rm|unlink)\b/;
 /** Our own file line: `` `path` — status[; defines …][; earlier: …] ``; what follows "earlier:" is a carried description. */
 const OWN_STATUS = /^(?:created|edited|written|read|deleted)(?:, (?:created|edited|written|read|deleted))*(?:;|$)/;
 const EARLIER = '; earlier: ';
@@ -67,14 +66,12 @@ export function resolvePath(path: string, cwd: string | null): string {
 
 function changedFiles(calls: readonly Call[], after: number, cwd: string | null): string[] {
   return calls
-    .filter(
-      (call) =>
-        call.at > after && didWork(call) && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read',
-    )
-    .flatMap((call) => {
-      const path = filePath(call);
-      return path === null ? [] : [resolvePath(path, cwd)];
-    });
+    .filter((call) => call.at > after)
+    .flatMap((call) =>
+      callFiles(call)
+        .filter((file) => file.action !== 'read')
+        .map((file) => resolvePath(file.path, cwd)),
+    );
 }
 
 const isTestRun = (call: Call) => call.name === 'Bash' && TEST_COMMAND.test(inputString(call, 'command') ?? '');
@@ -129,21 +126,6 @@ export function doneAfter(
   });
 }
 
-/** The files a successful `rm`, `git rm` or `unlink` removed (plain paths, no globs). */
-function deletedBy(call: Call, cwd: string | null): string[] {
-  const command = call.name === 'Bash' && call.result?.exit === 0 ? inputString(call, 'command') : null;
-  if (command === null) return [];
-  return command.split(/&&|\|\||;|\n/).flatMap((segment) => {
-    const trimmed = segment.trim();
-    if (!DELETE_COMMAND.test(trimmed)) return [];
-    return trimmed
-      .split(/\s+/)
-      .slice(trimmed.startsWith('git') ? 2 : 1)
-      .filter((word) => !word.startsWith('-') && !/[*?$`'"]/.test(word))
-      .map((word) => resolvePath(word, cwd));
-  });
-}
-
 export interface FileEntry {
   /** The path as the first call named it. */
   path: string;
@@ -160,29 +142,34 @@ export interface FileEntry {
 export function fileEntries(calls: readonly Call[], cwd: string | null): Map<string, FileEntry> {
   const files = new Map<string, FileEntry>();
   calls.forEach((call, order) => {
-    if (!didWork(call)) return;
-    for (const removed of deletedBy(call, cwd)) {
-      const file = files.get(removed);
-      // A directory or a build output nobody touched is no file of the session.
-      if (file === undefined && !/\.[A-Za-z]\w{0,7}$/.test(removed)) continue;
-      files.set(removed, { path: file?.path ?? removed, status: 'deleted', order: file?.order ?? order });
+    for (const { path, action, bash } of callFiles(call)) {
+      const key = resolvePath(path, cwd);
+      const known = files.get(key);
+      if (action === 'deleted') {
+        // A directory or a build output nobody touched is no file of the session.
+        if (known === undefined && !/\.[A-Za-z]\w{0,7}$/.test(key)) continue;
+        files.set(key, { path: known?.path ?? path, status: 'deleted', order: known?.order ?? order });
+        continue;
+      }
+      const file = known ?? { path, status: 'read' as FileStatus, order };
+      files.set(key, file);
+      if (action === 'written') file.status = writtenStatus(call, file, order, bash);
+      else if (action === 'edited' && file.status !== 'created') file.status = 'edited';
     }
-    const action = FILE_TOOLS[call.name];
-    const path = filePath(call);
-    if (action === undefined || path === null) return;
-    const key = resolvePath(path, cwd);
-    const file = files.get(key) ?? { path, status: 'read' as FileStatus, order };
-    files.set(key, file);
-    const meta = call.result?.meta;
-    if (action === 'written') {
-      const created =
-        isRecord(meta) && typeof meta.type === 'string'
-          ? meta.type === 'create'
-          : file.order === order || file.status === 'deleted';
-      file.status = created || file.status === 'created' ? 'created' : 'written';
-    } else if (action === 'edited' && file.status !== 'created') file.status = 'edited';
   });
   return files;
+}
+
+/**
+ * Created when Write's toolUseResult says so, or (without one) when nothing touched the file
+ * before; a Bash write (`> f`, `tee`, `cp`) does not say whether the file was there: written.
+ */
+function writtenStatus(call: Call, file: FileEntry, order: number, bash: boolean): FileStatus {
+  if (file.status === 'created' || file.status === 'deleted') return 'created';
+  const meta = call.result?.meta;
+  if (bash) return 'written';
+  const created = isRecord(meta) && typeof meta.type === 'string' ? meta.type === 'create' : file.order === order;
+  return created ? 'created' : 'written';
 }
 
 /**

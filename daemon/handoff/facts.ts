@@ -1,15 +1,15 @@
 /**
- * The verifiable part of a handoff (issue 7, item 2): the files the session touched (git's status
- * wins for files git reports), the last commands with their exit codes, the commands still
- * failing, the todo list's final state, and the user's rules. Read from the transcripts' tool
- * calls (transcripts/facts.ts) and from git. Pure.
+ * The verifiable part of a handoff (issue 7, item 2): the files the session touched (by its file
+ * tools and its Bash commands; git's status wins for those it changed, issue 32), the last commands
+ * with their exit codes, the commands still failing, the todo list's final state, and the user's
+ * rules. Read from the transcripts' tool calls (transcripts/facts.ts) and from git. Pure.
  */
 import { join } from 'node:path';
 import { INTERRUPTED } from '../../shared/handoff/prompts.js';
 import { userRules } from '../../shared/handoff/rules.js';
 import type { HandoffCommand, HandoffFacts, HandoffFileTouched } from '../../shared/protocol/handoff.js';
 import { isRecord } from '../../shared/values.js';
-import { type Call, didWork, FILE_TOOLS, filePath, inputString, type TranscriptFacts } from '../transcripts/facts.js';
+import { type Call, callFiles, didWork, inputString, type TranscriptFacts } from '../transcripts/facts.js';
 import { type GitFacts, gitStatusOf, relativeToCwd } from './git.js';
 
 /** Commands kept, the newest: what was run last is what the next turn needs. */
@@ -30,7 +30,7 @@ export interface FactsInput {
 
 interface ToolFile {
   path: string;
-  status: 'created' | 'modified' | 'read';
+  status: 'created' | 'modified' | 'deleted' | 'read';
   counts: Map<string, number>;
   bySubagent: boolean;
   /** Order of the last call that touched it. */
@@ -43,25 +43,32 @@ function writeKind(call: Call): 'created' | 'modified' {
   return isRecord(meta) && meta.type === 'create' ? 'created' : 'modified';
 }
 
+/** What a Bash command did to a file, as the file's summary names it. */
+const BASH_VERBS = { read: 'Bash read', edited: 'Bash write', written: 'Bash write', deleted: 'Bash remove' } as const;
+
+/** The files this session's calls touched (file tools and Bash commands), each with what the session did to it. */
 function toolFiles(calls: readonly { call: Call; subagent: boolean }[]): Map<string, ToolFile> {
   const files = new Map<string, ToolFile>();
   calls.forEach(({ call, subagent }, order) => {
-    const action = FILE_TOOLS[call.name];
-    const path = filePath(call);
-    if (action === undefined || path === null || !didWork(call)) return;
-    const file = files.get(path) ?? {
-      path,
-      status: 'read',
-      counts: new Map<string, number>(),
-      bySubagent: true,
-      last: order,
-    };
-    files.set(path, file);
-    file.counts.set(call.name, (file.counts.get(call.name) ?? 0) + 1);
-    file.bySubagent &&= subagent;
-    file.last = order;
-    // The first change decides: a file this session created stays "created" through later edits.
-    if (file.status === 'read' && action !== 'read') file.status = action === 'written' ? writeKind(call) : 'modified';
+    for (const { path, action, bash } of callFiles(call)) {
+      const file = files.get(path) ?? {
+        path,
+        status: 'read',
+        counts: new Map<string, number>(),
+        bySubagent: true,
+        last: order,
+      };
+      files.set(path, file);
+      const tool = bash ? BASH_VERBS[action] : call.name;
+      file.counts.set(tool, (file.counts.get(tool) ?? 0) + 1);
+      file.bySubagent &&= subagent;
+      file.last = order;
+      if (action === 'deleted') file.status = 'deleted';
+      // The first change decides: a file this session created stays "created" through later edits.
+      else if (action !== 'read' && (file.status === 'read' || file.status === 'deleted'))
+        file.status =
+          action === 'written' && !bash ? writeKind(call) : file.status === 'deleted' ? 'created' : 'modified';
+    }
   });
   return files;
 }
@@ -87,11 +94,16 @@ function filesTouched(input: FactsInput): HandoffFileTouched[] {
   const rows: HandoffFileTouched[] = [];
   for (const entry of input.git?.entries ?? []) {
     const file = byKey.get(entry.path) ?? (entry.from === null ? undefined : byKey.get(entry.from));
-    if (file !== undefined) byTool.delete(file.path);
-    const tools = toolSummary(file) || 'no file tool call (a command, another program or the user)';
+    // Changed means changed in this session: what git shows and the session did not touch is no file of it.
+    if (file === undefined) continue;
+    byTool.delete(file.path);
     const path = relativeToCwd(input.realCwd, entry.path);
     const from = entry.from === null ? '' : ` from ${relativeToCwd(input.realCwd, entry.from)}`;
-    rows.push({ path, status: gitStatusOf(entry.code), summary: `${tools}; git \`${entry.code.trim()}\`${from}` });
+    const git = `git \`${entry.code.trim()}\`${from}`;
+    // Only read: uncommitted already, or changed by another program; either way not by this session.
+    if (file.status === 'read')
+      rows.push({ path, status: 'read', summary: `${toolSummary(file)}; ${git}, not changed by this session` });
+    else rows.push({ path, status: gitStatusOf(entry.code), summary: `${toolSummary(file)}; ${git}` });
   }
   const rest = [...byTool.values()];
   for (const file of rest.filter((candidate) => candidate.status !== 'read'))

@@ -11,9 +11,8 @@ import { type HandoffNarrative, MAX_ITEMS, RESUME_CHARS } from '../../shared/han
 import type { HandoffFacts } from '../../shared/protocol/handoff.js';
 import {
   type Call,
-  didWork,
+  callFiles,
   errorKeyLine,
-  FILE_TOOLS,
   filePath,
   inputString,
   type TranscriptFacts,
@@ -47,8 +46,7 @@ interface Said {
 const quote = (text: string, max: number) => `“${flat(text, max)}”`;
 const targetOf = (call: Call) =>
   flat(inputString(call, 'command') ?? filePath(call) ?? inputString(call, 'pattern') ?? call.name, TARGET_CHARS);
-const isChange = (call: Call) =>
-  didWork(call) && FILE_TOOLS[call.name] !== undefined && FILE_TOOLS[call.name] !== 'read';
+const isChange = (call: Call) => callFiles(call).some((file) => file.action !== 'read');
 
 function taskOf(prompts: readonly Said[]): string {
   const [first, ...later] = prompts;

@@ -8,6 +8,7 @@
 import { isCommandPlumbing } from '../../shared/handoff/prompts.js';
 import { textOf } from '../../shared/transcript/content-text.js';
 import { isRecord } from '../../shared/values.js';
+import { type BashFileAction, bashFiles } from './bash-paths.js';
 import type { LoadedEntry } from './entries.js';
 import { keyErrorLines } from './line-shapes.js';
 
@@ -44,6 +45,8 @@ export interface Call {
   /** Index in `loaded` of the assistant entry that made the call. */
   at: number;
   result: CallResult | null;
+  /** The directory the call ran in (its entry's cwd): where a Bash command's relative paths lead. */
+  cwd?: string | null;
 }
 
 /** A prompt or an assistant text, and the index in `loaded` of its entry. */
@@ -138,7 +141,8 @@ export function readTranscript(loaded: readonly LoadedEntry[]): TranscriptFacts 
         if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '')
           facts.replies.push({ at, text: block.text.trim() });
         if (block.type !== 'tool_use' || typeof block.id !== 'string' || typeof block.name !== 'string') continue;
-        const call: Call = { name: block.name, input: isRecord(block.input) ? block.input : {}, at, result: null };
+        const input = isRecord(block.input) ? block.input : {};
+        const call: Call = { name: block.name, input, at, result: null, cwd: entry.cwd ?? facts.cwd };
         byId.set(block.id, call);
         facts.calls.push(call);
       }
@@ -165,6 +169,31 @@ export const inputString = (call: Call, field: string) =>
 export const filePath = (call: Call) => inputString(call, 'file_path') ?? inputString(call, 'notebook_path');
 /** A call that did not fail: succeeded, or no result yet. */
 export const didWork = (call: Call) => call.result === null || !call.result.failed;
+
+export type FileAction = BashFileAction;
+
+export interface CallFile {
+  path: string;
+  action: FileAction;
+  /** Read from a Bash command's string, not named by a file tool. */
+  bash: boolean;
+}
+
+/**
+ * The files a call that did not fail worked on: a file tool's path, or the files its Bash command
+ * read, wrote or removed (bash-paths.ts). A command counts only once its result says it succeeded:
+ * a failed or unfinished one may have done any part of its work.
+ */
+export function callFiles(call: Call): CallFile[] {
+  if (call.name === 'Bash') {
+    const command = inputString(call, 'command');
+    if (command === null || call.result === null || call.result.failed) return [];
+    return bashFiles(command, call.cwd ?? null).map((file) => ({ ...file, bash: true }));
+  }
+  const action = FILE_TOOLS[call.name];
+  const path = filePath(call);
+  return action === undefined || path === null || !didWork(call) ? [] : [{ path, action, bash: false }];
+}
 
 /** The latest TodoWrite list and the TaskCreate/TaskUpdate tasks, open ones only, in order. */
 export function openTasks(calls: readonly Call[]): OpenTask[] {

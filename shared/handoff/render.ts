@@ -112,7 +112,8 @@ function gitLines(facts: HandoffFacts): string[] {
       ? 'a clean working tree'
       : `${porcelain.length} path${porcelain.length === 1 ? '' : 's'} in \`git status\``;
   return [
-    `Git: branch ${branch === null ? '(detached or unborn)' : codeSpan(branch)}, ${changes}${summary ? `; ${summary}` : ''}.`,
+    // git's count is against HEAD, whoever changed the files: said so, lest it read as this session's changes.
+    `Git: branch ${branch === null ? '(detached or unborn)' : codeSpan(branch)}, ${changes}${summary ? `; against HEAD: ${summary}` : ''}.`,
   ];
 }
 

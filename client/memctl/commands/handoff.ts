@@ -33,9 +33,10 @@ function render(result: HandoffResult, out: Output): string[] {
     `  file      ${result.path}${result.gitignoreUpdated ? ' (added to .gitignore)' : ''}`,
   ];
   const { facts } = result;
-  lines.push(
-    `  files     ${facts.filesTouched.length} touched${facts.git === null ? '' : `, git: ${facts.git.porcelain.length} changed`}`,
-  );
+  const changed = facts.filesTouched.filter((file) => file.status !== 'read').length;
+  // git's paths are uncommitted ones, whoever changed them; the session's changes are counted apart.
+  const git = facts.git === null ? '' : `; git status: ${facts.git.porcelain.length} paths`;
+  lines.push(`  files     ${facts.filesTouched.length} touched, ${changed} changed in this session${git}`);
   lines.push(`  commands  ${facts.commands.length} run, ${facts.failing.length} failing`);
   if (result.pinned !== '') lines.push('', ...result.pinned.split('\n'));
   return lines;

@@ -45,29 +45,31 @@ describe('handoffFacts', () => {
     expect(facts.filesTouched.some((file) => file.path === '/repo/broken.ts')).toBe(false);
   });
 
-  it("lets git's status win for the files it reports, under a cwd named through a symlink", () => {
+  it("lets git's status win for the files the session changed, under a cwd named through a symlink; lists no file it did not change", () => {
     const main = session(S, '/link/repo')
       .tool('Edit', { file_path: '/link/repo/src/a.ts', old_string: 'a', new_string: 'b' }, 'ok')
+      .tool('Bash', { command: 'cat notes.md' }, '# notes')
       .tool('Write', { file_path: '/link/repo/b.ts', content: '' }, 'ok', { type: 'create' });
     const git: GitFacts = {
       top: '/real/repo',
       branch: 'main',
-      porcelain: [' M src/a.ts', 'R  c.ts -> d.ts'],
+      porcelain: [' M src/a.ts', 'R  c.ts -> d.ts', '?? notes.md'],
       entries: [
         { code: ' M', path: '/real/repo/src/a.ts', from: null },
         { code: 'R ', path: '/real/repo/d.ts', from: '/real/repo/c.ts' },
+        { code: '??', path: '/real/repo/notes.md', from: null },
       ],
       diffStat: null,
     };
     const facts = handoffFacts({ main: factsOf(main), sidechains: [], git, cwd: '/link/repo', realCwd: '/real/repo' });
-    expect(facts.git).toEqual({ branch: 'main', porcelain: [' M src/a.ts', 'R  c.ts -> d.ts'], diffStat: null });
+    expect(facts.git).toEqual({
+      branch: 'main',
+      porcelain: [' M src/a.ts', 'R  c.ts -> d.ts', '?? notes.md'],
+      diffStat: null,
+    });
     expect(facts.filesTouched).toEqual([
       { path: 'src/a.ts', status: 'modified', summary: 'Edit; git `M`' },
-      {
-        path: 'd.ts',
-        status: 'renamed',
-        summary: 'no file tool call (a command, another program or the user); git `R` from c.ts',
-      },
+      { path: 'notes.md', status: 'read', summary: 'Bash read; git `??`, not changed by this session' },
       { path: '/link/repo/b.ts', status: 'created', summary: 'Write' },
     ]);
   });

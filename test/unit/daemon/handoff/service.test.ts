@@ -77,6 +77,31 @@ function tree(root: string): string[] {
 }
 
 describe('handoff.generate in a git repository', () => {
+  it('says no file changed when the session only read pre-existing uncommitted files (issue 32)', async () => {
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(cwd, 'package.json'), '{"name":"shop"}\n');
+    writeFileSync(join(cwd, 'cart.js'), 'export const total = (items) => items.reduce((s, i) => s + i.price, 0);\n');
+    session(SESSION, cwd)
+      .prompt('Check that cart.js computes the total right. Never touch package.json.')
+      .tool(
+        'Bash',
+        { command: 'cat cart.js' },
+        'export const total = (items) => items.reduce((s, i) => s + i.price, 0);',
+      )
+      .reply('cart.js sums the prices; it ignores quantities.')
+      .write(transcriptPath());
+
+    const result = await (await service()).generate({ sessionId: SESSION, cwd });
+    expect(result.facts.git?.porcelain).toEqual(['?? cart.js', '?? package.json']);
+    expect(result.facts.filesTouched).toEqual([
+      { path: 'cart.js', status: 'read', summary: 'Bash read; git `??`, not changed by this session' },
+    ]);
+    const sections = sectionsOf(result.text);
+    expect(sections.get('Files Touched')).not.toContain('package.json');
+    expect(sections.get('Files Touched')).not.toMatch(/untracked|modified|created/);
+    expect(sections.get('Current State')).not.toMatch(/files? changed/);
+  });
+
   it('lists git status truthfully in Files Touched, merged with the tool calls', async () => {
     writeFileSync(join(cwd, 'edited.txt'), 'one\n');
     writeFileSync(join(cwd, 'tracked.txt'), 'two\n');
@@ -104,20 +129,16 @@ describe('handoff.generate in a git repository', () => {
     expect(result.facts.git?.diffStat).toMatch(/2 files changed/);
     expect(result.facts.filesTouched).toEqual([
       { path: 'edited.txt', status: 'modified', summary: 'Edit; git `M`' },
-      {
-        path: 'tracked.txt',
-        status: 'modified',
-        summary: 'no file tool call (a command, another program or the user); git `M`',
-      },
       { path: 'new.txt', status: 'untracked', summary: 'Write; git `??`' },
       { path: join(cwd, 'read.txt'), status: 'read', summary: 'Read' },
     ]);
     const files = sectionsOf(result.text).get('Files Touched') ?? '';
     expect(files).toContain('| `edited.txt` | modified |');
-    expect(files).toContain('| `tracked.txt` | modified |');
+    // Changed by hand, not by the session: git's status lists it, Files Touched does not.
+    expect(files).not.toContain('tracked.txt');
     expect(files).toContain('| `new.txt` | untracked |');
     expect(sectionsOf(result.text).get('Current State')).toContain(
-      'Git: branch `feature-x`, 3 paths in `git status`; 2 files changed',
+      'Git: branch `feature-x`, 3 paths in `git status`; against HEAD: 2 files changed',
     );
     // The line added to .gitignore is one git itself honours.
     expect(result.gitignoreUpdated).toBe(true);

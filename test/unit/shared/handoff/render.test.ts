@@ -83,7 +83,7 @@ describe('renderHandoff', () => {
     expect(text).toContain('- Still failing: `npm run lint` (exit 2)');
     expect(text).toContain('  - [ ] Write the docs (pending)');
     expect(text).toContain(
-      '- Git: branch `main`, 2 paths in `git status`; 1 file changed, 1 insertion(+), 1 deletion(-).',
+      '- Git: branch `main`, 2 paths in `git status`; against HEAD: 1 file changed, 1 insertion(+), 1 deletion(-).',
     );
   });
 
