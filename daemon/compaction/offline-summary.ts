@@ -17,6 +17,7 @@ import {
 import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 import { readableUserText } from '../../shared/transcript/user-text.js';
 import { isRecord } from '../../shared/values.js';
+import { type Outcomes, readOutcomes } from '../transcripts/decisions.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
@@ -89,6 +90,8 @@ interface Digest {
   earlier: Map<number, string>;
   calls: Call[];
   replies: Said[];
+  /** What was decided, the latest plan, the checks' last results: section 5. */
+  outcomes: Outcomes;
 }
 
 function firstLine(text: string): string {
@@ -142,6 +145,7 @@ function digest(loaded: readonly LoadedEntry[]): Digest {
     earlier,
     calls: facts.calls,
     replies: facts.replies,
+    outcomes: readOutcomes(facts.prompts, facts.replies, facts.calls),
   };
 }
 
@@ -300,11 +304,37 @@ function errorsAndFixes(digest: Digest): string[] {
   return orNone(lines);
 }
 
+/** Where a plan stands, for its label. */
+function planSource(source: string): string {
+  if (source === 'a reply') return "as the assistant's reply listed it";
+  if (source.startsWith('plan mode')) return source;
+  return `written to ${source}`;
+}
+
+/** Decisions, the plan and the checks' results, quoted: what a model summarizing would carry, not tool counts. */
 function problemSolving(digest: Digest): string[] {
   const lines = carried(digest, 5);
-  const failed = digest.calls.filter((call) => call.result?.failed === true);
-  if (digest.calls.length > 0) lines.push(`   - ${digest.calls.length} tool calls, ${failed.length} of them failed.`);
-  for (const call of failed) {
+  const { decisions, plan, checks } = digest.outcomes;
+  if (decisions.length > 0)
+    lines.push(
+      '   Decisions:',
+      ...decisions.map(
+        (decision) =>
+          `   - "${decision.text}" (${decision.who})${decision.reason === null ? '' : ` — the assistant's reason: "${decision.reason}"`}`,
+      ),
+    );
+  if (plan !== null)
+    lines.push(
+      `   Plan (${planSource(plan.source)}):`,
+      ...plan.steps.map((step, index) => `   ${index + 1}. ${step}`),
+      ...(plan.more > 0 ? [`   (${plan.more} more steps)`] : []),
+    );
+  if (checks.length > 0)
+    lines.push(
+      '   Check results (the last run of each):',
+      ...checks.map((check) => `   - \`${check.command}\` ${check.passed ? 'passed' : 'failed'}: ${check.line}`),
+    );
+  for (const call of digest.calls.filter((candidate) => candidate.result?.failed === true)) {
     const reply = digest.replies.find((candidate) => candidate.at > (call.result?.at ?? call.at));
     if (reply !== undefined)
       lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);

@@ -7,6 +7,7 @@
 
 import { runLengths } from '../../shared/text/run-lengths.js';
 import { isRecord } from '../../shared/values.js';
+import type { Outcomes } from '../transcripts/decisions.js';
 import {
   type Call,
   didWork,
@@ -183,7 +184,30 @@ export function learnings(calls: readonly Call[]): string[] {
   return lines;
 }
 
-export function keyResults(calls: readonly Call[]): string[] {
+/** A plan's label: where the transcript holds it. */
+function planLabel(source: string): string {
+  if (source === 'a reply') return "the assistant's reply";
+  if (source.startsWith('plan mode')) return source;
+  return `written to ${source}`;
+}
+
+/**
+ * What was decided and what came of it (issue 32): the decisions quoted, the latest plan step by
+ * step, the last result of each command that passed or committed, and of each check that failed.
+ */
+export function keyResults(calls: readonly Call[], outcomes: Outcomes): string[] {
+  const decided = outcomes.decisions.map(
+    (decision) =>
+      `- "${decision.text}" (${decision.who === 'user' ? "user's decision" : "assistant's decision"}${decision.reason === null ? '' : `; the assistant's reason: "${decision.reason}"`})`,
+  );
+  const { plan } = outcomes;
+  const planned =
+    plan === null
+      ? []
+      : [
+          `- Plan: ${planLabel(plan.source)}, ${plan.steps.length + plan.more} steps`,
+          ...plan.steps.map((step, index) => `- Plan step ${index + 1}: ${step}`),
+        ];
   const results = new Map<string, string>();
   for (const call of calls) {
     const command = call.name === 'Bash' ? inputString(call, 'command') : null;
@@ -201,5 +225,8 @@ export function keyResults(calls: readonly Call[]): string[] {
         `- \`${key}\` passed — ${oneLine(output.findLast((line) => PASS_LINE.test(line)) ?? '', LINE_CHARS)}`,
       );
   }
-  return [...results.values()];
+  // A check whose last run failed is an outcome too: the work is not done.
+  for (const check of outcomes.checks)
+    if (!check.passed) results.set(check.command, `- \`${check.command}\` failed — ${check.line}`);
+  return [...decided, ...planned, ...results.values()];
 }

@@ -10,6 +10,7 @@
  * same file, command or label), so a fact is not listed twice in two versions.
  */
 
+import { type Outcomes, readOutcomes } from '../transcripts/decisions.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
@@ -127,7 +128,33 @@ function replyText(reply: Said, session: Session, calls: readonly Call[]): strin
     .trim();
 }
 
-function currentState(session: Session, calls: readonly Call[]): string[] {
+/** The decisions, the plan and the checks of the turns (decisions.ts). */
+function outcomesOf(session: Session, calls: readonly Call[]): Outcomes {
+  const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [{ at: turn.at, text: turn.prompt }]));
+  return readOutcomes(
+    prompts,
+    session.turns.flatMap((turn) => turn.replies),
+    calls,
+  );
+}
+
+/**
+ * The plan's steps that are next: only while no todo list or task tracks the work after the plan
+ * (that list is the current one), and only the steps later calls have not done.
+ */
+function plannedSteps(session: Session, calls: readonly Call[], outcomes: Outcomes): string[] {
+  const { plan } = outcomes;
+  if (plan === null) return [];
+  const tracked = calls.some(
+    (call) => call.at > plan.at && ['TodoWrite', 'TaskCreate', 'TaskUpdate'].includes(call.name),
+  );
+  if (tracked) return [];
+  return plan.steps
+    .filter((step) => !doneAfter(step, plan.at, calls, requestsOf(session), session.cwd))
+    .map((step) => `- Next: ${oneLine(step, LINE_CHARS)}`);
+}
+
+function currentState(session: Session, calls: readonly Call[], outcomes: Outcomes): string[] {
   const prompt = session.turns.findLast((turn) => turn.prompt !== null)?.prompt;
   const reply = session.turns.flatMap((turn) => turn.replies).findLast((said) => proseOf(said.text) !== '');
   const lines: string[] = [];
@@ -138,7 +165,7 @@ function currentState(session: Session, calls: readonly Call[]): string[] {
     if (doneAfter(task.text, task.at ?? -1, calls, requestsOf(session), session.cwd)) continue;
     lines.push(`- ${task.status === 'in_progress' ? 'In progress' : 'Pending'}: ${oneLine(task.text, LINE_CHARS)}`);
   }
-  return lines;
+  return [...lines, ...plannedSteps(session, calls, outcomes)];
 }
 
 /** The requests in order; the first is the original one unless an earlier part of the session is carried. */
@@ -216,17 +243,18 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
       ? oneLine(input.title, LINE_CHARS)
       : titleOf(derived ?? 'Untitled session');
   const files = fileEntries(calls, session.cwd);
+  const outcomes = outcomesOf(session, calls);
   const carriedFiles = mergeCarriedFiles(carried(FILES), files, session.cwd);
   const fresh: string[][] = [
     [title],
-    currentState(session, calls),
+    currentState(session, calls, outcomes),
     taskSpecification(prompts, carried(TASK).length > 0),
     filesAndFunctions(calls, files, carriedFiles.notes, session.cwd),
     workflow(calls),
     errorsAndCorrections(session, calls),
     codebase(session, calls),
     learnings(calls),
-    keyResults(calls),
+    keyResults(calls, outcomes),
     worklog(session),
   ];
   const hasTaskCalls = calls.some((call) => ['TodoWrite', 'TaskCreate', 'TaskUpdate'].includes(call.name));
@@ -243,7 +271,7 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     // A todo list in `loaded` is the whole list: carried open items are stale.
     const old =
       section === CURRENT
-        ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line))
+        ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress|Next):/.test(line))
         : section === FILES
           ? carriedFiles.carried
           : carried(section);
