@@ -102,6 +102,70 @@ export function workflow(calls: readonly Call[]): string[] {
   return lines;
 }
 
+const WORKLOG_ITEMS = 3; // files or commands named per kind in a worklog line; the other sections list them all
+const WORKLOG_COMMAND_CHARS = 60; // a command in a worklog line: enough to tell which
+const TASK_TOOLS = new Set(['TodoWrite', 'TaskCreate', 'TaskUpdate']);
+
+/** The first items, and how many more. */
+function named(items: readonly string[]): string {
+  const shown = items.slice(0, WORKLOG_ITEMS).join(', ');
+  return items.length > WORKLOG_ITEMS ? `${shown} and ${items.length - WORKLOG_ITEMS} more` : shown;
+}
+
+/**
+ * What a turn's calls did, for its worklog line (issue 32: what was done, not tool counts): the
+ * files read and changed, the commands run with their status, searches, the todo list, other tools
+ * by name, and the calls that failed.
+ */
+export function turnWork(calls: readonly Call[], cwd: string | null): string {
+  const root = cwd === null ? null : `${cwd.replace(/\/$/, '')}/`;
+  const shortPath = (path: string) => (root !== null && path.startsWith(root) ? path.slice(root.length) : path);
+  const files = (wanted: (action: string) => boolean) => [
+    ...new Set(
+      calls.flatMap((call) => {
+        const path = filePath(call);
+        const action = FILE_TOOLS[call.name];
+        return path !== null && action !== undefined && wanted(action) && didWork(call) ? [shortPath(path)] : [];
+      }),
+    ),
+  ];
+  const runs = new Map<string, string[]>();
+  for (const call of calls) {
+    const command = call.name === 'Bash' ? inputString(call, 'command') : null;
+    const key = command === null ? null : oneLine(command, WORKLOG_COMMAND_CHARS);
+    if (key !== null) runs.set(key, [...(runs.get(key) ?? []), statusOf(call)]);
+  }
+  const commands = [...runs].map(([command, statuses]) => `\`${command}\` (${runLengths(statuses)})`);
+  const searches = calls.flatMap((call) => {
+    const pattern = call.name === 'Grep' || call.name === 'Glob' ? inputString(call, 'pattern') : null;
+    return pattern === null ? [] : [`\`${oneLine(pattern, WORKLOG_COMMAND_CHARS)}\``];
+  });
+  const others = [
+    ...new Set(
+      calls
+        .map((call) => call.name)
+        .filter(
+          (name) => !['Bash', 'Grep', 'Glob'].includes(name) && FILE_TOOLS[name] === undefined && !TASK_TOOLS.has(name),
+        ),
+    ),
+  ];
+  const failed = [
+    ...new Set(calls.filter((call) => call.name !== 'Bash' && call.result?.failed === true).map((call) => call.name)),
+  ];
+  const read = files((action) => action === 'read');
+  const changed = files((action) => action !== 'read');
+  const parts = [
+    ...(read.length > 0 ? [`read ${named(read)}`] : []),
+    ...(changed.length > 0 ? [`changed ${named(changed)}`] : []),
+    ...(commands.length > 0 ? [`ran ${named(commands)}`] : []),
+    ...(searches.length > 0 ? [`searched ${named(searches)}`] : []),
+    ...(calls.some((call) => TASK_TOOLS.has(call.name)) ? ['updated the todo list'] : []),
+    ...(others.length > 0 ? [`used ${named(others)}`] : []),
+    ...(failed.length > 0 ? [`failed: ${named(failed)}`] : []),
+  ];
+  return parts.length === 0 ? 'no tools' : parts.join('; ');
+}
+
 /** Where the session ran: its working directory and git branch. */
 export interface Whereabouts {
   cwd: string | null;

@@ -26,7 +26,7 @@ import {
 } from '../transcripts/facts.js';
 import { proseOf } from '../transcripts/line-shapes.js';
 import { type BudgetSection, renderWithinLimits, SESSION_SECTION_MAX_TOKENS } from './budget.js';
-import { codebase, filesAndFunctions, keyResults, learnings, targetOf, workflow } from './call-sections.js';
+import { codebase, filesAndFunctions, keyResults, learnings, targetOf, turnWork, workflow } from './call-sections.js';
 import { doneAfter, fileEntries, mergeCarriedFiles, type Request } from './progress.js';
 import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './template.js';
 
@@ -204,15 +204,8 @@ function worklog(session: Session): string[] {
   return session.turns.map((turn) => {
     const prompt =
       turn.prompt === null ? '(continued)' : oneLine(turn.prompt, WORKLOG_PROMPT_CHARS).replaceAll(' — ', ' - ');
-    const counts = new Map<string, number>();
-    for (const call of turn.calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
-    const failed = turn.calls.filter((call) => call.result?.failed === true).length;
-    const tools =
-      turn.calls.length === 0
-        ? 'no tools'
-        : `${turn.calls.length} tool call${turn.calls.length === 1 ? '' : 's'} (${[...counts].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`;
     const reply = turn.replies.map((said) => proseOf(said.text)).findLast((text) => text !== '');
-    return `- ${prompt} — ${tools}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
+    return `- ${prompt} — ${turnWork(turn.calls, session.cwd)}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
   });
 }
 
