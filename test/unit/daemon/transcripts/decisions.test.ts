@@ -22,6 +22,7 @@ import {
   planningSession,
   writePlanningSession,
 } from '../../../helpers/planning-session.js';
+import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../../../helpers/real-shapes.js';
 
 let session: IngestedSession;
 let loaded: readonly LoadedEntry[];
@@ -112,6 +113,44 @@ describe('decisions and outcomes of a planning session', () => {
     expect(body('# Worklog')).toContain(
       '— changed docs/plan.md, src/validation/signup-schema.js; ran `npx vitest run test/signup-schema.test.js` (exit 0); updated the todo list; Step 1 is done',
     );
+  });
+});
+
+describe('a plan no todo list tracks', () => {
+  it("session memory: its steps that later calls did not do are Current State's next steps", async () => {
+    const cwd = '/home/user/src/queue';
+    const sessionId = '7a1b2c3d-0000-4000-8000-00000000beef';
+    const main = new TranscriptWriter({ sessionId, cwd, version: '2.1.197' });
+    main.prompt('Plan the move from cron to a queue; no code yet.');
+    main.response(
+      [
+        {
+          type: 'text',
+          text: 'The steps:\n1. Add `src/queue.js` with the job table.\n2. Move the retries into the queue worker.\n3. Remove the cron entry.\nShall I start?',
+        },
+      ],
+      growingUsage(0),
+    );
+    main.prompt('Yes, go ahead.');
+    main.toolRound(
+      'Write',
+      { file_path: `${cwd}/src/queue.js`, content: 'export const jobs = [];\n' },
+      `File created successfully at: ${cwd}/src/queue.js`,
+      growingUsage(1),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'memd-plan-'));
+    writeTranscript(mainPath(join(dir, 'projects'), cwd, sessionId), main);
+    const queue = await ingestWritten(dir, sessionId);
+    try {
+      const memory = offlineSessionMemory({ loaded: queue.conversation().loaded });
+      const current = memory.slice(memory.indexOf('# Current State'), memory.indexOf('# Task specification'));
+      expect(current).not.toContain('- Next: Add `src/queue.js`');
+      expect(current).toContain('- Next: Move the retries into the queue worker.');
+      expect(current).toContain('- Next: Remove the cron entry.');
+      expect(memory).toContain('- "Yes, go ahead." (user\'s decision)');
+    } finally {
+      queue.close();
+    }
   });
 });
 
