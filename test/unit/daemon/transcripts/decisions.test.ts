@@ -163,8 +163,13 @@ describe('what is not a decision', () => {
     const prompts = [prompt('Use the cart module and check that it computes the total right.')];
     const replies = [reply('The total is right: 3 items, 42.00.')];
     prompts.push(prompt('Never touch package.json. Use two decimals everywhere.'));
+    replies.push(reply('Done. Want the same for the orders table?'));
+    prompts.push(prompt('Then make the cart page use the same helper.'));
     const outcomes = readOutcomes(prompts, replies, []);
     expect(outcomes.decisions).toEqual([]);
+    replies.push(reply('Should dates go through moment or date-fns?'));
+    prompts.push(prompt('Use date-fns.'));
+    expect(readOutcomes(prompts, replies, []).decisions.map((decision) => decision.text)).toEqual(['Use date-fns.']);
     expect(outcomes.plan).toBeNull();
   });
 
