@@ -117,7 +117,7 @@ describe('decisions and outcomes of a planning session', () => {
 });
 
 describe('a plan no todo list tracks', () => {
-  it("session memory: its steps that later calls did not do are Current State's next steps", async () => {
+  it('its steps that later calls did not do are the next steps: the memory and the compaction summary', async () => {
     const cwd = '/home/user/src/queue';
     const sessionId = '7a1b2c3d-0000-4000-8000-00000000beef';
     const main = new TranscriptWriter({ sessionId, cwd, version: '2.1.197' });
@@ -148,6 +148,13 @@ describe('a plan no todo list tracks', () => {
       expect(current).toContain('- Next: Move the retries into the queue worker.');
       expect(current).toContain('- Next: Remove the cron entry.');
       expect(memory).toContain('- "Yes, go ahead." (user\'s decision)');
+      const summary = offlineSummary(queue.conversation().loaded);
+      const pending = summary.slice(summary.indexOf('7. Pending Tasks:'), summary.indexOf('8. Current Work:'));
+      expect(pending).not.toContain('Add `src/queue.js`');
+      expect(pending).toContain(
+        '   - [planned] Move the retries into the queue worker.\n   - [planned] Remove the cron entry.',
+      );
+      expect(summary).toContain('9. Optional Next Step:\n   Continue with: Move the retries into the queue worker.');
     } finally {
       queue.close();
     }
