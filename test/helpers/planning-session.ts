@@ -47,8 +47,6 @@ export interface PlanningFacts {
   plan: { source: string; steps: string[] };
   /** Check commands with the line that gives their last result. */
   checks: { command: string; passed: boolean; line: string }[];
-  /** What the transcript never says: a summary that writes these invented them. */
-  absent: string[];
 }
 
 export const PLANNING_FACTS: PlanningFacts = {
@@ -75,7 +73,6 @@ export const PLANNING_FACTS: PlanningFacts = {
       line: 'Tests 4 passed (4)',
     },
   ],
-  absent: ['joi was chosen', 'Document the error format in `docs/api.md`. (done)'],
 };
 
 export function planningSession(): TranscriptWriter {
