@@ -17,6 +17,8 @@ import {
 import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 import { readableUserText } from '../../shared/transcript/user-text.js';
 import { isRecord } from '../../shared/values.js';
+import { doneAfter, type Request } from '../extraction/progress.js';
+import { type Outcomes, readOutcomes } from '../transcripts/decisions.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
@@ -33,8 +35,11 @@ import {
   readTranscript,
   type Said,
 } from '../transcripts/facts.js';
+import { conceptLines } from './offline-concepts.js';
 import type { CompactionSummarizer } from './summary.js';
 
+/** Calls that keep a todo list or tasks. */
+const TASK_TOOLS = ['TodoWrite', 'TaskCreate', 'TaskUpdate'];
 /** Section 6 carries every user message; past this they are shortened, oldest first. */
 export const USER_MESSAGES_MAX_TOKENS = 20_000;
 /** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
@@ -43,38 +48,6 @@ const REPLY_CHARS = 1_500;
 /** Edits quoted per file in section 3: enough to say what changed. */
 const SNIPPETS_PER_FILE = 3;
 
-const LANGUAGES: Record<string, string> = {
-  ts: 'TypeScript',
-  tsx: 'TypeScript',
-  js: 'JavaScript',
-  jsx: 'JavaScript',
-  mjs: 'JavaScript',
-  cjs: 'JavaScript',
-  py: 'Python',
-  rs: 'Rust',
-  go: 'Go',
-  java: 'Java',
-  kt: 'Kotlin',
-  rb: 'Ruby',
-  php: 'PHP',
-  cs: 'C#',
-  c: 'C',
-  h: 'C',
-  cpp: 'C++',
-  hpp: 'C++',
-  swift: 'Swift',
-  sh: 'Shell',
-  sql: 'SQL',
-  html: 'HTML',
-  css: 'CSS',
-  md: 'Markdown',
-  json: 'JSON',
-  yml: 'YAML',
-  yaml: 'YAML',
-  toml: 'TOML',
-  csv: 'CSV',
-  ipynb: 'Jupyter notebooks',
-};
 const EARLIER_CUTS = [
   `\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`,
   `\n\n${RECENT_PRESERVED}`,
@@ -90,6 +63,11 @@ interface Digest {
   earlier: Map<number, string>;
   calls: Call[];
   replies: Said[];
+  /** What was decided, the latest plan, the checks' last results: section 5. */
+  outcomes: Outcomes;
+  /** The prompts with where they are, and the working directory: what tells a plan's step done. */
+  requests: Request[];
+  cwd: string | null;
 }
 
 function firstLine(text: string): string {
@@ -143,6 +121,9 @@ function digest(loaded: readonly LoadedEntry[]): Digest {
     earlier,
     calls: facts.calls,
     replies: facts.replies,
+    outcomes: readOutcomes(facts.prompts, facts.replies, facts.calls),
+    requests: facts.prompts,
+    cwd: facts.cwd,
   };
 }
 
@@ -174,53 +155,8 @@ function primaryRequest(digest: Digest, instructions: string | undefined): strin
   return lines;
 }
 
-/** The programs a shell command runs (with the subcommand for package managers and runners). */
-function programsOf(command: string): string[] {
-  const programs: string[] = [];
-  // Quoted arguments hold code (node -e "…;…"), not more commands.
-  for (const segment of command.replace(/'[^']*'|"(?:\\.|[^"\\])*"/g, '""').split(/&&|\|\||[;|\n]/)) {
-    const words = segment
-      .trim()
-      .split(/\s+/)
-      .filter((word) => !/^\w+=/.test(word) && !['sudo', 'env', 'time', 'nohup', 'exec'].includes(word));
-    const program =
-      (words[0] ?? '')
-        .replace(/^['"]|['"]$/g, '')
-        .split('/')
-        .at(-1) ?? '';
-    if (program === '' || program === 'cd') continue;
-    const sub = words[1];
-    if (/^python[\d.]*$/.test(program) && sub === '-m' && words[2] !== undefined)
-      programs.push(`${program} -m ${words[2]}`);
-    else if (
-      ['npm', 'pnpm', 'yarn', 'npx', 'cargo', 'go', 'uv', 'poetry'].includes(program) &&
-      sub !== undefined &&
-      !sub.startsWith('-')
-    )
-      programs.push(`${program} ${sub}`);
-    else programs.push(program);
-  }
-  return programs;
-}
-
 function keyConcepts(digest: Digest): string[] {
-  const languages = new Set<string>();
-  const programs = new Set<string>();
-  const tools = new Map<string, number>();
-  for (const call of digest.calls) {
-    tools.set(call.name, (tools.get(call.name) ?? 0) + 1);
-    const ext = /\.([A-Za-z0-9]+)$/.exec(filePath(call) ?? '')?.[1]?.toLowerCase();
-    if (ext !== undefined)
-      languages.add(LANGUAGES[ext] !== undefined ? `${LANGUAGES[ext]} (.${ext})` : `.${ext} files`);
-    const command = inputString(call, 'command');
-    if (call.name === 'Bash' && command !== null) for (const program of programsOf(command)) programs.add(program);
-  }
-  const lines = carried(digest, 2);
-  if (languages.size > 0) lines.push(`   - Languages and formats: ${[...languages].join(', ')}`);
-  if (programs.size > 0) lines.push(`   - Commands: ${[...programs].map((program) => `\`${program}\``).join(', ')}`);
-  if (tools.size > 0)
-    lines.push(`   - Tools used: ${[...tools].map(([name, count]) => `${name} ×${count}`).join(', ')}`);
-  return orNone(lines);
+  return orNone([...carried(digest, 2), ...conceptLines(digest.calls)]);
 }
 
 function editSnippets(call: Call): string[] {
@@ -302,11 +238,37 @@ function errorsAndFixes(digest: Digest): string[] {
   return orNone(lines);
 }
 
+/** Where a plan stands, for its label. */
+function planSource(source: string): string {
+  if (source === 'a reply') return "as the assistant's reply listed it";
+  if (source.startsWith('plan mode')) return source;
+  return `written to ${source}`;
+}
+
+/** Decisions, the plan and the checks' results, quoted: what a model summarizing would carry, not tool counts. */
 function problemSolving(digest: Digest): string[] {
   const lines = carried(digest, 5);
-  const failed = digest.calls.filter((call) => call.result?.failed === true);
-  if (digest.calls.length > 0) lines.push(`   - ${digest.calls.length} tool calls, ${failed.length} of them failed.`);
-  for (const call of failed) {
+  const { decisions, plan, checks } = digest.outcomes;
+  if (decisions.length > 0)
+    lines.push(
+      '   Decisions:',
+      ...decisions.map(
+        (decision) =>
+          `   - "${decision.text}" (${decision.who})${decision.reason === null ? '' : ` — the assistant's reason: "${decision.reason}"`}`,
+      ),
+    );
+  if (plan !== null)
+    lines.push(
+      `   Plan (${planSource(plan.source)}):`,
+      ...plan.steps.map((step, index) => `   ${index + 1}. ${step}`),
+      ...(plan.more > 0 ? [`   (${plan.more} more steps)`] : []),
+    );
+  if (checks.length > 0)
+    lines.push(
+      '   Check results (the last run of each):',
+      ...checks.map((check) => `   - \`${check.command}\` ${check.passed ? 'passed' : 'failed'}: ${check.line}`),
+    );
+  for (const call of digest.calls.filter((candidate) => candidate.result?.failed === true)) {
     const reply = digest.replies.find((candidate) => candidate.at > (call.result?.at ?? call.at));
     if (reply !== undefined)
       lines.push(`   - After \`${clip(target(call), LINE_CHARS)}\` failed: ${firstLine(reply.text)}`);
@@ -348,11 +310,23 @@ function currentWork(digest: Digest, open: readonly OpenTask[]): string[] {
   return lines.length === 0 ? ['   Nothing recorded yet.'] : lines;
 }
 
+/**
+ * The plan's steps still to do (the ones later calls did not do), while no todo list or task
+ * tracks the work after the plan: that list would be the pending one.
+ */
+function plannedSteps(digest: Digest): string[] {
+  const { plan } = digest.outcomes;
+  if (plan === null) return [];
+  if (digest.calls.some((call) => call.at > plan.at && TASK_TOOLS.includes(call.name))) return [];
+  return plan.steps.filter((step) => !doneAfter(step, plan.at, digest.calls, digest.requests, digest.cwd));
+}
+
 /** The nine sections from the transcript's structure. Pure and deterministic. */
 export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: string): string {
   const found = digest(loaded);
   const open = openTasks(found.calls);
-  const next = open[0];
+  const planned = open.length === 0 ? plannedSteps(found) : [];
+  const next = open[0] === undefined ? planned[0] : taskLabel(open[0]);
   const bodies = [
     primaryRequest(found, instructions),
     keyConcepts(found),
@@ -360,9 +334,12 @@ export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: st
     errorsAndFixes(found),
     problemSolving(found),
     userMessages(found),
-    orNone(open.map((task) => `   - [${task.status}] ${taskLabel(task)}`)),
+    orNone([
+      ...open.map((task) => `   - [${task.status}] ${taskLabel(task)}`),
+      ...planned.map((step) => `   - [planned] ${step}`),
+    ]),
     currentWork(found, open),
-    [next === undefined ? '   Wait for the next request.' : `   Continue with: ${taskLabel(next)}`],
+    [next === undefined ? '   Wait for the next request.' : `   Continue with: ${next}`],
   ];
   return bodies.map((lines, index) => `${index + 1}. ${SUMMARY_SECTIONS[index]}:\n${lines.join('\n')}`).join('\n\n');
 }

@@ -7,6 +7,7 @@
 
 import { runLengths } from '../../shared/text/run-lengths.js';
 import { isRecord } from '../../shared/values.js';
+import type { Outcomes } from '../transcripts/decisions.js';
 import {
   type Call,
   didWork,
@@ -101,6 +102,70 @@ export function workflow(calls: readonly Call[]): string[] {
   return lines;
 }
 
+const WORKLOG_ITEMS = 3; // files or commands named per kind in a worklog line; the other sections list them all
+const WORKLOG_COMMAND_CHARS = 60; // a command in a worklog line: enough to tell which
+const TASK_TOOLS = new Set(['TodoWrite', 'TaskCreate', 'TaskUpdate']);
+
+/** The first items, and how many more. */
+function named(items: readonly string[]): string {
+  const shown = items.slice(0, WORKLOG_ITEMS).join(', ');
+  return items.length > WORKLOG_ITEMS ? `${shown} and ${items.length - WORKLOG_ITEMS} more` : shown;
+}
+
+/**
+ * What a turn's calls did, for its worklog line (issue 32: what was done, not tool counts): the
+ * files read and changed, the commands run with their status, searches, the todo list, other tools
+ * by name, and the calls that failed.
+ */
+export function turnWork(calls: readonly Call[], cwd: string | null): string {
+  const root = cwd === null ? null : `${cwd.replace(/\/$/, '')}/`;
+  const shortPath = (path: string) => (root !== null && path.startsWith(root) ? path.slice(root.length) : path);
+  const files = (wanted: (action: string) => boolean) => [
+    ...new Set(
+      calls.flatMap((call) => {
+        const path = filePath(call);
+        const action = FILE_TOOLS[call.name];
+        return path !== null && action !== undefined && wanted(action) && didWork(call) ? [shortPath(path)] : [];
+      }),
+    ),
+  ];
+  const runs = new Map<string, string[]>();
+  for (const call of calls) {
+    const command = call.name === 'Bash' ? inputString(call, 'command') : null;
+    const key = command === null ? null : oneLine(command, WORKLOG_COMMAND_CHARS);
+    if (key !== null) runs.set(key, [...(runs.get(key) ?? []), statusOf(call)]);
+  }
+  const commands = [...runs].map(([command, statuses]) => `\`${command}\` (${runLengths(statuses)})`);
+  const searches = calls.flatMap((call) => {
+    const pattern = call.name === 'Grep' || call.name === 'Glob' ? inputString(call, 'pattern') : null;
+    return pattern === null ? [] : [`\`${oneLine(pattern, WORKLOG_COMMAND_CHARS)}\``];
+  });
+  const others = [
+    ...new Set(
+      calls
+        .map((call) => call.name)
+        .filter(
+          (name) => !['Bash', 'Grep', 'Glob'].includes(name) && FILE_TOOLS[name] === undefined && !TASK_TOOLS.has(name),
+        ),
+    ),
+  ];
+  const failed = [
+    ...new Set(calls.filter((call) => call.name !== 'Bash' && call.result?.failed === true).map((call) => call.name)),
+  ];
+  const read = files((action) => action === 'read');
+  const changed = files((action) => action !== 'read');
+  const parts = [
+    ...(read.length > 0 ? [`read ${named(read)}`] : []),
+    ...(changed.length > 0 ? [`changed ${named(changed)}`] : []),
+    ...(commands.length > 0 ? [`ran ${named(commands)}`] : []),
+    ...(searches.length > 0 ? [`searched ${named(searches)}`] : []),
+    ...(calls.some((call) => TASK_TOOLS.has(call.name)) ? ['updated the todo list'] : []),
+    ...(others.length > 0 ? [`used ${named(others)}`] : []),
+    ...(failed.length > 0 ? [`failed: ${named(failed)}`] : []),
+  ];
+  return parts.length === 0 ? 'no tools' : parts.join('; ');
+}
+
 /** Where the session ran: its working directory and git branch. */
 export interface Whereabouts {
   cwd: string | null;
@@ -183,7 +248,30 @@ export function learnings(calls: readonly Call[]): string[] {
   return lines;
 }
 
-export function keyResults(calls: readonly Call[]): string[] {
+/** A plan's label: where the transcript holds it. */
+function planLabel(source: string): string {
+  if (source === 'a reply') return "the assistant's reply";
+  if (source.startsWith('plan mode')) return source;
+  return `written to ${source}`;
+}
+
+/**
+ * What was decided and what came of it (issue 32): the decisions quoted, the latest plan step by
+ * step, the last result of each command that passed or committed, and of each check that failed.
+ */
+export function keyResults(calls: readonly Call[], outcomes: Outcomes): string[] {
+  const decided = outcomes.decisions.map(
+    (decision) =>
+      `- "${decision.text}" (${decision.who === 'user' ? "user's decision" : "assistant's decision"}${decision.reason === null ? '' : `; the assistant's reason: "${decision.reason}"`})`,
+  );
+  const { plan } = outcomes;
+  const planned =
+    plan === null
+      ? []
+      : [
+          `- Plan: ${planLabel(plan.source)}, ${plan.steps.length + plan.more} steps`,
+          ...plan.steps.map((step, index) => `- Plan step ${index + 1}: ${step}`),
+        ];
   const results = new Map<string, string>();
   for (const call of calls) {
     const command = call.name === 'Bash' ? inputString(call, 'command') : null;
@@ -201,5 +289,8 @@ export function keyResults(calls: readonly Call[]): string[] {
         `- \`${key}\` passed — ${oneLine(output.findLast((line) => PASS_LINE.test(line)) ?? '', LINE_CHARS)}`,
       );
   }
-  return [...results.values()];
+  // A check whose last run failed is an outcome too: the work is not done.
+  for (const check of outcomes.checks)
+    if (!check.passed) results.set(check.command, `- \`${check.command}\` failed — ${check.line}`);
+  return [...decided, ...planned, ...results.values()];
 }

@@ -11,6 +11,7 @@
  */
 
 import { userRules } from '../../shared/handoff/rules.js';
+import { type Outcomes, readOutcomes } from '../transcripts/decisions.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
@@ -26,7 +27,7 @@ import {
 } from '../transcripts/facts.js';
 import { proseOf } from '../transcripts/line-shapes.js';
 import { type BudgetSection, renderWithinLimits, SESSION_SECTION_MAX_TOKENS } from './budget.js';
-import { codebase, filesAndFunctions, keyResults, learnings, targetOf, workflow } from './call-sections.js';
+import { codebase, filesAndFunctions, keyResults, learnings, targetOf, turnWork, workflow } from './call-sections.js';
 import { doneAfter, fileEntries, mergeCarriedFiles, type Request } from './progress.js';
 import { CURRENT, earlierLines, FILES, merge, sectionIds, TASK, TITLE, usableTemplate, WORKLOG } from './template.js';
 
@@ -134,7 +135,33 @@ function replyText(reply: Said, session: Session, calls: readonly Call[]): strin
     .trim();
 }
 
-function currentState(session: Session, calls: readonly Call[]): string[] {
+/** The decisions, the plan and the checks of the turns (decisions.ts). */
+function outcomesOf(session: Session, calls: readonly Call[]): Outcomes {
+  const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [{ at: turn.at, text: turn.prompt }]));
+  return readOutcomes(
+    prompts,
+    session.turns.flatMap((turn) => turn.replies),
+    calls,
+  );
+}
+
+/**
+ * The plan's steps that are next: only while no todo list or task tracks the work after the plan
+ * (that list is the current one), and only the steps later calls have not done.
+ */
+function plannedSteps(session: Session, calls: readonly Call[], outcomes: Outcomes): string[] {
+  const { plan } = outcomes;
+  if (plan === null) return [];
+  const tracked = calls.some(
+    (call) => call.at > plan.at && ['TodoWrite', 'TaskCreate', 'TaskUpdate'].includes(call.name),
+  );
+  if (tracked) return [];
+  return plan.steps
+    .filter((step) => !doneAfter(step, plan.at, calls, requestsOf(session), session.cwd))
+    .map((step) => `- Next: ${oneLine(step, LINE_CHARS)}`);
+}
+
+function currentState(session: Session, calls: readonly Call[], outcomes: Outcomes): string[] {
   const prompts = session.turns.flatMap((turn) => (turn.prompt === null ? [] : [turn.prompt]));
   const prompt = prompts.at(-1);
   const reply = session.turns.flatMap((turn) => turn.replies).findLast((said) => proseOf(said.text) !== '');
@@ -149,7 +176,7 @@ function currentState(session: Session, calls: readonly Call[]): string[] {
     if (doneAfter(task.text, task.at ?? -1, calls, requestsOf(session), session.cwd)) continue;
     lines.push(`- ${task.status === 'in_progress' ? 'In progress' : 'Pending'}: ${oneLine(task.text, LINE_CHARS)}`);
   }
-  return lines;
+  return [...lines, ...plannedSteps(session, calls, outcomes)];
 }
 
 /** A request's rules and ruled-out approaches not said before, each sentence verbatim. */
@@ -210,15 +237,8 @@ function worklog(session: Session): string[] {
   return session.turns.map((turn) => {
     const prompt =
       turn.prompt === null ? '(continued)' : oneLine(turn.prompt, WORKLOG_PROMPT_CHARS).replaceAll(' — ', ' - ');
-    const counts = new Map<string, number>();
-    for (const call of turn.calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
-    const failed = turn.calls.filter((call) => call.result?.failed === true).length;
-    const tools =
-      turn.calls.length === 0
-        ? 'no tools'
-        : `${turn.calls.length} tool call${turn.calls.length === 1 ? '' : 's'} (${[...counts].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`)).join(', ')})${failed > 0 ? `, ${failed} failed` : ''}`;
     const reply = turn.replies.map((said) => proseOf(said.text)).findLast((text) => text !== '');
-    return `- ${prompt} — ${tools}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
+    return `- ${prompt} — ${turnWork(turn.calls, session.cwd)}; ${reply === undefined ? 'no reply yet' : oneLine(reply, LINE_CHARS)}`;
   });
 }
 
@@ -249,18 +269,19 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
       ? oneLine(input.title, LINE_CHARS)
       : titleOf(derived ?? 'Untitled session');
   const files = fileEntries(calls, session.cwd);
+  const outcomes = outcomesOf(session, calls);
   const carriedFiles = mergeCarriedFiles(carried(FILES), files, session.cwd);
   const continued = carried(TASK).length > 0;
   const fresh: string[][] = [
     [title],
-    currentState(session, calls),
+    currentState(session, calls, outcomes),
     taskSpecification(prompts, continued),
     filesAndFunctions(calls, files, carriedFiles.notes, session.cwd),
     workflow(calls),
     errorsAndCorrections(session, calls),
     codebase(session, calls),
     learnings(calls),
-    keyResults(calls),
+    keyResults(calls, outcomes),
     worklog(session),
   ];
   const hasTaskCalls = calls.some((call) => ['TodoWrite', 'TaskCreate', 'TaskUpdate'].includes(call.name));
@@ -284,7 +305,7 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     // A todo list in `loaded` is the whole list: carried open items are stale.
     const old = (
       section === CURRENT
-        ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress):/.test(line))
+        ? carriedCurrent.filter((line) => !hasTaskCalls || !/^- (?:Pending|In progress|Next):/.test(line))
         : section === FILES
           ? carriedFiles.carried
           : carried(section)

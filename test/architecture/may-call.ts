@@ -72,7 +72,7 @@ export const MAY_CALL: MayCallTable = {
     layer: 'domain',
     calls: {
       transcripts: '',
-      extraction: 'the session memory it compacts with: `template.ts`',
+      extraction: 'the session memory it compacts with: `template.ts`; whether a plan step is done: `progress.ts`',
       llm: 'the anthropic summarizer',
       fs: 'tool-result files',
       bus: '`compaction.ready`, `session.state`',
