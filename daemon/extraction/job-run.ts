@@ -181,6 +181,8 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       summarizer: result.summarizer,
       inputTokens: result.usage?.input ?? 0,
       outputTokens: result.usage?.output ?? 0,
+      cacheReadTokens: result.usage?.cacheRead ?? 0,
+      cacheWriteTokens: result.usage?.cacheWrite ?? 0,
       costUsd,
     });
     bus.publish('memory.extracted', {

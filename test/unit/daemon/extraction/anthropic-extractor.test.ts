@@ -115,45 +115,47 @@ describe('the anthropic session-memory summarizer', () => {
       system: { text: string; cache_control?: unknown }[];
       messages: { content: { text: string; cache_control?: unknown }[] }[];
     };
-    const shared = summarizer();
-    const first = syntheticConversation(3, 3_000);
-    api.script({
-      kind: 'text',
-      text: filled,
-      usage: { input_tokens: 40, output_tokens: 500, cache_creation_input_tokens: 3_000, cache_read_input_tokens: 0 },
-    });
-    const one = await shared.summarize(input({ messages: first, covered: 0 }), () => 'OFFLINE');
-    const grown = syntheticConversation(5, 3_000);
-    api.script({
-      kind: 'text',
-      text: filled,
-      usage: {
-        input_tokens: 60,
-        output_tokens: 400,
-        cache_creation_input_tokens: 2_000,
-        cache_read_input_tokens: 3_000,
-      },
-    });
-    const two = await shared.summarize(
-      input({ messages: grown, covered: first.length, previous: filled }),
-      () => 'OFFLINE',
-    );
-    expect(api.requests.map((request) => request.problems)).toEqual([[], []]);
-    const [a, b] = api.requests.map((request) => request.body as Sent);
-    const blocksA = a?.messages[0]?.content ?? [];
-    const blocksB = b?.messages[0]?.content ?? [];
-    // The quote's opening and one block per message: the first request's are the second's, byte for byte.
-    const prefixA = blocksA.slice(0, first.length + 1);
-    expect(blocksB.slice(0, first.length + 1).map((block) => block.text)).toEqual(prefixA.map((block) => block.text));
-    expect(b?.system).toEqual(a?.system);
-    // The first wrote its cache at its last message; the second reads it there and writes at its own last.
-    const marked = (blocks: { cache_control?: unknown }[]) =>
-      blocks.flatMap((block, at) => (block.cache_control === undefined ? [] : [at]));
-    expect(marked(blocksA)).toEqual([first.length]);
-    expect(marked(blocksB)).toEqual([first.length, grown.length]);
-    expect(blocksB.at(-1)?.text).toContain(`messages [${first.length + 1}] to [${grown.length}] are new`);
-    expect(one.usage).toEqual({ input: 40, output: 500, cacheWrite: 3_000, cacheRead: 0 });
-    expect(two.usage).toEqual({ input: 60, output: 400, cacheWrite: 2_000, cacheRead: 3_000 });
+    const cached = await startMessagesApi({ cache: true });
+    try {
+      const shared = createAnthropicMemorySummarizer({
+        apiKey: 'k',
+        model: 'claude-haiku-4-5',
+        baseURL: cached.url,
+        maxRetries: 0,
+        validate: valid,
+      });
+      const first = syntheticConversation(3, 3_000);
+      cached.script({ kind: 'text', text: filled });
+      const one = await shared.summarize(input({ messages: first, covered: 0 }), () => 'OFFLINE');
+      const grown = syntheticConversation(5, 3_000);
+      cached.script({ kind: 'text', text: filled });
+      const two = await shared.summarize(
+        input({ messages: grown, covered: first.length, previous: filled }),
+        () => 'OFFLINE',
+      );
+      expect(cached.requests.map((request) => request.problems)).toEqual([[], []]);
+      const [a, b] = cached.requests.map((request) => request.body as Sent);
+      const blocksA = a?.messages[0]?.content ?? [];
+      const blocksB = b?.messages[0]?.content ?? [];
+      // The quote's opening and one block per message: the first request's are the second's, byte for byte.
+      const prefixA = blocksA.slice(0, first.length + 1).map((block) => block.text);
+      expect(blocksB.slice(0, first.length + 1).map((block) => block.text)).toEqual(prefixA);
+      expect(b?.system).toEqual(a?.system);
+      // The first wrote its cache at its last message; the second reads it there and writes at its own last.
+      const marked = (blocks: { cache_control?: unknown }[]) =>
+        blocks.flatMap((block, at) => (block.cache_control === undefined ? [] : [at]));
+      expect(marked(blocksA)).toEqual([first.length]);
+      expect(marked(blocksB)).toEqual([first.length, grown.length]);
+      expect(blocksB.at(-1)?.text).toContain(`messages [${first.length + 1}] to [${grown.length}] are new`);
+      // The scripted API's cache accounting: what the first wrote, the second reads back.
+      expect(one.usage?.cacheRead).toBe(0);
+      expect(one.usage?.cacheWrite).toBeGreaterThan(0);
+      expect(two.usage?.cacheRead).toBe(one.usage?.cacheWrite);
+      expect(two.usage?.cacheWrite).toBeGreaterThan(0);
+      expect(two.usage?.input).toBeLessThan((two.usage?.cacheRead ?? 0) / 4);
+    } finally {
+      await cached.close();
+    }
   });
 
   it('asks once more after a reply that lost a heading, then uses the offline summary', async () => {
