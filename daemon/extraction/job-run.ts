@@ -191,6 +191,8 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       summarizer: result.summarizer,
       lastUuid: result.lastUuid,
       rejectedReplies: result.rejected,
+      // Replies that lacked the <summary> tag and were taken whole (summary-reply.ts).
+      untaggedReplies: result.untagged,
     });
     deps.onExtracted?.(job.sessionId);
     settle(job.sessionId, null);
