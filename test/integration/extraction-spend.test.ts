@@ -130,6 +130,8 @@ describe('what the anthropic summarizer spends, in tokens', () => {
       // What the first extraction wrote to the cache, the second read back.
       expect(twice.cacheRead).toBe(once.cacheWrite);
       expect(twice.cacheWrite).toBeGreaterThan(once.cacheWrite);
+      const printed = await runMemctl(sandbox, ['status', loop.sessionId]);
+      expect(printed.stdout).toMatch(/spent on it \(\S+ tokens read from cache\)/);
       const summary = await readFile(summaryOf(sandbox, loop), 'utf8');
       expect(summary).not.toContain('<summary>');
       expect(summary).not.toContain('second');
