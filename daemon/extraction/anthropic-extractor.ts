@@ -32,6 +32,12 @@ const STRUCTURE_ATTEMPTS = 2;
 const NONCE_KEY_BYTES = 32;
 /** Hex digits of the nonce (64 bits, as shared/text/quote.ts draws them). */
 const NONCE_CHARS = 16;
+/**
+ * Characters of conversation one extraction sends (about 100K tokens at 4 a token): with the notes
+ * (12K), the template and the answer (16K) it stays inside a 200K window. Past it the oldest
+ * messages are left out, the notes standing for them (the cached prefix is lost that once).
+ */
+export const MAX_CONVERSATION_CHARS = 400_000;
 
 export const MEMORY_PROMPT = `You maintain the session memory notes of a coding session: a markdown file that lets the work continue after the conversation is compacted.
 
@@ -127,6 +133,16 @@ export function renderMessage(message: ConversationMessage, index: number): stri
 type TextBlock = { type: 'text'; text: string; cache_control?: { type: 'ephemeral' } };
 const CACHED = { type: 'ephemeral' } as const;
 
+/** The first message sent: the newest that fit MAX_CONVERSATION_CHARS (always the last one). */
+function firstSent(rendered: readonly string[]): number {
+  let chars = 0;
+  for (let at = rendered.length - 1; at >= 0; at--) {
+    chars += (rendered[at] as string).length;
+    if (chars > MAX_CONVERSATION_CHARS) return Math.min(at + 1, rendered.length - 1);
+  }
+  return 0;
+}
+
 /**
  * The user turn: the quote's notice and opening line, a block per message, then the closing line,
  * the notes and the request. `nonce` is the same for every extraction of a conversation, so the
@@ -137,11 +153,14 @@ export function memoryUserContent(input: MemorySummaryInput, nonce: string): Tex
   const rendered = input.messages.map(renderMessage);
   const quote = dataQuote(rendered, 'the conversation of this session', nonce);
   const covered = Math.min(Math.max(input.covered, 0), rendered.length);
+  const from = firstSent(rendered);
   const blocks: TextBlock[] = rendered.map((text) => ({ type: 'text', text: quote.escape(text) }));
   for (const at of new Set([covered - 1, rendered.length - 1])) {
-    const block = blocks[at];
+    const block = at >= from ? blocks[at] : undefined;
     if (block !== undefined) block.cache_control = CACHED;
   }
+  const sent = blocks.slice(from);
+  if (from > 0) sent.unshift({ type: 'text', text: `(messages [1] to [${from}] left out: the notes cover them)` });
   const coverage =
     covered === 0
       ? 'The notes cover none of the messages yet.'
@@ -151,7 +170,7 @@ export function memoryUserContent(input: MemorySummaryInput, nonce: string): Tex
   const notes = `<current_notes>\n${input.previous ?? input.template}\n</current_notes>`;
   return [
     { type: 'text', text: `${quote.notice}\n${quote.open}` },
-    ...(blocks.length === 0 ? [{ type: 'text' as const, text: '(no messages)' }] : blocks),
+    ...(sent.length === 0 ? [{ type: 'text' as const, text: '(no messages)' }] : sent),
     { type: 'text', text: `${quote.close}\n\n${notes}\n\n${coverage}\n\n${MEMORY_REPLY_SHAPE}` },
   ];
 }

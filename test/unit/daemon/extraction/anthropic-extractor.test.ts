@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createAnthropicMemorySummarizer,
+  MAX_CONVERSATION_CHARS,
   type MemorySummaryInput,
+  memoryUserContent,
 } from '../../../../daemon/extraction/anthropic-extractor.js';
 import { SESSION_MEMORY_TEMPLATE } from '../../../../daemon/extraction/template.js';
+import type { ConversationMessage } from '../../../../daemon/transcripts/messages.js';
 import { syntheticConversation } from '../../../helpers/compact.js';
 import { type MessagesApi, startMessagesApi } from '../../../helpers/messages-api.js';
 
@@ -156,6 +159,25 @@ describe('the anthropic session-memory summarizer', () => {
     } finally {
       await cached.close();
     }
+  });
+
+  it('leaves out the oldest messages of a conversation past MAX_CONVERSATION_CHARS, and says so', () => {
+    const big = (n: number): ConversationMessage => ({
+      role: 'user',
+      content: [{ type: 'text', text: `message ${n} ${'x'.repeat(MAX_CONVERSATION_CHARS / 3)}` }],
+      uuids: [`u-${n}`],
+      messageId: null,
+      isPrompt: true,
+      isSummary: false,
+    });
+    const messages = [big(1), big(2), big(3), big(4), big(5)];
+    const blocks = memoryUserContent(input({ messages, covered: 4, previous: filled }), '0123456789abcdef');
+    const texts = blocks.map((block) => block.text);
+    expect(texts[1]).toBe('(messages [1] to [3] left out: the notes cover them)');
+    expect(texts.some((text) => text.startsWith('[3] USER'))).toBe(false);
+    expect(texts[2]).toMatch(/^\[4\] USER:\nmessage 4/);
+    expect(texts[3]).toMatch(/^\[5\] USER:\nmessage 5/);
+    expect(blocks.filter((block) => block.cache_control !== undefined)).toHaveLength(2);
   });
 
   it('asks once more after a reply that lost a heading, then uses the offline summary', async () => {
