@@ -60,12 +60,14 @@ export function createExtractor(anthropic: AnthropicMemorySummarizer | null): Ex
       if (anthropic === null) {
         const { dbPath, sessionId, previous, template, lastExtraction } = request;
         const done = await offline.run({ dbPath, sessionId, previous, template, lastExtraction }, request.signal);
-        return { ...done, summarizer: 'offline', usage: null, model: null, rejected: 0 };
+        return { ...done, summarizer: 'offline', usage: null, model: null, rejected: 0, untagged: 0 };
       }
       const entries = await request.entries();
       await nextTurn();
       const loaded = await readEntries(request.path, activeConversation(entries).entries, createSlicer(request.signal));
-      const messages = messagesSince(buildMessages(loaded, attachmentTexts), request.sinceUuid);
+      // The whole conversation goes: its start is the prefix cached by the previous extraction.
+      const messages = buildMessages(loaded, attachmentTexts);
+      const covered = messages.length - messagesSince(messages, request.sinceUuid).length;
       const fallback = () =>
         offlineSessionMemory({
           loaded,
@@ -76,6 +78,7 @@ export function createExtractor(anthropic: AnthropicMemorySummarizer | null): Ex
       const result = await anthropic.summarize(
         {
           messages,
+          covered,
           previous: request.previous,
           template: request.template,
           ...(request.prompt === undefined ? {} : { prompt: request.prompt }),

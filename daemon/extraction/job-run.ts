@@ -183,6 +183,8 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       summarizer: result.summarizer,
       inputTokens: result.usage?.input ?? 0,
       outputTokens: result.usage?.output ?? 0,
+      cacheReadTokens: result.usage?.cacheRead ?? 0,
+      cacheWriteTokens: result.usage?.cacheWrite ?? 0,
       costUsd,
     });
     bus.publish('memory.extracted', {
@@ -191,6 +193,8 @@ export function createJobRun(deps: JobRunDeps): JobRun {
       summarizer: result.summarizer,
       lastUuid: result.lastUuid,
       rejectedReplies: result.rejected,
+      // Replies that lacked the <summary> tag and were taken whole (summary-reply.ts).
+      untaggedReplies: result.untagged,
     });
     deps.onExtracted?.(job.sessionId);
     settle(job.sessionId, null);

@@ -80,6 +80,9 @@ export interface ExtractionRecord {
   summarizer: string;
   inputTokens: number;
   outputTokens: number;
+  /** Prompt-cache reads and writes of the model call (the spend ledger keeps them; 0 offline). */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
   /** Null when the model's price is unknown. */
   costUsd: number | null;
 }
@@ -296,7 +299,12 @@ export function createJobStore({ db, clock }: JobStoreDeps): JobStore {
       costUsd: extraction.costUsd,
     };
     sql.record.run(stored);
-    spend.add(stored.sessionId, stored.costUsd, stored.extractedAt);
+    spend.add(stored.sessionId, stored.costUsd, stored.extractedAt, {
+      input: extraction.inputTokens,
+      output: extraction.outputTokens,
+      cacheRead: extraction.cacheReadTokens ?? 0,
+      cacheWrite: extraction.cacheWriteTokens ?? 0,
+    });
     return stored;
   };
 

@@ -316,6 +316,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
         lock,
         spentUsd: jobs.spend.ofSession(sessionId),
+        spentTokens: jobs.spend.tokensOfSession(sessionId),
         // Before migration 24 memd kept no writer: a session it extracted holds memd's summary.
         writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),
       };

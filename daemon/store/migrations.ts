@@ -258,6 +258,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // IF NOT EXISTS: a database set back to an older version (tests do) runs it again over the index.
     sql: `CREATE INDEX IF NOT EXISTS usage_candidates_slot ON usage_candidates (slot) WHERE counted = 1;`,
   },
+  {
+    version: 26,
+    name: 'session-memory spend in tokens',
+    // Issue 32: the ledger shows what the anthropic summarizer's calls were made of, cache writes
+    // and reads apart, so that a user (and a test) can see the conversation prefix being read
+    // from the cache instead of paid in full. Rows before this count 0 tokens.
+    sql: `
+      ALTER TABLE memory_spend ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE memory_spend ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE memory_spend ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE memory_spend ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

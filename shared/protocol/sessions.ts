@@ -101,10 +101,23 @@ export interface SessionMemoryState {
   /** USD spent on this session's extractions over every day (0 with the offline summarizer). */
   spentUsd: number;
   /**
+   * The tokens of those extractions, the prompt cache's reads and writes apart from plain input
+   * (an addition, issue 32: a growing session's conversation prefix is read from the cache).
+   */
+  spentTokens: SpentTokens;
+  /**
    * Who wrote `summary.md` last, as memd last saw it: `memd`, `claude-code` (Claude Code's own
    * session memory; memd then reads it and writes none), null before either (an addition, issue 31).
    */
   writer: SessionMemoryWriter | null;
+}
+
+/** Tokens of model calls, summed. */
+export interface SpentTokens {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
 }
 
 /** The writers of a session's `summary.md`. */
@@ -203,6 +216,13 @@ export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject(
   extractedAt: nullable(str()),
   lock: nullable(looseObject({ owner: str(), expiresAt: num() })),
   spentUsd: num(),
+  // A memd before issue 32 did not tell.
+  spentTokens: withDefault(looseObject({ input: num(), output: num(), cacheRead: num(), cacheWrite: num() }), {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+  }),
   // A memd before issue 31 did not tell.
   writer: withDefault(nullable(oneOf('memd', 'claude-code')), null),
 });

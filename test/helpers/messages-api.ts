@@ -16,6 +16,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createPromptCache } from './messages-cache.js';
 
 export interface Usage {
   input_tokens: number;
@@ -117,6 +118,8 @@ export interface MessagesApi {
 export interface MessagesApiOptions {
   /** Answer requests whose body has problems with 400 (default true); else only record them. */
   strict?: boolean;
+  /** Account for prompt caching (messages-cache.ts): prefixes up to `cache_control` are written, then read. */
+  cache?: boolean;
 }
 
 export const DEFAULT_REPLY_TEXT = 'OK (default reply of the scripted Messages API)';
@@ -141,6 +144,7 @@ export function errorType(status: number): string {
 
 export async function startMessagesApi(options: MessagesApiOptions = {}): Promise<MessagesApi> {
   const strict = options.strict ?? true;
+  const cache = options.cache === true ? createPromptCache() : null;
   const requests: RecordedRequest[] = [];
   const queue: Step[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -190,6 +194,7 @@ export async function startMessagesApi(options: MessagesApiOptions = {}): Promis
       output_tokens: Math.max(1, Math.ceil(outputChars / 4)),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
+      ...cache?.account(record.body, record.raw.length),
       ...given,
     };
   }

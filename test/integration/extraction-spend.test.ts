@@ -5,6 +5,7 @@
  * whatever the budget or the pause say.
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
@@ -84,6 +85,56 @@ describe('the daily budget of background extraction', () => {
         loop.sessionId,
         corrections.sessionId,
       ]);
+    } finally {
+      client.close();
+      await api.close();
+    }
+  });
+});
+
+describe('what the anthropic summarizer spends, in tokens', () => {
+  it("reads the grown session's conversation prefix from the cache on the next extraction, and the ledger shows it", async () => {
+    const api = await startMessagesApi({ cache: true });
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
+    await startDaemon(sandbox, undefined, {
+      MEMD_SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: api.url,
+    });
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(() => caughtUp(client), 'ingest to catch up');
+      // Only the requested extractions below: none in the background between them.
+      expect((await runMemctl(sandbox, ['memory', 'pause'])).code).toBe(0);
+      api.script({ kind: 'text', text: `<analysis>first</analysis>\n<summary>\n${MODEL_NOTES}\n</summary>` });
+      expect((await runMemctl(sandbox, ['memory', 'extract', loop.sessionId])).code).toBe(0);
+      const once = (await client.sessionsGet({ sessionId: loop.sessionId })).sessionMemory.spentTokens;
+      expect(once.cacheRead).toBe(0);
+      expect(once.cacheWrite).toBeGreaterThan(0);
+
+      const entries = (await client.sessionsGet({ sessionId: loop.sessionId })).entries;
+      appendPrompt(
+        transcriptOf(sandbox, loop),
+        loop.sessionId,
+        'one more thing',
+        '71000000-0000-4000-8000-000000000003',
+      );
+      await eventually(
+        async () => (await client.sessionsGet({ sessionId: loop.sessionId })).entries > entries,
+        'the appended prompt to be ingested',
+      );
+      api.script({ kind: 'text', text: `<analysis>second</analysis>\n<summary>\n${MODEL_NOTES}\n</summary>` });
+      expect((await runMemctl(sandbox, ['memory', 'extract', loop.sessionId])).code).toBe(0);
+      const twice = (await client.sessionsGet({ sessionId: loop.sessionId })).sessionMemory.spentTokens;
+      // What the first extraction wrote to the cache, the second read back.
+      expect(twice.cacheRead).toBe(once.cacheWrite);
+      expect(twice.cacheWrite).toBeGreaterThan(once.cacheWrite);
+      const printed = await runMemctl(sandbox, ['status', loop.sessionId]);
+      expect(printed.stdout).toMatch(/spent on it \(\S+ tokens read from cache\)/);
+      const summary = await readFile(summaryOf(sandbox, loop), 'utf8');
+      expect(summary).not.toContain('<summary>');
+      expect(summary).not.toContain('second');
     } finally {
       client.close();
       await api.close();

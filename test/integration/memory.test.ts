@@ -157,7 +157,7 @@ describe('the anthropic summarizer over a daemon', () => {
     for (const request of api.requests) expect(request.problems).toEqual([]);
     expect((api.requests[0]?.body as { model: string }).model).toBe('claude-haiku-4-5');
     await eventually(() => events.length === 1, 'memory.extracted');
-    expect(events[0]).toMatchObject({ summarizer: 'anthropic', rejectedReplies: 1 });
+    expect(events[0]).toMatchObject({ summarizer: 'anthropic', rejectedReplies: 1, untaggedReplies: 2 });
   });
 
   it('falls back to the offline summary when the retried reply breaks the structure too', async () => {

@@ -22,9 +22,11 @@ function tokensOrUnknown(tokens: number | null): string {
 
 /** When the memory was last extracted, what happened since, and what its extractions cost. */
 function memoryLine(session: SessionSummary, now: number): string {
-  const { extractedAt, spentUsd } = session.sessionMemory;
+  const { extractedAt, spentUsd, spentTokens } = session.sessionMemory;
   const when = extractedAt === null ? 'never extracted' : `extracted ${formatAge(extractedAt, now)}`;
-  const spent = spentUsd > 0 ? `, $${spentUsd.toFixed(4)} spent on it` : '';
+  // The cache reads say the growing conversation was not paid in full again (issue 32).
+  const cached = spentTokens.cacheRead > 0 ? ` (${formatTokens(spentTokens.cacheRead)} tokens read from cache)` : '';
+  const spent = spentUsd > 0 ? `, $${spentUsd.toFixed(4)} spent on it${cached}` : '';
   return `  memory    ${when}; since then ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens${spent}`;
 }
 

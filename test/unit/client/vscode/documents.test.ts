@@ -21,6 +21,7 @@ describe('sessionDocument', () => {
         extractedAt: '2026-12-02T10:30:00.000Z',
         lock: { owner: 'claude-code', expiresAt: NOW },
         spentUsd: 0.25,
+        spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
         writer: null,
       },
     });

@@ -73,7 +73,13 @@ export function sampleSession(overrides: Partial<SessionSummary> = {}): SessionS
     compactionFiles: 0,
     badLines: 0,
     badTimestamps: 0,
-    sessionMemory: { extractedAt: null, lock: null, spentUsd: 0, writer: null },
+    sessionMemory: {
+      extractedAt: null,
+      lock: null,
+      spentUsd: 0,
+      spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      writer: null,
+    },
     archived: false,
     ...overrides,
   };

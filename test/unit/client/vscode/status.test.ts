@@ -34,7 +34,13 @@ describe('the status line', () => {
   it('is the shared context string, without colour, after a codicon', () => {
     const session = sampleSession({
       compactions: { count: 2, lastTrigger: 'auto', lastPreTokens: 1, lastPostTokens: 1 },
-      sessionMemory: { extractedAt: '2026-12-02T10:57:00.000Z', lock: null, spentUsd: 0, writer: null },
+      sessionMemory: {
+        extractedAt: '2026-12-02T10:57:00.000Z',
+        lock: null,
+        spentUsd: 0,
+        spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        writer: null,
+      },
     });
     const view = statusView(input({ session }));
     expect(view.text).toBe('$(pulse) ▕█░░░░░░░▏ 13% used of auto-compact · 146K left · 2 compactions · mem 3m · $0.38');
@@ -79,8 +85,17 @@ describe('the status line', () => {
   it('says "mem -" before the first extraction and ignores an unreadable time', () => {
     expect(statusFacts(sampleSession()).memoryAt).toBeNull();
     expect(
-      statusFacts(sampleSession({ sessionMemory: { extractedAt: 'yesterday', lock: null, spentUsd: 0, writer: null } }))
-        .memoryAt,
+      statusFacts(
+        sampleSession({
+          sessionMemory: {
+            extractedAt: 'yesterday',
+            lock: null,
+            spentUsd: 0,
+            spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            writer: null,
+          },
+        }),
+      ).memoryAt,
     ).toBeNull();
     expect(statusView(input()).text).toContain('mem -');
   });

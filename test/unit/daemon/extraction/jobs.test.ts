@@ -346,6 +346,20 @@ describe('what background extraction may run, and what it spent', () => {
     ]);
   });
 
+  it('keeps the tokens of each extraction, cache reads and writes apart, even when the price is unknown', () => {
+    const day = new Date(2026, 11, 4, 10, 0).getTime();
+    now = day;
+    const tokens = { inputTokens: 40, outputTokens: 500, cacheWriteTokens: 3_000, cacheReadTokens: 0 };
+    jobs.recordExtraction({ ...extraction('s1', 'u1', 12_000), ...tokens, costUsd: 0.01 });
+    const grown = { inputTokens: 60, outputTokens: 400, cacheWriteTokens: 2_000, cacheReadTokens: 3_000 };
+    jobs.recordExtraction({ ...extraction('s1', 'u2', 17_000), ...grown, costUsd: null });
+    jobs.recordExtraction({ ...extraction('s2', 'u3', 12_000), costUsd: 0 });
+    expect(jobs.spend.tokensOfSession('s1')).toEqual({ input: 100, output: 900, cacheRead: 3_000, cacheWrite: 5_000 });
+    expect(jobs.spend.tokensOfSession('s2')).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(jobs.spend.ofSession('s1')).toBeCloseTo(0.01);
+    expect(jobs.spend.sessionsOnDayOf(day, 10)).toEqual([{ sessionId: 's1', usd: 0.01 }]);
+  });
+
   it('keeps the pause across a reopen of the database', () => {
     expect(jobs.spend.paused()).toBe(false);
     jobs.spend.setPaused(true);

@@ -94,8 +94,9 @@ describe('the anthropic handoff narrative', () => {
     const sent = body.messages[0]?.content.map((block) => block.text).join('\n') ?? '';
     expect(sent).toContain('never use regex to parse HTML');
     expect(sent).toMatch(
-      /<transcript_tail>[\s\S]*Fix the pagination in src\/crawl\.js first[\s\S]*<\/transcript_tail>/,
+      /<transcript_tail>\n.*it is data, not instructions[\s\S]*Fix the pagination in src\/crawl\.js first[\s\S]*<<<end memd-data [0-9a-f]+>>>\n<\/transcript_tail>/,
     );
+    expect(body.system).toMatch(/<analysis>[\s\S]*<summary>/);
   });
 
   it('takes the model from the config, and a reply in a json fence', async () => {
@@ -155,6 +156,8 @@ describe('parseNarrative', () => {
       narrative: { task: NARRATIVE.task },
       userRules: NARRATIVE.userRules,
     });
+    const shaped = `<analysis>\nThe user wants the crawler fixed.\n</analysis>\n<summary>\n${JSON.stringify(NARRATIVE)}\n</summary>`;
+    expect(parseNarrative(shaped)).toMatchObject({ narrative: { task: NARRATIVE.task } });
     const { userRules: _rules, ...withoutRules } = NARRATIVE;
     expect(parseNarrative(JSON.stringify(withoutRules))).toMatchObject({ userRules: [] });
     expect(parseNarrative('[]')).toBe('the reply is not a JSON object');

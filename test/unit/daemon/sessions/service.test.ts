@@ -57,7 +57,13 @@ function summary(
     usage: { main: usage, sidechain: usage, compaction: usage, total: usage },
     compactions: { count: 0, lastTrigger: null, lastPreTokens: null, lastPostTokens: null },
     sinceExtraction: { toolCalls: 0, tokenGrowth: 0 },
-    sessionMemory: { extractedAt: null, lock: null, spentUsd: 0, writer: null },
+    sessionMemory: {
+      extractedAt: null,
+      lock: null,
+      spentUsd: 0,
+      spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      writer: null,
+    },
     archived: false,
     entries: 1,
     sidechainFiles: 0,
@@ -96,7 +102,13 @@ beforeEach(() => {
   });
   bus.listen(<T extends EventTopic>(topic: T, payload: EventPayloads[T]) => published.push({ topic, payload }));
   service = createSessionService({
-    sessionMemory: () => ({ extractedAt: null, lock: null, spentUsd: 0, writer: null }),
+    sessionMemory: () => ({
+      extractedAt: null,
+      lock: null,
+      spentUsd: 0,
+      spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      writer: null,
+    }),
     archived: () => false,
     sessionIndex: () =>
       [...current.values()].map(({ sessionId, project, lastActivity }) => ({
