@@ -11,6 +11,7 @@ import { isAbsolute, join } from 'node:path';
 import { handoffContextBlock, SESSION_START_MAX_CHARS } from '../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
+import type { Survival } from '../../shared/protocol/compaction.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
 import type { MemdirListResult } from '../../shared/protocol/memdir.js';
@@ -19,9 +20,11 @@ import { activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts, CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { lostItems } from '../compaction/lost.js';
+import { sessionFacts, survivalOf } from '../compaction/survival.js';
 import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
+import { readTranscript } from '../transcripts/facts.js';
 import { buildMessages } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
@@ -77,8 +80,15 @@ export function createHookService(deps: HookServiceDeps) {
     return found;
   }
 
-  /** What the conversation before the latest compaction lost in `summary`; null when it cannot tell. */
-  async function lostBefore(sessionId: string, summary: string, signal?: AbortSignal): Promise<CompactRecord['lost']> {
+  /**
+   * What the conversation before the latest compaction lost in `summary`, and which of its facts
+   * the summary kept (its survival score); null when it cannot tell.
+   */
+  async function lostBefore(
+    sessionId: string,
+    summary: string,
+    signal?: AbortSignal,
+  ): Promise<{ lost: CompactRecord['lost']; survival: Survival }> {
     const { path, entries } = await mainEntries(sessionId);
     let last = -1;
     for (let index = entries.length - 1; index >= 0; index--) {
@@ -93,7 +103,10 @@ export function createHookService(deps: HookServiceDeps) {
     // Before the boundary is indexed, the whole conversation so far is what was compacted.
     const compacted = activeConversation(last === -1 ? entries : entries.slice(0, last)).entries;
     const loaded = await transcripts.read(path, compacted, signal);
-    return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
+    return {
+      lost: lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded),
+      survival: survivalOf(sessionFacts(readTranscript(loaded)), summary),
+    };
   }
 
   async function postCompact(
@@ -104,13 +117,13 @@ export function createHookService(deps: HookServiceDeps) {
   ): Promise<CompactRecord> {
     const [latest] = records.compactions(sessionId);
     if (latest !== undefined && clock() - Date.parse(latest.recordedAt) < SAME_COMPACTION_MS) return latest;
-    let lost: CompactRecord['lost'] = null;
+    let found: Awaited<ReturnType<typeof lostBefore>> | null = null;
     try {
-      lost = await lostBefore(sessionId, summary, signal);
+      found = await lostBefore(sessionId, summary, signal);
     } catch (error) {
       log.warn('could not tell what the compaction lost', { sessionId, error });
     }
-    return records.addCompact(sessionId, trigger, clock(), summary, lost);
+    return records.addCompact(sessionId, trigger, clock(), summary, found?.lost ?? null, found?.survival ?? null);
   }
 
   const compactions = createCompactionWatch({ transcripts, clock, record: postCompact });

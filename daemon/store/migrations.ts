@@ -258,6 +258,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // IF NOT EXISTS: a database set back to an older version (tests do) runs it again over the index.
     sql: `CREATE INDEX IF NOT EXISTS usage_candidates_slot ON usage_candidates (slot) WHERE counted = 1;`,
   },
+  {
+    version: 26,
+    name: "the survival score of Claude Code's compactions",
+    // Issue 32: which of the session's facts each recorded compaction's summary kept (JSON of a
+    // Survival), by compact_records id; pruned with its record. A table rather than a column so that
+    // a database set back to an older version (tests do) runs it again without a duplicate column.
+    sql: `
+      CREATE TABLE IF NOT EXISTS compact_survival (
+        record_id INTEGER PRIMARY KEY,
+        survival  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -1,9 +1,11 @@
 /**
  * The survival score of memd's own compactions (issue 32, item 2), over a real daemon: every
  * `compact.*` result says which of the session's facts (files changed, errors, rules, todos,
- * decisions) the messages it returns still carry, and `memctl compact` prints it. The transcript
- * is written here in Claude Code's shapes.
+ * decisions) the messages it returns still carry, and `memctl compact` prints it; and of Claude
+ * Code's own (a `compact_boundary` and its summary in the transcript): recorded per boundary,
+ * shown by `memctl status SESSION`. The transcript is written here in Claude Code's shapes.
  */
+import { appendFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { compactionResultSchema } from '../../shared/protocol/compaction.js';
@@ -85,5 +87,68 @@ describe('the survival score of memd compactions', () => {
     expect(run.stdout).toMatch(/survival \d+\/\d+ facts kept/);
     const json = await runMemctl(sandbox, ['compact', SESSION, '--method', 'micro', '--json']);
     expect(JSON.parse(json.stdout).survival.items.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the survival score of Claude Code's compactions", () => {
+  it('is recorded for a boundary in the transcript and shown by memctl status, the lost facts named', async () => {
+    const sandbox = makeSandbox();
+    const path = mainPath(sandbox.projectsDir, CWD, SESSION);
+    writeTranscript(path, session());
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the session to be indexed');
+      const now = new Date().toISOString();
+      const boundary = '32a0b1c2-0000-4000-8000-0000000000b1';
+      const summary =
+        'Summary: fixed the rounding in src/cart.ts (now integer cents). User rule: "Never touch package.json."';
+      const lines = [
+        {
+          parentUuid: null,
+          logicalParentUuid: null,
+          isSidechain: false,
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          isMeta: false,
+          timestamp: now,
+          uuid: boundary,
+          sessionId: SESSION,
+          compactMetadata: { trigger: 'auto', preTokens: 30_000 },
+        },
+        {
+          parentUuid: boundary,
+          isSidechain: false,
+          type: 'user',
+          isCompactSummary: true,
+          message: { role: 'user', content: summary },
+          uuid: '32a0b1c2-0000-4000-8000-0000000000b2',
+          timestamp: now,
+          sessionId: SESSION,
+        },
+      ];
+      appendFileSync(path, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+      await eventually(
+        async () => (await client.handoffStatus({ sessionId: SESSION })).compactions.length === 1,
+        'the compaction to be recorded from the transcript',
+      );
+      const [record] = (await client.handoffStatus({ sessionId: SESSION })).compactions;
+      expect(record?.survival?.items).toContainEqual({ kind: 'file', text: 'src/cart.ts (modified)', kept: true });
+      expect(record?.survival?.items).toContainEqual({ kind: 'rule', text: 'Never touch package.json.', kept: true });
+      expect(record?.survival?.items).toContainEqual({
+        kind: 'todo',
+        text: 'Cover discounts in cart tests',
+        kept: false,
+      });
+      const { kept, lost } = record?.survival ?? { kept: 0, lost: 0 };
+      expect(lost).toBeGreaterThan(0);
+      const status = await runMemctl(sandbox, ['status', SESSION]);
+      expect(status.stdout).toContain(`survival  ${kept}/${kept + lost} facts kept by the summary`);
+      expect(status.stdout).toContain('lost todo: Cover discounts in cart tests');
+    } finally {
+      client.close();
+    }
   });
 });
