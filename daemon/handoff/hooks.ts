@@ -31,6 +31,7 @@ import type { HandoffBindings } from './bindings.js';
 import { createCompactionWatch } from './compaction-watch.js';
 import { createHookMemory } from './hook-memory.js';
 import type { HookRecords } from './hook-records.js';
+import { lostFactsBlock } from './lost-facts.js';
 
 /**
  * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook
@@ -42,6 +43,8 @@ const INJECTION_SLACK_MS = 5_000;
  * once: the second report comes seconds after the first, and no conversation compacts twice a minute.
  */
 const SAME_COMPACTION_MS = 60_000;
+/** SessionStart(compact) follows its compaction within seconds; an older record is another compaction's. */
+const RECENT_COMPACTION_MS = 10 * 60_000;
 
 export interface HookServiceDeps {
   transcripts: Transcripts;
@@ -126,6 +129,13 @@ export function createHookService(deps: HookServiceDeps) {
     return records.addCompact(sessionId, trigger, clock(), summary, found?.lost ?? null, found?.survival ?? null);
   }
 
+  /** The survival score of the compaction just recorded, for SessionStart(compact); null when none is that recent. */
+  function recentSurvival(sessionId: string): Survival | null {
+    const [latest] = records.compactions(sessionId);
+    if (latest === undefined || clock() - Date.parse(latest.recordedAt) > RECENT_COMPACTION_MS) return null;
+    return latest.survival;
+  }
+
   const compactions = createCompactionWatch({ transcripts, clock, record: postCompact });
 
   return {
@@ -144,7 +154,8 @@ export function createHookService(deps: HookServiceDeps) {
       const handoff = trust?.trusted === true && found.kind === 'file' ? found.text : null;
       const untrusted = trust?.trusted === false ? trust.reason : null;
       const memories = await feedbackMemories(cwd);
-      if (handoff === null && memories.length === 0)
+      const lost = source === 'compact' ? lostFactsBlock(recentSurvival(sessionId), SESSION_START_MAX_CHARS / 4) : '';
+      if (handoff === null && memories.length === 0 && lost === '')
         return { additionalContext: null, tokens: 0, sources: [], untrusted };
       // Claude Code keeps about 10,000 characters of it (issue 31); 10,000 tokens before.
       const maxChars = SESSION_START_MAX_CHARS;
@@ -158,7 +169,7 @@ export function createHookService(deps: HookServiceDeps) {
               maxChars / 2,
               '[further feedback memories cut to fit]',
             );
-      const room = maxChars - head.length - rules.length - 8;
+      const room = maxChars - head.length - rules.length - lost.length - 12;
       const handoffBlock =
         handoff === null
           ? ''
@@ -169,7 +180,9 @@ export function createHookService(deps: HookServiceDeps) {
               `[cut to fit ${maxChars} characters; the whole handoff is ${handoffPath}]`,
             );
       // Redacted (issue 27): the handoff file may be an older version's, memories are the user's own text.
-      const additionalContext = redactSecrets([head, rules, handoffBlock].filter((part) => part !== '').join('\n\n'));
+      const additionalContext = redactSecrets(
+        [head, rules, lost, handoffBlock].filter((part) => part !== '').join('\n\n'),
+      );
       records.expect(sessionId, source, marker, clock());
       return {
         additionalContext,

@@ -147,6 +147,14 @@ describe("the survival score of Claude Code's compactions", () => {
       const status = await runMemctl(sandbox, ['status', SESSION]);
       expect(status.stdout).toContain(`survival  ${kept}/${kept + lost} facts kept by the summary`);
       expect(status.stdout).toContain('lost todo: Cover discounts in cart tests');
+      // SessionStart(compact) re-injects what the summary lost; another source does not.
+      const start = await client.handoffSessionStart({ sessionId: SESSION, cwd: CWD, source: 'compact' });
+      expect(start.additionalContext).toContain('## Facts the compaction summary lost');
+      expect(start.additionalContext).toContain('- Still to do: Cover discounts in cart tests');
+      expect(start.additionalContext).not.toContain('File changed: src/cart.ts');
+      expect(start.additionalContext?.length).toBeLessThanOrEqual(10_000);
+      const resume = await client.handoffSessionStart({ sessionId: SESSION, cwd: CWD, source: 'resume' });
+      expect(resume.additionalContext ?? '').not.toContain('Facts the compaction summary lost');
     } finally {
       client.close();
     }
