@@ -194,6 +194,13 @@ export function createHookService(deps: HookServiceDeps) {
 
     postCompact,
 
+    /** The last recorded compaction's survival score, for sessions.get (the status line); null when none was scored. */
+    lastSurvival(sessionId: string): { kept: number; lost: number; recordedAt: string } | null {
+      const [latest] = records.compactions(sessionId);
+      if (latest?.survival === null || latest?.survival === undefined) return null;
+      return { kept: latest.survival.kept, lost: latest.survival.lost, recordedAt: latest.recordedAt };
+    },
+
     status(sessionId: string): HandoffStatusResult {
       const live = heard.status(sessionId);
       return {

@@ -8,6 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
+import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
 import { compactionResultSchema } from '../../shared/protocol/compaction.js';
 import { createClient } from '../helpers/client.js';
 import { mainPath, type ResponseUsage, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
@@ -147,6 +148,10 @@ describe("the survival score of Claude Code's compactions", () => {
       const status = await runMemctl(sandbox, ['status', SESSION]);
       expect(status.stdout).toContain(`survival  ${kept}/${kept + lost} facts kept by the summary`);
       expect(status.stdout).toContain('lost todo: Cover discounts in cart tests');
+      // sessions.get carries the score for the status line, which shows it.
+      const got = await client.sessionsGet({ sessionId: SESSION });
+      expect(got.lastCompaction).toMatchObject({ kept, lost });
+      expect(factsFromSummary(got, null)?.lastKept).toEqual({ kept, total: kept + lost });
       // SessionStart(compact) re-injects what the summary lost; another source does not.
       const start = await client.handoffSessionStart({ sessionId: SESSION, cwd: CWD, source: 'compact' });
       expect(start.additionalContext).toContain('## Facts the compaction summary lost');
