@@ -5,7 +5,8 @@
  * Code's own (a `compact_boundary` and its summary in the transcript): recorded per boundary,
  * shown by `memctl status SESSION`. The transcript is written here in Claude Code's shapes.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
@@ -152,6 +153,11 @@ describe("the survival score of Claude Code's compactions", () => {
       const got = await client.sessionsGet({ sessionId: SESSION });
       expect(got.lastCompaction).toMatchObject({ kept, lost });
       expect(factsFromSummary(got, null)?.lastKept).toEqual({ kept, total: kept + lost });
+      // The HTML report's context chart marks the compaction with its score.
+      const out = join(sandbox.root, 'report.html');
+      const exported = await runMemctl(sandbox, ['export', SESSION, '--format', 'html', '--out', out]);
+      expect(exported, exported.stderr).toMatchObject({ code: 0 });
+      expect(readFileSync(out, 'utf8')).toContain(`its summary kept ${kept}/${kept + lost} facts`);
       // SessionStart(compact) re-injects what the summary lost; another source does not.
       const start = await client.handoffSessionStart({ sessionId: SESSION, cwd: CWD, source: 'compact' });
       expect(start.additionalContext).toContain('## Facts the compaction summary lost');
