@@ -74,7 +74,12 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const compaction = buildCompaction({ ...base, transcripts, extraction, sessions });
   const search = buildSearch({ ...base, transcripts, sessions, extraction });
   const archive = buildArchive({ ...base, archived, deletions, transcripts, sessions, extraction, usage });
-  const exports = buildExport({ ...base, transcripts, sessions });
+  const exports = buildExport({
+    ...base,
+    transcripts,
+    sessions,
+    compactionScores: (sessionId) => handoff.hooks.status(sessionId).compactions,
+  });
   // usage.status (issue 31): the forecasts over the summaries, the reports, the main transcripts' tails and the usage book.
   const usageStatus = createUsageStatus({
     clock: base.clock,

@@ -3,6 +3,7 @@ import type { SessionSummary } from '../../shared/protocol/sessions.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
+import type { ReportDeps } from './report.js';
 import { createExportService, type ExportService } from './service.js';
 import { openMainTranscript } from './source.js';
 
@@ -11,6 +12,8 @@ export interface ExportPartDeps {
   thresholdEnv: ThresholdEnv;
   transcripts: Transcripts;
   sessions: { get(sessionId: string): SessionSummary };
+  /** The recorded compactions' survival scores, for the report's chart (issue 32). */
+  compactionScores?: ReportDeps['compactionScores'];
 }
 
 export function buildExport(deps: ExportPartDeps): ExportService {
@@ -21,5 +24,6 @@ export function buildExport(deps: ExportPartDeps): ExportService {
     env: deps.thresholdEnv,
     openTranscript: openMainTranscript(transcripts),
     log: deps.log,
+    ...(deps.compactionScores === undefined ? {} : { compactionScores: deps.compactionScores }),
   });
 }

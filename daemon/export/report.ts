@@ -2,7 +2,8 @@
  * A session's report model (shared/export/model.ts): its figures from the index and its
  * conversation read back from the transcript, line by line, through the export's source.
  */
-import type { ReportModel } from '../../shared/export/model.js';
+import type { ContextChart, ReportModel } from '../../shared/export/model.js';
+import type { Survival } from '../../shared/protocol/compaction.js';
 import type { SessionFigures } from '../../shared/protocol/sessions.js';
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
@@ -19,6 +20,29 @@ export interface ReportDeps {
   /** Claude Code's overrides as the daemon sees them, for the accounting by model. */
   env: ThresholdEnv;
   limits?: ReportLimits;
+  /** The recorded compactions with their survival scores (handoff.status), for the chart's marks (issue 32). */
+  compactionScores?: (sessionId: string) => readonly { recordedAt: string; survival: Survival | null }[];
+}
+
+/** A compaction is recorded within this long of its boundary's timestamp (at ingest or PostCompact). */
+const SCORE_MATCH_MS = 5 * 60_000;
+
+/** Each mark with the score recorded nearest after its boundary, within SCORE_MATCH_MS. */
+function withScores(
+  chart: ContextChart,
+  scores: readonly { recordedAt: string; survival: Survival | null }[],
+): ContextChart {
+  const compactions = chart.compactions.map((mark) => {
+    const at = mark.at === null ? Number.NaN : Date.parse(mark.at);
+    const found = scores.find((score) => {
+      const gap = Date.parse(score.recordedAt) - at;
+      return score.survival !== null && gap >= -SCORE_MATCH_MS && gap <= SCORE_MATCH_MS;
+    })?.survival;
+    return found === undefined || found === null
+      ? mark
+      : { ...mark, kept: { kept: found.kept, total: found.kept + found.lost } };
+  });
+  return { ...chart, compactions };
 }
 
 /**
@@ -63,11 +87,14 @@ export async function buildReport(
       firstActivity: summary.firstActivity,
       lastActivity: summary.lastActivity,
     },
-    chart: contextChart(
-      main,
-      threshold.autoCompactEnabled ? threshold.autoCompactAt : null,
-      threshold.window,
-      threshold.autoCompactMode,
+    chart: withScores(
+      contextChart(
+        main,
+        threshold.autoCompactEnabled ? threshold.autoCompactAt : null,
+        threshold.window,
+        threshold.autoCompactMode,
+      ),
+      deps.compactionScores?.(sessionId) ?? [],
     ),
     costs: reportCosts(accounting.byModel, accounting.usage.total),
     ...body,

@@ -1,5 +1,9 @@
-/** The hook records in SQLite (migration 6): expected SessionStart injections and PostCompact summaries. */
+/**
+ * The hook records in SQLite (migration 6): expected SessionStart injections and PostCompact
+ * summaries, with each summary's survival score (migration 27).
+ */
 import type Database from 'better-sqlite3';
+import type { Survival } from '../../shared/protocol/compaction.js';
 import type { CompactRecord, HandoffInjection } from '../../shared/protocol/handoff.js';
 
 /** PostCompact records kept per session: a session compacts a few times a day at most. */
@@ -25,6 +29,7 @@ interface CompactRow {
   recorded_at: number;
   summary: string;
   lost: string | null;
+  survival: string | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -46,11 +51,24 @@ export function createHookRecords(db: Database.Database) {
     pruneCompacts: db.prepare(
       `DELETE FROM compact_records WHERE session_id = ? AND id NOT IN (SELECT id FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC LIMIT ?)`,
     ),
-    compacts: db.prepare('SELECT * FROM compact_records WHERE session_id = ? ORDER BY recorded_at DESC, id DESC'),
+    addSurvival: db.prepare('INSERT OR REPLACE INTO compact_survival (record_id, survival) VALUES (?, ?)'),
+    pruneSurvival: db.prepare('DELETE FROM compact_survival WHERE record_id NOT IN (SELECT id FROM compact_records)'),
+    compacts: db.prepare(
+      `SELECT r.*, s.survival FROM compact_records r LEFT JOIN compact_survival s ON s.record_id = r.id
+       WHERE r.session_id = ? ORDER BY r.recorded_at DESC, r.id DESC`,
+    ),
   };
   const addCompact = db.transaction((sessionId: string, record: CompactRow) => {
-    sql.addCompact.run(sessionId, record.trigger, record.recorded_at, record.summary, record.lost);
+    const { lastInsertRowid } = sql.addCompact.run(
+      sessionId,
+      record.trigger,
+      record.recorded_at,
+      record.summary,
+      record.lost,
+    );
+    if (record.survival !== null) sql.addSurvival.run(lastInsertRowid, record.survival);
     sql.pruneCompacts.run(sessionId, sessionId, KEEP_COMPACT_RECORDS);
+    sql.pruneSurvival.run();
   });
 
   const compactOf = (row: CompactRow): CompactRecord => ({
@@ -58,6 +76,7 @@ export function createHookRecords(db: Database.Database) {
     recordedAt: iso(row.recorded_at),
     summaryChars: row.summary.length,
     lost: row.lost === null ? null : (JSON.parse(row.lost) as CompactRecord['lost']),
+    survival: row.survival === null ? null : (JSON.parse(row.survival) as Survival),
   });
 
   return {
@@ -87,8 +106,15 @@ export function createHookRecords(db: Database.Database) {
       at: number,
       summary: string,
       lost: CompactRecord['lost'],
+      survival: Survival | null = null,
     ): CompactRecord {
-      const row: CompactRow = { trigger, recorded_at: at, summary, lost: lost === null ? null : JSON.stringify(lost) };
+      const row: CompactRow = {
+        trigger,
+        recorded_at: at,
+        summary,
+        lost: lost === null ? null : JSON.stringify(lost),
+        survival: survival === null ? null : JSON.stringify(survival),
+      };
       addCompact.immediate(sessionId, row);
       return compactOf(row);
     },

@@ -11,6 +11,7 @@ import { isAbsolute, join } from 'node:path';
 import { handoffContextBlock, SESSION_START_MAX_CHARS } from '../../shared/handoff/context.js';
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
+import type { Survival } from '../../shared/protocol/compaction.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
 import type { MemdirListResult } from '../../shared/protocol/memdir.js';
@@ -19,15 +20,18 @@ import { activeConversation } from '../../shared/transcript/conversation.js';
 import { attachmentTexts, CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import { lostItems } from '../compaction/lost.js';
+import { sessionFacts, survivalOf } from '../compaction/survival.js';
 import { readInWorkTree, type WorkTreeRead } from '../fs/work-tree.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
+import { readTranscript } from '../transcripts/facts.js';
 import { buildMessages } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
 import { createCompactionWatch } from './compaction-watch.js';
 import { createHookMemory } from './hook-memory.js';
 import type { HookRecords } from './hook-records.js';
+import { lostFactsBlock } from './lost-facts.js';
 
 /**
  * Claude Code writes the SessionStart attachment after the hook returns; clocks of the hook
@@ -39,6 +43,8 @@ const INJECTION_SLACK_MS = 5_000;
  * once: the second report comes seconds after the first, and no conversation compacts twice a minute.
  */
 const SAME_COMPACTION_MS = 60_000;
+/** SessionStart(compact) follows its compaction within seconds; an older record is another compaction's. */
+const RECENT_COMPACTION_MS = 10 * 60_000;
 
 export interface HookServiceDeps {
   transcripts: Transcripts;
@@ -77,8 +83,15 @@ export function createHookService(deps: HookServiceDeps) {
     return found;
   }
 
-  /** What the conversation before the latest compaction lost in `summary`; null when it cannot tell. */
-  async function lostBefore(sessionId: string, summary: string, signal?: AbortSignal): Promise<CompactRecord['lost']> {
+  /**
+   * What the conversation before the latest compaction lost in `summary`, and which of its facts
+   * the summary kept (its survival score); null when it cannot tell.
+   */
+  async function lostBefore(
+    sessionId: string,
+    summary: string,
+    signal?: AbortSignal,
+  ): Promise<{ lost: CompactRecord['lost']; survival: Survival }> {
     const { path, entries } = await mainEntries(sessionId);
     let last = -1;
     for (let index = entries.length - 1; index >= 0; index--) {
@@ -93,7 +106,10 @@ export function createHookService(deps: HookServiceDeps) {
     // Before the boundary is indexed, the whole conversation so far is what was compacted.
     const compacted = activeConversation(last === -1 ? entries : entries.slice(0, last)).entries;
     const loaded = await transcripts.read(path, compacted, signal);
-    return lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded);
+    return {
+      lost: lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded),
+      survival: survivalOf(sessionFacts(readTranscript(loaded)), summary),
+    };
   }
 
   async function postCompact(
@@ -104,13 +120,20 @@ export function createHookService(deps: HookServiceDeps) {
   ): Promise<CompactRecord> {
     const [latest] = records.compactions(sessionId);
     if (latest !== undefined && clock() - Date.parse(latest.recordedAt) < SAME_COMPACTION_MS) return latest;
-    let lost: CompactRecord['lost'] = null;
+    let found: Awaited<ReturnType<typeof lostBefore>> | null = null;
     try {
-      lost = await lostBefore(sessionId, summary, signal);
+      found = await lostBefore(sessionId, summary, signal);
     } catch (error) {
       log.warn('could not tell what the compaction lost', { sessionId, error });
     }
-    return records.addCompact(sessionId, trigger, clock(), summary, lost);
+    return records.addCompact(sessionId, trigger, clock(), summary, found?.lost ?? null, found?.survival ?? null);
+  }
+
+  /** The survival score of the compaction just recorded, for SessionStart(compact); null when none is that recent. */
+  function recentSurvival(sessionId: string): Survival | null {
+    const [latest] = records.compactions(sessionId);
+    if (latest === undefined || clock() - Date.parse(latest.recordedAt) > RECENT_COMPACTION_MS) return null;
+    return latest.survival;
   }
 
   const compactions = createCompactionWatch({ transcripts, clock, record: postCompact });
@@ -131,7 +154,8 @@ export function createHookService(deps: HookServiceDeps) {
       const handoff = trust?.trusted === true && found.kind === 'file' ? found.text : null;
       const untrusted = trust?.trusted === false ? trust.reason : null;
       const memories = await feedbackMemories(cwd);
-      if (handoff === null && memories.length === 0)
+      const lost = source === 'compact' ? lostFactsBlock(recentSurvival(sessionId), SESSION_START_MAX_CHARS / 4) : '';
+      if (handoff === null && memories.length === 0 && lost === '')
         return { additionalContext: null, tokens: 0, sources: [], untrusted };
       // Claude Code keeps about 10,000 characters of it (issue 31); 10,000 tokens before.
       const maxChars = SESSION_START_MAX_CHARS;
@@ -145,7 +169,7 @@ export function createHookService(deps: HookServiceDeps) {
               maxChars / 2,
               '[further feedback memories cut to fit]',
             );
-      const room = maxChars - head.length - rules.length - 8;
+      const room = maxChars - head.length - rules.length - lost.length - 12;
       const handoffBlock =
         handoff === null
           ? ''
@@ -156,7 +180,9 @@ export function createHookService(deps: HookServiceDeps) {
               `[cut to fit ${maxChars} characters; the whole handoff is ${handoffPath}]`,
             );
       // Redacted (issue 27): the handoff file may be an older version's, memories are the user's own text.
-      const additionalContext = redactSecrets([head, rules, handoffBlock].filter((part) => part !== '').join('\n\n'));
+      const additionalContext = redactSecrets(
+        [head, rules, lost, handoffBlock].filter((part) => part !== '').join('\n\n'),
+      );
       records.expect(sessionId, source, marker, clock());
       return {
         additionalContext,
@@ -167,6 +193,13 @@ export function createHookService(deps: HookServiceDeps) {
     },
 
     postCompact,
+
+    /** The last recorded compaction's survival score, for sessions.get (the status line); null when none was scored. */
+    lastSurvival(sessionId: string): { kept: number; lost: number; recordedAt: string } | null {
+      const [latest] = records.compactions(sessionId);
+      if (latest?.survival === null || latest?.survival === undefined) return null;
+      return { kept: latest.survival.kept, lost: latest.survival.lost, recordedAt: latest.recordedAt };
+    },
 
     status(sessionId: string): HandoffStatusResult {
       const live = heard.status(sessionId);

@@ -101,6 +101,11 @@ function migrate(db: Database.Database, log: Logger): void {
   for (const migration of pending) {
     db.transaction(() => {
       db.exec(migration.sql);
+      for (const { table, column, definition } of migration.addColumns ?? []) {
+        const columns = db.pragma(`table_info(${table})`) as { name: string }[];
+        if (!columns.some((known) => known.name === column))
+          db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+      }
       db.pragma(`user_version = ${migration.version}`);
     })();
     log.debug('database migration applied', { version: migration.version, name: migration.name });

@@ -6,4 +6,9 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * Columns the migration adds, each only where the table lacks it (after `sql`): SQLite has no
+   * ADD COLUMN IF NOT EXISTS, and a database set back to an older version (tests do) runs it again.
+   */
+  addColumns?: readonly { table: string; column: string; definition: string }[];
 }

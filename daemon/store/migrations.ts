@@ -264,11 +264,25 @@ export const MIGRATIONS: readonly Migration[] = [
     // Issue 32: the ledger shows what the anthropic summarizer's calls were made of, cache writes
     // and reads apart, so that a user (and a test) can see the conversation prefix being read
     // from the cache instead of paid in full. Rows before this count 0 tokens.
+    // Columns added where missing (db.ts): a database set back to an older version (tests do) runs it again.
+    addColumns: ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens'].map((column) => ({
+      table: 'memory_spend',
+      column,
+      definition: 'INTEGER NOT NULL DEFAULT 0',
+    })),
+    sql: '',
+  },
+  {
+    version: 27,
+    name: "the survival score of Claude Code's compactions",
+    // Issue 32: which of the session's facts each recorded compaction's summary kept (JSON of a
+    // Survival), by compact_records id; pruned with its record. A table rather than a column so that
+    // a database set back to an older version (tests do) runs it again without a duplicate column.
     sql: `
-      ALTER TABLE memory_spend ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE memory_spend ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE memory_spend ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
-      ALTER TABLE memory_spend ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE IF NOT EXISTS compact_survival (
+        record_id INTEGER PRIMARY KEY,
+        survival  TEXT NOT NULL
+      ) STRICT;
     `,
   },
 ];

@@ -46,7 +46,13 @@ export interface ChartGeometry {
   line: (Point & { tokens: number; at: string | null })[];
   /** Where Claude Code compacts; `reactive`: at the window, once the API refuses the request. */
   threshold: { y: number; tokens: number; reactive: boolean } | null;
-  compactions: { x: number; trigger: string; preTokens: number | null; at: string | null }[];
+  compactions: {
+    x: number;
+    trigger: string;
+    preTokens: number | null;
+    at: string | null;
+    kept?: { kept: number; total: number };
+  }[];
   /** The compactions as drawn: marks closer than MARK_GAP merged, in order, at least MARK_GAP apart. */
   compactionGroups: CompactionGroup[];
   yTicks: { y: number; tokens: number }[];
@@ -113,6 +119,7 @@ export function chartGeometry(chart: ContextChart, box: ChartBox = CHART_BOX): C
     trigger: mark.trigger,
     preTokens: mark.preTokens,
     at: mark.at,
+    ...(mark.kept === undefined ? {} : { kept: mark.kept }),
   }));
   return {
     box,
@@ -133,7 +140,8 @@ const fixed = (value: number) => value.toFixed(1);
 
 function compactionTitle(mark: ChartGeometry['compactions'][number]): string {
   const before = mark.preTokens === null ? '' : `, ${formatCount(mark.preTokens)} tokens before`;
-  return `${mark.trigger} compaction at ${formatTime(mark.at)}${before}`;
+  const kept = mark.kept === undefined ? '' : `; its summary kept ${mark.kept.kept}/${mark.kept.total} facts`;
+  return `${mark.trigger} compaction at ${formatTime(mark.at)}${before}${kept}`;
 }
 
 function groupTitle(group: CompactionGroup): string {
@@ -150,7 +158,10 @@ function groupTitle(group: CompactionGroup): string {
 function groupLabel(group: CompactionGroup): string {
   if (group.marks.length > 1) return `${formatCount(group.marks.length)}×`;
   const trigger = group.marks[0]?.trigger ?? '';
-  return trigger.length > MAX_LABEL_CHARS ? `${trigger.slice(0, MAX_LABEL_CHARS - 1)}…` : trigger;
+  const kept = group.marks[0]?.kept;
+  const label = trigger.length > MAX_LABEL_CHARS ? `${trigger.slice(0, MAX_LABEL_CHARS - 1)}…` : trigger;
+  // Issue 32: the survival score beside the trigger, "auto 41/43".
+  return kept === undefined ? label : `${label} ${kept.kept}/${kept.total}`;
 }
 
 /** The chart as an `<svg>` element; every text in it is escaped. */

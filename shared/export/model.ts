@@ -72,6 +72,8 @@ export interface CompactionMark {
   at: string | null;
   trigger: string;
   preTokens: number | null;
+  /** The survival score recorded for this compaction (issue 32, docs/survival.md); absent when none was. */
+  kept?: { kept: number; total: number };
 }
 
 export interface ContextChart {

@@ -2,6 +2,7 @@
  * Results of handoff.* (issue 7): `<cwd>/docs/handoff-context.md`, written through Claude Code's
  * PreCompact hook (or on demand) so that the turn after a compaction continues with nothing lost.
  */
+import type { Survival } from './compaction.js';
 import { arrayOf, bool, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 
 export type HandoffSummarizer = 'offline' | 'anthropic';
@@ -108,6 +109,8 @@ export interface CompactRecord {
   summaryChars: number;
   /** What the compaction summary dropped of the conversation before it; null when unknown. */
   lost: { userMessages: string[]; filePaths: string[]; identifiers: string[]; errors: string[] } | null;
+  /** Which of the session's facts the summary kept (issue 32, docs/survival.md); null when unknown or recorded before. */
+  survival: Survival | null;
 }
 
 const handoffCommandSchema = looseObject({ command: str(), exitCode: nullable(num()), isError: bool() });

@@ -134,6 +134,11 @@ export interface SessionSummary extends SessionFigures {
    */
   deletedNotHeld?: number;
   /**
+   * `sessions.get` only (issue 32; an addition): the survival score of the session's last recorded
+   * compaction (Claude Code's, docs/survival.md), for the status line's "last compaction kept 41/43".
+   */
+  lastCompaction?: { kept: number; lost: number; recordedAt: string };
+  /**
    * What Claude Code's status line last reported of the plan limits and the prompt cache (issue 31):
    * `sessions.get` only, kept in memd's memory (empty again after a restart until the next refresh).
    */
@@ -233,6 +238,7 @@ export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
   // A memd before the archive (issue 18) kept no copy.
   archived: withDefault(bool(), false),
   deletedNotHeld: optional(num()),
+  lastCompaction: optional(looseObject({ kept: num(), lost: num(), recordedAt: str() })),
   // sessions.get's only; a memd before issue 31 sends none.
   reported: optional(reportedStateSchema),
 });

@@ -34,6 +34,8 @@ export interface StatusFacts {
   costUsd: number | null;
   /** Where the figures fall short (`no memd`): shown dim at the end. */
   note: string | null;
+  /** The last compaction's survival score (sessions.get's `lastCompaction`, issue 32); absent when none was scored. */
+  lastKept?: { kept: number; total: number } | undefined;
   /** Sessions Claude Code deleted lately that memd did not hold (sessions.get's `deletedNotHeld`); absent when none. */
   deletedNotHeld?: number | undefined;
   /** Claude Code's 5-hour plan window (its `rate_limits.five_hour`); absent when it reported none. */
@@ -222,6 +224,11 @@ function segments(facts: StatusFacts, now: number): Segment[] {
   if (cache !== null) list.push({ text: cache, keep: 5, ...(facts.cache?.warm === true ? {} : { color: '33' }) });
   if (facts.compactions !== null)
     list.push({ text: `${facts.compactions} compaction${facts.compactions === 1 ? '' : 's'}`, keep: 2 });
+  // Issue 32: what the last compaction kept of the session's facts; yellow when it lost any.
+  if (facts.lastKept !== undefined) {
+    const { kept, total } = facts.lastKept;
+    list.push({ text: `last compaction kept ${kept}/${total}`, keep: 1.8, ...(kept < total ? { color: '33' } : {}) });
+  }
   if (facts.memoryAt !== undefined)
     list.push({
       text: facts.memoryAt === null ? 'mem -' : `mem ${compactAge(now - facts.memoryAt)}`,

@@ -84,7 +84,7 @@ export const MAY_CALL: MayCallTable = {
     layer: 'domain',
     calls: {
       transcripts: 'the facts and the conversation',
-      compaction: 'what a compaction lost: `lost.ts`',
+      compaction: 'what a compaction lost and kept: `lost.ts`, `survival.ts`',
       memory: 'memdir for SessionStart',
       llm: 'the anthropic narrator',
       fs: 'the work tree, atomic writes',

@@ -34,6 +34,8 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
   const extractedAt = text(object(record, 'sessionMemory'), 'extractedAt');
   const memoryAt = extractedAt === null ? null : Date.parse(extractedAt);
   const deletedNotHeld = number(record, 'deletedNotHeld');
+  const kept = number(object(record, 'lastCompaction'), 'kept');
+  const lost = number(object(record, 'lastCompaction'), 'lost');
   return {
     threshold,
     compactions,
@@ -41,6 +43,7 @@ export function factsFromSummary(summary: unknown, stdinCost: number | null): St
     costUsd: number(total, 'costUsd') ?? stdinCost,
     note: null,
     ...(deletedNotHeld === null ? {} : { deletedNotHeld }),
+    ...(kept === null || lost === null ? {} : { lastKept: { kept, total: kept + lost } }),
     ...reportedFacts(object(record, 'reported')),
     ...modelFacts(text(record, 'model'), object(object(object(record, 'reported'), 'effort'), 'value')),
   };

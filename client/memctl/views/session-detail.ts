@@ -1,4 +1,5 @@
 /** `memctl status SESSION`: one session in full. */
+import type { Survival } from '../../../shared/protocol/compaction.js';
 import type { HandoffStatusResult } from '../../../shared/protocol/handoff.js';
 import type { SessionSummary, ThresholdResult, UsageTotals } from '../../../shared/protocol/sessions.js';
 import { compactsWhenRefused } from '../../../shared/statusline/format.js';
@@ -106,6 +107,20 @@ export function renderSessionDetail(
   return lines;
 }
 
+/** Lost facts named under the survival line; memctl compact --json and handoff.status have them all. */
+const SHOWN_LOST_FACTS = 5;
+
+/** `survival 41/43 facts kept by Claude Code's summary`, and the lost ones named (docs/survival.md). */
+function survivalLines(survival: Survival | null): string[] {
+  if (survival === null) return [];
+  const lines = [`  survival  ${survival.kept}/${survival.kept + survival.lost} facts kept by the summary`];
+  const lost = survival.items.filter((item) => !item.kept);
+  for (const item of lost.slice(0, SHOWN_LOST_FACTS))
+    lines.push(`    lost ${item.kind}: ${item.text.replace(/\s+/g, ' ').slice(0, 100)}`);
+  if (lost.length > SHOWN_LOST_FACTS) lines.push(`    … ${survival.lost - SHOWN_LOST_FACTS} more lost`);
+  return lines;
+}
+
 /** What the hooks recorded: whether the SessionStart context reached the transcript, and compactions' losses. */
 export function renderHookRecords(status: HandoffStatusResult, out: Output): string[] {
   const lines: string[] = [];
@@ -128,6 +143,7 @@ export function renderHookRecords(status: HandoffStatusResult, out: Output): str
     lines.push(
       `  summary   ${last.trigger} compaction at ${last.recordedAt}: ${last.summaryChars} chars; lost ${lost}`,
     );
+    lines.push(...survivalLines(last.survival ?? null));
   }
   return [...lines, ...renderLiveHookRecords(status, out)];
 }

@@ -53,7 +53,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
   const { paths, sessions, memory, handoff } = parts;
   return [
     ...eventMethods(),
-    ...sessionMethods(sessions, parts.thresholdEnv, parts.archive, parts.reports),
+    ...sessionMethods(sessions, parts.thresholdEnv, parts.archive, parts.reports, handoff.hooks),
     ...compactionMethods(parts.compaction, paths.projectsDir),
     ...extractionMethods(parts.extraction),
     ...memdirMethods(memory.memdir),

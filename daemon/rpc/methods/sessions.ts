@@ -1,5 +1,6 @@
 /** `sessions.list`, `sessions.get` (with the deletions memd did not hold, for the status line), `sessions.report` and `compact.thresholds`. */
 import { Methods } from '../../../shared/protocol/methods.js';
+import type { SessionSummary } from '../../../shared/protocol/sessions.js';
 import { computeThresholds, type ThresholdEnv } from '../../../shared/transcript/thresholds.js';
 import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
@@ -11,6 +12,7 @@ export function sessionMethods(
   env: ThresholdEnv,
   deletions: { deletedNotHeld(): number },
   reports: SessionReports,
+  compactions: { lastSurvival(sessionId: string): SessionSummary['lastCompaction'] | null },
 ): MethodHandler[] {
   return [
     handle(Methods.sessionsList, (params) => sessions.list(params)),
@@ -22,7 +24,13 @@ export function sessionMethods(
       };
       // The status line's warning rides on the answer it already asks for (issue 31): no second call.
       const deletedNotHeld = deletions.deletedNotHeld();
-      return deletedNotHeld > 0 ? { ...summary, deletedNotHeld } : summary;
+      // And the last compaction's survival score (issue 32): one indexed row read.
+      const lastCompaction = compactions.lastSurvival(params.sessionId);
+      return {
+        ...summary,
+        ...(deletedNotHeld > 0 ? { deletedNotHeld } : {}),
+        ...(lastCompaction === null || lastCompaction === undefined ? {} : { lastCompaction }),
+      };
     }),
     handle(Methods.sessionsReport, (params) => {
       const { sessionId, ...reported } = params;

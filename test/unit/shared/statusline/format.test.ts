@@ -47,6 +47,16 @@ describe('the status line', () => {
     );
   });
 
+  it("says what the last compaction kept of the session's facts, yellow when it lost some (issue 32)", () => {
+    expect(plain(facts({ lastKept: { kept: 41, total: 43 } }))).toBe(
+      '▕██░░░░░░▏ 24% used of auto-compact · 127K left · 2 compactions · last compaction kept 41/43 · mem 3m · $1.23',
+    );
+    expect(
+      formatStatusLine(facts({ lastKept: { kept: 41, total: 43 } }), { color: true, columns: 200, now: NOW }),
+    ).toContain('\x1b[33mlast compaction kept 41/43\x1b[0m');
+    expect(plain(facts({ lastKept: { kept: 5, total: 5 } }))).toContain('last compaction kept 5/5');
+  });
+
   it('shows the share of auto-compact used (as the bar draws it), tokens left, compactions, memory age and cost', () => {
     // Sonnet 4.5: 200K window, 20K output reserve, auto-compact at 167K; 40K used is 24 %.
     expect(plain(facts())).toBe('▕██░░░░░░▏ 24% used of auto-compact · 127K left · 2 compactions · mem 3m · $1.23');
