@@ -37,7 +37,7 @@ function textOfContent(content: unknown): string {
 }
 
 /** Every piece of text a result carries, tool inputs included. */
-function allText(messages: readonly MessageParam[]): string {
+export function allText(messages: readonly MessageParam[]): string {
   const parts: string[] = [];
   for (const message of messages) {
     if (typeof message.content === 'string') {

@@ -8,9 +8,11 @@ import type { CompactionAction, CompactionMethod, CompactionResult } from '../..
 import { computeSessionAccounting } from '../../shared/transcript/accounting.js';
 import { DEFAULT_ESTIMATE_MARGIN } from '../../shared/transcript/tokens.js';
 import type { SessionConversation } from '../transcripts/conversation.js';
+import { readTranscript } from '../transcripts/facts.js';
 import { type ConversationMessage, estimateMessageTokens, toMessageParams } from '../transcripts/messages.js';
 import { requestOverhead } from './calibration.js';
-import { lostItems } from './lost.js';
+import { allText, lostItems } from './lost.js';
+import { sessionFacts, survivalOf } from './survival.js';
 
 /**
  * `preTokens` is the session's context as sessions.get counts it (the last response's usage plus
@@ -63,6 +65,7 @@ export function compactionResult(
     keptFromUuid: null,
     actions: [],
     lost: lostItems(conversation.messages, after, conversation.loaded),
+    survival: survivalOf(sessionFacts(readTranscript(conversation.loaded)), allText(after)),
     ...extra,
   };
 }

@@ -51,6 +51,26 @@ export interface LostItems {
   errors: string[];
 }
 
+/** The kinds of session facts a survival score counts (docs/survival.md). */
+export const SURVIVAL_KINDS = ['file', 'error', 'rule', 'todo', 'decision'] as const;
+export type SurvivalKind = (typeof SURVIVAL_KINDS)[number];
+
+/** One fact of the session before a compaction, and whether what the model saw next still carries it. */
+export interface SurvivalItem {
+  kind: SurvivalKind;
+  /** The fact as the transcript states it: a path with its status, an error's key line, a rule verbatim, a todo, a decision. */
+  text: string;
+  kept: boolean;
+}
+
+/** Which of the session's facts survived a compaction (issue 32): counts over all facts, items capped. */
+export interface Survival {
+  kept: number;
+  lost: number;
+  /** The lost items first, then the kept; capped (see docs/protocol.md), the counts are not. */
+  items: SurvivalItem[];
+}
+
 export const COMPACTION_ACTION_KINDS = [
   'persisted',
   'cleared',
@@ -114,6 +134,8 @@ export interface CompactionResult {
    * is the offline summary instead; the failure counts in the circuit breaker.
    */
   fallback?: { from: 'summary'; reason: string };
+  /** Which of the session's facts (files changed, errors, rules, todos, decisions) the messages still carry. */
+  survival: Survival;
   [key: string]: unknown;
 }
 
@@ -127,6 +149,12 @@ export const lostItemsSchema: Schema<LostItems> = looseObject({
   filePaths: arrayOf(str()),
   identifiers: arrayOf(str()),
   errors: arrayOf(str()),
+});
+
+export const survivalSchema: Schema<Survival> = looseObject({
+  kept: num(),
+  lost: num(),
+  items: arrayOf(looseObject({ kind: oneOf(...SURVIVAL_KINDS), text: str(), kept: bool() })),
 });
 
 export const compactionActionSchema: Schema<CompactionAction> = looseObject({
@@ -151,4 +179,5 @@ export const compactionResultSchema: Schema<CompactionResult> = looseObject({
   actions: arrayOf(compactionActionSchema),
   lost: lostItemsSchema,
   fallback: optional(looseObject({ from: literal('summary'), reason: str() })),
+  survival: survivalSchema,
 });

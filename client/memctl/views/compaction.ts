@@ -1,5 +1,5 @@
 /** A compaction's result as `memctl compact` prints it (the VS Code extension's preview shows the same). */
-import type { CompactionResult } from '../../../shared/protocol/compaction.js';
+import { type CompactionResult, SURVIVAL_KINDS, type Survival } from '../../../shared/protocol/compaction.js';
 import type { Output } from '../output.js';
 
 /** Lost items shown per kind; --json has them all. */
@@ -39,6 +39,28 @@ export function renderCompaction(result: CompactionResult, out: Output): string[
     for (const item of items.slice(0, SHOWN_LOST))
       lines.push(`      - ${item.length > 100 ? `${item.slice(0, 99)}…` : item}`.replace(/\n/g, ' '));
     if (items.length > SHOWN_LOST) lines.push(`      … ${items.length - SHOWN_LOST} more (--json lists them all)`);
+  }
+  lines.push(...renderSurvival(result.survival));
+  return lines;
+}
+
+/** `survival  41/43 facts kept` and the lost facts named, a few per kind (--json has them all). */
+export function renderSurvival(survival: Survival | undefined): string[] {
+  // A daemon from before issue 32 answers no survival.
+  if (survival === undefined) return [];
+  const total = survival.kept + survival.lost;
+  const lines = [
+    `  survival ${survival.kept}/${total} facts kept${survival.lost === 0 ? '' : `, ${survival.lost} lost:`}`,
+  ];
+  const lost = survival.items.filter((item) => !item.kept);
+  for (const kind of SURVIVAL_KINDS) {
+    const items = lost.filter((item) => item.kind === kind);
+    for (const item of items.slice(0, SHOWN_LOST))
+      lines.push(
+        `    - ${kind}: ${item.text.length > 100 ? `${item.text.slice(0, 99)}…` : item.text}`.replace(/\n/g, ' '),
+      );
+    if (items.length > SHOWN_LOST)
+      lines.push(`    … ${items.length - SHOWN_LOST} more ${kind} facts (--json lists them)`);
   }
   return lines;
 }
