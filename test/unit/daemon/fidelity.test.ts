@@ -8,9 +8,11 @@
  * meets one fails this test until its line is removed here. MEMD_FIDELITY_STRICT=1 asserts every
  * target (what `npm run bench -- fidelity` runs).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { offlineSummary } from '../../../daemon/compaction/offline-summary.js';
+import { sessionFacts, survivalOf } from '../../../daemon/compaction/survival.js';
 import { offlineSessionMemory } from '../../../daemon/extraction/offline-summary.js';
 import { handoffFacts } from '../../../daemon/handoff/facts.js';
 import type { GitFacts } from '../../../daemon/handoff/git.js';
@@ -18,6 +20,9 @@ import { offlineNarrative } from '../../../daemon/handoff/offline.js';
 import type { LoadedEntry } from '../../../daemon/transcripts/entries.js';
 import { readTranscript } from '../../../daemon/transcripts/facts.js';
 import { renderHandoff } from '../../../shared/handoff/render.js';
+import type { Survival } from '../../../shared/protocol/compaction.js';
+import { parseEntry } from '../../../shared/transcript/parse.js';
+import { isRecord } from '../../../shared/values.js';
 import { ingestFixture } from '../../helpers/compact.js';
 import {
   addScores,
@@ -30,7 +35,8 @@ import {
   scoreText,
   seededTruth,
 } from '../../helpers/fact-score.js';
-import { SCENARIOS } from '../../helpers/ingest.js';
+import { manifest } from '../../helpers/fixtures.js';
+import { FIXTURES, SCENARIOS } from '../../helpers/ingest.js';
 import { loadedOf, seededSession } from '../../helpers/seeded-facts.js';
 
 /** Generated sessions per run: enough seeds to vary names and numbers, cheap in-process. */
@@ -96,9 +102,51 @@ const scores: Record<Corpus, Record<Surface, Score[]>> = {
   generated: { memory: [], compaction: [], handoff: [] },
 };
 
+/**
+ * Survival (issue 32 item 2, daemon/compaction/survival.ts): of the session's facts, how many the
+ * text the model sees next carries. memd's offline compaction is scored on its summary alone (the
+ * kept messages would add to it: a lower bound); Claude Code's own compactions in the fixtures on
+ * the summary it wrote at each compact_boundary, against the facts before that boundary.
+ */
+const survivals: Record<'memd' | 'claude-code', Survival[]> = { memd: [], 'claude-code': [] };
+
 function measure(corpus: Corpus, item: Case): void {
   const texts = documents(item);
   for (const surface of SURFACES) scores[corpus][surface].push(scoreText(texts[surface], item.truth));
+  survivals.memd.push(survivalOf(sessionFacts(readTranscript(item.loaded)), texts.compaction));
+}
+
+/** Claude Code's compactions in a fixture's whole transcript: the facts before each boundary against its summary. */
+function claudeCodeSurvivals(scenario: string): Survival[] {
+  const lines = readFileSync(join(FIXTURES, scenario, manifest(scenario).transcript), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const loaded = lines.flatMap((line): LoadedEntry[] => {
+    const raw: unknown = JSON.parse(line);
+    const entry = parseEntry(raw, 0, 0);
+    return entry === null || !isRecord(raw) ? [] : [{ entry, raw }];
+  });
+  return loaded.flatMap(({ entry }, at) => {
+    if (entry.type !== 'system' || entry.subtype !== 'compact_boundary') return [];
+    const summary = loaded.slice(at + 1).find((next) => next.entry.type === 'user' && next.entry.isCompactSummary);
+    if (summary === undefined) return [];
+    const message = summary.raw.message;
+    const content = isRecord(message) ? message.content : null;
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((block) => (isRecord(block) && typeof block.text === 'string' ? block.text : '')).join('\n')
+          : '';
+    return [survivalOf(sessionFacts(readTranscript(loaded.slice(0, at))), text)];
+  });
+}
+
+function survivalLine(name: string, list: readonly Survival[], unit: string): string {
+  const kept = list.reduce((sum, one) => sum + one.kept, 0);
+  const all = list.reduce((sum, one) => sum + one.kept + one.lost, 0);
+  const lost = list.flatMap((one) => one.items.filter((item) => !item.kept)).slice(0, 2);
+  return `  ${name.padEnd(34)} kept ${kept}/${all} (${all === 0 ? 'n/a' : `${((100 * kept) / all).toFixed(1)}%`}) over ${list.length} ${unit}${lost.length > 0 ? `; lost e.g. ${lost.map((item) => `${item.kind} ${JSON.stringify(item.text)}`).join(', ')}` : ''}`;
 }
 
 const total = (surface: Surface) => addScores([...scores.fixtures[surface], ...scores.generated[surface]]);
@@ -120,6 +168,7 @@ describe('fidelity of the offline summaries (issue 32)', () => {
       } finally {
         fixture.close();
       }
+      survivals['claude-code'].push(...claudeCodeSurvivals(scenario));
     }
     for (let seed = 1; seed <= GENERATED; seed++) {
       const session = seededSession(seed);
@@ -153,9 +202,9 @@ describe('fidelity of the offline summaries (issue 32)', () => {
     const report = [
       `Fidelity (docs/fidelity.md): ${SCENARIOS.length} recorded fixtures, ${GENERATED} generated sessions`,
       ...tables,
-      // Slot for issue 32 item 2 (engineer S, wt-S): the survival score of each compaction, memd's
-      // and Claude Code's own, goes here once daemon/compaction has it.
-      'survival: not measured here yet (the survival score of item 2 is on wt-S)',
+      'survival (daemon/compaction/survival.ts: facts the text the model sees next carries):',
+      survivalLine("memd's offline summary (alone)", survivals.memd, 'sessions'),
+      survivalLine("Claude Code's own (fixtures)", survivals['claude-code'], 'compact_boundary entries'),
       'Examples:',
       ...examples,
     ].join('\n');
