@@ -18,6 +18,8 @@ export interface FactTruth {
   changed: { path: string; status: FileStatus | null }[];
   /** Every file the session read or changed: listing one of these as read is supported. */
   touched: string[];
+  /** The commands the session ran: a file one of them names is supported as read (`cat`, a log's path). */
+  commands: string[];
   /** Key lines of failures. */
   errors: string[];
   /** Open todos at the end; done ones stated as open are unsupported. */
@@ -174,7 +176,8 @@ export function scoreText(text: string, truth: FactTruth): Score {
     const claimsChange = CHANGE_WORD.test(item.replace(path, ''));
     const ok = claimsChange
       ? truth.changed.some((file) => samePath(cwd, file.path, path))
-      : truth.touched.some((file) => samePath(cwd, file, path));
+      : truth.touched.some((file) => samePath(cwd, file, path)) ||
+        truth.commands.some((command) => command.includes(relativeTo(cwd, path)));
     judge(score.files, item, ok);
   }
 
@@ -240,6 +243,7 @@ export function seededTruth(session: SeededSession): FactTruth {
     cwd: truth.cwd,
     changed: truth.changed,
     touched: [...truth.changed.map((file) => file.path), ...truth.read],
+    commands: [],
     errors: truth.errors.map((error) => error.keyLine),
     todos: truth.todos,
     rules: truth.rules,
@@ -250,6 +254,7 @@ export function seededTruth(session: SeededSession): FactTruth {
 
 /** The parts of a fixture's manifest.json that hold its facts (fixtures.ts types only the common ones). */
 interface FactsManifest extends Manifest {
+  commands: { command: string }[];
   errors: { message: string }[];
   todos: { content: string; status: string }[] | null;
   tasks: { subject: string; status: string }[] | null;
@@ -267,6 +272,7 @@ export function fixtureTruth(scenario: string): FactTruth {
     cwd: found.cwd,
     changed: changed.map((path) => ({ path, status: null })),
     touched: [...new Set([...found.files.read, ...changed])],
+    commands: found.commands.map((command) => command.command),
     errors: found.errors.map((error) => error.message),
     todos: [
       ...(found.todos ?? []).filter((todo) => open(todo.status)).map((todo) => todo.content),

@@ -6,6 +6,7 @@ const TRUTH: FactTruth = {
   cwd: '/repo',
   changed: [{ path: '/repo/src/cart.js', status: 'modified' }],
   touched: ['/repo/src/cart.js', '/repo/src/tax.js'],
+  commands: ['tail -n 50 logs/build.log'],
   errors: ['AssertionError: expected 120 to equal 100'],
   todos: ['Add a test for refunds'],
   rules: ['Never touch package.json'],
@@ -21,6 +22,7 @@ describe('scoreText', () => {
       '# Files and Functions',
       '- `/repo/src/cart.js` — edited',
       '- `src/tax.js` — read',
+      '- `/repo/logs/build.log` — read by Bash',
       '# Errors & Corrections',
       '- Bash `npm test` failed (exit 1): AssertionError: expected 120 to equal 100',
       '  - Fixed: the same command succeeded later.',
@@ -36,7 +38,7 @@ describe('scoreText', () => {
       expect(score[kind].found, kind).toBe(score[kind].seeded);
       expect(score[kind].unsupported, kind).toEqual([]);
     }
-    expect(score.files.stated).toBe(2);
+    expect(score.files.stated).toBe(3);
     expect(score.errors.stated).toBe(2); // the Fixed detail is part of its error, not a statement
   });
 
