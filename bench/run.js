@@ -4,6 +4,7 @@ import { benchArchive } from './archive.js';
 import { benchClient } from './client.js';
 import { benchCompact } from './compact.js';
 import { benchExtract } from './extract.js';
+import { benchFidelity } from './fidelity.js';
 import { benchFlood } from './flood.js';
 import { benchHooks } from './hooks.js';
 import { benchIngest } from './ingest.js';
@@ -28,6 +29,7 @@ const BENCHES = {
   archive: benchArchive,
   flood: benchFlood,
   loop: benchLoop,
+  fidelity: benchFidelity,
 };
 /**
  * Run by name only: they write gigabytes and take minutes. The floods of issue 27 (flood,
