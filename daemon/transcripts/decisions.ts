@@ -32,8 +32,9 @@ const USER_APPROVAL =
 /** A standing rule, not a choice (the rules list quotes those). */
 const RULE_START = /^(?:never|always|don['’]t|do not|must not)\b/i;
 /** An assistant's sentence that states what it (or we) decided. */
+// `Decision:` stands apart: no word boundary follows its colon.
 const ASSISTANT_DECISION =
-  /\b(?:(?:I|we)(?:['’]ve| have)? decided|decided to|decision(?: is)?:|(?:I|we)['’]ll go with|(?:I['’]m|we['’]re) going with|we['’]ll use|I['’]ll use (?!(?:the )?(?:Grep|Glob|Read|Bash|Edit|Write|TodoWrite|WebFetch|WebSearch|Task|Agent)\b)|settled on|(?:I|we) chose)\b/i;
+  /\b(?:(?:I|we)(?:['’]ve| have)? decided|decided to|(?:I|we)['’]ll go with|(?:I['’]m|we['’]re) going with|we['’]ll use|I['’]ll use (?!(?:the )?(?:Grep|Glob|Read|Bash|Edit|Write|TodoWrite|WebFetch|WebSearch|Task|Agent)\b)|settled on|(?:I|we) chose)\b|\bdecision(?: is)?:/i;
 const RECOMMENDATION = /\b(?:I|I['’]d|we|we['’]d) (?:recommend|suggest)\b|\bmy recommendation\b/i;
 const REASON = /\b(?:because|since|so that|as it|which means|due to)\b/i;
 /** The thing a choice names: "go with zod", "use `joi`". */

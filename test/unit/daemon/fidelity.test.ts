@@ -58,12 +58,6 @@ const EXPECTED_MISSES = new Set<string>([
   'memory errors precision (fixtures)',
   'compaction files recall (fixtures)',
   'handoff files recall (fixtures)',
-  'memory files recall (generated)',
-  'memory errors precision (generated)',
-  'compaction files recall (generated)',
-  'compaction decisions recall (generated)',
-  'handoff files precision (generated)',
-  'handoff rules recall (generated)',
   'handoff decisions recall (generated)',
 ]);
 const STRICT = process.env.MEMD_FIDELITY_STRICT === '1';
