@@ -134,8 +134,11 @@ export interface CompactionResult {
    * is the offline summary instead; the failure counts in the circuit breaker.
    */
   fallback?: { from: 'summary'; reason: string };
-  /** Which of the session's facts (files changed, errors, rules, todos, decisions) the messages still carry. */
-  survival: Survival;
+  /**
+   * Which of the session's facts (files changed, errors, rules, todos, decisions) the messages still
+   * carry; a memd before issue 32 sends none.
+   */
+  survival?: Survival;
   [key: string]: unknown;
 }
 
@@ -179,5 +182,6 @@ export const compactionResultSchema: Schema<CompactionResult> = looseObject({
   actions: arrayOf(compactionActionSchema),
   lost: lostItemsSchema,
   fallback: optional(looseObject({ from: literal('summary'), reason: str() })),
-  survival: survivalSchema,
+  // A memd before issue 32 scored none.
+  survival: optional(survivalSchema),
 });

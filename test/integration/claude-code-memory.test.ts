@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
+import { stripInstructions } from '../../daemon/extraction/template.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
@@ -53,8 +54,10 @@ describe("Claude Code's own session memory", () => {
     });
     expect(readFileSync(path, 'utf8')).toBe(CLAUDE_CODE_SUMMARY);
     expect((await client.sessionsGet({ sessionId: loop.sessionId })).sessionMemory.writer).toBe('claude-code');
-    // memd reads it: memory.summary serves Claude Code's text.
-    expect((await client.memorySummary({ sessionId: loop.sessionId })).text).toBe(CLAUDE_CODE_SUMMARY);
+    // memd reads it: memory.summary serves Claude Code's text, without its template's instructions (issue 32).
+    expect((await client.memorySummary({ sessionId: loop.sessionId })).text).toBe(
+      stripInstructions(CLAUDE_CODE_SUMMARY),
+    );
     const status = await runMemctl(sandbox, ['status', loop.sessionId]);
     expect(status.stdout).toMatch(/summary +Claude Code's own session memory/);
     // Still not memd's on the next try (no rival written later either).

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
-import { compactionResultSchema } from '../../shared/protocol/compaction.js';
+import { compactionResultSchema, type Survival } from '../../shared/protocol/compaction.js';
 import { createClient } from '../helpers/client.js';
 import { mainPath, type ResponseUsage, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
@@ -71,15 +71,16 @@ describe('the survival score of memd compactions', () => {
   });
 
   it('every method says which facts survived; micro keeps them all', async () => {
-    const micro = await client.compactMicro({ sessionId: SESSION });
-    compactionResultSchema.parse(micro, 'result');
+    const answer = await client.compactMicro({ sessionId: SESSION });
+    compactionResultSchema.parse(answer, 'result');
+    const micro = answer as typeof answer & { survival: Survival };
     expect(micro.survival).toMatchObject({ lost: 0 });
     expect(new Set(micro.survival.items.map((item) => item.kind))).toEqual(
       new Set(['file', 'error', 'rule', 'todo', 'decision']),
     );
     expect(micro.survival.items).toContainEqual({ kind: 'rule', text: 'Never touch package.json.', kept: true });
     expect(micro.survival.items).toContainEqual({ kind: 'file', text: 'src/cart.ts (modified)', kept: true });
-    const reactive = await client.compactReactive({ sessionId: SESSION });
+    const reactive = (await client.compactReactive({ sessionId: SESSION })) as typeof answer & { survival: Survival };
     expect(reactive.survival.kept + reactive.survival.lost).toBe(micro.survival.kept);
   });
 
