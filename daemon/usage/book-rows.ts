@@ -3,6 +3,8 @@
  * hour) and the counted responses with their instant, for the block view. Kept apart from the
  * book's write side, which is most of book.ts.
  */
+import type { Usage } from '../../shared/transcript/types.js';
+
 export interface BookFile {
   id: number;
   path: string;
@@ -56,4 +58,16 @@ export interface TimedRow {
   cache_read: number;
   cache_5m: number;
   cache_1h: number;
+}
+
+/** A row's token counts as a Usage (the price and the block fold read them so). */
+export function usageOfRow(row: Omit<SumsRow, 'model' | 'responses'>): Usage {
+  return {
+    input: row.input,
+    output: row.output,
+    cacheCreation: row.cache_creation,
+    cacheRead: row.cache_read,
+    cache5m: row.cache_5m,
+    cache1h: row.cache_1h,
+  };
 }

@@ -13,6 +13,7 @@ import type { Logger } from '../log/logger.js';
 import { createSlicer, SLICE_BUDGET_MS } from '../workers/slices.js';
 import { BLOCK_MS, type Block, createBlockFold, foldStartSlot, type TimedResponse } from './blocks.js';
 import { createUsageBook, type SlotRow, type TimedRow } from './book.js';
+import { usageOfRow } from './book-rows.js';
 import { resolveWindow, SLOT_MS, type Zone, zoneNamed } from './days.js';
 import { createUsageFollower } from './follower.js';
 import { buildReport, seriesOf } from './report.js';
@@ -137,12 +138,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
           // Its entry's instant, or its quarter hour when the index lost it.
           ms: (row.timestamp === null ? null : timestampMs(row.timestamp)) ?? row.slot * SLOT_MS,
           model: row.model,
-          input: row.input,
-          output: row.output,
-          cacheCreation: row.cache_creation,
-          cacheRead: row.cache_read,
-          cache5m: row.cache_5m,
-          cache1h: row.cache_1h,
+          ...usageOfRow(row),
         }),
       );
       timed.sort((a, b) => a.ms - b.ms);

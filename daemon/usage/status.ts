@@ -18,6 +18,7 @@ import {
 import { holdsTurns, recentTurns, type TurnEntry } from '../../shared/usage/turns.js';
 import type { SessionReports } from '../sessions/reports.js';
 import type { SlotRow, TimedRow } from './book.js';
+import { usageOfRow } from './book-rows.js';
 
 /**
  * Index rows read from the end of the main transcript at most: a turn of a busy agent writes 50 to
@@ -56,15 +57,6 @@ export interface UsageStatusDeps {
 export interface UsageStatus {
   status(sessionId: string): UsageStatusResult;
 }
-
-const usageOfRow = (row: SlotRow | TimedRow) => ({
-  input: row.input,
-  output: row.output,
-  cacheCreation: row.cache_creation,
-  cacheRead: row.cache_read,
-  cache5m: row.cache_5m,
-  cache1h: row.cache_1h,
-});
 
 /** USD of some counted rows; responses of models without a price are left out (their cost is unknown, not 0). */
 function costOfRows(rows: readonly (SlotRow | TimedRow)[]): number {

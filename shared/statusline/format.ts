@@ -15,7 +15,7 @@
  * A line built without memd's figures ends in a note saying so (`no memd`). The Neovim plugin
  * renders the same string in Lua (client/nvim/lua/memd/format.lua). Pure.
  */
-import type { PlanWindow } from '../protocol/reports.js';
+import type { PlanWindow, PromptCacheReport } from '../protocol/reports.js';
 import type { ThresholdResult, ThresholdState } from '../protocol/sessions.js';
 
 /** Cells between the bar's ends: 12.5 % steps, short enough for a status line. */
@@ -93,6 +93,28 @@ export function compactDuration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 24) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
   return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+}
+
+/**
+ * The plan and cache facts of a report, Claude Code's stdin's or the `reported` memd kept: the
+ * 5-hour window as reported, the cache with the first cause of its last miss.
+ */
+export function planFacts(
+  fiveHour: PlanWindow | undefined,
+  cache: PromptCacheReport | undefined,
+): Pick<StatusFacts, 'fiveHour' | 'cache'> {
+  return {
+    ...(fiveHour === undefined ? {} : { fiveHour }),
+    ...(cache === undefined
+      ? {}
+      : {
+          cache: {
+            warm: cache.warm ?? null,
+            expiresAt: cache.expiresAt ?? null,
+            lastMissCause: cache.lastMissCauses?.[0] ?? null,
+          },
+        }),
+  };
 }
 
 /**

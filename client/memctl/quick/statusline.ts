@@ -7,7 +7,12 @@
  */
 import type { EffortReport } from '../../../shared/protocol/reports.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from '../../../shared/protocol/window.js';
-import { DEFAULT_STATUS_COLUMNS, formatStatusLine, type StatusFacts } from '../../../shared/statusline/format.js';
+import {
+  DEFAULT_STATUS_COLUMNS,
+  formatStatusLine,
+  planFacts,
+  type StatusFacts,
+} from '../../../shared/statusline/format.js';
 import type { Command } from '../context.js';
 import { type QuickNotification, quickCall, socketPathOf } from './call.js';
 import { effortOf, reportsOf, type StdinReports } from './reports.js';
@@ -143,18 +148,7 @@ export async function factsFromInput(
 export function planFactsOf(reports: StdinReports): Pick<StatusFacts, 'fiveHour' | 'cache'> {
   const fiveHour = reports.rateLimits?.fiveHour;
   const cache = reports.promptCache;
-  return {
-    ...(fiveHour === undefined ? {} : { fiveHour }),
-    ...(cache === undefined
-      ? {}
-      : {
-          cache: {
-            warm: cache.warm ?? null,
-            expiresAt: cache.expiresAt ?? null,
-            lastMissCause: cache.lastMissCauses?.[0] ?? null,
-          },
-        }),
-  };
+  return planFacts(fiveHour, cache);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   compactDuration,
   compactsWhenRefused,
   formatStatusLine,
+  planFacts,
   type StatusFacts,
 } from '../../../shared/statusline/format.js';
 import type { LinkState } from './link.js';
@@ -65,18 +66,7 @@ function planReport(reported: ReportedState | undefined): Reported<RateLimitsRep
 export function reportedFacts(reported: ReportedState | undefined): Pick<StatusFacts, 'fiveHour' | 'cache'> {
   const fiveHour = planReport(reported)?.value.fiveHour;
   const cache = reported?.promptCache?.value;
-  return {
-    ...(fiveHour === undefined ? {} : { fiveHour }),
-    ...(cache === undefined
-      ? {}
-      : {
-          cache: {
-            warm: cache.warm ?? null,
-            expiresAt: cache.expiresAt ?? null,
-            lastMissCause: cache.lastMissCauses?.[0] ?? null,
-          },
-        }),
-  };
+  return planFacts(fiveHour, cache);
 }
 
 /** The facts of the status line from a session, as `memctl statusline` takes them from memd. */
