@@ -3,12 +3,15 @@
  * the transcript's structure and the facts. The task is the first request and the user's changes
  * of mind; completed work is the finished todos and the checks that pass after the edits; the
  * state is the last request and the last assistant text; issues are the failures' key lines;
- * the next steps start with the literal next action. Pure.
+ * the decisions (the user's choices, the assistant's stated ones, with their reasons: decisions.ts)
+ * are part of the state, and the resume prompt keeps the newest; the next steps start with the
+ * literal next action. Pure.
  */
 
 import { flat } from '../../shared/handoff/markdown.js';
 import { type HandoffNarrative, MAX_ITEMS, RESUME_CHARS } from '../../shared/handoff/render.js';
 import type { HandoffFacts } from '../../shared/protocol/handoff.js';
+import { type Decision, readOutcomes } from '../transcripts/decisions.js';
 import {
   type Call,
   callFiles,
@@ -30,6 +33,8 @@ const CHANGE_OF_MIND =
 const CHECK_COMMAND =
   /\b(?:test|tests|pytest|unittest|jest|vitest|mocha|spec|tsc|lint|eslint|build|make|cargo|go (?:test|build|vet)|mypy|ruff)\b|node --test/;
 const GIT_COMMIT = /\bgit\s+(?:-\S+\s+)*commit\b/;
+const DECISION_CHARS = 300; // a decision's sentence or its reason: one sentence, kept whole
+const RESUME_DECISIONS = 3; // decisions the resume prompt repeats, the newest: the rest are in the state
 
 export interface OfflineNarrativeInput {
   main: TranscriptFacts;
@@ -76,11 +81,15 @@ function completedTasks(calls: readonly Call[], facts: HandoffFacts): string[] {
   return [...done, ...checks.values()];
 }
 
+const decisionLine = (decision: Decision) =>
+  `Decided${decision.who === 'user' ? ' (the user)' : ''}: ${quote(decision.text, DECISION_CHARS)}${decision.reason === null ? '' : ` — because ${quote(decision.reason, DECISION_CHARS)}`}`;
+
 function currentState(
   prompts: readonly Said[],
   replies: readonly Said[],
   facts: HandoffFacts,
   main: TranscriptFacts,
+  decisions: readonly Decision[],
 ): string[] {
   const lines: string[] = [];
   const prompt = prompts.at(-1);
@@ -90,6 +99,7 @@ function currentState(
   for (const todo of facts.todos.filter((candidate) => candidate.status === 'in_progress'))
     lines.push(`In progress: ${todo.content}`);
   const changed = facts.filesTouched.filter((file) => file.status !== 'read').length;
+  lines.push(...decisions.map(decisionLine));
   if (changed > 0) lines.push(`${changed} file${changed === 1 ? '' : 's'} changed (see Files Touched).`);
   if (main.cwd !== null) lines.push(`The session ran in ${main.cwd}${main.branch ? ` on branch ${main.branch}` : ''}.`);
   return lines;
@@ -169,6 +179,7 @@ function resumePrompt(
   task: string,
   completed: readonly string[],
   steps: readonly string[],
+  decisions: readonly Decision[],
 ): string {
   const { facts } = input;
   const parts = [
@@ -176,6 +187,13 @@ function resumePrompt(
     `The task: ${flat(task, 800)}`,
   ];
   if (completed.length > 0) parts.push(`Already done: ${completed.slice(0, 5).join('; ')}.`);
+  if (decisions.length > 0)
+    parts.push(
+      `Keep what was decided: ${decisions
+        .slice(-RESUME_DECISIONS)
+        .map((decision) => quote(decision.text, DECISION_CHARS))
+        .join(' ')}`,
+    );
   if (facts.constraints.length > 0)
     parts.push(`Follow the user's rules: ${facts.constraints.map((rule) => quote(rule, 400)).join(' ')}`);
   if (facts.ruledOut.length > 0)
@@ -195,13 +213,14 @@ export function offlineNarrative(input: OfflineNarrativeInput): HandoffNarrative
   const task = taskOf(prompts);
   const completed = completedTasks(main.calls, facts);
   const steps = nextSteps(prompts, replies, main.calls, facts);
+  const { decisions } = readOutcomes(prompts, replies, main.calls);
   return {
     task,
     completedTasks: completed,
-    currentState: currentState(prompts, replies, facts, main),
+    currentState: currentState(prompts, replies, facts, main, decisions),
     issues: issues(main.calls, facts),
     openQuestions: openQuestions(prompts, replies, facts),
     nextSteps: steps,
-    resumePrompt: resumePrompt(input, task, completed, steps),
+    resumePrompt: resumePrompt(input, task, completed, steps, decisions),
   };
 }

@@ -23,9 +23,13 @@ const DECISION_CHARS = 300;
 
 /** A reply that offers something to choose or approve: a question, options, a plan, a recommendation. */
 const PROPOSAL = /\?|\b(?:plan|options?|approach|recommend|suggest|propose|alternatively|prefer|either)\b/i;
-/** A user's sentence that picks among what was offered; a bare "use" only as its first word ("Use zod."). */
+/**
+ * A user's sentence that picks among what was offered; a bare "use" or "skip" only as its first
+ * word ("Use zod.", "Skip the migration."): inside a request ("make the parser skip empty lines")
+ * it is what the code should do, not a choice.
+ */
 const USER_CHOICE =
-  /\b(?:go(?:ing)? with|let['’]?s (?:use|go|do|pick|take|keep)|pick|choose|prefer|stick with|switch to|option [A-Z0-9]\b|skip)\b|^(?:(?:ok(?:ay)?|yes|no|sure),?\s+)?use\b/i;
+  /\b(?:go(?:ing)? with|let['’]?s (?:use|go|do|pick|take|keep|skip)|pick|choose|prefer|stick with|switch to|option [A-Z0-9]\b)\b|^(?:(?:ok(?:ay)?|yes|no|sure),?\s+)?(?:use|skip)\b/i;
 /** A user's sentence that approves what was offered. */
 const USER_APPROVAL =
   /^(?:yes|yep|yeah|ok(?:ay)?|sure|sounds good|looks good|lgtm|approved?|go ahead|do it|proceed|agreed|perfect|ship it)\b|\b(?:(?:plan|that|this) (?:looks|sounds|is) (?:good|fine|right)|approve[ds]?|go ahead)\b/i;

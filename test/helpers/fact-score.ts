@@ -262,6 +262,16 @@ interface FactsManifest extends Manifest {
   prompts: { text: string }[];
 }
 
+/**
+ * A later prompt that asks for a file the session wrote to be done another way ("Make docs/flags.md
+ * a table instead of a list."): the user telling the agent to do something differently, which the
+ * source document's Errors & Corrections asks to keep. The manifests list only constraints and
+ * changes of task, so this is read from the prompt: "instead" and a file the session changed.
+ */
+function redoesOwnWork(prompt: string, changed: readonly string[]): boolean {
+  return /\binstead\b/i.test(prompt) && changed.some((path) => prompt.includes(path.split('/').slice(-2).join('/')));
+}
+
 /** A recorded fixture's truth, from its manifest (written when it was recorded). */
 export function fixtureTruth(scenario: string): FactTruth {
   const found = manifest(scenario) as FactsManifest;
@@ -281,8 +291,10 @@ export function fixtureTruth(scenario: string): FactTruth {
     rules,
     corrections: found.prompts
       .map((prompt) => prompt.text)
-      .filter((text) =>
-        [...rules, ...found.taskChanges.map((change) => change.text)].some((fact) => text.includes(fact)),
+      .filter(
+        (text, at) =>
+          [...rules, ...found.taskChanges.map((change) => change.text)].some((fact) => text.includes(fact)) ||
+          (at > 0 && redoesOwnWork(text, changed)),
       ),
     decisions: [],
   };

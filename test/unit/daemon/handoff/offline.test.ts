@@ -11,6 +11,23 @@ function narrate(writer: SessionWriter) {
 }
 
 describe('offlineNarrative', () => {
+  it('states what was decided, with the reason, and the resume prompt keeps it (issue 32)', () => {
+    const writer = session('s', '/repo')
+      .prompt('Add due dates to invoices.')
+      .reply('Should dates go through moment or date-fns? I recommend date-fns because it is tree-shakeable.')
+      .prompt('Use date-fns.')
+      .reply('Decision: we will store amounts as integer cents, so that sums never round.')
+      .tool('Edit', { file_path: '/repo/invoice.ts', old_string: 'a', new_string: 'b' }, 'ok');
+    const narrative = narrate(writer);
+    expect(narrative.currentState).toContain(
+      'Decided (the user): “Use date-fns.” — because “I recommend date-fns because it is tree-shakeable.”',
+    );
+    expect(narrative.currentState).toContain(
+      'Decided: “Decision: we will store amounts as integer cents, so that sums never round.”',
+    );
+    expect(narrative.resumePrompt).toContain('Keep what was decided: “Use date-fns.” “Decision: we will store amounts');
+  });
+
   it('puts the literal next action first: an unanswered request, then work in progress, failing checks, pending todos', () => {
     const writer = session('s', '/repo')
       .prompt('Add the parser.')

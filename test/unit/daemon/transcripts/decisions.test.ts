@@ -180,6 +180,17 @@ describe('what is not a decision', () => {
     expect(outcomes.plan).toBeNull();
   });
 
+  it('"skip" inside a request says what the code should do; as its first word it is a choice', () => {
+    const replies = [reply('The parser is done. Should it also handle the CSV export?')];
+    const prompts = [prompt('Also make the ledger parser skip empty lines.')];
+    expect(readOutcomes(prompts, replies, []).decisions).toEqual([]);
+    replies.push(reply('Do you want the migration now or later?'));
+    prompts.push(prompt('Skip the migration for now.'));
+    expect(readOutcomes(prompts, replies, []).decisions.map((decision) => decision.text)).toEqual([
+      'Skip the migration for now.',
+    ]);
+  });
+
   it('an approval of a recommendation quotes the recommendation as its reason', () => {
     const replies = [
       reply('Two ways: a cron job or a queue. I recommend the queue because retries come for free. OK?'),
