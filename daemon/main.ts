@@ -78,7 +78,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     ...base,
     transcripts,
     sessions,
-    compactionScores: (sessionId) => handoff.hooks.status(sessionId).compactions,
+    compactionScores: async (sessionId) => (await handoff.hooks.status(sessionId)).compactions,
   });
   // usage.status (issue 31): the forecasts over the summaries, the reports, the main transcripts' tails and the usage book.
   const usageStatus = createUsageStatus({

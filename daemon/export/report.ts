@@ -20,24 +20,24 @@ export interface ReportDeps {
   /** Claude Code's overrides as the daemon sees them, for the accounting by model. */
   env: ThresholdEnv;
   limits?: ReportLimits;
-  /** The recorded compactions with their survival scores (handoff.status), for the chart's marks (issue 32). */
-  compactionScores?: (sessionId: string) => readonly { recordedAt: string; survival: Survival | null }[];
+  /** The recorded compactions with their survival scores (handoff.status: past ones scored first), for the chart's marks (issue 32). */
+  compactionScores?: (sessionId: string) => Promise<readonly { recordedAt: string; survival: Survival | null }[]>;
 }
 
 /** A compaction is recorded within this long of its boundary's timestamp (at ingest or PostCompact). */
 const SCORE_MATCH_MS = 5 * 60_000;
 
-/** Each mark with the score recorded nearest after its boundary, within SCORE_MATCH_MS. */
+/** Each mark with the score recorded nearest its boundary, within SCORE_MATCH_MS (compactions can be seconds apart). */
 function withScores(
   chart: ContextChart,
   scores: readonly { recordedAt: string; survival: Survival | null }[],
 ): ContextChart {
   const compactions = chart.compactions.map((mark) => {
     const at = mark.at === null ? Number.NaN : Date.parse(mark.at);
-    const found = scores.find((score) => {
-      const gap = Date.parse(score.recordedAt) - at;
-      return score.survival !== null && gap >= -SCORE_MATCH_MS && gap <= SCORE_MATCH_MS;
-    })?.survival;
+    const gap = (score: { recordedAt: string }) => Math.abs(Date.parse(score.recordedAt) - at);
+    const found = scores
+      .filter((score) => score.survival !== null && gap(score) <= SCORE_MATCH_MS)
+      .sort((a, b) => gap(a) - gap(b))[0]?.survival;
     return found === undefined || found === null
       ? mark
       : { ...mark, kept: { kept: found.kept, total: found.kept + found.lost } };
@@ -94,7 +94,7 @@ export async function buildReport(
         threshold.window,
         threshold.autoCompactMode,
       ),
-      deps.compactionScores?.(sessionId) ?? [],
+      (await deps.compactionScores?.(sessionId)) ?? [],
     ),
     costs: reportCosts(accounting.byModel, accounting.usage.total),
     ...body,

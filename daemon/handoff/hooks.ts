@@ -12,7 +12,7 @@ import { handoffContextBlock, SESSION_START_MAX_CHARS } from '../../shared/hando
 import { HANDOFF_RELATIVE_PATH } from '../../shared/handoff/gitignore.js';
 import { HANDOFF_FILE } from '../../shared/paths.js';
 import type { Survival } from '../../shared/protocol/compaction.js';
-import { invalidParams } from '../../shared/protocol/errors.js';
+import { ErrorCode, invalidParams, RpcError } from '../../shared/protocol/errors.js';
 import type { CompactRecord, HandoffStatusResult, SessionStartResult } from '../../shared/protocol/handoff.js';
 import type { MemdirListResult } from '../../shared/protocol/memdir.js';
 import { redactSecrets } from '../../shared/text/redact.js';
@@ -28,7 +28,7 @@ import { readTranscript } from '../transcripts/facts.js';
 import { buildMessages } from '../transcripts/messages.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { HandoffBindings } from './bindings.js';
-import { createCompactionWatch } from './compaction-watch.js';
+import { type BoundaryRecord, createCompactionWatch, lastBoundary } from './compaction-watch.js';
 import { createHookMemory } from './hook-memory.js';
 import type { HookRecords } from './hook-records.js';
 import { lostFactsBlock } from './lost-facts.js';
@@ -43,6 +43,12 @@ const INJECTION_SLACK_MS = 5_000;
  * once: the second report comes seconds after the first, and no conversation compacts twice a minute.
  */
 const SAME_COMPACTION_MS = 60_000;
+/**
+ * A record this close to a boundary's time is that boundary's: the transcript's watch records the
+ * boundary's own time, PostCompact its arrival, a second or two later; compactions a few seconds
+ * apart (a scripted session) stay apart.
+ */
+const SAME_BOUNDARY_MS = 5_000;
 /** SessionStart(compact) follows its compaction within seconds; an older record is another compaction's. */
 const RECENT_COMPACTION_MS = 10 * 60_000;
 
@@ -84,27 +90,18 @@ export function createHookService(deps: HookServiceDeps) {
   }
 
   /**
-   * What the conversation before the latest compaction lost in `summary`, and which of its facts
-   * the summary kept (its survival score); null when it cannot tell.
+   * What the conversation before the compaction at `boundary` (the whole conversation so far when
+   * the boundary is not indexed yet: -1) lost in `summary`, and which of its facts the summary kept
+   * (its survival score).
    */
   async function lostBefore(
-    sessionId: string,
+    path: string,
+    entries: readonly IndexedEntry[],
+    boundary: number,
     summary: string,
     signal?: AbortSignal,
   ): Promise<{ lost: CompactRecord['lost']; survival: Survival }> {
-    const { path, entries } = await mainEntries(sessionId);
-    let last = -1;
-    for (let index = entries.length - 1; index >= 0; index--) {
-      if (
-        (entries[index] as IndexedEntry).type === 'system' &&
-        (entries[index] as IndexedEntry).subtype === 'compact_boundary'
-      ) {
-        last = index;
-        break;
-      }
-    }
-    // Before the boundary is indexed, the whole conversation so far is what was compacted.
-    const compacted = activeConversation(last === -1 ? entries : entries.slice(0, last)).entries;
+    const compacted = activeConversation(boundary === -1 ? entries : entries.slice(0, boundary)).entries;
     const loaded = await transcripts.read(path, compacted, signal);
     return {
       lost: lostItems(buildMessages(loaded, attachmentTexts), [{ role: 'user', content: summary }], loaded),
@@ -112,21 +109,42 @@ export function createHookService(deps: HookServiceDeps) {
     };
   }
 
+  /**
+   * A compaction's record with what it lost; `at` is when it happened (the boundary's time, or now
+   * for PostCompact). A live report (`past` false) within SAME_COMPACTION_MS of the latest record is
+   * that record's: the hook and the transcript report one compaction twice.
+   */
+  async function recordCompaction(
+    sessionId: string,
+    trigger: string,
+    summary: string,
+    at: number,
+    scored: () => Promise<Awaited<ReturnType<typeof lostBefore>>>,
+    past = false,
+  ): Promise<CompactRecord> {
+    const [latest] = records.compactions(sessionId);
+    if (!past && latest !== undefined && Math.abs(at - Date.parse(latest.recordedAt)) < SAME_COMPACTION_MS)
+      return latest;
+    let found: Awaited<ReturnType<typeof lostBefore>> | null = null;
+    try {
+      found = await scored();
+    } catch (error) {
+      log.warn('could not tell what the compaction lost', { sessionId, error });
+    }
+    return records.addCompact(sessionId, trigger, at, summary, found?.lost ?? null, found?.survival ?? null);
+  }
+
+  /** PostCompact: the latest compaction, its boundary perhaps not indexed yet. */
   async function postCompact(
     sessionId: string,
     trigger: string,
     summary: string,
     signal?: AbortSignal,
   ): Promise<CompactRecord> {
-    const [latest] = records.compactions(sessionId);
-    if (latest !== undefined && clock() - Date.parse(latest.recordedAt) < SAME_COMPACTION_MS) return latest;
-    let found: Awaited<ReturnType<typeof lostBefore>> | null = null;
-    try {
-      found = await lostBefore(sessionId, summary, signal);
-    } catch (error) {
-      log.warn('could not tell what the compaction lost', { sessionId, error });
-    }
-    return records.addCompact(sessionId, trigger, clock(), summary, found?.lost ?? null, found?.survival ?? null);
+    return recordCompaction(sessionId, trigger, summary, clock(), async () => {
+      const { path, entries } = await mainEntries(sessionId);
+      return lostBefore(path, entries, lastBoundary(entries), summary, signal);
+    });
   }
 
   /** The survival score of the compaction just recorded, for SessionStart(compact); null when none is that recent. */
@@ -136,7 +154,44 @@ export function createHookService(deps: HookServiceDeps) {
     return latest.survival;
   }
 
-  const compactions = createCompactionWatch({ transcripts, clock, record: postCompact });
+  const compactions = createCompactionWatch({
+    transcripts,
+    clock,
+    record: (found: BoundaryRecord, past: boolean, signal?: AbortSignal) =>
+      recordCompaction(
+        found.sessionId,
+        found.trigger,
+        found.summary,
+        found.at,
+        () => lostBefore(found.path, found.entries, found.boundary, found.summary, signal),
+        past,
+      ),
+  });
+  /** Sessions whose past compactions were scored (or are being scored) since memd started. */
+  const histories = new Map<string, Promise<void>>();
+
+  /**
+   * Scores the session's compactions no hook or watch recorded (issue 32: every compaction gets its
+   * survival score, those before memd ran too), once per session while memd runs.
+   */
+  function scoreHistory(sessionId: string): Promise<void> {
+    let running = histories.get(sessionId);
+    if (running === undefined) {
+      const recorded = records.compactions(sessionId).map((record) => Date.parse(record.recordedAt));
+      running = compactions
+        .history(sessionId, (at) => recorded.some((when) => Math.abs(when - at) < SAME_BOUNDARY_MS))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // A session the index does not hold has nothing to score: handoff.status answers for it all the same.
+            if (!(error instanceof RpcError && error.code === ErrorCode.NotFound))
+              log.warn('could not score the past compactions', { sessionId, error });
+          },
+        );
+      histories.set(sessionId, running);
+    }
+    return running;
+  }
 
   return {
     async sessionStart(sessionId: string, cwd: string, source: string): Promise<SessionStartResult> {
@@ -194,14 +249,23 @@ export function createHookService(deps: HookServiceDeps) {
 
     postCompact,
 
-    /** The last recorded compaction's survival score, for sessions.get (the status line); null when none was scored. */
-    lastSurvival(sessionId: string): { kept: number; lost: number; recordedAt: string } | null {
+    /**
+     * The last recorded compaction's survival score, for sessions.get (the status line); null when
+     * none was scored. A session that compacted (`compactions`, the index's count) with no score
+     * has its past compactions scored in the background: the next answer has it.
+     */
+    lastSurvival(sessionId: string, compactions: number): { kept: number; lost: number; recordedAt: string } | null {
       const [latest] = records.compactions(sessionId);
-      if (latest?.survival === null || latest?.survival === undefined) return null;
+      if (latest?.survival === null || latest?.survival === undefined) {
+        if (compactions > 0) void scoreHistory(sessionId);
+        return null;
+      }
       return { kept: latest.survival.kept, lost: latest.survival.lost, recordedAt: latest.recordedAt };
     },
 
-    status(sessionId: string): HandoffStatusResult {
+    /** The hook records of the session, its past compactions scored first (once while memd runs). */
+    async status(sessionId: string): Promise<HandoffStatusResult> {
+      await scoreHistory(sessionId);
       const live = heard.status(sessionId);
       return {
         sessionId,

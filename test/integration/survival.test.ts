@@ -12,6 +12,8 @@ import type { Client } from '../../client/index.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
 import { compactionResultSchema, type Survival } from '../../shared/protocol/compaction.js';
 import { createClient } from '../helpers/client.js';
+import { manifest } from '../helpers/fixtures.js';
+import { copyFixtureProjects } from '../helpers/ingest.js';
 import { mainPath, type ResponseUsage, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
 
@@ -167,6 +169,66 @@ describe("the survival score of Claude Code's compactions", () => {
       expect(start.additionalContext?.length).toBeLessThanOrEqual(10_000);
       const resume = await client.handoffSessionStart({ sessionId: SESSION, cwd: CWD, source: 'resume' });
       expect(resume.additionalContext ?? '').not.toContain('Facts the compaction summary lost');
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe("the survival score of Claude Code's compactions made before memd ran", () => {
+  it('each boundary is scored when the session is asked about: handoff.status, memctl status, the status line', async () => {
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['compactions']);
+    const { sessionId } = manifest('compactions');
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the session to be indexed');
+      // Recorded two days ago, the boundaries are history to the live watch: nothing is recorded yet.
+      const { compactions } = await client.handoffStatus({ sessionId });
+      expect(compactions.map((record) => record.trigger)).toEqual(['auto', 'manual']);
+      const [auto, manual] = compactions;
+      // The first summary names the files it changed; each score is of the conversation before its boundary.
+      expect(manual?.survival?.items).toContainEqual({
+        kind: 'file',
+        text: 'payments/store.py (modified)',
+        kept: true,
+      });
+      expect(auto?.survival?.kept).toBeGreaterThan(0);
+      const status = await runMemctl(sandbox, ['status', sessionId]);
+      expect(status.stdout).toContain(
+        `survival  ${auto?.survival?.kept}/${(auto?.survival?.kept ?? 0) + (auto?.survival?.lost ?? 0)} facts kept by the summary`,
+      );
+      expect((await client.sessionsGet({ sessionId })).lastCompaction).toMatchObject({
+        kept: auto?.survival?.kept,
+        lost: auto?.survival?.lost,
+      });
+      const out = join(sandbox.root, 'report.html');
+      expect(await runMemctl(sandbox, ['export', sessionId, '--format', 'html', '--out', out])).toMatchObject({
+        code: 0,
+      });
+      expect(readFileSync(out, 'utf8')).toContain(`its summary kept ${manual?.survival?.kept}/`);
+      // Asked again, nothing is recorded twice.
+      expect((await client.handoffStatus({ sessionId })).compactions).toHaveLength(2);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('the status line asking first starts the scoring: a later answer has the score', async () => {
+    const sandbox = makeSandbox();
+    copyFixtureProjects(sandbox.projectsDir, ['compactions']);
+    const { sessionId } = manifest('compactions');
+    const daemon = await startDaemon(sandbox);
+    keepForFile(sandbox, daemon);
+    const client = createClient({ env: sandbox.env, autostart: false });
+    try {
+      await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the session to be indexed');
+      await eventually(
+        async () => (await client.sessionsGet({ sessionId })).lastCompaction !== undefined,
+        'sessions.get to carry the last compaction score',
+      );
     } finally {
       client.close();
     }

@@ -12,7 +12,7 @@ export function sessionMethods(
   env: ThresholdEnv,
   deletions: { deletedNotHeld(): number },
   reports: SessionReports,
-  compactions: { lastSurvival(sessionId: string): SessionSummary['lastCompaction'] | null },
+  compactions: { lastSurvival(sessionId: string, compactions: number): SessionSummary['lastCompaction'] | null },
 ): MethodHandler[] {
   return [
     handle(Methods.sessionsList, (params) => sessions.list(params)),
@@ -25,7 +25,7 @@ export function sessionMethods(
       // The status line's warning rides on the answer it already asks for (issue 31): no second call.
       const deletedNotHeld = deletions.deletedNotHeld();
       // And the last compaction's survival score (issue 32): one indexed row read.
-      const lastCompaction = compactions.lastSurvival(params.sessionId);
+      const lastCompaction = compactions.lastSurvival(params.sessionId, summary.compactions.count);
       return {
         ...summary,
         ...(deletedNotHeld > 0 ? { deletedNotHeld } : {}),

@@ -63,7 +63,7 @@ describe('the SessionStart context', () => {
       sources: [],
       untrusted: null,
     });
-    expect(hooks.status(SESSION).injection).toBeNull();
+    expect((await hooks.status(SESSION)).injection).toBeNull();
   });
 
   it("holds this session's handoff and the project's feedback memories, private and team; records the expectation", async () => {
@@ -89,7 +89,7 @@ describe('the SessionStart context', () => {
     expect(result.additionalContext).toContain('Always run npm test before committing.');
     expect(result.additionalContext).not.toContain('Not a rule');
     expect(result.sources).toEqual([join(cwd, 'docs', 'handoff-context.md'), 'private:no-regex', 'team:tests-first']);
-    expect(hooks.status(SESSION).injection).toMatchObject({ source: 'compact', injected: null });
+    expect((await hooks.status(SESSION)).injection).toMatchObject({ source: 'compact', injected: null });
   });
 
   it('leaves out a handoff another session left in the same dir', async () => {
