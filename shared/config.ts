@@ -168,7 +168,7 @@ const spec = {
     env: 'MEMD_EXTRACTION_DAILY_BUDGET_USD',
     default: 1,
     parse: nonNegativeNumber,
-    doc: 'USD that background session-memory extraction may spend a day (local time) with the anthropic summarizer; past it, extraction waits for the next day (memory.extract still runs)',
+    doc: "USD that memd's model calls (extractions, compaction summaries, handoff narratives) may spend a day (local time) with the anthropic summarizers; past it, background extraction waits for the next day (memory.extract, compactions and handoffs still run, and count)",
   },
   archiveEnabled: {
     env: 'MEMD_ARCHIVE',

@@ -9,6 +9,7 @@
  */
 import type { ContentBlock, MessageParam } from '../../shared/protocol/messages.js';
 import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
+import { type RecordCall, tokensOfUsage } from '../llm/spend.js';
 import { toMessageParams } from '../transcripts/messages.js';
 import { type CompactionSummarizer, compactPrompt } from './summary.js';
 
@@ -56,6 +57,8 @@ export interface AnthropicSummarizerOptions {
   baseURL?: string;
   timeoutMs?: number;
   maxRetries?: number;
+  /** The spend ledger (kind `compaction`): every reply is paid for, a summary refused later too. */
+  record?: RecordCall;
 }
 
 /** The prompt as the last user turn; a conversation ending with a user message gets it appended. */
@@ -86,6 +89,12 @@ export function createAnthropicCompactionSummarizer(options: AnthropicSummarizer
         },
         input.signal === undefined ? {} : { signal: input.signal },
       );
+      options.record?.({
+        kind: 'compaction',
+        sessionId: input.sessionId ?? null,
+        model: options.model,
+        tokens: tokensOfUsage(reply.usage),
+      });
       // The reply comes from the network: unknown until it is a non-empty text.
       const text = replyText(reply.content).trim();
       if (text === '') throw new Error('the model returned no summary text');

@@ -2,7 +2,9 @@
  * Compaction as a part of the daemon: the four layers bound to the daemon's paths and settings,
  * with the model's summarizer when there is access (the offline one rebuilds a fragment it
  * returns) and the session memory extraction keeps; thresholds and prices from the sessions service.
+ * The model's calls go to the spend ledger.
  */
+import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
 import type { MemdPaths } from '../../shared/paths.js';
 import type { SessionSummary } from '../../shared/protocol/sessions.js';
@@ -10,6 +12,7 @@ import { priceFor } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import type { ExtractionService } from '../extraction/service.js';
 import type { ModelAccess } from '../llm/backends.js';
+import { createSpendBook } from '../llm/spend.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { createAnthropicCompactionSummarizer } from './anthropic-summary.js';
@@ -18,6 +21,7 @@ import { createOfflineCompactionSummarizer } from './offline-summary.js';
 import { type CompactionService, createCompactionService } from './service.js';
 
 export interface CompactionPartDeps {
+  db: Database.Database;
   paths: Pick<MemdPaths, 'projectsDir'>;
   config: Pick<MemdConfig, 'model' | 'microCompact'>;
   bus: Bus;
@@ -31,7 +35,15 @@ export interface CompactionPartDeps {
 
 export function buildCompaction(deps: CompactionPartDeps): CompactionService {
   const { config, extraction, sessions } = deps;
-  const modelSummarizer = deps.access && createAnthropicCompactionSummarizer({ ...deps.access, model: config.model });
+  // The model's calls spend on the user's key: the ledger extraction's spend is in (issue 32).
+  const spend = createSpendBook(deps.db);
+  const modelSummarizer =
+    deps.access &&
+    createAnthropicCompactionSummarizer({
+      ...deps.access,
+      model: config.model,
+      record: (call) => spend.record(call, deps.clock()),
+    });
   const offlineSummarizer = createOfflineCompactionSummarizer();
   return createCompactionService({
     transcripts: deps.transcripts,

@@ -270,6 +270,16 @@ export function createCompactionService(deps: CompactionServiceDeps): Compaction
               identifiers: done.lost.identifiers.length,
               errors: done.lost.errors.length,
             },
+            // What a client shows of it (issue 32): the score and what was lost, not the kept items.
+            ...(done.survival === undefined
+              ? {}
+              : {
+                  survival: {
+                    kept: done.survival.kept,
+                    lost: done.survival.lost,
+                    items: done.survival.items.filter((item) => !item.kept),
+                  },
+                }),
           }),
         (error: unknown) => {
           if (error instanceof RpcError && error.kind === 'NothingToCompact')

@@ -15,6 +15,8 @@ import { type ConversationMessage, estimateMessageTokens, toMessageParams } from
 import { continuationMessage } from './session-memory.js';
 
 export interface CompactionSummaryInput {
+  /** Whose conversation: a model summarizer's spend is recorded against it. */
+  sessionId?: string;
   messages: ConversationMessage[];
   loaded: LoadedEntry[];
   instructions?: string;
@@ -198,12 +200,18 @@ export function summaryTokens(summary: string): number {
  * summary is what the summarizer wrote, analysis stripped.
  */
 export async function summaryCompaction(
-  conversation: { messages: ConversationMessage[]; loaded: LoadedEntry[]; file?: { path: string } },
+  conversation: {
+    sessionId?: string;
+    messages: ConversationMessage[];
+    loaded: LoadedEntry[];
+    file?: { path: string };
+  },
   summarizer: CompactionSummarizer,
   instructions?: string,
   signal?: AbortSignal,
 ): Promise<{ messages: ConversationMessage[]; summary: string }> {
   const raw = await summarizer.summarize({
+    ...(conversation.sessionId === undefined ? {} : { sessionId: conversation.sessionId }),
     messages: conversation.messages,
     loaded: conversation.loaded,
     ...(instructions === undefined ? {} : { instructions }),

@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { LastExtraction } from '../../shared/transcript/accounting.js';
-import { createSpendBook, type SpendBook } from './spend.js';
+import { createSpendBook, type SpendBook } from '../llm/spend.js';
 import { createWriterBook, type WriterBook } from './writer.js';
 
 export type JobState = 'queued' | 'running' | 'deferred' | 'done' | 'failed';

@@ -18,6 +18,7 @@ import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import { readTextIfPresent } from '../fs/read.js';
+import { nextLocalMidnight } from '../llm/spend.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { type BackfillSession, createBackfillExtractions } from './backfill.js';
@@ -26,7 +27,6 @@ import { BACKFILL_REASON, CANCELLED_BY_CALLERS, createJobRun } from './job-run.j
 import { asLastExtraction, type JobStore, REQUESTED_REASON, retryDelayMs } from './jobs.js';
 import type { MemoryLocks } from './lock.js';
 import { memoryDirFor, sessionOfMemoryDir } from './memory-dir.js';
-import { nextLocalMidnight } from './spend.js';
 import { stripInstructions } from './template.js';
 import { shouldExtract, type TriggerFigures, triggerStateOf } from './triggers.js';
 import { createExtractionWaiters } from './waiters.js';
@@ -317,6 +317,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         lock,
         spentUsd: jobs.spend.ofSession(sessionId),
         spentTokens: jobs.spend.tokensOfSession(sessionId),
+        spentByKind: jobs.spend.kindsOfSession(sessionId),
         // Before migration 24 memd kept no writer: a session it extracted holds memd's summary.
         writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),
       };
@@ -331,7 +332,12 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         running: [...running.values()].map((job) => job.sessionId),
         locks: locks.held().map((held) => ({ sessionDir: held.dir, owner: held.owner, expiresAt: held.expiresAt })),
         paused: jobs.spend.paused(),
-        budget: { dailyUsd: budgetUsd, spentTodayUsd: jobs.spend.onDayOf(clock()), reached: overBudget(clock()) },
+        budget: {
+          dailyUsd: budgetUsd,
+          spentTodayUsd: jobs.spend.onDayOf(clock()),
+          reached: overBudget(clock()),
+          byKind: jobs.spend.kindsOnDayOf(clock()),
+        },
         spentToday: jobs.spend.sessionsOnDayOf(clock(), SPEND_LIST_LIMIT),
       };
     },

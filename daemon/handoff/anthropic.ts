@@ -5,7 +5,8 @@
  * then a JSON object with the narrative's fields in `<summary>` (a bare JSON reply is taken too:
  * summary-reply.ts). The reply is `unknown` until it is checked against that shape; a
  * reply that is not the JSON asked for, an API error, or no answer in time is a HandoffNarratorError,
- * and the caller writes the partial handoff instead.
+ * and the caller writes the partial handoff instead. Each reply's tokens and cost go to the spend
+ * ledger (kind `handoff`).
  */
 
 import type { HandoffNarrative } from '../../shared/handoff/render.js';
@@ -13,6 +14,7 @@ import type { HandoffFacts } from '../../shared/protocol/handoff.js';
 import { quoteAsData } from '../../shared/text/quote.js';
 import { isRecord } from '../../shared/values.js';
 import { lazyMessagesClient, replyText } from '../llm/anthropic-client.js';
+import { type RecordCall, tokensOfUsage } from '../llm/spend.js';
 import { parseSummaryReply } from '../llm/summary-reply.js';
 
 /** Seed: handoffs are high-stakes; Sonnet keeps the nuance of rules and ruled-out approaches that Haiku flattens. */
@@ -49,6 +51,8 @@ export interface AnthropicHandoffOptions {
   baseURL?: string;
   timeoutMs?: number;
   maxRetries?: number;
+  /** The spend ledger (kind `handoff`): every reply is paid for, one that is not the JSON asked for too. */
+  record?: RecordCall;
 }
 
 export interface NarratorInput {
@@ -159,7 +163,7 @@ export function createAnthropicNarrator(options: AnthropicHandoffOptions): Hando
           },
         ],
       };
-      let reply: { content: unknown };
+      let reply: { content: unknown; usage?: Record<string, unknown> };
       try {
         const sdk = await connect();
         reply = await sdk.messages.create(body, { signal });
@@ -172,6 +176,7 @@ export function createAnthropicNarrator(options: AnthropicHandoffOptions): Hando
           );
         throw new HandoffNarratorError('failed', `the handoff model (${model}) failed: ${(error as Error).message}`);
       }
+      options.record?.({ kind: 'handoff', sessionId: input.sessionId, model, tokens: tokensOfUsage(reply.usage) });
       // From the network: unknown until checked.
       const parsed = parseNarrative(replyText(reply.content));
       if (typeof parsed === 'string')

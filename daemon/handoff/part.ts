@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
 import type { MemdPaths } from '../../shared/paths.js';
 import type { ModelAccess } from '../llm/backends.js';
+import { createSpendBook } from '../llm/spend.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
@@ -32,6 +33,8 @@ export interface HandoffPart {
 
 export function buildHandoff(deps: HandoffPartDeps): HandoffPart {
   const { paths, log, clock, transcripts } = deps;
+  // The narrator's calls spend on the user's key: the ledger extraction's spend is in (issue 32).
+  const spend = createSpendBook(deps.db);
   const bindings = createHandoffBindings({ stateDir: paths.stateDir, clock, log });
   const hooks = createHookService({
     transcripts,
@@ -47,7 +50,11 @@ export function buildHandoff(deps: HandoffPartDeps): HandoffPart {
     claudeRoot: paths.claudeRoot,
     log,
     clock,
-    anthropic: deps.access && { ...deps.access, model: deps.config.handoffModel },
+    anthropic: deps.access && {
+      ...deps.access,
+      model: deps.config.handoffModel,
+      record: (call) => spend.record(call, clock()),
+    },
     git: { timeoutMs: deps.config.gitTimeoutMs },
     bindings,
   });

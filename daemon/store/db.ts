@@ -106,6 +106,7 @@ function migrate(db: Database.Database, log: Logger): void {
         if (!columns.some((known) => known.name === column))
           db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
       }
+      migration.apply?.(db);
       db.pragma(`user_version = ${migration.version}`);
     })();
     log.debug('database migration applied', { version: migration.version, name: migration.name });

@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 /**
  * One numbered schema migration: its own file so that migrations.ts and migrations-index.ts, which
  * both list migrations, each import the shape without importing the other (a circle).
@@ -11,4 +13,9 @@ export interface Migration {
    * ADD COLUMN IF NOT EXISTS, and a database set back to an older version (tests do) runs it again.
    */
   addColumns?: readonly { table: string; column: string; definition: string }[];
+  /**
+   * A change SQL alone cannot make run-again-safe (a table rebuilt with another primary key, only
+   * when it has the old one): run last, in the migration's transaction.
+   */
+  apply?: (db: Database.Database) => void;
 }

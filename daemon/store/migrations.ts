@@ -3,6 +3,7 @@
  * its own transaction. Everything stored is derivable from transcripts, so a database from a
  * newer memd is rebuilt rather than guessed at.
  */
+import type Database from 'better-sqlite3';
 import type { Migration } from './migration.js';
 import { INDEX_MIGRATIONS } from './migrations-index.js';
 
@@ -16,6 +17,32 @@ const REBUILD_SEARCH_INDEX = `
       CREATE VIRTUAL TABLE search_fts USING fts5(text, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2');
       UPDATE files SET search_offset = 0;
     `;
+
+/** Migration 28: memory_spend keyed by (day, session_id, kind), its rows kept as extractions. */
+function addSpendKind(db: Database.Database): void {
+  const columns = db.pragma('table_info(memory_spend)') as { name: string }[];
+  if (columns.some((column) => column.name === 'kind')) return;
+  db.exec(`
+    CREATE TABLE memory_spend_by_kind (
+      day                TEXT NOT NULL,
+      session_id         TEXT NOT NULL,
+      kind               TEXT NOT NULL,
+      cost_usd           REAL NOT NULL,
+      runs               INTEGER NOT NULL,
+      input_tokens       INTEGER NOT NULL DEFAULT 0,
+      output_tokens      INTEGER NOT NULL DEFAULT 0,
+      cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+      cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (day, session_id, kind)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO memory_spend_by_kind
+      SELECT day, session_id, 'extraction', cost_usd, runs, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens
+      FROM memory_spend;
+    DROP TABLE memory_spend;
+    ALTER TABLE memory_spend_by_kind RENAME TO memory_spend;
+    CREATE INDEX memory_spend_session ON memory_spend (session_id);
+  `);
+}
 
 /** Every migration in order: the index's (1-11), then the search index, the usage book, the archive and what came after. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -284,6 +311,16 @@ export const MIGRATIONS: readonly Migration[] = [
         survival  TEXT NOT NULL
       ) STRICT;
     `,
+  },
+  {
+    version: 28,
+    name: 'the spend ledger by kind',
+    // Issue 32: the anthropic compaction summary and handoff narrative spend on the user's key as
+    // extraction does; the ledger keeps each kind apart (its key gains `kind`), and every row
+    // before this was an extraction's. SQLite cannot change a primary key: the table is rebuilt,
+    // only when it lacks `kind` (a database set back to an older version, as tests do, has it).
+    sql: '',
+    apply: addSpendKind,
   },
 ];
 

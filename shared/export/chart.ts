@@ -33,6 +33,10 @@ const TARGET_TICKS = 5;
 export const MARK_GAP = 56;
 /** A trigger name longer than this is cut in the label (its full text stays in the hover title). */
 const MAX_LABEL_CHARS = 7;
+/** About how wide a character of a mark's label is at 11px: where a label would pass the chart's edge. */
+const LABEL_CHAR_PX = 6.5;
+/** Between a mark and its label. */
+const LABEL_OFFSET = 4;
 
 export interface Point {
   x: number;
@@ -164,6 +168,20 @@ function groupLabel(group: CompactionGroup): string {
   return kept === undefined ? label : `${label} ${kept.kept}/${kept.total}`;
 }
 
+/**
+ * The mark's label, right of it; left of it (anchored at its end) when it would pass the chart's
+ * right edge, where the SVG cuts it: a compaction near the session's end, labelled with its
+ * survival score ("auto 41/43"), did (seen in headless Chromium, issue 32).
+ */
+function compactionLabel(group: CompactionGroup, chartWidth: number, top: number): string {
+  const text = groupLabel(group);
+  const fits = group.x1 + LABEL_OFFSET + text.length * LABEL_CHAR_PX <= chartWidth;
+  const placed = fits
+    ? `x="${fixed(group.x1 + LABEL_OFFSET)}"`
+    : `x="${fixed(group.x1 - LABEL_OFFSET)}" text-anchor="end"`;
+  return `<text class="compaction-label" ${placed} y="${top + 10}">${escapeHtml(text)}</text>`;
+}
+
 /** The chart as an `<svg>` element; every text in it is escaped. */
 export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): string {
   const geometry = chartGeometry(chart, box);
@@ -228,9 +246,7 @@ export function renderChartSvg(chart: ContextChart, box: ChartBox = CHART_BOX): 
         `<rect class="compaction-band" data-count="${group.marks.length}" x="${x}" y="${top}" width="${bandWidth}" height="${plotBottom - top}">${title}</rect>`,
       );
     }
-    parts.push(
-      `<text class="compaction-label" x="${fixed(group.x1 + 4)}" y="${top + 10}">${escapeHtml(groupLabel(group))}</text>`,
-    );
+    parts.push(compactionLabel(group, width, top));
   }
   parts.push(`<line class="axis-line" x1="${left}" x2="${plotRight}" y1="${plotBottom}" y2="${plotBottom}"/>`);
   parts.push('</svg>');

@@ -1,4 +1,5 @@
-import { looseObject, num, oneOf, type Schema, str } from './schema.js';
+import { type Survival, survivalSchema } from './compaction.js';
+import { looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 import {
   type SessionSummary,
   THRESHOLD_STATES,
@@ -71,7 +72,23 @@ export interface CompactionReadyEvent {
   postTokens: number;
   keptFromUuid: string | null;
   lost: { userMessages: number; filePaths: number; identifiers: number; errors: number };
+  /**
+   * Which of the session's facts the compaction kept (issue 32, docs/survival.md): the counts, and
+   * the lost items only (named, capped as in the result). Absent from a memd before it.
+   */
+  survival?: Survival;
 }
+
+/** What a client reads of `compaction.ready` (the memd of issue 32 adds `survival`). */
+export const compactionReadyEventSchema: Schema<CompactionReadyEvent> = looseObject({
+  sessionId: str(),
+  method: str(),
+  preTokens: num(),
+  postTokens: num(),
+  keptFromUuid: nullable(str()),
+  lost: looseObject({ userMessages: num(), filePaths: num(), identifiers: num(), errors: num() }),
+  survival: optional(survivalSchema),
+});
 
 /** Payload types; topics whose feature lands later carry a plain record until then. */
 export interface EventPayloads {

@@ -1,5 +1,5 @@
 /** `memory.*` results (session memory: its summary, its lock) and extraction in `daemon.status`. */
-import { arrayOf, bool, looseObject, nullable, num, recordOf, type Schema, str } from './schema.js';
+import { arrayOf, bool, looseObject, nullable, num, optional, recordOf, type Schema, str } from './schema.js';
 
 /** `memory.summary` and `memory.extract`: a session's summary.md and its last extraction. */
 export interface MemorySummaryResult {
@@ -23,6 +23,10 @@ export interface MemoryLockResult {
   expiresAt: number;
 }
 
+/** What memd's model calls are for, each kind apart in the spend ledger (issue 32). */
+export const SPEND_KINDS = ['extraction', 'compaction', 'handoff'] as const;
+export type SpendKind = (typeof SPEND_KINDS)[number];
+
 /** Session-memory extraction in `daemon.status`. */
 export interface ExtractionStatus {
   /** Jobs by state (queued, running, deferred, done, failed). */
@@ -33,9 +37,13 @@ export interface ExtractionStatus {
   locks: { sessionDir: string; owner: string; expiresAt: number }[];
   /** `memory.pause`: background extraction waits (requested extractions still run). */
   paused: boolean;
-  /** The daily cap on background extraction's spend; `reached`: it waits for tomorrow (local time). */
-  budget: { dailyUsd: number; spentTodayUsd: number; reached: boolean };
-  /** Sessions by their extractions' spend today, most first (at most 10). */
+  /**
+   * The daily cap on memd's API spend, every kind counted (`spentTodayUsd`); `reached`: background
+   * extraction waits for tomorrow (local time). `byKind`: today's USD per kind (an addition, issue
+   * 32; a memd before it counted extraction only, and sends none).
+   */
+  budget: { dailyUsd: number; spentTodayUsd: number; reached: boolean; byKind?: Record<SpendKind, number> };
+  /** Sessions by their model calls' spend today, every kind, most first (at most 10). */
   spentToday: { sessionId: string; usd: number }[];
 }
 
@@ -56,6 +64,11 @@ export const extractionStatusSchema: Schema<ExtractionStatus> = looseObject({
   running: arrayOf(str()),
   locks: arrayOf(looseObject({ sessionDir: str(), owner: str(), expiresAt: num() })),
   paused: bool(),
-  budget: looseObject({ dailyUsd: num(), spentTodayUsd: num(), reached: bool() }),
+  budget: looseObject({
+    dailyUsd: num(),
+    spentTodayUsd: num(),
+    reached: bool(),
+    byKind: optional(looseObject({ extraction: num(), compaction: num(), handoff: num() })),
+  }),
   spentToday: arrayOf(looseObject({ sessionId: str(), usd: num() })),
 });

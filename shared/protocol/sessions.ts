@@ -1,4 +1,5 @@
 /** `sessions.list`, `sessions.get` and `compact.thresholds`: a session's accounting and where it stands. */
+import { SPEND_KINDS, type SpendKind } from './memory.js';
 import { type ReportedState, reportedStateSchema } from './reports.js';
 import {
   anyValue,
@@ -106,10 +107,23 @@ export interface SessionMemoryState {
    */
   spentTokens: SpentTokens;
   /**
+   * What each kind of memd's model calls spent on this session over every day (extraction,
+   * compaction, handoff; only the kinds it has): an addition, issue 32, absent from an older memd.
+   */
+  spentByKind?: KindSpend[];
+  /**
    * Who wrote `summary.md` last, as memd last saw it: `memd`, `claude-code` (Claude Code's own
    * session memory; memd then reads it and writes none), null before either (an addition, issue 31).
    */
   writer: SessionMemoryWriter | null;
+}
+
+/** One kind's spend: USD, calls and tokens. */
+export interface KindSpend {
+  kind: SpendKind;
+  usd: number;
+  runs: number;
+  tokens: SpentTokens;
 }
 
 /** Tokens of model calls, summed. */
@@ -228,6 +242,16 @@ export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject(
     cacheRead: 0,
     cacheWrite: 0,
   }),
+  spentByKind: optional(
+    arrayOf(
+      looseObject({
+        kind: oneOf(...SPEND_KINDS),
+        usd: num(),
+        runs: num(),
+        tokens: looseObject({ input: num(), output: num(), cacheRead: num(), cacheWrite: num() }),
+      }),
+    ),
+  ),
   // A memd before issue 31 did not tell.
   writer: withDefault(nullable(oneOf('memd', 'claude-code')), null),
 });

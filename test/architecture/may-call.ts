@@ -61,7 +61,7 @@ export const MAY_CALL: MayCallTable = {
       transcripts: 'the facts and messages it summarizes',
       // Issue 30: extraction is built before sessions (whose summaries show its state), and its triggers read these.
       sessions: 'the aggregates and windows its triggers read (`part.ts`)',
-      llm: 'the anthropic extractor',
+      llm: 'the anthropic extractor; the spend ledger',
       workers: 'the offline worker, slices',
       fs: 'atomic `summary.md`',
       bus: '',
@@ -73,7 +73,7 @@ export const MAY_CALL: MayCallTable = {
     calls: {
       transcripts: '',
       extraction: 'the session memory it compacts with: `template.ts`; whether a plan step is done: `progress.ts`',
-      llm: 'the anthropic summarizer',
+      llm: 'the anthropic summarizer; the spend ledger',
       fs: 'tool-result files',
       bus: '`compaction.ready`, `session.state`',
       log: '',
@@ -86,7 +86,7 @@ export const MAY_CALL: MayCallTable = {
       transcripts: 'the facts and the conversation',
       compaction: 'what a compaction lost and kept: `lost.ts`, `survival.ts`',
       memory: 'memdir for SessionStart',
-      llm: 'the anthropic narrator',
+      llm: 'the anthropic narrator; the spend ledger',
       fs: 'the work tree, atomic writes',
       // Allowed in issue 30 (the doc named neither): both are infrastructure the other domains use alike.
       store: "the index's row types",

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { RpcError } from '../../shared/protocol/errors.js';
-import type { CompactionReadyEvent } from '../../shared/protocol/events.js';
+import { type CompactionReadyEvent, compactionReadyEventSchema } from '../../shared/protocol/events.js';
 import { SUMMARY_SECTIONS } from '../../shared/transcript/compaction-texts.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
@@ -194,6 +194,12 @@ describe('auto-compaction on a threshold crossing', () => {
       await eventually(() => ready.length > 0, 'compaction.ready');
       expect(ready[0]).toMatchObject({ sessionId: found.sessionId, method: 'summary' });
       expect(ready[0]?.postTokens).toBeLessThan(ready[0]?.preTokens ?? 0);
+      // The survival score rides with the event (issue 32): what a client shows without asking again.
+      expect(compactionReadyEventSchema.parse(ready[0], 'compaction.ready').survival).toMatchObject({
+        kept: expect.any(Number),
+        lost: expect.any(Number),
+      });
+      expect(ready[0]?.survival?.items.every((item) => !item.kept)).toBe(true);
       const status = await client.daemonStatus();
       expect(status.compaction).toMatchObject({ autoRuns: 1, failing: [] });
       const printed = await runMemctl(sandbox, ['status']);

@@ -65,6 +65,15 @@ const CACHES: (StatusFacts['cache'] | undefined)[] = [
   ),
 ];
 
+/** What the last compaction kept (issue 32): none, all, some lost, large counts. */
+const LAST_KEPT: (StatusFacts['lastKept'] | undefined)[] = [
+  undefined,
+  { kept: 43, total: 43 },
+  { kept: 41, total: 43 },
+  { kept: 0, total: 12 },
+  { kept: 1234, total: 99_999 },
+];
+
 /** The model segment (issue 31): names each way modelName reads them, and none. */
 const MODELS: (StatusFacts['model'] | undefined)[] = [
   undefined,
@@ -147,6 +156,13 @@ function edgeCases(): Case[] {
         columns,
         now: NOW,
       });
+  for (const lastKept of LAST_KEPT)
+    for (const columns of [40, 120])
+      cases.push({
+        facts: facts({ threshold: typical, ...(lastKept === undefined ? {} : { lastKept }) }),
+        columns,
+        now: NOW,
+      });
   for (const model of MODELS)
     cases.push({
       facts: facts({ threshold: typical, ...(model === undefined ? {} : { model }) }),
@@ -178,8 +194,10 @@ function sampledCases(): Case[] {
     const cache = pick(CACHES);
     const deletedNotHeld = pick(DELETED);
     const model = pick(MODELS);
+    const lastKept = pick(LAST_KEPT);
     return {
       facts: {
+        ...(lastKept === undefined ? {} : { lastKept }),
         ...(model === undefined ? {} : { model }),
         ...(fiveHour === undefined ? {} : { fiveHour }),
         ...(deletedNotHeld === undefined ? {} : { deletedNotHeld }),
@@ -216,6 +234,7 @@ const RENDER_CASES = `
     if memory_at == vim.NIL then memory_at = false end
     local facts = { threshold = value(f.threshold), compactions = value(f.compactions), memoryAt = memory_at, costUsd = value(f.costUsd), note = value(f.note), deletedNotHeld = value(f.deletedNotHeld) }
     if f.fiveHour ~= nil then facts.fiveHour = { usedPercent = f.fiveHour.usedPercent, resetsAt = value(f.fiveHour.resetsAt) } end
+    if f.lastKept ~= nil then facts.lastKept = { kept = f.lastKept.kept, total = f.lastKept.total } end
     if f.model ~= nil then facts.model = { id = value(f.model.id), effort = f.model.effort } end
     if f.cache ~= nil then facts.cache = { warm = value(f.cache.warm), expiresAt = value(f.cache.expiresAt), lastMissCause = value(f.cache.lastMissCause) } end
     lines[i] = format.status_line(facts, { columns = case.columns, now = case.now })
@@ -310,6 +329,16 @@ describe(
           sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
           deletedNotHeld,
         })),
+        // The survival score of Claude Code's last compaction (issue 32): a score, and a broken one.
+        ...[{ kept: 41, lost: 2, recordedAt: '2026-12-02T10:00:00.000Z' }, { kept: 'all', lost: 0 }, 'none'].map(
+          (lastCompaction) => ({
+            threshold: typical,
+            compactions: { count: 1 },
+            usage: usage(1),
+            sessionMemory: { extractedAt: null, lock: null, spentUsd: 0 },
+            lastCompaction,
+          }),
+        ),
       ];
       const lua = await startNvim({ cwd: process.cwd(), env: process.env }).lua<string[]>(
         `
@@ -337,9 +366,14 @@ describe(
         'mem 3m',
         'mem 3d',
         'mem 2s',
-        ...Array(10).fill('mem -'),
+        ...Array(13).fill('mem -'),
       ]);
-      expect(lua.slice(-2).map((line) => line.endsWith(' · 3 deleted, not kept'))).toEqual([true, false]);
+      expect(lua.slice(-5, -3).map((line) => line.endsWith(' · 3 deleted, not kept'))).toEqual([true, false]);
+      expect(lua.slice(-3).map((line) => line.includes(' · last compaction kept 41/43 · '))).toEqual([
+        true,
+        false,
+        false,
+      ]);
       expect(lua.slice(6, 9).map((line) => line.match(/5h [^·]*· .*(cache [^·]*) /)?.slice(0, 2))).toEqual([
         [expect.stringContaining('5h 43% ↻1h52m'), 'cache 10m'],
         [expect.stringContaining('5h 7%'), 'cache cold: tools'],

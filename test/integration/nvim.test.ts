@@ -248,8 +248,33 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
       ...result.lost.errors,
     ];
     for (const item of lost) expect(shown).toContain(`      - ${item.replace(/[\r\n]+/g, ' ')}`);
+    // The survival score (issue 32) and the lost facts named, as memctl compact prints them.
+    const survival = memctl.slice(memctl.findIndex((line) => line.startsWith('  survival ')));
+    expect(survival[0]).toMatch(/^ {2}survival \d+\/\d+ facts kept/);
+    expect(
+      shown.slice(shown.indexOf(survival[0] as string), shown.indexOf(survival[0] as string) + survival.length),
+    ).toEqual(survival);
     if (result.summary !== null) expect(shown.slice(shown.indexOf('summary:') + 1)).toEqual(result.summary.split('\n'));
     expect(readFileSync(project.transcript).equals(transcriptBefore)).toBe(true);
+  });
+
+  it("shows the survival score of Claude Code's last compaction in the session view and the line (issue 32)", async () => {
+    const nvim = await editor(sandbox, project.cwd);
+    const session = {
+      ...(await client.sessionsGet({ sessionId: project.sessionId })),
+      lastCompaction: { kept: 41, lost: 2, recordedAt: '2026-12-05T12:00:00.000Z' },
+    };
+    const detail = await nvim.lua<string[]>(
+      `
+      local session = vim.json.decode(..., { luanil = { object = true, array = true } })
+      local problem = require('memd.validate').problem('session', session)
+      if problem ~= nil then return { problem } end
+      return require('memd.views').session_detail(session, 0)
+      `,
+      JSON.stringify(session),
+    );
+    expect(detail).toContain("  survival  41/43 facts kept by the last compaction's summary");
+    expect(detail.find((line) => line.startsWith('  line      '))).toContain('last compaction kept 41/43');
   });
 
   it(':Memd handoff writes docs/handoff-context.md in the editor’s directory and opens it', async () => {

@@ -7,10 +7,12 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { factsFromSummary } from '../../client/memctl/quick/statusline.js';
 import { compactionResultSchema, type Survival } from '../../shared/protocol/compaction.js';
+import { CHROMIUM_PATH, chromiumAvailable, launchChromium, openOffline } from '../helpers/chromium.mjs';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
@@ -54,6 +56,37 @@ function session(): TranscriptWriter {
   main.toolRound('Bash', { command: 'npm run lint' }, 'lint ok\n'.repeat(200), usage(6));
   main.response([{ type: 'text', text: 'The total is now computed in cents.' }], usage(7));
   return main;
+}
+
+/** The context chart's compaction marks in headless Chromium, offline: labels, titles, whether they show. */
+async function compactionMarkInChromium(path: string) {
+  const browser = await launchChromium();
+  try {
+    const { context, page, seen } = await openOffline(browser, pathToFileURL(path).href);
+    try {
+      const chart = page.locator('svg#context-chart');
+      const label = chart.locator('text.compaction-label');
+      const [chartBox, labelBox] = [await chart.boundingBox(), await label.first().boundingBox()];
+      const insideChart =
+        chartBox !== null &&
+        labelBox !== null &&
+        labelBox.x >= chartBox.x &&
+        labelBox.y >= chartBox.y &&
+        labelBox.x + labelBox.width <= chartBox.x + chartBox.width &&
+        labelBox.y + labelBox.height <= chartBox.y + chartBox.height;
+      return {
+        labels: await label.allTextContents(),
+        visible: await label.first().isVisible(),
+        insideChart,
+        titles: await chart.locator('line.compaction > title, rect.compaction-band > title').allTextContents(),
+        errors: [...seen.consoleErrors, ...seen.pageErrors, ...seen.blocked],
+      };
+    } finally {
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
 }
 
 describe('the survival score of memd compactions', () => {
@@ -161,6 +194,18 @@ describe("the survival score of Claude Code's compactions", () => {
       const exported = await runMemctl(sandbox, ['export', SESSION, '--format', 'html', '--out', out]);
       expect(exported, exported.stderr).toMatchObject({ code: 0 });
       expect(readFileSync(out, 'utf8')).toContain(`its summary kept ${kept}/${kept + lost} facts`);
+      if (chromiumAvailable()) {
+        // As a browser draws it: the label beside the mark, inside the chart, its title on the mark.
+        const mark = await compactionMarkInChromium(out);
+        expect(mark.labels).toEqual([`auto ${kept}/${kept + lost}`]);
+        expect(mark.visible).toBe(true);
+        expect(mark.insideChart).toBe(true);
+        expect(mark.titles).toEqual([expect.stringContaining(`its summary kept ${kept}/${kept + lost} facts`)]);
+        expect(mark.errors).toEqual([]);
+      } else
+        process.stderr.write(
+          `survival.test.ts: the report's mark unchecked in a browser, no Chromium at ${CHROMIUM_PATH}\n`,
+        );
       // SessionStart(compact) re-injects what the summary lost; another source does not.
       const start = await client.handoffSessionStart({ sessionId: SESSION, cwd: CWD, source: 'compact' });
       expect(start.additionalContext).toContain('## Facts the compaction summary lost');

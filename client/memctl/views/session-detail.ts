@@ -31,6 +31,21 @@ function memoryLine(session: SessionSummary, now: number): string {
   return `  memory    ${when}; since then ${session.sinceExtraction.toolCalls} tool calls, +${formatTokens(session.sinceExtraction.tokenGrowth)} tokens${spent}`;
 }
 
+/**
+ * What memd's compactions and handoffs of the session cost with the anthropic summarizers (issue
+ * 32; the extractions' spend is on the memory line); null when they cost nothing or memd is older.
+ */
+function modelSpendLine(session: SessionSummary): string | null {
+  const others = (session.sessionMemory.spentByKind ?? []).filter((spent) => spent.kind !== 'extraction');
+  if (others.length === 0) return null;
+  const parts = others.map((spent) => {
+    const calls = `${spent.runs} call${spent.runs === 1 ? '' : 's'}`;
+    const cached = spent.tokens.cacheRead > 0 ? `, ${formatTokens(spent.tokens.cacheRead)} tokens read from cache` : '';
+    return `${spent.kind} $${spent.usd.toFixed(4)} (${calls}${cached})`;
+  });
+  return `  api spend ${parts.join(', ')}`;
+}
+
 /** Whose summary.md it is: memd's, or Claude Code's own session memory (which memd reads and leaves be). */
 function writerLine(session: SessionSummary): string | null {
   // Null (nobody yet, or a memd before issue 31, which the answer's schema reads as null): no line.
@@ -100,6 +115,7 @@ export function renderSessionDetail(
     ...reportedLines(session.reported, session.sessionId, out, now),
     ...forecast,
     memoryLine(session, now),
+    ...nonNull(modelSpendLine(session)),
     ...nonNull(writerLine(session)),
     lockLine(session, now),
     `  index     ${session.entries} entries, ${session.sidechainFiles} subagent transcripts, ${session.compactionFiles} compaction transcripts, ${session.badLines} bad lines skipped`,

@@ -1,6 +1,7 @@
 /** The daemon's status as `memctl status` prints it: paths, counts, ingest, extraction, warnings. */
 import type { DaemonStatus } from '../../../shared/protocol/daemon.js';
 import type { IngestFailure, IngestStatus } from '../../../shared/protocol/ingest.js';
+import { SPEND_KINDS, type SpendKind } from '../../../shared/protocol/memory.js';
 import { formatBytes, formatDuration, type Output } from '../output.js';
 import { renderArchiveStatus } from './archive-status.js';
 import { databaseIncidentText } from './database.js';
@@ -14,6 +15,17 @@ const FAILURE_LABELS: Record<IngestFailure['kind'], string> = {
   parse: 'parse failed',
   store: 'cannot write the index',
 };
+
+/**
+ * What today's spend went on: `extraction` when one kind (or an older memd, which counted only
+ * extraction), else each kind with its share (`extraction $0.41, compaction $0.12`).
+ */
+function spentOn(byKind: Record<SpendKind, number> | undefined): string {
+  const kinds = SPEND_KINDS.filter((kind) => (byKind?.[kind] ?? 0) > 0);
+  if (byKind === undefined || kinds.length === 0) return 'extraction';
+  if (kinds.length === 1) return kinds[0] as SpendKind;
+  return kinds.map((kind) => `${kind} $${byKind[kind].toFixed(2)}`).join(', ');
+}
 
 /** `in 40s`, or `now` for a retry that is due. */
 function retryIn(retryAt: string, now: number): string {
@@ -119,12 +131,13 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
     );
   }
   if (extraction.paused) lines.push(out.yellow('  memory    background extraction paused (memctl memory resume)'));
+  // One budget for every kind of memd's model calls (issue 32).
   const { budget } = extraction;
   if (budget.spentTodayUsd > 0 || budget.reached) {
     const top = extraction.spentToday
       .slice(0, 3)
       .map((spent) => `${spent.sessionId.slice(0, 8)} $${spent.usd.toFixed(2)}`);
-    const line = `  spend     $${budget.spentTodayUsd.toFixed(2)} of $${budget.dailyUsd.toFixed(2)} today on extraction${top.length > 0 ? ` (${top.join(', ')})` : ''}`;
+    const line = `  spend     $${budget.spentTodayUsd.toFixed(2)} of $${budget.dailyUsd.toFixed(2)} today on ${spentOn(budget.byKind)}${top.length > 0 ? ` (${top.join(', ')})` : ''}`;
     lines.push(
       budget.reached ? out.yellow(`${line}; budget reached, background extraction waits until tomorrow`) : line,
     );

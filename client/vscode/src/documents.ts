@@ -133,6 +133,15 @@ export function sessionDocument(session: SessionSummary, now: number): MemdDocum
           ? 'none'
           : `${count(compactions.lastPreTokens)} → ${compactions.lastPostTokens === null ? '?' : count(compactions.lastPostTokens)} tokens`,
       ],
+      // Issue 32 (docs/survival.md): which of the session's facts Claude Code's last summary kept.
+      ...(session.lastCompaction === undefined
+        ? []
+        : [
+            [
+              'facts kept',
+              `${count(session.lastCompaction.kept)} of ${count(session.lastCompaction.kept + session.lastCompaction.lost)} by the last summary`,
+            ] as [string, string],
+          ]),
     ]),
     '',
     '## Session memory',
@@ -145,6 +154,10 @@ export function sessionDocument(session: SessionSummary, now: number): MemdDocum
       ],
       ['lock', lock === null ? 'free' : `held by ${lock.owner} until ${new Date(lock.expiresAt).toISOString()}`],
       ['extractions spent', usd(sessionMemory.spentUsd)],
+      // Issue 32: memd's compaction summaries and handoffs by a model, on the same key.
+      ...(sessionMemory.spentByKind ?? [])
+        .filter((spent) => spent.kind !== 'extraction')
+        .map((spent): [string, string] => [`${spent.kind}s spent`, usd(spent.usd)]),
     ]),
     '',
     '## Files',

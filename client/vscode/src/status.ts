@@ -69,6 +69,11 @@ export function reportedFacts(reported: ReportedState | undefined): Pick<StatusF
   return planFacts(fiveHour, cache);
 }
 
+/** A survival score as the line counts it: kept of all the facts. */
+function keptOf(score: { kept: number; lost: number }): { kept: number; total: number } {
+  return { kept: score.kept, total: score.kept + score.lost };
+}
+
 /** The facts of the status line from a session, as `memctl statusline` takes them from memd. */
 export function statusFacts(session: SessionSummary): StatusFacts {
   const extractedAt = session.sessionMemory.extractedAt;
@@ -82,6 +87,8 @@ export function statusFacts(session: SessionSummary): StatusFacts {
     costUsd: session.usage.total.costUsd,
     note: null,
     ...(session.deletedNotHeld === undefined ? {} : { deletedNotHeld: session.deletedNotHeld }),
+    // Issue 32: what Claude Code's last compaction kept of the session's facts ("last compaction kept 41/43").
+    ...(session.lastCompaction === undefined ? {} : { lastKept: keptOf(session.lastCompaction) }),
     ...reportedFacts(session.reported),
     ...(effort === undefined ? {} : { model: { id: session.model, effort } }),
   };

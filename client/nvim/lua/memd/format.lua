@@ -276,6 +276,11 @@ local function segments(facts, now)
     local plural = facts.compactions == 1 and '' or 's'
     table.insert(list, { text = M.js_number(facts.compactions) .. ' compaction' .. plural, keep = 2 })
   end
+  -- Issue 32: what the last compaction kept of the session's facts (shared/statusline/format.ts).
+  if facts.lastKept ~= nil then
+    local kept = facts.lastKept
+    table.insert(list, { text = ('last compaction kept %s/%s'):format(M.js_number(kept.kept), M.js_number(kept.total)), keep = 1.8 })
+  end
   if facts.memoryAt == false then
     table.insert(list, { text = 'mem -', keep = 3 })
   elseif facts.memoryAt ~= nil then
@@ -384,6 +389,12 @@ function M.facts(session)
     -- Sessions Claude Code deleted that memd did not hold (issue 31; sessions.get only).
     deletedNotHeld = finite(session.deletedNotHeld),
   }
+  -- The survival score of Claude Code's last compaction (issue 32), as factsFromSummary reads it.
+  local last = record(session.lastCompaction)
+  local kept, lost = last ~= nil and finite(last.kept) or nil, last ~= nil and finite(last.lost) or nil
+  if kept ~= nil and lost ~= nil then
+    facts.lastKept = { kept = kept, total = kept + lost }
+  end
   M.add_reported(facts, session.reported, session.model)
   return facts
 end

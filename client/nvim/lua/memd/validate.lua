@@ -133,6 +133,8 @@ M.session = {
     lock = optional({ owner = 'string', expiresAt = 'number' }),
     spentUsd = 'number',
   }),
+  -- The survival score of Claude Code's last recorded compaction (issue 32); older daemons send none.
+  lastCompaction = optional({ kept = 'number', lost = 'number', recordedAt = 'string' }),
 }
 
 M.session_list = { sessions = array_of(M.session), total = optional('number'), nextCursor = optional('string') }
@@ -175,6 +177,8 @@ M.compaction = {
   actions = array_of({ kind = 'string', id = 'string', tool = optional('string'), tokensBefore = 'number', tokensAfter = 'number' }),
   lost = { userMessages = array_of('string'), filePaths = array_of('string'), identifiers = array_of('string'), errors = array_of('string') },
   fallback = optional({ reason = 'string' }),
+  -- Which of the session's facts the result keeps (issue 32); older daemons send none.
+  survival = optional({ kept = 'number', lost = 'number', items = array_of({ kind = 'string', text = 'string', kept = 'boolean' }) }),
 }
 
 M.handoff = {

@@ -2,6 +2,7 @@
 -- mostly the same words, as memctl prints (client/memctl/views/sessions.ts, session-detail.ts,
 -- status.ts, compaction.ts, commands/memory.ts, handoff.ts), without colour. Pure: lines out.
 local format = require('memd.format')
+local survival = require('memd.survival')
 
 local M = {}
 
@@ -256,6 +257,11 @@ function M.session_detail(session, now)
   end
   table.insert(lines, usage_line('total', usage.total))
   table.insert(lines, ('  compacted %d×%s'):format(compactions.count, last))
+  -- Issue 32: what Claude Code's last compaction kept of the session's facts (docs/survival.md).
+  if session.lastCompaction ~= nil then
+    local score = session.lastCompaction
+    table.insert(lines, ('  survival  %d/%d facts kept by the last compaction\'s summary'):format(score.kept, score.kept + score.lost))
+  end
   table.insert(lines, ('  since last memory extraction: %d tool calls, +%s tokens'):format(session.sinceExtraction.toolCalls, M.tokens(session.sinceExtraction.tokenGrowth)))
   local memory = memory_line(session.sessionMemory, now)
   if memory ~= nil then
@@ -376,6 +382,7 @@ function M.compaction(result)
       end
     end
   end
+  vim.list_extend(lines, survival.lines(result.survival))
   if result.summary ~= nil then
     table.insert(lines, '')
     table.insert(lines, 'summary:')

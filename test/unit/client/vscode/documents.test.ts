@@ -40,6 +40,36 @@ describe('sessionDocument', () => {
     expect(text).toContain('| entries | 49 |');
   });
 
+  it("shows what the last compaction's summary kept and what compactions and handoffs cost (issue 32)", () => {
+    const session = sampleSession({
+      lastCompaction: { kept: 41, lost: 2, recordedAt: '2026-12-02T10:50:00.000Z' },
+      sessionMemory: {
+        extractedAt: null,
+        lock: null,
+        spentUsd: 0,
+        spentTokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        spentByKind: [
+          {
+            kind: 'compaction',
+            usd: 0.0046,
+            runs: 1,
+            tokens: { input: 2_000, output: 500, cacheRead: 1_000, cacheWrite: 0 },
+          },
+          { kind: 'handoff', usd: 0.0135, runs: 1, tokens: { input: 2_000, output: 500, cacheRead: 0, cacheWrite: 0 } },
+        ],
+        writer: null,
+      },
+    });
+    const text = sessionDocument(session, NOW).content;
+    expect(text).toContain('| facts kept | 41 of 43 by the last summary |');
+    expect(text).toContain('last compaction kept 41/43');
+    expect(text).toContain('| compactions spent | $0.00 |');
+    expect(text).toContain('| handoffs spent | $0.01 |');
+    const older = sessionDocument(sampleSession(), NOW).content;
+    expect(older).not.toContain('facts kept');
+    expect(older).not.toContain('compactions spent');
+  });
+
   it('shows the window, and no threshold or blocking limit, when Claude Code compacts only once the API refuses', () => {
     const text = sessionDocument(
       sampleSession({ contextTokens: 32_700, threshold: reactiveThreshold(32_700) }),

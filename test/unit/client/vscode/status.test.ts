@@ -134,6 +134,16 @@ describe('the status line', () => {
   });
 });
 
+describe("the survival score of Claude Code's last compaction (issue 32)", () => {
+  it('shows "last compaction kept 41/43" as memctl statusline does, and nothing from an older memd', () => {
+    const session = sampleSession({ lastCompaction: { kept: 41, lost: 2, recordedAt: '2026-12-02T10:50:00.000Z' } });
+    const view = statusView(input({ session, columns: 120 }));
+    expect(view.text).toContain(' · last compaction kept 41/43 · ');
+    expect(statusFacts(session).lastKept).toEqual(factsFromSummary(session, null)?.lastKept);
+    expect(statusView(input({ session: sampleSession(), columns: 120 })).text).not.toContain('last compaction');
+  });
+});
+
 describe('the plan, cache and deletion segments (issue 31)', () => {
   const reported = (overrides: Partial<ReportedState> = {}): ReportedState => ({
     rateLimits: null,

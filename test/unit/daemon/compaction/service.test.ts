@@ -85,6 +85,12 @@ describe('auto-compaction', () => {
     service.onThresholdCrossed(sessionId, 'autocompact');
     for (let i = 0; i < 10 && events.length === 0; i++) await settle();
     expect(events).toMatchObject([{ topic: 'compaction.ready', payload: { sessionId, method: 'summary' } }]);
+    // The survival score (issue 32): a one-word summary keeps none of coding-loop's facts, and names each lost one.
+    const { survival } = (events[0]?.payload ?? {}) as EventPayloads['compaction.ready'];
+    expect(survival?.kept).toBe(0);
+    expect(survival?.lost).toBeGreaterThan(0);
+    expect(survival?.items.length).toBeGreaterThan(0);
+    expect(survival?.items.every((item) => !item.kept && item.text !== '')).toBe(true);
     expect(service.status()).toEqual({ autoRuns: 1, failing: [] });
   });
 
