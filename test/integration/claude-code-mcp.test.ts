@@ -43,6 +43,7 @@ const TOOLS = [
   'handoff',
   'list_sessions',
   'project_memory',
+  'recall',
   'search_sessions',
   'session_context',
   'session_memory',
@@ -166,7 +167,7 @@ async function searchThroughClaude(world: World, extraArgs: string[]): Promise<v
   const scripted = world.api.requests.filter((request) => request.scripted);
   expect(scripted).toHaveLength(2);
 
-  // The model was offered memd's seven tools, with the schemas memctl mcp declared.
+  // The model was offered memd's eight tools, with the schemas memctl mcp declared.
   const offered = (
     (scripted[0]?.body as { tools?: { name: string; input_schema?: { required?: string[] } }[] }).tools ?? []
   ).filter((tool) => tool.name.startsWith('mcp__memd__'));
