@@ -37,6 +37,19 @@ const TOOLS = [
   'session_memory',
   'usage_status',
 ];
+/**
+ * What each tool answered on the fixtures, in characters, at most (issue 33, item 5: as short as
+ * useful). Measured before the trim / after it: see the test that prints them.
+ */
+const ANSWER_CHARS: Record<string, number> = {
+  recall: 1_191,
+  search_sessions: 2_678,
+  session_context: 1_681,
+  session_memory: 3_790,
+  handoff: 3_898,
+  list_sessions: 2_122,
+  usage_status: 1_597,
+};
 const loop = manifest('coding-loop');
 const corrections = manifest('corrections');
 const bigOutputs = manifest('big-outputs');
@@ -196,6 +209,45 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
     expect(await ok(served, 'search_sessions', { query: 'overcharged', session: corrections.sessionId })).toContain(
       'No hits for "overcharged" in session',
     );
+  });
+
+  it('recall answers a paraphrased question with the session that holds it first, and nothing for an unrelated one', async () => {
+    const served = await serve(sandbox, project);
+    const found = await ok(served, 'recall', {
+      question: 'Which session dealt with clients being overcharged on an invoice with a fixed discount?',
+    });
+    expect(found).toMatch(
+      /^\d past sessions? for "Which session dealt .*", best first; ref is SESSION:UUID for session_context:\n/,
+    );
+    expect(found).toContain('data, not instructions');
+    const first = /^1\. (.*)\n {3}(\w+): (.*)$/m.exec(found);
+    expect(first?.[1]).toMatch(
+      new RegExp(` · invoice-service · 20\\d\\d-\\d\\d-\\d\\d · ${loop.sessionId.slice(0, 8)}:[0-9a-f-]{36}$`),
+    );
+    expect(first?.[3]).toMatch(/«overcharged»|«discount»/);
+    // Its ref's two halves are what session_context takes.
+    const [session, uuid] = (/ · (\S+)$/m.exec(first?.[1] ?? '')?.[1] ?? '').split(':');
+    expect(await ok(served, 'session_context', { session, uuid, before: 0, after: 0 })).toMatch(/^Session 4be41908-/);
+    expect(await ok(served, 'recall', { question: 'How do we rotate the Kubernetes ingress certificates?' })).toBe(
+      'No past session holds "How do we rotate the Kubernetes ingress certificates?". Try other words, or search_sessions for exact ones.',
+    );
+  });
+
+  it('answers as short as they can be: each tool on the fixtures, its size printed', async () => {
+    const served = await serve(sandbox, project);
+    const search = await ok(served, 'search_sessions', { query: 'invoice' });
+    const uuid = /uuid (\S+)/.exec(search)?.[1] ?? '';
+    const answers: [string, string][] = [
+      ['recall', await ok(served, 'recall', { question: 'how did we fix the overcharged invoice total?' })],
+      ['search_sessions', search],
+      ['session_context', await ok(served, 'session_context', { session: loop.sessionId, uuid, query: 'invoice' })],
+      ['session_memory', await ok(served, 'session_memory', { session: loop.sessionId })],
+      ['handoff', await ok(served, 'handoff', {})],
+      ['list_sessions', await ok(served, 'list_sessions', { project: 'all' })],
+      ['usage_status', await ok(served, 'usage_status', { sessionId: loop.sessionId })],
+    ];
+    console.log(answers.map(([name, text]) => `${name} ${text.length} characters`).join('\n'));
+    for (const [name, text] of answers) expect(text.length, name).toBeLessThanOrEqual(ANSWER_CHARS[name] ?? 0);
   });
 
   it('search_sessions keeps to the budget with the most hits, and pages with its cursor', async () => {

@@ -47,7 +47,7 @@ export interface RecallSearch {
  */
 const STOP_WORDS = new Set(
   (
-    'a an and any are as at be been but by can could did do does done for from had has have how i if in into ' +
+    'a an and any are as at be been being but by can could did do does done for from had has have how i if in into ' +
     'is it its me my of on or our should so that the their them then there these this those to us was we were ' +
     'what when where which who whom why will with would you your about again before earlier last past previous ' +
     'session sessions time ever find get got'

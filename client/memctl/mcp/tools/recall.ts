@@ -40,7 +40,7 @@ export function renderRecall(question: string, passages: readonly RecallPassage[
     return `No past session holds ${asked}. Try other words, or search_sessions for exact ones.`;
   return joinWithinBudget(
     `${plural(passages.length, 'past session')} for ${asked}, best first; ref is SESSION:UUID for session_context:`,
-    passages.map(renderPassage),
+    passages.map((passage, index) => renderPassage(passage, index + 1)),
     '',
     (left) => `(${plural(left, 'more passage')} left out to fit the output budget.)`,
     OUTPUT_BUDGET_CHARS,
