@@ -109,8 +109,24 @@ function renderHitsBySession(hits: SearchHit[]): string[] {
   );
 }
 
+/**
+ * One hit per line of a transcript (issue 33, item 5): an Edit is indexed as the call (its path) and
+ * as what it wrote, and both can match; the second says nothing the first does not, and
+ * session_context reads the same messages for both. The first, the better ranked, is kept.
+ */
+export function oneHitPerLine(hits: readonly SearchHit[]): SearchHit[] {
+  const seen = new Set<string>();
+  return hits.filter((hit) => {
+    if (hit.uuid === null) return true;
+    const key = `${hit.sessionId}\n${hit.uuid}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export function renderSearch(args: SearchArgs, result: SearchQueryResult): string {
-  const hits = list<SearchHit>(result.hits);
+  const hits = oneHitPerLine(list<SearchHit>(result.hits));
   const building =
     result.index?.state === 'building'
       ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.`
