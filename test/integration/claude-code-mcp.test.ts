@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { estimateTokens } from '../../shared/transcript/tokens.js';
 import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
@@ -49,6 +50,8 @@ const TOOLS = [
   'session_memory',
   'usage_status',
 ].map((name) => `mcp__memd__${name}`);
+/** Issue 33, item 5: memd's tool definitions together, as sent to the model. */
+const MAX_DEFINITION_TOKENS = 600;
 const loop = manifest('coding-loop');
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -89,7 +92,12 @@ async function setUp(): Promise<World> {
   const api = await startStreamingMessagesApi({ apiKey: API_KEY });
   cleanups.push(() => api.close());
   answerFirstRun(claudeDir, cwd, API_KEY);
-  const env = claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY);
+  // 2.1.197 sends its first request while MCP servers still connect (the model is told to call
+  // WaitForMcpServers): this waits for them, as an interactive session has by the time one types.
+  const env = {
+    ...claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY),
+    MCP_CONNECTION_NONBLOCKING: 'false',
+  };
   return { sandbox, api, cwd, claudeDir, env };
 }
 
@@ -173,6 +181,12 @@ async function searchThroughClaude(world: World, extraArgs: string[]): Promise<v
   ).filter((tool) => tool.name.startsWith('mcp__memd__'));
   expect(offered.map((tool) => tool.name).sort()).toEqual(TOOLS);
   expect(offered.find((tool) => tool.name === 'mcp__memd__search_sessions')?.input_schema?.required).toEqual(['query']);
+  // Their size as Claude Code sent them (issue 33, item 5): under 600 tokens by memd's estimate (chars / 4).
+  const chars = JSON.stringify(offered).length;
+  console.log(
+    `memd's ${offered.length} tools in Claude Code's request: ${chars} characters, ${estimateTokens(chars)} tokens; keys ${[...new Set(offered.flatMap((tool) => Object.keys(tool)))].join(', ')}`,
+  );
+  expect(estimateTokens(chars)).toBeLessThan(MAX_DEFINITION_TOKENS);
 
   // What Claude Code sent back is memd's answer: the hit in the fixture session, its match marked.
   const result = toolResultSent(scripted[1], toolUseId);
