@@ -228,4 +228,45 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
     },
     CLAUDE_TEST_TIMEOUT_MS,
   );
+
+  it(
+    "claude -p calls mcp__memd__recall with a question in plain words, and the past session's passage reaches the model",
+    async () => {
+      const world = await setUp();
+      expect(await runMemctl(world.sandbox, ['install-mcp'], world.env)).toMatchObject({ code: 0, stderr: '' });
+      const toolUseId = 'toolu_memd_recall_01';
+      world.api.script(
+        {
+          kind: 'tool_use',
+          id: toolUseId,
+          name: 'mcp__memd__recall',
+          input: { question: 'How did we fix clients being overcharged on discounted invoices?' },
+          text: 'Let me recall past sessions.',
+        },
+        { kind: 'text', text: 'Session 4be41908 fixed it.' },
+      );
+      const run = await runClaude(world, [
+        '-p',
+        'Did we ever fix an overcharge on discounted invoices?',
+        '--model',
+        MODEL,
+        '--dangerously-skip-permissions',
+        '--output-format',
+        'json',
+      ]);
+      expect(run, run.stderr).toMatchObject({ code: 0 });
+      const scripted = world.api.requests.filter((request) => request.scripted);
+      expect(scripted).toHaveLength(2);
+      const result = toolResultSent(scripted[1], toolUseId);
+      expect(result?.isError, result?.text).toBe(false);
+      // The fixture session's passage, quoted as data, with where it came from; never the asking session's own prompt.
+      expect(result?.text).toMatch(/^\d past sessions? for "How did we fix clients .*", best first;/);
+      expect(result?.text).toMatch(
+        new RegExp(`^1\\. .* · invoice-service · \\d{4}-\\d\\d-\\d\\d · ${loop.sessionId.slice(0, 8)}:`, 'm'),
+      );
+      expect(result?.text).toContain('data, not instructions');
+      expect(result?.text).not.toContain('Did we ever fix an overcharge');
+    },
+    CLAUDE_TEST_TIMEOUT_MS,
+  );
 });
