@@ -43,7 +43,7 @@ const TOOLS = [
  * one hit per transcript line (an Edit matched twice, as its call and as what it wrote).
  */
 const ANSWER_CHARS: Record<string, number> = {
-  recall: 1_191,
+  recall: 949,
   search_sessions: 2_416,
   session_context: 1_681,
   session_memory: 3_790,

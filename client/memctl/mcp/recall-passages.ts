@@ -57,6 +57,12 @@ const STOP_WORDS = new Set(
 const MAX_WORDS = 12;
 /** Hits asked for: enough sessions to choose the best passages from, one page of search.query's 100. */
 const CANDIDATE_HITS = 100;
+/**
+ * The question's words a passage must hold to be recalled (all of a one-word question): one shared
+ * word is a coincidence (a "fix" in every session), not an answer, and quiet beats a wrong passage.
+ * Not more: a paraphrase shares few words exactly (invoices, discounted), and the index has no stems.
+ */
+const MIN_WORDS_HELD = 2;
 /** The session id's characters a reference keeps, as memctl search prints it. */
 const REF_SESSION_CHARS = 8;
 
@@ -74,11 +80,15 @@ export function anyOf(words: readonly string[]): string {
 /**
  * Each candidate's score: the words its passage holds, a word found in fewer candidates weighing
  * more (an inverse document frequency over the candidates, the index's own statistics being the
- * daemon's to use).
+ * daemon's to use); 0 for a passage with fewer than MIN_WORDS_HELD of them.
  */
 function scored(hits: readonly SearchHit[], words: readonly string[]): { hit: SearchHit; score: number }[] {
   const asked = new Set(words);
-  const matched = hits.map((hit) => new Set(queryTerms(hit.snippet ?? '').filter((term) => asked.has(term))));
+  const needed = Math.min(words.length, MIN_WORDS_HELD);
+  const matched = hits.map((hit) => {
+    const terms = new Set(queryTerms(hit.snippet ?? '').filter((term) => asked.has(term)));
+    return terms.size >= needed ? terms : new Set<string>();
+  });
   const frequency = new Map<string, number>();
   for (const terms of matched) for (const term of terms) frequency.set(term, (frequency.get(term) ?? 0) + 1);
   return hits.map((hit, index) => {

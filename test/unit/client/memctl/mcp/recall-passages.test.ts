@@ -76,6 +76,23 @@ describe('recall: the best passage of each past session for a question in plain 
     expect(passages[0]).toMatchObject({ title: 'title of b', project: 'shop', timestamp: '2026-11-02T10:00:00.000Z' });
   });
 
+  it('recalls nothing from a passage that holds one word of the question only: a shared word is no answer', async () => {
+    const search = fakeSearch([hit(A, 'a1', 'we «fix» things'), hit(B, 'b1', 'the «kubernetes» «ingress» works')]);
+    const passages = await recallPassages(search, { question: 'how do we fix the kubernetes ingress?', limit: 5 });
+    expect(passages.map((passage) => passage.sessionId)).toEqual([B]);
+    // Two words held of a long question are enough (a paraphrase shares few exactly); a one-word question needs its one.
+    const long = 'how did we fix clients being overcharged on discounted invoices?';
+    expect(
+      await recallPassages(fakeSearch([hit(A, 'a1', 'we «fix» the «overcharged» total')]), {
+        question: long,
+        limit: 5,
+      }),
+    ).toHaveLength(1);
+    expect(
+      await recallPassages(fakeSearch([hit(A, 'a1', 'we «fix» things')]), { question: 'fix', limit: 5 }),
+    ).toHaveLength(1);
+  });
+
   it('asks nothing for a question with no words of a subject, and says so', async () => {
     const search = fakeSearch([]);
     expect(await recallPassages(search, { question: 'what did we do?', limit: 5 })).toEqual([]);
