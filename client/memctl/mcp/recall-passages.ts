@@ -101,6 +101,7 @@ function scored(hits: readonly SearchHit[], words: readonly string[]): { hit: Se
 export async function recallPassages(memd: RecallSearch, input: RecallInput): Promise<RecallPassage[]> {
   const words = questionWords(input.question);
   if (words.length === 0) return [];
+  // The first excluded session is the asking one (recall.ts passes only it): its turn in flight is left out too.
   const asking = input.excludeSessions?.[0];
   const result = await memd.searchQuery({
     query: anyOf(words),
