@@ -262,10 +262,11 @@ written atomically (mode 0644) and never through a symlink; --json then prints
   mcp: `usage: memctl mcp [--no-autostart]
 
 memd's MCP server, speaking MCP over stdin and stdout, for Claude Code to start (memctl install-mcp
-registers it). Its tools: search_sessions (full-text search over every session), session_context
-(the messages around a hit), session_memory (a session's summary.md), handoff (the project's
-docs/handoff-context.md), list_sessions (the project's sessions) and project_memory (the project's
-memory files: list, read, write). Each answer is compact text of at most 20,000 characters (about
+registers it). Its tools: recall (a question in plain words: the best passage of each past
+session), search_sessions (exact full-text search over every session), session_context (the
+messages around a hit), session_memory (a session's summary.md), handoff (the project's
+docs/handoff-context.md), list_sessions (the project's sessions), project_memory (the project's
+memory files: list, read, write) and usage_status (the forecasts of auto-compact and the limits). Each answer is compact text of at most 20,000 characters (about
 5,000 tokens) that says how to get the rest. The project is the directory it runs in. It starts the
 daemon when none answers, unless --no-autostart; a tool call that memd cannot answer gets an error
 result, never a failed server. Exits when stdin closes.`,

@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { estimateTokens } from '../../shared/transcript/tokens.js';
 import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
@@ -43,11 +44,14 @@ const TOOLS = [
   'handoff',
   'list_sessions',
   'project_memory',
+  'recall',
   'search_sessions',
   'session_context',
   'session_memory',
   'usage_status',
 ].map((name) => `mcp__memd__${name}`);
+/** Issue 33, item 5: memd's tool definitions together, as sent to the model. */
+const MAX_DEFINITION_TOKENS = 600;
 const loop = manifest('coding-loop');
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -88,7 +92,12 @@ async function setUp(): Promise<World> {
   const api = await startStreamingMessagesApi({ apiKey: API_KEY });
   cleanups.push(() => api.close());
   answerFirstRun(claudeDir, cwd, API_KEY);
-  const env = claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY);
+  // 2.1.197 sends its first request while MCP servers still connect (the model is told to call
+  // WaitForMcpServers): this waits for them, as an interactive session has by the time one types.
+  const env = {
+    ...claudeCodeEnv({ ...sandbox.env, ...memdEnv }, api.url, API_KEY),
+    MCP_CONNECTION_NONBLOCKING: 'false',
+  };
   return { sandbox, api, cwd, claudeDir, env };
 }
 
@@ -166,12 +175,18 @@ async function searchThroughClaude(world: World, extraArgs: string[]): Promise<v
   const scripted = world.api.requests.filter((request) => request.scripted);
   expect(scripted).toHaveLength(2);
 
-  // The model was offered memd's seven tools, with the schemas memctl mcp declared.
+  // The model was offered memd's eight tools, with the schemas memctl mcp declared.
   const offered = (
     (scripted[0]?.body as { tools?: { name: string; input_schema?: { required?: string[] } }[] }).tools ?? []
   ).filter((tool) => tool.name.startsWith('mcp__memd__'));
   expect(offered.map((tool) => tool.name).sort()).toEqual(TOOLS);
   expect(offered.find((tool) => tool.name === 'mcp__memd__search_sessions')?.input_schema?.required).toEqual(['query']);
+  // Their size as Claude Code sent them (issue 33, item 5): under 600 tokens by memd's estimate (chars / 4).
+  const chars = JSON.stringify(offered).length;
+  console.log(
+    `memd's ${offered.length} tools in Claude Code's request: ${chars} characters, ${estimateTokens(chars)} tokens; keys ${[...new Set(offered.flatMap((tool) => Object.keys(tool)))].join(', ')}`,
+  );
+  expect(estimateTokens(chars)).toBeLessThan(MAX_DEFINITION_TOKENS);
 
   // What Claude Code sent back is memd's answer: the hit in the fixture session, its match marked.
   const result = toolResultSent(scripted[1], toolUseId);
@@ -210,6 +225,47 @@ describe.skipIf(CLAUDE_BIN === '')(TITLE, () => {
         await runMemctl(world.sandbox, ['install-mcp', '--project'], { ...world.env, CLAUDE_PROJECT_DIR: elsewhere }),
       ).toMatchObject({ code: 0, stderr: '' });
       await searchThroughClaude(world, ['--mcp-config', join(elsewhere, '.mcp.json'), '--strict-mcp-config']);
+    },
+    CLAUDE_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "claude -p calls mcp__memd__recall with a question in plain words, and the past session's passage reaches the model",
+    async () => {
+      const world = await setUp();
+      expect(await runMemctl(world.sandbox, ['install-mcp'], world.env)).toMatchObject({ code: 0, stderr: '' });
+      const toolUseId = 'toolu_memd_recall_01';
+      world.api.script(
+        {
+          kind: 'tool_use',
+          id: toolUseId,
+          name: 'mcp__memd__recall',
+          input: { question: 'How did we fix clients being overcharged on discounted invoices?' },
+          text: 'Let me recall past sessions.',
+        },
+        { kind: 'text', text: 'Session 4be41908 fixed it.' },
+      );
+      const run = await runClaude(world, [
+        '-p',
+        'Did we ever fix an overcharge on discounted invoices?',
+        '--model',
+        MODEL,
+        '--dangerously-skip-permissions',
+        '--output-format',
+        'json',
+      ]);
+      expect(run, run.stderr).toMatchObject({ code: 0 });
+      const scripted = world.api.requests.filter((request) => request.scripted);
+      expect(scripted).toHaveLength(2);
+      const result = toolResultSent(scripted[1], toolUseId);
+      expect(result?.isError, result?.text).toBe(false);
+      // The fixture session's passage, quoted as data, with where it came from; never the asking session's own prompt.
+      expect(result?.text).toMatch(/^\d past sessions? for "How did we fix clients .*", best first;/);
+      expect(result?.text).toMatch(
+        new RegExp(`^1\\. .* · invoice-service · \\d{4}-\\d\\d-\\d\\d · ${loop.sessionId.slice(0, 8)}:`, 'm'),
+      );
+      expect(result?.text).toContain('data, not instructions');
+      expect(result?.text).not.toContain('Did we ever fix an overcharge');
     },
     CLAUDE_TEST_TIMEOUT_MS,
   );

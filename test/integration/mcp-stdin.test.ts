@@ -55,7 +55,7 @@ describe('memctl mcp reads on past bad stdin lines', () => {
       code: -32600,
       message: expect.stringContaining('1048576 bytes'),
     });
-    expect(answers.find((answer) => answer.id === 3)?.result?.tools?.length).toBe(7);
+    expect(answers.find((answer) => answer.id === 3)?.result?.tools?.length).toBe(8);
     expect(run.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(/^memctl mcp: skipped a stdin message over the limit of 1048576 bytes/),
     ]);

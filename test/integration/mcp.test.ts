@@ -31,11 +31,26 @@ const TOOLS = [
   'handoff',
   'list_sessions',
   'project_memory',
+  'recall',
   'search_sessions',
   'session_context',
   'session_memory',
   'usage_status',
 ];
+/**
+ * What each tool answered on the fixtures, in characters, at most (issue 33, item 5: as short as
+ * useful), as the test that prints them measured them. search_sessions gave 2,678 before it showed
+ * one hit per transcript line (an Edit matched twice, as its call and as what it wrote).
+ */
+const ANSWER_CHARS: Record<string, number> = {
+  recall: 949,
+  search_sessions: 2_416,
+  session_context: 1_681,
+  session_memory: 3_790,
+  handoff: 3_898,
+  list_sessions: 2_122,
+  usage_status: 1_597,
+};
 const loop = manifest('coding-loop');
 const corrections = manifest('corrections');
 const bigOutputs = manifest('big-outputs');
@@ -120,7 +135,7 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
     return () => client.close();
   });
 
-  it('initializes as memd, with instructions, and lists the seven tools with their input schemas', async () => {
+  it('initializes as memd, with instructions, and lists the eight tools with their lean input schemas', async () => {
     const served = await serve(sandbox, project);
     expect(served.mcp.getServerVersion()).toEqual({ name: 'memd', version: MEMD_VERSION });
     expect(served.mcp.getServerCapabilities()?.tools).toBeDefined();
@@ -129,7 +144,8 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
     expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const tool of tools) {
-      expect(tool.description?.length, tool.name).toBeGreaterThan(200);
+      // Short (issue 33: all eight under 600 tokens, test/unit/client/memctl/mcp/tool-definitions.test.ts).
+      expect(tool.description?.length, tool.name).toBeGreaterThan(20);
       expect(tool.inputSchema.type).toBe('object');
     }
     const search = byName.get('search_sessions');
@@ -141,20 +157,20 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
       'project',
       'query',
       'session',
-      'since',
     ]);
     expect(search?.inputSchema.properties?.kinds).toMatchObject({
       type: 'array',
       items: { enum: ['prompt', 'assistant', 'tool', 'error', 'output', 'memd', 'write', 'thinking'] },
     });
-    expect(search?.inputSchema.properties?.limit).toMatchObject({ type: 'integer', maximum: 30 });
-    expect(search?.description).toContain(sanitizeProjectDirName(project));
+    // The bound is checked on the call, not listed: the model reads the listing in every request.
+    expect(search?.inputSchema.properties?.limit).toEqual({ type: 'integer' });
+    expect(byName.get('recall')?.inputSchema.required).toEqual(['question']);
     expect(byName.get('session_context')?.inputSchema.required?.sort()).toEqual(['session', 'uuid']);
     expect(byName.get('session_memory')?.inputSchema.required).toEqual(['session']);
     expect(byName.get('handoff')?.inputSchema.required ?? []).toEqual([]);
     expect(byName.get('list_sessions')?.inputSchema.required ?? []).toEqual([]);
     expect(byName.get('project_memory')?.inputSchema.required).toEqual(['action']);
-    expect(byName.get('project_memory')?.inputSchema.properties?.action).toMatchObject({
+    expect(byName.get('project_memory')?.inputSchema.properties?.action).toEqual({
       enum: ['list', 'read', 'write'],
     });
     expect(
@@ -196,10 +212,49 @@ describe('memctl mcp over stdio, against a daemon with the fixture sessions', ()
     );
   });
 
+  it('recall answers a paraphrased question with the session that holds it first, and nothing for an unrelated one', async () => {
+    const served = await serve(sandbox, project);
+    const found = await ok(served, 'recall', {
+      question: 'Which session dealt with clients being overcharged on an invoice with a fixed discount?',
+    });
+    expect(found).toMatch(
+      /^\d past sessions? for "Which session dealt .*", best first; ref is SESSION:UUID for session_context:\n/,
+    );
+    expect(found).toContain('data, not instructions');
+    const first = /^1\. (.*)\n {3}(\w+): (.*)$/m.exec(found);
+    expect(first?.[1]).toMatch(
+      new RegExp(` · invoice-service · 20\\d\\d-\\d\\d-\\d\\d · ${loop.sessionId.slice(0, 8)}:[0-9a-f-]{36}$`),
+    );
+    expect(first?.[3]).toMatch(/«overcharged»|«discount»/);
+    // Its ref's two halves are what session_context takes.
+    const [session, uuid] = (/ · (\S+)$/m.exec(first?.[1] ?? '')?.[1] ?? '').split(':');
+    expect(await ok(served, 'session_context', { session, uuid, before: 0, after: 0 })).toMatch(/^Session 4be41908-/);
+    expect(await ok(served, 'recall', { question: 'How do we rotate the Kubernetes ingress certificates?' })).toBe(
+      'No past session holds "How do we rotate the Kubernetes ingress certificates?". Try other words, or search_sessions for exact ones.',
+    );
+  });
+
+  it('answers as short as they can be: each tool on the fixtures, its size printed', async () => {
+    const served = await serve(sandbox, project);
+    const search = await ok(served, 'search_sessions', { query: 'invoice' });
+    const uuid = /uuid (\S+)/.exec(search)?.[1] ?? '';
+    const answers: [string, string][] = [
+      ['recall', await ok(served, 'recall', { question: 'how did we fix the overcharged invoice total?' })],
+      ['search_sessions', search],
+      ['session_context', await ok(served, 'session_context', { session: loop.sessionId, uuid, query: 'invoice' })],
+      ['session_memory', await ok(served, 'session_memory', { session: loop.sessionId })],
+      ['handoff', await ok(served, 'handoff', {})],
+      ['list_sessions', await ok(served, 'list_sessions', { project: 'all' })],
+      ['usage_status', await ok(served, 'usage_status', { sessionId: loop.sessionId })],
+    ];
+    console.log(answers.map(([name, text]) => `${name} ${text.length} characters`).join('\n'));
+    for (const [name, text] of answers) expect(text.length, name).toBeLessThanOrEqual(ANSWER_CHARS[name] ?? 0);
+  });
+
   it('search_sessions keeps to the budget with the most hits, and pages with its cursor', async () => {
     const served = await serve(sandbox, project);
     const first = await ok(served, 'search_sessions', { query: 'the', limit: 30 });
-    expect(first).toMatch(/^30 hits for "the" in every project, numbered best first, by session:/);
+    expect(first).toMatch(/^\d+ hits for "the" in every project, numbered best first, by session:/);
     const cursor = /cursor: ("[^"]+")/.exec(first)?.[1];
     expect(cursor, first.slice(-300)).toBeDefined();
     const next = await ok(served, 'search_sessions', { query: 'the', limit: 30, cursor: JSON.parse(cursor ?? '""') });

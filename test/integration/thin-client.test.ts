@@ -195,6 +195,7 @@ describe('memctl loads no daemon code', () => {
       for (const [name, args] of [
         ['list_sessions', { project: 'all' }],
         ['search_sessions', { query: 'anything' }],
+        ['recall', { question: 'what broke the build?' }],
         ['project_memory', { action: 'list', project: '/no/such/project' }],
       ] as const) {
         const result = await mcp.callTool({ name, arguments: args });

@@ -1,51 +1,34 @@
 /** `session_memory` (memory.summary: a session's summary.md) and `handoff` (handoff.read: the project's docs/handoff-context.md), paged by offset. */
 import { isAbsolute } from 'node:path';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { oneLine, quotedPageOf } from '../budget.js';
-import { formatTime, QUOTED_NOTE, respond, type ToolContext } from './context.js';
+import { formatTime, respond, type ToolContext } from './context.js';
 
 const ID_CHARS = 100;
 const PATH_CHARS = 600;
 /** A bound on what a model may pass: a summary is at most 12,000 tokens (DESIGN.md §5), a handoff a few pages. */
 const MAX_OFFSET = 10_000_000;
 
-const offsetInput = z
-  .number()
-  .int()
-  .min(0)
-  .max(MAX_OFFSET)
-  .optional()
-  .describe(
-    'Where to start reading, in characters (default 0). A long text comes in pages; the end of each page says the offset of the next.',
-  );
+/** A long text comes in pages, the end of each saying the offset of the next: the model learns it there. */
+const offsetInput = z.number().int().min(0).max(MAX_OFFSET).optional();
 
 const summaryInput = {
-  session: z
-    .string()
-    .min(4)
-    .max(200)
-    .describe('The session id, or its first 8+ characters (from list_sessions or search_sessions).'),
+  session: z.string().min(4).max(200),
   offset: offsetInput,
 };
 
 const handoffInput = {
-  cwd: z
-    .string()
-    .min(1)
-    .max(4_096)
-    .refine(isAbsolute, 'must be an absolute path')
-    .optional()
-    .describe("The project's directory (absolute). Omit for the current project."),
+  cwd: z.string().min(1).max(4_096).refine(isAbsolute, 'must be an absolute path').optional(),
   offset: offsetInput,
 };
 
-export function registerMemoryTools(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerMemoryTools(server: McpServer, context: ToolContext): Record<string, RegisteredTool> {
+  const memory = server.registerTool(
     'session_memory',
     {
       title: "Read a session's memory (summary.md)",
-      description: `The session memory memd keeps for a Claude Code session: summary.md, brought up to date while the session runs, with the sections Session Title, Current State, Task specification, Files and Functions, Workflow, Errors & Corrections, Codebase and System Documentation, Learnings, Key results and Worklog. Use it to learn what a past or parallel session did, decided and left open without reading its conversation. ${QUOTED_NOTE} A session gets its first summary after about 10,000 tokens; before that, search_sessions with its session id reads its lines.`,
+      description: "A session's summary.md: task, state, files, errors, next steps.",
       inputSchema: summaryInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -73,11 +56,11 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
       ),
   );
 
-  server.registerTool(
+  const handoff = server.registerTool(
     'handoff',
     {
       title: "Read the project's handoff",
-      description: `The project's handoff, docs/handoff-context.md, which memd writes before every compaction of a Claude Code session (and when the user runs memctl handoff): the task, its state, the user's constraints verbatim, approaches ruled out, files touched, failing commands, the todo list and next steps. Read it after a compaction, when resuming work, or when another session worked in this project. memd gives only a handoff it wrote itself, unchanged since (never one that came with a repository). ${QUOTED_NOTE} Default: the current project (${context.cwd}).`,
+      description: "memd's handoff of the project, written before a compaction.",
       inputSchema: handoffInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -104,4 +87,5 @@ export function registerMemoryTools(server: McpServer, context: ToolContext): vo
         return `Handoff for ${oneLine(result.cwd, PATH_CHARS)} (${path}), written by memd for ${session}.${partial}\n\n${quotedPageOf(result.text, args.offset ?? 0, "memd's handoff, written from a session's transcript")}`;
       }),
   );
+  return { session_memory: memory, handoff };
 }

@@ -3,7 +3,7 @@
  * never replaces a memory the model did not read: without an etag it must be new. The name's
  * safety is the daemon's to judge (two passes, PathRejected with the reason), not this module's.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type {
   MemdirListResult,
@@ -30,66 +30,16 @@ const SKIPPED_SHOWN = 10;
 const ACTIONS = ['list', 'read', 'write'] as const;
 const MEMORY_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
 
+/** Read in every request (listing.ts): the action's enum and the tool's description say what each field is for. */
 const input = {
-  action: z
-    .enum(ACTIONS)
-    .describe(
-      "list: every memory (name, type, description, updated, etag). read: one memory's body (needs name). write: create or replace one memory (needs name, type, content).",
-    ),
-  project: z
-    .string()
-    .min(1)
-    .max(4_096)
-    .optional()
-    .describe('The project: its absolute directory or folder name (-home-user-src-app). Omit for the current project.'),
-  scope: z
-    .enum(['private', 'team'])
-    .optional()
-    .describe(
-      "private (default): this user's memories of the project. team: the memories shared with the team (memory/team/).",
-    ),
-  name: z
-    .string()
-    .min(1)
-    .max(NAME_CHARS)
-    .optional()
-    .describe(
-      "The memory's name: a relative path without .md, of letters, digits, - and _, nested with / (testing/flaky-tests).",
-    ),
-  type: z
-    .enum(MEMORY_TYPES)
-    .optional()
-    .describe(
-      'For write. user: about the user (role, preferences); feedback: how the user wants the work done (rules, corrections); project: facts about this project (decisions, architecture, gotchas); reference: where to find things outside the code.',
-    ),
-  description: z
-    .string()
-    .max(DESCRIPTION_CHARS)
-    .optional()
-    .describe('For write: one line saying what the memory holds; it goes into the MEMORY.md index.'),
-  content: z
-    .string()
-    .min(1)
-    .max(MEMORY_CONTENT_MAX_CHARS)
-    .optional()
-    .describe(
-      `For write: the memory's markdown body (at most ${MEMORY_CONTENT_MAX_CHARS.toLocaleString('en-US')} characters).`,
-    ),
-  etag: z
-    .string()
-    .min(1)
-    .max(ETAG_CHARS)
-    .optional()
-    .describe(
-      'For write: the etag list or read gave. Needed to replace an existing memory; the write is refused if the memory changed since. Omit to create a new memory.',
-    ),
-  offset: z
-    .number()
-    .int()
-    .min(0)
-    .max(10_000_000)
-    .optional()
-    .describe('For read: where to start, in characters, when the answer said the body continues.'),
+  action: z.enum(ACTIONS),
+  name: z.string().min(1).max(NAME_CHARS).optional(),
+  type: z.enum(MEMORY_TYPES).optional(),
+  description: z.string().max(DESCRIPTION_CHARS).optional(),
+  content: z.string().min(1).max(MEMORY_CONTENT_MAX_CHARS).optional(),
+  etag: z.string().min(1).max(ETAG_CHARS).optional(),
+  scope: z.enum(['private', 'team']).optional(),
+  offset: z.number().int().min(0).max(10_000_000).optional(),
 };
 
 function renderMemoryLine(memory: MemoryFileInfo): string {
@@ -137,17 +87,18 @@ function required<T>(value: T | undefined, field: string, action: string): T {
   return value;
 }
 
-export function registerProjectMemoryTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerProjectMemoryTool(server: McpServer, context: ToolContext): Record<string, RegisteredTool> {
+  const memory = server.registerTool(
     'project_memory',
     {
       title: "The project's memory files",
-      description: `The project's persistent memories: one markdown file per memory under Claude Code's projects/<project>/memory/, each with a type and a one-line description, indexed by MEMORY.md, which memd keeps in step. They outlast sessions and compactions. list them, read one, or write one: save what a later session must know and cannot see in the code (the user's rules and corrections, decisions and why, gotchas). Keep one topic per memory. To change a memory, read it first and write with its etag (without an etag a write only creates; a changed memory is never overwritten). memd refuses names that could leave the memory dir and says why. Default: the current project (${context.cwd}).`,
+      description: 'Notes for later sessions: rules, decisions, gotchas. Replacing one needs its etag.',
       inputSchema: input,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (args) => {
-      const project = args.project ?? context.cwd;
+      // The server's own project: another project's memories are its sessions' to keep.
+      const project = context.cwd;
       const scope = args.scope === undefined ? {} : { scope: args.scope };
       return respond(
         async () => {
@@ -187,4 +138,5 @@ export function registerProjectMemoryTool(server: McpServer, context: ToolContex
       );
     },
   );
+  return { project_memory: memory };
 }

@@ -1,17 +1,11 @@
 /** `search_sessions` (search.query) and `session_context` (search.context): find a line in any session, then read around it. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import {
-  MATCH_CLOSE,
-  MATCH_OPEN,
-  SEARCH_KINDS,
-  type SearchHit,
-  type SearchQueryResult,
-} from '../../../../shared/protocol/search.js';
+import { SEARCH_KINDS, type SearchHit, type SearchQueryResult } from '../../../../shared/protocol/search.js';
 import { queryTerms } from '../../../../shared/text/excerpt.js';
 import { searchFilled } from '../../../search-pages.js';
 import { joinWithinBudget, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
-import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
+import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
 import { renderContext } from './render-messages.js';
 
 /** Hits a model asks for without saying: enough to choose from, few enough to read. */
@@ -41,83 +35,25 @@ const SESSION_ID = z.string().min(4).max(200);
 const FTS_ADVICE =
   'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, a trailing * for a prefix (invoic*), and NEAR(word1 word2, 5) for words at most 5 words apart. A word with punctuation (src/totals.js, Math.round) is searched as a phrase.';
 
-function searchDescription(context: ToolContext): string {
-  return `Full-text search over every Claude Code session memd has indexed on this machine: the user's prompts, the assistant's replies, tool calls (commands, file paths, patterns), errors, and the start of tool outputs. Use it before asking the user something that may have come up before: what was decided, which command fixed a failing test, where a rule was stated, what an error looked like.
-${FTS_ADVICE}
-Hits come best first (relevance, with a boost for recent lines): kind, time, project, session title, the session id, the line's uuid, and a snippet with the matches in ${MATCH_OPEN}guillemets${MATCH_CLOSE}. To read the conversation around a hit, call session_context with its session and uuid (and the query, so that a long message is shown around the match). When more hits exist the answer ends with a cursor: call again with the same arguments and that cursor. To narrow, add project, session, since or kinds.
-${QUOTED_NOTE}
-The current project is ${context.project} (cwd ${context.cwd}); without project, every project is searched.`;
-}
+/** Said once in the tool list: when to use the tool, and the syntax a query may use. */
+const SEARCH_DESCRIPTION = "Exact words in past sessions' prompts, replies, commands, paths, errors. FTS5 syntax.";
 
 const searchInput = {
-  query: z.string().min(1).max(1_000).describe(`What to look for. ${FTS_ADVICE}`),
-  project: z
-    .string()
-    .min(1)
-    .max(4_096)
-    .optional()
-    .describe(
-      'Only this project: its name as hits show it (app, acme/app), its folder or its directory. Omit for every project.',
-    ),
-  session: SESSION_ID.optional().describe('Only this session: its id, or the first 8+ characters of it.'),
-  since: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe(
-      'Only lines this recent: an ISO time (2026-03-01 or 2026-03-01T12:00:00Z) or a span back from now: 7d, 12h, 30m.',
-    ),
-  kinds: z
-    .array(z.enum(SEARCH_KINDS))
-    .min(1)
-    .max(SEARCH_KINDS.length)
-    .optional()
-    .describe(
-      "Only these kinds of line: prompt (the user's typed prompts), assistant (the assistant's text), tool (a tool call's input: command, path, pattern), error (a failed tool call's key lines), output (the start of a tool's output), write (what Write, Edit, MultiEdit or NotebookEdit wrote: the path and the written text's start), thinking (the model's thinking), memd (memd's own traffic: calls to these tools and their answers, the context memd gave at session start; left out unless asked for).",
-    ),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_HITS)
-    .optional()
-    .describe(`Hits per answer (default ${DEFAULT_HITS}, at most ${MAX_HITS}).`),
-  cursor: z
-    .string()
-    .min(1)
-    .max(CURSOR_CHARS)
-    .optional()
-    .describe('From the end of the previous answer, to get the next hits of the same search.'),
+  query: z.string().min(1).max(1_000),
+  // Names and descriptions the model reads in every request (listing.ts): a word where a word says it.
+  project: z.string().min(1).max(4_096).optional(),
+  session: SESSION_ID.optional(),
+  kinds: z.array(z.enum(SEARCH_KINDS)).min(1).max(SEARCH_KINDS.length).optional(),
+  limit: z.number().int().min(1).max(MAX_HITS).optional(),
+  cursor: z.string().min(1).max(CURSOR_CHARS).optional(),
 };
 
 const contextInput = {
-  session: SESSION_ID.describe(
-    'The session id of the hit (as search_sessions gave it; the first 8+ characters are enough).',
-  ),
-  uuid: z.string().min(1).max(200).describe("The hit's uuid, as search_sessions gave it."),
-  before: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_AROUND)
-    .optional()
-    .describe(`Messages before the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
-  after: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_AROUND)
-    .optional()
-    .describe(`Messages after the hit (default ${DEFAULT_AROUND}, at most ${MAX_AROUND}).`),
-  query: z
-    .string()
-    .min(1)
-    .max(1_000)
-    .optional()
-    .describe(
-      'The search_sessions query that found the hit: a long hit message is shown around its words rather than by its start.',
-    ),
+  session: SESSION_ID,
+  uuid: z.string().min(1).max(200),
+  before: z.number().int().min(0).max(MAX_AROUND).optional(),
+  after: z.number().int().min(0).max(MAX_AROUND).optional(),
+  query: z.string().min(1).max(1_000).optional(),
 };
 
 interface SearchArgs {
@@ -173,8 +109,24 @@ function renderHitsBySession(hits: SearchHit[]): string[] {
   );
 }
 
+/**
+ * One hit per line of a transcript (issue 33, item 5): an Edit is indexed as the call (its path) and
+ * as what it wrote, and both can match; the second says nothing the first does not, and
+ * session_context reads the same messages for both. The first, the better ranked, is kept.
+ */
+export function oneHitPerLine(hits: readonly SearchHit[]): SearchHit[] {
+  const seen = new Set<string>();
+  return hits.filter((hit) => {
+    if (hit.uuid === null) return true;
+    const key = `${hit.sessionId}\n${hit.uuid}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export function renderSearch(args: SearchArgs, result: SearchQueryResult): string {
-  const hits = list<SearchHit>(result.hits);
+  const hits = oneHitPerLine(list<SearchHit>(result.hits));
   const building =
     result.index?.state === 'building'
       ? `\nmemd is still indexing older sessions (${count(result.index.filesDone)} of ${count(result.index.filesTotal)} files): more hits may appear later.`
@@ -210,12 +162,12 @@ export function renderSearch(args: SearchArgs, result: SearchQueryResult): strin
   );
 }
 
-export function registerSearchTools(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerSearchTools(server: McpServer, context: ToolContext): Record<string, RegisteredTool> {
+  const search = server.registerTool(
     'search_sessions',
     {
       title: 'Search past Claude Code sessions',
-      description: searchDescription(context),
+      description: SEARCH_DESCRIPTION,
       inputSchema: searchInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -228,7 +180,6 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
             limit: args.limit ?? DEFAULT_HITS,
             ...(args.project === undefined ? {} : { project: args.project }),
             ...(args.session === undefined ? {} : { sessionId: args.session }),
-            ...(args.since === undefined ? {} : { since: args.since }),
             ...(args.kinds === undefined ? {} : { kinds: args.kinds }),
             ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
             ...(context.session === undefined ? {} : { askingSession: context.session }),
@@ -242,11 +193,11 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
       ),
   );
 
-  server.registerTool(
+  const around = server.registerTool(
     'session_context',
     {
       title: 'Read the conversation around a search hit',
-      description: `The messages around one line of a session, oldest first, the hit's own message marked with ▶: the user's prompts, the assistant's text, tool calls (→ name and input) and tool results (←). Use it after search_sessions, with the hit's session and uuid, to see what led to a line and what came of it. Long texts, tool inputs and outputs are cut (the hit's own message least); ask for fewer messages (before, after) when the answer says some were left out. ${QUOTED_NOTE}`,
+      description: 'Messages around a recall or search hit.',
       inputSchema: contextInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -268,4 +219,5 @@ export function registerSearchTools(server: McpServer, context: ToolContext): vo
         },
       ),
   );
+  return { search_sessions: search, session_context: around };
 }

@@ -1,10 +1,10 @@
 /** `list_sessions` (sessions.list): a project's sessions, most recent first, a few lines each. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionList, SessionSummary } from '../../../../shared/protocol/sessions.js';
 import { formatAge, formatTokens, projectLabels } from '../../views/sessions.js';
 import { joinWithinBudget, OUTPUT_BUDGET_CHARS, oneLine } from '../budget.js';
-import { count, formatTime, list, plural, QUOTED_NOTE, quoted, respond, type ToolContext } from './context.js';
+import { count, formatTime, list, plural, quoted, respond, type ToolContext } from './context.js';
 
 /** Sessions a model gets without asking: the recent ones, where the work it resumes usually is. */
 const DEFAULT_SESSIONS = 20;
@@ -19,27 +19,9 @@ const PATH_CHARS = 160;
 const CURSOR_CHARS = 8_192;
 
 const listInput = {
-  project: z
-    .string()
-    .min(1)
-    .max(4_096)
-    .optional()
-    .describe(
-      `Whose sessions: a project's absolute directory or folder name (-home-user-src-app), or "${ALL_PROJECTS}" for every project. Omit for the current project.`,
-    ),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_SESSIONS)
-    .optional()
-    .describe(`Sessions per answer (default ${DEFAULT_SESSIONS}, at most ${MAX_SESSIONS}).`),
-  cursor: z
-    .string()
-    .min(1)
-    .max(CURSOR_CHARS)
-    .optional()
-    .describe('From the end of the previous answer, for the next (older) sessions.'),
+  project: z.string().min(1).max(4_096).optional().describe(`"${ALL_PROJECTS}"`),
+  limit: z.number().int().min(1).max(MAX_SESSIONS).optional(),
+  cursor: z.string().min(1).max(CURSOR_CHARS).optional(),
 };
 
 function costOf(session: SessionSummary): string {
@@ -132,12 +114,12 @@ export function renderSessionList(result: SessionList, scope: string, withProjec
   );
 }
 
-export function registerSessionTools(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerSessionTools(server: McpServer, context: ToolContext): Record<string, RegisteredTool> {
+  const sessions = server.registerTool(
     'list_sessions',
     {
       title: 'List Claude Code sessions',
-      description: `The Claude Code sessions memd knows, most recent first: each session's id, title (its first prompt unless renamed), when it was last active and started, model, cwd and git branch, context used, responses, cost, compactions and whether it has a session memory. Use it to find the session to read with session_memory, or to search within with search_sessions (session). Default: the current project (${context.project}); project: "${ALL_PROJECTS}" for every project. When more exist the answer ends with a cursor for the next page. ${QUOTED_NOTE}`,
+      description: 'Sessions, newest first.',
       inputSchema: listInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -158,4 +140,5 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
         return renderSessionList(result, scope, all);
       }),
   );
+  return { list_sessions: sessions };
 }

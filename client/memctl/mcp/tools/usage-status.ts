@@ -3,7 +3,7 @@
  * plan window and the prompt cache's expiry, each figure with whose it is and its basis, so that
  * the agent itself can compact or hand off before a limit instead of being cut off by it.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { UsageStatusResult } from '../../../../shared/protocol/forecast.js';
 import { usageStatusResultSchema } from '../../../../shared/protocol/forecast.js';
@@ -34,14 +34,7 @@ const NEAR_EXPIRY_MS = 5 * 60_000;
 const COSTLY_REBUILD_USD = 0.1;
 
 const statusInput = {
-  sessionId: z
-    .string()
-    .min(4)
-    .max(200)
-    .optional()
-    .describe(
-      'The session id, or its first 8+ characters. Omit for the session this server was started for (else the latest of the current project).',
-    ),
+  sessionId: z.string().min(4).max(200).optional(),
 };
 
 /** What to do about the limits that are near; none when none is. */
@@ -114,13 +107,12 @@ async function sessionOf(context: ToolContext, asked: string | undefined): Promi
   return latest;
 }
 
-export function registerUsageStatusTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerUsageStatusTool(server: McpServer, context: ToolContext): Record<string, RegisteredTool> {
+  const status = server.registerTool(
     'usage_status',
     {
       title: 'Forecast auto-compact, the plan limit and the cache',
-      description:
-        "Where a Claude Code session stands against its limits, so you can decide to compact or hand off before one cuts you off: how many turns (and minutes) until auto-compact at the session's recent pace; when the 5-hour plan limit is reached at this pace, or whether the reset comes first; and what letting the prompt cache expire would cost to rebuild. Each figure says whether Claude Code reported it (official) or memd computed it (estimated), with its basis, and the answer ends with a suggestion when a limit is near. Default: this session.",
+      description: 'Turns to auto-compact, 5-hour limit, cache rebuild cost: to hand off in time.',
       inputSchema: statusInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -140,4 +132,5 @@ export function registerUsageStatusTool(server: McpServer, context: ToolContext)
         { notFound: 'list_sessions (project: "all" for every project) gives the ids memd knows.' },
       ),
   );
+  return { usage_status: status };
 }
