@@ -1,0 +1,97 @@
+// `npm run bench -- recall [--size 2.4G]` (issue 33, docs/recall.md "The benchmark"): does
+// search.query find the right past session first? A generated corpus of 1,200 sessions in 48
+// projects (test/helpers/recall-corpus.mjs) and 400 paraphrased questions with known answer
+// sessions (recall-questions.mjs), sent as typed to a real memd over its socket: hit@1, recall@5,
+// MRR, p50/p99 latency, by question shape; and how many of 120 unrelated prompts find anything.
+// With `--size`, the same inside a padded heavy-user corpus (scale-corpus.js) of that total size.
+// MEMD_RECALL_SESSIONS=N asks over a smaller corpus (N sessions, N/3 questions). Fails when a target is missed.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { recallSessions, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
+import { askAll, scoreRecall } from '../test/helpers/recall-measure.mjs';
+import { recallQuestions, unrelatedPrompts } from '../test/helpers/recall-questions.mjs';
+import { fmt, makeSandbox, ROOT } from './lib.js';
+import { caughtUp, startDaemon, until } from './scale.js';
+import { parseSize, writeScaleCorpus } from './scale-corpus.js';
+
+const MB = 1024 * 1024;
+const TARGETS = { hit1: 0.85, recall5: 0.97, p99Ms: 50 };
+const pass = (ok) => (ok ? 'met' : 'MISSED');
+const pct = (rate) => `${fmt(rate * 100)} %`;
+
+function sessionCount() {
+  const asked = process.env.MEMD_RECALL_SESSIONS;
+  return asked === undefined || asked === '' ? undefined : Number(asked);
+}
+
+function printShapes(byShape) {
+  console.log('  by shape:             questions  hit@1    recall@5  MRR');
+  for (const [shape, rates] of Object.entries(byShape).sort(([a], [b]) => a.localeCompare(b)))
+    console.log(
+      `    ${shape.padEnd(20)} ${String(rates.questions).padStart(9)}  ${pct(rates.hit1).padStart(7)}  ${pct(rates.recall5).padStart(8)}  ${fmt(rates.mrr, 3)}`,
+    );
+}
+
+export async function benchRecall(options = {}) {
+  const { createClient } = await import(join(ROOT, 'dist/client/index.js'));
+  const sandbox = makeSandbox();
+  const env = { ...sandbox.env, MEMD_BACKFILL_EXTRACTIONS: '0' };
+  mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+  let running;
+  try {
+    const generated = performance.now();
+    const sessions = recallSessions(sessionCount() === undefined ? {} : { sessions: sessionCount() });
+    const questions = recallQuestions(sessions);
+    const corpus = writeRecallCorpus(env.MEMD_PROJECTS_DIR, sessions);
+    let bytes = corpus.bytes;
+    let padding = '';
+    if (options.size !== undefined) {
+      const padded = writeScaleCorpus(env.MEMD_PROJECTS_DIR, Math.max(0, parseSize(options.size) - corpus.bytes));
+      bytes += padded.bytes;
+      padding = ` inside ${fmt(padded.bytes / MB)} MB of padding (${padded.sessions} sessions)`;
+    }
+    console.log(
+      `recall: ${sessions.length} sessions, ${fmt(corpus.bytes / MB)} MB${padding}; ${questions.length} questions (generated in ${fmt((performance.now() - generated) / 1000)} s)`,
+    );
+    const started = performance.now();
+    running = await startDaemon(createClient, env);
+    const client = running.client;
+    await caughtUp(client, bytes);
+    await until(
+      async () => (await client.searchQuery({ query: 'retry' })).index.state === 'ready',
+      'the search index to be built',
+    );
+    console.log(`  indexed in ${fmt((performance.now() - started) / 1000)} s`);
+
+    const search = (params) => client.searchQuery(params);
+    // One untimed pass warms the search processes and the page cache, as a user's daemon is warm.
+    await askAll(search, questions.slice(0, 20));
+    const score = scoreRecall(await askAll(search, questions));
+    const unrelated = await askAll(
+      search,
+      unrelatedPrompts().map((text) => ({ text, answers: [], shape: 'unrelated' })),
+    );
+    const quiet = unrelated.filter((result) => result.sessions.length === 0).length;
+
+    const ok = {
+      hit1: score.hit1 >= TARGETS.hit1,
+      recall5: score.recall5 >= TARGETS.recall5,
+      p99: score.p99Ms <= TARGETS.p99Ms,
+    };
+    console.log(
+      `  hit@1 ${pct(score.hit1)} (target >= ${pct(TARGETS.hit1)}: ${pass(ok.hit1)}), recall@5 ${pct(score.recall5)} (target >= ${pct(TARGETS.recall5)}: ${pass(ok.recall5)}), MRR ${fmt(score.mrr, 3)}`,
+    );
+    console.log(
+      `  search.query p50 ${fmt(score.p50Ms, 2)} ms, p99 ${fmt(score.p99Ms, 2)} ms (target <= ${TARGETS.p99Ms}: ${pass(ok.p99)})`,
+    );
+    console.log(
+      `  questions with any hit ${pct(score.found)}; refused by the query parser ${score.refused}; unrelated prompts with no hit ${quiet} of ${unrelated.length}`,
+    );
+    printShapes(score.byShape);
+    return ok.hit1 && ok.recall5 && ok.p99;
+  } finally {
+    running?.client.close();
+    await running?.daemon.stop();
+    sandbox.cleanup();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * How the recall benchmark scores a ranking (issue 33, docs/recall.md "The benchmark"): each
+ * question is sent as typed to `search.query`; its hits are read as sessions, in the order of their
+ * first hit (hits may be lines: a session's later lines add nothing); the rank is where the first
+ * answer session stands. hit@1, recall@5 (an answer among the first five sessions), MRR, and the
+ * latency of each call. A query memd refuses (InvalidParams) finds nothing. Plain JS, shared by
+ * bench/recall.js and the tests.
+ */
+
+/** Hits asked per question: enough lines for five sessions while hits are lines (as on main). */
+export const RECALL_LIMIT = 50;
+
+/** The sessions of a page of hits, each once, in the order of its first hit. */
+export function sessionsOf(hits) {
+  const seen = new Set();
+  for (const hit of hits) seen.add(hit.sessionId);
+  return [...seen];
+}
+
+/**
+ * Asks every question (`{text, answers}`) through `searchQuery(params)`, one at a time; returns
+ * per question the sessions found, the rank of the first answer (null: none), its time, and the
+ * error when memd refused it.
+ */
+export async function askAll(searchQuery, questions, { limit = RECALL_LIMIT } = {}) {
+  const results = [];
+  for (const question of questions) {
+    const started = performance.now();
+    let sessions = [];
+    let error = null;
+    try {
+      sessions = sessionsOf((await searchQuery({ query: question.text, limit })).hits);
+    } catch (caught) {
+      error = caught instanceof Error ? caught.message : String(caught);
+    }
+    const ms = performance.now() - started;
+    const answers = new Set(question.answers);
+    const at = sessions.findIndex((sessionId) => answers.has(sessionId));
+    results.push({ question, sessions, rank: at === -1 ? null : at + 1, ms, error });
+  }
+  return results;
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? 0;
+}
+
+function rates(results) {
+  const n = results.length;
+  const ranked = (within) => results.filter((result) => result.rank !== null && result.rank <= within).length / n;
+  return {
+    questions: n,
+    hit1: ranked(1),
+    recall5: ranked(5),
+    mrr: results.reduce((sum, result) => sum + (result.rank === null ? 0 : 1 / result.rank), 0) / n,
+    found: results.filter((result) => result.sessions.length > 0).length / n,
+    refused: results.filter((result) => result.error !== null).length,
+  };
+}
+
+/** The figures over `results` (askAll's), overall and by question shape. */
+export function scoreRecall(results) {
+  const ms = results.map((result) => result.ms);
+  const byShape = {};
+  for (const shape of new Set(results.map((result) => result.question.shape)))
+    byShape[shape] = rates(results.filter((result) => result.question.shape === shape));
+  return { ...rates(results), p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), byShape };
+}
