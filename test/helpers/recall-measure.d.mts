@@ -36,3 +36,8 @@ export function percentile(values: readonly number[], p: number): number;
 export function scoreRecall(
   results: readonly AskResult[],
 ): RecallRates & { p50Ms: number; p99Ms: number; byShape: Record<string, RecallRates> };
+
+export const QUESTION_STOP_WORDS: ReadonlySet<string>;
+export function wordsOf(text: string): string[];
+export function contentWords(text: string): string[];
+export function orQuery(text: string): string;

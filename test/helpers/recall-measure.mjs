@@ -10,6 +10,31 @@
 /** Hits asked per question: enough lines for five sessions while hits are lines (as on main). */
 export const RECALL_LIMIT = 50;
 
+/**
+ * Words that say nothing of what is asked (question words, pronouns, articles, auxiliaries,
+ * prepositions): what the tests leave out when they compare a question's words with a session's.
+ */
+export const QUESTION_STOP_WORDS = new Set(
+  (
+    'a an the and or of in on at for to from by with about up again before after last only some time ' +
+    'how why what which when where who did do does we i my our us me it its this that was were is be ' +
+    'seen hit around over through under into'
+  ).split(' '),
+);
+
+/** Words as FTS5's unicode61 tokenizer splits them: letters and digits, case folded (`_`, `-`, `.` separate). */
+export const wordsOf = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** A question's words that say what is asked, each once. */
+export const contentWords = (text) =>
+  [...new Set(wordsOf(text))].filter((word) => word.length > 1 && !QUESTION_STOP_WORDS.has(word));
+
+/**
+ * The question as FTS5 syntax: its content words joined by OR (what a user who knows the syntax
+ * would type; on main, the only query bm25 ranks). A reference beside the plain words, not the measure.
+ */
+export const orQuery = (text) => contentWords(text).join(' OR ');
+
 /** The sessions of a page of hits, each once, in the order of its first hit. */
 export function sessionsOf(hits) {
   const seen = new Set();

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { searchTexts } from '../../../shared/search/text.js';
 import { RECALL_SESSIONS, type RecallSession, recallSessions, sessionLines } from '../../helpers/recall-corpus.mjs';
+import { contentWords, wordsOf } from '../../helpers/recall-measure.mjs';
 import { recallPrompts, recallQuestions, unrelatedPrompts } from '../../helpers/recall-questions.mjs';
 
-/** Words as FTS5's unicode61 tokenizer splits them: letters and digits, case folded (`_` and `-` separate). */
-const tokens = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-
-/** Words that say nothing of what is asked: question words, pronouns, articles, auxiliaries. */
-const STOP = new Set(
-  (
-    'a an the and or of in on at for to from by with about up again before after last only some time ' +
-    'how why what which when where who did do does we i my our us me it its this that was were is be ' +
-    'seen hit around over through under into'
-  ).split(' '),
-);
-const contentWords = (text: string): string[] =>
-  [...new Set(tokens(text))].filter((word) => word.length > 1 && !STOP.has(word));
+const tokens = wordsOf;
 
 const sessions = recallSessions();
 const questions = recallQuestions(sessions);
