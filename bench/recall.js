@@ -1,21 +1,29 @@
 // `npm run bench -- recall [--size 2.4G]` (issue 33, docs/recall.md "The benchmark"): does
 // search.query find the right past session first? A generated corpus of 1,200 sessions in 48
-// projects (test/helpers/recall-corpus.mjs) and 387 paraphrased questions with known answer
-// sessions (recall-questions.mjs), sent as typed to a real memd over its socket: hit@1, recall@5,
-// MRR, p50/p99 latency, by question shape; and how many of 120 unrelated prompts find anything.
-// With `--size`, the same inside a padded heavy-user corpus (scale-corpus.js) of that total size.
-// MEMD_RECALL_SESSIONS=N asks over a smaller corpus (N sessions, about N/3 questions); MEMD_RECALL_OR=1
-// also asks each question as an OR of its words, for reference. Fails when a target is missed.
+// projects (test/helpers/recall-corpus.mjs) with 387 paraphrased questions of known answer sessions
+// (recall-questions.mjs), and the recorded fixtures with 16 (recall-fixtures.mjs), sent as typed to a
+// real memd over its socket: hit@1, recall@5, MRR, p50/p99 latency, by question shape; and how many
+// of 120 unrelated prompts find anything. With `--size`, the same inside a padded heavy-user corpus
+// (scale-corpus.js) of that total size. MEMD_RECALL_SESSIONS=N asks over a smaller corpus (N sessions,
+// about N/3 questions); MEMD_RECALL_OR=1 also asks each question as an OR of its words, for reference.
+// Fails when a target is missed.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { recallSessions, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
+import { fixtureQuestions, writeFixtureSessions } from '../test/helpers/recall-fixtures.mjs';
 import { askAll, orQuery, scoreRecall } from '../test/helpers/recall-measure.mjs';
 import { recallQuestions, unrelatedPrompts } from '../test/helpers/recall-questions.mjs';
 import { fmt, makeSandbox, ROOT } from './lib.js';
-import { caughtUp, startDaemon, until } from './scale.js';
+import { startDaemon, until } from './scale.js';
 import { parseSize, writeScaleCorpus } from './scale-corpus.js';
 
 const MB = 1024 * 1024;
+/**
+ * The backfill's deadline per MB of corpus: scale's own wait (10 min) is short for 2.4 GB on a
+ * machine shared with other work, and a run that dies after the corpus is written wastes all of it.
+ */
+const BACKFILL_MS_PER_MB = 1_000;
+const MIN_BACKFILL_MS = 600_000;
 const TARGETS = { hit1: 0.85, recall5: 0.97, p99Ms: 50 };
 const pass = (ok) => (ok ? 'met' : 'MISSED');
 const pct = (rate) => `${fmt(rate * 100)} %`;
@@ -42,8 +50,9 @@ export async function benchRecall(options = {}) {
   try {
     const generated = performance.now();
     const sessions = recallSessions(sessionCount() === undefined ? {} : { sessions: sessionCount() });
-    const questions = recallQuestions(sessions);
+    const questions = [...recallQuestions(sessions), ...fixtureQuestions()];
     const corpus = writeRecallCorpus(env.MEMD_PROJECTS_DIR, sessions);
+    writeFixtureSessions(env.MEMD_PROJECTS_DIR);
     let bytes = corpus.bytes;
     let padding = '';
     if (options.size !== undefined) {
@@ -52,15 +61,25 @@ export async function benchRecall(options = {}) {
       padding = ` inside ${fmt(padded.bytes / MB)} MB of padding (${padded.sessions} sessions)`;
     }
     console.log(
-      `recall: ${sessions.length} sessions, ${fmt(corpus.bytes / MB)} MB${padding}; ${questions.length} questions (generated in ${fmt((performance.now() - generated) / 1000)} s)`,
+      `recall: ${sessions.length} sessions and the 7 recorded fixtures, ${fmt(corpus.bytes / MB)} MB${padding}; ${questions.length} questions (generated in ${fmt((performance.now() - generated) / 1000)} s)`,
     );
     const started = performance.now();
     running = await startDaemon(createClient, env);
     const client = running.client;
-    await caughtUp(client, bytes);
+    await until(
+      async () => {
+        const { ingest } = await client.daemonStatus();
+        return (
+          ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.bytesRead >= bytes
+        );
+      },
+      'ingest to catch up',
+      Math.max(MIN_BACKFILL_MS, (bytes / MB) * BACKFILL_MS_PER_MB),
+    );
     await until(
       async () => (await client.searchQuery({ query: 'retry' })).index.state === 'ready',
       'the search index to be built',
+      Math.max(MIN_BACKFILL_MS, (bytes / MB) * BACKFILL_MS_PER_MB),
     );
     console.log(`  indexed in ${fmt((performance.now() - started) / 1000)} s`);
 

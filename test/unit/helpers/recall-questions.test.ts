@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { searchTexts } from '../../../shared/search/text.js';
 import { RECALL_SESSIONS, type RecallSession, recallSessions, sessionLines } from '../../helpers/recall-corpus.mjs';
+import { fixtureQuestions, fixtureScenarios } from '../../helpers/recall-fixtures.mjs';
 import { contentWords, wordsOf } from '../../helpers/recall-measure.mjs';
 import { recallPrompts, recallQuestions, unrelatedPrompts } from '../../helpers/recall-questions.mjs';
 
@@ -133,5 +135,36 @@ describe('the recall benchmark questions', () => {
     expect(prompts.related).toHaveLength(30);
     expect(prompts.related[0]).toEqual({ prompt: expect.any(String), answers: expect.any(Array) });
     expect(prompts.unrelated).toEqual(unrelatedPrompts());
+  });
+});
+
+describe('the recall benchmark questions over the recorded fixtures', () => {
+  const scenarios = fixtureScenarios();
+  /** What the index holds of a fixture's main transcript. */
+  const fixtureText = (sessionId: string): string => {
+    const scenario = scenarios.find((candidate) => candidate.sessionId === sessionId);
+    return readFileSync(scenario?.transcript as string, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .flatMap((line) => searchTexts(JSON.parse(line)).map((searchText) => searchText.text))
+      .join('\n');
+  };
+
+  it('asks two or more of every scenario, paraphrased and answerable as the generated ones', () => {
+    const questions = fixtureQuestions();
+    expect(new Set(questions.map((question) => question.answers[0]))).toEqual(
+      new Set(scenarios.map((scenario) => scenario.sessionId)),
+    );
+    for (const question of questions) {
+      const text = fixtureText(question.from);
+      expect(text.toLowerCase().includes(question.text.toLowerCase())).toBe(false);
+      const said = new Set(tokens(text));
+      const words = contentWords(question.text);
+      expect(
+        words.filter((word) => !said.has(word)),
+        `"${question.text}" has every word`,
+      ).not.toHaveLength(0);
+      expect(words.filter((word) => said.has(word)).length, `"${question.text}"`).toBeGreaterThanOrEqual(2);
+    }
   });
 });
