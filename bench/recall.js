@@ -118,6 +118,8 @@ export async function benchRecall(options = {}) {
     console.log(
       `  questions with any hit ${pct(score.found)}; refused by the query parser ${score.refused}; unrelated prompts with no hit ${quiet} of ${unrelated.length}`,
     );
+    const slowest = [...asked].sort((a, b) => b.ms - a.ms).slice(0, 3);
+    console.log(`  slowest: ${slowest.map((result) => `${fmt(result.ms)} ms "${result.question.text}"`).join('; ')}`);
     const refusals = asked.filter((result) => result.error !== null).slice(0, 3);
     for (const result of refusals) console.log(`    refused: "${result.question.text}": ${result.error}`);
     if (asOr !== undefined)
