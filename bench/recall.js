@@ -7,12 +7,13 @@
 // (scale-corpus.js) of that total size. MEMD_RECALL_SESSIONS=N asks over a smaller corpus (N sessions,
 // about N/3 questions); MEMD_RECALL_OR=1 also asks each question as an OR of its words, for reference.
 // Fails when a target is missed.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { recallSessions, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
-import { fixtureQuestions, writeFixtureSessions } from '../test/helpers/recall-fixtures.mjs';
+import { recallSessions, sessionLines, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
+import { fixtureQuestions, fixtureScenarios, writeFixtureSessions } from '../test/helpers/recall-fixtures.mjs';
 import { askAll, orQuery, scoreRecall } from '../test/helpers/recall-measure.mjs';
 import { recallQuestions, unrelatedPrompts } from '../test/helpers/recall-questions.mjs';
+import { bm25Ranker } from '../test/helpers/recall-reference.mjs';
 import { fmt, makeSandbox, ROOT } from './lib.js';
 import { startDaemon, until } from './scale.js';
 import { parseSize, writeScaleCorpus } from './scale-corpus.js';
@@ -39,6 +40,32 @@ function printShapes(byShape) {
     console.log(
       `    ${shape.padEnd(20)} ${String(rates.questions).padStart(9)}  ${pct(rates.hit1).padStart(7)}  ${pct(rates.recall5).padStart(8)}  ${fmt(rates.mrr, 3)}`,
     );
+}
+
+/**
+ * The reference ranking (recall-reference.mjs: BM25 over whole sessions, in-process) on the same
+ * questions, over the generated sessions and the fixtures (not the padding): what the questions'
+ * words can find, beside what memd finds.
+ */
+async function referenceScore(sessions, questions) {
+  const { searchTexts } = await import(join(ROOT, 'dist/shared/search/text.js'));
+  const textOf = (lines) => lines.flatMap((line) => searchTexts(line).map((text) => text.text)).join('\n');
+  const documents = [
+    ...sessions.map((session) => ({ id: session.sessionId, text: textOf(sessionLines(session)) })),
+    ...fixtureScenarios().map((fixture) => ({
+      id: fixture.sessionId,
+      text: textOf(
+        readFileSync(fixture.transcript, 'utf8')
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line)),
+      ),
+    })),
+  ];
+  const rank = bm25Ranker(documents);
+  return scoreRecall(
+    await askAll(async ({ query }) => ({ hits: rank(query).map((sessionId) => ({ sessionId })) }), questions),
+  );
 }
 
 export async function benchRecall(options = {}) {
@@ -122,6 +149,10 @@ export async function benchRecall(options = {}) {
     console.log(`  slowest: ${slowest.map((result) => `${fmt(result.ms)} ms "${result.question.text}"`).join('; ')}`);
     const refusals = asked.filter((result) => result.error !== null).slice(0, 3);
     for (const result of refusals) console.log(`    refused: "${result.question.text}": ${result.error}`);
+    const reference = await referenceScore(sessions, questions);
+    console.log(
+      `  for reference, BM25 over whole sessions in-process (no stemming): hit@1 ${pct(reference.hit1)}, recall@5 ${pct(reference.recall5)}, MRR ${fmt(reference.mrr, 3)}`,
+    );
     if (asOr !== undefined)
       console.log(
         `  for reference, the same as an OR of their words (FTS5 syntax): hit@1 ${pct(asOr.hit1)}, recall@5 ${pct(asOr.recall5)}, MRR ${fmt(asOr.mrr, 3)}, p50 ${fmt(asOr.p50Ms, 2)} ms, p99 ${fmt(asOr.p99Ms, 2)} ms`,

@@ -243,7 +243,7 @@ export function makeFact(kind, project, random, family) {
       fields: { purpose: choice.purpose, purposeSyn: choice.syn, lib, alt, reason, noun },
       request: `The ${noun} module of ${project.slug} needs something for ${choice.purpose}: compare ${lib} and ${alt} and pick one.`,
       command: project.lang === 'py' ? `pip install ${lib}` : `npm install ${lib}`,
-      summary: `Decision: ${lib} for ${choice.purpose} in the ${noun} module of ${project.slug}. ${alt} was the other candidate, but ${lib} won because ${reason}.`,
+      summary: `Decision: ${lib} as the ${choice.purpose} library for the ${noun} module of ${project.slug}. ${alt} was the other candidate, but ${lib} won because ${reason}.`,
     };
   }
   if (kind === 'secret') {

@@ -22,7 +22,7 @@ const words = (identifier) => identifier.replace(/[_-]+/g, ' ');
  */
 const TEMPLATES = {
   timeout: [
-    { keys: ['area', 'noun', 'verb'], text: (f) => `how did we fix the ${f.verbSyn} ${f.noun} timeouts in ${f.area}?` },
+    { keys: ['area', 'noun', 'verb'], text: (f) => `how did we fix the ${f.verbIng} ${f.noun} timeouts in ${f.area}?` },
     { keys: ['op'], text: (f, n) => `${f.op} timed out after ${f.ms * 2 + n}ms again, seen this before?` },
     { keys: ['op'], text: (f) => `what did we change so ${f.op} stops timing out` },
   ],

@@ -119,22 +119,26 @@ export const CONFIGS = [
   { what: 'log level', file: 'config/logging.yaml', key: 'level', syn: 'logging verbosity' },
 ];
 
-/** Library choices: the purpose, its words in a question, and the candidates. */
+/** Library choices: the purpose, its words in a question (one of them the purpose's), and the candidates. */
 export const LIBRARIES = [
-  { purpose: 'request validation', syn: 'validating payloads', libs: ['zod', 'valibot', 'ajv', 'joi'] },
-  { purpose: 'HTTP client', syn: 'making outbound calls', libs: ['undici', 'axios', 'ky', 'got'] },
-  { purpose: 'date handling', syn: 'time zones and dates', libs: ['luxon', 'dayjs', 'date-fns', 'temporal-polyfill'] },
-  { purpose: 'database access', syn: 'the ORM layer', libs: ['drizzle', 'kysely', 'prisma', 'sequelize'] },
-  { purpose: 'job queue', syn: 'background jobs', libs: ['bullmq', 'graphile-worker', 'pg-boss', 'agenda'] },
-  { purpose: 'structured logging', syn: 'log output', libs: ['pino', 'winston', 'bunyan', 'loglevel'] },
-  { purpose: 'PDF rendering', syn: 'generating documents', libs: ['pdfkit', 'weasyprint', 'puppeteer', 'reportlab'] },
-  { purpose: 'CSV parsing', syn: 'reading spreadsheets', libs: ['papaparse', 'csv-parse', 'fast-csv', 'polars'] },
+  { purpose: 'request validation', syn: 'validation of payloads', libs: ['zod', 'valibot', 'ajv', 'joi'] },
+  { purpose: 'HTTP client', syn: 'outbound HTTP calls', libs: ['undici', 'axios', 'ky', 'got'] },
+  { purpose: 'date handling', syn: 'dates and time zones', libs: ['luxon', 'dayjs', 'date-fns', 'temporal-polyfill'] },
+  { purpose: 'database access', syn: 'the database layer', libs: ['drizzle', 'kysely', 'prisma', 'sequelize'] },
+  { purpose: 'job queue', syn: 'background job processing', libs: ['bullmq', 'graphile-worker', 'pg-boss', 'agenda'] },
+  { purpose: 'structured logging', syn: 'logging output', libs: ['pino', 'winston', 'bunyan', 'loglevel'] },
+  {
+    purpose: 'PDF rendering',
+    syn: 'generating PDF documents',
+    libs: ['pdfkit', 'weasyprint', 'puppeteer', 'reportlab'],
+  },
+  { purpose: 'CSV parsing', syn: 'reading CSV exports', libs: ['papaparse', 'csv-parse', 'fast-csv', 'polars'] },
   {
     purpose: 'retry with backoff',
-    syn: 'retrying failed calls',
+    syn: 'backoff for failed calls',
     libs: ['p-retry', 'cockatiel', 'tenacity', 'backoff'],
   },
-  { purpose: 'image processing', syn: 'thumbnails and crops', libs: ['sharp', 'jimp', 'pillow', 'imagemagick'] },
+  { purpose: 'image processing', syn: 'image thumbnails and crops', libs: ['sharp', 'jimp', 'pillow', 'imagemagick'] },
 ];
 
 /** Secrets rotated, by vendor: the variable and its words. */
@@ -153,11 +157,11 @@ export const SECRETS = [
   { name: 'PLAID_CLIENT_SECRET', vendor: 'Plaid', words: 'client secret' },
 ];
 
-/** Commands run, with the words a question uses for them. */
+/** Commands run, with the words a question uses for them (one of them the command's). */
 export const COMMANDS = [
   {
     what: 'rollout restart',
-    syn: 'bounce the pods',
+    syn: 'restart the pods',
     command: (s) => `kubectl rollout restart deployment/${s.slug}-${s.module} -n ${s.env}`,
   },
   {
@@ -167,7 +171,7 @@ export const COMMANDS = [
   },
   {
     what: 'database backup',
-    syn: 'dump the database',
+    syn: 'take a backup of the db',
     command: (s) => `pg_dump ${s.db} --table=${s.module} > backups/${s.db}-${s.module}-${s.date}.sql`,
   },
   {
