@@ -5,9 +5,9 @@
 // real memd over its socket: hit@1, recall@5, MRR, p50/p99 latency, by question shape; and how many
 // of 120 unrelated prompts find anything. With `--size`, the same inside a padded heavy-user corpus
 // (scale-corpus.js) of that total size. MEMD_RECALL_SESSIONS=N asks over a smaller corpus (N sessions,
-// about N/3 questions); MEMD_RECALL_OR=1 also asks each question as an OR of its words, for reference.
-// Fails when a target is missed.
-import { mkdirSync, readFileSync } from 'node:fs';
+// about N/3 questions); MEMD_RECALL_OR=1 also asks each question as an OR of its words, for reference;
+// MEMD_RECALL_REPORT=FILE writes every question's rank and first sessions as JSON. Fails when a target is missed.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recallSessions, sessionLines, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
 import { fixtureQuestions, fixtureScenarios, writeFixtureSessions } from '../test/helpers/recall-fixtures.mjs';
@@ -66,6 +66,23 @@ async function referenceScore(sessions, questions) {
   return scoreRecall(
     await askAll(async ({ query }) => ({ hits: rank(query).map((sessionId) => ({ sessionId })) }), questions),
   );
+}
+
+/** What MEMD_RECALL_REPORT gets: the figures, and per question its rank, answers and first five sessions. */
+function reportOf(score, asked) {
+  return {
+    score,
+    questions: asked.map((result) => ({
+      id: result.question.id,
+      shape: result.question.shape,
+      text: result.question.text,
+      rank: result.rank,
+      answers: result.question.answers,
+      first: result.sessions.slice(0, 5),
+      ms: Math.round(result.ms * 100) / 100,
+      ...(result.error === null ? {} : { error: result.error }),
+    })),
+  };
 }
 
 export async function benchRecall(options = {}) {
@@ -158,6 +175,11 @@ export async function benchRecall(options = {}) {
         `  for reference, the same as an OR of their words (FTS5 syntax): hit@1 ${pct(asOr.hit1)}, recall@5 ${pct(asOr.recall5)}, MRR ${fmt(asOr.mrr, 3)}, p50 ${fmt(asOr.p50Ms, 2)} ms, p99 ${fmt(asOr.p99Ms, 2)} ms`,
       );
     printShapes(score.byShape);
+    const reportPath = process.env.MEMD_RECALL_REPORT;
+    if (reportPath !== undefined && reportPath !== '') {
+      writeFileSync(reportPath, `${JSON.stringify(reportOf(score, asked), null, 1)}\n`);
+      console.log(`  every question's rank and first sessions: ${reportPath}`);
+    }
     return ok.hit1 && ok.recall5 && ok.p99;
   } finally {
     running?.client.close();
