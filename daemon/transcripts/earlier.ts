@@ -15,11 +15,13 @@ import { isRecord } from '../../shared/values.js';
 import { createSlicer, runNow, runSliced, type Steps } from '../workers/slices.js';
 import { MAX_COMMAND_CHARS } from './bash-paths.js';
 import { keptSteps, type LoadedEntry } from './entries.js';
-import { type Call, FILE_TOOLS, readTranscript } from './facts.js';
+import { type Call, FILE_TOOLS, resultOf } from './facts.js';
 import { MAX_ENTRY_BYTES, slimMeta, stub } from './slim.js';
 
 /** The calls whose inputs name files: the file tools, and Bash by its command (bash-paths.ts). */
 const FILE_CALLS: ReadonlySet<string> = new Set([...Object.keys(FILE_TOOLS), 'Bash']);
+/** Entries chosen or paired per step: a few milliseconds of work. */
+const STEP_ENTRIES = 500;
 /** What names a call's files; a longer command names none (bash-paths.ts), so it is not kept. */
 const PATH_INPUTS = ['file_path', 'notebook_path', 'command'];
 
@@ -35,13 +37,18 @@ export interface EarlierEntry {
  * Entries of the active conversation (a preserved segment) and sub-agent entries are not among them.
  */
 export function earlierEntries(entries: readonly IndexedEntry[], active: ActiveConversation): EarlierEntry[] {
+  return runNow(chooseSteps(entries, active));
+}
+
+function* chooseSteps(entries: readonly IndexedEntry[], active: ActiveConversation): Steps<EarlierEntry[]> {
   const boundary = active.boundary;
   if (boundary === null) return [];
   const kept = new Set(active.entries);
   const names = new Map<string, string>();
   const chosen: EarlierEntry[] = [];
-  for (const entry of entries) {
+  for (const [at, entry] of entries.entries()) {
     if (entry.offset >= boundary.offset) break;
+    if (at % STEP_ENTRIES === 0) yield;
     if (kept.has(entry) || entry.isSidechain) continue;
     if (entry.type === 'assistant') {
       const calls = entry.toolUses.filter((use) => FILE_CALLS.has(use.name));
@@ -81,18 +88,51 @@ function keepFileFacts({ entry, raw }: LoadedEntry): LoadedEntry {
 }
 
 function* earlierSteps(path: string, entries: readonly IndexedEntry[], active: ActiveConversation): Steps<Call[]> {
-  const chosen = earlierEntries(entries, active);
+  const chosen = yield* chooseSteps(entries, active);
   if (chosen.length === 0) return [];
   const read = yield* keptSteps(
     path,
     chosen.filter((item) => item.read).map((item) => item.entry),
     keepFileFacts,
   );
+  // The calls with their results, as readTranscript pairs them, a step at a time: a session may hold thousands.
+  const calls: Call[] = [];
+  const byId = new Map<string, Call>();
   let next = 0;
-  const loaded = chosen.map((item) => (item.read ? (read[next++] as LoadedEntry) : stub(item.entry)));
-  return readTranscript(loaded).calls;
+  for (let at = 0; at < chosen.length; at += STEP_ENTRIES) {
+    const part = chosen
+      .slice(at, at + STEP_ENTRIES)
+      .map((item) => (item.read ? (read[next++] as LoadedEntry) : stub(item.entry)));
+    calls.push(...pairCalls(part, at, byId));
+    yield;
+  }
+  return calls;
 }
 
+/** The calls of `part` (at `offset` of the whole), each result given to its call: `byId` holds the calls so far. */
+function pairCalls(part: readonly LoadedEntry[], offset: number, byId: Map<string, Call>): Call[] {
+  const found: Call[] = [];
+  part.forEach(({ entry, raw }, index) => {
+    const content = isRecord(raw.message) && Array.isArray(raw.message.content) ? raw.message.content : [];
+    for (const block of content.filter(isRecord)) {
+      if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
+        const call: Call = {
+          name: block.name,
+          input: isRecord(block.input) ? block.input : {},
+          at: offset + index,
+          result: null,
+          cwd: entry.cwd ?? null,
+        };
+        byId.set(block.id, call);
+        found.push(call);
+      } else if (block.type === 'tool_result' && typeof block.tool_use_id === 'string') {
+        const call = byId.get(block.tool_use_id);
+        if (call !== undefined) call.result = resultOf(block, raw.toolUseResult, offset + index, call.name);
+      }
+    }
+  });
+  return found;
+}
 /**
  * The file calls before the active conversation, with their results, read at once (a worker, a
  * test). Their `at` indexes nothing the caller holds: only the files they touched are for use.
