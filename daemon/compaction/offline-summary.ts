@@ -16,13 +16,11 @@ import {
 } from '../../shared/transcript/compaction-texts.js';
 import { CHARS_PER_TOKEN } from '../../shared/transcript/tokens.js';
 import { readableUserText } from '../../shared/transcript/user-text.js';
-import { isRecord } from '../../shared/values.js';
-import { doneAfter, type Request } from '../extraction/progress.js';
+import { doneAfter, type FileEntry, fileEntries, type Request } from '../extraction/progress.js';
 import { type Outcomes, readOutcomes } from '../transcripts/decisions.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
 import {
   type Call,
-  callFiles,
   clip,
   errorKeyLine,
   FILE_TOOLS,
@@ -36,6 +34,7 @@ import {
   type Said,
 } from '../transcripts/facts.js';
 import { conceptLines } from './offline-concepts.js';
+import { filesAndCode } from './offline-files.js';
 import type { CompactionSummarizer } from './summary.js';
 
 /** Calls that keep a todo list or tasks. */
@@ -45,8 +44,6 @@ export const USER_MESSAGES_MAX_TOKENS = 20_000;
 /** Long prompts and replies are quoted in full only in section 6; elsewhere they are clipped. */
 const REQUEST_CHARS = 1_000;
 const REPLY_CHARS = 1_500;
-/** Edits quoted per file in section 3: enough to say what changed. */
-const SNIPPETS_PER_FILE = 3;
 
 const EARLIER_CUTS = [
   `\n\n${TRANSCRIPT_POINTER.slice(0, 40)}`,
@@ -68,6 +65,8 @@ interface Digest {
   /** The prompts with where they are, and the working directory: what tells a plan's step done. */
   requests: Request[];
   cwd: string | null;
+  /** The files the calls before the last compact_boundary touched, with their status then, by absolute path. */
+  before: Map<string, FileEntry>;
 }
 
 function firstLine(text: string): string {
@@ -110,7 +109,7 @@ function parseEarlier(text: string): Map<number, string> {
   return sections;
 }
 
-function digest(loaded: readonly LoadedEntry[]): Digest {
+function digest(loaded: readonly LoadedEntry[], hidden: readonly Call[]): Digest {
   const facts = readTranscript(loaded);
   // The latest compaction summary is the one that covers all before it.
   const earlier = parseEarlier(facts.summaries.at(-1) ?? '');
@@ -124,6 +123,7 @@ function digest(loaded: readonly LoadedEntry[]): Digest {
     outcomes: readOutcomes(facts.prompts, facts.replies, facts.calls),
     requests: facts.prompts,
     cwd: facts.cwd,
+    before: fileEntries(hidden, facts.cwd),
   };
 }
 
@@ -157,53 +157,6 @@ function primaryRequest(digest: Digest, instructions: string | undefined): strin
 
 function keyConcepts(digest: Digest): string[] {
   return orNone([...carried(digest, 2), ...conceptLines(digest.calls)]);
-}
-
-function editSnippets(call: Call): string[] {
-  const edits = Array.isArray(call.input.edits) ? call.input.edits.filter(isRecord) : [call.input];
-  return edits
-    .map((edit) =>
-      typeof edit.new_string === 'string'
-        ? edit.new_string
-        : typeof edit.new_source === 'string'
-          ? edit.new_source
-          : '',
-    )
-    .map(
-      (code) =>
-        code
-          .split('\n')
-          .find((line) => line.trim() !== '')
-          ?.trim() ?? '',
-    )
-    .filter((line) => line !== '')
-    .map((line) => `\`${clip(line, LINE_CHARS)}\``);
-}
-
-function filesAndCode(digest: Digest): string[] {
-  const files = new Map<string, { actions: Map<string, number>; snippets: string[] }>();
-  // File tools and Bash commands alike (`cat f`, `sed -i … f`, `> f`: transcripts/bash-paths.ts).
-  for (const call of digest.calls)
-    for (const { path, action, bash } of callFiles(call)) {
-      const file = files.get(path) ?? { actions: new Map<string, number>(), snippets: [] as string[] };
-      files.set(path, file);
-      const named = bash ? `${action} by Bash` : action;
-      file.actions.set(named, (file.actions.get(named) ?? 0) + 1);
-      if (bash) continue;
-      if (action === 'edited') file.snippets.push(...editSnippets(call));
-      const content = inputString(call, 'content');
-      if (action === 'written' && content !== null)
-        file.snippets.push(`written in full: ${content.split('\n').length} lines`);
-    }
-  const lines = carried(digest, 3);
-  for (const [path, file] of files) {
-    const actions = [...file.actions].map(([action, count]) => (count > 1 ? `${action} ×${count}` : action));
-    lines.push(
-      `   - ${path}: ${actions.join('; ')}`,
-      ...file.snippets.slice(-SNIPPETS_PER_FILE).map((snippet) => `      - ${snippet}`),
-    );
-  }
-  return orNone(lines);
 }
 
 function errorsAndFixes(digest: Digest): string[] {
@@ -321,16 +274,23 @@ function plannedSteps(digest: Digest): string[] {
   return plan.steps.filter((step) => !doneAfter(step, plan.at, digest.calls, digest.requests, digest.cwd));
 }
 
-/** The nine sections from the transcript's structure. Pure and deterministic. */
-export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: string): string {
-  const found = digest(loaded);
+/**
+ * The nine sections from the transcript's structure. Pure and deterministic. `earlier`: the file
+ * calls before `loaded`'s compact_boundary (transcripts/earlier.ts), for the files they touched.
+ */
+export function offlineSummary(
+  loaded: readonly LoadedEntry[],
+  instructions?: string,
+  earlier: readonly Call[] = [],
+): string {
+  const found = digest(loaded, earlier);
   const open = openTasks(found.calls);
   const planned = open.length === 0 ? plannedSteps(found) : [];
   const next = open[0] === undefined ? planned[0] : taskLabel(open[0]);
   const bodies = [
     primaryRequest(found, instructions),
     keyConcepts(found),
-    filesAndCode(found),
+    orNone(filesAndCode({ calls: found.calls, before: found.before, cwd: found.cwd, earlier: found.earlier.get(3) })),
     errorsAndFixes(found),
     problemSolving(found),
     userMessages(found),
@@ -351,12 +311,12 @@ export function offlineSummary(loaded: readonly LoadedEntry[], instructions?: st
  */
 export function createOfflineCompactionSummarizer(): CompactionSummarizer {
   return {
-    summarize(input) {
-      // A throw in the executor rejects: callers see cancellation as a rejected promise.
-      return new Promise((resolve) => {
-        input.signal?.throwIfAborted();
-        resolve(`<summary>\n${offlineSummary(input.loaded, input.instructions)}\n</summary>`);
-      });
+    async summarize(input) {
+      input.signal?.throwIfAborted();
+      const earlier = input.earlier === undefined ? [] : await input.earlier();
+      // Cancelled while the earlier calls were read: a rejection, as a model's call would give.
+      input.signal?.throwIfAborted();
+      return `<summary>\n${offlineSummary(input.loaded, input.instructions, earlier)}\n</summary>`;
     },
   };
 }

@@ -8,9 +8,13 @@
 
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { MessageParam } from '../../shared/protocol/messages.js';
+import type { ActiveConversation } from '../../shared/transcript/conversation.js';
 import { GENERATED_TAGS } from '../../shared/transcript/prompt-text.js';
 import { estimateTokens } from '../../shared/transcript/tokens.js';
+import type { IndexedEntry } from '../../shared/transcript/types.js';
+import { readEarlierCalls } from '../transcripts/earlier.js';
 import type { LoadedEntry } from '../transcripts/entries.js';
+import type { Call } from '../transcripts/facts.js';
 import { type ConversationMessage, estimateMessageTokens, toMessageParams } from '../transcripts/messages.js';
 import { continuationMessage } from './session-memory.js';
 
@@ -21,6 +25,11 @@ export interface CompactionSummaryInput {
   loaded: LoadedEntry[];
   instructions?: string;
   signal?: AbortSignal;
+  /**
+   * The file calls before `loaded`'s compact_boundary (transcripts/earlier.ts), read when asked:
+   * the offline summarizer lists the files they changed; a model sees only the conversation.
+   */
+  earlier?: () => Promise<readonly Call[]>;
 }
 
 export interface CompactionSummarizer {
@@ -205,17 +214,26 @@ export async function summaryCompaction(
     messages: ConversationMessage[];
     loaded: LoadedEntry[];
     file?: { path: string };
+    /** The main transcript's entries and their active conversation: where the calls before it are. */
+    entries?: readonly IndexedEntry[];
+    active?: ActiveConversation;
   },
   summarizer: CompactionSummarizer,
   instructions?: string,
   signal?: AbortSignal,
 ): Promise<{ messages: ConversationMessage[]; summary: string }> {
+  const { file, entries, active } = conversation;
+  const earlier =
+    file === undefined || entries === undefined || active === undefined
+      ? undefined
+      : () => readEarlierCalls(file.path, entries, active, signal);
   const raw = await summarizer.summarize({
     ...(conversation.sessionId === undefined ? {} : { sessionId: conversation.sessionId }),
     messages: conversation.messages,
     loaded: conversation.loaded,
     ...(instructions === undefined ? {} : { instructions }),
     ...(signal === undefined ? {} : { signal }),
+    ...(earlier === undefined ? {} : { earlier }),
   });
   const summary = stripAnalysis(raw);
   if (summary === '') throw new Error('the summarizer returned an empty summary');

@@ -61,6 +61,12 @@ export interface OfflineMemoryInput {
   template?: string;
   /** The session's custom title. */
   title?: string | null;
+  /**
+   * The calls before `loaded`, before the last compact_boundary (transcripts/earlier.ts): a file
+   * they changed is a file changed in this session, with its status, though only a compaction's
+   * summary names it in `loaded`. Only the files they touched are used.
+   */
+  earlier?: readonly Call[];
 }
 
 interface Turn {
@@ -268,7 +274,7 @@ export function offlineSessionMemory(input: OfflineMemoryInput): string {
     input.title != null && input.title.trim() !== ''
       ? oneLine(input.title, LINE_CHARS)
       : titleOf(derived ?? 'Untitled session');
-  const files = fileEntries(calls, session.cwd);
+  const files = fileEntries([...(input.earlier ?? []), ...calls], session.cwd);
   const outcomes = outcomesOf(session, calls);
   const carriedFiles = mergeCarriedFiles(carried(FILES), files, session.cwd);
   const continued = carried(TASK).length > 0;

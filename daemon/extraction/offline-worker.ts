@@ -1,15 +1,16 @@
 /**
  * The offline extraction's worker thread: loads the session's entries through its own read-only
  * SQLite connection (WAL lets it read beside the daemon's writes), reads the active conversation
- * back from the transcript and writes the offline summary, all off the daemon's main thread (a
- * 200K-token session takes tens of milliseconds that RPC clients would otherwise wait behind).
- * One request at a time.
+ * back from the transcript (and the file calls before its last compaction, transcripts/earlier.ts)
+ * and writes the offline summary, all off the daemon's main thread (a 200K-token session takes
+ * tens of milliseconds that RPC clients would otherwise wait behind). One request at a time.
  */
 
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { activeConversation } from '../../shared/transcript/conversation.js';
+import { loadEarlierCalls } from '../transcripts/earlier.js';
 import { loadEntries } from '../transcripts/entries.js';
 import { loadFileEntries, sessionFiles } from '../transcripts/queries.js';
 import type { OfflineReply, OfflineRequest } from './offline-extractor.js';
@@ -48,10 +49,13 @@ port.on('message', (request: OfflineRequest) => {
       if (main === undefined) throw new Error(`no main transcript of session ${request.sessionId} in the index`);
       return { file: main, entries: loadFileEntries(db, main.id) };
     })();
-    const loaded = loadEntries(file.path, activeConversation(entries).entries);
+    const active = activeConversation(entries);
+    const loaded = loadEntries(file.path, active.entries);
     const last = loaded.at(-1)?.entry ?? null;
     const text = offlineSessionMemory({
       loaded,
+      // The file facts of the calls before the last compaction: the memory is of the whole session.
+      earlier: loadEarlierCalls(file.path, entries, active),
       previous: request.previous,
       template: request.template,
       title: sessionTitle(entries),

@@ -5,9 +5,9 @@
  * metadata matters (Write: created or overwritten; TaskCreate: the task id). A successful Read or
  * Bash result, often the bulk of a transcript, becomes a stub that keeps only its tool_use_id and
  * status; older replies without tool calls are not read at all; what is read is slimmed (thinking
- * and images dropped, long texts cut in the middle) before the next batch is read. Lines the index
- * has not reached yet (the hook fires right after a write) are scanned from the file, as is a
- * whole file the index does not know or that changed under it.
+ * and images dropped, long texts cut in the middle: transcripts/slim.ts) before the next batch is
+ * read. Lines the index has not reached yet (the hook fires right after a write) are scanned from
+ * the file, as is a whole file the index does not know or that changed under it.
  */
 
 import { HANDOFF_TAIL_BYTES } from '../../shared/handoff/tail.js';
@@ -15,13 +15,11 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { parseTranscriptJson } from '../../shared/transcript/depth.js';
 import { parseEntry } from '../../shared/transcript/parse.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
-import { isRecord } from '../../shared/values.js';
 import { openRegularFile } from '../fs/read.js';
 import { type LoadedEntry, loadEntries } from '../transcripts/entries.js';
+import { MAX_ENTRY_BYTES, slim, stub } from '../transcripts/slim.js';
 import { createSlicer } from '../workers/slices.js';
 
-/** One entry read whole at most: past this it is a stub (results) or left out (prompts). */
-export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
 /**
  * Bytes read back at once: with the slimming below, the peak memory of a handoff whatever the
  * transcript's size; and small enough that reading and parsing one batch is a short slice of the
@@ -30,15 +28,14 @@ export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
 const READ_BATCH_BYTES = 1024 * 1024;
 /** Assistant entries without tool calls read, the newest: of the replies, only the last ones are used. */
 export const LAST_REPLIES = 20;
-/** Text kept of one block: more than any fact needs (a rule is a sentence, a key line one line). */
-export const KEEP_TEXT_CHARS = 50_000;
-/** Strings kept of a tool's input: paths and commands whole, file contents (Write, Edit) cut. */
-export const KEEP_INPUT_CHARS = 4_000;
 /** Forward scans read this much at a time. */
 const SCAN_CHUNK_BYTES = 1024 * 1024;
 /** Successful results of these tools are read: their metadata says what the call did. */
 const RESULT_TOOLS = new Set(['Write', 'TaskCreate']);
 const NEWLINE = 0x0a;
+
+// The slimming is shared with the reader of a session's file facts before a compaction.
+export { KEEP_INPUT_CHARS, KEEP_TEXT_CHARS, MAX_ENTRY_BYTES } from '../transcripts/slim.js';
 
 type Choice = 'skip' | 'stub' | 'read';
 
@@ -56,80 +53,6 @@ function choose(entry: IndexedEntry, names: ToolNames, sidechainFile: boolean, r
   if (entry.length > MAX_ENTRY_BYTES) return results.length > 0 || entry.toolUses.length > 0 ? 'stub' : 'skip';
   if (results.length === 0) return 'read';
   return results.some((result) => result.isError || RESULT_TOOLS.has(names.get(result.id) ?? '')) ? 'read' : 'stub';
-}
-
-/** The entry without its bulk: tool calls by name, results by id and status. */
-function stub(entry: IndexedEntry): LoadedEntry {
-  const content =
-    entry.type === 'assistant'
-      ? entry.toolUses.map((use) => ({ type: 'tool_use', id: use.id, name: use.name, input: {} }))
-      : entry.toolResults.map((result) => ({
-          type: 'tool_result',
-          tool_use_id: result.id,
-          content: result.isError ? `(a result of ${entry.length} bytes, not read)` : '',
-          is_error: result.isError,
-        }));
-  return { entry, raw: { type: entry.type, uuid: entry.uuid, message: { role: entry.type, content } } };
-}
-
-/** Head and tail of a long text: a failure's first error line and a traceback's last line both stay. */
-function clipMiddle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n…\n${text.slice(text.length - half)}`;
-}
-
-function slimInput(value: unknown): unknown {
-  if (typeof value === 'string') return clipMiddle(value, KEEP_INPUT_CHARS);
-  if (Array.isArray(value)) return value.map(slimInput);
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, slimInput(inner)]));
-  return value;
-}
-
-function slimBlock(block: unknown): unknown[] {
-  if (typeof block === 'string') return [clipMiddle(block, KEEP_TEXT_CHARS)];
-  if (!isRecord(block)) return [];
-  if (block.type === 'text' && typeof block.text === 'string')
-    return [{ ...block, text: clipMiddle(block.text, KEEP_TEXT_CHARS) }];
-  if (block.type === 'tool_use') return [{ ...block, input: slimInput(block.input) }];
-  if (block.type !== 'tool_result') return []; // thinking, images, documents: no fact in them
-  const content =
-    typeof block.content === 'string'
-      ? clipMiddle(block.content, KEEP_TEXT_CHARS)
-      : Array.isArray(block.content)
-        ? block.content.flatMap(slimBlock)
-        : block.content;
-  return [{ ...block, content }];
-}
-
-/** What readTranscript uses of Claude Code's structured result: Write's kind, a task's id, an exit code. */
-function slimMeta(meta: unknown): unknown {
-  if (!isRecord(meta)) return undefined;
-  return {
-    ...(typeof meta.type === 'string' ? { type: meta.type } : {}),
-    ...(typeof meta.exitCode === 'number' ? { exitCode: meta.exitCode } : {}),
-    ...(isRecord(meta.task) ? { task: { id: meta.task.id } } : {}),
-  };
-}
-
-/** A read entry as little as the facts need: held for the whole session, it must stay small. */
-function slim({ entry, raw }: LoadedEntry): LoadedEntry {
-  const message = isRecord(raw.message) ? raw.message : {};
-  const content =
-    typeof message.content === 'string'
-      ? clipMiddle(message.content, KEEP_TEXT_CHARS)
-      : Array.isArray(message.content)
-        ? message.content.flatMap(slimBlock)
-        : [];
-  return {
-    entry,
-    raw: {
-      type: raw.type,
-      uuid: raw.uuid,
-      message: { role: message.role, content },
-      toolUseResult: slimMeta(raw.toolUseResult),
-    },
-  };
 }
 
 /**

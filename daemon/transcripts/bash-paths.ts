@@ -18,7 +18,7 @@ export interface BashFile {
 }
 
 /** Longer commands are scripts, not the one-liners this reads: they name no file. */
-const MAX_COMMAND_CHARS = 10_000;
+export const MAX_COMMAND_CHARS = 10_000;
 /** A word that is a path for sure: no expansion, glob, brace, home or variable left in it. */
 const DYNAMIC = /[$*?[\]{}~`]/;
 /** A path whose last segment has an extension: where a word may also be a revision or a directory, only these count. */

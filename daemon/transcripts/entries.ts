@@ -31,7 +31,19 @@ export function readEntries(path: string, entries: readonly IndexedEntry[], slic
 }
 
 /** One line per step; the file stays open between steps and is closed however the steps end. */
-function* readSteps(path: string, entries: readonly IndexedEntry[]): Steps<LoadedEntry[]> {
+function readSteps(path: string, entries: readonly IndexedEntry[]): Steps<LoadedEntry[]> {
+  return keptSteps(path, entries, (loaded) => loaded);
+}
+
+/**
+ * The same steps, each line passed through `keep` as soon as it is read: a reader that holds a
+ * whole session (earlier.ts) keeps only what `keep` returns, never two whole lines at once.
+ */
+export function* keptSteps<T>(
+  path: string,
+  entries: readonly IndexedEntry[],
+  keep: (loaded: LoadedEntry) => T,
+): Steps<T[]> {
   // Non-blocking, then checked: a FIFO or device swapped in for the transcript would otherwise
   // block this open (on the main thread) until a writer came, freezing the whole daemon.
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -44,12 +56,12 @@ function* readSteps(path: string, entries: readonly IndexedEntry[]): Steps<Loade
         { path },
       );
     }
-    const loaded: LoadedEntry[] = [];
+    const kept: T[] = [];
     for (const entry of entries) {
-      loaded.push(readOne(fd, path, entry));
+      kept.push(keep(readOne(fd, path, entry)));
       yield;
     }
-    return loaded;
+    return kept;
   } finally {
     closeSync(fd);
   }

@@ -3,10 +3,7 @@
  * compaction summary and the offline handoff keep of a session's facts (recall) and whether what
  * they state is supported by the transcript (precision), per kind, over the recorded fixtures and
  * generated sessions with seeded facts. The figures are printed; the targets are asserted.
- *
- * EXPECTED_MISSES names the targets today's code misses: each is an `it.fails`, so the fix that
- * meets one fails this test until its line is removed here. MEMD_FIDELITY_STRICT=1 asserts every
- * target (what `npm run bench -- fidelity` runs).
+
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,8 +15,9 @@ import { handoffFacts } from '../../../daemon/handoff/facts.js';
 import type { GitFacts } from '../../../daemon/handoff/git.js';
 import { offlineNarrative } from '../../../daemon/handoff/offline.js';
 import { loadIndexed } from '../../../daemon/handoff/transcript.js';
+import { loadEarlierCalls } from '../../../daemon/transcripts/earlier.js';
 import type { LoadedEntry } from '../../../daemon/transcripts/entries.js';
-import { readTranscript } from '../../../daemon/transcripts/facts.js';
+import { type Call, readTranscript } from '../../../daemon/transcripts/facts.js';
 import { renderHandoff } from '../../../shared/handoff/render.js';
 import type { Survival } from '../../../shared/protocol/compaction.js';
 import { parseEntry } from '../../../shared/transcript/parse.js';
@@ -50,12 +48,6 @@ type Measure = 'recall' | 'precision';
 const CORPORA = ['fixtures', 'generated'] as const;
 type Corpus = (typeof CORPORA)[number];
 
-/**
- * Targets main misses on 2026-12-05 (the BEFORE table in docs/fidelity.md). Remove a line when
- * the change that meets it lands: its it.fails then fails.
- */
-const EXPECTED_MISSES = new Set<string>(['memory files recall (fixtures)', 'compaction files recall (fixtures)']);
-const STRICT = process.env.MEMD_FIDELITY_STRICT === '1';
 
 interface Case {
   name: string;
@@ -63,6 +55,8 @@ interface Case {
   loaded: LoadedEntry[];
   /** The whole main transcript as the handoff reads it (daemon/handoff/transcript.ts), compactions included. */
   whole: LoadedEntry[];
+  /** The file calls before the last compact_boundary, as the daemon passes them (transcripts/earlier.ts). */
+  earlier: Call[];
   truth: FactTruth;
   git: GitFacts | null;
   sessionId: string;
@@ -74,8 +68,8 @@ function documents(item: Case): Record<Surface, string> {
   const facts = handoffFacts({ main, sidechains: [], git: item.git, cwd, realCwd: cwd });
   const narrative = offlineNarrative({ main, facts, sessionId: item.sessionId, cwd });
   return {
-    memory: offlineSessionMemory({ loaded: item.loaded }),
-    compaction: offlineSummary(item.loaded),
+    memory: offlineSessionMemory({ loaded: item.loaded, earlier: item.earlier }),
+    compaction: offlineSummary(item.loaded, undefined, item.earlier),
     handoff: renderHandoff({
       sessionId: item.sessionId,
       cwd,
@@ -149,11 +143,12 @@ describe('fidelity of the offline summaries (issue 32)', () => {
     for (const scenario of SCENARIOS) {
       const fixture = await ingestFixture(scenario);
       try {
-        const { loaded, file, entries } = fixture.conversation();
+        const { loaded, file, entries, active } = fixture.conversation();
         measure('fixtures', {
           name: scenario,
           loaded,
           whole: await loadIndexed(file.path, entries, false),
+          earlier: loadEarlierCalls(file.path, entries, active),
           truth: fixtureTruth(scenario),
           git: null,
           sessionId: fixture.sessionId,
@@ -170,6 +165,7 @@ describe('fidelity of the offline summaries (issue 32)', () => {
         name: `seed ${seed}`,
         loaded,
         whole: loaded,
+        earlier: [], // no compact_boundary in a generated session: the daemon reads none
         truth: seededTruth(session),
         git: session.git,
         sessionId: session.sessionId,
@@ -214,8 +210,7 @@ describe('fidelity of the offline summaries (issue 32)', () => {
         for (const which of ['recall', 'precision'] satisfies Measure[]) {
           const name = `${surface} ${kind} ${which} (${corpus})`;
           const target = which === 'recall' ? RECALL_TARGET : PRECISION_TARGET;
-          const test = !STRICT && EXPECTED_MISSES.has(name) ? it.fails : it;
-          test(`${name} ≥ ${target * 100} %${test === it ? '' : ', an expected miss'}`, () => {
+          it(`${name} ≥ ${target * 100} %`, () => {
             const { found, seeded, supported, stated, missed, unsupported } = addScores(scores[corpus][surface])[kind];
             const value = which === 'recall' ? ratio(found, seeded) : ratio(supported, stated);
             const examples =
