@@ -48,7 +48,6 @@ type Measure = 'recall' | 'precision';
 const CORPORA = ['fixtures', 'generated'] as const;
 type Corpus = (typeof CORPORA)[number];
 
-
 interface Case {
   name: string;
   /** The active conversation: what the session memory and the compaction summarize. */
