@@ -32,7 +32,7 @@ export function createTermWeights(db: Database.Database, log: Logger): TermWeigh
   try {
     // A temp table: FTS5's own statistics, looked up by word (the search processes make the same).
     db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_vocab USING fts5vocab(main, 'search_fts', 'row')");
-    const rows = db.prepare('SELECT cnt FROM temp.recall_vocab WHERE term = ?').pluck();
+    const rows = db.prepare('SELECT doc FROM temp.recall_vocab WHERE term = ?').pluck();
     // Texts in the index: about one per entry (the rowid holds the entry and the text's kind).
     const documents = db.prepare('SELECT coalesce(max(rowid), 0) FROM entries').pluck();
     lookup = {

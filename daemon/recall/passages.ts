@@ -3,7 +3,8 @@
  * part of the issue builds `recallPassages` in daemon/search/recall.ts with this signature; until it
  * lands, this adapter asks today's search with the question's informative words joined by OR (a
  * plain-words query is a conjunction there, which a question rarely satisfies), leaves out the
- * excluded sessions and keeps each session's best passage. The merge replaces this file.
+ * excluded sessions and keeps each session's best few passages (today's ranking is recency within a
+ * batch more than relevance: the caller chooses among them). The merge replaces this file.
  */
 import type { SearchKind } from '../../shared/protocol/search.js';
 import type { SearchFilter } from '../search/query.js';
@@ -45,6 +46,8 @@ export interface RecallPassage {
 const REF_SESSION_CHARS = 8;
 /** Hits asked for: enough that the excluded session's and a session's second-best lines leave `limit` others. */
 const HITS_PER_PASSAGE = 4;
+/** Passages kept per session, best first: the caller weighs them and keeps one. */
+const PER_SESSION = 3;
 /** search.query's own maximum page. */
 const MAX_HITS = 100;
 /** Prefix queries search.query takes at most (QUERY_LIMITS.prefixes). */
@@ -85,10 +88,14 @@ export function createRecallPassages(deps: { search: Pick<SearchService, 'query'
     };
     const { hits } = await deps.search.query(filter, owner, signal);
     const excluded = new Set(input.excludeSessions);
-    const best = new Map<string, RecallPassage>();
+    const kept = new Map<string, number>();
+    const passages: RecallPassage[] = [];
     for (const hit of hits) {
-      if (excluded.has(hit.sessionId) || hit.snippet === null || best.has(hit.sessionId)) continue;
-      best.set(hit.sessionId, {
+      const count = kept.get(hit.sessionId) ?? 0;
+      if (excluded.has(hit.sessionId) || hit.snippet === null || count === PER_SESSION) continue;
+      if (count === 0 && kept.size === input.limit) continue;
+      kept.set(hit.sessionId, count + 1);
+      passages.push({
         sessionId: hit.sessionId,
         ...(hit.title === null ? {} : { title: hit.title }),
         project: hit.project,
@@ -101,7 +108,7 @@ export function createRecallPassages(deps: { search: Pick<SearchService, 'query'
         field: hit.kind,
       });
     }
-    return [...best.values()].slice(0, input.limit);
+    return passages;
   };
 }
 

@@ -138,13 +138,11 @@ export function createRecallService(deps: RecallDeps) {
       ),
       call.cwd === undefined ? Promise.resolve([]) : memories(call.cwd, terms),
     ]);
-    const fromSessions = passages
+    const weighed = passages
       .filter((passage) => !OWN_TEXT.test(passage.text))
-      .map((passage) => ({ passage, held: passesThreshold(terms, passage.text, config.recallMinCoverage) }))
-      .filter(({ held }) => held.ok)
-      // Best held first; the search's order among equals.
-      .sort((a, b) => b.held.share - a.held.share)
-      .map(({ passage, held }) => candidateOf(passage, held.share));
+      .map((passage) => ({ passage, held: passesThreshold(terms, passage.text, config.recallMinCoverage) }));
+    // Best held first (the search's order among equals), one per session.
+    const fromSessions = bestPerSession(weighed).map(({ passage, held }) => candidateOf(passage, held.share));
     return [...memory, ...fromSessions];
   }
 
@@ -203,11 +201,11 @@ export function createRecallService(deps: RecallDeps) {
           call.owner,
           call.signal,
         );
-        const best = passages
-          .filter((passage) => passage.uuid !== null && !OWN_TEXT.test(passage.text))
-          .map((passage) => ({ passage, held: passesThreshold(terms, passage.text, min) }))
-          .filter(({ held }) => held.ok)
-          .sort((a, b) => b.held.share - a.held.share)[0];
+        const [best] = bestPerSession(
+          passages
+            .filter((passage) => passage.uuid !== null && !OWN_TEXT.test(passage.text))
+            .map((passage) => ({ passage, held: passesThreshold(terms, passage.text, min) })),
+        );
         if (best === undefined) return [];
         const { passage, held } = best;
         const course = await courseAfter(deps.transcripts, passage.sessionId, passage.uuid as string, call.signal);
@@ -233,6 +231,15 @@ export function createRecallService(deps: RecallDeps) {
 }
 
 const round = (share: number) => Math.round(share * 1000) / 1000;
+
+/** The passages that pass, most of the question first, one per session (a session's best). */
+function bestPerSession<T extends { passage: RecallPassage; held: { ok: boolean; share: number } }>(found: T[]): T[] {
+  const seen = new Set<string>();
+  return found
+    .filter(({ held }) => held.ok)
+    .sort((a, b) => b.held.share - a.held.share)
+    .filter(({ passage }) => !seen.has(passage.sessionId) && seen.add(passage.sessionId) !== undefined);
+}
 
 /** The note's body: the failure there, and what followed it (or the line alone when its call was not found). */
 export function courseText(course: FailureCourse | null, line: string): string {

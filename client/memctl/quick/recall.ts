@@ -6,7 +6,7 @@
  * good to say), and exits 0 with nothing on stderr.
  */
 import { RECALL_DAEMON_DEADLINE_MS, RECALL_HOOK_DEADLINE_MS } from '../../../shared/protocol/recall-hook.js';
-import { type QuickAnswer, type QuickNotification, quickCall, socketPathOf } from './call.js';
+import { type QuickAnswer, type QuickRequest, quickCall, quickCalls, socketPathOf } from './call.js';
 import { object, readJsonObject, text } from './stdin.js';
 
 /** MEMD_RECALL_DEADLINE_MS may give the daemon longer (a slow machine, tests); at most what the daemon takes. */
@@ -60,17 +60,27 @@ export function promptRecallParams(input: Record<string, unknown> | null): Recor
 }
 
 /**
- * The turn's start: `lock` (memory.lock) goes as a notification ahead of `recall.forPrompt`, in the
- * same write, so that one exchange does both; an older memd answers MethodNotFound to the recall and
- * still takes the lock.
+ * The turn's start: `lock` (memory.lock) and `recall.forPrompt` in one exchange, the lock first.
+ * The recall is waited for RECALL_HOOK_DEADLINE_MS at most, the lock `lockDeadlineMs` as before
+ * recall, so that the turn holds its lock when the prompt goes on; an older memd answers
+ * MethodNotFound to the recall and takes the lock all the same.
  */
 export async function startTurnWithRecall(
   socket: string,
-  lock: QuickNotification,
+  lock: QuickRequest,
+  lockDeadlineMs: number,
   recall: Record<string, unknown>,
 ): Promise<void> {
-  const answer = await quickCall(socket, 'recall.forPrompt', recall, recallDeadlines(process.env).hookMs, [lock]);
-  const context = contextOf(answer);
+  const { hookMs } = recallDeadlines(process.env);
+  const [, answer] = await quickCalls(
+    socket,
+    [
+      { ...lock, deadlineMs: lockDeadlineMs },
+      { method: 'recall.forPrompt', params: recall, deadlineMs: hookMs },
+    ],
+    Math.max(lockDeadlineMs, hookMs),
+  );
+  const context = contextOf(answer ?? null);
   if (context !== null) printContext('UserPromptSubmit', context);
 }
 

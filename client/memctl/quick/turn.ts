@@ -77,7 +77,8 @@ export async function runTurnHook(which: TurnHookName): Promise<void> {
     if (call === null) return;
     const socket = await socketPathOf(process.env);
     const recall = which === 'turn-start' ? promptRecallParams(input) : null;
-    if (recall !== null) return await startTurnWithRecall(socket, { method: call[0], params: call[1] }, recall);
+    if (recall !== null)
+      return await startTurnWithRecall(socket, { method: call[0], params: call[1] }, TURN_DEADLINE_MS, recall);
     const answer = await quickCall(socket, call[0], call[1], TURN_DEADLINE_MS);
     // A memd older than handoff.turnFailed still lets the turn's lock go.
     if (which === 'turn-failed' && answer?.ok === false && answer.kind === 'MethodNotFound') {
