@@ -133,8 +133,10 @@ export function createRecallService(deps: RecallDeps) {
           excludeSessions: [call.sessionId],
           limit: PROMPT_CANDIDATES,
         },
+        // Not the request's signal: a hook that stops waiting closes its connection, and a search
+        // stopped then kills its process (query-pool.ts), so that every late recall would make the
+        // next one start a process again. The search ends on its own, within searchDeadlineMs.
         call.owner,
-        call.signal,
       ),
       call.cwd === undefined ? Promise.resolve([]) : memories(call.cwd, terms),
     ]);
@@ -199,7 +201,6 @@ export function createRecallService(deps: RecallDeps) {
         const passages = await deps.passages(
           { question: keyLine, terms, kinds: ERROR_KINDS, excludeSessions: [call.sessionId], limit: PROMPT_CANDIDATES },
           call.owner,
-          call.signal,
         );
         const [best] = bestPerSession(
           passages

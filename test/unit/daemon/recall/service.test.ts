@@ -44,7 +44,9 @@ function service(
   const asked: RecallQuestion[] = [];
   const deps: RecallDeps = {
     config: { recallPromptTokens: 1_500, recallFailure: true, recallMinCoverage: 0.6, ...config },
-    passages: async (input) => {
+    passages: async (input, _owner, signal) => {
+      // A hook that stops waiting must not stop the search: that would kill a search process.
+      expect(signal).toBeUndefined();
       asked.push(input);
       if (late !== undefined) return late();
       // As search does: the excluded sessions never come back.
@@ -64,7 +66,7 @@ function service(
   return { recall: createRecallService(deps), asked };
 }
 
-const call = { sessionId: ASKING, deadlineMs: 5_000, owner: 1 };
+const call = { sessionId: ASKING, deadlineMs: 5_000, owner: 1, signal: new AbortController().signal };
 const PROMPT = 'how did we fix the flaky retry test that timed out on the payment webhook?';
 
 describe('recall.forPrompt', () => {
