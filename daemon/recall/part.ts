@@ -9,7 +9,7 @@ import type { MemdirStore } from '../memory/memdir/store.js';
 import type { SearchService } from '../search/service.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { createInjectedBook } from './injected.js';
-import { createRecallPassages } from './passages.js';
+import { recallPassages } from './passages.js';
 import { createRecallService, type RecallService } from './service.js';
 import type { TermWeights } from './terms.js';
 
@@ -56,7 +56,8 @@ export function createTermWeights(db: Database.Database, log: Logger): TermWeigh
 export function buildRecall(deps: RecallPartDeps): RecallService {
   return createRecallService({
     config: deps.config,
-    passages: createRecallPassages({ search: deps.search }),
+    // The merge puts daemon/search/recall.ts's recallPassages here: the same signature.
+    passages: (input, owner) => recallPassages(deps.search, input, undefined, owner),
     weights: createTermWeights(deps.db, deps.log),
     transcripts: deps.transcripts,
     memdir: deps.memory.memdir,

@@ -12,16 +12,16 @@ import type { SearchOwner } from '../search/query-pool.js';
 import type { SearchService } from '../search/service.js';
 import { type QuestionTerm, questionTerms, stemOf } from './terms.js';
 
+/** As daemon/search/recall.ts (the ranking part of issue 33) has it, so that the merge swaps the function only. */
 export interface RecallQuestion {
+  /** The question, as typed (a prompt, an error's key line). */
   question: string;
-  /** The question's terms when the caller has them (recall's threshold weighs them), else the words of `question`. */
-  terms?: readonly QuestionTerm[];
   project?: string;
   since?: string;
   kinds?: readonly SearchKind[];
-  /** Sessions never answered from (the asking session). */
-  excludeSessions: readonly string[];
-  limit: number;
+  /** Sessions whose lines are never passages (the asking session). */
+  excludeSessions?: readonly string[];
+  limit?: number;
 }
 
 export interface RecallPassage {
@@ -31,20 +31,20 @@ export interface RecallPassage {
   /** The project as tables show it (`shop`). */
   projectName: string;
   timestamp: string | null;
-  /** The line's uuid, for `memctl search --context`; null for a line without one. */
-  uuid: string | null;
   /** The passage, matches unmarked. */
   text: string;
   score: number;
+  /** The share of the question's weight it holds, 0-1 (search's own measure; recall weighs again: terms.ts). */
+  coverage: number;
   /** `SESSION:UUID`, as `memctl search --context` takes it. */
   ref: string;
   /** The kind of text it is: prompt, assistant, tool, error, output, write, thinking. */
   field: SearchKind;
 }
 
-/** `memctl search --context` takes the first 8 characters of a session id, as memctl prints them. */
-const REF_SESSION_CHARS = 8;
-/** Hits asked for: enough that the excluded session's and a session's second-best lines leave `limit` others. */
+/** Passages a question gets unless asked otherwise. */
+const DEFAULT_RECALL_LIMIT = 5;
+/** Hits asked for: enough that the excluded session's and a session's next-best lines leave `limit` others. */
 const HITS_PER_PASSAGE = 4;
 /** Passages kept per session, best first: the caller weighs them and keeps one. */
 const PER_SESSION = 3;
@@ -56,8 +56,10 @@ const MAX_PREFIXES = 8;
 /** The marks search.query puts around matched words. */
 const MARKS = /[«»]/g;
 
-export function refOf(sessionId: string, uuid: string | null): string {
-  return `${sessionId.slice(0, REF_SESSION_CHARS)}:${uuid ?? ''}`;
+/** The line's uuid a passage's `ref` names. */
+export function uuidOfRef(ref: string): string | null {
+  const uuid = ref.slice(ref.indexOf(':') + 1);
+  return uuid === '' ? null : uuid;
 }
 
 /** The terms as one OR query: each word, and its stem as a prefix when the stem is shorter (`retr*` finds `retries`). */
@@ -74,42 +76,52 @@ export function orQuery(terms: readonly QuestionTerm[]): string | null {
   return alternatives.join(' OR ');
 }
 
-/** `owner`: the asking connection (search.query serves each one query at a time, in turn with the others). */
-export function createRecallPassages(deps: { search: Pick<SearchService, 'query'> }) {
-  return async (input: RecallQuestion, owner: SearchOwner = 0, signal?: AbortSignal): Promise<RecallPassage[]> => {
-    const query = orQuery(input.terms ?? questionTerms(input.question, (words) => words.map(() => 1)));
-    if (query === null) return [];
-    const filter: SearchFilter = {
-      query,
-      limit: Math.min(MAX_HITS, input.limit * HITS_PER_PASSAGE + input.excludeSessions.length * HITS_PER_PASSAGE),
-      ...(input.project === undefined ? {} : { project: input.project }),
-      ...(input.since === undefined ? {} : { since: input.since }),
-      ...(input.kinds === undefined ? {} : { kinds: input.kinds }),
-    };
-    const { hits } = await deps.search.query(filter, owner, signal);
-    const excluded = new Set(input.excludeSessions);
-    const kept = new Map<string, number>();
-    const passages: RecallPassage[] = [];
-    for (const hit of hits) {
-      const count = kept.get(hit.sessionId) ?? 0;
-      if (excluded.has(hit.sessionId) || hit.snippet === null || count === PER_SESSION) continue;
-      if (count === 0 && kept.size === input.limit) continue;
-      kept.set(hit.sessionId, count + 1);
-      passages.push({
-        sessionId: hit.sessionId,
-        ...(hit.title === null ? {} : { title: hit.title }),
-        project: hit.project,
-        projectName: hit.projectName,
-        timestamp: hit.timestamp,
-        uuid: hit.uuid,
-        text: hit.snippet.replace(MARKS, ''),
-        score: hit.score,
-        ref: refOf(hit.sessionId, hit.uuid),
-        field: hit.kind,
-      });
-    }
-    return passages;
+/**
+ * The passages for the question, each session's best few, best first (recallPassages' signature in
+ * daemon/search/recall.ts). `owner`: the asking connection (search.query serves each one query at a
+ * time, in turn with the others).
+ */
+export async function recallPassages(
+  search: Pick<SearchService, 'query'>,
+  input: RecallQuestion,
+  signal?: AbortSignal,
+  owner: SearchOwner = 0,
+): Promise<RecallPassage[]> {
+  const query = orQuery(questionTerms(input.question, (words) => words.map(() => 1)));
+  if (query === null) return [];
+  const limit = input.limit ?? DEFAULT_RECALL_LIMIT;
+  const excludeSessions = input.excludeSessions ?? [];
+  const filter: SearchFilter = {
+    query,
+    limit: Math.min(MAX_HITS, (limit + excludeSessions.length) * HITS_PER_PASSAGE),
+    ...(input.project === undefined ? {} : { project: input.project }),
+    ...(input.since === undefined ? {} : { since: input.since }),
+    ...(input.kinds === undefined ? {} : { kinds: input.kinds }),
   };
+  const { hits } = await search.query(filter, owner, signal);
+  const excluded = new Set(excludeSessions);
+  const kept = new Map<string, number>();
+  const passages: RecallPassage[] = [];
+  for (const hit of hits) {
+    const count = kept.get(hit.sessionId) ?? 0;
+    if (excluded.has(hit.sessionId) || hit.uuid === null || hit.snippet === null || count === PER_SESSION) continue;
+    if (count === 0 && kept.size === limit) continue;
+    kept.set(hit.sessionId, count + 1);
+    passages.push({
+      sessionId: hit.sessionId,
+      ...(hit.title === null ? {} : { title: hit.title }),
+      project: hit.project,
+      projectName: hit.projectName,
+      timestamp: hit.timestamp,
+      text: hit.snippet.replace(MARKS, ''),
+      score: hit.score,
+      coverage: 0,
+      ref: `${hit.sessionId}:${hit.uuid}`,
+      field: hit.kind,
+    });
+  }
+  return passages;
 }
 
-export type RecallPassages = ReturnType<typeof createRecallPassages>;
+/** What the recall service asks: the question's passages for a connection (search's signal is not passed: service.ts). */
+export type RecallPassages = (input: RecallQuestion, owner: SearchOwner) => Promise<RecallPassage[]>;

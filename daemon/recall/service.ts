@@ -23,7 +23,7 @@ import type { Transcripts } from '../transcripts/transcripts.js';
 import { courseAfter, type FailureCourse } from './failure.js';
 import { clip, type FramedPassage, frameRecall, tokensOf, whereOf } from './frame.js';
 import type { InjectedBook } from './injected.js';
-import type { RecallPassage, RecallPassages } from './passages.js';
+import { type RecallPassage, type RecallPassages, uuidOfRef } from './passages.js';
 import { coverage, type QuestionTerm, questionTerms, type TermWeights } from './terms.js';
 
 /** Passages a prompt gets at most: a few good ones; more would be read as the task. */
@@ -115,27 +115,22 @@ export function createRecallService(deps: RecallDeps) {
   }
 
   function candidateOf(passage: RecallPassage, share: number): Candidate {
+    const uuid = uuidOfRef(passage.ref);
     return {
-      key: `${passage.sessionId}:${passage.uuid ?? passage.ref}`,
-      where: whereOf({ ...passage, ref: passage.uuid === null ? null : passage.ref }),
+      key: passage.ref,
+      where: whereOf({ ...passage, ref: uuid === null ? null : shortRef(passage.sessionId, uuid) }),
       text: passage.text,
-      source: { sessionId: passage.sessionId, uuid: passage.uuid, field: passage.field, coverage: round(share) },
+      source: { sessionId: passage.sessionId, uuid, field: passage.field, coverage: round(share) },
     };
   }
 
   async function promptCandidates(call: RecallCall, terms: readonly QuestionTerm[], question: string) {
     const [passages, memory] = await Promise.all([
+      // Not the request's signal: a hook that stops waiting closes its connection, and a search
+      // stopped then kills its process (query-pool.ts), so that every late recall would make the
+      // next one start a process again. The search ends on its own, within searchDeadlineMs.
       deps.passages(
-        {
-          question,
-          terms,
-          kinds: DEFAULT_SEARCH_KINDS,
-          excludeSessions: [call.sessionId],
-          limit: PROMPT_CANDIDATES,
-        },
-        // Not the request's signal: a hook that stops waiting closes its connection, and a search
-        // stopped then kills its process (query-pool.ts), so that every late recall would make the
-        // next one start a process again. The search ends on its own, within searchDeadlineMs.
+        { question, kinds: DEFAULT_SEARCH_KINDS, excludeSessions: [call.sessionId], limit: PROMPT_CANDIDATES },
         call.owner,
       ),
       call.cwd === undefined ? Promise.resolve([]) : memories(call.cwd, terms),
@@ -199,17 +194,22 @@ export function createRecallService(deps: RecallDeps) {
       const min = Math.max(config.recallMinCoverage, MIN_ERROR_COVERAGE);
       const lookup = async (): Promise<Candidate[]> => {
         const passages = await deps.passages(
-          { question: keyLine, terms, kinds: ERROR_KINDS, excludeSessions: [call.sessionId], limit: PROMPT_CANDIDATES },
+          { question: keyLine, kinds: ERROR_KINDS, excludeSessions: [call.sessionId], limit: PROMPT_CANDIDATES },
           call.owner,
         );
         const [best] = bestPerSession(
           passages
-            .filter((passage) => passage.uuid !== null && !OWN_TEXT.test(passage.text))
+            .filter((passage) => uuidOfRef(passage.ref) !== null && !OWN_TEXT.test(passage.text))
             .map((passage) => ({ passage, held: passesThreshold(terms, passage.text, min) })),
         );
         if (best === undefined) return [];
         const { passage, held } = best;
-        const course = await courseAfter(deps.transcripts, passage.sessionId, passage.uuid as string, call.signal);
+        const course = await courseAfter(
+          deps.transcripts,
+          passage.sessionId,
+          uuidOfRef(passage.ref) as string,
+          call.signal,
+        );
         return [{ ...candidateOf(passage, held.share), text: courseText(course, passage.text) }];
       };
       const found = await within(
@@ -232,6 +232,9 @@ export function createRecallService(deps: RecallDeps) {
 }
 
 const round = (share: number) => Math.round(share * 1000) / 1000;
+
+/** `memctl search --context` takes a session's first 8 characters, as memctl prints them. */
+const shortRef = (sessionId: string, uuid: string) => `${sessionId.slice(0, 8)}:${uuid}`;
 
 /** The passages that pass, most of the question first, one per session (a session's best). */
 function bestPerSession<T extends { passage: RecallPassage; held: { ok: boolean; share: number } }>(found: T[]): T[] {

@@ -61,9 +61,10 @@ export function promptRecallParams(input: Record<string, unknown> | null): Recor
 
 /**
  * The turn's start: `lock` (memory.lock) and `recall.forPrompt` in one exchange, the lock first.
- * The recall is waited for RECALL_HOOK_DEADLINE_MS at most, the lock `lockDeadlineMs` as before
- * recall, so that the turn holds its lock when the prompt goes on; an older memd answers
- * MethodNotFound to the recall and takes the lock all the same.
+ * The recall is asked once the lock is answered (the daemon serves them in order: the turn holds its
+ * lock when the prompt goes on, as before recall) and waited for RECALL_HOOK_DEADLINE_MS at most,
+ * the lock `lockDeadlineMs`; a daemon that does not answer the lock in time is not asked the recall.
+ * An older memd answers MethodNotFound to the recall and takes the lock all the same.
  */
 export async function startTurnWithRecall(
   socket: string,
@@ -75,7 +76,8 @@ export async function startTurnWithRecall(
   const [, answer] = await quickCalls(
     socket,
     [
-      { ...lock, deadlineMs: lockDeadlineMs },
+      // MEMD_RECALL_DEADLINE_MS (a slow machine) lengthens the lock's wait too: the recall is asked after it.
+      { ...lock, deadlineMs: Math.max(lockDeadlineMs, hookMs) },
       { method: 'recall.forPrompt', params: recall, deadlineMs: hookMs },
     ],
     Math.max(lockDeadlineMs, hookMs),

@@ -21,10 +21,10 @@ function passage(
     project: '-home-user-src-shop',
     projectName: 'shop',
     timestamp: '2026-11-02T10:00:00.000Z',
-    uuid,
     text,
     score: 1,
-    ref: `${sessionId.slice(0, 8)}:${uuid}`,
+    coverage: 0,
+    ref: `${sessionId}:${uuid}`,
     field,
   };
 }
@@ -44,13 +44,12 @@ function service(
   const asked: RecallQuestion[] = [];
   const deps: RecallDeps = {
     config: { recallPromptTokens: 1_500, recallFailure: true, recallMinCoverage: 0.6, ...config },
-    passages: async (input, _owner, signal) => {
-      // A hook that stops waiting must not stop the search: that would kill a search process.
-      expect(signal).toBeUndefined();
+    // No signal: a hook that stops waiting must not stop the search, which would kill a search process.
+    passages: async (input) => {
       asked.push(input);
       if (late !== undefined) return late();
       // As search does: the excluded sessions never come back.
-      return passages.filter((found) => !input.excludeSessions.includes(found.sessionId));
+      return passages.filter((found) => !input.excludeSessions?.includes(found.sessionId));
     },
     weights: (words) => words.map(() => 1),
     transcripts: {
