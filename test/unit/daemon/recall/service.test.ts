@@ -36,10 +36,18 @@ const PASSAGES = [
   passage(OTHER, 'u3', `${MEMD_RECALL_HEAD} flaky retry test payment webhook`),
 ];
 
+/** A project memory, in the private scope only. */
+const MEMORY = {
+  name: 'checkout-tests',
+  description: 'how the checkout suite is kept stable',
+  content: 'The payment webhook is answered by fakeWebhook in tests: the flaky retry test timed out without it.',
+};
+
 function service(
   config: Partial<RecallDeps['config']> = {},
   passages = PASSAGES,
   late?: () => Promise<RecallPassage[]>,
+  memories: (typeof MEMORY)[] = [],
 ) {
   const asked: RecallQuestion[] = [];
   const deps: RecallDeps = {
@@ -58,7 +66,10 @@ function service(
       },
       read: async () => [],
     },
-    memdir: { list: async () => ({ memories: [] }) as never, read: async () => ({ content: '' }) as never },
+    memdir: {
+      list: async (_project, scope) => ({ memories: scope === 'private' ? memories : [] }) as never,
+      read: async (_project, _scope, name) => (memories.find((memory) => memory.name === name) ?? null) as never,
+    },
     injected: createInjectedBook(),
     log: fakeLogger(),
   };
@@ -79,6 +90,17 @@ describe('recall.forPrompt', () => {
     expect(result.additionalContext).toContain('memctl search --context bbbbbbbb:u1');
     expect(result.additionalContext).not.toContain('colour');
     expect(result.tokens).toBeLessThanOrEqual(1_500);
+  });
+
+  it("gives the project's memory that holds the prompt, with the passages", async () => {
+    const { recall } = service({}, PASSAGES, undefined, [MEMORY]);
+    const result = await recall.forPrompt({ ...call, cwd: '/home/user/src/shop', prompt: PROMPT });
+    expect(result.sources.map((source) => source.sessionId)).toEqual(['memory:private:checkout-tests', PAST]);
+    expect(result.additionalContext).toContain('project memory "checkout-tests" (private): how the checkout suite');
+    // Without a cwd there is no project to read.
+    expect(
+      (await service({}, PASSAGES, undefined, [MEMORY]).recall.forPrompt({ ...call, prompt: PROMPT })).sources,
+    ).toHaveLength(1);
   });
 
   it('gives the same passage once per session', async () => {
