@@ -1,7 +1,8 @@
 // `npm run bench -- hooks`: what Claude Code pays on every message and every prompt. Wall time of
 // `memctl statusline` (a real session, warm daemon) against bare `node -e 0` (target <= 1.3x),
 // and the time `memctl hook turn-start` / `turn-end` add over `node -e 0` (target <= 50 ms), with
-// a warm daemon and with none. Runs alternate so that both sides see the same machine state.
+// a warm daemon and with none; the same with a prompt that recall answers (issue 33), and `memctl hook
+// tool-failed` after a failed command (target <= 50 ms each). Runs alternate so that both sides see the same machine state.
 // `memctl hook session-start` (source startup) with a warm daemon and with none, where it starts one
 // in the background: what starting adds over the same hook with autostart off (target <= 50 ms,
 // issue 29); the daemon it started is stopped after each run, so that every run finds none.
@@ -43,11 +44,14 @@ function timeRun(args, env, input) {
 function alternate(commands, env) {
   const times = { node: [], ...Object.fromEntries(commands.map(({ name }) => [name, []])) };
   const sample = {};
+  // The first output each printed (recall gives a passage once per session: later runs print nothing).
+  const printed = {};
   for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
     const bare = timeRun(['-e', '0'], env).ms;
     for (const { name, args, input } of commands) {
       const run = timeRun(args, env, input);
       sample[name] = run.stdout;
+      if (printed[name] === undefined && run.stdout !== '') printed[name] = run.stdout;
       if (i >= WARMUP_RUNS) times[name].push(run.ms);
     }
     if (i >= WARMUP_RUNS) times.node.push(bare);
@@ -64,7 +68,7 @@ function alternate(commands, env) {
       },
     ]),
   );
-  return { stats, sample };
+  return { stats, sample, printed };
 }
 
 /** Stops the daemon the hook started (its lock names it) and waits for it to be gone. */
@@ -155,10 +159,29 @@ export async function benchHooks() {
     source: 'startup',
     model: 'claude-sonnet-4-5',
   });
+  // Issue 33: a prompt in another session that the fixture's session answers (recall.forPrompt
+  // searches, weighs and frames; after its first run the passage is one already given, found again
+  // each time), and a failed call whose error is looked up (recall.forFailure).
+  const asking = { session_id: '0bec4000-0000-4000-8000-000000000033', cwd: '/home/user/src/invoice-service' };
+  const recallInput = JSON.stringify({
+    ...asking,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: 'How did we fix the overcharged invoices with a fixed discount and tax in computeTotal?',
+  });
+  const failedInput = JSON.stringify({
+    ...asking,
+    hook_event_name: 'PostToolUseFailure',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test' },
+    tool_use_id: 'toolu_bench',
+    error: 'Exit code 1\nFAIL test/invoice.test.js\n  AssertionError: expected computeTotal(invoice) to equal 108',
+  });
   const commands = [
     { name: 'statusline', args: [MEMCTL_COMMAND, 'statusline'], input },
     { name: 'turn-start', args: [MEMCTL_COMMAND, 'hook', 'turn-start'], input },
     { name: 'turn-end', args: [MEMCTL_COMMAND, 'hook', 'turn-end'], input },
+    { name: 'turn-start+recall', args: [MEMCTL_COMMAND, 'hook', 'turn-start'], input: recallInput },
+    { name: 'tool-failed', args: [MEMCTL_COMMAND, 'hook', 'tool-failed'], input: failedInput },
   ];
   const sessionStart = { name: 'session-start', args: [MEMCTL_COMMAND, 'hook', 'session-start'], input: startInput };
   let ok = true;
@@ -181,7 +204,10 @@ export async function benchHooks() {
       ratio <= MAX_STATUSLINE_RATIO,
     );
     report(`  its line: ${warm.sample.statusline.trim()}`);
-    for (const name of ['turn-start', 'turn-end']) {
+    // What recall printed (once per session: its first run).
+    for (const name of ['turn-start+recall', 'tool-failed'])
+      report(`  ${name} printed: ${(warm.printed[name] ?? '(nothing)').slice(0, 300).replaceAll('\\n', ' ')}…`);
+    for (const name of ['turn-start', 'turn-end', 'turn-start+recall', 'tool-failed']) {
       const added = stats[name].median - stats.node.median;
       report(
         `memctl hook ${name}, warm memd ${fmt(stats[name].median)} ms (${fmt(stats[name].p95)}), adds ${fmt(added)} ms (target <= ${MAX_HOOK_ADDED_MS})`,
@@ -190,7 +216,7 @@ export async function benchHooks() {
     }
     const coldNode = cold.stats.node.median;
     report(
-      `no memd: statusline ${fmt(cold.stats.statusline.median)} ms, turn-start +${fmt(cold.stats['turn-start'].median - coldNode)} ms, turn-end +${fmt(cold.stats['turn-end'].median - coldNode)} ms over node -e 0 (${fmt(coldNode)} ms)`,
+      `no memd: statusline ${fmt(cold.stats.statusline.median)} ms, turn-start +${fmt(cold.stats['turn-start'].median - coldNode)} ms, turn-end +${fmt(cold.stats['turn-end'].median - coldNode)} ms, turn-start+recall +${fmt(cold.stats['turn-start+recall'].median - coldNode)} ms, tool-failed +${fmt(cold.stats['tool-failed'].median - coldNode)} ms over node -e 0 (${fmt(coldNode)} ms)`,
     );
     report(`  its line: ${cold.sample.statusline.trim()}`);
     const warmStart = stats['session-start'].median;

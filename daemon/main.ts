@@ -27,6 +27,7 @@ import { createSocketPlace, openSocket } from './lifecycle/listen.js';
 import { watchLoopDelay } from './lifecycle/loop-delay.js';
 import { buildMemory } from './memory/part.js';
 import { removeUnfinishedUndoPoints } from './memory/rewind/undo-store.js';
+import { buildRecall } from './recall/part.js';
 import { daemonMethods } from './rpc/methods/daemon.js';
 import { buildRpc } from './rpc/part.js';
 import { buildSearch } from './search/part.js';
@@ -73,6 +74,8 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const handoff = buildHandoff({ ...base, transcripts, memory });
   const compaction = buildCompaction({ ...base, transcripts, extraction, sessions });
   const search = buildSearch({ ...base, transcripts, sessions, extraction });
+  // Recall (issue 33): what the prompt and failure hooks inject, from search, the read model and memdir.
+  const recall = buildRecall({ ...base, transcripts, memory, search });
   const archive = buildArchive({ ...base, archived, deletions, transcripts, sessions, extraction, usage });
   const exports = buildExport({
     ...base,
@@ -120,6 +123,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     handoff,
     compaction,
     search,
+    recall,
     archive,
     usage,
     usageStatus,

@@ -194,6 +194,24 @@ const spec = {
     parse: positiveInt,
     doc: 'a search.query running longer is stopped (its process killed and replaced) and answered SearchTimeout (1010)',
   },
+  recallPromptTokens: {
+    env: 'MEMD_RECALL_PROMPT_TOKENS',
+    default: 1_500,
+    parse: nonNegativeInt,
+    doc: "the most the UserPromptSubmit hook adds to a prompt's context from past sessions and the project's memory (estimated tokens); 0 turns prompt recall off",
+  },
+  recallFailure: {
+    env: 'MEMD_RECALL_FAILURE',
+    default: true,
+    parse: onOff,
+    doc: 'after a failed tool call, the PostToolUseFailure hook adds a short note when the same error was seen in another session, and what fixed it (on or off)',
+  },
+  recallMinCoverage: {
+    env: 'MEMD_RECALL_MIN_COVERAGE',
+    default: 0.6,
+    parse: nonNegativeNumber,
+    doc: "how much of a prompt's weight (its rarer words weigh more) a past passage must hold to be recalled, 0-1; an error line needs the larger of this and 0.7",
+  },
   model: {
     env: 'MEMD_MODEL',
     default: 'claude-haiku-4-5',

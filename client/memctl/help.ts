@@ -24,7 +24,7 @@ commands:
                             Claude Code's file checkpoints: put files back as before a prompt
   handoff [SESSION] [--cwd DIR]
                             write <cwd>/docs/handoff-context.md for a session now
-  hook pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded
+  hook pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded|tool-failed
                             Claude Code's hooks (stdin: the hook's JSON; always exits 0)
   install-hooks [--project] [--uninstall] [--dry-run]
                             add memd's hooks to Claude Code's settings.json
@@ -137,7 +137,7 @@ transcript lists too, after you confirm (or with --yes).`,
 Writes <cwd>/docs/handoff-context.md for SESSION (default: the most recent session of the current
 directory) and prints what it holds: files touched, commands and failures, and the pinned user
 constraints. The file goes to the session's cwd unless --cwd names another.`,
-  hook: `usage: memctl hook pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded
+  hook: `usage: memctl hook pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded|tool-failed
 
 Run by Claude Code as a hook (memctl install-hooks sets them up), with the hook's JSON on stdin.
 pre-compact: writes the handoff (handoff.generate) and prints the pinned constraints for the
@@ -151,12 +151,16 @@ held while the transcript grows (a crashed turn's hold lapses MEMD_TURN_TTL_MS, 
 after its last line); turn-end (Stop, SessionEnd) releases it, and a deferred extraction runs;
 turn-failed (StopFailure: a turn ended by an API error) releases it at once and records why;
 instructions-loaded (InstructionsLoaded) records which CLAUDE.md and rule files are in context, so
-that memctl status can say which did not come back after a compaction. These hooks never start memd, wait at most 100 ms for it and print nothing. Always exits 0.
+that memctl status can say which did not come back after a compaction. These hooks never start memd, wait at most 100 ms for it and print nothing,
+except turn-start's recall: passages from other sessions and the project's memory that bear on the prompt, above a
+relevance threshold and within recallPromptTokens (1,500; 0 turns it off), printed as additionalContext (at most 50 ms).
+tool-failed (PostToolUseFailure): when the failed call's error was seen in another session, one short note of where and
+what came after it there (the edits, the run that passed); recallFailure off turns it off. Always exits 0.
 MEMD_HOOK_DEADLINE_MS overrides how long the other hooks wait for memd.`,
   'install-hooks': `usage: memctl install-hooks [--project] [--uninstall] [--dry-run] [--json]
 
 Merges memd's hooks (PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd,
-StopFailure and InstructionsLoaded: memctl hook ...) into Claude
+StopFailure, InstructionsLoaded and PostToolUseFailure: memctl hook ...) into Claude
 Code's settings.json (<claude root>/settings.json, or <project>/.claude/settings.json with
 --project). Idempotent; every other hook and key is kept; the file is backed up first
 (settings.json.bak-<time>; the newest 3 are kept). A file that is not valid JSON is refused, with where it breaks.

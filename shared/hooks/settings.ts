@@ -16,6 +16,7 @@ export const MEMD_HOOK_NAMES = [
   'turn-end',
   'turn-failed',
   'instructions-loaded',
+  'tool-failed',
 ] as const;
 export type MemdHookName = (typeof MEMD_HOOK_NAMES)[number];
 
@@ -97,6 +98,17 @@ export const MEMD_HOOKS: readonly MemdHookSpec[] = [
     timeoutSeconds: TURN_HOOK_TIMEOUT_S,
     since: '2.1.69',
   },
+  // Issue 33: a failed call (a Bash command's non-zero exit, a tool's error; PostToolUse fires only
+  // for calls that succeeded) gets a note when the same error was seen in another session. 2.1.197's
+  // settings schema has the event; when it came is not known here, so the floor is set late (2.1.69,
+  // early 2026, when users reported it firing): an older version is left without it, never refused.
+  {
+    name: 'tool-failed',
+    event: 'PostToolUseFailure',
+    matcher: undefined,
+    timeoutSeconds: TURN_HOOK_TIMEOUT_S,
+    since: '2.1.69',
+  },
 ];
 
 /** `2.1.197 (Claude Code)` → [2, 1, 197]; null when the text holds no version. */
@@ -145,7 +157,7 @@ export function memdHookCommands(nodePath: string, memctlMain: string): MemdHook
  * an install from another checkout or another node be updated in place instead of duplicated.
  */
 const MEMD_HOOK_COMMAND =
-  /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded)\s*$/;
+  /(?:^|[\s'"/])memctl(?:\/main)?(?:\.[cm]?[jt]s)?['"]?\s+hook\s+(pre-compact|session-start|post-compact|turn-start|turn-end|turn-failed|instructions-loaded|tool-failed)\s*$/;
 
 /** Which of memd's hooks a command runs, or undefined when it is not one of memd's. */
 export function memdHookName(command: unknown): MemdHookName | undefined {

@@ -10,6 +10,7 @@ import { usageStatusResultSchema } from './forecast.js';
 import { handoffResultSchema } from './handoff.js';
 import { memorySummaryResultSchema } from './memory.js';
 import { type MethodDescriptor, Methods } from './methods.js';
+import { recallResultSchema } from './recall.js';
 import type { Schema } from './schema.js';
 import { searchContextResultSchema, searchQueryResultSchema } from './search.js';
 import { sessionListSchema, sessionSummarySchema, thresholdResultSchema } from './sessions.js';
@@ -35,6 +36,8 @@ export const ANSWER_SCHEMAS: ReadonlyMap<string, Schema<unknown>> = new Map([
   answer(Methods.handoffGenerate, handoffResultSchema),
   answer(Methods.searchQuery, searchQueryResultSchema),
   answer(Methods.searchContext, searchContextResultSchema),
+  answer(Methods.recallForPrompt, recallResultSchema),
+  answer(Methods.recallForFailure, recallResultSchema),
   answer(Methods.usageReport, usageReportResultSchema),
   answer(Methods.usageStatus, usageStatusResultSchema),
   answer(Methods.archiveDeleted, archiveDeletedResultSchema),

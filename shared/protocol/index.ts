@@ -13,6 +13,7 @@ export * from './memdir.js';
 export * from './memory.js';
 export * from './messages.js';
 export * from './methods.js';
+export * from './recall.js';
 export * from './rewind.js';
 export * from './search.js';
 export * from './sessions.js';

@@ -26,6 +26,7 @@ import type {
 import type { HistoryListResult } from './history.js';
 import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
 import type { MemoryLockResult, MemorySummaryResult } from './memory.js';
+import { MAX_RECALL_DEADLINE_MS, type RecallResult } from './recall.js';
 import {
   effortParamsSchema,
   promptCacheParamsSchema,
@@ -238,6 +239,28 @@ export const Methods = {
       cursor: optional(str({ minLength: 1, maxLength: 200 })),
       // The session the search is asked from (an addition, issue 28): its turn in flight is left out.
       askingSession: optional(sessionId),
+    }),
+  ),
+  // Issue 33: what the prompt and failure hooks inject, in one exchange within the hook's deadline.
+  recallForPrompt: method<RecallResult>()(
+    'recall.forPrompt',
+    object({
+      sessionId,
+      prompt: str({ minLength: 1, maxLength: 100_000 }),
+      cwd: optional(str({ minLength: 1, maxLength: 4_096 })),
+      deadlineMs: optional(int({ min: 1, max: MAX_RECALL_DEADLINE_MS })),
+    }),
+  ),
+  recallForFailure: method<RecallResult>()(
+    'recall.forFailure',
+    object({
+      sessionId,
+      toolName: str({ minLength: 1, maxLength: 200 }),
+      error: str({ minLength: 1, maxLength: 100_000 }),
+      // The failed call's command (Bash) or target, to find the later run that passed.
+      command: optional(str({ maxLength: 10_000 })),
+      cwd: optional(str({ minLength: 1, maxLength: 4_096 })),
+      deadlineMs: optional(int({ min: 1, max: MAX_RECALL_DEADLINE_MS })),
     }),
   ),
   searchContext: method<SearchContextResult>()(

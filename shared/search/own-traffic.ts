@@ -9,6 +9,7 @@
  * A tool result names only its call's id, and the call is on an earlier line: the caller keeps the
  * ids of memd's calls per file (OwnCallBook) and says which results are memd's.
  */
+import { MEMD_RECALL_HEAD } from '../protocol/recall.js';
 import type { SearchKind } from '../protocol/search.js';
 import { redactSecrets } from '../text/redact.js';
 import { resultText, SEARCH_OUTPUT_CHARS, type SearchText, searchTexts } from './text.js';
@@ -48,13 +49,16 @@ export function ownCallIds(value: unknown): string[] {
   return blocks.filter((block) => isOwnCall(block) && typeof block.id === 'string').map((block) => block.id as string);
 }
 
-/** The context memd's SessionStart hook gave, as Claude Code recorded it (an attachment, or an older meta line). */
+/** memd's context: its SessionStart hook's, or what its prompt and failure hooks recalled (issue 33). */
+const isOwnContext = (text: string) => text.includes(MEMD_CONTEXT_HEAD) || text.includes(MEMD_RECALL_HEAD);
+
+/** The context memd's hooks gave, as Claude Code recorded it (an attachment, or an older meta line). */
 function ownContext(value: Json): string | null {
   if (value.type === 'attachment' && isRecord(value.attachment)) {
     const { attachment } = value;
     if (attachment.type !== 'hook_additional_context' || !Array.isArray(attachment.content)) return null;
     const text = attachment.content.filter((line): line is string => typeof line === 'string').join('\n');
-    return text.includes(MEMD_CONTEXT_HEAD) ? text : null;
+    return isOwnContext(text) ? text : null;
   }
   if (value.type !== 'user' || value.isMeta !== true || !isRecord(value.message)) return null;
   const { content } = value.message;
@@ -62,7 +66,7 @@ function ownContext(value: Json): string | null {
     typeof content === 'string'
       ? content
       : (blocksOf(value) ?? []).map((block) => (typeof block.text === 'string' ? block.text : '')).join('\n');
-  return text.includes(MEMD_CONTEXT_HEAD) ? text : null;
+  return isOwnContext(text) ? text : null;
 }
 
 function callText(block: Json): string {

@@ -106,6 +106,16 @@ export const MAY_CALL: MayCallTable = {
       log: '',
     },
   },
+  // Issue 33: what the prompt and failure hooks inject, over search's passages.
+  recall: {
+    layer: 'domain',
+    calls: {
+      search: 'the passages for a question (`passages.ts`, the query service)',
+      transcripts: "a past failure's course, and an error's key line (`failure.ts`)",
+      memory: "the project's memories (memdir)",
+      log: '',
+    },
+  },
   export: { layer: 'domain', calls: { transcripts: '', fs: 'regular-file reads', log: '' } },
   usage: {
     layer: 'domain',
@@ -151,6 +161,7 @@ export const MAY_CALL: MayCallTable = {
       memory: '',
       handoff: '',
       search: '',
+      recall: '',
       export: '',
       usage: '',
       archive: '',
@@ -170,6 +181,7 @@ export const MAY_CALL: MayCallTable = {
       memory: '',
       handoff: '',
       search: '',
+      recall: '',
       export: '',
       usage: '',
       archive: '',

@@ -400,12 +400,16 @@ describe('memctl handoff and install-hooks as commands', () => {
     const commands = Object.values(settings.hooks)
       .flat()
       .flatMap((entry) => entry.hooks.map((hook) => hook.command));
-    for (const name of ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end'])
+    for (const name of ['pre-compact', 'session-start', 'post-compact', 'turn-start', 'turn-end', 'tool-failed'])
       expect(commands.some((command) => command.endsWith(`hook ${name}`))).toBe(true);
+    // Issue 33: the failure note on PostToolUseFailure (a failing Bash call fires no PostToolUse).
+    expect(settings.hooks.PostToolUseFailure?.flatMap((entry) => entry.hooks.map((hook) => hook.command))).toEqual([
+      expect.stringMatching(/hook tool-failed$/),
+    ]);
     expect(commands.filter((command) => command.includes('hook-log.mjs'))).toHaveLength(7);
     const doctor = (await runMemctl(sandbox, ['--no-autostart', 'doctor'])).stdout;
     expect(doctor).toMatch(
-      /ok +hooks +PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd, StopFailure, InstructionsLoaded in/,
+      /ok +hooks +PreCompact, SessionStart, PostCompact, UserPromptSubmit, Stop, SessionEnd, StopFailure, InstructionsLoaded, PostToolUseFailure in/,
     );
     expect(doctor).toMatch(/-- +statusline +not set in .* \(optional: memctl install-statusline\)/);
     expect((await runMemctl(sandbox, ['install-statusline'])).code).toBe(0);

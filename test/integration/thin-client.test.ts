@@ -269,7 +269,7 @@ describe('memctl loads no daemon code', () => {
     expect(
       bundled.filter(
         (file) =>
-          !/^client\/memctl\/quick\/[a-z-]+\.js$|^shared\/(paths|statusline\/format|protocol\/window|transcript\/(thresholds|models))\.js$/.test(
+          !/^client\/memctl\/quick\/[a-z-]+\.js$|^shared\/(paths|statusline\/format|protocol\/window|protocol\/recall-hook|transcript\/(thresholds|models))\.js$/.test(
             file,
           ),
       ),

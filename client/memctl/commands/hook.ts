@@ -344,9 +344,13 @@ export const hook: Command = async (ctx) => {
     await turn.runTurnHook(name as (typeof turn.TURN_HOOK_NAMES)[number]);
     return 0;
   }
+  if (name === 'tool-failed' && rest.length === 0) {
+    await (await import('../quick/recall.js')).runFailureHook();
+    return 0;
+  }
   const run = name === undefined ? undefined : HOOKS[name];
   if (run === undefined || rest.length > 0)
-    throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS].join(', ')}`);
+    throw new UsageError(`hook takes one of ${[...Object.keys(HOOKS), ...TURN_HOOKS, 'tool-failed'].join(', ')}`);
   // A hook writes nothing to stderr whatever happens: its notes go to the state dir's hooks.log.
   const quiet: CommandContext = { ...ctx, out: { ...ctx.out, err: hookNotes(ctx.env) } };
   const record = await readJsonObject(HOOK_STDIN_DEADLINE_MS);

@@ -42,45 +42,83 @@ export interface QuickNotification {
   params: Record<string, unknown>;
 }
 
+/** A request of an exchange: its answer is waited for, `deadlineMs` (the exchange's unless given) at most. */
+export interface QuickRequest {
+  method: string;
+  params: Record<string, unknown>;
+  deadlineMs?: number;
+}
+
 /**
  * `method(params)` on the daemon at `socketPath`, or null when none answers it within `deadlineMs`.
  * `notifications` go in the same write, before the request: a daemon that does not know one
  * ignores it (JSON-RPC answers no notification), so the request is answered as before.
  */
-export function quickCall(
+export async function quickCall(
   socketPath: string,
   method: string,
   params: Record<string, unknown>,
   deadlineMs: number,
   notifications: readonly QuickNotification[] = [],
 ): Promise<QuickAnswer | null> {
+  const [answer] = await quickCalls(socketPath, [{ method, params }], deadlineMs, notifications);
+  return answer ?? null;
+}
+
+/**
+ * Several requests in one exchange (issue 33: the turn's lock, then the prompt's recall), each
+ * written once the one before it is answered, so that the daemon serves them in order; one not
+ * answered within its deadline (counted from its writing) ends the exchange. Each answer, or null
+ * for those not answered (all null when no daemon, or a foreign one, answers).
+ */
+export function quickCalls(
+  socketPath: string,
+  requests: readonly QuickRequest[],
+  deadlineMs: number,
+  notifications: readonly QuickNotification[] = [],
+): Promise<(QuickAnswer | null)[]> {
   return new Promise((resolve) => {
     let settled = false;
     let buffered = '';
-    // Answers may come in either order: the daemon serves requests concurrently.
     let version: boolean | undefined;
-    let answer: QuickAnswer | undefined;
+    const answers: (QuickAnswer | null)[] = requests.map(() => null);
+    // The request written last (ids from 2 on, in order); its timer gives up on it.
+    let current = -1;
+    let timer: NodeJS.Timeout | undefined;
     const socket = connect(socketPath);
-    const finish = (answer: QuickAnswer | null) => {
+    const finish = () => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(answer);
+      resolve(version === true ? answers : requests.map(() => null));
     };
-    const timer = setTimeout(() => finish(null), deadlineMs);
+    const next = () => {
+      clearTimeout(timer);
+      current++;
+      const request = requests[current];
+      if (request === undefined) return finish();
+      const { method, params } = request;
+      // A daemon that does not answer one in time is not asked the rest.
+      timer = setTimeout(finish, request.deadlineMs ?? deadlineMs);
+      socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: current + 2, method, params })}\n`);
+    };
     socket.setEncoding('utf8');
-    socket.on('error', () => finish(null));
-    socket.on('close', () => finish(null));
+    socket.on('error', finish);
+    socket.on('close', finish);
     socket.on('connect', () => {
       const version = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'daemon.version', params: {} });
-      const request = JSON.stringify({ jsonrpc: '2.0', id: 2, method, params });
       const told = notifications.map((told) => `${JSON.stringify({ jsonrpc: '2.0', ...told })}\n`).join('');
-      socket.write(`${version}\n${told}${request}\n`);
+      socket.write(`${version}\n${told}`);
+      next();
     });
     socket.on('data', (chunk: string) => {
       buffered += chunk;
-      if (buffered.length > MAX_ANSWER_BYTES) return finish(null);
+      const foreign = () => {
+        version = false;
+        finish();
+      };
+      if (buffered.length > MAX_ANSWER_BYTES) return foreign();
       for (let newline = buffered.indexOf('\n'); newline !== -1; newline = buffered.indexOf('\n')) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
@@ -88,13 +126,18 @@ export function quickCall(
         try {
           message = JSON.parse(line);
         } catch {
-          return finish(null);
+          return foreign();
         }
-        if (!isRecord(message)) return finish(null);
-        if (message.id === 1) version = isRecord(message.result) && message.result.protocol === PROTOCOL;
-        else if (message.id === 2) answer = answerOf(message);
-        if (version === false) return finish(null);
-        if (version === true && answer !== undefined) return finish(answer);
+        if (!isRecord(message)) return foreign();
+        if (message.id === 1) {
+          version = isRecord(message.result) && message.result.protocol === PROTOCOL;
+          if (version === false) return finish();
+          if (current >= 0 && answers[current] !== null) next();
+        } else if (message.id === current + 2) {
+          answers[current] = answerOf(message);
+          // Only a daemon that spoke this protocol gets its next request.
+          if (version === true) next();
+        }
       }
     });
   });

@@ -1,6 +1,7 @@
 /**
- * The commands Claude Code runs after every assistant message and on every prompt: `statusline` and
- * the turn hooks (`hook turn-start|turn-end|turn-failed|instructions-loaded`). bin/memctl.cjs and
+ * The commands Claude Code runs after every assistant message and on every prompt: `statusline`,
+ * the turn hooks (`hook turn-start|turn-end|turn-failed|instructions-loaded`) and, after a failed
+ * tool call, `hook tool-failed` (issue 33). bin/memctl.cjs and
  * main.ts run them from `dist/client/memctl/quick.cjs`, this module and everything it loads built
  * into one CommonJS file by `npm run build` (scripts/bundle-quick.mjs): loading it spares node's ES
  * module loader and a file read and compile per module, more than half of what the status line
@@ -17,6 +18,10 @@ export async function runQuick(argv: readonly string[]): Promise<boolean> {
     return true;
   }
   if (command !== 'hook' || rest.length > 0) return false;
+  if (subcommand === 'tool-failed') {
+    await (await import('./recall.js')).runFailureHook();
+    return true;
+  }
   const turn = await import('./turn.js');
   if (!turn.isTurnHookName(subcommand)) return false;
   await turn.runTurnHook(subcommand);

@@ -6,9 +6,12 @@
  * (`whileActive`): a turn that crashed without its Stop is let go TURN_TTL_MS after its last line.
  *
  * These run on every prompt: they never start a daemon, never wait more than TURN_DEADLINE_MS for
- * one, print nothing (UserPromptSubmit's stdout would go into the model's context) and exit 0.
+ * one and exit 0. They print nothing but turn-start's recall (issue 33, quick/recall.ts): what memd
+ * recalled for the prompt, as UserPromptSubmit's `additionalContext` (its stdout goes into the model's
+ * context), asked in the same exchange as the lock within RECALL_HOOK_DEADLINE_MS.
  */
 import { quickCall, socketPathOf } from './call.js';
+import { promptRecallParams, startTurnWithRecall } from './recall.js';
 import { readJsonObject, text } from './stdin.js';
 
 /** Who holds the lock during a turn, as memctl status shows it. */
@@ -73,6 +76,9 @@ export async function runTurnHook(which: TurnHookName): Promise<void> {
     const call = callOf(which, input);
     if (call === null) return;
     const socket = await socketPathOf(process.env);
+    const recall = which === 'turn-start' ? promptRecallParams(input) : null;
+    if (recall !== null)
+      return await startTurnWithRecall(socket, { method: call[0], params: call[1] }, TURN_DEADLINE_MS, recall);
     const answer = await quickCall(socket, call[0], call[1], TURN_DEADLINE_MS);
     // A memd older than handoff.turnFailed still lets the turn's lock go.
     if (which === 'turn-failed' && answer?.ok === false && answer.kind === 'MethodNotFound') {

@@ -12,6 +12,7 @@ import type { HookService } from '../../handoff/hooks.js';
 import type { HandoffService } from '../../handoff/service.js';
 import type { MemdirStore } from '../../memory/memdir/store.js';
 import type { RewindService } from '../../memory/rewind/service.js';
+import type { RecallService } from '../../recall/service.js';
 import type { SearchService } from '../../search/service.js';
 import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
@@ -27,6 +28,7 @@ import { handoffMethods } from './handoff.js';
 import { historyMethods } from './history.js';
 import { hookMethods } from './hooks.js';
 import { memdirMethods } from './memdir.js';
+import { recallMethods } from './recall.js';
 import { rewindMethods } from './rewind.js';
 import { searchMethods } from './search.js';
 import { sessionMethods } from './sessions.js';
@@ -43,6 +45,7 @@ export interface MethodParts {
   memory: { memdir: MemdirStore; rewind: RewindService };
   handoff: { handoff: HandoffService; hooks: HookService };
   search: SearchService;
+  recall: RecallService;
   usage: UsageService;
   usageStatus: UsageStatus;
   archive: ArchiveService;
@@ -62,6 +65,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
     ...historyMethods({ claudeRoot: paths.claudeRoot }),
     ...rewindMethods(memory.rewind),
     ...searchMethods(parts.search),
+    ...recallMethods(parts.recall),
     ...usageMethods(parts.usage, parts.usageStatus),
     ...archiveMethods(parts.archive),
     ...exportMethods(parts.exports),

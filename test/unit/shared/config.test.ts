@@ -30,6 +30,9 @@ describe('resolveConfig', () => {
       archiveMaxBytes: 20 * 1024 * 1024 * 1024,
       searchProcesses: 2,
       searchDeadlineMs: 2_000,
+      recallPromptTokens: 1_500,
+      recallFailure: true,
+      recallMinCoverage: 0.6,
       model: 'claude-haiku-4-5',
       handoffModel: 'claude-sonnet-4-6',
     });

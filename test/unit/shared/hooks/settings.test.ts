@@ -97,6 +97,8 @@ describe('installHooks', () => {
         SessionEnd: [{ hooks: [{ type: 'command', command: COMMANDS['turn-end'], timeout: 5 }] }],
         StopFailure: [{ hooks: [{ type: 'command', command: COMMANDS['turn-failed'], timeout: 5 }] }],
         InstructionsLoaded: [{ hooks: [{ type: 'command', command: COMMANDS['instructions-loaded'], timeout: 5 }] }],
+        // Issue 33: a failed call's note from past sessions.
+        PostToolUseFailure: [{ hooks: [{ type: 'command', command: COMMANDS['tool-failed'], timeout: 5 }] }],
       },
     });
     expect(result.actions).toEqual(MEMD_HOOKS.map((spec) => `added ${spec.event} hook: ${COMMANDS[spec.name]}`));
@@ -330,6 +332,7 @@ describe('memdHookStates', () => {
       ['turn-end', 'installed'],
       ['turn-failed', 'installed'],
       ['instructions-loaded', 'installed'],
+      ['tool-failed', 'installed'],
     ]);
     expect(hooks.SessionStart?.[0]?.hooks[0]?.timeout).toBe(1);
   });

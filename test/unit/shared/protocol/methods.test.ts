@@ -54,6 +54,8 @@ const ADDED_METHODS = [
   'handoff.turnFailed',
   'handoff.instructionsLoaded',
   'usage.status',
+  'recall.forPrompt',
+  'recall.forFailure',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);

@@ -107,6 +107,17 @@ describe('indexTexts', () => {
     expect(indexTexts(user(`why did ${memdContext} say that`), none)[0]?.kind).toBe('prompt');
   });
 
+  it('indexes what memd recalled for a prompt or a failure as kind memd (issue 33)', () => {
+    const recalled = 'memd recall: passages from other sessions that may bear on this prompt.\n[1] refund retries';
+    for (const hookEvent of ['UserPromptSubmit', 'PostToolUseFailure']) {
+      const line = {
+        type: 'attachment',
+        attachment: { type: 'hook_additional_context', content: [recalled], hookName: hookEvent, hookEvent },
+      };
+      expect(indexTexts(line, none)).toEqual([{ kind: 'memd', text: recalled }]);
+    }
+  });
+
   it('leaves every other line as text.ts makes it', () => {
     expect(indexTexts(user('fix the refund retries'), none)).toEqual([
       { kind: 'prompt', text: 'fix the refund retries' },
