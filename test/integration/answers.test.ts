@@ -59,6 +59,14 @@ describe("the daemon's answers against the result schemas", () => {
       'usage.report': () => client.usageReport({ since: '2020-01-01' }),
       'usage.status': () => client.call(Methods.usageStatus, { sessionId }),
       'archive.deleted': () => client.archiveDeleted({}),
+      'recall.forPrompt': () =>
+        client.call(Methods.recallForPrompt, { sessionId: 'another-session', prompt: 'idempotency key replay' }),
+      'recall.forFailure': () =>
+        client.call(Methods.recallForFailure, {
+          sessionId: 'another-session',
+          toolName: 'Bash',
+          error: 'AssertionError: expected 3 to equal 4',
+        }),
     };
     expect(Object.keys(calls).sort()).toEqual([...ANSWER_SCHEMAS.keys()].sort());
     for (const [method, call] of Object.entries(calls)) {
