@@ -81,7 +81,7 @@ function within(limit: QueryLimit, count: number): void {
 
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
-const ASCII = /^[\x00-\x7f]*$/;
+const NOT_ASCII = /[^\p{ASCII}]/u;
 
 /**
  * The tokens of a text as `unicode61 remove_diacritics 2` makes them: runs of letters, numbers and
@@ -89,7 +89,7 @@ const ASCII = /^[\x00-\x7f]*$/;
  */
 export function tokenize(text: string): string[] {
   // ASCII has no diacritics to fold: normalizing a long text costs more than matching its words.
-  const folded = (ASCII.test(text) ? text : text.normalize('NFD').replace(MARKS, '')).toLowerCase();
+  const folded = (!NOT_ASCII.test(text) ? text : text.normalize('NFD').replace(MARKS, '')).toLowerCase();
   return folded.match(TOKEN) ?? [];
 }
 
