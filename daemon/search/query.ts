@@ -11,6 +11,7 @@ import type { SearchKind } from '../../shared/protocol/search.js';
 import { fts5Query, hasAlternatives, isExact } from '../../shared/search/query-fts5.js';
 import { parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { kindAt, searchRowParts } from '../store/search-row.js';
+import type { SearchFilter } from './filter.js';
 import { bindings, createScopeBounds, createTurnsInFlight, turnSessions } from './scope.js';
 import type { Span } from './walk.js';
 
@@ -36,28 +37,7 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 /** A line this many days old gets half the boost of one written now. */
 const RECENCY_HALF_DAYS = 7;
 
-export interface SearchFilter {
-  query: string;
-  project?: string;
-  sessionId?: string;
-  since?: string;
-  until?: string;
-  kinds?: readonly SearchKind[];
-  /** The session the search is asked from (memctl and the MCP server send it): its turn in flight is left out. */
-  askingSession?: string;
-  /** Sessions whose turn is open (an agent holds their memory lock, hooks): theirs too (the daemon adds them). */
-  openTurns?: readonly string[];
-  limit?: number;
-  cursor?: string;
-  /**
-   * Daemon-internal (recall.ts; not a protocol param): run the query as a question whatever its
-   * shape (a prompt may hold quotes or a single word), leave these sessions out, and make each
-   * passage about this many characters instead of a snippet's 200.
-   */
-  question?: boolean;
-  excludeSessions?: readonly string[];
-  passageChars?: number;
-}
+export type { SearchFilter } from './filter.js';
 
 export interface RawHit {
   fileId: number;

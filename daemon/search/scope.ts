@@ -8,7 +8,7 @@ import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search.js';
 import { timeBound } from '../../shared/text/time-span.js';
 import { searchRowRange } from '../store/search-row.js';
-import type { SearchFilter } from './query.js';
+import type { SearchFilter } from './filter.js';
 import type { Span } from './walk.js';
 
 /** The filter's values as the statements bind them. */

@@ -101,6 +101,8 @@ export function stemOf(token: string): string {
   if (!/^\p{L}+$/u.test(token) || token.length <= MIN_STEM) return token;
   let stem = token;
   for (const suffix of SUFFIXES) {
+    // pass, status: a final s after s or u is the word's own.
+    if (suffix === 's' && /[su]s$/.test(stem)) continue;
     if (stem.endsWith(suffix) && stem.length - suffix.length >= MIN_STEM) {
       stem = stem.slice(0, -suffix.length);
       break;
