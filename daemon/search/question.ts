@@ -37,8 +37,12 @@ import { createTermStats } from './term-stats.js';
 const CANDIDATE_LINES = 1_000;
 /** The lines, best first by their first score, whose sessions are looked up and grouped. */
 const GROUPED_LINES = 300;
-/** Sessions past the page whose lines are read and scored on their text too: their order may change. */
-const RESCORED_EXTRA_SESSIONS = 5;
+/**
+ * The best sessions by their first score whose lines are read back and scored on their text (the
+ * same on every page, so that pages cut one ranking); the sessions after them keep their order,
+ * each read back once for its snippet. A page of 50 rescored would read 100 lines back.
+ */
+const RESCORED_SESSIONS = 25;
 /** A session's lines read back and scored on their text, best first by their first score. */
 const PASSAGES_PER_SESSION = 2;
 /** A line longer is scored on its terms only: reading a 1 MB tool result back costs milliseconds. */
@@ -234,10 +238,9 @@ export function createQuestionSearch(db: Database.Database) {
       .sort((a, b) => b.score - a.score || (b.best.timestamp ?? '').localeCompare(a.best.timestamp ?? ''))
       .slice(0, MAX_QUESTION_SESSIONS);
 
-    // The sessions this page may show, and a few past it, scored on their lines' text.
+    // The best sessions scored on their lines' text.
     const { averageLength } = stats.totals();
-    const rescoredCount = Math.min(ranked.length, skip + limit + RESCORED_EXTRA_SESSIONS);
-    const rescored = ranked.slice(0, rescoredCount).map(({ session }) => {
+    const rescored = ranked.slice(0, RESCORED_SESSIONS).map(({ session }) => {
       let best: { line: Located; score: number; present: number; text: string | null } | null = null;
       for (const line of session.lines.slice(0, PASSAGES_PER_SESSION)) {
         const hit = { ...line, kind: kindAt(line.kind) };
@@ -256,9 +259,17 @@ export function createQuestionSearch(db: Database.Database) {
     });
     rescored.sort((a, b) => b.score - a.score || (b.line.timestamp ?? '').localeCompare(a.line.timestamp ?? ''));
     const forms = terms.flatMap((term) => [...term.forms]);
-    const hits = rescored.slice(skip, skip + limit).map(({ line, score, present: bits, text }): QuestionHit => {
+    const rest = ranked.slice(RESCORED_SESSIONS).map(({ best, score }) => ({
+      line: best,
+      score,
+      present: presentOf(best),
+      text: null as string | null,
+      read: false,
+    }));
+    const ranking = [...rescored.map((entry) => ({ ...entry, read: true })), ...rest];
+    const hits = ranking.slice(skip, skip + limit).map(({ line, score, present: bits, text, read }): QuestionHit => {
       const kind = kindAt(line.kind);
-      const passage = text ?? (line.length > MAX_RESCORED_LINE_BYTES ? reader.text({ ...line, kind }) : null);
+      const passage = text ?? (!read || line.length > MAX_RESCORED_LINE_BYTES ? reader.text({ ...line, kind }) : null);
       return {
         fileId: line.fileId,
         offset: line.offset,
