@@ -209,11 +209,17 @@ export function createQuestionSearch(db: Database.Database) {
     for (const [rowid, bits] of present)
       candidates.push({ rowid, present: bits, first: termsScore(bits, terms, kindAt(rowid & 7)) });
     candidates.sort((a, b) => b.first - a.first || b.rowid - a.rowid);
-    const byRow = new Map(candidates.slice(0, GROUPED_LINES).map((candidate) => [candidate.rowid, candidate]));
+    // A filter the lines are checked against only here (a time, sessions left out: recall leaves out
+    // the asking session, whose lines match its own prompt best) could empty the best lines: then
+    // every candidate is looked up. A turn in flight is a few lines.
+    const turnsAsked = turnSessions(filter);
+    const filtered = bound.since !== null || bound.until !== null || (filter.excludeSessions ?? []).length > 0;
+    const grouped = filtered ? candidates : candidates.slice(0, GROUPED_LINES);
+    const byRow = new Map(grouped.map((candidate) => [candidate.rowid, candidate]));
     const located = locate.all({
       ...bound,
       rows: JSON.stringify([...byRow.keys()]),
-      turns: turnsInFlight(turnSessions(filter)),
+      turns: turnsInFlight(turnsAsked),
       exclude: JSON.stringify(filter.excludeSessions ?? []),
     }) as Located[];
 

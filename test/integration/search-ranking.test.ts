@@ -107,6 +107,11 @@ describe('search.query ranks a question by relevance (issue 33)', () => {
     expect(sessionsOf(hits).slice(0, 2)).toEqual([SESSIONS.whole, SESSIONS.oneWord]);
   });
 
+  it('filters a question by time', async () => {
+    const hits = (await client.searchQuery({ query: 'flaky retry timeout', since: '2026-03-20T00:00:00Z' })).hits;
+    expect(sessionsOf(hits)).toEqual([SESSIONS.oneWord]);
+  });
+
   it("matches the question's words in their other forms", async () => {
     const hits = await ask('timeouts retried flakes');
     expect(hits[0]?.sessionId).toBe(SESSIONS.whole);
@@ -125,7 +130,7 @@ describe('search.query ranks a question by relevance (issue 33)', () => {
   });
 
   it('gives one hit per session, its best passage', async () => {
-    const hits = await ask('marmot burrow migration');
+    const hits = await ask('marmot burrow migration tables');
     expect(sessionsOf(hits)).toEqual([SESSIONS.grouped]);
     expect(hits[0]?.kind).toBe('prompt');
     expect(hits[0]?.snippet).toContain('«marmot» «burrow» «migration»');
