@@ -226,8 +226,11 @@ result unchanged.`,
 
 Searches every session memd has read: the prompts typed, the assistant's text, tool calls' commands,
 paths and patterns, the key lines of failed calls, and the start of tool outputs (secrets of known
-shapes redacted). QUERY is FTS5: words (all must match), "a phrase", OR, NOT, prefix*; a word with
-punctuation (totals.js, src/app.ts) is searched as a phrase. A query holds at most ${QUERY_LIMITS.words} words,
+shapes redacted). QUERY of plain words is a question (memctl search how did we fix the flaky retry
+timeout): sessions ranked by how much of it they hold, rare words weighing more, one hit per session,
+its best passage. A single word or FTS5 syntax is exact: words joined by AND (all must match),
+"a phrase", OR, NOT, prefix*, every matching line a hit; a word with punctuation (totals.js,
+src/app.ts) is searched as a phrase. A query holds at most ${QUERY_LIMITS.words} words,
 ${QUERY_LIMITS.prefixes} prefix* words, ${QUERY_LIMITS.nearPhrases} phrases in one NEAR and ${QUERY_LIMITS.orBranches} OR alternatives, and runs for at most
 searchDeadlineMs (2 s) before it is stopped: split a bigger one into several searches. Hits are ranked by relevance with a
 boost for recent ones and grouped by session with its title; each ends with the --context

@@ -19,7 +19,11 @@ export interface SearchRequest {
   now: number;
 }
 
-export type WorkerHit = RawHit & { snippet: string | null };
+export type WorkerHit = RawHit & {
+  snippet: string | null;
+  /** A question's hit (issue 33): the share of the question's weight its passage holds (0-1). */
+  coverage?: number;
+};
 
 export interface WorkerResult {
   hits: WorkerHit[];

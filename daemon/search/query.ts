@@ -6,14 +6,13 @@
  * phrases or NEAR gets candidates here that the search worker checks on their text.
  */
 import type Database from 'better-sqlite3';
-import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import type { SearchKind } from '../../shared/protocol/search.js';
-import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search.js';
 import { fts5Query, hasAlternatives, isExact } from '../../shared/search/query-fts5.js';
 import { parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
-import { timeBound } from '../../shared/text/time-span.js';
-import { kindAt, searchRowParts, searchRowRange } from '../store/search-row.js';
+import { kindAt, searchRowParts } from '../store/search-row.js';
+import type { SearchFilter } from './filter.js';
+import { bindings, createScopeBounds, createTurnsInFlight, turnSessions } from './scope.js';
 import type { Span } from './walk.js';
 
 /**
@@ -38,20 +37,7 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 /** A line this many days old gets half the boost of one written now. */
 const RECENCY_HALF_DAYS = 7;
 
-export interface SearchFilter {
-  query: string;
-  project?: string;
-  sessionId?: string;
-  since?: string;
-  until?: string;
-  kinds?: readonly SearchKind[];
-  /** The session the search is asked from (memctl and the MCP server send it): its turn in flight is left out. */
-  askingSession?: string;
-  /** Sessions whose turn is open (an agent holds their memory lock, hooks): theirs too (the daemon adds them). */
-  openTurns?: readonly string[];
-  limit?: number;
-  cursor?: string;
-}
+export type { SearchFilter } from './filter.js';
 
 export interface RawHit {
   fileId: number;
@@ -106,32 +92,6 @@ export interface SearchPlan {
   relevance: boolean;
 }
 
-/** The filter's values as the statement binds them. */
-function bindings(filter: SearchFilter, now: number) {
-  const project =
-    filter.project === undefined
-      ? null
-      : filter.project.startsWith('/')
-        ? sanitizeProjectDirName(filter.project)
-        : filter.project;
-  const kinds = filter.kinds ?? DEFAULT_SEARCH_KINDS;
-  return {
-    session: filter.sessionId ?? null,
-    project,
-    since: filter.since === undefined ? null : timeBound(filter.since, now, 'since'),
-    until: filter.until === undefined ? null : timeBound(filter.until, now, 'until'),
-    // memd's own traffic only when asked for (issue 28).
-    kinds: JSON.stringify(kinds.map((kind) => SEARCH_KINDS.indexOf(kind))),
-    // The same as a bit per kind index, for the candidates' filter: arithmetic costs FTS5's scan nothing.
-    kindMask: kinds.reduce((mask, kind) => mask | (1 << SEARCH_KINDS.indexOf(kind)), 0),
-  };
-}
-
-interface FilterFile {
-  first: number | null;
-  last: number | null;
-}
-
 /** A batch of the walk (walk.ts): its spans of rowids, what is left after it, and its FTS5 rows. */
 export interface Batch {
   spans: readonly Span[];
@@ -163,13 +123,7 @@ export function createSearchQuery(db: Database.Database) {
     const terms = prefixTerms.all(prefix, next, MAX_PREFIX_TERMS + 1) as string[];
     return terms.length > MAX_PREFIX_TERMS ? null : terms;
   };
-  // A file's texts lie between its first and last entries (store/search-row.ts); a session's or
-  // project's between the lowest and highest of its files' (other files' lines may lie between).
-  const fileBounds = `SELECT min((SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset LIMIT 1)) AS first,
-      max((SELECT rowid FROM entries WHERE file_id = f.id ORDER BY offset DESC LIMIT 1)) AS last FROM files f`;
-  const sessionBounds = db.prepare(`${fileBounds} WHERE f.session_id = ?`);
-  const projectBounds = db.prepare(`${fileBounds} WHERE f.project = ?`);
-  const lastEntry = db.prepare('SELECT max(rowid) FROM entries').pluck();
+  const scopeOf = createScopeBounds(db);
   // With a session or project, its lines only (the join inside the candidates' query): a batch
   // and its cap hold lines of the scope, not of the other sessions whose lines lie between.
   // Only the kinds asked for take candidate slots: memd's own lines, left out by default, would
@@ -187,26 +141,7 @@ export function createSearchQuery(db: Database.Database) {
       oldest: db.prepare(`${span} ORDER BY s.rowid LIMIT @take`).raw(),
     };
   };
-  // Where a session's turn in flight starts: its main transcript's last typed prompt (or slash
-  // command), which the parser titles 'prompt'/'command'; read back from the end of each file.
-  const turnStarts = db
-    .prepare(
-      `SELECT (SELECT coalesce(timestamp, '') FROM entries WHERE file_id = f.id AND title_kind IN ('prompt', 'command') ORDER BY offset DESC LIMIT 1)
-        FROM files f WHERE f.session_id = ? AND f.agent_id IS NULL`,
-    )
-    .pluck();
-  /** Each session's turn in flight as the time it started ('' for a session with no prompt yet: all of it). */
-  const turnsInFlight = (sessions: readonly string[]): string => {
-    const turns: Record<string, string> = {};
-    for (const session of new Set(sessions)) {
-      // ISO timestamps sort as strings; the latest of the session's main files.
-      const starts = (turnStarts.all(session) as (string | null)[])
-        .filter((start): start is string => start !== null)
-        .sort();
-      turns[session] = starts.at(-1) ?? '';
-    }
-    return JSON.stringify(turns);
-  };
+  const turnsInFlight = createTurnsInFlight(db);
   const plain = { whole: candidates(false, false), scoped: candidates(false, true) };
   const ranked = { whole: candidates(true, false), scoped: candidates(true, true) };
   // The candidates' lines, filtered and scored: bm25 (when the plan ranks by it) times a boost
@@ -236,18 +171,6 @@ export function createSearchQuery(db: Database.Database) {
   const plainHits = hitsOf(false);
   const rankedHits = hitsOf(true);
 
-  /** The rowids the filter's session or project (or the whole index) may have; null when it has none. */
-  const scopeOf = (bound: ReturnType<typeof bindings>): Span | null => {
-    if (bound.session !== null || bound.project !== null) {
-      const files = (
-        bound.session !== null ? sessionBounds.get(bound.session) : projectBounds.get(bound.project)
-      ) as FilterFile;
-      return files.first === null || files.last === null ? null : searchRowRange(files.first, files.last);
-    }
-    const last = lastEntry.get() as number | null;
-    return last === null ? null : searchRowRange(0, last);
-  };
-
   /** FTS5 refusing a query memd made (a character its tables class otherwise) is still the query's. */
   const asQueryError = (error: unknown, query: string): unknown => {
     const message = error instanceof Error ? error.message : String(error);
@@ -271,10 +194,7 @@ export function createSearchQuery(db: Database.Database) {
     const scoped = bound.session !== null || bound.project !== null;
     const statements = (plan.relevance ? ranked : plain)[scoped ? 'scoped' : 'whole'];
     const where = { kindMask: bound.kindMask, ...(scoped ? { session: bound.session, project: bound.project } : {}) };
-    const turns = turnsInFlight([
-      ...(filter.askingSession === undefined ? [] : [filter.askingSession]),
-      ...(filter.openTurns ?? []),
-    ]);
+    const turns = turnsInFlight(turnSessions(filter));
     const guarded = <T>(run: () => T): T => {
       try {
         return run();

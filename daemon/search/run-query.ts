@@ -17,6 +17,7 @@ import {
   type SearchFilter,
 } from './query.js';
 import type { WorkerHit, WorkerResult } from './query-pool.js';
+import { askedQuestion, createQuestionSearch, questionCursor, questionOffset } from './question.js';
 import { LineReader, markedSnippet } from './snippet.js';
 import { decodeCursor, encodeCursor, type Span } from './walk.js';
 
@@ -31,6 +32,7 @@ export const PAGE_BUDGET_MS = 30;
 
 export function createSearchRunner(db: Database.Database) {
   const query = createSearchQuery(db);
+  const ask = createQuestionSearch(db);
   // Changes whenever another connection commits: a batch ranked before may have changed since.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   /**
@@ -42,6 +44,18 @@ export function createSearchRunner(db: Database.Database) {
   let last: { key: string; skip: number; rows: RawHit[] } | null = null;
 
   return (filter: SearchFilter, now: number): WorkerResult => {
+    const question = askedQuestion(filter);
+    if (question !== null) {
+      const skip = questionOffset(filter.cursor);
+      const limit = filter.limit ?? DEFAULT_SEARCH_LIMIT;
+      const reader = new LineReader();
+      try {
+        const page = ask(filter, question, now, reader, skip, limit);
+        return { hits: page.hits, nextCursor: page.more ? questionCursor(skip + limit) : null, partial: false };
+      } finally {
+        reader.close();
+      }
+    }
     const plan = planQuery(filter.query);
     const limit = filter.limit ?? DEFAULT_SEARCH_LIMIT;
     const position = decodeCursor(filter.cursor);

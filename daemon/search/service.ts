@@ -23,6 +23,7 @@ import { cutMessages } from './context-cut.js';
 import { chainOfHit, segmentOf } from './hit-chain.js';
 import { planQuery, type SearchFilter } from './query.js';
 import { createSearchPool, type SearchOwner } from './query-pool.js';
+import { askedQuestion } from './question.js';
 
 /** Messages before and after a hit that `search.context` gives by default. */
 export const DEFAULT_CONTEXT_MESSAGES = 3;
@@ -57,24 +58,44 @@ export function createSearchService(deps: SearchDeps) {
   });
   const builder = createSearchBuilder({ db: deps.db, log: deps.log });
 
+  /**
+   * The query's hits as the search process gave them, with each session's title and project
+   * name: `search.query`'s, and recall's (recall.ts), which keeps a passage's coverage.
+   * `owner` (the client's connection) has one query running at a time; `signal` stops it.
+   */
+  const titledHits = async (filter: SearchFilter, owner: SearchOwner = 0, signal?: AbortSignal) => {
+    // A query that cannot be parsed, or asks too much, is answered without taking a process; a
+    // question (plain words, issue 33) is not FTS5's syntax and is not parsed as such.
+    if (askedQuestion(filter) === null) planQuery(filter.query);
+    const openTurns = deps.openTurns?.() ?? [];
+    const { hits, nextCursor, partial } = await pool.query(
+      openTurns.length === 0 ? filter : { ...filter, openTurns },
+      deps.clock(),
+      owner,
+      signal,
+    );
+    const titles = new Map<string, string | null>();
+    const titleOf = (sessionId: string) => {
+      if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
+      return titles.get(sessionId) ?? null;
+    };
+    const names = hits.length === 0 ? new Map<string, string>() : deps.projectNames();
+    return {
+      hits: hits.map((hit) => ({
+        ...hit,
+        projectName: names.get(hit.project) ?? hit.project,
+        title: titleOf(hit.sessionId),
+      })),
+      nextCursor,
+      partial,
+    };
+  };
+
   return {
-    /** `owner` (the client's connection) has one query running at a time; `signal` stops it. */
+    hits: titledHits,
+
     async query(filter: SearchFilter, owner: SearchOwner = 0, signal?: AbortSignal): Promise<SearchQueryResult> {
-      // A query that cannot be parsed, or asks too much, is answered without taking a process.
-      planQuery(filter.query);
-      const openTurns = deps.openTurns?.() ?? [];
-      const { hits, nextCursor, partial } = await pool.query(
-        openTurns.length === 0 ? filter : { ...filter, openTurns },
-        deps.clock(),
-        owner,
-        signal,
-      );
-      const titles = new Map<string, string | null>();
-      const titleOf = (sessionId: string) => {
-        if (!titles.has(sessionId)) titles.set(sessionId, deps.titleOf(sessionId));
-        return titles.get(sessionId) ?? null;
-      };
-      const names = hits.length === 0 ? new Map<string, string>() : deps.projectNames();
+      const { hits, nextCursor, partial } = await titledHits(filter, owner, signal);
       return {
         hits: hits.map((hit) => ({
           sessionId: hit.sessionId,
@@ -84,8 +105,8 @@ export function createSearchService(deps: SearchDeps) {
           snippet: hit.snippet,
           score: Math.round(hit.score * 1000) / 1000,
           project: hit.project,
-          projectName: names.get(hit.project) ?? hit.project,
-          title: titleOf(hit.sessionId),
+          projectName: hit.projectName,
+          title: hit.title,
         })),
         nextCursor,
         ...(partial ? { partial: true, partialReason: 'time' as const } : {}),

@@ -26,7 +26,7 @@ const MAX_SNIPPET_MATCHES = 256;
  * a file written is found by a function's name, and its path, which comes first, holds only some
  * of its words (issue 28). -1 when nothing matches.
  */
-function densestMatch(flat: string, pattern: RegExp): number {
+function densestMatch(flat: string, pattern: RegExp, chars: number): number {
   const matches: { index: number; term: string }[] = [];
   for (
     let match = pattern.exec(flat);
@@ -38,7 +38,7 @@ function densestMatch(flat: string, pattern: RegExp): number {
   pattern.lastIndex = 0;
   let best = -1;
   let bestTerms = 0;
-  const reach = (SNIPPET_CHARS * 2) / 3;
+  const reach = (chars * 2) / 3;
   for (const [at, first] of matches.entries()) {
     const terms = new Set<string>();
     for (const near of matches.slice(at)) {
@@ -54,21 +54,21 @@ function densestMatch(flat: string, pattern: RegExp): number {
 }
 
 /** The text with every term marked, cut to a window around the match with most of the terms near it (the start when none). */
-export function markedSnippet(text: string, terms: readonly string[]): string {
+export function markedSnippet(text: string, terms: readonly string[], chars = SNIPPET_CHARS): string {
   // Claude Code's command output keeps its terminal escapes (issue 28): a snippet is printed.
   const flat = stripAnsi(text).replace(/\s+/g, ' ').trim();
-  if (terms.length === 0) return flat.slice(0, SNIPPET_CHARS);
+  if (terms.length === 0) return flat.slice(0, chars);
   const alternatives = terms.map((term) =>
     term.endsWith('*')
       ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*`
       : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`,
   );
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');
-  const at = densestMatch(flat, pattern);
-  const start = at === -1 ? 0 : Math.max(0, at - SNIPPET_CHARS / 3);
-  const window = flat.slice(start, start + SNIPPET_CHARS);
+  const at = densestMatch(flat, pattern, chars);
+  const start = at === -1 ? 0 : Math.max(0, at - chars / 3);
+  const window = flat.slice(start, start + chars);
   const marked = window.replace(pattern, (match) => `${MATCH_OPEN}${match}${MATCH_CLOSE}`);
-  return `${start > 0 ? '…' : ''}${marked}${start + SNIPPET_CHARS < flat.length ? '…' : ''}`;
+  return `${start > 0 ? '…' : ''}${marked}${start + chars < flat.length ? '…' : ''}`;
 }
 
 /** Open transcripts, kept for one query: its hits are often several lines of one file. */

@@ -81,13 +81,15 @@ function within(limit: QueryLimit, count: number): void {
 
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
+const NOT_ASCII = /[^\p{ASCII}]/u;
 
 /**
  * The tokens of a text as `unicode61 remove_diacritics 2` makes them: runs of letters, numbers and
  * private-use characters, case-folded, diacritics removed (everything else separates, `_` too).
  */
 export function tokenize(text: string): string[] {
-  const folded = text.normalize('NFD').replace(MARKS, '').toLowerCase();
+  // ASCII has no diacritics to fold: normalizing a long text costs more than matching its words.
+  const folded = (!NOT_ASCII.test(text) ? text : text.normalize('NFD').replace(MARKS, '')).toLowerCase();
   return folded.match(TOKEN) ?? [];
 }
 
