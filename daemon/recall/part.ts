@@ -6,10 +6,10 @@ import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
+import { recallPassages } from '../search/recall.js';
 import type { SearchService } from '../search/service.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { createInjectedBook } from './injected.js';
-import { recallPassages } from './passages.js';
 import { createRecallService, type RecallService } from './service.js';
 import type { TermWeights } from './terms.js';
 
@@ -56,7 +56,7 @@ export function createTermWeights(db: Database.Database, log: Logger): TermWeigh
 export function buildRecall(deps: RecallPartDeps): RecallService {
   return createRecallService({
     config: deps.config,
-    // The merge puts daemon/search/recall.ts's recallPassages here: the same signature.
+    // Not the request's signal: stopping a search kills its process (service.ts).
     passages: (input, owner) => recallPassages(deps.search, input, undefined, owner),
     weights: createTermWeights(deps.db, deps.log),
     transcripts: deps.transcripts,

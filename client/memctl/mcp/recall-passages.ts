@@ -1,9 +1,8 @@
 /**
  * The best passages of past sessions for a question in plain words (issue 33): what the MCP tool
- * `recall` answers with. The daemon's own `recallPassages` (daemon/search/recall.ts, issue 33
- * item 1) ranks by relevance over the index's statistics; until a daemon serves it, this adapter
- * asks `search.query` for any of the question's words and ranks what comes back here. It has the
- * daemon function's shape, so that the swap is this one function's body.
+ * `recall` answers with. `search.query` ranks plain words as a question (daemon/search/question.ts:
+ * rare words weigh more, one hit per session with its best passage); this keeps the question's
+ * subject words, asks, and leaves out passages that share fewer than two words with it.
  */
 import type { SearchHit, SearchKind, SearchQueryResult } from '../../../shared/protocol/search.js';
 import { tokenize } from '../../../shared/search/query-syntax.js';
@@ -53,14 +52,14 @@ const STOP_WORDS = new Set(
     'session sessions time ever find get got'
   ).split(' '),
 );
-/** Words asked for at most: search.query takes 32 OR branches (QUERY_LIMITS), a question needs far fewer. */
+/** Words asked for at most: a question needs few, and each costs the ranking a lookup. */
 const MAX_WORDS = 12;
-/** Hits asked for: enough sessions to choose the best passages from, one page of search.query's 100. */
+/** Hits asked for: one per session, enough that the passages sharing one word only leave `limit` others. */
 const CANDIDATE_HITS = 100;
 /**
  * The question's words a passage must hold to be recalled (all of a one-word question): one shared
  * word is a coincidence (a "fix" in every session), not an answer, and quiet beats a wrong passage.
- * Not more: a paraphrase shares few words exactly (invoices, discounted), and the index has no stems.
+ * Not more: a paraphrase shares few words exactly (invoices, discounted).
  */
 const MIN_WORDS_HELD = 2;
 /** The session id's characters a reference keeps, as memctl search prints it. */
@@ -72,30 +71,18 @@ export function questionWords(question: string): string[] {
   return [...new Set(words)].slice(0, MAX_WORDS);
 }
 
-/** Any of the words, each quoted: a word is looked for as it is, never read as FTS5 syntax. */
-export function anyOf(words: readonly string[]): string {
-  return words.map((word) => `"${word}"`).join(' OR ');
+/**
+ * The query sent: the subject words as plain words (two or more are a question, ranked by
+ * relevance), a lone word quoted (one plain word is an exact query: quoted, it is never syntax).
+ */
+export function questionQuery(words: readonly string[]): string {
+  return words.length === 1 ? `"${words[0]}"` : words.join(' ');
 }
 
-/**
- * Each candidate's score: the words its passage holds, a word found in fewer candidates weighing
- * more (an inverse document frequency over the candidates, the index's own statistics being the
- * daemon's to use); 0 for a passage with fewer than MIN_WORDS_HELD of them.
- */
-function scored(hits: readonly SearchHit[], words: readonly string[]): { hit: SearchHit; score: number }[] {
+/** The question's words a passage holds: its marked terms. */
+function held(hit: SearchHit, words: readonly string[]): number {
   const asked = new Set(words);
-  const needed = Math.min(words.length, MIN_WORDS_HELD);
-  const matched = hits.map((hit) => {
-    const terms = new Set(queryTerms(hit.snippet ?? '').filter((term) => asked.has(term)));
-    return terms.size >= needed ? terms : new Set<string>();
-  });
-  const frequency = new Map<string, number>();
-  for (const terms of matched) for (const term of terms) frequency.set(term, (frequency.get(term) ?? 0) + 1);
-  return hits.map((hit, index) => {
-    let score = 0;
-    for (const term of matched[index] ?? []) score += Math.log(1 + hits.length / (frequency.get(term) ?? 1));
-    return { hit, score };
-  });
+  return new Set(queryTerms(hit.snippet ?? '').filter((term) => asked.has(term))).size;
 }
 
 export async function recallPassages(memd: RecallSearch, input: RecallInput): Promise<RecallPassage[]> {
@@ -104,29 +91,31 @@ export async function recallPassages(memd: RecallSearch, input: RecallInput): Pr
   // The first excluded session is the asking one (recall.ts passes only it): its turn in flight is left out too.
   const asking = input.excludeSessions?.[0];
   const result = await memd.searchQuery({
-    query: anyOf(words),
+    query: questionQuery(words),
     limit: CANDIDATE_HITS,
     ...(input.project === undefined ? {} : { project: input.project }),
     ...(asking === undefined ? {} : { askingSession: asking }),
   });
   const excluded = new Set(input.excludeSessions ?? []);
-  const candidates = result.hits.filter(
-    (hit) => hit.uuid !== null && hit.snippet !== null && !excluded.has(hit.sessionId),
-  );
-  // Best first, the daemon's order (relevance, then recency) breaking ties; then one passage per session.
-  const ranked = scored(candidates, words)
-    .map((entry, order) => ({ ...entry, order }))
-    .sort((a, b) => b.score - a.score || a.order - b.order);
-  const best = new Map<string, { hit: SearchHit; score: number }>();
-  for (const entry of ranked)
-    if (entry.score > 0 && !best.has(entry.hit.sessionId)) best.set(entry.hit.sessionId, entry);
-  return [...best.values()].slice(0, input.limit).map(({ hit, score }) => ({
+  const needed = Math.min(words.length, MIN_WORDS_HELD);
+  const best = new Map<string, SearchHit>();
+  // search.query's order is relevance: the first passage of a session that holds enough words is its best.
+  for (const hit of result.hits)
+    if (
+      hit.uuid !== null &&
+      hit.snippet !== null &&
+      !excluded.has(hit.sessionId) &&
+      !best.has(hit.sessionId) &&
+      held(hit, words) >= needed
+    )
+      best.set(hit.sessionId, hit);
+  return [...best.values()].slice(0, input.limit).map((hit) => ({
     sessionId: hit.sessionId,
     ...(hit.title === null ? {} : { title: hit.title }),
     project: hit.projectName,
     timestamp: hit.timestamp,
     text: hit.snippet ?? '',
-    score,
+    score: hit.score,
     ref: `${hit.sessionId.slice(0, REF_SESSION_CHARS)}:${hit.uuid}`,
     field: hit.kind,
   }));

@@ -33,7 +33,7 @@ const CURSOR_CHARS = 200;
 const SESSION_ID = z.string().min(4).max(200);
 
 const FTS_ADVICE =
-  'Query syntax (SQLite FTS5): plain words (all must match), "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, a trailing * for a prefix (invoic*), and NEAR(word1 word2, 5) for words at most 5 words apart. A word with punctuation (src/totals.js, Math.round) is searched as a phrase.';
+  'Query syntax: two or more plain words are a question, ranked by relevance, one hit per session; a single word or SQLite FTS5 syntax is exact: "an exact phrase" in double quotes, OR between alternatives, NOT before a word to exclude it, a trailing * for a prefix (invoic*), and NEAR(word1 word2, 5) for words at most 5 words apart. A word with punctuation (src/totals.js, Math.round) is searched as a phrase.';
 
 /** Said once in the tool list: when to use the tool, and the syntax a query may use. */
 const SEARCH_DESCRIPTION = "Exact words in past sessions' prompts, replies, commands, paths, errors. FTS5 syntax.";

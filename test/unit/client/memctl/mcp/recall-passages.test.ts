@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  anyOf,
+  questionQuery,
   questionWords,
   type RecallSearch,
   recallPassages,
@@ -44,20 +44,21 @@ function fakeSearch(hits: SearchHit[]): RecallSearch & { asked: unknown[] } {
 }
 
 describe('recall: the best passage of each past session for a question in plain words', () => {
-  it('asks for any of the words that name the subject, each quoted, never the question words', () => {
+  it('asks with the words that name the subject, a question search ranks, never the question words', () => {
     const words = questionWords('How did we fix the flaky retry timeout in CI?');
     expect(words).toEqual(['fix', 'flaky', 'retry', 'timeout', 'ci']);
-    expect(anyOf(words)).toBe('"fix" OR "flaky" OR "retry" OR "timeout" OR "ci"');
+    expect(questionQuery(words)).toBe('fix flaky retry timeout ci');
+    expect(questionQuery(['retry'])).toBe('"retry"');
     // FTS5's syntax in a question is words, not operators: no query error from "NOT" or a quote.
     expect(questionWords('why NOT "retry*" (again)?')).toEqual(['not', 'retry']);
     expect(questionWords('what was it?')).toEqual([]);
   });
 
-  it('ranks sessions by the rarer words their best passage holds, one passage each, never the asking session', async () => {
+  it("keeps search's order, one passage per session, never the asking session", async () => {
     const search = fakeSearch([
-      hit(A, 'a1', 'we «fix» things'),
       hit(ME, 'm1', 'the «flaky» «retry» «timeout» we talk about now'),
       hit(B, 'b1', 'the «flaky» «retry» «timeout» came from the CI runner', 'error'),
+      hit(A, 'a1', 'we «fix» things'),
       hit(A, 'a2', 'a «fix» for the «retry»'),
       hit(B, 'b2', 'another «fix»'),
     ]);
@@ -66,9 +67,7 @@ describe('recall: the best passage of each past session for a question in plain 
       limit: 5,
       excludeSessions: [ME],
     });
-    expect(search.asked).toEqual([
-      { query: '"fix" OR "flaky" OR "retry" OR "timeout"', limit: 100, askingSession: ME },
-    ]);
+    expect(search.asked).toEqual([{ query: 'fix flaky retry timeout', limit: 100, askingSession: ME }]);
     expect(passages.map((passage) => [passage.sessionId, passage.ref, passage.field])).toEqual([
       [B, 'bbbbbbbb:b1', 'error'],
       [A, 'aaaaaaaa:a2', 'assistant'],
