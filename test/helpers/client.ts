@@ -23,3 +23,13 @@ export function createClient(options?: ClientOptions): Client {
   client.callRaw = async (method, params) => checkAnswer(method, await callRaw(method, params));
   return client;
 }
+
+/**
+ * Scores every session's past compactions (handoff.status scores them first; sessions.get only
+ * starts it, and a later answer carries the score): tests that compare two reads of a status line
+ * read both after.
+ */
+export async function scoreCompactions(client: Client): Promise<void> {
+  const { sessions } = await client.sessionsList({ all: true });
+  for (const session of sessions) await client.handoffStatus({ sessionId: session.sessionId });
+}

@@ -363,6 +363,10 @@ describe('figures that agree', () => {
     ) as SessionSummary & { handoff: unknown };
     expect(json.threshold.percentUsed).toBe(threshold.percentUsed);
     // Everything the text view shows: the hooks' records too.
-    expect(json.handoff).toEqual({ sessionId: IDS.compacted, injection: null, compactions: [] });
+    // Claude Code's compactions from before memd ran, each scored when the session is asked about (issue 32).
+    const handoff = json.handoff as { injection: unknown; compactions: { survival: unknown }[] };
+    expect(handoff.injection).toBeNull();
+    expect(handoff.compactions).toHaveLength(json.compactions.count);
+    expect(handoff.compactions.every((record) => record.survival !== null)).toBe(true);
   });
 });

@@ -15,7 +15,7 @@ import type { UsageStatusResult } from '../../shared/protocol/forecast.js';
 import { Methods } from '../../shared/protocol/methods.js';
 import { forecastLines } from '../../shared/statusline/forecast.js';
 import { MEMD_VERSION } from '../../shared/version.js';
-import { createClient } from '../helpers/client.js';
+import { createClient, scoreCompactions } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { bufferLines, NVIM_PATH, notes, statusline } from '../helpers/nvim.js';
 import {
@@ -61,6 +61,7 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     keepForFile(sandbox, daemon);
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(() => caughtUp(client), 'ingest to catch up');
+    await scoreCompactions(client);
   });
 
   afterAll(() => client?.close());
@@ -86,7 +87,9 @@ describe.skipIf(!NVIM_PATH)(title('the Neovim plugin against a real memd'), () =
     expect(evaluated).toBe(line);
     expect(evaluatedNarrow.trim()).toBe(narrow);
     // claude-opus-4-8 at 1M with no auto-compact window: Claude Code's "context used" (reactive mode, issue 28).
-    expect(line).toMatch(/^▕[█░]{8}▏ \d+% context used · \d+K left · \d+ compactions? · mem - · \$\d+\.\d\d$/);
+    expect(line).toMatch(
+      /^▕[█░]{8}▏ \d+% context used · \d+K left · \d+ compactions? · last compaction kept \d+\/\d+ · mem - · \$\d+\.\d\d$/,
+    );
 
     // A directory without a session: empty; back in the project's: the line again.
     const elsewhere = join(sandbox.root, 'work', 'elsewhere');

@@ -101,14 +101,24 @@ local handlers = {}
 function handlers.status()
   local cwd = tracker.editor_cwd()
   local buf = buffers.show('memd://status', waiting('daemon.status'))
-  memd.request('sessions.list', { project = cwd, limit = 1 }, function(list_err, list)
-    local session = not list_err and validate.problem('session_list', list) == nil and list.sessions[1] or nil
+  local function fill(session)
     fill_from(buf, 'daemon.status', nil, 'daemon_status', function(status)
       local lines = views.daemon_status(status, session, cwd, tracker.now_ms())
       if session then
         add_forecasts(buf, session.sessionId, lines)
       end
       return lines
+    end)
+  end
+  memd.request('sessions.list', { project = cwd, limit = 1 }, function(list_err, list)
+    local row = not list_err and validate.problem('session_list', list) == nil and list.sessions[1] or nil
+    if not row then
+      return fill(nil)
+    end
+    -- sessions.get's answer, as the status line has it: Claude Code's reports and the last
+    -- compaction's survival score are not in a list row.
+    memd.request('sessions.get', { sessionId = row.sessionId }, function(err, session)
+      fill((not err and validate.problem('session', session) == nil) and session or row)
     end)
   end)
 end

@@ -42,9 +42,9 @@ local function set_session(session)
 end
 
 -- What sessions.get adds to a list row or an update (issue 31): Claude Code's reports of the plan
--- window and the prompt cache, and the deletions memd did not hold. Kept across the updates of
--- the same session until asked again.
-local DETAIL_FIELDS = { 'reported', 'deletedNotHeld' }
+-- window and the prompt cache, the deletions memd did not hold, and the last compaction's survival
+-- score (issue 32). Kept across the updates of the same session until asked again.
+local DETAIL_FIELDS = { 'reported', 'deletedNotHeld', 'lastCompaction' }
 
 local function with_detail(session, from)
   if from == nil or from.sessionId ~= session.sessionId then
