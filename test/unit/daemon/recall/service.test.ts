@@ -103,6 +103,22 @@ describe('recall.forPrompt', () => {
     ).toHaveLength(1);
   });
 
+  it("keeps search's order and leaves out a passage well below the best one's relevance (issue 33)", async () => {
+    const THIRD = 'dddddddd-0000-4000-8000-000000000004';
+    const ranked = [
+      { ...passage(OTHER, 'u5', 'the flaky retry test on the payment webhook timed out again'), score: 9 },
+      { ...passage(PAST, 'u1', 'Fixed the flaky retry test: the payment webhook stub never answered.'), score: 10 },
+      { ...passage(THIRD, 'u6', 'a flaky retry test of the payment webhook, timed out once'), score: 5 },
+    ].sort((a, b) => b.score - a.score);
+    const result = await service({}, ranked).recall.forPrompt({ ...call, prompt: PROMPT });
+    // 9 is 90 % of the best: another subject, though it holds the words; 5 is half.
+    expect(result.sources.map((source) => source.uuid)).toEqual(['u1']);
+    const close = ranked.map((found) => (found.score === 9 ? { ...found, score: 9.6 } : found));
+    expect(
+      (await service({}, close).recall.forPrompt({ ...call, prompt: PROMPT })).sources.map((source) => source.uuid),
+    ).toEqual(['u1', 'u5']);
+  });
+
   it('gives the same passage once per session', async () => {
     const { recall } = service();
     expect((await recall.forPrompt({ ...call, prompt: PROMPT })).sources).toHaveLength(1);
