@@ -49,6 +49,12 @@ const PASSAGES_PER_SESSION = 2;
 const MAX_RESCORED_LINE_BYTES = 64 * 1024;
 /** What a session's other lines add: this share of the weight of the terms its best passage lacks. */
 const SPREAD_WEIGHT = 0.3;
+/**
+ * What a question's word in the session's project (its folder: the cwd's words) adds: this share
+ * of the word's weight. A question often tells sessions apart by their project ("which search
+ * service was missing PyYAML?") where no line of the session names it.
+ */
+const PROJECT_WEIGHT = 0.5;
 /** Sessions ranked at most: a question's pages are cut from them (`q<offset>` cursors). */
 export const MAX_QUESTION_SESSIONS = 200;
 
@@ -233,8 +239,25 @@ export function createQuestionSearch(db: Database.Database) {
     }
     const firstOf = (line: Located) => byRow.get(line.rowid)?.first ?? 0;
     const presentOf = (line: Located) => byRow.get(line.rowid)?.present ?? 0;
+    const projects = new Map<string, number>();
+    /** The terms the project's folder holds, as bits. */
+    const projectBits = (project: string) => {
+      let bits = projects.get(project);
+      if (bits === undefined) {
+        const words = new Set(tokenize(project));
+        bits = 0;
+        terms.forEach((term, at) => {
+          for (const form of term.forms) if (words.has(form)) bits = (bits as number) | (1 << at);
+        });
+        projects.set(project, bits);
+      }
+      return bits;
+    };
     const sessionScore = (best: number, bestPresent: number, sessionPresent: number, line: Located) =>
-      (best + SPREAD_WEIGHT * weightOf(sessionPresent & ~bestPresent, terms)) * recencyPrior(line.timestamp, now);
+      (best +
+        SPREAD_WEIGHT * weightOf(sessionPresent & ~bestPresent, terms) +
+        PROJECT_WEIGHT * weightOf(projectBits(line.project) & ~bestPresent, terms)) *
+      recencyPrior(line.timestamp, now);
     const ranked = [...sessions.values()]
       .map((session) => {
         session.lines.sort((a, b) => firstOf(b) - firstOf(a) || b.rowid - a.rowid);

@@ -28,6 +28,8 @@ const SESSIONS = {
   olderTwin: id(7),
   newerTwin: id(8),
   grouped: id(9),
+  ospreyProject: id(10),
+  heronProject: id(11),
 };
 const FILLERS = [id(20), id(21), id(22), id(23), id(24), id(25)];
 
@@ -37,15 +39,15 @@ interface Turn {
   tool?: { name: string; input: Record<string, unknown>; result: string };
 }
 
-function write(sandbox: Sandbox, sessionId: string, day: number, turns: readonly Turn[]): void {
-  const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.197', startMs: BASE_MS + day * DAY_MS });
+function write(sandbox: Sandbox, sessionId: string, day: number, turns: readonly Turn[], cwd = CWD): void {
+  const writer = new TranscriptWriter({ sessionId, cwd, version: '2.1.197', startMs: BASE_MS + day * DAY_MS });
   let n = 0;
   for (const turn of turns) {
     writer.prompt(turn.prompt ?? 'go on');
     if (turn.tool !== undefined) writer.toolRound(turn.tool.name, turn.tool.input, turn.tool.result, growingUsage(n++));
     writer.response([{ type: 'text', text: turn.reply ?? 'Done.' }], growingUsage(n++));
   }
-  writeTranscript(mainPath(sandbox.projectsDir, CWD, sessionId), writer);
+  writeTranscript(mainPath(sandbox.projectsDir, cwd, sessionId), writer);
 }
 
 function corpus(sandbox: Sandbox): void {
@@ -73,6 +75,10 @@ function corpus(sandbox: Sandbox): void {
     { prompt: 'next', reply: 'The marmot tables are moved.' },
     { prompt: 'and then', reply: 'Every marmot row is checked.' },
   ]);
+  // The same fix in two projects; the question names one by its folder's word only.
+  const fix = [{ prompt: 'the container dies at start', reply: 'The quokkalib module was missing: installed it.' }];
+  write(sandbox, SESSIONS.ospreyProject, 7, fix, '/home/user/src/osprey-api');
+  write(sandbox, SESSIONS.heronProject, 8, fix, '/home/user/src/heron-web');
 }
 
 describe('search.query ranks a question by relevance (issue 33)', () => {
@@ -121,6 +127,12 @@ describe('search.query ranks a question by relevance (issue 33)', () => {
     const hits = await ask('kestrel ledger totals');
     expect(sessionsOf(hits).slice(0, 2)).toEqual([SESSIONS.prompt, SESSIONS.output]);
     expect(hits[1]?.kind).toBe('output');
+  });
+
+  it("counts a question's word in the session's project folder (issue 33)", async () => {
+    const hits = await ask('which osprey service was missing quokkalib?');
+    // The heron session is newer: without the project's word it would come first.
+    expect(sessionsOf(hits).slice(0, 2)).toEqual([SESSIONS.ospreyProject, SESSIONS.heronProject]);
   });
 
   it('breaks a tie by recency', async () => {
