@@ -221,15 +221,21 @@ describe("the survival score of Claude Code's compactions", () => {
 });
 
 describe("the survival score of Claude Code's compactions made before memd ran", () => {
-  it('each boundary is scored when the session is asked about: handoff.status, memctl status, the status line', async () => {
+  /** A daemon started over the recorded compactions session (compacted twice, two days before), indexed. */
+  async function compactedBefore(): Promise<{ sandbox: Sandbox; sessionId: string; client: Client }> {
     const sandbox = makeSandbox();
     copyFixtureProjects(sandbox.projectsDir, ['compactions']);
     const { sessionId } = manifest('compactions');
     const daemon = await startDaemon(sandbox);
     keepForFile(sandbox, daemon);
     const client = createClient({ env: sandbox.env, autostart: false });
+    await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the session to be indexed');
+    return { sandbox, sessionId, client };
+  }
+
+  it('each boundary is scored when the session is asked about: handoff.status, memctl status, the status line', async () => {
+    const { sandbox, sessionId, client } = await compactedBefore();
     try {
-      await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the session to be indexed');
       // Recorded two days ago, the boundaries are history to the live watch: nothing is recorded yet.
       const { compactions } = await client.handoffStatus({ sessionId });
       expect(compactions.map((record) => record.trigger)).toEqual(['auto', 'manual']);
@@ -262,14 +268,8 @@ describe("the survival score of Claude Code's compactions made before memd ran",
   });
 
   it('the status line asking first starts the scoring: a later answer has the score', async () => {
-    const sandbox = makeSandbox();
-    copyFixtureProjects(sandbox.projectsDir, ['compactions']);
-    const { sessionId } = manifest('compactions');
-    const daemon = await startDaemon(sandbox);
-    keepForFile(sandbox, daemon);
-    const client = createClient({ env: sandbox.env, autostart: false });
+    const { sessionId, client } = await compactedBefore();
     try {
-      await eventually(async () => (await client.sessionsList({})).sessions.length > 0, 'the session to be indexed');
       await eventually(
         async () => (await client.sessionsGet({ sessionId })).lastCompaction !== undefined,
         'sessions.get to carry the last compaction score',
