@@ -7,7 +7,8 @@ import type { IndexedEntry } from '../../shared/transcript/types.js';
 
 export const SHOP = '/home/u/shop';
 
-function indexed(type: string, uuid: string): IndexedEntry {
+/** An index row of a transcript line written by hand: neutral defaults, the line's type, uuid and cwd. */
+export function indexed(type: string, uuid: string, cwd = SHOP): IndexedEntry {
   return {
     offset: 0,
     length: 0,
@@ -29,7 +30,7 @@ function indexed(type: string, uuid: string): IndexedEntry {
     isSidechain: false,
     isMeta: false,
     isCompactSummary: false,
-    cwd: SHOP,
+    cwd,
     gitBranch: 'main',
     title: null,
     compact: null,

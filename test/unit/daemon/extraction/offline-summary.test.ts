@@ -11,6 +11,7 @@ import {
 import type { LoadedEntry } from '../../../../daemon/transcripts/entries.js';
 import { estimateTokens } from '../../../../shared/transcript/tokens.js';
 import type { IndexedEntry } from '../../../../shared/transcript/types.js';
+import { indexed as indexedEntry } from '../../../helpers/bash-session.js';
 import { ingestFixture } from '../../../helpers/compact.js';
 import type { Manifest } from '../../../helpers/fixtures.js';
 import { SCENARIOS } from '../../../helpers/ingest.js';
@@ -36,34 +37,7 @@ function sections(text: string, headings: readonly string[] = HEADINGS): string[
   return at.map((position, index) => text.slice(position, (at[index + 1] ?? text.length + 2) - 2));
 }
 
-function indexed(type: string, uuid: string): IndexedEntry {
-  return {
-    offset: 0,
-    length: 0,
-    type,
-    subtype: null,
-    uuid,
-    parentUuid: null,
-    logicalParentUuid: null,
-    timestamp: null,
-    sessionId: 's',
-    chars: 0,
-    estTokens: 0,
-    messageId: type === 'assistant' ? uuid : null,
-    requestId: null,
-    model: null,
-    usage: null,
-    toolUses: [],
-    toolResults: [],
-    isSidechain: false,
-    isMeta: false,
-    isCompactSummary: false,
-    cwd: '/repo',
-    gitBranch: 'main',
-    title: null,
-    compact: null,
-  };
-}
+const indexed = (type: string, uuid: string): IndexedEntry => indexedEntry(type, uuid, '/repo');
 
 /** A synthetic transcript, built turn by turn. */
 function transcript() {
