@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
 import type { MemdPaths } from '../../shared/paths.js';
 import type { Logger } from '../log/logger.js';
-import { projectNames } from '../sessions/project-name.js';
+import { createProjectNames } from '../sessions/project-name.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { createSearchService, type SearchService } from './service.js';
 
@@ -28,7 +28,7 @@ export function buildSearch(deps: SearchPartDeps): SearchService {
     log: deps.log,
     clock: deps.clock,
     titleOf: (sessionId) => sessions.title(sessionId),
-    projectNames: () => projectNames(db),
+    projectNames: createProjectNames(db),
     conversation: (sessionId, signal) => transcripts.conversation(sessionId, signal),
     read: (path, entries, signal) => transcripts.read(path, entries, signal),
     openTurns: () => extraction.agentSessions(),

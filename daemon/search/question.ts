@@ -14,7 +14,8 @@
 import type Database from 'better-sqlite3';
 import { invalidParams } from '../../shared/protocol/errors.js';
 import { tokenize } from '../../shared/search/query-syntax.js';
-import { type Question, questionOf, questionTerms } from '../../shared/search/question.js';
+import { type Question, questionOf, questionTerms, stemOf } from '../../shared/search/question.js';
+import { relatedWords } from '../../shared/search/related-words.js';
 import {
   idf,
   passageScore,
@@ -55,6 +56,8 @@ const SPREAD_WEIGHT = 0.3;
  * service was missing PyYAML?") where no line of the session names it.
  */
 const PROJECT_WEIGHT = 0.5;
+/** A term's forms with its related words' (shared/search/related-words.ts), at most: each is one lookup. */
+const MAX_RELATED_FORMS = 16;
 /** Sessions ranked at most: a question's pages are cut from them (`q<offset>` cursors). */
 export const MAX_QUESTION_SESSIONS = 200;
 
@@ -141,6 +144,13 @@ export function createQuestionSearch(db: Database.Database) {
     const { lines: total } = stats.totals();
     const weighed = question.terms.map((term) => {
       const forms = stats.forms(term);
+      const held = new Set(forms.map((form) => form.form));
+      for (const word of relatedWords(question.tokens, question.tokens.indexOf(term.token)))
+        for (const form of stats.forms({ token: word, stem: stemOf(word) })) {
+          if (held.has(form.form) || held.size === MAX_RELATED_FORMS) continue;
+          held.add(form.form);
+          forms.push(form);
+        }
       const documents = Math.min(
         total,
         forms.reduce((sum, form) => sum + form.documents, 0),

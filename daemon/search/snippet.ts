@@ -14,34 +14,62 @@ export const SNIPPET_CHARS = 200;
 /** A longer line is not read back for a snippet (its searchable texts are bounded, 64K characters at most). */
 const MAX_SNIPPET_LINE_BYTES = 8 * 1024 * 1024;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Matches weighed for where the snippet goes: a long text can hold thousands of one word. */
 const MAX_SNIPPET_MATCHES = 256;
+/** A word as the index's tokenizer sees one (shared/search/query-syntax.ts TOKEN). */
+const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
+const WORD_CHAR = /[\p{L}\p{N}\p{Co}]/u;
+const MARKS = /\p{M}/gu;
+const NOT_ASCII = /[^\p{ASCII}]/u;
+
+interface Match {
+  index: number;
+  end: number;
+  term: string;
+}
+
+/**
+ * A term matcher: a word matches a term equal to it (case and diacritics folded, as the index
+ * folds them) or starting with a `prefix*` term's letters. One pass over the text's words and a
+ * set lookup each: a regular expression of a question's hundred word forms tried at every
+ * character was most of a question's time on long lines.
+ */
+function termMatcher(terms: readonly string[]): (text: string, from: number, to: number, max: number) => Match[] {
+  const whole = new Set<string>();
+  const prefixes: string[] = [];
+  for (const term of terms) {
+    if (term.endsWith('*')) prefixes.push(term.slice(0, -1));
+    else whole.add(term);
+  }
+  return (text, from, to, max) => {
+    const found: Match[] = [];
+    const words = new RegExp(WORD.source, 'gu');
+    words.lastIndex = from;
+    for (let word = words.exec(text); word !== null && word.index < to && found.length < max; word = words.exec(text)) {
+      const raw = word[0];
+      // A word the window's start cuts is not one of the text's words.
+      if (word.index === from && from > 0 && WORD_CHAR.test(text[from - 1] ?? '')) continue;
+      const folded = (NOT_ASCII.test(raw) ? raw.normalize('NFD').replace(MARKS, '') : raw).toLowerCase();
+      const term = whole.has(folded) ? folded : prefixes.find((prefix) => folded.startsWith(prefix));
+      if (term !== undefined) found.push({ index: word.index, end: word.index + raw.length, term });
+    }
+    return found;
+  };
+}
 
 /**
  * Where the match is that starts the window holding most of the different terms (the first such):
  * a file written is found by a function's name, and its path, which comes first, holds only some
  * of its words (issue 28). -1 when nothing matches.
  */
-function densestMatch(flat: string, pattern: RegExp, chars: number): number {
-  const matches: { index: number; term: string }[] = [];
-  for (
-    let match = pattern.exec(flat);
-    match !== null && matches.length < MAX_SNIPPET_MATCHES;
-    match = pattern.exec(flat)
-  ) {
-    matches.push({ index: match.index, term: match[0].toLowerCase() });
-  }
-  pattern.lastIndex = 0;
+function densestMatch(matches: readonly Match[], chars: number): number {
   let best = -1;
   let bestTerms = 0;
   const reach = (chars * 2) / 3;
   for (const [at, first] of matches.entries()) {
     const terms = new Set<string>();
-    for (const near of matches.slice(at)) {
+    for (let next = at; next < matches.length; next++) {
+      const near = matches[next] as Match;
       if (near.index >= first.index + reach) break;
       terms.add(near.term);
     }
@@ -58,17 +86,20 @@ export function markedSnippet(text: string, terms: readonly string[], chars = SN
   // Claude Code's command output keeps its terminal escapes (issue 28): a snippet is printed.
   const flat = stripAnsi(text).replace(/\s+/g, ' ').trim();
   if (terms.length === 0) return flat.slice(0, chars);
-  const alternatives = terms.map((term) =>
-    term.endsWith('*')
-      ? `${escapeRegExp(term.slice(0, -1))}[\\p{L}\\p{N}]*`
-      : `${escapeRegExp(term)}(?![\\p{L}\\p{N}])`,
-  );
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})`, 'giu');
-  const at = densestMatch(flat, pattern, chars);
+  const matching = termMatcher(terms);
+  const at = densestMatch(matching(flat, 0, flat.length, MAX_SNIPPET_MATCHES), chars);
   const start = at === -1 ? 0 : Math.max(0, at - chars / 3);
-  const window = flat.slice(start, start + chars);
-  const marked = window.replace(pattern, (match) => `${MATCH_OPEN}${match}${MATCH_CLOSE}`);
-  return `${start > 0 ? '…' : ''}${marked}${start + chars < flat.length ? '…' : ''}`;
+  const end = Math.min(flat.length, start + chars);
+  let marked = '';
+  let from = start;
+  // A word cut by the window's end is not a match (the index never held its cut form).
+  for (const match of matching(flat, start, end, Number.POSITIVE_INFINITY)) {
+    if (match.end > end) break;
+    marked += `${flat.slice(from, match.index)}${MATCH_OPEN}${flat.slice(match.index, match.end)}${MATCH_CLOSE}`;
+    from = match.end;
+  }
+  marked += flat.slice(from, end);
+  return `${start > 0 ? '…' : ''}${marked}${end < flat.length ? '…' : ''}`;
 }
 
 /** Open transcripts, kept for one query: its hits are often several lines of one file. */

@@ -155,9 +155,10 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
         );
       return found;
     },
+    // Only the figures: every search hit asks, and a whole summary reads the session's memory too.
     title(sessionId) {
       try {
-        return api.get(sessionId).title;
+        return figures(sessionId)?.title ?? null;
       } catch {
         return null;
       }

@@ -1,7 +1,7 @@
 /** The usage book as a part of the daemon: it needs only the database, and the archive (which takes back a forgotten session's share) is built after it. */
 import type Database from 'better-sqlite3';
 import type { Logger } from '../log/logger.js';
-import { projectNames } from '../sessions/project-name.js';
+import { createProjectNames } from '../sessions/project-name.js';
 import { createUsageService, type UsageService } from './service.js';
 
 export interface UsagePartDeps {
@@ -12,5 +12,5 @@ export interface UsagePartDeps {
 
 export function buildUsage(deps: UsagePartDeps): UsageService {
   const { db } = deps;
-  return createUsageService({ db, log: deps.log, clock: deps.clock, projectNames: () => projectNames(db) });
+  return createUsageService({ db, log: deps.log, clock: deps.clock, projectNames: createProjectNames(db) });
 }

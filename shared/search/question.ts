@@ -19,8 +19,8 @@ const STOP_WORDS = new Set(
   other our ours out over own same she should so some such than that the their theirs them then there these they
   this those through to too under until up very was we were what when where which while who whom why will with
   would you your yours s t d ll m re ve don didn doesn isn wasn weren won wouldn shouldn couldn
-  session sessions conversation conversations chat chats remember recall earlier previously ago last time once
-  ever again past one thing things something anything get got make made use used way
+  session sessions conversation conversations chat chats remember recall earlier previously ago last once
+  ever again past one thing things something anything get made use used way
   please tell show find know let lets say said`.split(/\s+/),
 );
 
@@ -69,11 +69,23 @@ export function questionOf(query: string): Question | null {
   return questionTerms(query);
 }
 
+/** Letters or digits joined by a path's or an identifier's punctuation. */
+const COMPOUND = /[\p{L}\p{N}][/_.:-][\p{L}\p{N}]/u;
+
 /** The question's terms, whatever its shape (recall sends a prompt as it was typed); null when it has no word. */
 export function questionTerms(text: string): Question | null {
-  const tokens = tokenize(text);
+  const tokens: string[] = [];
+  const telling: string[] = [];
+  for (const chunk of text.split(/\s+/)) {
+    const words = tokenize(chunk);
+    // A word of an identifier or path (/v1/sessions, time-dependent, test_last_order) is what is asked for.
+    const named = COMPOUND.test(chunk);
+    for (const word of words) {
+      tokens.push(word);
+      if (named ? word.length > 1 : !isStopWord(word)) telling.push(word);
+    }
+  }
   if (tokens.length === 0) return null;
-  const telling = tokens.filter((token) => !isStopWord(token));
   const chosen = telling.length > 0 ? telling : tokens;
   const terms: QuestionTerm[] = [];
   const stems = new Set<string>();
