@@ -145,7 +145,14 @@ export class TranscriptWriter {
   }
 
   /** A tool call and its result in one round; returns the tool_use id. */
-  toolRound(name: string, input: Line, result: string, usage: ResponseUsage, text = 'Let me check.'): string {
+  toolRound(
+    name: string,
+    input: Line,
+    result: string,
+    usage: ResponseUsage,
+    text = 'Let me check.',
+    isError = false,
+  ): string {
     const toolUseId = this.id('toolu_');
     this.response(
       [
@@ -154,7 +161,7 @@ export class TranscriptWriter {
       ],
       usage,
     );
-    this.toolResult(toolUseId, result);
+    this.toolResult(toolUseId, result, isError);
     return toolUseId;
   }
 

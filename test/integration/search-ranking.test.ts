@@ -30,13 +30,15 @@ const SESSIONS = {
   grouped: id(9),
   ospreyProject: id(10),
   heronProject: id(11),
+  moduleMissing: id(12),
+  moduleChosen: id(13),
 };
 const FILLERS = [id(20), id(21), id(22), id(23), id(24), id(25)];
 
 interface Turn {
   prompt?: string;
   reply?: string;
-  tool?: { name: string; input: Record<string, unknown>; result: string };
+  tool?: { name: string; input: Record<string, unknown>; result: string; error?: boolean };
 }
 
 function write(sandbox: Sandbox, sessionId: string, day: number, turns: readonly Turn[], cwd = CWD): void {
@@ -44,7 +46,10 @@ function write(sandbox: Sandbox, sessionId: string, day: number, turns: readonly
   let n = 0;
   for (const turn of turns) {
     writer.prompt(turn.prompt ?? 'go on');
-    if (turn.tool !== undefined) writer.toolRound(turn.tool.name, turn.tool.input, turn.tool.result, growingUsage(n++));
+    if (turn.tool !== undefined) {
+      const { name, input, result, error } = turn.tool;
+      writer.toolRound(name, input, result, growingUsage(n++), 'Let me check.', error === true);
+    }
     writer.response([{ type: 'text', text: turn.reply ?? 'Done.' }], growingUsage(n++));
   }
   writeTranscript(mainPath(sandbox.projectsDir, cwd, sessionId), writer);
@@ -79,6 +84,22 @@ function corpus(sandbox: Sandbox): void {
   const fix = [{ prompt: 'the container dies at start', reply: 'The quokkalib module was missing: installed it.' }];
   write(sandbox, SESSIONS.ospreyProject, 7, fix, '/home/user/src/osprey-api');
   write(sandbox, SESSIONS.heronProject, 8, fix, '/home/user/src/heron-web');
+  // The same package, once missing (by its error's name only), once chosen in a newer session's prompt.
+  write(sandbox, SESSIONS.moduleMissing, 9, [
+    {
+      prompt: 'the worker container dies at start',
+      tool: {
+        name: 'Bash',
+        input: { command: 'python -m worker' },
+        result: "Error: Exit code 1\nModuleNotFoundError: No module named 'wombatlib'",
+        error: true,
+      },
+      reply: 'Installed it and pinned it.',
+    },
+  ]);
+  write(sandbox, SESSIONS.moduleChosen, 23, [
+    { prompt: 'compare wombatlib and numbatlib for the worker and pick one', reply: 'numbatlib it is.' },
+  ]);
 }
 
 describe('search.query ranks a question by relevance (issue 33)', () => {
@@ -96,7 +117,7 @@ describe('search.query ranks a question by relevance (issue 33)', () => {
     client = createClient({ env: sandbox.env, autostart: false });
     await eventually(async () => {
       const { ingest } = await client.daemonStatus();
-      return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files >= 15;
+      return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files >= 17;
     }, 'ingest to catch up');
   });
   afterAll(() => client?.close());
@@ -133,6 +154,11 @@ describe('search.query ranks a question by relevance (issue 33)', () => {
     const hits = await ask('which osprey service was missing quokkalib?');
     // The heron session is newer: without the project's word it would come first.
     expect(sessionsOf(hits).slice(0, 2)).toEqual([SESSIONS.ospreyProject, SESSIONS.heronProject]);
+  });
+
+  it('finds what the question names in other words: a missing package by its error, ModuleNotFoundError', async () => {
+    const hits = await ask('which worker was missing the wombatlib dependency?');
+    expect(sessionsOf(hits).slice(0, 2)).toEqual([SESSIONS.moduleMissing, SESSIONS.moduleChosen]);
   });
 
   it('breaks a tie by recency', async () => {

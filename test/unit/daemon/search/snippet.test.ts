@@ -13,4 +13,21 @@ describe('markedSnippet', () => {
     expect(markedSnippet(`${'x '.repeat(300)}alpha ${'y '.repeat(300)}alpha`, ['alpha'])).toMatch(/^….*«alpha» y/);
     expect(markedSnippet('no match here', ['zebra'])).toBe('no match here');
   });
+
+  it('marks whole words only, folded as the index folds them, and prefixes', () => {
+    expect(markedSnippet('Café retries, a retry and preretry', ['cafe', 'retry'])).toBe(
+      '«Café» retries, a «retry» and preretry',
+    );
+    expect(markedSnippet('the retrying job retried', ['retr*'])).toBe('the «retrying» job «retried»');
+  });
+
+  it('marks no piece of a word the window cuts', () => {
+    const snippet = markedSnippet(
+      `${'pad '.repeat(100)}alphabeta ${'pad '.repeat(10)}beta gamma beta gamma`,
+      ['beta', 'gamma'],
+      60,
+    );
+    expect(snippet).not.toMatch(/«beta»(?=[a-z])|[a-z]«beta»/);
+    expect(snippet).toContain('«beta» «gamma»');
+  });
 });

@@ -30,6 +30,19 @@ describe('a query of plain words is a question (issue 33)', () => {
     expect(questionTerms('what did we do')?.terms.map((term) => term.token)).toEqual(['what', 'did', 'we', 'do']);
   });
 
+  it('keeps every word of an identifier or a path, stop words too, but not the pieces of a contraction', () => {
+    const tokens = (question: string) => questionOf(question)?.terms.map((term) => term.token);
+    expect(tokens('which session bumped burst to 40 for /v1/sessions')).toEqual([
+      'bumped',
+      'burst',
+      '40',
+      'v1',
+      'sessions',
+    ]);
+    expect(tokens('which time-dependent spec did we stabilise?')).toEqual(['time', 'dependent', 'spec', 'stabilise']);
+    expect(tokens("the api couldn't reach redis")).toEqual(['api', 'reach', 'redis']);
+  });
+
   it("gives a word's forms one stem, and counts a word once", () => {
     for (const group of [
       ['retry', 'retries', 'retried', 'retrying'],
