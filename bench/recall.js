@@ -6,7 +6,8 @@
 // of 120 unrelated prompts find anything. With `--size`, the same inside a padded heavy-user corpus
 // (scale-corpus.js) of that total size. MEMD_RECALL_SESSIONS=N asks over a smaller corpus (N sessions,
 // about N/3 questions); MEMD_RECALL_OR=1 also asks each question as an OR of its words, for reference;
-// MEMD_RECALL_REPORT=FILE writes every question's rank and first sessions as JSON. Fails when a target is missed.
+// MEMD_RECALL_REPORT=FILE writes every question's rank and first sessions as JSON; MEMD_RECALL_SET=held-out
+// asks the same facts in words the ranking was never tuned on (recall-questions.mjs). Fails when a target is missed.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recallSessions, sessionLines, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
@@ -34,6 +35,9 @@ function sessionCount() {
   const asked = process.env.MEMD_RECALL_SESSIONS;
   return asked === undefined || asked === '' ? undefined : Number(asked);
 }
+
+/** MEMD_RECALL_SET=held-out: the same facts asked in words the ranking was never tuned on. */
+const heldOut = () => process.env.MEMD_RECALL_SET === 'held-out';
 
 function printShapes(byShape) {
   console.log('  by shape:             questions  hit@1    recall@5  MRR');
@@ -146,7 +150,8 @@ export async function benchRecall(options = {}) {
   try {
     const generated = performance.now();
     const sessions = recallSessions(sessionCount() === undefined ? {} : { sessions: sessionCount() });
-    const questions = [...recallQuestions(sessions), ...fixtureQuestions()];
+    // The held-out words ask the generated sessions only: the fixtures' questions are one set.
+    const questions = heldOut() ? recallQuestions(sessions, { heldOut: true }) : [...recallQuestions(sessions), ...fixtureQuestions()];
     const corpus = writeRecallCorpus(env.MEMD_PROJECTS_DIR, sessions);
     writeFixtureSessions(env.MEMD_PROJECTS_DIR);
     let bytes = corpus.bytes;

@@ -11,7 +11,7 @@ export interface RecallQuestion {
 }
 
 export const QUESTION_EVERY: number;
-export function recallQuestions(sessions: RecallSession[]): RecallQuestion[];
+export function recallQuestions(sessions: RecallSession[], options?: { heldOut?: boolean }): RecallQuestion[];
 export function unrelatedPrompts(): string[];
 export function recallPrompts(options?: { sessions?: number; seed?: number }): {
   sessions: RecallSession[];

@@ -102,6 +102,71 @@ const TEMPLATES = {
   ],
 };
 
+/**
+ * The same facts asked in other words, written after the ranking was tuned on TEMPLATES and never
+ * tuned on (MEMD_RECALL_SET=held-out): how far the ranking's figures hold for phrasings it was not
+ * fitted to.
+ */
+const HELD_OUT_TEMPLATES = {
+  timeout: [
+    { keys: ['op'], text: (f) => `${f.op} keeps hanging until it gives up after ${f.ms}ms, what did we do about it?` },
+    { keys: ['area', 'noun', 'verb'], text: (f) => `the ${f.area} ${f.noun} ${f.verbIng} job kept running out of time` },
+  ],
+  flaky: [
+    { keys: ['test'], text: (f) => `${f.test} was intermittent on CI, what was the root cause?` },
+    {
+      keys: ['area', 'noun', 'cause'],
+      text: (f) => `the ${f.noun} test in ${f.area} failed at random because of ${f.cause}, where did we sort it out?`,
+    },
+  ],
+  refused: [
+    { keys: ['project', 'service'], text: (f) => `${f.area} ${f.kind} cannot connect to ${f.service} in local dev` },
+    { keys: ['port'], text: (f) => `port ${f.port} refuses connections at startup, what did we do` },
+  ],
+  undefinedProp: [
+    { keys: ['fn'], text: (f) => `${f.fn} crashed with undefined on legacy ${plural(f.noun)}` },
+    { keys: ['fn', 'prop'], text: (f) => `TypeError reading ${f.prop} inside ${f.fn}, seen it before?` },
+  ],
+  missingModule: [
+    { keys: ['area', 'pkg'], text: (f) => `the ${f.area} image would not boot because ${f.pkg} was not installed` },
+    { keys: ['module'], text: (f) => `ImportError for ${f.module} when the container starts` },
+  ],
+  duplicateKey: [
+    {
+      keys: ['table', 'column'],
+      text: (f) => `inserting the same ${f.noun} twice broke the ${words(f.column)} constraint on ${f.table}`,
+    },
+  ],
+  throttled: [
+    {
+      keys: ['vendor', 'noun', 'verb'],
+      text: (f) => `${f.vendor} kept answering 429 when ${f.verbIng} ${plural(f.noun)}, how did we slow down?`,
+    },
+    { keys: ['op'], text: (f) => `too many requests errors in ${f.op}` },
+  ],
+  edit: [
+    { keys: ['config', 'slot'], text: (f) => `what is the ${f.config} for ${f.slot} set to now?` },
+    { keys: ['config', 'slot'], text: (f) => `${words(f.setting)} for ${f.slot} was changed from ${f.from}, where?` },
+  ],
+  library: [
+    {
+      keys: ['project', 'purpose', 'noun'],
+      text: (f) => `what did ${f.project} end up using for ${f.purpose} in the ${f.noun} module?`,
+    },
+    { keys: ['lib', 'purpose'], text: (f) => `where did we go with ${f.lib} for ${f.purpose}?` },
+  ],
+  secret: [
+    { keys: ['project', 'name'], text: (f) => `${f.name} of ${f.project} leaked, when was it replaced?` },
+    { keys: ['area', 'name', 'env'], text: (f) => `a new ${f.vendor} ${f.words} for ${f.area} on ${f.env}` },
+  ],
+  command: [
+    {
+      keys: ['project', 'what', 'env', 'noun'],
+      text: (f) => `did anyone run the ${f.what} of ${f.project} ${plural(f.noun)} on ${f.env}?`,
+    },
+  ],
+};
+
 /** The kinds asked about in turn: fixes most, as the errors met are what recall is most asked for. */
 const ASKED_KINDS = ['fix', 'edit', 'fix', 'library', 'secret', 'fix', 'command'];
 
@@ -137,15 +202,16 @@ function answersOf(sessions, fact, keys) {
 
 /**
  * The questions over `sessions` (recallSessions'): `{id, text, shape, answers, from}`, `from` the
- * session the question was made from (always among `answers`).
+ * session the question was made from (always among `answers`). `heldOut`: in the held-out words.
  */
-export function recallQuestions(sessions) {
+export function recallQuestions(sessions, { heldOut = false } = {}) {
+  const shapes = heldOut ? HELD_OUT_TEMPLATES : TEMPLATES;
   const questions = [];
   for (let index = 0; index < sessions.length; index += QUESTION_EVERY) {
     const session = sessions[index];
     const n = index / QUESTION_EVERY;
     const fact = factToAsk(session, n);
-    const templates = TEMPLATES[shapeOf(fact)];
+    const templates = shapes[shapeOf(fact)];
     const first = Math.floor(n / ASKED_KINDS.length);
     // The first shape in turn whose answers are few (the last one tried when none is).
     let asked;
