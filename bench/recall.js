@@ -150,8 +150,12 @@ export async function benchRecall(options = {}) {
   try {
     const generated = performance.now();
     const sessions = recallSessions(sessionCount() === undefined ? {} : { sessions: sessionCount() });
-    // The held-out words ask the generated sessions only: the fixtures' questions are one set.
-    const questions = heldOut() ? recallQuestions(sessions, { heldOut: true }) : [...recallQuestions(sessions), ...fixtureQuestions()];
+    // The held-out words ask the generated sessions only: the fixtures' questions are one set. In
+    // a padded corpus the fixtures' lines are replayed in thousands of sessions (scale-corpus.js):
+    // their questions no longer have a right session, and are not asked.
+    const questions = heldOut()
+      ? recallQuestions(sessions, { heldOut: true })
+      : [...recallQuestions(sessions), ...(options.size === undefined ? fixtureQuestions() : [])];
     const corpus = writeRecallCorpus(env.MEMD_PROJECTS_DIR, sessions);
     writeFixtureSessions(env.MEMD_PROJECTS_DIR);
     let bytes = corpus.bytes;
@@ -183,6 +187,14 @@ export async function benchRecall(options = {}) {
       Math.max(MIN_BACKFILL_MS, (bytes / MB) * BACKFILL_MS_PER_MB),
     );
     console.log(`  indexed in ${fmt((performance.now() - started) / 1000)} s`);
+    // A first start's archive catch-up copies the whole history (minutes at 2.4 GB) beside the
+    // searches on two cores: what is timed is a daemon past its first start, as users run it.
+    await until(
+      async () => ['live', 'off', 'stopped'].includes((await client.daemonStatus()).archive.state),
+      'the archive to catch up',
+      Math.max(MIN_BACKFILL_MS, (bytes / MB) * BACKFILL_MS_PER_MB),
+    );
+    console.log(`  archive caught up after ${fmt((performance.now() - started) / 1000)} s`);
 
     const search = (params) => client.searchQuery(params);
     // One untimed pass warms the search processes and the page cache, as a user's daemon is warm.

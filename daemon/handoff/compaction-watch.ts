@@ -6,6 +6,7 @@
  * Compactions older than that (the session compacted before memd ran, a backfill) are scored when
  * someone asks about the session (`history`, issue 32): every boundary gets its survival score.
  */
+import { RpcError } from '../../shared/protocol/errors.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 
@@ -87,7 +88,15 @@ export function createCompactionWatch(deps: CompactionWatchDeps) {
 
   return {
     async check(sessionId: string): Promise<void> {
-      const { file, entries } = await deps.transcripts.mainEntries(sessionId);
+      const main = await deps.transcripts.mainEntries(sessionId).catch((error: unknown) => {
+        // Sub-agent transcripts only (Claude Code's cleanup took the main one), or a 2.0.x
+        // `agent-*` file's own name (filed under its parent session): no conversation compacted.
+        if (error instanceof RpcError && (error.kind === 'MainTranscriptMissing' || error.kind === 'NotFound'))
+          return null;
+        throw error;
+      });
+      if (main === null) return;
+      const { file, entries } = main;
       const at = lastBoundary(entries);
       const boundary = entries[at];
       if (boundary === undefined) return;

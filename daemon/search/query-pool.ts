@@ -11,6 +11,7 @@ import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { SearchStatus } from '../../shared/protocol/search.js';
 import type { Logger } from '../log/logger.js';
 import { workerScript } from '../workers/script.js';
+import { processCpuMs } from './cpu-time.js';
 import type { RawHit, SearchFilter } from './query.js';
 
 export interface SearchRequest {
@@ -56,6 +57,12 @@ const PROCESS_HEAP_MB = 128;
  */
 const HEAVY_QUERY_MS = 100;
 const HEAVY_NICENESS = 10;
+/**
+ * ...unless it used less CPU than this share of that time: then it was waiting for the CPU on a
+ * loaded machine, not working, and is looked at again after as long. Replacing its process would
+ * make the next query pay a cold one (120-380 ms measured under load, issue 33).
+ */
+const HEAVY_CPU_SHARE = 0.5;
 
 export interface SearchPoolOptions {
   dbPath: string;
@@ -91,6 +98,8 @@ interface Slot {
   heavyTimer: NodeJS.Timeout | null;
   /** The process was niced for a heavy query: replaced when that ends. */
   niced: boolean;
+  /** The process's CPU time when its query began (null: unknown, wall time decides). */
+  cpuAtStart: number | null;
 }
 
 function cancelled(): RpcError {
@@ -107,6 +116,7 @@ export function createSearchPool(options: SearchPoolOptions) {
     timer: null,
     heavyTimer: null,
     niced: false,
+    cpuAtStart: null,
   }));
   /** Each owner's waiting queries; the map's order is the owners' turn (one served goes last). */
   const queues = new Map<SearchOwner, Job[]>();
@@ -198,16 +208,24 @@ export function createSearchPool(options: SearchPoolOptions) {
   const begin = (slot: Slot, child: ChildProcess, job: Job) => {
     slot.startedAt = performance.now();
     slot.timer = setTimeout(() => stop(slot, 'deadline', timedOut()), options.deadlineMs);
-    slot.heavyTimer = setTimeout(() => {
+    slot.cpuAtStart = child.pid === undefined ? null : processCpuMs(child.pid);
+    const weigh = () => {
       slot.heavyTimer = null;
       if (slot.child !== child || child.pid === undefined) return;
+      const cpu = slot.cpuAtStart === null ? null : processCpuMs(child.pid);
+      if (cpu !== null && cpu - (slot.cpuAtStart as number) < HEAVY_QUERY_MS * HEAVY_CPU_SHARE) {
+        slot.cpuAtStart = cpu;
+        slot.heavyTimer = setTimeout(weigh, HEAVY_QUERY_MS);
+        return;
+      }
       try {
         setPriority(child.pid, HEAVY_NICENESS);
         slot.niced = true;
       } catch {
         // Not allowed here (a container's policy): the query runs on at its priority.
       }
-    }, HEAVY_QUERY_MS);
+    };
+    slot.heavyTimer = setTimeout(weigh, HEAVY_QUERY_MS);
     child.send({ id: job.id, filter: job.filter, now: job.now } satisfies SearchRequest);
   };
 

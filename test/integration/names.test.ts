@@ -21,7 +21,15 @@ import {
   writePlaceholderSession,
   writeTranscript,
 } from '../helpers/real-shapes.js';
-import { eventually, keepForFile, makeSandbox, runMemctl, type Sandbox, startDaemon } from '../helpers/sandbox.js';
+import {
+  type DaemonProcess,
+  eventually,
+  keepForFile,
+  makeSandbox,
+  runMemctl,
+  type Sandbox,
+  startDaemon,
+} from '../helpers/sandbox.js';
 
 const OLD = '1.0.58';
 const CWD = '/home/dev/src/shop';
@@ -202,11 +210,13 @@ function compactedSession(cwd: string): TranscriptWriter {
 
 /** One daemon over the whole corpus for the file: every test only reads. */
 let shared: Corpus;
+let daemon: DaemonProcess;
 
 beforeAll(async () => {
   const sandbox = makeSandbox();
   writeCorpus(sandbox.projectsDir);
-  keepForFile(sandbox, await startDaemon(sandbox));
+  daemon = await startDaemon(sandbox);
+  keepForFile(sandbox, daemon);
   const client = createClient({ env: sandbox.env, autostart: false });
   await eventually(async () => {
     const { ingest } = await client.daemonStatus();
@@ -257,6 +267,8 @@ describe('names people recognize', () => {
     expect(refused).toBeInstanceOf(RpcError);
     expect((refused as RpcError).kind).toBe('MainTranscriptMissing');
     expect((refused as RpcError).message).toContain(`main transcript ${IDS.orphan}.jsonl is missing`);
+    // Nothing to warn about: a session without its main transcript has no compaction to record.
+    expect(daemon.output()).not.toContain('could not record the compaction');
   });
 
   it('prints titles, the distinguishing end of each cwd, and why a session has no title', async () => {

@@ -5,6 +5,7 @@
  * client cancels it or goes away. The hostile query is MEMD_TEST_SEARCH_STALL's: one SQLite step
  * that never ends (what a hostile query is on a big index), so that nothing here depends on timing.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { RpcError } from '../../shared/protocol/errors.js';
@@ -22,9 +23,27 @@ async function caughtUp(client: Client): Promise<boolean> {
   return ingest.progress.state === 'live' && ingest.progress.filesPending === 0 && ingest.stats.files > 0;
 }
 
+/** The daemon's search processes: pid and niceness (/proc/<pid>/stat's 19th field). */
+function searchProcesses(daemonPid: number): { pid: number; nice: number }[] {
+  const found: { pid: number; nice: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) !== daemonPid) continue;
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes('query-process.js')) continue;
+      found.push({ pid: Number(entry), nice: Number(fields[16]) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
 async function daemonWith(
   deadlineMs: number,
-): Promise<{ sandbox: Sandbox; client: Client; search: () => Promise<SearchStatus> }> {
+): Promise<{ sandbox: Sandbox; client: Client; search: () => Promise<SearchStatus>; pid: number }> {
   const sandbox = makeSandbox();
   copyFixtureProjects(sandbox.projectsDir, ['coding-loop']);
   const daemon = await startDaemon(sandbox, undefined, {
@@ -35,7 +54,7 @@ async function daemonWith(
   keepForFile(sandbox, daemon);
   const client = createClient({ env: sandbox.env, autostart: false });
   await eventually(() => caughtUp(client), 'ingest to catch up');
-  return { sandbox, client, search: async () => (await client.daemonStatus()).search };
+  return { sandbox, client, search: async () => (await client.daemonStatus()).search, pid: daemon.pid };
 }
 
 /** The promise's outcome so far, without waiting for it. */
@@ -65,6 +84,34 @@ describe('a query past its deadline', () => {
     expect(hits.length).toBeGreaterThan(0);
     client.close();
   });
+});
+
+describe('a heavy query (issue 27, measured by CPU since issue 33)', () => {
+  it.skipIf(process.platform !== 'linux')(
+    'is niced once it has worked 100 ms, not while it only waits for the CPU',
+    async () => {
+      const { client, pid } = await daemonWith(LONG_DEADLINE_MS);
+      await client.searchQuery({ query: 'discount' });
+      // The first free process, the one that answered, takes the next query.
+      await eventually(async () => searchProcesses(pid).length > 0, 'a search process to start');
+      // Stopped before the query reaches them: it runs on the wall clock but uses no CPU, as on a
+      // loaded machine.
+      const processes = searchProcesses(pid);
+      for (const { pid: child } of processes) process.kill(child, 'SIGSTOP');
+      const stalled = client.searchQuery({ query: STALL }).catch((caught: unknown) => caught);
+      const waited = Date.now() + 400;
+      await eventually(async () => Date.now() > waited, 'four heavy marks to pass');
+      expect(searchProcesses(pid).every((found) => found.nice === 0)).toBe(true);
+      for (const { pid: child } of processes) process.kill(child, 'SIGCONT');
+      // Working, the stalled query's process is niced.
+      await eventually(
+        async () => searchProcesses(pid).some((found) => found.nice === 10),
+        'the busy process to be niced',
+      );
+      client.close();
+      await stalled;
+    },
+  );
 });
 
 describe('a hostile client', () => {
