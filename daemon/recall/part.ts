@@ -61,7 +61,7 @@ export function buildRecall(deps: RecallPartDeps): RecallService {
     weights: createTermWeights(deps.db, deps.log),
     transcripts: deps.transcripts,
     memdir: deps.memory.memdir,
-    injected: createInjectedBook(),
+    injected: createInjectedBook(deps.db),
     log: deps.log,
   });
 }

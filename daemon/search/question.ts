@@ -152,7 +152,7 @@ export function createQuestionSearch(db: Database.Database) {
       const held = new Set(forms.map((form) => form.form));
       for (const word of relatedWords(question.tokens, question.tokens.indexOf(term.token)))
         for (const form of stats.forms({ token: word, stem: stemOf(word) })) {
-          if (held.has(form.form) || held.size === MAX_RELATED_FORMS) continue;
+          if (form.documents === 0 || held.has(form.form) || held.size === MAX_RELATED_FORMS) continue;
           held.add(form.form);
           forms.push(form);
         }

@@ -322,6 +322,21 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: '',
     apply: addSpendKind,
   },
+  {
+    version: 29,
+    name: 'what recall injected in each session',
+    // Issue 33: a passage goes into a session's context once, across daemon restarts too (it was
+    // kept in memory). `at` orders a session's passages (the oldest go past a bound) and ages them out.
+    sql: `
+      CREATE TABLE IF NOT EXISTS recall_injected (
+        session_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        at         INTEGER NOT NULL,
+        PRIMARY KEY (session_id, key)
+      ) WITHOUT ROWID, STRICT;
+      CREATE INDEX IF NOT EXISTS recall_injected_at ON recall_injected (at);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createInjectedBook } from '../../../../daemon/recall/injected.js';
 import type { RecallPassage, RecallQuestion } from '../../../../daemon/recall/passages.js';
 import { courseText, createRecallService, type RecallDeps } from '../../../../daemon/recall/service.js';
 import { MEMD_RECALL_HEAD } from '../../../../shared/protocol/recall.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { memoryInjectedBook } from '../../../helpers/recall-book.js';
 
 const ASKING = 'aaaaaaaa-0000-4000-8000-000000000001';
 const PAST = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -70,7 +70,7 @@ function service(
       list: async (_project, scope) => ({ memories: scope === 'private' ? memories : [] }) as never,
       read: async (_project, _scope, name) => (memories.find((memory) => memory.name === name) ?? null) as never,
     },
-    injected: createInjectedBook(),
+    injected: memoryInjectedBook().book,
     log: fakeLogger(),
   };
   return { recall: createRecallService(deps), asked };
