@@ -4,10 +4,12 @@
  */
 import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
+import { idf } from '../../shared/search/relevance.js';
 import type { Logger } from '../log/logger.js';
 import type { MemdirStore } from '../memory/memdir/store.js';
 import { recallPassages } from '../search/recall.js';
 import type { SearchService } from '../search/service.js';
+import { createTermStats, type TermStats } from '../search/term-stats.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { createInjectedBook } from './injected.js';
 import { createRecallService, type RecallService } from './service.js';
@@ -23,32 +25,24 @@ export interface RecallPartDeps {
 }
 
 /**
- * Each word's inverse document frequency over the index's texts (BM25's form): a word in few
- * texts weighs more. A word the index does not hold weighs 0: no passage can hold it, so it says
- * nothing of which passage answers. Without the statistics (an index not built), 1 each.
+ * Each term's inverse document frequency over the index's lines (BM25's form, as search weighs a
+ * question: term-stats.ts on the daemon's connection): a term whose words are in few lines weighs
+ * more; one whose words the index does not hold weighs 0 (no passage can hold it). Without the
+ * statistics (an index not built), 1 each.
  */
 export function createTermWeights(db: Database.Database, log: Logger): TermWeights {
-  let lookup: { documents: () => number; rows: (term: string) => number } | null = null;
+  let stats: TermStats | null = null;
   try {
-    // A temp table: FTS5's own statistics, looked up by word (the search processes make the same).
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_vocab USING fts5vocab(main, 'search_fts', 'row')");
-    const rows = db.prepare('SELECT doc FROM temp.recall_vocab WHERE term = ?').pluck();
-    // Texts in the index: about one per entry (the rowid holds the entry and the text's kind).
-    const documents = db.prepare('SELECT coalesce(max(rowid), 0) FROM entries').pluck();
-    lookup = {
-      documents: () => Math.max(1, Number(documents.get() ?? 0)),
-      rows: (term) => Number(rows.get(term) ?? 0),
-    };
+    stats = createTermStats(db);
   } catch (error) {
     log.warn('recall weighs every word alike: the search index has no statistics', { error });
   }
-  return (words) => {
-    if (lookup === null) return words.map(() => 1);
-    const { rows } = lookup;
-    const total = lookup.documents();
-    return words.map((word) => {
-      const found = rows(word);
-      return found === 0 ? 0 : Math.log(1 + (total - found + 0.5) / (found + 0.5));
+  return (terms) => {
+    if (stats === null) return terms.map(() => 1);
+    const { lines } = stats.totals();
+    return terms.map((words) => {
+      const found = words.reduce((sum, word) => sum + (stats as TermStats).documents(word), 0);
+      return found === 0 ? 0 : idf(Math.min(found, lines), lines);
     });
   };
 }

@@ -1,24 +1,21 @@
 /**
  * The words of a question that mean something, and how much of them a passage holds (issue 33).
  * Recall injects a passage only when it holds enough of the question's weight: rare words weigh
- * more (their weight comes from the index's statistics, `TermWeights`), stop words and question
- * words are not counted, and a word matches its inflections (`fixed`, `fixes` and `fix`). This is
- * the threshold's own measure, apart from the search's ranking, so that it means the same whatever
- * ranks the candidates. Pure.
+ * more (their weight comes from the index's statistics, `TermWeights`), stop words, question words
+ * and chat filler are not counted, and a word matches its other forms and the words developers use
+ * for the same thing, as search's question does (shared/search/question.ts, related-words.ts). This
+ * is the threshold's own measure, apart from the search's ranking, so that it means the same
+ * whatever ranks the candidates (project memories are not in the index). Pure.
  */
 import { tokenize } from '../../shared/search/query-syntax.js';
+import { isStopWord, stemOf } from '../../shared/search/question.js';
+import { relatedWords } from '../../shared/search/related-words.js';
 
-/** Words that say nothing of a topic: English function words, question words, and chat filler. */
-const STOP_WORDS = new Set(
-  `a about above after again all also am an and any are as at be because been before being below between both but by
-  can could did do does doing done down during each few for from further had has have having he her here hers him his
-  how i if in into is it its itself just me more most my no nor not now of off on once only or other our ours out over
-  own same she should so some such than that the their them then there these they this those through to too under until
-  up very was we were what when where which while who whom why will with would you your yours yourself let lets let's
-  please thanks thank ok okay yes yeah sure hi hello hey again still really maybe might must shall may want need like
-  get got make made use used using go going try tried know think see look way thing things something anything
-  one two time last first next new old good bad right well also back even much many via etc able
-  session sessions claude memd earlier before previously ago remember recall past`
+/** Words of a prompt beyond search's stop words that say nothing of its topic: chat filler. */
+const CHAT_WORDS = new Set(
+  `yourself lets let's thanks thank ok okay yes yeah sure hi hello hey still really maybe might must shall may want
+  need like got make using go going try tried think see look new old good bad right well also back even much many
+  via etc able two first next also time claude memd`
     .split(/\s+/)
     .filter((word) => word !== ''),
 );
@@ -31,42 +28,40 @@ export const MAX_QUESTION_TERMS = 16;
 export interface QuestionTerm {
   /** The word as the index has it (lower case, accents folded). */
   word: string;
-  /** Its stem: what its inflections share. */
-  stem: string;
+  /** The stems a text's word may have to hold the term: the word's, and its related words'. */
+  stems: ReadonlySet<string>;
   weight: number;
 }
 
-/** The weight of each word, from the index's statistics (rarer: heavier); 1 each without them. */
-export type TermWeights = (words: readonly string[]) => readonly number[];
-
-/** `fixes`, `fixed`, `fixing` → `fix`, `retries` → `retry`; short words stay whole. A light suffix strip, not a stemmer. */
-export function stemOf(word: string): string {
-  const undouble = (stem: string) => (/([b-df-hj-np-tv-z])\1$/.test(stem) ? stem.slice(0, -1) : stem);
-  if (word.length >= 6 && /i(?:es|ed)$/.test(word)) return `${word.slice(0, -3)}y`;
-  if (word.length >= 6 && word.endsWith('ing')) return undouble(word.slice(0, -3));
-  if (word.length >= 5 && word.endsWith('ed')) return undouble(word.slice(0, -2));
-  if (word.length >= 5 && /(?:x|ch|sh|ss|z)es$/.test(word)) return word.slice(0, -2);
-  if (word.length >= 4 && word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
-  return word;
-}
+/**
+ * The weight of each term, from the index's statistics (rarer: heavier; 0 when the index holds
+ * none of its words); 1 each without them. A term is its word and its related words.
+ */
+export type TermWeights = (terms: readonly (readonly string[])[]) => readonly number[];
 
 function informative(word: string): boolean {
-  return word.length >= MIN_TERM_CHARS && !STOP_WORDS.has(word) && !/^\d+$/.test(word);
+  return word.length >= MIN_TERM_CHARS && !isStopWord(word) && !CHAT_WORDS.has(word) && !/^\d+$/.test(word);
 }
 
-/** The question's informative words, once each, weighted, the heaviest MAX_QUESTION_TERMS of them. */
+/** The question's informative words, once per stem, weighted, the heaviest MAX_QUESTION_TERMS of them. */
 export function questionTerms(question: string, weights: TermWeights): QuestionTerm[] {
-  const words = [...new Set(tokenize(question).filter(informative))];
-  if (words.length === 0) return [];
-  const weighed = weights(words);
-  // A word of weight 0 is one no passage holds (terms.ts's weights): it cannot tell passages apart.
-  const terms = words
-    .map((word, at) => ({ word, stem: stemOf(word), weight: weighed[at] ?? 1 }))
-    .filter((term) => term.weight > 0);
-  // The first stem of each: `retry` and `retries` are one term.
+  const tokens = tokenize(question);
   const seen = new Set<string>();
-  const once = terms.filter((term) => !seen.has(term.stem) && seen.add(term.stem));
-  return once.sort((a, b) => b.weight - a.weight).slice(0, MAX_QUESTION_TERMS);
+  const asked: { word: string; words: string[] }[] = [];
+  for (const [at, word] of tokens.entries()) {
+    // The first form of each: `retry` and `retries` are one term.
+    if (!informative(word) || seen.has(stemOf(word))) continue;
+    seen.add(stemOf(word));
+    asked.push({ word, words: [word, ...relatedWords(tokens, at)] });
+  }
+  if (asked.length === 0) return [];
+  const weighed = weights(asked.map((term) => term.words));
+  // A term of weight 0 is one no passage holds: it cannot tell passages apart.
+  return asked
+    .map((term, at) => ({ word: term.word, stems: new Set(term.words.map(stemOf)), weight: weighed[at] ?? 1 }))
+    .filter((term) => term.weight > 0)
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, MAX_QUESTION_TERMS);
 }
 
 /** The part of the terms' weight the text holds, 0-1, and how many terms it holds. */
@@ -77,7 +72,7 @@ export function coverage(terms: readonly QuestionTerm[], text: string): { share:
   let held = 0;
   let matched = 0;
   for (const term of terms) {
-    if (!stems.has(term.stem)) continue;
+    if (![...term.stems].some((stem) => stems.has(stem))) continue;
     held += term.weight;
     matched++;
   }
