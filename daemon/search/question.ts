@@ -17,6 +17,7 @@ import { tokenize } from '../../shared/search/query-syntax.js';
 import { type Question, questionOf, questionTerms, stemOf } from '../../shared/search/question.js';
 import { relatedWords } from '../../shared/search/related-words.js';
 import {
+  FIELD_WEIGHTS,
   idf,
   passageScore,
   recencyPrior,
@@ -51,6 +52,11 @@ const GROUPED_LINES = 300;
 const RESCORED_SESSIONS = 25;
 /** A session's lines read back and scored on their text, best first by their first score. */
 const PASSAGES_PER_SESSION = 2;
+/**
+ * A session's best passage that is not a prompt is recalled instead of its prompt when its words
+ * score this share of the prompt's.
+ */
+const ANSWER_SHARE = 0.6;
 /** A line longer is scored on its terms only: reading a 1 MB tool result back costs milliseconds. */
 const MAX_RESCORED_LINE_BYTES = 64 * 1024;
 /** What a session's other lines add: this share of the weight of the terms its best passage lacks. */
@@ -291,20 +297,32 @@ export function createQuestionSearch(db: Database.Database) {
 
     // The best sessions scored on their lines' text.
     const { averageLength } = stats.totals();
+    const readBack = (line: Located) => {
+      const hit = { ...line, kind: kindAt(line.kind) };
+      const text = line.length > MAX_RESCORED_LINE_BYTES ? null : reader.text(hit);
+      const scored =
+        text === null
+          ? { score: firstOf(line), present: presentOf(line) }
+          : passageScore(tokenize(text), terms, hit.kind, averageLength);
+      return { line, ...scored, text };
+    };
+    const isPrompt = (line: Located) => kindAt(line.kind) === 'prompt';
     const rescored = ranked.slice(0, RESCORED_SESSIONS).map(({ session }) => {
-      let best: { line: Located; score: number; present: number; text: string | null } | null = null;
-      for (const line of session.lines.slice(0, PASSAGES_PER_SESSION)) {
-        const hit = { ...line, kind: kindAt(line.kind) };
-        const text = line.length > MAX_RESCORED_LINE_BYTES ? null : reader.text(hit);
-        const scored =
-          text === null
-            ? { score: firstOf(line), present: presentOf(line) }
-            : passageScore(tokenize(text), terms, hit.kind, averageLength);
-        if (best === null || scored.score > best.score) best = { line, ...scored, text };
+      const read = session.lines.slice(0, PASSAGES_PER_SESSION).map(readBack);
+      const top = read.reduce((best, passage) => (passage.score > best.score ? passage : best));
+      // Recall's passage (filter.question: the hooks, the MCP tool) is what the session said or did
+      // about the question when it comes close: a prompt only asks it again.
+      let answer: (typeof read)[number] | undefined;
+      if (filter.question === true && isPrompt(top.line)) {
+        const other = session.lines.find((line) => !isPrompt(line));
+        const passage = other === undefined ? undefined : (read.find((done) => done.line === other) ?? readBack(other));
+        // Compared on their words, the prompt's field weight set aside.
+        const words = (scored: { line: Located; score: number }) =>
+          scored.score / FIELD_WEIGHTS[kindAt(scored.line.kind)];
+        if (passage !== undefined && words(passage) >= words(top) * ANSWER_SHARE) answer = passage;
       }
-      const top = best as NonNullable<typeof best>;
       return {
-        ...top,
+        ...(answer ?? top),
         score: sessionScore(top.score, top.present, session.present | top.present, top.line),
       };
     });

@@ -203,6 +203,9 @@ describe('recall through the hooks', () => {
     expect(context).toMatch(/<<<memd-data [0-9a-f]+>>>/);
     expect(context).toContain(`memctl search --context ${FIXED.slice(0, 8)}:`);
     expect(context).toContain('shop · 2026-11-02');
+    // What the session did about it, not its prompt asking the same again.
+    expect(context).toContain('now answers through a fake webhook');
+    expect(context).not.toContain('Fix it.');
     // Never the asking session's own lines, nor memd's own recalled block.
     expect(context).not.toContain(ASKING.slice(0, 8));
     expect(context).not.toContain(RECALLED.slice(0, 8));
