@@ -110,7 +110,10 @@ const TEMPLATES = {
 const HELD_OUT_TEMPLATES = {
   timeout: [
     { keys: ['op'], text: (f) => `${f.op} keeps hanging until it gives up after ${f.ms}ms, what did we do about it?` },
-    { keys: ['area', 'noun', 'verb'], text: (f) => `the ${f.area} ${f.noun} ${f.verbIng} job kept running out of time` },
+    {
+      keys: ['area', 'noun', 'verb'],
+      text: (f) => `the ${f.area} ${f.noun} ${f.verbIng} job kept running out of time`,
+    },
   ],
   flaky: [
     { keys: ['test'], text: (f) => `${f.test} was intermittent on CI, what was the root cause?` },
