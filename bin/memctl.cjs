@@ -19,6 +19,8 @@ const MAIN = join(ROOT, 'dist', 'client', 'memctl', 'main.js');
  * `npm run build`): required here, they run without node's ES module loader or main.js.
  */
 const QUICK = join(ROOT, 'dist', 'client', 'memctl', 'quick.cjs');
+/** The command line (what main.js runs for everything without a quick path). */
+const CLI = join(ROOT, 'dist', 'client', 'memctl', 'cli.js');
 /**
  * `npm run build` swaps dist/ in with two renames (microseconds apart); longer than this, no build
  * is about to land. Short, because a fresh clone pays it on every hook until its first build.
@@ -38,6 +40,11 @@ const failsOpen = command === 'hook' || command === 'statusline';
  * quick path in main.js (quick/session-start.ts, not in the bundle) and goes there at once.
  */
 const triesQuick = command === 'statusline' || (command === 'hook' && subcommand !== 'session-start');
+/** The reports quick.cjs prints while a daemon answers (quick/run.ts runReportQuick). */
+const triesReport =
+  ['usage', 'status', 'sessions', 'search'].includes(command) &&
+  !process.argv.includes('--help') &&
+  !process.argv.includes('-h');
 const notBuilt = `memd is not built: ${MAIN} is missing (run npm run build in ${ROOT})`;
 
 function waitForMain() {
@@ -162,6 +169,24 @@ function runQuickOrMain() {
   }, failed);
 }
 
+/**
+ * `usage`, `status`, `sessions` and `search` from quick.cjs while a daemon answers (issue 34); what the quick
+ * path cannot do (no daemon, an error to explain) the command line does (cli.js, as main.js would).
+ */
+function runReportOrCli() {
+  let quick;
+  try {
+    quick = require(QUICK);
+  } catch (error) {
+    return failed(error);
+  }
+  quick.runReportQuick(process.argv.slice(2)).then((code) => {
+    if (code === null) import(pathToFileURL(CLI).href).catch(failed);
+    else process.exitCode = code;
+  }, failed);
+}
+
 if (!waitForMain()) notBuiltAnswer();
 else if (triesQuick) runQuickOrMain();
+else if (triesReport) runReportOrCli();
 else runMain();

@@ -264,20 +264,54 @@ describe('memctl loads no daemon code', () => {
         expect(new Set(oursOf(loaded)), `${relative(ROOT, entry)} ${args.join(' ')}`).toEqual(new Set(expected));
       }
     }
-    // What the bundle holds: the quick path's modules, and the small shared ones they use.
+    // What the bundle holds: the quick path's modules, the small shared ones they use, and the
+    // reports' pages (issue 34: usage, status, sessions, search), their views and the protocol's
+    // schemas they validate answers with; never the command line, the client library or a dependency.
     const { bundled } = createRequire(import.meta.url)(join(ROOT, QUICK_BUNDLE)) as { bundled: string[] };
     expect(
       bundled.filter(
         (file) =>
           !/^client\/memctl\/quick\/[a-z-]+\.js$|^shared\/(paths|statusline\/format|protocol\/window|protocol\/recall-hook|transcript\/(thresholds|models))\.js$/.test(
             file,
+          ) &&
+          !/^client\/memctl\/(output|usage-args|search-page|sessions-page|views\/[a-z-]+)\.js$|^shared\/(protocol|text|usage)\/[a-z-]+\.js$/.test(
+            file,
           ),
       ),
     ).toEqual([]);
+    expect(bundled.filter((file) => /^client\/(index|client|memctl\/(cli|context|commands\/))/.test(file))).toEqual([]);
     expect(bundled).toEqual(
       expect.arrayContaining(['client/memctl/quick/call.js', 'client/memctl/quick/statusline.js']),
     );
     expect(bundled).not.toContain('client/memctl/quick/session-start.js');
+  });
+
+  it('the reports users type (usage, status, sessions, search) load only quick.cjs while a daemon answers, and print what the full command prints (issue 34)', async () => {
+    const sandbox = makeSandbox();
+    await startDaemon(sandbox);
+    const rootUrl = pathToFileURL(ROOT).href;
+    const oursOf = (entries: string[]) =>
+      entries
+        .map((entry) => (entry.startsWith(`${rootUrl}/`) ? entry.slice(rootUrl.length + 1) : relative(ROOT, entry)))
+        .filter((file) => /^(bin|dist)\//.test(file));
+    for (const args of [['usage'], ['status'], ['sessions'], ['sessions', '--json'], ['search', 'retry', 'timeout']]) {
+      const recorder = writeLoadRecorder();
+      const log = join(dirname(recorder), 'loaded.txt');
+      writeFileSync(log, '');
+      const quick = await runNode(['--import', pathToFileURL(recorder).href, MEMCTL_COMMAND, ...args], {
+        ...sandbox.env,
+        MEMD_TEST_LOAD_LOG: log,
+      });
+      expect(quick, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
+      const loaded = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
+      expect(new Set(oursOf(loaded)), args.join(' ')).toEqual(new Set(['bin/memctl.cjs', QUICK_BUNDLE]));
+      // The command line prints the same (status's counters aside: each run is one more request).
+      const full = await runNode([join(DIST, 'client/memctl/cli.js'), ...args], sandbox.env);
+      const steady = (text: string) => text.replace(/up \S+|\d+ requests served|[\d.]+ MiB (RSS|heap)/g, '');
+      expect(steady(quick.stdout), args.join(' ')).toBe(steady(full.stdout));
+    }
   });
 
   it("SessionStart of a new session loads its quick module and memd's start, not the command line, the client library or the handoff code; a resumed one goes on to them", async () => {

@@ -12,12 +12,6 @@ import { parseAnswer } from '../../../shared/protocol/schema.js';
 import {
   askingSessionOf,
   describeSegment,
-  MATCH_CLOSE,
-  MATCH_OPEN,
-  SEARCH_KINDS,
-  type SearchHit,
-  type SearchKind,
-  type SearchQueryResult,
   searchContextResultSchema,
   searchQueryResultSchema,
 } from '../../../shared/protocol/search.js';
@@ -25,127 +19,10 @@ import { stripAnsi } from '../../../shared/text/ansi.js';
 import { excerptAround, queryTerms } from '../../../shared/text/excerpt.js';
 import { searchFilled } from '../../search-pages.js';
 import { type Command, UsageError } from '../context.js';
-import type { Output } from '../output.js';
-import { formatAge } from '../views/sessions.js';
+import { parseSearchArgs, searchPage, searchParams } from '../search-page.js';
 
-const MAX_LIMIT = 100;
 /** Characters of each message `--context` prints: enough to read, short enough to scan. */
 const CONTEXT_CHARS = 600;
-const SESSION_ID_CHARS = 8;
-
-interface SearchArgs {
-  query?: string;
-  context?: string;
-  project?: string;
-  sessionId?: string;
-  since?: string;
-  until?: string;
-  kinds?: SearchKind[];
-  limit?: number;
-  cursor?: string;
-  before?: number;
-  after?: number;
-  near?: string;
-}
-
-/** A word the shell passes as it is; any other is single-quoted. */
-const SHELL_SAFE = /^[\p{L}\p{N}_./:@%+=,-]+$/u;
-const shellWord = (word: string): string => (SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
-
-function parseArgs(args: string[]): SearchArgs {
-  const parsed: SearchArgs = {};
-  const words: string[] = [];
-  const value = (flag: string, index: number): string => {
-    const next = args[index];
-    if (next === undefined) throw new UsageError(`${flag} takes a value`);
-    return next;
-  };
-  const count = (flag: string, text: string, max: number): number => {
-    const number = Number(text);
-    if (!Number.isSafeInteger(number) || number < 0 || number > max)
-      throw new UsageError(`${flag} takes a number from 0 to ${max}`);
-    return number;
-  };
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index] as string;
-    if (arg === '--project') parsed.project = value(arg, ++index);
-    else if (arg === '--session') parsed.sessionId = value(arg, ++index);
-    else if (arg === '--since') parsed.since = value(arg, ++index);
-    else if (arg === '--until') parsed.until = value(arg, ++index);
-    else if (arg === '--cursor') parsed.cursor = value(arg, ++index);
-    else if (arg === '--context') parsed.context = value(arg, ++index);
-    else if (arg === '--near') parsed.near = value(arg, ++index);
-    else if (arg === '--before') parsed.before = count(arg, value(arg, ++index), 50);
-    else if (arg === '--after') parsed.after = count(arg, value(arg, ++index), 50);
-    else if (arg === '--limit') parsed.limit = Math.max(1, count(arg, value(arg, ++index), MAX_LIMIT));
-    else if (arg === '--kind') {
-      const kind = value(arg, ++index);
-      if (!(SEARCH_KINDS as readonly string[]).includes(kind))
-        throw new UsageError(`--kind takes one of ${SEARCH_KINDS.join(', ')}`);
-      parsed.kinds = [...(parsed.kinds ?? []), kind as SearchKind];
-    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
-    else words.push(arg);
-  }
-  if (words.length > 0) parsed.query = words.join(' ');
-  if ((parsed.query === undefined) === (parsed.context === undefined))
-    throw new UsageError('search takes a QUERY, or --context SESSION:UUID');
-  return parsed;
-}
-
-function highlight(snippet: string, out: Output): string {
-  return snippet.replace(new RegExp(`${MATCH_OPEN}([^${MATCH_CLOSE}]*)${MATCH_CLOSE}`, 'g'), (_match, term: string) =>
-    out.bold(out.yellow(term)),
-  );
-}
-
-/** Hits grouped by session, in the order of each session's best hit. */
-function renderHits(hits: readonly SearchHit[], out: Output, now: number): string[] {
-  const groups = new Map<string, SearchHit[]>();
-  for (const hit of hits) groups.set(hit.sessionId, [...(groups.get(hit.sessionId) ?? []), hit]);
-  const lines: string[] = [];
-  for (const [sessionId, group] of groups) {
-    const first = group[0] as SearchHit;
-    lines.push(
-      `${out.bold(first.title ?? '(untitled)')}  ${out.dim(`${sessionId.slice(0, SESSION_ID_CHARS)} · ${first.projectName ?? first.project}`)}`,
-    );
-    for (const hit of group) {
-      const snippet =
-        hit.snippet === null
-          ? out.dim('(its transcript is gone: the line is indexed, its text cannot be shown)')
-          : highlight(stripAnsi(hit.snippet), out);
-      lines.push(`  ${hit.kind.padEnd(9)} ${formatAge(hit.timestamp, now).padEnd(8)} ${snippet}`);
-      // The first matched word goes with the reference, so that --context shows the match.
-      const near = hit.snippet === null ? undefined : queryTerms(hit.snippet)[0];
-      const reference = `--context ${sessionId.slice(0, SESSION_ID_CHARS)}:${hit.uuid}${near === undefined ? '' : ` --near ${shellWord(near)}`}`;
-      if (hit.uuid !== null) lines.push(`  ${' '.repeat(18)}${out.dim(reference)}`);
-    }
-    lines.push('');
-  }
-  return lines;
-}
-
-/**
- * What the page covers (issue 28): the sessions it shows, and whether that is every session the
- * query matches, or the command that goes on from where it stopped.
- */
-function pageEnd(result: SearchQueryResult, args: readonly string[], continued: boolean): string[] {
-  const sessions = new Set(result.hits.map((hit) => hit.sessionId)).size;
-  if (result.nextCursor === null) {
-    if (result.hits.length === 0) return [];
-    return [
-      continued
-        ? `the last of the hits: ${plural(sessions, 'session')} on this page`
-        : `every hit: ${plural(sessions, 'session')} in all`,
-    ];
-  }
-  const rest = args.filter((_arg, index) => args[index] !== '--cursor' && args[index - 1] !== '--cursor');
-  return [
-    `${plural(sessions, 'session')} on this page; more hits (and maybe more sessions) follow:`,
-    `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`,
-  ];
-}
-
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 function blockText(block: ContentBlock): string {
   const record = block as unknown as Record<string, unknown>;
@@ -167,7 +44,8 @@ function blockText(block: ContentBlock): string {
 }
 
 export const search: Command = async (ctx) => {
-  const args = parseArgs(ctx.args);
+  const args = parseSearchArgs(ctx.args);
+  if (typeof args === 'string') throw new UsageError(args);
   const client = ctx.client();
   try {
     if (args.context !== undefined) {
@@ -204,41 +82,19 @@ export const search: Command = async (ctx) => {
       }
       return 0;
     }
-    const { project, sessionId, since, until, kinds, limit, cursor } = args;
-    const query = args.query as string;
     // Run from a Bash call of a session, its own turn (this very command) is no hit (issue 28).
     const asking = askingSessionOf(ctx.env);
     // A page its time budget cut is followed (client/search-pages.ts): what is there is found.
-    const answer = await searchFilled((params) => client.searchQuery(params), {
-      query,
-      ...(project === undefined ? {} : { project }),
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(since === undefined ? {} : { since }),
-      ...(until === undefined ? {} : { until }),
-      ...(kinds === undefined ? {} : { kinds }),
-      ...(limit === undefined ? {} : { limit }),
-      ...(asking === undefined ? {} : { askingSession: asking }),
-      ...(cursor === undefined ? {} : { cursor }),
-    });
+    const answer = await searchFilled((params) => client.searchQuery(params), searchParams(args, asking));
     if (ctx.json) ctx.out.out(JSON.stringify(answer));
-    else {
-      const result = parseAnswer(searchQueryResultSchema, answer, 'search.query');
-      if (result.index.state === 'building')
-        ctx.out.out(
-          ctx.out.yellow(
-            `the index is still reading older transcripts (${result.index.filesDone} of ${result.index.filesTotal} files): hits may be missing`,
-          ),
-        );
-      if (result.hits.length === 0) ctx.out.out(result.nextCursor === null ? 'no hits' : 'no hits yet');
-      for (const line of renderHits(result.hits, ctx.out, Date.now())) ctx.out.out(line);
-      for (const line of pageEnd(result, ctx.args, cursor !== undefined)) ctx.out.out(ctx.out.dim(line));
-      if (result.partial === true)
-        ctx.out.out(
-          ctx.out.yellow(
-            'the search ran out of time before the page was full: more hits may exist (the --cursor above goes on from where it stopped)',
-          ),
-        );
-    }
+    else
+      for (const line of searchPage(
+        parseAnswer(searchQueryResultSchema, answer, 'search.query'),
+        ctx.args,
+        args.cursor !== undefined,
+        ctx.out,
+      ))
+        ctx.out.out(line);
     return 0;
   } finally {
     client.close();
