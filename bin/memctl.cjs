@@ -19,6 +19,8 @@ const MAIN = join(ROOT, 'dist', 'client', 'memctl', 'main.js');
  * `npm run build`): required here, they run without node's ES module loader or main.js.
  */
 const QUICK = join(ROOT, 'dist', 'client', 'memctl', 'quick.cjs');
+/** The reports users type (quick/reports-run.ts), bundled by `npm run build` as quick.cjs is. */
+const REPORTS = join(ROOT, 'dist', 'client', 'memctl', 'reports.cjs');
 /** The command line (what main.js runs for everything without a quick path). */
 const CLI = join(ROOT, 'dist', 'client', 'memctl', 'cli.js');
 /**
@@ -40,7 +42,7 @@ const failsOpen = command === 'hook' || command === 'statusline';
  * quick path in main.js (quick/session-start.ts, not in the bundle) and goes there at once.
  */
 const triesQuick = command === 'statusline' || (command === 'hook' && subcommand !== 'session-start');
-/** The reports quick.cjs prints while a daemon answers (quick/run.ts runReportQuick). */
+/** The reports reports.cjs prints while a daemon answers (quick/reports-run.ts). */
 const triesReport =
   ['usage', 'status', 'sessions', 'search'].includes(command) &&
   !process.argv.includes('--help') &&
@@ -170,17 +172,17 @@ function runQuickOrMain() {
 }
 
 /**
- * `usage`, `status`, `sessions` and `search` from quick.cjs while a daemon answers (issue 34); what the quick
+ * `usage`, `status`, `sessions` and `search` from reports.cjs while a daemon answers (issue 34); what the quick
  * path cannot do (no daemon, an error to explain) the command line does (cli.js, as main.js would).
  */
 function runReportOrCli() {
-  let quick;
+  let reports;
   try {
-    quick = require(QUICK);
+    reports = require(REPORTS);
   } catch (error) {
     return failed(error);
   }
-  quick.runReportQuick(process.argv.slice(2)).then((code) => {
+  reports.runReportQuick(process.argv.slice(2)).then((code) => {
     if (code === null) import(pathToFileURL(CLI).href).catch(failed);
     else process.exitCode = code;
   }, failed);

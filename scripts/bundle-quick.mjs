@@ -21,6 +21,12 @@ import vm from 'node:vm';
 export const QUICK_ENTRY = 'client/memctl/quick/run.js';
 /** Where the bundle goes, relative to dist/; main.ts and bin/memctl.cjs load it from there. */
 export const QUICK_BUNDLE = 'client/memctl/quick.cjs';
+/**
+ * The reports users type (`usage`, `status`, `sessions`, `search`, issue 34) as a bundle of their
+ * own: in quick.cjs they made every status line and hook read and compile their views and schemas.
+ */
+export const REPORTS_ENTRY = 'client/memctl/quick/reports-run.js';
+export const REPORTS_BUNDLE = 'client/memctl/reports.cjs';
 
 /** `require("x")` and `require('x')` as transpileModule writes them (static and dynamic imports alike). */
 const REQUIRE_CALL = /\brequire\((["'])([^"']+)\1\)/g;
@@ -94,9 +100,14 @@ module.exports = { ...load(${JSON.stringify(entry)}), bundled: Object.keys(MODUL
 `;
 }
 
-/** Writes dist/client/memctl/quick.cjs, after checking that node can compile it. */
+/** Writes dist/client/memctl/quick.cjs and reports.cjs, after checking that node can compile them. */
 export function bundleQuick(dist) {
-  const source = bundleSource(dist);
-  new vm.Script(source, { filename: QUICK_BUNDLE });
-  writeFileSync(join(dist, QUICK_BUNDLE), source);
+  for (const [entry, bundle] of [
+    [QUICK_ENTRY, QUICK_BUNDLE],
+    [REPORTS_ENTRY, REPORTS_BUNDLE],
+  ]) {
+    const source = bundleSource(dist, entry);
+    new vm.Script(source, { filename: bundle });
+    writeFileSync(join(dist, bundle), source);
+  }
 }

@@ -120,6 +120,8 @@ describe('memd packed and installed with npm install -g --prefix', () => {
       'dist/client/memctl/main.js',
       // The status line and the turn hooks, bundled by npm run build (scripts/bundle-quick.mjs).
       'dist/client/memctl/quick.cjs',
+      // The reports users type (issue 34), bundled the same way.
+      'dist/client/memctl/reports.cjs',
       'dist/daemon/main.js',
       'systemd/memd.service',
     ])

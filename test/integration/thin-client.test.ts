@@ -29,6 +29,7 @@ const DIST = join(ROOT, 'dist');
 const MEMCTL_COMMAND = join(ROOT, 'bin/memctl.cjs');
 /** The status line and the turn hooks as `npm run build` bundles them (scripts/bundle-quick.mjs). */
 const QUICK_BUNDLE = 'dist/client/memctl/quick.cjs';
+const REPORTS_BUNDLE = 'dist/client/memctl/reports.cjs';
 const CLIENT_ENTRY_POINTS = [join(DIST, 'client/index.js'), join(DIST, 'client/memctl/main.js')];
 
 /**
@@ -264,29 +265,35 @@ describe('memctl loads no daemon code', () => {
         expect(new Set(oursOf(loaded)), `${relative(ROOT, entry)} ${args.join(' ')}`).toEqual(new Set(expected));
       }
     }
-    // What the bundle holds: the quick path's modules, the small shared ones they use, and the
-    // reports' pages (issue 34: usage, status, sessions, search), their views and the protocol's
-    // schemas they validate answers with; never the command line, the client library or a dependency.
+    // What the bundle holds: the quick path's modules, and the small shared ones they use.
     const { bundled } = createRequire(import.meta.url)(join(ROOT, QUICK_BUNDLE)) as { bundled: string[] };
     expect(
       bundled.filter(
         (file) =>
           !/^client\/memctl\/quick\/[a-z-]+\.js$|^shared\/(paths|statusline\/format|protocol\/window|protocol\/recall-hook|transcript\/(thresholds|models))\.js$/.test(
             file,
-          ) &&
-          !/^client\/memctl\/(output|usage-args|search-page|sessions-page|views\/[a-z-]+)\.js$|^shared\/(protocol|text|usage)\/[a-z-]+\.js$/.test(
+          ),
+      ),
+    ).toEqual([]);
+    // The reports' bundle: their pages, views and the protocol's schemas, never the command line,
+    // the client library or a dependency.
+    const reports = (createRequire(import.meta.url)(join(ROOT, REPORTS_BUNDLE)) as { bundled: string[] }).bundled;
+    expect(
+      reports.filter(
+        (file) =>
+          !/^client\/memctl\/(quick\/[a-z-]+|output|usage-args|search-page|sessions-page|views\/[a-z-]+)\.js$|^shared\/(paths|protocol\/[a-z-]+|text\/[a-z-]+|usage\/[a-z-]+|statusline\/format|transcript\/[a-z-]+)\.js$/.test(
             file,
           ),
       ),
     ).toEqual([]);
-    expect(bundled.filter((file) => /^client\/(index|client|memctl\/(cli|context|commands\/))/.test(file))).toEqual([]);
+    expect(bundled).not.toContain('client/memctl/views/status.js');
     expect(bundled).toEqual(
       expect.arrayContaining(['client/memctl/quick/call.js', 'client/memctl/quick/statusline.js']),
     );
     expect(bundled).not.toContain('client/memctl/quick/session-start.js');
   });
 
-  it('the reports users type (usage, status, sessions, search) load only quick.cjs while a daemon answers, and print what the full command prints (issue 34)', async () => {
+  it('the reports users type (usage, status, sessions, search) load only reports.cjs while a daemon answers, and print what the full command prints (issue 34)', async () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
     const rootUrl = pathToFileURL(ROOT).href;
@@ -306,7 +313,7 @@ describe('memctl loads no daemon code', () => {
       const loaded = readFileSync(log, 'utf8')
         .split('\n')
         .filter((line) => line !== '');
-      expect(new Set(oursOf(loaded)), args.join(' ')).toEqual(new Set(['bin/memctl.cjs', QUICK_BUNDLE]));
+      expect(new Set(oursOf(loaded)), args.join(' ')).toEqual(new Set(['bin/memctl.cjs', REPORTS_BUNDLE]));
       // The command line prints the same (status's counters aside: each run is one more request).
       const full = await runNode([join(DIST, 'client/memctl/cli.js'), ...args], sandbox.env);
       const steady = (text: string) => text.replace(/up \S+|\d+ requests served|[\d.]+ MiB (RSS|heap)/g, '');

@@ -6,24 +6,8 @@
  * into one CommonJS file by `npm run build` (scripts/bundle-quick.mjs): loading it spares node's ES
  * module loader and a file read and compile per module, more than half of what the status line
  * added to node's own start (1.35× → 1.15× `node -e 0` in CPU time, issue 31).
- * Each command's module is loaded only when that command runs. The reports users type (`usage`,
- * `status`, `sessions`, `search`) come the same way (issue 34: each within 1.3× `node -e 0`).
+ * Each command's module is loaded only when that command runs.
  */
-
-/**
- * The reports a user types (issue 34): `usage`, `status`, `sessions`, `search`, each while a daemon answers;
- * the exit code, or null when the full command must run (no daemon, an error to explain, arguments
- * the quick path does not take).
- */
-export async function runReportQuick(argv: readonly string[]): Promise<number | null> {
-  const [command, ...rest] = argv;
-  if (rest.includes('--help') || rest.includes('-h') || rest.includes('--no-autostart')) return null;
-  if (command === 'usage') return (await import('./usage.js')).runUsageQuick(rest);
-  if (command === 'status') return (await import('./sessions.js')).runStatusQuick(rest);
-  if (command === 'sessions') return (await import('./sessions.js')).runSessionsQuick(rest);
-  if (command === 'search') return (await import('./search.js')).runSearchQuick(rest);
-  return null;
-}
 
 /** Whether `argv` (memctl's arguments) names one of these commands; if so, it has run. */
 export async function runQuick(argv: readonly string[]): Promise<boolean> {
