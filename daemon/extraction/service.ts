@@ -312,12 +312,16 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
       const last = jobs.lastExtraction(sessionId);
       const held = heldFor(sessionId);
       const lock = held === undefined ? null : { owner: held.owner, expiresAt: held.expiresAt };
+      // One read of the session's spend: its extraction's share is one of the kinds (every session
+      // listed asks, `memctl sessions` fifty at once).
+      const byKind = jobs.spend.kindsOfSession(sessionId);
+      const extraction = byKind.find((kind) => kind.kind === 'extraction');
       return {
         extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
         lock,
-        spentUsd: jobs.spend.ofSession(sessionId),
-        spentTokens: jobs.spend.tokensOfSession(sessionId),
-        spentByKind: jobs.spend.kindsOfSession(sessionId),
+        spentUsd: extraction?.usd ?? 0,
+        spentTokens: extraction?.tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        spentByKind: byKind,
         // Before migration 24 memd kept no writer: a session it extracted holds memd's summary.
         writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),
       };
