@@ -6,6 +6,8 @@ import type { SessionList } from '../../shared/protocol/sessions.js';
 import type { Output } from './output.js';
 import { renderSessionTable } from './views/sessions.js';
 
+/** The most recent sessions `memctl status` shows under the daemon's status; `memctl sessions` lists all. */
+export const STATUS_SESSION_ROWS = 10;
 /** What one screen shows; `--limit` asks for more (the daemon allows up to 10,000 a page). */
 const DEFAULT_ROWS = 50;
 const MAX_ROWS = 10_000;

@@ -5,11 +5,10 @@ import { usageStatusResultSchema } from '../../../shared/protocol/forecast.js';
 import { answerOrNull } from '../../../shared/protocol/schema.js';
 import type { Client } from '../../index.js';
 import { type Command, UsageError } from '../context.js';
+import { STATUS_SESSION_ROWS } from '../sessions-page.js';
 import { renderSessionTable } from '../views/sessions.js';
 import { renderStatus } from '../views/status.js';
 
-/** The most recent sessions shown under the daemon's status; `memctl sessions` lists all. */
-const STATUS_SESSION_ROWS = 10;
 const VERBOSE_FLAGS = new Set(['-v', '--verbose']);
 
 /**

@@ -8,7 +8,7 @@ import { daemonStatusSchema } from '../../../shared/protocol/daemon.js';
 import { answerOrNull } from '../../../shared/protocol/schema.js';
 import { sessionListSchema } from '../../../shared/protocol/sessions.js';
 import { createOutput } from '../output.js';
-import { parseSessionsArgs, sessionsPage, sessionsParams } from '../sessions-page.js';
+import { parseSessionsArgs, STATUS_SESSION_ROWS, sessionsPage, sessionsParams } from '../sessions-page.js';
 import { renderSessionTable } from '../views/sessions.js';
 import { renderStatus } from '../views/status.js';
 import { quickCalls, socketPathOf } from './call.js';
@@ -16,8 +16,6 @@ import { printLines } from './print.js';
 
 /** A daemon slower than this (a long backfill commit) gets the full client's patience instead. */
 const QUICK_DEADLINE_MS = 2_000;
-/** The most recent sessions shown under the daemon's status (commands/status.ts's STATUS_SESSION_ROWS). */
-const STATUS_SESSION_ROWS = 10;
 
 /** `--json` taken out: whether it was there, and the rest. */
 function jsonFlag(argv: readonly string[]): { json: boolean; args: string[] } {

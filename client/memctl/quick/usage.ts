@@ -8,6 +8,7 @@ import { createOutput } from '../output.js';
 import { asUsageReport, parseUsageArgs, reportParams } from '../usage-args.js';
 import { renderUsage } from '../views/usage-report.js';
 import { quickCall, socketPathOf } from './call.js';
+import { printLines } from './print.js';
 
 /** A report reads a few thousand rows; a daemon slower than this (a long backfill commit) gets the full client's patience instead. */
 const USAGE_QUICK_DEADLINE_MS = 2_000;
@@ -27,12 +28,6 @@ export async function runUsageQuick(
   );
   const report = answer?.ok === true ? asUsageReport(answer.result) : null;
   if (report === null) return null;
-  // A reader that goes away early (`memctl usage | head -3`) is not a failure.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-  });
-  const out = createOutput(env);
-  if (args.json) out.out(JSON.stringify(report));
-  else for (const line of renderUsage(report, out, process.stdout.columns)) out.out(line);
+  printLines(args.json ? [JSON.stringify(report)] : renderUsage(report, createOutput(env), process.stdout.columns));
   return 0;
 }
