@@ -158,17 +158,22 @@ function runMain() {
   import(pathToFileURL(MAIN).href).catch(failed);
 }
 
-/** The status line and the turn hooks from quick.cjs; the other hooks (it says which it ran) from main.js. */
-function runQuickOrMain() {
-  let quick;
+/** Runs `run` on the bundle at `path` (a CommonJS file `npm run build` makes), failing as a load failure does when it cannot be read. */
+function fromBundle(path, run) {
+  let bundle;
   try {
-    quick = require(QUICK);
+    bundle = require(path);
   } catch (error) {
     return failed(error);
   }
-  quick.runQuick(process.argv.slice(2)).then((ran) => {
-    if (!ran) runMain();
-  }, failed);
+  run(bundle).catch(failed);
+}
+
+/** The status line and the turn hooks from quick.cjs; the other hooks (it says which it ran) from main.js. */
+function runQuickOrMain() {
+  fromBundle(QUICK, async (quick) => {
+    if (!(await quick.runQuick(process.argv.slice(2)))) runMain();
+  });
 }
 
 /**
@@ -176,16 +181,11 @@ function runQuickOrMain() {
  * path cannot do (no daemon, an error to explain) the command line does (cli.js, as main.js would).
  */
 function runReportOrCli() {
-  let reports;
-  try {
-    reports = require(REPORTS);
-  } catch (error) {
-    return failed(error);
-  }
-  reports.runReportQuick(process.argv.slice(2)).then((code) => {
+  fromBundle(REPORTS, async (reports) => {
+    const code = await reports.runReportQuick(process.argv.slice(2));
     if (code === null) import(pathToFileURL(CLI).href).catch(failed);
     else process.exitCode = code;
-  }, failed);
+  });
 }
 
 if (!waitForMain()) notBuiltAnswer();

@@ -12,7 +12,7 @@ import { fts5Query, hasAlternatives, isExact } from '../../shared/search/query-f
 import { parseQuery, QueryLimitError, type QueryNode, QuerySyntaxError } from '../../shared/search/query-syntax.js';
 import { kindAt, searchRowParts } from '../store/search-row.js';
 import type { SearchFilter } from './filter.js';
-import { bindings, createScopeBounds, createTurnsInFlight, turnSessions } from './scope.js';
+import { bindings, createScopeBounds, createTurnsInFlight, scopedLineSql, turnSessions } from './scope.js';
 import type { Span } from './walk.js';
 
 /**
@@ -149,22 +149,15 @@ export function createSearchQuery(db: Database.Database) {
   // or of [rowid, rank] pairs (a nested array costs twice as much to read: only when ranked).
   const hitsOf = (relevance: boolean) => {
     const rowid = relevance ? '(c.value ->> 0)' : 'c.value';
-    const parts = searchRowParts(rowid);
+    const lineScope = scopedLineSql(rowid);
     return db.prepare(`
-      SELECT e.file_id AS fileId, e.offset AS offset, ${parts.kind} AS kind,
+      SELECT e.file_id AS fileId, e.offset AS offset, ${lineScope.kind} AS kind,
              ${relevance ? '-(c.value ->> 1)' : '1.0'} * (1.0 + 1.0 / (1.0 + max(0.0, @today - coalesce(julianday(e.timestamp), @today - 3650)) / ${RECENCY_HALF_DAYS}.0)) AS score,
              f.session_id AS sessionId, f.project AS project, f.path AS path, f.gone AS gone,
              e.uuid AS uuid, e.timestamp AS timestamp, e.length AS length
       FROM json_each(@candidates) c
-      JOIN entries e ON e.rowid = ${parts.entry}
-      JOIN files f ON f.id = e.file_id
-      LEFT JOIN json_each(@turns) t ON t.key = f.session_id
-      WHERE (t.key IS NULL OR coalesce(e.timestamp, '') < t.value)
-        AND (@session IS NULL OR f.session_id = @session)
-        AND (@project IS NULL OR f.project = @project)
-        AND (@since IS NULL OR e.timestamp >= @since)
-        AND (@until IS NULL OR e.timestamp < @until)
-        AND ${parts.kind} IN (SELECT value FROM json_each(@kinds))
+      ${lineScope.joins}
+      WHERE ${lineScope.where}
       ORDER BY score DESC, ${rowid} DESC
       LIMIT @take OFFSET @skip`);
   };

@@ -28,7 +28,7 @@ import {
 import { kindAt, searchRowParts } from '../store/search-row.js';
 import type { RawHit, SearchFilter } from './query.js';
 import type { WorkerHit } from './query-pool.js';
-import { bindings, createScopeBounds, createTurnsInFlight, turnSessions } from './scope.js';
+import { bindings, createScopeBounds, createTurnsInFlight, scopedLineSql, turnSessions } from './scope.js';
 import { type LineReader, markedSnippet } from './snippet.js';
 import { createTermStats } from './term-stats.js';
 
@@ -133,22 +133,15 @@ export function createQuestionSearch(db: Database.Database) {
       )
       .pluck();
   const linesOf = { whole: lines(false), scoped: lines(true) };
-  const parts = searchRowParts('c.value');
+  const lineScope = scopedLineSql('c.value');
   const locate = db.prepare(`
-    SELECT c.value AS rowid, e.file_id AS fileId, e.offset AS offset, ${parts.kind} AS kind,
+    SELECT c.value AS rowid, e.file_id AS fileId, e.offset AS offset, ${lineScope.kind} AS kind,
            f.session_id AS sessionId, f.project AS project, f.path AS path, f.gone AS gone,
            e.uuid AS uuid, e.timestamp AS timestamp, e.length AS length
     FROM json_each(@rows) c
-    JOIN entries e ON e.rowid = ${parts.entry}
-    JOIN files f ON f.id = e.file_id
-    LEFT JOIN json_each(@turns) t ON t.key = f.session_id
-    WHERE (t.key IS NULL OR coalesce(e.timestamp, '') < t.value)
-      AND f.session_id NOT IN (SELECT value FROM json_each(@exclude))
-      AND (@session IS NULL OR f.session_id = @session)
-      AND (@project IS NULL OR f.project = @project)
-      AND (@since IS NULL OR e.timestamp >= @since)
-      AND (@until IS NULL OR e.timestamp < @until)
-      AND ${parts.kind} IN (SELECT value FROM json_each(@kinds))`);
+    ${lineScope.joins}
+    WHERE ${lineScope.where}
+      AND f.session_id NOT IN (SELECT value FROM json_each(@exclude))`);
 
   /** The question's terms weighed by the index: each its forms the index holds and its idf. */
   const weigh = (question: Question): { terms: WeightedTerm[]; matches: string[]; documents: number[] } => {

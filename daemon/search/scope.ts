@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
 import { DEFAULT_SEARCH_KINDS, SEARCH_KINDS } from '../../shared/protocol/search.js';
 import { timeBound } from '../../shared/text/time-span.js';
-import { searchRowRange } from '../store/search-row.js';
+import { searchRowParts, searchRowRange } from '../store/search-row.js';
 import type { SearchFilter } from './filter.js';
 import type { Span } from './walk.js';
 
@@ -33,6 +33,27 @@ export function bindings(filter: SearchFilter, now: number) {
 }
 
 export type Bindings = ReturnType<typeof bindings>;
+
+/**
+ * A candidate line's entry and file, and the filter's conditions on them as `bindings` names them
+ * (and `@turns`, the turns in flight): for both ways of running a search. `rowid`: the SQL of the
+ * candidate's search rowid.
+ */
+export function scopedLineSql(rowid: string): { kind: string; joins: string; where: string } {
+  const parts = searchRowParts(rowid);
+  return {
+    kind: parts.kind,
+    joins: `JOIN entries e ON e.rowid = ${parts.entry}
+      JOIN files f ON f.id = e.file_id
+      LEFT JOIN json_each(@turns) t ON t.key = f.session_id`,
+    where: `(t.key IS NULL OR coalesce(e.timestamp, '') < t.value)
+        AND (@session IS NULL OR f.session_id = @session)
+        AND (@project IS NULL OR f.project = @project)
+        AND (@since IS NULL OR e.timestamp >= @since)
+        AND (@until IS NULL OR e.timestamp < @until)
+        AND ${parts.kind} IN (SELECT value FROM json_each(@kinds))`,
+  };
+}
 
 interface FilterFile {
   first: number | null;

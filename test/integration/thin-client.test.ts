@@ -95,6 +95,14 @@ process.on('exit', () => {
   return join(dir, 'register.mjs');
 }
 
+/** The package's files among those loaded, relative to its root, whether the recorder saw a URL (ES modules) or a path (require.cache). */
+function oursOf(entries: readonly string[]): string[] {
+  const rootUrl = pathToFileURL(ROOT).href;
+  return entries
+    .map((entry) => (entry.startsWith(`${rootUrl}/`) ? entry.slice(rootUrl.length + 1) : relative(ROOT, entry)))
+    .filter((file) => /^(bin|dist)\//.test(file));
+}
+
 /** Runs `node --import <recorder> SCRIPT ARGS` and returns its result and every module it loaded. */
 async function runRecorded(sandbox: Sandbox, script: string, args: string[]) {
   const recorder = writeLoadRecorder();
@@ -232,12 +240,6 @@ describe('memctl loads no daemon code', () => {
       model: { id: 'claude-sonnet-4-5' },
       context_window: { current_usage: { input_tokens: 1000 } },
     });
-    // Relative to the package root, whether the recorder saw a URL (ES modules) or a path (require.cache).
-    const rootUrl = pathToFileURL(ROOT).href;
-    const oursOf = (entries: string[]) =>
-      entries
-        .map((entry) => (entry.startsWith(`${rootUrl}/`) ? entry.slice(rootUrl.length + 1) : relative(ROOT, entry)))
-        .filter((file) => /^(bin|dist)\//.test(file));
     for (const args of [
       ['statusline'],
       ['hook', 'turn-start'],
@@ -296,24 +298,10 @@ describe('memctl loads no daemon code', () => {
   it('the reports users type (usage, status, sessions, search) load only reports.cjs while a daemon answers, and print what the full command prints (issue 34)', async () => {
     const sandbox = makeSandbox();
     await startDaemon(sandbox);
-    const rootUrl = pathToFileURL(ROOT).href;
-    const oursOf = (entries: string[]) =>
-      entries
-        .map((entry) => (entry.startsWith(`${rootUrl}/`) ? entry.slice(rootUrl.length + 1) : relative(ROOT, entry)))
-        .filter((file) => /^(bin|dist)\//.test(file));
     for (const args of [['usage'], ['status'], ['sessions'], ['sessions', '--json'], ['search', 'retry', 'timeout']]) {
-      const recorder = writeLoadRecorder();
-      const log = join(dirname(recorder), 'loaded.txt');
-      writeFileSync(log, '');
-      const quick = await runNode(['--import', pathToFileURL(recorder).href, MEMCTL_COMMAND, ...args], {
-        ...sandbox.env,
-        MEMD_TEST_LOAD_LOG: log,
-      });
+      const quick = await runRecorded(sandbox, MEMCTL_COMMAND, args);
       expect(quick, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
-      const loaded = readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((line) => line !== '');
-      expect(new Set(oursOf(loaded)), args.join(' ')).toEqual(new Set(['bin/memctl.cjs', REPORTS_BUNDLE]));
+      expect(new Set(oursOf(quick.loaded)), args.join(' ')).toEqual(new Set(['bin/memctl.cjs', REPORTS_BUNDLE]));
       // The command line prints the same (status's counters aside: each run is one more request).
       const full = await runNode([join(DIST, 'client/memctl/cli.js'), ...args], sandbox.env);
       const steady = (text: string) => text.replace(/up \S+|\d+ requests served|[\d.]+ MiB (RSS|heap)/g, '');
