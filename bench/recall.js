@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recallSessions, sessionLines, writeRecallCorpus } from '../test/helpers/recall-corpus.mjs';
 import { fixtureQuestions, fixtureScenarios, writeFixtureSessions } from '../test/helpers/recall-fixtures.mjs';
-import { askAll, orQuery, scoreRecall } from '../test/helpers/recall-measure.mjs';
+import { askAll, orQuery, percentile, scoreRecall } from '../test/helpers/recall-measure.mjs';
 import { recallQuestions, unrelatedPrompts } from '../test/helpers/recall-questions.mjs';
 import { bm25Ranker } from '../test/helpers/recall-reference.mjs';
 import { fmt, makeSandbox, ROOT } from './lib.js';
@@ -127,8 +127,6 @@ async function promptRecall(client, questions) {
     times.push(ms);
     if (result.additionalContext === null) quiet++;
   }
-  times.sort((a, b) => a - b);
-  const at = (share) => times[Math.min(times.length - 1, Math.floor(share * times.length))] ?? 0;
   return {
     asked: questions.length,
     injected,
@@ -136,8 +134,8 @@ async function promptRecall(client, questions) {
     precision: passages === 0 ? 0 : right / passages,
     unrelated: unrelated.length,
     quiet,
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
+    p50Ms: percentile(times, 50),
+    p99Ms: percentile(times, 99),
   };
 }
 
