@@ -8,6 +8,7 @@
  */
 import { RpcError } from '../../shared/protocol/errors.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
+import type { IngestedFile } from '../store/rows.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 
 /**
@@ -35,7 +36,7 @@ export interface BoundaryRecord {
 }
 
 export interface CompactionWatchDeps {
-  transcripts: Pick<Transcripts, 'mainEntries' | 'read'>;
+  transcripts: Pick<Transcripts, 'mainEntries' | 'read' | 'files'>;
   clock: () => number;
   /** `past`: a compaction from before memd watched, scored on demand (no live report to merge with). */
   record: (compaction: BoundaryRecord, past: boolean, signal?: AbortSignal) => Promise<unknown>;
@@ -81,6 +82,9 @@ async function summaryAt(
 
 const timeOf = (entry: IndexedEntry | undefined) =>
   entry?.timestamp === null || entry?.timestamp === undefined ? Number.NaN : Date.parse(entry.timestamp);
+/** When the file's newest entry was written (-Infinity before any). */
+const newestOf = (file: IngestedFile) =>
+  file.lastActivity === null ? Number.NEGATIVE_INFINITY : Date.parse(file.lastActivity);
 
 export function createCompactionWatch(deps: CompactionWatchDeps) {
   /** The boundary last handled per session, so that each commit after it costs no read. */
@@ -88,6 +92,13 @@ export function createCompactionWatch(deps: CompactionWatchDeps) {
 
   return {
     async check(sessionId: string): Promise<void> {
+      // A boundary is no newer than the session's newest entry: a session quiet for the last hour
+      // (every session of a backfill but the few being written) has no compaction to record, and
+      // costs no load of its entries (a backfill loaded every session once for nothing).
+      const newest = deps.transcripts
+        .files(sessionId)
+        .reduce((max, file) => Math.max(max, newestOf(file)), Number.NEGATIVE_INFINITY);
+      if (!(deps.clock() - newest <= RECENT_COMPACTION_MS)) return;
       const main = await deps.transcripts.mainEntries(sessionId).catch((error: unknown) => {
         // Sub-agent transcripts only (Claude Code's cleanup took the main one), or a 2.0.x
         // `agent-*` file's own name (filed under its parent session): no conversation compacted.

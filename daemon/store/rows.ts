@@ -72,6 +72,8 @@ export interface IngestedFile {
   gone: boolean;
   firstSeenAt: number;
   lastSeenAt: number;
+  /** Newest entry timestamp of the file (ISO), null before any. */
+  lastActivity: string | null;
 }
 
 export interface IngestedSession {
@@ -112,5 +114,6 @@ export function fileFromRow(row: FileRow): IngestedFile {
     gone: row.gone === 1,
     firstSeenAt: row.first_seen,
     lastSeenAt: row.last_seen,
+    lastActivity: row.last_activity,
   };
 }
