@@ -7,6 +7,13 @@
 import type { IngestProgress } from '../../shared/protocol/ingest.js';
 import type { Logger } from '../log/logger.js';
 
+/**
+ * An estimate of the time left is given once the backfill has run this long and read this share
+ * of its bytes: before that, start-up work and the first files' costs make the rate a guess.
+ */
+const ETA_AFTER_MS = 1_000;
+const ETA_AFTER_SHARE = 0.02;
+
 export interface BackfillProgressDeps {
   log: Logger;
   clock: () => number;
@@ -80,14 +87,18 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
     },
     doneIfEmpty,
     snapshot(filesPending, watching) {
+      const elapsed = startedAt === null ? 0 : clock() - startedAt;
+      const done = Math.min(counts.bytesDone, counts.bytesTotal);
+      const rated = left.size > 0 && elapsed >= ETA_AFTER_MS && done >= counts.bytesTotal * ETA_AFTER_SHARE && done > 0;
       return {
         state: startedAt === null ? 'starting' : left.size > 0 ? 'backfilling' : 'live',
         watching,
         ...counts,
-        bytesDone: Math.min(counts.bytesDone, counts.bytesTotal),
+        bytesDone: done,
         filesPending,
         backfillStartedAt: startedAt === null ? null : new Date(startedAt).toISOString(),
         backfillMs,
+        backfillEtaMs: rated ? Math.round((elapsed * (counts.bytesTotal - done)) / done) : null,
       };
     },
   };

@@ -1,5 +1,5 @@
 /** What `daemon.status` reports of transcript ingest: progress, counts, failures, the watcher. */
-import { arrayOf, bool, looseObject, nullable, num, oneOf, type Schema, str } from './schema.js';
+import { arrayOf, bool, looseObject, nullable, num, oneOf, optional, type Schema, str } from './schema.js';
 
 /** Where transcript ingest stands. */
 export interface IngestProgress {
@@ -20,6 +20,11 @@ export interface IngestProgress {
   backfillStartedAt: string | null;
   /** How long that backfill took, once it is done (the cold-ingest figure of the bench). */
   backfillMs: number | null;
+  /**
+   * While backfilling, the time left at the rate so far (null until there is a rate to go by);
+   * absent from a memd older than issue 34.
+   */
+  backfillEtaMs?: number | null;
 }
 
 export interface IngestStats {
@@ -111,6 +116,7 @@ export const ingestStatusSchema: Schema<IngestStatus> = looseObject({
     filesPending: num(),
     backfillStartedAt: nullable(str()),
     backfillMs: nullable(num()),
+    backfillEtaMs: optional(nullable(num())),
   }),
   stats: looseObject({
     files: num(),

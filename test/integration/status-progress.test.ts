@@ -32,6 +32,9 @@ describe('memctl status while ingest starts', () => {
         bytesTotal: 1000,
       }).find((line) => line.startsWith('  backfill'));
       expect(backfilling).toMatch(/^ {2}backfill {2}▕[█░]+▏ 25% · 1\/4 files/);
+      expect(backfilling).not.toContain('left');
+      const withEta = at({ state: 'backfilling', bytesDone: 250, bytesTotal: 1000, backfillEtaMs: 95_000 });
+      expect(withEta.find((line) => line.startsWith('  backfill'))).toMatch(/ · about 1m 35s left$/);
       expect(at({ state: 'live' }).some((line) => line.startsWith('  backfill'))).toBe(false);
     } finally {
       client.close();

@@ -88,7 +88,9 @@ function renderIngest(status: DaemonStatus, out: Output, now: number): string[] 
     const fraction = progress.bytesTotal > 0 ? progress.bytesDone / progress.bytesTotal : 0;
     const filled = Math.round(fraction * PROGRESS_CELLS);
     lines.push(
-      `  backfill  ▕${'█'.repeat(filled)}${'░'.repeat(PROGRESS_CELLS - filled)}▏ ${Math.floor(fraction * 100)}% · ${progress.filesDone}/${progress.filesTotal} files · ${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}`,
+      `  backfill  ▕${'█'.repeat(filled)}${'░'.repeat(PROGRESS_CELLS - filled)}▏ ${Math.floor(fraction * 100)}% · ${progress.filesDone}/${progress.filesTotal} files · ${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}${
+        typeof progress.backfillEtaMs === 'number' ? ` · about ${formatDuration(Math.max(progress.backfillEtaMs, 1_000))} left` : ''
+      }`,
     );
   }
   const failing = renderFailing(status.ingest, out, now);

@@ -15,6 +15,7 @@ describe('the backfill progress', () => {
     progress.addDone();
     progress.committed('/p/a.jsonl', 200);
     progress.committed('/p/live.jsonl', 5_000);
+    now = 1_500;
     expect(progress.snapshot(2, true)).toEqual({
       state: 'backfilling',
       watching: true,
@@ -25,8 +26,13 @@ describe('the backfill progress', () => {
       filesPending: 2,
       backfillStartedAt: new Date(1_000).toISOString(),
       backfillMs: null,
+      // Too early to tell (start-up costs make the first second's rate a guess).
+      backfillEtaMs: null,
     });
     now = 3_000;
+    // Half read in 2 s: about 2 s left.
+    progress.committed('/p/b.jsonl', 0);
+    expect(progress.snapshot(1, true).backfillEtaMs).toBe(2_000);
     progress.finish('/p/a.jsonl');
     progress.finish('/p/b.jsonl');
     progress.finish('/p/b.jsonl');
