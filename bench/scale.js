@@ -1,12 +1,14 @@
-// `npm run bench -- scale [--size 2.4G]`: a heavy user's whole history (issue 15). Generates the
-// skewed corpus (scale-corpus.js), then measures, beside a plain chunked read + JSON.parse of the
-// same files in a fresh process: backfill MB/s and the ratio, peak RSS, DB size, the first
+// `npm run bench -- scale [--size 2.4G]`: a heavy user's whole history (issues 15 and 34). Generates
+// the skewed corpus (scale-corpus.js), then measures, beside a plain chunked read + JSON.parse of the
+// same files in a fresh process and one ccusage run over them: backfill MB/s and the ratio, peak
+// RSS, DB size, when the newest sessions are exact after a cold start, the backfill's estimate of
+// its time left, the first
 // `memctl sessions --json` and `memctl status --json` after the backfill and after a restart,
 // restart to caught up, the worst daemon.status latency a parallel client sees during each,
 // append → session.updated on the 50 MB session, idle CPU, and a 50,000-session listing.
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
   DAEMON_MAIN,
@@ -23,6 +25,8 @@ import {
 import { parseSize, writeManySessions, writeScaleCorpus } from './scale-corpus.js';
 
 const MB = 1024 * 1024;
+/** ccusage at the version whose figures memd's equal (a devDependency). */
+const CCUSAGE = join(ROOT, 'node_modules/ccusage/src/cli.js');
 const PARSE_RUNS = 3;
 const APPENDS = 30;
 /** session.updated is throttled per session to one per 250 ms: appends further apart measure latency. */
@@ -45,7 +49,16 @@ const TARGETS = {
   appendP99Ms: 100,
   restartMs: 1_000,
   idleCpuSPerMin: 0.2,
+  /** Issue 34: the newest sessions exact within a second of a cold start, and status answers within 50 ms meanwhile. */
+  newestExactMs: 1_000,
+  statusBackfillMs: 50,
 };
+/** The newest sessions a cold start must answer for first (issue 34): a page of `memctl sessions`. */
+const NEWEST_SESSIONS = 50;
+/** How often the bench asks for them during the backfill (a status line refreshes about this often). */
+const NEWEST_POLL_MS = 100;
+/** The backfill's own estimate of the time left is checked when this share of it is read. */
+const ETA_CHECK_SHARE = 0.25;
 
 const pass = (ok) => (ok ? 'PASS' : 'FAIL');
 
@@ -121,6 +134,44 @@ export async function startDaemon(createClient, env) {
   return { daemon, client, started };
 }
 
+/**
+ * Asks for the newest sessions every NEWEST_POLL_MS (figures that tell a partial count from the
+ * final one) and for the backfill's estimate of its time left, until `stop()`, which returns when
+ * the newest page first equalled the final one (ms after `started`) and the estimate given at
+ * ETA_CHECK_SHARE of the bytes, with when it was given.
+ */
+function watchNewest(client, started) {
+  const figures = (session) =>
+    JSON.stringify([session.sessionId, session.entries, session.usage.total, session.contextTokens, session.title]);
+  const pages = [];
+  let eta = null;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const [list, status] = await Promise.all([
+        client.sessionsList({ limit: NEWEST_SESSIONS }),
+        eta === null ? client.daemonStatus() : null,
+      ]);
+      const at = performance.now() - started;
+      pages.push({ at, page: list.sessions.map(figures).join('\n') });
+      const progress = status?.ingest.progress;
+      if (progress && progress.bytesDone >= progress.bytesTotal * ETA_CHECK_SHARE && progress.backfillEtaMs != null)
+        eta = { at, etaMs: progress.backfillEtaMs };
+      await new Promise((resolve) => setTimeout(resolve, NEWEST_POLL_MS));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      const final = (await client.sessionsList({ limit: NEWEST_SESSIONS })).sessions.map(figures).join('\n');
+      let exactAt = performance.now() - started;
+      for (let at = pages.length - 1; at >= 0 && pages[at].page === final; at--) exactAt = pages[at].at;
+      return { exactAt, eta };
+    },
+  };
+}
+
 export async function caughtUp(client, minBytes) {
   await until(async () => {
     const { ingest } = await client.daemonStatus();
@@ -165,10 +216,22 @@ export async function benchScale(options = {}) {
       `plain chunked read + JSON.parse   ${fmt(plainRate)} MB/s (runs ${parseTimes.map((s) => fmt(s, 2)).join(', ')} s)`,
     );
 
-    // Cold backfill, with a client asking daemon.status throughout.
+    // One run of ccusage over the same files: what a user would run instead to see their usage.
+    const ccusageStarted = performance.now();
+    const ccusage = spawnSync(process.execPath, [CCUSAGE, 'daily', '--json', '--offline'], {
+      env: { ...env, CLAUDE_CONFIG_DIR: dirname(env.MEMD_PROJECTS_DIR) },
+      stdio: 'ignore',
+      timeout: 600_000,
+    });
+    const ccusageMs = performance.now() - ccusageStarted;
+
+    // Cold backfill, with a client asking daemon.status throughout and one asking for the newest sessions.
     running = await startDaemon(createClient, env);
     probe = startProbe(env);
+    const newest = watchNewest(running.client, running.started);
     await caughtUp(running.client, corpus.bytes);
+    const allListedMs = performance.now() - running.started;
+    const { exactAt, eta } = await newest.stop();
     const status = await running.client.daemonStatus();
     const backfillS = status.ingest.progress.backfillMs / 1000;
     const ratio = corpusMb / backfillS / plainRate;
@@ -181,8 +244,17 @@ export async function benchScale(options = {}) {
     report(`database                          ${fmt(dbBytes(env.XDG_STATE_HOME) / MB)} MB`);
     const worstBackfill = await probe.worst();
     report(
-      `worst daemon.status during backfill ${fmt(worstBackfill)} ms (target <= ${TARGETS.statusWorstMs})`,
-      worstBackfill <= TARGETS.statusWorstMs,
+      `worst daemon.status during backfill ${fmt(worstBackfill)} ms (target <= ${TARGETS.statusBackfillMs})`,
+      worstBackfill <= TARGETS.statusBackfillMs,
+    );
+    report(
+      `newest ${NEWEST_SESSIONS} sessions exact             ${fmt(exactAt)} ms after spawn (target <= ${TARGETS.newestExactMs}); every session ${fmt(allListedMs)} ms; ccusage daily over the same files ${fmt(ccusageMs)} ms${ccusage.status === 0 ? '' : ' (failed)'}`,
+      exactAt <= TARGETS.newestExactMs,
+    );
+    report(
+      eta === null
+        ? 'time left at 25 % of the backfill: no estimate given'
+        : `time left at ${ETA_CHECK_SHARE * 100} % of the backfill  said ${fmt(eta.etaMs / 1000, 1)} s, took ${fmt((allListedMs - eta.at) / 1000, 1)} s`,
     );
 
     const firstPages = async (when) => {
