@@ -202,7 +202,9 @@ export async function benchScale(options = {}) {
   };
   try {
     const generated = performance.now();
-    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, totalBytes);
+    // Dated as a history of weeks, newest written last: the listing orders sessions by their newest
+    // entry, so the newest files hold the newest sessions, as in a real history.
+    const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, totalBytes, { dated: true });
     const corpusMb = corpus.bytes / MB;
     console.log(
       `scale: ${fmt(corpusMb)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files in 40 projects (generated in ${fmt((performance.now() - generated) / 1000)} s)`,

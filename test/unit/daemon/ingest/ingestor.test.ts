@@ -110,6 +110,8 @@ describe('the ingestor', () => {
       filesPending: 0,
       backfillStartedAt: expect.any(String),
       backfillMs: expect.any(Number),
+      // Done: no time left to estimate.
+      backfillEtaMs: null,
     });
     expect(ingest.status().stats).toMatchObject({
       files: 4,
