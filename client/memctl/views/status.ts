@@ -89,7 +89,9 @@ function renderIngest(status: DaemonStatus, out: Output, now: number): string[] 
     const filled = Math.round(fraction * PROGRESS_CELLS);
     lines.push(
       `  backfill  ▕${'█'.repeat(filled)}${'░'.repeat(PROGRESS_CELLS - filled)}▏ ${Math.floor(fraction * 100)}% · ${progress.filesDone}/${progress.filesTotal} files · ${formatBytes(progress.bytesDone)}/${formatBytes(progress.bytesTotal)}${
-        typeof progress.backfillEtaMs === 'number' ? ` · about ${formatDuration(Math.max(progress.backfillEtaMs, 1_000))} left` : ''
+        typeof progress.backfillEtaMs === 'number'
+          ? ` · about ${formatDuration(Math.max(progress.backfillEtaMs, 1_000))} left`
+          : ''
       }`,
     );
   }
