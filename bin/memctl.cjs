@@ -158,56 +158,11 @@ function runMain() {
   import(pathToFileURL(MAIN).href).catch(failed);
 }
 
-/** V8's code for a bundle, beside it: made by the first run after a build, used by the rest. */
-const codeCacheOf = (path) => `${path}.v8-cache`;
-
-/**
- * The bundle at `path` run as node runs a CommonJS file, but compiled with V8's code cache when its
- * file is there (node 20's require keeps none): compiling the bundle's functions again was a fifth
- * of a report's start. The first run without one (or with one this node rejects) writes it on exit,
- * with the functions that run compiled; a cache that cannot be written is only not there next time.
- */
-function requireCached(path) {
-  const { readFileSync, renameSync, writeFileSync } = require('node:fs');
-  const vm = require('node:vm');
-  const source = readFileSync(path, 'utf8');
-  let cachedData;
-  try {
-    cachedData = readFileSync(codeCacheOf(path));
-  } catch {
-    cachedData = undefined;
-  }
-  // The wrapper node puts around a CommonJS file: the bundle sees the same five names.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: path,
-    ...(cachedData === undefined ? {} : { cachedData }),
-  });
-  if (cachedData === undefined || script.cachedDataRejected === true) {
-    process.once('exit', () => {
-      try {
-        const temporary = `${codeCacheOf(path)}.${process.pid}`;
-        writeFileSync(temporary, script.createCachedData());
-        renameSync(temporary, codeCacheOf(path));
-      } catch {
-        // A read-only install: every run compiles, as before.
-      }
-    });
-  }
-  // A module of node's own, in require.cache as require would leave it (what a look at the loaded modules sees).
-  const Module = require('node:module');
-  const loaded = new Module(path, module);
-  loaded.filename = path;
-  require.cache[path] = loaded;
-  script.runInThisContext().call(loaded.exports, loaded.exports, require, loaded, path, join(path, '..'));
-  loaded.loaded = true;
-  return loaded.exports;
-}
-
 /** Runs `run` on the bundle at `path` (a CommonJS file `npm run build` makes), failing as a load failure does when it cannot be read. */
 function fromBundle(path, run) {
   let bundle;
   try {
-    bundle = requireCached(path);
+    bundle = require(path);
   } catch (error) {
     return failed(error);
   }
