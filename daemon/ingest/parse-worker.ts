@@ -3,7 +3,6 @@
  * slots, one op at a time in arrival order, and answers each `parse` with its result or its error.
  * After a failed `begin` every `parse` of that lane's pass fails too, so no chunk is parsed out of place.
  */
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ChunkParser } from './chunk-parser.js';
 import { applyOp, type ParseOp, type ParseReply, type ParseWorkerData, slotViews } from './parser.js';
@@ -13,18 +12,6 @@ import type { ParsedChunk } from './types.js';
 const data = workerData as ParseWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('parse-worker.js runs only as a worker thread');
-/**
- * Below the main thread, which commits what this worker parses and answers clients: on two cores a
- * backfill's parse competed with it for the CPU and stretched its commits (daemon.status waited
- * behind them); the parse only needs the time the main thread leaves.
- */
-const PARSE_NICE = 10;
-try {
-  // Linux nice values are per thread: this lowers only this worker.
-  setPriority(PARSE_NICE);
-} catch {
-  // Not permitted here: parsing still works, at normal priority.
-}
 const parser = new ChunkParser(data.maxLineBytes);
 const slots = slotViews(data.memory, data.lanes, data.slotBytes);
 const failures = new Map<number, string>();
