@@ -2,7 +2,7 @@
  * `memctl sessions [--all] [--limit N] [--cursor C]`: its arguments and the page it prints, for the
  * command (commands/sessions.ts) and its quick path (quick/sessions.ts) alike. Pure.
  */
-import type { SessionList } from '../../shared/protocol/sessions.js';
+import type { SessionRowList } from '../../shared/protocol/sessions.js';
 import type { Output } from './output.js';
 import { renderSessionTable } from './views/sessions.js';
 
@@ -46,7 +46,7 @@ export function sessionsParams(args: SessionsArgs): { limit: number; all: boolea
 }
 
 /** The table, then how to see the next page and what is not listed. */
-export function sessionsPage(result: SessionList, args: SessionsArgs, out: Output): string[] {
+export function sessionsPage(result: SessionRowList, args: SessionsArgs, out: Output): string[] {
   const lines = renderSessionTable(result.sessions, out);
   if (result.nextCursor !== null) {
     const of = result.total === null ? '' : ` of ${result.total}`;

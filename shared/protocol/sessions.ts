@@ -274,6 +274,46 @@ export const sessionListSchema: Schema<SessionList> = looseObject({
   ...sessionListFields,
 });
 
+/**
+ * What a row of a session table reads (`memctl sessions`, `memctl status`): a quick path that prints
+ * only the table checks only these, not the rest of each summary (checking all of a 50-session
+ * page was a third of what `memctl sessions` added to node's start; issue 34).
+ */
+export type SessionRow = Pick<
+  SessionSummary,
+  | 'sessionId'
+  | 'project'
+  | 'cwd'
+  | 'title'
+  | 'lastActivity'
+  | 'gone'
+  | 'archived'
+  | 'hasMainTranscript'
+  | 'contextTokens'
+  | 'threshold'
+> & { usage: { total: Pick<UsageTotals, 'costUsd'> } };
+
+export type SessionRowList = Omit<SessionList, 'sessions'> & { sessions: SessionRow[] };
+
+export const sessionRowListSchema: Schema<SessionRowList> = looseObject({
+  sessions: arrayOf(
+    looseObject({
+      sessionId: sessionFiguresFields.sessionId,
+      project: sessionFiguresFields.project,
+      cwd: sessionFiguresFields.cwd,
+      title: sessionFiguresFields.title,
+      lastActivity: sessionFiguresFields.lastActivity,
+      gone: sessionFiguresFields.gone,
+      archived: withDefault(bool(), false),
+      hasMainTranscript: sessionFiguresFields.hasMainTranscript,
+      contextTokens: sessionFiguresFields.contextTokens,
+      threshold: thresholdResultSchema,
+      usage: looseObject({ total: looseObject({ costUsd: nullable(num()) }) }),
+    }),
+  ),
+  ...sessionListFields,
+});
+
 /** A page whose sessions its reader checks one by one (sessionSummarySchema), so that one bad session does not lose the page. */
 export const sessionPageSchema: Schema<Omit<SessionList, 'sessions'> & { sessions: unknown[] }> = looseObject({
   sessions: arrayOf(anyValue()),

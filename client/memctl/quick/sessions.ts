@@ -6,7 +6,7 @@
  */
 import { daemonStatusSchema } from '../../../shared/protocol/daemon.js';
 import { answerOrNull } from '../../../shared/protocol/schema.js';
-import { sessionListSchema } from '../../../shared/protocol/sessions.js';
+import { sessionListSchema, sessionRowListSchema } from '../../../shared/protocol/sessions.js';
 import { createOutput } from '../output.js';
 import { parseSessionsArgs, STATUS_SESSION_ROWS, sessionsPage, sessionsParams } from '../sessions-page.js';
 import { renderSessionTable } from '../views/sessions.js';
@@ -33,9 +33,15 @@ export async function runSessionsQuick(argv: readonly string[], env = process.en
     QUICK_DEADLINE_MS,
   );
   if (answer?.ok !== true) return null;
-  const list = answerOrNull(sessionListSchema, answer.result, 'sessions.list');
+  // The table reads only its columns: only they are checked; JSON is the whole answer, all of it checked.
+  if (json) {
+    if (answerOrNull(sessionListSchema, answer.result, 'sessions.list') === null) return null;
+    printLines([JSON.stringify(answer.result)]);
+    return 0;
+  }
+  const list = answerOrNull(sessionRowListSchema, answer.result, 'sessions.list');
   if (list === null) return null;
-  printLines(json ? [JSON.stringify(answer.result)] : sessionsPage(list, args, createOutput(env)));
+  printLines(sessionsPage(list, args, createOutput(env)));
   return 0;
 }
 
@@ -58,7 +64,7 @@ export async function runStatusQuick(argv: readonly string[], env = process.env)
     printLines([JSON.stringify(status.result)]);
     return 0;
   }
-  const list = page?.ok === true ? answerOrNull(sessionListSchema, page.result, 'sessions.list') : null;
+  const list = page?.ok === true ? answerOrNull(sessionRowListSchema, page.result, 'sessions.list') : null;
   if (list === null) return null;
   const out = createOutput(env);
   printLines([...renderStatus(daemon, out), '', ...renderSessionTable(list.sessions, out)]);

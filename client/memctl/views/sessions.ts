@@ -1,7 +1,7 @@
 /** The sessions table of `memctl status`, `memctl sessions` and `memctl watch`. */
 
 import { projectPathOf } from '../../../shared/paths.js';
-import type { SessionSummary, ThresholdResult } from '../../../shared/protocol/sessions.js';
+import type { SessionRow, ThresholdResult } from '../../../shared/protocol/sessions.js';
 import { percentText } from '../../../shared/statusline/format.js';
 import type { Output } from '../output.js';
 
@@ -61,7 +61,7 @@ function formatCost(cost: number | null): string {
   return cost === null ? '?' : `$${cost.toFixed(2)}`;
 }
 
-function pathParts(session: SessionSummary): string[] {
+function pathParts(session: Pick<SessionRow, 'project' | 'cwd'>): string[] {
   // The project's path as the daemon names it (search, usage, archive, MCP); without a cwd (no
   // entry carried one), the folder name is all there is.
   const path = projectPathOf(session.project, session.cwd);
@@ -73,7 +73,9 @@ function pathParts(session: SessionSummary): string[] {
  * time while two different cwds among the shown sessions would read the same
  * (`spotter-dov`, and `a/api` next to `b/api`). Keyed by session id.
  */
-export function projectLabels(sessions: readonly SessionSummary[]): Map<string, string> {
+export function projectLabels(
+  sessions: readonly Pick<SessionRow, 'sessionId' | 'project' | 'cwd'>[],
+): Map<string, string> {
   const parts = new Map(sessions.map((session) => [session.sessionId, pathParts(session)]));
   const depth = new Map(sessions.map((session) => [session.sessionId, 1]));
   const label = (id: string) => (parts.get(id) ?? []).slice(-(depth.get(id) ?? 1)).join('/');
@@ -107,13 +109,13 @@ function truncateLeft(text: string, width: number): string {
 }
 
 /** What a session is called in a list: its title, else why it has none. */
-export function titleOf(session: SessionSummary): string {
+export function titleOf(session: Pick<SessionRow, 'hasMainTranscript' | 'title'>): string {
   if (session.hasMainTranscript === false) return '(main transcript missing)';
   return session.title ?? '(untitled)';
 }
 
 /** Rows, most recent first (the daemon sorts them so). */
-export function renderSessionTable(sessions: readonly SessionSummary[], out: Output, now = Date.now()): string[] {
+export function renderSessionTable(sessions: readonly SessionRow[], out: Output, now = Date.now()): string[] {
   if (sessions.length === 0) return [out.dim('no sessions yet')];
   const header = `${'SESSION'.padEnd(SESSION_ID_CHARS)}  ${'PROJECT'.padEnd(PROJECT_CHARS)}  ${'TITLE'.padEnd(TITLE_CHARS)}  ${'LAST'.padEnd(7)}  ${'COST'.padStart(7)}  CONTEXT`;
   const projects = projectLabels(sessions);
