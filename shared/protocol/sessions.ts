@@ -256,11 +256,13 @@ export const sessionMemoryStateSchema: Schema<SessionMemoryState> = looseObject(
   writer: withDefault(nullable(oneOf('memd', 'claude-code')), null),
 });
 
+/** A memd before the archive (issue 18) kept no copy. */
+const archivedSchema = withDefault(bool(), false);
+
 export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
   ...sessionFiguresFields,
   sessionMemory: sessionMemoryStateSchema,
-  // A memd before the archive (issue 18) kept no copy.
-  archived: withDefault(bool(), false),
+  archived: archivedSchema,
   deletedNotHeld: optional(num()),
   lastCompaction: optional(looseObject({ kept: num(), lost: num(), recordedAt: str() })),
   // sessions.get's only; a memd before issue 31 sends none.
@@ -304,7 +306,7 @@ export const sessionRowListSchema: Schema<SessionRowList> = looseObject({
       title: sessionFiguresFields.title,
       lastActivity: sessionFiguresFields.lastActivity,
       gone: sessionFiguresFields.gone,
-      archived: withDefault(bool(), false),
+      archived: archivedSchema,
       hasMainTranscript: sessionFiguresFields.hasMainTranscript,
       contextTokens: sessionFiguresFields.contextTokens,
       threshold: thresholdResultSchema,
