@@ -13,6 +13,13 @@ import type { Logger } from '../log/logger.js';
  */
 const ETA_AFTER_MS = 1_000;
 const ETA_AFTER_SHARE = 0.02;
+/**
+ * The time left goes by the rate of about the last 10 s (a mark of the bytes done each second):
+ * the newest files, read first, are the large ones with the start-up beside them, and the rate
+ * since the start told a backfill a quarter done 12.4 s when 7.3 s were left.
+ */
+const RATE_WINDOW_MS = 10_000;
+const MARK_EVERY_MS = 1_000;
 
 export interface BackfillProgressDeps {
   log: Logger;
@@ -47,6 +54,17 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
   /** When the first backfill began, and how long until every file found then was read. */
   let startedAt: number | null = null;
   let backfillMs: number | null = null;
+  /** Bytes done at moments a second or more apart, the oldest within RATE_WINDOW_MS (or the last one before it). */
+  const marks: { at: number; bytes: number }[] = [];
+
+  /** The time left at the recent rate, or null while there is none to go by. */
+  function timeLeft(now: number, done: number): number | null {
+    if (startedAt === null || left.size === 0 || done <= 0) return null;
+    if (now - startedAt < ETA_AFTER_MS || done < counts.bytesTotal * ETA_AFTER_SHARE) return null;
+    const since = marks[0] ?? { at: startedAt, bytes: 0 };
+    const base = now - since.at >= ETA_AFTER_MS && done > since.bytes ? since : { at: startedAt, bytes: 0 };
+    return Math.round(((now - base.at) * (counts.bytesTotal - done)) / (done - base.bytes));
+  }
 
   function doneIfEmpty(): void {
     if (left.size > 0 || startedAt === null || backfillMs !== null) return;
@@ -79,7 +97,12 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
     },
     has: (path) => left.has(path),
     committed(path, bytes) {
-      if (left.has(path)) counts.bytesDone += bytes;
+      if (!left.has(path)) return;
+      counts.bytesDone += bytes;
+      const now = clock();
+      const last = marks.at(-1);
+      if (last === undefined || now - last.at >= MARK_EVERY_MS) marks.push({ at: now, bytes: counts.bytesDone });
+      while (marks.length > 1 && now - (marks[1] as { at: number }).at >= RATE_WINDOW_MS) marks.shift();
     },
     finish(path) {
       if (left.delete(path)) counts.filesDone += 1;
@@ -87,9 +110,7 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
     },
     doneIfEmpty,
     snapshot(filesPending, watching) {
-      const elapsed = startedAt === null ? 0 : clock() - startedAt;
       const done = Math.min(counts.bytesDone, counts.bytesTotal);
-      const rated = left.size > 0 && elapsed >= ETA_AFTER_MS && done >= counts.bytesTotal * ETA_AFTER_SHARE && done > 0;
       return {
         state: startedAt === null ? 'starting' : left.size > 0 ? 'backfilling' : 'live',
         watching,
@@ -98,7 +119,7 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
         filesPending,
         backfillStartedAt: startedAt === null ? null : new Date(startedAt).toISOString(),
         backfillMs,
-        backfillEtaMs: rated ? Math.round((elapsed * (counts.bytesTotal - done)) / done) : null,
+        backfillEtaMs: timeLeft(clock(), done),
       };
     },
   };

@@ -58,4 +58,18 @@ describe('the backfill progress', () => {
     progress.finish('/p/a.jsonl');
     expect(log.at('error').map((line) => line.msg)).toEqual(['onBackfillDone failed']);
   });
+
+  it("estimates the time left at the last ten seconds' rate, not the rate since the start", () => {
+    let now = 0;
+    const progress = createBackfillProgress({ log: fakeLogger(), clock: () => now, onBackfillDone: () => {} });
+    progress.begin();
+    progress.add('/p/a.jsonl', 1_000);
+    progress.committed('/p/a.jsonl', 100);
+    now = 20_000;
+    progress.committed('/p/a.jsonl', 100);
+    now = 30_000;
+    progress.committed('/p/a.jsonl', 200);
+    // 200 bytes in the last 10 s, 600 left: 30 s (the rate since the start would say 45 s).
+    expect(progress.snapshot(1, true).backfillEtaMs).toBe(30_000);
+  });
 });
