@@ -18,7 +18,7 @@ import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
 import type { ModelPrice } from '../../shared/transcript/models.js';
 import type { Bus } from '../bus/bus.js';
 import { readTextIfPresent } from '../fs/read.js';
-import { nextLocalMidnight } from '../llm/spend.js';
+import { NO_TOKENS, nextLocalMidnight } from '../llm/spend.js';
 import type { Logger } from '../log/logger.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import { type BackfillSession, createBackfillExtractions } from './backfill.js';
@@ -320,7 +320,7 @@ export function createExtractionService(deps: ExtractionDeps): ExtractionService
         extractedAt: last === null ? null : new Date(last.extractedAt).toISOString(),
         lock,
         spentUsd: extraction?.usd ?? 0,
-        spentTokens: extraction?.tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        spentTokens: extraction?.tokens ?? NO_TOKENS,
         spentByKind: byKind,
         // Before migration 24 memd kept no writer: a session it extracted holds memd's summary.
         writer: jobs.writers.writerOf(sessionId) ?? (last === null ? null : 'memd'),

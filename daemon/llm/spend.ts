@@ -35,7 +35,8 @@ export interface SpendTokens {
   cacheWrite: number;
 }
 
-const NO_TOKENS: SpendTokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+/** No tokens: what a call without a count records, and a session without spend of a kind reports. */
+export const NO_TOKENS: Readonly<SpendTokens> = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 
 /** One model call of a summarizer, as it answered: recorded by the caller, priced by the ledger. */
 export interface ModelCall {
