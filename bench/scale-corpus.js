@@ -18,6 +18,12 @@ const SIGMA = 1.1;
 const SUBAGENT_EVERY = 9;
 /** Sessions are this far apart in time (file mtimes): a history of weeks, the newest written last. */
 const SESSION_SPACING_MS = 20 * 60_000;
+/**
+ * Dated corpora: how many sessions apart in time the big sessions are, but the append target, which
+ * is the newest (the session being written now). A real history has its big sessions among the rest,
+ * not as its newest ten.
+ */
+const BIG_SESSION_GAP = 80;
 /** Corpus, database and WAL: free disk needed per corpus byte. */
 const DISK_FACTOR = 1.6;
 
@@ -64,6 +70,7 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
   const next = random(15);
   const scale = Math.min(1, totalBytes / DEFAULT_BYTES);
   const files = [];
+  const timeRank = datedRanks(BIG_SESSIONS_MB.indexOf(50));
   /** The session index of each file, for its mtime. */
   const sessionOf = [];
   let bytes = 0;
@@ -74,8 +81,8 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
     const dir = join(projectsDir, projectName(index));
     mkdirSync(dir, { recursive: true });
     const path = join(dir, `${id}.jsonl`);
-    // Newest first, as the mtimes below: session n starts n spacings before now.
-    const startMs = dated ? now - (index + 1) * SESSION_SPACING_MS : undefined;
+    // As the mtimes below: a session of time rank n starts n + 1 spacings before now.
+    const startMs = dated ? now - (timeRank(index) + 1) * SESSION_SPACING_MS : undefined;
     const main = writeSession(path, id, size, index, lines, huge, { startMs });
     files.push(path);
     sessionOf.push(index);
@@ -121,11 +128,27 @@ export function writeScaleCorpus(projectsDir, totalBytes = DEFAULT_BYTES, { appe
   files.forEach((path, at) => {
     const session = sessionOf[at] ?? 0;
     const time = new Date(
-      dated ? now - (session + 1) * SESSION_SPACING_MS : now - (index - session) * SESSION_SPACING_MS,
+      dated ? now - (timeRank(session) + 1) * SESSION_SPACING_MS : now - (index - session) * SESSION_SPACING_MS,
     );
     utimesSync(path, time, time);
   });
   return { files, bytes, sessions: index, appendTarget };
+}
+
+/**
+ * A dated corpus's time ranks (0 newest) by session index: the big sessions, written first, are the
+ * newest (`live`) and every BIG_SESSION_GAP-th after it; the others fill the ranks between in order.
+ */
+function datedRanks(live) {
+  const bigRank = (index) => (index === live ? 0 : (index + (index < live ? 1 : 0)) * BIG_SESSION_GAP);
+  const taken = new Set(BIG_SESSIONS_MB.map((_, index) => bigRank(index)));
+  const ranks = [];
+  return (index) => {
+    if (index < BIG_SESSIONS_MB.length) return bigRank(index);
+    for (let rank = ranks.length === 0 ? 0 : (ranks.at(-1) ?? 0) + 1; ranks.length <= index - BIG_SESSIONS_MB.length; rank++)
+      if (!taken.has(rank)) ranks.push(rank);
+    return ranks[index - BIG_SESSIONS_MB.length];
+  };
 }
 
 /** `count` tiny sessions (a prompt and a reply each) in 40 projects: the 50,000-session listing. */

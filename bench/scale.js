@@ -211,8 +211,9 @@ export async function benchScale(options = {}) {
   };
   try {
     const generated = performance.now();
-    // Dated as a history of weeks, newest written last: the listing orders sessions by their newest
-    // entry, so the newest files hold the newest sessions, as in a real history.
+    // Dated as a history of weeks: the listing orders sessions by their newest entry, so the newest
+    // files hold the newest sessions, as in a real history, and the big ones are spread over it
+    // (the one being appended to is the newest) instead of being its newest ten.
     const corpus = writeScaleCorpus(env.MEMD_PROJECTS_DIR, totalBytes, { dated: true });
     const corpusMb = corpus.bytes / MB;
     console.log(

@@ -249,24 +249,28 @@ export function createTailer(deps: TailerDeps): Tailer {
     let passBytes = 0;
     let ranSince = performance.now();
     let atEnd = false;
+    /** Hands every free slot a chunk to parse. */
+    const fill = () => {
+      while (!atEnd && outcome !== 'yielded' && free.length > 0) {
+        const slot = free.pop() as number;
+        // Synchronous: a page-cache read of one chunk takes a fraction of a millisecond, while a
+        // thread-pool read waits for a core that the parse worker and SQLite keep busy.
+        const bytesRead = readSync(handle.fd, slots[slot] as Buffer, 0, chunkBytes, position);
+        if (bytesRead === 0) {
+          free.push(slot);
+          atEnd = true;
+          break;
+        }
+        position += bytesRead;
+        passBytes += bytesRead;
+        counters.bytesRead += bytesRead;
+        inflight.push({ slot, bytes: bytesRead, parsed: parser.parse(lane, slot, bytesRead) });
+        if (options.shouldYield(passBytes)) outcome = 'yielded';
+      }
+    };
     try {
       for (;;) {
-        while (!atEnd && outcome !== 'yielded' && free.length > 0) {
-          const slot = free.pop() as number;
-          // Synchronous: a page-cache read of one chunk takes a fraction of a millisecond, while a
-          // thread-pool read waits for a core that the parse worker and SQLite keep busy.
-          const bytesRead = readSync(handle.fd, slots[slot] as Buffer, 0, chunkBytes, position);
-          if (bytesRead === 0) {
-            free.push(slot);
-            atEnd = true;
-            break;
-          }
-          position += bytesRead;
-          passBytes += bytesRead;
-          counters.bytesRead += bytesRead;
-          inflight.push({ slot, bytes: bytesRead, parsed: parser.parse(lane, slot, bytesRead) });
-          if (options.shouldYield(passBytes)) outcome = 'yielded';
-        }
+        fill();
         const next = inflight.shift();
         if (next === undefined) break;
         // Tagged, so that the ingestor backs off a parse failure as such and not as a read error.
@@ -274,6 +278,9 @@ export function createTailer(deps: TailerDeps): Tailer {
           throw new ParseFault(error);
         });
         free.push(next.slot);
+        // The next chunk goes to the parser before this one's rows are committed: the worker
+        // parses while this thread writes, instead of waiting for it.
+        fill();
         absorb(batch, parsed);
         parsedSinceCommit += next.bytes;
         const due = parsedSinceCommit >= commitBytes || batch.count >= COMMIT_ENTRIES;

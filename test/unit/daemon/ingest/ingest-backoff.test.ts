@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
 import { ingestStats } from '../../../../daemon/ingest/index-rows.js';
-import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
+import { createIngestor, DEFAULT_LANES, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { createInlineParser, type LineParser } from '../../../../daemon/ingest/parser.js';
 import { RETRY_FIRST_MS } from '../../../../daemon/ingest/retries.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
@@ -100,7 +100,7 @@ describe('backoff of failing passes', () => {
     session('fine', 3);
     // Slots so small that these files are not read in a group pass (which reads a failed group's files one by one).
     const inline = createInlineParser({
-      lanes: 2,
+      lanes: DEFAULT_LANES,
       slotBytes: 2048,
       maxLineBytes: 1024 * 1024,
       carryBudgetBytes: 1024 * 1024,
