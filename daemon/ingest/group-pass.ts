@@ -12,6 +12,7 @@ import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { isInside } from '../fs/inside.js';
 import { firstSessionId } from '../store/entry-row.js';
 import type { FileRow } from '../store/rows.js';
+import { commitTurn } from './commit-turn.js';
 import { headFor, isSameFile } from './file-identity.js';
 import { type LineParser, SLOTS_PER_LANE } from './parser.js';
 import { ParseFault } from './retries.js';
@@ -188,7 +189,10 @@ export function createGroupPass(
         });
         events.push({ file: target, row, entries: count, bad, reset: read.reset, bytesRead: read.bytesRead });
       }
-      if (commits.length > 0) writer.commitAll(commits);
+      if (commits.length > 0) {
+        await commitTurn();
+        writer.commitAll(commits);
+      }
       for (const event of events) deps.onCommit(event);
       for (const read of reads) {
         const { row, identity, at } = read.file;
