@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { commitTurn } from '../../../../daemon/ingest/commit-turn.js';
+
+describe('commitTurn', () => {
+  it('lets one commit run per turn of the event loop, with the loop running between them', async () => {
+    await commitTurn();
+    const events: string[] = [];
+    const second = commitTurn().then(() => events.push('second commit'));
+    // Stands for what the loop runs between two turns: a request read from a socket.
+    setTimeout(() => events.push('between'), 0);
+    await Promise.resolve();
+    expect(events).toEqual([]);
+    await second;
+    expect(events).toEqual(['between', 'second commit']);
+  });
+
+  it('gives turns to waiting commits one at a time', async () => {
+    const order: number[] = [];
+    await Promise.all([1, 2, 3].map((n) => commitTurn().then(() => order.push(n))));
+    expect(order).toEqual([1, 2, 3]);
+  });
+});
