@@ -100,6 +100,10 @@ async function serve(started: Started<LineParser>): Promise<void> {
   // The followers of the index: started after the backfill, fed each commit, stopped after ingest, in this order.
   const followers = [search, archive, usage];
 
+  // The event loop's delay is sampled while there is work: each request, and each event from before its first reaction.
+  const loop = watchLoopDelay();
+  events.listen(() => loop.busy());
+
   // The reactions, in the order they run for one event.
   forgetEntriesOnRebuild(events, transcripts);
   renewHoldsOnCommit(events, extraction);
@@ -131,11 +135,9 @@ async function serve(started: Started<LineParser>): Promise<void> {
     dbHealth,
     followers,
   };
-  const rpc = buildRpc(parts);
+  const rpc = buildRpc({ ...parts, onRequest: () => loop.busy() });
   const socket = createSocketPlace(paths.socketPath, base.activatedFd);
   const shutdown = createDaemonShutdown({ ...parts, rpc, socket });
-  // From here on: the start-up itself (loading modules, opening the store) holds no client yet.
-  const loop = watchLoopDelay();
   rpc.dispatcher.add(daemonMethods({ ...parts, rpc, loop, shutdown }));
   shutDownOnSignals(shutdown, log);
   if (!(await openSocket({ ...parts, rpc, socket, shutdown }))) return;

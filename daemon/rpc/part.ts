@@ -26,6 +26,8 @@ export interface RpcPartDeps extends MethodParts {
   >;
   bus: Bus;
   log: Logger;
+  /** Called as each request starts (lifecycle/loop-delay.ts samples the loop from then). */
+  onRequest?: () => void;
 }
 
 export interface RpcPart {
@@ -48,6 +50,7 @@ export function buildRpc(deps: RpcPartDeps): RpcPart {
     maxConnections: config.maxConnections,
     limits: { idleMs: config.idleTimeoutMs, frameMs: config.frameTimeoutMs, stallMs: config.answerStallTimeoutMs },
     budget: { maxAnswerBytes: config.maxAnswerBytes, maxHeavyRequests: config.maxHeavyRequests },
+    ...(deps.onRequest === undefined ? {} : { onRequest: deps.onRequest }),
   });
   return { dispatcher, server };
 }

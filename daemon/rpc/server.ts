@@ -50,6 +50,8 @@ export interface RpcServerDeps {
   limits: ConnectionLimits;
   /** Answer bytes and heavy requests of all connections together (config: maxAnswerBytes, maxHeavyRequests). */
   budget: BudgetLimits;
+  /** Called as each request starts. */
+  onRequest?: () => void;
 }
 
 export function createRpcServer(deps: RpcServerDeps): RpcServer {
@@ -71,6 +73,7 @@ export function createRpcServer(deps: RpcServerDeps): RpcServer {
     accepting: () => accepting,
     onRequest: () => {
       requestsServed++;
+      deps.onRequest?.();
     },
     onProtocolError: () => {
       protocolErrors++;
