@@ -143,10 +143,13 @@ function datedRanks(live) {
   const bigRank = (index) => (index === live ? 0 : (index + (index < live ? 1 : 0)) * BIG_SESSION_GAP);
   const taken = new Set(BIG_SESSIONS_MB.map((_, index) => bigRank(index)));
   const ranks = [];
+  let next = 0;
   return (index) => {
     if (index < BIG_SESSIONS_MB.length) return bigRank(index);
-    for (let rank = ranks.length === 0 ? 0 : (ranks.at(-1) ?? 0) + 1; ranks.length <= index - BIG_SESSIONS_MB.length; rank++)
-      if (!taken.has(rank)) ranks.push(rank);
+    while (ranks.length <= index - BIG_SESSIONS_MB.length) {
+      if (!taken.has(next)) ranks.push(next);
+      next++;
+    }
     return ranks[index - BIG_SESSIONS_MB.length];
   };
 }
