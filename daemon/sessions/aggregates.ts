@@ -22,6 +22,7 @@ import {
   contextFromTail,
   extractionKey,
   moveExtraction,
+  WINDOW_MARGIN,
 } from '../../shared/transcript/aggregate-context.js';
 import { isCompactionAgent } from '../../shared/transcript/layout.js';
 import { responseKey } from '../../shared/transcript/response-usage.js';
@@ -153,6 +154,25 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
     main !== undefined && main.entries > window
       ? contextFromTail(loadLastEntries(db, main.id, window), last, last === null ? null : markOfExtraction(main, last))
       : null;
+
+  /**
+   * The context from a commit of the main transcript's own rows, when they hold its active
+   * conversation: all of the file (read from its start: a file read in one go, or the first commit
+   * of a longer read), or its last rows after a compaction in them. The next commits extend it as
+   * appends do. Counting it only after the last commit cost a read of the file's last rows per big
+   * session of a backfill (~40-100 ms of the main thread each), and a listing that came first
+   * counted it in its own request.
+   */
+  const contextFromCommit = (rows: CommittedRows): ContextState | null => {
+    const last = deps.lastExtraction(rows.sessionId);
+    if (rows.fileEntries === rows.entries.length) return contextFromScratch(rows.entries, last);
+    if (rows.entries.length <= WINDOW_MARGIN) return null;
+    return contextFromTail(
+      rows.entries,
+      last,
+      last === null ? null : markOfExtraction(mainFileOf(rows.sessionId), last),
+    );
+  };
 
   /** The context again: from the main transcript's last rows if it can, else from all of its rows. */
   const countContext = (sessionId: string, state: AggregateState): CountedAggregate => {
@@ -333,14 +353,8 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
       const book = bookOver(known);
       foldEntries(state, rows.entries, kindOf(rows.agentId), rows.path, book);
       responses.write(rows.sessionId, known, book.changed);
-      if (state.context === null && rows.agentId === null && rows.fileEntries === rows.entries.length) {
-        // The commit holds the main transcript from its start (a file read in one go, or the
-        // first commit of a longer read): counted from it, and the next commits extend the count
-        // as appends do. Waiting for the last commit cost a count of the file's last rows after it
-        // (~40-100 ms of the main thread per big session in a backfill).
-        state.context = contextFromScratch(rows.entries, deps.lastExtraction(rows.sessionId));
-        save(rows.sessionId, state);
-      } else if (state.context !== null || !rows.complete) save(rows.sessionId, state);
+      if (state.context === null && rows.agentId === null) state.context = contextFromCommit(rows);
+      if (state.context !== null || !rows.complete) save(rows.sessionId, state);
       else {
         save(rows.sessionId, state);
         recountLater(rows.sessionId);
