@@ -7,9 +7,9 @@
  * is gone, not a regular file, outside the projects dir or grown past its room in the slots gets
  * a null result, and the ingestor gives it a pass of its own, which handles all of those.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import { isInside } from '../fs/inside.js';
+import { isInside, realPathOrNull } from '../fs/inside.js';
 import { firstSessionId } from '../store/entry-row.js';
 import type { FileRow } from '../store/rows.js';
 import { commitTurn } from './commit-turn.js';
@@ -64,14 +64,6 @@ interface Read {
   parsed: Promise<ParsedChunk> | null;
 }
 
-function realOrSelf(path: string): string | null {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return null;
-  }
-}
-
 export function createGroupPass(
   deps: GroupPassDeps,
 ): (targets: readonly TranscriptFile[]) => Promise<(PassResult | null)[]> {
@@ -81,10 +73,10 @@ export function createGroupPass(
 
   /** Opens the targets it reads here (regular files inside the projects dir), with their identity. */
   const openAll = (targets: readonly TranscriptFile[], opened: Opened[], fds: number[]) => {
-    const root = deps.projectsDir === undefined ? null : (realOrSelf(deps.projectsDir) ?? deps.projectsDir);
+    const root = deps.projectsDir === undefined ? null : (realPathOrNull(deps.projectsDir) ?? deps.projectsDir);
     targets.forEach((target, at) => {
       if (root !== null) {
-        const real = realOrSelf(target.path);
+        const real = realPathOrNull(target.path);
         if (real === null || !isInside(root, real)) return;
       }
       let fd: number;

@@ -7,11 +7,10 @@
  * several tailers, never two on the same file.
  */
 
-import { constants, readSync } from 'node:fs';
-import { type FileHandle, open, realpath } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import { isInside } from '../fs/inside.js';
+import { isInside, realPathOrNull } from '../fs/inside.js';
 import { isMissingPath } from '../fs/read.js';
 import type { Logger } from '../log/logger.js';
 import { type EntryParam, firstSessionId } from '../store/entry-row.js';
@@ -119,13 +118,10 @@ function absorb(batch: Batch, parsed: ParsedChunk): void {
 }
 
 /** Whether the path, symlinks resolved, is inside the projects dir (a gone path counts as inside: it is marked gone). */
-async function insideProjects(path: string, projectsDir: string): Promise<boolean> {
-  const [real, root] = await Promise.all([
-    realpath(path).catch(() => null),
-    realpath(projectsDir).catch(() => projectsDir),
-  ]);
+function insideProjects(path: string, projectsDir: string): boolean {
+  const real = realPathOrNull(path);
   if (real === null) return true;
-  return isInside(root, real);
+  return isInside(realPathOrNull(projectsDir) ?? projectsDir, real);
 }
 
 /** The first bytes of a kept partial line, re-read when a pass resumes it (tells a rewrite apart). */
@@ -185,13 +181,13 @@ export function createTailer(deps: TailerDeps): Tailer {
     return { outcome: 'gone', changed: true, bytesRead: 0, end: null, sessionId: row.session_id };
   }
 
-  async function readNew(handle: FileHandle, target: TranscriptFile, options: PassOptions): Promise<PassResult> {
-    const stat = await handle.stat({ bigint: true });
+  async function readNew(fd: number, target: TranscriptFile, options: PassOptions): Promise<PassResult> {
+    const stat = fstatSync(fd, { bigint: true });
     if (!stat.isFile())
       return { outcome: 'not-a-file', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
     const identity: FileIdentity = { dev: String(stat.dev), ino: String(stat.ino), size: Number(stat.size) };
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
-    const reset = !isSameFile(handle.fd, row, identity, counters);
+    const reset = !isSameFile(fd, row, identity, counters);
     const start = reset ? 0 : row.committed_offset;
     const emptyBatch = (completeOffset: number): Batch => ({
       rows: [],
@@ -207,7 +203,7 @@ export function createTailer(deps: TailerDeps): Tailer {
       ino: identity.ino,
       start,
       fileId: row.id,
-      stillThere: (offset, fingerprint) => fingerprintAt(handle.fd, offset, fingerprint.length).equals(fingerprint),
+      stillThere: (offset, fingerprint) => fingerprintAt(fd, offset, fingerprint.length).equals(fingerprint),
     });
     let committedOffset = start;
     let parsedSinceCommit = 0;
@@ -217,7 +213,7 @@ export function createTailer(deps: TailerDeps): Tailer {
 
     const commit = () => {
       const offset = batch.completeOffset;
-      const head = headFor(handle.fd, row, offset, resetPending, counters);
+      const head = headFor(fd, row, offset, resetPending, counters);
       const { rows, count, bad, newest, search } = batch;
       const size = Math.max(identity.size, position);
       const bytesRead = parsedSinceCommit;
@@ -258,7 +254,7 @@ export function createTailer(deps: TailerDeps): Tailer {
         const slot = free.pop() as number;
         // Synchronous: a page-cache read of one chunk takes a fraction of a millisecond, while a
         // thread-pool read waits for a core that the parse worker and SQLite keep busy.
-        const bytesRead = readSync(handle.fd, slots[slot] as Buffer, 0, chunkBytes, position);
+        const bytesRead = readSync(fd, slots[slot] as Buffer, 0, chunkBytes, position);
         if (bytesRead === 0) {
           free.push(slot);
           atEnd = true;
@@ -312,7 +308,7 @@ export function createTailer(deps: TailerDeps): Tailer {
         batch.completeOffset,
         position,
         kept,
-        kept && partial > 0 ? fingerprintAt(handle.fd, batch.completeOffset, partial) : undefined,
+        kept && partial > 0 ? fingerprintAt(fd, batch.completeOffset, partial) : undefined,
       );
     }
     const end = outcome === 'caught-up' ? { ino: identity.ino, size: position } : null;
@@ -326,21 +322,22 @@ export function createTailer(deps: TailerDeps): Tailer {
       busy = true;
       try {
         // The ingestor logs it (once) and retries it with backoff, as a read fault.
-        if (deps.projectsDir !== undefined && !(await insideProjects(target.path, deps.projectsDir))) {
+        if (deps.projectsDir !== undefined && !insideProjects(target.path, deps.projectsDir)) {
           return { outcome: 'outside', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
         }
-        let handle: FileHandle;
+        let fd: number;
         try {
           // Non-blocking: opening a FIFO put where a transcript was must not wait for a writer.
-          handle = await open(target.path, constants.O_RDONLY | constants.O_NONBLOCK);
+          // Synchronous, as the reads are: the promise calls cost a thread-pool round trip each.
+          fd = openSync(target.path, constants.O_RDONLY | constants.O_NONBLOCK);
         } catch (error) {
           if (isMissingPath(error)) return markGone(target);
           throw error;
         }
         try {
-          return await readNew(handle, target, options);
+          return await readNew(fd, target, options);
         } finally {
-          await handle.close();
+          closeSync(fd);
         }
       } finally {
         busy = false;
