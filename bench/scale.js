@@ -143,9 +143,9 @@ export async function startDaemon(createClient, env) {
 /**
  * Asks for the newest sessions every NEWEST_POLL_MS (NEWEST_FIRST_POLL_MS at first; figures that
  * tell a partial count from the final one) and for the backfill's estimate of its time left, until
- * `stop()`, which returns when
- * the newest session and the newest page first equalled their final figures for good (ms after
- * `started`) and the estimate given at ETA_CHECK_SHARE of the bytes, with when it was given.
+ * `stop()`, which returns when the newest session and the newest page first equalled their final
+ * figures for good (ms after `started`) and the estimate given at ETA_CHECK_SHARE of the bytes,
+ * with when it was given.
  */
 function watchNewest(client, started) {
   const figures = (session) =>
