@@ -16,7 +16,7 @@ import type { LoopStatus } from '../../shared/protocol/daemon.js';
 /** The sampling timer's period: a delay is seen to within this. */
 const RESOLUTION_MS = 20;
 /** The timer stops this long after the last request or event. */
-export const IDLE_AFTER_MS = 10_000;
+const IDLE_AFTER_MS = 10_000;
 const NS_PER_MS = 1e6;
 
 export interface LoopDelay {
