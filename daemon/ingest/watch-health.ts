@@ -7,7 +7,7 @@
  * inode), after chokidar failed, or after the sweep found changes that no event reported. Re-arms
  * back off, since each one walks the tree again.
  */
-import { constants } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { isMissingPath } from '../fs/read.js';
 
@@ -65,9 +65,24 @@ export async function rootHealth(root: string): Promise<RootHealth> {
   try {
     await access(root, constants.R_OK | constants.X_OK);
   } catch (error) {
-    return { ok: false, missing: false, reason: `the projects dir is unreadable (${codeOf(error)})` };
+    return { ok: false, missing: false, reason: unreadable(error) };
   }
   return { ok: true, dev: stats.dev, ino: stats.ino };
+}
+
+const unreadable = (error: unknown) => `the projects dir is unreadable (${codeOf(error)})`;
+
+/**
+ * Why the projects dir cannot be read or searched now, or null when it can (or is gone: the
+ * health check says so). Synchronous, for a watcher fault that must be named as it happens.
+ */
+export function rootUnreadable(root: string): string | null {
+  try {
+    accessSync(root, constants.R_OK | constants.X_OK);
+    return null;
+  } catch (error) {
+    return isMissingPath(error) ? null : unreadable(error);
+  }
 }
 
 /** Backoff of re-arms: the failures of watchers that did not stay healthy for REARM_MAX_MS in a row. */

@@ -18,7 +18,7 @@ import type { Ingestor } from './ingestor.js';
 import { scanTranscripts } from './scan.js';
 import { createSweeper, DEFAULT_QUIET_MS, DEFAULT_RECHECK_MS, DEFAULT_SWEEP_MS } from './sweeper.js';
 import { type TreeWatch, watchTree } from './tree-watch.js';
-import { createRearmBackoff, type RootHealth, rootHealth } from './watch-health.js';
+import { createRearmBackoff, type RootHealth, rootHealth, rootUnreadable } from './watch-health.js';
 
 /** How often the projects dir is checked: missing, unreadable or replaced (cheap: a stat and an access). */
 export const DEFAULT_ROOT_POLL_MS = 1_000;
@@ -157,8 +157,14 @@ export function createWatcher(deps: WatcherDeps): Watcher {
       },
       error(error) {
         const instance = mine();
+        // A fault from a projects dir that just became unreadable is reported as that: the cause a
+        // user can act on, and the same whether chokidar or the health check saw it first.
         if (instance !== null)
-          failed(instance, `the watcher failed: ${error instanceof Error ? error.message : String(error)}`, { error });
+          failed(
+            instance,
+            rootUnreadable(root) ?? `the watcher failed: ${error instanceof Error ? error.message : String(error)}`,
+            { error },
+          );
       },
     });
     return watch;
