@@ -211,7 +211,9 @@ export function createTailer(deps: TailerDeps): Tailer {
     let changed = false;
     let kept = false;
 
-    const commit = () => {
+    /** Commits the batch, in a turn of the event loop of its own (commit-turn.ts). */
+    const commit = async () => {
+      await commitTurn();
       const offset = batch.completeOffset;
       const head = headFor(fd, row, offset, resetPending, counters);
       const { rows, count, bad, newest, search } = batch;
@@ -283,10 +285,7 @@ export function createTailer(deps: TailerDeps): Tailer {
         absorb(batch, parsed);
         parsedSinceCommit += next.bytes;
         const due = parsedSinceCommit >= commitBytes || batch.count >= COMMIT_ENTRIES;
-        if (due && batch.completeOffset !== committedOffset) {
-          await commitTurn();
-          commit();
-        }
+        if (due && batch.completeOffset !== committedOffset) await commit();
         if (performance.now() - ranSince >= YIELD_AFTER_MS) {
           await new Promise((resolve) => setImmediate(resolve));
           ranSince = performance.now();
@@ -294,10 +293,7 @@ export function createTailer(deps: TailerDeps): Tailer {
       }
       const size = Math.max(identity.size, position);
       const stale = row.gone === 1 || row.size !== size || row.dev !== identity.dev || row.ino !== identity.ino;
-      if (resetPending || parsedSinceCommit > 0 || stale) {
-        await commitTurn();
-        commit();
-      }
+      if (resetPending || parsedSinceCommit > 0 || stale) await commit();
       kept = true;
     } finally {
       // A slot still being parsed must not be read into by the next pass.
