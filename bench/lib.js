@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..');
-export const DAEMON_MAIN = join(ROOT, 'dist/daemon/main.js');
+export const DAEMON_MAIN = join(ROOT, 'bin/memd.cjs');
 export const MEMCTL_MAIN = join(ROOT, 'dist/client/memctl/main.js');
 /** What memctl install-* registers with Claude Code: the shim outside dist/ that runs MEMCTL_MAIN. */
 export const MEMCTL_COMMAND = join(ROOT, 'bin/memctl.cjs');

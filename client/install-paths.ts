@@ -18,9 +18,9 @@ function packageRoot(): string {
   throw new Error(`cannot find memd's package.json above ${fileURLToPath(import.meta.url)}`);
 }
 
-/** The daemon's entry point, which the client starts and the systemd unit runs. */
+/** The daemon's command (bin/memd.cjs: the bundle in dist/), which the client starts and the systemd unit runs. */
 export function daemonMainPath(): string {
-  return join(packageRoot(), 'dist', 'daemon', 'main.js');
+  return join(packageRoot(), 'bin', 'memd.cjs');
 }
 
 /** The shipped unit templates (memd.socket, memd.service). */

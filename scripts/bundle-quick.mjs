@@ -1,6 +1,7 @@
 /**
  * `npm run build`'s last step before the swap: the status line and the turn hooks (client/memctl/quick/run.ts
- * and every module it loads, statically or not) as one CommonJS file, `client/memctl/quick.cjs`.
+ * and every module it loads, statically or not) as one CommonJS file, `client/memctl/quick.cjs`; the
+ * reports as another, and the daemon as a third (DAEMON_BUNDLE).
  * Claude Code starts these on every message and prompt; as ES modules they paid for node's ES module
  * loader (its own modules, compiled at each start, and an asynchronous read per file) and a read and
  * compile per module: more than half of what the status line added to node's own start, and the
@@ -31,7 +32,10 @@ export const REPORTS_BUNDLE = 'client/memctl/reports.cjs';
 /** `require("x")` and `require('x')` as transpileModule writes them (static and dynamic imports alike). */
 const REQUIRE_CALL = /\brequire\((["'])([^"']+)\1\)/g;
 
-function transpile(source, key) {
+/** `import.meta.url` in a daemon module: the module's own dist/ URL, given by the bundle's wrapper (bundleDaemon). */
+const IMPORT_META_URL = /\bimport\.meta\.url\b/g;
+
+function transpile(source, key, moduleUrl) {
   const ts = createRequire(import.meta.url)('typescript');
   const { outputText } = ts.transpileModule(source, {
     fileName: key,
@@ -44,24 +48,35 @@ function transpile(source, key) {
       removeComments: true,
     },
   });
-  if (/\bimport\.meta\b/.test(outputText))
-    throw new Error(`bundle-quick: ${key} uses import.meta, which CommonJS has not`);
-  return outputText.replace(/^\/\/# sourceMappingURL=.*$/m, '');
+  const text = moduleUrl ? outputText.replace(IMPORT_META_URL, '__moduleUrl') : outputText;
+  if (/\bimport\.meta\b/.test(text)) throw new Error(`bundle-quick: ${key} uses import.meta, which CommonJS has not`);
+  // A shebang is a syntax error inside the wrapper's function.
+  return text.replace(/^#!.*\n/, '').replace(/^\/\/# sourceMappingURL=.*$/m, '');
 }
 
+/**
+ * How a bundle is made. The client's take only client/, shared/ and built-ins (a dependency there
+ * would cost every hook its load); the daemon's take all of dist/ and leave npm packages to
+ * `require()`, and give each module its own dist/ URL for `import.meta.url` (worker scripts are
+ * found beside the module that starts them).
+ */
+const CLIENT = { areas: /^(client|shared)\//, packages: false, moduleUrls: false };
+export const DAEMON_KIND = { areas: /^(client|shared|daemon)\//, packages: true, moduleUrls: true };
+
 /** Every module the entry reaches, each with its CommonJS text and its relative imports resolved to keys. */
-function collect(dist, entry) {
+function collect(dist, entry, kind) {
   const modules = new Map();
   const pending = [entry];
   while (pending.length > 0) {
     const key = pending.pop();
     if (modules.has(key)) continue;
-    const text = transpile(readFileSync(join(dist, key), 'utf8'), key);
+    const text = transpile(readFileSync(join(dist, key), 'utf8'), key, kind.moduleUrls);
     const imports = {};
     for (const [, , specifier] of text.matchAll(REQUIRE_CALL)) {
       if (specifier.startsWith('node:') && isBuiltin(specifier)) continue;
+      if (kind.packages && !specifier.startsWith('.')) continue;
       const target = posix.join(posix.dirname(key), specifier);
-      if (!specifier.startsWith('.') || !/^(client|shared)\//.test(target))
+      if (!specifier.startsWith('.') || !kind.areas.test(target))
         throw new Error(
           `bundle-quick: ${key} imports ${specifier}; the quick path loads only dist/ and node: built-ins`,
         );
@@ -74,39 +89,52 @@ function collect(dist, entry) {
 }
 
 /** The bundle's source: its modules by key, and a loader that runs each once, on its first require. */
-export function bundleSource(dist, entry = QUICK_ENTRY) {
-  const modules = collect(dist, entry);
+export function bundleSource(dist, entry = QUICK_ENTRY, kind = CLIENT) {
+  const modules = collect(dist, entry, kind);
   const keys = [...modules.keys()].sort();
   const entries = keys.map((key) => {
     const { text, imports } = modules.get(key);
-    return `${JSON.stringify(key)}: [${JSON.stringify(imports)}, function (exports, require, module) {\n${text}}],`;
+    const params = kind.moduleUrls ? 'exports, require, module, __moduleUrl' : 'exports, require, module';
+    return `${JSON.stringify(key)}: [${JSON.stringify(imports)}, function (${params}) {\n${text}}],`;
   });
+  // The bundle sits in dist/<its folder>/: dist/ is that many levels up.
+  const distFromBundle = kind.moduleUrls ? posix.relative(posix.dirname(DAEMON_BUNDLE), '.') : '.';
   return `'use strict';
 // Built by scripts/bundle-quick.mjs from ${entry} and the modules it loads; do not edit.
 const MODULES = {
 ${entries.join('\n')}
 };
 const loaded = new Map();
-function load(key) {
+${kind.moduleUrls ? `const DIST = require('node:path').join(__dirname, ${JSON.stringify(distFromBundle)});\nconst moduleUrl = (key) => require('node:url').pathToFileURL(require('node:path').join(DIST, key)).href;\n` : ''}function load(key) {
   let module = loaded.get(key);
   if (module !== undefined) return module.exports;
   module = { exports: {} };
   loaded.set(key, module);
   const [imports, run] = MODULES[key];
-  run.call(module.exports, module.exports, (specifier) => (specifier in imports ? load(imports[specifier]) : require(specifier)), module);
+  run.call(module.exports, module.exports, (specifier) => (specifier in imports ? load(imports[specifier]) : require(specifier)), module${kind.moduleUrls ? ', moduleUrl(key)' : ''});
   return module.exports;
 }
 module.exports = { ...load(${JSON.stringify(entry)}), bundled: Object.keys(MODULES) };
 `;
 }
 
-/** Writes dist/client/memctl/quick.cjs and reports.cjs, after checking that node can compile them. */
+/**
+ * The daemon as one CommonJS file, `daemon/memd.cjs` (issue 34): as ES modules its ~320 files took
+ * node ~0.1 s to load at every start, a tenth of the second in which a cold start owes the newest
+ * sessions. bin/memd.cjs runs it (else daemon/main.js, where node cannot require ES modules:
+ * chokidar is one).
+ */
+export const DAEMON_ENTRY = 'daemon/main.js';
+export const DAEMON_BUNDLE = 'daemon/memd.cjs';
+
+/** Writes dist/client/memctl/quick.cjs, reports.cjs and dist/daemon/memd.cjs, after checking that node can compile them. */
 export function bundleQuick(dist) {
-  for (const [entry, bundle] of [
-    [QUICK_ENTRY, QUICK_BUNDLE],
-    [REPORTS_ENTRY, REPORTS_BUNDLE],
+  for (const [entry, bundle, kind] of [
+    [QUICK_ENTRY, QUICK_BUNDLE, CLIENT],
+    [REPORTS_ENTRY, REPORTS_BUNDLE, CLIENT],
+    [DAEMON_ENTRY, DAEMON_BUNDLE, DAEMON_KIND],
   ]) {
-    const source = bundleSource(dist, entry);
+    const source = bundleSource(dist, entry, kind);
     new vm.Script(source, { filename: bundle });
     writeFileSync(join(dist, bundle), source);
   }

@@ -10,7 +10,7 @@ import { afterAll, afterEach, onTestFailed } from 'vitest';
 import { RawSocket } from './raw-socket.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const DAEMON_MAIN = join(ROOT, 'dist/daemon/main.js');
+export const DAEMON_MAIN = join(ROOT, 'bin/memd.cjs');
 export const MEMCTL_MAIN = join(ROOT, 'dist/client/memctl/main.js');
 export const STARTUP_DEADLINE_MS = 15_000;
 

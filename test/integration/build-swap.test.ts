@@ -56,7 +56,10 @@ describe('npm start and npm run build', () => {
     expect(readdirSync(copy).filter((name) => name.startsWith('dist'))).toEqual(['dist']);
     const version = await runNode([join(copy, 'bin', 'memctl.cjs'), '--version'], env);
     expect(version).toMatchObject({ code: 0, stderr: '' });
-    const daemonCheck = await runNode([join(copy, 'dist', 'daemon', 'main.js'), '--version'], env);
-    expect(daemonCheck.code, daemonCheck.stderr).toBe(0);
+    // The daemon's command (its bundle) and the ES modules it falls back to.
+    for (const daemon of [join(copy, 'bin', 'memd.cjs'), join(copy, 'dist', 'daemon', 'main.js')]) {
+      const daemonCheck = await runNode([daemon, '--version'], env);
+      expect(daemonCheck.code, daemonCheck.stderr).toBe(0);
+    }
   });
 });

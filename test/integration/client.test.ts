@@ -146,8 +146,8 @@ describe('client library', () => {
 
   it('starts a detached daemon when none answers', async () => {
     const sandbox = makeSandbox();
-    // Autostart runs dist/daemon/main.js beside the client, so this uses the built client: from the
-    // TypeScript sources the daemon beside it would be daemon/main.ts, which node cannot run.
+    // Autostart runs bin/memd.cjs, which runs the build in dist/: this uses the built client, as
+    // a user's memctl is.
     const client = createBuiltClient({ env: sandbox.env });
     try {
       const status = await client.daemonStatus();

@@ -117,12 +117,15 @@ describe('memd packed and installed with npm install -g --prefix', () => {
   it('holds the shim, the built tree and the unit templates, and none of the sources or tests', () => {
     for (const file of [
       'bin/memctl.cjs',
+      'bin/memd.cjs',
       'dist/client/memctl/main.js',
       // The status line and the turn hooks, bundled by npm run build (scripts/bundle-quick.mjs).
       'dist/client/memctl/quick.cjs',
       // The reports users type (issue 34), bundled the same way.
       'dist/client/memctl/reports.cjs',
       'dist/daemon/main.js',
+      // The daemon as one file, which bin/memd.cjs runs.
+      'dist/daemon/memd.cjs',
       'systemd/memd.service',
     ])
       expect(existsSync(join(installed, file)), file).toBe(true);
@@ -135,6 +138,9 @@ describe('memd packed and installed with npm install -g --prefix', () => {
     const version = await run(memctl, ['--version'], { env: sandbox.env });
     expect(version).toMatchObject({ code: 0, stderr: '' });
     expect(version.stdout).toMatch(/^memctl \d+\.\d+\.\d+/);
+    // The daemon's command, which the unit and the autostart run: the installed bundle.
+    const daemonVersion = await run(join(prefix, 'bin', 'memd'), ['--version'], { env: sandbox.env });
+    expect(daemonVersion, daemonVersion.stderr).toMatchObject({ code: 0, stderr: '' });
     for (const install of ['install-hooks', 'install-statusline', 'install-mcp']) {
       const result = await run(memctl, [install], { env: sandbox.env });
       expect(result.code, `${install}: ${result.stderr}`).toBe(0);

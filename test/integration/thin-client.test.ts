@@ -347,14 +347,21 @@ describe('memctl loads no daemon code', () => {
 
   it('the recorder does see the daemon load its dependencies (control)', async () => {
     const sandbox = makeSandbox();
-    // --check-db opens the database read-only and exits: it must reach better-sqlite3.
-    const run = await runRecorded(sandbox, DAEMON_MAIN, ['--check-db']);
+    // --check-db opens the database read-only and exits: it must reach better-sqlite3. The daemon's
+    // ES modules (what bin/memd.cjs falls back to) import it, so both ways of recording are seen:
+    // the resolve hook gives URLs, require.cache gives paths.
+    const esMain = join(ROOT, 'dist/daemon/main.js');
+    const run = await runRecorded(sandbox, esMain, ['--check-db']);
     expect(run.code, run.stderr).toBe(0);
-    // Both ways of recording work: the resolve hook gives URLs, require.cache gives paths.
     expect(run.loaded).toContain(pathToFileURL(join(ROOT, 'node_modules/better-sqlite3/lib/index.js')).href);
     expect(run.loaded).toContain(join(ROOT, 'node_modules/better-sqlite3/lib/database.js'));
     expect(run.loaded.filter((entry) => /json-rpc-2\.0/.test(entry))).not.toEqual([]);
-    expect(run.loaded).toContain(pathToFileURL(DAEMON_MAIN).href);
+    expect(run.loaded).toContain(pathToFileURL(esMain).href);
+    // The daemon's command (the bundle) requires them.
+    const bundled = await runRecorded(sandbox, DAEMON_MAIN, ['--check-db']);
+    expect(bundled.code, bundled.stderr).toBe(0);
+    expect(bundled.loaded).toContain(join(ROOT, 'node_modules/better-sqlite3/lib/index.js'));
+    expect(bundled.loaded).toContain(join(ROOT, 'dist/daemon/memd.cjs'));
   });
 });
 

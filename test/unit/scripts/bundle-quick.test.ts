@@ -8,11 +8,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script in plain JavaScript, without types.
-import { bundleSource } from '../../../scripts/bundle-quick.mjs';
+import { bundleSource, DAEMON_BUNDLE, DAEMON_KIND } from '../../../scripts/bundle-quick.mjs';
 
-const bundle = bundleSource as (dist: string, entry: string) => string;
+const bundle = bundleSource as (dist: string, entry: string, kind?: unknown) => string;
 const ENTRY = 'client/memctl/quick/run.js';
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,9 +32,9 @@ function fakeDist(files: Record<string, string>): string {
 }
 
 /** Writes the bundle beside the fake dist/ and requires it. */
-function load(dist: string): Record<string, unknown> {
-  const file = join(dist, 'bundle.cjs');
-  writeFileSync(file, bundle(dist, ENTRY));
+function load(dist: string, entry = ENTRY, at = 'bundle.cjs', kind?: unknown): Record<string, unknown> {
+  const file = join(dist, at);
+  writeFileSync(file, bundle(dist, entry, kind));
   return createRequire(import.meta.url)(file) as Record<string, unknown>;
 }
 
@@ -77,5 +78,21 @@ export const value = 'later';
       const dist = fakeDist({ [ENTRY]: source, 'daemon/x.js': 'export const x = 1;\n' });
       expect(() => bundle(dist, ENTRY)).toThrow(reason);
     }
+  });
+
+  it("bundles the daemon with its packages left to require, and each module's import.meta.url its own in dist/", () => {
+    const entry = 'daemon/main.js';
+    const dist = fakeDist({
+      [entry]: `#!/usr/bin/env node
+import { here } from './workers/script.js';
+import { posix } from 'path';
+export const there = here;
+export const joined = posix.join('a', 'b');
+`,
+      'daemon/workers/script.js': 'export const here = import.meta.url;\n',
+    });
+    const loaded = load(dist, entry, DAEMON_BUNDLE as string, DAEMON_KIND) as { there: string; joined: string };
+    expect(loaded.there).toBe(pathToFileURL(join(dist, 'daemon/workers/script.js')).href);
+    expect(loaded.joined).toBe('a/b');
   });
 });
