@@ -20,6 +20,8 @@ export interface ParsePass {
   /** Committed offset the pass starts from. */
   start: number;
   fileId: number;
+  /** Whether the lines' search texts are read too (writer.ts readsSearchTexts says when they are kept). */
+  search: boolean;
 }
 
 /**
@@ -41,11 +43,17 @@ class ChunkRows implements LineSink {
     private readonly fileId: number,
     private readonly path: string,
     private readonly ownCalls: OwnCallBook,
+    private readonly searchTexts: boolean,
+    private readonly entryRows: boolean,
   ) {}
 
   line(line: Buffer, offset: number): void {
     // A blank line carries nothing and is no error.
     if (line.length === 0) return;
+    if (!this.entryRows) {
+      this.textsOnly(line, offset);
+      return;
+    }
     // isUtf8 validates with SIMD, several times faster than a fatal TextDecoder on the hot path.
     if (!isUtf8(line)) {
       this.bad.push({ offset, length: line.length, reason: 'invalid-utf8' });
@@ -67,7 +75,7 @@ class ChunkRows implements LineSink {
     }
     if (entry.badTimestamp) this.bad.push({ offset, length: line.length, reason: 'bad-timestamp' });
     pushEntryParams(this.rows, this.fileId, entry);
-    if (SEARCH_INDEX_ON)
+    if (this.searchTexts)
       for (const { kind, text } of lineSearchTexts(line, value, (whole) => this.ownCalls.texts(this.path, whole)))
         this.search.push(offset, kind, text);
     this.count += 1;
@@ -77,6 +85,21 @@ class ChunkRows implements LineSink {
 
   tooLong(offset: number, length: number): void {
     this.bad.push({ offset, length, reason: 'too-long' });
+  }
+
+  /**
+   * The search texts alone (the search index builder): no entry row, no bad line. A line the
+   * ingest found bad has no entry row, and the writer drops texts without one.
+   */
+  private textsOnly(line: Buffer, offset: number): void {
+    if (!this.searchTexts || !isUtf8(line)) return;
+    try {
+      const value = parseLine(line);
+      for (const { kind, text } of lineSearchTexts(line, value, (whole) => this.ownCalls.texts(this.path, whole)))
+        this.search.push(offset, kind, text);
+    } catch {
+      // Not JSON, or nested too deep: the ingest recorded it as a bad line.
+    }
   }
 }
 
@@ -107,7 +130,11 @@ export class ChunkParser {
   /** memd's calls per file, so that their results, on later lines and passes, are indexed as memd's (issue 28). */
   private readonly ownCalls = new OwnCallBook();
 
-  constructor(private readonly maxLineBytes: number) {}
+  /** `entryRows` false: search texts alone (the search index builder reads lines ingest has rows of). */
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly entryRows = true,
+  ) {}
 
   /** Starts a pass over one file in `lane`, after the kept partial line if `resume` (else it is dropped). */
   begin(lane: number, pass: ParsePass, resume: boolean): void {
@@ -128,7 +155,13 @@ export class ChunkParser {
   parse(lane: number, bytes: Buffer): ParsedChunk {
     const current = this.passes.get(lane);
     if (current === undefined) throw new Error(`parse outside a pass in lane ${lane}`);
-    const chunk = new ChunkRows(current.pass.fileId, current.pass.path, this.ownCalls);
+    const chunk = new ChunkRows(
+      current.pass.fileId,
+      current.pass.path,
+      this.ownCalls,
+      SEARCH_INDEX_ON && current.pass.search,
+      this.entryRows,
+    );
     this.sink.current = chunk;
     try {
       current.splitter.push(bytes);

@@ -17,7 +17,7 @@ import { headFor, isSameFile } from './file-identity.js';
 import { type LineParser, SLOTS_PER_LANE } from './parser.js';
 import { ParseFault } from './retries.js';
 import type { CommitEvent, FileIdentity, ParsedChunk, PassResult, TailerCounters } from './types.js';
-import type { Commit, IngestWriter } from './writer.js';
+import { type Commit, type IngestWriter, readsSearchTexts } from './writer.js';
 
 /** A backfill file this small (at most) is read in a group: its per-file costs outweigh its parse. */
 export const SMALL_FILE_BYTES = 256 * 1024;
@@ -62,11 +62,13 @@ interface Read {
   position: number;
   bytesRead: number;
   parsed: Promise<ParsedChunk> | null;
+  /** Whether its search texts were read (writer.ts readsSearchTexts). */
+  search: boolean;
 }
 
 export function createGroupPass(
   deps: GroupPassDeps,
-): (targets: readonly TranscriptFile[]) => Promise<(PassResult | null)[]> {
+): (targets: readonly TranscriptFile[], deferSearch: boolean) => Promise<(PassResult | null)[]> {
   const { writer, parser, lane, counters } = deps;
   const slots = parser.slots(lane);
   const slotBytes = parser.slotBytes;
@@ -98,7 +100,7 @@ export function createGroupPass(
     });
   };
 
-  return async (targets) => {
+  return async (targets, deferSearch) => {
     const results: (PassResult | null)[] = targets.map(() => null);
     const opened: Opened[] = [];
     const fds: number[] = [];
@@ -129,7 +131,14 @@ export function createGroupPass(
           offsetInSlot = 0;
         }
         if (slot >= slots.length) continue;
-        const readFrom = parser.begin(lane, { path: file.target.path, ino: file.identity.ino, start, fileId: row.id });
+        const search = readsSearchTexts(row, reset, deferSearch);
+        const readFrom = parser.begin(lane, {
+          path: file.target.path,
+          ino: file.identity.ino,
+          start,
+          fileId: row.id,
+          search,
+        });
         let bytesRead = 0;
         let parsed: Promise<ParsedChunk> | null = null;
         try {
@@ -141,7 +150,7 @@ export function createGroupPass(
         }
         counters.bytesRead += bytesRead;
         offsetInSlot += bytesRead;
-        reads.push({ file: { ...file, row }, reset, start, position: readFrom + bytesRead, bytesRead, parsed });
+        reads.push({ file: { ...file, row }, reset, start, position: readFrom + bytesRead, bytesRead, parsed, search });
       }
 
       const commits: Commit[] = [];
@@ -177,7 +186,7 @@ export function createGroupPass(
           bytesRead: read.bytesRead,
           now,
           sessionId,
-          search: parsed === undefined || parsed.search.length === 0 ? [] : [parsed.search],
+          search: !read.search ? undefined : parsed === undefined || parsed.search.length === 0 ? [] : [parsed.search],
         });
         events.push({ file: target, row, entries: count, bad, reset: read.reset, bytesRead: read.bytesRead });
       }

@@ -11,6 +11,7 @@ import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { classifyTranscript } from '../../shared/transcript/layout.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
+import { SEARCH_INDEX_ON } from './chunk-parser.js';
 import { createGroupChoice } from './group-choice.js';
 import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createLanes } from './lanes.js';
@@ -36,6 +37,15 @@ import type { CommitEvent, CommitObserver, FoundFile, PassResult, TailerCounters
  */
 export const DEFAULT_LANES = 4;
 
+/**
+ * A backfill with this many bytes of files never read leaves their search texts to the search index
+ * builder (daemon/search/builder.ts), which reads them once the backfill is done, newest first:
+ * extracting and indexing them was ~20 % of a first start's CPU (942 MB: backfill 6.5-8.2 s with
+ * them, 5.1-5.8 s without; the newest 50 sessions exact at ~970 ms, ~800 ms without). Below it the
+ * whole backfill takes a second or two and search is complete when the listing is.
+ */
+export const DEFAULT_DEFER_SEARCH_BYTES = 256 * 1024 * 1024;
+
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
 export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
 /** Bad lines reported as ingest.failed per file per run; the rest are only counted and kept in bad_lines. */
@@ -58,6 +68,8 @@ export interface IngestorDeps {
   carryBudgetBytes?: number;
   commitBytes?: number;
   liveSliceBytes?: number;
+  /** DEFAULT_DEFER_SEARCH_BYTES unless set. */
+  deferSearchBytes?: number;
   /** Parse in a worker thread (the default), beside SQLite on the main thread; false parses inline. */
   parseInWorker?: boolean;
   lanes?: number;
@@ -105,7 +117,16 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   const queue = new PassQueue();
   const lastReads = new Map<string, { ino: string; size: number }>();
-  const progress = createBackfillProgress({ log, clock, onBackfillDone: () => deps.onBackfillDone?.() });
+  /** This backfill's new files leave their search texts to the builder (DEFAULT_DEFER_SEARCH_BYTES). */
+  let searchDeferred = false;
+  const progress = createBackfillProgress({
+    log,
+    clock,
+    onBackfillDone: () => {
+      searchDeferred = false;
+      deps.onBackfillDone?.();
+    },
+  });
   let watcher: WatcherStatus = { state: 'stopped', reason: null, since: null, rearms: 0 };
   /** Paths being read, and those that changed meanwhile (read again once their pass ends). */
   const running = new Set<string>();
@@ -242,7 +263,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     const shouldYield = (bytes: number) => stopped || (queue.hasLive && (fromBacklog || bytes >= liveSlice));
     let result: PassResult | null = null;
     try {
-      result = await (tailers[lane] as Tailer).pass(target, { shouldYield });
+      result = await (tailers[lane] as Tailer).pass(target, {
+        shouldYield,
+        deferSearch: fromBacklog && searchDeferred,
+      });
       passed(path, result);
     } catch (error) {
       totals.stale();
@@ -272,7 +296,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     }
     let results: (PassResult | null)[] | null = null;
     try {
-      results = await (tailers[lane] as Tailer).passGroup(targets);
+      results = await (tailers[lane] as Tailer).passGroup(targets, searchDeferred);
     } catch (error) {
       log.debug('a group pass failed; its files are read one by one', { files: targets.length, error });
     }
@@ -327,6 +351,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       for (const path of missing) {
         if (known.get(path)?.gone === false) add(path, 0, 0);
       }
+      let neverRead = 0;
       for (const file of files) {
         if (classifyTranscript(projectsDir, file.path) === null) continue;
         const row = known.get(file.path);
@@ -339,9 +364,11 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         }
         const unchanged = row !== undefined && row.ino === file.ino && file.size >= row.committedOffset;
         const left = unchanged ? file.size - row.committedOffset : file.size;
+        if (row === undefined && !taken(file.path)) neverRead += file.size;
         if (!taken(file.path)) groups.found(file.path, left);
         add(file.path, file.size, left, file.mtimeMs);
       }
+      searchDeferred ||= SEARCH_INDEX_ON && neverRead >= (deps.deferSearchBytes ?? DEFAULT_DEFER_SEARCH_BYTES);
       // Newest first: the sessions a user works in show up in their first `memctl status`, and
       // history fills in behind them. Gone files (no mtime) first, as they cost nothing.
       const mtime = (path: string) => mtimes.get(path) ?? 0;

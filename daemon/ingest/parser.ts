@@ -118,7 +118,12 @@ function withBook(
     begin(lane, pass) {
       const { resume, readFrom } = book.begin(pass.path, pass.ino, pass.start, pass.stillThere);
       current.set(lane, { path: pass.path, ino: pass.ino });
-      send({ op: 'begin', lane, pass: { path: pass.path, start: pass.start, fileId: pass.fileId }, resume });
+      send({
+        op: 'begin',
+        lane,
+        pass: { path: pass.path, start: pass.start, fileId: pass.fileId, search: pass.search },
+        resume,
+      });
       return readFrom;
     },
     parse,

@@ -30,7 +30,7 @@ import type {
   PassResult,
   TailerCounters,
 } from './types.js';
-import { createIngestWriter } from './writer.js';
+import { createIngestWriter, readsSearchTexts } from './writer.js';
 
 /** Large enough that syscalls and transactions are rare, small enough to stay a minor part of RSS. */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -83,6 +83,8 @@ export interface TailerDeps {
 export interface PassOptions {
   /** Asked between chunks with the bytes read so far; true ends the pass early (it resumes later). */
   shouldYield(bytesThisPass: number): boolean;
+  /** A file read from its start leaves its search texts to the search index builder (ingestor.ts). */
+  deferSearch?: boolean;
 }
 
 export interface Tailer {
@@ -91,7 +93,7 @@ export interface Tailer {
    * One pass over several small files, committed in one transaction (group-pass.ts): a result per
    * target, null for one it left to a pass of its own.
    */
-  passGroup(targets: readonly TranscriptFile[]): Promise<(PassResult | null)[]>;
+  passGroup(targets: readonly TranscriptFile[], deferSearch?: boolean): Promise<(PassResult | null)[]>;
   readonly counters: TailerCounters;
   /** Stops the parser if the tailer made its own; call once no pass runs. */
   close(): Promise<void>;
@@ -105,12 +107,13 @@ interface Batch {
   bad: BadLine[];
   newest: string | null;
   completeOffset: number;
-  search: SearchParam[][];
+  /** Absent when the pass does not read them (writer.ts readsSearchTexts). */
+  search: SearchParam[][] | undefined;
 }
 
 function absorb(batch: Batch, parsed: ParsedChunk): void {
   if (parsed.count > 0) batch.rows.push(parsed.rows);
-  if (parsed.search.length > 0) batch.search.push(parsed.search);
+  if (parsed.search.length > 0) batch.search?.push(parsed.search);
   batch.count += parsed.count;
   for (const bad of parsed.bad) batch.bad.push(bad);
   if (parsed.newest !== null && (batch.newest === null || parsed.newest > batch.newest)) batch.newest = parsed.newest;
@@ -189,13 +192,14 @@ export function createTailer(deps: TailerDeps): Tailer {
     const row = writer.getFile(target.path) ?? writer.insertFile(target, identity, clock());
     const reset = !isSameFile(fd, row, identity, counters);
     const start = reset ? 0 : row.committed_offset;
+    const search = readsSearchTexts(row, reset, options.deferSearch === true);
     const emptyBatch = (completeOffset: number): Batch => ({
       rows: [],
       count: 0,
       bad: [],
       newest: null,
       completeOffset,
-      search: [],
+      search: search ? [] : undefined,
     });
     let batch = emptyBatch(start);
     let position = parser.begin(lane, {
@@ -203,6 +207,7 @@ export function createTailer(deps: TailerDeps): Tailer {
       ino: identity.ino,
       start,
       fileId: row.id,
+      search,
       stillThere: (offset, fingerprint) => fingerprintAt(fd, offset, fingerprint.length).equals(fingerprint),
     });
     let committedOffset = start;
@@ -216,7 +221,7 @@ export function createTailer(deps: TailerDeps): Tailer {
       await commitTurn();
       const offset = batch.completeOffset;
       const head = headFor(fd, row, offset, resetPending, counters);
-      const { rows, count, bad, newest, search } = batch;
+      const { rows, count, bad, newest } = batch;
       const size = Math.max(identity.size, position);
       const bytesRead = parsedSinceCommit;
       const sessionId = target.sessionFromEntries ? (firstSessionId(rows) ?? undefined) : undefined;
@@ -233,7 +238,7 @@ export function createTailer(deps: TailerDeps): Tailer {
         bytesRead,
         now: clock(),
         sessionId,
-        search,
+        search: batch.search,
       });
       onCommit({ file: target, row, entries: count, bad, reset: resetPending, bytesRead });
       changed ||= resetPending || count > 0 || bad.length > 0 || offset !== committedOffset;
@@ -339,11 +344,11 @@ export function createTailer(deps: TailerDeps): Tailer {
         busy = false;
       }
     },
-    async passGroup(targets) {
+    async passGroup(targets, deferSearch = false) {
       if (busy) throw new Error('tailer passes must not overlap');
       busy = true;
       try {
-        return await group(targets);
+        return await group(targets, deferSearch);
       } finally {
         busy = false;
       }

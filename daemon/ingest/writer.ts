@@ -43,8 +43,21 @@ export interface Commit {
   now: number;
   /** The file's session as its entries name it (2.0.x top-level agent files); files it there. */
   sessionId?: string | undefined;
-  /** Searchable texts of the rows, (offset, kind, text) triples in runs (chunk-parser.ts). */
-  search?: readonly (readonly SearchParam[])[];
+  /**
+   * Searchable texts of the rows, (offset, kind, text) triples in runs (chunk-parser.ts); absent
+   * when the pass did not read them (readsSearchTexts): the file's search offset stays behind.
+   */
+  search?: readonly (readonly SearchParam[])[] | undefined;
+}
+
+/**
+ * Whether a pass over a file reads its lines' search texts: when its commits keep them (the file's
+ * search index caught up with its rows, or the file read again from its start), unless the pass
+ * defers a new file's to the search index builder (ingestor.ts: the backfill of a big history).
+ */
+export function readsSearchTexts(row: FileRow, reset: boolean, deferSearch: boolean): boolean {
+  if (reset) return true;
+  return row.search_offset === row.committed_offset && !(deferSearch && row.committed_offset === 0);
 }
 
 export interface IngestWriter {
@@ -126,7 +139,8 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       deleteBad.run(row.id);
     }
     const rowids = insertEntries(c.rows);
-    if (search.commit(row, c.reset, c.committedOffset, c.search ?? [], rowids)) searchCaughtUp.add(c);
+    if (c.search !== undefined && search.commit(row, c.reset, c.committedOffset, c.search, rowids))
+      searchCaughtUp.add(c);
     // A line kept without its bad timestamp is only counted: a row each would cost a write per line of a file that has none.
     for (const bad of c.bad) if (!isBadValue(bad)) insertBad.run(row.id, bad.offset, bad.length, bad.reason, c.now);
     const next = nextCounts(c);

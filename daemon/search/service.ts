@@ -154,9 +154,11 @@ export function createSearchService(deps: SearchDeps) {
 
     state: () => builder.state(),
     status: () => pool.status(),
-    // An index follower: ingest writes the index itself, so the build needs no word of commits.
+    // An index follower: ingest writes the index itself; after a commit the builder looks for files
+    // it left behind (builder.ts).
     stopStep: 'stop the search index build',
     start: () => builder.start(),
+    committed: () => builder.committed(),
     stop: async () => {
       builder.stop();
       pool.close();

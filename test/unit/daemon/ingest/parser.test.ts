@@ -67,8 +67,8 @@ describe.each([
     const p = parser();
     const a = entry(1) + entry(2).slice(0, 30);
     const b = entry(3) + entry(4).slice(0, 50);
-    expect(p.begin(0, { path: 'a', ino: '1', start: 0, fileId: 1 })).toBe(0);
-    expect(p.begin(1, { path: 'b', ino: '1', start: 0, fileId: 2 })).toBe(0);
+    expect(p.begin(0, { path: 'a', ino: '1', start: 0, fileId: 1, search: true })).toBe(0);
+    expect(p.begin(1, { path: 'b', ino: '1', start: 0, fileId: 2, search: true })).toBe(0);
     const fedA = await feed(p, 0, a, 0);
     const fedB = await feed(p, 1, b, 0);
     expect(fedA.results.reduce((sum, chunk) => sum + chunk.count, 0)).toBe(1);
@@ -77,7 +77,7 @@ describe.each([
     p.end(0, completeA, fedA.next, true);
     p.end(1, fedB.results.at(-1)?.completeOffset ?? 0, fedB.next, true);
     // The next pass over `a` reads on from where the last one stopped, not from its last line.
-    const from = p.begin(0, { path: 'a', ino: '1', start: completeA, fileId: 1 });
+    const from = p.begin(0, { path: 'a', ino: '1', start: completeA, fileId: 1, search: true });
     expect(from).toBe(a.length);
     const rest = await feed(p, 0, entry(2).slice(30), from);
     expect(rest.results.at(-1)).toMatchObject({
@@ -91,7 +91,7 @@ describe.each([
   it('rejects a parse outside a pass with a clear error, and works at the next begin', async () => {
     const p = parser();
     await expect(p.parse(1, 0, 10)).rejects.toThrow('parse outside a pass in lane 1');
-    p.begin(1, { path: 'a', ino: '1', start: 0, fileId: 1 });
+    p.begin(1, { path: 'a', ino: '1', start: 0, fileId: 1, search: true });
     const { results } = await feed(p, 1, entry(1), 0);
     expect(results.reduce((sum, chunk) => sum + chunk.count, 0)).toBe(1);
   });
