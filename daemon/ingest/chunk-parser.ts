@@ -22,6 +22,8 @@ export interface ParsePass {
   fileId: number;
   /** Whether the lines' search texts are read too (writer.ts readsSearchTexts says when they are kept). */
   search: boolean;
+  /** False: the search texts alone, no entry rows (the search index builder reads lines ingest has rows of). */
+  rows?: boolean;
 }
 
 /**
@@ -130,11 +132,7 @@ export class ChunkParser {
   /** memd's calls per file, so that their results, on later lines and passes, are indexed as memd's (issue 28). */
   private readonly ownCalls = new OwnCallBook();
 
-  /** `entryRows` false: search texts alone (the search index builder reads lines ingest has rows of). */
-  constructor(
-    private readonly maxLineBytes: number,
-    private readonly entryRows = true,
-  ) {}
+  constructor(private readonly maxLineBytes: number) {}
 
   /** Starts a pass over one file in `lane`, after the kept partial line if `resume` (else it is dropped). */
   begin(lane: number, pass: ParsePass, resume: boolean): void {
@@ -160,7 +158,7 @@ export class ChunkParser {
       current.pass.path,
       this.ownCalls,
       SEARCH_INDEX_ON && current.pass.search,
-      this.entryRows,
+      current.pass.rows !== false,
     );
     this.sink.current = chunk;
     try {

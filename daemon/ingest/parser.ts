@@ -121,7 +121,13 @@ function withBook(
       send({
         op: 'begin',
         lane,
-        pass: { path: pass.path, start: pass.start, fileId: pass.fileId, search: pass.search },
+        pass: {
+          path: pass.path,
+          start: pass.start,
+          fileId: pass.fileId,
+          search: pass.search,
+          ...(pass.rows === undefined ? {} : { rows: pass.rows }),
+        },
         resume,
       });
       return readFrom;

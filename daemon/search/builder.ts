@@ -48,7 +48,7 @@ export function createSearchBuilder(deps: { db: Database.Database; log: Logger }
   const writer = createSearchWriter(db);
   // Ingest's own line parser, so that the texts are exactly those ingest extracts (the same
   // UTF-8 checks, long lines and line bound), without the entry rows, which ingest has written.
-  const parser = new ChunkParser(DEFAULT_MAX_LINE_BYTES, false);
+  const parser = new ChunkParser(DEFAULT_MAX_LINE_BYTES);
   const pendingFiles = db.prepare(
     'SELECT id, path, generation, search_offset, committed_offset FROM files WHERE search_offset < committed_offset ORDER BY last_activity DESC',
   );
@@ -86,7 +86,11 @@ export function createSearchBuilder(deps: { db: Database.Database; log: Logger }
       commit(file, file.committed_offset, []);
       return;
     }
-    parser.begin(LANE, { path: file.path, start: file.search_offset, fileId: file.id, search: true }, false);
+    parser.begin(
+      LANE,
+      { path: file.path, start: file.search_offset, fileId: file.id, search: true, rows: false },
+      false,
+    );
     try {
       if (!fstatSync(fd).isFile()) return;
       let position = file.search_offset;
