@@ -66,9 +66,15 @@ interface Read {
   search: boolean;
 }
 
+/** As a single pass's (tailer.ts PassOptions). */
+export interface GroupOptions {
+  deferSearch?: boolean;
+  commitRank?: number;
+}
+
 export function createGroupPass(
   deps: GroupPassDeps,
-): (targets: readonly TranscriptFile[], deferSearch: boolean) => Promise<(PassResult | null)[]> {
+): (targets: readonly TranscriptFile[], options: GroupOptions) => Promise<(PassResult | null)[]> {
   const { writer, parser, lane, counters } = deps;
   const slots = parser.slots(lane);
   const slotBytes = parser.slotBytes;
@@ -100,7 +106,7 @@ export function createGroupPass(
     });
   };
 
-  return async (targets, deferSearch) => {
+  return async (targets, options) => {
     const results: (PassResult | null)[] = targets.map(() => null);
     const opened: Opened[] = [];
     const fds: number[] = [];
@@ -131,7 +137,7 @@ export function createGroupPass(
           offsetInSlot = 0;
         }
         if (slot >= slots.length) continue;
-        const search = readsSearchTexts(row, reset, deferSearch);
+        const search = readsSearchTexts(row, reset, options.deferSearch === true);
         const readFrom = parser.begin(lane, {
           path: file.target.path,
           ino: file.identity.ino,
@@ -191,7 +197,7 @@ export function createGroupPass(
         events.push({ file: target, row, entries: count, bad, reset: read.reset, bytesRead: read.bytesRead });
       }
       if (commits.length > 0) {
-        await commitTurn();
+        await commitTurn(options.commitRank);
         writer.commitAll(commits);
       }
       for (const event of events) deps.onCommit(event);

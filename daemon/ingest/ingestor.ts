@@ -207,6 +207,11 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     isIdle,
   });
 
+  /** Backfill passes begun, for their commits' rank: the earlier one began, the newer its file. */
+  let backfillPasses = 0;
+  /** A changed file's commits before any backfill pass's; backfill passes' in the order they began (commit-turn.ts). */
+  const commitRank = (fromBacklog: boolean) => (fromBacklog ? backfillPasses++ : Number.NEGATIVE_INFINITY);
+
   function finishBackfill(path: string): void {
     groups.forget(path);
     progress.finish(path);
@@ -266,6 +271,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       result = await (tailers[lane] as Tailer).pass(target, {
         shouldYield,
         deferSearch: fromBacklog && searchDeferred,
+        commitRank: commitRank(fromBacklog),
       });
       passed(path, result);
     } catch (error) {
@@ -296,7 +302,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     }
     let results: (PassResult | null)[] | null = null;
     try {
-      results = await (tailers[lane] as Tailer).passGroup(targets, searchDeferred);
+      results = await (tailers[lane] as Tailer).passGroup(targets, {
+        deferSearch: searchDeferred,
+        commitRank: commitRank(true),
+      });
     } catch (error) {
       log.debug('a group pass failed; its files are read one by one', { files: targets.length, error });
     }

@@ -17,7 +17,7 @@ import { type EntryParam, firstSessionId } from '../store/entry-row.js';
 import type { SearchParam } from '../store/search-row.js';
 import { commitTurn } from './commit-turn.js';
 import { headFor, isSameFile } from './file-identity.js';
-import { createGroupPass } from './group-pass.js';
+import { createGroupPass, type GroupOptions } from './group-pass.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import { ParseFault } from './retries.js';
 import type {
@@ -85,6 +85,8 @@ export interface PassOptions {
   shouldYield(bytesThisPass: number): boolean;
   /** A file read from its start leaves its search texts to the search index builder (ingestor.ts). */
   deferSearch?: boolean;
+  /** Its commits' place among those waiting for a turn (commit-turn.ts): lower goes first. */
+  commitRank?: number;
 }
 
 export interface Tailer {
@@ -93,7 +95,7 @@ export interface Tailer {
    * One pass over several small files, committed in one transaction (group-pass.ts): a result per
    * target, null for one it left to a pass of its own.
    */
-  passGroup(targets: readonly TranscriptFile[], deferSearch?: boolean): Promise<(PassResult | null)[]>;
+  passGroup(targets: readonly TranscriptFile[], options?: GroupOptions): Promise<(PassResult | null)[]>;
   readonly counters: TailerCounters;
   /** Stops the parser if the tailer made its own; call once no pass runs. */
   close(): Promise<void>;
@@ -218,7 +220,7 @@ export function createTailer(deps: TailerDeps): Tailer {
 
     /** Commits the batch, in a turn of the event loop of its own (commit-turn.ts). */
     const commit = async () => {
-      await commitTurn();
+      await commitTurn(options.commitRank);
       const offset = batch.completeOffset;
       const head = headFor(fd, row, offset, resetPending, counters);
       const { rows, count, bad, newest } = batch;
@@ -344,11 +346,11 @@ export function createTailer(deps: TailerDeps): Tailer {
         busy = false;
       }
     },
-    async passGroup(targets, deferSearch = false) {
+    async passGroup(targets, options = {}) {
       if (busy) throw new Error('tailer passes must not overlap');
       busy = true;
       try {
-        return await group(targets, deferSearch);
+        return await group(targets, options);
       } finally {
         busy = false;
       }

@@ -21,4 +21,15 @@ describe('commitTurn', () => {
     await Promise.all([1, 2, 3].map((n) => commitTurn().then(() => order.push(n))));
     expect(order).toEqual([1, 2, 3]);
   });
+
+  it('gives the turn to the lowest rank waiting, a changed file before the backfill', async () => {
+    await commitTurn();
+    const order: string[] = [];
+    await Promise.all([
+      commitTurn(2).then(() => order.push('backfill begun third')),
+      commitTurn(1).then(() => order.push('backfill begun second')),
+      commitTurn(Number.NEGATIVE_INFINITY).then(() => order.push('changed file')),
+    ]);
+    expect(order).toEqual(['changed file', 'backfill begun second', 'backfill begun third']);
+  });
 });
