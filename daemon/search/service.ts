@@ -153,7 +153,7 @@ export function createSearchService(deps: SearchDeps) {
     },
 
     state: () => builder.state(),
-    status: () => pool.status(),
+    status: () => ({ ...pool.status(), index: builder.state() }),
     // An index follower: ingest writes the index itself; after a commit the builder looks for files
     // it left behind (builder.ts).
     stopStep: 'stop the search index build',

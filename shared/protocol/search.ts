@@ -71,6 +71,11 @@ export interface SearchStatus {
   /** Queries stopped, since the daemon started: past the deadline, and because the client cancelled or left. */
   stoppedAtDeadline: number;
   stoppedCancelled: number;
+  /**
+   * The index's background build (issue 34: after a big first backfill; an addition, absent from
+   * older daemons): `building` while lines ingested without their texts are read.
+   */
+  index?: { state: 'ready' | 'building'; filesDone: number; filesTotal: number };
 }
 
 /** `search.context`'s `maxBlockChars`: its default (a block longer is a file or a tool's whole output), and bounds. */
@@ -119,6 +124,16 @@ export function describeSegment(segment: SearchContextSegment | undefined): stri
 
 const indexStateSchema = looseObject({ state: oneOf('ready', 'building'), filesDone: num(), filesTotal: num() });
 
+export const searchStatusSchema: Schema<SearchStatus> = looseObject({
+  processes: num(),
+  running: num(),
+  queued: num(),
+  deadlineMs: num(),
+  stoppedAtDeadline: num(),
+  stoppedCancelled: num(),
+  index: optional(indexStateSchema),
+});
+
 export const searchHitSchema: Schema<SearchHit> = looseObject({
   sessionId: str(),
   uuid: nullable(str()),
@@ -145,15 +160,6 @@ export const searchContextResultSchema: Schema<SearchContextResult> = looseObjec
   messages: arrayOf(messageParamSchema),
   hitIndex: num(),
   segment: optional(looseObject({ index: num(), of: num(), active: bool() })),
-});
-
-export const searchStatusSchema: Schema<SearchStatus> = looseObject({
-  processes: num(),
-  running: num(),
-  queued: num(),
-  deadlineMs: num(),
-  stoppedAtDeadline: num(),
-  stoppedCancelled: num(),
 });
 
 /**

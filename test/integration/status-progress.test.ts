@@ -36,6 +36,16 @@ describe('memctl status while ingest starts', () => {
       const withEta = at({ state: 'backfilling', bytesDone: 250, bytesTotal: 1000, backfillEtaMs: 95_000 });
       expect(withEta.find((line) => line.startsWith('  backfill'))).toMatch(/ · about 1m 35s left$/);
       expect(at({ state: 'live' }).some((line) => line.startsWith('  backfill'))).toBe(false);
+      // The search index's build after a big first backfill (issue 34), shown only while it builds.
+      expect(status.search.index).toEqual({ state: 'ready', filesDone: 0, filesTotal: 0 });
+      expect(renderStatus(status, plain).some((line) => line.startsWith('  search'))).toBe(false);
+      const building = {
+        ...status,
+        search: { ...status.search, index: { state: 'building' as const, filesDone: 120, filesTotal: 1015 } },
+      };
+      expect(renderStatus(building, plain)).toContain(
+        '  search    index being built: 120/1015 files read; searches find what is read so far',
+      );
     } finally {
       client.close();
     }

@@ -126,6 +126,12 @@ export function renderStatus(status: DaemonStatus, out: Output, now = Date.now()
     );
   }
   lines.push(...renderIngest(status, out, now));
+  // Issue 34: a big first backfill leaves the search texts to the index's build, which follows it.
+  const index = status.search.index;
+  if (index?.state === 'building')
+    lines.push(
+      `  search    index being built: ${index.filesDone}/${index.filesTotal} files read; searches find what is read so far`,
+    );
   const { compaction, extraction } = status;
   const jobs = extraction.jobs;
   const active = (jobs.queued ?? 0) + (jobs.running ?? 0) + (jobs.deferred ?? 0);
