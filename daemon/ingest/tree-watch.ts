@@ -38,6 +38,18 @@ export interface TreeWatch {
   close(): Promise<void>;
 }
 
+/** The files an instance watches (chokidar lists each watched dir's entries; a dir is listed as a key too). */
+function watchedFiles(watcher: FSWatcher): string[] {
+  const watched = watcher.getWatched();
+  const files: string[] = [];
+  for (const [dir, names] of Object.entries(watched))
+    for (const name of names) {
+      const path = join(dir, name);
+      if (!Object.hasOwn(watched, path)) files.push(path);
+    }
+  return files;
+}
+
 export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWatch {
   const root = resolve(rootPath);
   const ignored = (path: string, stats?: Stats) =>
@@ -72,7 +84,13 @@ export function watchTree(rootPath: string, handlers: TreeWatchHandlers): TreeWa
         finish();
       };
       walked.set(watcher, done);
-      watcher.once('ready', done);
+      watcher.once('ready', () => {
+        // A dir that appeared: what was written to its files between chokidar's walk and its
+        // watches being in place raised no event (a transcript created, seen empty, then written,
+        // under load), so every file it walked is told once more now that they are watched.
+        if (reportExisting) for (const file of watchedFiles(watcher)) handlers.changed(file);
+        done();
+      });
       watcher.once('error', done);
     });
   };

@@ -88,6 +88,23 @@ describe('the tree watch (one chokidar instance per project dir)', () => {
     await until(() => watched.changed.length > reported, 'a change in it');
   });
 
+  it('tells the files of a project dir that appeared once more when its watch is in place', async () => {
+    // What is written to them between chokidar's walk of the new dir and its watches raises no
+    // event (seen under load: a transcript created, read empty, then written): told again, the
+    // ingest reads it again. Both files are told twice (the walk's add, then once watched).
+    const watched = start();
+    await until(watched.isReady, 'ready');
+    const project = join(root, '-appeared');
+    mkdirSync(join(project, SESSION, 'subagents'), { recursive: true });
+    const main = join(project, `${SESSION}.jsonl`);
+    const agent = join(project, SESSION, 'subagents', 'agent-a1.jsonl');
+    writeFileSync(main, '{}\n');
+    writeFileSync(agent, '{}\n');
+    const told = (path: string) => watched.changed.filter((changed) => changed === path).length;
+    await until(() => told(main) >= 2 && told(agent) >= 2, 'both files told twice');
+    expect(watched.changed.filter((path) => !path.endsWith('.jsonl'))).toEqual([]);
+  });
+
   it('says when the root itself goes away', async () => {
     // chokidar tells of a removed root through the watch of a dir inside it.
     mkdirSync(join(root, '-a'));
