@@ -32,7 +32,7 @@ export const REPORTS_BUNDLE = 'client/memctl/reports.cjs';
 /** `require("x")` and `require('x')` as transpileModule writes them (static and dynamic imports alike). */
 const REQUIRE_CALL = /\brequire\((["'])([^"']+)\1\)/g;
 
-/** `import.meta.url` in a daemon module: the module's own dist/ URL, given by the bundle's wrapper (bundleDaemon). */
+/** `import.meta.url` in a daemon module: the module's own dist/ URL, given by the bundle's wrapper (DAEMON_KIND). */
 const IMPORT_META_URL = /\bimport\.meta\.url\b/g;
 
 function transpile(source, key, moduleUrl) {
@@ -60,7 +60,7 @@ function transpile(source, key, moduleUrl) {
  * `require()`, and give each module its own dist/ URL for `import.meta.url` (worker scripts are
  * found beside the module that starts them).
  */
-const CLIENT = { areas: /^(client|shared)\//, packages: false, moduleUrls: false };
+const CLIENT_KIND = { areas: /^(client|shared)\//, packages: false, moduleUrls: false };
 export const DAEMON_KIND = { areas: /^(client|shared|daemon)\//, packages: true, moduleUrls: true };
 
 /** Every module the entry reaches, each with its CommonJS text and its relative imports resolved to keys. */
@@ -78,7 +78,7 @@ function collect(dist, entry, kind) {
       const target = posix.join(posix.dirname(key), specifier);
       if (!specifier.startsWith('.') || !kind.areas.test(target))
         throw new Error(
-          `bundle-quick: ${key} imports ${specifier}; the quick path loads only dist/ and node: built-ins`,
+          `bundle-quick: ${key} imports ${specifier}, which this bundle may not load (the quick paths: only client/, shared/ and node: built-ins)`,
         );
       imports[specifier] = target;
       pending.push(target);
@@ -89,7 +89,7 @@ function collect(dist, entry, kind) {
 }
 
 /** The bundle's source: its modules by key, and a loader that runs each once, on its first require. */
-export function bundleSource(dist, entry = QUICK_ENTRY, kind = CLIENT) {
+export function bundleSource(dist, entry = QUICK_ENTRY, kind = CLIENT_KIND) {
   const modules = collect(dist, entry, kind);
   const keys = [...modules.keys()].sort();
   const entries = keys.map((key) => {
@@ -130,8 +130,8 @@ export const DAEMON_BUNDLE = 'daemon/memd.cjs';
 /** Writes dist/client/memctl/quick.cjs, reports.cjs and dist/daemon/memd.cjs, after checking that node can compile them. */
 export function bundleQuick(dist) {
   for (const [entry, bundle, kind] of [
-    [QUICK_ENTRY, QUICK_BUNDLE, CLIENT],
-    [REPORTS_ENTRY, REPORTS_BUNDLE, CLIENT],
+    [QUICK_ENTRY, QUICK_BUNDLE, CLIENT_KIND],
+    [REPORTS_ENTRY, REPORTS_BUNDLE, CLIENT_KIND],
     [DAEMON_ENTRY, DAEMON_BUNDLE, DAEMON_KIND],
   ]) {
     const source = bundleSource(dist, entry, kind);
