@@ -16,7 +16,7 @@ import { commitTurn } from './commit-turn.js';
 import { headFor, isSameFile } from './file-identity.js';
 import { type LineParser, SLOTS_PER_LANE } from './parser.js';
 import { ParseFault } from './retries.js';
-import type { CommitEvent, FileIdentity, ParsedChunk, PassResult, TailerCounters } from './types.js';
+import type { CommitEvent, FileIdentity, ParsedChunk, PassChoices, PassResult, TailerCounters } from './types.js';
 import { type Commit, type IngestWriter, readsSearchTexts } from './writer.js';
 
 /** A backfill file this small (at most) is read in a group: its per-file costs outweigh its parse. */
@@ -66,15 +66,9 @@ interface Read {
   search: boolean;
 }
 
-/** As a single pass's (tailer.ts PassOptions). */
-export interface GroupOptions {
-  deferSearch?: boolean;
-  commitRank?: number;
-}
-
 export function createGroupPass(
   deps: GroupPassDeps,
-): (targets: readonly TranscriptFile[], options: GroupOptions) => Promise<(PassResult | null)[]> {
+): (targets: readonly TranscriptFile[], options: PassChoices) => Promise<(PassResult | null)[]> {
   const { writer, parser, lane, counters } = deps;
   const slots = parser.slots(lane);
   const slotBytes = parser.slotBytes;
@@ -192,7 +186,7 @@ export function createGroupPass(
           bytesRead: read.bytesRead,
           now,
           sessionId,
-          search: !read.search ? undefined : parsed === undefined || parsed.search.length === 0 ? [] : [parsed.search],
+          search: read.search ? (parsed?.search.length ? [parsed.search] : []) : undefined,
         });
         events.push({ file: target, row, entries: count, bad, reset: read.reset, bytesRead: read.bytesRead });
       }

@@ -11,11 +11,12 @@ import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import { classifyTranscript } from '../../shared/transcript/layout.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
-import { SEARCH_INDEX_ON } from './chunk-parser.js';
+import { createFailedEvents } from './failed-events.js';
 import { createGroupChoice } from './group-choice.js';
 import { allFiles, createIndexTotals, readToEnd } from './index-rows.js';
 import { createLanes } from './lanes.js';
 import { createInlineParser, createWorkerParser, type LineParser } from './parser.js';
+import { createPassChoices } from './pass-choices.js';
 import { PassQueue } from './pass-queue.js';
 import { createBackfillProgress } from './progress.js';
 import { createRetries, unreadFault } from './retries.js';
@@ -37,19 +38,8 @@ import type { CommitEvent, CommitObserver, FoundFile, PassResult, TailerCounters
  */
 export const DEFAULT_LANES = 4;
 
-/**
- * A backfill with this many bytes of files never read leaves their search texts to the search index
- * builder (daemon/search/builder.ts), which reads them once the backfill is done, newest first:
- * extracting and indexing them was ~20 % of a first start's CPU (942 MB: backfill 6.5-8.2 s with
- * them, 5.1-5.8 s without; the newest 50 sessions exact at ~970 ms, ~800 ms without). Below it the
- * whole backfill takes a second or two and search is complete when the listing is.
- */
-export const DEFAULT_DEFER_SEARCH_BYTES = 256 * 1024 * 1024;
-
 /** A changed file read for this long lets other changed files go first (keeps event latency low). */
 export const DEFAULT_LIVE_SLICE_BYTES = 4 * 1024 * 1024;
-/** Bad lines reported as ingest.failed per file per run; the rest are only counted and kept in bad_lines. */
-export const MAX_FAILED_EVENTS_PER_FILE = 100;
 
 export interface IngestorDeps {
   db: Database.Database;
@@ -68,7 +58,7 @@ export interface IngestorDeps {
   carryBudgetBytes?: number;
   commitBytes?: number;
   liveSliceBytes?: number;
-  /** DEFAULT_DEFER_SEARCH_BYTES unless set. */
+  /** pass-choices.ts DEFAULT_DEFER_SEARCH_BYTES unless set. */
   deferSearchBytes?: number;
   /** Parse in a worker thread (the default), beside SQLite on the main thread; false parses inline. */
   parseInWorker?: boolean;
@@ -117,13 +107,12 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   const queue = new PassQueue();
   const lastReads = new Map<string, { ino: string; size: number }>();
-  /** This backfill's new files leave their search texts to the builder (DEFAULT_DEFER_SEARCH_BYTES). */
-  let searchDeferred = false;
+  const choices = createPassChoices(deps.deferSearchBytes);
   const progress = createBackfillProgress({
     log,
     clock,
     onBackfillDone: () => {
-      searchDeferred = false;
+      choices.backfillDone();
       deps.onBackfillDone?.();
     },
   });
@@ -137,21 +126,11 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   const totals = createIndexTotals(db, clock);
 
-  /** ingest.failed events sent per file in this run: a file of garbage must not flood the clients. */
-  const failedEvents = new Map<string, number>();
+  const reportFailed = createFailedEvents(bus, log);
   const onCommit = (event: CommitEvent) => {
     totals.stale();
     progress.committed(event.file.path, event.bytesRead);
-    const { path, sessionId } = event.file;
-    for (const { offset, length, reason } of event.bad) {
-      // A line kept without its bad timestamp is counted, not reported as failed.
-      if (reason === 'bad-timestamp') continue;
-      const sent = failedEvents.get(path) ?? 0;
-      failedEvents.set(path, sent + 1);
-      if (sent < MAX_FAILED_EVENTS_PER_FILE) bus.publish('ingest.failed', { path, sessionId, offset, length, reason });
-      else if (sent === MAX_FAILED_EVENTS_PER_FILE)
-        log.warn('more bad lines than are reported as events; status and bad_lines count them all', { path });
-    }
+    reportFailed(event);
   };
   const parser = deps.parser ?? createIngestParser(deps);
   if (parser.lanes !== laneCount) throw new Error(`the parser has ${parser.lanes} lanes, the ingestor ${laneCount}`);
@@ -206,11 +185,6 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     },
     isIdle,
   });
-
-  /** Backfill passes begun, for their commits' rank: the earlier one began, the newer its file. */
-  let backfillPasses = 0;
-  /** A changed file's commits before any backfill pass's; backfill passes' in the order they began (commit-turn.ts). */
-  const commitRank = (fromBacklog: boolean) => (fromBacklog ? backfillPasses++ : Number.NEGATIVE_INFINITY);
 
   function finishBackfill(path: string): void {
     groups.forget(path);
@@ -268,11 +242,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     const shouldYield = (bytes: number) => stopped || (queue.hasLive && (fromBacklog || bytes >= liveSlice));
     let result: PassResult | null = null;
     try {
-      result = await (tailers[lane] as Tailer).pass(target, {
-        shouldYield,
-        deferSearch: fromBacklog && searchDeferred,
-        commitRank: commitRank(fromBacklog),
-      });
+      result = await (tailers[lane] as Tailer).pass(target, { shouldYield, ...choices.forPass(fromBacklog) });
       passed(path, result);
     } catch (error) {
       totals.stale();
@@ -302,10 +272,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     }
     let results: (PassResult | null)[] | null = null;
     try {
-      results = await (tailers[lane] as Tailer).passGroup(targets, {
-        deferSearch: searchDeferred,
-        commitRank: commitRank(true),
-      });
+      results = await (tailers[lane] as Tailer).passGroup(targets, choices.forPass(true));
     } catch (error) {
       log.debug('a group pass failed; its files are read one by one', { files: targets.length, error });
     }
@@ -377,7 +344,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         if (!taken(file.path)) groups.found(file.path, left);
         add(file.path, file.size, left, file.mtimeMs);
       }
-      searchDeferred ||= SEARCH_INDEX_ON && neverRead >= (deps.deferSearchBytes ?? DEFAULT_DEFER_SEARCH_BYTES);
+      choices.backfillFound(neverRead);
       // Newest first: the sessions a user works in show up in their first `memctl status`, and
       // history fills in behind them. Gone files (no mtime) first, as they cost nothing.
       const mtime = (path: string) => mtimes.get(path) ?? 0;

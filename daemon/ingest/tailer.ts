@@ -17,7 +17,7 @@ import { type EntryParam, firstSessionId } from '../store/entry-row.js';
 import type { SearchParam } from '../store/search-row.js';
 import { commitTurn } from './commit-turn.js';
 import { headFor, isSameFile } from './file-identity.js';
-import { createGroupPass, type GroupOptions } from './group-pass.js';
+import { createGroupPass } from './group-pass.js';
 import { createInlineParser, type LineParser } from './parser.js';
 import { ParseFault } from './retries.js';
 import type {
@@ -26,6 +26,7 @@ import type {
   CommitObserver,
   FileIdentity,
   ParsedChunk,
+  PassChoices,
   PassOutcome,
   PassResult,
   TailerCounters,
@@ -80,13 +81,9 @@ export interface TailerDeps {
   counters?: TailerCounters;
 }
 
-export interface PassOptions {
+export interface PassOptions extends PassChoices {
   /** Asked between chunks with the bytes read so far; true ends the pass early (it resumes later). */
   shouldYield(bytesThisPass: number): boolean;
-  /** A file read from its start leaves its search texts to the search index builder (ingestor.ts). */
-  deferSearch?: boolean;
-  /** Its commits' place among those waiting for a turn (commit-turn.ts): lower goes first. */
-  commitRank?: number;
 }
 
 export interface Tailer {
@@ -95,7 +92,7 @@ export interface Tailer {
    * One pass over several small files, committed in one transaction (group-pass.ts): a result per
    * target, null for one it left to a pass of its own.
    */
-  passGroup(targets: readonly TranscriptFile[], options?: GroupOptions): Promise<(PassResult | null)[]>;
+  passGroup(targets: readonly TranscriptFile[], options?: PassChoices): Promise<(PassResult | null)[]>;
   readonly counters: TailerCounters;
   /** Stops the parser if the tailer made its own; call once no pass runs. */
   close(): Promise<void>;

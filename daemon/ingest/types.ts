@@ -40,6 +40,14 @@ export interface ParsedChunk {
   search: SearchParam[];
 }
 
+/** What the ingestor decides for a pass besides its file (pass-choices.ts). */
+export interface PassChoices {
+  /** A file read from its start leaves its search texts to the search index builder. */
+  deferSearch?: boolean;
+  /** Its commits' place among those waiting for a turn (commit-turn.ts): lower goes first. */
+  commitRank?: number;
+}
+
 /** `absent`: missing and already known as gone (or never indexed). */
 /** `outside`: a symlink that leads out of the projects dir (not ingested; DESIGN departure, docs/security.md). */
 export type PassOutcome = 'caught-up' | 'yielded' | 'gone' | 'absent' | 'not-a-file' | 'outside';

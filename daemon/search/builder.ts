@@ -1,7 +1,7 @@
 /**
  * Fills the search index for lines ingested without their texts: before the index existed
  * (migration 12 left every file's search_offset at 0), and the files a big first backfill read
- * (ingestor.ts DEFAULT_DEFER_SEARCH_BYTES). In the background, newest first, a slice at a time,
+ * (ingest/pass-choices.ts DEFAULT_DEFER_SEARCH_BYTES). In the background, newest first, a slice at a time,
  * each file read from where its index stops to its committed offset, its texts added and its
  * offset moved in one transaction. Ingest never waits for it: a file it has not reached gets no
  * texts from ingest's commits, and a file ingest reads again from its start (replaced, truncated)

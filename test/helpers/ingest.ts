@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { createBus } from '../../daemon/bus/bus.js';
-import { createIngestor } from '../../daemon/ingest/ingestor.js';
+import { createIngestor, type Ingestor, type IngestorDeps } from '../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../daemon/ingest/scan.js';
 import { openStore } from '../../daemon/store/db.js';
 import { selectEntries } from '../../daemon/store/entry-row.js';
@@ -94,19 +94,29 @@ export function present(dump: IndexDump): IndexDump {
   return Object.fromEntries(Object.entries(dump).filter(([, file]) => !file.gone));
 }
 
+/** An ingestor over `projectsDir` that tells nobody: a bus without listeners, a quiet log, the real clock. */
+export function quietIngestor(
+  db: Database.Database,
+  projectsDir: string,
+  options: Partial<IngestorDeps> = {},
+): Ingestor {
+  return createIngestor({
+    db,
+    bus: createBus(() => {}),
+    log: fakeLogger(),
+    clock: () => Date.now(),
+    projectsDir,
+    onSessionsChanged: () => {},
+    ...options,
+  });
+}
+
 /** The index a fresh ingest of the files now under `projectsDir` produces. */
 export async function cleanIngest(projectsDir: string): Promise<IndexDump> {
   const dir = mkdtempSync(join(tmpdir(), 'memd-clean-'));
   const store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
   try {
-    const ingestor = createIngestor({
-      db: store.db,
-      bus: createBus(() => {}),
-      log: fakeLogger(),
-      clock: () => Date.now(),
-      projectsDir,
-      onSessionsChanged: () => {},
-    });
+    const ingestor = quietIngestor(store.db, projectsDir);
     ingestor.backfill(await scanTranscripts(projectsDir), []);
     await ingestor.idle();
     return dumpIndex(store.db, projectsDir);

@@ -1,6 +1,6 @@
 /**
  * A big first backfill leaves its new files' search texts to the search index builder
- * (ingestor.ts DEFAULT_DEFER_SEARCH_BYTES): the files' search offsets stay at 0 and the index
+ * (pass-choices.ts DEFAULT_DEFER_SEARCH_BYTES): the files' search offsets stay at 0 and the index
  * empty until the builder runs, which then holds exactly what an ingest that read the texts
  * holds, appends before it ran included. Once it is caught up, a live append is indexed by its own
  * commit again, and a file left behind later is caught up after the next commit.
@@ -9,14 +9,13 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBus } from '../../../../daemon/bus/bus.js';
-import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
+import type { Ingestor, IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createSearchBuilder } from '../../../../daemon/search/builder.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { KIND_SLOTS } from '../../../../daemon/store/search-row.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
-import { copyFixtureProjects } from '../../../helpers/ingest.js';
+import { copyFixtureProjects, quietIngestor } from '../../../helpers/ingest.js';
 import { eventually } from '../../../helpers/sandbox.js';
 
 let dir: string;
@@ -64,20 +63,8 @@ function open(name: string): Store {
 }
 
 async function backfill(store: Store, options: Partial<IngestorDeps>): Promise<Ingestor> {
-  const ingest = createIngestor({
-    db: store.db,
-    bus: createBus((error) => {
-      throw error;
-    }),
-    log: fakeLogger(),
-    clock: () => Date.now(),
-    projectsDir: root,
-    onSessionsChanged: () => {},
-    // Small chunks, so that the big file takes several commits.
-    chunkBytes: 64 * 1024,
-    commitBytes: 128 * 1024,
-    ...options,
-  });
+  // Small chunks, so that the big file takes several commits.
+  const ingest = quietIngestor(store.db, root, { chunkBytes: 64 * 1024, commitBytes: 128 * 1024, ...options });
   started.push(ingest);
   ingest.backfill(await scanTranscripts(root), []);
   await ingest.idle();

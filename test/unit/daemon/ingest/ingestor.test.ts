@@ -13,14 +13,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBus } from '../../../../daemon/bus/bus.js';
+import { MAX_FAILED_EVENTS_PER_FILE } from '../../../../daemon/ingest/failed-events.js';
 import { GROUP_FILES_MAX } from '../../../../daemon/ingest/group-pass.js';
 import { allFiles, ingestStats } from '../../../../daemon/ingest/index-rows.js';
-import {
-  createIngestor,
-  type Ingestor,
-  type IngestorDeps,
-  MAX_FAILED_EVENTS_PER_FILE,
-} from '../../../../daemon/ingest/ingestor.js';
+import { createIngestor, type Ingestor, type IngestorDeps } from '../../../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
 import { listSessions } from '../../../../daemon/transcripts/queries.js';

@@ -9,8 +9,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBus } from '../../../../daemon/bus/bus.js';
-import { createIngestor, type Ingestor } from '../../../../daemon/ingest/ingestor.js';
+import type { Ingestor } from '../../../../daemon/ingest/ingestor.js';
 import { scanTranscripts } from '../../../../daemon/ingest/scan.js';
 import { createAggregateStore } from '../../../../daemon/sessions/aggregates.js';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
@@ -18,6 +17,7 @@ import { loadFileEntries, sessionFiles } from '../../../../daemon/transcripts/qu
 import { parseAggregate } from '../../../../shared/transcript/aggregate.js';
 import { contextFromScratch, contextTokensOf } from '../../../../shared/transcript/aggregate-context.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
+import { quietIngestor } from '../../../helpers/ingest.js';
 
 /** A recorded session that Claude Code auto-compacted at its 75th and 148th lines (of 199); the second preserved lines 141-147. */
 const FIXTURE = join(
@@ -47,16 +47,7 @@ describe('a commit holding a compaction', () => {
     store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
     const aggregates = createAggregateStore({ db: store.db, lastExtraction: () => null });
     aggregates.close();
-    const ingest = createIngestor({
-      db: store.db,
-      bus: createBus(() => {}),
-      log: fakeLogger(),
-      clock: () => Date.now(),
-      projectsDir: root,
-      onSessionsChanged: () => {},
-      parseInWorker: false,
-      observer: aggregates,
-    });
+    const ingest = quietIngestor(store.db, root, { parseInWorker: false, observer: aggregates });
     started.push(ingest);
     const lines = readFileSync(FIXTURE, 'utf8').split('\n');
     const path = join(project, `${SESSION}.jsonl`);
