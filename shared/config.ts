@@ -36,6 +36,9 @@ const onOff: Parser<boolean> = (raw) => {
       : undefined;
 };
 const nonEmptyString: Parser<string> = (raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined);
+/** An absolute path, or '' (the feature is off). */
+const absolutePathOrEmpty: Parser<string> = (raw) =>
+  typeof raw !== 'string' ? undefined : raw.trim() === '' ? '' : raw.trim().startsWith('/') ? raw.trim() : undefined;
 const choice =
   <T extends string>(...choices: T[]): Parser<T> =>
   (raw) =>
@@ -181,6 +184,24 @@ const spec = {
     default: 20 * 1024 * 1024 * 1024,
     parse: positiveInt,
     doc: 'the archive stops growing at this size (daemon.status says so) until memctl archive prune makes room',
+  },
+  syncDir: {
+    env: 'MEMD_SYNC_DIR',
+    default: '',
+    parse: absolutePathOrEmpty,
+    doc: "a folder that a sync engine (rsync, Syncthing, rclone…) carries between the user's machines (absolute path; empty: off, nothing leaves this machine). memd writes its own subtree there and reads the others' (docs/sync.md)",
+  },
+  syncDeviceName: {
+    env: 'MEMD_SYNC_DEVICE_NAME',
+    default: '',
+    parse: (raw) => (typeof raw === 'string' ? raw.trim() : undefined),
+    doc: "this machine's name in other machines' listings (empty: the host name)",
+  },
+  syncScanMs: {
+    env: 'MEMD_SYNC_SCAN_MS',
+    default: 5_000,
+    parse: positiveInt,
+    doc: "how often the sync folder is looked at for what other machines wrote, and this machine's archive mirrored into it (ms)",
   },
   searchProcesses: {
     env: 'MEMD_SEARCH_PROCESSES',

@@ -45,7 +45,7 @@ export function createArchiveStore(db: Database.Database) {
     SELECT f.id, f.path, f.project, f.session_id, f.committed_offset, f.generation, f.dev, f.ino, f.head_len, f.head_hash, f.last_activity,
            a.source_bytes, a.archive_bytes, a.generation AS archived_generation
     FROM files f LEFT JOIN archive_files a ON a.path = f.path
-    WHERE f.gone = 0 AND a.pruned_at IS NULL
+    WHERE f.gone = 0 AND f.device IS NULL AND a.pruned_at IS NULL
       AND (f.committed_offset > coalesce(a.source_bytes, 0) OR (a.generation IS NOT NULL AND a.generation != f.generation))
     ORDER BY coalesce(f.last_activity, '') ASC, f.id ASC`);
   const get = db.prepare('SELECT * FROM archive_files WHERE path = ?');
@@ -62,7 +62,7 @@ export function createArchiveStore(db: Database.Database) {
       coalesce(sum(source_bytes), 0) AS sourceBytes FROM archive_files WHERE pruned_at IS NULL`);
   const pendingBytes = db
     .prepare(`SELECT coalesce(sum(f.committed_offset - coalesce(a.source_bytes, 0)), 0) FROM files f LEFT JOIN archive_files a ON a.path = f.path
-      WHERE f.gone = 0 AND a.pruned_at IS NULL AND f.committed_offset > coalesce(a.source_bytes, 0)`)
+      WHERE f.gone = 0 AND f.device IS NULL AND a.pruned_at IS NULL AND f.committed_offset > coalesce(a.source_bytes, 0)`)
     .pluck();
   const markPruned = db.prepare('UPDATE archive_files SET pruned_at = ?, archive_bytes = 0 WHERE session_id = ?');
   const forget = db.prepare('DELETE FROM archive_files WHERE session_id = ?');

@@ -44,7 +44,8 @@ export interface GroupPassDeps {
   counters: TailerCounters;
   clock: () => number;
   onCommit(event: CommitEvent): void;
-  projectsDir?: string;
+  /** tailer.ts TailerDeps.rootOf. */
+  rootOf?: (target: TranscriptFile) => string;
 }
 
 interface Opened {
@@ -75,11 +76,12 @@ export function createGroupPass(
 
   /** Opens the targets it reads here (regular files inside the projects dir), with their identity. */
   const openAll = (targets: readonly TranscriptFile[], opened: Opened[], fds: number[]) => {
-    const root = deps.projectsDir === undefined ? null : (realPathOrNull(deps.projectsDir) ?? deps.projectsDir);
+    const rootOf = deps.rootOf;
     targets.forEach((target, at) => {
-      if (root !== null) {
+      if (rootOf !== undefined) {
+        const root = rootOf(target);
         const real = realPathOrNull(target.path);
-        if (real === null || !isInside(root, real)) return;
+        if (real === null || !isInside(realPathOrNull(root) ?? root, real)) return;
       }
       let fd: number;
       try {

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/ingest.js';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
-import { classifyTranscript } from '../../shared/transcript/layout.js';
+import { type TranscriptRoots, transcriptRoots } from '../../shared/transcript/layout.js';
 import type { Bus } from '../bus/bus.js';
 import type { Logger } from '../log/logger.js';
 import { createFailedEvents } from './failed-events.js';
@@ -47,6 +47,8 @@ export interface IngestorDeps {
   log: Logger;
   clock: () => number;
   projectsDir: string;
+  /** Where transcripts are read from: the projects dir alone unless set (issue 35 adds other machines'). */
+  roots?: TranscriptRoots;
   /** Called after a pass over a file changed the index (rows committed, or the file gone). */
   onSessionsChanged(sessionIds: string[]): void;
   /** Called once, when every file found at start has been read (after its onSessionsChanged). */
@@ -102,7 +104,8 @@ export function createIngestParser(
 }
 
 export function createIngestor(deps: IngestorDeps): Ingestor {
-  const { db, bus, log, clock, projectsDir } = deps;
+  const { db, bus, log, clock } = deps;
+  const roots = deps.roots ?? transcriptRoots(deps.projectsDir);
   const liveSlice = deps.liveSliceBytes ?? DEFAULT_LIVE_SLICE_BYTES;
 
   const queue = new PassQueue();
@@ -146,7 +149,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       commitBytes: deps.commitBytes,
       parser: { parser, lane },
       counters,
-      projectsDir,
+      rootOf: roots.rootOf,
     }),
   );
 
@@ -234,7 +237,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
   }
 
   async function runPass(lane: number, path: string, fromBacklog: boolean): Promise<void> {
-    const target = classifyTranscript(projectsDir, path);
+    const target = roots.classify(path);
     if (target === null) return;
     running.add(path);
     rerun.delete(path);
@@ -265,7 +268,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
    * failed, is read again by a pass of its own (which handles whatever the group did not).
    */
   async function runGroup(lane: number, paths: readonly string[]): Promise<void> {
-    const targets = paths.map((path) => classifyTranscript(projectsDir, path)).filter((target) => target !== null);
+    const targets = paths.map((path) => roots.classify(path)).filter((target) => target !== null);
     for (const { path } of targets) {
       running.add(path);
       rerun.delete(path);
@@ -297,7 +300,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
 
   return {
     touch(path) {
-      if (stopped || classifyTranscript(projectsDir, path) === null) return;
+      if (stopped || roots.classify(path) === null) return;
       // A failing file is read again when its backoff says, not at every event.
       if (retries.isWaiting(path)) {
         retries.changed(path);
@@ -329,7 +332,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       }
       let neverRead = 0;
       for (const file of files) {
-        if (classifyTranscript(projectsDir, file.path) === null) continue;
+        if (roots.classify(file.path) === null) continue;
         const row = known.get(file.path);
         if (row !== undefined && readToEnd(row, file)) {
           // Read to its end before and not written since: done without a pass (no open, no read).

@@ -163,7 +163,7 @@ export function createSweeper(deps: SweeperDeps): Sweeper {
     const { found, scope } = await sweepScope(full, startedAt);
     if (stopped) return;
     // A few recent files are looked up one by one; many (a history written just now) in one scan.
-    const known = scope === null || scope.size > LOOKUPS_MAX ? allFiles(db) : filesAt(db, scope);
+    const known = scope === null || scope.size > LOOKUPS_MAX ? allFiles(db, 'local') : filesAt(db, scope);
     const missed: string[] = [];
     const ready = instance?.readyAt() ?? null;
     for (const file of found) {

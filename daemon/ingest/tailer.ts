@@ -68,10 +68,10 @@ export interface TailerDeps {
   carryBudgetBytes?: number;
   commitBytes?: number | undefined;
   /**
-   * The projects dir: a transcript path that resolves outside it (a symlink to elsewhere) is not
-   * read. Unset in tests that index a dir of their own.
+   * The dir a transcript must resolve inside (the projects dir, or another machine's synced root):
+   * one that resolves elsewhere (a symlink to elsewhere) is not read. Unset in tests that index a dir of their own.
    */
-  projectsDir?: string;
+  rootOf?: (target: TranscriptFile) => string;
   /**
    * The parser and the lane of it this tailer uses (the ingestor shares one worker parser among
    * its tailers). Default: an inline parser of its own, built from the limits above.
@@ -119,11 +119,11 @@ function absorb(batch: Batch, parsed: ParsedChunk): void {
   batch.completeOffset = parsed.completeOffset;
 }
 
-/** Whether the path, symlinks resolved, is inside the projects dir (a gone path counts as inside: it is marked gone). */
-function insideProjects(path: string, projectsDir: string): boolean {
+/** Whether the path, symlinks resolved, is inside its root (a gone path counts as inside: it is marked gone). */
+function insideRoot(path: string, root: string): boolean {
   const real = realPathOrNull(path);
   if (real === null) return true;
-  return isInside(realPathOrNull(projectsDir) ?? projectsDir, real);
+  return isInside(realPathOrNull(root) ?? root, real);
 }
 
 /** The first bytes of a kept partial line, re-read when a pass resumes it (tells a rewrite apart). */
@@ -165,7 +165,7 @@ export function createTailer(deps: TailerDeps): Tailer {
     counters,
     clock,
     onCommit,
-    ...(deps.projectsDir === undefined ? {} : { projectsDir: deps.projectsDir }),
+    ...(deps.rootOf === undefined ? {} : { rootOf: deps.rootOf }),
   });
 
   function markGone(target: TranscriptFile): PassResult {
@@ -322,7 +322,7 @@ export function createTailer(deps: TailerDeps): Tailer {
       busy = true;
       try {
         // The ingestor logs it (once) and retries it with backoff, as a read fault.
-        if (deps.projectsDir !== undefined && !insideProjects(target.path, deps.projectsDir)) {
+        if (deps.rootOf !== undefined && !insideRoot(target.path, deps.rootOf(target))) {
           return { outcome: 'outside', changed: false, bytesRead: 0, end: null, sessionId: target.sessionId };
         }
         let fd: number;

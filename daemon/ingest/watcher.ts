@@ -192,7 +192,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     if (needsBackfill) return;
     // Gone with the dir: its files are marked gone, and a dir that comes back is read from scratch.
     needsBackfill = true;
-    for (const [path, row] of allFiles(db)) if (!row.gone) ingestor.touch(path);
+    for (const [path, row] of allFiles(db, 'local')) if (!row.gone) ingestor.touch(path);
   }
 
   async function arm(): Promise<void> {
@@ -254,7 +254,7 @@ export function createWatcher(deps: WatcherDeps): Watcher {
     const found = await scanTranscripts(root);
     if (stopped) return;
     const onDisk = new Set(found.map((file) => file.path));
-    const missing = [...allFiles(db).keys()].filter((path) => !onDisk.has(path));
+    const missing = [...allFiles(db, 'local').keys()].filter((path) => !onDisk.has(path));
     ingestor.backfill(found, missing);
     log.info('watching transcripts', { root, files: found.length });
   }

@@ -75,8 +75,8 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
   const getFile = db.prepare('SELECT * FROM files WHERE path = ?');
   const insertFile = db.prepare(`
     INSERT INTO files (path, project, session_id, agent_id, is_sidechain, dev, ino, size, head_len, head_hash,
-                       committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen)
-    VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '', 0, 0, 0, 0, 0, 0, ?, ?) RETURNING *`);
+                       committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen, device)
+    VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, '', 0, 0, 0, 0, 0, 0, ?, ?, ?) RETURNING *`);
   const insertEntry = db.prepare(INSERT_ENTRY_SQL);
   const insertBad = db.prepare(
     'INSERT INTO bad_lines (file_id, offset, length, reason, seen_at) VALUES (?, ?, ?, ?, ?)',
@@ -202,6 +202,7 @@ export function createIngestWriter(db: Database.Database, observer?: CommitObser
       identity.ino,
       now,
       now,
+      target.device ?? null,
     ) as FileRow;
     // An empty file may never be committed: its session is known (and listed as empty) from here.
     observer?.committed({

@@ -100,13 +100,15 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
   const responses = createResponseTable(db);
   const getState = db.prepare('SELECT state FROM session_aggregates WHERE session_id = ?').pluck();
   const putState = db.prepare(`
-    INSERT INTO session_aggregates (session_id, state, project, last_activity, all_gone, entries, bad_lines)
-    SELECT @id, @state, coalesce(MAX(CASE WHEN agent_id IS NULL THEN project END), MIN(project)), MAX(last_activity), MIN(gone), SUM(entries), SUM(bad_lines)
+    INSERT INTO session_aggregates (session_id, state, project, last_activity, all_gone, entries, bad_lines, local)
+    SELECT @id, @state, coalesce(MAX(CASE WHEN agent_id IS NULL THEN project END), MIN(project)), MAX(last_activity), MIN(gone), SUM(entries), SUM(bad_lines),
+      MAX(device IS NULL)
     FROM files WHERE session_id = @id GROUP BY session_id
     ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, project = excluded.project, last_activity = excluded.last_activity,
-      all_gone = excluded.all_gone, entries = excluded.entries, bad_lines = excluded.bad_lines`);
+      all_gone = excluded.all_gone, entries = excluded.entries, bad_lines = excluded.bad_lines, local = excluded.local`);
   const refreshListing = db.prepare(`
-    UPDATE session_aggregates SET all_gone = (SELECT MIN(gone) FROM files WHERE session_id = @id) WHERE session_id = @id`);
+    UPDATE session_aggregates SET all_gone = (SELECT MIN(gone) FROM files WHERE session_id = @id),
+      local = coalesce((SELECT MAX(device IS NULL) FROM files WHERE session_id = @id), 1) WHERE session_id = @id`);
   const dropState = db.prepare('DELETE FROM session_aggregates WHERE session_id = ?');
   const activity = db
     .prepare(
@@ -266,7 +268,8 @@ export function createAggregateStore(deps: AggregateStoreDeps): AggregateStore {
 
   const pageSql = (select: string, where: string[], tail = '') =>
     `SELECT ${select} FROM session_aggregates${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}${tail}`;
-  const HIDDEN = '(all_gone = 1 OR (entries = 0 AND bad_lines = 0))';
+  // Another machine's session alone (issue 35) is listed with `all`, as history is.
+  const HIDDEN = '(all_gone = 1 OR (entries = 0 AND bad_lines = 0) OR local = 0)';
 
   return {
     gone(sessionId) {

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import Database from 'better-sqlite3';
 import type { DatabaseStatus } from '../../shared/protocol/daemon.js';
 import type { Logger } from '../log/logger.js';
+import type { Migration } from './migration.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 import { createReopenableDb, type ReopenableDb } from './reopenable.js';
 
@@ -90,6 +91,18 @@ function markClean(path: string): void {
   }
 }
 
+/** One migration's changes and its version, in the caller's transaction. */
+export function applyMigration(db: Database.Database, migration: Migration): void {
+  db.exec(migration.sql);
+  for (const { table, column, definition } of migration.addColumns ?? []) {
+    const columns = db.pragma(`table_info(${table})`) as { name: string }[];
+    if (!columns.some((known) => known.name === column))
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+  migration.apply?.(db);
+  db.pragma(`user_version = ${migration.version}`);
+}
+
 function migrate(db: Database.Database, log: Logger): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
@@ -99,16 +112,7 @@ function migrate(db: Database.Database, log: Logger): void {
   if (pending.length === 0) return;
   const started = Date.now();
   for (const migration of pending) {
-    db.transaction(() => {
-      db.exec(migration.sql);
-      for (const { table, column, definition } of migration.addColumns ?? []) {
-        const columns = db.pragma(`table_info(${table})`) as { name: string }[];
-        if (!columns.some((known) => known.name === column))
-          db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
-      }
-      migration.apply?.(db);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
+    db.transaction(() => applyMigration(db, migration))();
     log.debug('database migration applied', { version: migration.version, name: migration.name });
   }
   // One line for the whole run: a new database takes every migration, and a line each drowned the start.

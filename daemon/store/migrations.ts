@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { Migration } from './migration.js';
 import { INDEX_MIGRATIONS } from './migrations-index.js';
+import { SYNC_MIGRATIONS } from './migrations-sync.js';
 
 /**
  * The search index emptied, in its current shape (no token positions, keyed by entry: 13), and every
@@ -337,6 +338,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS recall_injected_at ON recall_injected (at);
     `,
   },
+  ...SYNC_MIGRATIONS,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, migration) => Math.max(max, migration.version), 0);

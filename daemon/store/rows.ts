@@ -50,6 +50,8 @@ export interface FileRow {
   last_activity: string | null;
   /** The file's lines below this offset are in the search index (migration 12). */
   search_offset: number;
+  /** Another machine's device id (issue 35); null for this machine's transcripts. */
+  device: string | null;
 }
 
 /** One indexed transcript file. */

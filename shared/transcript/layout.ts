@@ -7,7 +7,7 @@
  * Everything else there (tool-results/, memory/, session-memory/, *.meta.json) is not ingested.
  * Pure path arithmetic (node:path only): ingest, the read model, sessions and handoffs all apply it.
  */
-import { relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 
 const TRANSCRIPT_SUFFIX = '.jsonl';
 const SUBAGENTS_DIR = 'subagents';
@@ -33,6 +33,8 @@ export interface TranscriptFile {
   agentId: string | null;
   /** The path does not say the session: the sessionId of the file's entries does. */
   sessionFromEntries: boolean;
+  /** Another machine's transcript, decoded from its synced archive (issue 35): that machine's device id. */
+  device?: string;
 }
 
 function stem(name: string): string | null {
@@ -72,6 +74,31 @@ export function classifyTranscript(root: string, path: string): TranscriptFile |
     return { path, project, sessionId, agentId, sessionFromEntries: false };
   }
   return null;
+}
+
+/**
+ * Where transcripts are indexed from: the projects dir, and (issue 35) other machines' transcripts
+ * decoded under `<syncedDir>/<device>/<project>/…`, laid out as a projects dir of their own.
+ */
+export interface TranscriptRoots {
+  classify(path: string): TranscriptFile | null;
+  /** The dir a transcript must stay inside (symlinks resolved). */
+  rootOf(file: TranscriptFile): string;
+}
+
+export function transcriptRoots(projectsDir: string, syncedDir?: string): TranscriptRoots {
+  return {
+    classify(path) {
+      const local = classifyTranscript(projectsDir, path);
+      if (local !== null || syncedDir === undefined) return local;
+      const device = partsUnder(syncedDir, path)?.[0];
+      if (device === undefined || device === '') return null;
+      const synced = classifyTranscript(join(syncedDir, device), path);
+      return synced === null ? null : { ...synced, device };
+    },
+    rootOf: (file) =>
+      file.device === undefined || syncedDir === undefined ? projectsDir : join(syncedDir, file.device),
+  };
 }
 
 /**

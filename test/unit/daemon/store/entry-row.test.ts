@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type Commit, createIngestWriter, type IngestWriter } from '../../../../daemon/ingest/writer.js';
+import { applyMigration } from '../../../../daemon/store/db.js';
 import {
   ENTRY_COLUMNS,
   type EntryParam,
@@ -114,7 +115,7 @@ describe('entry rows', () => {
 
 function indexWithOneFile(): { db: Database.Database; writer: IngestWriter; row: FileRow } {
   const db = new Database(':memory:');
-  for (const migration of MIGRATIONS) db.exec(migration.sql);
+  for (const migration of MIGRATIONS) applyMigration(db, migration);
   const writer = createIngestWriter(db);
   const row = writer.insertFile(
     { path: '/p/s.jsonl', project: 'p', sessionId: 's', agentId: null, sessionFromEntries: false },
