@@ -38,6 +38,8 @@ import { createSessionReports } from './sessions/reports.js';
 import { createSessionWindows } from './sessions/windows.js';
 import { createDbHealth } from './store/health.js';
 import type { FileRow } from './store/rows.js';
+import { deviceNameOf, loadDeviceId } from './sync/device.js';
+import { buildSync } from './sync/part.js';
 import { forgetEntriesOnRebuild } from './transcripts/reactions.js';
 import { createTranscripts } from './transcripts/transcripts.js';
 import { buildUsage } from './usage/part.js';
@@ -46,6 +48,8 @@ import { createUsageStatus } from './usage/status.js';
 async function serve(started: Started<LineParser>): Promise<void> {
   const base = createBase(started);
   const { events, paths, log } = base;
+  // This machine's device id (sync/device.ts), named in its tombstones and its subtree of the sync folder.
+  const device = { id: await loadDeviceId(paths.stateDir), name: deviceNameOf(base.config.syncDeviceName) };
 
   // The aggregates ingest keeps in its transactions (counted from each session's last extraction), ingest, the read model.
   const jobs = createJobStore(base);
@@ -68,7 +72,17 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const archived = createArchiveStore(base.db);
   // What the status lines report of the plan limits and the prompt cache, in memory (sessions/reports.ts).
   const reports = createSessionReports(base.clock);
-  const sessions = buildSessions({ ...base, ingest, transcripts, aggregates, windows, extraction, archived, reports });
+  const sessions = buildSessions({
+    ...base,
+    ingest,
+    transcripts,
+    aggregates,
+    windows,
+    extraction,
+    archived,
+    reports,
+    device,
+  });
   // What is made from sessions: memory, handoffs and hooks, compaction, search, the archive, exports.
   const memory = buildMemory({ ...base, transcripts });
   const handoff = buildHandoff({ ...base, transcripts, memory });
@@ -76,7 +90,9 @@ async function serve(started: Started<LineParser>): Promise<void> {
   const search = buildSearch({ ...base, transcripts, sessions, extraction });
   // Recall (issue 33): what the prompt and failure hooks inject, from search, the read model and memdir.
   const recall = buildRecall({ ...base, transcripts, memory, search });
-  const archive = buildArchive({ ...base, archived, deletions, transcripts, sessions, extraction, usage });
+  const archive = buildArchive({ ...base, archived, deletions, transcripts, sessions, extraction, usage, device });
+  // Sync across machines (issue 35): this machine's archive mirrored, the others' decoded and indexed.
+  const sync = buildSync({ ...base, device, archived, archive, ingest });
   const exports = buildExport({
     ...base,
     transcripts,
@@ -98,7 +114,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     onRebuilt: () => events.publish('store.rebuilt', {}),
   });
   // The followers of the index: started after the backfill, fed each commit, stopped after ingest, in this order.
-  const followers = [search, archive, usage];
+  const followers = [search, archive, usage, sync];
 
   // The event loop's delay is sampled while there is work: each request, and each event from before its first reaction.
   const loop = watchLoopDelay();
@@ -129,6 +145,7 @@ async function serve(started: Started<LineParser>): Promise<void> {
     search,
     recall,
     archive,
+    sync,
     usage,
     usageStatus,
     exports,

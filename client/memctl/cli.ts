@@ -31,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   search: async () => (await import('./commands/search.js')).search,
   usage: async () => (await import('./commands/usage.js')).usage,
   archive: async () => (await import('./commands/archive.js')).archive,
+  sync: async () => (await import('./commands/sync.js')).sync,
   export: async () => (await import('./commands/export.js')).exportCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcp,
   'install-mcp': async () => (await import('./commands/install-mcp.js')).installMcp,

@@ -37,9 +37,10 @@ commands:
                             tokens and cost by day, week, month, 5-hour block, project or model, with a sparkline
   export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact]
                             the session as markdown, a self-contained HTML report, or its transcript
-  archive list|restore SESSION [--to DIR]|verify|prune --older-than 180d|deleted [--since 7d]|forget SESSION
+  archive list|restore SESSION [--to DIR] [--device NAME]|verify|prune --older-than 180d|deleted [--since 7d]|forget SESSION
                             memd's copy of every transcript: put a session back for claude --resume, check, free,
                             what Claude Code deleted, forget
+  sync status               what this machine shares through the sync folder (syncDir) and what the others shared
   mcp                       memd's MCP server on stdio, for Claude Code (search, session memory, handoff)
   install-mcp [--project] [--uninstall] [--dry-run]
                             register memctl mcp with Claude Code (~/.claude.json, or .mcp.json)
@@ -71,7 +72,9 @@ handoff.status result) and the forecasts under "usageStatus" (the usage.status r
 
 Lists sessions, most recent first, 50 a page (--limit N, up to 10,000; the last line gives the
 --cursor of the next page). Sessions whose files are all deleted, or that hold no entry, are kept
-as history but listed only with --all (the last line counts them). Each row: id, project, title,
+as history but listed only with --all (the last line counts them); so are the sessions of your
+other machines, shared through the sync folder (docs/sync.md), which --all lists with a DEVICE
+column ("here" for this machine's). Each row: id, project, title,
 last activity, cost and a context bar (▕██████░░▏ 91% used of auto-compact · 140K/154K, 14K left: the share of the auto-compact threshold used;
 "3% context used · 33K/1M" of the window when Claude Code compacts only once the API refuses).
 PROJECT is the end of the session's cwd, widened until two projects differ. --json prints the
@@ -185,7 +188,7 @@ is left in place (exit 1) with a command that shows both on one line; --force re
 file is backed up first; a file that is not valid JSON is refused. --uninstall removes memd's
 status line only. --dry-run prints what would change.`,
   archive: `usage: memctl archive list [SESSION] [--limit N] [--json]
-       memctl archive restore SESSION [--to DIR] [--json]
+       memctl archive restore SESSION [--to DIR] [--device NAME] [--json]
        memctl archive verify [SESSION] [--json]
        memctl archive prune --older-than SPAN [--dry-run] [--json]
        memctl archive deleted [--since SPAN|TIME] [--limit N] [--json]
@@ -204,7 +207,18 @@ archive, the session memory memd wrote); Claude Code's own files are deleted too
 deleted lists the transcripts Claude Code deleted (its cleanup, claude project purge), newest first,
 grouped by burst, each with what memd holds of it: kept, verified (the archive's copy holds every
 byte memd had read and inflates whole), partly held, or not held (the archive was off, or the file
-went before memd archived it); restore brings a kept session back.`,
+went before memd archived it); restore brings a kept session back. With sync (docs/sync.md),
+restore also writes another machine's session here (--device NAME picks the machine when several
+hold it), and forget reaches every machine: each forgets the session, Claude Code's copies too.`,
+  sync: `usage: memctl sync status [--json]
+
+What this machine shares through the sync folder (the syncDir setting; nothing leaves the machine
+without it) and what the other machines shared: for this machine its device id and name, the
+sessions, archive files and bytes mirrored into its subtree, files not mirrored yet and the
+tombstones it carries; for each other machine its name, when its subtree was last seen here (this
+machine's clock) and when it says it wrote its index (its own), its sessions, the files and bytes
+decoded here, files still arriving, files that cannot be decoded, and "gone" once its subtree left
+the folder (its sessions stay here). docs/sync.md says how to set up rsync, Syncthing or rclone.`,
   usage: `usage: memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--timezone TZ] [--json]
 
 Tokens (input, output, cache writes and reads) and cost at standard API prices, by local day (the

@@ -16,6 +16,7 @@ import type { ArchiveForgetResult } from '../../shared/protocol/archive.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { readUndoPoint, removeUndoPoint } from '../memory/rewind/undo-store.js';
 import { createSearchWriter } from '../store/search-writer.js';
+import { decodedRoot } from '../sync/layout.js';
 import { sessionArchiveDir } from './layout.js';
 
 /** Index pages merged per turn of the event loop (each step ~1-20 ms at a heavy user's scale). */
@@ -49,6 +50,11 @@ export interface ForgetDeps {
   dropDerived(): void;
   /** Takes the lines naming the session out of memd's log files; the number removed. */
   scrubLogs(sessionId: string): number;
+  /**
+   * This machine's device id (issue 35): the forget is recorded as a tombstone that the sync
+   * folder carries to the other machines, and that keeps their copies from being read again here.
+   */
+  deviceId: string;
 }
 
 export async function forgetSession(
@@ -58,8 +64,17 @@ export async function forgetSession(
 ): Promise<ArchiveForgetResult> {
   const { db } = deps;
   const files = db
-    .prepare('SELECT id, path, project, gone, entries FROM files WHERE session_id = ?')
-    .all(sessionId) as { id: number; path: string; project: string; gone: number; entries: number }[];
+    .prepare('SELECT id, path, project, gone, entries, device FROM files WHERE session_id = ?')
+    .all(sessionId) as {
+    id: number;
+    path: string;
+    project: string;
+    gone: number;
+    entries: number;
+    device: string | null;
+  }[];
+  // Other machines' copies (issue 35) are memd's own, decoded in its state dir: they go without asking.
+  const synced = files.filter((file) => file.device !== null);
   const projects = new Set(files.map((file) => file.project));
   for (const row of db
     .prepare('SELECT DISTINCT project FROM archive_files WHERE session_id = ?')
@@ -68,7 +83,7 @@ export async function forgetSession(
     projects.add(row);
   if (files.length === 0 && projects.size === 0)
     throw new RpcError(ErrorCode.NotFound, 'NotFound', `memd knows no session ${sessionId}`, { sessionId });
-  const present = files.filter((file) => file.gone === 0);
+  const present = files.filter((file) => file.gone === 0 && file.device === null);
   if (present.length > 0 && !deleteTranscripts) {
     throw new RpcError(
       ErrorCode.Conflict,
@@ -103,6 +118,16 @@ export async function forgetSession(
       .pluck()
       .get(sessionId) as number;
     for (const table of SESSION_TABLES) db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(sessionId);
+    for (const file of synced) {
+      const folder = `${file.project}/${sessionId}/`.replace(/[\\%_]/g, (char) => `\\${char}`);
+      db.prepare("DELETE FROM sync_received WHERE device = ? AND rel LIKE ? || '%' ESCAPE '\\'").run(
+        file.device,
+        folder,
+      );
+    }
+    db.prepare(
+      'INSERT INTO sync_tombstones (session_id, device, at, delete_transcripts) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING',
+    ).run(sessionId, deps.deviceId, Date.now(), deleteTranscripts ? 1 : 0);
   })();
   deps.forgetInMemory(sessionId);
   await mergeSearchIndex(db);
@@ -117,6 +142,13 @@ export async function forgetSession(
     await rm(memoryDir, { recursive: true, force: true });
     // Claude Code's own session folder (sub-agents, tool results) goes only when asked.
     if (deleteTranscripts) await rm(join(deps.projectsDir, project, sessionId), { recursive: true, force: true });
+  }
+  for (const file of synced) {
+    await rm(file.path, { force: true });
+    await rm(join(decodedRoot(deps.stateDir), file.device as string, file.project, sessionId), {
+      recursive: true,
+      force: true,
+    });
   }
   await removeUndoPoints(deps.stateDir, sessionId);
   // Last: what the work stopped above logged about the session goes too.

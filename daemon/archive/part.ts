@@ -28,6 +28,8 @@ export interface ArchivePartDeps {
   sessions: Pick<SessionService, 'title' | 'forgetAll' | 'forgetSession'>;
   extraction: { cancel(sessionId: string): Promise<void> };
   usage: { dropOrphans(): number };
+  /** This machine's device (sync/device.ts). */
+  device: { id: string };
 }
 
 export function buildArchive(deps: ArchivePartDeps): ArchiveService {
@@ -40,6 +42,7 @@ export function buildArchive(deps: ArchivePartDeps): ArchiveService {
     clock: deps.clock,
     enabled: deps.config.archiveEnabled,
     capBytes: deps.config.archiveMaxBytes,
+    deviceId: deps.device.id,
     store: deps.archived,
     deletions: deps.deletions,
     projectNames: () => projectNames(db),

@@ -31,9 +31,18 @@ export async function* inflate(path: string, archiveBytes: number): AsyncGenerat
  * Whether the file at `path` starts with exactly the archive's bytes, and how long the archive's
  * content is. `whole`: the file must also end there.
  */
-export async function compareWithFile(
+export function compareWithFile(
   archivePath: string,
   archiveBytes: number,
+  path: string,
+  whole: boolean,
+): Promise<{ equal: boolean; inflated: number }> {
+  return compareChunksWithFile(inflate(archivePath, archiveBytes), path, whole);
+}
+
+/** Whether the file at `path` starts with exactly these bytes (`whole`: and ends there), and how many there were. */
+export async function compareChunksWithFile(
+  chunks: AsyncIterable<Buffer>,
   path: string,
   whole: boolean,
 ): Promise<{ equal: boolean; inflated: number }> {
@@ -44,7 +53,7 @@ export async function compareWithFile(
     let position = 0;
     let equal = true;
     let scratch = Buffer.alloc(0);
-    for await (const chunk of inflate(archivePath, archiveBytes)) {
+    for await (const chunk of chunks) {
       if (equal) {
         if (scratch.length < chunk.length) scratch = Buffer.alloc(chunk.length);
         const { bytesRead } = await file.read(scratch, 0, chunk.length, position);
@@ -56,5 +65,17 @@ export async function compareWithFile(
     return { equal, inflated: position };
   } finally {
     await file.close();
+  }
+}
+
+/** A plain file's first `bytes`, in chunks (another machine's decoded transcript, restored as the archive's are). */
+export async function* plainChunks(path: string, bytes: number): AsyncGenerator<Buffer> {
+  if (bytes === 0) return;
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const stream = handle.createReadStream({ start: 0, end: bytes - 1, highWaterMark: CHUNK_BYTES });
+  try {
+    yield* stream as AsyncIterable<Buffer>;
+  } finally {
+    stream.destroy();
   }
 }

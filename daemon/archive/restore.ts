@@ -13,7 +13,7 @@ import type { ArchiveRestoreResult } from '../../shared/protocol/archive.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { isInside } from '../fs/inside.js';
 import { ARCHIVE_FILE_MODE, archivePathOf } from './layout.js';
-import { compareWithFile, inflate } from './read.js';
+import { compareChunksWithFile, inflate } from './read.js';
 import type { ArchiveRow } from './store.js';
 
 /** Dirs made for restored files: as Claude Code makes its own. */
@@ -34,11 +34,21 @@ async function checkNoSymlink(base: string, path: string): Promise<void> {
   }
 }
 
-async function inflateTo(archivePath: string, row: ArchiveRow, target: string): Promise<void> {
+/** One file to restore: where it goes under its project folder, its length, and its bytes. */
+export interface RestoreSource {
+  project: string;
+  rel: string;
+  bytes: number;
+  /** Where the bytes come from, for messages. */
+  from: string;
+  chunks(): AsyncIterable<Buffer>;
+}
+
+async function writeTo(source: RestoreSource, target: string): Promise<void> {
   await mkdir(dirname(target), { recursive: true, mode: RESTORED_DIR_MODE });
   const temp = join(
     dirname(target),
-    `.${row.rel.split(sep).pop() ?? 'file'}.memd-restore.${process.pid}.${randomBytes(6).toString('hex')}`,
+    `.${source.rel.split(sep).pop() ?? 'file'}.memd-restore.${process.pid}.${randomBytes(6).toString('hex')}`,
   );
   const file = await open(
     temp,
@@ -47,14 +57,12 @@ async function inflateTo(archivePath: string, row: ArchiveRow, target: string): 
   );
   try {
     let written = 0;
-    for await (const chunk of inflate(archivePath, row.archive_bytes)) {
+    for await (const chunk of source.chunks()) {
       await file.write(chunk);
       written += chunk.length;
     }
-    if (written !== row.source_bytes)
-      throw new Error(
-        `archive ${archivePath} inflates to ${written} bytes, not the ${row.source_bytes} it was written with`,
-      );
+    if (written !== source.bytes)
+      throw new Error(`${source.from} holds ${written} bytes, not the ${source.bytes} it was written with`);
     await file.sync();
     await file.close();
     // link() fails if the target appeared since it was checked: never overwritten.
@@ -74,30 +82,44 @@ async function inflateTo(archivePath: string, row: ArchiveRow, target: string): 
   }
 }
 
+/** The archive's rows as restore sources: each file inflated from its gzip copy. */
+export function archiveSources(stateDir: string, rows: readonly ArchiveRow[]): RestoreSource[] {
+  return rows
+    .filter((row) => row.pruned_at === null && row.source_bytes > 0)
+    .map((row) => {
+      const archivePath = archivePathOf(stateDir, row);
+      return {
+        project: row.project,
+        rel: row.rel,
+        bytes: row.source_bytes,
+        from: `archive ${archivePath}`,
+        chunks: () => inflate(archivePath, row.archive_bytes),
+      };
+    });
+}
+
 export async function restoreSession(
-  deps: { projectsDir: string; stateDir: string },
+  deps: { projectsDir: string },
   sessionId: string,
-  rows: readonly ArchiveRow[],
+  sources: readonly RestoreSource[],
   to: string | undefined,
 ): Promise<ArchiveRestoreResult> {
-  const kept = rows.filter((row) => row.pruned_at === null && row.source_bytes > 0);
-  if (kept.length === 0)
+  if (sources.length === 0)
     throw new RpcError(ErrorCode.NotFound, 'NotFound', `memd has no archive of session ${sessionId}`, { sessionId });
-  const plan = [] as { row: ArchiveRow; archivePath: string; target: string; present: boolean }[];
+  const plan = [] as { source: RestoreSource; target: string; present: boolean }[];
   const conflicts: string[] = [];
-  for (const row of kept) {
-    const base = to === undefined ? join(deps.projectsDir, row.project) : resolve(to);
-    const target = join(base, row.rel);
-    if (!isInside(base, target)) throw pathRejected(`archived path ${row.rel} leads outside ${base}`, target);
+  for (const source of sources) {
+    const base = to === undefined ? join(deps.projectsDir, source.project) : resolve(to);
+    const target = join(base, source.rel);
+    if (!isInside(base, target)) throw pathRejected(`archived path ${source.rel} leads outside ${base}`, target);
     await checkNoSymlink(base, target);
-    const archivePath = archivePathOf(deps.stateDir, row);
     const existing = await lstat(target).catch(() => null);
     let present = false;
     if (existing !== null) {
-      present = existing.isFile() && (await compareWithFile(archivePath, row.archive_bytes, target, true)).equal;
+      present = existing.isFile() && (await compareChunksWithFile(source.chunks(), target, true)).equal;
       if (!present) conflicts.push(target);
     }
-    plan.push({ row, archivePath, target, present });
+    plan.push({ source, target, present });
   }
   if (conflicts.length > 0) {
     throw new RpcError(
@@ -110,9 +132,9 @@ export async function restoreSession(
     );
   }
   const files: ArchiveRestoreResult['files'] = [];
-  for (const { row, archivePath, target, present } of plan) {
-    if (!present) await inflateTo(archivePath, row, target);
-    files.push({ path: target, bytes: row.source_bytes, action: present ? 'present' : 'restored' });
+  for (const { source, target, present } of plan) {
+    if (!present) await writeTo(source, target);
+    files.push({ path: target, bytes: source.bytes, action: present ? 'present' : 'restored' });
   }
   return { sessionId, files };
 }

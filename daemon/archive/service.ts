@@ -21,7 +21,7 @@ import { createDeletionCheck } from './deletion-check.js';
 import { type DeletionBook, deletedSession, deletionEvents, deletionsStatus } from './deletions.js';
 import { forgetSession } from './forget.js';
 import { sessionArchiveDir } from './layout.js';
-import { restoreSession } from './restore.js';
+import { archiveSources, restoreSession } from './restore.js';
 import type { ArchiveStore } from './store.js';
 import { verifyArchive } from './verify.js';
 
@@ -49,6 +49,8 @@ export interface ArchiveDeps {
   stopWork(sessionId: string): Promise<void>;
   forgetInMemory(sessionId: string): void;
   dropDerived(): void;
+  /** This machine's device id: a forget leaves a tombstone for the other machines (issue 35). */
+  deviceId: string;
 }
 
 export function createArchiveService(deps: ArchiveDeps) {
@@ -159,7 +161,7 @@ export function createArchiveService(deps: ArchiveDeps) {
     async restore(sessionId: string, to: string | undefined): Promise<ArchiveRestoreResult> {
       // Whatever ingest committed of it last goes in first.
       await archiver.settled();
-      return restoreSession(deps, sessionId, store.ofSession(sessionId), to);
+      return restoreSession(deps, sessionId, archiveSources(deps.stateDir, store.ofSession(sessionId)), to);
     },
 
     async verify(sessionId: string | undefined): Promise<ArchiveVerifyResult> {
@@ -203,6 +205,7 @@ export function createArchiveService(deps: ArchiveDeps) {
           forgetInMemory: deps.forgetInMemory,
           dropDerived: deps.dropDerived,
           scrubLogs: (id) => deps.log.scrub(id),
+          deviceId: deps.deviceId,
         },
         sessionId,
         deleteTranscripts,

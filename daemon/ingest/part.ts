@@ -5,9 +5,11 @@
 import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
 import type { MemdPaths } from '../../shared/paths.js';
+import { transcriptRoots } from '../../shared/transcript/layout.js';
 import type { Bus } from '../bus/bus.js';
 import type { DomainBus } from '../bus/domain-events.js';
 import type { Logger } from '../log/logger.js';
+import { decodedRoot } from '../sync/layout.js';
 import { createIngestor, type Ingestor } from './ingestor.js';
 import type { LineParser } from './parser.js';
 import type { CommitObserver } from './types.js';
@@ -19,7 +21,7 @@ export interface IngestPartDeps {
   events: DomainBus;
   log: Logger;
   clock: () => number;
-  paths: Pick<MemdPaths, 'projectsDir'>;
+  paths: Pick<MemdPaths, 'projectsDir' | 'stateDir'>;
   config: Pick<MemdConfig, 'ingestSweepMs'>;
   /** The parse worker bootstrap started before the store opened. */
   parser: LineParser;
@@ -40,6 +42,8 @@ export function buildIngest(deps: IngestPartDeps): IngestPart {
     log,
     clock,
     projectsDir: paths.projectsDir,
+    // Other machines' transcripts, decoded by sync (issue 35), are read from the state dir as well.
+    roots: transcriptRoots(paths.projectsDir, decodedRoot(paths.stateDir)),
     onSessionsChanged: (sessionIds) =>
       events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),

@@ -4,12 +4,14 @@
  * holds a session from the archive's book, both built before it; the archive service, which
  * forgets sessions, is built after it.
  */
+import type Database from 'better-sqlite3';
 import type { SessionMemoryState } from '../../shared/protocol/sessions.js';
 import type { ThresholdEnv } from '../../shared/transcript/thresholds.js';
 import type { Bus } from '../bus/bus.js';
 import type { DomainBus } from '../bus/domain-events.js';
 import type { Ingestor } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
+import { sessionDevices } from '../sync/devices-of.js';
 import type { Transcripts } from '../transcripts/transcripts.js';
 import type { AggregateStore } from './aggregates.js';
 import type { SessionReports } from './reports.js';
@@ -18,6 +20,7 @@ import { summarizeSession } from './summary.js';
 import type { SessionWindows } from './windows.js';
 
 export interface SessionsPartDeps {
+  db: Database.Database;
   bus: Bus;
   events: DomainBus;
   log: Logger;
@@ -31,6 +34,8 @@ export interface SessionsPartDeps {
   extraction: { memoryState(sessionId: string): SessionMemoryState };
   /** The archive's book (archive/store.ts). */
   archived: { hasMainTranscript(sessionId: string): boolean };
+  /** This machine's device (sync/device.ts): named first among a synced session's machines. */
+  device: { name: string };
 }
 
 export function buildSessions(deps: SessionsPartDeps): SessionService {
@@ -45,6 +50,7 @@ export function buildSessions(deps: SessionsPartDeps): SessionService {
       summarizeSession(transcripts, aggregates, sessionId, deps.thresholdEnv, windows.forSession(sessionId)),
     sessionMemory: (sessionId) => extraction.memoryState(sessionId),
     archived: (sessionId) => archived.hasMainTranscript(sessionId),
+    devices: sessionDevices(deps.db, deps.device.name),
     bus,
     log: deps.log,
     // Events no client subscribed to are not computed.

@@ -67,6 +67,8 @@ export interface SessionServiceDeps {
   sessionMemory(sessionId: string): SessionMemoryState;
   /** Whether memd's archive holds the session's main transcript. */
   archived(sessionId: string): boolean;
+  /** The machines holding the session when another machine's copy is indexed (sync), else undefined. */
+  devices?(sessionId: string): string[] | undefined;
   bus: Bus;
   log: Logger;
   /** Whether any client listens to a topic: events nobody wants are not computed. */
@@ -112,7 +114,14 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
 
   const summary = (sessionId: string): SessionSummary | undefined => {
     const found = figures(sessionId);
-    return found && { ...found, sessionMemory: deps.sessionMemory(sessionId), archived: deps.archived(sessionId) };
+    if (found === undefined) return undefined;
+    const devices = deps.devices?.(sessionId);
+    return {
+      ...found,
+      sessionMemory: deps.sessionMemory(sessionId),
+      archived: deps.archived(sessionId),
+      ...(devices === undefined ? {} : { devices }),
+    };
   };
 
   const publish = (sessionId: string) => {

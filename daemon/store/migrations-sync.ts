@@ -34,6 +34,7 @@ export const SYNC_MIGRATIONS: readonly Migration[] = [
       CREATE TABLE IF NOT EXISTS sync_published (
         rel           TEXT PRIMARY KEY,
         archive_bytes INTEGER NOT NULL,
+        head_hash     TEXT NOT NULL,
         published_at  INTEGER NOT NULL
       ) STRICT, WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS sync_tombstones (

@@ -14,6 +14,7 @@ import { recallResultSchema } from './recall.js';
 import type { Schema } from './schema.js';
 import { searchContextResultSchema, searchQueryResultSchema } from './search.js';
 import { sessionListSchema, sessionSummarySchema, thresholdResultSchema } from './sessions.js';
+import { syncStatusSchema } from './sync.js';
 import { usageReportResultSchema } from './usage.js';
 
 const answer = <P, R>(descriptor: MethodDescriptor<P, R>, schema: Schema<R>): [string, Schema<unknown>] => [
@@ -41,4 +42,5 @@ export const ANSWER_SCHEMAS: ReadonlyMap<string, Schema<unknown>> = new Map([
   answer(Methods.usageReport, usageReportResultSchema),
   answer(Methods.usageStatus, usageStatusResultSchema),
   answer(Methods.archiveDeleted, archiveDeletedResultSchema),
+  answer(Methods.syncStatus, syncStatusSchema),
 ]);

@@ -43,6 +43,7 @@ import {
   type SearchQueryResult,
 } from './search.js';
 import type { SessionList, SessionSummary, ThresholdResult } from './sessions.js';
+import type { SyncStatus } from './sync.js';
 import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from './window.js';
 
@@ -298,8 +299,15 @@ export const Methods = {
   ),
   archiveRestore: method<ArchiveRestoreResult>()(
     'archive.restore',
-    object({ sessionId, to: optional(str({ minLength: 1, maxLength: 4_096 })) }),
+    object({
+      sessionId,
+      to: optional(str({ minLength: 1, maxLength: 4_096 })),
+      // Issue 35 (an addition): another machine's copy, by device id or name (docs/sync.md).
+      device: optional(str({ minLength: 1, maxLength: 200 })),
+    }),
   ),
+  // Issue 35 (an addition): what this machine shares through the sync folder, and what the others shared.
+  syncStatus: method<SyncStatus>()('sync.status', nothing),
   archiveVerify: method<ArchiveVerifyResult>()('archive.verify', object({ sessionId: optional(sessionId) })),
   // Additions to DESIGN.md §3 (docs/protocol.md): prune, and forget's deleteTranscripts.
   archivePrune: method<ArchivePruneResult>()(

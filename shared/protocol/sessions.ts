@@ -143,6 +143,11 @@ export interface SessionSummary extends SessionFigures {
   /** memd's archive holds the main transcript (`archive.restore` puts it back; an addition, read at every answer). */
   archived: boolean;
   /**
+   * The machines holding the session, by name, this one first when it does (issue 35; an addition):
+   * present only once another machine's copy is indexed here (through the sync folder).
+   */
+  devices?: string[];
+  /**
    * `sessions.get` only, when above 0 (issue 31; an addition): sessions Claude Code deleted in the
    * last 7 days that memd did not hold whole, for the status line's warning.
    */
@@ -267,6 +272,8 @@ export const sessionSummarySchema: Schema<SessionSummary> = looseObject({
   lastCompaction: optional(looseObject({ kept: num(), lost: num(), recordedAt: str() })),
   // sessions.get's only; a memd before issue 31 sends none.
   reported: optional(reportedStateSchema),
+  // Issue 35: only once another machine's copy is indexed.
+  devices: optional(arrayOf(str())),
 });
 
 const sessionListFields = { total: nullable(num()), hidden: num(), nextCursor: nullable(str()) };
@@ -293,6 +300,7 @@ export type SessionRow = Pick<
   | 'hasMainTranscript'
   | 'contextTokens'
   | 'threshold'
+  | 'devices'
 > & { usage: { total: Pick<UsageTotals, 'costUsd'> } };
 
 export type SessionRowList = Omit<SessionList, 'sessions'> & { sessions: SessionRow[] };
@@ -311,6 +319,7 @@ export const sessionRowListSchema: Schema<SessionRowList> = looseObject({
       contextTokens: sessionFiguresFields.contextTokens,
       threshold: thresholdResultSchema,
       usage: looseObject({ total: looseObject({ costUsd: nullable(num()) }) }),
+      devices: optional(arrayOf(str())),
     }),
   ),
   ...sessionListFields,

@@ -91,12 +91,17 @@ export const archive: Command = async (ctx) => {
       return 0;
     }
     case 'restore': {
-      const { values, positional } = options(rest, ['--to'], []);
+      const { values, positional } = options(rest, ['--to', '--device'], []);
       const [sessionId] = positional;
       if (sessionId === undefined || positional.length > 1) throw new UsageError('archive restore takes one SESSION');
       const to = values.get('--to');
+      const device = values.get('--device');
       const result = await withClient(ctx, (client) =>
-        client.archiveRestore({ sessionId, ...(to === undefined ? {} : { to }) }),
+        client.archiveRestore({
+          sessionId,
+          ...(to === undefined ? {} : { to }),
+          ...(device === undefined ? {} : { device }),
+        }),
       );
       print(result, () => [
         ...result.files.map(

@@ -10,6 +10,8 @@ const BAR_CELLS = 8;
 const SESSION_ID_CHARS = 8;
 const TITLE_CHARS = 28;
 const PROJECT_CHARS = 20;
+/** A machine's name in the DEVICE column (shown once any listed session is on another machine: sync). */
+const DEVICE_CHARS = 12;
 
 export function formatTokens(tokens: number): string {
   if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
@@ -117,7 +119,9 @@ export function titleOf(session: Pick<SessionRow, 'hasMainTranscript' | 'title'>
 /** Rows, most recent first (the daemon sorts them so). */
 export function renderSessionTable(sessions: readonly SessionRow[], out: Output, now = Date.now()): string[] {
   if (sessions.length === 0) return [out.dim('no sessions yet')];
-  const header = `${'SESSION'.padEnd(SESSION_ID_CHARS)}  ${'PROJECT'.padEnd(PROJECT_CHARS)}  ${'TITLE'.padEnd(TITLE_CHARS)}  ${'LAST'.padEnd(7)}  ${'COST'.padStart(7)}  CONTEXT`;
+  const devices = sessions.some((session) => session.devices !== undefined);
+  const deviceHeader = devices ? `${'DEVICE'.padEnd(DEVICE_CHARS)}  ` : '';
+  const header = `${'SESSION'.padEnd(SESSION_ID_CHARS)}  ${deviceHeader}${'PROJECT'.padEnd(PROJECT_CHARS)}  ${'TITLE'.padEnd(TITLE_CHARS)}  ${'LAST'.padEnd(7)}  ${'COST'.padStart(7)}  CONTEXT`;
   const projects = projectLabels(sessions);
   const rows = sessions.map((session) => {
     const id = session.sessionId.slice(0, SESSION_ID_CHARS).padEnd(SESSION_ID_CHARS);
@@ -127,7 +131,12 @@ export function renderSessionTable(sessions: readonly SessionRow[], out: Output,
     const cost = formatCost(session.usage.total.costUsd).padStart(7);
     // Deleted by Claude Code's cleanup (or by hand): memd's archive may still hold it.
     const gone = session.gone ? out.dim(session.archived ? ' (archived)' : ' (deleted)') : '';
-    return `${id}  ${project}  ${title}  ${age}  ${cost}  ${contextBar(session.contextTokens, session.threshold, out)}${gone}`;
+    // This machine's sessions say "here"; another machine's, its name (more than one: the first, +N).
+    const held = session.devices ?? [];
+    const deviceText =
+      held.length === 0 ? 'here' : held.length === 1 ? (held[0] as string) : `${held[0]} +${held.length - 1}`;
+    const device = devices ? `${truncate(deviceText, DEVICE_CHARS)}  ` : '';
+    return `${id}  ${device}${project}  ${title}  ${age}  ${cost}  ${contextBar(session.contextTokens, session.threshold, out)}${gone}`;
   });
   return [out.bold(header), ...rows];
 }

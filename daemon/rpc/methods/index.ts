@@ -16,6 +16,7 @@ import type { RecallService } from '../../recall/service.js';
 import type { SearchService } from '../../search/service.js';
 import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
+import type { SyncService } from '../../sync/service.js';
 import type { UsageService } from '../../usage/service.js';
 import type { UsageStatus } from '../../usage/status.js';
 import type { MethodHandler } from '../dispatch.js';
@@ -32,6 +33,7 @@ import { recallMethods } from './recall.js';
 import { rewindMethods } from './rewind.js';
 import { searchMethods } from './search.js';
 import { sessionMethods } from './sessions.js';
+import { syncMethods } from './sync.js';
 import { usageMethods } from './usage.js';
 
 /** The parts the tables call: main.ts's parts record. */
@@ -49,6 +51,7 @@ export interface MethodParts {
   usage: UsageService;
   usageStatus: UsageStatus;
   archive: ArchiveService;
+  sync: SyncService;
   exports: ExportService;
 }
 
@@ -67,7 +70,8 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
     ...searchMethods(parts.search),
     ...recallMethods(parts.recall),
     ...usageMethods(parts.usage, parts.usageStatus),
-    ...archiveMethods(parts.archive),
+    ...archiveMethods(parts.archive, parts.sync),
+    ...syncMethods(parts.sync),
     ...exportMethods(parts.exports),
   ];
 }
