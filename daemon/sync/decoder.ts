@@ -79,10 +79,10 @@ export async function decodeFile(
     // A file that failed is looked at again only once it changes.
     if (base.problem !== null && base.seen_size === seen.seen_size && base.seen_mtime_ms === seen.seen_mtime_ms)
       return { row: base, changed: false, more: false, consumed: 0 };
+    // An older copy, or one still arriving (or one started anew, not past what was decoded yet): what was decoded stays.
+    if (stat.size <= base.archive_bytes) return { row: { ...base, ...seen }, changed: false, more: false, consumed: 0 };
     if (base.archive_bytes > 0 && (await headHash(input, base.head_len)) !== base.head_hash)
       return await decodeAnew(input, target, base, seen);
-    // An older copy, or one still arriving: what was decoded stays.
-    if (stat.size <= base.archive_bytes) return { row: { ...base, ...seen }, changed: false, more: false, consumed: 0 };
     const outcome = await decodeInto(input, target, { ...base, ...seen, problem: null }, stat.size, budget);
     // Not members where the last one ended: started anew on its machine.
     if (outcome.row.problem !== null && base.archive_bytes > 0 && outcome.consumed === 0)
