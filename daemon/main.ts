@@ -38,6 +38,7 @@ import { createSessionReports } from './sessions/reports.js';
 import { createSessionWindows } from './sessions/windows.js';
 import { createDbHealth } from './store/health.js';
 import type { FileRow } from './store/rows.js';
+import { thisDevice } from './sync/device.js';
 import { forgetEntriesOnRebuild } from './transcripts/reactions.js';
 import { createTranscripts } from './transcripts/transcripts.js';
 import { buildUsage } from './usage/part.js';
@@ -50,7 +51,9 @@ async function serve(started: Started<LineParser>): Promise<void> {
   // The aggregates ingest keeps in its transactions (counted from each session's last extraction), ingest, the read model.
   const jobs = createJobStore(base);
   const aggregates = createAggregateStore({ db: base.db, lastExtraction: lastExtractionOf(jobs) });
-  const usage = buildUsage(base);
+  // This machine's device (issue 35): the usage book ranks and reports its transcripts by it among other machines'.
+  const device = await thisDevice(paths.stateDir, base.config);
+  const usage = buildUsage({ ...base, device });
   // The deletions on the record (issue 31), written in the transaction that marks a file gone.
   const deletions = createDeletionBook(base.db);
   const observer = {

@@ -23,17 +23,46 @@ export function deviceNameOf(configured: string): string {
   return name === '' ? 'unnamed' : name.slice(0, MAX_NAME_CHARS);
 }
 
-/** The state dir's device id, made on first use (written atomically: a crash leaves none or one). */
-export async function loadDeviceId(stateDir: string): Promise<string> {
-  const path = join(stateDir, 'device.json');
+/**
+ * This machine's id before sync gave it one: no other machine's transcripts are indexed then, so
+ * nothing ranks this machine's against theirs (daemon/usage/rank.ts), and reports show its name.
+ */
+export const UNSYNCED_DEVICE_ID = '0000000000000000';
+
+/** The state dir's device id, or null when none was made (or device.json is not one's). */
+async function readDeviceId(path: string): Promise<string | null> {
   try {
     const value: unknown = JSON.parse(await readFile(path, 'utf8'));
     const id = (value as { id?: unknown } | null)?.id;
-    if (typeof id === 'string' && isDeviceId(id)) return id;
+    return typeof id === 'string' && isDeviceId(id) ? id : null;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
+    return null;
   }
+}
+
+/** The state dir's device id, made on first use (written atomically: a crash leaves none or one). */
+export async function loadDeviceId(stateDir: string): Promise<string> {
+  const path = join(stateDir, 'device.json');
+  const known = await readDeviceId(path);
+  if (known !== null) return known;
   const id = randomBytes(8).toString('hex');
   await writeFileAtomic(path, `${JSON.stringify({ id, createdAt: new Date().toISOString() })}\n`);
   return id;
+}
+
+/**
+ * This machine as the parts that tell machines apart see it (the usage book, issue 35): its id,
+ * made now when sync is on; with sync off, the id an earlier sync made, else UNSYNCED_DEVICE_ID
+ * (device.json is made only once sync is set up).
+ */
+export async function thisDevice(
+  stateDir: string,
+  config: { syncDir: string; syncDeviceName: string },
+): Promise<DeviceIdentity> {
+  const id =
+    config.syncDir === ''
+      ? ((await readDeviceId(join(stateDir, 'device.json'))) ?? UNSYNCED_DEVICE_ID)
+      : await loadDeviceId(stateDir);
+  return { id, name: deviceNameOf(config.syncDeviceName) };
 }

@@ -140,6 +140,8 @@ export const MAY_CALL: MayCallTable = {
       log: '',
     },
   },
+  // Issue 35: sync across a user's machines; so far this machine's device (`device.ts`) and the sync folder's layout.
+  sync: { layer: 'domain', calls: { fs: 'atomic `device.json`' } },
   lifecycle: {
     layer: 'domain',
     calls: {
@@ -185,6 +187,7 @@ export const MAY_CALL: MayCallTable = {
       export: '',
       usage: '',
       archive: '',
+      sync: "this machine's device, which the usage book ranks and names its files by",
       lifecycle: '',
       rpc: '',
     },
