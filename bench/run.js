@@ -14,6 +14,7 @@ import { benchRpc } from './rpc.js';
 import { benchScale } from './scale.js';
 import { benchSearch } from './search.js';
 import { benchSearchFlood } from './search-flood.js';
+import { benchSync } from './sync.js';
 import { benchUsage } from './usage.js';
 
 const BENCHES = {
@@ -32,13 +33,14 @@ const BENCHES = {
   loop: benchLoop,
   fidelity: benchFidelity,
   recall: benchRecall,
+  sync: benchSync,
 };
 /**
  * Run by name only: they write gigabytes and take minutes; recall (issue 33) measures a ranking
  * against targets it is being built to meet, and its misses would fail every other run. The floods of issue 27 (flood,
  * search-flood: 300 MB) and loop (63 MB) take about a minute each and run with the rest.
  */
-const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage', 'recall']);
+const ON_REQUEST = new Set(['scale', 'search', 'archive', 'usage', 'recall', 'sync']);
 
 // `--size 2.4G` goes to the benchmarks that take it (scale, search, search-flood, archive, usage, loop, recall); the other arguments name benchmarks.
 const argv = process.argv.slice(2);

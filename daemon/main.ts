@@ -54,7 +54,8 @@ async function serve(started: Started<LineParser>): Promise<void> {
   // The aggregates ingest keeps in its transactions (counted from each session's last extraction), ingest, the read model.
   const jobs = createJobStore(base);
   const aggregates = createAggregateStore({ db: base.db, lastExtraction: lastExtractionOf(jobs) });
-  const usage = buildUsage(base);
+  // The usage book ranks and reports this machine's transcripts by its device among other machines'.
+  const usage = buildUsage({ ...base, device });
   // The deletions on the record (issue 31), written in the transaction that marks a file gone.
   const deletions = createDeletionBook(base.db);
   const observer = {

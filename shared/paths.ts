@@ -167,3 +167,11 @@ export const HANDOFF_FILE = join('docs', 'handoff-context.md');
 export function handoffBindingsDir(stateDir: string): string {
   return join(stateDir, 'handoffs');
 }
+
+/**
+ * `<state>/sync/devices/`: other machines' transcripts, decoded from the sync folder (issue 35),
+ * one projects dir per device (`<device>/<project>/<path>`); ingest reads them from here.
+ */
+export function syncedTranscriptsDir(stateDir: string): string {
+  return join(stateDir, 'sync', 'devices');
+}

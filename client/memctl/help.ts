@@ -33,8 +33,8 @@ commands:
                             set Claude Code's statusLine to memctl statusline
   search QUERY [--project P] [--session S] [--since 7d] [--kind K] [--json] | search --context SESSION:UUID
                             full-text search of every session, hits grouped by session; a hit's messages
-  usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--json]
-                            tokens and cost by day, week, month, 5-hour block, project or model, with a sparkline
+  usage [--since 30d] [--until T] [--by day|week|month|block|project|model|device] [--project P] [--device D] [--json]
+                            tokens and cost by day, week, month, 5-hour block, project, model or machine, with a sparkline
   export SESSION [--format md|html|jsonl] [--out FILE] [--no-redact]
                             the session as markdown, a self-contained HTML report, or its transcript
   archive list|restore SESSION [--to DIR] [--device NAME]|verify|prune --older-than 180d|deleted [--since 7d]|forget SESSION
@@ -219,20 +219,22 @@ tombstones it carries; for each other machine its name, when its subtree was las
 machine's clock) and when it says it wrote its index (its own), its sessions, the files and bytes
 decoded here, files still arriving, files that cannot be decoded, and "gone" once its subtree left
 the folder (its sessions stay here). docs/sync.md says how to set up rsync, Syncthing or rclone.`,
-  usage: `usage: memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--timezone TZ] [--json]
+  usage: `usage: memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model|device] [--project P] [--device D] [--timezone TZ] [--json]
 
 Tokens (input, output, cache writes and reads) and cost at standard API prices, by local day (the
-default), week (from Monday), month, 5-hour billing block, project or model, then a sparkline of
-the cost per day. --by block shows the blocks as ccusage's blocks view counts them (from the UTC
-hour of a block's first response, five hours; a gap after five idle hours) and, for the active
-block, its burn rate and where it ends at that pace. Tokens are what Claude Code's transcripts
+default), week (from Monday), month, 5-hour billing block, project, model or device, then a
+sparkline of the cost per day. --by block shows the blocks as ccusage's blocks view counts them
+(from the UTC hour of a block's first response, five hours; a gap after five idle hours) and, for
+the active block, its burn rate and where it ends at that pace. Tokens are what Claude Code's transcripts
 record (official); costs, rates and projections are memd's estimates. Figures are ccusage 20's daily,
 weekly, monthly and blocks views of the same transcripts: an API response written as several entries, or copied into another
 session's file, counts once with its largest usage. memd counts transcripts Claude Code has since
 deleted too. --since and --until take a span back from now (30d: today and the 29 days before;
 2w, 12h, 90m), a day (2026-03-01 or 20260301; --until includes it) or an ISO time; --since all
 reaches back to the first day memd knows (default 30d). --project takes a project folder or its
-cwd. Days are those of --timezone (an IANA zone), else of TZ, else of memd's own zone. A cost
+cwd. With sync across machines (the syncDir setting), their sessions count too, each response
+once on every machine: --by device shows each machine's share (DEVICE: its name, and this machine
+marked), and --device takes a machine's name or id for its usage alone. Days are those of --timezone (an IANA zone), else of TZ, else of memd's own zone. A cost
 marked * leaves out responses of models memd has no price for. --json prints the usage.report
 result unchanged.`,
   search: `usage: memctl search QUERY [--project P] [--session S] [--since T] [--until T] [--kind K]... [--limit N] [--cursor C] [--json]

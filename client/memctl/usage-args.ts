@@ -22,6 +22,8 @@ export interface UsageArgs {
   by?: UsageGrouping;
   project?: string;
   timezone?: string;
+  /** A device's id or name (issue 35). */
+  device?: string;
   json: boolean;
 }
 
@@ -29,13 +31,14 @@ export type UsageReportParams = ParamsOf<typeof Methods.usageReport>;
 
 /** The params of `usage.report` for these arguments. */
 export function reportParams(args: UsageArgs): UsageReportParams {
-  const { since, until, by, project, timezone } = args;
+  const { since, until, by, project, timezone, device } = args;
   return {
     ...(since === undefined ? {} : { since }),
     ...(until === undefined ? {} : { until }),
     ...(by === undefined ? {} : { by }),
     ...(project === undefined ? {} : { project }),
     ...(timezone === undefined ? {} : { timezone }),
+    ...(device === undefined ? {} : { device }),
   };
 }
 
@@ -57,7 +60,7 @@ export function parseUsageArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
       continue;
     }
     const value = argv[index + 1];
-    if (!['--since', '--until', '--by', '--project', '--timezone'].includes(arg))
+    if (!['--since', '--until', '--by', '--project', '--timezone', '--device'].includes(arg))
       return arg.startsWith('-') ? `unknown option ${arg}` : `usage takes no argument "${arg}"`;
     if (value === undefined) return `${arg} takes a value`;
     index++;
@@ -74,6 +77,7 @@ export function parseUsageArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
         return `--by takes one of ${USAGE_GROUPINGS.join(', ')}`;
       args.by = value as UsageGrouping;
     } else if (arg === '--project') args.project = value;
+    else if (arg === '--device') args.device = value;
     else args.timezone = value;
   }
   return args;

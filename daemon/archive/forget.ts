@@ -11,12 +11,11 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { sessionMemoryDir, undoRoot } from '../../shared/paths.js';
+import { sessionMemoryDir, syncedTranscriptsDir, undoRoot } from '../../shared/paths.js';
 import type { ArchiveForgetResult } from '../../shared/protocol/archive.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import { readUndoPoint, removeUndoPoint } from '../memory/rewind/undo-store.js';
 import { createSearchWriter } from '../store/search-writer.js';
-import { decodedRoot } from '../sync/layout.js';
 import { sessionArchiveDir } from './layout.js';
 
 /** Index pages merged per turn of the event loop (each step ~1-20 ms at a heavy user's scale). */
@@ -145,7 +144,7 @@ export async function forgetSession(
   }
   for (const file of synced) {
     await rm(file.path, { force: true });
-    await rm(join(decodedRoot(deps.stateDir), file.device as string, file.project, sessionId), {
+    await rm(join(syncedTranscriptsDir(deps.stateDir), file.device as string, file.project, sessionId), {
       recursive: true,
       force: true,
     });

@@ -15,5 +15,6 @@ export { createIngestParser, type Ingestor } from './ingestor.js';
 export type { LineParser } from './parser.js';
 export { buildIngest, type IngestPart } from './part.js';
 export { rereadOnRebuild } from './reactions.js';
+export { scanTranscripts } from './scan.js';
 export { DEFAULT_MAX_LINE_BYTES } from './tailer.js';
 export type { CommitObserver } from './types.js';

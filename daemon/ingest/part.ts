@@ -4,12 +4,11 @@
  */
 import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
-import type { MemdPaths } from '../../shared/paths.js';
+import { type MemdPaths, syncedTranscriptsDir } from '../../shared/paths.js';
 import { transcriptRoots } from '../../shared/transcript/layout.js';
 import type { Bus } from '../bus/bus.js';
 import type { DomainBus } from '../bus/domain-events.js';
 import type { Logger } from '../log/logger.js';
-import { decodedRoot } from '../sync/layout.js';
 import { createIngestor, type Ingestor } from './ingestor.js';
 import type { LineParser } from './parser.js';
 import type { CommitObserver } from './types.js';
@@ -43,7 +42,7 @@ export function buildIngest(deps: IngestPartDeps): IngestPart {
     clock,
     projectsDir: paths.projectsDir,
     // Other machines' transcripts, decoded by sync (issue 35), are read from the state dir as well.
-    roots: transcriptRoots(paths.projectsDir, decodedRoot(paths.stateDir)),
+    roots: transcriptRoots(paths.projectsDir, syncedTranscriptsDir(paths.stateDir)),
     onSessionsChanged: (sessionIds) =>
       events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),

@@ -1,5 +1,44 @@
 /** The migrations of sync across machines (issue 35): listed after migrations.ts's own. */
+import type Database from 'better-sqlite3';
 import type { Migration } from './migration.js';
+
+/**
+ * Migration 31: usage_slots keyed by device too. SQLite cannot change a primary key, so the table
+ * is rebuilt, only when it lacks `device` (a database set back to an older version, as tests do,
+ * has it). Every file the book counted so far is this machine's (its slots go to '', totals kept)
+ * unless the index already held another machine's: then which entry counts between devices was
+ * decided by path, not as every machine decides it now (daemon/usage/rank.ts), and the book is
+ * emptied for the follower to fold again from the index (entries of gone files are kept there).
+ */
+function addUsageDevice(db: Database.Database): void {
+  const columns = db.pragma('table_info(usage_slots)') as { name: string }[];
+  if (columns.some((column) => column.name === 'device')) return;
+  db.exec("UPDATE usage_files SET device = coalesce((SELECT f.device FROM files f WHERE f.id = usage_files.id), '')");
+  const synced = db.prepare("SELECT 1 FROM usage_files WHERE device != '' LIMIT 1").get() !== undefined;
+  db.exec(`
+    CREATE TABLE usage_slots_by_device (
+      slot           INTEGER NOT NULL,
+      project        TEXT NOT NULL,
+      model          TEXT NOT NULL,
+      device         TEXT NOT NULL,
+      responses      INTEGER NOT NULL,
+      input          INTEGER NOT NULL,
+      output         INTEGER NOT NULL,
+      cache_creation INTEGER NOT NULL,
+      cache_read     INTEGER NOT NULL,
+      cache_5m       INTEGER NOT NULL,
+      cache_1h       INTEGER NOT NULL,
+      PRIMARY KEY (slot, project, model, device)
+    ) STRICT, WITHOUT ROWID;
+  `);
+  if (synced) db.exec('DELETE FROM usage_candidates; DELETE FROM usage_files;');
+  else
+    db.exec(`
+      INSERT INTO usage_slots_by_device
+        SELECT slot, project, model, '', responses, input, output, cache_creation, cache_read, cache_5m, cache_1h FROM usage_slots;
+    `);
+  db.exec('DROP TABLE usage_slots; ALTER TABLE usage_slots_by_device RENAME TO usage_slots;');
+}
 
 export const SYNC_MIGRATIONS: readonly Migration[] = [
   {
@@ -48,5 +87,16 @@ export const SYNC_MIGRATIONS: readonly Migration[] = [
       { table: 'files', column: 'device', definition: 'TEXT' },
       { table: 'session_aggregates', column: 'local', definition: 'INTEGER NOT NULL DEFAULT 1' },
     ],
+  },
+  {
+    version: 31,
+    name: 'the usage book by device',
+    // A response in files of two machines (a session copied or restored to another and resumed
+    // there) counts once, and each machine's share is reported apart (daemon/usage/book.ts).
+    // `usage_files.device` and `usage_slots.device` are the counted file's device: '' for this
+    // machine's (a key column cannot be NULL), another machine's id for its transcripts.
+    sql: '',
+    addColumns: [{ table: 'usage_files', column: 'device', definition: "TEXT NOT NULL DEFAULT ''" }],
+    apply: addUsageDevice,
   },
 ];

@@ -11,6 +11,7 @@
  * device (`<state>/sync/devices/<device>/<project>/<rel>`), and indexed from there.
  */
 import { join } from 'node:path';
+import { syncedTranscriptsDir } from '../../shared/paths.js';
 
 /** A device id: random, made once per state dir. Anything else in the sync folder is not a device's. */
 export const DEVICE_ID_PATTERN = /^[0-9a-f]{16}$/;
@@ -41,11 +42,7 @@ export function syncedMemdirRoot(syncDir: string, device: string): string {
   return join(syncDir, device, 'memdir');
 }
 
-/** Where other machines' transcripts are decoded: one projects dir per device. */
-export function decodedRoot(stateDir: string): string {
-  return join(stateDir, 'sync', 'devices');
-}
-
+/** Where one of another machine's files is decoded (shared/paths.ts syncedTranscriptsDir). */
 export function decodedPath(stateDir: string, device: string, rel: string): string {
-  return join(decodedRoot(stateDir), device, rel);
+  return join(syncedTranscriptsDir(stateDir), device, rel);
 }

@@ -7,14 +7,14 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { MemdConfig } from '../../shared/config.js';
-import type { MemdPaths } from '../../shared/paths.js';
+import { type MemdPaths, syncedTranscriptsDir } from '../../shared/paths.js';
 import type { ArchiveService } from '../archive/service.js';
 import type { ArchiveStore } from '../archive/store.js';
-import type { IndexFollower, Ingestor } from '../ingest/index.js';
-import { scanTranscripts } from '../ingest/scan.js';
+import { type IndexFollower, type Ingestor, scanTranscripts } from '../ingest/index.js';
+
 import type { Logger } from '../log/logger.js';
 import type { DeviceIdentity } from './device.js';
-import { decodedRoot, isDeviceId } from './layout.js';
+import { isDeviceId } from './layout.js';
 import type { DecodedFile } from './reader.js';
 import { createSyncService, type SyncService } from './service.js';
 
@@ -37,7 +37,7 @@ export type SyncPart = SyncService & IndexFollower;
 
 /** Every decoded file of every device, as the disk has them, for the start's backfill. */
 async function decodedFiles(stateDir: string): Promise<DecodedFile[]> {
-  const root = decodedRoot(stateDir);
+  const root = syncedTranscriptsDir(stateDir);
   const found: DecodedFile[] = [];
   for (const entry of await readdir(root, { withFileTypes: true }).catch(() => [])) {
     if (!entry.isDirectory() || !isDeviceId(entry.name)) continue;

@@ -1,7 +1,6 @@
 /**
- * What the usage book answers (book.ts): the rows a report reads (sums by day, group and quarter
- * hour) and the counted responses with their instant, for the block view. Kept apart from the
- * book's write side, which is most of book.ts.
+ * What the usage book answers (book-reads.ts): the rows a report reads (sums by day, group and
+ * quarter hour) and the counted responses with their instant, for the block view.
  */
 import type { Usage } from '../../shared/transcript/types.js';
 
@@ -10,6 +9,8 @@ export interface BookFile {
   path: string;
   project: string;
   sessionId: string;
+  /** '' for this machine's transcript, else the device id of the machine it came from (files.device). */
+  device: string;
 }
 
 /** Summed counts of one model in some group. */
@@ -29,15 +30,18 @@ export interface DayRow extends SumsRow {
   day: number;
 }
 
-/** A model's counts in one project. */
+/** A model's counts in one project, of one device ('' is this machine). */
 export interface GroupRow extends SumsRow {
   project: string;
+  device: string;
 }
 
 export interface SlotRow {
   slot: number;
   project: string;
   model: string;
+  /** The device of the counted entries' files: '' for this machine. */
+  device: string;
   responses: number;
   input: number;
   output: number;

@@ -48,6 +48,8 @@ interface PendingFile {
   path: string;
   project: string;
   session_id: string;
+  /** '' for this machine's transcript (files.device is NULL), else another machine's id. */
+  device: string;
   generation: number;
   committed_offset: number;
   folded_generation: number | null;
@@ -97,14 +99,15 @@ export function createUsageFollower(deps: {
   const { db, book, log } = deps;
   const sliceRows = deps.sliceRows ?? FOLD_SLICE_ROWS;
   const pendingFiles = db.prepare(`
-    SELECT f.id, f.path, f.project, f.session_id, f.generation, f.committed_offset, u.generation AS folded_generation, u.folded_through
+    SELECT f.id, f.path, f.project, f.session_id, coalesce(f.device, '') AS device, f.generation, f.committed_offset, u.generation AS folded_generation, u.folded_through
     FROM files f LEFT JOIN usage_files u ON u.id = f.id
     WHERE u.id IS NULL OR u.generation != f.generation OR u.folded_through < f.committed_offset
     ORDER BY f.id`);
   const fileNow = db.prepare('SELECT generation, committed_offset FROM files WHERE id = ?');
   const putProgress = db.prepare(`
-    INSERT INTO usage_files (id, path, project, generation, folded_through) VALUES (@id, @path, @project, @generation, @through)
-    ON CONFLICT (id) DO UPDATE SET path = excluded.path, project = excluded.project, generation = excluded.generation, folded_through = excluded.folded_through`);
+    INSERT INTO usage_files (id, path, project, device, generation, folded_through) VALUES (@id, @path, @project, @device, @generation, @through)
+    ON CONFLICT (id) DO UPDATE SET path = excluded.path, project = excluded.project, device = excluded.device,
+      generation = excluded.generation, folded_through = excluded.folded_through`);
   // Only what the book reads: a whole entry row (tool uses, titles, compact boundaries) costs several times as much.
   const responses = db.prepare(`
     SELECT e.offset, e.type, e.timestamp, e.message_id, e.request_id, coalesce(e.model, (SELECT value FROM strings WHERE id = e.${STORED_ONCE.model})) AS model,
@@ -133,12 +136,19 @@ export function createUsageFollower(deps: {
     if (file.folded_generation !== null && file.folded_generation !== now.generation) book.dropFile(file.id);
     const rows = responses.all(file.id, from, now.committed_offset, budget) as ResponseRow[];
     book.fold(
-      { id: file.id, path: file.path, project: file.project, sessionId: file.session_id },
+      { id: file.id, path: file.path, project: file.project, sessionId: file.session_id, device: file.device },
       rows.map(responseOf),
     );
     const full = rows.length === budget;
     from = full ? (rows.at(-1) as ResponseRow).offset + 1 : now.committed_offset;
-    putProgress.run({ id: file.id, path: file.path, project: file.project, generation: now.generation, through: from });
+    putProgress.run({
+      id: file.id,
+      path: file.path,
+      project: file.project,
+      device: file.device,
+      generation: now.generation,
+      through: from,
+    });
     file.folded_generation = now.generation;
     file.folded_through = from;
     return { rows: rows.length, done: !full };

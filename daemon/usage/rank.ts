@@ -9,6 +9,13 @@
  *   tokens (input + output + cache writes + reads: message_start's placeholder output_tokens
  *   lose), then the first in ccusage's reading order (files by path, lines in order);
  * - its timestamp gives the day, its model the model, its file's folder the project;
+ * - between files of two machines (issue 35: a session copied or restored to another machine and
+ *   resumed there, both synced), the device ids take the place of the paths: every machine then
+ *   picks the same entry, and so gives each device the same share. The order is (device id, path
+ *   below that device's projects dir); the id alone decides between two devices, and within one
+ *   the absolute path orders as the path below the root does (every file of a device lies under
+ *   one root: the projects dir for this machine's, `<state>/sync/devices/<id>` for another's), so
+ *   this machine's files keep ccusage's order among themselves;
  * - a sub-agent's response nested in an `agent_progress` entry of the main transcript is one
  *   like any other (a sidechain's, with the nested entry's time): counted once with the sub-agent
  *   file's copy of it, and alone when that file is gone.
@@ -35,6 +42,8 @@ export interface Candidate {
 export interface Placed {
   candidate: Candidate;
   path: string;
+  /** The device whose file it is, by id: this machine's own id for its own files. */
+  device: string;
 }
 
 export function totalTokens(usage: Usage): number {
@@ -109,11 +118,15 @@ export function outranksInFile(a: Candidate, b: Candidate): boolean {
   return a.offset < b.offset;
 }
 
-/** Across files: whether `a` counts rather than `b` (same key). Paths compare as ccusage sorts them (code units: ASCII paths). */
+/**
+ * Across files: whether `a` counts rather than `b` (same key). Paths compare as ccusage sorts them
+ * (code units: ASCII paths); files of two devices by their device ids (see above).
+ */
 export function outranks(a: Placed, b: Placed): boolean {
-  if (a.path === b.path) return outranksInFile(a.candidate, b.candidate);
+  if (a.device === b.device && a.path === b.path) return outranksInFile(a.candidate, b.candidate);
   if (a.candidate.sidechain !== b.candidate.sidechain) return !a.candidate.sidechain;
   const [ta, tb] = [totalTokens(a.candidate.usage), totalTokens(b.candidate.usage)];
   if (ta !== tb) return ta > tb;
+  if (a.device !== b.device) return a.device < b.device;
   return a.path < b.path;
 }

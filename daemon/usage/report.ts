@@ -1,8 +1,9 @@
 /**
- * A usage report from the book's sums (book.ts sums the quarter-hour rows in SQL, by day and by
- * project): grouped by local day, project or model, and priced per model (the price is linear in
- * tokens, so pricing a model's summed tokens gives the sum of its responses' costs, as ccusage adds
- * them, to float rounding). Pure: the service reads the sums and passes the zone and window.
+ * A usage report from the book's sums (book-reads.ts sums the quarter-hour rows in SQL, by day and
+ * by project and device): grouped by local day, project, model or device, and priced per model
+ * (the price is linear in tokens, so pricing a model's summed tokens gives the sum of its
+ * responses' costs, as ccusage adds them, to float rounding). Pure: the service reads the sums and
+ * passes the zone and window.
  */
 import {
   USAGE_PROVENANCE,
@@ -73,9 +74,12 @@ export interface ReportInput {
   fromSlot: number | null;
   toSlot: number | null;
   series: Series;
-  /** The book's sums by day (indexes into series.days) and model, and by project and model over the window. */
+  /**
+   * The book's sums by day (indexes into series.days) and model, and by project, device and model
+   * over the window (the device as reports name it: this machine's by its id).
+   */
   dayRows: readonly DayRow[];
-  projectRows: readonly GroupRow[];
+  groupRows: readonly GroupRow[];
   /** By block: the blocks of the window's responses, and now (which block is active). */
   blocks?: { blocks: readonly Block[]; now: number };
 }
@@ -139,8 +143,9 @@ export function buildReport(input: ReportInput): Omit<UsageReportResult, 'index'
   for (const row of input.dayRows) add(byDay, keys[row.day] as string, row);
   const groups = new Map<string, ByModel>();
   const all = new Map<string, ByModel>();
-  for (const row of input.projectRows) {
-    if (by === 'project' || by === 'model') add(groups, by === 'project' ? row.project : row.model, row);
+  for (const row of input.groupRows) {
+    const group = by === 'project' ? row.project : by === 'model' ? row.model : by === 'device' ? row.device : null;
+    if (group !== null) add(groups, group, row);
     add(all, '', row);
   }
   const periods = new Map<string, ByModel>();
@@ -156,7 +161,7 @@ export function buildReport(input: ReportInput): Omit<UsageReportResult, 'index'
   }
   if (by === 'day' || by === 'week' || by === 'month')
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  else if (by === 'project' || by === 'model')
+  else if (by === 'project' || by === 'model' || by === 'device')
     rows.sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || (a.key < b.key ? -1 : 1));
   const daily: UsageDay[] = keys.map((day) => {
     const { costUsd, totalTokens } = figuresOf(byDay.get(day));

@@ -1,6 +1,6 @@
 /**
  * Cost and telemetry (issue 18): the usage book, which follows what ingest commits (follower.ts),
- * and `usage.report` answered from it.
+ * and `usage.report` answered from it, of every device or one (issue 35).
  */
 import type Database from 'better-sqlite3';
 import { sanitizeProjectDirName } from '../../shared/paths.js';
@@ -12,9 +12,10 @@ import type { IndexFollower } from '../ingest/index.js';
 import type { Logger } from '../log/logger.js';
 import { createSlicer, SLICE_BUDGET_MS } from '../workers/slices.js';
 import { BLOCK_MS, type Block, createBlockFold, foldStartSlot, type TimedResponse } from './blocks.js';
-import { createUsageBook, type SlotRow, type TimedRow } from './book.js';
+import { type BookScope, createUsageBook, EVERYTHING, type SlotRow, type TimedRow } from './book.js';
 import { usageOfRow } from './book-rows.js';
 import { resolveWindow, SLOT_MS, type Zone, zoneNamed } from './days.js';
+import { createUsageDevices, type ThisDevice } from './devices.js';
 import { createUsageFollower } from './follower.js';
 import { buildReport, seriesOf } from './report.js';
 
@@ -26,12 +27,16 @@ export interface UsageReportParams {
   project?: string;
   /** An IANA zone; the daemon's own when absent. */
   timezone?: string;
+  /** A device's id or name (issue 35): only the usage counted in its transcripts. */
+  device?: string;
 }
 
 export interface UsageServiceDeps {
   db: Database.Database;
   log: Logger;
   clock: () => number;
+  /** This machine's device id and name: its files rank and report under them among other machines' (issue 35). */
+  device: ThisDevice;
   /** Rows per slice of the book's folds, and per page of a report's responses (tests make it small). */
   sliceRows?: number;
   /** A slice's time budget (tests make it 0: a turn of the event loop after every page). */
@@ -73,7 +78,8 @@ const BLOCK_LOOKBACK_MS = 31 * 24 * 3_600_000;
 
 export function createUsageService(deps: UsageServiceDeps): UsageService {
   const { db, log, clock } = deps;
-  const book = createUsageBook(db);
+  const book = createUsageBook(db, { deviceId: deps.device.id });
+  const devices = createUsageDevices(db, deps.device);
   const follower = createUsageFollower({
     db,
     book,
@@ -113,7 +119,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
   const timedBlocks = async (
     fromSlot: number | null,
     toSlot: number | null,
-    project: string | null,
+    scope: BookScope,
     signal: AbortSignal | undefined,
   ): Promise<Block[]> => {
     const slicer = createSlicer(signal, deps.sliceMs ?? SLICE_BUDGET_MS);
@@ -122,7 +128,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
     let from = fromSlot;
     if (fromSlot !== null) {
       const lookbackFrom = fromSlot - BLOCK_LOOKBACK_MS / SLOT_MS;
-      const busy = [...new Set(book.slots(lookbackFrom, fromSlot, project).map((row) => row.slot))];
+      const busy = [...new Set(book.slots(lookbackFrom, fromSlot, scope).map((row) => row.slot))];
       from = foldStartSlot(busy, fromSlot, lookbackFrom);
     }
     const to = toSlot === null ? null : toSlot + BLOCK_MS / SLOT_MS;
@@ -132,7 +138,7 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
     for (;;) {
       const wait = slicer.tick();
       if (wait !== undefined) await wait;
-      const page = book.responses(from, to, project, pageRows);
+      const page = book.responses(from, to, scope, pageRows);
       const timed = page.rows.map(
         (row): TimedResponse => ({
           // Its entry's instant, or its quarter hour when the index lost it.
@@ -163,19 +169,25 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
           : params.project.startsWith('/')
             ? sanitizeProjectDirName(params.project)
             : params.project;
+      const scope: BookScope = {
+        project,
+        device: params.device === undefined ? null : devices.resolve(params.device),
+      };
       const by = params.by ?? 'day';
-      const blocks = by === 'block' ? { blocks: await timedBlocks(fromSlot, toSlot, project, signal), now } : undefined;
+      const blocks = by === 'block' ? { blocks: await timedBlocks(fromSlot, toSlot, scope, signal), now } : undefined;
       return db.transaction(() => {
         // One read transaction: the days, the projects and the totals agree with each other.
         const series = seriesOf(
           zone,
           fromSlot,
           toSlot,
-          fromSlot === null || toSlot === null ? book.extent(project) : null,
+          fromSlot === null || toSlot === null ? book.extent(scope) : null,
           now,
         );
-        const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, project);
-        const projectRows = book.byProject(fromSlot, toSlot, project);
+        const dayRows = series.days.length === 0 ? [] : book.byDay(series.bounds, scope);
+        const groupRows = book
+          .groups(fromSlot, toSlot, scope)
+          .map((row) => ({ ...row, device: devices.idOf(row.device) }));
         const report = buildReport({
           by,
           zone,
@@ -183,17 +195,26 @@ export function createUsageService(deps: UsageServiceDeps): UsageService {
           toSlot,
           series,
           dayRows,
-          projectRows,
+          groupRows,
           ...(blocks === undefined ? {} : { blocks }),
         });
         if (report.by === 'project' && deps.projectNames !== undefined && report.rows.length > 0) {
           const names = deps.projectNames();
           report.rows = report.rows.map((row) => ({ ...row, name: names.get(row.key) ?? row.key }));
         }
+        if (report.by === 'device' && report.rows.length > 0) {
+          const names = devices.names();
+          report.rows = report.rows.map((row) => ({
+            ...row,
+            name: names.get(row.key) ?? row.key,
+            local: devices.isThis(row.key),
+          }));
+        }
         return { ...report, index: follower.progress() };
       })();
     },
-    windowUsage: (fromMs, toMs) => book.slots(Math.floor(fromMs / SLOT_MS), Math.floor(toMs / SLOT_MS) + 1, null),
+    // Every device's: the plan's window is the account's, whichever machine spent in it.
+    windowUsage: (fromMs, toMs) => book.slots(Math.floor(fromMs / SLOT_MS), Math.floor(toMs / SLOT_MS) + 1, EVERYTHING),
     sessionResponses: (sessionId, fromMs) => book.sessionResponses(sessionId, Math.floor(fromMs / SLOT_MS)),
     dropOrphans: () => dropOrphans(),
     start() {

@@ -337,6 +337,8 @@ export const Methods = {
       // Additions to DESIGN.md §3 (docs/protocol.md): until, project and timezone.
       project: optional(project),
       timezone: optional(str({ minLength: 1, maxLength: 100 })),
+      // Issue 35 (an addition): a device's id or name; `by: 'device'` groups by it.
+      device: optional(str({ minLength: 1, maxLength: 200 })),
     }),
   ),
   // Where a session stands against its limits, with forecasts (issue 31; an addition, docs/protocol.md): the

@@ -1,5 +1,5 @@
 /**
- * `usage.report` (issue 18): tokens and cost by local day, project or model, from memd's index,
+ * `usage.report` (issue 18): tokens and cost by local day, project, model or device, from memd's index,
  * counted as ccusage 20 counts them (one API response once across every file, with its largest
  * usage; docs/protocol.md has the rules).
  */
@@ -9,9 +9,10 @@ import { type TokenCounts, tokenCountsFields } from './tokens.js';
 /**
  * What rows are grouped by: the local calendar day (ccusage's daily view), the project folder, the
  * model, the local week from Monday and the local month (ccusage's weekly and monthly views), and
- * the 5-hour billing block (ccusage's blocks view).
+ * the 5-hour billing block (ccusage's blocks view), and the machine whose transcripts counted it
+ * (issue 35: with sync, other machines' sessions are indexed too).
  */
-export const USAGE_GROUPINGS = ['day', 'project', 'model', 'week', 'month', 'block'] as const;
+export const USAGE_GROUPINGS = ['day', 'project', 'model', 'week', 'month', 'block', 'device'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
 /** A report row's or the totals' figures: tokens, and the responses and cost they came from. */
@@ -67,14 +68,20 @@ export interface UsageBlock {
 export interface UsageRow extends UsageFigures {
   /**
    * The day (`2026-03-02`, local to `timezone`), the project folder (`-home-user-src-app`), the
-   * model id, the week's Monday (`2026-03-02`), the month (`2026-03`), or the block's start as
-   * ccusage names it (`2026-03-02T09:00:00.000Z`, a gap `gap-` and its start).
+   * model id, the week's Monday (`2026-03-02`), the month (`2026-03`), the block's start as
+   * ccusage names it (`2026-03-02T09:00:00.000Z`, a gap `gap-` and its start), or the device id
+   * (16 hex digits; this machine's own for its transcripts).
    */
   key: string;
   /** By block: the block's times, and its pace when active. */
   block?: UsageBlock;
-  /** By project: the project as tables show it (`shop`, `acme/api`), which `project` accepts (issue 28). */
+  /**
+   * By project: the project as tables show it (`shop`, `acme/api`), which `project` accepts (issue
+   * 28). By device: the device's name (the id when memd knows no name for it), which `device` accepts.
+   */
   name?: string;
+  /** By device: whether the row is this machine's. */
+  local?: boolean;
   /** The models of the row's responses, sorted. */
   models: string[];
 }
@@ -137,6 +144,7 @@ export const usageReportResultSchema: Schema<UsageReportResult> = looseObject({
       ...usageFiguresFields,
       key: str(),
       name: optional(str()),
+      local: optional(bool()),
       models: arrayOf(str()),
       block: optional(
         looseObject({

@@ -140,6 +140,16 @@ export const MAY_CALL: MayCallTable = {
       log: '',
     },
   },
+  // Issue 35: sync across a user's machines over a folder an engine carries.
+  sync: {
+    layer: 'domain',
+    calls: {
+      archive: 'the book it mirrors, restore of a decoded session, forget for a tombstone',
+      ingest: 'the decoded transcripts it hands over; the index follower it is',
+      fs: 'atomic `device.json` and index files',
+      log: '',
+    },
+  },
   lifecycle: {
     layer: 'domain',
     calls: {
@@ -165,6 +175,7 @@ export const MAY_CALL: MayCallTable = {
       export: '',
       usage: '',
       archive: '',
+      sync: "`sync.status`; `archive.restore` of another machine's session",
       bus: 'subscriptions',
       log: '',
     },
@@ -185,6 +196,7 @@ export const MAY_CALL: MayCallTable = {
       export: '',
       usage: '',
       archive: '',
+      sync: "this machine's device (named in tombstones; the usage book ranks by it) and the sync part",
       lifecycle: '',
       rpc: '',
     },

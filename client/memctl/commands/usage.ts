@@ -1,7 +1,8 @@
 /**
- * `memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model] [--project P] [--timezone TZ] [--json]`:
- * tokens and cost by day, project or model, and a sparkline of the cost per day. The quick path
- * (quick/usage.ts) answers while the daemon runs; this one starts it first, and explains errors.
+ * `memctl usage [--since 30d] [--until T] [--by day|week|month|block|project|model|device] [--project P]
+ * [--device D] [--timezone TZ] [--json]`: tokens and cost by day, project, model or device, and a
+ * sparkline of the cost per day. The quick path (quick/usage.ts) answers while the daemon runs;
+ * this one starts it first, and explains errors.
  */
 import { type Command, UsageError } from '../context.js';
 import { asUsageReport, parseUsageArgs, reportParams } from '../usage-args.js';

@@ -1,8 +1,8 @@
 /**
- * `memctl usage`'s picture of a `usage.report` answer: a table of tokens and cost by day, project
- * or model, and a sparkline of the cost per day. Loaded by the quick path (quick/usage.ts) as well
- * as by the command, so it imports nothing heavy: no client library, and no Intl (its first use
- * costs a fresh process ~20 ms).
+ * `memctl usage`'s picture of a `usage.report` answer: a table of tokens and cost by day, project,
+ * model or device, and a sparkline of the cost per day. Loaded by the quick path (quick/usage.ts)
+ * as well as by the command, so it imports nothing heavy: no client library, and no Intl (its first
+ * use costs a fresh process ~20 ms).
  */
 import type { UsageFigures, UsageGrouping, UsageReportResult, UsageRow } from '../../../shared/protocol/usage.js';
 
@@ -50,14 +50,24 @@ const HEADERS: Record<UsageGrouping, string> = {
   week: 'WEEK OF',
   month: 'MONTH',
   block: 'BLOCK (UTC)',
+  device: 'DEVICE',
 };
 
 /** `2026-03-02T09:00:00.000Z` → `2026-03-02 09:00` (blocks start on UTC hours; no Intl here). */
 const utcMinute = (iso: string) => iso.slice(0, 'yyyy-mm-ddThh:mm'.length).replace('T', ' ');
 
+/** A device by its name, with its id when another row has that name too, and this machine said. */
+function deviceLabel(report: UsageReportResult, row: UsageRow): string {
+  const name = row.name ?? row.key;
+  const shared = report.rows.some((other) => other !== row && (other.name ?? other.key) === name);
+  const label = shared && name !== row.key ? `${name} (${row.key})` : name;
+  return row.local === true ? `${label} (this machine)` : label;
+}
+
 /** A row's first cell: a block by its start (a gap says so), the others by name or key. */
 function rowLabel(report: UsageReportResult, row: UsageRow): string {
   if (report.by === 'model') return shortModel(row.key);
+  if (report.by === 'device') return deviceLabel(report, row);
   if (row.block !== undefined) {
     const { start, end, gap, active } = row.block;
     if (gap) return `${utcMinute(start)} - ${utcMinute(end).slice(-5)} gap`;

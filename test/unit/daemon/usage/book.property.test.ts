@@ -6,14 +6,16 @@
  * orders, with files dropped and folded again, then dropped for good; after every step the book's
  * quarter-hour rows must equal what ccusage's loop gives for the entries the files hold: files in
  * path order, lines in order, an entry replacing the kept one when the kept one is a sidechain's
- * and it is not, or when it has strictly more tokens. Seeded: a failure names its seed.
+ * and it is not, or when it has strictly more tokens. Seeded: a failure names its seed. Then the
+ * same with files of three machines (issue 35): ccusage's order with the device ids before the
+ * paths, and the quarter-hour rows kept by device too.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../../../daemon/store/db.js';
-import { type BookFile, createUsageBook, type SlotRow } from '../../../../daemon/usage/book.js';
+import { type BookFile, createUsageBook, EVERYTHING, type SlotRow } from '../../../../daemon/usage/book.js';
 import { SLOT_MS } from '../../../../daemon/usage/days.js';
 import { createUsageFollower } from '../../../../daemon/usage/follower.js';
 import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
@@ -22,20 +24,30 @@ import { seededRandom } from '../../../helpers/seeded-random.mjs';
 
 const SEEDS = Number(process.env.MEMD_PROPERTY_SEEDS ?? 24);
 const STEPS = 12;
+/** This machine's device id in these books: between the other two, so that neither side always wins. */
+const THIS_DEVICE = '7777777777777777';
+const OTHER_DEVICES = ['1111111111111111', 'eeeeeeeeeeeeeeee'];
 
 interface FileData extends BookFile {
   entries: ResponseEntry[];
 }
 
+/** The order files are read in: ccusage's by path, with device ids first (this machine's files under its own). */
+const readingOrder = (a: FileData, b: FileData) => {
+  const [da, db] = [a.device || THIS_DEVICE, b.device || THIS_DEVICE];
+  if (da !== db) return da < db ? -1 : 1;
+  return a.path < b.path ? -1 : 1;
+};
+
 /** ccusage's loop over every file's entries; the slots it fills. */
 function reference(files: readonly FileData[]): Map<string, SlotRow> {
-  const kept = new Map<string, { entry: ResponseEntry; project: string }>();
-  const unkeyed: { entry: ResponseEntry; project: string }[] = [];
+  const kept = new Map<string, { entry: ResponseEntry; project: string; device: string }>();
+  const unkeyed: { entry: ResponseEntry; project: string; device: string }[] = [];
   const total = (entry: ResponseEntry) => {
     const usage = entry.usage as NonNullable<ResponseEntry['usage']>;
     return usage.input + usage.output + usage.cacheCreation + usage.cacheRead;
   };
-  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+  for (const file of [...files].sort(readingOrder)) {
     for (const entry of file.entries) {
       // What memd takes for an API response; ccusage also reads `<synthetic>` entries, whose usage is zero.
       // A sub-agent's response nested in a main transcript's progress entry is one too, a sidechain's (issue 28).
@@ -47,7 +59,7 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
         continue;
       if (entry.timestamp === null || !Number.isFinite(Date.parse(entry.timestamp))) continue;
       if (entry.messageId === null) {
-        unkeyed.push({ entry, project: file.project });
+        unkeyed.push({ entry, project: file.project, device: file.device });
         continue;
       }
       const key =
@@ -59,18 +71,19 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
       const replaces =
         seen === undefined ||
         (sidechain(seen.entry) !== sidechain(entry) ? sidechain(seen.entry) : total(entry) > total(seen.entry));
-      if (replaces) kept.set(key, { entry, project: file.project });
+      if (replaces) kept.set(key, { entry, project: file.project, device: file.device });
     }
   }
   const slots = new Map<string, SlotRow>();
-  for (const { entry, project } of [...kept.values(), ...unkeyed]) {
+  for (const { entry, project, device } of [...kept.values(), ...unkeyed]) {
     const usage = entry.usage as NonNullable<ResponseEntry['usage']>;
     const slot = Math.floor(Date.parse(entry.timestamp as string) / SLOT_MS);
-    const id = `${slot}|${project}|${entry.model ?? ''}`;
+    const id = `${slot}|${project}|${entry.model ?? ''}|${device}`;
     const row = slots.get(id) ?? {
       slot,
       project,
       model: entry.model ?? '',
+      device,
       responses: 0,
       input: 0,
       output: 0,
@@ -91,21 +104,31 @@ function reference(files: readonly FileData[]): Map<string, SlotRow> {
   return slots;
 }
 
-const byId = (rows: readonly SlotRow[]) => new Map(rows.map((row) => [`${row.slot}|${row.project}|${row.model}`, row]));
+const byId = (rows: readonly SlotRow[]) =>
+  new Map(rows.map((row) => [`${row.slot}|${row.project}|${row.model}|${row.device}`, row]));
 
-/** Random responses, written into random files: each response once or several times, split or copied. */
-function corpus(rand: () => number): FileData[] {
+/**
+ * Random responses, written into random files: each response once or several times, split or
+ * copied. With `devices`, files are of this machine or one of two others (a session's files of one
+ * machine: it was copied there and resumed), under their own roots.
+ */
+function corpus(rand: () => number, devices = false): FileData[] {
   const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)] as T;
   const sessions = ['s-a', 's-b', 's-c'];
   const files: FileData[] = [];
   for (let id = 1; id <= 6; id++) {
     const sessionId = pick(sessions);
     const agent = rand() < 0.3;
+    const device = devices ? pick(['', ...OTHER_DEVICES]) : '';
+    const project = pick(['-p-one', '-p-two']);
+    // This machine's files sort before the others' by path, not by device id: the id must decide.
+    const root = device === '' ? '/p' : `/state/sync/devices/${device}/${project}`;
     files.push({
       id,
       sessionId,
-      project: pick(['-p-one', '-p-two']),
-      path: `/p/${sessionId}${agent ? `/subagents/agent-${id}` : `-${id}`}.jsonl`,
+      project,
+      device,
+      path: `${root}/${sessionId}${agent ? `/subagents/agent-${id}` : `-${id}`}.jsonl`,
       entries: [],
     });
   }
@@ -233,22 +256,24 @@ function openBookStore(): Store {
 }
 
 describe('the usage book', () => {
-  for (let seed = 1; seed <= SEEDS; seed++) {
-    it(`equals ccusage's loop over the entries the files hold (seed ${seed})`, () => {
+  for (let seed = 1; seed <= 2 * SEEDS; seed++) {
+    const devices = seed > SEEDS;
+    it(`equals ccusage's loop over the entries the files hold${devices ? ' of three machines' : ''} (seed ${seed})`, () => {
       const rand = seededRandom(seed);
-      const files = corpus(rand);
+      const files = corpus(rand, devices);
       const store = openBookStore();
       const { db } = store;
-      const book = createUsageBook(db);
+      const book = createUsageBook(db, { deviceId: THIS_DEVICE });
       const insertFile = db.prepare(
-        "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0)",
+        "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen, device) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, ?)",
       );
-      for (const file of files) insertFile.run(file.id, file.path, file.project, file.sessionId, String(file.id));
+      for (const file of files)
+        insertFile.run(file.id, file.path, file.project, file.sessionId, String(file.id), file.device || null);
       /** What each file's index holds so far: a prefix of its entries. */
       const held = new Map(files.map((file) => [file.id, 0]));
       const check = (what: string) => {
         const holding = files.map((file) => ({ ...file, entries: file.entries.slice(0, held.get(file.id)) }));
-        expect(byId(book.slots(null, null, null)), `seed ${seed}: ${what}`).toEqual(reference(holding));
+        expect(byId(book.slots(null, null, EVERYTHING)), `seed ${seed}: ${what}`).toEqual(reference(holding));
       };
       for (let step = 0; step < STEPS; step++) {
         const file = files[Math.floor(rand() * files.length)] as FileData;
@@ -292,7 +317,7 @@ describe('the usage book', () => {
   it('follows the index: files read, read again from their start, and removed', async () => {
     const store = openBookStore();
     const { db } = store;
-    const book = createUsageBook(db);
+    const book = createUsageBook(db, { deviceId: THIS_DEVICE });
     const files = corpus(seededRandom(99));
     const insertFile = db.prepare(
       "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', ?, 0, 0, 0, 0, 0, 0, 0)",
@@ -337,7 +362,7 @@ describe('the usage book', () => {
     follower.start();
     await follower.idle();
     expect(follower.progress()).toEqual({ state: 'ready', filesDone: 0, filesTotal: 0 });
-    expect(byId(book.slots(null, null, null))).toEqual(reference(files));
+    expect(byId(book.slots(null, null, EVERYTHING))).toEqual(reference(files));
 
     // A file read again from its start, with fewer lines: its next generation.
     const cut = files[1] as FileData;
@@ -350,7 +375,7 @@ describe('the usage book', () => {
     );
     follower.wake();
     await follower.idle();
-    expect(byId(book.slots(null, null, null))).toEqual(
+    expect(byId(book.slots(null, null, EVERYTHING))).toEqual(
       reference(files.map((file) => (file === cut ? { ...file, entries: kept } : file))),
     );
 
@@ -370,7 +395,7 @@ describe('the usage book', () => {
           ? { ...file, entries: [...file.entries, ...more] }
           : file,
     );
-    expect(byId(book.slots(null, null, null))).toEqual(reference(now));
+    expect(byId(book.slots(null, null, EVERYTHING))).toEqual(reference(now));
     follower.stop();
   });
 });

@@ -79,13 +79,59 @@ describe('outranks', () => {
     expect(outranksInFile(final, placeholder)).toBe(true);
     expect(outranksInFile(placeholder, final)).toBe(false);
     const replay = candidate({ usage: usage(5_000), isSidechain: true });
-    expect(outranks({ candidate: final, path: '/p/b.jsonl' }, { candidate: replay, path: '/p/a.jsonl' })).toBe(true);
-    expect(outranks({ candidate: replay, path: '/p/a.jsonl' }, { candidate: final, path: '/p/b.jsonl' })).toBe(false);
+    expect(
+      outranks(
+        { candidate: final, path: '/p/b.jsonl', device: 'd' },
+        { candidate: replay, path: '/p/a.jsonl', device: 'd' },
+      ),
+    ).toBe(true);
+    expect(
+      outranks(
+        { candidate: replay, path: '/p/a.jsonl', device: 'd' },
+        { candidate: final, path: '/p/b.jsonl', device: 'd' },
+      ),
+    ).toBe(false);
     const copy = candidate({ usage: usage(300), offset: 50 });
-    expect(outranks({ candidate: copy, path: '/p/a.jsonl' }, { candidate: final, path: '/p/b.jsonl' })).toBe(true);
-    expect(outranks({ candidate: final, path: '/p/b.jsonl' }, { candidate: copy, path: '/p/a.jsonl' })).toBe(false);
-    expect(outranks({ candidate: copy, path: '/p/b.jsonl' }, { candidate: final, path: '/p/b.jsonl' })).toBe(true);
+    expect(
+      outranks(
+        { candidate: copy, path: '/p/a.jsonl', device: 'd' },
+        { candidate: final, path: '/p/b.jsonl', device: 'd' },
+      ),
+    ).toBe(true);
+    expect(
+      outranks(
+        { candidate: final, path: '/p/b.jsonl', device: 'd' },
+        { candidate: copy, path: '/p/a.jsonl', device: 'd' },
+      ),
+    ).toBe(false);
+    expect(
+      outranks(
+        { candidate: copy, path: '/p/b.jsonl', device: 'd' },
+        { candidate: final, path: '/p/b.jsonl', device: 'd' },
+      ),
+    ).toBe(true);
     // Tokens, not output alone: a larger prompt with less output wins (ccusage's total).
     expect(outranksInFile(candidate({ usage: usage(200, 5_000) }), candidate({ usage: usage(300) }))).toBe(true);
+  });
+
+  it('between two devices, ranks by device id where paths would decide, the same from either side', () => {
+    const here = candidate({ usage: usage(300), offset: 900 });
+    const there = candidate({ usage: usage(300), offset: 100 });
+    // This machine's file sorts first by path; the other device's id sorts first: the id decides.
+    const mine = { candidate: here, path: '/home/u/.claude/projects/-p/s.jsonl', device: 'b000000000000000' };
+    const theirs = {
+      candidate: there,
+      path: '/state/sync/devices/a000000000000000/-p/s.jsonl',
+      device: 'a000000000000000',
+    };
+    expect(outranks(theirs, mine)).toBe(true);
+    expect(outranks(mine, theirs)).toBe(false);
+    // The main thread and the most tokens still come first, whatever the device.
+    const more = candidate({ usage: usage(301) });
+    expect(outranks({ ...mine, candidate: more }, theirs)).toBe(true);
+    const sidechain = candidate({ usage: usage(300), isSidechain: true });
+    expect(outranks({ ...theirs, candidate: sidechain }, mine)).toBe(false);
+    // The same path under two devices is two files: the id decides, not the lines' order.
+    expect(outranks({ ...mine, path: theirs.path }, theirs)).toBe(false);
   });
 });

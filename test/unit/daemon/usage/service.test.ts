@@ -12,6 +12,7 @@ import { createUsageService, type UsageService } from '../../../../daemon/usage/
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 
 const NOW = Date.parse('2026-03-03T12:00:00Z');
+const THIS_DEVICE = { id: 'a1b2c3d4e5f60718', name: 'desk' };
 const usage = (output: number) => ({
   input: 1_000,
   output,
@@ -44,7 +45,7 @@ function response(timestamp: string, model: string, output: number, n: number): 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'memd-usage-service-'));
   store = openStore(join(dir, 'memd.sqlite'), fakeLogger());
-  usageService = createUsageService({ db: store.db, log: fakeLogger(), clock: () => NOW });
+  usageService = createUsageService({ db: store.db, log: fakeLogger(), clock: () => NOW, device: THIS_DEVICE });
   const insertFile = store.db.prepare(
     "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', 1000, 0, 0, 0, 0, 0, 0, 0)",
   );
@@ -164,7 +165,14 @@ describe('usage.report', () => {
   it('reads the responses of a report by block a page at a time, yielding between pages, and stops when aborted', async () => {
     // A page of one response and no time budget: a turn of the event loop before every page (the
     // 09:15 slot holds two responses, read whole).
-    const paged = createUsageService({ db: store.db, log: fakeLogger(), clock: () => NOW, sliceRows: 1, sliceMs: 0 });
+    const paged = createUsageService({
+      db: store.db,
+      log: fakeLogger(),
+      clock: () => NOW,
+      device: THIS_DEVICE,
+      sliceRows: 1,
+      sliceMs: 0,
+    });
     const whole = await usageService.report({ by: 'block' });
     const turns: string[] = [];
     setImmediate(() => turns.push('turn'));

@@ -26,7 +26,7 @@ const dollar = (ms: number, model = SONNET): TimedRow => ({
   cache_5m: 0,
   cache_1h: 0,
 });
-const asSlot = (row: TimedRow): SlotRow => ({ ...row, project: 'p', responses: 1 });
+const asSlot = (row: TimedRow): SlotRow => ({ ...row, project: 'p', device: '', responses: 1 });
 
 const limits = (sessionId: string, usedPercent: number): Reported<RateLimitsReport> => ({
   value: { fiveHour: { usedPercent, resetsAt: NOW + 2 * HOUR_MS } },

@@ -57,10 +57,19 @@ describe('parseUsageArgs', () => {
     });
   });
 
+  it('takes a device by name or id, and groups by device', () => {
+    const args = parseUsageArgs(['--by', 'device', '--device', 'laptop'], {});
+    expect(args).toMatchObject({ by: 'device', device: 'laptop' });
+    expect(typeof args !== 'string' && reportParams(args)).toEqual({ since: '30d', by: 'device', device: 'laptop' });
+    expect(parseUsageArgs(['--device'], {})).toBe('--device takes a value');
+  });
+
   it('says what is wrong', () => {
     expect(parseUsageArgs(['--since', 'yesterday'], {})).toMatch(/^--since takes a span back from now/);
     expect(parseUsageArgs(['--until', 'all'], {})).toMatch(/^--until takes /);
-    expect(parseUsageArgs(['--by', 'hour'], {})).toBe('--by takes one of day, project, model, week, month, block');
+    expect(parseUsageArgs(['--by', 'hour'], {})).toBe(
+      '--by takes one of day, project, model, week, month, block, device',
+    );
     expect(parseUsageArgs(['--by', 'block'], {})).toMatchObject({ by: 'block' });
     expect(parseUsageArgs(['--since'], {})).toBe('--since takes a value');
     expect(parseUsageArgs(['--what'], {})).toBe('unknown option --what');
@@ -146,6 +155,29 @@ describe('rendering', () => {
     expect(lines).toContain('  projected at its end: 1,300,000 tokens, $0.60, 42 min left (estimated)');
   });
 
+  it('names devices, this machine marked, and tells apart two of one name by their ids', () => {
+    const lines = renderUsage(
+      {
+        ...REPORT,
+        by: 'device',
+        rows: [
+          { key: 'bbbb000000000000', name: 'laptop', local: false, ...figures(1, 600), models: ['claude-opus-4-6'] },
+          { key: 'aaaa000000000000', name: 'desk', local: true, ...figures(0.5, 300), models: ['claude-opus-4-6'] },
+          { key: 'cccc000000000000', name: 'laptop', local: false, ...figures(0.25, 100), models: ['claude-opus-4-6'] },
+        ],
+      },
+      plain,
+      100,
+    );
+    expect(lines.slice(1, 5).map((line) => line.split('  ')[0])).toEqual([
+      'DEVICE',
+      'laptop (bbbb000000000000)',
+      'desk (this machine)',
+      'laptop (cccc000000000000)',
+    ]);
+    expect(lines[5]?.startsWith('total')).toBe(true);
+  });
+
   it('fits a long series into the width, several days a mark', () => {
     const { line, daysPerMark } = sparkline(
       Array.from({ length: 365 }, (_, day) => day % 7),
@@ -171,6 +203,9 @@ describe('asUsageReport', () => {
     expect(asUsageReport({ ...REPORT, by: 'hour' })).toBeNull();
     expect(asUsageReport({ ...REPORT, provenance: { ...USAGE_PROVENANCE, tokens: 'guessed' } })).toBeNull();
     expect(asUsageReport({ ...REPORT, rows: [{ key: 'x' }] })).toBeNull();
+    const device = { ...REPORT, by: 'device', rows: [{ ...(REPORT.rows[0] as object), name: 'desk', local: true }] };
+    expect(asUsageReport(device)).toEqual(device);
+    expect(asUsageReport({ ...device, rows: [{ ...device.rows[0], local: 'yes' }] })).toBeNull();
     expect(asUsageReport({ ...REPORT, totals: { ...REPORT.totals, costUsd: '1' } })).toBeNull();
   });
 });
