@@ -14,6 +14,7 @@ import type Database from 'better-sqlite3';
 import { sessionMemoryDir, syncedTranscriptsDir, undoRoot } from '../../shared/paths.js';
 import type { ArchiveForgetResult } from '../../shared/protocol/archive.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
+import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import { readUndoPoint, removeUndoPoint } from '../memory/rewind/undo-store.js';
 import { createSearchWriter } from '../store/search-writer.js';
 import { sessionArchiveDir } from './layout.js';
@@ -125,8 +126,8 @@ export async function forgetSession(
       );
     }
     db.prepare(
-      'INSERT INTO sync_tombstones (session_id, device, at, delete_transcripts) VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING',
-    ).run(sessionId, deps.deviceId, Date.now(), deleteTranscripts ? 1 : 0);
+      'INSERT INTO sync_tombstones (session_hash, device, at, delete_transcripts) VALUES (?, ?, ?, ?) ON CONFLICT (session_hash) DO NOTHING',
+    ).run(tombstoneKey(sessionId), deps.deviceId, Date.now(), deleteTranscripts ? 1 : 0);
   })();
   deps.forgetInMemory(sessionId);
   await mergeSearchIndex(db);

@@ -77,7 +77,7 @@ export const SYNC_MIGRATIONS: readonly Migration[] = [
         published_at  INTEGER NOT NULL
       ) STRICT, WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS sync_tombstones (
-        session_id         TEXT PRIMARY KEY,
+        session_hash       TEXT PRIMARY KEY,
         device             TEXT NOT NULL,
         at                 INTEGER NOT NULL,
         delete_transcripts INTEGER NOT NULL

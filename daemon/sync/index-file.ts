@@ -5,6 +5,7 @@
  * good copy arrives (a torn copy from an engine mid-write fails JSON.parse and waits).
  */
 import { isAbsolute, normalize, sep } from 'node:path';
+import { TOMBSTONE_KEY_PATTERN } from '../../shared/sync/tombstone.js';
 import { isDeviceId } from './layout.js';
 
 export interface SyncIndexFile {
@@ -19,7 +20,8 @@ export interface SyncIndex {
   device: string;
   writtenAt: string;
   sessions: { sessionId: string; project: string; files: SyncIndexFile[] }[];
-  tombstones: { sessionId: string; device: string; at: number; deleteTranscripts: boolean }[];
+  /** Sessions forgotten on any machine, by tombstone key (shared/sync/tombstone.ts): never their ids. */
+  tombstones: { sessionHash: string; device: string; at: number; deleteTranscripts: boolean }[];
 }
 
 export interface DeviceFile {
@@ -99,10 +101,11 @@ export function parseIndex(text: string, expectedId: string, maxFormat: number):
   }
   const tombstones: SyncIndex['tombstones'] = [];
   for (const tombstone of value.tombstones as unknown[]) {
-    if (!isObject(tombstone) || !isSafePart(tombstone.sessionId) || !isCount(tombstone.at)) continue;
+    if (!isObject(tombstone) || typeof tombstone.sessionHash !== 'string' || !isCount(tombstone.at)) continue;
+    if (!TOMBSTONE_KEY_PATTERN.test(tombstone.sessionHash)) continue;
     if (typeof tombstone.device !== 'string' || !isDeviceId(tombstone.device)) continue;
     tombstones.push({
-      sessionId: tombstone.sessionId,
+      sessionHash: tombstone.sessionHash,
       device: tombstone.device,
       at: tombstone.at,
       deleteTranscripts: tombstone.deleteTranscripts === true,

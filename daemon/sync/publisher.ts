@@ -10,6 +10,7 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { archivePathOf } from '../archive/layout.js';
 import type { ArchiveRow, ArchiveStore } from '../archive/store.js';
@@ -165,7 +166,7 @@ export function createPublisher(deps: PublisherDeps) {
       writtenAt: new Date(deps.clock()).toISOString(),
       sessions: [...sessions.values()],
       tombstones: store.tombstones().map((row) => ({
-        sessionId: row.session_id,
+        sessionHash: row.session_hash,
         device: row.device,
         at: row.at,
         deleteTranscripts: row.delete_transcripts === 1,
@@ -188,8 +189,8 @@ export function createPublisher(deps: PublisherDeps) {
       // An engine that put an older copy of this machine's index back (a replayed copy) is overwritten.
       if (mark === mirroredMark && indexWritten && (await stampOf(indexFile(syncDir, device.id))) === indexStamp)
         return result;
-      const tombstoned = new Set(store.tombstones().map((row) => row.session_id));
-      const rows = deps.archived.all().filter((row) => !tombstoned.has(row.session_id));
+      const tombstoned = new Set(store.tombstones().map((row) => row.session_hash));
+      const rows = deps.archived.all().filter((row) => !tombstoned.has(tombstoneKey(row.session_id)));
       const published = new Map(store.allPublished().map((row) => [row.rel, row]));
       const wanted = new Set<string>();
       let changed = false;

@@ -168,7 +168,7 @@ export function createReader(deps: ReaderDeps) {
         state.indexStamp = indexStamp;
         state.readAt = deps.clock();
         for (const tombstone of parsed.tombstones) {
-          if (store.tombstone(tombstone.sessionId) !== undefined) continue;
+          if (store.hasTombstone(tombstone.sessionHash)) continue;
           await deps.honour(tombstone);
         }
       }

@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
 import type { ArchiveRestoreResult } from '../../shared/protocol/archive.js';
 import { ErrorCode, RpcError } from '../../shared/protocol/errors.js';
 import type { SyncDevice, SyncStatus } from '../../shared/protocol/sync.js';
+import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import { plainChunks } from '../archive/read.js';
 import { type RestoreSource, restoreSession } from '../archive/restore.js';
 import type { ArchiveStore } from '../archive/store.js';
@@ -61,19 +62,25 @@ export function createSyncService(deps: SyncServiceDeps) {
         honour: async (tombstone) => {
           // Recorded first: the reader then passes the session's files over, whatever the forget finds.
           store.putTombstone({
-            session_id: tombstone.sessionId,
+            session_hash: tombstone.sessionHash,
             device: tombstone.device,
             at: tombstone.at,
             delete_transcripts: tombstone.deleteTranscripts ? 1 : 0,
           });
           publisher?.indexChanged();
-          await deps.forget(tombstone.sessionId).catch((error: unknown) => {
-            if (!(error instanceof RpcError && error.code === ErrorCode.NotFound))
-              log.warn('sync: a session forgotten on another machine could not be forgotten here', {
-                sessionId: tombstone.sessionId,
-                error,
-              });
-          });
+          // The tombstone names no session: the sessions known here are hashed to find it.
+          const known = deps.db
+            .prepare('SELECT session_id FROM files UNION SELECT session_id FROM archive_files')
+            .pluck()
+            .all() as string[];
+          for (const sessionId of known.filter((id) => tombstoneKey(id) === tombstone.sessionHash))
+            await deps.forget(sessionId).catch((error: unknown) => {
+              if (!(error instanceof RpcError && error.code === ErrorCode.NotFound))
+                log.warn('sync: a session forgotten on another machine could not be forgotten here', {
+                  sessionId,
+                  error,
+                });
+            });
         },
         decoded: (files) => deps.ingest(files),
       })

@@ -1,5 +1,6 @@
 /** The sync book (migration 30): devices seen, what of their archives is decoded, what of this machine's is mirrored, tombstones. */
 import type Database from 'better-sqlite3';
+import { tombstoneKey } from '../../shared/sync/tombstone.js';
 
 export interface ReceivedRow {
   device: string;
@@ -36,7 +37,8 @@ export interface PublishedRow {
 }
 
 export interface TombstoneRow {
-  session_id: string;
+  /** shared/sync/tombstone.ts tombstoneKey of the session id. */
+  session_hash: string;
   device: string;
   at: number;
   delete_transcripts: number;
@@ -68,11 +70,11 @@ export function createSyncStore(db: Database.Database) {
     ON CONFLICT (rel) DO UPDATE SET archive_bytes = excluded.archive_bytes, head_hash = excluded.head_hash,
       published_at = excluded.published_at`);
   const dropPublished = db.prepare('DELETE FROM sync_published WHERE rel = ?');
-  const tombstone = db.prepare('SELECT * FROM sync_tombstones WHERE session_id = ?');
-  const tombstones = db.prepare('SELECT * FROM sync_tombstones ORDER BY at, session_id');
+  const tombstone = db.prepare('SELECT * FROM sync_tombstones WHERE session_hash = ?');
+  const tombstones = db.prepare('SELECT * FROM sync_tombstones ORDER BY at, session_hash');
   const putTombstone = db.prepare(`
-    INSERT INTO sync_tombstones (session_id, device, at, delete_transcripts) VALUES (?, ?, ?, ?)
-    ON CONFLICT (session_id) DO NOTHING`);
+    INSERT INTO sync_tombstones (session_hash, device, at, delete_transcripts) VALUES (?, ?, ?, ?)
+    ON CONFLICT (session_hash) DO NOTHING`);
 
   const archiveMark = db
     .prepare(
@@ -108,11 +110,13 @@ export function createSyncStore(db: Database.Database) {
     putPublished: (row: PublishedRow, at: number) =>
       void putPublished.run(row.rel, row.archive_bytes, row.head_hash, at),
     dropPublished: (rel: string) => void dropPublished.run(rel),
-    tombstone: (sessionId: string) => tombstone.get(sessionId) as TombstoneRow | undefined,
+    /** The session's tombstone, if it was forgotten on any machine. */
+    tombstone: (sessionId: string) => tombstone.get(tombstoneKey(sessionId)) as TombstoneRow | undefined,
+    hasTombstone: (hash: string) => tombstone.get(hash) !== undefined,
     tombstones: () => tombstones.all() as TombstoneRow[],
     /** Records a tombstone; false when the session had one already. */
     putTombstone: (row: TombstoneRow) =>
-      putTombstone.run(row.session_id, row.device, row.at, row.delete_transcripts).changes > 0,
+      putTombstone.run(row.session_hash, row.device, row.at, row.delete_transcripts).changes > 0,
   };
 }
 

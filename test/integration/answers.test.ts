@@ -59,6 +59,7 @@ describe("the daemon's answers against the result schemas", () => {
       'usage.report': () => client.usageReport({ since: '2020-01-01' }),
       'usage.status': () => client.call(Methods.usageStatus, { sessionId }),
       'archive.deleted': () => client.archiveDeleted({}),
+      'sync.status': () => client.syncStatus({}),
       'recall.forPrompt': () =>
         client.call(Methods.recallForPrompt, { sessionId: 'another-session', prompt: 'idempotency key replay' }),
       'recall.forFailure': () =>

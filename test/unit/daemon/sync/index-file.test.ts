@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSafeRel, parseDeviceFile, parseIndex } from '../../../../daemon/sync/index-file.js';
 import { splitArchiveRel } from '../../../../daemon/sync/reader.js';
+import { tombstoneKey } from '../../../../shared/sync/tombstone.js';
 
 const DEVICE = '0123456789abcdef';
 const file = (rel: string) => ({ rel, kind: 'transcript', sourceBytes: 10, archiveBytes: 5 });
@@ -23,8 +24,9 @@ describe('parseIndex', () => {
           { sessionId: 's2', project: 'a/b', files: [file('s2.jsonl')] },
         ],
         tombstones: [
-          { sessionId: 's9', device: DEVICE, at: 5, deleteTranscripts: true },
-          { sessionId: 's8', device: 'not-a-device', at: 5 },
+          { sessionHash: tombstoneKey('s9'), device: DEVICE, at: 5, deleteTranscripts: true },
+          { sessionHash: tombstoneKey('s8'), device: 'not-a-device', at: 5 },
+          { sessionHash: 's7', device: DEVICE, at: 5 },
         ],
       }),
       DEVICE,
@@ -32,7 +34,7 @@ describe('parseIndex', () => {
     );
     expect(index).toMatchObject({
       sessions: [{ sessionId: 's1', files: [{ rel: 's1.jsonl' }, { rel: 's1/subagents/agent-a.jsonl' }] }],
-      tombstones: [{ sessionId: 's9', deleteTranscripts: true }],
+      tombstones: [{ sessionHash: tombstoneKey('s9'), deleteTranscripts: true }],
     });
   });
 

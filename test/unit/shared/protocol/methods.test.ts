@@ -56,6 +56,7 @@ const ADDED_METHODS = [
   'usage.status',
   'recall.forPrompt',
   'recall.forFailure',
+  'sync.status',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
