@@ -62,8 +62,13 @@ async function pair(): Promise<[Machine, Machine]> {
   );
   await Promise.all([start(laptop), start(desktop)]);
   // Each mirrors its archive (made after its backfill) into its own subtree first.
-  for (const machine of [laptop, desktop])
+  for (const machine of [laptop, desktop]) {
     await eventually(async () => (await syncStatus(machine)).self?.files === 1, `${machine.name} mirrored its archive`);
+    await eventually(
+      async () => (await call<UsageReportResult>(machine, 'usage.report', {})).index.state === 'ready',
+      `${machine.name} counted its own`,
+    );
+  }
   return [laptop, desktop];
 }
 
