@@ -170,7 +170,7 @@ async function decodeInto(
         window = WINDOW_BYTES;
       }
     }
-    if (consumed > 0) await output.datasync();
+    // Not flushed: the decoded copy is rebuilt from the synced file when a crash leaves it shorter than the book.
   } finally {
     await output.close();
   }

@@ -22,6 +22,11 @@ const FLAG_COMMENT = 0x10;
 const FLAG_RESERVED = 0xe0;
 const FIXED_HEADER = 10;
 const TRAILER = 8;
+/**
+ * Output per round trip to the thread pool: zlib's 16 KB default made an 8 MB member 512 of them
+ * (~19 ms a member; a 600 MB archive decoded at 44 MB/s), 1 MB makes it 8.
+ */
+const INFLATE_CHUNK_BYTES = 1024 * 1024;
 
 export type MemberResult =
   | { kind: 'member'; length: number; data: Buffer }
@@ -63,7 +68,11 @@ export async function firstMember(bytes: Uint8Array, maxOutput: number): Promise
   if (typeof header === 'string') return { kind: 'bad', reason: header };
   let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    inflated = await inflateRawAsync(bytes.subarray(header), { info: true, maxOutputLength: maxOutput });
+    inflated = await inflateRawAsync(bytes.subarray(header), {
+      info: true,
+      maxOutputLength: maxOutput,
+      chunkSize: INFLATE_CHUNK_BYTES,
+    });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // zlib says "unexpected end of file" when the input stops inside the deflate stream.

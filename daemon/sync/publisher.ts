@@ -145,8 +145,10 @@ export function createPublisher(deps: PublisherDeps) {
 
   const writeIndex = async (rows: readonly ArchiveRow[]) => {
     const sessions = new Map<string, SyncIndex['sessions'][number]>();
+    // One read of the book, not a lookup per file (tens of thousands at a heavy user's scale).
+    const mirrored = new Map(store.allPublished().map((row) => [row.rel, row]));
     for (const row of rows) {
-      const published = store.published(mirroredRel(row));
+      const published = mirrored.get(mirroredRel(row));
       if (published === undefined || published.archive_bytes !== row.archive_bytes) continue;
       let session = sessions.get(row.session_id);
       if (session === undefined) {
@@ -185,7 +187,7 @@ export function createPublisher(deps: PublisherDeps) {
         deviceWritten = true;
       }
       const result: PublishResult = { files: 0, bytes: 0, behind: 0 };
-      const mark = `${deps.archiveMark()}|${store.tombstones().length}`;
+      const mark = `${deps.archiveMark()}|${store.tombstoneCount()}`;
       // An engine that put an older copy of this machine's index back (a replayed copy) is overwritten.
       if (mark === mirroredMark && indexWritten && (await stampOf(indexFile(syncDir, device.id))) === indexStamp)
         return result;

@@ -9,6 +9,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import type { Logger } from '../log/logger.js';
 import { decodeFile } from './decoder.js';
 import { type DeviceFile, isSafePart, isSafeRel, parseDeviceFile, parseIndex, type SyncIndex } from './index-file.js';
@@ -199,8 +200,9 @@ export function createReader(deps: ReaderDeps) {
     const behind = new Set<string>();
     if (index === null) return behind;
     const received = new Map(store.receivedOf(id).map((row) => [row.rel, row]));
+    const tombstoned = new Set(store.tombstones().map((row) => row.session_hash));
     for (const session of index.sessions) {
-      if (store.tombstone(session.sessionId) !== undefined) continue;
+      if (tombstoned.has(tombstoneKey(session.sessionId))) continue;
       for (const file of session.files) {
         const rel = join(session.project, session.sessionId, `${file.rel}.gz`);
         const known = received.get(rel);

@@ -170,7 +170,7 @@ export function createSyncService(deps: SyncServiceDeps) {
       if (!enabled) return { enabled, dir: null, state, reason, self: null, devices: [], lastRoundAt: null };
       const totals = new Map(store.receivedTotals().map((row) => [row.device, row]));
       const states = new Map((reader?.states() ?? []).map((device) => [device.id, device]));
-      const published = store.allPublished();
+      const published = store.publishedTotals();
       const devices: SyncDevice[] = store.devices().map((device) => {
         const read = states.get(device.id);
         const total = totals.get(device.id);
@@ -200,12 +200,12 @@ export function createSyncService(deps: SyncServiceDeps) {
           id: deps.device.id,
           name: deps.device.name,
           dir: deviceDir(deps.syncDir, deps.device.id),
-          sessions: new Set(published.map((row) => row.rel.split('/')[1])).size,
-          files: published.length,
-          bytes: published.reduce((sum, row) => sum + row.archive_bytes, 0),
+          sessions: published.sessions,
+          files: published.files,
+          bytes: published.bytes,
           behind,
           publishedAt: iso(publishedAt),
-          tombstones: store.tombstones().length,
+          tombstones: store.tombstoneCount(),
         },
         devices,
         lastRoundAt: iso(lastRoundAt),

@@ -70,6 +70,11 @@ export function createSyncStore(db: Database.Database) {
     ON CONFLICT (rel) DO UPDATE SET archive_bytes = excluded.archive_bytes, head_hash = excluded.head_hash,
       published_at = excluded.published_at`);
   const dropPublished = db.prepare('DELETE FROM sync_published WHERE rel = ?');
+  const publishedTotals = db.prepare(`
+    SELECT count(*) AS files, coalesce(sum(archive_bytes), 0) AS bytes,
+           count(DISTINCT substr(rel, 1, instr(substr(rel, instr(rel, '/') + 1), '/') + instr(rel, '/'))) AS sessions
+    FROM sync_published`);
+  const tombstoneCount = db.prepare('SELECT count(*) FROM sync_tombstones').pluck();
   const tombstone = db.prepare('SELECT * FROM sync_tombstones WHERE session_hash = ?');
   const tombstones = db.prepare('SELECT * FROM sync_tombstones ORDER BY at, session_hash');
   const putTombstone = db.prepare(`
@@ -114,6 +119,9 @@ export function createSyncStore(db: Database.Database) {
     tombstone: (sessionId: string) => tombstone.get(tombstoneKey(sessionId)) as TombstoneRow | undefined,
     hasTombstone: (hash: string) => tombstone.get(hash) !== undefined,
     tombstones: () => tombstones.all() as TombstoneRow[],
+    tombstoneCount: () => tombstoneCount.get() as number,
+    /** Sessions (`<project>/<sessionId>/` prefixes), files and gzipped bytes mirrored into this machine's subtree. */
+    publishedTotals: () => publishedTotals.get() as { files: number; bytes: number; sessions: number },
     /** Records a tombstone; false when the session had one already. */
     putTombstone: (row: TombstoneRow) =>
       putTombstone.run(row.session_hash, row.device, row.at, row.delete_transcripts).changes > 0,
