@@ -56,6 +56,8 @@ const ADDED_METHODS = [
   'usage.status',
   'recall.forPrompt',
   'recall.forFailure',
+  'memdir.conflicts',
+  'memdir.resolve',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);
