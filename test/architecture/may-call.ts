@@ -140,6 +140,16 @@ export const MAY_CALL: MayCallTable = {
       log: '',
     },
   },
+  // Issue 35: this machine's subtree of the sync folder, and what it takes from the others'.
+  sync: {
+    layer: 'domain',
+    calls: {
+      memory: 'memdir: memory files merged from other machines (`memdir-*.ts`)',
+      fs: 'atomic writes, regular-file reads',
+      workers: 'manifests checked and merged in slices',
+      log: '',
+    },
+  },
   lifecycle: {
     layer: 'domain',
     calls: {
@@ -165,6 +175,7 @@ export const MAY_CALL: MayCallTable = {
       export: '',
       usage: '',
       archive: '',
+      sync: '`memdir.conflicts`, `memdir.resolve`',
       bus: 'subscriptions',
       log: '',
     },
