@@ -96,7 +96,8 @@ export async function benchSync(options = {}) {
       async () => {
         const [status, sync] = await Promise.all([receiver.client.daemonStatus(), receiver.client.syncStatus({})]);
         const from = sync.devices.find((seen) => seen.id === laptopId);
-        if (decodedMs === null && from !== undefined && from.sourceBytes >= corpus.bytes) decodedMs = performance.now() - started;
+        if (decodedMs === null && from !== undefined && from.sourceBytes >= corpus.bytes)
+          decodedMs = performance.now() - started;
         return (
           from !== undefined &&
           from.files === shared.files &&

@@ -16,7 +16,7 @@ commands:
   memory summary|extract SESSION [--json] | memory pause|resume
                             the session's memory (summary.md), or an extraction now;
                             background extraction off or on
-  memdir list|read|write|delete PROJECT [NAME] [--team] ...
+  memdir list|read|write|delete|conflicts|resolve PROJECT [NAME] [--team] ...
                             project and team memory files and their MEMORY.md index
   history [--project P] [--session S] [--limit N] [--before ISO]
                             the prompt history (history.jsonl), newest first, pastes resolved
@@ -110,6 +110,8 @@ memctl status shows whether it is paused, the daily budget and what extraction s
        memctl memdir write PROJECT NAME --type user|feedback|project|reference [--description TEXT]
                     [--file FILE] [--if-match ETAG | --new] [--team] [--json]
        memctl memdir delete PROJECT NAME [--if-match ETAG] [--team] [--json]
+       memctl memdir conflicts [PROJECT] [--json]
+       memctl memdir resolve PROJECT NAME --keep local|theirs [--device ID] [--team] [--json]
 
 Project memory lives in <projects>/<project>/memory/ (team memory in memory/team/, --team): one
 NAME.md per memory with frontmatter, and MEMORY.md, the index, kept in step by memd. PROJECT is a
@@ -117,7 +119,11 @@ project folder name (-home-user-src-app), an absolute path, or . for the current
 may be nested (testing/flaky-tests); names that could escape the dir are refused (PathRejected).
 read prints the body; write takes the body from --file or stdin. --if-match ETAG (from list or
 read --json) refuses the write if the memory changed since (Conflict); --new refuses it if the
-memory exists. A user memory is never team memory.`,
+memory exists. A user memory is never team memory.
+With a sync folder (syncDir), memories travel between your machines: conflicts lists those changed
+on this machine and another from one version (or deleted on one and changed on the other); both
+versions are kept, this one in place and the other in memd's state dir, until resolve keeps one
+(--device names the other machine when there are several). The other machine then takes it.`,
   history: `usage: memctl history [--project P] [--session S] [--limit N] [--before ISO] [--json]
 
 Claude Code's prompt history (<claude root>/history.jsonl), newest first, at most 100 a call:

@@ -73,7 +73,11 @@ export interface Ingestor {
   /** A file changed (or appeared, or went): read it soon. Non-transcript paths are ignored. */
   touch(path: string): void;
   /** The files found at start (and those indexed but no longer found), read newest first. */
-  backfill(files: readonly FoundFile[], missing: readonly string[]): void;
+  /**
+   * `comingBytes`: never-read bytes this backfill is the first part of (sync hands another
+   * machine's history over in batches as it decodes it), for the choice of deferring search texts.
+   */
+  backfill(files: readonly FoundFile[], missing: readonly string[], comingBytes?: number): void;
   /** Inode and size up to which a file was last read to its end, if it was. */
   lastRead(path: string): { ino: string; size: number } | undefined;
   /** Queued or being read now. */
@@ -314,7 +318,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       queue.addLive(path);
       lanes.kick();
     },
-    backfill(files, missing) {
+    backfill(files, missing, comingBytes = 0) {
       if (stopped) return;
       progress.begin();
       const known = allFiles(db);
@@ -347,7 +351,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
         if (!taken(file.path)) groups.found(file.path, left);
         add(file.path, file.size, left, file.mtimeMs);
       }
-      choices.backfillFound(neverRead);
+      choices.backfillFound(Math.max(neverRead, comingBytes));
       // Newest first: the sessions a user works in show up in their first `memctl status`, and
       // history fills in behind them. Gone files (no mtime) first, as they cost nothing.
       const mtime = (path: string) => mtimes.get(path) ?? 0;

@@ -99,4 +99,48 @@ export const SYNC_MIGRATIONS: readonly Migration[] = [
     addColumns: [{ table: 'usage_files', column: 'device', definition: "TEXT NOT NULL DEFAULT ''" }],
     apply: addUsageDevice,
   },
+  {
+    version: 32,
+    name: 'memory files merged across machines',
+    // Issue 35, memdir-sync.ts: each memory this machine holds (project, scope, name) with the etag
+    // it last saw or merged (NULL: deleted here, a tombstone), the etag that version was made from,
+    // its version vector (JSON: device id → that device's counter) and this machine's counter when
+    // the row changed; the counters (this machine's own, and the highest manifest counter read from
+    // each other machine, so that a rolled-back copy is never taken for news); and the conflicts:
+    // a memory changed on two machines from one version, both kept, until one is chosen.
+    sql: `
+      CREATE TABLE IF NOT EXISTS memdir_sync_memories (
+        project    TEXT NOT NULL,
+        scope      TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        etag       TEXT,
+        base       TEXT,
+        version    TEXT NOT NULL,
+        seq        INTEGER NOT NULL,
+        changed_at INTEGER NOT NULL,
+        PRIMARY KEY (project, scope, name)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS memdir_sync_counters (
+        device  TEXT PRIMARY KEY,
+        counter INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS memdir_sync_conflicts (
+        id            INTEGER PRIMARY KEY,
+        project       TEXT NOT NULL,
+        scope         TEXT NOT NULL,
+        name          TEXT NOT NULL,
+        device        TEXT NOT NULL,
+        local_etag    TEXT,
+        their_etag    TEXT,
+        their_version TEXT NOT NULL,
+        their_base    TEXT,
+        kept          TEXT,
+        found_at      INTEGER NOT NULL,
+        resolved_at   INTEGER,
+        resolution    TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX IF NOT EXISTS memdir_sync_conflicts_open
+        ON memdir_sync_conflicts (project, scope, name, device) WHERE resolved_at IS NULL;
+    `,
+  },
 ];

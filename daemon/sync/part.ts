@@ -15,6 +15,7 @@ import { type IndexFollower, type Ingestor, scanTranscripts } from '../ingest/in
 import type { Logger } from '../log/logger.js';
 import type { DeviceIdentity } from './device.js';
 import { isDeviceId } from './layout.js';
+import { createMemdirSync, type MemdirSync } from './memdir-sync.js';
 import type { DecodedFile } from './reader.js';
 import { createSyncService, type SyncService } from './service.js';
 
@@ -33,7 +34,7 @@ export interface SyncPartDeps {
   ingest: { ingestor: Pick<Ingestor, 'touch' | 'backfill'> };
 }
 
-export type SyncPart = SyncService & IndexFollower;
+export type SyncPart = SyncService & IndexFollower & { memdir: MemdirSync };
 
 /** Every decoded file of every device, as the disk has them, for the start's backfill. */
 async function decodedFiles(stateDir: string): Promise<DecodedFile[]> {
@@ -48,6 +49,16 @@ async function decodedFiles(stateDir: string): Promise<DecodedFile[]> {
 
 export function buildSync(deps: SyncPartDeps): SyncPart {
   const { ingestor } = deps.ingest;
+  // Built whether or not a sync folder is set: conflicts found earlier stay listed and resolvable.
+  const memdir = createMemdirSync({
+    db: deps.db,
+    projectsDir: deps.paths.projectsDir,
+    stateDir: deps.paths.stateDir,
+    syncDir: deps.config.syncDir,
+    deviceId: deps.device.id,
+    log: deps.log,
+    clock: deps.clock,
+  });
   const service = createSyncService({
     db: deps.db,
     projectsDir: deps.paths.projectsDir,
@@ -60,13 +71,30 @@ export function buildSync(deps: SyncPartDeps): SyncPart {
     archived: deps.archived,
     // A session forgotten on another machine is forgotten here whole, Claude Code's copies included (docs/sync.md).
     forget: async (sessionId) => void (await deps.archive.forget(sessionId, true)),
-    ingest: (files) => {
-      if (files.length <= LIVE_HAND_OVER_FILES) for (const file of files) ingestor.touch(file.path);
-      else ingestor.backfill(files, []);
+    ingest: (files, comingBytes) => {
+      if (files.length <= LIVE_HAND_OVER_FILES && comingBytes === 0)
+        for (const file of files) ingestor.touch(file.path);
+      else
+        ingestor.backfill(
+          files,
+          [],
+          files.reduce((sum, file) => sum + file.size, comingBytes),
+        );
     },
+    // Memory files after the archive's: this machine's mirrored, then the others' merged.
+    extraRounds: [
+      {
+        name: 'memory files',
+        run: async (others) => {
+          await memdir.publish();
+          await memdir.receive(others);
+        },
+      },
+    ],
   });
   const startRounds = service.start;
   return Object.assign(service, {
+    memdir,
     stopStep: 'sync',
     async start() {
       // Other machines' transcripts decoded before this start, read again where ingest has not read them to their end.

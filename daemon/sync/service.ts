@@ -38,8 +38,8 @@ export interface SyncServiceDeps {
   archived: Pick<ArchiveStore, 'all'>;
   /** Forgets a session here, Claude Code's copies too (a tombstone another machine wrote). */
   forget(sessionId: string): Promise<void>;
-  /** Decoded files for ingest: a few as changed files, many as a backfill. */
-  ingest(files: readonly DecodedFile[]): void;
+  /** Decoded files for ingest (a few as changed files, many as a backfill), and the bytes still coming after them. */
+  ingest(files: readonly DecodedFile[], comingBytes: number): void;
   /** Also run each round, after the archive's (memdir-sync.ts). */
   extraRounds?: readonly { name: string; run(otherDevices: readonly string[]): Promise<void> }[];
 }
@@ -82,7 +82,7 @@ export function createSyncService(deps: SyncServiceDeps) {
                 });
             });
         },
-        decoded: (files) => deps.ingest(files),
+        decoded: (files, comingBytes) => deps.ingest(files, comingBytes),
       })
     : null;
   let state: SyncStatus['state'] = enabled ? 'starting' : 'off';

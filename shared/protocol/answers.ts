@@ -8,6 +8,7 @@ import { compactionResultSchema } from './compaction.js';
 import { daemonStatusSchema, versionInfoSchema } from './daemon.js';
 import { usageStatusResultSchema } from './forecast.js';
 import { handoffResultSchema } from './handoff.js';
+import { memdirConflictsResultSchema } from './memdir.js';
 import { memorySummaryResultSchema } from './memory.js';
 import { type MethodDescriptor, Methods } from './methods.js';
 import { recallResultSchema } from './recall.js';
@@ -43,4 +44,5 @@ export const ANSWER_SCHEMAS: ReadonlyMap<string, Schema<unknown>> = new Map([
   answer(Methods.usageStatus, usageStatusResultSchema),
   answer(Methods.archiveDeleted, archiveDeletedResultSchema),
   answer(Methods.syncStatus, syncStatusSchema),
+  answer(Methods.memdirConflicts, memdirConflictsResultSchema),
 ]);

@@ -24,7 +24,14 @@ import type {
   SessionStartResult,
 } from './handoff.js';
 import type { HistoryListResult } from './history.js';
-import type { MemdirDeleteResult, MemdirListResult, MemdirReadResult, MemdirWriteResult } from './memdir.js';
+import type {
+  MemdirConflictsResult,
+  MemdirDeleteResult,
+  MemdirListResult,
+  MemdirReadResult,
+  MemdirResolveResult,
+  MemdirWriteResult,
+} from './memdir.js';
 import type { MemoryLockResult, MemorySummaryResult } from './memory.js';
 import { MAX_RECALL_DEADLINE_MS, type RecallResult } from './recall.js';
 import {
@@ -180,6 +187,19 @@ export const Methods = {
   memdirDelete: method<MemdirDeleteResult>()(
     'memdir.delete',
     object({ project, scope, name: memoryName, ifMatch: optional(str({ minLength: 1 })) }),
+  ),
+  // Issue 35 (additions): memories changed on two machines from one version, and choosing one.
+  memdirConflicts: method<MemdirConflictsResult>()('memdir.conflicts', object({ project: optional(project) })),
+  memdirResolve: method<MemdirResolveResult>()(
+    'memdir.resolve',
+    object({
+      project,
+      scope,
+      name: memoryName,
+      keep: oneOf('local', 'theirs'),
+      // The other machine's device id: needed only when the memory conflicts with several.
+      device: optional(str({ minLength: 1, maxLength: 64 })),
+    }),
   ),
 
   historyList: method<HistoryListResult>()(

@@ -60,6 +60,7 @@ describe("the daemon's answers against the result schemas", () => {
       'usage.status': () => client.call(Methods.usageStatus, { sessionId }),
       'archive.deleted': () => client.archiveDeleted({}),
       'sync.status': () => client.syncStatus({}),
+      'memdir.conflicts': () => client.memdirConflicts({}),
       'recall.forPrompt': () =>
         client.call(Methods.recallForPrompt, { sessionId: 'another-session', prompt: 'idempotency key replay' }),
       'recall.forFailure': () =>

@@ -59,11 +59,28 @@ export interface DeleteInput {
   ifMatch?: string;
 }
 
+/** A memory's whole text as another machine wrote it (sync, issue 35): kept byte for byte, so its etag is the same here. */
+export interface PutTextInput {
+  project: string;
+  scope: MemoryScope;
+  name: string;
+  text: string;
+  /** The etag of the version the caller saw here; null: there was none. Required: sync never writes blind. */
+  ifMatch: string | null;
+}
+
 export interface MemdirStore {
   list(project: string, scope?: MemoryScope): Promise<MemdirListResult>;
   read(project: string, scope: MemoryScope | undefined, name: string): Promise<MemdirReadResult>;
   write(input: WriteInput): Promise<MemdirWriteResult>;
   delete(input: DeleteInput): Promise<MemdirDeleteResult>;
+  /**
+   * Sync's write: the text must be a memory file (and not a user memory in team scope, as
+   * `write` refuses), the name passes both checks, and `ifMatch` must hold; the index is rebuilt.
+   */
+  putText(input: PutTextInput): Promise<{ etag: string; path: string }>;
+  /** Sync's delete: only the version `ifMatch` names; false when the memory was not there. */
+  removeText(input: Omit<PutTextInput, 'text' | 'ifMatch'> & { ifMatch: string }): Promise<boolean>;
 }
 
 export const etagOf = (text: string): string =>
@@ -100,6 +117,15 @@ interface ScannedMemory {
   bytes: number;
   text: string;
   memory: MemoryDocument;
+}
+
+/** Why a text may not be written as a memory of `scope`, or null when it may: what `write` holds its input to. */
+export function memoryTextProblem(text: string, scope: MemoryScope): string | null {
+  const parsed = parseMemory(text);
+  if (!parsed.ok) return `not a memory file: ${parsed.reason}`;
+  // User memories describe the person: they stay private (Claude Code's rule).
+  if (parsed.memory.type === 'user' && scope === 'team') return 'a user memory is private: it cannot be team memory';
+  return null;
 }
 
 export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
@@ -298,6 +324,31 @@ export function createMemdirStore(deps: MemdirStoreDeps): MemdirStore {
         checkMatch(existing, input.ifMatch, input.name);
         const deleted = await removeInside(located.dir, input.name, { scope: located.scope });
         return { deleted, index: await reindex(located) };
+      });
+    },
+
+    async putText(input) {
+      const problem = memoryTextProblem(input.text, input.scope);
+      if (problem !== null) throw invalidParams(`memory ${input.name}: ${problem}`, { field: 'text' });
+      const located = await locate(input.project, input.scope, true);
+      return withDirLock(located.dir, async () => {
+        checkMatch(await current(located, input.name), input.ifMatch, input.name);
+        const path = await writeInside(located.dir, input.name, input.text, { scope: located.scope });
+        await reindex(located);
+        return { etag: etagOf(input.text), path };
+      });
+    },
+
+    async removeText(input) {
+      const located = await locate(input.project, input.scope);
+      if (!located.exists) return false;
+      return withDirLock(located.dir, async () => {
+        const existing = await current(located, input.name);
+        if (existing === null) return false;
+        checkMatch(existing, input.ifMatch, input.name);
+        const deleted = await removeInside(located.dir, input.name, { scope: located.scope });
+        await reindex(located);
+        return deleted;
       });
     },
   };

@@ -16,6 +16,7 @@ import type { RecallService } from '../../recall/service.js';
 import type { SearchService } from '../../search/service.js';
 import type { SessionReports } from '../../sessions/reports.js';
 import type { SessionService } from '../../sessions/service.js';
+import type { MemdirSync } from '../../sync/memdir-sync.js';
 import type { SyncService } from '../../sync/service.js';
 import type { UsageService } from '../../usage/service.js';
 import type { UsageStatus } from '../../usage/status.js';
@@ -29,6 +30,7 @@ import { handoffMethods } from './handoff.js';
 import { historyMethods } from './history.js';
 import { hookMethods } from './hooks.js';
 import { memdirMethods } from './memdir.js';
+import { memdirSyncMethods } from './memdir-sync.js';
 import { recallMethods } from './recall.js';
 import { rewindMethods } from './rewind.js';
 import { searchMethods } from './search.js';
@@ -51,7 +53,7 @@ export interface MethodParts {
   usage: UsageService;
   usageStatus: UsageStatus;
   archive: ArchiveService;
-  sync: SyncService;
+  sync: SyncService & { memdir: MemdirSync };
   exports: ExportService;
 }
 
@@ -72,6 +74,7 @@ export function methodTables(parts: MethodParts): MethodHandler[] {
     ...usageMethods(parts.usage, parts.usageStatus),
     ...archiveMethods(parts.archive, parts.sync),
     ...syncMethods(parts.sync),
+    ...memdirSyncMethods(parts.sync.memdir),
     ...exportMethods(parts.exports),
   ];
 }

@@ -57,6 +57,8 @@ const ADDED_METHODS = [
   'recall.forPrompt',
   'recall.forFailure',
   'sync.status',
+  'memdir.conflicts',
+  'memdir.resolve',
 ];
 
 const names = Object.values(Methods).map((descriptor) => descriptor.name);

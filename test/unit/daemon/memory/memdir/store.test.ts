@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemdirStore, type MemdirStore, projectFolder } from '../../../../../daemon/memory/memdir/store.js';
+import {
+  createMemdirStore,
+  etagOf,
+  type MemdirStore,
+  projectFolder,
+} from '../../../../../daemon/memory/memdir/store.js';
+import { serializeMemory } from '../../../../../shared/memdir/frontmatter.js';
 
 const PROJECT = '-home-user-src-app';
 let root: string;
@@ -102,5 +108,40 @@ describe('the memdir store', () => {
     expect(projectFolder(PROJECT)).toBe(PROJECT);
     for (const bad of ['..', 'a/b', '-x/../y', 'C:\\x', ''])
       expect(() => projectFolder(bad)).toThrow(/project must be/);
+  });
+
+  it("writes another machine's text byte for byte, only over the version named, and held to write's rules", async () => {
+    const text = serializeMemory({
+      name: 'style',
+      description: 'House style',
+      type: 'project',
+      created: '2026-12-01T00:00:00.000Z',
+      updated: '2026-12-01T00:00:00.000Z',
+      content: 'Tabs.',
+    });
+    const put = await store.putText({ project: PROJECT, scope: 'private', name: 'style', text, ifMatch: null });
+    expect(put.etag).toBe(etagOf(text));
+    expect(readFileSync(join(memoryDir(), 'style.md'), 'utf8')).toBe(text);
+    expect(readFileSync(join(memoryDir(), 'MEMORY.md'), 'utf8')).toBe('- [style](style.md) — House style\n');
+    await expect(
+      store.putText({ project: PROJECT, scope: 'private', name: 'style', text, ifMatch: null }),
+    ).rejects.toMatchObject({ kind: 'Conflict' });
+    await expect(
+      store.putText({ project: PROJECT, scope: 'private', name: 'x', text: 'no frontmatter', ifMatch: null }),
+    ).rejects.toMatchObject({ code: -32602 });
+    const user = text.replace('type: project', 'type: user');
+    await expect(
+      store.putText({ project: PROJECT, scope: 'team', name: 'me', text: user, ifMatch: null }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      store.putText({ project: PROJECT, scope: 'private', name: '../escape', text, ifMatch: null }),
+    ).rejects.toMatchObject({ kind: 'PathRejected' });
+    await expect(
+      store.removeText({ project: PROJECT, scope: 'private', name: 'style', ifMatch: 'f'.repeat(32) }),
+    ).rejects.toMatchObject({
+      kind: 'Conflict',
+    });
+    expect(await store.removeText({ project: PROJECT, scope: 'private', name: 'style', ifMatch: put.etag })).toBe(true);
+    expect(readFileSync(join(memoryDir(), 'MEMORY.md'), 'utf8')).toBe('');
   });
 });
