@@ -19,7 +19,10 @@ export interface IndexFollower {
 /** Feeds the followers, in their order, what ingest tells. Returns the function that stops it. */
 export function followIndex(events: DomainBus, followers: readonly IndexFollower[]): () => void {
   const stops = [
-    on(events, 'transcripts.committed', () => {
+    on(events, 'transcripts.committed', ({ live }) => {
+      // Not while a backfill reads (the first, or another machine's history): they would take the
+      // main thread from it; the backfill's end tells them (`transcripts.backfilled`, or a live commit).
+      if (!live) return;
       for (const follower of followers) follower.committed?.();
     }),
     on(events, 'transcripts.backfilled', () => {

@@ -53,6 +53,8 @@ export interface IngestorDeps {
   onSessionsChanged(sessionIds: string[]): void;
   /** Called once, when every file found at start has been read (after its onSessionsChanged). */
   onBackfillDone?(): void;
+  /** Called each time a later backfill has been read whole: the index is live again. */
+  onBacklogDrained?(): void;
   /** Keeps what derives from the rows in each commit's transaction (the sessions' aggregates). */
   observer?: CommitObserver;
   chunkBytes?: number;
@@ -78,6 +80,8 @@ export interface Ingestor {
    * machine's history over in batches as it decodes it), for the choice of deferring search texts.
    */
   backfill(files: readonly FoundFile[], missing: readonly string[], comingBytes?: number): void;
+  /** progress.ts BackfillProgress.hold: a later backfill stays open (followers wait) until released. */
+  holdBackfill(): () => void;
   /** Inode and size up to which a file was last read to its end, if it was. */
   lastRead(path: string): { ino: string; size: number } | undefined;
   /** Queued or being read now. */
@@ -121,6 +125,10 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
     onBackfillDone: () => {
       choices.backfillDone();
       deps.onBackfillDone?.();
+    },
+    onDrained: () => {
+      choices.backfillDone();
+      deps.onBacklogDrained?.();
     },
   });
   let watcher: WatcherStatus = { state: 'stopped', reason: null, since: null, rearms: 0 };
@@ -363,6 +371,7 @@ export function createIngestor(deps: IngestorDeps): Ingestor {
       progress.doneIfEmpty();
       lanes.kick();
     },
+    holdBackfill: () => progress.hold(),
     lastRead: (path) => lastReads.get(path),
     isPending: (path) => running.has(path) || queue.has(path),
     // While the store fails every file is: re-checks and sweeps would only queue what waits already.

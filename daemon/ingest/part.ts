@@ -46,6 +46,8 @@ export function buildIngest(deps: IngestPartDeps): IngestPart {
     onSessionsChanged: (sessionIds) =>
       events.publish('transcripts.committed', { sessionIds, live: ingestor.progress().state === 'live' }),
     onBackfillDone: () => events.publish('transcripts.backfilled', {}),
+    // The followers wait out a later backfill as they wait out the first: told once it is read.
+    onBacklogDrained: () => events.publish('transcripts.committed', { sessionIds: [], live: true }),
     observer: deps.observer,
     parser: deps.parser,
   });

@@ -26,6 +26,8 @@ export interface BackfillProgressDeps {
   clock: () => number;
   /** Told once, when every file found at start has been read. */
   onBackfillDone(): void;
+  /** Told each time a later backfill (another machine's history, issue 35) has been read whole. */
+  onDrained?(): void;
 }
 
 export interface BackfillProgress {
@@ -43,6 +45,11 @@ export interface BackfillProgress {
   finish(path: string): void;
   /** Marks the backfill done if nothing is left of it (once). */
   doneIfEmpty(): void;
+  /**
+   * Keeps a later backfill open while more of it is coming (sync decodes another machine's history
+   * in batches): it drains only once released and read. Returns the release.
+   */
+  hold(): () => void;
   snapshot(filesPending: number, watching: boolean): IngestProgress;
 }
 
@@ -50,6 +57,8 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
   const { log, clock } = deps;
   /** Backfill files not yet read to their end once; `backfilling` until it is empty. */
   const left = new Set<string>();
+  /** Open holds (hold()): a later backfill is not drained while one is. */
+  let holds = 0;
   const counts = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
   /** When the first backfill began, and how long until every file found then was read. */
   let startedAt: number | null = null;
@@ -105,14 +114,26 @@ export function createBackfillProgress(deps: BackfillProgressDeps): BackfillProg
       while (marks.length > 1 && now - (marks[1] as { at: number }).at >= RATE_WINDOW_MS) marks.shift();
     },
     finish(path) {
-      if (left.delete(path)) counts.filesDone += 1;
-      doneIfEmpty();
+      if (!left.delete(path)) return;
+      counts.filesDone += 1;
+      if (backfillMs === null) doneIfEmpty();
+      else if (left.size === 0 && holds === 0) deps.onDrained?.();
+    },
+    hold() {
+      holds += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds -= 1;
+        if (holds === 0 && left.size === 0 && backfillMs !== null) deps.onDrained?.();
+      };
     },
     doneIfEmpty,
     snapshot(filesPending, watching) {
       const done = Math.min(counts.bytesDone, counts.bytesTotal);
       return {
-        state: startedAt === null ? 'starting' : left.size > 0 ? 'backfilling' : 'live',
+        state: startedAt === null ? 'starting' : left.size > 0 || holds > 0 ? 'backfilling' : 'live',
         watching,
         ...counts,
         bytesDone: done,

@@ -31,7 +31,7 @@ export interface SyncPartDeps {
   device: DeviceIdentity;
   archived: ArchiveStore;
   archive: Pick<ArchiveService, 'forget'>;
-  ingest: { ingestor: Pick<Ingestor, 'touch' | 'backfill'> };
+  ingest: { ingestor: Pick<Ingestor, 'touch' | 'backfill' | 'holdBackfill'> };
 }
 
 export type SyncPart = SyncService & IndexFollower & { memdir: MemdirSync };
@@ -81,6 +81,7 @@ export function buildSync(deps: SyncPartDeps): SyncPart {
           files.reduce((sum, file) => sum + file.size, comingBytes),
         );
     },
+    holdIngest: () => ingestor.holdBackfill(),
     // Memory files after the archive's: this machine's mirrored, then the others' merged.
     extraRounds: [
       {

@@ -11,7 +11,7 @@ import { lstat, open, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import type { Logger } from '../log/logger.js';
-import { decodeFile } from './decoder.js';
+import type { Decoder } from './decode-pool.js';
 import { type DeviceFile, isSafePart, isSafeRel, parseDeviceFile, parseIndex, type SyncIndex } from './index-file.js';
 import { decodedPath, deviceDir, deviceFile, indexFile, isDeviceId, SYNC_FORMAT, syncedArchiveRoot } from './layout.js';
 import type { SyncStore } from './store.js';
@@ -33,11 +33,18 @@ const HAND_OVER_FILES = 64;
  * the first's is checked and written (and ingest, on both cores, takes the rest of the time).
  */
 const DECODE_LANES = 2;
+/**
+ * A round with this much to decode keeps ingest's backfill open until its last batch (the followers
+ * of the index wait, as for a first backfill, instead of running between batches on the main thread).
+ */
+const HOLD_BYTES = 64 * 1024 * 1024;
 
 /** Decoded files waiting for ingest, and the bytes the round still expects to decode. */
 interface HandOver {
   files: DecodedFile[];
   comingBytes: number;
+  /** Releases ingest's hold on its backfill (taken for a large round), once the last batch is handed over. */
+  release?: (() => void) | undefined;
 }
 
 export interface DecodedFile {
@@ -54,10 +61,14 @@ export interface ReaderDeps {
   self: string;
   log: Logger;
   clock: () => number;
+  /** Decodes an archive file (decode-pool.ts: in a worker thread in the daemon). */
+  decoder: Decoder;
   /** A tombstone not honoured yet: the session is forgotten here. */
   honour(tombstone: SyncIndex['tombstones'][number]): Promise<void>;
   /** Decoded files that grew, for ingest, and the transcript bytes this round still expects to decode after them. */
   decoded(files: readonly DecodedFile[], comingBytes: number): void;
+  /** Holds ingest's backfill open (Ingestor.holdBackfill); returns the release. */
+  hold?(): () => void;
 }
 
 export interface DeviceState {
@@ -136,6 +147,7 @@ export function createReader(deps: ReaderDeps) {
     const root = syncedArchiveRoot(syncDir, id);
     const queue = [...candidates.keys()];
     out.comingBytes += [...candidates.values()].reduce((sum, bytes) => sum + bytes, 0);
+    if (out.comingBytes >= HOLD_BYTES) out.release ??= deps.hold?.();
     const decodeOne = async (rel: string) => {
       out.comingBytes -= candidates.get(rel) ?? 0;
       const parts = splitArchiveRel(rel);
@@ -143,19 +155,16 @@ export function createReader(deps: ReaderDeps) {
       const target = decodedPath(deps.stateDir, id, join(parts.project, parts.source));
       let more = true;
       while (more) {
-        const result = await decodeFile(
-          join(root, rel),
+        const { result, decoded } = await deps.decoder.decode({
+          source: join(root, rel),
           target,
-          store.received(id, rel),
-          { device: id, rel },
-          FILE_TURN_BYTES,
-        );
+          known: store.received(id, rel),
+          ids: { device: id, rel },
+          budget: FILE_TURN_BYTES,
+        });
         store.putReceived(result.row);
         more = result.more;
-        if (!result.changed) continue;
-        const stat = await lstat(target).catch(() => null);
-        if (stat?.isFile())
-          out.files.push({ path: target, size: stat.size, ino: String(stat.ino), mtimeMs: stat.mtimeMs });
+        if (decoded !== null) out.files.push(decoded);
         if (out.files.length >= HAND_OVER_FILES) deps.decoded(out.files.splice(0), Math.max(0, out.comingBytes));
       }
     };
@@ -250,16 +259,20 @@ export function createReader(deps: ReaderDeps) {
           log.info('sync: a device left the sync folder; its sessions stay indexed here', { device: device.id });
       }
       const out: HandOver = { files: [], comingBytes: 0 };
-      for (const id of present) {
-        stateOf(id).present = true;
-        try {
-          await scanDevice(id, full, out);
-        } catch (error) {
-          stateOf(id).problem = (error as Error).message;
-          log.warn('sync: a device could not be read', { device: id, error });
+      try {
+        for (const id of present) {
+          stateOf(id).present = true;
+          try {
+            await scanDevice(id, full, out);
+          } catch (error) {
+            stateOf(id).problem = (error as Error).message;
+            log.warn('sync: a device could not be read', { device: id, error });
+          }
         }
+        if (out.files.length > 0) deps.decoded(out.files, 0);
+      } finally {
+        out.release?.();
       }
-      if (out.files.length > 0) deps.decoded(out.files, 0);
     },
     states: (): DeviceState[] => [...states.values()].map(({ indexStamp: _, walkedAt: __, ...state }) => state),
     /** The device dir of a known device (for status). */

@@ -16,6 +16,7 @@ import { plainChunks } from '../archive/read.js';
 import { type RestoreSource, restoreSession } from '../archive/restore.js';
 import type { ArchiveStore } from '../archive/store.js';
 import type { Logger } from '../log/logger.js';
+import { createWorkerDecoder, type Decoder } from './decode-pool.js';
 import type { DeviceIdentity } from './device.js';
 import { decodedPath, deviceDir } from './layout.js';
 import { createPublisher } from './publisher.js';
@@ -40,6 +41,10 @@ export interface SyncServiceDeps {
   forget(sessionId: string): Promise<void>;
   /** Decoded files for ingest (a few as changed files, many as a backfill), and the bytes still coming after them. */
   ingest(files: readonly DecodedFile[], comingBytes: number): void;
+  /** Holds ingest's backfill open while a large round decodes (Ingestor.holdBackfill). */
+  holdIngest?(): () => void;
+  /** decode-pool.ts: the worker in the daemon (started on first use), inline in tests that want it. */
+  decoder?: Decoder;
   /** Also run each round, after the archive's (memdir-sync.ts). */
   extraRounds?: readonly { name: string; run(otherDevices: readonly string[]): Promise<void> }[];
 }
@@ -48,6 +53,7 @@ export function createSyncService(deps: SyncServiceDeps) {
   const { log } = deps;
   const enabled = deps.syncDir !== '';
   const store = createSyncStore(deps.db);
+  const decoder = deps.decoder ?? createWorkerDecoder();
   const publisher = enabled
     ? createPublisher({ ...deps, store, syncDir: deps.syncDir, device: deps.device, archiveMark: store.archiveMark })
     : null;
@@ -57,6 +63,7 @@ export function createSyncService(deps: SyncServiceDeps) {
         syncDir: deps.syncDir,
         stateDir: deps.stateDir,
         self: deps.device.id,
+        decoder,
         log,
         clock: deps.clock,
         honour: async (tombstone) => {
@@ -83,6 +90,7 @@ export function createSyncService(deps: SyncServiceDeps) {
             });
         },
         decoded: (files, comingBytes) => deps.ingest(files, comingBytes),
+        ...(deps.holdIngest === undefined ? {} : { hold: deps.holdIngest }),
       })
     : null;
   let state: SyncStatus['state'] = enabled ? 'starting' : 'off';
@@ -164,6 +172,7 @@ export function createSyncService(deps: SyncServiceDeps) {
       stopped = true;
       if (timer !== null) clearTimeout(timer);
       await running;
+      await decoder.close();
     },
     status(): SyncStatus {
       const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -13,7 +13,7 @@ function follower(name: string, calls: string[], committed = true): IndexFollowe
 }
 
 describe('followIndex', () => {
-  it('starts the followers on the backfill and feeds them each commit, in order; one without committed is not fed', () => {
+  it('starts the followers on the backfill and feeds them each live commit, in order; one without committed is not fed', () => {
     const calls: string[] = [];
     const events = createDomainBus((error) => {
       throw error;
@@ -23,11 +23,16 @@ describe('followIndex', () => {
       follower('archive', calls),
       follower('usage', calls),
     ]);
+    // A backfill's commits are not fed (the backfill has the cores): its end starts them, or tells them.
     events.publish('transcripts.committed', { sessionIds: ['s'], live: false });
     events.publish('transcripts.backfilled', {});
-    expect(calls).toEqual(['archive.committed', 'usage.committed', 'search.start', 'archive.start', 'usage.start']);
+    expect(calls).toEqual(['search.start', 'archive.start', 'usage.start']);
+    events.publish('transcripts.committed', { sessionIds: ['s'], live: true });
+    events.publish('transcripts.committed', { sessionIds: ['s'], live: false });
+    events.publish('transcripts.committed', { sessionIds: [], live: true });
+    expect(calls.slice(3)).toEqual(['archive.committed', 'usage.committed', 'archive.committed', 'usage.committed']);
     stop();
     events.publish('transcripts.committed', { sessionIds: ['s'], live: true });
-    expect(calls).toHaveLength(5);
+    expect(calls).toHaveLength(7);
   });
 });

@@ -72,4 +72,29 @@ describe('the backfill progress', () => {
     // 200 bytes in the last 10 s, 600 left: 30 s (the rate since the start would say 45 s).
     expect(progress.snapshot(1, true).backfillEtaMs).toBe(30_000);
   });
+
+  it('tells a later backfill drained once it is read and no hold is open, and is backfilling meanwhile', () => {
+    let drained = 0;
+    const progress = createBackfillProgress({
+      log: fakeLogger(),
+      clock: () => 0,
+      onBackfillDone: () => undefined,
+      onDrained: () => (drained += 1),
+    });
+    progress.begin();
+    progress.doneIfEmpty();
+    // Another machine's history, handed over in two batches under a hold.
+    const release = progress.hold();
+    progress.add('/s/a.jsonl', 10);
+    progress.finish('/s/a.jsonl');
+    expect(progress.snapshot(0, true).state).toBe('backfilling');
+    progress.add('/s/b.jsonl', 10);
+    release();
+    expect(drained).toBe(0);
+    progress.finish('/s/b.jsonl');
+    expect(drained).toBe(1);
+    expect(progress.snapshot(0, true).state).toBe('live');
+    release();
+    expect(drained).toBe(1);
+  });
 });
