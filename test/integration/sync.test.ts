@@ -105,6 +105,16 @@ describe.skipIf(rsyncUsable() !== null)('sync across machines over rsync', () =>
       expect(both.output).toBe(sum('output'));
       expect(both.responses).toBe(sum('responses'));
     }
+    // Searchable and exportable here too.
+    await eventually(async () => {
+      const found = await call<{ hits: { sessionId: string }[] }>(laptop, 'search.query', { query: 'make step-2' });
+      return found.hits.some((hit) => hit.sessionId === DESKTOP_SESSION);
+    }, "the laptop's search finds the desktop session");
+    const exported = await call<{ content: string }>(laptop, 'export.session', {
+      sessionId: DESKTOP_SESSION,
+      format: 'md',
+    });
+    expect(exported.content).toContain('make step-2');
     const status = await syncStatus(laptop);
     expect(status.devices).toMatchObject([
       { name: 'desktop', id: deviceId(desktop), gone: false, files: 1, behind: 0 },
