@@ -23,7 +23,7 @@ const pathRejected = (message: string, path: string) =>
   new RpcError(ErrorCode.PathRejected, 'PathRejected', message, { path });
 
 /** Refuses a symlink anywhere between `base` and `path` (the file itself included). */
-async function checkNoSymlink(base: string, path: string): Promise<void> {
+export async function checkNoSymlink(base: string, path: string): Promise<void> {
   let current = base;
   for (const part of relative(base, path).split(sep)) {
     current = join(current, part);

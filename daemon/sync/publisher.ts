@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import { MEMD_VERSION } from '../../shared/version.js';
 import { archivePathOf } from '../archive/layout.js';
+import { checkNoSymlink } from '../archive/restore.js';
 import type { ArchiveRow, ArchiveStore } from '../archive/store.js';
 import { PRIVATE_FILE_MODE, writeFileAtomic } from '../fs/atomic.js';
 import type { Logger } from '../log/logger.js';
@@ -63,36 +64,37 @@ async function ensureOwnDir(dir: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory memd made (a symlink or a file): sync stops`);
 }
 
-async function copyRange(source: string, target: number | string, from: number, to: number, at: number) {
+/** Copies `source`'s bytes [from, to) into `target` at `at`, flushed. */
+async function copyRange(source: string, target: string, from: number, to: number, at: number): Promise<void> {
   const input = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW);
-  const output =
-    typeof target === 'number'
-      ? null
-      : await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
   try {
-    const buffer = Buffer.alloc(Math.min(COPY_CHUNK_BYTES, Math.max(1, to - from)));
-    let position = from;
-    let written = at;
-    while (position < to) {
-      const { bytesRead } = await input.read(buffer, 0, Math.min(buffer.length, to - position), position);
-      if (bytesRead === 0) throw new Error(`${source} is shorter than the archive's book says`);
-      let done = 0;
-      while (done < bytesRead) {
-        const { bytesWritten } = await (output as NonNullable<typeof output>).write(
-          buffer,
-          done,
-          bytesRead - done,
-          written,
-        );
-        done += bytesWritten;
-        written += bytesWritten;
+    const output = await open(
+      target,
+      // Non-blocking: a FIFO put where the copy goes fails at once instead of waiting for a reader.
+      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      PRIVATE_FILE_MODE,
+    );
+    try {
+      const buffer = Buffer.alloc(Math.min(COPY_CHUNK_BYTES, Math.max(1, to - from)));
+      let position = from;
+      let written = at;
+      while (position < to) {
+        const { bytesRead } = await input.read(buffer, 0, Math.min(buffer.length, to - position), position);
+        if (bytesRead === 0) throw new Error(`${source} is shorter than the archive's book says`);
+        let done = 0;
+        while (done < bytesRead) {
+          const { bytesWritten } = await output.write(buffer, done, bytesRead - done, written);
+          done += bytesWritten;
+          written += bytesWritten;
+        }
+        position += bytesRead;
       }
-      position += bytesRead;
+      await output.datasync();
+    } finally {
+      await output.close();
     }
-    await output?.datasync();
   } finally {
     await input.close();
-    await output?.close();
   }
 }
 
@@ -118,6 +120,8 @@ export function createPublisher(deps: PublisherDeps) {
     } finally {
       await sourceFile.close();
     }
+    // Nothing on the way may be a link put into this machine's subtree (it would lead the copy elsewhere).
+    await checkNoSymlink(own, target);
     await mkdir(dirname(target), { recursive: true, mode: SYNC_DIR_MODE });
     const mirrored = await lstat(target).catch(() => null);
     const appendable =
