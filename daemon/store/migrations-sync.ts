@@ -20,7 +20,7 @@ function addUsageDevice(db: Database.Database): void {
       slot           INTEGER NOT NULL,
       project        TEXT NOT NULL,
       model          TEXT NOT NULL,
-      device         TEXT NOT NULL,
+      device         TEXT NOT NULL DEFAULT '',
       responses      INTEGER NOT NULL,
       input          INTEGER NOT NULL,
       output         INTEGER NOT NULL,

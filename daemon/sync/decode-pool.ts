@@ -6,8 +6,15 @@ import { lstat } from 'node:fs/promises';
 import { createWorkerClient, type WorkerReply } from '../workers/client.js';
 import { workerScript } from '../workers/script.js';
 import { type DecodeResult, decodeFile } from './decoder.js';
-import type { DecodedFile } from './reader.js';
 import type { ReceivedRow } from './store.js';
+
+/** A decoded file that grew, as ingest's backfill takes it. */
+export interface DecodedFile {
+  path: string;
+  size: number;
+  ino: string;
+  mtimeMs: number;
+}
 
 export interface DecodeRequest {
   id: number;

@@ -13,10 +13,10 @@ import type { ArchiveStore } from '../archive/store.js';
 import { type IndexFollower, type Ingestor, scanTranscripts } from '../ingest/index.js';
 
 import type { Logger } from '../log/logger.js';
+import type { DecodedFile } from './decode-pool.js';
 import type { DeviceIdentity } from './device.js';
 import { isDeviceId } from './layout.js';
 import { createMemdirSync, type MemdirSync } from './memdir-sync.js';
-import type { DecodedFile } from './reader.js';
 import { createSyncService, type SyncService } from './service.js';
 
 /** At most this many decoded files go to ingest as changed files; more go as a backfill (newest first, grouped). */

@@ -11,7 +11,7 @@ import { lstat, open, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import type { Logger } from '../log/logger.js';
-import type { Decoder } from './decode-pool.js';
+import type { DecodedFile, Decoder } from './decode-pool.js';
 import { type DeviceFile, isSafePart, isSafeRel, parseDeviceFile, parseIndex, type SyncIndex } from './index-file.js';
 import { decodedPath, deviceDir, deviceFile, indexFile, isDeviceId, SYNC_FORMAT, syncedArchiveRoot } from './layout.js';
 import type { SyncStore } from './store.js';
@@ -45,13 +45,6 @@ interface HandOver {
   comingBytes: number;
   /** Releases ingest's hold on its backfill (taken for a large round), once the last batch is handed over. */
   release?: (() => void) | undefined;
-}
-
-export interface DecodedFile {
-  path: string;
-  size: number;
-  ino: string;
-  mtimeMs: number;
 }
 
 export interface ReaderDeps {

@@ -16,11 +16,12 @@ import { plainChunks } from '../archive/read.js';
 import { type RestoreSource, restoreSession } from '../archive/restore.js';
 import type { ArchiveStore } from '../archive/store.js';
 import type { Logger } from '../log/logger.js';
+import type { DecodedFile } from './decode-pool.js';
 import { createWorkerDecoder, type Decoder } from './decode-pool.js';
 import type { DeviceIdentity } from './device.js';
 import { decodedPath, deviceDir } from './layout.js';
 import { createPublisher } from './publisher.js';
-import { createReader, type DecodedFile, splitArchiveRel } from './reader.js';
+import { createReader, splitArchiveRel } from './reader.js';
 import { createSyncStore } from './store.js';
 
 /** A failing round is tried again after this long at most (doubling from the scan interval). */

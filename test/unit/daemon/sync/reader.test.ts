@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../daemon/store/db.js';
-import { createInlineDecoder } from '../../../../daemon/sync/decode-pool.js';
-import { createReader, type DecodedFile } from '../../../../daemon/sync/reader.js';
+import { createInlineDecoder, type DecodedFile } from '../../../../daemon/sync/decode-pool.js';
+import { createReader } from '../../../../daemon/sync/reader.js';
 import { createSyncStore } from '../../../../daemon/sync/store.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 
