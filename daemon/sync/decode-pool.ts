@@ -47,17 +47,19 @@ export function createWorkerDecoder(): Decoder {
   };
 }
 
+/** decoder.ts decodeFile, and the decoded file's identity when it changed: what the worker does for a request. */
+export async function decodeWithIdentity(
+  request: Omit<DecodeRequest, 'id'>,
+): Promise<{ result: DecodeResult; decoded: DecodedFile | null }> {
+  const result = await decodeFile(request.source, request.target, request.known, request.ids, request.budget);
+  const stat = result.changed ? await lstat(request.target).catch(() => null) : null;
+  const decoded =
+    stat?.isFile() === true
+      ? { path: request.target, size: stat.size, ino: String(stat.ino), mtimeMs: stat.mtimeMs }
+      : null;
+  return { result, decoded };
+}
+
 export function createInlineDecoder(): Decoder {
-  return {
-    async decode(request) {
-      const result = await decodeFile(request.source, request.target, request.known, request.ids, request.budget);
-      const stat = result.changed ? await lstat(request.target).catch(() => null) : null;
-      const decoded =
-        stat?.isFile() === true
-          ? { path: request.target, size: stat.size, ino: String(stat.ino), mtimeMs: stat.mtimeMs }
-          : null;
-      return { result, decoded };
-    },
-    close: async () => undefined,
-  };
+  return { decode: decodeWithIdentity, close: async () => undefined };
 }
