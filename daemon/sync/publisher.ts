@@ -49,6 +49,8 @@ export interface PublishResult {
   bytes: number;
   /** Files left for the next round (the budget ran out). */
   behind: number;
+  /** The index was written this round. */
+  wroteIndex: boolean;
 }
 
 const mirroredRel = (row: Pick<ArchiveRow, 'project' | 'session_id' | 'rel'>) =>
@@ -190,7 +192,7 @@ export function createPublisher(deps: PublisherDeps) {
         await writeFileAtomic(deviceFile(syncDir, device.id), `${JSON.stringify(file)}\n`);
         deviceWritten = true;
       }
-      const result: PublishResult = { files: 0, bytes: 0, behind: 0 };
+      const result: PublishResult = { files: 0, bytes: 0, behind: 0, wroteIndex: false };
       const mark = `${deps.archiveMark()}|${store.tombstoneCount()}`;
       // An engine that put an older copy of this machine's index back (a replayed copy) is overwritten.
       if (mark === mirroredMark && indexWritten && (await stampOf(indexFile(syncDir, device.id))) === indexStamp)
@@ -228,6 +230,7 @@ export function createPublisher(deps: PublisherDeps) {
       if (changed || !indexWritten || mark !== mirroredMark) {
         await writeIndex(rows);
         indexWritten = true;
+        result.wroteIndex = true;
         indexStamp = await stampOf(indexFile(syncDir, device.id));
       }
       if (result.behind === 0) mirroredMark = mark;

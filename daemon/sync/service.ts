@@ -111,7 +111,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     try {
       const published = await publisher.publish();
       behind = published.behind;
-      publishedAt = deps.clock();
+      if (published.wroteIndex) publishedAt = deps.clock();
       await reader.scan();
       const others = store
         .devices()
@@ -167,8 +167,6 @@ export function createSyncService(deps: SyncServiceDeps) {
     start() {
       if (enabled) schedule(0);
     },
-    /** A round as soon as the one under way ends (tests, `memctl sync status --now`). */
-    kick: () => runNow(),
     async stop() {
       stopped = true;
       if (timer !== null) clearTimeout(timer);
