@@ -1,11 +1,13 @@
 // `npm run bench -- sync [--size 600M]`: a second machine's archive arriving at once (issue 35). A
-// first memd (the "laptop") backfills the scale corpus, archives it and mirrors the archive into its
-// subtree of a sync folder; its backfill rate is the local rate. Then a second memd (the "desktop"),
-// idle with a sync folder of its own, receives the laptop's whole subtree at once (moved into its
-// sync folder, as an engine's finished copy lands) and decodes and indexes it: its rate against the
-// local one, and daemon.status's p99 and worst from a parallel client meanwhile.
+// first memd (the "laptop") backfills the scale corpus twice from a fresh state (the faster is the
+// local rate: this machine's speed drifts by half between minutes), then archives it and mirrors
+// the archive into its subtree of a sync folder. Then a second memd (the "desktop"), idle with a
+// sync folder of its own, receives the laptop's whole subtree at once (moved into its sync folder,
+// as an engine's finished copy lands) and decodes and indexes it: its rate against the local one,
+// and daemon.status's p99 and worst from a parallel client meanwhile. The desktop looks at its
+// folder every SCAN_MS (the default is 5 s: what it adds is the wait, not the rate).
 
-import { cpSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmt, makeSandbox, ROOT } from './lib.js';
 import { caughtUp, startDaemon, startProbe, until } from './scale.js';
@@ -18,6 +20,10 @@ const TARGETS = { statusP99Ms: 100, rateShare: 0.5 };
 /** Decoding and indexing 600 MB takes seconds; a bound for a stuck run. */
 const RECEIVE_DEADLINE_MS = 600_000;
 const pass = (ok) => (ok ? 'PASS' : 'FAIL');
+/** The desktop's look at its folder: often, so that the figure is the decode and index rate. */
+const SCAN_MS = 250;
+/** Local backfills measured; the fastest counts. */
+const LOCAL_RUNS = 2;
 
 function machine(name) {
   const sandbox = makeSandbox();
@@ -28,7 +34,7 @@ function machine(name) {
     ...sandbox.env,
     MEMD_SYNC_DIR: syncDir,
     MEMD_SYNC_DEVICE_NAME: name,
-    MEMD_SYNC_SCAN_MS: '1000',
+    MEMD_SYNC_SCAN_MS: String(SCAN_MS),
     MEMD_BACKFILL_EXTRACTIONS: '0',
   };
   return { sandbox, syncDir, env };
@@ -52,10 +58,20 @@ export async function benchSync(options = {}) {
     );
     console.log(`sync: ${fmt(corpus.bytes / MB)} MB, ${corpus.sessions} sessions, ${corpus.files.length} files`);
 
+    const localRuns = [];
+    for (let run = 1; run < LOCAL_RUNS; run++) {
+      const trial = await startDaemon(createClient, { ...laptop.env, MEMD_SYNC_DIR: '' });
+      await caughtUp(trial.client, corpus.bytes);
+      localRuns.push((await trial.client.daemonStatus()).ingest.progress.backfillMs);
+      trial.client.close();
+      await trial.daemon.stop();
+      rmSync(laptop.env.XDG_STATE_HOME, { recursive: true, force: true });
+    }
     const origin = await startDaemon(createClient, laptop.env);
     running.push(origin);
     await caughtUp(origin.client, corpus.bytes);
-    const localMs = (await origin.client.daemonStatus()).ingest.progress.backfillMs;
+    localRuns.push((await origin.client.daemonStatus()).ingest.progress.backfillMs);
+    const localMs = Math.min(...localRuns);
     const localRate = corpus.bytes / MB / (localMs / 1000);
     await until(
       async () => {
@@ -73,7 +89,7 @@ export async function benchSync(options = {}) {
     );
     const shared = (await origin.client.syncStatus({})).self;
     report(
-      `laptop: backfill ${fmt(localMs / 1000, 2)} s (${fmt(localRate)} MB/s, the local rate); mirrored ${shared.files} archive files, ${fmt(shared.bytes / MB)} MB gzipped`,
+      `laptop: backfill ${localRuns.map((ms) => fmt(ms / 1000, 2)).join(', ')} s (${fmt(localRate)} MB/s at the fastest: the local rate); mirrored ${shared.files} archive files, ${fmt(shared.bytes / MB)} MB gzipped`,
     );
     origin.client.close();
     await origin.daemon.stop();

@@ -28,6 +28,8 @@ const MAX_WALK_FILES = 500_000;
 const FILE_TURN_BYTES = 64 * 1024 * 1024;
 /** Decoded files handed to ingest at once: a first sync of a whole archive goes as a backfill, in batches. */
 const HAND_OVER_FILES = 64;
+/** …or once they hold this much: ingest starts on a large history while the rest decodes, and is not left a long tail. */
+const HAND_OVER_BYTES = 24 * 1024 * 1024;
 /**
  * Files decoded at once: inflating runs in libuv's pool, so a second file's member inflates while
  * the first's is checked and written (and ingest, on both cores, takes the rest of the time).
@@ -158,7 +160,11 @@ export function createReader(deps: ReaderDeps) {
         store.putReceived(result.row);
         more = result.more;
         if (decoded !== null) out.files.push(decoded);
-        if (out.files.length >= HAND_OVER_FILES) deps.decoded(out.files.splice(0), Math.max(0, out.comingBytes));
+        if (
+          out.files.length >= HAND_OVER_FILES ||
+          out.files.reduce((sum, file) => sum + file.size, 0) >= HAND_OVER_BYTES
+        )
+          deps.decoded(out.files.splice(0), Math.max(0, out.comingBytes));
       }
     };
     const lane = async () => {
