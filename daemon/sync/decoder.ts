@@ -76,8 +76,8 @@ export async function decodeFile(
     const seen = { seen_size: stat.size, seen_mtime_ms: Math.trunc(stat.mtimeMs) };
     if (!stat.isFile())
       return { row: { ...base, ...seen, problem: 'not a regular file' }, changed: false, more: false, consumed: 0 };
-    // A file that failed is looked at again only once it changes.
-    if (base.problem !== null && base.seen_size === seen.seen_size && base.seen_mtime_ms === seen.seen_mtime_ms)
+    // A file that failed, or whose last member was torn, is looked at again only once it changes.
+    if (base.seen_size === seen.seen_size && base.seen_mtime_ms === seen.seen_mtime_ms && base.seen_size > 0)
       return { row: base, changed: false, more: false, consumed: 0 };
     // An older copy, or one still arriving (or one started anew, not past what was decoded yet): what was decoded stays.
     if (stat.size <= base.archive_bytes) return { row: { ...base, ...seen }, changed: false, more: false, consumed: 0 };
@@ -139,11 +139,7 @@ async function decodeInto(
     }
     if (decodedSize !== next.source_bytes) await output.truncate(next.source_bytes);
     let window = WINDOW_BYTES;
-    while (next.archive_bytes < size) {
-      if (consumed >= budget) {
-        more = true;
-        break;
-      }
+    while (next.archive_bytes < size && !more) {
       const bytes = await readAt(input, next.archive_bytes, Math.min(window, size - next.archive_bytes));
       let offset = 0;
       let stop = false;
@@ -158,6 +154,11 @@ async function decodeInto(
         await writeAll(output, member.data, next.source_bytes);
         next.source_bytes += member.data.length;
         offset += member.length;
+        // The budget is counted in whole members: the next call goes on from here.
+        if (consumed + offset >= budget && next.archive_bytes + offset < size) {
+          more = true;
+          break;
+        }
       }
       next.archive_bytes += offset;
       consumed += offset;
@@ -178,6 +179,8 @@ async function decodeInto(
     next.head_len = Math.min(next.archive_bytes, HEAD_BYTES);
     next.head_hash = await headHash(input, next.head_len);
   }
+  // Stopped for the budget: not looked at whole, so the next call goes on though the file is unchanged.
+  if (more) next.seen_size = 0;
   return { row: next, changed: consumed > 0, more, consumed };
 }
 

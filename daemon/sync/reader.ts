@@ -114,7 +114,6 @@ export function splitArchiveRel(rel: string): { project: string; sessionId: stri
   const [project, sessionId] = parts as [string, string];
   const source = parts.slice(2).join(sep).slice(0, -'.gz'.length);
   if (!isSafePart(project) || !isSafePart(sessionId) || !isSafeRel(source)) return null;
-  // The session's files live at its folder or are named for it (`<sessionId>.jsonl`, `agent-*.jsonl`).
   return { project, sessionId, source };
 }
 

@@ -129,4 +129,24 @@ describe('decodeFile', () => {
     expect(readFileSync(target, 'utf8')).toBe(lines(0, 10));
     expect((await decode(source, target, bad.row)).changed).toBe(false);
   });
+
+  it('goes on after a budget stop, and does not inflate a torn tail again until the file changes', async () => {
+    const { source, target } = place();
+    const members = [gzipSync(lines(0, 30)), gzipSync(lines(30, 30)), gzipSync(lines(60, 30))];
+    writeFileSync(source, Buffer.concat(members));
+    let row: ReceivedRow | undefined;
+    let calls = 0;
+    for (let more = true; more; calls++) {
+      const step = await decodeFile(source, target, row, IDS, 1);
+      row = step.row;
+      more = step.more;
+    }
+    expect(calls).toBe(3);
+    expect(readFileSync(target, 'utf8')).toBe(lines(0, 90));
+    const torn = gzipSync(lines(90, 5));
+    writeFileSync(source, Buffer.concat([...members, torn.subarray(0, 10)]));
+    const waiting = await decode(source, target, row);
+    expect(waiting.consumed).toBe(0);
+    expect((await decode(source, target, waiting.row)).row).toEqual(waiting.row);
+  });
 });
