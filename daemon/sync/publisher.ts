@@ -8,7 +8,7 @@
  * this machine has not written (others still meet files ahead of or behind it, and cope).
  */
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { tombstoneKey } from '../../shared/sync/tombstone.js';
 import { MEMD_VERSION } from '../../shared/version.js';
@@ -186,6 +186,10 @@ export function createPublisher(deps: PublisherDeps) {
   return {
     /** One round: mirror what the archive holds beyond what is mirrored, drop what it no longer holds, write the index. */
     async publish(): Promise<PublishResult> {
+      // The folder is the user's (an engine's, a mount): memd makes its own subtree in it, never the folder itself.
+      const folder = await stat(syncDir).catch(() => null);
+      if (folder === null || !folder.isDirectory())
+        throw new Error(`the sync folder ${syncDir} does not exist or is not a directory (memd does not make it)`);
       await ensureOwnDir(own);
       if (!deviceWritten) {
         const file = { format: SYNC_FORMAT, id: device.id, name: device.name, version: MEMD_VERSION };

@@ -206,4 +206,16 @@ describe.skipIf(rsyncUsable() !== null)('sync across machines over rsync', () =>
     await rounds(desktop);
     expect(await holds(desktop, LAPTOP_SESSION)).toBeUndefined();
   });
+
+  it('stops while the sync folder is missing (never making it) and goes on once it is back', async () => {
+    const laptop = makeMachine('laptop');
+    machines.push(laptop);
+    rmSync(laptop.syncDir, { recursive: true });
+    await start(laptop);
+    await eventually(async () => (await syncStatus(laptop)).state === 'failing', 'sync says it fails');
+    expect((await syncStatus(laptop)).reason).toMatch(/does not exist/);
+    expect(existsSync(laptop.syncDir)).toBe(false);
+    mkdirSync(laptop.syncDir, { mode: 0o700 });
+    await eventually(async () => (await syncStatus(laptop)).state === 'idle', 'sync goes on', 30_000);
+  });
 });
