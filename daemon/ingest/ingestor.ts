@@ -27,7 +27,9 @@ import {
   DEFAULT_MAX_LINE_BYTES,
   type Tailer,
 } from './tailer.js';
-import type { CommitEvent, CommitObserver, FoundFile, PassResult, TailerCounters } from './types.js';
+import type { CommitEvent, CommitObserver, Ingestor, PassResult, TailerCounters } from './types.js';
+
+export type { Ingestor } from './types.js';
 
 /**
  * Passes run at once, sharing one parse worker: while the main thread commits one file's rows,
@@ -69,33 +71,6 @@ export interface IngestorDeps {
   lanes?: number;
   /** A parser made by createIngestParser beforehand (its worker boots meanwhile); the ingestor owns it. */
   parser?: LineParser;
-}
-
-export interface Ingestor {
-  /** A file changed (or appeared, or went): read it soon. Non-transcript paths are ignored. */
-  touch(path: string): void;
-  /** The files found at start (and those indexed but no longer found), read newest first. */
-  /**
-   * `comingBytes`: never-read bytes this backfill is the first part of (sync hands another
-   * machine's history over in batches as it decodes it), for the choice of deferring search texts.
-   */
-  backfill(files: readonly FoundFile[], missing: readonly string[], comingBytes?: number): void;
-  /** progress.ts BackfillProgress.hold: a later backfill stays open (followers wait) until released. */
-  holdBackfill(): () => void;
-  /** Inode and size up to which a file was last read to its end, if it was. */
-  lastRead(path: string): { ino: string; size: number } | undefined;
-  /** Queued or being read now. */
-  isPending(path: string): boolean;
-  /** Failed (or the store fails), and read again on the backoff: the watcher need not re-check it. */
-  isFailing(path: string): boolean;
-  /** What the watcher reports of itself, for status. */
-  setWatcher(watcher: Omit<WatcherStatus, 'since'>): void;
-  progress(): IngestProgress;
-  status(): IngestStatus;
-  /** Resolves once nothing is queued or being read. */
-  idle(): Promise<void>;
-  /** Ends the running pass at its next chunk (what it read is committed) and reads nothing more. */
-  stop(): Promise<void>;
 }
 
 /** The parser an ingestor with these settings uses; made early, its worker boots while the daemon starts. */

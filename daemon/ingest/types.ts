@@ -3,9 +3,11 @@
  * came to (the parser, in the worker or inline), what a pass found and reported (the tailer, the
  * group pass, the backoff, the ingestor), what a commit tells its observer, and a file as the
  * scan and the watcher find it. Types only, so that a file low in ingest (the parser, the backoff,
- * the file identity) names them without importing the files that use it.
+ * the file identity) names them without importing the files that use it; and the ingestor as the
+ * daemon's parts see it.
  */
 import type { BadLineReason, BadValueReason } from '../../shared/protocol/events.js';
+import type { IngestProgress, IngestStatus, WatcherStatus } from '../../shared/protocol/ingest.js';
 import type { TranscriptFile } from '../../shared/transcript/layout.js';
 import type { IndexedEntry } from '../../shared/transcript/types.js';
 import type { EntryParam } from '../store/entry-row.js';
@@ -111,4 +113,32 @@ export interface CommitObserver {
   }): void;
   /** A file of the session was marked gone, in the transaction that marks it (its row as it was before). */
   gone(sessionId: string, file: FileRow): void;
+}
+
+/** What the daemon's parts ask of ingest (ingestor.ts createIngestor). */
+export interface Ingestor {
+  /** A file changed (or appeared, or went): read it soon. Non-transcript paths are ignored. */
+  touch(path: string): void;
+  /**
+   * The files found at start (and those indexed but no longer found), read newest first.
+   * `comingBytes`: never-read bytes this backfill is the first part of (sync hands another
+   * machine's history over in batches as it decodes it), for the choice of deferring search texts.
+   */
+  backfill(files: readonly FoundFile[], missing: readonly string[], comingBytes?: number): void;
+  /** progress.ts BackfillProgress.hold: a later backfill stays open (followers wait) until released. */
+  holdBackfill(): () => void;
+  /** Inode and size up to which a file was last read to its end, if it was. */
+  lastRead(path: string): { ino: string; size: number } | undefined;
+  /** Queued or being read now. */
+  isPending(path: string): boolean;
+  /** Failed (or the store fails), and read again on the backoff: the watcher need not re-check it. */
+  isFailing(path: string): boolean;
+  /** What the watcher reports of itself, for status. */
+  setWatcher(watcher: Omit<WatcherStatus, 'since'>): void;
+  progress(): IngestProgress;
+  status(): IngestStatus;
+  /** Resolves once nothing is queued or being read. */
+  idle(): Promise<void>;
+  /** Ends the running pass at its next chunk (what it read is committed) and reads nothing more. */
+  stop(): Promise<void>;
 }

@@ -24,15 +24,9 @@ import type {
   SessionStartResult,
 } from './handoff.js';
 import type { HistoryListResult } from './history.js';
-import type {
-  MemdirConflictsResult,
-  MemdirDeleteResult,
-  MemdirListResult,
-  MemdirReadResult,
-  MemdirResolveResult,
-  MemdirWriteResult,
-} from './memdir.js';
 import type { MemoryLockResult, MemorySummaryResult } from './memory.js';
+import { type MethodDescriptor, method, projectParam } from './method.js';
+import { MEMDIR_METHODS } from './methods-memdir.js';
 import { MAX_RECALL_DEADLINE_MS, type RecallResult } from './recall.js';
 import {
   effortParamsSchema,
@@ -41,7 +35,7 @@ import {
   type SessionsReportResult,
 } from './reports.js';
 import type { RewindListResult, RewindRestoreResult, RewindUndoResult } from './rewind.js';
-import { arrayOf, bool, int, nullable, object, oneOf, optional, type Schema, str, union } from './schema.js';
+import { arrayOf, bool, int, object, oneOf, optional, str, union } from './schema.js';
 import {
   MAX_CONTEXT_BLOCK_CHARS,
   MIN_CONTEXT_BLOCK_CHARS,
@@ -54,28 +48,14 @@ import type { SyncStatus } from './sync.js';
 import { USAGE_GROUPINGS, type UsageReportResult } from './usage.js';
 import { MAX_STATED_WINDOW, MIN_STATED_WINDOW } from './window.js';
 
-export interface MethodDescriptor<P, R> {
-  readonly name: string;
-  readonly params: Schema<P>;
-  /** Phantom field: never set, only carries the result type to the client. */
-  readonly result?: R;
-}
-
-function method<R>() {
-  return <P>(name: string, params: Schema<P>): MethodDescriptor<P, R> => ({ name, params });
-}
+export type { MethodDescriptor } from './method.js';
 
 /** Results of methods whose feature lands in a later issue; the daemon answers MethodNotFound until then. */
 export type PendingResult = Record<string, unknown>;
 
 const sessionId = str({ minLength: 1, maxLength: 200 });
 const nothing = object({});
-const scope = optional(oneOf('private', 'team'));
-const memoryType = oneOf('user', 'feedback', 'project', 'reference');
-/** A project folder name (`-home-user-src-app`) or the project's absolute cwd. */
-const project = str({ minLength: 1, maxLength: 4_096 });
-/** Checked for safety by the daemon (PathRejected names the reason), not here. */
-const memoryName = str({ minLength: 1, maxLength: 4_096 });
+const project = projectParam;
 const topics = arrayOf(oneOf(...EVENT_TOPICS), { minItems: 1, maxItems: EVENT_TOPICS.length });
 
 export const Methods = {
@@ -169,38 +149,7 @@ export const Methods = {
   memoryPause: method<{ paused: boolean }>()('memory.pause', nothing),
   memoryResume: method<{ paused: boolean }>()('memory.resume', nothing),
 
-  memdirList: method<MemdirListResult>()('memdir.list', object({ project, scope })),
-  memdirRead: method<MemdirReadResult>()('memdir.read', object({ project, scope, name: memoryName })),
-  memdirWrite: method<MemdirWriteResult>()(
-    'memdir.write',
-    object({
-      project,
-      scope,
-      name: memoryName,
-      type: memoryType,
-      description: optional(str({ maxLength: 1_000 })),
-      content: str(),
-      // The etag the caller last read; null: the memory must not exist yet. A mismatch is Conflict.
-      ifMatch: optional(nullable(str({ minLength: 1 }))),
-    }),
-  ),
-  memdirDelete: method<MemdirDeleteResult>()(
-    'memdir.delete',
-    object({ project, scope, name: memoryName, ifMatch: optional(str({ minLength: 1 })) }),
-  ),
-  // Issue 35 (additions): memories changed on two machines from one version, and choosing one.
-  memdirConflicts: method<MemdirConflictsResult>()('memdir.conflicts', object({ project: optional(project) })),
-  memdirResolve: method<MemdirResolveResult>()(
-    'memdir.resolve',
-    object({
-      project,
-      scope,
-      name: memoryName,
-      keep: oneOf('local', 'theirs'),
-      // The other machine's device id: needed only when the memory conflicts with several.
-      device: optional(str({ minLength: 1, maxLength: 64 })),
-    }),
-  ),
+  ...MEMDIR_METHODS,
 
   historyList: method<HistoryListResult>()(
     'history.list',

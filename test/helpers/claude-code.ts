@@ -3,7 +3,7 @@
  * dialogs answered in its global config, and an environment that points it at the scripted API
  * and nowhere else.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -57,4 +57,31 @@ export function claudeCodeSuiteTitle(suite: string, needsTmux: boolean): string 
 /** The command line that runs Claude Code: the native executable, or its cli.js under this node. */
 export function claudeCommand(args: string[]): string[] {
   return /\.[cm]?js$/.test(CLAUDE_BIN) ? [process.execPath, CLAUDE_BIN, ...args] : [CLAUDE_BIN, ...args];
+}
+
+export interface ClaudeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs Claude Code in `cwd` to its end, killed past `deadlineMs`; its exit code and output. */
+export function runClaudeCode(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; deadlineMs: number },
+): Promise<ClaudeRun> {
+  const [command, ...rest] = claudeCommand(args) as [string, ...string[]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, rest, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.deadlineMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -5,8 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { openStore, type Store } from '../../daemon/store/db.js';
 import { createMemdirSync, type MemdirSync } from '../../daemon/sync/memdir-sync.js';
 import { serializeMemory } from '../../shared/memdir/frontmatter.js';
@@ -129,3 +131,36 @@ export function carryAll(...machines: Machine[]): void {
 
 export const manifestPath = (holder: Machine, of: Machine): string =>
   join(holder.syncDir, of.id, 'memdir', 'manifest.json');
+
+/**
+ * A temp root per test for machines made in it: `start` makes (and tracks) machines by name,
+ * `track` one made with options; all are closed and the root removed after the test.
+ */
+export function machinesPerTest(prefix: string): {
+  root(): string;
+  start(...names: string[]): Machine[];
+  track(made: Machine): Machine;
+  /** No longer closed after the test (the test closed or replaced it). */
+  untrack(made: Machine): void;
+} {
+  let root = '';
+  let machines: Machine[] = [];
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), prefix));
+    machines = [];
+  });
+  afterEach(() => {
+    for (const open of machines) open.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const track = (made: Machine) => {
+    machines.push(made);
+    return made;
+  };
+  return {
+    root: () => root,
+    start: (...names) => names.map((name) => track(machine(root, name))),
+    track,
+    untrack: (made) => void machines.splice(machines.indexOf(made), 1),
+  };
+}

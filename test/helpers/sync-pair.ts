@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncStatus } from '../../shared/protocol/sync.js';
 import { createClient } from './client.js';
+import { TranscriptWriter } from './real-shapes.js';
 import { type DaemonProcess, eventually, makeSandbox, type Sandbox, startDaemon } from './sandbox.js';
 
 export const RSYNC = '/usr/bin/rsync';
@@ -108,4 +109,18 @@ export async function rounds(machine: Machine, count = 2): Promise<void> {
     );
     after = ended;
   }
+}
+
+/** The project the sync tests' sessions run in (the same path on every machine). */
+export const SYNC_CWD = '/home/u/src/shop';
+
+const roundUsage = (n: number) => ({ input: 10 + n, cacheWrite: 500 + n, cacheRead: 8_000 + 100 * n, output: 120 + n });
+
+/** A session of `rounds` tool rounds (`make step-N`), each response's usage its own. */
+export function syncSession(sessionId: string, rounds: number, startIso: string): TranscriptWriter {
+  const writer = new TranscriptWriter({ sessionId, cwd: SYNC_CWD, version: '2.1.197', startMs: Date.parse(startIso) });
+  writer.prompt(`Work on ${sessionId.slice(0, 4)}`);
+  for (let n = 0; n < rounds; n++)
+    writer.toolRound('Bash', { command: `make step-${n}` }, `step ${n} done`, roundUsage(n));
+  return writer;
 }

@@ -12,12 +12,11 @@
  *   unshare -n sh -c 'ip link set lo up && MEMD_CLAUDE_BIN=/opt/claude-code/node_modules/.bin/claude \
  *     npx vitest run test/integration/claude-code-mcp.test.ts'
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../shared/transcript/tokens.js';
-import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
+import { answerFirstRun, type ClaudeRun, claudeCodeEnv, runClaudeCode } from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
 import { manifest } from '../helpers/fixtures.js';
 import { copyFixtureProjects } from '../helpers/ingest.js';
@@ -101,22 +100,8 @@ async function setUp(): Promise<World> {
   return { sandbox, api, cwd, claudeDir, env };
 }
 
-function runClaude(world: World, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const command = /\.[cm]?js$/.test(CLAUDE_BIN) ? [process.execPath, CLAUDE_BIN, ...args] : [CLAUDE_BIN, ...args];
-  const [bin, ...rest] = command as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, rest, { cwd: world.cwd, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLAUDE_DEADLINE_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runClaude(world: World, args: string[]): Promise<ClaudeRun> {
+  return runClaudeCode(args, { cwd: world.cwd, env: world.env, deadlineMs: CLAUDE_DEADLINE_MS });
 }
 
 interface ToolResultBlock {

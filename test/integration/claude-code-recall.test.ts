@@ -10,16 +10,16 @@
  *   unshare -n sh -c 'ip link set lo up && MEMD_CLAUDE_BIN=/opt/claude-code/node_modules/.bin/claude \
  *     npx vitest run test/integration/claude-code-recall.test.ts'
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   answerFirstRun,
+  type ClaudeRun,
   claudeCodeEnv,
   claudeCodeRuns,
   claudeCodeSuiteTitle,
-  claudeCommand,
+  runClaudeCode,
 } from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
 import { growingUsage, mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
@@ -38,24 +38,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function runClaude(
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stderr: string }> {
-  const [command, ...rest] = claudeCommand(args) as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, rest, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stdout.resume();
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLAUDE_DEADLINE_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
+function runClaude(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<ClaudeRun> {
+  return runClaudeCode(args, { cwd, env, deadlineMs: CLAUDE_DEADLINE_MS });
 }
 
 describe.skipIf(!claudeCodeRuns(false))(TITLE, () => {

@@ -5,7 +5,6 @@
  * once. Optional (MEMD_CLAUDE_BIN, in a network namespace with loopback only), as the other
  * Claude Code tests.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,10 +12,11 @@ import type { SessionList } from '../../shared/protocol/sessions.js';
 import type { UsageReportResult } from '../../shared/protocol/usage.js';
 import {
   answerFirstRun,
+  type ClaudeRun,
   claudeCodeEnv,
   claudeCodeRuns,
   claudeCodeSuiteTitle,
-  claudeCommand,
+  runClaudeCode,
 } from '../helpers/claude-code.js';
 import { eventually, runMemctl } from '../helpers/sandbox.js';
 import { type StreamingMessagesApi, startStreamingMessagesApi } from '../helpers/streaming-messages-api.js';
@@ -63,21 +63,8 @@ function place(name: string, api: StreamingMessagesApi): Place {
   return { machine, cwd, projects, env: claudeCodeEnv(machine.sandbox.env, api.url, API_KEY) };
 }
 
-function runClaude(at: Place, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [command, ...rest] = claudeCommand(args) as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, rest, { cwd: at.cwd, env: at.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLAUDE_DEADLINE_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runClaude(at: Place, args: string[]): Promise<ClaudeRun> {
+  return runClaudeCode(args, { cwd: at.cwd, env: at.env, deadlineMs: CLAUDE_DEADLINE_MS });
 }
 
 const folderOf = (cwd: string) => cwd.replaceAll(/[^a-zA-Z0-9]/g, '-');

@@ -12,14 +12,14 @@
  *
  * The interactive test needs tmux on the PATH, and is skipped without it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../client/index.js';
 import { TURN_OWNER } from '../../client/memctl/quick/turn.js';
 import type { SessionSummary } from '../../shared/protocol/sessions.js';
-import { answerFirstRun, claudeCodeEnv } from '../helpers/claude-code.js';
+import { answerFirstRun, type ClaudeRun, claudeCodeEnv, claudeCommand, runClaudeCode } from '../helpers/claude-code.js';
 import { createClient } from '../helpers/client.js';
 import {
   type DaemonProcess,
@@ -106,32 +106,8 @@ async function setUp(options: { statusLine: boolean; duringTurn?: (client: Clien
   return { sandbox, daemon, client, api, cwd, claudeDir, env };
 }
 
-/** The command line that runs Claude Code: the native executable, or its cli.js under this node. */
-function claudeCommand(args: string[]): string[] {
-  return /\.[cm]?js$/.test(CLAUDE_BIN) ? [process.execPath, CLAUDE_BIN, ...args] : [CLAUDE_BIN, ...args];
-}
-
-interface ClaudeRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function runClaude(world: World, args: string[]): Promise<ClaudeRun> {
-  const [command, ...rest] = claudeCommand(args) as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, rest, { cwd: world.cwd, env: world.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLAUDE_DEADLINE_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runClaudeCode(args, { cwd: world.cwd, env: world.env, deadlineMs: CLAUDE_DEADLINE_MS });
 }
 
 /** The daemon's JSON log lines with this message. */

@@ -7,34 +7,29 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionList } from '../../shared/protocol/sessions.js';
 import type { UsageReportResult } from '../../shared/protocol/usage.js';
-import { mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
+import { mainPath, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, runMemctl } from '../helpers/sandbox.js';
-import { call, type Machine, makeMachine, start, stop, syncStatus } from '../helpers/sync-pair.js';
+import {
+  call,
+  type Machine,
+  makeMachine,
+  SYNC_CWD,
+  start,
+  stop,
+  syncSession,
+  syncStatus,
+} from '../helpers/sync-pair.js';
 import { type SyncthingPair, startSyncthingPair, syncthingUsable } from '../helpers/syncthing.js';
 
 const unusable = await syncthingUsable();
 if (unusable !== null) process.stderr.write(`sync-syncthing.test.ts: skipped, ${unusable}\n`);
 
-const CWD = '/home/u/src/shop';
 const LAPTOP_SESSION = '5a1e0000-3333-4e5f-8a9b-0c1d2e3f4a5b';
 const DESKTOP_SESSION = 'de5c0000-4444-4e5f-8a9b-0c1d2e3f4a5b';
 /** Syncthing's watcher waits a second, then scans, exchanges indexes and pulls; memd looks every 100 ms. */
 const CROSSING_MS = 30_000;
 /** memd's temp files (atomic writes, decodes) and Syncthing's own stay home. */
 const IGNORE = ['(?d).*'];
-
-function session(sessionId: string, rounds: number, startIso: string): TranscriptWriter {
-  const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.197', startMs: Date.parse(startIso) });
-  writer.prompt('Ship it');
-  for (let n = 0; n < rounds; n++)
-    writer.toolRound('Bash', { command: `make ${n}` }, 'ok', {
-      input: 3 + n,
-      cacheWrite: 50,
-      cacheRead: 900,
-      output: 40 + n,
-    });
-  return writer;
-}
 
 const listed = async (machine: Machine) =>
   (await call<SessionList>(machine, 'sessions.list', { all: true })).sessions.map((row) => row.sessionId).sort();
@@ -55,12 +50,12 @@ describe.skipIf(unusable !== null)(`sync over Syncthing${unusable === null ? '' 
     const desktop = makeMachine('desktop');
     machines.push(laptop, desktop);
     writeTranscript(
-      mainPath(laptop.sandbox.projectsDir, CWD, LAPTOP_SESSION),
-      session(LAPTOP_SESSION, 3, '2026-04-01T10:00:00Z'),
+      mainPath(laptop.sandbox.projectsDir, SYNC_CWD, LAPTOP_SESSION),
+      syncSession(LAPTOP_SESSION, 3, '2026-04-01T10:00:00Z'),
     );
     writeTranscript(
-      mainPath(desktop.sandbox.projectsDir, CWD, DESKTOP_SESSION),
-      session(DESKTOP_SESSION, 2, '2026-04-02T10:00:00Z'),
+      mainPath(desktop.sandbox.projectsDir, SYNC_CWD, DESKTOP_SESSION),
+      syncSession(DESKTOP_SESSION, 2, '2026-04-02T10:00:00Z'),
     );
     pair = await startSyncthingPair({ dirA: laptop.syncDir, dirB: desktop.syncDir, ignore: IGNORE });
     await Promise.all([start(laptop), start(desktop)]);

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionList } from '../../shared/protocol/sessions.js';
 import type { UsageReportResult } from '../../shared/protocol/usage.js';
-import { mainPath, TranscriptWriter, writeTranscript } from '../helpers/real-shapes.js';
+import { mainPath, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, runMemctl } from '../helpers/sandbox.js';
 import {
   call,
@@ -21,23 +21,15 @@ import {
   mirroredFiles,
   rounds,
   rsyncUsable,
+  SYNC_CWD,
   start,
   stop,
+  syncSession,
   syncStatus,
 } from '../helpers/sync-pair.js';
 
 const LAPTOP_SESSION = '5a1e0000-1111-4e5f-8a9b-0c1d2e3f4a5b';
 const DESKTOP_SESSION = 'de5c0000-2222-4e5f-8a9b-0c1d2e3f4a5b';
-const CWD = '/home/u/src/shop';
-
-const usage = (n: number) => ({ input: 10 + n, cacheWrite: 500 + n, cacheRead: 8_000 + 100 * n, output: 120 + n });
-
-function session(sessionId: string, rounds: number, startIso: string): TranscriptWriter {
-  const writer = new TranscriptWriter({ sessionId, cwd: CWD, version: '2.1.197', startMs: Date.parse(startIso) });
-  writer.prompt(`Work on ${sessionId.slice(0, 4)}`);
-  for (let n = 0; n < rounds; n++) writer.toolRound('Bash', { command: `make step-${n}` }, `step ${n} done`, usage(n));
-  return writer;
-}
 
 const listAll = (machine: Machine) => call<SessionList>(machine, 'sessions.list', { all: true, limit: 100 });
 const totals = async (machine: Machine) =>
@@ -53,12 +45,12 @@ async function pair(): Promise<[Machine, Machine]> {
   const desktop = makeMachine('desktop');
   machines.push(laptop, desktop);
   writeTranscript(
-    mainPath(laptop.sandbox.projectsDir, CWD, LAPTOP_SESSION),
-    session(LAPTOP_SESSION, 4, '2026-03-02T09:00:00Z'),
+    mainPath(laptop.sandbox.projectsDir, SYNC_CWD, LAPTOP_SESSION),
+    syncSession(LAPTOP_SESSION, 4, '2026-03-02T09:00:00Z'),
   );
   writeTranscript(
-    mainPath(desktop.sandbox.projectsDir, CWD, DESKTOP_SESSION),
-    session(DESKTOP_SESSION, 3, '2026-03-03T09:00:00Z'),
+    mainPath(desktop.sandbox.projectsDir, SYNC_CWD, DESKTOP_SESSION),
+    syncSession(DESKTOP_SESSION, 3, '2026-03-03T09:00:00Z'),
   );
   await Promise.all([start(laptop), start(desktop)]);
   // Each mirrors its archive (made after its backfill) into its own subtree first.
@@ -126,12 +118,12 @@ describe.skipIf(rsyncUsable() !== null)('sync across machines over rsync', () =>
     expect(table.stdout).toMatch(/de5c0000 +desktop/);
 
     // Restored here byte for byte, then resumed here: the desktop counts the new responses once, the old ones once.
-    const original = readFileSync(mainPath(desktop.sandbox.projectsDir, CWD, DESKTOP_SESSION));
+    const original = readFileSync(mainPath(desktop.sandbox.projectsDir, SYNC_CWD, DESKTOP_SESSION));
     const restored = await runMemctl(laptop.sandbox, ['archive', 'restore', DESKTOP_SESSION]);
     expect(restored.code, restored.stderr).toBe(0);
-    const here = mainPath(laptop.sandbox.projectsDir, CWD, DESKTOP_SESSION);
+    const here = mainPath(laptop.sandbox.projectsDir, SYNC_CWD, DESKTOP_SESSION);
     expect(readFileSync(here).equals(original)).toBe(true);
-    const resumed = session(DESKTOP_SESSION, 5, '2026-03-03T09:00:00Z');
+    const resumed = syncSession(DESKTOP_SESSION, 5, '2026-03-03T09:00:00Z');
     appendFileSync(
       here,
       resumed.lines

@@ -7,39 +7,28 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../../../daemon/store/db.js';
 import { createMemdirSync } from '../../../../daemon/sync/memdir-sync.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
-import { carry, type Machine, machine, manifestPath, memoryText, PROJECT } from '../../../helpers/memdir-devices.js';
+import {
+  carry,
+  type Machine,
+  machinesPerTest,
+  manifestPath,
+  memoryText,
+  PROJECT,
+} from '../../../helpers/memdir-devices.js';
 
-let root: string;
-let machines: Machine[];
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'memd-memdir-sync-safety-'));
-  machines = [];
-});
-
-afterEach(() => {
-  for (const open of machines) open.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-function start(...names: string[]): Machine[] {
-  const started = names.map((name) => machine(root, name));
-  machines.push(...started);
-  return started;
-}
+const place = machinesPerTest('memd-memdir-sync-safety-');
+const start = place.start;
 
 const published = (a: Machine) =>
   (JSON.parse(readFileSync(manifestPath(a, a), 'utf8')) as { memories: { name: string; etag: string | null }[] })
@@ -49,7 +38,7 @@ describe('memdir sync and links', () => {
   it('refuses a symlink and a FIFO planted in a memory folder, and publishes the rest', async () => {
     const [a] = start('a') as [Machine];
     a.write('style', 'Tabs.');
-    const outside = join(root, 'secret.md');
+    const outside = join(place.root(), 'secret.md');
     writeFileSync(outside, memoryText('secret', 'Not a memory of this project.'));
     symlinkSync(outside, a.path('secret'));
     execFileSync('mkfifo', [a.path('pipe')]);
@@ -65,7 +54,7 @@ describe('memdir sync and links', () => {
     a.write('style', 'Tabs.');
     await a.scan();
     const memoryDir = join(a.projectsDir, PROJECT, 'memory');
-    const elsewhere = join(root, 'elsewhere');
+    const elsewhere = join(place.root(), 'elsewhere');
     renameSync(memoryDir, elsewhere);
     writeFileSync(join(elsewhere, 'planted.md'), memoryText('planted', 'From outside.'));
     symlinkSync(elsewhere, memoryDir);
@@ -78,7 +67,7 @@ describe('memdir sync and links', () => {
     const text = a.write('style', 'Tabs.');
     await a.scan();
     carry(a, b);
-    const target = join(root, 'target.md');
+    const target = join(place.root(), 'target.md');
     writeFileSync(target, 'the user’s own file\n');
     mkdirSync(join(b.projectsDir, PROJECT, 'memory'));
     symlinkSync(target, b.path('style'));
@@ -97,7 +86,7 @@ describe('memdir sync and links', () => {
     await a.scan();
     carry(a, b);
     const copy = join(b.syncDir, a.id, 'memdir', PROJECT);
-    const moved = join(root, 'moved');
+    const moved = join(place.root(), 'moved');
     renameSync(copy, moved);
     symlinkSync(moved, copy);
     await b.scan(a);
@@ -143,7 +132,7 @@ describe('memdir sync and its database', () => {
     await b.scan(a);
     await b.scan(a);
     b.close();
-    machines.splice(machines.indexOf(b), 1);
+    place.untrack(b);
     for (const suffix of ['', '-wal', '-shm']) rmSync(join(b.stateDir, `memd.sqlite${suffix}`), { force: true });
     const store = openStore(join(b.stateDir, 'memd.sqlite'), fakeLogger());
     const log = fakeLogger();
@@ -173,12 +162,12 @@ describe('memdir sync and its database', () => {
   });
 
   it('does nothing with the sync folder when sync is off, and still lists conflicts', async () => {
-    const store = openStore(join(root, 'off.sqlite'), fakeLogger());
+    const store = openStore(join(place.root(), 'off.sqlite'), fakeLogger());
     try {
       const sync = createMemdirSync({
         db: store.db,
-        projectsDir: join(root, 'no-projects'),
-        stateDir: root,
+        projectsDir: join(place.root(), 'no-projects'),
+        stateDir: place.root(),
         syncDir: '',
         deviceId: '0123456789abcdef',
         log: fakeLogger(),

@@ -2,31 +2,22 @@
  * Memory files across machines (issue 35): two or three machines, each with its own projects dir,
  * database and copy of the sync folder, and rsync as the sync engine between them.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { etagOf } from '../../../../daemon/memory/memdir/store.js';
-import { carry, carryAll, type Machine, machine, manifestPath, PROJECT } from '../../../helpers/memdir-devices.js';
+import {
+  carry,
+  carryAll,
+  type Machine,
+  machine,
+  machinesPerTest,
+  manifestPath,
+  PROJECT,
+} from '../../../helpers/memdir-devices.js';
 
-let root: string;
-let machines: Machine[];
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'memd-memdir-sync-'));
-  machines = [];
-});
-
-afterEach(() => {
-  for (const open of machines) open.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-function start(...names: string[]): Machine[] {
-  const started = names.map((name) => machine(root, name));
-  machines.push(...started);
-  return started;
-}
+const place = machinesPerTest('memd-memdir-sync-');
+const start = place.start;
 
 /** A and B both holding `style` as A wrote it. */
 async function inStep(a: Machine, b: Machine, content = 'Tabs.'): Promise<string> {
@@ -169,7 +160,7 @@ describe('memdir sync', () => {
   it('changes nothing when an older copy of a manifest comes back', async () => {
     const [a, b] = start('a', 'b') as [Machine, Machine];
     const old = await inStep(a, b);
-    const snapshot = join(root, 'old-a');
+    const snapshot = join(place.root(), 'old-a');
     cpSync(join(b.syncDir, a.id), snapshot, { recursive: true });
     const newer = a.write('style', 'Spaces.');
     await a.scan();
@@ -261,7 +252,8 @@ describe('memdir sync', () => {
     const [a, b] = start('a', 'b') as [Machine, Machine];
     await inStep(a, b);
     const restarted = b.restart();
-    machines.splice(machines.indexOf(b), 1, restarted);
+    place.untrack(b);
+    place.track(restarted);
     await restarted.scan(a);
     carryAll(a, restarted);
     await a.scan(restarted);
@@ -274,8 +266,7 @@ describe('memdir sync', () => {
 
   it('waits for a memory file written a moment ago, which Claude Code may still be writing', async () => {
     let now = Date.now();
-    const a = machine(root, 'quiet', { clock: () => now, quietMs: 1_000 });
-    machines.push(a);
+    const a = place.track(machine(place.root(), 'quiet', { clock: () => now, quietMs: 1_000 }));
     a.write('style', 'Tabs.');
     now = Date.now();
     await a.scan();

@@ -21,6 +21,7 @@ import { createUsageFollower } from '../../../../daemon/usage/follower.js';
 import type { ResponseEntry } from '../../../../daemon/usage/rank.js';
 import { fakeLogger } from '../../../helpers/fake-logger.js';
 import { seededRandom } from '../../../helpers/seeded-random.mjs';
+import { responseEntryWriter } from '../../../helpers/usage-index.js';
 
 const SEEDS = Number(process.env.MEMD_PROPERTY_SEEDS ?? 24);
 const STEPS = 12;
@@ -322,30 +323,8 @@ describe('the usage book', () => {
     const insertFile = db.prepare(
       "INSERT INTO files (id, path, project, session_id, is_sidechain, dev, ino, size, head_len, head_hash, committed_offset, bytes_read, entries, bad_lines, generation, gone, first_seen, last_seen) VALUES (?, ?, ?, ?, 0, '1', ?, 0, 0, '', ?, 0, 0, 0, 0, 0, 0, 0)",
     );
-    const insertEntry =
-      db.prepare(`INSERT INTO entries (file_id, offset, length, type, timestamp, message_id, request_id, model, usage_input, usage_output, usage_cache_creation, usage_cache_read, usage_cache_5m, usage_cache_1h,
-      chars, est_tokens, is_sidechain, is_meta, is_compact_summary) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, 0, 0)`);
-    const write = (file: FileData, entries: readonly ResponseEntry[]) => {
-      for (const entry of entries) {
-        const usage = entry.usage;
-        insertEntry.run(
-          file.id,
-          entry.offset,
-          entry.type,
-          entry.timestamp,
-          entry.messageId,
-          entry.requestId,
-          entry.model,
-          usage?.input ?? null,
-          usage?.output ?? null,
-          usage?.cacheCreation ?? null,
-          usage?.cacheRead ?? null,
-          usage?.cache5m ?? null,
-          usage?.cache1h ?? null,
-          entry.isSidechain ? 1 : 0,
-        );
-      }
-    };
+    const writeEntries = responseEntryWriter(db);
+    const write = (file: FileData, entries: readonly ResponseEntry[]) => writeEntries(file.id, entries);
     for (const file of files) {
       insertFile.run(
         file.id,
