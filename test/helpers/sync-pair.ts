@@ -8,8 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SyncStatus } from '../../shared/protocol/sync.js';
+import type { UsageReportResult } from '../../shared/protocol/usage.js';
 import { createClient } from './client.js';
-import { TranscriptWriter } from './real-shapes.js';
+import { mainPath, TranscriptWriter, writeTranscript } from './real-shapes.js';
 import { type DaemonProcess, eventually, makeSandbox, type Sandbox, startDaemon } from './sandbox.js';
 
 export const RSYNC = '/usr/bin/rsync';
@@ -123,4 +124,17 @@ export function syncSession(sessionId: string, rounds: number, startIso: string)
   for (let n = 0; n < rounds; n++)
     writer.toolRound('Bash', { command: `make step-${n}` }, `step ${n} done`, roundUsage(n));
   return writer;
+}
+
+/** Writes a syncSession into the machine's projects dir, as Claude Code would have. */
+export function writeSyncSession(machine: Machine, sessionId: string, rounds: number, startIso: string): void {
+  writeTranscript(mainPath(machine.sandbox.projectsDir, SYNC_CWD, sessionId), syncSession(sessionId, rounds, startIso));
+}
+
+/** Waits until the machine's usage book has counted what its index holds. */
+export function usageCounted(machine: Machine): Promise<void> {
+  return eventually(
+    async () => (await call<UsageReportResult>(machine, 'usage.report', {})).index.state === 'ready',
+    `${machine.name} counted its own`,
+  );
 }

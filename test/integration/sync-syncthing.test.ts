@@ -7,17 +7,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionList } from '../../shared/protocol/sessions.js';
 import type { UsageReportResult } from '../../shared/protocol/usage.js';
-import { mainPath, writeTranscript } from '../helpers/real-shapes.js';
 import { eventually, runMemctl } from '../helpers/sandbox.js';
 import {
   call,
   type Machine,
   makeMachine,
-  SYNC_CWD,
   start,
   stop,
-  syncSession,
   syncStatus,
+  usageCounted,
+  writeSyncSession,
 } from '../helpers/sync-pair.js';
 import { type SyncthingPair, startSyncthingPair, syncthingUsable } from '../helpers/syncthing.js';
 
@@ -49,21 +48,11 @@ describe.skipIf(unusable !== null)(`sync over Syncthing${unusable === null ? '' 
     const laptop = makeMachine('laptop');
     const desktop = makeMachine('desktop');
     machines.push(laptop, desktop);
-    writeTranscript(
-      mainPath(laptop.sandbox.projectsDir, SYNC_CWD, LAPTOP_SESSION),
-      syncSession(LAPTOP_SESSION, 3, '2026-04-01T10:00:00Z'),
-    );
-    writeTranscript(
-      mainPath(desktop.sandbox.projectsDir, SYNC_CWD, DESKTOP_SESSION),
-      syncSession(DESKTOP_SESSION, 2, '2026-04-02T10:00:00Z'),
-    );
+    writeSyncSession(laptop, LAPTOP_SESSION, 3, '2026-04-01T10:00:00Z');
+    writeSyncSession(desktop, DESKTOP_SESSION, 2, '2026-04-02T10:00:00Z');
     pair = await startSyncthingPair({ dirA: laptop.syncDir, dirB: desktop.syncDir, ignore: IGNORE });
     await Promise.all([start(laptop), start(desktop)]);
-    for (const machine of [laptop, desktop])
-      await eventually(
-        async () => (await call<UsageReportResult>(machine, 'usage.report', {})).index.state === 'ready',
-        `${machine.name} counted its own`,
-      );
+    for (const machine of [laptop, desktop]) await usageCounted(machine);
     const alone = [await totalTokens(laptop), await totalTokens(desktop)];
     const both = [DESKTOP_SESSION, LAPTOP_SESSION].sort();
     await eventually(

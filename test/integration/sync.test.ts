@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionList } from '../../shared/protocol/sessions.js';
 import type { UsageReportResult } from '../../shared/protocol/usage.js';
-import { mainPath, writeTranscript } from '../helpers/real-shapes.js';
+import { mainPath } from '../helpers/real-shapes.js';
 import { eventually, runMemctl } from '../helpers/sandbox.js';
 import {
   call,
@@ -26,6 +26,8 @@ import {
   stop,
   syncSession,
   syncStatus,
+  usageCounted,
+  writeSyncSession,
 } from '../helpers/sync-pair.js';
 
 const LAPTOP_SESSION = '5a1e0000-1111-4e5f-8a9b-0c1d2e3f4a5b';
@@ -44,22 +46,13 @@ async function pair(): Promise<[Machine, Machine]> {
   const laptop = makeMachine('laptop');
   const desktop = makeMachine('desktop');
   machines.push(laptop, desktop);
-  writeTranscript(
-    mainPath(laptop.sandbox.projectsDir, SYNC_CWD, LAPTOP_SESSION),
-    syncSession(LAPTOP_SESSION, 4, '2026-03-02T09:00:00Z'),
-  );
-  writeTranscript(
-    mainPath(desktop.sandbox.projectsDir, SYNC_CWD, DESKTOP_SESSION),
-    syncSession(DESKTOP_SESSION, 3, '2026-03-03T09:00:00Z'),
-  );
+  writeSyncSession(laptop, LAPTOP_SESSION, 4, '2026-03-02T09:00:00Z');
+  writeSyncSession(desktop, DESKTOP_SESSION, 3, '2026-03-03T09:00:00Z');
   await Promise.all([start(laptop), start(desktop)]);
   // Each mirrors its archive (made after its backfill) into its own subtree first.
   for (const machine of [laptop, desktop]) {
     await eventually(async () => (await syncStatus(machine)).self?.files === 1, `${machine.name} mirrored its archive`);
-    await eventually(
-      async () => (await call<UsageReportResult>(machine, 'usage.report', {})).index.state === 'ready',
-      `${machine.name} counted its own`,
-    );
+    await usageCounted(machine);
   }
   return [laptop, desktop];
 }
