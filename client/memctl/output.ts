@@ -52,6 +52,9 @@ export function formatDuration(ms: number): string {
   return parts.join(' ');
 }
 
+/** `1 session`, `2 sessions`. */
+export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB'];
   let value = bytes;

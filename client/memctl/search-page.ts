@@ -12,7 +12,7 @@ import {
 } from '../../shared/protocol/search.js';
 import { stripAnsi } from '../../shared/text/ansi.js';
 import { queryTerms } from '../../shared/text/excerpt.js';
-import type { Output } from './output.js';
+import { type Output, plural } from './output.js';
 import { formatAge } from './views/sessions.js';
 
 const MAX_LIMIT = 100;
@@ -147,8 +147,6 @@ export function pageEnd(result: SearchQueryResult, args: readonly string[], cont
     `  memctl search ${rest.map(shellWord).join(' ')} --cursor ${shellWord(result.nextCursor)}`,
   ];
 }
-
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** The lines of a page of hits: the index's state, the hits by session, where the page ends. */
 export function searchPage(

@@ -3,9 +3,7 @@
  * latest burst, and `memctl archive deleted`'s listing.
  */
 import type { ArchiveDeletedResult, DeletedSession, DeletionEvent } from '../../../shared/protocol/archive.js';
-import { formatBytes, type Output } from '../output.js';
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+import { formatBytes, type Output, plural } from '../output.js';
 
 /** `Dec 3` (the user's time zone), with the year when it is not this one's. */
 function day(iso: string, now: number): string {
